@@ -1,0 +1,88 @@
+/* etmkit command-line tool: shared declarations. */
+#ifndef ETMKIT_CLI_H
+#define ETMKIT_CLI_H
+
+#include <stdio.h>
+
+#include "etmkit/etmkit.h"
+
+/* Exit codes: 0 success, 1 decode finished but the trace had errors
+ * (reported), 2 usage error, 3 input cannot be read or is malformed. */
+enum cli_exit {
+	cli_exit_ok = 0,
+	cli_exit_trace_errors = 1,
+	cli_exit_usage = 2,
+	cli_exit_input = 3
+};
+
+#define CLI_MAX_IDS 128
+
+/* One ETMv3 source to decode. */
+struct cli_source {
+	uint8_t id;
+	char name[64];
+	struct etm3_config cfg;
+};
+
+/* What to read and how: from a snapshot or from a raw file + options. */
+struct cli_input {
+	const char *snapshot;       /* --snapshot DIR */
+	const char *file;           /* positional FILE */
+	const char *protocol;       /* --protocol */
+	int have_etmcr, have_etmidr, have_etmccer;
+	uint32_t etmcr, etmidr, etmccer;
+	int frames;                 /* enum deformat_mode, -1 if not given */
+	int nids;                   /* --id, may repeat */
+	uint8_t ids[CLI_MAX_IDS];
+
+	/* Resolved: */
+	char buffer_path[1024];
+	enum deformat_mode mode;
+	int nsrc;
+	struct cli_source src[CLI_MAX_IDS];
+};
+
+/* Parse a number (decimal or 0x hex) into *v; 0 or -1. */
+int cli_parse_u32(const char *s, uint32_t *v);
+
+/* Handle an input option; returns 1 if @opt was one, 0 if not, -1 on a bad
+ * value (message printed). */
+int cli_input_option(struct cli_input *in, int opt, const char *arg);
+
+/* Resolve sources and buffer. Prints a message and returns a cli_exit on
+ * failure, 0 on success. */
+int cli_input_resolve(struct cli_input *in, const char *cmd);
+
+/* Read the buffer file and feed it to @feed in chunks. Returns 0, or a
+ * cli_exit after printing a message. */
+int cli_input_stream(const struct cli_input *in,
+		     int (*feed)(void *ctx, const uint8_t *buf, size_t n),
+		     void *ctx);
+
+/* Output of ETMv3 packets. */
+void cli_print_etm3_text(FILE *f, uint8_t id, const struct etm3_packet *p,
+			 int m_profile);
+void cli_print_etm3_json(FILE *f, uint8_t id, const struct etm3_packet *p,
+			 int m_profile);
+
+int cmd_packets(int argc, char **argv);
+int cmd_frames(int argc, char **argv);
+
+/* Shared option codes for getopt_long. */
+enum cli_opt {
+	opt_snapshot = 0x100, opt_id, opt_json, opt_protocol, opt_etmcr,
+	opt_etmidr, opt_etmccer, opt_frames, opt_help, opt_stats,
+	opt_summary, opt_quiet
+};
+
+#define CLI_INPUT_LONG_OPTIONS                                                 \
+	{ "snapshot", required_argument, NULL, opt_snapshot },                 \
+	{ "id", required_argument, NULL, opt_id },                             \
+	{ "protocol", required_argument, NULL, opt_protocol },                 \
+	{ "etmcr", required_argument, NULL, opt_etmcr },                       \
+	{ "etmidr", required_argument, NULL, opt_etmidr },                     \
+	{ "etmccer", required_argument, NULL, opt_etmccer },                   \
+	{ "frames", required_argument, NULL, opt_frames },                     \
+	{ "help", no_argument, NULL, opt_help }
+
+#endif

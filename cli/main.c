@@ -1,0 +1,44 @@
+/* etmkit: command-line front end. */
+#include <string.h>
+
+#include "cli.h"
+
+static const char main_usage[] =
+"Usage: etmkit COMMAND [OPTIONS]\n"
+"\n"
+"Decode ARM embedded trace (ETMv3) captures.\n"
+"\n"
+"Commands:\n"
+"  packets   list the trace packets of each trace source\n"
+"  frames    show the CoreSight formatter frames and trace IDs of a capture\n"
+"  version   print etmkit's version\n"
+"  help      this text; 'etmkit COMMAND --help' describes a command\n"
+"\n"
+"Examples:\n"
+"  etmkit packets --snapshot path/to/snapshot --id 0x10\n"
+"  etmkit packets trace.bin --protocol etmv3 --etmcr 0x1000 \\\n"
+"         --etmidr 0x410cf250 --frames none --json\n"
+"  etmkit frames --snapshot path/to/snapshot --summary\n"
+"\n"
+"See etmkit(1) for the output formats.\n";
+
+int main(int argc, char **argv)
+{
+	const char *cmd = argc > 1 ? argv[1] : NULL;
+
+	if (!cmd || !strcmp(cmd, "help") || !strcmp(cmd, "--help") ||
+	    !strcmp(cmd, "-h")) {
+		fputs(main_usage, cmd ? stdout : stderr);
+		return cmd ? cli_exit_ok : cli_exit_usage;
+	}
+	if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
+		printf("etmkit %s\n", etmkit_version());
+		return cli_exit_ok;
+	}
+	if (!strcmp(cmd, "packets"))
+		return cmd_packets(argc - 1, argv + 1);
+	if (!strcmp(cmd, "frames"))
+		return cmd_frames(argc - 1, argv + 1);
+	fprintf(stderr, "etmkit: unknown command '%s' (see etmkit help)\n", cmd);
+	return cli_exit_usage;
+}

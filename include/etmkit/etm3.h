@@ -1,0 +1,272 @@
+/* etmkit: ETMv3 (ETMv3.0 to ETMv3.5) packet layer.
+ *
+ * The ETMv3 packet decoder turns the byte stream of one ETMv3 trace source
+ * into packets (ARM IHI 0014Q chapter 7). It is configured from the trace
+ * unit's ETMCR, ETMIDR and ETMCCER registers, searches for A-sync, then
+ * decodes every packet, keeping the branch-address, data-address, context
+ * and timestamp compression state that later packets are decoded against.
+ *
+ * Use:
+ *   struct etm3_config cfg;
+ *   etm3_config_init(&cfg);
+ *   cfg.etmcr = ...; cfg.etmidr = ...; cfg.etmccer = ...;
+ *   struct etm3_pkt_decoder *dec;
+ *   etm3_pkt_alloc(&dec, &cfg);
+ *   for each chunk of input:
+ *     etm3_pkt_feed(dec, buf, n, offsets, base);
+ *     while ((n = etm3_pkt_next(dec, pkts, 64)) > 0) use pkts[0..n-1];
+ *   etm3_pkt_finish(dec);  then drain etm3_pkt_next() once more;
+ *   etm3_pkt_free(dec);
+ *
+ * The decoder does not copy the fed buffer: every record must be drained
+ * with etm3_pkt_next() before the buffer changes. A packet cut by the end of
+ * a chunk is completed from the next chunk.
+ */
+#ifndef ETMKIT_ETM3_H
+#define ETMKIT_ETM3_H
+
+#include "etmkit/common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- Configuration ---------------------------------------------------- */
+
+/* ETMCR bits that change how the stream parses (IHI 0014Q 3.5.1). */
+#define ETM3_ETMCR_DATA_VALUE      (1u << 2)  /* data values traced */
+#define ETM3_ETMCR_DATA_ADDR       (1u << 3)  /* data addresses traced */
+#define ETM3_ETMCR_BRANCH_OUTPUT   (1u << 8)  /* every branch gets a packet */
+#define ETM3_ETMCR_CYCLE_ACCURATE  (1u << 12)
+#define ETM3_ETMCR_CID_SHIFT       14         /* ContextIDsize, 2 bits */
+#define ETM3_ETMCR_DATA_ONLY       (1u << 20)
+#define ETM3_ETMCR_TIMESTAMP       (1u << 28)
+#define ETM3_ETMCR_VMID            (1u << 30)
+/* ETMIDR */
+#define ETM3_ETMIDR_ALT_BRANCH     (1u << 20) /* alternative branch encoding */
+/* ETMCCER (IHI 0014Q 3.5.41) */
+#define ETM3_ETMCCER_TIMESTAMP     (1u << 22)
+#define ETM3_ETMCCER_VIRT_EXT      (1u << 26) /* Hyp bits present */
+#define ETM3_ETMCCER_TS_BINARY     (1u << 28) /* 0: Gray-coded timestamps */
+#define ETM3_ETMCCER_TS_64BIT      (1u << 29) /* 0: 48-bit timestamps */
+
+/* Configuration flags. */
+#define ETM3_CFG_M_PROFILE 0x1u /* ARMv7-M core: 9-bit exception numbers */
+
+struct etm3_config {
+	size_t size;      /* sizeof(struct etm3_config) */
+	uint32_t etmcr;   /* ETM Control Register */
+	uint32_t etmidr;  /* ETM ID Register: version, branch encoding */
+	uint32_t etmccer; /* Configuration Code Extension Register */
+	uint32_t flags;   /* ETM3_CFG_* */
+};
+
+/* Fill @cfg with zeros and set its size. */
+void etm3_config_init(struct etm3_config *cfg);
+
+/* What the registers say, decoded once (useful for printing). */
+struct etm3_config_info {
+	uint8_t major, minor;     /* ETMv3.minor (major is 3) */
+	uint8_t cycle_accurate;
+	uint8_t context_id_bytes; /* 0, 1, 2 or 4 */
+	uint8_t data_addr, data_value, data_only;
+	uint8_t alt_branch;       /* alternative branch address encoding */
+	uint8_t timestamps;       /* timestamp packets possible */
+	uint8_t ts_bits;          /* 48 or 64 */
+	uint8_t ts_binary;        /* 0: Gray code */
+	uint8_t virt_ext;         /* Hyp bits present */
+};
+
+/* Decode @cfg. Returns 0, or -etmkit_err_bad_config if ETMIDR does not name
+ * ETMv3 (major field 2), -etmkit_err_invalid for NULL or a bad size. */
+int etm3_config_decode(const struct etm3_config *cfg,
+		       struct etm3_config_info *info);
+
+/* ---- Packets ----------------------------------------------------------- */
+
+enum etm3_pkt_type {
+	etm3_pkt_unsynced = 0, /* a run of bytes outside sync: not a packet */
+	etm3_pkt_a_sync,
+	etm3_pkt_p_header,
+	etm3_pkt_cycle_count,
+	etm3_pkt_i_sync,
+	etm3_pkt_i_sync_cycle,
+	etm3_pkt_branch_address,
+	etm3_pkt_trigger,
+	etm3_pkt_context_id,
+	etm3_pkt_vmid,
+	etm3_pkt_timestamp,
+	etm3_pkt_exception_entry,
+	etm3_pkt_exception_exit,
+	etm3_pkt_ignore,
+	etm3_pkt_normal_data,
+	etm3_pkt_ooo_placeholder,
+	etm3_pkt_ooo_data,
+	etm3_pkt_value_not_traced,
+	etm3_pkt_data_suppressed,
+	etm3_pkt_store_failed,
+	etm3_pkt_reserved,
+	etm3_pkt_type_count
+};
+
+/* The type's name as used in etmkit's JSON output ("p_header", ...). */
+const char *etm3_pkt_type_name(enum etm3_pkt_type type);
+
+/* Atoms of a P-header (IHI 0014Q 7.3.1). */
+enum etm3_atom { etm3_atom_e = 0, etm3_atom_n = 1, etm3_atom_w = 2 };
+
+struct etm3_atoms {
+	/* Atom i (oldest first) is (bits >> 2*i) & 3, an enum etm3_atom. */
+	uint32_t bits;
+	uint8_t count;  /* atoms in bits, at most 16 */
+	uint8_t instr;  /* E and N atoms: instructions */
+	uint8_t cycles; /* W atoms */
+	uint8_t format; /* P-header format 0..4 */
+};
+
+/* I-sync reason codes (IHI 0014Q Table 7.21). */
+enum etm3_reason {
+	etm3_reason_periodic = 0,
+	etm3_reason_trace_on = 1,
+	etm3_reason_overflow = 2,
+	etm3_reason_debug_exit = 3
+};
+
+/* A branch address, or the compressed current address of an LSiP I-sync
+ * (IHI 0014Q 7.3.5). */
+struct etm3_branch {
+	uint32_t addr;      /* full address after merging with the reference */
+	uint8_t addr_bits;  /* low address bits the packet carried */
+	uint8_t addr_bytes; /* address bytes, 1 to 5 */
+	uint8_t isa;        /* enum etmkit_isa after the branch */
+	uint8_t isa_change; /* 5th address byte present: isa is explicit */
+	uint8_t exc_bytes;  /* exception information bytes, 0 to 3 */
+	uint8_t ns;         /* Non-secure (from exception byte 0) */
+	uint8_t altisa;     /* AltISA (from exception byte 0) */
+	uint8_t hyp;        /* Hyp (exception byte 1) */
+	uint8_t cancel;     /* the last traced instruction did not complete */
+	uint8_t has_resume; /* exception byte 2 (ARMv7-M) present */
+	uint8_t resume;     /* its resume field */
+	uint8_t exc_in_addr;/* deprecated form: exception in the 5th byte */
+	uint16_t exception; /* exception number, 0 = none */
+};
+
+struct etm3_isync {
+	uint32_t addr;       /* next instruction (LSiP: the data instruction) */
+	uint32_t cycles;     /* i_sync_cycle: W atoms since the last P-header */
+	uint32_t context_id; /* if context_id_bytes */
+	uint8_t context_id_bytes;
+	uint8_t info;        /* the raw information byte */
+	uint8_t reason;      /* enum etm3_reason */
+	uint8_t isa;         /* enum etmkit_isa (unknown for data-only) */
+	uint8_t ns, hyp;
+	uint8_t lsip;        /* LSiP form: lsip_next is the current address */
+	uint8_t data_only;   /* data-only form: no address */
+	struct etm3_branch lsip_next;
+};
+
+struct etm3_timestamp {
+	uint64_t value;   /* full timestamp after merging (binary) */
+	uint8_t bits;     /* low bits the packet carried */
+	uint8_t clock_change; /* R bit: clock frequency changed */
+};
+
+struct etm3_data {
+	uint32_t addr;     /* data address after merging, if has_addr */
+	uint32_t value;    /* data value, if size > 0 (least byte first) */
+	uint8_t has_addr;
+	uint8_t addr_bits; /* low address bits carried */
+	uint8_t size;      /* value bytes: 0, 1, 2 or 4 */
+	uint8_t has_value; /* a value field was present (size may be 0) */
+	uint8_t tag;       /* out-of-order tag 1..3 */
+	uint8_t be;        /* BE-8 transfer (from a 5-byte address) */
+	/* Out-of-order data only (IHI 0014Q 7.4.3): */
+	uint8_t ooo_match; /* 1: matches a pending placeholder; 0: unexpected,
+			      to be ignored */
+	int8_t pair;       /* -1; or 0/1 for the halves of a 64-bit value */
+	uint64_t placeholder_offset; /* matched placeholder's first byte */
+};
+
+/* Largest packet in bytes: LSiP I-sync with cycle count and a 6-byte
+ * compressed address is 1 + 5 + 4 + 1 + 4 + 6 = 21 bytes. */
+#define ETM3_PKT_MAX_BYTES 24
+
+struct etm3_packet {
+	uint64_t offset;  /* input offset of the first byte */
+	/* The next four members and the first 8 bytes of u are written as one
+	 * block on the P-header fast path: keep their order. */
+	uint8_t type;     /* enum etm3_pkt_type */
+	uint8_t size;     /* bytes stored in raw: min(length, ETM3_PKT_MAX_BYTES) */
+	int16_t error;    /* 0, or a negated etmkit_error: the packet is
+			     reserved, malformed or truncated, and the decoder
+			     has dropped sync */
+	uint32_t length;  /* bytes in the packet, or in the unsynced run */
+	union {
+		struct etm3_atoms atoms;           /* p_header */
+		uint32_t cycles;                   /* cycle_count */
+		struct etm3_isync isync;           /* i_sync, i_sync_cycle */
+		struct etm3_branch branch;         /* branch_address */
+		uint32_t context_id;               /* context_id */
+		uint8_t vmid;                      /* vmid */
+		struct etm3_timestamp timestamp;   /* timestamp */
+		struct etm3_data data;             /* data packets */
+	} u;
+	/* The packet's bytes as the trace unit emitted them; an a_sync longer
+	 * than the array is (length - 1) zeros and 0x80. */
+	uint8_t raw[ETM3_PKT_MAX_BYTES];
+	const char *why;  /* if error: what was wrong, a static string */
+};
+
+/* ---- Decoder ------------------------------------------------------------ */
+
+struct etm3_pkt_decoder;
+
+/* Allocate a decoder for @cfg. Returns 0 and sets *@dec, or
+ * -etmkit_err_invalid (NULL argument, bad cfg->size),
+ * -etmkit_err_bad_config (ETMIDR is not ETMv3), -etmkit_err_nomem. */
+int etm3_pkt_alloc(struct etm3_pkt_decoder **dec,
+		   const struct etm3_config *cfg);
+void etm3_pkt_free(struct etm3_pkt_decoder *dec);
+
+/* Make @buf[0..n) the decoder's input. Byte i sits at input offset
+ * offsets[i], or at base + i if @offsets is NULL. The buffer (and offsets)
+ * must stay valid until etm3_pkt_next() returns -etmkit_err_eos.
+ * Returns 0, -etmkit_err_invalid (NULL arguments, or input left undrained). */
+int etm3_pkt_feed(struct etm3_pkt_decoder *dec, const uint8_t *buf, size_t n,
+		  const uint64_t *offsets, uint64_t base);
+
+/* Declare the end of input: a packet cut short becomes a record with
+ * error -etmkit_err_truncated, an open unsynced run is closed. Drain with
+ * etm3_pkt_next(). Returns 0 or -etmkit_err_invalid. */
+int etm3_pkt_finish(struct etm3_pkt_decoder *dec);
+
+/* Decode up to @max records into @pkts. Returns how many (>= 1), or
+ * -etmkit_err_eos when the input fed so far is used up, or
+ * -etmkit_err_invalid. Records with a non-zero error are reported, then the
+ * decoder searches for the next A-sync. */
+int etm3_pkt_next(struct etm3_pkt_decoder *dec, struct etm3_packet *pkts,
+		  size_t max);
+
+/* Drop sync and all compression state (as after alloc). */
+void etm3_pkt_reset(struct etm3_pkt_decoder *dec);
+
+/* Whether the decoder has seen A-sync and not lost it since. */
+int etm3_pkt_synced(const struct etm3_pkt_decoder *dec);
+
+/* ---- Names -------------------------------------------------------------- */
+
+/* Exception name for @number: ARMv7-M table if @m_profile, else the
+ * ARMv7-A/R table (IHI 0014Q Tables 7-11, 7-12). Never NULL. */
+const char *etm3_exception_name(unsigned number, int m_profile);
+
+/* "periodic", "trace_on", "overflow", "debug_exit". */
+const char *etm3_reason_name(unsigned reason);
+
+/* The atoms as letters, oldest first, e.g. "WEWN". @buf needs 17 bytes. */
+char *etm3_atoms_string(const struct etm3_atoms *atoms, char *buf);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ETMKIT_ETM3_H */

@@ -1,0 +1,63 @@
+/* etmkit: a capture wired through the layers.
+ *
+ * A session takes the bytes of one trace buffer, deformats them (transport
+ * layer), hands each trace ID's bytes to the packet decoder configured for
+ * it, and delivers every packet record through one callback, in input order
+ * per ID. IDs without a decoder are skipped (and counted by the transport
+ * statistics).
+ */
+#ifndef ETMKIT_SESSION_H
+#define ETMKIT_SESSION_H
+
+#include "etmkit/common.h"
+#include "etmkit/transport.h"
+#include "etmkit/etm3.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One packet record of trace source @id. @packet points to the protocol's
+ * record type (struct etm3_packet for etmkit_proto_etmv3), valid during the
+ * call. Return 0 to go on; a negative value stops the feed, which returns
+ * it. */
+typedef int (*etmkit_packet_fn)(void *ctx, uint8_t id,
+				enum etmkit_protocol proto, const void *packet);
+
+struct etmkit_session_config {
+	size_t size;                /* sizeof(struct etmkit_session_config) */
+	enum deformat_mode frames;  /* how the buffer is framed */
+	uint8_t raw_id;             /* deformat_none: the source's ID */
+	etmkit_packet_fn on_packet; /* required */
+	deformat_event_fn on_frame_event; /* optional: frames and syncs */
+	void *ctx;
+};
+
+struct etmkit_session;
+
+/* Returns 0 and sets *@s; -etmkit_err_invalid, -etmkit_err_nomem. */
+int etmkit_session_alloc(struct etmkit_session **s,
+			 const struct etmkit_session_config *cfg);
+void etmkit_session_free(struct etmkit_session *s);
+
+/* Decode trace ID @id as ETMv3 with @cfg. Returns 0; -etmkit_err_invalid
+ * (ID 0 or >= 0x70, already added), or etm3_pkt_alloc()'s errors. */
+int etmkit_session_add_etm3(struct etmkit_session *s, uint8_t id,
+			    const struct etm3_config *cfg);
+
+/* Feed the next @n bytes of the buffer. Returns 0, a callback's negative
+ * value, or -etmkit_err_invalid. */
+int etmkit_session_feed(struct etmkit_session *s, const uint8_t *buf,
+			size_t n);
+
+/* End of the buffer: flush partial frames and packets. */
+int etmkit_session_finish(struct etmkit_session *s);
+
+const struct deformat_stats *
+etmkit_session_frame_stats(const struct etmkit_session *s);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ETMKIT_SESSION_H */

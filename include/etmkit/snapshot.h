@@ -1,0 +1,118 @@
+/* etmkit: trace snapshot directory reader.
+ *
+ * A snapshot directory (the format OpenCSD, DS-5 and perf tooling exchange)
+ * holds snapshot.ini (device list, pointer to the trace metadata),
+ * trace.ini (trace buffers, which source feeds which buffer, which core each
+ * source traces), one .ini per device ([device] name/class/type, [regs]
+ * NAME(offset)=value, [dump] file/address/length/offset sections) and the
+ * binary files they name. snapshot_open() reads and checks all the .ini files
+ * (not the binary files) and keeps what they say.
+ */
+#ifndef ETMKIT_SNAPSHOT_H
+#define ETMKIT_SNAPSHOT_H
+
+#include "etmkit/common.h"
+#include "etmkit/etm3.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Where and why reading a snapshot failed. */
+struct snapshot_diag {
+	char path[512];   /* the file concerned */
+	int line;         /* its line (1-based), 0 if not tied to a line */
+	char message[256];
+};
+
+struct snapshot_reg {
+	const char *name;   /* as written, e.g. "ETMCR" */
+	uint32_t offset;    /* the "(0x000)" part, if has_offset */
+	uint8_t has_offset;
+	uint64_t value;
+};
+
+struct snapshot_dump {
+	const char *file;   /* path, resolved against the device file's folder */
+	uint64_t address;   /* where the bytes sit in the target's memory */
+	uint64_t length;    /* bytes to map, if has_length, else the whole file */
+	uint64_t offset;    /* start within the file (default 0) */
+	uint8_t has_length;
+	const char *space;  /* memory space name if given, else NULL */
+};
+
+struct snapshot_device {
+	const char *name;   /* [device] name */
+	const char *klass;  /* [device] class: "core", "trace_source", ... */
+	const char *type;   /* [device] type: "ETM3.5", "Cortex-A7", ... */
+	const char *path;   /* the device .ini file */
+	size_t nregs;
+	const struct snapshot_reg *regs;
+	size_t ndumps;
+	const struct snapshot_dump *dumps;
+};
+
+struct snapshot_buffer {
+	const char *name;   /* e.g. "ETB_0" */
+	const char *file;   /* path, resolved against trace.ini's folder */
+	const char *format; /* "coresight", "source_data", "dstream_coresight" */
+};
+
+/* A trace source as trace.ini's [source_buffers] and [core_trace_sources]
+ * name it. */
+struct snapshot_source {
+	const char *name;   /* the trace source device name, e.g. "ETM_0" */
+	const char *buffer; /* the buffer it writes to */
+	const char *core;   /* the core device it traces, or NULL */
+};
+
+struct snapshot;
+
+/* Read the snapshot in directory @dir. Returns 0 and sets *@ss; or
+ * -etmkit_err_invalid (NULL arguments), -etmkit_err_io (a file cannot be
+ * read), -etmkit_err_format (a file is malformed or inconsistent: missing
+ * section or key, bad number, unknown device or buffer named),
+ * -etmkit_err_nomem; then @diag (if not NULL) names the file, line and
+ * reason. */
+int snapshot_open(struct snapshot **ss, const char *dir,
+		  struct snapshot_diag *diag);
+void snapshot_free(struct snapshot *ss);
+
+size_t snapshot_device_count(const struct snapshot *ss);
+const struct snapshot_device *snapshot_device_at(const struct snapshot *ss,
+						 size_t i);
+/* By [device] name; NULL if none. */
+const struct snapshot_device *snapshot_find_device(const struct snapshot *ss,
+						   const char *name);
+
+size_t snapshot_buffer_count(const struct snapshot *ss);
+const struct snapshot_buffer *snapshot_buffer_at(const struct snapshot *ss,
+						 size_t i);
+const struct snapshot_buffer *snapshot_find_buffer(const struct snapshot *ss,
+						   const char *name);
+
+size_t snapshot_source_count(const struct snapshot *ss);
+const struct snapshot_source *snapshot_source_at(const struct snapshot *ss,
+						 size_t i);
+
+/* Register @name (case-insensitive) of @dev. Returns 0 and sets *@value, or
+ * -etmkit_err_not_found. */
+int snapshot_reg_value(const struct snapshot_device *dev, const char *name,
+		       uint64_t *value);
+
+/* The protocol a trace source device speaks, from its type ("ETM3.x" is
+ * ETMv3); etmkit_proto_none if unknown to this version. */
+enum etmkit_protocol snapshot_device_protocol(const struct snapshot_device *dev);
+
+/* Fill @cfg and *@trace_id from an ETMv3 device's ETMCR, ETMIDR, ETMCCER and
+ * ETMTRACEIDR registers. Returns 0, or -etmkit_err_format when one is
+ * missing (named in @diag). */
+int snapshot_etm3_config(const struct snapshot_device *dev,
+			 struct etm3_config *cfg, uint8_t *trace_id,
+			 struct snapshot_diag *diag);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ETMKIT_SNAPSHOT_H */

@@ -1,0 +1,89 @@
+/* ETMv3 packet decoder: state shared by its source files. */
+#ifndef ETMKIT_ETM3_INTERNAL_H
+#define ETMKIT_ETM3_INTERNAL_H
+
+#include "etmkit/etm3.h"
+
+/* What a header byte starts, for the configured version and mode
+ * (IHI 0014Q Table 7.1). Values are enum etm3_pkt_type, plus: */
+#define ETM3_HDR_BAD_DATA 0xFEu /* data header while data trace is off */
+
+/* P-header fast-path template: the bytes of struct etm3_packet from
+ * `type` to the end of u.atoms. */
+struct etm3_ph_tmpl {
+	uint8_t type;
+	uint8_t size;
+	int16_t error;
+	uint32_t length;
+	struct etm3_atoms atoms;
+};
+
+/* Out-of-order placeholder waiting for its data (IHI 0014Q 7.4.3). */
+struct etm3_ooo_slot {
+	uint8_t remaining; /* data packets still expected: 0, 1 or 2 */
+	uint8_t halves;    /* 2 for a 64-bit value */
+	uint8_t has_addr;
+	uint32_t addr;
+	uint64_t offset;   /* the placeholder's first byte */
+};
+
+enum etm3_scan {
+	etm3_scan_unsynced = 0, /* searching for A-sync */
+	etm3_scan_synced,       /* at a packet boundary */
+	etm3_scan_async         /* inside the zeros of an A-sync, synced */
+};
+
+struct etm3_pkt_decoder {
+	struct etm3_config cfg;
+	struct etm3_config_info info;
+	uint8_t hdr[256];                 /* header byte -> type */
+	struct etm3_ph_tmpl ph[256];      /* P-header expansions */
+
+	/* Input. */
+	const uint8_t *buf;
+	const uint64_t *offs;
+	uint64_t base;
+	size_t n, pos;
+	uint8_t finished;
+
+	/* A packet cut by the end of a chunk. */
+	uint8_t part[ETM3_PKT_MAX_BYTES];
+	uint8_t part_len;
+	uint64_t part_off;
+
+	/* Synchronisation (IHI 0014Q 7.10.1). */
+	uint8_t scan;           /* enum etm3_scan */
+	uint64_t zeros;         /* consecutive 0x00 bytes seen */
+	uint64_t zero_off[5];   /* offsets of the last five of them (ring) */
+	uint64_t async_off;     /* synced A-sync: offset of its first zero */
+	uint64_t uns_off;       /* open unsynced run: first byte's offset */
+	uint64_t uns_len;       /* its length so far (zeros included) */
+	uint8_t uns_raw[ETM3_PKT_MAX_BYTES];
+
+	/* Compression state (IHI 0014Q 7.3.5, 7.4.2, 7.7.4). */
+	uint32_t addr;          /* instruction address reference */
+	uint8_t isa;            /* enum etmkit_isa */
+	uint8_t altisa, ns, hyp;
+	uint32_t context_id;
+	uint8_t vmid;
+	uint32_t data_addr;
+	uint8_t be;
+	uint64_t ts_raw;        /* timestamp as traced (maybe Gray) */
+
+	/* Out-of-order data (IHI 0014Q 7.4.3). */
+	struct etm3_ooo_slot ooo[4];
+	uint8_t prev_type;      /* type of the previous packet */
+	uint8_t prev_tag;       /* its tag, for placeholders */
+	uint64_t prev_end;      /* stream position after it */
+
+	/* Stream position: bytes of earlier chunks. */
+	uint64_t consumed;
+	/* A record that did not fit the caller's array. */
+	struct etm3_packet pending;
+	uint8_t have_pending;
+};
+
+/* Build the header and P-header tables for the decoder's configuration. */
+void etm3_build_tables(struct etm3_pkt_decoder *dec);
+
+#endif

@@ -1,0 +1,1075 @@
+/* ETMv3 packet decoder (ARM IHI 0014Q chapter 7).
+ *
+ * Packet parsers are pure: each reads a candidate packet from a byte range
+ * and either completes it (returning its length), asks for more bytes
+ * (returning 0, nothing changed) or rejects it. Decoder state (the
+ * compression references) changes only once a packet is complete, so a
+ * packet cut by the end of a chunk is simply parsed again when the rest
+ * arrives.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "packets/etmv3/etm3_internal.h"
+
+#define NEED(k)                                                                \
+	do {                                                                   \
+		if ((size_t)(k) > avail)                                       \
+			return 0;                                              \
+	} while (0)
+
+/* A rejected packet: the parser returns -(bytes it spans). */
+#define BAD(len, text)                                                         \
+	do {                                                                   \
+		pkt->why = (text);                                             \
+		return -(int)(len);                                            \
+	} while (0)
+
+/* Unsynced runs are split before their length overflows uint32_t. */
+#define ETM3_UNSYNCED_MAX (1u << 30)
+
+_Static_assert(sizeof(struct etm3_ph_tmpl) == 16, "template size");
+_Static_assert(offsetof(struct etm3_packet, u) ==
+		       offsetof(struct etm3_packet, type) + 8,
+	       "P-header template must cover type..u.atoms");
+
+/* ---- Field readers ---------------------------------------------------- */
+
+static uint32_t le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+static uint32_t le_n(const uint8_t *p, unsigned n)
+{
+	uint32_t v = 0;
+
+	for (unsigned i = 0; i < n; i++)
+		v |= (uint32_t)p[i] << (8 * i);
+	return v;
+}
+
+/* Cycle count field, IHI 0014Q 7.3.4: 7 bits and a continuation bit per
+ * byte, the 5th byte holds bits [31:28]. Returns bytes used or 0. */
+static int read_cycles(const uint8_t *p, size_t avail, uint32_t *value)
+{
+	uint32_t v = 0;
+
+	for (unsigned k = 0; k < 4; k++) {
+		NEED(k + 1);
+		v |= (uint32_t)(p[k] & 0x7f) << (7 * k);
+		if (!(p[k] & 0x80)) {
+			*value = v;
+			return (int)k + 1;
+		}
+	}
+	NEED(5);
+	*value = v | (uint32_t)(p[4] & 0x0f) << 28;
+	return 5;
+}
+
+/* Data address field, IHI 0014Q 7.4.2: as the cycle count; the 5th byte
+ * holds A[31:28] in [3:0] and the BE-8 flag in bit 4 (digest etmv3.md
+ * 4.12: bit position from OpenCSD, UNCONFIRMED in the spec pages). */
+static int read_data_addr(const uint8_t *p, size_t avail, uint32_t *value,
+			  uint8_t *bits, int *be)
+{
+	uint32_t v = 0;
+
+	*be = -1;
+	for (unsigned k = 0; k < 4; k++) {
+		NEED(k + 1);
+		v |= (uint32_t)(p[k] & 0x7f) << (7 * k);
+		if (!(p[k] & 0x80)) {
+			*value = v;
+			*bits = (uint8_t)(7 * (k + 1));
+			return (int)k + 1;
+		}
+	}
+	NEED(5);
+	*value = v | (uint32_t)(p[4] & 0x0f) << 28;
+	*bits = 32;
+	*be = (p[4] >> 4) & 1;
+	return 5;
+}
+
+static uint32_t merge32(uint32_t ref, uint32_t v, unsigned bits)
+{
+	uint32_t mask = bits >= 32 ? 0xffffffffu : (1u << bits) - 1;
+
+	return (ref & ~mask) | (v & mask);
+}
+
+/* ---- Branch addresses (IHI 0014Q 7.3.5) ---------------------------------- */
+
+struct branch_ref {
+	uint32_t addr;
+	uint8_t isa, altisa, ns, hyp;
+};
+
+static unsigned isa_shift(unsigned isa)
+{
+	switch (isa) {
+	case etmkit_isa_arm: return 2;
+	case etmkit_isa_jazelle: return 0;
+	default: return 1; /* Thumb, ThumbEE */
+	}
+}
+
+/* Count address bytes: up to five, continuation in bit 7 of the first
+ * four. Returns the count or 0 if more bytes are needed. */
+static unsigned branch_addr_bytes(const uint8_t *p, size_t avail)
+{
+	unsigned nb = 1;
+
+	while (nb < 5 && (p[nb - 1] & 0x80)) {
+		if (nb + 1 > avail)
+			return 0;
+		nb++;
+	}
+	return nb;
+}
+
+/* The 5th address byte gives the instruction set (digest 4.5.3). Returns
+ * the ISA, or etmkit_isa_unknown for the malformed b0X000xxx. */
+static uint8_t isa_of_5th(uint8_t b)
+{
+	if ((b & 0xb8) == 0x08)
+		return etmkit_isa_arm;
+	if ((b & 0xb0) == 0x10)
+		return etmkit_isa_thumb;
+	if ((b & 0xa0) == 0x20)
+		return etmkit_isa_jazelle;
+	return etmkit_isa_unknown;
+}
+
+/* Exception information bytes (digest 4.5.4; Cortex-M3 TRM Figure 14-3):
+ * byte 0 C|AltISA|Cancel|Exc[3:0]|NS, byte 1 C|0|Hyp|Exc[8:4], byte 2
+ * 0|1|-|Resume[3:0]; bit 6 of the byte after byte 0 tells 1 from 2. */
+static int read_exception_bytes(const struct etm3_pkt_decoder *dec,
+				const uint8_t *p, size_t avail,
+				struct etm3_branch *br)
+{
+	unsigned i = 0;
+
+	NEED(1);
+	br->altisa = (p[0] >> 6) & 1;
+	br->cancel = (p[0] >> 5) & 1;
+	br->exception = (p[0] >> 1) & 0xf;
+	br->ns = p[0] & 1;
+	i = 1;
+	if (p[0] & 0x80) {
+		NEED(2);
+		if (!(p[1] & 0x40)) {
+			br->exception |= (uint16_t)((p[1] & 0x1f) << 4);
+			br->hyp = dec->info.virt_ext ? (p[1] >> 5) & 1 : 0;
+			i = 2;
+			if (p[1] & 0x80) {
+				NEED(3);
+				br->has_resume = 1;
+				br->resume = p[2] & 0xf;
+				i = 3;
+			}
+		} else {
+			br->has_resume = 1;
+			br->resume = p[1] & 0xf;
+			i = 2;
+		}
+	}
+	br->exc_bytes = (uint8_t)i;
+	return (int)i;
+}
+
+/* Parse a branch address field (a branch packet, or the compressed address
+ * of an LSiP I-sync) against reference @ref. Returns bytes used, 0 if more
+ * are needed, or -(bytes) if malformed (*why set). */
+static int parse_branch_field(const struct etm3_pkt_decoder *dec,
+			      const uint8_t *p, size_t avail,
+			      const struct branch_ref *ref,
+			      struct etm3_branch *br, const char **why)
+{
+	unsigned nb, k, bits, shift, exc_follow = 0;
+	uint8_t isa = ref->isa;
+	uint32_t v;
+	int alt = dec->info.alt_branch;
+
+	memset(br, 0, sizeof(*br));
+	NEED(1);
+	nb = branch_addr_bytes(p, avail);
+	if (!nb)
+		return 0;
+	br->ns = ref->ns;
+	br->hyp = ref->hyp;
+	br->altisa = ref->altisa;
+	if (nb == 5) {
+		uint8_t b5 = p[4];
+
+		if (b5 & 0x80) {
+			/* Deprecated original-encoding form with the
+			 * exception in the 5th byte, ARM state: cancel in
+			 * bit 6, exception code in [5:3] (digest 4.5.3,
+			 * from OpenCSD: UNCONFIRMED against Q 7.3.5). */
+			if (alt) {
+				*why = "5th branch address byte has bit 7 set";
+				return -5;
+			}
+			isa = etmkit_isa_arm;
+			br->exc_in_addr = 1;
+			br->cancel = (b5 >> 6) & 1;
+			br->exception = (b5 >> 3) & 7;
+		} else {
+			isa = isa_of_5th(b5);
+			if (isa == etmkit_isa_unknown) {
+				*why = "5th branch address byte names no instruction set";
+				return -5;
+			}
+			exc_follow = (b5 >> 6) & 1;
+		}
+		br->isa_change = 1;
+	} else if (alt && nb >= 2) {
+		/* Alternative encoding: bit 6 of the final byte flags
+		 * exception bytes, leaving 6 address bits. */
+		exc_follow = (p[nb - 1] >> 6) & 1;
+	}
+	if (isa == etmkit_isa_thumbee)
+		isa = etmkit_isa_thumb;
+	shift = isa_shift(isa);
+	v = (p[0] >> 1) & 0x3f;
+	bits = 6;
+	for (k = 1; k < nb && k < 4; k++) {
+		if (k == nb - 1 && alt) {
+			v |= (uint32_t)(p[k] & 0x3f) << bits;
+			bits += 6;
+		} else {
+			v |= (uint32_t)(p[k] & 0x7f) << bits;
+			bits += 7;
+		}
+	}
+	if (nb == 5) {
+		v |= (uint32_t)p[4] << bits; /* shifted out above bit 31 */
+		bits = 32 - shift;
+	}
+	bits += shift;
+	br->addr = merge32(ref->addr, v << shift, bits);
+	br->addr_bits = (uint8_t)bits;
+	br->addr_bytes = (uint8_t)nb;
+	if (exc_follow) {
+		int e = read_exception_bytes(dec, p + nb, avail - nb, br);
+
+		if (!e)
+			return 0;
+		nb += (unsigned)e;
+	}
+	/* AltISA turns Thumb into ThumbEE from ETMv3.3 (Q Table 7.20). */
+	if (isa == etmkit_isa_thumb && br->altisa && dec->info.minor >= 3)
+		isa = etmkit_isa_thumbee;
+	br->isa = isa;
+	return (int)nb;
+}
+
+static void commit_branch(struct etm3_pkt_decoder *dec,
+			  const struct etm3_branch *br)
+{
+	dec->addr = br->addr;
+	dec->isa = br->isa;
+	if (br->exc_bytes) {
+		dec->ns = br->ns;
+		dec->altisa = br->altisa;
+		dec->hyp = br->hyp;
+	}
+}
+
+static struct branch_ref current_ref(const struct etm3_pkt_decoder *dec)
+{
+	struct branch_ref r = { dec->addr, dec->isa, dec->altisa, dec->ns,
+				dec->hyp };
+	return r;
+}
+
+static int parse_branch(struct etm3_pkt_decoder *dec, const uint8_t *p,
+			size_t avail, struct etm3_packet *pkt)
+{
+	struct branch_ref ref = current_ref(dec);
+	int len = parse_branch_field(dec, p, avail, &ref, &pkt->u.branch,
+				     &pkt->why);
+
+	if (len > 0)
+		commit_branch(dec, &pkt->u.branch);
+	return len;
+}
+
+/* ---- I-sync (IHI 0014Q 7.10.5) ------------------------------------------- */
+
+/* Processor state from J, T and AltISA (Q Table 7.20). */
+static uint8_t isync_isa(unsigned j, unsigned t, unsigned alt)
+{
+	if (j)
+		return alt ? etmkit_isa_reserved : etmkit_isa_jazelle;
+	if (t)
+		return alt ? etmkit_isa_thumbee : etmkit_isa_thumb;
+	return alt ? etmkit_isa_reserved : etmkit_isa_arm;
+}
+
+static int parse_isync(struct etm3_pkt_decoder *dec, const uint8_t *p,
+		       size_t avail, struct etm3_packet *pkt)
+{
+	struct etm3_isync *is = &pkt->u.isync;
+	unsigned i = 1, cidb = dec->info.context_id_bytes;
+	unsigned alt;
+	uint32_t a;
+
+	memset(is, 0, sizeof(*is));
+	if (p[0] == 0x70) {
+		int c = read_cycles(p + 1, avail - 1, &is->cycles);
+
+		if (!c)
+			return 0;
+		i += (unsigned)c;
+	}
+	NEED(i + cidb + 1);
+	is->context_id_bytes = (uint8_t)cidb;
+	is->context_id = le_n(p + i, cidb);
+	i += cidb;
+	is->info = p[i++];
+	is->reason = (is->info >> 5) & 3;
+	is->ns = (is->info >> 3) & 1;
+	is->hyp = dec->info.virt_ext ? (is->info >> 1) & 1 : 0;
+	if (dec->info.data_only) {
+		/* Data-only form: information byte, no address. */
+		is->data_only = 1;
+		is->isa = etmkit_isa_unknown;
+		goto commit;
+	}
+	NEED(i + 4);
+	a = le32(p + i);
+	i += 4;
+	alt = dec->info.minor >= 3 ? (is->info >> 2) & 1 : 0;
+	is->isa = isync_isa((is->info >> 4) & 1, a & 1, alt);
+	/* Bit 0 is the T bit, except in Jazelle state where it is an
+	 * address bit. */
+	is->addr = is->isa == etmkit_isa_jazelle ? a : a & ~1u;
+	if (is->info & 0x80) {
+		/* LSiP: the compressed current address follows, encoded as
+		 * a branch address relative to the data instruction's. */
+		struct branch_ref ref = { is->addr, is->isa, (uint8_t)alt,
+					  is->ns, is->hyp };
+		int c = parse_branch_field(dec, p + i, avail - i, &ref,
+					   &is->lsip_next, &pkt->why);
+
+		if (c == 0)
+			return 0;
+		if (c < 0)
+			return -(int)(i - (unsigned)c);
+		is->lsip = 1;
+		i += (unsigned)c;
+	}
+commit:
+	dec->context_id = is->context_id;
+	dec->ns = is->ns;
+	dec->hyp = is->hyp;
+	if (!is->data_only) {
+		dec->addr = is->addr;
+		dec->isa = is->isa;
+		dec->altisa = (uint8_t)alt;
+		if (is->lsip) {
+			dec->addr = is->lsip_next.addr;
+			dec->isa = is->lsip_next.isa;
+			if (is->lsip_next.exc_bytes)
+				dec->ns = is->lsip_next.ns;
+		}
+	}
+	/* Pending out-of-order data is lost across an overflow (Q 7.4.3). */
+	if (is->reason == etm3_reason_overflow)
+		memset(dec->ooo, 0, sizeof(dec->ooo));
+	return (int)i;
+}
+
+/* ---- Other instruction-trace packets ------------------------------------- */
+
+static int parse_cycle_count(struct etm3_pkt_decoder *dec, const uint8_t *p,
+			     size_t avail, struct etm3_packet *pkt)
+{
+	int c;
+
+	(void)dec;
+	c = read_cycles(p + 1, avail - 1, &pkt->u.cycles);
+	return c ? c + 1 : 0;
+}
+
+static int parse_context_id(struct etm3_pkt_decoder *dec, const uint8_t *p,
+			    size_t avail, struct etm3_packet *pkt)
+{
+	unsigned n = dec->info.context_id_bytes; /* Q 7.3.6 */
+
+	NEED(1 + n);
+	pkt->u.context_id = le_n(p + 1, n);
+	dec->context_id = pkt->u.context_id;
+	return (int)n + 1;
+}
+
+static int parse_vmid(struct etm3_pkt_decoder *dec, const uint8_t *p,
+		      size_t avail, struct etm3_packet *pkt)
+{
+	NEED(2); /* Q 7.3.7 */
+	pkt->u.vmid = p[1];
+	dec->vmid = p[1];
+	return 2;
+}
+
+static uint64_t gray_to_binary(uint64_t g)
+{
+	/* Q 7.7.3: binary bit n is the XOR of Gray bits n and above. */
+	for (unsigned s = 1; s < 64; s <<= 1)
+		g ^= g >> s;
+	return g;
+}
+
+/* Timestamp, Q 7.7.4: 7 bits and a continuation bit per byte; the last
+ * possible byte (7th for 48-bit, 9th for 64-bit) carries 6 or 8 bits. */
+static int parse_timestamp(struct etm3_pkt_decoder *dec, const uint8_t *p,
+			   size_t avail, struct etm3_packet *pkt)
+{
+	unsigned last = dec->info.ts_bits == 64 ? 8 : 6;
+	unsigned k, bits = 0;
+	uint64_t v = 0, mask;
+
+	for (k = 0; k <= last; k++) {
+		uint8_t b;
+
+		NEED(k + 2);
+		b = p[k + 1];
+		if (k == last) {
+			v |= (uint64_t)b << bits;
+			bits = dec->info.ts_bits;
+			break;
+		}
+		v |= (uint64_t)(b & 0x7f) << bits;
+		bits += 7;
+		if (!(b & 0x80))
+			break;
+	}
+	mask = bits >= 64 ? ~0ull : (1ull << bits) - 1;
+	dec->ts_raw = (dec->ts_raw & ~mask) | (v & mask);
+	pkt->u.timestamp.bits = (uint8_t)bits;
+	pkt->u.timestamp.clock_change = (p[0] >> 2) & 1;
+	pkt->u.timestamp.value = dec->info.ts_binary ?
+		dec->ts_raw : gray_to_binary(dec->ts_raw);
+	return (int)(k < last ? k + 2 : last + 2);
+}
+
+/* ---- Data trace (IHI 0014Q 7.4) ------------------------------------------ */
+
+/* Optional data address then optional value, as the header and ETMCR say.
+ * Commits the data address reference. */
+static int parse_data_fields(struct etm3_pkt_decoder *dec, const uint8_t *p,
+			     size_t avail, int has_addr, unsigned vbytes,
+			     struct etm3_packet *pkt)
+{
+	struct etm3_data *d = &pkt->u.data;
+	unsigned i = 1;
+	uint32_t a = 0;
+	int be = -1;
+
+	if (has_addr) {
+		int c = read_data_addr(p + 1, avail - 1, &a, &d->addr_bits, &be);
+
+		if (!c)
+			return 0;
+		i += (unsigned)c;
+	}
+	NEED(i + vbytes);
+	d->value = le_n(p + i, vbytes); /* least significant byte first */
+	d->size = (uint8_t)vbytes;
+	i += vbytes;
+	if (has_addr) {
+		dec->data_addr = merge32(dec->data_addr, a, d->addr_bits);
+		if (be >= 0)
+			dec->be = (uint8_t)be;
+		d->has_addr = 1;
+		d->addr = dec->data_addr;
+	}
+	d->be = dec->be;
+	return (int)i;
+}
+
+/* SS field, Q Table 6.3 (unchanged in ETMv3): 0, 1, 2 or 4 value bytes. */
+static unsigned ss_bytes(uint8_t hdr)
+{
+	static const uint8_t n[4] = { 0, 1, 2, 4 };
+	return n[(hdr >> 2) & 3];
+}
+
+static int parse_normal_data(struct etm3_pkt_decoder *dec, const uint8_t *p,
+			     size_t avail, struct etm3_packet *pkt)
+{
+	int has_addr = (p[0] & 0x20) && dec->info.data_addr; /* A bit */
+	unsigned vb = dec->info.data_value ? ss_bytes(p[0]) : 0;
+
+	memset(&pkt->u.data, 0, sizeof(pkt->u.data));
+	pkt->u.data.has_value = dec->info.data_value;
+	pkt->u.data.pair = -1;
+	return parse_data_fields(dec, p, avail, has_addr, vb, pkt);
+}
+
+static int parse_value_not_traced(struct etm3_pkt_decoder *dec,
+				  const uint8_t *p, size_t avail,
+				  struct etm3_packet *pkt)
+{
+	/* b011A1010: the A bit is bit 4 here (Q 7.4, Table 7.1). */
+	int has_addr = (p[0] & 0x10) && dec->info.data_addr;
+
+	memset(&pkt->u.data, 0, sizeof(pkt->u.data));
+	pkt->u.data.pair = -1;
+	return parse_data_fields(dec, p, avail, has_addr, 0, pkt);
+}
+
+static int parse_ooo_placeholder(struct etm3_pkt_decoder *dec,
+				 const uint8_t *p, size_t avail,
+				 struct etm3_packet *pkt)
+{
+	struct etm3_data *d = &pkt->u.data;
+	int has_addr = (p[0] & 0x20) && dec->info.data_addr;
+	int len;
+
+	memset(d, 0, sizeof(*d));
+	d->pair = -1;
+	d->tag = (p[0] >> 2) & 3;
+	len = parse_data_fields(dec, p, avail, has_addr, 0, pkt);
+	if (len <= 0)
+		return len;
+	(void)dec;
+	return len;
+}
+
+/* Out-of-order bookkeeping (Q 7.4.3): a placeholder waits for the data
+ * packet with its tag; two consecutive placeholders with the same tag are
+ * one 64-bit value whose two data packets also come consecutively. */
+static void track_placeholder(struct etm3_pkt_decoder *dec,
+			      const struct etm3_packet *pkt, uint64_t start,
+			      uint64_t end)
+{
+	const struct etm3_data *d = &pkt->u.data;
+	struct etm3_ooo_slot *s = &dec->ooo[d->tag];
+
+	if (dec->prev_type == etm3_pkt_ooo_placeholder &&
+	    dec->prev_tag == d->tag && dec->prev_end == start &&
+	    s->remaining == 1 && s->halves == 1) {
+		s->remaining = 2;
+		s->halves = 2;
+	} else {
+		s->remaining = 1;
+		s->halves = 1;
+		s->has_addr = d->has_addr;
+		s->addr = d->addr;
+		s->offset = pkt->offset;
+	}
+	dec->prev_type = etm3_pkt_ooo_placeholder;
+	dec->prev_tag = d->tag;
+	dec->prev_end = end;
+}
+
+static int parse_ooo_data(struct etm3_pkt_decoder *dec, const uint8_t *p,
+			  size_t avail, struct etm3_packet *pkt)
+{
+	struct etm3_data *d = &pkt->u.data;
+
+	memset(d, 0, sizeof(*d));
+	d->pair = -1;
+	d->tag = (p[0] >> 5) & 3;
+	d->has_value = 1;
+	/* Never an address (Q 7.4.3). */
+	return parse_data_fields(dec, p, avail, 0, ss_bytes(p[0]), pkt);
+}
+
+/* Match out-of-order data to its placeholder; unexpected data (no pending
+ * placeholder with its tag) is flagged ooo_match = 0, to be ignored. */
+static void match_ooo_data(struct etm3_pkt_decoder *dec,
+			   struct etm3_packet *pkt)
+{
+	struct etm3_data *d = &pkt->u.data;
+	struct etm3_ooo_slot *s = &dec->ooo[d->tag];
+
+	if (!s->remaining)
+		return;
+	d->ooo_match = 1;
+	d->pair = s->halves == 2 ? (int8_t)(2 - s->remaining) : -1;
+	d->has_addr = s->has_addr;
+	d->addr = s->addr;
+	d->placeholder_offset = s->offset;
+	s->remaining--;
+}
+
+/* ---- Dispatch ------------------------------------------------------------- */
+
+static int parse_none(struct etm3_pkt_decoder *dec, const uint8_t *p,
+		      size_t avail, struct etm3_packet *pkt)
+{
+	(void)dec;
+	(void)p;
+	(void)avail;
+	(void)pkt;
+	return 1;
+}
+
+typedef int (*parse_fn)(struct etm3_pkt_decoder *, const uint8_t *, size_t,
+			struct etm3_packet *);
+
+static parse_fn parser_for(unsigned type)
+{
+	switch (type) {
+	case etm3_pkt_cycle_count: return parse_cycle_count;
+	case etm3_pkt_i_sync:
+	case etm3_pkt_i_sync_cycle: return parse_isync;
+	case etm3_pkt_branch_address: return parse_branch;
+	case etm3_pkt_context_id: return parse_context_id;
+	case etm3_pkt_vmid: return parse_vmid;
+	case etm3_pkt_timestamp: return parse_timestamp;
+	case etm3_pkt_normal_data: return parse_normal_data;
+	case etm3_pkt_ooo_placeholder: return parse_ooo_placeholder;
+	case etm3_pkt_ooo_data: return parse_ooo_data;
+	case etm3_pkt_value_not_traced: return parse_value_not_traced;
+	default: return parse_none;
+	}
+}
+
+/* Decode the packet at p[0..avail) (p[0] is not 0x00). Returns its length
+ * (> 0), 0 when more bytes are needed, or -(length) for a rejected packet
+ * (pkt->why set). Fills pkt's type, size, raw and payload; not offset. */
+static int decode_one(struct etm3_pkt_decoder *dec, const uint8_t *p,
+		      size_t avail, struct etm3_packet *pkt)
+{
+	unsigned type = dec->hdr[p[0]];
+	int len;
+
+	pkt->error = 0;
+	if (type == ETM3_HDR_BAD_DATA) {
+		pkt->type = (uint8_t)etm3_pkt_normal_data;
+		pkt->why = "data packet header while data tracing is off";
+		len = -1;
+	} else if (type == etm3_pkt_reserved) {
+		pkt->type = etm3_pkt_reserved;
+		pkt->why = "reserved header";
+		len = -1;
+	} else {
+		pkt->type = (uint8_t)type;
+		if (type == etm3_pkt_p_header) {
+			pkt->u.atoms = dec->ph[p[0]].atoms;
+			len = 1;
+		} else {
+			len = parser_for(type)(dec, p, avail, pkt);
+		}
+	}
+	if (len == 0)
+		return 0;
+	{
+		unsigned n = (unsigned)(len < 0 ? -len : len);
+
+		pkt->length = n;
+		pkt->size = (uint8_t)n;
+		memcpy(pkt->raw, p, n);
+	}
+	if (len < 0)
+		pkt->error = -etmkit_err_bad_packet;
+	return len;
+}
+
+/* ---- Decoder object ------------------------------------------------------- */
+
+int etm3_pkt_alloc(struct etm3_pkt_decoder **out, const struct etm3_config *cfg)
+{
+	struct etm3_pkt_decoder *dec;
+	struct etm3_config_info info;
+	int err;
+
+	if (!out)
+		return -etmkit_err_invalid;
+	*out = NULL;
+	err = etm3_config_decode(cfg, &info);
+	if (err < 0)
+		return err;
+	dec = calloc(1, sizeof(*dec));
+	if (!dec)
+		return -etmkit_err_nomem;
+	dec->cfg = *cfg;
+	dec->cfg.size = sizeof(dec->cfg);
+	dec->info = info;
+	etm3_build_tables(dec);
+	etm3_pkt_reset(dec);
+	*out = dec;
+	return 0;
+}
+
+void etm3_pkt_free(struct etm3_pkt_decoder *dec)
+{
+	free(dec);
+}
+
+void etm3_pkt_reset(struct etm3_pkt_decoder *dec)
+{
+	if (!dec)
+		return;
+	dec->buf = NULL;
+	dec->offs = NULL;
+	dec->n = dec->pos = 0;
+	dec->finished = 0;
+	dec->part_len = 0;
+	dec->scan = etm3_scan_unsynced;
+	dec->zeros = 0;
+	dec->uns_len = 0;
+	dec->have_pending = 0;
+	dec->consumed = 0;
+	dec->addr = 0;
+	dec->isa = etmkit_isa_arm;
+	dec->altisa = dec->ns = dec->hyp = 0;
+	dec->context_id = 0;
+	dec->vmid = 0;
+	dec->data_addr = 0;
+	dec->be = 0;
+	dec->ts_raw = 0;
+	memset(dec->ooo, 0, sizeof(dec->ooo));
+	dec->prev_type = etm3_pkt_unsynced;
+	dec->prev_end = ~0ull;
+}
+
+int etm3_pkt_synced(const struct etm3_pkt_decoder *dec)
+{
+	return dec && dec->scan != etm3_scan_unsynced;
+}
+
+int etm3_pkt_feed(struct etm3_pkt_decoder *dec, const uint8_t *buf, size_t n,
+		  const uint64_t *offsets, uint64_t base)
+{
+	if (!dec || (!buf && n))
+		return -etmkit_err_invalid;
+	if (dec->pos < dec->n || dec->finished)
+		return -etmkit_err_invalid;
+	dec->consumed += dec->n;
+	dec->buf = buf;
+	dec->n = n;
+	dec->pos = 0;
+	dec->offs = offsets;
+	dec->base = base;
+	return 0;
+}
+
+int etm3_pkt_finish(struct etm3_pkt_decoder *dec)
+{
+	if (!dec)
+		return -etmkit_err_invalid;
+	dec->finished = 1;
+	return 0;
+}
+
+static uint64_t off_at(const struct etm3_pkt_decoder *dec, size_t i)
+{
+	return dec->offs ? dec->offs[i] : dec->base + i;
+}
+
+/* Stream position (bytes consumed since reset) of input index i. */
+static uint64_t stream_at(const struct etm3_pkt_decoder *dec, size_t i)
+{
+	return dec->consumed + i;
+}
+
+/* ---- Synchronisation (IHI 0014Q 7.10.1) ----------------------------------- */
+
+static void lose_sync(struct etm3_pkt_decoder *dec)
+{
+	dec->scan = etm3_scan_unsynced;
+	dec->zeros = 0;
+	dec->uns_len = 0;
+}
+
+static void make_unsynced(const struct etm3_pkt_decoder *dec, uint64_t len,
+			  struct etm3_packet *pkt)
+{
+	memset(pkt, 0, offsetof(struct etm3_packet, raw));
+	pkt->type = etm3_pkt_unsynced;
+	pkt->offset = dec->uns_off;
+	pkt->length = (uint32_t)len;
+	pkt->size = (uint8_t)(len < ETM3_PKT_MAX_BYTES ? len : ETM3_PKT_MAX_BYTES);
+	memcpy(pkt->raw, dec->uns_raw, pkt->size);
+	pkt->why = NULL;
+}
+
+static void make_async(struct etm3_packet *pkt, uint64_t off, uint64_t zeros)
+{
+	uint64_t len = zeros + 1;
+
+	memset(pkt, 0, offsetof(struct etm3_packet, raw));
+	pkt->type = etm3_pkt_a_sync;
+	pkt->offset = off;
+	pkt->length = (uint32_t)(len > ETM3_UNSYNCED_MAX ? ETM3_UNSYNCED_MAX : len);
+	pkt->size = (uint8_t)(len < ETM3_PKT_MAX_BYTES ? len : ETM3_PKT_MAX_BYTES);
+	memset(pkt->raw, 0, sizeof(pkt->raw));
+	if (len <= ETM3_PKT_MAX_BYTES)
+		pkt->raw[len - 1] = 0x80;
+	pkt->why = NULL;
+}
+
+/* Scan unsynced bytes for five or more 0x00 followed by 0x80. The A-sync
+ * packet is the last five zeros and the 0x80; earlier zeros belong to the
+ * unsynced run (they may end a packet we could not parse). Returns the
+ * number of records written to out[] (0, 1 or 2; a second one may go to
+ * dec->pending). */
+static int scan_unsynced(struct etm3_pkt_decoder *dec, struct etm3_packet *out,
+			 size_t room)
+{
+	while (dec->pos < dec->n) {
+		uint8_t b = dec->buf[dec->pos];
+		uint64_t off = off_at(dec, dec->pos);
+
+		if (dec->uns_len == 0)
+			dec->uns_off = off;
+		if (dec->uns_len < ETM3_PKT_MAX_BYTES)
+			dec->uns_raw[dec->uns_len] = b;
+		dec->uns_len++;
+		dec->pos++;
+		if (b == 0x00) {
+			dec->zero_off[dec->zeros % 5] = off;
+			dec->zeros++;
+			continue;
+		}
+		if (b == 0x80 && dec->zeros >= 5) {
+			uint64_t run = dec->uns_len - 6;
+			uint64_t aoff = dec->zero_off[(dec->zeros - 5) % 5];
+			int n = 0;
+
+			if (run) {
+				make_unsynced(dec, run, &out[n++]);
+			}
+			make_async(n < (int)room ? &out[n] : &dec->pending,
+				   aoff, 5);
+			if (n < (int)room)
+				n++;
+			else
+				dec->have_pending = 1;
+			dec->scan = etm3_scan_synced;
+			dec->zeros = 0;
+			dec->uns_len = 0;
+			dec->prev_type = etm3_pkt_a_sync;
+			return n;
+		}
+		dec->zeros = 0;
+		if (dec->uns_len >= ETM3_UNSYNCED_MAX) {
+			make_unsynced(dec, dec->uns_len, out);
+			dec->uns_len = 0;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* Inside the zeros of an A-sync met while synced. Returns records written
+ * (0 or 1). */
+static int scan_async(struct etm3_pkt_decoder *dec, struct etm3_packet *out)
+{
+	while (dec->pos < dec->n) {
+		uint8_t b = dec->buf[dec->pos];
+
+		if (b == 0x00) {
+			dec->zeros++;
+			dec->pos++;
+			continue;
+		}
+		if (b == 0x80 && dec->zeros >= 5) {
+			dec->pos++;
+			make_async(out, dec->async_off, dec->zeros);
+			dec->scan = etm3_scan_synced;
+			dec->zeros = 0;
+			dec->prev_type = etm3_pkt_a_sync;
+			return 1;
+		}
+		/* Too few zeros, or zeros not closed by 0x80. */
+		make_async(out, dec->async_off, dec->zeros);
+		out->type = etm3_pkt_a_sync;
+		out->length = (uint32_t)(dec->zeros > ETM3_UNSYNCED_MAX ?
+					 ETM3_UNSYNCED_MAX : dec->zeros);
+		out->size = (uint8_t)(out->length < ETM3_PKT_MAX_BYTES ?
+				      out->length : ETM3_PKT_MAX_BYTES);
+		memset(out->raw, 0, sizeof(out->raw));
+		out->error = -etmkit_err_bad_packet;
+		out->why = "A-sync: zeros not followed by 0x80 after five or more";
+		lose_sync(dec);
+		return 1;
+	}
+	return 0;
+}
+
+/* ---- The record loop ------------------------------------------------------ */
+
+/* Complete a packet begun in an earlier chunk. Returns records written. */
+static int resume_partial(struct etm3_pkt_decoder *dec, struct etm3_packet *pkt)
+{
+	uint8_t tmp[ETM3_PKT_MAX_BYTES];
+	size_t have = dec->part_len;
+	size_t take = dec->n - dec->pos;
+	int len;
+
+	if (take > sizeof(tmp) - have)
+		take = sizeof(tmp) - have;
+	memcpy(tmp, dec->part, have);
+	memcpy(tmp + have, dec->buf + dec->pos, take);
+	len = decode_one(dec, tmp, have + take, pkt);
+	if (len == 0) {
+		/* Still short: everything given so far is kept. */
+		memcpy(dec->part, tmp, have + take);
+		dec->part_len = (uint8_t)(have + take);
+		dec->pos += take;
+		return 0;
+	}
+	{
+		size_t n = (size_t)(len < 0 ? -len : len);
+
+		dec->pos += n - have;
+	}
+	dec->part_len = 0;
+	pkt->offset = dec->part_off;
+	return 1;
+}
+
+static void after_packet(struct etm3_pkt_decoder *dec, struct etm3_packet *pkt,
+			 uint64_t start, uint64_t end)
+{
+	if (pkt->error) {
+		lose_sync(dec);
+		dec->prev_type = pkt->type;
+		return;
+	}
+	if (pkt->type == etm3_pkt_ooo_placeholder) {
+		track_placeholder(dec, pkt, start, end);
+		return;
+	}
+	if (pkt->type == etm3_pkt_ooo_data)
+		match_ooo_data(dec, pkt);
+	dec->prev_type = pkt->type;
+}
+
+/* Records at the end of input: a cut packet, an open unsynced run, an
+ * unfinished A-sync. */
+static int flush_final(struct etm3_pkt_decoder *dec, struct etm3_packet *pkt)
+{
+	if (dec->part_len) {
+		int len = decode_one(dec, dec->part, dec->part_len, pkt);
+
+		if (len == 0) {
+			pkt->length = dec->part_len;
+			pkt->size = dec->part_len;
+			memcpy(pkt->raw, dec->part, dec->part_len);
+			pkt->error = -etmkit_err_truncated;
+			pkt->why = "input ends inside the packet";
+		}
+		pkt->offset = dec->part_off;
+		dec->part_len = 0;
+		lose_sync(dec);
+		return 1;
+	}
+	if (dec->scan == etm3_scan_unsynced && dec->uns_len) {
+		make_unsynced(dec, dec->uns_len, pkt);
+		dec->uns_len = 0;
+		dec->zeros = 0;
+		return 1;
+	}
+	if (dec->scan == etm3_scan_async) {
+		make_async(pkt, dec->async_off, dec->zeros);
+		pkt->length = (uint32_t)dec->zeros;
+		pkt->size = (uint8_t)(dec->zeros < ETM3_PKT_MAX_BYTES ?
+				      dec->zeros : ETM3_PKT_MAX_BYTES);
+		memset(pkt->raw, 0, sizeof(pkt->raw));
+		pkt->error = -etmkit_err_truncated;
+		pkt->why = "input ends inside an A-sync";
+		lose_sync(dec);
+		return 1;
+	}
+	return 0;
+}
+
+/* One record from the slow path (anything but a P-header at a packet
+ * boundary with the packet wholly in the buffer). */
+static int next_slow(struct etm3_pkt_decoder *dec, struct etm3_packet *out,
+		     size_t room)
+{
+	size_t pos = dec->pos;
+	int len;
+
+	if (dec->part_len) {
+		uint64_t start = stream_at(dec, pos) - dec->part_len;
+
+		if (!resume_partial(dec, out))
+			return 0;
+		after_packet(dec, out, start, stream_at(dec, dec->pos));
+		return 1;
+	}
+	if (dec->scan == etm3_scan_unsynced)
+		return scan_unsynced(dec, out, room);
+	if (dec->scan == etm3_scan_async)
+		return scan_async(dec, out);
+	if (dec->buf[pos] == 0x00) {
+		dec->scan = etm3_scan_async;
+		dec->async_off = off_at(dec, pos);
+		dec->zeros = 1;
+		dec->pos++;
+		return 0;
+	}
+	len = decode_one(dec, dec->buf + pos, dec->n - pos, out);
+	if (len == 0) {
+		/* Cut by the end of the chunk: keep the bytes. */
+		dec->part_len = (uint8_t)(dec->n - pos);
+		memcpy(dec->part, dec->buf + pos, dec->part_len);
+		dec->part_off = off_at(dec, pos);
+		dec->pos = dec->n;
+		return 0;
+	}
+	out->offset = off_at(dec, pos);
+	dec->pos = pos + (size_t)(len < 0 ? -len : len);
+	after_packet(dec, out, stream_at(dec, pos), stream_at(dec, dec->pos));
+	return 1;
+}
+
+int etm3_pkt_next(struct etm3_pkt_decoder *dec, struct etm3_packet *pkts,
+		  size_t max)
+{
+	size_t out = 0;
+
+	if (!dec || !pkts || !max)
+		return -etmkit_err_invalid;
+	if (dec->have_pending) {
+		pkts[out++] = dec->pending;
+		dec->have_pending = 0;
+	}
+	while (out < max) {
+		const uint8_t *buf = dec->buf;
+		size_t pos = dec->pos, n = dec->n;
+
+		/* Fast path: P-headers at packet boundaries (Q 7.3.1). */
+		if (dec->scan == etm3_scan_synced && !dec->part_len) {
+			while (out < max && pos < n) {
+				uint8_t b = buf[pos];
+				const struct etm3_ph_tmpl *t = &dec->ph[b];
+
+				if (t->type != etm3_pkt_p_header)
+					break;
+				struct etm3_packet *pkt = &pkts[out++];
+				pkt->offset = dec->offs ? dec->offs[pos] : dec->base + pos;
+				memcpy(&pkt->type, t, sizeof(*t));
+				pkt->raw[0] = b;
+				pos++;
+			}
+			if (dec->pos != pos)
+				dec->prev_type = etm3_pkt_p_header;
+			dec->pos = pos;
+			if (out >= max)
+				break;
+		}
+		if (dec->pos >= dec->n) {
+			if (dec->finished && out < max)
+				out += (size_t)flush_final(dec, &pkts[out]);
+			break;
+		}
+		out += (size_t)next_slow(dec, &pkts[out], max - out);
+	}
+	if (out == 0)
+		return -etmkit_err_eos;
+	return (int)out;
+}

@@ -1,0 +1,156 @@
+/* A capture wired through the layers: deformatter -> packet decoders. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "etmkit/session.h"
+
+#define SESSION_BATCH 64
+
+struct session_source {
+	enum etmkit_protocol proto;
+	struct etm3_pkt_decoder *etm3;
+};
+
+struct etmkit_session {
+	struct etmkit_session_config cfg;
+	struct deformatter *deformat;
+	struct session_source src[DEFORMAT_ID_COUNT];
+	struct etm3_packet batch[SESSION_BATCH];
+};
+
+/* Drain decoder @dec of trace ID @id into the packet callback. */
+static int drain_etm3(struct etmkit_session *s, uint8_t id,
+		      struct etm3_pkt_decoder *dec)
+{
+	for (;;) {
+		int n = etm3_pkt_next(dec, s->batch, SESSION_BATCH);
+
+		if (n == -etmkit_err_eos)
+			return 0;
+		if (n < 0)
+			return n;
+		for (int i = 0; i < n; i++) {
+			int err = s->cfg.on_packet(s->cfg.ctx, id,
+						   etmkit_proto_etmv3,
+						   &s->batch[i]);
+			if (err < 0)
+				return err;
+		}
+	}
+}
+
+static int on_data(void *ctx, uint8_t id, const uint8_t *data,
+		   const uint64_t *offsets, uint64_t base, size_t n)
+{
+	struct etmkit_session *s = ctx;
+	struct session_source *src = &s->src[id & 0x7f];
+	int err;
+
+	if (src->proto != etmkit_proto_etmv3)
+		return 0;
+	err = etm3_pkt_feed(src->etm3, data, n, offsets, base);
+	if (err < 0)
+		return err;
+	return drain_etm3(s, id, src->etm3);
+}
+
+static int on_event(void *ctx, const struct deformat_event *ev)
+{
+	struct etmkit_session *s = ctx;
+
+	return s->cfg.on_frame_event(s->cfg.ctx, ev);
+}
+
+int etmkit_session_alloc(struct etmkit_session **out,
+			 const struct etmkit_session_config *cfg)
+{
+	struct etmkit_session *s;
+	struct deformat_config dc;
+	int err;
+
+	if (!out || !cfg || cfg->size < sizeof(*cfg) || !cfg->on_packet)
+		return -etmkit_err_invalid;
+	*out = NULL;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -etmkit_err_nomem;
+	s->cfg = *cfg;
+	memset(&dc, 0, sizeof(dc));
+	dc.size = sizeof(dc);
+	dc.mode = cfg->frames;
+	dc.raw_id = cfg->raw_id;
+	dc.on_data = on_data;
+	dc.on_event = cfg->on_frame_event ? on_event : NULL;
+	dc.ctx = s;
+	err = deformat_alloc(&s->deformat, &dc);
+	if (err < 0) {
+		free(s);
+		return err;
+	}
+	*out = s;
+	return 0;
+}
+
+void etmkit_session_free(struct etmkit_session *s)
+{
+	if (!s)
+		return;
+	for (unsigned i = 0; i < DEFORMAT_ID_COUNT; i++)
+		etm3_pkt_free(s->src[i].etm3);
+	deformat_free(s->deformat);
+	free(s);
+}
+
+int etmkit_session_add_etm3(struct etmkit_session *s, uint8_t id,
+			    const struct etm3_config *cfg)
+{
+	struct session_source *src;
+	int err;
+
+	/* Raw streams may use any ID; formatted ones only 0x01-0x6F. */
+	if (!s || id >= DEFORMAT_ID_COUNT)
+		return -etmkit_err_invalid;
+	if (s->cfg.frames != deformat_none && (id == 0 || id >= 0x70))
+		return -etmkit_err_invalid;
+	src = &s->src[id];
+	if (src->proto != etmkit_proto_none)
+		return -etmkit_err_invalid;
+	err = etm3_pkt_alloc(&src->etm3, cfg);
+	if (err < 0)
+		return err;
+	src->proto = etmkit_proto_etmv3;
+	return 0;
+}
+
+int etmkit_session_feed(struct etmkit_session *s, const uint8_t *buf, size_t n)
+{
+	if (!s || (!buf && n))
+		return -etmkit_err_invalid;
+	return deformat_feed(s->deformat, buf, n);
+}
+
+int etmkit_session_finish(struct etmkit_session *s)
+{
+	int err;
+
+	if (!s)
+		return -etmkit_err_invalid;
+	err = deformat_finish(s->deformat);
+	if (err < 0)
+		return err;
+	for (unsigned id = 0; id < DEFORMAT_ID_COUNT; id++) {
+		if (s->src[id].proto != etmkit_proto_etmv3)
+			continue;
+		etm3_pkt_finish(s->src[id].etm3);
+		err = drain_etm3(s, (uint8_t)id, s->src[id].etm3);
+		if (err < 0)
+			return err;
+	}
+	return 0;
+}
+
+const struct deformat_stats *
+etmkit_session_frame_stats(const struct etmkit_session *s)
+{
+	return s ? deformat_get_stats(s->deformat) : NULL;
+}
