@@ -316,7 +316,7 @@ static int parse_isync(struct etm3_pkt_decoder *dec, const uint8_t *p,
 {
 	struct etm3_isync *is = &pkt->u.isync;
 	unsigned i = 1, cidb = dec->info.context_id_bytes;
-	unsigned alt;
+	unsigned alt = 0;
 	uint32_t a;
 
 	memset(is, 0, sizeof(*is));
