@@ -1,0 +1,305 @@
+#!/usr/bin/env python3
+"""Build etmkit's shipped example: two ETMv3 trace sources interleaved in
+CoreSight formatter frames, as a trace snapshot directory.
+
+The packets are encoded here, in Python, from the ETM architecture
+specification (ARM IHI 0014Q chapter 7) and the CoreSight formatter rules
+(DDI 0314H 8.12.1), independently of etmkit's C decoder. Beside the snapshot
+it writes expected.jsonl: for every packet, its trace ID, type, the input
+offset of its first byte in the framed file, its bytes and key fields, so
+tests can compare etmkit's output with what was encoded.
+
+Usage: make_example.py OUTDIR
+"""
+import json
+import os
+import sys
+
+# ---- ETMv3 packet encoders (IHI 0014Q chapter 7) -------------------------
+
+
+def a_sync():
+    return bytes([0, 0, 0, 0, 0, 0x80])  # 7.10.1
+
+
+def cc_field(v):
+    """Cycle count / 7-bit groups with continuation (7.3.4)."""
+    out = []
+    for k in range(5):
+        if k == 4:
+            out.append((v >> 28) & 0x0F)
+            break
+        b = (v >> (7 * k)) & 0x7F
+        v_rest = v >> (7 * (k + 1))
+        if v_rest:
+            out.append(b | 0x80)
+        else:
+            out.append(b)
+            break
+    return bytes(out)
+
+
+def i_sync(addr, isa, reason, ns=0, ctxid=None, cid_bytes=0, cycles=None):
+    """Normal I-sync, optionally with cycle count (7.10.5)."""
+    hdr = bytes([0x70]) + cc_field(cycles) if cycles is not None else bytes([0x08])
+    cid = (ctxid or 0).to_bytes(4, "little")[:cid_bytes]
+    info = (reason << 5) | (ns << 3) | 1
+    t = 1 if isa == "thumb" else 0
+    return hdr + cid + bytes([info]) + (addr | t).to_bytes(4, "little")
+
+
+def branch(addr, isa, nbytes, alt=False, exc=None):
+    """Branch address packet with nbytes address bytes (7.3.5).
+    exc: (exception, cancel, ns) adds exception byte 0."""
+    shift = {"arm": 2, "thumb": 1}[isa]
+    v = addr >> shift
+    out = [((v & 0x3F) << 1) | 1]
+    v >>= 6
+    for k in range(1, nbytes):
+        if k == 4:
+            b = (0x08 | ((addr >> 29) & 7)) if isa == "arm" else (0x10 | ((addr >> 28) & 0xF))
+            if exc:
+                b |= 0x40
+            out.append(b)
+            break
+        final = k == nbytes - 1
+        if final and alt:
+            b = v & 0x3F
+            if exc:
+                b |= 0x40
+            v >>= 6
+        else:
+            b = v & 0x7F
+            v >>= 7
+        out.append(b if final else b | 0x80)
+    if nbytes > 1:
+        out[0] |= 0x80
+    if exc:
+        e, cancel, ns = exc
+        out.append((cancel << 5) | ((e & 0xF) << 1) | ns)
+    return bytes(out)
+
+
+def timestamp(v, bits=64):
+    out = [0x42]
+    last = 8 if bits == 64 else 6
+    for k in range(last + 1):
+        if k == last:
+            out.append((v >> (7 * k)) & 0xFF)
+            break
+        b = (v >> (7 * k)) & 0x7F
+        if v >> (7 * (k + 1)):
+            out.append(b | 0x80)
+        else:
+            out.append(b)
+            break
+    return bytes(out)
+
+
+def p_header_ca(n_we):
+    """Cycle-accurate format 1: n_we x (W,E), 7.3.1 Table 7.3."""
+    return bytes([0x80 | (n_we << 2)])
+
+
+def p_header_plain(n_e, n=False):
+    """Non-cycle-accurate format 1: n_e x E then N (Table 7.2)."""
+    return bytes([0x80 | (0x40 if n else 0) | (n_e << 2)])
+
+
+# ---- The two sources -------------------------------------------------------
+
+def source_10():
+    """ETMv3.5, cycle-accurate, 4-byte context ID, data address+value,
+    64-bit binary timestamps."""
+    pk = []
+    add = lambda t, b, **f: pk.append(dict(type=t, bytes=b, **f))
+    # Junk before sync: reported as one unsynced run.
+    junk = bytes([0x84, 0x21, 0xA4])
+    add("a_sync", a_sync())
+    add("timestamp", timestamp(0x1234567), timestamp=0x1234567)
+    add("i_sync_cycle", i_sync(0x00008000, "arm", 1, ctxid=0x42, cid_bytes=4, cycles=300),
+        addr=0x8000, isa="arm", context_id=0x42, cycles=300, reason="trace_on")
+    add("p_header", p_header_ca(3), atoms="WEWEWE")
+    # Normal data b00A0SS10: A=1, SS=11 (4 bytes), address 0x20001000 (5 bytes)
+    daddr = 0x20001000
+    add("normal_data", bytes([0x2E]) + bytes([0x80 | (daddr & 0x7F), 0x80 | ((daddr >> 7) & 0x7F),
+                                               0x80 | ((daddr >> 14) & 0x7F), 0x80 | ((daddr >> 21) & 0x7F),
+                                               (daddr >> 28) & 0xF]) + (0xCAFEF00D).to_bytes(4, "little"),
+        data_addr=daddr, value=0xCAFEF00D, size=4)
+    add("p_header", bytes([0xA4]), atoms="WW")  # format 3, WWW=1: 2 W
+    add("branch_address", branch(0x00008100, "arm", 2), addr=0x8100)
+    add("p_header", p_header_ca(1), atoms="WE")
+    # Out-of-order placeholder tag 2 with a 1-byte address, then its data.
+    add("ooo_placeholder", bytes([0x78, 0x08]), tag=2, data_addr=0x20001008)
+    add("p_header", bytes([0xC4]), atoms="WEWN")
+    add("ooo_data", bytes([0x48, 0x34, 0x12]), tag=2, value=0x1234, size=2)
+    add("context_id", bytes([0x6E]) + (0x43).to_bytes(4, "little"), context_id=0x43)
+    add("vmid", bytes([0x3C, 0x07]), vmid=7)
+    add("exception_exit", bytes([0x76]))
+    add("branch_address", branch(0x0000A000, "thumb", 5), addr=0xA000, isa="thumb")
+    add("timestamp", timestamp(0x1234600), timestamp=0x1234600)
+    add("a_sync", a_sync())
+    add("i_sync", i_sync(0x0000A010, "thumb", 0, ctxid=0x43, cid_bytes=4),
+        addr=0xA010, isa="thumb", reason="periodic")
+    add("p_header", bytes([0x8A]), atoms="WNE")
+    return junk, pk
+
+
+def source_11():
+    """ETMv3.4 with the alternative branch encoding, not cycle-accurate,
+    no context ID, no data trace."""
+    pk = []
+    add = lambda t, b, **f: pk.append(dict(type=t, bytes=b, **f))
+    add("a_sync", a_sync())
+    add("i_sync", i_sync(0x80000000, "arm", 1), addr=0x80000000, isa="arm", reason="trace_on")
+    add("p_header", p_header_plain(5, n=True), atoms="EEEEEN")
+    # IRQ (14) taken: alternative encoding, exception byte after 2 bytes.
+    add("branch_address", branch(0x80000018, "arm", 2, alt=True, exc=(14, 0, 0)),
+        addr=0x80000018, exception=14, cancel=0)
+    add("p_header", bytes([0x86]), atoms="EN")  # format 2: bit3=0 E, bit2=1 N
+    add("trigger", bytes([0x0C]))
+    add("branch_address", branch(0x80001234, "arm", 3, alt=True), addr=0x80001234)
+    add("p_header", p_header_plain(2), atoms="EE")
+    return b"", pk
+
+
+# ---- CoreSight formatter (DDI 0314H 8.12.1) --------------------------------
+
+def frame_stream(items):
+    """items: list of (id, byte). Returns (frames bytes, offsets list per item)
+    using immediate ID changes (aux 0) and delayed ones (aux 1)."""
+    out = bytearray()
+    offsets = [None] * len(items)
+    i = 0
+    cur = None
+    while i < len(items) or not out:
+        frame = [0] * 16
+        aux = 0
+        base = len(out)
+        for pair in range(8):
+            e = 2 * pair
+            if i >= len(items):
+                # Pad with the null ID 0 and a zero data byte.
+                frame[e] = 0x01
+                if e < 14:
+                    frame[e + 1] = 0x00
+                cur = 0
+                continue
+            a_id, a_b = items[i]
+            if a_id != cur:
+                frame[e] = (a_id << 1) | 1  # new ID now (aux bit 0)
+                cur = a_id
+                if e == 14:
+                    continue  # takes effect from the next frame
+                frame[e + 1] = a_b
+                offsets[i] = base + e + 1
+                i += 1
+                continue
+            # The next item; past the end, the null ID 0 takes over.
+            nxt = items[i + 1] if i + 1 < len(items) else (0, 0)
+            if e == 14:
+                frame[e] = a_b & 0xFE
+                aux |= (a_b & 1) << pair
+                offsets[i] = base + e
+                i += 1
+                continue
+            if nxt[0] != cur:
+                # Delayed ID change: byte e+1 still belongs to the old ID.
+                frame[e] = (nxt[0] << 1) | 1
+                aux |= 1 << pair
+                frame[e + 1] = a_b
+                offsets[i] = base + e + 1
+                cur = nxt[0]
+                i += 1
+                continue
+            frame[e] = a_b & 0xFE
+            aux |= (a_b & 1) << pair
+            offsets[i] = base + e
+            i += 1
+            frame[e + 1] = nxt[1]
+            offsets[i] = base + e + 1
+            i += 1
+        frame[15] = aux
+        out += bytes(frame)
+        if i >= len(items):
+            break
+    return bytes(out), offsets
+
+
+def interleave(streams, chunk):
+    """Round-robin chunks of each (id, bytes) stream."""
+    items = []
+    pos = {sid: 0 for sid, _ in streams}
+    while any(pos[sid] < len(data) for sid, data in streams):
+        for sid, data in streams:
+            p = pos[sid]
+            for b in data[p:p + chunk]:
+                items.append((sid, b))
+            pos[sid] = min(len(data), p + chunk)
+    return items
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    outdir = sys.argv[1]
+    os.makedirs(outdir, exist_ok=True)
+    srcs = []
+    expected = []
+    for sid, (junk, pk) in ((0x10, source_10()), (0x11, source_11())):
+        data = bytearray(junk)
+        starts = []
+        for p in pk:
+            starts.append(len(data))
+            data += p["bytes"]
+        srcs.append((sid, bytes(data), junk, pk, starts))
+    items = interleave([(sid, data) for sid, data, _, _, _ in srcs], 5)
+    # Make the stream end on an even count so the final pair pads cleanly.
+    framed, offsets = frame_stream(items)
+    # Map (id, index within that source's stream) -> file offset.
+    where = {}
+    count = {}
+    for (sid, _), off in zip(items, offsets):
+        k = count.get(sid, 0)
+        where[(sid, k)] = off
+        count[sid] = k + 1
+    for sid, data, junk, pk, starts in srcs:
+        if junk:
+            expected.append(dict(id=sid, type="unsynced", offset=where[(sid, 0)],
+                                 length=len(junk)))
+        for p, s in zip(pk, starts):
+            rec = dict(id=sid, type=p["type"], offset=where[(sid, s)],
+                       bytes=p["bytes"].hex())
+            rec.update({k: v for k, v in p.items() if k not in ("type", "bytes")})
+            expected.append(rec)
+    with open(os.path.join(outdir, "trace.bin"), "wb") as f:
+        f.write(framed)
+    with open(os.path.join(outdir, "expected.jsonl"), "w") as f:
+        for rec in expected:
+            f.write(json.dumps(rec, sort_keys=True) + "\n")
+    files = {
+        "snapshot.ini": "[snapshot]\nversion=1.0\n\n[device_list]\n"
+                        "device0=cpu_0.ini\ndevice1=etm_0.ini\ndevice2=etm_1.ini\n\n"
+                        "[trace]\nmetadata=trace.ini\n",
+        "trace.ini": "[trace_buffers]\nbuffers=buffer0\n\n[buffer0]\nname=ETB_0\n"
+                     "file=trace.bin\nformat=coresight\n\n[source_buffers]\n"
+                     "ETM_0=ETB_0\nETM_1=ETB_0\n\n[core_trace_sources]\ncpu_0=ETM_0\n",
+        "cpu_0.ini": "[device]\nname=cpu_0\nclass=core\ntype=Cortex-A7\n\n[regs]\n"
+                     "PC=0x8000\n",
+        "etm_0.ini": "; ETMv3.5: cycle-accurate, 4-byte context ID, data address\n"
+                     "; and value tracing, 64-bit binary timestamps\n"
+                     "[device]\nname=ETM_0\nclass=trace_source\ntype=ETM3.5\n\n[regs]\n"
+                     "ETMCR(0x000)=0x1000D00C\nETMIDR(0x079)=0x410CF250\n"
+                     "ETMCCER(0x07A)=0x344008F2\nETMTRACEIDR(0x080)=0x00000010\n",
+        "etm_1.ini": "; ETMv3.4 with the alternative branch encoding (ETMIDR[20])\n"
+                     "[device]\nname=ETM_1\nclass=trace_source\ntype=ETM3.4\n\n[regs]\n"
+                     "ETMCR(0x000)=0x00000000\nETMIDR(0x079)=0x4114F240\n"
+                     "ETMCCER(0x07A)=0x00000000\nETMTRACEIDR(0x080)=0x00000011\n",
+    }
+    for name, text in files.items():
+        with open(os.path.join(outdir, name), "w") as f:
+            f.write(text)
+
+
+if __name__ == "__main__":
+    main()
