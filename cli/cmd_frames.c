@@ -179,8 +179,13 @@ int cmd_frames(int argc, char **argv)
 		if (!r.summary)
 			putchar('\n');
 		print_summary(st);
-		if (st->errors)
+		if (st->errors) {
+			fprintf(stderr, "etmkit frames: %" PRIu64 " malformed "
+				"frame%s or sync%s (marked ERROR)\n", st->errors,
+				st->errors == 1 ? "" : "s",
+				st->errors == 1 ? "" : "s");
 			rc = cli_exit_trace_errors;
+		}
 	}
 	deformat_free(r.d);
 	return rc;

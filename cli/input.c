@@ -114,6 +114,7 @@ static int add_snapshot_sources(struct cli_input *in, const struct snapshot *ss,
 		const struct snapshot_source *s = snapshot_source_at(ss, i);
 		const struct snapshot_device *dev = snapshot_find_device(ss, s->name);
 		struct snapshot_diag d;
+		struct etm3_config_info info;
 		struct cli_source *cs;
 		uint8_t id;
 
@@ -121,14 +122,21 @@ static int add_snapshot_sources(struct cli_input *in, const struct snapshot *ss,
 			continue;
 		if (snapshot_device_protocol(dev) != etmkit_proto_etmv3) {
 			if (!quiet && !in->nids)
-				fprintf(stderr, "etmkit: note: skipping %s (type %s): "
-					"protocol not decoded by this version\n",
-					dev->name, dev->type ? dev->type : "?");
+				fprintf(stderr, "etmkit: note: %s: skipping %s "
+					"(type %s): protocol not decoded by this "
+					"version\n", dev->path, dev->name,
+					dev->type ? dev->type : "?");
 			continue;
 		}
 		memset(&d, 0, sizeof(d));
 		if (snapshot_etm3_config(dev, &in->src[in->nsrc].cfg, &id, &d) < 0)
 			return diag_error(&d, -etmkit_err_format);
+		if (etm3_config_decode(&in->src[in->nsrc].cfg, &info) < 0) {
+			fprintf(stderr, "etmkit: %s: ETMIDR 0x%08x of %s does not "
+				"describe an ETMv3 (ETMIDR[11:8] must be 2)\n",
+				dev->path, in->src[in->nsrc].cfg.etmidr, dev->name);
+			return cli_exit_input;
+		}
 		if (!id_wanted(in, id))
 			continue;
 		if (in->nsrc >= CLI_MAX_IDS)
@@ -175,9 +183,9 @@ static int resolve_snapshot(struct cli_input *in, const char *cmd)
 		goto out;
 	}
 	if (buffer_mode(buf, &in->mode) < 0) {
-		fprintf(stderr, "etmkit %s: buffer %s has format '%s'; this version "
-			"reads 'coresight' and 'source_data'\n", cmd, buf->name,
-			buf->format);
+		fprintf(stderr, "etmkit %s: %s/trace.ini: buffer %s has format "
+			"'%s'; this version reads 'coresight' and 'source_data'\n",
+			cmd, in->snapshot, buf->name, buf->format);
 		rc = cli_exit_input;
 		goto out;
 	}
