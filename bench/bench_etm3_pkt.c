@@ -1,0 +1,608 @@
+/* bench_etm3_pkt: throughput of etmkit's ETMv3 packet layer, and of
+ * OpenCSD's ETMv3 packet processor on the same bytes when built with
+ * ETMKIT_HAVE_OPENCSD.
+ *
+ * Input: one trace ID of the TC2 capture (testdata/etmv3/TC2/cstrace.bin in
+ * the shared folder), deformatted with etmkit's transport layer, cut from
+ * its first A-sync to its last A-sync and repeated to fill --mb MiB. Every
+ * copy starts with an A-sync and the previous copy ends on a packet
+ * boundary, so the repeated buffer is a valid ETMv3 stream and both
+ * decoders must report exactly copies x (packets of one copy).
+ *
+ * Timed: decoder allocation, decoding every record, end of trace, release
+ * (the same for both decoders). Best of --runs runs. MB means MiB (2^20
+ * bytes) everywhere.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "etmkit/etm3.h"
+#include "etmkit/transport.h"
+
+#ifdef ETMKIT_HAVE_OPENCSD
+#include "ocsd_peer.h"
+#endif
+
+#ifndef ETMKIT_BENCH_SHARED_DIR
+#define ETMKIT_BENCH_SHARED_DIR "../shared"
+#endif
+
+#define MIB (1024.0 * 1024.0)
+#define BATCH 256
+
+/* TC2 ETM_0..ETM_2 (IDs 0x10-0x12) share these (device_5..7.ini). */
+#define TC2_ETMCR 0x10001860u
+#define TC2_ETMIDR 0x410CF250u
+#define TC2_ETMCCER 0x344008F2u
+
+static const uint8_t a_sync[6] = { 0x00, 0x00, 0x00, 0x00, 0x00, 0x80 };
+
+struct options {
+	const char *shared;
+	unsigned id;
+	double mb;
+	double ocsd_mb; /* < 0: same as mb */
+	int runs;
+	uint32_t etmcr, etmidr, etmccer;
+};
+
+struct bytes {
+	uint8_t *data;
+	size_t n, cap;
+};
+
+/* Counts of one decode of the whole buffer. */
+struct pkt_counts {
+	uint64_t packets;   /* records other than unsynced */
+	uint64_t unsynced;  /* unsynced records */
+	uint64_t errors;    /* records with error != 0 */
+	uint64_t checksum;  /* types + atom counts: keeps the loop honest */
+	/* Untimed pass only: */
+	uint64_t by_type[etm3_pkt_type_count];
+	int first_type;     /* type of the first record, -1 if none */
+};
+
+/* ---- Helpers ----------------------------------------------------------- */
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: bench_etm3_pkt [--shared DIR] [--id ID] [--mb N] "
+		"[--ocsd-mb N] [--runs N]\n"
+		"                      [--etmcr X] [--etmidr X] [--etmccer X]\n"
+		"  --shared DIR  folder holding testdata/ (default: $ETMKIT_SHARED,"
+		" else %s)\n"
+		"  --id ID       trace ID to decode (default 0x10)\n"
+		"  --mb N        MiB of repeated trace for etmkit (default 128)\n"
+		"  --ocsd-mb N   MiB for OpenCSD (default: same as --mb)\n"
+		"  --runs N      timed runs per decoder, best kept (default 3)\n"
+		"  --etmcr/--etmidr/--etmccer  registers (default: TC2 ETM_0)\n",
+		ETMKIT_BENCH_SHARED_DIR);
+}
+
+static int parse_ulong(const char *s, unsigned long max, unsigned long *out)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 0);
+	if (errno || end == s || *end || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int parse_mb(const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !(v > 0.0) || v > 65536.0)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct options *o)
+{
+	const char *env = getenv("ETMKIT_SHARED");
+	unsigned long v;
+	int i;
+
+	o->shared = env && *env ? env : ETMKIT_BENCH_SHARED_DIR;
+	o->id = 0x10;
+	o->mb = 128.0;
+	o->ocsd_mb = -1.0;
+	o->runs = 3;
+	o->etmcr = TC2_ETMCR;
+	o->etmidr = TC2_ETMIDR;
+	o->etmccer = TC2_ETMCCER;
+	for (i = 1; i < argc; i += 2) {
+		const char *a = argv[i];
+		const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+		int bad = 0;
+
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			usage(stdout);
+			exit(0);
+		}
+		if (!val) {
+			fprintf(stderr, "bench_etm3_pkt: %s needs a value\n", a);
+			return -1;
+		}
+		if (!strcmp(a, "--shared")) {
+			o->shared = val;
+		} else if (!strcmp(a, "--id")) {
+			bad = parse_ulong(val, 0x6f, &v) || v == 0;
+			o->id = (unsigned)v;
+		} else if (!strcmp(a, "--mb")) {
+			bad = parse_mb(val, &o->mb);
+		} else if (!strcmp(a, "--ocsd-mb")) {
+			bad = parse_mb(val, &o->ocsd_mb);
+		} else if (!strcmp(a, "--runs")) {
+			bad = parse_ulong(val, 100, &v) || v == 0;
+			o->runs = (int)v;
+		} else if (!strcmp(a, "--etmcr")) {
+			bad = parse_ulong(val, 0xffffffffu, &v);
+			o->etmcr = (uint32_t)v;
+		} else if (!strcmp(a, "--etmidr")) {
+			bad = parse_ulong(val, 0xffffffffu, &v);
+			o->etmidr = (uint32_t)v;
+		} else if (!strcmp(a, "--etmccer")) {
+			bad = parse_ulong(val, 0xffffffffu, &v);
+			o->etmccer = (uint32_t)v;
+		} else {
+			fprintf(stderr, "bench_etm3_pkt: unknown option %s\n", a);
+			usage(stderr);
+			return -1;
+		}
+		if (bad) {
+			fprintf(stderr, "bench_etm3_pkt: bad value for %s: %s\n",
+				a, val);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int bytes_append(struct bytes *b, const uint8_t *data, size_t n)
+{
+	if (b->n + n > b->cap) {
+		size_t cap = b->cap ? b->cap : 4096;
+		uint8_t *p;
+
+		while (cap < b->n + n)
+			cap *= 2;
+		p = realloc(b->data, cap);
+		if (!p)
+			return -1;
+		b->data = p;
+		b->cap = cap;
+	}
+	memcpy(b->data + b->n, data, n);
+	b->n += n;
+	return 0;
+}
+
+static int read_file(const char *path, struct bytes *out)
+{
+	uint8_t chunk[65536];
+	FILE *f = fopen(path, "rb");
+	size_t got;
+
+	if (!f) {
+		fprintf(stderr, "bench_etm3_pkt: cannot open %s: %s\n", path,
+			strerror(errno));
+		return -1;
+	}
+	while ((got = fread(chunk, 1, sizeof(chunk), f)) > 0) {
+		if (bytes_append(out, chunk, got)) {
+			fclose(f);
+			fprintf(stderr, "bench_etm3_pkt: out of memory\n");
+			return -1;
+		}
+	}
+	if (ferror(f)) {
+		fprintf(stderr, "bench_etm3_pkt: error reading %s\n", path);
+		fclose(f);
+		return -1;
+	}
+	fclose(f);
+	return 0;
+}
+
+/* ---- Input: one ID of the capture --------------------------------------- */
+
+struct collect {
+	uint8_t id;
+	struct bytes out;
+};
+
+static int collect_id(void *ctx, uint8_t id, const uint8_t *data,
+		      const uint64_t *offsets, uint64_t base, size_t n)
+{
+	struct collect *c = ctx;
+
+	(void)offsets;
+	(void)base;
+	if (id != c->id)
+		return 0;
+	return bytes_append(&c->out, data, n) ? -etmkit_err_nomem : 0;
+}
+
+static int deformat_id(const struct bytes *file, uint8_t id,
+		       struct bytes *out)
+{
+	struct deformat_config cfg;
+	struct deformatter *d = NULL;
+	struct collect c;
+	int err;
+
+	memset(&c, 0, sizeof(c));
+	c.id = id;
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.size = sizeof(cfg);
+	cfg.mode = deformat_coresight;
+	cfg.on_data = collect_id;
+	cfg.ctx = &c;
+	err = deformat_alloc(&d, &cfg);
+	if (!err)
+		err = deformat_feed(d, file->data, file->n);
+	if (!err)
+		err = deformat_finish(d);
+	deformat_free(d);
+	if (err) {
+		fprintf(stderr, "bench_etm3_pkt: deformat: %s\n",
+			etmkit_errstr(err));
+		free(c.out.data);
+		return -1;
+	}
+	*out = c.out;
+	return 0;
+}
+
+static size_t find_a_sync(const uint8_t *p, size_t n, size_t from)
+{
+	size_t i;
+
+	for (i = from; i + sizeof(a_sync) <= n; i++)
+		if (!memcmp(p + i, a_sync, sizeof(a_sync)))
+			return i;
+	return (size_t)-1;
+}
+
+/* ---- etmkit -------------------------------------------------------------- */
+
+/* Timed consumer: read every record, keeping the tallies in locals so the
+ * loop measures the decoder, not stores to a counter table. Returns 0 or a
+ * negated error. */
+static int drain_timed(struct etm3_pkt_decoder *dec, struct etm3_packet *pkts,
+		       struct pkt_counts *c)
+{
+	uint64_t packets = 0, unsynced = 0, errors = 0, sum = 0;
+	int n;
+
+	while ((n = etm3_pkt_next(dec, pkts, BATCH)) > 0) {
+		for (int i = 0; i < n; i++) {
+			const struct etm3_packet *p = &pkts[i];
+			unsigned is_ph = p->type == etm3_pkt_p_header;
+
+			unsynced += p->type == etm3_pkt_unsynced;
+			errors += p->error != 0;
+			sum += p->type + (is_ph ? p->u.atoms.count : 0u);
+		}
+		packets += (uint64_t)n;
+	}
+	c->packets += packets - unsynced;
+	c->unsynced += unsynced;
+	c->errors += errors;
+	c->checksum += sum;
+	return n == -etmkit_err_eos ? 0 : n;
+}
+
+/* Untimed consumer: also counts per type and notes the first record. */
+static int drain_counting(struct etm3_pkt_decoder *dec,
+			  struct etm3_packet *pkts, struct pkt_counts *c)
+{
+	int n;
+
+	while ((n = etm3_pkt_next(dec, pkts, BATCH)) > 0) {
+		for (int i = 0; i < n; i++) {
+			const struct etm3_packet *p = &pkts[i];
+			unsigned type = p->type < etm3_pkt_type_count
+						? p->type
+						: etm3_pkt_reserved;
+
+			if (c->first_type < 0)
+				c->first_type = (int)type;
+			c->by_type[type]++;
+			if (type == etm3_pkt_unsynced)
+				c->unsynced++;
+			else
+				c->packets++;
+			c->errors += p->error != 0;
+			c->checksum += p->type +
+				       (type == etm3_pkt_p_header
+						? p->u.atoms.count
+						: 0u);
+		}
+	}
+	return n == -etmkit_err_eos ? 0 : n;
+}
+
+/* Decode @buf[0..n) from a fresh decoder: alloc, feed, drain, finish,
+ * drain, free. Returns 0 or a negated error. */
+static int etmkit_decode(const struct etm3_config *cfg, const uint8_t *buf,
+			 size_t n, struct etm3_packet *pkts,
+			 struct pkt_counts *c, int counting)
+{
+	int (*drain)(struct etm3_pkt_decoder *, struct etm3_packet *,
+		     struct pkt_counts *) = counting ? drain_counting
+						     : drain_timed;
+	struct etm3_pkt_decoder *dec = NULL;
+	int err;
+
+	memset(c, 0, sizeof(*c));
+	c->first_type = -1;
+	err = etm3_pkt_alloc(&dec, cfg);
+	if (err)
+		return err;
+	err = etm3_pkt_feed(dec, buf, n, NULL, 0);
+	if (!err)
+		err = drain(dec, pkts, c);
+	if (!err)
+		err = etm3_pkt_finish(dec);
+	if (!err)
+		err = drain(dec, pkts, c);
+	etm3_pkt_free(dec);
+	return err;
+}
+
+/* ---- Reporting ------------------------------------------------------------ */
+
+static void print_rate(const char *who, double mb, double secs,
+		       uint64_t packets, const char *note)
+{
+	printf("etm3_pkt  %-8s %7.1f MB  %8.1f MB/s  %8.2f Mpkt/s  %7.1f ms%s\n",
+	       who, mb, mb / secs, (double)packets / secs / 1e6, secs * 1e3,
+	       note);
+}
+
+#ifdef ETMKIT_HAVE_OPENCSD
+/* Per-type counts of both decoders for one copy, where they differ. */
+static void print_type_diff(const struct pkt_counts *k,
+			    const struct ocsd_peer_counts *o)
+{
+	uint64_t ocsd_by_name[etm3_pkt_type_count];
+	unsigned t;
+
+	memset(ocsd_by_name, 0, sizeof(ocsd_by_name));
+	for (t = 0; t < OCSD_PEER_TYPES; t++) {
+		const char *name = ocsd_peer_type_name(t);
+		int e, found = 0;
+
+		if (!o->by_type[t])
+			continue;
+		for (e = 0; name && e < etm3_pkt_type_count; e++) {
+			if (!strcmp(name, etm3_pkt_type_name(
+						  (enum etm3_pkt_type)e))) {
+				ocsd_by_name[e] += o->by_type[t];
+				found = 1;
+			}
+		}
+		if (!found)
+			printf("etm3_pkt    opencsd-only kind %-16s %10" PRIu64
+			       "\n", name ? name : "?", o->by_type[t]);
+	}
+	for (t = 0; t < etm3_pkt_type_count; t++) {
+		if (k->by_type[t] == ocsd_by_name[t])
+			continue;
+		printf("etm3_pkt    %-18s etmkit %10" PRIu64 "  opencsd %10"
+		       PRIu64 "\n", etm3_pkt_type_name((enum etm3_pkt_type)t),
+		       k->by_type[t], ocsd_by_name[t]);
+	}
+}
+#endif
+
+/* ---- Main ---------------------------------------------------------------- */
+
+int main(int argc, char **argv)
+{
+	struct options o;
+	struct bytes file = { 0 }, stream = { 0 };
+	struct etm3_config cfg;
+	struct etm3_packet *pkts = NULL;
+	struct pkt_counts one, total;
+	char path[4096];
+	uint8_t *buf = NULL;
+	size_t first, last, copy_len, copies, n;
+	double best_k = 0.0;
+	int status = 1, err, r;
+
+	if (parse_args(argc, argv, &o))
+		return 2;
+	snprintf(path, sizeof(path), "%s/testdata/etmv3/TC2/cstrace.bin",
+		 o.shared);
+	if (read_file(path, &file))
+		goto out;
+	if (deformat_id(&file, (uint8_t)o.id, &stream))
+		goto out;
+
+	/* One copy = [first A-sync, last A-sync): it starts synchronised and
+	 * ends where a packet (the last A-sync) starts. */
+	first = find_a_sync(stream.data, stream.n, 0);
+	if (first == (size_t)-1) {
+		fprintf(stderr, "bench_etm3_pkt: no A-sync in the %zu bytes of "
+			"ID 0x%02x\n", stream.n, o.id);
+		goto out;
+	}
+	last = first;
+	for (size_t at = first; at != (size_t)-1;
+	     at = find_a_sync(stream.data, stream.n, at + 1))
+		last = at;
+	if (last == first) {
+		/* Only one A-sync: the copy ends wherever the capture does,
+		 * maybe inside a packet; the next copy's A-sync then
+		 * resynchronises both decoders, but counts may differ. */
+		copy_len = stream.n - first;
+		printf("etm3_pkt  note: ID 0x%02x has one A-sync; copies end "
+		       "where the capture ends (maybe mid-packet)\n", o.id);
+	} else {
+		copy_len = last - first;
+	}
+	copies = (size_t)(o.mb * MIB / (double)copy_len);
+	if ((double)copies * (double)copy_len < o.mb * MIB)
+		copies++;
+	n = copies * copy_len;
+	buf = malloc(n);
+	pkts = malloc(sizeof(*pkts) * BATCH);
+	if (!buf || !pkts) {
+		fprintf(stderr, "bench_etm3_pkt: out of memory (%zu bytes)\n", n);
+		goto out;
+	}
+	for (size_t i = 0; i < copies; i++)
+		memcpy(buf + i * copy_len, stream.data + first, copy_len);
+	printf("etm3_pkt  input    %s, ID 0x%02x: %zu bytes, A-sync at %zu to "
+	       "%zu: %zu-byte copy x %zu = %.1f MB\n", path, o.id, stream.n,
+	       first, last, copy_len, copies, (double)n / MIB);
+
+	etm3_config_init(&cfg);
+	cfg.etmcr = o.etmcr;
+	cfg.etmidr = o.etmidr;
+	cfg.etmccer = o.etmccer;
+
+	/* Untimed: one copy, for per-copy counts. */
+	err = etmkit_decode(&cfg, buf, copy_len, pkts, &one, 1);
+	if (err) {
+		fprintf(stderr, "bench_etm3_pkt: etmkit: %s\n",
+			etmkit_errstr(err));
+		goto out;
+	}
+	if (one.first_type != etm3_pkt_a_sync)
+		printf("etm3_pkt  WARNING: etmkit's first record is %s, not "
+		       "a_sync\n", one.first_type < 0 ? "missing" :
+		       etm3_pkt_type_name((enum etm3_pkt_type)one.first_type));
+
+	for (r = 0; r < o.runs; r++) {
+		double t0 = now_s(), t;
+
+		err = etmkit_decode(&cfg, buf, n, pkts, &total, 0);
+		t = now_s() - t0;
+		if (err) {
+			fprintf(stderr, "bench_etm3_pkt: etmkit: %s\n",
+				etmkit_errstr(err));
+			goto out;
+		}
+		if (r == 0 || t < best_k)
+			best_k = t;
+	}
+	{
+		char note[160];
+
+		snprintf(note, sizeof(note), "  best of %d; %" PRIu64
+			 " pkts/copy, %" PRIu64 " unsynced, %" PRIu64
+			 " errors; checksum %" PRIu64, o.runs, one.packets,
+			 total.unsynced, total.errors, total.checksum);
+		print_rate("etmkit", (double)n / MIB, best_k, total.packets,
+			   note);
+	}
+	status = 0;
+	/* Every copy decodes the same: the totals are copies x one copy. */
+	if (total.packets != one.packets * copies ||
+	    total.checksum != one.checksum * copies) {
+		printf("etm3_pkt  MISMATCH: etmkit counted %" PRIu64 " packets "
+		       "(checksum %" PRIu64 ") in %zu copies, expected %zu x %"
+		       PRIu64 " = %" PRIu64 " (checksum %" PRIu64 ")\n",
+		       total.packets, total.checksum, copies, copies,
+		       one.packets, one.packets * copies,
+		       one.checksum * copies);
+		status = 1;
+	}
+
+#ifdef ETMKIT_HAVE_OPENCSD
+	{
+		struct ocsd_peer_counts oone, ototal;
+		double ocsd_mb = o.ocsd_mb > 0 ? o.ocsd_mb : o.mb;
+		size_t ocopies = (size_t)(ocsd_mb * MIB / (double)copy_len);
+		size_t on;
+		double best_o = 0.0;
+		char note[160];
+
+		if ((double)ocopies * (double)copy_len < ocsd_mb * MIB)
+			ocopies++;
+		if (ocopies > copies)
+			ocopies = copies;
+		on = ocopies * copy_len;
+		if (ocsd_peer_etm3_count(buf, copy_len, o.etmcr, o.etmidr,
+					 o.etmccer, (uint8_t)o.id, &oone))
+			goto out;
+		for (r = 0; r < o.runs; r++) {
+			double t0 = now_s(), t;
+
+			if (ocsd_peer_etm3_count(buf, on, o.etmcr, o.etmidr,
+						 o.etmccer, (uint8_t)o.id,
+						 &ototal))
+				goto out;
+			t = now_s() - t0;
+			if (r == 0 || t < best_o)
+				best_o = t;
+		}
+		snprintf(note, sizeof(note), "  best of %d; OpenCSD %s%s",
+			 o.runs, ocsd_peer_version(),
+			 ocopies < copies ? "; first copies only (--ocsd-mb)"
+					  : "");
+		print_rate("opencsd", (double)on / MIB, best_o, ototal.packets,
+			   note);
+		printf("etm3_pkt  ratio    %.1fx  (MB/s etmkit / MB/s opencsd)\n",
+		       ((double)n / best_k) / ((double)on / best_o));
+
+		if (oone.packets != one.packets) {
+			printf("etm3_pkt  MISMATCH: packets per copy: etmkit %"
+			       PRIu64 ", opencsd %" PRIu64 " (unsynced/NOTSYNC "
+			       "excluded); by type:\n", one.packets,
+			       oone.packets);
+			print_type_diff(&one, &oone);
+			status = 1;
+		} else if (ototal.packets != oone.packets * ocopies) {
+			printf("etm3_pkt  MISMATCH: opencsd counted %" PRIu64
+			       " packets in %zu copies, expected %" PRIu64 "\n",
+			       ototal.packets, ocopies,
+			       oone.packets * ocopies);
+			status = 1;
+		} else {
+			printf("etm3_pkt  packets  match: %" PRIu64 " per copy "
+			       "(etmkit: %" PRIu64 " unsynced records; opencsd: "
+			       "%" PRIu64 " NOTSYNC runs, not counted)\n",
+			       one.packets, one.unsynced,
+			       oone.notsync);
+		}
+	}
+#else
+	printf("etm3_pkt  opencsd  not built (install libopencsd-dev and "
+	       "reconfigure)\n");
+#endif
+
+out:
+	free(pkts);
+	free(buf);
+	free(stream.data);
+	free(file.data);
+	return status;
+}
