@@ -52,6 +52,11 @@ extern "C" {
 
 /* Configuration flags. */
 #define ETM3_CFG_M_PROFILE 0x1u /* ARMv7-M core: 9-bit exception numbers */
+/* Deliver each run of consecutive P-headers as one etm3_pkt_p_header_run
+ * record instead of one p_header record per header: the form a consumer of
+ * atoms in bulk (the element layer) wants, several times cheaper per
+ * header. */
+#define ETM3_CFG_P_HEADER_RUNS 0x2u
 
 struct etm3_config {
 	size_t size;      /* sizeof(struct etm3_config) */
@@ -106,6 +111,7 @@ enum etm3_pkt_type {
 	etm3_pkt_data_suppressed,
 	etm3_pkt_store_failed,
 	etm3_pkt_reserved,
+	etm3_pkt_p_header_run, /* only with ETM3_CFG_P_HEADER_RUNS */
 	etm3_pkt_type_count
 };
 
@@ -187,6 +193,16 @@ struct etm3_data {
 	uint64_t placeholder_offset; /* matched placeholder's first byte */
 };
 
+/* Consecutive P-headers (ETM3_CFG_P_HEADER_RUNS). The pointers lead into
+ * the fed input: valid until the next etm3_pkt_feed(). Header i's atoms are
+ * etm3_pkt_atom_table(dec)[headers[i]]. */
+struct etm3_p_header_run {
+	const uint8_t *headers;   /* count header bytes */
+	const uint64_t *offsets;  /* their input offsets, or NULL when they
+				     are at offset, offset + 1, ... */
+	uint32_t count;
+};
+
 /* Largest packet in bytes: LSiP I-sync with cycle count and a 6-byte
  * compressed address is 1 + 5 + 4 + 1 + 4 + 6 = 21 bytes. */
 #define ETM3_PKT_MAX_BYTES 24
@@ -203,6 +219,7 @@ struct etm3_packet {
 	uint32_t length;  /* bytes in the packet, or in the unsynced run */
 	union {
 		struct etm3_atoms atoms;           /* p_header */
+		struct etm3_p_header_run run;      /* p_header_run */
 		uint32_t cycles;                   /* cycle_count */
 		struct etm3_isync isync;           /* i_sync, i_sync_cycle */
 		struct etm3_branch branch;         /* branch_address */
@@ -246,6 +263,11 @@ int etm3_pkt_finish(struct etm3_pkt_decoder *dec);
  * decoder searches for the next A-sync. */
 int etm3_pkt_next(struct etm3_pkt_decoder *dec, struct etm3_packet *pkts,
 		  size_t max);
+
+/* The atoms of every P-header byte under the decoder's configuration:
+ * 256 entries indexed by header byte (count 0 for bytes that are not valid
+ * P-headers). Valid for the decoder's lifetime. */
+const struct etm3_atoms *etm3_pkt_atom_table(const struct etm3_pkt_decoder *dec);
 
 /* Drop sync and all compression state (as after alloc). */
 void etm3_pkt_reset(struct etm3_pkt_decoder *dec);

@@ -25,13 +25,17 @@ struct snapshot_diag {
 	char message[256];
 };
 
+/* A [regs] line: NAME=VALUE, NAME(0x080)=VALUE, NAME(id:0x80)=VALUE or
+ * NAME(id:0x100,size:64)=VALUE. */
 struct snapshot_reg {
-	const char *name;   /* as written, e.g. "ETMCR" */
-	uint32_t offset;    /* the "(0x000)" part, if has_offset */
+	const char *name;   /* as written, without the "(...)" part: "ETMCR" */
+	uint32_t offset;    /* "(0x000)" or "(id:0x0)", if has_offset */
 	uint8_t has_offset;
 	uint64_t value;
 };
 
+/* A section whose name starts with "dump" ([dump], [dump1],
+ * [dump.text1]); a repeated [dump] header starts another dump. */
 struct snapshot_dump {
 	const char *file;   /* path, resolved against the device file's folder */
 	uint64_t address;   /* where the bytes sit in the target's memory */
@@ -43,8 +47,10 @@ struct snapshot_dump {
 
 struct snapshot_device {
 	const char *name;   /* [device] name */
-	const char *klass;  /* [device] class: "core", "trace_source", ... */
-	const char *type;   /* [device] type: "ETM3.5", "Cortex-A7", ... */
+	const char *klass;  /* [device] class: "core", "trace_source", ...
+			       ("" if absent) */
+	const char *type;   /* [device] type: "ETM3.5", "Cortex-A7", ...
+			       ("" if absent) */
 	const char *path;   /* the device .ini file */
 	size_t nregs;
 	const struct snapshot_reg *regs;
@@ -59,16 +65,23 @@ struct snapshot_buffer {
 };
 
 /* A trace source as trace.ini's [source_buffers] and [core_trace_sources]
- * name it. */
+ * name it: one per [source_buffers] line, in file order. A
+ * [core_trace_sources] line naming a source that feeds no buffer is
+ * ignored (real snapshots list such sources). */
 struct snapshot_source {
 	const char *name;   /* the trace source device name, e.g. "ETM_0" */
 	const char *buffer; /* the buffer it writes to */
-	const char *core;   /* the core device it traces, or NULL */
+	const char *core;   /* the core device it traces, or NULL if none is
+			       named */
 };
 
 struct snapshot;
 
-/* Read the snapshot in directory @dir. Returns 0 and sets *@ss; or
+/* Read the snapshot in directory @dir. Every string and array reached
+ * from *@ss stays valid until snapshot_free(). Limits: 4 MiB per .ini
+ * file; lines as long as inih allows (197 characters in its default
+ * build); 4096 devices, registers and dumps per device, buffers, sources.
+ * Returns 0 and sets *@ss (and leaves @diag's message empty); or
  * -etmkit_err_invalid (NULL arguments), -etmkit_err_io (a file cannot be
  * read), -etmkit_err_format (a file is malformed or inconsistent: missing
  * section or key, bad number, unknown device or buffer named),
@@ -96,7 +109,7 @@ const struct snapshot_source *snapshot_source_at(const struct snapshot *ss,
 						 size_t i);
 
 /* Register @name (case-insensitive) of @dev. Returns 0 and sets *@value, or
- * -etmkit_err_not_found. */
+ * -etmkit_err_not_found, or -etmkit_err_invalid (NULL argument). */
 int snapshot_reg_value(const struct snapshot_device *dev, const char *name,
 		       uint64_t *value);
 
@@ -105,8 +118,9 @@ int snapshot_reg_value(const struct snapshot_device *dev, const char *name,
 enum etmkit_protocol snapshot_device_protocol(const struct snapshot_device *dev);
 
 /* Fill @cfg and *@trace_id from an ETMv3 device's ETMCR, ETMIDR, ETMCCER and
- * ETMTRACEIDR registers. Returns 0, or -etmkit_err_format when one is
- * missing (named in @diag). */
+ * ETMTRACEIDR registers (trace ID = ETMTRACEIDR[6:0]). Returns 0, or
+ * -etmkit_err_format when one is missing or wider than 32 bits (named in
+ * @diag, which may be NULL), -etmkit_err_invalid (NULL argument). */
 int snapshot_etm3_config(const struct snapshot_device *dev,
 			 struct etm3_config *cfg, uint8_t *trace_id,
 			 struct snapshot_diag *diag);

@@ -917,6 +917,57 @@ static void test_offsets_array_and_batch_of_one(void **state)
 	etm3_pkt_free(dec);
 }
 
+static void test_p_header_runs(void **state)
+{
+	/* ETM3_CFG_P_HEADER_RUNS: the stream's P-headers come as runs that
+	 * point into the input, and expand to the same atoms as one record
+	 * per header. */
+	static struct run single;
+	struct etm3_config cfg;
+	struct etm3_pkt_decoder *dec = NULL;
+	const struct etm3_atoms *tab;
+	int k = 0, runs = 0;
+
+	(void)state;
+	decode_chunked(CR_CA, IDR(5), CCER_TS64, stream, sizeof(stream), 0, &single);
+	etm3_config_init(&cfg);
+	cfg.etmcr = CR_CA;
+	cfg.etmidr = IDR(5);
+	cfg.etmccer = CCER_TS64;
+	cfg.flags = ETM3_CFG_P_HEADER_RUNS;
+	assert_int_equal(etm3_pkt_alloc(&dec, &cfg), 0);
+	tab = etm3_pkt_atom_table(dec);
+	assert_int_equal(tab[0xc8].count, 6); /* WEWEWN (Example 7.2) */
+	assert_int_equal(tab[0x10].count, 0);
+	memset(&R, 0, sizeof(R));
+	assert_int_equal(etm3_pkt_feed(dec, stream, sizeof(stream), NULL, 100), 0);
+	etm3_pkt_finish(dec);
+	drain(dec, &R, 4);
+	for (int i = 0; i < R.n; i++) {
+		const struct etm3_packet *p = &R.p[i];
+
+		if (p->type != etm3_pkt_p_header_run) {
+			assert_int_equal(p->type, single.p[k].type);
+			assert_int_equal(p->offset, single.p[k].offset + 100);
+			k++;
+			continue;
+		}
+		runs++;
+		assert_null(p->u.run.offsets);
+		for (uint32_t j = 0; j < p->u.run.count; j++, k++) {
+			const struct etm3_atoms *a = &tab[p->u.run.headers[j]];
+
+			assert_int_equal(single.p[k].type, etm3_pkt_p_header);
+			assert_int_equal(p->offset + j, single.p[k].offset + 100);
+			assert_int_equal(a->bits, single.p[k].u.atoms.bits);
+			assert_int_equal(a->count, single.p[k].u.atoms.count);
+		}
+	}
+	assert_int_equal(k, single.n);
+	assert_int_equal(runs, 2); /* 84 a0, and 88 */
+	etm3_pkt_free(dec);
+}
+
 static void test_api_errors(void **state)
 {
 	struct etm3_config cfg;
@@ -978,6 +1029,7 @@ int main(void)
 		cmocka_unit_test(test_ooo_not_consecutive_is_not_a_pair),
 		cmocka_unit_test(test_chunking_is_invisible),
 		cmocka_unit_test(test_offsets_array_and_batch_of_one),
+		cmocka_unit_test(test_p_header_runs),
 		cmocka_unit_test(test_api_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -182,4 +182,6 @@ void etm3_build_tables(struct etm3_pkt_decoder *dec)
 	for (unsigned b = 0; b < 256; b++)
 		dec->hdr[b] = classify(&dec->info, b);
 	build_ph_table(dec);
+	for (unsigned b = 0; b < 256; b++)
+		dec->atoms[b] = dec->ph[b].atoms;
 }

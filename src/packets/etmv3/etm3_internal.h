@@ -38,6 +38,7 @@ struct etm3_pkt_decoder {
 	struct etm3_config_info info;
 	uint8_t hdr[256];                 /* header byte -> type */
 	struct etm3_ph_tmpl ph[256];      /* P-header expansions */
+	struct etm3_atoms atoms[256];     /* the same, for etm3_pkt_atom_table() */
 
 	/* Input. */
 	const uint8_t *buf;

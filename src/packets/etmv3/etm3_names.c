@@ -25,6 +25,7 @@ const char *etm3_pkt_type_name(enum etm3_pkt_type type)
 		[etm3_pkt_data_suppressed] = "data_suppressed",
 		[etm3_pkt_store_failed] = "store_failed",
 		[etm3_pkt_reserved] = "reserved",
+		[etm3_pkt_p_header_run] = "p_header_run",
 	};
 
 	if ((unsigned)type >= etm3_pkt_type_count)

@@ -667,7 +667,12 @@ static int decode_one(struct etm3_pkt_decoder *dec, const uint8_t *p,
 
 		pkt->length = n;
 		pkt->size = (uint8_t)n;
-		memcpy(pkt->raw, p, n);
+		/* A fixed-size copy is two vector moves; bytes past the
+		 * packet are outside size and never read as packet bytes. */
+		if (avail >= ETM3_PKT_MAX_BYTES)
+			memcpy(pkt->raw, p, ETM3_PKT_MAX_BYTES);
+		else
+			memcpy(pkt->raw, p, n);
 	}
 	if (len < 0)
 		pkt->error = -etmkit_err_bad_packet;
@@ -1027,6 +1032,85 @@ static int next_slow(struct etm3_pkt_decoder *dec, struct etm3_packet *out,
 	return 1;
 }
 
+/* Decode the run of P-headers starting at buf[pos], one record each, into
+ * out[0..room). Everything it reads lives in locals or behind const
+ * pointers, so the byte stores into the records cannot force reloads.
+ * Returns the position after the run. */
+static size_t fast_p_headers(const struct etm3_ph_tmpl *ph, const uint8_t *buf,
+			     size_t pos, size_t n, const uint64_t *offs,
+			     uint64_t base, struct etm3_packet *out, size_t room)
+{
+	size_t lim = n - pos < room ? n : pos + room;
+	size_t start = pos;
+
+	if (offs) {
+		for (; pos < lim; pos++) {
+			uint8_t b = buf[pos];
+			struct etm3_ph_tmpl t = ph[b];
+			struct etm3_packet *pkt = &out[pos - start];
+
+			if (t.type != etm3_pkt_p_header)
+				break;
+			pkt->offset = offs[pos];
+			memcpy(&pkt->type, &t, sizeof(t));
+			pkt->raw[0] = b;
+		}
+		return pos;
+	}
+	for (; pos < lim; pos++) {
+		uint8_t b = buf[pos];
+		struct etm3_ph_tmpl t = ph[b];
+		struct etm3_packet *pkt = &out[pos - start];
+
+		if (t.type != etm3_pkt_p_header)
+			break;
+		pkt->offset = base + pos;
+		memcpy(&pkt->type, &t, sizeof(t));
+		pkt->raw[0] = b;
+	}
+	return pos;
+}
+
+/* The end of the run of valid P-headers starting at buf[pos]. */
+static size_t p_header_run_end(const struct etm3_ph_tmpl *ph, const uint8_t *buf,
+			       size_t pos, size_t n)
+{
+	while (pos < n && ph[buf[pos]].type == etm3_pkt_p_header)
+		pos++;
+	return pos;
+}
+
+/* One record for the run of P-headers at dec->pos; 0 if there is none. */
+static int emit_p_header_run(struct etm3_pkt_decoder *dec,
+			     struct etm3_packet *pkt)
+{
+	size_t pos = dec->pos;
+	size_t end = p_header_run_end(dec->ph, dec->buf, pos, dec->n);
+
+	if (end == pos)
+		return 0;
+	/* Runs longer than 4 GiB are split: count is 32 bits. */
+	if (end - pos > UINT32_MAX)
+		end = pos + UINT32_MAX;
+	pkt->offset = off_at(dec, pos);
+	pkt->type = etm3_pkt_p_header_run;
+	pkt->size = 1;
+	pkt->error = 0;
+	pkt->length = (uint32_t)(end - pos);
+	pkt->raw[0] = dec->buf[pos];
+	pkt->u.run.headers = dec->buf + pos;
+	pkt->u.run.offsets = dec->offs ? dec->offs + pos : NULL;
+	pkt->u.run.count = (uint32_t)(end - pos);
+	dec->pos = end;
+	dec->prev_type = etm3_pkt_p_header;
+	return 1;
+}
+
+const struct etm3_atoms *etm3_pkt_atom_table(const struct etm3_pkt_decoder *dec)
+{
+	return dec ? dec->atoms : NULL;
+}
+
 int etm3_pkt_next(struct etm3_pkt_decoder *dec, struct etm3_packet *pkts,
 		  size_t max)
 {
@@ -1039,26 +1123,23 @@ int etm3_pkt_next(struct etm3_pkt_decoder *dec, struct etm3_packet *pkts,
 		dec->have_pending = 0;
 	}
 	while (out < max) {
-		const uint8_t *buf = dec->buf;
-		size_t pos = dec->pos, n = dec->n;
-
 		/* Fast path: P-headers at packet boundaries (Q 7.3.1). */
-		if (dec->scan == etm3_scan_synced && !dec->part_len) {
-			while (out < max && pos < n) {
-				uint8_t b = buf[pos];
-				const struct etm3_ph_tmpl *t = &dec->ph[b];
+		if (dec->scan == etm3_scan_synced && !dec->part_len &&
+		    (dec->cfg.flags & ETM3_CFG_P_HEADER_RUNS)) {
+			out += (size_t)emit_p_header_run(dec, &pkts[out]);
+			if (out >= max)
+				break;
+		} else if (dec->scan == etm3_scan_synced && !dec->part_len) {
+			size_t pos = dec->pos;
+			size_t end = fast_p_headers(dec->ph, dec->buf, pos, dec->n,
+						    dec->offs, dec->base,
+						    pkts + out, max - out);
 
-				if (t->type != etm3_pkt_p_header)
-					break;
-				struct etm3_packet *pkt = &pkts[out++];
-				pkt->offset = dec->offs ? dec->offs[pos] : dec->base + pos;
-				memcpy(&pkt->type, t, sizeof(*t));
-				pkt->raw[0] = b;
-				pos++;
-			}
-			if (dec->pos != pos)
+			if (end != pos) {
+				out += end - pos;
+				dec->pos = end;
 				dec->prev_type = etm3_pkt_p_header;
-			dec->pos = pos;
+			}
 			if (out >= max)
 				break;
 		}
