@@ -121,8 +121,8 @@ int deformat_finish(struct deformatter *d);
 
 const struct deformat_stats *deformat_get_stats(const struct deformatter *d);
 
-/* "none", "coresight", "tpiu", "tpiu-hsync"; and the reverse (returns -1
- * for an unknown name). */
+/* "none", "coresight", "tpiu", "tpiu-hsync" ("unknown" for a value out of
+ * range); and the reverse (returns -1 for an unknown name or NULL). */
 const char *deformat_mode_name(enum deformat_mode mode);
 int deformat_mode_parse(const char *name);
 

@@ -968,6 +968,81 @@ static void test_p_header_runs(void **state)
 	etm3_pkt_free(dec);
 }
 
+/* xorshift64: a fixed, portable sequence. */
+static uint64_t rnd(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+/* Every byte of a raw stream is in exactly one record, in order, whatever
+ * the bytes, the configuration and the chunking. Streams are random bytes
+ * mixed with pieces of real packets so that sync is found and lost. */
+static void test_every_byte_accounted(void **state)
+{
+	static const uint8_t pieces[][8] = {
+		{ 0, 0, 0, 0, 0, 0x80 }, { 0x84 }, { 0x08, 0x21, 0, 0x10, 0, 0x80 },
+		{ 0xb7, 0xfd, 0xd6, 0x01 }, { 0x42, 0xdf, 0x1e }, { 0x2e, 0x05 },
+		{ 0x74, 0x20 }, { 0x2c, 1, 2, 3, 4 }, { 0x10 }, { 0x9b, 0xd8, 0x87, 0x80, 0x08 },
+	};
+	static const uint32_t crs[] = { 0, CR_CA, CR_CA | CR_DATA | (3u << 14),
+					CR_DATA | ETM3_ETMCR_DATA_ONLY };
+	static const uint32_t idrs[] = { IDR(0), IDR(3), IDR(5), IDR_ALT(4) };
+	static uint8_t buf[4096];
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+
+	(void)state;
+	for (int iter = 0; iter < 400; iter++) {
+		size_t len = rnd(&x) % sizeof(buf), chunk = 1 + rnd(&x) % 64;
+		uint32_t flags = (rnd(&x) & 1) ? ETM3_CFG_P_HEADER_RUNS : 0;
+		struct etm3_config cfg;
+		struct etm3_pkt_decoder *dec = NULL;
+		uint64_t expect = 0;
+
+		for (size_t i = 0; i < len;) {
+			if (rnd(&x) % 3) {
+				const uint8_t *pc = pieces[rnd(&x) % 10];
+				for (int k = 0; k < 8 && i < len && (k == 0 || pc[k] || pc[0] == 0); k++)
+					buf[i++] = pc[k];
+			} else {
+				buf[i++] = (uint8_t)rnd(&x);
+			}
+		}
+		etm3_config_init(&cfg);
+		cfg.etmcr = crs[rnd(&x) % 4];
+		cfg.etmidr = idrs[rnd(&x) % 4];
+		cfg.etmccer = (rnd(&x) & 1) ? CCER_TS64 : 0;
+		cfg.flags = flags;
+		assert_int_equal(etm3_pkt_alloc(&dec, &cfg), 0);
+		for (size_t at = 0; at <= len; at += chunk) {
+			size_t n = len - at < chunk ? len - at : chunk;
+			int last = at + chunk > len;
+			struct etm3_packet p[7];
+			int got;
+
+			if (n)
+				assert_int_equal(etm3_pkt_feed(dec, buf + at, n, NULL, at), 0);
+			if (last)
+				etm3_pkt_finish(dec);
+			while ((got = etm3_pkt_next(dec, p, 7)) > 0) {
+				for (int i = 0; i < got; i++) {
+					assert_int_equal(p[i].offset, expect);
+					assert_true(p[i].length > 0);
+					assert_true(p[i].size <= ETM3_PKT_MAX_BYTES);
+					expect += p[i].length;
+				}
+			}
+			assert_int_equal(got, -etmkit_err_eos);
+			if (last)
+				break;
+		}
+		assert_int_equal(expect, len);
+		etm3_pkt_free(dec);
+	}
+}
+
 static void test_api_errors(void **state)
 {
 	struct etm3_config cfg;
@@ -1030,6 +1105,7 @@ int main(void)
 		cmocka_unit_test(test_chunking_is_invisible),
 		cmocka_unit_test(test_offsets_array_and_batch_of_one),
 		cmocka_unit_test(test_p_header_runs),
+		cmocka_unit_test(test_every_byte_accounted),
 		cmocka_unit_test(test_api_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

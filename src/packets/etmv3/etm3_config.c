@@ -184,4 +184,11 @@ void etm3_build_tables(struct etm3_pkt_decoder *dec)
 	build_ph_table(dec);
 	for (unsigned b = 0; b < 256; b++)
 		dec->atoms[b] = dec->ph[b].atoms;
+	/* Every b1xxxxx00 byte is a valid P-header but 0x80 in cycle-accurate
+	 * mode after ETMv3.0; p_header_run_end() relies on it. */
+	dec->simd_excluded = dec->ph[0x80].type == etm3_pkt_p_header ? 0x01 : 0x80;
+	dec->simd_ok = 1;
+	for (unsigned b = 0x80; b < 0x100; b += 4)
+		if (b != dec->simd_excluded && dec->ph[b].type != etm3_pkt_p_header)
+			dec->simd_ok = 0;
 }

@@ -39,6 +39,9 @@ struct etm3_pkt_decoder {
 	uint8_t hdr[256];                 /* header byte -> type */
 	struct etm3_ph_tmpl ph[256];      /* P-header expansions */
 	struct etm3_atoms atoms[256];     /* the same, for etm3_pkt_atom_table() */
+	uint8_t simd_excluded;            /* b1xxxxx00 byte that is not valid:
+					     0x80, or 0x01 (never matches) */
+	uint8_t simd_ok;                  /* all other b1xxxxx00 are valid */
 
 	/* Input. */
 	const uint8_t *buf;

@@ -9,6 +9,9 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "packets/etmv3/etm3_internal.h"
 
@@ -1071,10 +1074,39 @@ static size_t fast_p_headers(const struct etm3_ph_tmpl *ph, const uint8_t *buf,
 	return pos;
 }
 
-/* The end of the run of valid P-headers starting at buf[pos]. */
-static size_t p_header_run_end(const struct etm3_ph_tmpl *ph, const uint8_t *buf,
-			       size_t pos, size_t n)
+/* The end of the run of valid P-headers starting at buf[pos].
+ *
+ * Format 1 and 3 P-headers (b1xxxxx00) are the bulk of a trace and valid in
+ * every mode except 0x80 (reserved in cycle-accurate mode after ETMv3.0,
+ * Q Table 7.3): with SSE2 they are checked 16 bytes at a time; any other
+ * byte is looked up in the table. */
+static size_t p_header_run_end(const struct etm3_pkt_decoder *dec,
+			       const uint8_t *buf, size_t pos, size_t n)
 {
+	const struct etm3_ph_tmpl *ph = dec->ph;
+#if defined(__SSE2__)
+	const __m128i mask = _mm_set1_epi8((char)0x83);
+	const __m128i fmt13 = _mm_set1_epi8((char)0x80);
+	const __m128i excl = _mm_set1_epi8((char)dec->simd_excluded);
+
+	while (dec->simd_ok && n - pos >= 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(buf + pos));
+		__m128i ok = _mm_andnot_si128(_mm_cmpeq_epi8(v, excl),
+			_mm_cmpeq_epi8(_mm_and_si128(v, mask), fmt13));
+		unsigned bad = ~(unsigned)_mm_movemask_epi8(ok) & 0xffffu;
+
+		if (!bad) {
+			pos += 16;
+			continue;
+		}
+		pos += (unsigned)__builtin_ctz(bad);
+		if (ph[buf[pos]].type != etm3_pkt_p_header)
+			return pos;
+		pos++; /* a format 2 or 4 P-header */
+	}
+#else
+	(void)dec;
+#endif
 	while (pos < n && ph[buf[pos]].type == etm3_pkt_p_header)
 		pos++;
 	return pos;
@@ -1085,7 +1117,7 @@ static int emit_p_header_run(struct etm3_pkt_decoder *dec,
 			     struct etm3_packet *pkt)
 {
 	size_t pos = dec->pos;
-	size_t end = p_header_run_end(dec->ph, dec->buf, pos, dec->n);
+	size_t end = p_header_run_end(dec, dec->buf, pos, dec->n);
 
 	if (end == pos)
 		return 0;
