@@ -184,11 +184,17 @@ void etm3_build_tables(struct etm3_pkt_decoder *dec)
 	build_ph_table(dec);
 	for (unsigned b = 0; b < 256; b++)
 		dec->atoms[b] = dec->ph[b].atoms;
-	/* Every b1xxxxx00 byte is a valid P-header but 0x80 in cycle-accurate
-	 * mode after ETMv3.0; p_header_run_end() relies on it. */
+	/* The byte rule p_header_run_end() applies 16 bytes at a time must
+	 * say exactly what the table says, for every byte. */
 	dec->simd_excluded = dec->ph[0x80].type == etm3_pkt_p_header ? 0x01 : 0x80;
+	dec->simd_fmt4 = dec->ph[0x92].type == etm3_pkt_p_header ? 0x92 : 0x04;
 	dec->simd_ok = 1;
-	for (unsigned b = 0x80; b < 0x100; b += 4)
-		if (b != dec->simd_excluded && dec->ph[b].type != etm3_pkt_p_header)
+	for (unsigned b = 0; b < 256; b++) {
+		int f13 = (b & 0x83) == 0x80 && b != dec->simd_excluded;
+		int f2 = (b & 0xf3) == 0x82;
+		int f4 = (b & 0xfb) == dec->simd_fmt4;
+
+		if ((f13 || f2 || f4) != (dec->ph[b].type == etm3_pkt_p_header))
 			dec->simd_ok = 0;
+	}
 }

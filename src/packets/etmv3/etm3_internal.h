@@ -39,9 +39,11 @@ struct etm3_pkt_decoder {
 	uint8_t hdr[256];                 /* header byte -> type */
 	struct etm3_ph_tmpl ph[256];      /* P-header expansions */
 	struct etm3_atoms atoms[256];     /* the same, for etm3_pkt_atom_table() */
-	uint8_t simd_excluded;            /* b1xxxxx00 byte that is not valid:
-					     0x80, or 0x01 (never matches) */
-	uint8_t simd_ok;                  /* all other b1xxxxx00 are valid */
+	/* The vector rule of p_header_run_end(): */
+	uint8_t simd_excluded;            /* 0x80 if reserved, else 0x01 */
+	uint8_t simd_fmt4;                /* 0x92 if format 4 exists, else
+					     0x04 (never matches) */
+	uint8_t simd_ok;                  /* the rule equals the table */
 
 	/* Input. */
 	const uint8_t *buf;

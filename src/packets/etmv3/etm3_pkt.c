@@ -533,16 +533,11 @@ static int parse_ooo_placeholder(struct etm3_pkt_decoder *dec,
 {
 	struct etm3_data *d = &pkt->u.data;
 	int has_addr = (p[0] & 0x20) && dec->info.data_addr;
-	int len;
 
 	memset(d, 0, sizeof(*d));
 	d->pair = -1;
 	d->tag = (p[0] >> 2) & 3;
-	len = parse_data_fields(dec, p, avail, has_addr, 0, pkt);
-	if (len <= 0)
-		return len;
-	(void)dec;
-	return len;
+	return parse_data_fields(dec, p, avail, has_addr, 0, pkt);
 }
 
 /* Out-of-order bookkeeping (Q 7.4.3): a placeholder waits for the data
@@ -605,34 +600,26 @@ static void match_ooo_data(struct etm3_pkt_decoder *dec,
 
 /* ---- Dispatch ------------------------------------------------------------- */
 
-static int parse_none(struct etm3_pkt_decoder *dec, const uint8_t *p,
-		      size_t avail, struct etm3_packet *pkt)
-{
-	(void)dec;
-	(void)p;
-	(void)avail;
-	(void)pkt;
-	return 1;
-}
-
-typedef int (*parse_fn)(struct etm3_pkt_decoder *, const uint8_t *, size_t,
-			struct etm3_packet *);
-
-static parse_fn parser_for(unsigned type)
+/* The payload parser of @type: a direct switch the compiler can inline.
+ * Packets without payload are one byte. */
+static int parse_payload(unsigned type, struct etm3_pkt_decoder *dec,
+			 const uint8_t *p, size_t avail, struct etm3_packet *pkt)
 {
 	switch (type) {
-	case etm3_pkt_cycle_count: return parse_cycle_count;
+	case etm3_pkt_branch_address: return parse_branch(dec, p, avail, pkt);
 	case etm3_pkt_i_sync:
-	case etm3_pkt_i_sync_cycle: return parse_isync;
-	case etm3_pkt_branch_address: return parse_branch;
-	case etm3_pkt_context_id: return parse_context_id;
-	case etm3_pkt_vmid: return parse_vmid;
-	case etm3_pkt_timestamp: return parse_timestamp;
-	case etm3_pkt_normal_data: return parse_normal_data;
-	case etm3_pkt_ooo_placeholder: return parse_ooo_placeholder;
-	case etm3_pkt_ooo_data: return parse_ooo_data;
-	case etm3_pkt_value_not_traced: return parse_value_not_traced;
-	default: return parse_none;
+	case etm3_pkt_i_sync_cycle: return parse_isync(dec, p, avail, pkt);
+	case etm3_pkt_cycle_count: return parse_cycle_count(dec, p, avail, pkt);
+	case etm3_pkt_context_id: return parse_context_id(dec, p, avail, pkt);
+	case etm3_pkt_vmid: return parse_vmid(dec, p, avail, pkt);
+	case etm3_pkt_timestamp: return parse_timestamp(dec, p, avail, pkt);
+	case etm3_pkt_normal_data: return parse_normal_data(dec, p, avail, pkt);
+	case etm3_pkt_ooo_placeholder:
+		return parse_ooo_placeholder(dec, p, avail, pkt);
+	case etm3_pkt_ooo_data: return parse_ooo_data(dec, p, avail, pkt);
+	case etm3_pkt_value_not_traced:
+		return parse_value_not_traced(dec, p, avail, pkt);
+	default: return 1;
 	}
 }
 
@@ -660,7 +647,7 @@ static int decode_one(struct etm3_pkt_decoder *dec, const uint8_t *p,
 			pkt->u.atoms = dec->ph[p[0]].atoms;
 			len = 1;
 		} else {
-			len = parser_for(type)(dec, p, avail, pkt);
+			len = parse_payload(type, dec, p, avail, pkt);
 		}
 	}
 	if (len == 0)
@@ -1076,36 +1063,41 @@ static size_t fast_p_headers(const struct etm3_ph_tmpl *ph, const uint8_t *buf,
 
 /* The end of the run of valid P-headers starting at buf[pos].
  *
- * Format 1 and 3 P-headers (b1xxxxx00) are the bulk of a trace and valid in
- * every mode except 0x80 (reserved in cycle-accurate mode after ETMv3.0,
- * Q Table 7.3): with SSE2 they are checked 16 bytes at a time; any other
- * byte is looked up in the table. */
+ * With SSE2, 16 bytes at a time: a byte is a P-header if it is
+ *   b1xxxxx00 (formats 1 and 3; format 1 only without cycle accuracy),
+ *             except 0x80 where that is reserved (Q Table 7.3),
+ *   b1000xx10 (format 2), or
+ *   b10010x10 (format 4, cycle-accurate ETMv3.3 and later).
+ * etm3_build_tables() checks this rule against the table for all 256
+ * bytes and leaves simd_ok clear if they ever differ. */
 static size_t p_header_run_end(const struct etm3_pkt_decoder *dec,
 			       const uint8_t *buf, size_t pos, size_t n)
 {
 	const struct etm3_ph_tmpl *ph = dec->ph;
 #if defined(__SSE2__)
-	const __m128i mask = _mm_set1_epi8((char)0x83);
-	const __m128i fmt13 = _mm_set1_epi8((char)0x80);
-	const __m128i excl = _mm_set1_epi8((char)dec->simd_excluded);
+	if (dec->simd_ok) {
+		const __m128i m13 = _mm_set1_epi8((char)0x83);
+		const __m128i v13 = _mm_set1_epi8((char)0x80);
+		const __m128i excl = _mm_set1_epi8((char)dec->simd_excluded);
+		const __m128i m2 = _mm_set1_epi8((char)0xf3);
+		const __m128i v2 = _mm_set1_epi8((char)0x82);
+		const __m128i m4 = _mm_set1_epi8((char)0xfb);
+		const __m128i v4 = _mm_set1_epi8((char)dec->simd_fmt4);
 
-	while (dec->simd_ok && n - pos >= 16) {
-		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(buf + pos));
-		__m128i ok = _mm_andnot_si128(_mm_cmpeq_epi8(v, excl),
-			_mm_cmpeq_epi8(_mm_and_si128(v, mask), fmt13));
-		unsigned bad = ~(unsigned)_mm_movemask_epi8(ok) & 0xffffu;
+		while (n - pos >= 16) {
+			__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(buf + pos));
+			__m128i f13 = _mm_andnot_si128(_mm_cmpeq_epi8(v, excl),
+				_mm_cmpeq_epi8(_mm_and_si128(v, m13), v13));
+			__m128i f2 = _mm_cmpeq_epi8(_mm_and_si128(v, m2), v2);
+			__m128i f4 = _mm_cmpeq_epi8(_mm_and_si128(v, m4), v4);
+			__m128i ok = _mm_or_si128(f13, _mm_or_si128(f2, f4));
+			unsigned bad = ~(unsigned)_mm_movemask_epi8(ok) & 0xffffu;
 
-		if (!bad) {
+			if (bad)
+				return pos + (unsigned)__builtin_ctz(bad);
 			pos += 16;
-			continue;
 		}
-		pos += (unsigned)__builtin_ctz(bad);
-		if (ph[buf[pos]].type != etm3_pkt_p_header)
-			return pos;
-		pos++; /* a format 2 or 4 P-header */
 	}
-#else
-	(void)dec;
 #endif
 	while (pos < n && ph[buf[pos]].type == etm3_pkt_p_header)
 		pos++;
