@@ -68,21 +68,26 @@ void cli_print_etm3_json(FILE *f, uint8_t id, const struct etm3_packet *p,
 int cmd_packets(int argc, char **argv);
 int cmd_frames(int argc, char **argv);
 
-/* Shared option codes for getopt_long. */
+/* Option codes for getopt_long. */
 enum cli_opt {
-	opt_snapshot = 0x100, opt_id, opt_json, opt_protocol, opt_etmcr,
-	opt_etmidr, opt_etmccer, opt_frames, opt_help, opt_stats,
-	opt_summary, opt_quiet
+	opt_snapshot = 0x100, opt_id, opt_protocol, opt_etmcr, opt_etmidr,
+	opt_etmccer, opt_frames, opt_help,
+	opt_flag0 = 0x200 /* command flags: opt_flag0 + index */
 };
 
-#define CLI_INPUT_LONG_OPTIONS                                                 \
-	{ "snapshot", required_argument, NULL, opt_snapshot },                 \
-	{ "id", required_argument, NULL, opt_id },                             \
-	{ "protocol", required_argument, NULL, opt_protocol },                 \
-	{ "etmcr", required_argument, NULL, opt_etmcr },                       \
-	{ "etmidr", required_argument, NULL, opt_etmidr },                     \
-	{ "etmccer", required_argument, NULL, opt_etmccer },                   \
-	{ "frames", required_argument, NULL, opt_frames },                     \
-	{ "help", no_argument, NULL, opt_help }
+/* A command's own on/off option: --name sets *target to 1. */
+struct cli_flag {
+	const char *name;
+	int *target;
+};
+
+/* Parse a command's arguments: the input options, @flags (ended by a NULL
+ * name), --help (prints @usage; returns -1) and one optional FILE. Returns
+ * 0, -1 after --help, or cli_exit_usage after printing why. */
+int cli_parse_args(const char *cmd, const char *usage,
+		   const struct cli_flag *flags, struct cli_input *in,
+		   int argc, char **argv);
+
+
 
 #endif

@@ -1,6 +1,4 @@
 /* etmkit frames: the transport layer's view of a capture. */
-#define _GNU_SOURCE
-#include <getopt.h>
 #include <inttypes.h>
 #include <string.h>
 
@@ -99,43 +97,12 @@ static void print_summary(const struct deformat_stats *st)
 
 static int parse_args(struct frames_run *r, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		CLI_INPUT_LONG_OPTIONS,
-		{ "summary", no_argument, NULL, opt_summary },
-		{ NULL, 0, NULL, 0 }
+	const struct cli_flag flags[] = {
+		{ "summary", &r->summary },
+		{ NULL, NULL }
 	};
-	int c;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
-		int k = cli_input_option(&r->in, c, optarg);
-
-		if (k < 0)
-			return cli_exit_usage;
-		if (k)
-			continue;
-		switch (c) {
-		case opt_summary: r->summary = 1; break;
-		case opt_help: fputs(frames_usage, stdout); return -1;
-		case ':':
-			fprintf(stderr, "etmkit frames: option '%s' needs a value\n",
-				argv[optind - 1]);
-			return cli_exit_usage;
-		default:
-			fprintf(stderr, "etmkit frames: unknown option '%s' "
-				"(see etmkit frames --help)\n", argv[optind - 1]);
-			return cli_exit_usage;
-		}
-	}
-	if (optind < argc)
-		r->in.file = argv[optind++];
-	if (optind < argc) {
-		fprintf(stderr, "etmkit frames: unexpected argument '%s'\n",
-			argv[optind]);
-		return cli_exit_usage;
-	}
-	return 0;
+	return cli_parse_args("frames", frames_usage, flags, &r->in, argc, argv);
 }
 
 int cmd_frames(int argc, char **argv)

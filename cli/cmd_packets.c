@@ -1,6 +1,4 @@
 /* etmkit packets: list the packets of each trace source. */
-#define _GNU_SOURCE
-#include <getopt.h>
 #include <inttypes.h>
 #include <string.h>
 
@@ -104,45 +102,13 @@ static void print_stats(const struct packets_run *r)
 
 static int parse_args(struct packets_run *r, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		CLI_INPUT_LONG_OPTIONS,
-		{ "json", no_argument, NULL, opt_json },
-		{ "stats", no_argument, NULL, opt_stats },
-		{ NULL, 0, NULL, 0 }
+	const struct cli_flag flags[] = {
+		{ "json", &r->json },
+		{ "stats", &r->stats },
+		{ NULL, NULL }
 	};
-	int c;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
-		int k = cli_input_option(&r->in, c, optarg);
-
-		if (k < 0)
-			return cli_exit_usage;
-		if (k)
-			continue;
-		switch (c) {
-		case opt_json: r->json = 1; break;
-		case opt_stats: r->stats = 1; break;
-		case opt_help: fputs(packets_usage, stdout); return -1;
-		case ':':
-			fprintf(stderr, "etmkit packets: option '%s' needs a value\n",
-				argv[optind - 1]);
-			return cli_exit_usage;
-		default:
-			fprintf(stderr, "etmkit packets: unknown option '%s' "
-				"(see etmkit packets --help)\n", argv[optind - 1]);
-			return cli_exit_usage;
-		}
-	}
-	if (optind < argc)
-		r->in.file = argv[optind++];
-	if (optind < argc) {
-		fprintf(stderr, "etmkit packets: unexpected argument '%s'\n",
-			argv[optind]);
-		return cli_exit_usage;
-	}
-	return 0;
+	return cli_parse_args("packets", packets_usage, flags, &r->in, argc, argv);
 }
 
 int cmd_packets(int argc, char **argv)

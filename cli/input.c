@@ -1,11 +1,23 @@
 /* etmkit CLI: where the trace comes from (snapshot or raw file). */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE
 #include <errno.h>
+#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "cli.h"
+
+/* The input options every command takes. */
+#define CLI_INPUT_LONG_OPTIONS                                                 \
+	{ "snapshot", required_argument, NULL, opt_snapshot },                 \
+	{ "id", required_argument, NULL, opt_id },                             \
+	{ "protocol", required_argument, NULL, opt_protocol },                 \
+	{ "etmcr", required_argument, NULL, opt_etmcr },                       \
+	{ "etmidr", required_argument, NULL, opt_etmidr },                     \
+	{ "etmccer", required_argument, NULL, opt_etmccer },                   \
+	{ "frames", required_argument, NULL, opt_frames },                     \
+	{ "help", no_argument, NULL, opt_help }
 
 int cli_parse_u32(const char *s, uint32_t *v)
 {
@@ -290,4 +302,54 @@ int cli_input_stream(const struct cli_input *in,
 	free(buf);
 	fclose(f);
 	return rc;
+}
+
+int cli_parse_args(const char *cmd, const char *usage,
+		   const struct cli_flag *flags, struct cli_input *in,
+		   int argc, char **argv)
+{
+	struct option longopts[32] = { CLI_INPUT_LONG_OPTIONS };
+	size_t base = 0, nflags = 0;
+	int c;
+
+	while (longopts[base].name)
+		base++;
+	for (; flags && flags[nflags].name; nflags++) {
+		longopts[base + nflags].name = flags[nflags].name;
+		longopts[base + nflags].has_arg = no_argument;
+		longopts[base + nflags].val = opt_flag0 + (int)nflags;
+	}
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+		int k = cli_input_option(in, c, optarg);
+
+		if (k < 0)
+			return cli_exit_usage;
+		if (k)
+			continue;
+		if (c >= opt_flag0 && c < opt_flag0 + (int)nflags) {
+			*flags[c - opt_flag0].target = 1;
+			continue;
+		}
+		if (c == opt_help) {
+			fputs(usage, stdout);
+			return -1;
+		}
+		if (c == ':')
+			fprintf(stderr, "etmkit %s: option '%s' needs a value\n", cmd,
+				argv[optind - 1]);
+		else
+			fprintf(stderr, "etmkit %s: unknown option '%s' (see etmkit "
+				"%s --help)\n", cmd, argv[optind - 1], cmd);
+		return cli_exit_usage;
+	}
+	if (optind < argc)
+		in->file = argv[optind++];
+	if (optind < argc) {
+		fprintf(stderr, "etmkit %s: unexpected argument '%s'\n", cmd,
+			argv[optind]);
+		return cli_exit_usage;
+	}
+	return 0;
 }

@@ -53,34 +53,15 @@ static uint32_t le_n(const uint8_t *p, unsigned n)
 	return v;
 }
 
-/* Cycle count field, IHI 0014Q 7.3.4: 7 bits and a continuation bit per
- * byte, the 5th byte holds bits [31:28]. Returns bytes used or 0. */
-static int read_cycles(const uint8_t *p, size_t avail, uint32_t *value)
+/* The 1-5 byte number of cycle counts (IHI 0014Q 7.3.4) and data
+ * addresses (7.4.2): bytes 0-3 carry 7 bits each and a continuation bit,
+ * the 5th carries bits [31:28] in [3:0]. Returns bytes used or 0; *bits is
+ * how many low bits were carried. */
+static int read_groups(const uint8_t *p, size_t avail, uint32_t *value,
+		       uint8_t *bits)
 {
 	uint32_t v = 0;
 
-	for (unsigned k = 0; k < 4; k++) {
-		NEED(k + 1);
-		v |= (uint32_t)(p[k] & 0x7f) << (7 * k);
-		if (!(p[k] & 0x80)) {
-			*value = v;
-			return (int)k + 1;
-		}
-	}
-	NEED(5);
-	*value = v | (uint32_t)(p[4] & 0x0f) << 28;
-	return 5;
-}
-
-/* Data address field, IHI 0014Q 7.4.2: as the cycle count; the 5th byte
- * holds A[31:28] in [3:0] and the BE-8 flag in bit 4 (digest etmv3.md
- * 4.12: bit position from OpenCSD, UNCONFIRMED in the spec pages). */
-static int read_data_addr(const uint8_t *p, size_t avail, uint32_t *value,
-			  uint8_t *bits, int *be)
-{
-	uint32_t v = 0;
-
-	*be = -1;
 	for (unsigned k = 0; k < 4; k++) {
 		NEED(k + 1);
 		v |= (uint32_t)(p[k] & 0x7f) << (7 * k);
@@ -93,8 +74,26 @@ static int read_data_addr(const uint8_t *p, size_t avail, uint32_t *value,
 	NEED(5);
 	*value = v | (uint32_t)(p[4] & 0x0f) << 28;
 	*bits = 32;
-	*be = (p[4] >> 4) & 1;
 	return 5;
+}
+
+static int read_cycles(const uint8_t *p, size_t avail, uint32_t *value)
+{
+	uint8_t bits;
+
+	return read_groups(p, avail, value, &bits);
+}
+
+/* Data address: a full 5-byte address also carries the BE-8 flag in bit 4
+ * of its last byte (digest etmv3.md 4.12: bit position from OpenCSD,
+ * UNCONFIRMED in the spec pages). *be is -1 when not carried. */
+static int read_data_addr(const uint8_t *p, size_t avail, uint32_t *value,
+			  uint8_t *bits, int *be)
+{
+	int n = read_groups(p, avail, value, bits);
+
+	*be = n == 5 ? (p[4] >> 4) & 1 : -1;
+	return n;
 }
 
 static uint32_t merge32(uint32_t ref, uint32_t v, unsigned bits)
