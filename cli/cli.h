@@ -32,6 +32,7 @@ struct cli_input {
 	int have_etmcr, have_etmidr, have_etmccer;
 	uint32_t etmcr, etmidr, etmccer;
 	int frames;                 /* enum deformat_mode, -1 if not given */
+	int m_profile;              /* --m-profile: raw file from an ARMv7-M */
 	int nids;                   /* --id, may repeat */
 	uint8_t ids[CLI_MAX_IDS];
 

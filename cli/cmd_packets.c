@@ -8,7 +8,7 @@ static const char packets_usage[] =
 "Usage: etmkit packets --snapshot DIR [--id ID]... [--json] [--stats]\n"
 "       etmkit packets FILE --protocol etmv3 --etmcr X --etmidr Y [--etmccer Z]\n"
 "                      [--frames coresight|tpiu|tpiu-hsync|none] [--id ID]\n"
-"                      [--json] [--stats]\n"
+"                      [--m-profile] [--json] [--stats]\n"
 "\n"
 "List the trace packets of each ETMv3 trace source, one line per packet.\n"
 "\n"
@@ -26,6 +26,9 @@ static const char packets_usage[] =
 "                   snapshot it overrides the buffer's format\n"
 "  --id ID          the trace ID to list; may repeat (default: every ETMv3\n"
 "                   source). Framed raw files need exactly one.\n"
+"  --m-profile      the raw file comes from an ARMv7-M core (exception\n"
+"                   numbers and packets of IHI 0014Q 7.5); with a snapshot\n"
+"                   this follows from the traced core's type (Cortex-M...)\n"
 "\n"
 "Output:\n"
 "  (default)        text: input offset, trace ID, bytes, type, fields\n"
@@ -45,6 +48,7 @@ struct packets_run {
 	struct etmkit_session *session;
 	int json, stats;
 	uint64_t errors, truncated;
+	uint8_t m_profile[DEFORMAT_ID_COUNT];
 	uint64_t counts[DEFORMAT_ID_COUNT][etm3_pkt_type_count];
 	FILE *out;
 };
@@ -57,10 +61,12 @@ static int on_packet(void *ctx, uint8_t id, enum etmkit_protocol proto,
 
 	if (proto != etmkit_proto_etmv3)
 		return 0;
+	int m = r->m_profile[id & 0x7f];
+
 	if (r->json)
-		cli_print_etm3_json(r->out, id, p, 0);
+		cli_print_etm3_json(r->out, id, p, m);
 	else
-		cli_print_etm3_text(r->out, id, p, 0);
+		cli_print_etm3_text(r->out, id, p, m);
 	/* A packet cut by the end of the buffer is normal for a ring-buffer
 	 * capture: reported, but not a decode error. */
 	if (p->error == -etmkit_err_truncated)
@@ -105,6 +111,7 @@ static int parse_args(struct packets_run *r, int argc, char **argv)
 	const struct cli_flag flags[] = {
 		{ "json", &r->json },
 		{ "stats", &r->stats },
+		{ "m-profile", &r->in.m_profile },
 		{ NULL, NULL }
 	};
 
@@ -133,9 +140,12 @@ int cmd_packets(int argc, char **argv)
 	sc.on_packet = on_packet;
 	sc.ctx = &r;
 	err = etmkit_session_alloc(&r.session, &sc);
-	for (int i = 0; err >= 0 && i < r.in.nsrc; i++)
+	for (int i = 0; err >= 0 && i < r.in.nsrc; i++) {
 		err = etmkit_session_add_etm3(r.session, r.in.src[i].id,
 					      &r.in.src[i].cfg);
+		r.m_profile[r.in.src[i].id & 0x7f] =
+			!!(r.in.src[i].cfg.flags & ETM3_CFG_M_PROFILE);
+	}
 	if (err < 0) {
 		fprintf(stderr, "etmkit packets: cannot set up the decoder: %s\n",
 			etmkit_errstr(err));

@@ -155,6 +155,15 @@ static int add_snapshot_sources(struct cli_input *in, const struct snapshot *ss,
 			break;
 		cs = &in->src[in->nsrc++];
 		cs->id = id;
+		/* An ARMv7-M core has its own exception numbers and packets
+		 * (Q 7.5): recognised by the traced core's type. */
+		if (s->core) {
+			const struct snapshot_device *core =
+				snapshot_find_device(ss, s->core);
+
+			if (core && core->type && !strncasecmp(core->type, "Cortex-M", 8))
+				cs->cfg.flags |= ETM3_CFG_M_PROFILE;
+		}
 		snprintf(cs->name, sizeof(cs->name), "%s", dev->name);
 	}
 	return 0;
@@ -235,6 +244,8 @@ static int resolve_raw(struct cli_input *in, const char *cmd)
 	cs->cfg.etmcr = in->etmcr;
 	cs->cfg.etmidr = in->etmidr;
 	cs->cfg.etmccer = in->etmccer;
+	if (in->m_profile)
+		cs->cfg.flags |= ETM3_CFG_M_PROFILE;
 	if (etm3_config_decode(&cs->cfg, &info) < 0) {
 		fprintf(stderr, "etmkit %s: --etmidr 0x%08x does not describe an "
 			"ETMv3 (ETMIDR[11:8] must be 2)\n", cmd, in->etmidr);

@@ -29,11 +29,17 @@ static const char *isa(unsigned v)
 static void text_branch(FILE *f, const struct etm3_branch *b, int m_profile)
 {
 	fprintf(f, " addr=0x%08" PRIx32 " bits=%u", b->addr, b->addr_bits);
+	if (b->partial)
+		fprintf(f, " partial");
 	if (b->isa_change || b->exc_bytes)
 		fprintf(f, " isa=%s", isa(b->isa));
-	if (b->exc_bytes || b->exc_in_addr)
+	if (b->exc_bytes)
 		fprintf(f, " exception=%u(%s) cancel=%u", b->exception,
 			etm3_exception_name(b->exception, m_profile), b->cancel);
+	if (b->exc_in_addr)
+		fprintf(f, " legacy_exception=%u(%s) cancel=%u",
+			b->legacy_exception,
+			etm3_legacy_exception_name(b->legacy_exception), b->cancel);
 	if (b->exc_bytes)
 		fprintf(f, " ns=%u hyp=%u altisa=%u", b->ns, b->hyp, b->altisa);
 	if (b->has_resume)
@@ -144,9 +150,14 @@ static void json_branch(FILE *f, const struct etm3_branch *b, const char *pre)
 {
 	fprintf(f, ",\"%saddr\":%" PRIu32 ",\"%saddr_bits\":%u,\"%sisa\":\"%s\"",
 		pre, b->addr, pre, b->addr_bits, pre, isa(b->isa));
-	if (b->exc_bytes || b->exc_in_addr)
+	if (b->partial)
+		fprintf(f, ",\"%spartial\":true", pre);
+	if (b->exc_bytes)
 		fprintf(f, ",\"%sexception\":%u,\"%scancel\":%u", pre, b->exception,
 			pre, b->cancel);
+	if (b->exc_in_addr)
+		fprintf(f, ",\"%slegacy_exception\":%u,\"%scancel\":%u", pre,
+			b->legacy_exception, pre, b->cancel);
 	if (b->exc_bytes)
 		fprintf(f, ",\"%sns\":%u,\"%shyp\":%u,\"%saltisa\":%u", pre, b->ns,
 			pre, b->hyp, pre, b->altisa);

@@ -80,6 +80,7 @@ struct etm3_config_info {
 	uint8_t ts_bits;          /* 48 or 64 */
 	uint8_t ts_binary;        /* 0: Gray code */
 	uint8_t virt_ext;         /* Hyp bits present */
+	uint8_t m_profile;        /* ETM3_CFG_M_PROFILE: ARMv7-M core */
 };
 
 /* Decode @cfg. Returns 0, or -etmkit_err_bad_config if ETMIDR does not name
@@ -154,7 +155,11 @@ struct etm3_branch {
 	uint8_t has_resume; /* exception byte 2 (ARMv7-M) present */
 	uint8_t resume;     /* its resume field */
 	uint8_t exc_in_addr;/* deprecated form: exception in the 5th byte */
-	uint16_t exception; /* exception number, 0 = none */
+	uint8_t legacy_exception; /* its 3-bit code, see
+				     etm3_legacy_exception_name() */
+	uint8_t partial;    /* no I-sync since sync: the bits above addr_bits
+			       are unknown */
+	uint16_t exception; /* exception number (Tables 7-11, 7-12), 0 = none */
 };
 
 struct etm3_isync {
@@ -203,8 +208,9 @@ struct etm3_p_header_run {
 	uint32_t count;
 };
 
-/* Largest packet in bytes: LSiP I-sync with cycle count and a 6-byte
- * compressed address is 1 + 5 + 4 + 1 + 4 + 6 = 21 bytes. */
+/* Largest packet in bytes: an LSiP I-sync with cycle count whose
+ * compressed address has five address and three information bytes is
+ * 1 + 5 + 4 + 1 + 4 + 8 = 23 bytes. */
 #define ETM3_PKT_MAX_BYTES 24
 
 struct etm3_packet {
@@ -231,7 +237,8 @@ struct etm3_packet {
 	/* The packet's bytes as the trace unit emitted them; an a_sync longer
 	 * than the array is (length - 1) zeros and 0x80. */
 	uint8_t raw[ETM3_PKT_MAX_BYTES];
-	const char *why;  /* if error: what was wrong, a static string */
+	const char *why;  /* meaningful only if error: what was wrong, a static
+			     string */
 };
 
 /* ---- Decoder ------------------------------------------------------------ */
@@ -280,6 +287,12 @@ int etm3_pkt_synced(const struct etm3_pkt_decoder *dec);
 /* Exception name for @number: ARMv7-M table if @m_profile, else the
  * ARMv7-A/R table (IHI 0014Q Tables 7-11, 7-12). Never NULL. */
 const char *etm3_exception_name(unsigned number, int m_profile);
+
+/* The 3-bit exception code of the deprecated original-encoding branch form
+ * (exception in the 5th address byte): "reset", "irq", "reserved_2",
+ * "reserved_3", "jazelle", "fiq", "async_data_abort", "debug_halt" (digest
+ * etmv3.md 4.5.3; UNCONFIRMED against the spec text). */
+const char *etm3_legacy_exception_name(unsigned code);
 
 /* "periodic", "trace_on", "overflow", "debug_exit". */
 const char *etm3_reason_name(unsigned reason);

@@ -351,8 +351,11 @@ static void test_isync_states_and_bits(void **state)
 	p = decode_body(0, IDR(5), 0, jazelle, 6, &R);
 	assert_int_equal(p[0].u.isync.isa, etmkit_isa_jazelle);
 	assert_int_equal(p[0].u.isync.addr, 0x80001003);
+	/* A reserved J/T/AltISA combination is a malformed I-sync. */
 	p = decode_body(0, IDR(5), 0, reserved, 6, &R);
-	assert_int_equal(p[0].u.isync.isa, etmkit_isa_reserved);
+	assert_int_equal(p[0].type, etm3_pkt_i_sync);
+	assert_int_equal(p[0].error, -etmkit_err_bad_packet);
+	assert_int_equal(p[0].length, 6);
 }
 
 static void test_context_id_sizes(void **state)
@@ -429,6 +432,31 @@ static void test_lsip(void **state)
 	assert_int_equal(p[0].u.isync.lsip_next.ns, 1);
 	assert_int_equal(p[0].u.isync.lsip_next.exception, 0);
 	assert_int_equal(p[1].type, etm3_pkt_p_header);
+}
+
+static void test_lsip_state_carries_on(void **state)
+{
+	/* An LSiP I-sync (Thumb) whose compressed address has a state byte
+	 * with AltISA = 1 (0x40): the current instruction is ThumbEE, and
+	 * so is the next one-byte branch (0x05: A[6:1] = 2). The exception
+	 * form of the 5th byte is not allowed in an LSiP address. */
+	static const uint8_t b[] = { 0x08, 0xa0, 0x01, 0x10, 0x00, 0x80,
+				     0x83, 0x80, 0x80, 0x80, 0x58, 0x40, 0x05 };
+	static const uint8_t c[] = { 0x08, 0xa0, 0x00, 0x10, 0x00, 0x80,
+				     0x81, 0x80, 0x80, 0x80, 0xc9 };
+	struct etm3_packet *p;
+
+	(void)state;
+	p = decode_body(0, IDR(5), 0, b, sizeof(b), &R);
+	assert_int_equal(p[0].u.isync.lsip_next.isa, etmkit_isa_thumbee);
+	assert_int_equal(p[0].u.isync.lsip_next.addr, 0x80000002);
+	assert_int_equal(p[1].type, etm3_pkt_branch_address);
+	assert_int_equal(p[1].u.branch.isa, etmkit_isa_thumbee);
+	assert_int_equal(p[1].u.branch.addr, 0x80000004);
+	p = decode_body(0, IDR(5), 0, c, sizeof(c), &R);
+	assert_int_equal(p[0].type, etm3_pkt_i_sync);
+	assert_int_equal(p[0].error, -etmkit_err_bad_packet);
+	assert_int_equal(p[0].length, 11);
 }
 
 static void test_data_only_isync(void **state)
@@ -618,7 +646,9 @@ static void test_branch_deprecated_exception(void **state)
 	assert_int_equal(p[0].length, 5);
 	assert_true(p[0].u.branch.exc_in_addr);
 	assert_int_equal(p[0].u.branch.cancel, 1);
-	assert_int_equal(p[0].u.branch.exception, 1);
+	assert_int_equal(p[0].u.branch.legacy_exception, 1);
+	assert_string_equal(etm3_legacy_exception_name(1), "irq");
+	assert_int_equal(p[0].u.branch.exception, 0);
 	assert_int_equal(p[0].u.branch.addr, 0x20000000);
 	assert_int_equal(p[1].type, etm3_pkt_p_header);
 }
@@ -648,12 +678,16 @@ static void test_timestamps(void **state)
 	assert_int_equal(p[1].u.timestamp.bits, 14);
 	assert_int_equal(p[2].u.timestamp.clock_change, 1);
 	assert_int_equal(p[2].u.timestamp.value, 0x82f9d0cf01ull);
-	p = decode_body(CR_CA, IDR(5), ETM3_ETMCCER_TS_BINARY, c, sizeof(c), &R);
+	p = decode_body(CR_CA, IDR(5), ETM3_ETMCCER_TIMESTAMP | ETM3_ETMCCER_TS_BINARY,
+			c, sizeof(c), &R);
 	assert_int_equal(p[0].length, 8);
 	assert_int_equal(p[0].u.timestamp.value, 0xffffffffffffull);
 	assert_int_equal(p[1].type, etm3_pkt_p_header);
-	/* Timestamps are ETMv3.5: 0x42 is reserved in ETMv3.4. */
+	/* Timestamps are ETMv3.5 with timestamping implemented (ETMCCER[22]):
+	 * 0x42 is reserved in ETMv3.4 and without ETMCCER[22]. */
 	p = decode_body(CR_CA, IDR(4), CCER_TS64, b, 3, &R);
+	assert_int_equal(p[0].type, etm3_pkt_reserved);
+	p = decode_body(CR_CA, IDR(5), CCER_TS64 & ~ETM3_ETMCCER_TIMESTAMP, b, 3, &R);
 	assert_int_equal(p[0].type, etm3_pkt_reserved);
 }
 
@@ -665,7 +699,8 @@ static void test_timestamp_gray(void **state)
 	struct etm3_packet *p;
 
 	(void)state;
-	p = decode_body(0, IDR(5), ETM3_ETMCCER_TS_64BIT, b, sizeof(b), &R);
+	p = decode_body(0, IDR(5), ETM3_ETMCCER_TIMESTAMP | ETM3_ETMCCER_TS_64BIT,
+			b, sizeof(b), &R);
 	assert_int_equal(p[0].u.timestamp.value, 4);
 }
 
@@ -689,9 +724,27 @@ static void test_single_byte_packets(void **state)
 {
 	static const uint8_t b[] = { 0x0c, 0x66, 0x76, 0x7e, 0x3c, 0x2a, 0x84 };
 	struct etm3_packet *p;
+	struct etm3_pkt_decoder *dec;
 
 	(void)state;
-	p = decode_body(CR_CA, IDR(5), 0, b, sizeof(b), &R);
+	/* An ARMv7-M core at ETMv3.5: all of them. */
+	{
+		static uint8_t buf[32];
+		struct etm3_config cfg;
+
+		memcpy(buf, async6, 6);
+		memcpy(buf + 6, b, sizeof(b));
+		etm3_config_init(&cfg);
+		cfg.etmcr = CR_CA;
+		cfg.etmidr = IDR(5);
+		cfg.flags = ETM3_CFG_M_PROFILE;
+		assert_int_equal(etm3_pkt_alloc(&dec, &cfg), 0);
+		memset(&R, 0, sizeof(R));
+		etm3_pkt_feed(dec, buf, 6 + sizeof(b), NULL, 0);
+		drain(dec, &R, 8);
+		etm3_pkt_free(dec);
+		p = &R.p[1];
+	}
 	assert_int_equal(p[0].type, etm3_pkt_trigger);
 	assert_int_equal(p[1].type, etm3_pkt_ignore);
 	assert_int_equal(p[2].type, etm3_pkt_exception_exit);
@@ -700,11 +753,15 @@ static void test_single_byte_packets(void **state)
 	assert_int_equal(p[4].length, 2);
 	assert_int_equal(p[4].u.vmid, 0x2a);
 	assert_int_equal(p[5].type, etm3_pkt_p_header);
-	/* VMID is ETMv3.5; exception exit/entry ETMv3.4 and later. */
+	/* VMID is ETMv3.5. Exception exit: ETMv3.5, or ETMv3.4 on ARMv7-M;
+	 * exception entry: ARMv7-M only (Q 7.5, 7.6). */
 	p = decode_body(CR_CA, IDR(4), 0, b + 4, 1, &R);
 	assert_int_equal(p[0].type, etm3_pkt_reserved);
-	p = decode_body(CR_CA, IDR(3), 0, b + 2, 1, &R);
+	p = decode_body(CR_CA, IDR(4), 0, b + 2, 1, &R);
 	assert_int_equal(p[0].type, etm3_pkt_reserved);
+	p = decode_body(CR_CA, IDR(5), 0, b + 2, 2, &R);
+	assert_int_equal(p[0].type, etm3_pkt_exception_exit);
+	assert_int_equal(p[1].type, etm3_pkt_reserved); /* 0x7e, not ARMv7-M */
 }
 
 /* ---- Data trace --------------------------------------------------------------- */
@@ -905,7 +962,6 @@ static void test_offsets_array_and_batch_of_one(void **state)
 	memset(&R, 0, sizeof(R));
 	assert_int_equal(etm3_pkt_feed(dec, b, sizeof(b), offs, 0), 0);
 	drain(dec, &R, 1);
-	/* Feeding while input is undrained is refused; here it is drained. */
 	etm3_pkt_finish(dec);
 	drain(dec, &R, 1);
 	assert_int_equal(R.n, 4);
@@ -983,11 +1039,14 @@ static uint64_t rnd(uint64_t *x)
  * mixed with pieces of real packets so that sync is found and lost. */
 static void test_every_byte_accounted(void **state)
 {
-	static const uint8_t pieces[][8] = {
-		{ 0, 0, 0, 0, 0, 0x80 }, { 0x84 }, { 0x08, 0x21, 0, 0x10, 0, 0x80 },
-		{ 0xb7, 0xfd, 0xd6, 0x01 }, { 0x42, 0xdf, 0x1e }, { 0x2e, 0x05 },
-		{ 0x74, 0x20 }, { 0x2c, 1, 2, 3, 4 }, { 0x10 }, { 0x9b, 0xd8, 0x87, 0x80, 0x08 },
+	static const struct { uint8_t n, b[8]; } pieces[] = {
+		{ 6, { 0, 0, 0, 0, 0, 0x80 } }, { 1, { 0x84 } },
+		{ 6, { 0x08, 0x21, 0, 0x10, 0, 0x80 } }, { 4, { 0xb7, 0xfd, 0xd6, 0x01 } },
+		{ 3, { 0x42, 0xdf, 0x1e } }, { 2, { 0x2e, 0x05 } }, { 2, { 0x74, 0x20 } },
+		{ 5, { 0x2c, 1, 2, 3, 4 } }, { 1, { 0x10 } },
+		{ 5, { 0x9b, 0xd8, 0x87, 0x80, 0x08 } }, { 8, { 0, 0, 0, 0, 0, 0, 0, 0 } },
 	};
+	const size_t npieces = sizeof(pieces) / sizeof(pieces[0]);
 	static const uint32_t crs[] = { 0, CR_CA, CR_CA | CR_DATA | (3u << 14),
 					CR_DATA | ETM3_ETMCR_DATA_ONLY };
 	static const uint32_t idrs[] = { IDR(0), IDR(3), IDR(5), IDR_ALT(4) };
@@ -1004,9 +1063,10 @@ static void test_every_byte_accounted(void **state)
 
 		for (size_t i = 0; i < len;) {
 			if (rnd(&x) % 3) {
-				const uint8_t *pc = pieces[rnd(&x) % 10];
-				for (int k = 0; k < 8 && i < len && (k == 0 || pc[k] || pc[0] == 0); k++)
-					buf[i++] = pc[k];
+				size_t pc = rnd(&x) % npieces;
+
+				for (unsigned k = 0; k < pieces[pc].n && i < len; k++)
+					buf[i++] = pieces[pc].b[k];
 			} else {
 				buf[i++] = (uint8_t)rnd(&x);
 			}
@@ -1017,6 +1077,9 @@ static void test_every_byte_accounted(void **state)
 		cfg.etmccer = (rnd(&x) & 1) ? CCER_TS64 : 0;
 		cfg.flags = flags;
 		assert_int_equal(etm3_pkt_alloc(&dec, &cfg), 0);
+		/* Sometimes split long runs early, to reach those paths. */
+		if (iter % 4 == 0)
+			dec->uns_max = 6 + rnd(&x) % 12;
 		for (size_t at = 0; at <= len; at += chunk) {
 			size_t n = len - at < chunk ? len - at : chunk;
 			int last = at + chunk > len;
@@ -1057,6 +1120,75 @@ static void test_vector_rule_covers_all_configs(void **state)
 			etm3_pkt_free(dec);
 		}
 	}
+}
+
+static void test_state_dropped_after_error(void **state)
+{
+	/* Digest 5.4: after an error nothing decoded before is relied on.
+	 * I-sync at 0x80001000, placeholder tag 1, reserved 0x10, A-sync,
+	 * then a one-byte branch (A[7:2] = 2) and OoO data tag 1: the branch
+	 * is partial (no I-sync since the resync) and the data unexpected. */
+	static const uint8_t b[] = { 0x08, 0x20, 0x00, 0x10, 0x00, 0x80, 0x74, 0x20,
+				     0x10, 0, 0, 0, 0, 0, 0x80, 0x05, 0x2c, 1, 0, 0, 0 };
+	struct etm3_packet *p;
+
+	(void)state;
+	p = decode_body(CR_DATA, IDR(5), 0, b, sizeof(b), &R);
+	assert_int_equal(p[1].type, etm3_pkt_ooo_placeholder);
+	assert_int_equal(p[2].type, etm3_pkt_reserved);
+	assert_int_equal(p[3].type, etm3_pkt_a_sync);
+	assert_int_equal(p[4].type, etm3_pkt_branch_address);
+	assert_true(p[4].u.branch.partial);
+	assert_int_equal(p[4].u.branch.addr_bits, 8);
+	assert_int_equal(p[5].type, etm3_pkt_ooo_data);
+	assert_false(p[5].u.data.ooo_match);
+	/* Before any I-sync, too; a 5-byte address is never partial. */
+	p = decode_body(0, IDR(5), 0, (const uint8_t[]){ 0x05, 0x9b, 0xd8, 0x87, 0x80, 0x08 },
+			6, &R);
+	assert_true(p[0].u.branch.partial);
+	assert_false(p[1].u.branch.partial);
+}
+
+static void test_malformed_exception_bytes(void **state)
+{
+	/* Alternative encoding, 2 address bytes with exception bytes:
+	 * byte 0 continues, then a byte with bit 6 set (byte 2) that also
+	 * continues: malformed; byte 1 continues into a byte without bit 6:
+	 * not a byte 2, malformed. */
+	static const uint8_t b[] = { 0x81, 0x40, 0x80, 0xc3 };
+	static const uint8_t c[] = { 0x81, 0x40, 0x80, 0x81, 0x01 };
+	struct etm3_packet *p;
+
+	(void)state;
+	p = after_isync(0, IDR_ALT(4), 0x80000000, b, sizeof(b));
+	assert_int_equal(p[0].error, -etmkit_err_bad_packet);
+	assert_int_equal(p[0].length, 4);
+	p = after_isync(0, IDR_ALT(4), 0x80000000, c, sizeof(c));
+	assert_int_equal(p[0].error, -etmkit_err_bad_packet);
+	assert_int_equal(p[0].length, 5);
+}
+
+static void test_disabled_packets_keep_their_type(void **state)
+{
+	/* With no data trace and no context ID configured, these headers are
+	 * errors but keep their own type in the report. */
+	static const uint8_t hdr[] = { 0x50, 0x62, 0x6a, 0x74, 0x2c, 0x6e };
+	static const uint8_t type[] = { etm3_pkt_store_failed, etm3_pkt_data_suppressed,
+					etm3_pkt_value_not_traced, etm3_pkt_ooo_placeholder,
+					etm3_pkt_ooo_data, etm3_pkt_context_id };
+
+	(void)state;
+	for (int i = 0; i < 6; i++) {
+		struct etm3_packet *p = decode_body(0, IDR(5), 0, &hdr[i], 1, &R);
+
+		assert_int_equal(p[0].type, type[i]);
+		assert_int_equal(p[0].error, -etmkit_err_bad_packet);
+		assert_non_null(p[0].why);
+	}
+	/* Address tracing alone: store failed and OoO data need values. */
+	assert_int_equal(decode_body(ETM3_ETMCR_DATA_ADDR, IDR(5), 0, &hdr[0], 1, &R)[0].error,
+			 -etmkit_err_bad_packet);
+	assert_int_equal(decode_body(ETM3_ETMCR_DATA_ADDR, IDR(5), 0, &hdr[1], 1, &R)[0].error, 0);
 }
 
 static void test_api_errors(void **state)
@@ -1101,6 +1233,7 @@ int main(void)
 		cmocka_unit_test(test_isync_states_and_bits),
 		cmocka_unit_test(test_context_id_sizes),
 		cmocka_unit_test(test_lsip),
+		cmocka_unit_test(test_lsip_state_carries_on),
 		cmocka_unit_test(test_data_only_isync),
 		cmocka_unit_test(test_branch_original_tc2),
 		cmocka_unit_test(test_branch_arm_one_byte),
@@ -1123,6 +1256,9 @@ int main(void)
 		cmocka_unit_test(test_p_header_runs),
 		cmocka_unit_test(test_every_byte_accounted),
 		cmocka_unit_test(test_vector_rule_covers_all_configs),
+		cmocka_unit_test(test_state_dropped_after_error),
+		cmocka_unit_test(test_malformed_exception_bytes),
+		cmocka_unit_test(test_disabled_packets_keep_their_type),
 		cmocka_unit_test(test_api_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

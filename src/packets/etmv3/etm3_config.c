@@ -33,11 +33,14 @@ int etm3_config_decode(const struct etm3_config *cfg,
 	info->data_only = !!(cfg->etmcr & ETM3_ETMCR_DATA_ONLY);
 	/* The alternative branch encoding exists from ETMv3.4 (Q 7.3.5). */
 	info->alt_branch = (cfg->etmidr & ETM3_ETMIDR_ALT_BRANCH) && info->minor >= 4;
-	/* Timestamps, VMID and Hyp are ETMv3.5 features (Q 7.7, 7.3.7). */
-	info->timestamps = info->minor >= 5;
+	/* Timestamps, VMID and Hyp are ETMv3.5 features (Q 7.7, 7.3.7);
+	 * timestamps also need ETMCCER[22], timestamping implemented. */
+	info->timestamps = info->minor >= 5 &&
+			   (cfg->etmccer & ETM3_ETMCCER_TIMESTAMP);
 	info->ts_bits = (cfg->etmccer & ETM3_ETMCCER_TS_64BIT) ? 64 : 48;
 	info->ts_binary = !!(cfg->etmccer & ETM3_ETMCCER_TS_BINARY);
 	info->virt_ext = info->minor >= 5 && (cfg->etmccer & ETM3_ETMCCER_VIRT_EXT);
+	info->m_profile = !!(cfg->flags & ETM3_CFG_M_PROFILE);
 	return 0;
 }
 
@@ -142,8 +145,9 @@ static void build_ph_table(struct etm3_pkt_decoder *dec)
 /* IHI 0014Q Table 7.1, gated by version and by what ETMCR enables. */
 static uint8_t classify(const struct etm3_config_info *ci, unsigned b)
 {
-	int data = ci->data_addr || ci->data_value;
-	uint8_t bad = ETM3_HDR_BAD_DATA;
+	uint8_t data = (ci->data_addr || ci->data_value) ? 0 : ETM3_HDR_DISABLED;
+	uint8_t value = ci->data_value ? 0 : ETM3_HDR_DISABLED;
+	uint8_t cid = ci->context_id_bytes ? 0 : ETM3_HDR_DISABLED;
 
 	if (b & 1)
 		return etm3_pkt_branch_address;
@@ -157,23 +161,31 @@ static uint8_t classify(const struct etm3_config_info *ci, unsigned b)
 	case 0x3c: return ci->minor >= 5 ? etm3_pkt_vmid : etm3_pkt_reserved;
 	case 0x42: case 0x46:
 		return ci->timestamps ? etm3_pkt_timestamp : etm3_pkt_reserved;
-	case 0x50: return ci->data_value ? etm3_pkt_store_failed : bad;
-	case 0x62: return data ? etm3_pkt_data_suppressed : bad;
+	/* Store failed and OoO data carry values (Q 7.4.7, 7.4.3). */
+	case 0x50: return etm3_pkt_store_failed | value;
+	case 0x62: return etm3_pkt_data_suppressed | data;
 	case 0x66: return etm3_pkt_ignore;
-	case 0x6a: case 0x7a: return data ? etm3_pkt_value_not_traced : bad;
-	case 0x6e: return etm3_pkt_context_id;
+	case 0x6a: case 0x7a: return etm3_pkt_value_not_traced | data;
+	/* Q 7.3.6: never emitted when ContextIDsize (ETMCR[15:14]) is 0. */
+	case 0x6e: return etm3_pkt_context_id | cid;
 	case 0x70: return etm3_pkt_i_sync_cycle;
-	/* Exception exit: ETMv3.4 (ARMv7-M) and ETMv3.5; entry: ARMv7-M. */
-	case 0x76: return ci->minor >= 4 ? etm3_pkt_exception_exit : etm3_pkt_reserved;
-	case 0x7e: return ci->minor >= 4 ? etm3_pkt_exception_entry : etm3_pkt_reserved;
+	/* Q 7.5, 7.6: exception exit is ETMv3.4 for ARMv7-M and ETMv3.5 for
+	 * every profile; exception entry (the stacking of an ARMv7-M
+	 * exception) is ETMv3.4+ and ARMv7-M only. */
+	case 0x76:
+		return ci->minor >= 5 || (ci->minor == 4 && ci->m_profile) ?
+			etm3_pkt_exception_exit : etm3_pkt_reserved;
+	case 0x7e:
+		return ci->minor >= 4 && ci->m_profile ?
+			etm3_pkt_exception_entry : etm3_pkt_reserved;
 	default: break;
 	}
 	if ((b & 0xd3) == 0x02) /* b00A0SS10 */
-		return data ? etm3_pkt_normal_data : bad;
+		return etm3_pkt_normal_data | data;
 	if ((b & 0x93) == 0x00 && (b & 0x60)) /* b0TT0SS00, TT != 0 */
-		return ci->data_value ? etm3_pkt_ooo_data : bad;
+		return etm3_pkt_ooo_data | value;
 	if ((b & 0xd3) == 0x50 && (b & 0x0c)) /* b01A1TT00, TT != 0 */
-		return data ? etm3_pkt_ooo_placeholder : bad;
+		return etm3_pkt_ooo_placeholder | data;
 	return etm3_pkt_reserved;
 }
 

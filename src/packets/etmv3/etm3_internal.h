@@ -6,7 +6,9 @@
 
 /* What a header byte starts, for the configured version and mode
  * (IHI 0014Q Table 7.1). Values are enum etm3_pkt_type, plus: */
-#define ETM3_HDR_BAD_DATA 0xFEu /* data header while data trace is off */
+/* Set on a packet type whose header is defined but that the configuration
+ * rules out (data trace off, no context ID): an error if it appears. */
+#define ETM3_HDR_DISABLED 0x80u
 
 /* P-header fast-path template: the bytes of struct etm3_packet from
  * `type` to the end of u.atoms. */
@@ -65,11 +67,14 @@ struct etm3_pkt_decoder {
 	uint64_t uns_off;       /* open unsynced run: first byte's offset */
 	uint64_t uns_len;       /* its length so far (zeros included) */
 	uint8_t uns_raw[ETM3_PKT_MAX_BYTES];
+	uint64_t uns_max;       /* longest record of zeros or unsynced bytes
+				   (2^30; tests lower it) */
 
 	/* Compression state (IHI 0014Q 7.3.5, 7.4.2, 7.7.4). */
 	uint32_t addr;          /* instruction address reference */
 	uint8_t isa;            /* enum etmkit_isa */
 	uint8_t altisa, ns, hyp;
+	uint8_t isync_seen;     /* the address reference is known */
 	uint32_t context_id;
 	uint8_t vmid;
 	uint32_t data_addr;

@@ -68,6 +68,15 @@ static const char *exception_m(unsigned n)
 	return n < 512 ? "irq_n" : "invalid"; /* IRQ(n - 16) */
 }
 
+const char *etm3_legacy_exception_name(unsigned code)
+{
+	static const char *const names[8] = {
+		"reset", "irq", "reserved_2", "reserved_3", "jazelle", "fiq",
+		"async_data_abort", "debug_halt",
+	};
+	return code < 8 ? names[code] : "invalid";
+}
+
 const char *etm3_exception_name(unsigned number, int m_profile)
 {
 	return m_profile ? exception_m(number) : exception_ar(number);

@@ -110,12 +110,16 @@ struct branch_ref {
 	uint8_t isa, altisa, ns, hyp;
 };
 
+/* Where an instruction set puts branch address bits (Q 7.3.5). With the
+ * state unknown (no I-sync since sync) the ARM placement is used; such a
+ * packet is flagged partial. */
 static unsigned isa_shift(unsigned isa)
 {
 	switch (isa) {
-	case etmkit_isa_arm: return 2;
+	case etmkit_isa_thumb:
+	case etmkit_isa_thumbee: return 1;
 	case etmkit_isa_jazelle: return 0;
-	default: return 1; /* Thumb, ThumbEE */
+	default: return 2;
 	}
 }
 
@@ -148,10 +152,12 @@ static uint8_t isa_of_5th(uint8_t b)
 
 /* Exception information bytes (digest 4.5.4; Cortex-M3 TRM Figure 14-3):
  * byte 0 C|AltISA|Cancel|Exc[3:0]|NS, byte 1 C|0|Hyp|Exc[8:4], byte 2
- * 0|1|-|Resume[3:0]; bit 6 of the byte after byte 0 tells 1 from 2. */
+ * 0|1|-|Resume[3:0]; bit 6 of the byte after byte 0 tells 1 from 2.
+ * Returns bytes used, 0 if more are needed, or -(bytes) when malformed (a
+ * byte 2 that continues, or a third byte that is not byte 2). */
 static int read_exception_bytes(const struct etm3_pkt_decoder *dec,
 				const uint8_t *p, size_t avail,
-				struct etm3_branch *br)
+				struct etm3_branch *br, const char **why)
 {
 	unsigned i = 0;
 
@@ -169,11 +175,19 @@ static int read_exception_bytes(const struct etm3_pkt_decoder *dec,
 			i = 2;
 			if (p[1] & 0x80) {
 				NEED(3);
+				if ((p[2] & 0xc0) != 0x40) {
+					*why = "exception information byte 2 expected";
+					return -3;
+				}
 				br->has_resume = 1;
 				br->resume = p[2] & 0xf;
 				i = 3;
 			}
 		} else {
+			if (p[1] & 0x80) {
+				*why = "exception information byte 2 continues";
+				return -2;
+			}
 			br->has_resume = 1;
 			br->resume = p[1] & 0xf;
 			i = 2;
@@ -188,7 +202,7 @@ static int read_exception_bytes(const struct etm3_pkt_decoder *dec,
  * are needed, or -(bytes) if malformed (*why set). */
 static int parse_branch_field(const struct etm3_pkt_decoder *dec,
 			      const uint8_t *p, size_t avail,
-			      const struct branch_ref *ref,
+			      const struct branch_ref *ref, int in_lsip,
 			      struct etm3_branch *br, const char **why)
 {
 	unsigned nb, k, bits, shift, exc_follow = 0;
@@ -212,14 +226,17 @@ static int parse_branch_field(const struct etm3_pkt_decoder *dec,
 			 * exception in the 5th byte, ARM state: cancel in
 			 * bit 6, exception code in [5:3] (digest 4.5.3,
 			 * from OpenCSD: UNCONFIRMED against Q 7.3.5). */
-			if (alt) {
+			if (alt || in_lsip) {
+				/* Not in the alternative encoding; and an
+				 * LSiP address never uses the exception
+				 * form (Q 7.10.5). */
 				*why = "5th branch address byte has bit 7 set";
 				return -5;
 			}
 			isa = etmkit_isa_arm;
 			br->exc_in_addr = 1;
 			br->cancel = (b5 >> 6) & 1;
-			br->exception = (b5 >> 3) & 7;
+			br->legacy_exception = (b5 >> 3) & 7;
 		} else {
 			isa = isa_of_5th(b5);
 			if (isa == etmkit_isa_unknown) {
@@ -256,11 +273,16 @@ static int parse_branch_field(const struct etm3_pkt_decoder *dec,
 	br->addr = merge32(ref->addr, v << shift, bits);
 	br->addr_bits = (uint8_t)bits;
 	br->addr_bytes = (uint8_t)nb;
+	/* Before an I-sync the reference, and so the high bits, are unknown
+	 * (digest 5.2): the packet is reported, flagged. */
+	br->partial = !dec->isync_seen && bits < 32;
 	if (exc_follow) {
-		int e = read_exception_bytes(dec, p + nb, avail - nb, br);
+		int e = read_exception_bytes(dec, p + nb, avail - nb, br, why);
 
 		if (!e)
 			return 0;
+		if (e < 0)
+			return -(int)nb + e;
 		nb += (unsigned)e;
 	}
 	/* AltISA turns Thumb into ThumbEE from ETMv3.3 (Q Table 7.20). */
@@ -293,7 +315,7 @@ static int parse_branch(struct etm3_pkt_decoder *dec, const uint8_t *p,
 			size_t avail, struct etm3_packet *pkt)
 {
 	struct branch_ref ref = current_ref(dec);
-	int len = parse_branch_field(dec, p, avail, &ref, &pkt->u.branch,
+	int len = parse_branch_field(dec, p, avail, &ref, 0, &pkt->u.branch,
 				     &pkt->why);
 
 	if (len > 0)
@@ -348,6 +370,8 @@ static int parse_isync(struct etm3_pkt_decoder *dec, const uint8_t *p,
 	i += 4;
 	alt = dec->info.minor >= 3 ? (is->info >> 2) & 1 : 0;
 	is->isa = isync_isa((is->info >> 4) & 1, a & 1, alt);
+	if (is->isa == etmkit_isa_reserved)
+		BAD(i, "I-sync names a reserved J/T/AltISA state (Q Table 7.20)");
 	/* Bit 0 is the T bit, except in Jazelle state where it is an
 	 * address bit. */
 	is->addr = is->isa == etmkit_isa_jazelle ? a : a & ~1u;
@@ -356,7 +380,7 @@ static int parse_isync(struct etm3_pkt_decoder *dec, const uint8_t *p,
 		 * a branch address relative to the data instruction's. */
 		struct branch_ref ref = { is->addr, is->isa, (uint8_t)alt,
 					  is->ns, is->hyp };
-		int c = parse_branch_field(dec, p + i, avail - i, &ref,
+		int c = parse_branch_field(dec, p + i, avail - i, &ref, 1,
 					   &is->lsip_next, &pkt->why);
 
 		if (c == 0)
@@ -374,12 +398,11 @@ commit:
 		dec->addr = is->addr;
 		dec->isa = is->isa;
 		dec->altisa = (uint8_t)alt;
-		if (is->lsip) {
-			dec->addr = is->lsip_next.addr;
-			dec->isa = is->lsip_next.isa;
-			if (is->lsip_next.exc_bytes)
-				dec->ns = is->lsip_next.ns;
-		}
+		dec->isync_seen = 1;
+		/* LSiP: continue at the current instruction, with the state
+		 * its information byte gives, if any. */
+		if (is->lsip)
+			commit_branch(dec, &is->lsip_next);
 	}
 	/* Pending out-of-order data is lost across an overflow (Q 7.4.3). */
 	if (is->reason == etm3_reason_overflow)
@@ -632,9 +655,12 @@ static int decode_one(struct etm3_pkt_decoder *dec, const uint8_t *p,
 	int len;
 
 	pkt->error = 0;
-	if (type == ETM3_HDR_BAD_DATA) {
-		pkt->type = (uint8_t)etm3_pkt_normal_data;
-		pkt->why = "data packet header while data tracing is off";
+	pkt->why = NULL;
+	if (type & ETM3_HDR_DISABLED) {
+		pkt->type = (uint8_t)(type & ~ETM3_HDR_DISABLED);
+		pkt->why = pkt->type == etm3_pkt_context_id ?
+			"context ID packet while ETMCR[15:14] (ContextIDsize) is 0" :
+			"data packet while ETMCR does not enable this data trace";
 		len = -1;
 	} else if (type == etm3_pkt_reserved) {
 		pkt->type = etm3_pkt_reserved;
@@ -689,6 +715,7 @@ int etm3_pkt_alloc(struct etm3_pkt_decoder **out, const struct etm3_config *cfg)
 	dec->cfg.size = sizeof(dec->cfg);
 	dec->info = info;
 	etm3_build_tables(dec);
+	dec->uns_max = ETM3_UNSYNCED_MAX;
 	etm3_pkt_reset(dec);
 	*out = dec;
 	return 0;
@@ -697,6 +724,24 @@ int etm3_pkt_alloc(struct etm3_pkt_decoder **out, const struct etm3_config *cfg)
 void etm3_pkt_free(struct etm3_pkt_decoder *dec)
 {
 	free(dec);
+}
+
+/* Forget every compression reference: after reset and after losing sync,
+ * nothing decoded before may be relied on (digest 5.4). */
+static void reset_state(struct etm3_pkt_decoder *dec)
+{
+	dec->addr = 0;
+	dec->isa = etmkit_isa_unknown;
+	dec->altisa = dec->ns = dec->hyp = 0;
+	dec->isync_seen = 0;
+	dec->context_id = 0;
+	dec->vmid = 0;
+	dec->data_addr = 0;
+	dec->be = 0;
+	dec->ts_raw = 0;
+	memset(dec->ooo, 0, sizeof(dec->ooo));
+	dec->prev_type = etm3_pkt_unsynced;
+	dec->prev_end = ~0ull;
 }
 
 void etm3_pkt_reset(struct etm3_pkt_decoder *dec)
@@ -713,17 +758,7 @@ void etm3_pkt_reset(struct etm3_pkt_decoder *dec)
 	dec->uns_len = 0;
 	dec->have_pending = 0;
 	dec->consumed = 0;
-	dec->addr = 0;
-	dec->isa = etmkit_isa_arm;
-	dec->altisa = dec->ns = dec->hyp = 0;
-	dec->context_id = 0;
-	dec->vmid = 0;
-	dec->data_addr = 0;
-	dec->be = 0;
-	dec->ts_raw = 0;
-	memset(dec->ooo, 0, sizeof(dec->ooo));
-	dec->prev_type = etm3_pkt_unsynced;
-	dec->prev_end = ~0ull;
+	reset_state(dec);
 }
 
 int etm3_pkt_synced(const struct etm3_pkt_decoder *dec)
@@ -773,6 +808,7 @@ static void lose_sync(struct etm3_pkt_decoder *dec)
 	dec->scan = etm3_scan_unsynced;
 	dec->zeros = 0;
 	dec->uns_len = 0;
+	reset_state(dec);
 }
 
 static void make_unsynced(const struct etm3_pkt_decoder *dec, uint64_t len,
@@ -802,6 +838,21 @@ static void make_async(struct etm3_packet *pkt, uint64_t off, uint64_t zeros)
 	pkt->why = NULL;
 }
 
+/* Close an unsynced run that reached dec->uns_max bytes, keeping its
+ * last zeros (up to five, the start of a possible A-sync) as the start of
+ * the next run. Returns 1 (one record written). */
+static int split_unsynced(struct etm3_pkt_decoder *dec, struct etm3_packet *out)
+{
+	uint64_t keep = dec->zeros < 5 ? dec->zeros : 5;
+
+	make_unsynced(dec, dec->uns_len - keep, out);
+	dec->uns_len = keep;
+	if (keep)
+		dec->uns_off = dec->zero_off[(dec->zeros - keep) % 5];
+	memset(dec->uns_raw, 0, sizeof(dec->uns_raw));
+	return 1;
+}
+
 /* Scan unsynced bytes for five or more 0x00 followed by 0x80. The A-sync
  * packet is the last five zeros and the 0x80; earlier zeros belong to the
  * unsynced run (they may end a packet we could not parse). Returns the
@@ -823,6 +874,8 @@ static int scan_unsynced(struct etm3_pkt_decoder *dec, struct etm3_packet *out,
 		if (b == 0x00) {
 			dec->zero_off[dec->zeros % 5] = off;
 			dec->zeros++;
+			if (dec->uns_len >= dec->uns_max)
+				return split_unsynced(dec, out);
 			continue;
 		}
 		if (b == 0x80 && dec->zeros >= 5) {
@@ -846,13 +899,33 @@ static int scan_unsynced(struct etm3_pkt_decoder *dec, struct etm3_packet *out,
 			return n;
 		}
 		dec->zeros = 0;
-		if (dec->uns_len >= ETM3_UNSYNCED_MAX) {
-			make_unsynced(dec, dec->uns_len, out);
-			dec->uns_len = 0;
-			return 1;
-		}
+		if (dec->uns_len >= dec->uns_max)
+			return split_unsynced(dec, out);
 	}
 	return 0;
+}
+
+/* A synced A-sync whose zeros reach dec->uns_max: report all but the
+ * last five as a malformed A-sync and search on from those five. */
+static int async_too_long(struct etm3_pkt_decoder *dec, struct etm3_packet *out)
+{
+	uint64_t ring[5];
+
+	for (unsigned i = 0; i < 5; i++)
+		ring[i] = dec->zero_off[(dec->zeros - 5 + i) % 5];
+	make_async(out, dec->async_off, dec->zeros - 5);
+	out->length = (uint32_t)(dec->zeros - 5);
+	out->size = ETM3_PKT_MAX_BYTES;
+	memset(out->raw, 0, sizeof(out->raw));
+	out->error = -etmkit_err_bad_packet;
+	out->why = "A-sync: too many zeros";
+	lose_sync(dec);
+	memcpy(dec->zero_off, ring, sizeof(ring));
+	dec->zeros = 5;
+	dec->uns_off = ring[0];
+	dec->uns_len = 5;
+	memset(dec->uns_raw, 0, sizeof(dec->uns_raw));
+	return 1;
 }
 
 /* Inside the zeros of an A-sync met while synced. Returns records written
@@ -863,8 +936,11 @@ static int scan_async(struct etm3_pkt_decoder *dec, struct etm3_packet *out)
 		uint8_t b = dec->buf[dec->pos];
 
 		if (b == 0x00) {
+			dec->zero_off[dec->zeros % 5] = off_at(dec, dec->pos);
 			dec->zeros++;
 			dec->pos++;
+			if (dec->zeros >= dec->uns_max)
+				return async_too_long(dec, out);
 			continue;
 		}
 		if (b == 0x80 && dec->zeros >= 5) {
@@ -1002,6 +1078,7 @@ static int next_slow(struct etm3_pkt_decoder *dec, struct etm3_packet *out,
 	if (dec->buf[pos] == 0x00) {
 		dec->scan = etm3_scan_async;
 		dec->async_off = off_at(dec, pos);
+		dec->zero_off[0] = dec->async_off;
 		dec->zeros = 1;
 		dec->pos++;
 		return 0;
