@@ -9,7 +9,8 @@ it writes expected.jsonl: for every packet, its trace ID, type, the input
 offset of its first byte in the framed file, its bytes and key fields, so
 tests can compare etmkit's output with what was encoded.
 
-Usage: make_example.py OUTDIR
+Usage: make_example.py EXAMPLES_DIR   (writes etmv3-two-sources/ and
+                                       etmv3-data-trace/ in it)
 """
 import json
 import os
@@ -239,14 +240,69 @@ def interleave(streams, chunk):
     return items
 
 
-def main():
-    if len(sys.argv) != 2:
-        sys.exit(__doc__)
-    outdir = sys.argv[1]
+def data_addr5(a, be=0):
+    """A full 5-byte data address (7.4.2); BE-8 flag in bit 4 of the 5th
+    byte (digest etmv3.md 4.12)."""
+    return bytes([0x80 | (a & 0x7F), 0x80 | ((a >> 7) & 0x7F),
+                  0x80 | ((a >> 14) & 0x7F), 0x80 | ((a >> 21) & 0x7F),
+                  ((a >> 28) & 0xF) | (be << 4)])
+
+
+def source_data_10():
+    """ETMv3.5, data address and value tracing, not cycle-accurate: the data
+    packet forms OpenCSD's packet processor mis-reads, and the rest."""
+    pk = []
+    add = lambda t, b, **f: pk.append(dict(type=t, bytes=b, **f))
+    add("a_sync", a_sync())
+    add("i_sync", i_sync(0x00008000, "arm", 1), addr=0x8000, isa="arm")
+    add("p_header", p_header_plain(1), atoms="E")
+    # b00A0SS10 with A=1, SS=00: a data address (5 bytes, BE-8) and no
+    # value bytes at all (Table 7.1, 7.4.2).
+    add("normal_data", bytes([0x22]) + data_addr5(0x20002000, be=1),
+        data_addr=0x20002000, be=1)
+    add("p_header", p_header_plain(1), atoms="E")
+    # Value not traced b011A1010: A=0 no address, A=1 an address.
+    add("value_not_traced", bytes([0x6A]))
+    add("value_not_traced", bytes([0x7A, 0x04]), data_addr=0x20002004)
+    add("p_header", p_header_plain(2), atoms="EE")
+    # A 64-bit out-of-order miss: two consecutive placeholders, tag 3,
+    # the address on the first only; later, the two data halves.
+    add("ooo_placeholder", bytes([0x7C, 0x10]), tag=3, data_addr=0x20002010)
+    add("ooo_placeholder", bytes([0x5C]), tag=3)
+    add("p_header", p_header_plain(1), atoms="E")
+    add("ooo_data", bytes([0x6C, 0x11, 0x22, 0x33, 0x44]), tag=3, value=0x44332211,
+        size=4, match=True, pair=0)
+    add("ooo_data", bytes([0x6C, 0x55, 0x66, 0x77, 0x88]), tag=3, value=0x88776655,
+        size=4, match=True, pair=1)
+    # A STREX that failed: its data, then store failed (7.4.7).
+    add("normal_data", bytes([0x06, 0x01]), value=1, size=1)
+    add("store_failed", bytes([0x50]))
+    add("data_suppressed", bytes([0x62]))
+    add("p_header", p_header_plain(0, n=True), atoms="N")
+    return b"", pk
+
+
+def source_data_11():
+    """ETMv3.0, cycle-accurate: format 0 P-headers (one W each), which only
+    ETMv3.0 has (Table 7.3)."""
+    pk = []
+    add = lambda t, b, **f: pk.append(dict(type=t, bytes=b, **f))
+    add("a_sync", a_sync())
+    add("i_sync_cycle", i_sync(0x00001000, "thumb", 1, cycles=3), addr=0x1000,
+        isa="thumb", cycles=3)
+    add("p_header", bytes([0x80]), atoms="W", format=0)
+    add("p_header", bytes([0x80]), atoms="W", format=0)
+    add("p_header", p_header_ca(2), atoms="WEWE")
+    add("cycle_count", bytes([0x04]) + cc_field(1000), cycles=1000)
+    return b"", pk
+
+
+def write_snapshot(outdir, sources, note):
+    """sources: list of (trace id, junk, packets, device name, ini text)."""
     os.makedirs(outdir, exist_ok=True)
     srcs = []
     expected = []
-    for sid, (junk, pk) in ((0x10, source_10()), (0x11, source_11())):
+    for sid, junk, pk, _, _ in sources:
         data = bytearray(junk)
         starts = []
         for p in pk:
@@ -254,7 +310,6 @@ def main():
             data += p["bytes"]
         srcs.append((sid, bytes(data), junk, pk, starts))
     items = interleave([(sid, data) for sid, data, _, _, _ in srcs], 5)
-    # Make the stream end on an even count so the final pair pads cleanly.
     framed, offsets = frame_stream(items)
     # Map (id, index within that source's stream) -> file offset.
     where = {}
@@ -277,28 +332,60 @@ def main():
     with open(os.path.join(outdir, "expected.jsonl"), "w") as f:
         for rec in expected:
             f.write(json.dumps(rec, sort_keys=True) + "\n")
+    n = len(sources)
+    devs = "".join("device%d=cpu_%d.ini\n" % (i, i) for i in range(n))
+    devs += "".join("device%d=etm_%d.ini\n" % (n + i, i) for i in range(n))
     files = {
-        "snapshot.ini": "[snapshot]\nversion=1.0\n\n[device_list]\n"
-                        "device0=cpu_0.ini\ndevice1=etm_0.ini\ndevice2=etm_1.ini\n\n"
-                        "[trace]\nmetadata=trace.ini\n",
+        "snapshot.ini": "; " + note + "\n[snapshot]\nversion=1.0\n\n[device_list]\n" +
+                        devs + "\n[trace]\nmetadata=trace.ini\n",
         "trace.ini": "[trace_buffers]\nbuffers=buffer0\n\n[buffer0]\nname=ETB_0\n"
-                     "file=trace.bin\nformat=coresight\n\n[source_buffers]\n"
-                     "ETM_0=ETB_0\nETM_1=ETB_0\n\n[core_trace_sources]\ncpu_0=ETM_0\n",
-        "cpu_0.ini": "[device]\nname=cpu_0\nclass=core\ntype=Cortex-A7\n\n[regs]\n"
-                     "PC=0x8000\n",
-        "etm_0.ini": "; ETMv3.5: cycle-accurate, 4-byte context ID, data address\n"
-                     "; and value tracing, 64-bit binary timestamps\n"
-                     "[device]\nname=ETM_0\nclass=trace_source\ntype=ETM3.5\n\n[regs]\n"
-                     "ETMCR(0x000)=0x1000D00C\nETMIDR(0x079)=0x410CF250\n"
-                     "ETMCCER(0x07A)=0x344008F2\nETMTRACEIDR(0x080)=0x00000010\n",
-        "etm_1.ini": "; ETMv3.4 with the alternative branch encoding (ETMIDR[20])\n"
-                     "[device]\nname=ETM_1\nclass=trace_source\ntype=ETM3.4\n\n[regs]\n"
-                     "ETMCR(0x000)=0x00000000\nETMIDR(0x079)=0x4114F240\n"
-                     "ETMCCER(0x07A)=0x00000000\nETMTRACEIDR(0x080)=0x00000011\n",
+                     "file=trace.bin\nformat=coresight\n\n[source_buffers]\n" +
+                     "".join("%s=ETB_0\n" % s[3] for s in sources) +
+                     "\n[core_trace_sources]\n" +
+                     "".join("cpu_%d=%s\n" % (i, s[3]) for i, s in enumerate(sources)),
     }
+    for i in range(n):
+        files["cpu_%d.ini" % i] = ("[device]\nname=cpu_%d\nclass=core\ntype=Cortex-A7\n"
+                                   "\n[regs]\nPC=0x8000\n" % i)
+    for i, s in enumerate(sources):
+        files["etm_%d.ini" % i] = s[4]
     for name, text in files.items():
         with open(os.path.join(outdir, name), "w") as f:
             f.write(text)
+
+
+def etm_ini(comment, name, version, etmcr, etmidr, etmccer, trace_id):
+    return ("; %s\n[device]\nname=%s\nclass=trace_source\ntype=ETM%s\n\n[regs]\n"
+            "ETMCR(0x000)=0x%08X\nETMIDR(0x079)=0x%08X\nETMCCER(0x07A)=0x%08X\n"
+            "ETMTRACEIDR(0x080)=0x%08X\n" % (comment, name, version, etmcr, etmidr,
+                                               etmccer, trace_id))
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    root = sys.argv[1]
+    j10, p10 = source_10()
+    j11, p11 = source_11()
+    write_snapshot(os.path.join(root, "etmv3-two-sources"), [
+        (0x10, j10, p10, "ETM_0", etm_ini(
+            "ETMv3.5: cycle-accurate, 4-byte context ID, data address and value "
+            "tracing, 64-bit binary timestamps", "ETM_0", "3.5",
+            0x1000D00C, 0x410CF250, 0x344008F2, 0x10)),
+        (0x11, j11, p11, "ETM_1", etm_ini(
+            "ETMv3.4 with the alternative branch encoding (ETMIDR[20])", "ETM_1",
+            "3.4", 0, 0x4114F240, 0, 0x11)),
+    ], "made by tools/make_example.py: two ETMv3 sources in one formatted buffer")
+    j, d10 = source_data_10()
+    _, d11 = source_data_11()
+    write_snapshot(os.path.join(root, "etmv3-data-trace"), [
+        (0x10, j, d10, "ETM_0", etm_ini(
+            "ETMv3.5: data address and value tracing (ETMCR[3:2])", "ETM_0", "3.5",
+            0x0000000C, 0x410CF250, 0, 0x10)),
+        (0x11, b"", d11, "ETM_1", etm_ini(
+            "ETMv3.0, cycle-accurate: format 0 P-headers", "ETM_1", "3.0",
+            0x00001000, 0x410CF200, 0, 0x11)),
+    ], "made by tools/make_example.py: ETMv3 data trace and format 0 P-headers")
 
 
 if __name__ == "__main__":

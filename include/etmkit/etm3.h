@@ -188,7 +188,7 @@ struct etm3_data {
 	uint8_t has_addr;
 	uint8_t addr_bits; /* low address bits carried */
 	uint8_t size;      /* value bytes: 0, 1, 2 or 4 */
-	uint8_t has_value; /* a value field was present (size may be 0) */
+	uint8_t has_value; /* a value field was present (size > 0) */
 	uint8_t tag;       /* out-of-order tag 1..3 */
 	uint8_t be;        /* BE-8 transfer (from a 5-byte address) */
 	/* Out-of-order data only (IHI 0014Q 7.4.3): */

@@ -532,7 +532,8 @@ static int parse_normal_data(struct etm3_pkt_decoder *dec, const uint8_t *p,
 	unsigned vb = dec->info.data_value ? ss_bytes(p[0]) : 0;
 
 	memset(&pkt->u.data, 0, sizeof(pkt->u.data));
-	pkt->u.data.has_value = dec->info.data_value;
+	/* SS = 00 carries no value field (Q Table 7.1, Table 6.3). */
+	pkt->u.data.has_value = vb != 0;
 	pkt->u.data.pair = -1;
 	return parse_data_fields(dec, p, avail, has_addr, vb, pkt);
 }
