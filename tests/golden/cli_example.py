@@ -17,6 +17,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 
 OCSD_TYPES = {"A_SYNC": "a_sync", "I_SYNC": "i_sync", "I_SYNC_CYCLE": "i_sync_cycle",
               "P_HDR": "p_header", "BRANCH_ADDRESS": "branch_address",
@@ -65,9 +66,12 @@ def opencsd_view(snap, want):
     lister = shutil.which("trc_pkt_lister")
     if not lister:
         return
+    snap = os.path.abspath(snap)
     for sid, recs in sorted(want.items()):
-        p = subprocess.run([lister, "-ss_dir", snap, "-id", "0x%x" % sid, "-logstdout"],
-                           capture_output=True, text=True)
+        # It writes trc_pkt_lister.ppl into its working folder regardless.
+        with tempfile.TemporaryDirectory() as tmp:
+            p = subprocess.run([lister, "-ss_dir", snap, "-id", "0x%x" % sid,
+                                "-logstdout"], capture_output=True, text=True, cwd=tmp)
         types = []
         for line in p.stdout.splitlines():
             m = re.match(r"Idx:\d+; ID:[0-9a-fA-F]+;\s*(\w+)", line)
