@@ -839,6 +839,18 @@ static void make_async(struct etm3_packet *pkt, uint64_t off, uint64_t zeros)
 	pkt->why = NULL;
 }
 
+/* An error record for @zeros zero bytes that did not make an A-sync. */
+static void make_bad_zeros(struct etm3_packet *pkt, uint64_t off, uint64_t zeros,
+			   int err, const char *why)
+{
+	make_async(pkt, off, zeros);
+	pkt->length = (uint32_t)(zeros > ETM3_UNSYNCED_MAX ? ETM3_UNSYNCED_MAX : zeros);
+	pkt->size = (uint8_t)(zeros < ETM3_PKT_MAX_BYTES ? zeros : ETM3_PKT_MAX_BYTES);
+	memset(pkt->raw, 0, sizeof(pkt->raw));
+	pkt->error = (int16_t)err;
+	pkt->why = why;
+}
+
 /* Close an unsynced run that reached dec->uns_max bytes, keeping its
  * last zeros (up to five, the start of a possible A-sync) as the start of
  * the next run. Returns 1 (one record written). */
@@ -914,12 +926,8 @@ static int async_too_long(struct etm3_pkt_decoder *dec, struct etm3_packet *out)
 
 	for (unsigned i = 0; i < 5; i++)
 		ring[i] = dec->zero_off[(dec->zeros - 5 + i) % 5];
-	make_async(out, dec->async_off, dec->zeros - 5);
-	out->length = (uint32_t)(dec->zeros - 5);
-	out->size = ETM3_PKT_MAX_BYTES;
-	memset(out->raw, 0, sizeof(out->raw));
-	out->error = -etmkit_err_bad_packet;
-	out->why = "A-sync: too many zeros";
+	make_bad_zeros(out, dec->async_off, dec->zeros - 5, -etmkit_err_bad_packet,
+		       "A-sync: too many zeros");
 	lose_sync(dec);
 	memcpy(dec->zero_off, ring, sizeof(ring));
 	dec->zeros = 5;
@@ -953,15 +961,8 @@ static int scan_async(struct etm3_pkt_decoder *dec, struct etm3_packet *out)
 			return 1;
 		}
 		/* Too few zeros, or zeros not closed by 0x80. */
-		make_async(out, dec->async_off, dec->zeros);
-		out->type = etm3_pkt_a_sync;
-		out->length = (uint32_t)(dec->zeros > ETM3_UNSYNCED_MAX ?
-					 ETM3_UNSYNCED_MAX : dec->zeros);
-		out->size = (uint8_t)(out->length < ETM3_PKT_MAX_BYTES ?
-				      out->length : ETM3_PKT_MAX_BYTES);
-		memset(out->raw, 0, sizeof(out->raw));
-		out->error = -etmkit_err_bad_packet;
-		out->why = "A-sync: zeros not followed by 0x80 after five or more";
+		make_bad_zeros(out, dec->async_off, dec->zeros, -etmkit_err_bad_packet,
+			       "A-sync: zeros not followed by 0x80 after five or more");
 		lose_sync(dec);
 		return 1;
 	}
@@ -1043,13 +1044,8 @@ static int flush_final(struct etm3_pkt_decoder *dec, struct etm3_packet *pkt)
 		return 1;
 	}
 	if (dec->scan == etm3_scan_async) {
-		make_async(pkt, dec->async_off, dec->zeros);
-		pkt->length = (uint32_t)dec->zeros;
-		pkt->size = (uint8_t)(dec->zeros < ETM3_PKT_MAX_BYTES ?
-				      dec->zeros : ETM3_PKT_MAX_BYTES);
-		memset(pkt->raw, 0, sizeof(pkt->raw));
-		pkt->error = -etmkit_err_truncated;
-		pkt->why = "input ends inside an A-sync";
+		make_bad_zeros(pkt, dec->async_off, dec->zeros, -etmkit_err_truncated,
+			       "input ends inside an A-sync");
 		lose_sync(dec);
 		return 1;
 	}
