@@ -1095,45 +1095,6 @@ static int next_slow(struct etm3_pkt_decoder *dec, struct etm3_packet *out,
 	return 1;
 }
 
-/* Decode the run of P-headers starting at buf[pos], one record each, into
- * out[0..room). Everything it reads lives in locals or behind const
- * pointers, so the byte stores into the records cannot force reloads.
- * Returns the position after the run. */
-static size_t fast_p_headers(const struct etm3_ph_tmpl *ph, const uint8_t *buf,
-			     size_t pos, size_t n, const uint64_t *offs,
-			     uint64_t base, struct etm3_packet *out, size_t room)
-{
-	size_t lim = n - pos < room ? n : pos + room;
-	size_t start = pos;
-
-	if (offs) {
-		for (; pos < lim; pos++) {
-			uint8_t b = buf[pos];
-			struct etm3_ph_tmpl t = ph[b];
-			struct etm3_packet *pkt = &out[pos - start];
-
-			if (t.type != etm3_pkt_p_header)
-				break;
-			pkt->offset = offs[pos];
-			memcpy(&pkt->type, &t, sizeof(t));
-			pkt->raw[0] = b;
-		}
-		return pos;
-	}
-	for (; pos < lim; pos++) {
-		uint8_t b = buf[pos];
-		struct etm3_ph_tmpl t = ph[b];
-		struct etm3_packet *pkt = &out[pos - start];
-
-		if (t.type != etm3_pkt_p_header)
-			break;
-		pkt->offset = base + pos;
-		memcpy(&pkt->type, &t, sizeof(t));
-		pkt->raw[0] = b;
-	}
-	return pos;
-}
-
 /* The end of the run of valid P-headers starting at buf[pos].
  *
  * With SSE2, 16 bytes at a time: a byte is a P-header if it is
@@ -1175,6 +1136,22 @@ static size_t p_header_run_end(const struct etm3_pkt_decoder *dec,
 	while (pos < n && ph[buf[pos]].type == etm3_pkt_p_header)
 		pos++;
 	return pos;
+}
+
+/* One record per P-header of buf[pos..end) (all valid P-headers) into
+ * out[]. Everything it reads lives in locals or behind const pointers, so
+ * the byte stores into the records cannot force reloads. */
+static void fill_p_headers(const struct etm3_ph_tmpl *ph, const uint8_t *buf,
+			   size_t pos, size_t end, const uint64_t *offs,
+			   uint64_t base, struct etm3_packet *out)
+{
+	for (; pos < end; pos++, out++) {
+		uint8_t b = buf[pos];
+
+		out->offset = offs ? offs[pos] : base + pos;
+		memcpy(&out->type, &ph[b], sizeof(ph[b]));
+		out->raw[0] = b;
+	}
 }
 
 /* One record for the run of P-headers at dec->pos; 0 if there is none. */
@@ -1228,10 +1205,11 @@ int etm3_pkt_next(struct etm3_pkt_decoder *dec, struct etm3_packet *pkts,
 				break;
 		} else if (dec->scan == etm3_scan_synced && !dec->part_len) {
 			size_t pos = dec->pos;
-			size_t end = fast_p_headers(dec->ph, dec->buf, pos, dec->n,
-						    dec->offs, dec->base,
-						    pkts + out, max - out);
+			size_t lim = dec->n - pos < max - out ? dec->n : pos + (max - out);
+			size_t end = p_header_run_end(dec, dec->buf, pos, lim);
 
+			fill_p_headers(dec->ph, dec->buf, pos, end, dec->offs,
+				       dec->base, pkts + out);
 			if (end != pos) {
 				out += end - pos;
 				dec->pos = end;
