@@ -200,6 +200,8 @@ void etm3_build_tables(struct etm3_pkt_decoder *dec)
 	 * say exactly what the table says, for every byte. */
 	dec->simd_excluded = dec->ph[0x80].type == etm3_pkt_p_header ? 0x01 : 0x80;
 	dec->simd_fmt4 = dec->ph[0x92].type == etm3_pkt_p_header ? 0x92 : 0x04;
+	memset(dec->simd_excl16, dec->simd_excluded, sizeof(dec->simd_excl16));
+	memset(dec->simd_fmt4_16, dec->simd_fmt4, sizeof(dec->simd_fmt4_16));
 	dec->simd_ok = 1;
 	for (unsigned b = 0; b < 256; b++) {
 		int f13 = (b & 0x83) == 0x80 && b != dec->simd_excluded;

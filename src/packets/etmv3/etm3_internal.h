@@ -46,6 +46,8 @@ struct etm3_pkt_decoder {
 	uint8_t simd_fmt4;                /* 0x92 if format 4 exists, else
 					     0x04 (never matches) */
 	uint8_t simd_ok;                  /* the rule equals the table */
+	uint8_t simd_excl16[16];          /* simd_excluded, 16 times */
+	uint8_t simd_fmt4_16[16];         /* simd_fmt4, 16 times */
 
 	/* Input. */
 	const uint8_t *buf;

@@ -205,7 +205,7 @@ static int parse_branch_field(const struct etm3_pkt_decoder *dec,
 			      const struct branch_ref *ref, int in_lsip,
 			      struct etm3_branch *br, const char **why)
 {
-	unsigned nb, k, bits, shift, exc_follow = 0;
+	unsigned nb, bits, shift, exc_follow = 0;
 	uint8_t isa = ref->isa;
 	uint32_t v;
 	int alt = dec->info.alt_branch;
@@ -254,16 +254,26 @@ static int parse_branch_field(const struct etm3_pkt_decoder *dec,
 	if (isa == etmkit_isa_thumbee)
 		isa = etmkit_isa_thumb;
 	shift = isa_shift(isa);
+	/* Byte 0 carries 6 bits, bytes 1-3 seven each (Q 7.3.5) ... */
 	v = (p[0] >> 1) & 0x3f;
 	bits = 6;
-	for (k = 1; k < nb && k < 4; k++) {
-		if (k == nb - 1 && alt) {
-			v |= (uint32_t)(p[k] & 0x3f) << bits;
-			bits += 6;
-		} else {
-			v |= (uint32_t)(p[k] & 0x7f) << bits;
-			bits += 7;
-		}
+	if (nb >= 2) {
+		v |= (uint32_t)(p[1] & 0x7f) << 6;
+		bits = 13;
+	}
+	if (nb >= 3) {
+		v |= (uint32_t)(p[2] & 0x7f) << 13;
+		bits = 20;
+	}
+	if (nb >= 4) {
+		v |= (uint32_t)(p[3] & 0x7f) << 20;
+		bits = 27;
+	}
+	/* ... except a final byte 1-3 in the alternative encoding: six, its
+	 * bit 6 being the exception flag. */
+	if (alt && nb >= 2 && nb < 5) {
+		bits--;
+		v &= (1u << bits) - 1;
 	}
 	if (nb == 5) {
 		v |= (uint32_t)p[4] << bits; /* shifted out above bit 31 */
@@ -1112,11 +1122,11 @@ static size_t p_header_run_end(const struct etm3_pkt_decoder *dec,
 	if (dec->simd_ok) {
 		const __m128i m13 = _mm_set1_epi8((char)0x83);
 		const __m128i v13 = _mm_set1_epi8((char)0x80);
-		const __m128i excl = _mm_set1_epi8((char)dec->simd_excluded);
+		const __m128i excl = _mm_loadu_si128((const __m128i *)(const void *)dec->simd_excl16);
 		const __m128i m2 = _mm_set1_epi8((char)0xf3);
 		const __m128i v2 = _mm_set1_epi8((char)0x82);
 		const __m128i m4 = _mm_set1_epi8((char)0xfb);
-		const __m128i v4 = _mm_set1_epi8((char)dec->simd_fmt4);
+		const __m128i v4 = _mm_loadu_si128((const __m128i *)(const void *)dec->simd_fmt4_16);
 
 		while (n - pos >= 16) {
 			__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(buf + pos));
@@ -1154,18 +1164,16 @@ static void fill_p_headers(const struct etm3_ph_tmpl *ph, const uint8_t *buf,
 	}
 }
 
-/* One record for the run of P-headers at dec->pos; 0 if there is none. */
-static int emit_p_header_run(struct etm3_pkt_decoder *dec,
-			     struct etm3_packet *pkt)
+const struct etm3_atoms *etm3_pkt_atom_table(const struct etm3_pkt_decoder *dec)
 {
-	size_t pos = dec->pos;
-	size_t end = p_header_run_end(dec, dec->buf, pos, dec->n);
+	return dec ? dec->atoms : NULL;
+}
 
-	if (end == pos)
-		return 0;
-	/* Runs longer than 4 GiB are split: count is 32 bits. */
-	if (end - pos > UINT32_MAX)
-		end = pos + UINT32_MAX;
+/* One record for the P-headers buf[pos..end): a run (ETM3_CFG_P_HEADER_RUNS)
+ * pointing into the input. */
+static void make_run(const struct etm3_pkt_decoder *dec, size_t pos, size_t end,
+		     struct etm3_packet *pkt)
+{
 	pkt->offset = off_at(dec, pos);
 	pkt->type = etm3_pkt_p_header_run;
 	pkt->size = 1;
@@ -1175,14 +1183,59 @@ static int emit_p_header_run(struct etm3_pkt_decoder *dec,
 	pkt->u.run.headers = dec->buf + pos;
 	pkt->u.run.offsets = dec->offs ? dec->offs + pos : NULL;
 	pkt->u.run.count = (uint32_t)(end - pos);
-	dec->pos = end;
-	dec->prev_type = etm3_pkt_p_header;
-	return 1;
 }
 
-const struct etm3_atoms *etm3_pkt_atom_table(const struct etm3_pkt_decoder *dec)
+/* The synced path: P-headers and whole packets, as long as they come.
+ * Anything else (an A-sync, a packet cut by the end of the input, an
+ * error) is left at dec->pos for next_slow(). Returns the new count of
+ * records in pkts[]. */
+static size_t next_synced(struct etm3_pkt_decoder *dec,
+			  struct etm3_packet *pkts, size_t out, size_t max)
 {
-	return dec ? dec->atoms : NULL;
+	const uint8_t *buf = dec->buf;
+	size_t pos = dec->pos, n = dec->n;
+	int runs = !!(dec->cfg.flags & ETM3_CFG_P_HEADER_RUNS);
+
+	while (out < max && pos < n) {
+		uint8_t b = buf[pos];
+		struct etm3_packet *pkt = &pkts[out];
+		int len;
+
+		if (dec->ph[b].type == etm3_pkt_p_header) {
+			/* Q 7.3.1. Runs are capped so count fits 32 bits. */
+			size_t room = runs ? UINT32_MAX : max - out;
+			size_t lim = n - pos < room ? n : pos + room;
+			size_t end = p_header_run_end(dec, buf, pos, lim);
+
+			if (runs) {
+				make_run(dec, pos, end, pkt);
+				out++;
+			} else {
+				fill_p_headers(dec->ph, buf, pos, end, dec->offs,
+					       dec->base, pkt);
+				out += end - pos;
+			}
+			pos = end;
+			dec->prev_type = etm3_pkt_p_header;
+			continue;
+		}
+		if (b == 0x00)
+			break; /* an A-sync: next_slow() */
+		len = decode_one(dec, buf + pos, n - pos, pkt);
+		if (len <= 0)
+			break; /* cut or rejected: next_slow() decodes it again */
+		pkt->offset = off_at(dec, pos);
+		if (pkt->type == etm3_pkt_ooo_placeholder ||
+		    pkt->type == etm3_pkt_ooo_data)
+			after_packet(dec, pkt, stream_at(dec, pos),
+				     stream_at(dec, pos + (size_t)len));
+		else
+			dec->prev_type = pkt->type;
+		pos += (size_t)len;
+		out++;
+	}
+	dec->pos = pos;
+	return out;
 }
 
 int etm3_pkt_next(struct etm3_pkt_decoder *dec, struct etm3_packet *pkts,
@@ -1197,29 +1250,13 @@ int etm3_pkt_next(struct etm3_pkt_decoder *dec, struct etm3_packet *pkts,
 		dec->have_pending = 0;
 	}
 	while (out < max) {
-		/* Fast path: P-headers at packet boundaries (Q 7.3.1). */
-		if (dec->scan == etm3_scan_synced && !dec->part_len &&
-		    (dec->cfg.flags & ETM3_CFG_P_HEADER_RUNS)) {
-			out += (size_t)emit_p_header_run(dec, &pkts[out]);
-			if (out >= max)
-				break;
-		} else if (dec->scan == etm3_scan_synced && !dec->part_len) {
-			size_t pos = dec->pos;
-			size_t lim = dec->n - pos < max - out ? dec->n : pos + (max - out);
-			size_t end = p_header_run_end(dec, dec->buf, pos, lim);
-
-			fill_p_headers(dec->ph, dec->buf, pos, end, dec->offs,
-				       dec->base, pkts + out);
-			if (end != pos) {
-				out += end - pos;
-				dec->pos = end;
-				dec->prev_type = etm3_pkt_p_header;
-			}
+		if (dec->scan == etm3_scan_synced && !dec->part_len) {
+			out = next_synced(dec, pkts, out, max);
 			if (out >= max)
 				break;
 		}
 		if (dec->pos >= dec->n) {
-			if (dec->finished && out < max)
+			if (dec->finished)
 				out += (size_t)flush_final(dec, &pkts[out]);
 			break;
 		}
