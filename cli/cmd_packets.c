@@ -8,7 +8,7 @@ static const char packets_usage[] =
 "Usage: etmkit packets --snapshot DIR [--id ID]... [--json] [--stats]\n"
 "       etmkit packets FILE --protocol etmv3 --etmcr X --etmidr Y [--etmccer Z]\n"
 "                      [--frames coresight|tpiu|tpiu-hsync|none] [--id ID]\n"
-"                      [--m-profile] [--json] [--stats]\n"
+"                      [--m-profile] [--json] [--stats] [--stop-on-error]\n"
 "\n"
 "List the trace packets of each ETMv3 trace source, one line per packet.\n"
 "\n"
@@ -34,6 +34,8 @@ static const char packets_usage[] =
 "  (default)        text: input offset, trace ID, bytes, type, fields\n"
 "  --json           JSON Lines, one object per packet (schema in README)\n"
 "  --stats          after the listing, packet counts per type and ID on stderr\n"
+"  --stop-on-error  stop at the first reserved or malformed packet or frame\n"
+"                   (exit status 1) instead of resynchronising\n"
 "\n"
 "Bytes before the first A-sync (and after a decode error, until the next\n"
 "A-sync) are reported as one 'unsynced' record per run. A reserved header or\n"
@@ -46,7 +48,7 @@ static const char packets_usage[] =
 struct packets_run {
 	struct cli_input in;
 	struct etmkit_session *session;
-	int json, stats;
+	int json, stats, stop_on_error, stopped;
 	uint64_t errors, truncated;
 	uint8_t m_profile[DEFORMAT_ID_COUNT];
 	uint64_t counts[DEFORMAT_ID_COUNT][etm3_pkt_type_count];
@@ -83,8 +85,14 @@ static int feed(void *ctx, const uint8_t *buf, size_t n)
 	struct packets_run *r = ctx;
 	int err = etmkit_session_feed(r->session, buf, n);
 
-	if (err < 0)
+	if (r->stop_on_error && (err == -etmkit_err_bad_packet ||
+				 err == -etmkit_err_bad_frame)) {
+		r->stopped = 1;
+		fprintf(stderr, "etmkit packets: stopped at the first decode error "
+			"(--stop-on-error): %s\n", etmkit_errstr(err));
+	} else if (err < 0) {
 		fprintf(stderr, "etmkit packets: %s\n", etmkit_errstr(err));
+	}
 	return err;
 }
 
@@ -112,6 +120,7 @@ static int parse_args(struct packets_run *r, int argc, char **argv)
 		{ "json", &r->json },
 		{ "stats", &r->stats },
 		{ "m-profile", &r->in.m_profile },
+		{ "stop-on-error", &r->stop_on_error },
 		{ NULL, NULL }
 	};
 
@@ -139,6 +148,7 @@ int cmd_packets(int argc, char **argv)
 	sc.raw_id = r.in.src[0].id;
 	sc.on_packet = on_packet;
 	sc.ctx = &r;
+	sc.stop_on_error = (uint8_t)r.stop_on_error;
 	err = etmkit_session_alloc(&r.session, &sc);
 	for (int i = 0; err >= 0 && i < r.in.nsrc; i++) {
 		err = etmkit_session_add_etm3(r.session, r.in.src[i].id,
@@ -153,6 +163,8 @@ int cmd_packets(int argc, char **argv)
 		return cli_exit_input;
 	}
 	rc = cli_input_stream(&r.in, feed, &r);
+	if (r.stopped)
+		rc = cli_exit_trace_errors;
 	if (!rc && etmkit_session_finish(r.session) < 0)
 		rc = cli_exit_input;
 	if (r.stats)

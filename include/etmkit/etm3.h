@@ -57,6 +57,11 @@ extern "C" {
  * atoms in bulk (the element layer) wants, several times cheaper per
  * header. */
 #define ETM3_CFG_P_HEADER_RUNS 0x2u
+/* Stop at the first error instead of resynchronising: the error record is
+ * delivered, then etm3_pkt_next() and etm3_pkt_feed() return
+ * -etmkit_err_bad_packet until etm3_pkt_reset(). (A packet cut by the end
+ * of the input, reported at etm3_pkt_finish(), does not stop anything.) */
+#define ETM3_CFG_STOP_ON_ERROR 0x4u
 
 struct etm3_config {
 	size_t size;      /* sizeof(struct etm3_config) */
@@ -255,7 +260,8 @@ void etm3_pkt_free(struct etm3_pkt_decoder *dec);
 /* Make @buf[0..n) the decoder's input. Byte i sits at input offset
  * offsets[i], or at base + i if @offsets is NULL. The buffer (and offsets)
  * must stay valid until etm3_pkt_next() returns -etmkit_err_eos.
- * Returns 0, -etmkit_err_invalid (NULL arguments, or input left undrained). */
+ * Returns 0, -etmkit_err_invalid (NULL arguments, or input left undrained),
+ * or -etmkit_err_bad_packet when stopped (ETM3_CFG_STOP_ON_ERROR). */
 int etm3_pkt_feed(struct etm3_pkt_decoder *dec, const uint8_t *buf, size_t n,
 		  const uint64_t *offsets, uint64_t base);
 
@@ -266,8 +272,9 @@ int etm3_pkt_finish(struct etm3_pkt_decoder *dec);
 
 /* Decode up to @max records into @pkts. Returns how many (>= 1), or
  * -etmkit_err_eos when the input fed so far is used up, or
- * -etmkit_err_invalid. Records with a non-zero error are reported, then the
- * decoder searches for the next A-sync. */
+ * -etmkit_err_invalid, or (ETM3_CFG_STOP_ON_ERROR) -etmkit_err_bad_packet
+ * after an error record. Records with a non-zero error are reported, then
+ * the decoder searches for the next A-sync. */
 int etm3_pkt_next(struct etm3_pkt_decoder *dec, struct etm3_packet *pkts,
 		  size_t max);
 

@@ -31,6 +31,12 @@ struct etmkit_session_config {
 	etmkit_packet_fn on_packet; /* required */
 	deformat_event_fn on_frame_event; /* optional: frames and syncs */
 	void *ctx;
+	/* Stop at the first malformed frame or packet instead of
+	 * resynchronising: the error is delivered (as an event or a record),
+	 * then etmkit_session_feed() returns -etmkit_err_bad_frame or
+	 * -etmkit_err_bad_packet. Input ending inside a frame or packet is
+	 * reported at etmkit_session_finish() and does not stop. */
+	uint8_t stop_on_error;
 };
 
 struct etmkit_session;
@@ -46,7 +52,8 @@ int etmkit_session_add_etm3(struct etmkit_session *s, uint8_t id,
 			    const struct etm3_config *cfg);
 
 /* Feed the next @n bytes of the buffer. Returns 0, a callback's negative
- * value, or -etmkit_err_invalid. */
+ * value, -etmkit_err_invalid, or with stop_on_error -etmkit_err_bad_frame /
+ * -etmkit_err_bad_packet once an error has been delivered. */
 int etmkit_session_feed(struct etmkit_session *s, const uint8_t *buf,
 			size_t n);
 

@@ -57,8 +57,16 @@ static int on_data(void *ctx, uint8_t id, const uint8_t *data,
 static int on_event(void *ctx, const struct deformat_event *ev)
 {
 	struct etmkit_session *s = ctx;
+	int err = 0;
 
-	return s->cfg.on_frame_event(s->cfg.ctx, ev);
+	if (s->cfg.on_frame_event)
+		err = s->cfg.on_frame_event(s->cfg.ctx, ev);
+	if (err < 0)
+		return err;
+	if (s->cfg.stop_on_error && ev->kind == deformat_ev_error &&
+	    ev->error != -etmkit_err_truncated)
+		return -etmkit_err_bad_frame;
+	return 0;
 }
 
 int etmkit_session_alloc(struct etmkit_session **out,
@@ -80,7 +88,7 @@ int etmkit_session_alloc(struct etmkit_session **out,
 	dc.mode = cfg->frames;
 	dc.raw_id = cfg->raw_id;
 	dc.on_data = on_data;
-	dc.on_event = cfg->on_frame_event ? on_event : NULL;
+	dc.on_event = cfg->on_frame_event || cfg->stop_on_error ? on_event : NULL;
 	dc.ctx = s;
 	err = deformat_alloc(&s->deformat, &dc);
 	if (err < 0) {
@@ -115,7 +123,13 @@ int etmkit_session_add_etm3(struct etmkit_session *s, uint8_t id,
 	src = &s->src[id];
 	if (src->proto != etmkit_proto_none)
 		return -etmkit_err_invalid;
-	err = etm3_pkt_alloc(&src->etm3, cfg);
+	{
+		struct etm3_config c = *cfg;
+
+		if (s->cfg.stop_on_error)
+			c.flags |= ETM3_CFG_STOP_ON_ERROR;
+		err = etm3_pkt_alloc(&src->etm3, &c);
+	}
 	if (err < 0)
 		return err;
 	src->proto = etmkit_proto_etmv3;

@@ -8,6 +8,7 @@ message on stderr whenever the status is not 0.
 Inputs: the shipped example snapshot, and the TC2 capture from
 ../shared/testdata when present (said so when not)."""
 import argparse
+import json
 import os
 import random
 import shutil
@@ -86,6 +87,8 @@ def damage_buffers(r, snap, work, tag, rng, ids):
         for i in ids:
             r.run(["packets", "--snapshot", s, "--id", i], "%s/%s packets %s" % (tag, name, i), expect=(0, 1))
             r.run(["packets", "--snapshot", s, "--id", i, "--json"], "%s/%s json %s" % (tag, name, i), expect=(0, 1))
+            r.run(["packets", "--snapshot", s, "--id", i, "--stop-on-error"],
+                  "%s/%s stop %s" % (tag, name, i), expect=(0, 1))
         r.run(["frames", "--snapshot", s, "--summary"], "%s/%s frames" % (tag, name), expect=(0, 1))
     for mode in ("coresight", "tpiu", "tpiu-hsync", "none"):
         for name, blob in variants[-4:] + variants[:3]:
@@ -94,6 +97,60 @@ def damage_buffers(r, snap, work, tag, rng, ids):
             r.run(["packets", buf, "--protocol", "etmv3", "--etmcr", "0x1000d00c",
                    "--etmidr", "0x410cf250", "--etmccer", "0x344008f2",
                    "--frames", mode, "--id", ids[0]], "%s/%s raw %s" % (tag, name, mode), expect=(0, 1))
+
+
+def packet_boundaries(r, snap, work, tag, sid, limit):
+    """Cut the buffer at the first byte of each of the first @limit packets
+    of source @sid (as etmkit reports them), and decode each cut."""
+    p = r.run(["packets", "--snapshot", snap, "--id", sid, "--json"], tag + " sample", expect=(0, 1))
+    if p is None:
+        return
+    offs = [json.loads(l)["offset"] for l in p.stdout.decode().splitlines()][:limit]
+    s = copy_snapshot(snap, os.path.join(work, tag + "-cuts"))
+    buf = buffer_file(s)
+    data = open(buffer_file(snap), "rb").read()
+    for off in sorted(set(offs)):
+        with open(buf, "wb") as f:
+            f.write(data[:off])
+        r.run(["packets", "--snapshot", s, "--id", sid, "--json"],
+              "%s cut at packet offset %d" % (tag, off), expect=(0, 1))
+
+
+def every_kind(r, shared, work, rng):
+    """Every snapshot under testdata, whatever its protocol: damaged
+    buffers and damaged .ini files must end cleanly (those this version
+    does not decode end with status 3 and say why)."""
+    root = os.path.join(shared, "testdata")
+    for dp, dn, fn in sorted(os.walk(root)):
+        if "snapshot.ini" not in fn:
+            continue
+        tag = os.path.relpath(dp, root).replace("/", "_")
+        s = copy_snapshot(dp, os.path.join(work, "kind-" + tag))
+        r.run(["packets", "--snapshot", s], tag + " packets", expect=(0, 1, 3))
+        r.run(["frames", "--snapshot", s, "--summary"], tag + " frames", expect=(0, 1, 3))
+        try:
+            buf = buffer_file(s)
+        except SystemExit:
+            continue
+        if not os.path.isfile(buf):
+            continue
+        data = open(buf, "rb").read()
+        for name, blob in (("cut", data[:rng.randrange(len(data) + 1)]), ("ff", b"\xff" * 4096),
+                           ("empty", b""), ("flip", bytes(b ^ (1 << rng.randrange(8)) if rng.random() < 0.01 else b
+                                                          for b in data[:65536]))):
+            with open(buf, "wb") as f:
+                f.write(blob)
+            r.run(["packets", "--snapshot", s], "%s/%s packets" % (tag, name), expect=(0, 1, 3))
+            r.run(["frames", "--snapshot", s, "--summary"], "%s/%s frames" % (tag, name), expect=(0, 1, 3))
+        for n in sorted(os.listdir(s)):
+            if n.endswith(".ini") and n not in ("snapshot.ini",):
+                p = os.path.join(s, n)
+                text = open(p, "rb").read()
+                with open(p, "wb") as f:
+                    f.write(text[:len(text) // 2] + bytes(rng.randrange(256) for _ in range(40)))
+                r.run(["packets", "--snapshot", s], "%s/junk-%s" % (tag, n), expect=(0, 1, 3))
+                with open(p, "wb") as f:
+                    f.write(text)
 
 
 def damage_ini(r, snap, work, rng):
@@ -166,11 +223,15 @@ def main():
     here = os.path.dirname(os.path.abspath(__file__))
     example = os.path.join(here, "..", "..", "examples", "etmv3-two-sources")
     damage_buffers(r, example, a.work, "example", rng, ["0x10", "0x11"])
+    packet_boundaries(r, example, a.work, "example", "0x10", 1000)
+    packet_boundaries(r, example, a.work, "example", "0x11", 1000)
     damage_ini(r, example, a.work, rng)
     bad_usage(r, example)
     tc2 = os.path.join(a.shared, "testdata", "etmv3", "TC2")
     if os.path.isdir(tc2):
         damage_buffers(r, tc2, a.work, "tc2", rng, ["0x10"])
+        packet_boundaries(r, tc2, a.work, "tc2", "0x10", 150)
+        every_kind(r, a.shared, a.work, rng)
     elif os.environ.get("CI") == "true":
         r.fail("tc2", "%s is missing (needed in CI)" % tc2)
     else:

@@ -1191,6 +1191,39 @@ static void test_disabled_packets_keep_their_type(void **state)
 	assert_int_equal(decode_body(ETM3_ETMCR_DATA_ADDR, IDR(5), 0, &hdr[1], 1, &R)[0].error, 0);
 }
 
+static void test_stop_on_error(void **state)
+{
+	/* ETM3_CFG_STOP_ON_ERROR: the reserved header is reported, then the
+	 * decoder stops (no resync at the A-sync that follows) until reset.
+	 * A packet cut by the end of the input does not stop it. */
+	static const uint8_t b[] = { 0, 0, 0, 0, 0, 0x80, 0x84, 0x10, 0,
+				     0, 0, 0, 0, 0x80, 0x84 };
+	static const uint8_t c[] = { 0, 0, 0, 0, 0, 0x80, 0x08, 0x21 };
+	struct etm3_config cfg;
+	struct etm3_pkt_decoder *dec = NULL;
+	struct etm3_packet p[8];
+
+	(void)state;
+	etm3_config_init(&cfg);
+	cfg.etmcr = CR_CA;
+	cfg.etmidr = IDR(5);
+	cfg.flags = ETM3_CFG_STOP_ON_ERROR;
+	assert_int_equal(etm3_pkt_alloc(&dec, &cfg), 0);
+	assert_int_equal(etm3_pkt_feed(dec, b, sizeof(b), NULL, 0), 0);
+	assert_int_equal(etm3_pkt_next(dec, p, 8), 3);
+	assert_int_equal(p[2].type, etm3_pkt_reserved);
+	assert_int_equal(p[2].error, -etmkit_err_bad_packet);
+	assert_int_equal(etm3_pkt_next(dec, p, 8), -etmkit_err_bad_packet);
+	assert_int_equal(etm3_pkt_feed(dec, b, sizeof(b), NULL, 0), -etmkit_err_bad_packet);
+	etm3_pkt_reset(dec);
+	assert_int_equal(etm3_pkt_feed(dec, c, sizeof(c), NULL, 0), 0);
+	assert_int_equal(etm3_pkt_finish(dec), 0);
+	assert_int_equal(etm3_pkt_next(dec, p, 8), 2);
+	assert_int_equal(p[1].error, -etmkit_err_truncated);
+	assert_int_equal(etm3_pkt_next(dec, p, 8), -etmkit_err_eos);
+	etm3_pkt_free(dec);
+}
+
 static void test_api_errors(void **state)
 {
 	struct etm3_config cfg;
@@ -1259,6 +1292,7 @@ int main(void)
 		cmocka_unit_test(test_state_dropped_after_error),
 		cmocka_unit_test(test_malformed_exception_bytes),
 		cmocka_unit_test(test_disabled_packets_keep_their_type),
+		cmocka_unit_test(test_stop_on_error),
 		cmocka_unit_test(test_api_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -147,6 +147,47 @@ static void test_callback_stops_feed(void **state)
 	etmkit_session_free(ses);
 }
 
+/* stop_on_error: a malformed frame (ID 0x7F) or packet stops the feed. */
+static void test_stop_on_error(void **state)
+{
+	static const uint8_t bad_frame[16] = { 0xff, 0, 0, 0, 0, 0, 0, 0,
+					       0, 0, 0, 0, 0, 0, 0, 0 };
+	/* ID 0x10: A-sync, then the reserved header 0x10. */
+	static const uint8_t bad_packet[16] = { 0x21, 0x00, 0x00, 0x00, 0x00, 0x00,
+						0x80, 0x10, 0x01, 0x00, 0x00, 0x00,
+						0x00, 0x00, 0x00, 0x00 };
+	struct etmkit_session_config sc;
+	struct etmkit_session *ses = NULL;
+	struct etm3_config cfg;
+	struct seen s;
+
+	(void)state;
+	etm3_config_init(&cfg);
+	cfg.etmcr = ETM3_ETMCR_CYCLE_ACCURATE;
+	cfg.etmidr = 0x410cf250;
+	for (int k = 0; k < 2; k++) {
+		memset(&s, 0, sizeof(s));
+		memset(&sc, 0, sizeof(sc));
+		sc.size = sizeof(sc);
+		sc.frames = deformat_coresight;
+		sc.on_packet = on_packet;
+		sc.ctx = &s;
+		sc.stop_on_error = 1;
+		assert_int_equal(etmkit_session_alloc(&ses, &sc), 0);
+		assert_int_equal(etmkit_session_add_etm3(ses, 0x10, &cfg), 0);
+		if (k == 0) {
+			assert_int_equal(etmkit_session_feed(ses, bad_frame, 16),
+					 -etmkit_err_bad_frame);
+		} else {
+			assert_int_equal(etmkit_session_feed(ses, bad_packet, 16),
+					 -etmkit_err_bad_packet);
+			assert_int_equal(s.n, 2); /* the A-sync and the error */
+			assert_int_equal(s.type[1], etm3_pkt_reserved);
+		}
+		etmkit_session_free(ses);
+	}
+}
+
 static void test_bad_arguments(void **state)
 {
 	struct etmkit_session_config sc;
@@ -176,6 +217,7 @@ int main(void)
 		cmocka_unit_test(test_two_ids_offsets),
 		cmocka_unit_test(test_raw_stream),
 		cmocka_unit_test(test_callback_stops_feed),
+		cmocka_unit_test(test_stop_on_error),
 		cmocka_unit_test(test_bad_arguments),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

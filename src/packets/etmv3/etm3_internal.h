@@ -55,6 +55,7 @@ struct etm3_pkt_decoder {
 	uint64_t base;
 	size_t n, pos;
 	uint8_t finished;
+	uint8_t stopped;        /* ETM3_CFG_STOP_ON_ERROR and an error seen */
 
 	/* A packet cut by the end of a chunk. */
 	uint8_t part[ETM3_PKT_MAX_BYTES];

@@ -763,6 +763,7 @@ void etm3_pkt_reset(struct etm3_pkt_decoder *dec)
 	dec->offs = NULL;
 	dec->n = dec->pos = 0;
 	dec->finished = 0;
+	dec->stopped = 0;
 	dec->part_len = 0;
 	dec->scan = etm3_scan_unsynced;
 	dec->zeros = 0;
@@ -782,6 +783,8 @@ int etm3_pkt_feed(struct etm3_pkt_decoder *dec, const uint8_t *buf, size_t n,
 {
 	if (!dec || (!buf && n))
 		return -etmkit_err_invalid;
+	if (dec->stopped)
+		return -etmkit_err_bad_packet;
 	if (dec->pos < dec->n || dec->finished)
 		return -etmkit_err_invalid;
 	dec->consumed += dec->n;
@@ -814,7 +817,18 @@ static uint64_t stream_at(const struct etm3_pkt_decoder *dec, size_t i)
 
 /* ---- Synchronisation (IHI 0014Q 7.10.1) ----------------------------------- */
 
+static void drop_sync(struct etm3_pkt_decoder *dec);
+
+/* Every decode error ends here: resynchronise, or stop if asked to. */
 static void lose_sync(struct etm3_pkt_decoder *dec)
+{
+	if (dec->cfg.flags & ETM3_CFG_STOP_ON_ERROR)
+		dec->stopped = 1;
+	drop_sync(dec);
+}
+
+/* Back to searching for A-sync, with no state kept. */
+static void drop_sync(struct etm3_pkt_decoder *dec)
 {
 	dec->scan = etm3_scan_unsynced;
 	dec->zeros = 0;
@@ -1044,7 +1058,7 @@ static int flush_final(struct etm3_pkt_decoder *dec, struct etm3_packet *pkt)
 		}
 		pkt->offset = dec->part_off;
 		dec->part_len = 0;
-		lose_sync(dec);
+		drop_sync(dec);
 		return 1;
 	}
 	if (dec->scan == etm3_scan_unsynced && dec->uns_len) {
@@ -1056,7 +1070,7 @@ static int flush_final(struct etm3_pkt_decoder *dec, struct etm3_packet *pkt)
 	if (dec->scan == etm3_scan_async) {
 		make_bad_zeros(pkt, dec->async_off, dec->zeros, -etmkit_err_truncated,
 			       "input ends inside an A-sync");
-		lose_sync(dec);
+		drop_sync(dec);
 		return 1;
 	}
 	return 0;
@@ -1249,7 +1263,7 @@ int etm3_pkt_next(struct etm3_pkt_decoder *dec, struct etm3_packet *pkts,
 		pkts[out++] = dec->pending;
 		dec->have_pending = 0;
 	}
-	while (out < max) {
+	while (out < max && !dec->stopped) {
 		if (dec->scan == etm3_scan_synced && !dec->part_len) {
 			out = next_synced(dec, pkts, out, max);
 			if (out >= max)
@@ -1263,6 +1277,6 @@ int etm3_pkt_next(struct etm3_pkt_decoder *dec, struct etm3_packet *pkts,
 		out += (size_t)next_slow(dec, &pkts[out], max - out);
 	}
 	if (out == 0)
-		return -etmkit_err_eos;
+		return dec->stopped ? -etmkit_err_bad_packet : -etmkit_err_eos;
 	return (int)out;
 }

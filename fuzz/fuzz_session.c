@@ -1,0 +1,94 @@
+/* libFuzzer target: the whole path this version has, bytes -> transport ->
+ * ETMv3 packet decoders, through a session. The first bytes choose the
+ * framing, two decoders' registers and the chunk size.
+ * Invariants: per trace ID, records come in increasing offset order and
+ * their lengths add up to exactly the bytes the transport delivered to that
+ * ID; every offset lies inside the input. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "etmkit/session.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+struct check {
+	size_t size;
+	uint64_t bytes[2];
+	uint64_t last[2];
+	int any[2];
+};
+
+static int on_packet(void *ctx, uint8_t id, enum etmkit_protocol proto,
+		     const void *packet)
+{
+	struct check *c = ctx;
+	const struct etm3_packet *p = packet;
+	int k = id == 0x11;
+
+	if (proto != etmkit_proto_etmv3 || (id != 0x10 && id != 0x11))
+		abort();
+	if (p->offset >= c->size || (c->any[k] && p->offset <= c->last[k]))
+		abort();
+	if (!p->length || p->size > ETM3_PKT_MAX_BYTES)
+		abort();
+	c->last[k] = p->offset;
+	c->any[k] = 1;
+	c->bytes[k] += p->length;
+	return 0;
+}
+
+static void config(struct etm3_config *cfg, const uint8_t *p)
+{
+	etm3_config_init(cfg);
+	cfg->etmcr = (uint32_t)p[0] << 8 | (uint32_t)p[1] << 14 | (uint32_t)(p[1] & 0x3c) << 18;
+	cfg->etmcr |= (uint32_t)(p[0] & 0x0c); /* data trace bits */
+	cfg->etmidr = 0x410cf200u | (p[2] & 0xf0u) | ((p[2] & 1u) << 20);
+	cfg->etmccer = (uint32_t)(p[3] & 0x3c) << 22;
+	cfg->flags = p[3] & 3u;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct etmkit_session_config sc;
+	struct etmkit_session *s = NULL;
+	struct etm3_config c0, c1;
+	struct check c;
+	const struct deformat_stats *st;
+	size_t chunk;
+
+	if (size < 10)
+		return 0;
+	memset(&sc, 0, sizeof(sc));
+	sc.size = sizeof(sc);
+	sc.frames = (enum deformat_mode)(data[0] % 4);
+	sc.raw_id = 0x10;
+	sc.on_packet = on_packet;
+	memset(&c, 0, sizeof(c));
+	sc.ctx = &c;
+	config(&c0, data + 1);
+	config(&c1, data + 5);
+	chunk = 1 + data[9] * 7u;
+	data += 10;
+	size -= 10;
+	c.size = size;
+	if (etmkit_session_alloc(&s, &sc) < 0)
+		abort();
+	if (etmkit_session_add_etm3(s, 0x10, &c0) < 0)
+		abort();
+	if (sc.frames != deformat_none && etmkit_session_add_etm3(s, 0x11, &c1) < 0)
+		abort();
+	for (size_t at = 0; at < size; at += chunk) {
+		size_t n = size - at < chunk ? size - at : chunk;
+
+		if (etmkit_session_feed(s, data + at, n) < 0)
+			abort();
+	}
+	if (etmkit_session_finish(s) < 0)
+		abort();
+	st = etmkit_session_frame_stats(s);
+	if (c.bytes[0] != st->id_bytes[0x10] || c.bytes[1] != st->id_bytes[0x11])
+		abort();
+	etmkit_session_free(s);
+	return 0;
+}
