@@ -80,6 +80,26 @@ static int on_packet(void *ctx, uint8_t id, enum etmkit_protocol proto,
 	return 0;
 }
 
+/* Frames the transport had to drop: listed in place, counted as errors. */
+static int on_frame_event(void *ctx, const struct deformat_event *ev)
+{
+	struct packets_run *r = ctx;
+	const char *msg;
+
+	if (ev->kind != deformat_ev_error || ev->error == -etmkit_err_truncated)
+		return 0;
+	msg = ev->message ? ev->message : etmkit_errstr(ev->error);
+	if (r->json)
+		fprintf(r->out, "{\"offset\":%" PRIu64 ",\"type\":\"frame_error\","
+			"\"length\":%" PRIu64 ",\"error\":\"%s\"}\n", ev->offset,
+			ev->length, msg);
+	else
+		fprintf(r->out, "%10" PRIu64 "  --  frame_error %" PRIu64
+			" bytes  ERROR: %s\n", ev->offset, ev->length, msg);
+	r->errors++;
+	return 0;
+}
+
 static int feed(void *ctx, const uint8_t *buf, size_t n)
 {
 	struct packets_run *r = ctx;
@@ -149,6 +169,7 @@ int cmd_packets(int argc, char **argv)
 	sc.on_packet = on_packet;
 	sc.ctx = &r;
 	sc.stop_on_error = (uint8_t)r.stop_on_error;
+	sc.on_frame_event = on_frame_event;
 	err = etmkit_session_alloc(&r.session, &sc);
 	for (int i = 0; err >= 0 && i < r.in.nsrc; i++) {
 		err = etmkit_session_add_etm3(r.session, r.in.src[i].id,

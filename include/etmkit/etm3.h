@@ -283,6 +283,14 @@ int etm3_pkt_next(struct etm3_pkt_decoder *dec, struct etm3_packet *pkts,
  * P-headers). Valid for the decoder's lifetime. */
 const struct etm3_atoms *etm3_pkt_atom_table(const struct etm3_pkt_decoder *dec);
 
+/* The input is discontinuous here: data was lost between the bytes fed so
+ * far and those fed next (a dropped formatter frame). Call it with the
+ * input drained. The next etm3_pkt_next() reports a packet cut by the loss
+ * (error -etmkit_err_bad_frame), and the decoder drops sync and every
+ * compression reference, as after an error. Returns 0, or
+ * -etmkit_err_invalid (NULL, or input left undrained). */
+int etm3_pkt_gap(struct etm3_pkt_decoder *dec);
+
 /* Drop sync and all compression state (as after alloc). */
 void etm3_pkt_reset(struct etm3_pkt_decoder *dec);
 

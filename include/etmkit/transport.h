@@ -76,13 +76,20 @@ struct deformat_event {
  * deformat_data_fn. */
 typedef int (*deformat_event_fn)(void *ctx, const struct deformat_event *ev);
 
+/* Data was lost here (a frame dropped or cut short): bytes delivered after
+ * this call do not continue those delivered before it, for any ID. All data
+ * before the loss has been delivered when it is called. Same return
+ * convention as deformat_data_fn. */
+typedef int (*deformat_gap_fn)(void *ctx, uint64_t offset);
+
 struct deformat_config {
 	size_t size;                /* sizeof(struct deformat_config) */
 	enum deformat_mode mode;
 	uint8_t raw_id;             /* deformat_none: the ID to report */
 	deformat_data_fn on_data;   /* required */
 	deformat_event_fn on_event; /* optional */
-	void *ctx;                  /* passed to both callbacks */
+	void *ctx;                  /* passed to the callbacks */
+	deformat_gap_fn on_gap;     /* optional */
 };
 
 struct deformat_stats {

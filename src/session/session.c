@@ -54,6 +54,26 @@ static int on_data(void *ctx, uint8_t id, const uint8_t *data,
 	return drain_etm3(s, id, src->etm3);
 }
 
+/* Data was lost in transport: no decoder may join bytes across it. */
+static int on_gap(void *ctx, uint64_t offset)
+{
+	struct etmkit_session *s = ctx;
+
+	(void)offset;
+	for (unsigned id = 0; id < DEFORMAT_ID_COUNT; id++) {
+		int err;
+
+		if (s->src[id].proto != etmkit_proto_etmv3)
+			continue;
+		err = etm3_pkt_gap(s->src[id].etm3);
+		if (!err)
+			err = drain_etm3(s, (uint8_t)id, s->src[id].etm3);
+		if (err < 0)
+			return err;
+	}
+	return 0;
+}
+
 static int on_event(void *ctx, const struct deformat_event *ev)
 {
 	struct etmkit_session *s = ctx;
@@ -90,6 +110,7 @@ int etmkit_session_alloc(struct etmkit_session **out,
 	dc.on_data = on_data;
 	dc.on_event = cfg->on_frame_event || cfg->stop_on_error ? on_event : NULL;
 	dc.ctx = s;
+	dc.on_gap = on_gap;
 	err = deformat_alloc(&s->deformat, &dc);
 	if (err < 0) {
 		free(s);
@@ -116,7 +137,7 @@ int etmkit_session_add_etm3(struct etmkit_session *s, uint8_t id,
 	int err;
 
 	/* Raw streams may use any ID; formatted ones only 0x01-0x6F. */
-	if (!s || id >= DEFORMAT_ID_COUNT)
+	if (!s || !cfg || id >= DEFORMAT_ID_COUNT)
 		return -etmkit_err_invalid;
 	if (s->cfg.frames != deformat_none && (id == 0 || id >= 0x70))
 		return -etmkit_err_invalid;

@@ -437,13 +437,28 @@ static int frame_event(struct deformatter *d, const uint8_t *f,
 	return dfmt_event(d, &ev);
 }
 
+/* Data was lost at input offset @off: deliver everything before it, then
+ * say so, so that packet decoders do not join bytes across the loss. */
+static int dfmt_gap(struct deformatter *d, uint64_t off)
+{
+	int err = run_flush_all(d);
+
+	if (err || !d->cfg.on_gap)
+		return err;
+	err = d->cfg.on_gap(d->cfg.ctx, off);
+	return err < 0 ? dfmt_stop(d, err) : 0;
+}
+
 /* A frame with ID 0x7F: drop it whole; who owns the data after it is
  * unknown until the next ID byte. */
 static int frame_bad(struct deformatter *d, const uint8_t *f,
 		     const uint64_t *fo, uint64_t base)
 {
 	uint64_t off = frame_off(fo, base, 0);
+	int err = dfmt_gap(d, off);
 
+	if (err)
+		return err;
 	d->stats.skipped += DFMT_FRAME;
 	d->cur_id = DEFORMAT_ID_UNOWNED;
 	return dfmt_error(d, -etmkit_err_bad_frame, off,
@@ -545,6 +560,9 @@ static int tpiu_fsync(struct deformatter *d, uint64_t off)
 		uint64_t first = d->frame_off[0];
 		unsigned int fill = d->fill;
 
+		err = dfmt_gap(d, first);
+		if (err)
+			return err;
 		d->stats.skipped += fill;
 		d->cur_id = DEFORMAT_ID_UNOWNED;
 		err = dfmt_error(d, -etmkit_err_bad_frame, first,

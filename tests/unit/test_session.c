@@ -188,6 +188,44 @@ static void test_stop_on_error(void **state)
 	}
 }
 
+/* A frame dropped by the transport (ID 0x7F) between the bytes of a branch
+ * packet: the decoder reports the packet as cut, instead of completing it
+ * with bytes from after the loss. */
+static void test_dropped_frame_is_a_gap(void **state)
+{
+	static const uint8_t in[48] = {
+		/* ID 0x10 (byte 0): A-sync at 1-6, I-sync 08 21 00 10 00 80
+		 * at 7-12 (byte 8 is 0x21 through aux bit 4), then 0x81 at 13
+		 * (a branch whose second byte would follow); byte 14 switches
+		 * to the null ID for the next frame. */
+		0x21, 0x00, 0x00, 0x00, 0x00, 0x00, 0x80, 0x08, 0x20, 0x00, 0x10,
+		0x00, 0x80, 0x81, 0x01, 0x10,
+		/* a bad frame: flag byte 0xFF */
+		0xff, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+		/* ID 0x10 again: 0x02 at 33 would have ended the branch */
+		0x21, 0x02, 0x84, 0x84, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00,
+		0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	};
+	struct seen s;
+	struct etmkit_session *ses;
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	ses = mk(deformat_coresight, 0, &s);
+	assert_int_equal(etmkit_session_feed(ses, in, sizeof(in)), 0);
+	assert_int_equal(etmkit_session_finish(ses), 0);
+	/* a_sync, i_sync, the cut branch, then unsynced bytes after the loss */
+	assert_true(s.n >= 4);
+	assert_int_equal(s.type[0], etm3_pkt_a_sync);
+	assert_int_equal(s.type[1], etm3_pkt_i_sync);
+	assert_int_equal(s.type[2], etm3_pkt_branch_address);
+	assert_int_equal(s.offset[2], 13);
+	assert_int_equal(s.length[2], 1);
+	assert_int_equal(s.type[3], etm3_pkt_unsynced);
+	assert_int_equal(s.offset[3], 33);
+	etmkit_session_free(ses);
+}
+
 static void test_bad_arguments(void **state)
 {
 	struct etmkit_session_config sc;
@@ -218,6 +256,7 @@ int main(void)
 		cmocka_unit_test(test_raw_stream),
 		cmocka_unit_test(test_callback_stops_feed),
 		cmocka_unit_test(test_stop_on_error),
+		cmocka_unit_test(test_dropped_frame_is_a_gap),
 		cmocka_unit_test(test_bad_arguments),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

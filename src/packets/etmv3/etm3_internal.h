@@ -56,6 +56,7 @@ struct etm3_pkt_decoder {
 	size_t n, pos;
 	uint8_t finished;
 	uint8_t stopped;        /* ETM3_CFG_STOP_ON_ERROR and an error seen */
+	uint8_t gap;            /* etm3_pkt_gap() called, not yet handled */
 
 	/* A packet cut by the end of a chunk. */
 	uint8_t part[ETM3_PKT_MAX_BYTES];

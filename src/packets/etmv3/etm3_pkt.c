@@ -764,6 +764,7 @@ void etm3_pkt_reset(struct etm3_pkt_decoder *dec)
 	dec->n = dec->pos = 0;
 	dec->finished = 0;
 	dec->stopped = 0;
+	dec->gap = 0;
 	dec->part_len = 0;
 	dec->scan = etm3_scan_unsynced;
 	dec->zeros = 0;
@@ -793,6 +794,14 @@ int etm3_pkt_feed(struct etm3_pkt_decoder *dec, const uint8_t *buf, size_t n,
 	dec->pos = 0;
 	dec->offs = offsets;
 	dec->base = base;
+	return 0;
+}
+
+int etm3_pkt_gap(struct etm3_pkt_decoder *dec)
+{
+	if (!dec || dec->pos < dec->n)
+		return -etmkit_err_invalid;
+	dec->gap = 1;
 	return 0;
 }
 
@@ -1252,6 +1261,39 @@ static size_t next_synced(struct etm3_pkt_decoder *dec,
 	return out;
 }
 
+/* Data was lost before the next byte (etm3_pkt_gap()): report what it
+ * cut, and let nothing decoded before it be relied on. Returns the records
+ * written (0 or 1). */
+static int handle_gap(struct etm3_pkt_decoder *dec, struct etm3_packet *pkt)
+{
+	int n = 0;
+
+	dec->gap = 0;
+	if (dec->part_len) {
+		decode_one(dec, dec->part, dec->part_len, pkt);
+		pkt->offset = dec->part_off;
+		pkt->length = dec->part_len;
+		pkt->size = dec->part_len;
+		memcpy(pkt->raw, dec->part, dec->part_len);
+		pkt->error = -etmkit_err_bad_frame;
+		pkt->why = "packet cut by data lost in transport";
+		dec->part_len = 0;
+		n = 1;
+	} else if (dec->scan == etm3_scan_async) {
+		make_bad_zeros(pkt, dec->async_off, dec->zeros, -etmkit_err_bad_frame,
+			       "A-sync cut by data lost in transport");
+		n = 1;
+	}
+	/* An unsynced run goes on (it is not decoded anyway), but zeros on
+	 * both sides of the loss must not make an A-sync. */
+	if (dec->scan == etm3_scan_unsynced) {
+		dec->zeros = 0;
+		return n;
+	}
+	drop_sync(dec);
+	return n;
+}
+
 int etm3_pkt_next(struct etm3_pkt_decoder *dec, struct etm3_packet *pkts,
 		  size_t max)
 {
@@ -1263,6 +1305,8 @@ int etm3_pkt_next(struct etm3_pkt_decoder *dec, struct etm3_packet *pkts,
 		pkts[out++] = dec->pending;
 		dec->have_pending = 0;
 	}
+	if (dec->gap && out < max && !dec->stopped)
+		out += (size_t)handle_gap(dec, &pkts[out]);
 	while (out < max && !dec->stopped) {
 		if (dec->scan == etm3_scan_synced && !dec->part_len) {
 			out = next_synced(dec, pkts, out, max);
