@@ -351,11 +351,13 @@ static void test_isync_states_and_bits(void **state)
 	p = decode_body(0, IDR(5), 0, jazelle, 6, &R);
 	assert_int_equal(p[0].u.isync.isa, etmkit_isa_jazelle);
 	assert_int_equal(p[0].u.isync.addr, 0x80001003);
-	/* A reserved J/T/AltISA combination is a malformed I-sync. */
+	/* A reserved J/T/AltISA combination is a malformed I-sync; the record
+	 * ends at its first zero byte, where the A-sync search restarts. */
 	p = decode_body(0, IDR(5), 0, reserved, 6, &R);
 	assert_int_equal(p[0].type, etm3_pkt_i_sync);
 	assert_int_equal(p[0].error, -etmkit_err_bad_packet);
-	assert_int_equal(p[0].length, 6);
+	assert_int_equal(p[0].length, 2);
+	assert_int_equal(p[1].type, etm3_pkt_unsynced);
 }
 
 static void test_context_id_sizes(void **state)
@@ -456,7 +458,7 @@ static void test_lsip_state_carries_on(void **state)
 	p = decode_body(0, IDR(5), 0, c, sizeof(c), &R);
 	assert_int_equal(p[0].type, etm3_pkt_i_sync);
 	assert_int_equal(p[0].error, -etmkit_err_bad_packet);
-	assert_int_equal(p[0].length, 11);
+	assert_int_equal(p[0].length, 2); /* up to its first zero byte */
 }
 
 static void test_data_only_isync(void **state)
@@ -1191,6 +1193,30 @@ static void test_disabled_packets_keep_their_type(void **state)
 	assert_int_equal(decode_body(ETM3_ETMCR_DATA_ADDR, IDR(5), 0, &hdr[1], 1, &R)[0].error, 0);
 }
 
+static void test_async_inside_bad_packet(void **state)
+{
+	/* Review finding: a branch 81 80 80 80 whose "5th byte" is the first
+	 * zero of an A-sync is malformed; the A-sync must still be found. */
+	static const uint8_t b[] = { 0x81, 0x80, 0x80, 0x80, 0, 0, 0, 0, 0, 0x80, 0x84 };
+	struct etm3_packet *p;
+
+	(void)state;
+	for (size_t chunk = 0; chunk < 4; chunk++) {
+		uint8_t buf[32];
+
+		memcpy(buf, async6, 6);
+		memcpy(buf + 6, b, sizeof(b));
+		decode_chunked(CR_CA, IDR(5), 0, buf, 6 + sizeof(b), chunk, &R);
+		p = &R.p[1];
+		assert_int_equal(p[0].type, etm3_pkt_branch_address);
+		assert_int_equal(p[0].error, -etmkit_err_bad_packet);
+		assert_int_equal(p[0].length, 4);
+		assert_int_equal(p[1].type, etm3_pkt_a_sync);
+		assert_int_equal(p[1].offset, 10);
+		assert_int_equal(p[2].type, etm3_pkt_p_header);
+	}
+}
+
 static void test_stop_on_error(void **state)
 {
 	/* ETM3_CFG_STOP_ON_ERROR: the reserved header is reported, then the
@@ -1347,6 +1373,7 @@ int main(void)
 		cmocka_unit_test(test_state_dropped_after_error),
 		cmocka_unit_test(test_malformed_exception_bytes),
 		cmocka_unit_test(test_disabled_packets_keep_their_type),
+		cmocka_unit_test(test_async_inside_bad_packet),
 		cmocka_unit_test(test_stop_on_error),
 		cmocka_unit_test(test_gap),
 		cmocka_unit_test(test_api_errors),

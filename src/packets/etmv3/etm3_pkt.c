@@ -705,6 +705,25 @@ static int decode_one(struct etm3_pkt_decoder *dec, const uint8_t *p,
 	return len;
 }
 
+/* A rejected packet of -@len bytes at p: the search for A-sync restarts at
+ * its first zero at or after index @from (at least 1), so an A-sync the bad
+ * packet ran into is not missed; the record is cut there. Returns the
+ * record's new length. */
+static unsigned restart_point(const uint8_t *p, int len, unsigned from,
+			      struct etm3_packet *pkt)
+{
+	unsigned n = (unsigned)-len;
+
+	for (unsigned k = from ? from : 1; k < n; k++) {
+		if (p[k] == 0x00) {
+			pkt->length = k;
+			pkt->size = (uint8_t)k;
+			return k;
+		}
+	}
+	return n;
+}
+
 /* ---- Decoder object ------------------------------------------------------- */
 
 int etm3_pkt_alloc(struct etm3_pkt_decoder **out, const struct etm3_config *cfg)
@@ -1017,6 +1036,8 @@ static int resume_partial(struct etm3_pkt_decoder *dec, struct etm3_packet *pkt)
 	memcpy(tmp, dec->part, have);
 	memcpy(tmp + have, dec->buf + dec->pos, take);
 	len = decode_one(dec, tmp, have + take, pkt);
+	if (len < 0) /* only within the new bytes: the old ones are gone */
+		len = -(int)restart_point(tmp, len, (unsigned)have, pkt);
 	if (len == 0) {
 		/* Still short: everything given so far is kept. */
 		memcpy(dec->part, tmp, have + take);
@@ -1122,6 +1143,8 @@ static int next_slow(struct etm3_pkt_decoder *dec, struct etm3_packet *out,
 		dec->pos = dec->n;
 		return 0;
 	}
+	if (len < 0)
+		len = -(int)restart_point(dec->buf + pos, len, 1, out);
 	out->offset = off_at(dec, pos);
 	dec->pos = pos + (size_t)(len < 0 ? -len : len);
 	after_packet(dec, out, stream_at(dec, pos), stream_at(dec, dec->pos));
