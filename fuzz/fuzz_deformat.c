@@ -39,6 +39,16 @@ static int on_data(void *ctx, uint8_t id, const uint8_t *d,
 	return 0;
 }
 
+static int on_event(void *ctx, const struct deformat_event *ev)
+{
+	struct check *c = ctx;
+
+	if (ev->offset > c->size || ev->length > c->size ||
+	    ev->nruns > 16)
+		abort();
+	return 0;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct deformat_config dc;
@@ -55,6 +65,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	dc.mode = (enum deformat_mode)(data[0] % 4);
 	dc.raw_id = 0x10;
 	dc.on_data = on_data;
+	dc.on_event = (data[0] & 4) ? on_event : NULL;
 	chunk = 1 + data[1];
 	data += 2;
 	size -= 2;
@@ -77,6 +88,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (i != DEFORMAT_ID_NULL)
 			sum += st->id_bytes[i];
 	if (sum != c.delivered || st->bytes_in != size)
+		abort();
+	/* Framed modes: every input byte is in a good frame, a sync, or
+	 * counted as skipped (bad frames, bytes before alignment, the tail). */
+	if (dc.mode != deformat_none &&
+	    16 * st->frames + 4 * st->fsyncs + 2 * st->hsyncs + st->skipped != size)
 		abort();
 	deformat_free(d);
 	return 0;

@@ -1,8 +1,12 @@
 /* libFuzzer target: the ETMv3 packet decoder on arbitrary bytes.
  * The first 9 bytes choose the configuration and the chunk size; the rest
- * is the trace. Invariants: every byte is in exactly one record, records
- * come in offset order, sizes stay within bounds, and P-header runs expand
- * to valid P-headers only. */
+ * is the trace. The input is decoded twice: once as a reference (one feed,
+ * one record per packet, resynchronising), once with the chosen chunking,
+ * P-header runs and stop-on-error. Invariants:
+ * - the reference accounts for every byte once, in order, within bounds;
+ * - the second decode gives the same records (runs expanded, each header
+ *   with the atoms the reference gave it), and with stop-on-error exactly
+ *   the reference's records up to its first error. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,19 +15,100 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+struct rec {
+	uint64_t offset;
+	uint32_t length, atoms;
+	uint8_t type;
+	int16_t error;
+};
+
 static uint32_t rd32(const uint8_t *p)
 {
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
 	       (uint32_t)p[3] << 24;
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+static void put(struct rec *r, size_t *n, size_t cap, uint64_t off, uint32_t len,
+		uint8_t type, int16_t err, uint32_t atoms)
 {
-	struct etm3_config cfg;
+	if (*n >= cap)
+		abort();
+	/* Zeroed first: records are compared with memcmp, padding included. */
+	memset(&r[*n], 0, sizeof(r[*n]));
+	r[*n].offset = off;
+	r[*n].length = len;
+	r[*n].atoms = atoms;
+	r[*n].type = type;
+	r[*n].error = err;
+	++*n;
+}
+
+/* Decode @data with @cfg in chunks of @chunk bytes; records into r[]. */
+static size_t decode(const struct etm3_config *cfg, const uint8_t *data,
+		     size_t size, size_t chunk, struct rec *r, size_t cap,
+		     int *stopped)
+{
 	struct etm3_pkt_decoder *dec = NULL;
 	struct etm3_packet p[5];
+	size_t n = 0;
+
+	*stopped = 0;
+	if (etm3_pkt_alloc(&dec, cfg) < 0)
+		abort();
+	for (size_t at = 0;; at += chunk) {
+		size_t len = size - at < chunk ? size - at : chunk;
+		int last = at + chunk >= size, got;
+
+		if (len && etm3_pkt_feed(dec, data + at, len, NULL, at) < 0) {
+			*stopped = 1;
+			break;
+		}
+		if (last)
+			etm3_pkt_finish(dec);
+		while ((got = etm3_pkt_next(dec, p, 5)) > 0) {
+			for (int i = 0; i < got; i++) {
+				const struct etm3_packet *q = &p[i];
+
+				if (q->size > ETM3_PKT_MAX_BYTES || !q->length ||
+				    q->type >= etm3_pkt_type_count)
+					abort();
+				if (q->type != etm3_pkt_p_header_run) {
+					put(r, &n, cap, q->offset, q->length, q->type,
+					    q->error, q->type == etm3_pkt_p_header ?
+					    q->u.atoms.bits : 0);
+					continue;
+				}
+				for (uint32_t k = 0; k < q->u.run.count; k++) {
+					const struct etm3_atoms *a =
+						&etm3_pkt_atom_table(dec)[q->u.run.headers[k]];
+
+					if (a->count > 16 || !(q->u.run.headers[k] & 0x80))
+						abort();
+					put(r, &n, cap, q->offset + k, 1, etm3_pkt_p_header,
+					    0, a->bits);
+				}
+			}
+		}
+		if (got == -etmkit_err_bad_packet) {
+			*stopped = 1;
+			break;
+		}
+		if (got != -etmkit_err_eos)
+			abort();
+		if (last)
+			break;
+	}
+	etm3_pkt_free(dec);
+	return n;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct etm3_config cfg, ref;
+	struct rec *a, *b;
+	size_t chunk, na, nb, cap;
 	uint64_t expect = 0;
-	size_t chunk;
+	int stopped;
 
 	if (size < 9)
 		return 0;
@@ -32,50 +117,47 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* Keep ETMIDR an ETMv3 (major field 2), any minor and bit 20. */
 	cfg.etmidr = 0x410cf200u | (data[4] & 0xf0u) | ((data[5] & 1u) << 20);
 	cfg.etmccer = (uint32_t)data[6] << 22;
-	cfg.flags = data[7] & (ETM3_CFG_M_PROFILE | ETM3_CFG_P_HEADER_RUNS);
+	cfg.flags = data[7] & (ETM3_CFG_M_PROFILE | ETM3_CFG_P_HEADER_RUNS |
+			       ETM3_CFG_STOP_ON_ERROR);
 	chunk = 1 + data[8];
 	data += 9;
 	size -= 9;
-	if (etm3_pkt_alloc(&dec, &cfg) < 0)
+	cap = size + 16;
+	a = malloc(cap * sizeof(*a));
+	b = malloc(cap * sizeof(*b));
+	if (!a || !b)
 		abort();
-	for (size_t at = 0;; at += chunk) {
-		size_t n = size - at < chunk ? size - at : chunk;
-		int last = at + chunk >= size, got;
-
-		if (n && etm3_pkt_feed(dec, data + at, n, NULL, at) < 0)
+	ref = cfg;
+	ref.flags &= ETM3_CFG_M_PROFILE;
+	na = decode(&ref, data, size, size ? size : 1, a, cap, &stopped);
+	for (size_t i = 0; i < na; i++) {
+		if (a[i].offset != expect)
 			abort();
-		if (last)
-			etm3_pkt_finish(dec);
-		while ((got = etm3_pkt_next(dec, p, 5)) > 0) {
-			for (int i = 0; i < got; i++) {
-				if (p[i].offset != expect || !p[i].length ||
-				    p[i].size > ETM3_PKT_MAX_BYTES ||
-				    p[i].type >= etm3_pkt_type_count)
-					abort();
-				if (p[i].type != etm3_pkt_unsynced &&
-				    p[i].type != etm3_pkt_a_sync &&
-				    p[i].type != etm3_pkt_p_header_run &&
-				    memcmp(p[i].raw, data + p[i].offset, p[i].size))
-					abort();
-				if (p[i].type == etm3_pkt_p_header_run) {
-					const struct etm3_atoms *t = etm3_pkt_atom_table(dec);
-
-					for (uint32_t k = 0; k < p[i].u.run.count; k++)
-						if (!(p[i].u.run.headers[k] & 0x80) ||
-						    (p[i].u.run.headers[k] & 1) ||
-						    t[p[i].u.run.headers[k]].count > 16)
-							abort();
-				}
-				expect += p[i].length;
-			}
-		}
-		if (got != -etmkit_err_eos)
+		if (a[i].type != etm3_pkt_unsynced && a[i].type != etm3_pkt_a_sync &&
+		    a[i].offset >= size)
 			abort();
-		if (last)
-			break;
+		expect += a[i].length;
 	}
-	if (expect != size)
+	if (expect != size || stopped)
 		abort();
-	etm3_pkt_free(dec);
+	nb = decode(&cfg, data, size, chunk, b, cap, &stopped);
+	if (cfg.flags & ETM3_CFG_STOP_ON_ERROR) {
+		/* The reference up to its first error (inclusive), then no
+		 * more; an error that is a truncation at the end does not
+		 * stop anything. */
+		size_t first = na;
+
+		for (size_t i = 0; i < na; i++)
+			if (a[i].error && a[i].error != -etmkit_err_truncated) {
+				first = i + 1;
+				break;
+			}
+		if (nb != first || memcmp(a, b, nb * sizeof(*a)) != 0)
+			abort();
+	} else if (nb != na || stopped || memcmp(a, b, na * sizeof(*a)) != 0) {
+		abort();
+	}
+	free(a);
+	free(b);
 	return 0;
 }

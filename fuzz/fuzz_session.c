@@ -44,8 +44,21 @@ static void config(struct etm3_config *cfg, const uint8_t *p)
 	cfg->etmcr = (uint32_t)p[0] << 8 | (uint32_t)p[1] << 14 | (uint32_t)(p[1] & 0x3c) << 18;
 	cfg->etmcr |= (uint32_t)(p[0] & 0x0c); /* data trace bits */
 	cfg->etmidr = 0x410cf200u | (p[2] & 0xf0u) | ((p[2] & 1u) << 20);
-	cfg->etmccer = (uint32_t)(p[3] & 0x3c) << 22;
+	/* ETMCCER[22] timestamps, [26] Hyp, [28] binary, [29] 64-bit */
+	cfg->etmccer = (uint32_t)((p[3] >> 2) & 1) << 22 |
+		       (uint32_t)((p[3] >> 3) & 1) << 26 |
+		       (uint32_t)((p[3] >> 4) & 1) << 28 |
+		       (uint32_t)((p[3] >> 5) & 1) << 29;
 	cfg->flags = p[3] & 3u;
+}
+
+static int on_event(void *ctx, const struct deformat_event *ev)
+{
+	struct check *c = ctx;
+
+	if (ev->offset > c->size || ev->length > c->size)
+		abort();
+	return 0;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -62,6 +75,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&sc, 0, sizeof(sc));
 	sc.size = sizeof(sc);
 	sc.frames = (enum deformat_mode)(data[0] % 4);
+	/* Bits 2 and 3: the stop and event paths. */
+	sc.stop_on_error = (data[0] >> 2) & 1;
+	sc.on_frame_event = (data[0] & 8) ? on_event : NULL;
 	sc.raw_id = 0x10;
 	sc.on_packet = on_packet;
 	memset(&c, 0, sizeof(c));
@@ -80,8 +96,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	for (size_t at = 0; at < size; at += chunk) {
 		size_t n = size - at < chunk ? size - at : chunk;
+		int err = etmkit_session_feed(s, data + at, n);
 
-		if (etmkit_session_feed(s, data + at, n) < 0)
+		if (err == -etmkit_err_bad_packet || err == -etmkit_err_bad_frame) {
+			if (!sc.stop_on_error)
+				abort();
+			etmkit_session_free(s);
+			return 0; /* stopped, as asked */
+		}
+		if (err < 0)
 			abort();
 	}
 	if (etmkit_session_finish(s) < 0)

@@ -90,15 +90,21 @@ def main():
                      ("data10", ex.source_data_10), ("data11", ex.source_data_11)):
         junk, pk = fn()
         stream = junk + b"".join(p["bytes"] for p in pk)
-        for cfg_name, cfg in (("ca", bytes([0x0C, 0x10, 0, 0, 0x50, 0, 0x0D, 0, 0x10])),
-                              ("plain", bytes([0x0C, 0, 0, 0, 0x40, 1, 0, 0, 0x40]))):
+        # The examples' own registers (etm_*.ini): ETMv3.5 data trace,
+        # context ID, 64-bit timestamps; ETMv3.4 alternative encoding;
+        # ETMv3.0 cycle-accurate.
+        for cfg_name, cfg in (("v35", bytes([0x0C, 0xD0, 0x00, 0x10, 0x50, 0, 0xD1, 0, 0x10])),
+                              ("v34alt", bytes([0, 0, 0, 0, 0x40, 1, 0, 0, 0x40])),
+                              ("v30", bytes([0, 0x10, 0, 0, 0x00, 0, 0, 0, 0x10]))):
             write(outdir, "fuzz_etm3_pkt", "%s-%s" % (name, cfg_name), cfg + stream)
     for d in sorted(os.listdir(examples)):
         tb = os.path.join(examples, d, "trace.bin")
         if os.path.isfile(tb):
             data = open(tb, "rb").read()
             write(outdir, "fuzz_deformat", d, bytes([1, 15]) + data)
-            write(outdir, "fuzz_session", d, bytes([1, 0x1c, 0xd0, 0x50, 0x3c, 0, 0, 0x40, 0, 5]) + data)
+            # ID 0x10: ETMCR 0x1000D00C, ETMv3.5, ETMCCER timestamps;
+            # ID 0x11: ETMv3.4 with the alternative branch encoding.
+            write(outdir, "fuzz_session", d, bytes([1, 0x1c, 0x03, 0x50, 0x3c, 0, 0, 0x41, 0, 5]) + data)
         if os.path.isfile(os.path.join(examples, d, "snapshot.ini")):
             write(outdir, "fuzz_snapshot", d, snapshot_seed(os.path.join(examples, d)))
     # Real captures, when ../shared is there.
@@ -112,11 +118,12 @@ def main():
             continue
         data = open(os.path.join(snap, bfile), "rb").read()[:16384]
         write(outdir, "fuzz_deformat", tag, bytes([1, 255]) + data)
-        write(outdir, "fuzz_session", tag, bytes([1, 0x18, 0x00, 0x50, 0x3c, 0x18, 0, 0x50, 0x3c, 40]) + data)
+        # TC2's ETMs: ETMCR 0x10001860, ETMv3.5, ETMCCER 0x344008F2.
+        write(outdir, "fuzz_session", tag, bytes([1, 0x10, 0x00, 0x50, 0x3c, 0x10, 0, 0x50, 0x3c, 40]) + data)
         if "etmv3" in tag:
             for sid, stream in deformat(data).items():
                 write(outdir, "fuzz_etm3_pkt", "%s-%02x" % (tag, sid),
-                      TC2_REGS + bytes([0x50, 0, 0xD0, 0, 0x40]) + bytes(stream[:8192]))
+                      TC2_REGS + bytes([0x50, 0, 0xD1, 0, 0x40]) + bytes(stream[:8192]))
         n += 1
     print("seeds from %d real captures and %d examples" % (n, len(os.listdir(examples))))
 

@@ -1217,6 +1217,36 @@ static void test_async_inside_bad_packet(void **state)
 	}
 }
 
+static void test_restart_inside_kept_bytes(void **state)
+{
+	/* Fuzz finding: an I-sync naming a reserved ISA state (info 0x04,
+	 * address 0) is rejected; the A-sync search restarts at its first zero
+	 * (index 2), and zeros 2..6 with 0x80 are an A-sync. When the chunk
+	 * boundary falls after that zero, the zero was kept from an earlier
+	 * chunk and must be scanned again: every chunking must give the
+	 * records of the whole decode. */
+	static const uint8_t b[] = { 0, 0, 0, 0, 0, 0x80, 0x08, 0x04, 0, 0, 0, 0, 0,
+				     0x80, 0x84 };
+	static struct run whole;
+
+	(void)state;
+	decode_chunked(CR_CA, IDR(5), 0, b, sizeof(b), 0, &whole);
+	assert_int_equal(whole.n, 4);
+	assert_int_equal(whole.p[1].type, etm3_pkt_i_sync);
+	assert_int_equal(whole.p[1].length, 2);
+	assert_int_equal(whole.p[2].type, etm3_pkt_a_sync);
+	assert_int_equal(whole.p[2].offset, 8);
+	for (size_t chunk = 1; chunk < sizeof(b); chunk++) {
+		decode_chunked(CR_CA, IDR(5), 0, b, sizeof(b), chunk, &R);
+		assert_int_equal(R.n, whole.n);
+		for (int i = 0; i < R.n; i++) {
+			assert_int_equal(R.p[i].type, whole.p[i].type);
+			assert_int_equal(R.p[i].offset, whole.p[i].offset);
+			assert_int_equal(R.p[i].length, whole.p[i].length);
+		}
+	}
+}
+
 static void test_stop_on_error(void **state)
 {
 	/* ETM3_CFG_STOP_ON_ERROR: the reserved header is reported, then the
@@ -1374,6 +1404,7 @@ int main(void)
 		cmocka_unit_test(test_malformed_exception_bytes),
 		cmocka_unit_test(test_disabled_packets_keep_their_type),
 		cmocka_unit_test(test_async_inside_bad_packet),
+		cmocka_unit_test(test_restart_inside_kept_bytes),
 		cmocka_unit_test(test_stop_on_error),
 		cmocka_unit_test(test_gap),
 		cmocka_unit_test(test_api_errors),

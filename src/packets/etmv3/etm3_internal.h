@@ -62,6 +62,17 @@ struct etm3_pkt_decoder {
 	uint8_t part[ETM3_PKT_MAX_BYTES];
 	uint8_t part_len;
 	uint64_t part_off;
+	uint64_t part_offs[ETM3_PKT_MAX_BYTES]; /* each byte's offset */
+
+	/* Bytes of a rejected packet that began in an earlier chunk, scanned
+	 * again before the current input (which is set aside meanwhile). */
+	uint8_t replaying;
+	uint8_t rp_buf[ETM3_PKT_MAX_BYTES];
+	uint64_t rp_offs[ETM3_PKT_MAX_BYTES];
+	const uint8_t *sv_buf;
+	const uint64_t *sv_offs;
+	uint64_t sv_base;
+	size_t sv_n, sv_pos;
 
 	/* Synchronisation (IHI 0014Q 7.10.1). */
 	uint8_t scan;           /* enum etm3_scan */

@@ -784,6 +784,7 @@ void etm3_pkt_reset(struct etm3_pkt_decoder *dec)
 	dec->finished = 0;
 	dec->stopped = 0;
 	dec->gap = 0;
+	dec->replaying = 0;
 	dec->part_len = 0;
 	dec->scan = etm3_scan_unsynced;
 	dec->zeros = 0;
@@ -1023,6 +1024,36 @@ static int scan_async(struct etm3_pkt_decoder *dec, struct etm3_packet *out)
 
 /* ---- The record loop ------------------------------------------------------ */
 
+/* Make @n kept bytes (with their offsets) the input, setting the current
+ * input aside until they are used up (see etm3_pkt_next()). */
+static void replay(struct etm3_pkt_decoder *dec, const uint8_t *b,
+		   const uint64_t *offs, size_t n)
+{
+	memmove(dec->rp_buf, b, n);
+	memmove(dec->rp_offs, offs, n * sizeof(*offs));
+	dec->sv_buf = dec->buf;
+	dec->sv_offs = dec->offs;
+	dec->sv_base = dec->base;
+	dec->sv_n = dec->n;
+	dec->sv_pos = dec->pos;
+	dec->buf = dec->rp_buf;
+	dec->offs = dec->rp_offs;
+	dec->n = n;
+	dec->pos = 0;
+	dec->replaying = 1;
+}
+
+/* Replayed bytes used up: back to the input set aside. */
+static void end_replay(struct etm3_pkt_decoder *dec)
+{
+	dec->buf = dec->sv_buf;
+	dec->offs = dec->sv_offs;
+	dec->base = dec->sv_base;
+	dec->n = dec->sv_n;
+	dec->pos = dec->sv_pos;
+	dec->replaying = 0;
+}
+
 /* Complete a packet begun in an earlier chunk. Returns records written. */
 static int resume_partial(struct etm3_pkt_decoder *dec, struct etm3_packet *pkt)
 {
@@ -1036,22 +1067,29 @@ static int resume_partial(struct etm3_pkt_decoder *dec, struct etm3_packet *pkt)
 	memcpy(tmp, dec->part, have);
 	memcpy(tmp + have, dec->buf + dec->pos, take);
 	len = decode_one(dec, tmp, have + take, pkt);
-	if (len < 0) /* only within the new bytes: the old ones are gone */
-		len = -(int)restart_point(tmp, len, (unsigned)have, pkt);
 	if (len == 0) {
 		/* Still short: everything given so far is kept. */
 		memcpy(dec->part, tmp, have + take);
+		for (size_t i = 0; i < take; i++)
+			dec->part_offs[have + i] = off_at(dec, dec->pos + i);
 		dec->part_len = (uint8_t)(have + take);
 		dec->pos += take;
 		return 0;
 	}
-	{
-		size_t n = (size_t)(len < 0 ? -len : len);
-
-		dec->pos += n - have;
-	}
-	dec->part_len = 0;
 	pkt->offset = dec->part_off;
+	dec->part_len = 0;
+	if (len < 0) {
+		size_t k = restart_point(tmp, len, 1, pkt);
+
+		if (k < have) {
+			/* The search restarts inside the bytes kept from
+			 * earlier chunks: scan them again first. */
+			replay(dec, dec->part + k, dec->part_offs + k, have - k);
+			return 1;
+		}
+		len = -(int)k;
+	}
+	dec->pos += (size_t)(len < 0 ? -len : len) - have;
 	return 1;
 }
 
@@ -1139,7 +1177,9 @@ static int next_slow(struct etm3_pkt_decoder *dec, struct etm3_packet *out,
 		/* Cut by the end of the chunk: keep the bytes. */
 		dec->part_len = (uint8_t)(dec->n - pos);
 		memcpy(dec->part, dec->buf + pos, dec->part_len);
-		dec->part_off = off_at(dec, pos);
+		for (size_t i = 0; i < dec->part_len; i++)
+			dec->part_offs[i] = off_at(dec, pos + i);
+		dec->part_off = dec->part_offs[0];
 		dec->pos = dec->n;
 		return 0;
 	}
@@ -1337,6 +1377,10 @@ int etm3_pkt_next(struct etm3_pkt_decoder *dec, struct etm3_packet *pkts,
 				break;
 		}
 		if (dec->pos >= dec->n) {
+			if (dec->replaying) {
+				end_replay(dec);
+				continue;
+			}
 			if (dec->finished)
 				out += (size_t)flush_final(dec, &pkts[out]);
 			break;
