@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "etmkit/snapshot.h"
 
@@ -17,11 +18,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static const char *const names[] = { "snapshot.ini", "trace.ini", "d0.ini",
 				     "d1.ini", "d2.ini" };
 
-static char dir[64];
+static char dir[512];
+
+/* The private folder and its five files go when the process ends. */
+static void cleanup(void)
+{
+	char path[600];
+
+	for (int i = 0; i < 5; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		unlink(path);
+	}
+	rmdir(dir);
+}
 
 static void write_part(int i, const uint8_t *p, size_t n)
 {
-	char path[128];
+	char path[600];
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
@@ -78,9 +91,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int part = 0, err;
 
 	if (!dir[0]) {
-		strcpy(dir, "/tmp/etmkit-fuzz-snapshot-XXXXXX");
+		const char *tmp = getenv("TMPDIR");
+
+		snprintf(dir, sizeof(dir), "%s/etmkit-fuzz-snapshot-XXXXXX",
+			 tmp && *tmp ? tmp : "/tmp");
 		if (!mkdtemp(dir))
 			abort();
+		atexit(cleanup);
 	}
 	for (size_t i = 0; i <= size && part < 5; i++) {
 		int sep = i + 4 <= size && !memcmp(data + i, "\n%%\n", 4);

@@ -26,12 +26,14 @@
 #include "etmkit/snapshot.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <ini.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* ---- Limits -------------------------------------------------------------- */
 
@@ -417,11 +419,26 @@ static int read_all(FILE *f, size_t hint, char **data, size_t *len)
 static int read_bounded(struct loader *ld, const struct file_ref *ref,
 			size_t hint, char **data, size_t *len)
 {
-	FILE *f = fopen(ref->path, "rb");
+	/* Non-blocking, and checked again on the open file: a FIFO or a
+	 * file swapped after check_regular() cannot block or mislead us. */
+	int fd = open(ref->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+	FILE *f;
 	int rc;
 
-	if (!f)
+	if (fd < 0)
 		return ref_open_fail(ld, ref, errno);
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return ref_fail(ld, -etmkit_err_io, ref,
+				"cannot read: not a regular file");
+	}
+	f = fdopen(fd, "rb");
+	if (!f) {
+		rc = errno;
+		close(fd);
+		return ref_open_fail(ld, ref, rc);
+	}
 	rc = read_all(f, hint, data, len);
 	fclose(f);
 	if (rc == -etmkit_err_nomem)
@@ -807,7 +824,20 @@ struct dev_parse {
 	size_t cap_regs;
 	struct dump_build *dumps;
 	size_t ndumps, cap_dumps;
+	/* Register names seen, for the duplicate check in linear time:
+	 * open addressing, index + 1, 0 = empty (twice SS_MAX_REGS). */
+	uint16_t reg_hash[2 * SS_MAX_REGS];
 };
+
+/* FNV-1a of the name, case folded: registers are case-insensitive. */
+static uint32_t reg_name_hash(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	for (; *s; s++)
+		h = (h ^ (uint32_t)ascii_lower((unsigned char)*s)) * 16777619u;
+	return h;
+}
 
 static const char *const dev_keys[3] = { "name", "class", "type" };
 
@@ -965,10 +995,12 @@ static int reg_add(struct ini_run *run, struct snapshot_reg *reg)
 {
 	struct dev_parse *dp = run->user;
 	struct snapshot_reg *p;
-	size_t i;
+	const size_t mask = sizeof(dp->reg_hash) / sizeof(dp->reg_hash[0]) - 1;
+	size_t slot = reg_name_hash(reg->name) & mask;
 
-	for (i = 0; i < dp->dev.nregs; i++)
-		if (ascii_casecmp(dp->regs[i].name, reg->name) == 0)
+	for (; dp->reg_hash[slot]; slot = (slot + 1) & mask)
+		if (ascii_casecmp(dp->regs[dp->reg_hash[slot] - 1].name,
+				  reg->name) == 0)
 			return run_fail(run, -etmkit_err_format,
 					"duplicate register %s in [regs]",
 					reg->name);
@@ -984,6 +1016,7 @@ static int reg_add(struct ini_run *run, struct snapshot_reg *reg)
 	if (!reg->name)
 		return run_nomem(run);
 	p[dp->dev.nregs++] = *reg;
+	dp->reg_hash[slot] = (uint16_t)dp->dev.nregs;
 	return 0;
 }
 
