@@ -838,23 +838,14 @@ static uint64_t off_at(const struct etm3_pkt_decoder *dec, size_t i)
 	return dec->offs ? dec->offs[i] : dec->base + i;
 }
 
-/* Stream position (bytes consumed since reset) of input index i. */
+/* Stream position (bytes consumed since reset) of input index i. Replayed
+ * bytes are the last ones before the current chunk. */
 static uint64_t stream_at(const struct etm3_pkt_decoder *dec, size_t i)
 {
-	return dec->consumed + i;
+	return dec->replaying ? dec->consumed - dec->n + i : dec->consumed + i;
 }
 
 /* ---- Synchronisation (IHI 0014Q 7.10.1) ----------------------------------- */
-
-static void drop_sync(struct etm3_pkt_decoder *dec);
-
-/* Every decode error ends here: resynchronise, or stop if asked to. */
-static void lose_sync(struct etm3_pkt_decoder *dec)
-{
-	if (dec->cfg.flags & ETM3_CFG_STOP_ON_ERROR)
-		dec->stopped = 1;
-	drop_sync(dec);
-}
 
 /* Back to searching for A-sync, with no state kept. */
 static void drop_sync(struct etm3_pkt_decoder *dec)
@@ -863,6 +854,14 @@ static void drop_sync(struct etm3_pkt_decoder *dec)
 	dec->zeros = 0;
 	dec->uns_len = 0;
 	reset_state(dec);
+}
+
+/* Every decode error ends here: resynchronise, or stop if asked to. */
+static void lose_sync(struct etm3_pkt_decoder *dec)
+{
+	if (dec->cfg.flags & ETM3_CFG_STOP_ON_ERROR)
+		dec->stopped = 1;
+	drop_sync(dec);
 }
 
 static void make_unsynced(const struct etm3_pkt_decoder *dec, uint64_t len,
