@@ -3,7 +3,12 @@
  * Layers (the trace-element model of ETE, applied to every protocol):
  *   transport.h  CoreSight formatter frames, TPIU syncs, demultiplexing by ID
  *   etm3.h       ETMv3 packets
- *   session.h    a capture wired through the layers: bytes in, packets out
+ *   image.h      program images: raw dumps, ELF files, snapshot dumps
+ *   insn.h       instruction classification (A32, T32, ThumbEE, Jazelle)
+ *   elem.h       execution elements: instructions and events
+ *   flow.h       flow decoders: trace + image -> elements
+ *   session.h    a capture wired through the layers: bytes in, packets or
+ *                elements out
  *   snapshot.h   the trace snapshot directory format
  * Errors, versions and shared types are in common.h.
  */
@@ -15,5 +20,9 @@
 #include "etmkit/etm3.h"
 #include "etmkit/session.h"
 #include "etmkit/snapshot.h"
+#include "etmkit/image.h"
+#include "etmkit/insn.h"
+#include "etmkit/elem.h"
+#include "etmkit/flow.h"
 
 #endif /* ETMKIT_ETMKIT_H */

@@ -1,0 +1,111 @@
+/* etmkit: flow decoders, trace plus program image to execution.
+ *
+ * A flow decoder takes one trace source's bytes, decodes its packets with
+ * the protocol's packet decoder (held inside it), and walks the program
+ * image as the packets direct, delivering struct etmkit_elem records
+ * (elem.h): every instruction executed, in order, and the events between
+ * them. Layer 3 of the trace model (seed 002 D4.3.1); for ETMv3 layer 2
+ * (speculation) is empty.
+ *
+ * Use (ETMv3):
+ *   struct etm3_flow_config cfg;
+ *   etm3_flow_config_init(&cfg);
+ *   cfg.etm.etmcr = ...; cfg.image = img;
+ *   etm3_flow_alloc(&dec, &cfg);
+ *   for each chunk: etm3_flow_feed(dec, buf, n, NULL, base);
+ *                   while ((n = etm3_flow_next(dec, el, 64)) > 0) use el[];
+ *   etm3_flow_finish(dec); drain etm3_flow_next() once more;
+ *   etm3_flow_free(dec);
+ * As with the packet decoder, the fed buffer is not copied: drain
+ * etm3_flow_next() until -etmkit_err_eos before feeding more.
+ *
+ * Memory is fixed at allocation: the decoder caches decoded blocks of
+ * instructions (keyed by address, instruction set and memory space) in
+ * cfg.cache_bytes and starts the cache afresh when it is full.
+ */
+#ifndef ETMKIT_FLOW_H
+#define ETMKIT_FLOW_H
+
+#include "etmkit/common.h"
+#include "etmkit/elem.h"
+#include "etmkit/etm3.h"
+#include "etmkit/image.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- ETMv3 -------------------------------------------------------------- */
+
+struct etm3_flow_config {
+	size_t size;              /* sizeof(struct etm3_flow_config) */
+	struct etm3_config etm;   /* the trace unit's registers and
+				     ETM3_CFG_M_PROFILE / _STOP_ON_ERROR
+				     (ETM3_CFG_P_HEADER_RUNS is implied) */
+	const struct image *image; /* the program image; NULL: an empty
+				      image (every address is no_image) */
+	size_t cache_bytes;       /* block cache size; 0: 4 MiB. At least
+				     64 KiB is used. */
+};
+
+/* Fill @cfg with defaults: zeros, etm3_config_init(&cfg->etm), size. */
+void etm3_flow_config_init(struct etm3_flow_config *cfg);
+
+struct etm3_flow_decoder;
+
+/* Returns 0 and sets *@dec; -etmkit_err_invalid (NULL, bad sizes),
+ * -etmkit_err_bad_config (ETMIDR is not ETMv3), -etmkit_err_nomem. */
+int etm3_flow_alloc(struct etm3_flow_decoder **dec,
+		    const struct etm3_flow_config *cfg);
+void etm3_flow_free(struct etm3_flow_decoder *dec);
+
+/* As etm3_pkt_feed(): @buf (and @offsets) must stay valid until
+ * etm3_flow_next() returns -etmkit_err_eos. Returns 0,
+ * -etmkit_err_invalid (NULL, input left undrained), or with
+ * ETM3_CFG_STOP_ON_ERROR -etmkit_err_bad_packet once stopped. */
+int etm3_flow_feed(struct etm3_flow_decoder *dec, const uint8_t *buf,
+		   size_t n, const uint64_t *offsets, uint64_t base);
+
+/* End of input; then drain etm3_flow_next(). Returns 0 or
+ * -etmkit_err_invalid. */
+int etm3_flow_finish(struct etm3_flow_decoder *dec);
+
+/* Data was lost in transport before the bytes fed next (as
+ * etm3_pkt_gap()): a gap element follows. Returns 0 or
+ * -etmkit_err_invalid (NULL, input left undrained). */
+int etm3_flow_gap(struct etm3_flow_decoder *dec);
+
+/* Deliver up to @max elements into @elems. Returns how many (>= 1),
+ * -etmkit_err_eos when the input fed so far is used up,
+ * -etmkit_err_invalid, or with ETM3_CFG_STOP_ON_ERROR
+ * -etmkit_err_bad_packet after the gap element of the first error.
+ * An instruction is delivered once the packets after it show it was not
+ * canceled (ETMKIT_INSN_CANCEL), so the last one may wait for more input
+ * or for etm3_flow_finish(). */
+int etm3_flow_next(struct etm3_flow_decoder *dec, struct etmkit_elem *elems,
+		   size_t max);
+
+/* Forget all trace state (the block cache is kept: the image is the
+ * same). */
+void etm3_flow_reset(struct etm3_flow_decoder *dec);
+
+struct etm3_flow_stats {
+	uint64_t packets;       /* packet records read (a P-header run counts
+				   its headers) */
+	uint64_t insns;         /* insn elements delivered */
+	uint64_t atoms_lost;    /* E/N atoms with no known instruction
+				   (before the first I-sync, after no_image
+				   or a gap) */
+	uint64_t blocks;        /* instruction blocks decoded */
+	uint64_t cache_flushes; /* times the block cache was started afresh */
+};
+
+/* Counters since allocation (or reset). NULL for NULL. */
+const struct etm3_flow_stats *etm3_flow_get_stats(
+	const struct etm3_flow_decoder *dec);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ETMKIT_FLOW_H */

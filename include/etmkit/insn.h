@@ -1,0 +1,99 @@
+/* etmkit: instruction classification.
+ *
+ * Flow reconstruction (layer 3 of the trace model, seed 002 D4.3.1) walks
+ * the program image: for every instruction the trace says was executed it
+ * must know the instruction's size, whether it can change the flow, and
+ * where a direct branch goes. insn_decode() answers that for one
+ * instruction of A32, T32, ThumbEE or Jazelle from its bytes. It does not
+ * disassemble (no text): it classifies, exactly and fast, and keeps no
+ * state (an IT block's conditions belong to the walker).
+ *
+ * Instruction memory is little-endian (ARMv7 LE and BE-8 images; the
+ * legacy BE-32 byte order is not read).
+ */
+#ifndef ETMKIT_INSN_H
+#define ETMKIT_INSN_H
+
+#include "etmkit/common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- Flags ---------------------------------------------------------------
+ * An instruction "branches" when, executed with its condition passed, it
+ * may write the PC. Direct branches (target in the opcode): A32 B, BL,
+ * BLX (immediate); T32 B, B<c>, BL, BLX (immediate), CBZ, CBNZ; Jazelle
+ * goto, goto_w, if<cond>, jsr, jsr_w. Every other PC write is indirect.
+ */
+#define INSN_F_BRANCH     (1u << 0)  /* may write the PC */
+#define INSN_F_INDIRECT   (1u << 1)  /* with BRANCH: target not in the opcode */
+#define INSN_F_CALL       (1u << 2)  /* branch that writes a return address
+				        (BL, BLX, HBL, HBLP, jsr) */
+#define INSN_F_RETURN     (1u << 3)  /* function return: BX LR, MOV PC,LR,
+					POP/LDM SP! with PC, LDR PC,[SP],#4 */
+#define INSN_F_EXC_RETURN (1u << 4)  /* exception return: SUBS PC,LR,#imm and
+					the other S-form PC writes, LDM with
+					PC and ^, RFE, ERET */
+#define INSN_F_COND       (1u << 5)  /* carries a condition other than
+					"always" in its encoding (A32 cond,
+					T32 B<c>, CBZ/CBNZ, Jazelle if*); the
+					IT state of T32 is the walker's */
+#define INSN_F_LOAD       (1u << 6)  /* reads data memory */
+#define INSN_F_STORE      (1u << 7)  /* writes data memory */
+#define INSN_F_CPRT       (1u << 8)  /* coprocessor register transfer (MRC,
+					MCR, MRRC, MCRR, VMOV/VMRS/VMSR
+					between core and extension registers):
+					traced as data by ETMv3 */
+#define INSN_F_EXCEPTION  (1u << 9)  /* generates an exception: SVC, SMC,
+					HVC, BKPT, UDF */
+#define INSN_F_UNDEFINED  (1u << 10) /* not an instruction of the ISA */
+#define INSN_F_IT         (1u << 11) /* T32 IT: cond = firstcond, it_mask */
+#define INSN_F_ISB        (1u << 12) /* instruction synchronization barrier */
+#define INSN_F_ISA_SWITCH (1u << 13) /* changes the instruction set without
+					branching: execution continues at the
+					next address in target_isa (ENTERX,
+					LEAVEX) */
+
+/* What insn_decode() reports about one instruction. */
+struct insn_info {
+	uint64_t target;    /* direct branch: the target address */
+	uint32_t opcode;    /* A32: the word; T32/ThumbEE: the halfword, or
+			       first halfword << 16 | second; Jazelle: the
+			       first min(size, 4) bytes, first byte highest */
+	uint32_t flags;     /* INSN_F_* */
+	uint8_t size;       /* bytes: 4 (A32), 2 or 4 (T32), 1.. (Jazelle,
+			       up to 255; see insn_decode for larger) */
+	uint8_t isa;        /* enum etmkit_isa of the instruction */
+	uint8_t target_isa; /* direct branch or ISA_SWITCH: the ISA after it */
+	uint8_t cond;       /* condition code 0-14 (14 = always); IT: firstcond */
+	uint8_t it_mask;    /* IT: the mask field (bits [3:0]) */
+};
+
+/* Bytes insn_decode() may need: enough for any instruction's
+ * classification (a Jazelle tableswitch header with its padding). */
+#define INSN_MAX_BYTES 16
+
+/* Classify the instruction at @addr of instruction set @isa whose bytes
+ * (little-endian memory order) start at @bytes, @avail of them readable.
+ * Fills *@info and returns 0; or returns -etmkit_err_truncated when @avail
+ * is too short to classify it (a 32-bit T32 instruction with 2 bytes;
+ * Jazelle: a wide or switch bytecode whose operands are cut) and
+ * -etmkit_err_invalid for NULL arguments or an @isa other than
+ * etmkit_isa_arm, _thumb, _thumbee, _jazelle. An undefined encoding is
+ * not an error: it is classified with INSN_F_UNDEFINED and its size.
+ * Jazelle tableswitch and lookupswitch report INSN_F_BRANCH|INDIRECT and
+ * their length in @info->size, saturated at 255 when longer (their jump
+ * tables can be; the target always comes from the trace). */
+int insn_decode(struct insn_info *info, enum etmkit_isa isa, uint64_t addr,
+		const uint8_t *bytes, size_t avail);
+
+/* The Java bytecode mnemonic of Jazelle opcode @op ("iload_0", ...), or
+ * "reserved" for an unassigned value. Never NULL. */
+const char *insn_jazelle_mnemonic(uint8_t op);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ETMKIT_INSN_H */
