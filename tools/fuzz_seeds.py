@@ -6,6 +6,7 @@ examples. Nothing here is committed: the seeds are rebuilt at run time.
 Usage: fuzz_seeds.py OUTDIR SHARED EXAMPLES"""
 import os
 import re
+import struct
 import sys
 
 TC2_REGS = bytes([0x60, 0x18, 0x00, 0x10])  # ETMCR 0x10001860, little-endian
@@ -36,6 +37,59 @@ def deformat(frames):
                 if i < 7 and cur is not None:
                     out.setdefault(cur, bytearray()).append(fr[2 * i + 1])
     return out
+
+
+def elf_file(is64, etype, machine, segs=(), secs=(), big=False, size=0x800):
+    """A small ELF file: pattern bytes with the file header at 0, program
+    headers after it and section headers (a null one first) at 0x600.
+    segs: (p_type, p_offset, p_vaddr, p_filesz, p_memsz); secs: (sh_type,
+    sh_flags, sh_addr, sh_offset, sh_size)."""
+    e = ">" if big else "<"
+    w = "Q" if is64 else "I"
+    b = bytearray((i * 13 + 7) & 0xFF for i in range(size))
+    ehsize, phsize, shsize = (64, 56, 64) if is64 else (52, 32, 40)
+    ident = b"\x7fELF" + bytes([2 if is64 else 1, 2 if big else 1, 1]) + bytes(9)
+    hdr = ident + struct.pack(e + "HHI" + w * 3 + "IHHHHHH", etype, machine, 1,
+                              0x8000, ehsize if segs else 0, 0x600 if secs else 0,
+                              0, ehsize, phsize, len(segs), shsize,
+                              len(secs) + 1 if secs else 0, 0)
+    b[0:len(hdr)] = hdr
+    for i, (pt, off, va, fsz, msz) in enumerate(segs):
+        if is64:
+            ph = struct.pack(e + "IIQQQQQQ", pt, 5, off, va, va, fsz, msz, 4)
+        else:
+            ph = struct.pack(e + "IIIIIIII", pt, off, va, va, fsz, msz, 5, 4)
+        b[ehsize + i * phsize:ehsize + (i + 1) * phsize] = ph
+    for i, sec in enumerate(((0, 0, 0, 0, 0),) + tuple(secs)):
+        st, fl, addr, off, sz = sec
+        sh = struct.pack(e + "II" + w * 4 + "II" + w * 2, 0, st, fl, addr, off, sz,
+                         0, 0, 4, 0)
+        b[0x600 + i * shsize:0x600 + (i + 1) * shsize] = sh
+    return bytes(b)
+
+
+def image_seeds(outdir):
+    """fuzz_image: header (offset, length, address byte, spaces, bias
+    pages, buffer delta) then the file."""
+    def hdr(off=0, length=0, addr=0, spaces=0, bias=0, delta=0):
+        return struct.pack("<HHBBhh", off, length, addr, spaces, bias, delta)
+    PT_LOAD, PT_NOTE, ET_REL, ET_EXEC = 1, 4, 1, 2
+    arm = elf_file(False, ET_EXEC, 40, segs=((PT_LOAD, 0x100, 0x8000, 0x100, 0x100),
+                                             (PT_NOTE, 0x200, 0x9000, 0x20, 0x20),
+                                             (PT_LOAD, 0x300, 0x20000, 0x80, 0x400)))
+    a64 = elf_file(True, ET_EXEC, 183, segs=((PT_LOAD, 0x100, 0xffffffc000080000, 0x180, 0x200),
+                                             (PT_LOAD, 0x400, 0xffffffc000081000, 0x200, 0x200)))
+    secs = ((1, 6, 0, 0x100, 0x40), (1, 3, 0x1000, 0x140, 0x20),
+            (8, 3, 0x2000, 0x160, 0x100), (1, 0, 0x3000, 0x160, 0x10))
+    obj = elf_file(False, ET_REL, 40, secs=secs)
+    obj64 = elf_file(True, ET_REL, 183, secs=secs)
+    be = elf_file(False, ET_EXEC, 40, segs=((PT_LOAD, 0x100, 0x8000, 0x100, 0x100),), big=True)
+    write(outdir, "fuzz_image", "elf32-arm", hdr(0x100, 0x40, 0x04, 0x19, 16, 0x20) + arm)
+    write(outdir, "fuzz_image", "elf64", hdr(0, 0, 0xff, 0, -1, -0x10) + a64)
+    write(outdir, "fuzz_image", "elf32-rel", hdr(0x7f0, 0x10, 0x10, 0x06, 0, 8) + obj)
+    write(outdir, "fuzz_image", "elf64-rel", hdr(0x800, 0, 0x80, 0x02, 2) + obj64)
+    write(outdir, "fuzz_image", "elf32-be", hdr(0x10, 0x20, 0x7f, 0x01, 0, -0x100) + be)
+    write(outdir, "fuzz_image", "cut", hdr() + arm[:100])
 
 
 def ini_value(path, key):
@@ -107,8 +161,15 @@ def main():
             write(outdir, "fuzz_session", d, bytes([1, 0x1c, 0x03, 0x50, 0x3c, 0, 0, 0x41, 0, 5]) + data)
         if os.path.isfile(os.path.join(examples, d, "snapshot.ini")):
             write(outdir, "fuzz_snapshot", d, snapshot_seed(os.path.join(examples, d)))
+    image_seeds(outdir)
     # Real captures, when ../shared is there.
     n = 0
+    kdump = os.path.join(shared, "testdata", "etmv3", "TC2", "kernel_dump.bin")
+    if os.path.isfile(kdump):
+        # The kernel dump's first 4 KiB as a raw file: 0x100 bytes from 0x10.
+        with open(kdump, "rb") as f:
+            write(outdir, "fuzz_image", "tc2-kernel",
+                  struct.pack("<HHBBhh", 0x10, 0x100, 0x01, 0, 0, 0x40) + f.read(4096))
     for snap in snapshots(shared):
         tag = os.path.relpath(snap, os.path.join(shared, "testdata")).replace("/", "_")
         write(outdir, "fuzz_snapshot", tag, snapshot_seed(snap))
