@@ -221,9 +221,26 @@ static int elf_load_sections(struct elf_load *ld)
 	return rc;
 }
 
-/* Segments if the file has program headers, else sections. The program
- * header count is e_phnum, or section 0's sh_info when e_phnum is PN_XNUM
- * (libelf reads that). */
+/* e_phnum, or section 0's sh_info when e_phnum is PN_XNUM (gABI,
+ * "Extended program header numbering"). Not elf_getphdrnum(): it cuts
+ * the count to what the file holds, which would hide a cut table. */
+static int elf_phnum(struct elf_load *ld, size_t *phnum)
+{
+	Elf_Scn *scn;
+	GElf_Shdr sh;
+
+	*phnum = ld->eh.e_phnum;
+	if (*phnum != PN_XNUM)
+		return 0;
+	scn = elf_getscn(ld->elf, 0);
+	if (!scn || !gelf_getshdr(scn, &sh))
+		return elf_fail_libelf(ld, "e_phnum is PN_XNUM but section 0 "
+					   "cannot be read");
+	*phnum = sh.sh_info;
+	return 0;
+}
+
+/* Segments if the file has program headers, else sections. */
 static int elf_load_file(struct elf_load *ld)
 {
 	size_t phnum = 0;
@@ -238,10 +255,9 @@ static int elf_load_file(struct elf_load *ld)
 	rc = elf_check_header(ld);
 	if (rc)
 		return rc;
-	if (ld->eh.e_phnum == PN_XNUM && elf_getphdrnum(ld->elf, &phnum) != 0)
-		return elf_fail_libelf(ld, "corrupt program header count");
-	if (ld->eh.e_phnum != PN_XNUM)
-		phnum = ld->eh.e_phnum;
+	rc = elf_phnum(ld, &phnum);
+	if (rc)
+		return rc;
 	if (phnum > INT_MAX) /* gelf_getphdr() takes an int */
 		return img_fail(ld->d, -etmkit_err_format, ld->f.path,
 				"%zu program headers are too many", phnum);

@@ -729,6 +729,7 @@ struct elf_sec {
  * first) at 0x600. */
 struct elf_spec {
 	int is64, big;
+	uint32_t xnum;  /* not 0: e_phnum is PN_XNUM, section 0 says xnum */
 	uint16_t type, machine;
 	size_t nsegs, nsecs;
 	struct elf_seg segs[4];
@@ -761,12 +762,12 @@ static void elf_put_ehdr(const struct elf_spec *s, uint8_t *b)
 	put(b, 20, EV_CURRENT, 4, big);
 	put(b, 24, 0x8000, w, big);                           /* e_entry */
 	put(b, 24 + w, s->nsegs ? (s->is64 ? 64 : 52) : 0, w, big);
-	put(b, 24 + 2 * w, s->nsecs ? ELF_SHOFF : 0, w, big); /* e_shoff */
+	put(b, 24 + 2 * w, s->nsecs || s->xnum ? ELF_SHOFF : 0, w, big);
 	put(b, o + 4, s->is64 ? 64 : 52, 2, big);             /* e_ehsize */
 	put(b, o + 6, s->is64 ? 56 : 32, 2, big);             /* e_phentsize */
-	put(b, o + 8, s->nsegs, 2, big);
+	put(b, o + 8, s->xnum ? PN_XNUM : s->nsegs, 2, big);
 	put(b, o + 10, s->is64 ? 64 : 40, 2, big);            /* e_shentsize */
-	put(b, o + 12, s->nsecs ? s->nsecs + 1 : 0, 2, big);
+	put(b, o + 12, s->nsecs || s->xnum ? s->nsecs + 1 : 0, 2, big);
 }
 
 static void elf_put_phdr(const struct elf_spec *s, uint8_t *b,
@@ -798,11 +799,12 @@ static void elf_put_phdr(const struct elf_spec *s, uint8_t *b,
 }
 
 static void elf_put_shdr(const struct elf_spec *s, uint8_t *b,
-			 const struct elf_sec *c)
+			 const struct elf_sec *c, uint32_t info)
 {
 	int big = s->big, w = s->is64 ? 8 : 4;
 
 	memset(b, 0, s->is64 ? 64 : 40);
+	put(b, 8 + 4 * w + 4, info, 4, big); /* sh_info */
 	put(b, 4, c->type, 4, big);
 	put(b, 8, c->flags, w, big);
 	put(b, 8 + w, c->addr, w, big);
@@ -823,10 +825,10 @@ static void elf_build(const struct elf_spec *s, uint8_t *b)
 	elf_put_ehdr(s, b);
 	for (i = 0; i < s->nsegs; i++)
 		elf_put_phdr(s, b + phoff + i * ph, &s->segs[i]);
-	if (s->nsecs)
-		elf_put_shdr(s, b + ELF_SHOFF, &null_sec);
+	if (s->nsecs || s->xnum)
+		elf_put_shdr(s, b + ELF_SHOFF, &null_sec, s->xnum);
 	for (i = 0; i < s->nsecs; i++)
-		elf_put_shdr(s, b + ELF_SHOFF + (i + 1) * sh, &s->secs[i]);
+		elf_put_shdr(s, b + ELF_SHOFF + (i + 1) * sh, &s->secs[i], 0);
 }
 
 static const char *tmp_elf(struct tmp *t, const char *name,
@@ -896,11 +898,19 @@ static void test_elf32(void **state)
 			 0);
 	assert_int_equal(image_read(img, IMAGE_SPACE_EL1S, 0x8000, buf, 16), 0);
 
+	/* The count in section 0 (PN_XNUM), as files with 65535 or more
+	 * program headers give it. */
+	s.xnum = 4;
+	snprintf(path, sizeof(path), "%s", tmp_elf(&t, "xnum.elf", &s));
+	assert_int_equal(image_add_elf(img, path, 0x100000, 0, &d), 0);
+	assert_int_equal(image_region_count(img), 4);
+	check_pattern(img, IMAGE_SPACE_ANY, 0x120000, 0x80, 0x300);
+
 	/* With a bias, modulo 2^64: 0x8000 - 0x1000. */
 	assert_int_equal(image_add_elf(img, path, (uint64_t)-0x1000, 0, &d), 0);
-	assert_int_equal(image_region_count(img), 4);
-	assert_int_equal(image_region_at(img, 2)->addr, 0x7000);
-	assert_int_equal(image_region_at(img, 2)->spaces, IMAGE_SPACE_ANY);
+	assert_int_equal(image_region_count(img), 6);
+	assert_int_equal(image_region_at(img, 4)->addr, 0x7000);
+	assert_int_equal(image_region_at(img, 4)->spaces, IMAGE_SPACE_ANY);
 	check_pattern(img, IMAGE_SPACE_EL1S, 0x7000, 0x100, 0x100);
 	image_free(img);
 	tmp_remove(&t);
@@ -1072,6 +1082,11 @@ static void test_elf_damaged(void **state)
 	s.segs[2].filesz = 0x80;
 	s.segs[2].offset = 0xffffff00u;
 	elf_bad(&s, ELF_SIZE, 0, 0, "past the end of the file");
+	/* PN_XNUM: a count in section 0 beyond the file (libelf alone would
+	 * cut it to the entries the file holds). */
+	s = elf32_exec();
+	s.xnum = 100;
+	elf_bad(&s, ELF_SIZE, 0, 0, "program header table");
 	/* Nothing loadable. */
 	s = elf32_exec();
 	s.segs[0].type = PT_NOTE;
