@@ -178,8 +178,9 @@ static void a32_extra_ldst(struct insn_info *info, uint32_t w)
 		insn_writes(info, insn_bits(w, 19, 16));
 }
 
-/* MSR (immediate) and hints, A5.2.11: no flags of interest. MOVW and
- * MOVT (A8.8.102, A8.8.106) write Rd. */
+/* Data-processing and miscellaneous instructions, A5.2 (Table A5-2): op =
+ * bit 25, op1 = bits [24:20], op2 = bits [7:4]. MOVW and MOVT (A8.8.102,
+ * A8.8.106) write Rd; MSR (immediate) and hints (A5.2.11) set no flag. */
 static void a32_dp_misc(struct insn_info *info, uint32_t w)
 {
 	uint32_t op1 = insn_bits(w, 24, 20);

@@ -194,9 +194,8 @@ static int simd_3same_ok(uint32_t w)
 
 	switch (a) {
 	case 0: /* VHADD, VQADD */
+	case 1: /* VRHADD; logical operations (B 1, any size) */
 	case 2: /* VHSUB, VQSUB */
-		return !odd && (b || size != 3);
-	case 1: /* VRHADD; logical operations (any size) */
 		return !odd && (b || size != 3);
 	case 3: /* VCGT, VCGE */
 	case 6: /* VMAX, VMIN */
