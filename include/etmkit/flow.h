@@ -13,11 +13,12 @@
  *   cfg.etm.etmcr = ...; cfg.image = img;
  *   etm3_flow_alloc(&dec, &cfg);
  *   for each chunk: etm3_flow_feed(dec, buf, n, NULL, base);
- *                   while ((n = etm3_flow_next(dec, el, 64)) > 0) use el[];
- *   etm3_flow_finish(dec); drain etm3_flow_next() once more;
+ *                   while ((n = etm3_flow_batch(dec, &el)) > 0) use el[];
+ *   etm3_flow_finish(dec); drain etm3_flow_batch() once more;
  *   etm3_flow_free(dec);
  * As with the packet decoder, the fed buffer is not copied: drain
- * etm3_flow_next() until -etmkit_err_eos before feeding more.
+ * etm3_flow_batch() (or etm3_flow_next()) until -etmkit_err_eos before
+ * feeding more.
  *
  * Memory is fixed at allocation: the decoder caches decoded blocks of
  * instructions (keyed by address, instruction set and memory space) in
@@ -60,13 +61,13 @@ int etm3_flow_alloc(struct etm3_flow_decoder **dec,
 void etm3_flow_free(struct etm3_flow_decoder *dec);
 
 /* As etm3_pkt_feed(): @buf (and @offsets) must stay valid until
- * etm3_flow_next() returns -etmkit_err_eos. Returns 0,
+ * etm3_flow_batch() returns -etmkit_err_eos. Returns 0,
  * -etmkit_err_invalid (NULL, input left undrained), or with
  * ETM3_CFG_STOP_ON_ERROR -etmkit_err_bad_packet once stopped. */
 int etm3_flow_feed(struct etm3_flow_decoder *dec, const uint8_t *buf,
 		   size_t n, const uint64_t *offsets, uint64_t base);
 
-/* End of input; then drain etm3_flow_next(). Returns 0 or
+/* End of input; then drain etm3_flow_batch(). Returns 0 or
  * -etmkit_err_invalid. */
 int etm3_flow_finish(struct etm3_flow_decoder *dec);
 
@@ -75,13 +76,22 @@ int etm3_flow_finish(struct etm3_flow_decoder *dec);
  * -etmkit_err_invalid (NULL, input left undrained). */
 int etm3_flow_gap(struct etm3_flow_decoder *dec);
 
-/* Deliver up to @max elements into @elems. Returns how many (>= 1),
+/* The next elements, zero-copy: *@elems points to the returned number of
+ * elements inside the decoder, valid until the next call to any
+ * etm3_flow_ function for @dec. Returns how many (>= 1),
  * -etmkit_err_eos when the input fed so far is used up,
  * -etmkit_err_invalid, or with ETM3_CFG_STOP_ON_ERROR
  * -etmkit_err_bad_packet after the gap element of the first error.
- * An instruction is delivered once the packets after it show it was not
- * canceled (ETMKIT_INSN_CANCEL), so the last one may wait for more input
- * or for etm3_flow_finish(). */
+ * An instruction is delivered once the packets after it show whether it
+ * was canceled (ETMKIT_INSN_CANCEL), so the last one may wait for more
+ * input or for etm3_flow_finish(); if 256 elements pile up behind it, it
+ * is delivered as it is (the exception's ETMKIT_EXC_CANCEL still says).
+ * Output depends only on the input, not on how it was fed. */
+int etm3_flow_batch(struct etm3_flow_decoder *dec,
+		    const struct etmkit_elem **elems);
+
+/* As etm3_flow_batch(), copying up to @max elements into @elems. Use one
+ * of the two for a decoder, not both. */
 int etm3_flow_next(struct etm3_flow_decoder *dec, struct etmkit_elem *elems,
 		   size_t max);
 

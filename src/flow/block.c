@@ -1,0 +1,172 @@
+/* Block cache: see block.h. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "flow/block.h"
+
+#define FLOW_CACHE_MIN (64u * 1024u)
+/* Bytes read from the image per block: FLOW_BLOCK_MAX 4-byte instructions
+ * and the longest classification window after them. */
+#define FLOW_READ (FLOW_BLOCK_MAX * 4 + INSN_MAX_BYTES)
+#define BLOCK_BYTES_MAX \
+	(sizeof(struct flow_block) + FLOW_BLOCK_MAX * sizeof(struct flow_insn))
+
+int flow_cache_init(struct flow_cache *c, const struct image *img,
+		    size_t bytes)
+{
+	size_t nb;
+
+	memset(c, 0, sizeof(*c));
+	if (bytes < FLOW_CACHE_MIN)
+		bytes = FLOW_CACHE_MIN;
+	/* One bucket per 128 bytes of arena: about one per average block. */
+	c->bits = 8;
+	while (((size_t)1 << (c->bits + 1)) * 128 <= bytes && c->bits < 24)
+		c->bits++;
+	nb = (size_t)1 << c->bits;
+	c->buckets = calloc(nb, sizeof(*c->buckets));
+	c->cap = bytes - nb * sizeof(*c->buckets);
+	c->arena = malloc(c->cap);
+	if (!c->buckets || !c->arena) {
+		flow_cache_fini(c);
+		return -etmkit_err_nomem;
+	}
+	c->image = img;
+	return 0;
+}
+
+void flow_cache_fini(struct flow_cache *c)
+{
+	free(c->buckets);
+	free(c->arena);
+	c->buckets = NULL;
+	c->arena = NULL;
+}
+
+static uint32_t bucket_of(const struct flow_cache *c, uint64_t addr,
+			  uint8_t isa, uint8_t space)
+{
+	uint64_t k = addr ^ ((uint64_t)isa << 56) ^ ((uint64_t)space << 48);
+
+	return (uint32_t)((k * 0x9e3779b97f4a7c15ull) >> (64 - c->bits));
+}
+
+static void flush(struct flow_cache *c)
+{
+	memset(c->buckets, 0, ((size_t)1 << c->bits) * sizeof(*c->buckets));
+	c->used = 0;
+	c->flushes++;
+}
+
+/* Instructions in a T32 IT block: 4 minus the trailing zeros of the mask
+ * (DDI 0406C A8.8.54). */
+static unsigned it_length(uint8_t mask)
+{
+	mask &= 0xf;
+	return mask ? 4u - (unsigned)__builtin_ctz(mask) : 0u;
+}
+
+/* A32 and T32 addresses are 32 bits: a block stops at the top. */
+static size_t addr_room(uint8_t isa, uint64_t addr)
+{
+	if (isa == etmkit_isa_a64)
+		return ~(size_t)0;
+	return (size_t)(0x100000000ull - (addr & 0xffffffffull));
+}
+
+/* Classify instructions from @buf (@got bytes read at @b->start) into
+ * @b. Returns the number of instructions. */
+static unsigned fill_block(struct flow_block *b, const uint8_t *buf,
+			   size_t got)
+{
+	size_t pos = 0, room = addr_room(b->isa, b->start);
+	unsigned n = 0, it_left = 0;
+
+	b->target = 0;
+	b->target_isa = b->isa;
+	while (n < FLOW_BLOCK_MAX && pos < got && pos < room) {
+		struct insn_info ii;
+		struct flow_insn *fi = &b->insn[n];
+
+		if (insn_decode(&ii, (enum etmkit_isa)b->isa, b->start + pos,
+				buf + pos, got - pos) < 0)
+			break; /* cut by the end of the bytes read */
+		fi->addr = b->start + pos;
+		fi->head[0] = etmkit_elem_insn;
+		fi->head[1] = b->isa;
+		fi->head[2] = ii.size;
+		fi->head[3] = 0;
+		fi->opcode = ii.opcode;
+		fi->flags = ii.flags;
+		fi->last = 0;
+		if (it_left) {
+			fi->flags |= INSN_F_COND;
+			it_left--;
+		}
+		if (ii.flags & INSN_F_IT)
+			it_left = it_length(ii.it_mask);
+		pos += ii.size;
+		n++;
+		if (ii.flags & (INSN_F_BRANCH | INSN_F_ISA_SWITCH)) {
+			b->target = (ii.flags & INSN_F_ISA_SWITCH) ?
+					    b->start + pos : ii.target;
+			b->target_isa = ii.target_isa;
+			break;
+		}
+	}
+	b->len = (uint16_t)pos;
+	if (n)
+		b->insn[n - 1].last = 1;
+	return n;
+}
+
+/* Build the block at @addr in the arena (room for the largest block has
+ * been made). Returns it, or NULL with *loss set. */
+static struct flow_block *build(struct flow_cache *c, uint64_t addr,
+				uint8_t isa, uint8_t space, uint8_t *loss)
+{
+	uint8_t buf[FLOW_READ];
+	struct flow_block *b = (struct flow_block *)(void *)(c->arena + c->used);
+	size_t got = c->image ? image_read(c->image, space, addr, buf,
+					   sizeof(buf)) : 0;
+	unsigned n;
+
+	if (!got) {
+		*loss = etmkit_loss_unmapped;
+		return NULL;
+	}
+	b->start = addr;
+	b->isa = isa;
+	b->space = space;
+	b->succ[0] = b->succ[1] = NULL;
+	n = fill_block(b, buf, got);
+	if (!n) {
+		*loss = etmkit_loss_cut;
+		return NULL;
+	}
+	b->n = (uint8_t)n;
+	c->used += (sizeof(*b) + n * sizeof(b->insn[0]) + 7) & ~(size_t)7;
+	c->blocks++;
+	return b;
+}
+
+struct flow_block *flow_cache_get(struct flow_cache *c, uint64_t addr,
+				  uint8_t isa, uint8_t space, uint8_t *loss)
+{
+	uint32_t h = bucket_of(c, addr, isa, space);
+	struct flow_block *b;
+
+	for (b = c->buckets[h]; b; b = b->hnext)
+		if (b->start == addr && b->isa == isa && b->space == space)
+			return b;
+	if (c->cap - c->used < BLOCK_BYTES_MAX) {
+		flush(c);
+		h = bucket_of(c, addr, isa, space);
+	}
+	b = build(c, addr, isa, space, loss);
+	if (b) {
+		b->hnext = c->buckets[h];
+		c->buckets[h] = b;
+	}
+	return b;
+}

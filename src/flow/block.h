@@ -1,0 +1,84 @@
+/* Block cache: instructions classified once, walked many times (internal).
+ *
+ * A block is a run of instructions that execution enters at its first and
+ * leaves after its last: it ends at the first instruction that may branch
+ * or switch instruction set, or after FLOW_BLOCK_MAX instructions, or
+ * where the image's bytes end. Blocks are keyed by start address,
+ * instruction set and memory space, and remember their successors (the
+ * block after the last instruction, and the direct branch target), so a
+ * walk follows pointers and hashes only at indirect branches.
+ *
+ * All blocks live in one arena of fixed size. When it is full the cache
+ * starts afresh (every block pointer becomes invalid): callers keep
+ * addresses, not pointers, across flow_cache_get() calls, or compare
+ * flow_cache_generation() before and after.
+ */
+#ifndef ETMKIT_FLOW_BLOCK_H
+#define ETMKIT_FLOW_BLOCK_H
+
+#include "etmkit/elem.h"
+#include "etmkit/image.h"
+#include "etmkit/insn.h"
+
+#define FLOW_BLOCK_MAX 32
+
+/* One instruction, laid out so that an insn element is filled by copies:
+ * head is the element's kind, isa, size and (zero) flags bytes. */
+struct flow_insn {
+	uint64_t addr;
+	uint8_t head[4];
+	uint32_t opcode;
+	uint32_t flags;  /* INSN_F_*; COND also inside a T32 IT block */
+	uint32_t last;   /* 1 for the block's last instruction */
+};
+
+struct flow_block {
+	uint64_t start;
+	uint64_t target;             /* last instruction: direct target, or
+					the next address of an ISA switch */
+	struct flow_block *hnext;    /* hash chain */
+	struct flow_block *succ[2];  /* [0] after the last instruction falls
+					through, [1] after it branches (direct)
+					or switches ISA; NULL until known */
+	uint16_t len;                /* bytes */
+	uint8_t n;                   /* instructions, 1..FLOW_BLOCK_MAX */
+	uint8_t isa, space;
+	uint8_t target_isa;
+	struct flow_insn insn[];
+};
+
+struct flow_cache {
+	const struct image *image;
+	uint8_t *arena;
+	size_t cap, used;
+	struct flow_block **buckets;
+	uint32_t bits;               /* log2 of the bucket count */
+	uint64_t blocks;             /* built since init */
+	uint64_t flushes;            /* the generation */
+};
+
+/* @bytes of memory in all (arena and buckets); at least 64 KiB is used.
+ * Returns 0 or -etmkit_err_nomem. */
+int flow_cache_init(struct flow_cache *c, const struct image *img,
+		    size_t bytes);
+void flow_cache_fini(struct flow_cache *c);
+
+/* The block that starts at @addr in @isa, seen from @space: found, or
+ * built from the image. NULL when the image has no instruction there;
+ * then *@loss is etmkit_loss_unmapped or etmkit_loss_cut. May start the
+ * cache afresh. */
+struct flow_block *flow_cache_get(struct flow_cache *c, uint64_t addr,
+				  uint8_t isa, uint8_t space, uint8_t *loss);
+
+static inline uint64_t flow_cache_generation(const struct flow_cache *c)
+{
+	return c->flushes;
+}
+
+/* The address after @b's last instruction. */
+static inline uint64_t flow_block_end(const struct flow_block *b)
+{
+	return b->start + b->len;
+}
+
+#endif

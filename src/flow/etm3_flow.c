@@ -1,0 +1,1141 @@
+/* ETMv3 flow decoder: packets and the program image to execution elements.
+ *
+ * ETMv3 traces one atom per instruction (IHI 0014Q 7.3.1): E, executed
+ * and passed its condition; N, failed its condition; in cycle-accurate
+ * mode W marks a cycle boundary. The decoder walks the image one
+ * instruction per E/N atom. After a taken direct branch it continues at
+ * the target the opcode gives; after a taken indirect branch the next
+ * address comes in a branch address packet, which follows the P-header
+ * holding the branch's atom (7.3.5). Branch packets with exception
+ * information report exceptions; their Cancel bit says the last traced
+ * instruction did not complete, so the last instruction is delivered only
+ * once the next packet that could cancel it has been seen.
+ *
+ * Cycles (cycle-accurate mode) are charged as Arm DS-5 does: an
+ * instruction gets the W atoms seen since the previous instruction's atom,
+ * including the W of its own P-header group.
+ *
+ * Data packets belong to the most recently traced data instruction
+ * (7.4.2); out-of-order data to the instruction of its placeholder
+ * (7.4.3), matched by the packet decoder.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "etmkit/flow.h"
+#include "flow/block.h"
+
+#define FLOW_BATCH 64
+/* The hot loop's pieces must inline for its state to stay in registers. */
+#if defined(__GNUC__)
+#define FLOW_INLINE inline __attribute__((always_inline))
+#else
+#define FLOW_INLINE inline
+#endif
+/* Decoded elements waiting to be delivered. An instruction that may still
+ * be canceled is kept back with what follows it until a packet settles it,
+ * or until this many elements wait behind it (then it is let go: the
+ * exception's cancel flag is then the only record). */
+#define FLOW_QUEUE 256
+/* Most elements one packet other than a P-header run can produce
+ * (overflow, trace_on, context, LSiP: no_image or insn). */
+#define FLOW_PKT_ELEMS 4
+
+/* A P-header byte as the instructions it traces (IHI 0014Q 7.3.1): n
+ * instructions; item i is the number of W atoms before instruction i,
+ * shifted left once, plus 1 if it executed (E; else N, condition failed);
+ * trail W atoms after the last. Built once from the packet decoder's atom
+ * table, so a W atom costs nothing of its own. */
+struct flow_ph {
+	uint8_t item[16];
+	uint8_t n;
+	uint8_t trail;
+};
+
+enum flow_pos {
+	POS_NONE = 0, /* next address unknown */
+	POS_ADDR,     /* next address known, block not looked up yet */
+	POS_BLOCK     /* next instruction is blk->insn[idx] */
+};
+
+struct etm3_flow_decoder {
+	struct etm3_pkt_decoder *pkt;
+	struct etm3_config_info info;
+	struct flow_ph ph[256];
+	uint8_t insn_flags[2];   /* an insn element's flags: [0] N, [1] E */
+	struct flow_cache cache;
+
+	/* Packets read, and where the P-header run at batch[ibatch] is. */
+	struct etm3_packet batch[FLOW_BATCH];
+	int nbatch, ibatch;
+	uint32_t run_h, run_a;
+	uint8_t finishing;       /* etm3_flow_finish() called */
+	uint8_t eos;             /* the packet decoder has nothing more */
+	uint8_t full;            /* the last decode() stopped for room */
+	uint8_t gap_pending;     /* etm3_flow_gap(): a gap element to emit */
+	const char *gap_why;
+	uint64_t gap_offset;
+	uint8_t stopped;         /* stop-on-error: the error was delivered */
+	uint64_t fed_end;        /* offset after the last byte fed */
+
+	/* Where execution is (IHI 0014Q 7.10.5: nothing before an I-sync). */
+	uint8_t synced;          /* an I-sync seen since (re)sync */
+	uint8_t pos;             /* enum flow_pos */
+	uint8_t isa;             /* POS_ADDR */
+	uint8_t space;           /* IMAGE_SPACE_* of the current state */
+	uint8_t waiting;         /* a taken indirect branch awaits its address */
+	uint8_t lost_reported;   /* a gap was reported for atoms since */
+	uint64_t addr;           /* POS_ADDR */
+	struct flow_block *blk;  /* POS_BLOCK */
+	uint32_t idx;
+	/* POS_ADDR reached from blk->succ[slot]: link it when built. */
+	struct flow_block *link_from;
+	uint8_t link_slot;
+	uint64_t link_gen;
+	uint32_t w;              /* W atoms since the last instruction */
+	uint32_t gap_w;          /* w when trace last restarted: part of the
+				    gap a cycle count packet then reports */
+
+	/* Context (7.3.6, 7.3.7, 7.10.5). */
+	uint8_t ctx_sent;
+	uint8_t ns, hyp;
+	uint32_t context_id, vmid;
+	uint8_t vmid_seen;
+
+	/* For exceptions and data. */
+	uint64_t last_addr;      /* the last instruction traced */
+	uint8_t last_valid;
+	uint64_t data_insn;      /* the last data instruction executed */
+	uint8_t data_insn_valid;
+	struct {
+		uint64_t insn;
+		uint8_t valid;
+	} ooo[4];                /* out-of-order tag -> its instruction */
+
+	/* Output: q[0..n) decoded, of which the first `delivered` were handed
+	 * out by the last etm3_flow_batch(). */
+	size_t n, delivered;
+	long hold;               /* q[hold] may still be canceled, or -1 */
+	size_t next_pos, next_n; /* etm3_flow_next(): the batch it copies */
+	const struct etmkit_elem *next_batch;
+	struct etmkit_elem q[FLOW_QUEUE];
+
+	struct etm3_flow_stats stats;
+};
+
+/* ---- Set-up ------------------------------------------------------------- */
+
+void etm3_flow_config_init(struct etm3_flow_config *cfg)
+{
+	if (!cfg)
+		return;
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->size = sizeof(*cfg);
+	etm3_config_init(&cfg->etm);
+}
+
+static void reset_trace_state(struct etm3_flow_decoder *d)
+{
+	d->synced = 0;
+	d->pos = POS_NONE;
+	d->blk = NULL;
+	d->link_from = NULL;
+	d->waiting = 0;
+	d->lost_reported = 0;
+	d->w = 0;
+	d->gap_w = 0;
+	d->ctx_sent = 0;
+	d->vmid_seen = 0;
+	d->last_valid = 0;
+	d->data_insn_valid = 0;
+	memset(d->ooo, 0, sizeof(d->ooo));
+}
+
+static void build_ph(struct etm3_flow_decoder *d, const struct etm3_atoms *t)
+{
+	uint8_t cyc = d->info.cycle_accurate ? ETMKIT_INSN_CYCLES : 0;
+
+	for (unsigned b = 0; b < 256; b++) {
+		struct flow_ph *ph = &d->ph[b];
+		unsigned w = 0;
+
+		memset(ph, 0, sizeof(*ph));
+		for (unsigned a = 0; a < t[b].count; a++) {
+			unsigned k = (t[b].bits >> (2 * a)) & 3;
+
+			if (k == etm3_atom_w) {
+				w++; /* at most 8 in a row (format 3) */
+				continue;
+			}
+			ph->item[ph->n++] = (uint8_t)(w << 1 | (k == etm3_atom_e));
+			w = 0;
+		}
+		ph->trail = (uint8_t)w;
+	}
+	d->insn_flags[0] = ETMKIT_INSN_COND_FAIL | cyc;
+	d->insn_flags[1] = ETMKIT_INSN_EXEC | cyc;
+}
+
+int etm3_flow_alloc(struct etm3_flow_decoder **out,
+		    const struct etm3_flow_config *cfg)
+{
+	struct etm3_flow_decoder *d;
+	struct etm3_config pc;
+	int err;
+
+	if (!out || !cfg || cfg->size < sizeof(*cfg) ||
+	    cfg->etm.size < sizeof(cfg->etm))
+		return -etmkit_err_invalid;
+	*out = NULL;
+	pc = cfg->etm;
+	pc.flags |= ETM3_CFG_P_HEADER_RUNS;
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return -etmkit_err_nomem;
+	err = etm3_config_decode(&pc, &d->info);
+	if (!err)
+		err = etm3_pkt_alloc(&d->pkt, &pc);
+	if (!err)
+		err = flow_cache_init(&d->cache, cfg->image,
+				      cfg->cache_bytes ? cfg->cache_bytes :
+							 4u << 20);
+	if (err) {
+		etm3_flow_free(d);
+		return err;
+	}
+	build_ph(d, etm3_pkt_atom_table(d->pkt));
+	d->eos = 1; /* nothing fed: drained */
+	d->hold = -1;
+	reset_trace_state(d);
+	*out = d;
+	return 0;
+}
+
+void etm3_flow_free(struct etm3_flow_decoder *d)
+{
+	if (!d)
+		return;
+	etm3_pkt_free(d->pkt);
+	flow_cache_fini(&d->cache);
+	free(d);
+}
+
+void etm3_flow_reset(struct etm3_flow_decoder *d)
+{
+	if (!d)
+		return;
+	etm3_pkt_reset(d->pkt);
+	d->nbatch = d->ibatch = 0;
+	d->run_h = d->run_a = 0;
+	d->finishing = d->stopped = d->full = d->gap_pending = 0;
+	d->eos = 1;
+	d->n = d->delivered = 0;
+	d->next_pos = d->next_n = 0;
+	d->hold = -1;
+	reset_trace_state(d);
+	memset(&d->stats, 0, sizeof(d->stats));
+}
+
+const struct etm3_flow_stats *
+etm3_flow_get_stats(const struct etm3_flow_decoder *d)
+{
+	return d ? &d->stats : NULL;
+}
+
+/* ---- Output ------------------------------------------------------------- */
+
+static struct etmkit_elem *emit(struct etm3_flow_decoder *d, uint8_t kind,
+				uint64_t offset)
+{
+	struct etmkit_elem *e = &d->q[d->n++];
+
+	memset(e, 0, sizeof(*e));
+	e->kind = kind;
+	e->offset = offset;
+	return e;
+}
+
+static size_t room(const struct etm3_flow_decoder *d)
+{
+	return FLOW_QUEUE - d->n;
+}
+
+/* What follows shows the held element completed. */
+static void release(struct etm3_flow_decoder *d)
+{
+	d->hold = -1;
+}
+
+/* The memory space the core is in (image.h): ETMv3 knows the security
+ * state and, from ETMv3.5, Hyp mode. */
+static uint8_t current_space(const struct etm3_flow_decoder *d)
+{
+	if (!d->ns)
+		return IMAGE_SPACE_S;
+	return d->hyp ? IMAGE_SPACE_EL2 : IMAGE_SPACE_EL1N;
+}
+
+static void emit_context(struct etm3_flow_decoder *d, uint64_t offset)
+{
+	struct etmkit_elem *e = emit(d, etmkit_elem_context, offset);
+
+	e->u.context.ns = d->ns;
+	e->u.context.hyp = d->hyp;
+	if (d->info.context_id_bytes) {
+		e->flags |= ETMKIT_CTX_CONTEXT_ID;
+		e->u.context.context_id = d->context_id;
+	}
+	if (d->vmid_seen) {
+		e->flags |= ETMKIT_CTX_VMID;
+		e->u.context.vmid = d->vmid;
+	}
+	d->ctx_sent = 1;
+}
+
+/* Set the context; report it if it changed (or was never reported since
+ * trace began). */
+static void set_context(struct etm3_flow_decoder *d, uint64_t offset,
+			uint8_t ns, uint8_t hyp, uint32_t cid)
+{
+	int changed = !d->ctx_sent || ns != d->ns || hyp != d->hyp ||
+		      (d->info.context_id_bytes && cid != d->context_id);
+
+	d->ns = ns;
+	d->hyp = hyp;
+	if (d->info.context_id_bytes)
+		d->context_id = cid;
+	d->space = current_space(d);
+	if (changed && d->synced)
+		emit_context(d, offset);
+}
+
+/* ---- Position ----------------------------------------------------------- */
+
+static void go_to(struct etm3_flow_decoder *d, uint64_t addr, uint8_t isa)
+{
+	d->pos = POS_ADDR;
+	d->addr = addr;
+	d->isa = isa;
+	d->blk = NULL;
+	d->link_from = NULL;
+	d->waiting = 0;
+	d->lost_reported = 0;
+}
+
+/* The address of the next instruction, if known. */
+static int next_addr(const struct etm3_flow_decoder *d, uint64_t *addr)
+{
+	if (d->pos == POS_BLOCK) {
+		*addr = d->blk->insn[d->idx].addr;
+		return 1;
+	}
+	if (d->pos == POS_ADDR) {
+		*addr = d->addr;
+		return 1;
+	}
+	return 0;
+}
+
+/* Make POS_ADDR a block. Returns 1, or 0 after reporting no_image (one
+ * element: the caller made room). */
+static int resolve(struct etm3_flow_decoder *d, uint64_t offset)
+{
+	uint64_t gen = flow_cache_generation(&d->cache);
+	uint8_t loss = etmkit_loss_unmapped;
+	struct flow_block *b = flow_cache_get(&d->cache, d->addr, d->isa,
+					      d->space, &loss);
+
+	if (b) {
+		if (d->link_from && gen == d->link_gen &&
+		    gen == flow_cache_generation(&d->cache))
+			d->link_from->succ[d->link_slot] = b;
+		d->link_from = NULL;
+		d->blk = b;
+		d->idx = 0;
+		d->pos = POS_BLOCK;
+		return 1;
+	}
+	struct etmkit_elem *e = emit(d, etmkit_elem_no_image, offset);
+
+	e->addr = d->addr;
+	e->isa = d->isa;
+	e->u.loss.reason = loss;
+	e->u.loss.space = d->space;
+	d->pos = POS_NONE;
+	d->link_from = NULL;
+	d->lost_reported = 1;
+	return 0;
+}
+
+/* After the last instruction of the block: go to successor @slot at
+ * @addr. */
+static void leave_block(struct etm3_flow_decoder *d, struct flow_block *b,
+			unsigned slot, uint64_t addr, uint8_t isa)
+{
+	struct flow_block *nb = b->succ[slot];
+
+	if (nb) {
+		d->blk = nb;
+		d->idx = 0;
+		return;
+	}
+	d->pos = POS_ADDR;
+	d->addr = addr;
+	d->isa = isa;
+	d->blk = NULL;
+	d->link_from = b;
+	d->link_slot = (uint8_t)slot;
+	d->link_gen = flow_cache_generation(&d->cache);
+}
+
+/* ---- Atoms -------------------------------------------------------------- */
+
+/* An E/N atom whose instruction cannot be known. */
+static void lose_atom(struct etm3_flow_decoder *d, uint64_t offset)
+{
+	d->stats.atoms_lost++;
+	d->w = 0;
+	if (d->synced && d->waiting && !d->lost_reported) {
+		struct etmkit_elem *e = emit(d, etmkit_elem_gap, offset);
+
+		e->u.loss.reason = etmkit_loss_no_address;
+		e->u.loss.why = "atom after an indirect branch whose address "
+				"was not traced";
+		d->lost_reported = 1;
+		release(d);
+	}
+}
+
+/* After the last instruction of block @b, executed if @exec. */
+static void block_end(struct etm3_flow_decoder *d, struct flow_block *b,
+		      const struct flow_insn *fi, unsigned exec)
+{
+	if (exec && (fi->flags & INSN_F_BRANCH)) {
+		if (fi->flags & INSN_F_INDIRECT) {
+			/* The target comes in a branch packet (7.3.5). */
+			d->pos = POS_NONE;
+			d->blk = NULL;
+			d->waiting = 1;
+			d->lost_reported = 0;
+			return;
+		}
+		leave_block(d, b, 1, b->target, b->target_isa);
+	} else if (exec && (fi->flags & INSN_F_ISA_SWITCH)) {
+		leave_block(d, b, 1, b->target, b->target_isa);
+	} else {
+		leave_block(d, b, 0, flow_block_end(b), b->isa);
+	}
+}
+
+/* One E (@exec 1) or N atom: the next instruction, with the W atoms in
+ * d->w. The caller made room for two elements. */
+static inline void step(struct etm3_flow_decoder *d, unsigned exec,
+			uint64_t offset)
+{
+	struct flow_block *b;
+	const struct flow_insn *fi;
+	struct etmkit_elem *e;
+
+	if (d->pos != POS_BLOCK) {
+		if (d->pos == POS_NONE || !resolve(d, offset)) {
+			lose_atom(d, offset);
+			return;
+		}
+	}
+	b = d->blk;
+	fi = &b->insn[d->idx];
+	d->hold = (long)d->n;
+	e = &d->q[d->n++];
+	e->offset = offset;
+	e->addr = fi->addr;
+	memcpy(&e->kind, fi->head, 4);
+	e->flags = d->insn_flags[exec];
+	e->cycles = d->w;
+	e->u.insn.opcode = fi->opcode;
+	e->u.insn.class_flags = fi->flags;
+	d->stats.insns++;
+	d->w = 0;
+	d->last_addr = fi->addr;
+	d->last_valid = 1;
+	if (exec && (fi->flags & (INSN_F_LOAD | INSN_F_STORE | INSN_F_CPRT))) {
+		d->data_insn = fi->addr;
+		d->data_insn_valid = 1;
+	}
+	if (++d->idx >= b->n)
+		block_end(d, b, fi, exec); /* only a last instruction branches */
+}
+
+/* The walk's hot state, in locals of the hot loop (walk_run()): the
+ * queue is inside the decoder, and the byte stores into each element may
+ * alias anything, so state kept in *d would be reloaded after every store.
+ * It goes back to *d (walk_save()) around the general step() and
+ * block_end(), which handle a missing block, an unlinked successor and an
+ * indirect branch. Every element the fast path writes is an instruction,
+ * so the held one is the last written. */
+struct walk {
+	struct flow_block *b;         /* NULL unless d->pos is POS_BLOCK */
+	const struct flow_insn *fi;   /* the next instruction in b */
+	struct etmkit_elem *e;        /* the next free element */
+	struct etmkit_elem *e0;       /* the first written since walk_load() */
+	uint32_t w;
+	uint64_t data;                /* data trace on: last data instruction */
+	uint8_t data_valid;
+};
+
+static FLOW_INLINE void walk_load(struct etm3_flow_decoder *d, struct walk *k)
+{
+	k->b = d->pos == POS_BLOCK ? d->blk : NULL;
+	k->fi = k->b ? &k->b->insn[d->idx] : NULL;
+	k->e = k->e0 = &d->q[d->n];
+	k->w = d->w;
+	k->data = d->data_insn;
+	k->data_valid = d->data_insn_valid;
+}
+
+static FLOW_INLINE void walk_save(struct etm3_flow_decoder *d,
+				  const struct walk *k)
+{
+	if (k->b) {
+		d->blk = k->b;
+		d->pos = POS_BLOCK;
+		d->idx = (uint32_t)(k->fi - k->b->insn);
+	}
+	d->n = (size_t)(k->e - d->q);
+	d->w = k->w;
+	d->data_insn = k->data;
+	d->data_insn_valid = k->data_valid;
+	if (k->e != k->e0) {
+		d->stats.insns += (uint64_t)(k->e - k->e0);
+		d->hold = (long)(k->e - 1 - d->q);
+		d->last_addr = k->e[-1].addr;
+		d->last_valid = 1;
+	}
+}
+
+/* After @fi, the last instruction of k->b, executed if @x: follow a linked
+ * successor here, anything else in block_end(). */
+static FLOW_INLINE void walk_block_end(struct etm3_flow_decoder *d,
+				       struct walk *k,
+				       const struct flow_insn *fi, unsigned x)
+{
+	struct flow_block *nb;
+
+	if (x && (fi->flags & (INSN_F_BRANCH | INSN_F_ISA_SWITCH)))
+		nb = (fi->flags & INSN_F_INDIRECT) ? NULL : k->b->succ[1];
+	else
+		nb = k->b->succ[0];
+	if (nb) {
+		k->b = nb;
+		k->fi = nb->insn;
+		return;
+	}
+	walk_save(d, k);
+	d->idx++;
+	block_end(d, k->b, fi, x);
+	walk_load(d, k);
+}
+
+/* One E (@x 1) or N atom of the P-header at @off; W atoms in k->w. */
+static FLOW_INLINE void walk_insn(struct etm3_flow_decoder *d,
+				  struct walk *k, unsigned x, uint64_t off,
+				  uint8_t fl_n, int data_on)
+{
+	const struct flow_insn *fi = k->fi;
+	struct etmkit_elem *e = k->e;
+
+	if (!k->b) {
+		walk_save(d, k);
+		step(d, x, off); /* resolves, or loses the atom */
+		walk_load(d, k);
+		return;
+	}
+	k->e = e + 1;
+	e->offset = off;
+	e->addr = fi->addr;
+	memcpy(&e->kind, fi->head, 4);
+	/* ETMKIT_INSN_COND_FAIL (2) for N, ETMKIT_INSN_EXEC (1) for E. */
+	e->flags = (uint8_t)(fl_n - x);
+	e->cycles = k->w;
+	e->u.insn.opcode = fi->opcode;
+	e->u.insn.class_flags = fi->flags;
+	k->w = 0;
+	if (data_on && x &&
+	    (fi->flags & (INSN_F_LOAD | INSN_F_STORE | INSN_F_CPRT))) {
+		k->data = fi->addr;
+		k->data_valid = 1;
+	}
+	if (!fi->last) {
+		k->fi = fi + 1;
+		return;
+	}
+	walk_block_end(d, k, fi, x);
+}
+
+_Static_assert(ETMKIT_INSN_COND_FAIL == ETMKIT_INSN_EXEC + 1,
+	       "walk_insn() computes the E/N flag");
+
+/* Expand P-header run @p from header run_h, instruction run_a. Returns 1
+ * when done, 0 when the queue is full (the position is kept). The hot
+ * loop of the decoder, instantiated for runs with and without a per-byte
+ * offset table (deframed input or not) and for data trace on or off (the
+ * last data instruction is tracked only when data packets can come). */
+static FLOW_INLINE int walk_run(struct etm3_flow_decoder *d,
+				const struct etm3_packet *p, int offs_given,
+				int data_on)
+{
+	const struct etm3_p_header_run *r = &p->u.run;
+	const uint8_t *hp = r->headers + d->run_h;
+	const uint8_t *hend = r->headers + r->count;
+	uint8_t fl_n = d->insn_flags[0]; /* COND_FAIL, maybe with CYCLES */
+	uint32_t i = d->run_a;
+	struct walk k;
+
+	walk_load(d, &k);
+	for (; hp < hend; hp++, i = 0) {
+		const struct flow_ph *ph = &d->ph[*hp];
+		uint64_t off;
+		uint32_t cnt = ph->n;
+
+		if (!cnt) {
+			/* Only W atoms: half the headers of cycle-accurate
+			 * trace. */
+			k.w += ph->trail;
+			continue;
+		}
+		off = offs_given ? r->offsets[hp - r->headers] :
+				   p->offset + (uint64_t)(hp - r->headers);
+		if (cnt == 1 && k.e <= &d->q[FLOW_QUEUE - 2]) {
+			/* One instruction (W E, W N, E, N): the commonest. */
+			k.w += (uint32_t)ph->item[0] >> 1;
+			walk_insn(d, &k, ph->item[0] & 1, off, fl_n, data_on);
+			k.w += ph->trail;
+			continue;
+		}
+		/* Up to the queue's last 32 places a header fits whatever it
+		 * holds: 16 instructions of two elements at most. */
+		if (k.e > &d->q[FLOW_QUEUE - 32]) {
+			uint32_t fit = i + (uint32_t)((&d->q[FLOW_QUEUE] -
+						       k.e) / 2);
+
+			if (fit < cnt) {
+				for (; i < fit; i++) {
+					k.w += (uint32_t)ph->item[i] >> 1;
+					walk_insn(d, &k, ph->item[i] & 1, off,
+						  fl_n, data_on);
+				}
+				walk_save(d, &k);
+				d->stats.packets += (uint32_t)(hp - r->headers) -
+						    d->run_h;
+				d->run_h = (uint32_t)(hp - r->headers);
+				d->run_a = i;
+				return 0;
+			}
+		}
+		for (; i < cnt; i++) {
+			k.w += (uint32_t)ph->item[i] >> 1;
+			walk_insn(d, &k, ph->item[i] & 1, off, fl_n, data_on);
+		}
+		k.w += ph->trail;
+	}
+	walk_save(d, &k);
+	d->stats.packets += r->count - d->run_h;
+	return 1;
+}
+
+static int expand_run(struct etm3_flow_decoder *d, const struct etm3_packet *p)
+{
+	const struct etm3_p_header_run *r = &p->u.run;
+	int data_on = d->info.data_addr || d->info.data_value;
+
+	if (!d->synced) {
+		/* Nothing to place atoms against before an I-sync. */
+		for (uint32_t h = d->run_h; h < r->count; h++)
+			d->stats.atoms_lost += d->ph[r->headers[h]].n;
+		d->stats.packets += r->count - d->run_h;
+		return 1;
+	}
+	if (data_on)
+		return r->offsets ? walk_run(d, p, 1, 1) : walk_run(d, p, 0, 1);
+	return r->offsets ? walk_run(d, p, 1, 0) : walk_run(d, p, 0, 0);
+}
+
+/* A single P-header record (the packet decoder gives runs, except after
+ * its slow path): a run of one. */
+static int expand_one(struct etm3_flow_decoder *d, const struct etm3_packet *p)
+{
+	struct etm3_packet q;
+
+	q.offset = p->offset;
+	q.u.run.headers = &p->raw[0];
+	q.u.run.offsets = NULL;
+	q.u.run.count = 1;
+	return expand_run(d, &q);
+}
+
+/* ---- Other packets ------------------------------------------------------ */
+
+/* Cancel the last traced element if it is still held (Q 7.3.5: the
+ * instruction did not complete; after an exception-exit packet the cancel
+ * applies to the exception return, M3 14.5.2). */
+static void cancel_last(struct etm3_flow_decoder *d)
+{
+	struct etmkit_elem *e;
+
+	if (d->hold < 0)
+		return;
+	e = &d->q[d->hold];
+	if (e->kind == etmkit_elem_insn)
+		e->flags = (uint8_t)((e->flags & ~ETMKIT_INSN_EXEC) |
+				     ETMKIT_INSN_CANCEL);
+	else
+		e->flags |= ETMKIT_EXC_CANCEL;
+}
+
+static void on_branch(struct etm3_flow_decoder *d, const struct etm3_packet *p)
+{
+	const struct etm3_branch *b = &p->u.branch;
+	int exception = b->exception || b->exc_in_addr;
+	uint64_t ret;
+	int has_ret;
+
+	if (!d->synced || b->partial)
+		return; /* no I-sync yet: nothing to place it against */
+	if (b->cancel)
+		cancel_last(d);
+	release(d);
+	if (b->cancel && d->last_valid) {
+		ret = d->last_addr;
+		has_ret = 1;
+	} else {
+		has_ret = next_addr(d, &ret);
+	}
+	if (exception) {
+		struct etmkit_elem *e = emit(d, etmkit_elem_exception, p->offset);
+
+		e->addr = b->addr;
+		e->isa = b->isa;
+		if (b->exc_in_addr) {
+			e->flags |= ETMKIT_EXC_LEGACY;
+			e->u.exception.number = b->legacy_exception;
+		} else {
+			e->u.exception.number = b->exception;
+		}
+		if (b->cancel)
+			e->flags |= ETMKIT_EXC_CANCEL;
+		if (d->info.m_profile)
+			e->flags |= ETMKIT_EXC_M_PROFILE;
+		if (b->has_resume) {
+			e->flags |= ETMKIT_EXC_RESUME;
+			e->u.exception.resume = b->resume;
+		}
+		if (has_ret) {
+			e->flags |= ETMKIT_EXC_RET_ADDR;
+			e->u.exception.ret_addr = ret;
+		}
+	}
+	/* Exception information bytes carry the state after the branch
+	 * (7.3.5); without them NS and Hyp stay. */
+	if (b->exc_bytes)
+		set_context(d, p->offset, b->ns, b->hyp, d->context_id);
+	go_to(d, b->addr, b->isa);
+}
+
+/* The instruction an LSiP I-sync implies executed (seed 003: as if an E
+ * atom were traced for it before the current address). */
+static void lsip_insn(struct etm3_flow_decoder *d, const struct etm3_isync *is,
+		      uint64_t offset)
+{
+	struct etmkit_elem *e;
+	const struct flow_insn *fi;
+
+	go_to(d, is->addr, is->isa);
+	if (!resolve(d, offset))
+		return;
+	fi = &d->blk->insn[0];
+	e = emit(d, etmkit_elem_insn, offset);
+	e->addr = is->addr;
+	e->isa = d->blk->isa;
+	e->size = fi->head[2];
+	e->flags = ETMKIT_INSN_EXEC | ETMKIT_INSN_IMPLIED;
+	e->u.insn.opcode = fi->opcode;
+	e->u.insn.class_flags = fi->flags;
+	d->stats.insns++;
+	d->last_addr = is->addr;
+	d->last_valid = 1;
+	d->data_insn = is->addr;
+	d->data_insn_valid = 1;
+}
+
+static void emit_trace_on(struct etm3_flow_decoder *d,
+			  const struct etm3_packet *p)
+{
+	const struct etm3_isync *is = &p->u.isync;
+	struct etmkit_elem *e;
+
+	if (is->reason == etm3_reason_overflow)
+		emit(d, etmkit_elem_overflow, p->offset);
+	e = emit(d, etmkit_elem_trace_on, p->offset);
+	e->u.trace_on.reason = is->reason;
+	if (!is->data_only) {
+		e->addr = is->addr;
+		e->isa = is->isa;
+	}
+	/* The I-sync's cycle count covers the cycles since the last P-header
+	 * (seed 003, I-sync with cycle count); with the W atoms that followed
+	 * the last instruction it is the gap since that instruction, as DS-5
+	 * reports it. Unknown after an overflow (ETMv3.5). */
+	if (p->type == etm3_pkt_i_sync_cycle &&
+	    is->reason != etm3_reason_periodic &&
+	    is->reason != etm3_reason_overflow) {
+		e->flags |= ETMKIT_TRACE_ON_CYCLES;
+		e->cycles = d->gap_w + is->cycles;
+		d->gap_w = 0;
+	}
+}
+
+static void on_isync(struct etm3_flow_decoder *d, const struct etm3_packet *p)
+{
+	const struct etm3_isync *is = &p->u.isync;
+	int restart = !d->synced || is->reason != etm3_reason_periodic;
+
+	release(d);
+	if (restart) {
+		/* A non-periodic I-sync follows a gap in the trace: the W atoms
+		 * since the last instruction belong to the gap, not to the next
+		 * instruction. */
+		d->gap_w = d->synced ? d->w : 0;
+		d->w = 0;
+		d->synced = 1;
+		d->ctx_sent = 0;
+		emit_trace_on(d, p);
+	}
+	set_context(d, p->offset, is->ns, is->hyp, is->context_id);
+	if (is->data_only)
+		return;
+	if (is->lsip) {
+		lsip_insn(d, is, p->offset);
+		go_to(d, is->lsip_next.addr, is->lsip_next.isa);
+	} else {
+		go_to(d, is->addr, is->isa);
+	}
+}
+
+static void on_data(struct etm3_flow_decoder *d, const struct etm3_packet *p)
+{
+	const struct etm3_data *dd = &p->u.data;
+	struct etmkit_elem *e;
+	uint64_t insn = d->data_insn;
+	int has_insn = d->data_insn_valid;
+
+	switch (p->type) {
+	case etm3_pkt_ooo_placeholder:
+		/* The value comes later, in out-of-order data (7.4.3). */
+		d->ooo[dd->tag & 3].insn = insn;
+		d->ooo[dd->tag & 3].valid = (uint8_t)has_insn;
+		return;
+	case etm3_pkt_ooo_data:
+		if (!dd->ooo_match)
+			return; /* no pending placeholder: ignored (7.4.3) */
+		insn = d->ooo[dd->tag & 3].insn;
+		has_insn = d->ooo[dd->tag & 3].valid;
+		break;
+	default:
+		break;
+	}
+	e = emit(d, etmkit_elem_data, p->offset);
+	if (has_insn) {
+		e->flags |= ETMKIT_DATA_INSN;
+		e->addr = insn;
+	}
+	switch (p->type) {
+	case etm3_pkt_store_failed:
+		e->flags |= ETMKIT_DATA_STORE_FAILED;
+		return;
+	case etm3_pkt_data_suppressed:
+		e->flags |= ETMKIT_DATA_SUPPRESSED;
+		return;
+	case etm3_pkt_ooo_data:
+		e->flags |= ETMKIT_DATA_OOO;
+		e->u.data.tag = dd->tag;
+		e->u.data.half = (uint8_t)(dd->pair >= 0 ? dd->pair + 1 : 0);
+		break;
+	default:
+		break;
+	}
+	if (dd->has_addr) {
+		e->flags |= ETMKIT_DATA_ADDR;
+		e->u.data.data_addr = dd->addr;
+		if (dd->be)
+			e->flags |= ETMKIT_DATA_BE;
+	}
+	if (dd->has_value) {
+		e->flags |= ETMKIT_DATA_VALUE;
+		e->size = dd->size;
+		e->u.data.value = dd->value;
+	}
+}
+
+static enum etmkit_loss loss_of(int error)
+{
+	if (error == -etmkit_err_truncated)
+		return etmkit_loss_truncated;
+	if (error == -etmkit_err_bad_frame)
+		return etmkit_loss_transport;
+	return etmkit_loss_packet;
+}
+
+/* A packet the packet decoder rejected: trace is lost until the next
+ * A-sync and I-sync. */
+static void on_error(struct etm3_flow_decoder *d, const struct etm3_packet *p)
+{
+	struct etmkit_elem *e;
+
+	release(d);
+	e = emit(d, etmkit_elem_gap, p->offset);
+	e->u.loss.reason = (uint8_t)loss_of(p->error);
+	e->u.loss.why = p->why;
+	reset_trace_state(d);
+}
+
+static void on_packet(struct etm3_flow_decoder *d, const struct etm3_packet *p)
+{
+	struct etmkit_elem *e;
+
+	d->stats.packets++;
+	if (p->error) {
+		on_error(d, p);
+		return;
+	}
+	switch (p->type) {
+	case etm3_pkt_i_sync:
+	case etm3_pkt_i_sync_cycle:
+		on_isync(d, p);
+		break;
+	case etm3_pkt_branch_address:
+		on_branch(d, p);
+		break;
+	case etm3_pkt_cycle_count:
+		/* The gap before the last non-periodic I-sync (7.3.4), counted
+		 * from the last instruction as for an I-sync's count. */
+		if (d->synced) {
+			e = emit(d, etmkit_elem_cycle_count, p->offset);
+			e->cycles = d->gap_w + p->u.cycles;
+			d->gap_w = 0;
+		}
+		break;
+	case etm3_pkt_timestamp:
+		e = emit(d, etmkit_elem_timestamp, p->offset);
+		e->u.timestamp.value = p->u.timestamp.value;
+		if (p->u.timestamp.clock_change)
+			e->flags |= ETMKIT_TS_CLOCK_CHANGE;
+		break;
+	case etm3_pkt_context_id:
+		set_context(d, p->offset, d->ns, d->hyp, p->u.context_id);
+		break;
+	case etm3_pkt_vmid:
+		if (!d->vmid_seen || p->u.vmid != d->vmid) {
+			d->vmid = p->u.vmid;
+			d->vmid_seen = 1;
+			if (d->synced)
+				emit_context(d, p->offset);
+		}
+		break;
+	case etm3_pkt_exception_exit:
+		/* Right after the return instruction's atom (Q 7.6). */
+		if (d->synced) {
+			release(d);
+			d->hold = (long)d->n;
+			emit(d, etmkit_elem_exception_return, p->offset);
+		}
+		break;
+	case etm3_pkt_exception_entry:
+		if (d->synced)
+			emit(d, etmkit_elem_exception_entry, p->offset);
+		break;
+	case etm3_pkt_trigger:
+		emit(d, etmkit_elem_trigger, p->offset);
+		break;
+	case etm3_pkt_normal_data:
+	case etm3_pkt_ooo_placeholder:
+	case etm3_pkt_ooo_data:
+	case etm3_pkt_value_not_traced:
+	case etm3_pkt_store_failed:
+	case etm3_pkt_data_suppressed:
+		on_data(d, p);
+		break;
+	default:
+		/* a_sync, ignore, unsynced: nothing happened on the core */
+		break;
+	}
+}
+
+/* ---- Driving ------------------------------------------------------------ */
+
+int etm3_flow_feed(struct etm3_flow_decoder *d, const uint8_t *buf, size_t n,
+		   const uint64_t *offsets, uint64_t base)
+{
+	int err;
+
+	if (!d || d->ibatch < d->nbatch || !d->eos)
+		return -etmkit_err_invalid;
+	err = etm3_pkt_feed(d->pkt, buf, n, offsets, base);
+	if (!err)
+		d->eos = 0;
+	if (!err && n)
+		d->fed_end = (offsets ? offsets[n - 1] : base + n - 1) + 1;
+	return err;
+}
+
+int etm3_flow_finish(struct etm3_flow_decoder *d)
+{
+	if (!d)
+		return -etmkit_err_invalid;
+	d->finishing = 1;
+	d->eos = 0; /* a packet cut by the end may come yet */
+	return etm3_pkt_finish(d->pkt);
+}
+
+int etm3_flow_gap(struct etm3_flow_decoder *d)
+{
+	struct etm3_packet cut;
+	int err;
+
+	if (!d || d->ibatch < d->nbatch || !d->eos)
+		return -etmkit_err_invalid;
+	err = etm3_pkt_gap(d->pkt);
+	if (err)
+		return err;
+	/* A packet the loss cut comes back as an error record: it becomes
+	 * the gap element (offset and reason), emitted by the next batch. */
+	memset(&cut, 0, sizeof(cut));
+	if (etm3_pkt_next(d->pkt, &cut, 1) != 1)
+		cut.error = 0;
+	d->gap_pending = 1;
+	d->gap_offset = cut.error ? cut.offset : d->fed_end;
+	d->gap_why = cut.error ? cut.why : "data lost in transport";
+	return 0;
+}
+
+/* Read the next batch of packets. Returns 1, or 0 at the end of input
+ * (or when stopped). */
+static int refill(struct etm3_flow_decoder *d)
+{
+	int r = etm3_pkt_next(d->pkt, d->batch, FLOW_BATCH);
+
+	d->ibatch = 0;
+	d->run_h = d->run_a = 0;
+	if (r < 0) {
+		d->nbatch = 0;
+		d->eos = 1;
+		if (r == -etmkit_err_bad_packet)
+			d->stopped = 1;
+		return 0;
+	}
+	d->nbatch = r;
+	return 1;
+}
+
+/* Decode into the queue until it is full or the input is used up. */
+static void decode(struct etm3_flow_decoder *d)
+{
+	d->full = 1;
+	if (d->gap_pending) {
+		struct etmkit_elem *e;
+
+		if (room(d) < FLOW_PKT_ELEMS)
+			return;
+		release(d);
+		e = emit(d, etmkit_elem_gap, d->gap_offset);
+		e->u.loss.reason = etmkit_loss_transport;
+		e->u.loss.why = d->gap_why;
+		reset_trace_state(d);
+		d->gap_pending = 0;
+	}
+	for (;;) {
+		const struct etm3_packet *p;
+
+		if (d->ibatch >= d->nbatch && (d->stopped || !refill(d))) {
+			d->full = 0;
+			return;
+		}
+		p = &d->batch[d->ibatch];
+		if (p->type == etm3_pkt_p_header_run && !p->error) {
+			if (!expand_run(d, p))
+				return;
+		} else if (p->type == etm3_pkt_p_header && !p->error) {
+			if (room(d) < 2 || !expand_one(d, p))
+				return;
+		} else {
+			if (room(d) < FLOW_PKT_ELEMS)
+				return;
+			on_packet(d, p);
+		}
+		d->ibatch++;
+		d->run_h = d->run_a = 0;
+	}
+}
+
+/* Forget the elements the last batch handed out. */
+static void drop_delivered(struct etm3_flow_decoder *d)
+{
+	size_t k = d->delivered;
+
+	if (!k)
+		return;
+	memmove(d->q, d->q + k, (d->n - k) * sizeof(d->q[0]));
+	d->n -= k;
+	if (d->hold >= 0)
+		d->hold -= (long)k;
+	d->delivered = 0;
+}
+
+int etm3_flow_batch(struct etm3_flow_decoder *d,
+		    const struct etmkit_elem **elems)
+{
+	size_t final;
+
+	if (!d || !elems)
+		return -etmkit_err_invalid;
+	drop_delivered(d);
+	decode(d);
+	final = d->n;
+	/* The last instruction waits for what follows it, unless nothing
+	 * will follow, or the queue is full behind it. */
+	if (d->eos && (d->finishing || d->stopped) && !d->full)
+		release(d);
+	if (d->hold >= 0) {
+		/* Full behind the held element: let it go. */
+		if (d->hold == 0 && d->full)
+			release(d);
+		else
+			final = (size_t)d->hold;
+	}
+	d->delivered = final;
+	*elems = d->q;
+	if (!final)
+		return d->stopped ? -etmkit_err_bad_packet : -etmkit_err_eos;
+	return (int)final;
+}
+
+int etm3_flow_next(struct etm3_flow_decoder *d, struct etmkit_elem *elems,
+		   size_t max)
+{
+	size_t k;
+
+	if (!d || !elems || !max)
+		return -etmkit_err_invalid;
+	if (d->next_pos == d->next_n) {
+		int r = etm3_flow_batch(d, &d->next_batch);
+
+		d->next_pos = d->next_n = 0;
+		if (r < 0)
+			return r;
+		d->next_n = (size_t)r;
+	}
+	k = d->next_n - d->next_pos;
+	if (k > max)
+		k = max;
+	memcpy(elems, d->next_batch + d->next_pos, k * sizeof(elems[0]));
+	d->next_pos += k;
+	return (int)k;
+}
