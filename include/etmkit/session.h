@@ -1,10 +1,11 @@
 /* etmkit: a capture wired through the layers.
  *
  * A session takes the bytes of one trace buffer, deformats them (transport
- * layer), hands each trace ID's bytes to the packet decoder configured for
- * it, and delivers every packet record through one callback, in input order
- * per ID. IDs without a decoder are skipped (and counted by the transport
- * statistics).
+ * layer), hands each trace ID's bytes to the decoder configured for it, and
+ * delivers what it decodes through one callback, in input order per ID: a
+ * packet decoder's records through on_packet, a flow decoder's elements
+ * (instructions and events, elem.h) through on_elem. IDs without a decoder
+ * are skipped (and counted by the transport statistics).
  */
 #ifndef ETMKIT_SESSION_H
 #define ETMKIT_SESSION_H
@@ -12,6 +13,8 @@
 #include "etmkit/common.h"
 #include "etmkit/transport.h"
 #include "etmkit/etm3.h"
+#include "etmkit/elem.h"
+#include "etmkit/flow.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -24,11 +27,16 @@ extern "C" {
 typedef int (*etmkit_packet_fn)(void *ctx, uint8_t id,
 				enum etmkit_protocol proto, const void *packet);
 
+/* One element of the flow decoder of trace source @id, valid during the
+ * call. Same return convention as etmkit_packet_fn. */
+typedef int (*etmkit_elem_fn)(void *ctx, uint8_t id,
+			      const struct etmkit_elem *elem);
+
 struct etmkit_session_config {
 	size_t size;                /* sizeof(struct etmkit_session_config) */
 	enum deformat_mode frames;  /* how the buffer is framed */
 	uint8_t raw_id;             /* deformat_none: the source's ID */
-	etmkit_packet_fn on_packet; /* required */
+	etmkit_packet_fn on_packet; /* required for packet decoders */
 	deformat_event_fn on_frame_event; /* optional: frames and syncs */
 	void *ctx;
 	/* Stop at the first malformed frame or packet instead of
@@ -37,11 +45,13 @@ struct etmkit_session_config {
 	 * -etmkit_err_bad_packet. Input ending inside a frame or packet is
 	 * reported at etmkit_session_finish() and does not stop. */
 	uint8_t stop_on_error;
+	etmkit_elem_fn on_elem;     /* required for flow decoders */
 };
 
 struct etmkit_session;
 
-/* Returns 0 and sets *@s; -etmkit_err_invalid, -etmkit_err_nomem. */
+/* Returns 0 and sets *@s; -etmkit_err_invalid (NULL, bad size, neither
+ * on_packet nor on_elem), -etmkit_err_nomem. */
 int etmkit_session_alloc(struct etmkit_session **s,
 			 const struct etmkit_session_config *cfg);
 void etmkit_session_free(struct etmkit_session *s);
@@ -50,6 +60,13 @@ void etmkit_session_free(struct etmkit_session *s);
  * (ID 0 or >= 0x70, already added), or etm3_pkt_alloc()'s errors. */
 int etmkit_session_add_etm3(struct etmkit_session *s, uint8_t id,
 			    const struct etm3_config *cfg);
+
+/* Decode trace ID @id as ETMv3 down to execution: a flow decoder with
+ * @cfg (the image it names must outlive the session). Needs on_elem.
+ * Returns 0; -etmkit_err_invalid (no on_elem, ID 0 or >= 0x70 in framed
+ * input, already added), or etm3_flow_alloc()'s errors. */
+int etmkit_session_add_etm3_flow(struct etmkit_session *s, uint8_t id,
+				 const struct etm3_flow_config *cfg);
 
 /* Feed the next @n bytes of the buffer. Returns 0, a callback's negative
  * value, -etmkit_err_invalid, or with stop_on_error -etmkit_err_bad_frame /
