@@ -21,6 +21,7 @@ enum cli_exit {
 struct cli_source {
 	uint8_t id;
 	char name[64];
+	char core[64];              /* snapshot: the core device it traces */
 	struct etm3_config cfg;
 };
 
@@ -35,12 +36,14 @@ struct cli_input {
 	int m_profile;              /* --m-profile: raw file from an ARMv7-M */
 	int nids;                   /* --id, may repeat */
 	uint8_t ids[CLI_MAX_IDS];
+	int keep_snapshot;          /* keep the snapshot open in ss */
 
 	/* Resolved: */
 	char buffer_path[1024];
 	enum deformat_mode mode;
 	int nsrc;
 	struct cli_source src[CLI_MAX_IDS];
+	struct snapshot *ss;        /* with keep_snapshot; cli_input_free() */
 };
 
 /* Parse a number (decimal or 0x hex) into *v; 0 or -1. */
@@ -54,6 +57,9 @@ int cli_input_option(struct cli_input *in, int opt, const char *arg);
  * failure, 0 on success. */
 int cli_input_resolve(struct cli_input *in, const char *cmd);
 
+/* Release what cli_input_resolve() kept (the snapshot). */
+void cli_input_free(struct cli_input *in);
+
 /* Read the buffer file and feed it to @feed in chunks. Returns 0, or a
  * cli_exit after printing a message. */
 int cli_input_stream(const struct cli_input *in,
@@ -66,8 +72,22 @@ void cli_print_etm3_text(FILE *f, uint8_t id, const struct etm3_packet *p,
 void cli_print_etm3_json(FILE *f, uint8_t id, const struct etm3_packet *p,
 			 int m_profile);
 
+/* Disassembly of instruction elements (capstone), cached by address. */
+struct cli_disasm;
+struct cli_disasm *cli_disasm_alloc(void);
+void cli_disasm_free(struct cli_disasm *d);
+/* The text of insn element @e: valid until the next call. */
+const char *cli_disasm(struct cli_disasm *d, const struct etmkit_elem *e);
+
+/* Output of execution elements. */
+void cli_print_elem_text(FILE *f, uint8_t id, const struct etmkit_elem *e,
+			 int m_profile, struct cli_disasm *dis);
+void cli_print_elem_json(FILE *f, uint8_t id, const struct etmkit_elem *e,
+			 int m_profile);
+
 int cmd_packets(int argc, char **argv);
 int cmd_frames(int argc, char **argv);
+int cmd_decode(int argc, char **argv);
 
 /* Option codes for getopt_long. */
 enum cli_opt {
@@ -76,10 +96,14 @@ enum cli_opt {
 	opt_flag0 = 0x200 /* command flags: opt_flag0 + index */
 };
 
-/* A command's own on/off option: --name sets *target to 1. */
+/* A command's own option: --name sets *target to 1; or, with @value,
+ * --name ARG calls value(ctx, ARG), which returns 0, or -1 after printing
+ * why ARG is bad. */
 struct cli_flag {
 	const char *name;
 	int *target;
+	int (*value)(void *ctx, const char *arg);
+	void *ctx;
 };
 
 /* Parse a command's arguments: the input options, @flags (ended by a NULL

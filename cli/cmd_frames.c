@@ -101,8 +101,8 @@ static void print_summary(const struct deformat_stats *st)
 static int parse_args(struct frames_run *r, int argc, char **argv)
 {
 	const struct cli_flag flags[] = {
-		{ "summary", &r->summary },
-		{ NULL, NULL }
+		{ .name = "summary", .target = &r->summary },
+		{ .name = NULL }
 	};
 
 	return cli_parse_args("frames", frames_usage, flags, &r->in, argc, argv);

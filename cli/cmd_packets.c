@@ -137,11 +137,11 @@ static void print_stats(const struct packets_run *r)
 static int parse_args(struct packets_run *r, int argc, char **argv)
 {
 	const struct cli_flag flags[] = {
-		{ "json", &r->json },
-		{ "stats", &r->stats },
-		{ "m-profile", &r->in.m_profile },
-		{ "stop-on-error", &r->stop_on_error },
-		{ NULL, NULL }
+		{ .name = "json", .target = &r->json },
+		{ .name = "stats", .target = &r->stats },
+		{ .name = "m-profile", .target = &r->in.m_profile },
+		{ .name = "stop-on-error", .target = &r->stop_on_error },
+		{ .name = NULL }
 	};
 
 	return cli_parse_args("packets", packets_usage, flags, &r->in, argc, argv);

@@ -161,6 +161,8 @@ static int add_snapshot_sources(struct cli_input *in, const struct snapshot *ss,
 			const struct snapshot_device *core =
 				snapshot_find_device(ss, s->core);
 
+			snprintf(cs->core, sizeof(cs->core), "%s", s->core);
+
 			if (core && core->type && !strncasecmp(core->type, "Cortex-M", 8))
 				cs->cfg.flags |= ETM3_CFG_M_PROFILE;
 		}
@@ -213,6 +215,10 @@ static int resolve_snapshot(struct cli_input *in, const char *cmd)
 	if (in->frames >= 0)
 		in->mode = (enum deformat_mode)in->frames;
 	snprintf(in->buffer_path, sizeof(in->buffer_path), "%s", buf->file);
+	if (in->keep_snapshot) {
+		in->ss = ss;
+		ss = NULL;
+	}
 out:
 	snapshot_free(ss);
 	return rc;
@@ -274,6 +280,12 @@ int cli_input_resolve(struct cli_input *in, const char *cmd)
 	return cli_exit_usage;
 }
 
+void cli_input_free(struct cli_input *in)
+{
+	snapshot_free(in->ss);
+	in->ss = NULL;
+}
+
 int cli_input_stream(const struct cli_input *in,
 		     int (*feed)(void *ctx, const uint8_t *buf, size_t n),
 		     void *ctx)
@@ -327,7 +339,8 @@ int cli_parse_args(const char *cmd, const char *usage,
 		base++;
 	for (; flags && flags[nflags].name; nflags++) {
 		longopts[base + nflags].name = flags[nflags].name;
-		longopts[base + nflags].has_arg = no_argument;
+		longopts[base + nflags].has_arg =
+			flags[nflags].value ? required_argument : no_argument;
 		longopts[base + nflags].val = opt_flag0 + (int)nflags;
 	}
 	optind = 1;
@@ -340,7 +353,14 @@ int cli_parse_args(const char *cmd, const char *usage,
 		if (k)
 			continue;
 		if (c >= opt_flag0 && c < opt_flag0 + (int)nflags) {
-			*flags[c - opt_flag0].target = 1;
+			const struct cli_flag *fl = &flags[c - opt_flag0];
+
+			if (!fl->value) {
+				*fl->target = 1;
+				continue;
+			}
+			if (fl->value(fl->ctx, optarg) < 0)
+				return cli_exit_usage;
 			continue;
 		}
 		if (c == opt_help) {

@@ -9,12 +9,16 @@ static const char main_usage[] =
 "Decode ARM embedded trace (ETMv3) captures.\n"
 "\n"
 "Commands:\n"
+"  decode    rebuild the executed instructions from trace and program image\n"
 "  packets   list the trace packets of each trace source\n"
 "  frames    show the CoreSight formatter frames and trace IDs of a capture\n"
 "  version   print etmkit's version\n"
 "  help      this text; 'etmkit COMMAND --help' describes a command\n"
 "\n"
 "Examples:\n"
+"  etmkit decode --snapshot path/to/snapshot --id 0x10\n"
+"  etmkit decode trace.bin --protocol etmv3 --etmcr 0x1000 \\\n"
+"         --etmidr 0x410cf250 --frames none --elf vmlinux\n"
 "  etmkit packets --snapshot path/to/snapshot --id 0x10\n"
 "  etmkit packets trace.bin --protocol etmv3 --etmcr 0x1000 \\\n"
 "         --etmidr 0x410cf250 --frames none --json\n"
@@ -39,6 +43,8 @@ int main(int argc, char **argv)
 		return cmd_packets(argc - 1, argv + 1);
 	if (!strcmp(cmd, "frames"))
 		return cmd_frames(argc - 1, argv + 1);
+	if (!strcmp(cmd, "decode"))
+		return cmd_decode(argc - 1, argv + 1);
 	fprintf(stderr, "etmkit: unknown command '%s' (see etmkit help)\n", cmd);
 	return cli_exit_usage;
 }

@@ -1,0 +1,115 @@
+/* etmkit CLI: disassembly text for instruction elements (capstone).
+ *
+ * Disassembling is slow next to decoding, so the text of each instruction
+ * is kept in a direct-mapped cache keyed by address, instruction set and
+ * opcode: a loop's body is disassembled once. ThumbEE is disassembled as
+ * Thumb (capstone has no ThumbEE); Jazelle gets the bytecode mnemonic.
+ */
+#include <capstone/capstone.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+#define DIS_SLOTS 16384u
+#define DIS_TEXT 72
+
+struct dis_slot {
+	uint64_t addr;
+	uint32_t opcode;
+	uint8_t isa, used;
+	char text[DIS_TEXT];
+};
+
+struct cli_disasm {
+	csh arm, thumb;
+	struct dis_slot slots[DIS_SLOTS];
+};
+
+struct cli_disasm *cli_disasm_alloc(void)
+{
+	struct cli_disasm *d = calloc(1, sizeof(*d));
+
+	if (!d)
+		return NULL;
+	if (cs_open(CS_ARCH_ARM, CS_MODE_ARM, &d->arm) != CS_ERR_OK) {
+		free(d);
+		return NULL;
+	}
+	if (cs_open(CS_ARCH_ARM, CS_MODE_THUMB, &d->thumb) != CS_ERR_OK) {
+		cs_close(&d->arm);
+		free(d);
+		return NULL;
+	}
+	return d;
+}
+
+void cli_disasm_free(struct cli_disasm *d)
+{
+	if (!d)
+		return;
+	cs_close(&d->arm);
+	cs_close(&d->thumb);
+	free(d);
+}
+
+/* The instruction's bytes in memory order (insn.h: opcode layout). */
+static size_t opcode_bytes(const struct etmkit_elem *e, uint8_t *b)
+{
+	uint32_t op = e->u.insn.opcode;
+
+	if (e->isa == etmkit_isa_arm || e->size == 2) {
+		for (unsigned i = 0; i < e->size && i < 4; i++)
+			b[i] = (uint8_t)(op >> (8 * i));
+		return e->size;
+	}
+	/* 32-bit T32: the first halfword is the high half of the opcode. */
+	b[0] = (uint8_t)(op >> 16);
+	b[1] = (uint8_t)(op >> 24);
+	b[2] = (uint8_t)op;
+	b[3] = (uint8_t)(op >> 8);
+	return 4;
+}
+
+static void disassemble(struct cli_disasm *d, const struct etmkit_elem *e,
+			char *text)
+{
+	uint8_t b[4];
+	size_t n;
+	cs_insn *insn;
+	csh h;
+
+	if (e->isa == etmkit_isa_jazelle) {
+		snprintf(text, DIS_TEXT, "%s",
+			 insn_jazelle_mnemonic((uint8_t)(e->u.insn.opcode >>
+				(8 * ((e->size < 4 ? e->size : 4) - 1)))));
+		return;
+	}
+	n = opcode_bytes(e, b);
+	h = e->isa == etmkit_isa_arm ? d->arm : d->thumb;
+	if (cs_disasm(h, b, n, e->addr, 1, &insn) == 1) {
+		/* Long operand lists are cut to the slot's text. */
+		snprintf(text, DIS_TEXT, "%.31s%s%.38s", insn->mnemonic,
+			 insn->op_str[0] ? " " : "", insn->op_str);
+		cs_free(insn, 1);
+	} else {
+		snprintf(text, DIS_TEXT, "(undefined)");
+	}
+}
+
+const char *cli_disasm(struct cli_disasm *d, const struct etmkit_elem *e)
+{
+	uint64_t k = (e->addr >> 1) ^ e->u.insn.opcode ^ ((uint64_t)e->isa << 7);
+	struct dis_slot *s = &d->slots[(k * 0x9e3779b97f4a7c15ull) >> 50];
+
+	if (!s->used || s->addr != e->addr || s->opcode != e->u.insn.opcode ||
+	    s->isa != e->isa) {
+		disassemble(d, e, s->text);
+		s->addr = e->addr;
+		s->opcode = e->u.insn.opcode;
+		s->isa = e->isa;
+		s->used = 1;
+	}
+	return s->text;
+}

@@ -1,0 +1,293 @@
+/* etmkit CLI: execution elements as text lines and as JSON Lines. */
+#include <inttypes.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char *isa_name(unsigned v)
+{
+	return etmkit_isa_name((enum etmkit_isa)v);
+}
+
+/* One letter per instruction set in the text listing. */
+static char isa_letter(unsigned v)
+{
+	switch (v) {
+	case etmkit_isa_arm: return 'A';
+	case etmkit_isa_thumb: return 'T';
+	case etmkit_isa_thumbee: return 'E';
+	case etmkit_isa_jazelle: return 'J';
+	case etmkit_isa_a64: return '6';
+	default: return '?';
+	}
+}
+
+/* E executed, N condition failed, C canceled, I implied (LSiP). */
+static char insn_status(const struct etmkit_elem *e)
+{
+	if (e->flags & ETMKIT_INSN_CANCEL)
+		return 'C';
+	if (e->flags & ETMKIT_INSN_COND_FAIL)
+		return 'N';
+	if (e->flags & ETMKIT_INSN_IMPLIED)
+		return 'I';
+	return 'E';
+}
+
+static unsigned opcode_digits(const struct etmkit_elem *e)
+{
+	unsigned n = e->size < 4 ? e->size : 4;
+
+	return 2 * n;
+}
+
+static const char *exception_name(const struct etmkit_elem *e, int m_profile)
+{
+	if (e->flags & ETMKIT_EXC_LEGACY)
+		return etm3_legacy_exception_name(e->u.exception.number);
+	return etm3_exception_name(e->u.exception.number,
+				   m_profile || (e->flags & ETMKIT_EXC_M_PROFILE));
+}
+
+/* ---- Text ---------------------------------------------------------------- */
+
+static void text_insn(FILE *f, const struct etmkit_elem *e,
+		      struct cli_disasm *dis)
+{
+	char cyc[16] = "-";
+
+	if (e->flags & ETMKIT_INSN_CYCLES)
+		snprintf(cyc, sizeof(cyc), "%" PRIu32, e->cycles);
+	fprintf(f, "%08" PRIx64 "  %c  %0*" PRIx32 "%*s  %c %5s  %s\n", e->addr,
+		isa_letter(e->isa), (int)opcode_digits(e), e->u.insn.opcode,
+		(int)(8 - opcode_digits(e)), "", insn_status(e), cyc,
+		dis ? cli_disasm(dis, e) : "");
+}
+
+static void text_data(FILE *f, const struct etmkit_elem *e)
+{
+	fputs("data", f);
+	if (e->flags & ETMKIT_DATA_INSN)
+		fprintf(f, " insn=0x%08" PRIx64, e->addr);
+	if (e->flags & ETMKIT_DATA_ADDR)
+		fprintf(f, " addr=0x%08" PRIx64 "%s", e->u.data.data_addr,
+			(e->flags & ETMKIT_DATA_BE) ? " be" : "");
+	if (e->flags & ETMKIT_DATA_VALUE)
+		fprintf(f, " value=0x%" PRIx64 " size=%u", e->u.data.value,
+			e->size);
+	if (e->flags & ETMKIT_DATA_OOO) {
+		fprintf(f, " ooo tag=%u", e->u.data.tag);
+		if (e->u.data.half)
+			fprintf(f, " half=%u", e->u.data.half);
+	}
+	if (e->flags & ETMKIT_DATA_STORE_FAILED)
+		fputs(" store_failed", f);
+	if (e->flags & ETMKIT_DATA_SUPPRESSED)
+		fputs(" suppressed", f);
+	fputc('\n', f);
+}
+
+static void text_event(FILE *f, const struct etmkit_elem *e, int m_profile)
+{
+	const char *name = etmkit_elem_kind_name(e->kind);
+
+	switch (e->kind) {
+	case etmkit_elem_trace_on:
+		fprintf(f, "%s reason=%s", name,
+			etmkit_trace_on_reason_name(e->u.trace_on.reason));
+		if (e->isa != etmkit_isa_unknown)
+			fprintf(f, " addr=0x%08" PRIx64 " isa=%s", e->addr,
+				isa_name(e->isa));
+		if (e->flags & ETMKIT_TRACE_ON_CYCLES)
+			fprintf(f, " gap_cycles=%" PRIu32, e->cycles);
+		break;
+	case etmkit_elem_context:
+		fprintf(f, "%s ns=%u hyp=%u", name, e->u.context.ns,
+			e->u.context.hyp);
+		if (e->flags & ETMKIT_CTX_CONTEXT_ID)
+			fprintf(f, " context_id=0x%" PRIx32,
+				e->u.context.context_id);
+		if (e->flags & ETMKIT_CTX_VMID)
+			fprintf(f, " vmid=%" PRIu32, e->u.context.vmid);
+		break;
+	case etmkit_elem_exception:
+		fprintf(f, "%s %u(%s) handler=0x%08" PRIx64 " isa=%s", name,
+			e->u.exception.number, exception_name(e, m_profile),
+			e->addr, isa_name(e->isa));
+		if (e->flags & ETMKIT_EXC_RET_ADDR)
+			fprintf(f, " ret=0x%08" PRIx64, e->u.exception.ret_addr);
+		if (e->flags & ETMKIT_EXC_CANCEL)
+			fputs(" cancel", f);
+		if (e->flags & ETMKIT_EXC_RESUME)
+			fprintf(f, " resume=%u", e->u.exception.resume);
+		break;
+	case etmkit_elem_exception_return:
+		fputs(name, f);
+		if (e->flags & ETMKIT_EXC_CANCEL)
+			fputs(" cancel", f);
+		break;
+	case etmkit_elem_timestamp:
+		fprintf(f, "%s %" PRIu64 "%s", name, e->u.timestamp.value,
+			(e->flags & ETMKIT_TS_CLOCK_CHANGE) ? " clock_change" : "");
+		break;
+	case etmkit_elem_cycle_count:
+		fprintf(f, "%s %" PRIu32, name, e->cycles);
+		break;
+	case etmkit_elem_gap:
+		fprintf(f, "%s reason=%s%s%s", name,
+			etmkit_loss_name(e->u.loss.reason),
+			e->u.loss.why ? ": " : "",
+			e->u.loss.why ? e->u.loss.why : "");
+		break;
+	case etmkit_elem_no_image:
+		fprintf(f, "%s addr=0x%08" PRIx64 " isa=%s reason=%s", name,
+			e->addr, isa_name(e->isa),
+			etmkit_loss_name(e->u.loss.reason));
+		break;
+	default:
+		fputs(name, f);
+		break;
+	}
+	fputc('\n', f);
+}
+
+void cli_print_elem_text(FILE *f, uint8_t id, const struct etmkit_elem *e,
+			 int m_profile, struct cli_disasm *dis)
+{
+	fprintf(f, "%10" PRIu64 "  %02x  ", e->offset, id);
+	if (e->kind == etmkit_elem_insn)
+		text_insn(f, e, dis);
+	else if (e->kind == etmkit_elem_data)
+		text_data(f, e);
+	else
+		text_event(f, e, m_profile);
+}
+
+/* ---- JSON ---------------------------------------------------------------- */
+
+static void json_flag(FILE *f, int on, const char *name)
+{
+	if (on)
+		fprintf(f, ",\"%s\":true", name);
+}
+
+static void json_insn(FILE *f, const struct etmkit_elem *e)
+{
+	fprintf(f, ",\"addr\":%" PRIu64 ",\"size\":%u,\"isa\":\"%s\","
+		"\"opcode\":%" PRIu32 ",\"exec\":%s", e->addr, e->size,
+		isa_name(e->isa), e->u.insn.opcode,
+		(e->flags & ETMKIT_INSN_EXEC) ? "true" : "false");
+	if (e->flags & ETMKIT_INSN_CYCLES)
+		fprintf(f, ",\"cycles\":%" PRIu32, e->cycles);
+	json_flag(f, e->flags & ETMKIT_INSN_COND_FAIL, "cond_fail");
+	json_flag(f, e->flags & ETMKIT_INSN_CANCEL, "cancel");
+	json_flag(f, e->flags & ETMKIT_INSN_IMPLIED, "implied");
+}
+
+static void json_data(FILE *f, const struct etmkit_elem *e)
+{
+	if (e->flags & ETMKIT_DATA_INSN)
+		fprintf(f, ",\"insn_addr\":%" PRIu64, e->addr);
+	if (e->flags & ETMKIT_DATA_ADDR)
+		fprintf(f, ",\"data_addr\":%" PRIu64, e->u.data.data_addr);
+	json_flag(f, e->flags & ETMKIT_DATA_BE, "be");
+	if (e->flags & ETMKIT_DATA_VALUE)
+		fprintf(f, ",\"value\":%" PRIu64 ",\"size\":%u",
+			e->u.data.value, e->size);
+	if (e->flags & ETMKIT_DATA_OOO) {
+		fprintf(f, ",\"ooo\":true,\"tag\":%u", e->u.data.tag);
+		if (e->u.data.half)
+			fprintf(f, ",\"half\":%u", e->u.data.half);
+	}
+	json_flag(f, e->flags & ETMKIT_DATA_STORE_FAILED, "store_failed");
+	json_flag(f, e->flags & ETMKIT_DATA_SUPPRESSED, "suppressed");
+}
+
+/* A static string from the library: plain ASCII without quotes, but
+ * escaped anyway. */
+static void json_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fputc('\\', f);
+		if ((unsigned char)*s < 0x20)
+			fprintf(f, "\\u%04x", (unsigned char)*s);
+		else
+			fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static void json_event(FILE *f, const struct etmkit_elem *e, int m_profile)
+{
+	switch (e->kind) {
+	case etmkit_elem_trace_on:
+		fprintf(f, ",\"reason\":\"%s\"",
+			etmkit_trace_on_reason_name(e->u.trace_on.reason));
+		if (e->isa != etmkit_isa_unknown)
+			fprintf(f, ",\"addr\":%" PRIu64 ",\"isa\":\"%s\"", e->addr,
+				isa_name(e->isa));
+		if (e->flags & ETMKIT_TRACE_ON_CYCLES)
+			fprintf(f, ",\"gap_cycles\":%" PRIu32, e->cycles);
+		break;
+	case etmkit_elem_context:
+		fprintf(f, ",\"ns\":%u,\"hyp\":%u", e->u.context.ns,
+			e->u.context.hyp);
+		if (e->flags & ETMKIT_CTX_CONTEXT_ID)
+			fprintf(f, ",\"context_id\":%" PRIu32,
+				e->u.context.context_id);
+		if (e->flags & ETMKIT_CTX_VMID)
+			fprintf(f, ",\"vmid\":%" PRIu32, e->u.context.vmid);
+		break;
+	case etmkit_elem_exception:
+		fprintf(f, ",\"number\":%u,\"name\":\"%s\",\"addr\":%" PRIu64
+			",\"isa\":\"%s\"", e->u.exception.number,
+			exception_name(e, m_profile), e->addr, isa_name(e->isa));
+		if (e->flags & ETMKIT_EXC_RET_ADDR)
+			fprintf(f, ",\"ret_addr\":%" PRIu64, e->u.exception.ret_addr);
+		json_flag(f, e->flags & ETMKIT_EXC_CANCEL, "cancel");
+		json_flag(f, e->flags & ETMKIT_EXC_LEGACY, "legacy");
+		if (e->flags & ETMKIT_EXC_RESUME)
+			fprintf(f, ",\"resume\":%u", e->u.exception.resume);
+		break;
+	case etmkit_elem_exception_return:
+		json_flag(f, e->flags & ETMKIT_EXC_CANCEL, "cancel");
+		break;
+	case etmkit_elem_timestamp:
+		fprintf(f, ",\"value\":%" PRIu64, e->u.timestamp.value);
+		json_flag(f, e->flags & ETMKIT_TS_CLOCK_CHANGE, "clock_change");
+		break;
+	case etmkit_elem_cycle_count:
+		fprintf(f, ",\"cycles\":%" PRIu32, e->cycles);
+		break;
+	case etmkit_elem_gap:
+		fprintf(f, ",\"reason\":\"%s\"", etmkit_loss_name(e->u.loss.reason));
+		if (e->u.loss.why) {
+			fputs(",\"why\":", f);
+			json_string(f, e->u.loss.why);
+		}
+		break;
+	case etmkit_elem_no_image:
+		fprintf(f, ",\"addr\":%" PRIu64 ",\"isa\":\"%s\",\"reason\":\"%s\"",
+			e->addr, isa_name(e->isa),
+			etmkit_loss_name(e->u.loss.reason));
+		break;
+	default:
+		break;
+	}
+}
+
+void cli_print_elem_json(FILE *f, uint8_t id, const struct etmkit_elem *e,
+			 int m_profile)
+{
+	fprintf(f, "{\"kind\":\"%s\",\"id\":%u,\"offset\":%" PRIu64,
+		etmkit_elem_kind_name(e->kind), id, e->offset);
+	if (e->kind == etmkit_elem_insn)
+		json_insn(f, e);
+	else if (e->kind == etmkit_elem_data)
+		json_data(f, e);
+	else
+		json_event(f, e, m_profile);
+	fputs("}\n", f);
+}
