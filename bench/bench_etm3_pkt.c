@@ -13,35 +13,19 @@
  * (the same for both decoders). Best of --runs runs. MB means MiB (2^20
  * bytes) everywhere.
  */
-#define _POSIX_C_SOURCE 200809L
-
-#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "etmkit/etm3.h"
-#include "etmkit/transport.h"
+#include "bench_common.h"
 
 #ifdef ETMKIT_HAVE_OPENCSD
 #include "ocsd_peer.h"
 #endif
 
-#ifndef ETMKIT_BENCH_SHARED_DIR
-#define ETMKIT_BENCH_SHARED_DIR "../shared"
-#endif
-
-#define MIB (1024.0 * 1024.0)
 #define BATCH 256
-
-/* TC2 ETM_0..ETM_2 (IDs 0x10-0x12) share these (device_5..7.ini). */
-#define TC2_ETMCR 0x10001860u
-#define TC2_ETMIDR 0x410CF250u
-#define TC2_ETMCCER 0x344008F2u
-
-static const uint8_t a_sync[6] = { 0x00, 0x00, 0x00, 0x00, 0x00, 0x80 };
 
 struct options {
 	const char *shared;
@@ -50,11 +34,6 @@ struct options {
 	double ocsd_mb; /* < 0: same as mb */
 	int runs;
 	uint32_t etmcr, etmidr, etmccer;
-};
-
-struct bytes {
-	uint8_t *data;
-	size_t n, cap;
 };
 
 /* Counts of one decode of the whole buffer. */
@@ -70,13 +49,6 @@ struct pkt_counts {
 
 /* ---- Helpers ----------------------------------------------------------- */
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static void usage(FILE *f)
 {
@@ -94,31 +66,7 @@ static void usage(FILE *f)
 		ETMKIT_BENCH_SHARED_DIR);
 }
 
-static int parse_ulong(const char *s, unsigned long max, unsigned long *out)
-{
-	char *end;
-	unsigned long v;
 
-	errno = 0;
-	v = strtoul(s, &end, 0);
-	if (errno || end == s || *end || v > max)
-		return -1;
-	*out = v;
-	return 0;
-}
-
-static int parse_mb(const char *s, double *out)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || *end || !(v > 0.0) || v > 65536.0)
-		return -1;
-	*out = v;
-	return 0;
-}
 
 static int parse_args(int argc, char **argv, struct options *o)
 {
@@ -150,23 +98,23 @@ static int parse_args(int argc, char **argv, struct options *o)
 		if (!strcmp(a, "--shared")) {
 			o->shared = val;
 		} else if (!strcmp(a, "--id")) {
-			bad = parse_ulong(val, 0x6f, &v) || v == 0;
+			bad = bench_parse_ulong(val, 0x6f, &v) || v == 0;
 			o->id = (unsigned)v;
 		} else if (!strcmp(a, "--mb")) {
-			bad = parse_mb(val, &o->mb);
+			bad = bench_parse_mb(val, &o->mb);
 		} else if (!strcmp(a, "--ocsd-mb")) {
-			bad = parse_mb(val, &o->ocsd_mb);
+			bad = bench_parse_mb(val, &o->ocsd_mb);
 		} else if (!strcmp(a, "--runs")) {
-			bad = parse_ulong(val, 100, &v) || v == 0;
+			bad = bench_parse_ulong(val, 100, &v) || v == 0;
 			o->runs = (int)v;
 		} else if (!strcmp(a, "--etmcr")) {
-			bad = parse_ulong(val, 0xffffffffu, &v);
+			bad = bench_parse_ulong(val, 0xffffffffu, &v);
 			o->etmcr = (uint32_t)v;
 		} else if (!strcmp(a, "--etmidr")) {
-			bad = parse_ulong(val, 0xffffffffu, &v);
+			bad = bench_parse_ulong(val, 0xffffffffu, &v);
 			o->etmidr = (uint32_t)v;
 		} else if (!strcmp(a, "--etmccer")) {
-			bad = parse_ulong(val, 0xffffffffu, &v);
+			bad = bench_parse_ulong(val, 0xffffffffu, &v);
 			o->etmccer = (uint32_t)v;
 		} else {
 			fprintf(stderr, "bench_etm3_pkt: unknown option %s\n", a);
@@ -182,111 +130,8 @@ static int parse_args(int argc, char **argv, struct options *o)
 	return 0;
 }
 
-static int bytes_append(struct bytes *b, const uint8_t *data, size_t n)
-{
-	if (b->n + n > b->cap) {
-		size_t cap = b->cap ? b->cap : 4096;
-		uint8_t *p;
 
-		while (cap < b->n + n)
-			cap *= 2;
-		p = realloc(b->data, cap);
-		if (!p)
-			return -1;
-		b->data = p;
-		b->cap = cap;
-	}
-	memcpy(b->data + b->n, data, n);
-	b->n += n;
-	return 0;
-}
 
-static int read_file(const char *path, struct bytes *out)
-{
-	uint8_t chunk[65536];
-	FILE *f = fopen(path, "rb");
-	size_t got;
-
-	if (!f) {
-		fprintf(stderr, "bench_etm3_pkt: cannot open %s: %s\n", path,
-			strerror(errno));
-		return -1;
-	}
-	while ((got = fread(chunk, 1, sizeof(chunk), f)) > 0) {
-		if (bytes_append(out, chunk, got)) {
-			fclose(f);
-			fprintf(stderr, "bench_etm3_pkt: out of memory\n");
-			return -1;
-		}
-	}
-	if (ferror(f)) {
-		fprintf(stderr, "bench_etm3_pkt: error reading %s\n", path);
-		fclose(f);
-		return -1;
-	}
-	fclose(f);
-	return 0;
-}
-
-/* ---- Input: one ID of the capture --------------------------------------- */
-
-struct collect {
-	uint8_t id;
-	struct bytes out;
-};
-
-static int collect_id(void *ctx, uint8_t id, const uint8_t *data,
-		      const uint64_t *offsets, uint64_t base, size_t n)
-{
-	struct collect *c = ctx;
-
-	(void)offsets;
-	(void)base;
-	if (id != c->id)
-		return 0;
-	return bytes_append(&c->out, data, n) ? -etmkit_err_nomem : 0;
-}
-
-static int deformat_id(const struct bytes *file, uint8_t id,
-		       struct bytes *out)
-{
-	struct deformat_config cfg;
-	struct deformatter *d = NULL;
-	struct collect c;
-	int err;
-
-	memset(&c, 0, sizeof(c));
-	c.id = id;
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.size = sizeof(cfg);
-	cfg.mode = deformat_coresight;
-	cfg.on_data = collect_id;
-	cfg.ctx = &c;
-	err = deformat_alloc(&d, &cfg);
-	if (!err)
-		err = deformat_feed(d, file->data, file->n);
-	if (!err)
-		err = deformat_finish(d);
-	deformat_free(d);
-	if (err) {
-		fprintf(stderr, "bench_etm3_pkt: deformat: %s\n",
-			etmkit_errstr(err));
-		free(c.out.data);
-		return -1;
-	}
-	*out = c.out;
-	return 0;
-}
-
-static size_t find_a_sync(const uint8_t *p, size_t n, size_t from)
-{
-	size_t i;
-
-	for (i = from; i + sizeof(a_sync) <= n; i++)
-		if (!memcmp(p + i, a_sync, sizeof(a_sync)))
-			return i;
-	return (size_t)-1;
-}
 
 /* ---- etmkit -------------------------------------------------------------- */
 
@@ -498,63 +343,36 @@ static void print_type_diff(const struct pkt_counts *k,
 int main(int argc, char **argv)
 {
 	struct options o;
-	struct bytes file = { 0 }, stream = { 0 };
+	struct bench_input in;
 	struct etm3_config cfg;
 	struct etm3_packet *pkts = NULL;
 	struct pkt_counts one, total;
 	char path[4096];
 	uint8_t *buf = NULL;
-	size_t first, last, copy_len, copies, n;
+	size_t copy_len, copies, n;
 	double best_k = 0.0, best_packets = 0.0, best_runs = 0.0;
 	double best_runs_count = 0.0;
 	int status = 1, err, r;
 
+	memset(&in, 0, sizeof(in));
 	if (parse_args(argc, argv, &o))
 		return 2;
 	snprintf(path, sizeof(path), "%s/testdata/etmv3/TC2/cstrace.bin",
 		 o.shared);
-	if (read_file(path, &file))
+	if (bench_input_build("etm3_pkt", path, (uint8_t)o.id, o.mb, &in))
 		goto out;
-	if (deformat_id(&file, (uint8_t)o.id, &stream))
-		goto out;
-
-	/* One copy = [first A-sync, last A-sync): it starts synchronised and
-	 * ends where a packet (the last A-sync) starts. */
-	first = find_a_sync(stream.data, stream.n, 0);
-	if (first == (size_t)-1) {
-		fprintf(stderr, "bench_etm3_pkt: no A-sync in the %zu bytes of "
-			"ID 0x%02x\n", stream.n, o.id);
-		goto out;
-	}
-	last = first;
-	for (size_t at = first; at != (size_t)-1;
-	     at = find_a_sync(stream.data, stream.n, at + 1))
-		last = at;
-	if (last == first) {
-		/* Only one A-sync: the copy ends wherever the capture does,
-		 * maybe inside a packet; the next copy's A-sync then
-		 * resynchronises both decoders, but counts may differ. */
-		copy_len = stream.n - first;
-		printf("etm3_pkt  note: ID 0x%02x has one A-sync; copies end "
-		       "where the capture ends (maybe mid-packet)\n", o.id);
-	} else {
-		copy_len = last - first;
-	}
-	copies = (size_t)(o.mb * MIB / (double)copy_len);
-	if ((double)copies * (double)copy_len < o.mb * MIB)
-		copies++;
-	n = copies * copy_len;
-	buf = malloc(n);
+	buf = in.buf;
+	copy_len = in.copy_len;
+	copies = in.copies;
+	n = in.n;
 	pkts = malloc(sizeof(*pkts) * BATCH);
-	if (!buf || !pkts) {
-		fprintf(stderr, "bench_etm3_pkt: out of memory (%zu bytes)\n", n);
+	if (!pkts) {
+		fprintf(stderr, "bench_etm3_pkt: out of memory\n");
 		goto out;
 	}
-	for (size_t i = 0; i < copies; i++)
-		memcpy(buf + i * copy_len, stream.data + first, copy_len);
 	printf("etm3_pkt  input    %s, ID 0x%02x: %zu bytes, A-sync at %zu to "
-	       "%zu: %zu-byte copy x %zu = %.1f MB\n", path, o.id, stream.n,
-	       first, last, copy_len, copies, (double)n / MIB);
+	       "%zu: %zu-byte copy x %zu = %.1f MB\n", path, o.id, in.stream_len,
+	       in.first, in.last, copy_len, copies, (double)n / MIB);
 
 	etm3_config_init(&cfg);
 	cfg.etmcr = o.etmcr;
@@ -582,11 +400,11 @@ int main(int argc, char **argv)
 				  "etmkit";
 
 		for (r = 0; r < o.runs; r++) {
-			double t0 = now_s(), t;
+			double t0 = bench_now(), t;
 
 			err = etmkit_decode(&cfg, buf, n, pkts, &total,
 					    (enum drain_mode)mode);
-			t = now_s() - t0;
+			t = bench_now() - t0;
 			if (err) {
 				fprintf(stderr, "bench_etm3_pkt: %s: %s\n", who,
 					etmkit_errstr(err));
@@ -651,13 +469,13 @@ int main(int argc, char **argv)
 					 o.etmccer, (uint8_t)o.id, &oone))
 			goto out;
 		for (r = 0; r < o.runs; r++) {
-			double t0 = now_s(), t;
+			double t0 = bench_now(), t;
 
 			if (ocsd_peer_etm3_count(buf, on, o.etmcr, o.etmidr,
 						 o.etmccer, (uint8_t)o.id,
 						 &ototal))
 				goto out;
-			t = now_s() - t0;
+			t = bench_now() - t0;
 			if (r == 0 || t < best_o)
 				best_o = t;
 		}
@@ -704,8 +522,6 @@ int main(int argc, char **argv)
 
 out:
 	free(pkts);
-	free(buf);
-	free(stream.data);
-	free(file.data);
+	bench_input_free(&in);
 	return status;
 }

@@ -1,0 +1,210 @@
+/* bench: shared helpers (see bench_common.h). */
+#define _POSIX_C_SOURCE 200809L
+
+#include "bench_common.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "etmkit/transport.h"
+
+static const uint8_t a_sync[6] = { 0x00, 0x00, 0x00, 0x00, 0x00, 0x80 };
+
+double bench_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int bench_parse_ulong(const char *s, unsigned long max, unsigned long *out)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 0);
+	if (errno || end == s || *end || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int bench_parse_mb(const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !(v > 0.0) || v > 65536.0)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int bench_bytes_append(struct bytes *b, const uint8_t *data, size_t n)
+{
+	if (b->n + n > b->cap) {
+		size_t cap = b->cap ? b->cap : 4096;
+		uint8_t *p;
+
+		while (cap < b->n + n)
+			cap *= 2;
+		p = realloc(b->data, cap);
+		if (!p)
+			return -1;
+		b->data = p;
+		b->cap = cap;
+	}
+	memcpy(b->data + b->n, data, n);
+	b->n += n;
+	return 0;
+}
+
+int bench_read_file(const char *who, const char *path, struct bytes *out)
+{
+	uint8_t chunk[65536];
+	FILE *f = fopen(path, "rb");
+	size_t got;
+
+	if (!f) {
+		fprintf(stderr, "%s: cannot open %s: %s\n", who, path,
+			strerror(errno));
+		return -1;
+	}
+	while ((got = fread(chunk, 1, sizeof(chunk), f)) > 0) {
+		if (bench_bytes_append(out, chunk, got)) {
+			fclose(f);
+			fprintf(stderr, "%s: out of memory\n", who);
+			return -1;
+		}
+	}
+	if (ferror(f)) {
+		fprintf(stderr, "%s: error reading %s\n", who, path);
+		fclose(f);
+		return -1;
+	}
+	fclose(f);
+	return 0;
+}
+
+struct collect {
+	uint8_t id;
+	struct bytes out;
+};
+
+static int collect_id(void *ctx, uint8_t id, const uint8_t *data,
+		      const uint64_t *offsets, uint64_t base, size_t n)
+{
+	struct collect *c = ctx;
+
+	(void)offsets;
+	(void)base;
+	if (id != c->id)
+		return 0;
+	return bench_bytes_append(&c->out, data, n) ? -etmkit_err_nomem : 0;
+}
+
+/* The bytes of trace ID @id in CoreSight-framed @file. */
+static int deformat_id(const char *who, const struct bytes *file, uint8_t id,
+		       struct bytes *out)
+{
+	struct deformat_config cfg;
+	struct deformatter *d = NULL;
+	struct collect c;
+	int err;
+
+	memset(&c, 0, sizeof(c));
+	c.id = id;
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.size = sizeof(cfg);
+	cfg.mode = deformat_coresight;
+	cfg.on_data = collect_id;
+	cfg.ctx = &c;
+	err = deformat_alloc(&d, &cfg);
+	if (!err)
+		err = deformat_feed(d, file->data, file->n);
+	if (!err)
+		err = deformat_finish(d);
+	deformat_free(d);
+	if (err) {
+		fprintf(stderr, "%s: deformat: %s\n", who, etmkit_errstr(err));
+		free(c.out.data);
+		return -1;
+	}
+	*out = c.out;
+	return 0;
+}
+
+static size_t find_a_sync(const uint8_t *p, size_t n, size_t from)
+{
+	size_t i;
+
+	for (i = from; i + sizeof(a_sync) <= n; i++)
+		if (!memcmp(p + i, a_sync, sizeof(a_sync)))
+			return i;
+	return (size_t)-1;
+}
+
+int bench_input_build(const char *who, const char *path, uint8_t id,
+		      double mb, struct bench_input *in)
+{
+	struct bytes file = { 0 }, stream = { 0 };
+	int ret = -1;
+
+	memset(in, 0, sizeof(*in));
+	if (bench_read_file(who, path, &file) ||
+	    deformat_id(who, &file, id, &stream))
+		goto out;
+	in->stream_len = stream.n;
+	/* One copy = [first A-sync, last A-sync): it starts synchronised and
+	 * ends where a packet (the last A-sync) starts. */
+	in->first = find_a_sync(stream.data, stream.n, 0);
+	if (in->first == (size_t)-1) {
+		fprintf(stderr, "%s: no A-sync in the %zu bytes of ID 0x%02x\n",
+			who, stream.n, id);
+		goto out;
+	}
+	in->last = in->first;
+	for (size_t at = in->first; at != (size_t)-1;
+	     at = find_a_sync(stream.data, stream.n, at + 1))
+		in->last = at;
+	if (in->last == in->first) {
+		/* Only one A-sync: the copy ends wherever the capture does,
+		 * maybe inside a packet; the next copy's A-sync then
+		 * resynchronises, but counts may differ. */
+		in->copy_len = stream.n - in->first;
+		printf("%s  note: ID 0x%02x has one A-sync; copies end where "
+		       "the capture ends (maybe mid-packet)\n", who, id);
+	} else {
+		in->copy_len = in->last - in->first;
+	}
+	in->copies = (size_t)(mb * MIB / (double)in->copy_len);
+	if ((double)in->copies * (double)in->copy_len < mb * MIB)
+		in->copies++;
+	in->n = in->copies * in->copy_len;
+	in->buf = malloc(in->n);
+	if (!in->buf) {
+		fprintf(stderr, "%s: out of memory (%zu bytes)\n", who, in->n);
+		goto out;
+	}
+	for (size_t i = 0; i < in->copies; i++)
+		memcpy(in->buf + i * in->copy_len, stream.data + in->first,
+		       in->copy_len);
+	ret = 0;
+out:
+	free(stream.data);
+	free(file.data);
+	return ret;
+}
+
+void bench_input_free(struct bench_input *in)
+{
+	free(in->buf);
+	in->buf = NULL;
+}

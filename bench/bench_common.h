@@ -1,0 +1,52 @@
+/* bench: what the benchmarks share — reading files, the TC2 input, the
+ * clock and option values. */
+#ifndef ETMKIT_BENCH_COMMON_H
+#define ETMKIT_BENCH_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifndef ETMKIT_BENCH_SHARED_DIR
+#define ETMKIT_BENCH_SHARED_DIR "../shared"
+#endif
+
+#define MIB (1024.0 * 1024.0)
+
+/* TC2 ETM_0..ETM_2 (IDs 0x10-0x12) share these (device_5..7.ini). */
+#define TC2_ETMCR 0x10001860u
+#define TC2_ETMIDR 0x410CF250u
+#define TC2_ETMCCER 0x344008F2u
+
+struct bytes {
+	uint8_t *data;
+	size_t n, cap;
+};
+
+double bench_now(void);
+/* 0 and *out, or -1 for a bad number or one above @max. */
+int bench_parse_ulong(const char *s, unsigned long max, unsigned long *out);
+/* A size in MiB, above 0 and at most 65536. */
+int bench_parse_mb(const char *s, double *out);
+int bench_bytes_append(struct bytes *b, const uint8_t *data, size_t n);
+/* Read all of @path into @out (appended). Messages name @who. */
+int bench_read_file(const char *who, const char *path, struct bytes *out);
+
+/* The repeated input of one trace ID of a capture: the ID's bytes
+ * (deformatted from CoreSight frames) from the first A-sync up to the start
+ * of the last, copied @copies times. Every copy starts with an A-sync and
+ * the previous ends on a packet boundary, so the buffer is a valid ETMv3
+ * stream. */
+struct bench_input {
+	uint8_t *buf;          /* copies x copy_len bytes */
+	size_t n, copy_len, copies;
+	size_t stream_len;     /* bytes of the ID in the capture */
+	size_t first, last;    /* the first and last A-sync in them */
+};
+
+/* Build @in for ID @id of framed file @path, at least @mb MiB. Prints what
+ * it did, prefixed with @who. Returns 0 or -1 (message printed). */
+int bench_input_build(const char *who, const char *path, uint8_t id,
+		      double mb, struct bench_input *in);
+void bench_input_free(struct bench_input *in);
+
+#endif

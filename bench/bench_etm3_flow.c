@@ -1,0 +1,313 @@
+/* bench_etm3_flow: throughput of etmkit's ETMv3 flow decoder (trace plus
+ * program image to instructions), and of OpenCSD's full ETMv3 decode on
+ * the same input when built with ETMKIT_HAVE_OPENCSD.
+ *
+ * Input: one trace ID of the TC2 capture repeated to --mb MiB (see
+ * bench_common.h), with the capture's program image, kernel_dump.bin at
+ * 0xC0008000. Both decoders must report the same number of instructions.
+ *
+ * Timed: decoder allocation, decoding every element, end of trace, release
+ * (the same for both). Best of --runs runs. The consumer counts
+ * instructions and sums their addresses, so every element is read.
+ */
+#define _GNU_SOURCE /* mallinfo2 */
+#include <inttypes.h>
+#include <malloc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "etmkit/flow.h"
+#include "bench_common.h"
+
+#ifdef ETMKIT_HAVE_OPENCSD
+#include "ocsd_flow_peer.h"
+#endif
+
+#define IMAGE_ADDR 0xC0008000u
+
+struct options {
+	const char *shared;
+	unsigned id;
+	double mb, ocsd_mb;
+	int runs;
+};
+
+struct flow_counts {
+	uint64_t insns, elems, checksum;
+	uint64_t gaps, no_image;
+	size_t heap_after_alloc, heap_after_decode;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: bench_etm3_flow [--shared DIR] [--id ID] [--mb N] "
+		"[--ocsd-mb N] [--runs N]\n"
+		"  --shared DIR  folder holding testdata/ (default: $ETMKIT_SHARED,"
+		" else %s)\n"
+		"  --id ID       TC2 trace ID: 0x10, 0x11 or 0x12 (default 0x10)\n"
+		"  --mb N        MiB of repeated trace for etmkit (default 128)\n"
+		"  --ocsd-mb N   MiB for OpenCSD (default 16; it is the slow one)\n"
+		"  --runs N      timed runs per decoder, best kept (default 3)\n",
+		ETMKIT_BENCH_SHARED_DIR);
+}
+
+static int parse_args(int argc, char **argv, struct options *o)
+{
+	const char *env = getenv("ETMKIT_SHARED");
+	unsigned long v;
+
+	o->shared = env && *env ? env : ETMKIT_BENCH_SHARED_DIR;
+	o->id = 0x10;
+	o->mb = 128.0;
+	o->ocsd_mb = 16.0;
+	o->runs = 3;
+	for (int i = 1; i < argc; i += 2) {
+		const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+		int bad = 0;
+
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			usage(stdout);
+			exit(0);
+		}
+		if (!val) {
+			fprintf(stderr, "bench_etm3_flow: %s needs a value\n", a);
+			return -1;
+		}
+		if (!strcmp(a, "--shared")) {
+			o->shared = val;
+		} else if (!strcmp(a, "--id")) {
+			bad = bench_parse_ulong(val, 0x6f, &v) || v == 0;
+			o->id = (unsigned)v;
+		} else if (!strcmp(a, "--mb")) {
+			bad = bench_parse_mb(val, &o->mb);
+		} else if (!strcmp(a, "--ocsd-mb")) {
+			bad = bench_parse_mb(val, &o->ocsd_mb);
+		} else if (!strcmp(a, "--runs")) {
+			bad = bench_parse_ulong(val, 100, &v) || v == 0;
+			o->runs = (int)v;
+		} else {
+			fprintf(stderr, "bench_etm3_flow: unknown option %s\n", a);
+			usage(stderr);
+			return -1;
+		}
+		if (bad) {
+			fprintf(stderr, "bench_etm3_flow: bad value for %s: %s\n",
+				a, val);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Heap bytes in use (glibc): the decoder must not grow with the trace. */
+static size_t heap_in_use(void)
+{
+	struct mallinfo2 mi = mallinfo2();
+
+	return mi.uordblks + mi.hblkhd;
+}
+
+/* Timed consumer: every element read (zero-copy batches); tallies in
+ * locals. */
+static int drain(struct etm3_flow_decoder *dec, struct flow_counts *c)
+{
+	uint64_t insns = 0, elems = 0, sum = 0, gaps = 0, noimg = 0;
+	const struct etmkit_elem *el;
+	int n;
+
+	while ((n = etm3_flow_batch(dec, &el)) > 0) {
+		for (int i = 0; i < n; i++) {
+			const struct etmkit_elem *e = &el[i];
+
+			if (e->kind == etmkit_elem_insn) {
+				insns++;
+				sum += e->addr;
+			}
+			gaps += e->kind == etmkit_elem_gap;
+			noimg += e->kind == etmkit_elem_no_image;
+		}
+		elems += (uint64_t)n;
+	}
+	c->insns += insns;
+	c->elems += elems;
+	c->checksum += sum;
+	c->gaps += gaps;
+	c->no_image += noimg;
+	return n == -etmkit_err_eos ? 0 : n;
+}
+
+static int etmkit_decode(const struct etm3_flow_config *cfg,
+			 const uint8_t *buf, size_t n, struct flow_counts *c)
+{
+	struct etm3_flow_decoder *dec = NULL;
+	size_t heap0 = heap_in_use();
+	int err;
+
+	memset(c, 0, sizeof(*c));
+	err = etm3_flow_alloc(&dec, cfg);
+	if (err)
+		return err;
+	c->heap_after_alloc = heap_in_use() - heap0;
+	err = etm3_flow_feed(dec, buf, n, NULL, 0);
+	if (!err)
+		err = drain(dec, c);
+	if (!err)
+		err = etm3_flow_finish(dec);
+	if (!err)
+		err = drain(dec, c);
+	c->heap_after_decode = heap_in_use() - heap0;
+	etm3_flow_free(dec);
+	return err;
+}
+
+static void print_rate(const char *who, double bytes, double secs,
+		       uint64_t insns, const char *note)
+{
+	printf("etm3_flow  %-8s %7.1f MB  %8.1f MB/s  %8.2f Minsn/s  %8.1f ms%s\n",
+	       who, bytes / MIB, bytes / MIB / secs, (double)insns / secs / 1e6,
+	       secs * 1e3, note);
+}
+
+int main(int argc, char **argv)
+{
+	struct options o;
+	struct bench_input in;
+	struct bytes image = { 0 };
+	struct image *img = NULL;
+	struct etm3_flow_config cfg;
+	struct flow_counts one, two, total;
+	char path[4096];
+	double best = 0.0;
+	uint64_t per_copy;
+	int status = 1, err;
+
+	memset(&in, 0, sizeof(in));
+	if (parse_args(argc, argv, &o))
+		return 2;
+	snprintf(path, sizeof(path), "%s/testdata/etmv3/TC2/kernel_dump.bin",
+		 o.shared);
+	if (bench_read_file("etm3_flow", path, &image))
+		goto out;
+	snprintf(path, sizeof(path), "%s/testdata/etmv3/TC2/cstrace.bin",
+		 o.shared);
+	if (bench_input_build("etm3_flow", path, (uint8_t)o.id, o.mb, &in))
+		goto out;
+	printf("etm3_flow  input    %s, ID 0x%02x: %zu-byte copy x %zu = "
+	       "%.1f MB; image %zu bytes at 0x%08x\n", path, o.id, in.copy_len,
+	       in.copies, (double)in.n / MIB, image.n, IMAGE_ADDR);
+	if (image_alloc(&img) ||
+	    image_add_buffer(img, image.data, image.n, IMAGE_ADDR, 0)) {
+		fprintf(stderr, "etm3_flow: cannot set up the image\n");
+		goto out;
+	}
+	etm3_flow_config_init(&cfg);
+	cfg.etm.etmcr = TC2_ETMCR;
+	cfg.etm.etmidr = TC2_ETMIDR;
+	cfg.etm.etmccer = TC2_ETMCCER;
+	cfg.image = img;
+
+	/* Untimed: one and two copies give what every further copy adds
+	 * (the first copy starts unsynchronised, the others do not). */
+	if ((err = etmkit_decode(&cfg, in.buf, in.copy_len, &one)) ||
+	    (err = etmkit_decode(&cfg, in.buf, 2 * in.copy_len, &two))) {
+		fprintf(stderr, "etm3_flow: etmkit: %s\n", etmkit_errstr(err));
+		goto out;
+	}
+	per_copy = two.insns - one.insns;
+	for (int r = 0; r < o.runs; r++) {
+		double t0 = bench_now(), t;
+
+		err = etmkit_decode(&cfg, in.buf, in.n, &total);
+		t = bench_now() - t0;
+		if (err) {
+			fprintf(stderr, "etm3_flow: etmkit: %s\n",
+				etmkit_errstr(err));
+			goto out;
+		}
+		if (r == 0 || t < best)
+			best = t;
+	}
+	{
+		char note[256];
+
+		snprintf(note, sizeof(note), "  best of %d; %" PRIu64
+			 " insns/copy, %" PRIu64 " gaps, %" PRIu64
+			 " no_image; heap %zu KiB after alloc, %zu KiB after "
+			 "decoding", o.runs, per_copy, total.gaps,
+			 total.no_image, total.heap_after_alloc / 1024,
+			 total.heap_after_decode / 1024);
+		print_rate("etmkit", (double)in.n, best, total.insns, note);
+	}
+	if (total.insns != one.insns + per_copy * (in.copies - 1)) {
+		printf("etm3_flow  MISMATCH: etmkit decoded %" PRIu64
+		       " instructions, expected %" PRIu64 "\n", total.insns,
+		       one.insns + per_copy * (in.copies - 1));
+		goto out;
+	}
+	status = 0;
+
+#ifdef ETMKIT_HAVE_OPENCSD
+	{
+		struct ocsd_flow_counts oone, otwo, ototal;
+		size_t ocopies = (size_t)(o.ocsd_mb * MIB / (double)in.copy_len);
+		size_t on;
+		double best_o = 0.0;
+		uint64_t operc;
+
+		if (ocopies < 2)
+			ocopies = 2;
+		if (ocopies > in.copies)
+			ocopies = in.copies;
+		on = ocopies * in.copy_len;
+		if (ocsd_flow_peer_etm3(in.buf, in.copy_len, TC2_ETMCR, TC2_ETMIDR,
+					TC2_ETMCCER, (uint8_t)o.id, image.data,
+					image.n, IMAGE_ADDR, &oone) ||
+		    ocsd_flow_peer_etm3(in.buf, 2 * in.copy_len, TC2_ETMCR,
+					TC2_ETMIDR, TC2_ETMCCER, (uint8_t)o.id,
+					image.data, image.n, IMAGE_ADDR, &otwo))
+			goto out;
+		operc = otwo.insns - oone.insns;
+		for (int r = 0; r < o.runs; r++) {
+			double t0 = bench_now(), t;
+
+			if (ocsd_flow_peer_etm3(in.buf, on, TC2_ETMCR, TC2_ETMIDR,
+						TC2_ETMCCER, (uint8_t)o.id,
+						image.data, image.n, IMAGE_ADDR,
+						&ototal))
+				goto out;
+			t = bench_now() - t0;
+			if (r == 0 || t < best_o)
+				best_o = t;
+		}
+		print_rate("opencsd", (double)on, best_o, ototal.insns,
+			   "  best of 3 or --runs; OpenCSD full decode; first "
+			   "copies only (--ocsd-mb)");
+		printf("etm3_flow  ratio    %.1fx  (etmkit / opencsd, "
+		       "instructions per second)\n",
+		       ((double)total.insns / best) /
+			       ((double)ototal.insns / best_o));
+		if (oone.insns != one.insns || operc != per_copy) {
+			printf("etm3_flow  MISMATCH: instructions in one copy: "
+			       "etmkit %" PRIu64 ", opencsd %" PRIu64
+			       "; per further copy: etmkit %" PRIu64
+			       ", opencsd %" PRIu64 "\n", one.insns, oone.insns,
+			       per_copy, operc);
+			status = 1;
+		} else {
+			printf("etm3_flow  insns    match: %" PRIu64 " in the "
+			       "first copy, %" PRIu64 " per further copy\n",
+			       one.insns, per_copy);
+		}
+	}
+#else
+	printf("etm3_flow  opencsd  not built (install libopencsd-dev and "
+	       "reconfigure)\n");
+#endif
+out:
+	image_free(img);
+	free(image.data);
+	bench_input_free(&in);
+	return status;
+}

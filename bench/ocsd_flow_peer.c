@@ -1,0 +1,124 @@
+/* bench: OpenCSD's full ETMv3 decode, driven through its C API.
+ *
+ * One decode tree per call: single-source input, the builtin "ETMV3"
+ * decoder created as a full decoder, the program image as one buffer
+ * memory accessor, and a generic-element callback that counts. The tree is
+ * built and torn down inside the call, as a user of the C API pays it.
+ */
+#include "ocsd_flow_peer.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include <opencsd/c_api/opencsd_c_api.h>
+
+static ocsd_datapath_resp_t count_elem(const void *ctx,
+				       const ocsd_trc_index_t index_sop,
+				       const uint8_t chan,
+				       const ocsd_generic_trace_elem *e)
+{
+	struct ocsd_flow_counts *c = (struct ocsd_flow_counts *)(uintptr_t)ctx;
+
+	(void)index_sop;
+	(void)chan;
+	c->elements++;
+	if (e->elem_type == OCSD_GEN_TRC_ELEM_INSTR_RANGE) {
+		c->ranges++;
+		c->insns += e->num_instr_range;
+		c->checksum += e->st_addr;
+	}
+	return OCSD_RESP_CONT;
+}
+
+static int fail(const char *what, ocsd_err_t err)
+{
+	char msg[256];
+
+	ocsd_err_str(err, msg, (int)sizeof(msg));
+	fprintf(stderr, "ocsd_flow_peer: %s: %s\n", what, msg);
+	return -1;
+}
+
+/* Push @buf through the tree, honouring WAIT responses, then EOT. */
+static int push(dcd_tree_handle_t tree, const uint8_t *buf, size_t n)
+{
+	ocsd_datapath_resp_t resp = OCSD_RESP_CONT;
+	size_t done = 0;
+
+	while (done < n) {
+		uint32_t used = 0;
+		size_t left = n - done;
+
+		if (OCSD_DATA_RESP_IS_WAIT(resp)) {
+			resp = ocsd_dt_process_data(tree, OCSD_OP_FLUSH, 0, 0,
+						    NULL, NULL);
+		} else {
+			resp = ocsd_dt_process_data(tree, OCSD_OP_DATA,
+				(ocsd_trc_index_t)done,
+				left > 0x40000000u ? 0x40000000u : (uint32_t)left,
+				buf + done, &used);
+			done += used;
+			if (!used && OCSD_DATA_RESP_IS_CONT(resp)) {
+				fprintf(stderr, "ocsd_flow_peer: no progress\n");
+				return -1;
+			}
+		}
+		if (OCSD_DATA_RESP_IS_FATAL(resp)) {
+			fprintf(stderr, "ocsd_flow_peer: fatal response %d\n",
+				(int)resp);
+			return -1;
+		}
+	}
+	while (OCSD_DATA_RESP_IS_WAIT(resp))
+		resp = ocsd_dt_process_data(tree, OCSD_OP_FLUSH, 0, 0, NULL,
+					    NULL);
+	resp = ocsd_dt_process_data(tree, OCSD_OP_EOT, 0, 0, NULL, NULL);
+	return OCSD_DATA_RESP_IS_FATAL(resp) ? -1 : 0;
+}
+
+int ocsd_flow_peer_etm3(const uint8_t *buf, size_t n, uint32_t etmcr,
+			uint32_t etmidr, uint32_t etmccer, uint8_t trace_id,
+			const uint8_t *mem, size_t mem_len, uint64_t mem_addr,
+			struct ocsd_flow_counts *counts)
+{
+	ocsd_etmv3_cfg cfg;
+	dcd_tree_handle_t tree;
+	unsigned char csid = 0;
+	ocsd_err_t err;
+	int ret = -1;
+
+	memset(counts, 0, sizeof(*counts));
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.reg_ctrl = etmcr;
+	cfg.reg_idr = etmidr;
+	cfg.reg_ccer = etmccer;
+	cfg.reg_trc_id = trace_id;
+	cfg.arch_ver = ARCH_V7;
+	cfg.core_prof = profile_CortexA;
+	tree = ocsd_create_dcd_tree(OCSD_TRC_SRC_SINGLE, 0);
+	if (tree == C_API_INVALID_TREE_HANDLE) {
+		fprintf(stderr, "ocsd_flow_peer: cannot create a decode tree\n");
+		return -1;
+	}
+	err = ocsd_dt_create_decoder(tree, OCSD_BUILTIN_DCD_ETMV3,
+				     OCSD_CREATE_FLG_FULL_DECODER, &cfg, &csid);
+	if (err != OCSD_OK) {
+		ret = fail("create ETMV3 decoder", err);
+		goto out;
+	}
+	err = ocsd_dt_add_buffer_mem_acc(tree, mem_addr, OCSD_MEM_SPACE_ANY,
+					 mem, (uint32_t)mem_len);
+	if (err != OCSD_OK) {
+		ret = fail("add memory image", err);
+		goto out;
+	}
+	err = ocsd_dt_set_gen_elem_outfn(tree, count_elem, counts);
+	if (err != OCSD_OK) {
+		ret = fail("set element callback", err);
+		goto out;
+	}
+	ret = push(tree, buf, n);
+out:
+	ocsd_destroy_dcd_tree(tree);
+	return ret;
+}
