@@ -92,6 +92,27 @@ def image_seeds(outdir):
     write(outdir, "fuzz_image", "cut", hdr() + arm[:100])
 
 
+def flow_seeds(outdir, kdump, streams, examples_streams):
+    """fuzz_etm3_flow: header (ETMCR and ETMIDR selectors, chunk, element
+    count, image address, image length), image, trace. TC2's sources
+    (cycle-accurate ETMv3.5, 64-bit binary timestamps) with windows of the
+    kernel dump around the code their first I-syncs name; the examples'
+    streams without an image."""
+    def hdr(cr, idr, addr, ilen, chunk=7, count=5):
+        return bytes([cr, idr, chunk, count]) + struct.pack("<IH", addr, ilen)
+    kernel = open(kdump, "rb").read() if kdump and os.path.isfile(kdump) else b""
+    for sid, stream in streams.items():
+        trace = bytes(stream[:12288])
+        for lo in (0xC0021000, 0xC004E000, 0xC000C000):
+            off = lo - 0xC0008000
+            img = kernel[off:off + 0x8000]
+            if img:
+                write(outdir, "fuzz_etm3_flow", "tc2-%02x-%x" % (sid, lo),
+                      hdr(0x01, 0x45, lo, len(img)) + img + trace)
+    for name, stream, cr, idr in examples_streams:
+        write(outdir, "fuzz_etm3_flow", name, hdr(cr, idr, 0x8000, 0) + stream)
+
+
 def ini_value(path, key):
     with open(path, errors="replace") as f:
         for line in f:
@@ -140,10 +161,16 @@ def main():
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import make_example as ex
     # Own seeds: the example encoders' streams, and their framed buffers.
+    # The examples' streams for the flow target: ETMv3.5 cycle-accurate
+    # with data trace and 4-byte context IDs; ETMv3.4 alternative.
+    flow_cfg = {"ex10": (0x0f, 0x45), "ex11": (0x00, 0x0c),
+                "data10": (0x02, 0x05), "data11": (0x01, 0x00)}
+    flow_streams = []
     for name, fn in (("ex10", ex.source_10), ("ex11", ex.source_11),
                      ("data10", ex.source_data_10), ("data11", ex.source_data_11)):
         junk, pk = fn()
         stream = junk + b"".join(p["bytes"] for p in pk)
+        flow_streams.append((name, stream) + flow_cfg[name])
         # The examples' own registers (etm_*.ini): ETMv3.5 data trace,
         # context ID, 64-bit timestamps; ETMv3.4 alternative encoding;
         # ETMv3.0 cycle-accurate.
@@ -170,6 +197,10 @@ def main():
         with open(kdump, "rb") as f:
             write(outdir, "fuzz_image", "tc2-kernel",
                   struct.pack("<HHBBhh", 0x10, 0x100, 0x01, 0, 0, 0x40) + f.read(4096))
+    tc2 = os.path.join(shared, "testdata", "etmv3", "TC2", "cstrace.bin")
+    tc2_streams = deformat(open(tc2, "rb").read()) if os.path.isfile(tc2) else {}
+    flow_seeds(outdir, kdump, {k: v for k, v in tc2_streams.items() if k in (0x10, 0x11, 0x12)},
+               flow_streams)
     for snap in snapshots(shared):
         tag = os.path.relpath(snap, os.path.join(shared, "testdata")).replace("/", "_")
         write(outdir, "fuzz_snapshot", tag, snapshot_seed(snap))

@@ -1,0 +1,294 @@
+/* libFuzzer target: the ETMv3 flow decoder (packets + image -> elements).
+ *
+ * Input: 8 header bytes, then the image, then the trace:
+ *   [0] ETMCR selector: bit 0 cycle-accurate, bit 1 data address and value,
+ *       bits 2-3 context ID size, bit 4 data-only
+ *   [1] ETMIDR selector: bits 0-2 minor version (0-5), bit 3 alternative
+ *       branch encoding, bit 4 ARMv7-M, bit 5 Virtualization Extensions,
+ *       bit 6 64-bit timestamps
+ *   [2] chunk size for the second decode (1-256)
+ *   [3] element count per etm3_flow_next() call (1-64)
+ *   [4..7] the image's address (little-endian; 0 gives 0xC0008000)
+ *   [8..9] image length (little-endian, at most what follows)
+ *   then the image bytes, then the trace bytes.
+ *
+ * Invariants:
+ * - the elements are a function of the input only: one feed drained with
+ *   etm3_flow_batch() equals chunked feeds drained with etm3_flow_next()
+ *   and any element count, field by field;
+ * - offsets never go backwards and lie inside the trace;
+ * - an instruction has a size, an ISA of ETMv3, exactly one of E, N or
+ *   canceled unless implied, and (A32/T32) an aligned address;
+ * - with a transport gap declared halfway, the elements before the gap
+ *   element equal the reference's (the last instruction's E/cancel
+ *   aside), and the gap element is there;
+ * - stop-on-error stops at the first gap of a packet error and its
+ *   elements are the reference's up to that gap.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "etmkit/flow.h"
+
+#define MAX_ELEMS (1u << 22)
+
+struct elems {
+	struct etmkit_elem *e;
+	size_t n, cap;
+};
+
+static void put(struct elems *v, const struct etmkit_elem *e)
+{
+	if (v->n == v->cap) {
+		v->cap = v->cap ? v->cap * 2 : 256;
+		v->e = realloc(v->e, v->cap * sizeof(*v->e));
+		if (!v->e)
+			abort();
+	}
+	v->e[v->n++] = *e;
+	if (v->n > MAX_ELEMS)
+		abort(); /* more elements than the input could make */
+}
+
+/* Compare what an element means, not padding or unused union bytes. */
+static int same(const struct etmkit_elem *a, const struct etmkit_elem *b)
+{
+	if (a->kind != b->kind || a->offset != b->offset || a->addr != b->addr ||
+	    a->isa != b->isa || a->size != b->size || a->flags != b->flags ||
+	    a->cycles != b->cycles)
+		return 0;
+	switch (a->kind) {
+	case etmkit_elem_insn:
+		return a->u.insn.opcode == b->u.insn.opcode &&
+		       a->u.insn.class_flags == b->u.insn.class_flags;
+	case etmkit_elem_trace_on:
+		return a->u.trace_on.reason == b->u.trace_on.reason;
+	case etmkit_elem_context:
+		return !memcmp(&a->u.context, &b->u.context,
+			       offsetof(struct etmkit_elem, u.context.hyp) -
+				       offsetof(struct etmkit_elem, u.context) + 1);
+	case etmkit_elem_exception:
+		return a->u.exception.ret_addr == b->u.exception.ret_addr &&
+		       a->u.exception.number == b->u.exception.number &&
+		       a->u.exception.resume == b->u.exception.resume;
+	case etmkit_elem_timestamp:
+		return a->u.timestamp.value == b->u.timestamp.value;
+	case etmkit_elem_data:
+		return a->u.data.data_addr == b->u.data.data_addr &&
+		       a->u.data.value == b->u.data.value &&
+		       a->u.data.tag == b->u.data.tag &&
+		       a->u.data.half == b->u.data.half;
+	case etmkit_elem_gap:
+	case etmkit_elem_no_image:
+		return a->u.loss.reason == b->u.loss.reason &&
+		       a->u.loss.space == b->u.loss.space;
+	default:
+		return 1;
+	}
+}
+
+static void check_elem(const struct etmkit_elem *e, uint64_t end)
+{
+	unsigned st;
+
+	if (e->kind == etmkit_elem_none || e->kind >= etmkit_elem_kind_count)
+		abort();
+	if (e->offset >= end)
+		abort();
+	if (e->kind != etmkit_elem_insn)
+		return;
+	if (!e->size || e->isa == etmkit_isa_unknown || e->isa == etmkit_isa_a64)
+		abort();
+	st = e->flags & (ETMKIT_INSN_EXEC | ETMKIT_INSN_COND_FAIL |
+			 ETMKIT_INSN_CANCEL);
+	if (st != ETMKIT_INSN_EXEC && st != ETMKIT_INSN_COND_FAIL &&
+	    st != ETMKIT_INSN_CANCEL)
+		abort();
+	if (e->isa == etmkit_isa_arm && (e->addr & 3))
+		abort();
+	if ((e->isa == etmkit_isa_thumb || e->isa == etmkit_isa_thumbee) &&
+	    (e->addr & 1))
+		abort();
+}
+
+static void config(const uint8_t *h, struct etm3_flow_config *c,
+		   const struct image *img, uint32_t flags)
+{
+	etm3_flow_config_init(c);
+	c->etm.etmcr = ((h[0] & 1) ? ETM3_ETMCR_CYCLE_ACCURATE : 0) |
+		       ((h[0] & 2) ? ETM3_ETMCR_DATA_ADDR | ETM3_ETMCR_DATA_VALUE : 0) |
+		       ((uint32_t)((h[0] >> 2) & 3) << ETM3_ETMCR_CID_SHIFT) |
+		       ((h[0] & 16) ? ETM3_ETMCR_DATA_ONLY : 0);
+	c->etm.etmidr = 0x410cf200u | (uint32_t)((h[1] & 7) % 6) << 4 |
+			((h[1] & 8) ? ETM3_ETMIDR_ALT_BRANCH : 0);
+	c->etm.etmccer = ETM3_ETMCCER_TIMESTAMP | ETM3_ETMCCER_TS_BINARY |
+			 ((h[1] & 32) ? ETM3_ETMCCER_VIRT_EXT : 0) |
+			 ((h[1] & 64) ? ETM3_ETMCCER_TS_64BIT : 0);
+	c->etm.flags = flags | ((h[1] & 16) ? ETM3_CFG_M_PROFILE : 0);
+	c->image = img;
+	c->cache_bytes = 64 * 1024; /* small: flushes happen */
+}
+
+/* Decode @t[0..n): one feed, etm3_flow_batch(). */
+static void reference(const struct etm3_flow_config *c, const uint8_t *t,
+		      size_t n, struct elems *out)
+{
+	struct etm3_flow_decoder *d;
+	const struct etmkit_elem *el;
+	int k;
+
+	if (etm3_flow_alloc(&d, c))
+		abort();
+	if (etm3_flow_feed(d, t, n, NULL, 0))
+		abort();
+	for (int pass = 0; pass < 2; pass++) {
+		while ((k = etm3_flow_batch(d, &el)) > 0)
+			for (int i = 0; i < k; i++)
+				put(out, &el[i]);
+		if (k != -etmkit_err_eos && k != -etmkit_err_bad_packet)
+			abort();
+		if (!pass && etm3_flow_finish(d))
+			abort();
+	}
+	etm3_flow_free(d);
+}
+
+static void drain_next(struct etm3_flow_decoder *d, size_t max,
+		       struct elems *out)
+{
+	struct etmkit_elem buf[64];
+	int k;
+
+	while ((k = etm3_flow_next(d, buf, max)) > 0)
+		for (int i = 0; i < k; i++)
+			put(out, &buf[i]);
+	if (k != -etmkit_err_eos)
+		abort();
+}
+
+/* Chunks of @chunk bytes drained with etm3_flow_next(@max); with
+ * @gap_at < n, a transport gap declared after byte gap_at - 1. */
+static void chunked(const struct etm3_flow_config *c, const uint8_t *t,
+		    size_t n, size_t chunk, size_t max, size_t gap_at,
+		    struct elems *out)
+{
+	struct etm3_flow_decoder *d;
+	size_t at = 0;
+
+	if (etm3_flow_alloc(&d, c))
+		abort();
+	while (at < n) {
+		size_t len = n - at < chunk ? n - at : chunk;
+
+		if (at < gap_at && at + len > gap_at)
+			len = gap_at - at;
+		if (etm3_flow_feed(d, t + at, len, NULL, at))
+			abort();
+		drain_next(d, max, out);
+		at += len;
+		if (at == gap_at && etm3_flow_gap(d))
+			abort();
+	}
+	if (etm3_flow_finish(d))
+		abort();
+	drain_next(d, max, out);
+	etm3_flow_free(d);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct etm3_flow_config cfg;
+	struct elems ref = { 0 }, got = { 0 }, gap = { 0 }, stop = { 0 };
+	struct image *img = NULL;
+	uint64_t base;
+	size_t ilen, chunk, max, n;
+	const uint8_t *t;
+
+	if (size < 10)
+		return 0;
+	base = (uint64_t)data[4] | (uint64_t)data[5] << 8 |
+	       (uint64_t)data[6] << 16 | (uint64_t)data[7] << 24;
+	if (!base)
+		base = 0xC0008000u;
+	ilen = (size_t)data[8] | (size_t)data[9] << 8;
+	if (ilen > size - 10)
+		ilen = size - 10;
+	t = data + 10 + ilen;
+	n = size - 10 - ilen;
+	chunk = (size_t)data[2] + 1;
+	max = (size_t)(data[3] % 64) + 1;
+	if (image_alloc(&img))
+		abort();
+	if (ilen && image_add_buffer(img, data + 10, ilen, base, 0))
+		abort();
+
+	config(data, &cfg, img, 0);
+	reference(&cfg, t, n, &ref);
+	for (size_t i = 0; i < ref.n; i++) {
+		check_elem(&ref.e[i], n);
+		if (i && ref.e[i].offset < ref.e[i - 1].offset)
+			abort();
+	}
+	chunked(&cfg, t, n, chunk, max, (size_t)-1, &got);
+	if (got.n != ref.n)
+		abort();
+	for (size_t i = 0; i < ref.n; i++)
+		if (!same(&ref.e[i], &got.e[i]))
+			abort();
+
+	/* A gap halfway: before its gap element, the same elements as the
+	 * reference, but for the last instruction, which the gap settles as
+	 * executed where the reference may see it canceled. */
+	if (n > 1) {
+		size_t g = 0, last = (size_t)-1;
+
+		chunked(&cfg, t, n, chunk, max, n / 2, &gap);
+		while (g < gap.n && !(gap.e[g].kind == etmkit_elem_gap &&
+				      gap.e[g].u.loss.reason == etmkit_loss_transport))
+			g++;
+		if (g == gap.n || g > ref.n)
+			abort();
+		for (size_t j = 0; j < g; j++)
+			if (gap.e[j].kind == etmkit_elem_insn)
+				last = j;
+		for (size_t j = 0; j < g; j++) {
+			struct etmkit_elem a = gap.e[j], b = ref.e[j];
+
+			if (j == last)
+				a.flags = b.flags;
+			if (!same(&a, &b))
+				abort();
+		}
+	}
+
+	/* Stop on error: the reference up to its first packet error. */
+	config(data, &cfg, img, ETM3_CFG_STOP_ON_ERROR);
+	reference(&cfg, t, n, &stop);
+	{
+		size_t k = 0;
+
+		for (; k < ref.n; k++)
+			if (ref.e[k].kind == etmkit_elem_gap &&
+			    ref.e[k].u.loss.reason == etmkit_loss_packet)
+				break;
+		if (k < ref.n) {
+			if (stop.n != k + 1)
+				abort();
+		} else if (stop.n != ref.n) {
+			abort();
+		}
+		for (size_t i = 0; i < stop.n; i++)
+			if (!same(&stop.e[i], &ref.e[i]))
+				abort();
+	}
+
+	free(ref.e);
+	free(got.e);
+	free(gap.e);
+	free(stop.e);
+	image_free(img);
+	return 0;
+}
