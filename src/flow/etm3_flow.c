@@ -121,6 +121,7 @@ struct etm3_flow_decoder {
 	struct etmkit_elem q[FLOW_QUEUE];
 
 	struct etm3_flow_stats stats;
+	uint64_t blocks_base, flushes_base; /* the cache's counts at reset */
 };
 
 /* ---- Set-up ------------------------------------------------------------- */
@@ -234,6 +235,8 @@ void etm3_flow_reset(struct etm3_flow_decoder *d)
 	d->hold = -1;
 	reset_trace_state(d);
 	memset(&d->stats, 0, sizeof(d->stats));
+	d->blocks_base = d->cache.blocks;
+	d->flushes_base = d->cache.flushes;
 }
 
 const struct etm3_flow_stats *
@@ -1098,6 +1101,8 @@ int etm3_flow_batch(struct etm3_flow_decoder *d,
 		return -etmkit_err_invalid;
 	drop_delivered(d);
 	decode(d);
+	d->stats.blocks = d->cache.blocks - d->blocks_base;
+	d->stats.cache_flushes = d->cache.flushes - d->flushes_base;
 	final = d->n;
 	/* The last instruction waits for what follows it, unless nothing
 	 * will follow, or the queue is full behind it. */
