@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Build etmkit's shipped example: two ETMv3 trace sources interleaved in
-CoreSight formatter frames, as a trace snapshot directory.
+"""Build etmkit's shipped examples: trace snapshot directories of ETMv3
+sources in CoreSight formatter frames, one of them with a program to decode.
 
 The packets are encoded here, in Python, from the ETM architecture
 specification (ARM IHI 0014Q chapter 7) and the CoreSight formatter rules
@@ -9,8 +9,13 @@ it writes expected.jsonl: for every packet, its trace ID, type, the input
 offset of its first byte in the framed file, its bytes and key fields, so
 tests can compare etmkit's output with what was encoded.
 
-Usage: make_example.py EXAMPLES_DIR   (writes etmv3-two-sources/ and
-                                       etmv3-data-trace/ in it)
+For etmv3-program it also writes the program's code as the core's memory
+dump and expected_decode.jsonl: the instructions the program executed (in
+the order, state and with the cycles the trace encodes) and the events, as
+`etmkit decode --json` must report them.
+
+Usage: make_example.py EXAMPLES_DIR   (writes etmv3-two-sources/,
+                                       etmv3-data-trace/ and etmv3-program/)
 """
 import json
 import os
@@ -297,8 +302,9 @@ def source_data_11():
     return b"", pk
 
 
-def write_snapshot(outdir, sources, note):
-    """sources: list of (trace id, junk, packets, device name, ini text)."""
+def write_snapshot(outdir, sources, note, dumps=()):
+    """sources: list of (trace id, junk, packets, device name, ini text);
+    dumps: (file name, address, bytes) memory dumps of cpu_0."""
     os.makedirs(outdir, exist_ok=True)
     srcs = []
     expected = []
@@ -347,11 +353,104 @@ def write_snapshot(outdir, sources, note):
     for i in range(n):
         files["cpu_%d.ini" % i] = ("[device]\nname=cpu_%d\nclass=core\ntype=Cortex-A7\n"
                                    "\n[regs]\nPC=0x8000\n" % i)
+    for name, addr, data in dumps:
+        files["cpu_0.ini"] += "\n[dump]\nfile=%s\naddress=0x%08X\nlength=0x%X\n" % (
+            name, addr, len(data))
+        with open(os.path.join(outdir, name), "wb") as f:
+            f.write(data)
     for i, s in enumerate(sources):
         files["etm_%d.ini" % i] = s[4]
     for name, text in files.items():
         with open(os.path.join(outdir, name), "w") as f:
             f.write(text)
+
+
+# ---- A program to decode ----------------------------------------------------
+# Code at 0x8000, encodings from the ARM ARM (DDI 0406C): A32 from A8, T32
+# from A8/A6. Each entry: address, instruction set, size, opcode (A32 word;
+# T32 halfword), text.
+PROGRAM = [
+    (0x8000, "arm", 4, 0xE3A00000, "mov r0, #0"),
+    (0x8004, "arm", 4, 0xE3A01003, "mov r1, #3"),
+    (0x8008, "arm", 4, 0xE0800001, "add r0, r0, r1          @ loop"),
+    (0x800C, "arm", 4, 0xE2511001, "subs r1, r1, #1"),
+    (0x8010, "arm", 4, 0x1AFFFFFC, "bne loop (0x8008)"),
+    (0x8014, "arm", 4, 0xFA000039, "blx 0x8100 (Thumb)"),
+    (0x8018, "arm", 4, 0xEAFFFFFE, "b . (0x8018)"),
+    (0x8100, "thumb", 2, 0x2806, "cmp r0, #6"),
+    (0x8102, "thumb", 2, 0xBF0C, "ite eq"),
+    (0x8104, "thumb", 2, 0x2201, "moveq r2, #1"),
+    (0x8106, "thumb", 2, 0x2202, "movne r2, #2"),
+    (0x8108, "thumb", 2, 0x4770, "bx lr"),
+]
+
+# What the core did: the loop runs three times (r1 = 3, 2, 1), the third
+# BNE fails; BLX enters the Thumb function; r0 == 6 so MOVEQ executes and
+# MOVNE fails; BX LR returns to ARM state at 0x8018, which loops on itself.
+# (address, executed, cycles since the previous instruction)
+EXECUTION = [
+    (0x8000, 1, 1), (0x8004, 1, 1),
+    (0x8008, 1, 1), (0x800C, 1, 1), (0x8010, 1, 2),
+    (0x8008, 1, 1), (0x800C, 1, 1), (0x8010, 1, 2),
+    (0x8008, 1, 1), (0x800C, 1, 1), (0x8010, 0, 1),
+    (0x8014, 1, 3), (0x8100, 1, 11), (0x8102, 1, 1), (0x8104, 1, 0),
+    (0x8106, 0, 1), (0x8108, 1, 1),
+    (0x8018, 1, 9), (0x8018, 1, 1), (0x8018, 1, 1),
+]
+PROGRAM_GAP = 100      # cycles before trace starts (I-sync with cycle count)
+PROGRAM_TS = 0x1234567
+
+
+def program_image():
+    """The code as it sits in memory (little-endian), 0x8000-0x810A."""
+    img = bytearray(0x10A)
+    for addr, _, size, op, _ in PROGRAM:
+        img[addr - 0x8000:addr - 0x8000 + size] = op.to_bytes(size, "little")
+    return bytes(img)
+
+
+def ca_atoms(cycles, executed):
+    """Cycle-accurate P-headers (Table 7.3) for one instruction after
+    @cycles W atoms: format 3 headers of up to 8 W, then W E / W N (format 1)
+    or, with no cycle at all, E / N (format 4, ETMv3.3+)."""
+    out = []
+    w = cycles - 1 if cycles else 0
+    while w > 0:
+        k = min(w, 8)
+        out.append((0xA0 | ((k - 1) << 2), "W" * k))  # b1 0 1 WWW 00
+        w -= k
+    if cycles:
+        out.append((0x84 if executed else 0xC0, "WE" if executed else "WN"))
+    else:
+        out.append((0x92 if executed else 0x96, "E" if executed else "N"))
+    return out
+
+
+def source_program():
+    """ETMv3.5 cycle-accurate with 48-bit binary timestamps: the program's
+    execution, and what etmkit decode must make of it."""
+    pk = []
+    add = lambda t, b, **f: pk.append(dict(type=t, bytes=b, **f))
+    code = {a: (isa, size, op) for a, isa, size, op, _ in PROGRAM}
+    add("a_sync", a_sync())
+    add("i_sync_cycle", i_sync(0x8000, "arm", 1, cycles=PROGRAM_GAP), addr=0x8000,
+        isa="arm", cycles=PROGRAM_GAP, reason="trace_on")
+    add("timestamp", timestamp(PROGRAM_TS, bits=48), timestamp=PROGRAM_TS)
+    events = [dict(kind="trace_on", reason="trace_enable", addr=0x8000, isa="arm",
+                   gap_cycles=PROGRAM_GAP),
+              dict(kind="context", ns=0, hyp=0),
+              dict(kind="timestamp", value=PROGRAM_TS)]
+    for addr, executed, cycles in EXECUTION:
+        for b, atoms in ca_atoms(cycles, executed):
+            add("p_header", bytes([b]), atoms=atoms)
+        isa, size, op = code[addr]
+        events.append(dict(kind="insn", addr=addr, isa=isa, size=size, opcode=op,
+                           exec=bool(executed), cycles=cycles))
+        if addr == 0x8108:
+            # BX LR is an indirect branch: its target comes in a branch
+            # packet, here with the 5th byte for the change to ARM state.
+            add("branch_address", branch(0x8018, "arm", 5), addr=0x8018, isa="arm")
+    return b"", pk, events
 
 
 def etm_ini(comment, name, version, etmcr, etmidr, etmccer, trace_id):
@@ -386,6 +485,17 @@ def main():
             "ETMv3.0, cycle-accurate: format 0 P-headers", "ETM_1", "3.0",
             0x00001000, 0x410CF200, 0, 0x11)),
     ], "made by tools/make_example.py: ETMv3 data trace and format 0 P-headers")
+    j, pp, events = source_program()
+    out = os.path.join(root, "etmv3-program")
+    write_snapshot(out, [
+        (0x10, j, pp, "ETM_0", etm_ini(
+            "ETMv3.5: cycle-accurate, 48-bit binary timestamps", "ETM_0", "3.5",
+            0x10001000, 0x410CF250, 0x10400000, 0x10)),
+    ], "made by tools/make_example.py: a small A32/T32 program and its trace",
+        dumps=[("code.bin", 0x8000, program_image())])
+    with open(os.path.join(out, "expected_decode.jsonl"), "w") as f:
+        for e in events:
+            f.write(json.dumps(dict(id=0x10, **e), sort_keys=True) + "\n")
 
 
 if __name__ == "__main__":

@@ -3,7 +3,10 @@
 compare every record, per trace ID and in order, with its expected.jsonl,
 which tools/make_example.py wrote while encoding the trace from the
 specification (independently of the C decoder): type, input offset, bytes
-and the fields it lists.
+and the fields it lists. Where the example has a program
+(expected_decode.jsonl), also decode it with `etmkit decode --json` and
+compare every element, in order, with the instructions and events the
+generator's execution list says the trace encodes.
 
 When OpenCSD's trc_pkt_lister is installed, its packet listing of the same
 examples is printed beside the expected packets, with the first place where
@@ -60,6 +63,66 @@ def check(etmkit, snap):
     return n, bad, want
 
 
+def check_decode(etmkit, snap):
+    """Elements of `etmkit decode` against expected_decode.jsonl: kind and
+    every field listed, in order, per trace ID. Returns (count, bad)."""
+    path = os.path.join(snap, "expected_decode.jsonl")
+    out = subprocess.run([etmkit, "decode", "--snapshot", snap, "--json"],
+                         capture_output=True, text=True)
+    if out.returncode != 0:
+        print("%s: etmkit decode failed (%d): %s" % (snap, out.returncode, out.stderr))
+        return 0, 1
+    got = [json.loads(l) for l in out.stdout.splitlines()]
+    with open(path) as f:
+        want = [json.loads(l) for l in f]
+    bad = 0
+    if len(got) != len(want):
+        print("%s: %d elements, expected %d" % (snap, len(got), len(want)))
+        bad += 1
+    for i, (g, w) in enumerate(zip(got, want)):
+        for k, v in w.items():
+            if g.get(k) != v:
+                print("%s element %d: %s = %r, expected %r\n  got %s"
+                      % (snap, i, k, g.get(k), v, json.dumps(g)))
+                bad += 1
+    return len(want), bad
+
+
+RANGE = re.compile(r"Idx:\d+; ID:([0-9a-f]+); OCSD_GEN_TRC_ELEM_INSTR_RANGE\(exec range="
+                   r"0x([0-9a-f]+):\[0x([0-9a-f]+)\] num_i\((\d+)\).*?\(ISA=(\w+)\)")
+
+
+def opencsd_decode_view(snap):
+    """Print where trc_pkt_lister -decode's instructions depart from
+    expected_decode.jsonl (informational)."""
+    lister = shutil.which("trc_pkt_lister")
+    if not lister:
+        return
+    with open(os.path.join(snap, "expected_decode.jsonl")) as f:
+        exp = [(r["addr"], r["isa"]) for r in map(json.loads, f) if r["kind"] == "insn"]
+    with tempfile.TemporaryDirectory() as tmp:
+        p = subprocess.run([lister, "-ss_dir", os.path.abspath(snap), "-decode",
+                            "-logstdout"], capture_output=True, text=True, cwd=tmp)
+    got = []
+    isas = {"A32": "arm", "T32": "thumb"}
+    for m in RANGE.finditer(p.stdout):
+        if m.group(4) == "1":
+            got.append((int(m.group(2), 16), isas.get(m.group(5), m.group(5))))
+        else:
+            got.append((int(m.group(2), 16), "range of %s" % m.group(4)))
+    i = 0
+    while i < min(len(got), len(exp)) and got[i] == exp[i]:
+        i += 1
+    name = os.path.basename(snap)
+    if i == len(exp) == len(got):
+        print("  opencsd decode of %s: the same %d instructions" % (name, len(exp)))
+    else:
+        print("  opencsd decode of %s: departs at instruction %d: expected %s, "
+              "OpenCSD has %s (%d instructions expected, %d listed)"
+              % (name, i, [(hex(a), s) for a, s in exp[i:i + 2]],
+                 [(hex(a), s) for a, s in got[i:i + 2]], len(exp), len(got)))
+
+
 def opencsd_view(snap, want):
     """Print where trc_pkt_lister's packet listing departs from the
     expected packets (informational)."""
@@ -106,6 +169,12 @@ def main():
         opencsd_view(snap, want)
         total += n
         bad += b
+        if os.path.isfile(os.path.join(snap, "expected_decode.jsonl")):
+            n, b = check_decode(a.etmkit, snap)
+            print("%s: %d elements decoded, %d differences" % (name, n, b))
+            opencsd_decode_view(snap)
+            total += n
+            bad += b
     if not total:
         print("no example with expected.jsonl in " + a.examples)
         return 1

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Run `etmkit packets` and `etmkit frames` on damaged inputs: random bytes,
+"""Run `etmkit packets`, `etmkit frames` and `etmkit decode` on damaged
+inputs (damaged program images too): random bytes,
 truncated and bit-flipped captures, all-0xFF, all-0x00 and empty files,
 broken .ini files, bad options. Every run must end by itself within the time
 limit, with an exit status below 128 (no signal), no sanitizer report, and a
@@ -11,6 +12,7 @@ import argparse
 import json
 import os
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -89,6 +91,10 @@ def damage_buffers(r, snap, work, tag, rng, ids):
             r.run(["packets", "--snapshot", s, "--id", i, "--json"], "%s/%s json %s" % (tag, name, i), expect=(0, 1))
             r.run(["packets", "--snapshot", s, "--id", i, "--stop-on-error"],
                   "%s/%s stop %s" % (tag, name, i), expect=(0, 1))
+            r.run(["decode", "--snapshot", s, "--id", i], "%s/%s decode %s" % (tag, name, i),
+                  expect=(0, 1))
+            r.run(["decode", "--snapshot", s, "--id", i, "--json", "--stop-on-error"],
+                  "%s/%s decode json stop %s" % (tag, name, i), expect=(0, 1))
         r.run(["frames", "--snapshot", s, "--summary"], "%s/%s frames" % (tag, name), expect=(0, 1))
     for mode in ("coresight", "tpiu", "tpiu-hsync", "none"):
         for name, blob in variants[-4:] + variants[:3]:
@@ -114,6 +120,8 @@ def packet_boundaries(r, snap, work, tag, sid, limit):
             f.write(data[:off])
         r.run(["packets", "--snapshot", s, "--id", sid, "--json"],
               "%s cut at packet offset %d" % (tag, off), expect=(0, 1))
+        r.run(["decode", "--snapshot", s, "--id", sid, "--json"],
+              "%s decode cut at packet offset %d" % (tag, off), expect=(0, 1))
 
 
 def every_kind(r, shared, work, rng):
@@ -128,6 +136,7 @@ def every_kind(r, shared, work, rng):
         s = copy_snapshot(dp, os.path.join(work, "kind-" + tag))
         r.run(["packets", "--snapshot", s], tag + " packets", expect=(0, 1, 3))
         r.run(["frames", "--snapshot", s, "--summary"], tag + " frames", expect=(0, 1, 3))
+        r.run(["decode", "--snapshot", s], tag + " decode", expect=(0, 1, 3))
         try:
             buf = buffer_file(s)
         except SystemExit:
@@ -142,6 +151,7 @@ def every_kind(r, shared, work, rng):
                 f.write(blob)
             r.run(["packets", "--snapshot", s], "%s/%s packets" % (tag, name), expect=(0, 1, 3))
             r.run(["frames", "--snapshot", s, "--summary"], "%s/%s frames" % (tag, name), expect=(0, 1, 3))
+            r.run(["decode", "--snapshot", s, "--json"], "%s/%s decode" % (tag, name), expect=(0, 1, 3))
         for n in sorted(os.listdir(s)):
             if n.endswith(".ini") and n not in ("snapshot.ini",):
                 p = os.path.join(s, n)
@@ -194,6 +204,62 @@ def damage_ini(r, snap, work, rng):
     r.run(["packets", "--snapshot", os.path.join(work, "does-not-exist")], "ini/nodir", expect=(3,))
 
 
+def damage_image(r, snap, work, rng):
+    """The program image: dumps cut, emptied, missing, described longer than
+    the file, overwritten with junk; files named on the command line that
+    are no ELF or cannot be read. Damaged code decodes (maybe to gaps);
+    unreadable images are input errors (status 3) naming the file."""
+    def dump_of(s):
+        for n in sorted(os.listdir(s)):
+            p = os.path.join(s, n)
+            if n.endswith(".ini") and "[dump]" in open(p, errors="replace").read():
+                for line in open(p):
+                    if line.startswith("file="):
+                        return p, os.path.join(s, line.strip()[5:])
+        raise SystemExit("no [dump] in " + s)
+
+    def case(name, edit, expect, extra=()):
+        s = copy_snapshot(snap, os.path.join(work, "img-" + name))
+        ini, dump = dump_of(s)
+        edit(ini, dump)
+        p = r.run(["decode", "--snapshot", s] + list(extra), "image/" + name, expect=expect)
+        if p is not None and p.returncode == 3 and os.path.basename(dump).encode() not in p.stderr \
+                and not extra:
+            r.fail("image/" + name, "the message does not name the dump: " + p.stderr.decode())
+
+    def write(path, data):
+        with open(path, "wb") as f:
+            f.write(data)
+
+    def junk(ini, dump):
+        data = bytearray(open(dump, "rb").read())
+        for _ in range(len(data) // 8):
+            data[rng.randrange(len(data))] = rng.randrange(256)
+        write(dump, bytes(data))
+
+    def longer(ini, dump):
+        text = open(ini).read()
+        write(ini, re.sub(r"length=\S+", "length=0x7fffffff", text).encode())
+
+    case("junk-code", junk, expect=(0, 1))
+    case("cut-code", lambda i, d: write(d, open(d, "rb").read()[:37]), expect=(3,))
+    case("empty-code", lambda i, d: write(d, b""), expect=(3,))
+    case("missing-code", lambda i, d: os.remove(d), expect=(3,))
+    case("longer-than-file", longer, expect=(3,))
+    case("dir-as-code", lambda i, d: (os.remove(d), os.mkdir(d)), expect=(3,))
+    notelf = os.path.join(work, "notelf.bin")
+    write(notelf, bytes(rng.randrange(256) for _ in range(300)))
+    case("elf-junk", lambda i, d: None, expect=(3,), extra=["--elf", notelf])
+    case("elf-missing", lambda i, d: None, expect=(3,),
+         extra=["--elf", os.path.join(work, "no-such.elf")])
+    case("image-missing", lambda i, d: None, expect=(3,),
+         extra=["--image", os.path.join(work, "no-such.bin") + "@0x8000"])
+    case("image-ok", lambda i, d: None, expect=(0,), extra=["--image", notelf + "@0x40000"])
+    for args in (["--image", notelf], ["--image", "@0x10"], ["--image", notelf + "@zz"],
+                 ["--elf", "@5"]):
+        r.run(["decode", "--snapshot", snap] + args, "image usage " + " ".join(args), expect=(2,))
+
+
 def bad_usage(r, snap):
     for args in (["packets"], ["packets", "--bogus"], ["packets", "--snapshot"],
                  ["packets", "--snapshot", snap, "--id", "0x80"],
@@ -202,10 +268,14 @@ def bad_usage(r, snap):
                  ["packets", "x.bin", "--protocol", "etmv3", "--etmcr", "1"],
                  ["packets", "x.bin", "--protocol", "etmv3", "--etmcr", "0x1", "--etmidr", "0x41", "--id", "1"],
                  ["packets", "x.bin", "--frames", "weird"],
-                 ["frames"], ["frames", "--wat"], ["nonsense"], []):
+                 ["frames"], ["frames", "--wat"], ["nonsense"], [],
+                 ["decode"], ["decode", "--json", "--bogus"],
+                 ["decode", "x.bin", "--protocol", "etmv3"],
+                 ["decode", "--snapshot", snap, "--image"]):
         r.run(args, "usage " + " ".join(args), expect=(2,))
     r.run(["packets", "--snapshot", snap, "--id", "0x33"], "usage absent id", expect=(3,))
-    for args in (["help"], ["packets", "--help"], ["frames", "--help"], ["version"]):
+    for args in (["help"], ["packets", "--help"], ["frames", "--help"], ["decode", "--help"],
+                 ["version"]):
         p = r.run(args, "help " + " ".join(args), expect=(0,))
         if p is not None and not p.stdout.strip():
             r.fail("help " + " ".join(args), "printed nothing")
@@ -227,9 +297,14 @@ def main():
     packet_boundaries(r, example, a.work, "example", "0x11", 1000)
     damage_ini(r, example, a.work, rng)
     bad_usage(r, example)
+    program = os.path.join(here, "..", "..", "examples", "etmv3-program")
+    damage_buffers(r, program, a.work, "program", rng, ["0x10"])
+    packet_boundaries(r, program, a.work, "program", "0x10", 1000)
+    damage_image(r, program, a.work, rng)
     tc2 = os.path.join(a.shared, "testdata", "etmv3", "TC2")
     if os.path.isdir(tc2):
         damage_buffers(r, tc2, a.work, "tc2", rng, ["0x10"])
+        damage_image(r, tc2, a.work, rng)
         packet_boundaries(r, tc2, a.work, "tc2", "0x10", 150)
         every_kind(r, a.shared, a.work, rng)
     elif os.environ.get("CI") == "true":
