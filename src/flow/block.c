@@ -5,11 +5,15 @@
 #include "flow/block.h"
 
 #define FLOW_CACHE_MIN (64u * 1024u)
-/* Bytes read from the image per block: FLOW_BLOCK_MAX 4-byte instructions
- * and the longest classification window after them. */
-#define FLOW_READ (FLOW_BLOCK_MAX * 4 + INSN_MAX_BYTES)
+/* A block may run up to 4 instructions past FLOW_BLOCK_MAX to end an IT
+ * block (which covers at most 4): the conditions of an IT block's
+ * instructions are known only within the block holding its IT. */
+#define FLOW_BLOCK_LIMIT (FLOW_BLOCK_MAX + 4)
+/* Bytes read from the image per block: that many 4-byte instructions and
+ * the longest classification window after them. */
+#define FLOW_READ (FLOW_BLOCK_LIMIT * 4 + INSN_MAX_BYTES)
 #define BLOCK_BYTES_MAX \
-	(sizeof(struct flow_block) + FLOW_BLOCK_MAX * sizeof(struct flow_insn))
+	(sizeof(struct flow_block) + FLOW_BLOCK_LIMIT * sizeof(struct flow_insn))
 
 int flow_cache_init(struct flow_cache *c, const struct image *img,
 		    size_t bytes)
@@ -84,7 +88,8 @@ static unsigned fill_block(struct flow_block *b, const uint8_t *buf,
 
 	b->target = 0;
 	b->target_isa = b->isa;
-	while (n < FLOW_BLOCK_MAX && pos < got && pos < room) {
+	while ((n < FLOW_BLOCK_MAX || (it_left && n < FLOW_BLOCK_LIMIT)) &&
+	       pos < got && pos < room) {
 		struct insn_info ii;
 		struct flow_insn *fi = &b->insn[n];
 

@@ -2,7 +2,8 @@
  *
  * A block is a run of instructions that execution enters at its first and
  * leaves after its last: it ends at the first instruction that may branch
- * or switch instruction set, or after FLOW_BLOCK_MAX instructions, or
+ * or switch instruction set, or after FLOW_BLOCK_MAX instructions (a few
+ * more to end an IT block), or
  * where the image's bytes end. Blocks are keyed by start address,
  * instruction set and memory space, and remember their successors (the
  * block after the last instruction, and the direct branch target), so a
@@ -41,7 +42,8 @@ struct flow_block {
 					through, [1] after it branches (direct)
 					or switches ISA; NULL until known */
 	uint16_t len;                /* bytes */
-	uint8_t n;                   /* instructions, 1..FLOW_BLOCK_MAX */
+	uint8_t n;                   /* instructions, 1..FLOW_BLOCK_MAX (+4 to
+					end an IT block) */
 	uint8_t isa, space;
 	uint8_t target_isa;
 	struct flow_insn insn[];
