@@ -16,7 +16,7 @@
 	(sizeof(struct flow_block) + FLOW_BLOCK_LIMIT * sizeof(struct flow_insn))
 
 int flow_cache_init(struct flow_cache *c, const struct image *img,
-		    size_t bytes)
+		    size_t bytes, uint8_t insn_flags)
 {
 	size_t nb;
 
@@ -36,6 +36,7 @@ int flow_cache_init(struct flow_cache *c, const struct image *img,
 		return -etmkit_err_nomem;
 	}
 	c->image = img;
+	c->insn_flags = insn_flags;
 	return 0;
 }
 
@@ -81,7 +82,7 @@ static size_t addr_room(uint8_t isa, uint64_t addr)
 /* Classify instructions from @buf (@got bytes read at @b->start) into
  * @b. Returns the number of instructions. */
 static unsigned fill_block(struct flow_block *b, const uint8_t *buf,
-			   size_t got)
+			   size_t got, uint8_t flags)
 {
 	size_t pos = 0, room = addr_room(b->isa, b->start);
 	unsigned n = 0, it_left = 0;
@@ -100,7 +101,7 @@ static unsigned fill_block(struct flow_block *b, const uint8_t *buf,
 		fi->head[0] = etmkit_elem_insn;
 		fi->head[1] = b->isa;
 		fi->head[2] = ii.size;
-		fi->head[3] = 0;
+		fi->head[3] = flags;
 		fi->opcode = ii.opcode;
 		fi->flags = ii.flags;
 		fi->last = 0;
@@ -144,7 +145,7 @@ static struct flow_block *build(struct flow_cache *c, uint64_t addr,
 	b->isa = isa;
 	b->space = space;
 	b->succ[0] = b->succ[1] = NULL;
-	n = fill_block(b, buf, got);
+	n = fill_block(b, buf, got, c->insn_flags);
 	if (!n) {
 		*loss = etmkit_loss_cut;
 		return NULL;

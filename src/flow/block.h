@@ -24,7 +24,10 @@
 #define FLOW_BLOCK_MAX 32
 
 /* One instruction, laid out so that an insn element is filled by copies:
- * head is the element's kind, isa, size and (zero) flags bytes. */
+ * head is the element's kind, isa, size and flags bytes, the flags being
+ * those of a failed condition (the cache's insn_flags); an executed
+ * instruction's are one less (ETMKIT_INSN_EXEC = ETMKIT_INSN_COND_FAIL -
+ * 1). */
 struct flow_insn {
 	uint64_t addr;
 	uint8_t head[4];
@@ -57,12 +60,14 @@ struct flow_cache {
 	uint32_t bits;               /* log2 of the bucket count */
 	uint64_t blocks;             /* built since init */
 	uint64_t flushes;            /* the generation */
+	uint8_t insn_flags;          /* head[3] of every instruction */
 };
 
 /* @bytes of memory in all (arena and buckets); at least 64 KiB is used.
+ * @insn_flags: the element flags of a failed instruction, for head[3].
  * Returns 0 or -etmkit_err_nomem. */
 int flow_cache_init(struct flow_cache *c, const struct image *img,
-		    size_t bytes);
+		    size_t bytes, uint8_t insn_flags);
 void flow_cache_fini(struct flow_cache *c);
 
 /* The block that starts at @addr in @isa, seen from @space: found, or

@@ -50,6 +50,7 @@ struct flow_ph {
 	uint8_t item[16];
 	uint8_t n;
 	uint8_t trail;
+	uint8_t pad[14]; /* 32 bytes: the table is indexed by shifting */
 };
 
 enum flow_pos {
@@ -199,7 +200,10 @@ int etm3_flow_alloc(struct etm3_flow_decoder **out,
 	if (!err)
 		err = flow_cache_init(&d->cache, cfg->image,
 				      cfg->cache_bytes ? cfg->cache_bytes :
-							 4u << 20);
+							 4u << 20,
+				      (uint8_t)(ETMKIT_INSN_COND_FAIL |
+						(d->info.cycle_accurate ?
+						 ETMKIT_INSN_CYCLES : 0)));
 	if (err) {
 		etm3_flow_free(d);
 		return err;
@@ -541,7 +545,7 @@ static FLOW_INLINE void walk_block_end(struct etm3_flow_decoder *d,
 /* One E (@x 1) or N atom of the P-header at @off; W atoms in k->w. */
 static FLOW_INLINE void walk_insn(struct etm3_flow_decoder *d,
 				  struct walk *k, unsigned x, uint64_t off,
-				  uint8_t fl_n, int data_on)
+				  int data_on)
 {
 	const struct flow_insn *fi = k->fi;
 	struct etmkit_elem *e = k->e;
@@ -556,8 +560,8 @@ static FLOW_INLINE void walk_insn(struct etm3_flow_decoder *d,
 	e->offset = off;
 	e->addr = fi->addr;
 	memcpy(&e->kind, fi->head, 4);
-	/* ETMKIT_INSN_COND_FAIL (2) for N, ETMKIT_INSN_EXEC (1) for E. */
-	e->flags = (uint8_t)(fl_n - x);
+	/* head[3] holds COND_FAIL (2): for E, EXEC (1) is one less. */
+	e->flags = (uint8_t)(fi->head[3] - x);
 	e->cycles = k->w;
 	e->u.insn.opcode = fi->opcode;
 	e->u.insn.class_flags = fi->flags;
@@ -576,68 +580,86 @@ static FLOW_INLINE void walk_insn(struct etm3_flow_decoder *d,
 
 _Static_assert(ETMKIT_INSN_COND_FAIL == ETMKIT_INSN_EXEC + 1,
 	       "walk_insn() computes the E/N flag");
+_Static_assert(sizeof(struct flow_ph) == 32, "flow_ph is indexed by shifting");
 
 /* Expand P-header run @p from header run_h, instruction run_a. Returns 1
  * when done, 0 when the queue is full (the position is kept). The hot
  * loop of the decoder, instantiated for runs with and without a per-byte
  * offset table (deframed input or not) and for data trace on or off (the
  * last data instruction is tracked only when data packets can come). */
+/* Instructions i..end of header @ph at @off, one element each at most
+ * two (the caller made room). */
+static FLOW_INLINE void walk_header(struct etm3_flow_decoder *d,
+				    struct walk *k, const struct flow_ph *ph,
+				    uint32_t i, uint32_t end, uint64_t off,
+				    int data_on)
+{
+	for (; i < end; i++) {
+		unsigned v = ph->item[i];
+
+		k->w += v >> 1;
+		walk_insn(d, k, v & 1, off, data_on);
+	}
+}
+
 static FLOW_INLINE int walk_run(struct etm3_flow_decoder *d,
 				const struct etm3_packet *p, int offs_given,
 				int data_on)
 {
 	const struct etm3_p_header_run *r = &p->u.run;
-	const uint8_t *hp = r->headers + d->run_h;
-	const uint8_t *hend = r->headers + r->count;
-	uint8_t fl_n = d->insn_flags[0]; /* COND_FAIL, maybe with CYCLES */
-	uint32_t i = d->run_a;
+	const uint8_t *hdr = r->headers;
+	const uint8_t *hp = hdr + d->run_h;
+	const uint8_t *hend = hdr + r->count;
+	const uint64_t base = p->offset; /* loaded once: stores may alias */
 	struct walk k;
 
 	walk_load(d, &k);
-	for (; hp < hend; hp++, i = 0) {
+	if (d->run_a) {
+		/* The rest of a header the last call stopped in. */
 		const struct flow_ph *ph = &d->ph[*hp];
-		uint64_t off;
-		uint32_t cnt = ph->n;
 
-		if (!cnt) {
+		walk_header(d, &k, ph, d->run_a, ph->n, offs_given ?
+			    r->offsets[hp - hdr] : base + (uint64_t)(hp - hdr),
+			    data_on);
+		k.w += ph->trail;
+		d->run_a = 0;
+		hp++;
+	}
+	for (; hp < hend; hp++) {
+		const struct flow_ph *ph = &d->ph[*hp];
+		const uint8_t *it = ph->item;
+		unsigned n = ph->n;
+		uint64_t off;
+
+		if (!n) {
 			/* Only W atoms: half the headers of cycle-accurate
 			 * trace. */
 			k.w += ph->trail;
 			continue;
 		}
-		off = offs_given ? r->offsets[hp - r->headers] :
-				   p->offset + (uint64_t)(hp - r->headers);
-		if (cnt == 1 && k.e <= &d->q[FLOW_QUEUE - 2]) {
-			/* One instruction (W E, W N, E, N): the commonest. */
-			k.w += (uint32_t)ph->item[0] >> 1;
-			walk_insn(d, &k, ph->item[0] & 1, off, fl_n, data_on);
-			k.w += ph->trail;
-			continue;
-		}
+		off = offs_given ? r->offsets[hp - hdr] :
+				   base + (uint64_t)(hp - hdr);
 		/* Up to the queue's last 32 places a header fits whatever it
-		 * holds: 16 instructions of two elements at most. */
+		 * holds: 16 instructions of two elements at most. Past them, as
+		 * many as fit, and the position is kept. */
 		if (k.e > &d->q[FLOW_QUEUE - 32]) {
-			uint32_t fit = i + (uint32_t)((&d->q[FLOW_QUEUE] -
-						       k.e) / 2);
+			uint32_t fit = (uint32_t)((&d->q[FLOW_QUEUE] - k.e) / 2);
 
-			if (fit < cnt) {
-				for (; i < fit; i++) {
-					k.w += (uint32_t)ph->item[i] >> 1;
-					walk_insn(d, &k, ph->item[i] & 1, off,
-						  fl_n, data_on);
-				}
+			if (fit < n) {
+				walk_header(d, &k, ph, 0, fit, off, data_on);
 				walk_save(d, &k);
-				d->stats.packets += (uint32_t)(hp - r->headers) -
-						    d->run_h;
-				d->run_h = (uint32_t)(hp - r->headers);
-				d->run_a = i;
+				d->stats.packets += (uint32_t)(hp - hdr) - d->run_h;
+				d->run_h = (uint32_t)(hp - hdr);
+				d->run_a = fit;
 				return 0;
 			}
 		}
-		for (; i < cnt; i++) {
-			k.w += (uint32_t)ph->item[i] >> 1;
-			walk_insn(d, &k, ph->item[i] & 1, off, fl_n, data_on);
-		}
+		do {
+			unsigned v = *it++;
+
+			k.w += v >> 1;
+			walk_insn(d, &k, v & 1, off, data_on);
+		} while (--n);
 		k.w += ph->trail;
 	}
 	walk_save(d, &k);
