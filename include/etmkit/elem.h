@@ -102,6 +102,10 @@ enum etmkit_loss {
 	etmkit_loss_unmapped,     /* no_image: no region holds the address */
 	etmkit_loss_cut,          /* no_image: the instruction runs past the
 				     end of the mapped bytes */
+	etmkit_loss_misaligned,   /* no_image: the address is not aligned
+				     for the instruction set (an A32 address
+				     not a multiple of 4, a T32 one odd):
+				     no instruction can be there */
 	etmkit_loss_count
 };
 

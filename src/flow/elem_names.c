@@ -34,6 +34,7 @@ const char *etmkit_loss_name(unsigned reason)
 		[etmkit_loss_no_address] = "no_address",
 		[etmkit_loss_unmapped] = "unmapped",
 		[etmkit_loss_cut] = "cut",
+		[etmkit_loss_misaligned] = "misaligned",
 	};
 
 	return reason < etmkit_loss_count ? names[reason] : "invalid";

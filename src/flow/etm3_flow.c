@@ -348,9 +348,15 @@ static int next_addr(const struct etm3_flow_decoder *d, uint64_t *addr)
 static int resolve(struct etm3_flow_decoder *d, uint64_t offset)
 {
 	uint64_t gen = flow_cache_generation(&d->cache);
-	uint8_t loss = etmkit_loss_unmapped;
-	struct flow_block *b = flow_cache_get(&d->cache, d->addr, d->isa,
-					      d->space, &loss);
+	uint8_t loss = etmkit_loss_misaligned;
+	struct flow_block *b = NULL;
+
+	/* Instructions are word-aligned in ARM state and halfword-aligned
+	 * in Thumb and ThumbEE state (IHI 0014Q Table 7.20): only a damaged
+	 * I-sync can name another address. */
+	if (!(d->addr & (d->isa == etmkit_isa_arm ? 3u :
+			 d->isa == etmkit_isa_jazelle ? 0u : 1u)))
+		b = flow_cache_get(&d->cache, d->addr, d->isa, d->space, &loss);
 
 	if (b) {
 		if (d->link_from && gen == d->link_gen &&
@@ -701,7 +707,9 @@ static int expand_one(struct etm3_flow_decoder *d, const struct etm3_packet *p)
 
 /* Cancel the last traced element if it is still held (Q 7.3.5: the
  * instruction did not complete; after an exception-exit packet the cancel
- * applies to the exception return, M3 14.5.2). */
+ * applies to the exception return, M3 14.5.2). An instruction that failed
+ * its condition did nothing to cancel: it stays as it is (the exception
+ * element says cancel). */
 static void cancel_last(struct etm3_flow_decoder *d)
 {
 	struct etmkit_elem *e;
@@ -709,11 +717,13 @@ static void cancel_last(struct etm3_flow_decoder *d)
 	if (d->hold < 0)
 		return;
 	e = &d->q[d->hold];
-	if (e->kind == etmkit_elem_insn)
-		e->flags = (uint8_t)((e->flags & ~ETMKIT_INSN_EXEC) |
-				     ETMKIT_INSN_CANCEL);
-	else
+	if (e->kind == etmkit_elem_insn) {
+		if (e->flags & ETMKIT_INSN_EXEC)
+			e->flags = (uint8_t)((e->flags & ~ETMKIT_INSN_EXEC) |
+					     ETMKIT_INSN_CANCEL);
+	} else {
 		e->flags |= ETMKIT_EXC_CANCEL;
+	}
 }
 
 static void on_branch(struct etm3_flow_decoder *d, const struct etm3_packet *p)
