@@ -6,6 +6,7 @@
  * built and torn down inside the call, as a user of the C API pays it.
  */
 #include "ocsd_flow_peer.h"
+#include "ocsd_push.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -37,43 +38,6 @@ static int fail(const char *what, ocsd_err_t err)
 	ocsd_err_str(err, msg, (int)sizeof(msg));
 	fprintf(stderr, "ocsd_flow_peer: %s: %s\n", what, msg);
 	return -1;
-}
-
-/* Push @buf through the tree, honouring WAIT responses, then EOT. */
-static int push(dcd_tree_handle_t tree, const uint8_t *buf, size_t n)
-{
-	ocsd_datapath_resp_t resp = OCSD_RESP_CONT;
-	size_t done = 0;
-
-	while (done < n) {
-		uint32_t used = 0;
-		size_t left = n - done;
-
-		if (OCSD_DATA_RESP_IS_WAIT(resp)) {
-			resp = ocsd_dt_process_data(tree, OCSD_OP_FLUSH, 0, 0,
-						    NULL, NULL);
-		} else {
-			resp = ocsd_dt_process_data(tree, OCSD_OP_DATA,
-				(ocsd_trc_index_t)done,
-				left > 0x40000000u ? 0x40000000u : (uint32_t)left,
-				buf + done, &used);
-			done += used;
-			if (!used && OCSD_DATA_RESP_IS_CONT(resp)) {
-				fprintf(stderr, "ocsd_flow_peer: no progress\n");
-				return -1;
-			}
-		}
-		if (OCSD_DATA_RESP_IS_FATAL(resp)) {
-			fprintf(stderr, "ocsd_flow_peer: fatal response %d\n",
-				(int)resp);
-			return -1;
-		}
-	}
-	while (OCSD_DATA_RESP_IS_WAIT(resp))
-		resp = ocsd_dt_process_data(tree, OCSD_OP_FLUSH, 0, 0, NULL,
-					    NULL);
-	resp = ocsd_dt_process_data(tree, OCSD_OP_EOT, 0, 0, NULL, NULL);
-	return OCSD_DATA_RESP_IS_FATAL(resp) ? -1 : 0;
 }
 
 int ocsd_flow_peer_etm3(const uint8_t *buf, size_t n, uint32_t etmcr,
@@ -117,7 +81,7 @@ int ocsd_flow_peer_etm3(const uint8_t *buf, size_t n, uint32_t etmcr,
 		ret = fail("set element callback", err);
 		goto out;
 	}
-	ret = push(tree, buf, n);
+	ret = ocsd_push(tree, buf, n, "ocsd_flow_peer");
 out:
 	ocsd_destroy_dcd_tree(tree);
 	return ret;

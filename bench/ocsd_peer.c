@@ -6,6 +6,7 @@
  * bench times the whole call, as a user of the C API would pay it.
  */
 #include "ocsd_peer.h"
+#include "ocsd_push.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -66,57 +67,6 @@ static int report_err(const char *what, ocsd_err_t err)
 	return -1;
 }
 
-static int report_resp(const char *what, ocsd_datapath_resp_t resp)
-{
-	fprintf(stderr, "ocsd_peer: %s: fatal datapath response %d\n", what,
-		(int)resp);
-	return -1;
-}
-
-/* Push @buf through the tree. A WAIT response means a sink asked to pause:
- * the API wants OCSD_OP_FLUSH calls until it answers CONT again, then the
- * data resumes where it stopped (numBytesProcessed). */
-static int push_data(dcd_tree_handle_t tree, const uint8_t *buf, size_t n)
-{
-	ocsd_datapath_resp_t resp = OCSD_RESP_CONT;
-	size_t done = 0;
-
-	while (done < n) {
-		if (OCSD_DATA_RESP_IS_WAIT(resp)) {
-			resp = ocsd_dt_process_data(tree, OCSD_OP_FLUSH, 0, 0,
-						    NULL, NULL);
-		} else {
-			/* The API takes 32-bit block sizes. */
-			size_t left = n - done;
-			uint32_t block = left > 0x40000000u ? 0x40000000u
-							    : (uint32_t)left;
-			uint32_t used = 0;
-
-			resp = ocsd_dt_process_data(tree, OCSD_OP_DATA,
-						    (ocsd_trc_index_t)done,
-						    block, buf + done, &used);
-			done += used;
-			if (used == 0 && OCSD_DATA_RESP_IS_CONT(resp)) {
-				fprintf(stderr, "ocsd_peer: no progress at "
-					"byte %zu\n", done);
-				return -1;
-			}
-		}
-		if (OCSD_DATA_RESP_IS_FATAL(resp))
-			return report_resp("process data", resp);
-	}
-	while (OCSD_DATA_RESP_IS_WAIT(resp)) {
-		resp = ocsd_dt_process_data(tree, OCSD_OP_FLUSH, 0, 0, NULL,
-					    NULL);
-		if (OCSD_DATA_RESP_IS_FATAL(resp))
-			return report_resp("flush", resp);
-	}
-	resp = ocsd_dt_process_data(tree, OCSD_OP_EOT, 0, 0, NULL, NULL);
-	if (OCSD_DATA_RESP_IS_FATAL(resp))
-		return report_resp("end of trace", resp);
-	return 0;
-}
-
 int ocsd_peer_etm3_count(const uint8_t *buf, size_t n, uint32_t etmcr,
 			 uint32_t etmidr, uint32_t etmccer, uint8_t trace_id,
 			 struct ocsd_peer_counts *counts)
@@ -157,7 +107,7 @@ int ocsd_peer_etm3_count(const uint8_t *buf, size_t n, uint32_t etmcr,
 		ret = report_err("attach packet sink", err);
 		goto out;
 	}
-	ret = push_data(tree, buf, n);
+	ret = ocsd_push(tree, buf, n, "ocsd_peer");
 out:
 	ocsd_destroy_dcd_tree(tree);
 	if (ret == 0 && counts)

@@ -57,6 +57,13 @@ int cli_input_option(struct cli_input *in, int opt, const char *arg);
  * failure, 0 on success. */
 int cli_input_resolve(struct cli_input *in, const char *cmd);
 
+/* Feed @n bytes to session @s for command @cmd; on a stop-on-error stop
+ * set *@stopped, and say what happened on stderr. Returns the session's
+ * result. */
+int cli_session_feed(const char *cmd, struct etmkit_session *s,
+		     const uint8_t *buf, size_t n, int stop_on_error,
+		     int *stopped);
+
 /* Release what cli_input_resolve() kept (the snapshot). */
 void cli_input_free(struct cli_input *in);
 

@@ -231,17 +231,9 @@ static int on_elem(void *ctx, uint8_t id, const struct etmkit_elem *e)
 static int feed(void *ctx, const uint8_t *buf, size_t n)
 {
 	struct decode_run *r = ctx;
-	int err = etmkit_session_feed(r->session, buf, n);
 
-	if (r->stop_on_error && (err == -etmkit_err_bad_packet ||
-				 err == -etmkit_err_bad_frame)) {
-		r->stopped = 1;
-		fprintf(stderr, "etmkit decode: stopped at the first decode error "
-			"(--stop-on-error): %s\n", etmkit_errstr(err));
-	} else if (err < 0) {
-		fprintf(stderr, "etmkit decode: %s\n", etmkit_errstr(err));
-	}
-	return err;
+	return cli_session_feed("decode", r->session, buf, n, r->stop_on_error,
+				&r->stopped);
 }
 
 static int setup(struct decode_run *r)

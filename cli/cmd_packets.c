@@ -103,17 +103,9 @@ static int on_frame_event(void *ctx, const struct deformat_event *ev)
 static int feed(void *ctx, const uint8_t *buf, size_t n)
 {
 	struct packets_run *r = ctx;
-	int err = etmkit_session_feed(r->session, buf, n);
 
-	if (r->stop_on_error && (err == -etmkit_err_bad_packet ||
-				 err == -etmkit_err_bad_frame)) {
-		r->stopped = 1;
-		fprintf(stderr, "etmkit packets: stopped at the first decode error "
-			"(--stop-on-error): %s\n", etmkit_errstr(err));
-	} else if (err < 0) {
-		fprintf(stderr, "etmkit packets: %s\n", etmkit_errstr(err));
-	}
-	return err;
+	return cli_session_feed("packets", r->session, buf, n,
+				r->stop_on_error, &r->stopped);
 }
 
 static void print_stats(const struct packets_run *r)

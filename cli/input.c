@@ -280,6 +280,23 @@ int cli_input_resolve(struct cli_input *in, const char *cmd)
 	return cli_exit_usage;
 }
 
+int cli_session_feed(const char *cmd, struct etmkit_session *s,
+		     const uint8_t *buf, size_t n, int stop_on_error,
+		     int *stopped)
+{
+	int err = etmkit_session_feed(s, buf, n);
+
+	if (stop_on_error && (err == -etmkit_err_bad_packet ||
+			      err == -etmkit_err_bad_frame)) {
+		*stopped = 1;
+		fprintf(stderr, "etmkit %s: stopped at the first decode error "
+			"(--stop-on-error): %s\n", cmd, etmkit_errstr(err));
+	} else if (err < 0) {
+		fprintf(stderr, "etmkit %s: %s\n", cmd, etmkit_errstr(err));
+	}
+	return err;
+}
+
 void cli_input_free(struct cli_input *in)
 {
 	snapshot_free(in->ss);

@@ -18,6 +18,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "image/image_internal.h"
+#include "common/errno_text.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -88,36 +89,6 @@ int img_fail(struct image_diag *d, int err, const char *path,
 	return err;
 }
 
-/* Words for the errno values opening or mapping a file can meet
- * (strerror() is not thread-safe and strerror_r() has two variants). */
-static const char *errno_text(int e)
-{
-	switch (e) {
-	case ENOENT: return "no such file or directory";
-	case EACCES: return "permission denied";
-#ifdef ENOTDIR
-	case ENOTDIR: return "a component of the path is not a directory";
-#endif
-#ifdef ENAMETOOLONG
-	case ENAMETOOLONG: return "file name too long";
-#endif
-#ifdef ELOOP
-	case ELOOP: return "too many levels of symbolic links";
-#endif
-#ifdef EMFILE
-	case EMFILE: return "too many open files";
-#endif
-#ifdef EIO
-	case EIO: return "input/output error";
-#endif
-#ifdef ENODEV
-	case ENODEV: return "the file system cannot map files";
-#endif
-	case ENOMEM: return "out of memory";
-	default: return "cannot be read";
-	}
-}
-
 /* ---- Files and mappings -------------------------------------------------- */
 
 int img_file_open(struct img_file *f, const char *path, struct image_diag *d)
@@ -133,12 +104,12 @@ int img_file_open(struct img_file *f, const char *path, struct image_diag *d)
 	f->fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (f->fd < 0)
 		return img_fail(d, -etmkit_err_io, path, "cannot open: %s",
-				errno_text(errno));
+				etmkit_errno_text(errno));
 	if (fstat(f->fd, &st) != 0) {
 		e = errno;
 		img_file_close(f);
 		return img_fail(d, -etmkit_err_io, path, "cannot read: %s",
-				errno_text(e));
+				etmkit_errno_text(e));
 	}
 	if (!S_ISREG(st.st_mode)) {
 		img_file_close(f);
@@ -209,7 +180,7 @@ int img_map(struct image *img, const struct img_file *f, uint64_t offset,
 		free(m->path);
 		return img_fail(d, e == ENOMEM ? -etmkit_err_nomem
 					       : -etmkit_err_io,
-				f->path, "cannot map: %s", errno_text(e));
+				f->path, "cannot map: %s", etmkit_errno_text(e));
 	}
 	m->base = base;
 	m->length = (size_t)span;

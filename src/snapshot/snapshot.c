@@ -24,6 +24,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "etmkit/snapshot.h"
+#include "common/errno_text.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -283,36 +284,6 @@ static int fail_nomem(struct snapshot_diag *d, const char *path)
 	return fail(d, -etmkit_err_nomem, path, 0, "out of memory");
 }
 
-/* Words for the errno values a file open can meet (strerror() is not
- * thread-safe and strerror_r() has two incompatible variants). */
-static const char *errno_text(int e)
-{
-	switch (e) {
-	case ENOENT: return "no such file or directory";
-	case EACCES: return "permission denied";
-#ifdef EISDIR
-	case EISDIR: return "is a directory";
-#endif
-#ifdef ENOTDIR
-	case ENOTDIR: return "a component of the path is not a directory";
-#endif
-#ifdef ENAMETOOLONG
-	case ENAMETOOLONG: return "file name too long";
-#endif
-#ifdef ELOOP
-	case ELOOP: return "too many levels of symbolic links";
-#endif
-#ifdef EMFILE
-	case EMFILE: return "too many open files";
-#endif
-#ifdef EIO
-	case EIO: return "input/output error";
-#endif
-	case ENOMEM: return "out of memory";
-	default: return "cannot be read";
-	}
-}
-
 /* ---- Loading a text file ------------------------------------------------- */
 
 /* Who named the file being loaded, for "cannot open" messages. */
@@ -337,7 +308,7 @@ static int ref_open_fail(struct loader *ld, const struct file_ref *ref, int e)
 {
 	char why[96];
 
-	snprintf(why, sizeof(why), "cannot open: %s", errno_text(e));
+	snprintf(why, sizeof(why), "cannot open: %s", etmkit_errno_text(e));
 	return ref_fail(ld, -etmkit_err_io, ref, why);
 }
 
