@@ -20,8 +20,8 @@
  * - an instruction has a size, an ISA of ETMv3, exactly one of E, N or
  *   canceled unless implied, and (A32/T32) an aligned address;
  * - with a transport gap declared halfway, the elements before the gap
- *   element equal the reference's (the last instruction's E/cancel
- *   aside), and the gap element is there;
+ *   element equal the reference's (the cancel flag of the last
+ *   instruction or exception return aside), and the gap element is there;
  * - stop-on-error stops at the first gap of a packet error and its
  *   elements are the reference's up to that gap.
  */
@@ -240,8 +240,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 
 	/* A gap halfway: before its gap element, the same elements as the
-	 * reference, but for the last instruction, which the gap settles as
-	 * executed where the reference may see it canceled. */
+	 * reference, but for the last element a cancel could still reach (an
+	 * instruction, or an exception return, M3 TRM 14.5.2), which the gap
+	 * settles where the reference may see it canceled. */
 	if (n > 1) {
 		size_t g = 0, last = (size_t)-1;
 
@@ -252,7 +253,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (g == gap.n || g > ref.n)
 			abort();
 		for (size_t j = 0; j < g; j++)
-			if (gap.e[j].kind == etmkit_elem_insn)
+			if (gap.e[j].kind == etmkit_elem_insn ||
+			    gap.e[j].kind == etmkit_elem_exception_return)
 				last = j;
 		for (size_t j = 0; j < g; j++) {
 			struct etmkit_elem a = gap.e[j], b = ref.e[j];
