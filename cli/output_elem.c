@@ -131,7 +131,10 @@ static void text_event(FILE *f, const struct etmkit_elem *e, int m_profile)
 			(e->flags & ETMKIT_TS_CLOCK_CHANGE) ? " clock_change" : "");
 		break;
 	case etmkit_elem_cycle_count:
-		fprintf(f, "%s %" PRIu32, name, e->cycles);
+		if (e->flags & ETMKIT_CC_UNKNOWN)
+			fprintf(f, "%s unknown", name);
+		else
+			fprintf(f, "%s %" PRIu32, name, e->cycles);
 		break;
 	case etmkit_elem_gap:
 		fprintf(f, "%s reason=%s%s%s", name,
@@ -259,7 +262,10 @@ static void json_event(FILE *f, const struct etmkit_elem *e, int m_profile)
 		json_flag(f, e->flags & ETMKIT_TS_CLOCK_CHANGE, "clock_change");
 		break;
 	case etmkit_elem_cycle_count:
-		fprintf(f, ",\"cycles\":%" PRIu32, e->cycles);
+		if (e->flags & ETMKIT_CC_UNKNOWN)
+			json_flag(f, 1, "unknown");
+		else
+			fprintf(f, ",\"cycles\":%" PRIu32, e->cycles);
 		break;
 	case etmkit_elem_gap:
 		fprintf(f, ",\"reason\":\"%s\"", etmkit_loss_name(e->u.loss.reason));

@@ -35,8 +35,11 @@ enum etmkit_elem_kind {
 	etmkit_elem_cycle_count,      /* cycles not charged to an instruction:
 					 the length of a trace gap */
 	etmkit_elem_data,             /* a data transfer, or news about one */
-	etmkit_elem_gap,              /* trace lost: nothing is known until the
-					 next trace_on */
+	etmkit_elem_gap,              /* trace lost (u.loss.reason): after a
+					 packet or transport loss nothing is
+					 known until the next trace_on; after
+					 no_address atoms, trace resumes at the
+					 next branch address, context kept */
 	etmkit_elem_no_image,         /* the image has no code at addr: the
 					 trace is followed again from the next
 					 address it gives */
@@ -50,9 +53,10 @@ enum etmkit_elem_kind {
 /* insn flags */
 #define ETMKIT_INSN_EXEC      0x01u /* executed (an E atom, not canceled) */
 #define ETMKIT_INSN_COND_FAIL 0x02u /* failed its condition (an N atom) */
-#define ETMKIT_INSN_CANCEL    0x04u /* traced as executed, then canceled by
-				       the exception that follows it: did
-				       not complete */
+#define ETMKIT_INSN_CANCEL    0x04u /* traced as executed, then canceled:
+				       did not complete (ETMv3: the Cancel
+				       bit of the branch packet after it,
+				       normally an exception's) */
 #define ETMKIT_INSN_IMPLIED   0x08u /* executed, implied by a packet rather
 				       than traced by an atom (ETMv3 LSiP) */
 #define ETMKIT_INSN_CYCLES    0x10u /* cycles is valid (cycle-accurate) */
@@ -66,12 +70,19 @@ enum etmkit_elem_kind {
 
 /* exception flags */
 #define ETMKIT_EXC_RET_ADDR 0x01u /* ret_addr is known */
-#define ETMKIT_EXC_CANCEL   0x02u /* the instruction before was canceled */
+#define ETMKIT_EXC_CANCEL   0x02u /* exception: the instruction before was
+				       canceled; exception_return: the
+				       return was canceled (an exception
+				       preempted its unstacking) */
 #define ETMKIT_EXC_M_PROFILE 0x04u /* number is an ARMv7-M exception number
 				      (IHI 0014Q Table 7-11, else 7-12) */
 #define ETMKIT_EXC_LEGACY   0x08u /* deprecated ETMv3 form: number is the
 				      3-bit code of etm3_legacy_exception_name() */
 #define ETMKIT_EXC_RESUME   0x10u /* resume is traced (ARMv7-M) */
+
+/* cycle_count flags */
+#define ETMKIT_CC_UNKNOWN 0x01u /* the trace unit's cycle counter had
+				   overflowed: the gap's length is unknown */
 
 /* timestamp flags */
 #define ETMKIT_TS_CLOCK_CHANGE 0x01u /* clock frequency changed since the
@@ -132,7 +143,9 @@ struct etmkit_elem {
 	uint8_t flags;     /* the kind's ETMKIT_* flags */
 	uint32_t cycles;   /* insn: cycles since the previous instruction
 			      (ETMKIT_INSN_CYCLES); trace_on: gap length
-			      (ETMKIT_TRACE_ON_CYCLES); cycle_count */
+			      (ETMKIT_TRACE_ON_CYCLES); cycle_count: gap
+			      length unless ETMKIT_CC_UNKNOWN. Saturated:
+			      0xFFFF0000 or more means at least that */
 	union {
 		struct {
 			uint32_t opcode;     /* as insn_info.opcode */

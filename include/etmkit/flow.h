@@ -84,8 +84,9 @@ int etm3_flow_gap(struct etm3_flow_decoder *dec);
  * -etmkit_err_bad_packet after the gap element of the first error.
  * An instruction is delivered once the packets after it show whether it
  * was canceled (ETMKIT_INSN_CANCEL), so the last one may wait for more
- * input or for etm3_flow_finish(); if 256 elements pile up behind it, it
- * is delivered as it is (the exception's ETMKIT_EXC_CANCEL still says).
+ * input or for etm3_flow_finish(); if the decoder's queue of 256 elements
+ * fills up behind it, it is delivered as it is (the exception's
+ * ETMKIT_EXC_CANCEL still says).
  * Output depends only on the input, not on how it was fed. */
 int etm3_flow_batch(struct etm3_flow_decoder *dec,
 		    const struct etmkit_elem **elems);

@@ -37,9 +37,14 @@
  * or until this many elements wait behind it (then it is let go: the
  * exception's cancel flag is then the only record). */
 #define FLOW_QUEUE 256
+/* W atoms since the last instruction saturate here (elem.h: cycles at or
+ * above it mean at least that many): headroom for the W atoms of one
+ * P-header on top. */
+#define FLOW_W_CAP 0xFFFF0000u
 /* Most elements one packet other than a P-header run can produce
- * (overflow, trace_on, context, LSiP: no_image or insn). */
-#define FLOW_PKT_ELEMS 4
+ * (overflow, trace_on, context, LSiP: no_image or insn, then a context
+ * for the security state its current address gives). */
+#define FLOW_PKT_ELEMS 5
 
 /* A P-header byte as the instructions it traces (IHI 0014Q 7.3.1): n
  * instructions; item i is the number of W atoms before instruction i,
@@ -408,6 +413,12 @@ static void lose_atom(struct etm3_flow_decoder *d, uint64_t offset)
 {
 	d->stats.atoms_lost++;
 	d->w = 0;
+	/* The atom's instruction came after the held one, which therefore
+	 * completed; a Cancel or a data packet that follows refers to the
+	 * unknown instruction, not to the last known one. */
+	release(d);
+	d->last_valid = 0;
+	d->data_insn_valid = 0;
 	if (d->synced && d->waiting && !d->lost_reported) {
 		struct etmkit_elem *e = emit(d, etmkit_elem_gap, offset);
 
@@ -415,7 +426,6 @@ static void lose_atom(struct etm3_flow_decoder *d, uint64_t offset)
 		e->u.loss.why = "atom after an indirect branch whose address "
 				"was not traced";
 		d->lost_reported = 1;
-		release(d);
 	}
 }
 
@@ -639,8 +649,11 @@ static FLOW_INLINE int walk_run(struct etm3_flow_decoder *d,
 
 		if (!n) {
 			/* Only W atoms: half the headers of cycle-accurate
-			 * trace. */
+			 * trace. Only a long run of these can approach 2^32
+			 * W atoms (an atom restarts the count): saturate. */
 			k.w += ph->trail;
+			if (k.w > FLOW_W_CAP)
+				k.w = FLOW_W_CAP;
 			continue;
 		}
 		off = offs_given ? r->offsets[hp - hdr] :
@@ -787,6 +800,9 @@ static void lsip_insn(struct etm3_flow_decoder *d, const struct etm3_isync *is,
 	if (!resolve(d, offset))
 		return;
 	fi = &d->blk->insn[0];
+	/* The last instruction traced: a data abort on it comes as a Cancel
+	 * (7.3.5), so it is held like an atom's. */
+	d->hold = (long)d->n;
 	e = emit(d, etmkit_elem_insn, offset);
 	e->addr = is->addr;
 	e->isa = d->blk->isa;
@@ -799,6 +815,15 @@ static void lsip_insn(struct etm3_flow_decoder *d, const struct etm3_isync *is,
 	d->last_valid = 1;
 	d->data_insn = is->addr;
 	d->data_insn_valid = 1;
+}
+
+/* A gap's length: the W atoms after the last instruction plus a cycle
+ * count, saturated. */
+static uint32_t gap_cycles(uint32_t w, uint32_t count)
+{
+	uint64_t sum = (uint64_t)w + count;
+
+	return sum > UINT32_MAX ? UINT32_MAX : (uint32_t)sum;
 }
 
 static void emit_trace_on(struct etm3_flow_decoder *d,
@@ -822,8 +847,12 @@ static void emit_trace_on(struct etm3_flow_decoder *d,
 	if (p->type == etm3_pkt_i_sync_cycle &&
 	    is->reason != etm3_reason_periodic &&
 	    is->reason != etm3_reason_overflow) {
-		e->flags |= ETMKIT_TRACE_ON_CYCLES;
-		e->cycles = d->gap_w + is->cycles;
+		/* A count of 0 is the counter's overflow (and reset) value:
+		 * the gap's length is unknown (7.3.4). */
+		if (is->cycles) {
+			e->flags |= ETMKIT_TRACE_ON_CYCLES;
+			e->cycles = gap_cycles(d->gap_w, is->cycles);
+		}
 		d->gap_w = 0;
 	}
 }
@@ -833,11 +862,17 @@ static void on_isync(struct etm3_flow_decoder *d, const struct etm3_packet *p)
 	const struct etm3_isync *is = &p->u.isync;
 	int restart = !d->synced || is->reason != etm3_reason_periodic;
 
-	release(d);
+	/* A periodic I-sync is a sync point in running trace: it keeps the
+	 * held element, as a Cancel after it still refers to the last
+	 * instruction traced (7.3.5). */
 	if (restart) {
-		/* A non-periodic I-sync follows a gap in the trace: the W atoms
-		 * since the last instruction belong to the gap, not to the next
-		 * instruction. */
+		/* A non-periodic I-sync follows a gap in the trace: the last
+		 * element completed, a Cancel or data packet after it cannot
+		 * refer to anything before it, and the W atoms since the last
+		 * instruction belong to the gap, not to the next one. */
+		release(d);
+		d->last_valid = 0;
+		d->data_insn_valid = 0;
 		d->gap_w = d->synced ? d->w : 0;
 		d->w = 0;
 		d->synced = 1;
@@ -849,6 +884,12 @@ static void on_isync(struct etm3_flow_decoder *d, const struct etm3_packet *p)
 		return;
 	if (is->lsip) {
 		lsip_insn(d, is, p->offset);
+		/* The 6-byte form of the current address: its information
+		 * byte changes the security state (and Hyp) from the data
+		 * instruction's to the current one's (7.10.5). */
+		if (is->lsip_next.exc_bytes)
+			set_context(d, p->offset, is->lsip_next.ns,
+				    is->lsip_next.hyp, d->context_id);
 		go_to(d, is->lsip_next.addr, is->lsip_next.isa);
 	} else {
 		go_to(d, is->addr, is->isa);
@@ -954,7 +995,10 @@ static void on_packet(struct etm3_flow_decoder *d, const struct etm3_packet *p)
 		 * from the last instruction as for an I-sync's count. */
 		if (d->synced) {
 			e = emit(d, etmkit_elem_cycle_count, p->offset);
-			e->cycles = d->gap_w + p->u.cycles;
+			if (p->u.cycles)
+				e->cycles = gap_cycles(d->gap_w, p->u.cycles);
+			else
+				e->flags |= ETMKIT_CC_UNKNOWN; /* as for I-sync */
 			d->gap_w = 0;
 		}
 		break;

@@ -84,7 +84,9 @@ class Encoder:
     def isync(self, addr, isa="arm", reason="periodic", ns=0, hyp=0, cid=0,
               cycles=None, lsip=None, data_only=False):
         """Normal, cycle-count, LSiP and data-only I-sync (7.10.5).
-        lsip: (next_addr, next_isa) of the current instruction."""
+        lsip: (next_addr, next_isa[, exc]) of the current instruction;
+        exc (exception bytes with number 0) makes it the 6-byte form that
+        changes the security state."""
         out = bytearray([0x70] if cycles is not None else [0x08])
         if cycles is not None:
             out += cc_field(cycles)
@@ -98,7 +100,8 @@ class Encoder:
         out += (word & 0xFFFFFFFF).to_bytes(4, "little")
         self.addr, self.isa = addr, isa
         if lsip:
-            out += self.branch_field(lsip[0], lsip[1])
+            out += self.branch_field(lsip[0], lsip[1],
+                                     exc=lsip[2] if len(lsip) > 2 else None)
         return bytes(out)
 
     # ---- branches ----------------------------------------------------------

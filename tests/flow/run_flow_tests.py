@@ -124,7 +124,9 @@ def raw_bytes(args, lines, work, idx):
 # PACKETS (one per line; numbers decimal or 0x hex):
 #   async
 #   isync ADDR ISA [reason=R] [ns=1] [hyp=1] [cid=N] [cycles=N]
-#         [lsip=ADDR:ISA]           (ISA: arm thumb thumbee jazelle)
+#         [lsip=ADDR:ISA [lsip_ns=N] [lsip_hyp=N]]   (ISA: arm thumb
+#         thumbee jazelle; lsip_ns/lsip_hyp: the 6-byte current address
+#         with exception bytes giving its security state)
 #   isync_data [reason=R] [ns=1] [hyp=1] [cid=N]     data-only I-sync
 #   p ATOMS                          one P-header, e.g. p EEN, p WEWN
 #   branch ADDR [ISA] [bytes=N] [exc=N] [cancel=1] [ns=1] [hyp=1]
@@ -163,6 +165,10 @@ def encode(case, enc):
                 if "lsip" in o:
                     a, _, i = o["lsip"].partition(":")
                     lsip = (num(a), i)
+                    if "lsip_ns" in o or "lsip_hyp" in o:
+                        lsip += ({"number": 0, "ns": int(o.get("lsip_ns", 0)),
+                                  "hyp": int(o.get("lsip_hyp", 0)),
+                                  "hyp_given": "lsip_hyp" in o},)
                 out += enc.isync(num(rest[0]), rest[1], o.get("reason", "periodic"),
                                  int(o.get("ns", 0)), int(o.get("hyp", 0)),
                                  num(o.get("cid", "0")),
@@ -272,7 +278,7 @@ def render(e):
     if k == "timestamp":
         return f"timestamp {e['value']}" + (" clock_change" if e.get("clock_change") else "")
     if k == "cycle_count":
-        return f"cycle_count {e['cycles']}"
+        return "cycle_count unknown" if e.get("unknown") else f"cycle_count {e['cycles']}"
     if k == "data":
         s = "data"
         if "insn_addr" in e:
