@@ -28,12 +28,15 @@
  * those of a failed condition (the cache's insn_flags); an executed
  * instruction's are one less (ETMKIT_INSN_EXEC = ETMKIT_INSN_COND_FAIL -
  * 1). */
+/* Laid out as bytes 8..32 of its insn element (struct etmkit_elem: addr,
+ * kind/isa/size/flags, cycles, u.insn), so that an element is a copy of
+ * it with offset and cycles stored over: `last` sits where cycles go. */
 struct flow_insn {
 	uint64_t addr;
-	uint8_t head[4];
+	uint8_t head[4]; /* kind, isa, size, flags (executed) */
+	uint32_t last;   /* 1 for the block's last instruction */
 	uint32_t opcode;
 	uint32_t flags;  /* INSN_F_*; COND also inside a T32 IT block */
-	uint32_t last;   /* 1 for the block's last instruction */
 };
 
 struct flow_block {
@@ -64,7 +67,8 @@ struct flow_cache {
 };
 
 /* @bytes of memory in all (arena and buckets); at least 64 KiB is used.
- * @insn_flags: the element flags of a failed instruction, for head[3].
+ * @insn_flags: the element flags of an executed instruction, for
+ * head[3].
  * Returns 0 or -etmkit_err_nomem. */
 int flow_cache_init(struct flow_cache *c, const struct image *img,
 		    size_t bytes, uint8_t insn_flags);

@@ -19,6 +19,7 @@
  * (7.4.2); out-of-order data to the instruction of its placeholder
  * (7.4.3), matched by the packet decoder.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,8 +30,10 @@
 /* The hot loop's pieces must inline for its state to stay in registers. */
 #if defined(__GNUC__)
 #define FLOW_INLINE inline __attribute__((always_inline))
+#define FLOW_LIKELY(x) __builtin_expect(!!(x), 1)
 #else
 #define FLOW_INLINE inline
+#define FLOW_LIKELY(x) (x)
 #endif
 /* Decoded elements waiting to be delivered. An instruction that may still
  * be canceled is kept back with what follows it until a packet settles it,
@@ -206,7 +209,7 @@ int etm3_flow_alloc(struct etm3_flow_decoder **out,
 		err = flow_cache_init(&d->cache, cfg->image,
 				      cfg->cache_bytes ? cfg->cache_bytes :
 							 4u << 20,
-				      (uint8_t)(ETMKIT_INSN_COND_FAIL |
+				      (uint8_t)(ETMKIT_INSN_EXEC |
 						(d->info.cycle_accurate ?
 						 ETMKIT_INSN_CYCLES : 0)));
 	if (err) {
@@ -499,7 +502,6 @@ struct walk {
 	struct flow_block *b;         /* NULL unless d->pos is POS_BLOCK */
 	const struct flow_insn *fi;   /* the next instruction in b */
 	struct etmkit_elem *e;        /* the next free element */
-	struct etmkit_elem *e0;       /* the first written since walk_load() */
 	uint32_t w;
 	uint64_t data;                /* data trace on: last data instruction */
 	uint8_t data_valid;
@@ -509,7 +511,7 @@ static FLOW_INLINE void walk_load(struct etm3_flow_decoder *d, struct walk *k)
 {
 	k->b = d->pos == POS_BLOCK ? d->blk : NULL;
 	k->fi = k->b ? &k->b->insn[d->idx] : NULL;
-	k->e = k->e0 = &d->q[d->n];
+	k->e = &d->q[d->n];
 	k->w = d->w;
 	k->data = d->data_insn;
 	k->data_valid = d->data_insn_valid;
@@ -518,21 +520,26 @@ static FLOW_INLINE void walk_load(struct etm3_flow_decoder *d, struct walk *k)
 static FLOW_INLINE void walk_save(struct etm3_flow_decoder *d,
 				  const struct walk *k)
 {
+	size_t n = (size_t)(k->e - d->q);
+
 	if (k->b) {
 		d->blk = k->b;
 		d->pos = POS_BLOCK;
 		d->idx = (uint32_t)(k->fi - k->b->insn);
 	}
-	d->n = (size_t)(k->e - d->q);
-	d->w = k->w;
-	d->data_insn = k->data;
-	d->data_insn_valid = k->data_valid;
-	if (k->e != k->e0) {
-		d->stats.insns += (uint64_t)(k->e - k->e0);
+
+	/* d->n is where walk_load() started: the elements since are
+	 * instructions. */
+	if (n != d->n) {
+		d->stats.insns += n - d->n;
 		d->hold = (long)(k->e - 1 - d->q);
 		d->last_addr = k->e[-1].addr;
 		d->last_valid = 1;
 	}
+	d->n = n;
+	d->w = k->w;
+	d->data_insn = k->data;
+	d->data_insn_valid = k->data_valid;
 }
 
 /* After @fi, the last instruction of k->b, executed if @x: follow a linked
@@ -573,21 +580,20 @@ static FLOW_INLINE void walk_insn(struct etm3_flow_decoder *d,
 		return;
 	}
 	k->e = e + 1;
+	/* The element is the instruction's template (block.h), then its
+	 * offset and cycles; head[3] holds EXEC (1): for N, COND_FAIL (2)
+	 * is one more. */
+	memcpy(&e->addr, fi, 24);
 	e->offset = off;
-	e->addr = fi->addr;
-	memcpy(&e->kind, fi->head, 4);
-	/* head[3] holds COND_FAIL (2): for E, EXEC (1) is one less. */
-	e->flags = (uint8_t)(fi->head[3] - x);
 	e->cycles = k->w;
-	e->u.insn.opcode = fi->opcode;
-	e->u.insn.class_flags = fi->flags;
+	e->flags = (uint8_t)(fi->head[3] + (x ^ 1));
 	k->w = 0;
 	if (data_on && x &&
 	    (fi->flags & (INSN_F_LOAD | INSN_F_STORE | INSN_F_CPRT))) {
 		k->data = fi->addr;
 		k->data_valid = 1;
 	}
-	if (!fi->last) {
+	if (FLOW_LIKELY(!fi->last)) {
 		k->fi = fi + 1;
 		return;
 	}
@@ -596,6 +602,18 @@ static FLOW_INLINE void walk_insn(struct etm3_flow_decoder *d,
 
 _Static_assert(ETMKIT_INSN_COND_FAIL == ETMKIT_INSN_EXEC + 1,
 	       "walk_insn() computes the E/N flag");
+_Static_assert(offsetof(struct etmkit_elem, addr) == 8 &&
+	       offsetof(struct etmkit_elem, kind) == 16 &&
+	       offsetof(struct etmkit_elem, flags) == 19 &&
+	       offsetof(struct etmkit_elem, cycles) == 20 &&
+	       offsetof(struct etmkit_elem, u.insn.opcode) == 24 &&
+	       offsetof(struct etmkit_elem, u.insn.class_flags) == 28 &&
+	       offsetof(struct flow_insn, head) == 8 &&
+	       offsetof(struct flow_insn, last) == 12 &&
+	       offsetof(struct flow_insn, opcode) == 16 &&
+	       offsetof(struct flow_insn, flags) == 20 &&
+	       sizeof(struct flow_insn) == 24,
+	       "a flow_insn is bytes 8..32 of its element");
 _Static_assert(sizeof(struct flow_ph) == 32, "flow_ph is indexed by shifting");
 
 /* Expand P-header run @p from header run_h, instruction run_a. Returns 1
@@ -626,7 +644,9 @@ static FLOW_INLINE int walk_run(struct etm3_flow_decoder *d,
 	const uint8_t *hdr = r->headers;
 	const uint8_t *hp = hdr + d->run_h;
 	const uint8_t *hend = hdr + r->count;
-	const uint64_t base = p->offset; /* loaded once: stores may alias */
+	/* Loaded once (stores may alias): a header's offset is obase plus
+	 * its address when there is no table. */
+	const uint64_t obase = p->offset - (uint64_t)(uintptr_t)hdr;
 	struct walk k;
 
 	walk_load(d, &k);
@@ -635,7 +655,7 @@ static FLOW_INLINE int walk_run(struct etm3_flow_decoder *d,
 		const struct flow_ph *ph = &d->ph[*hp];
 
 		walk_header(d, &k, ph, d->run_a, ph->n, offs_given ?
-			    r->offsets[hp - hdr] : base + (uint64_t)(hp - hdr),
+			    r->offsets[hp - hdr] : obase + (uint64_t)(uintptr_t)hp,
 			    data_on);
 		k.w += ph->trail;
 		d->run_a = 0;
@@ -657,7 +677,7 @@ static FLOW_INLINE int walk_run(struct etm3_flow_decoder *d,
 			continue;
 		}
 		off = offs_given ? r->offsets[hp - hdr] :
-				   base + (uint64_t)(hp - hdr);
+				   obase + (uint64_t)(uintptr_t)hp;
 		/* Up to the queue's last 32 places a header fits whatever it
 		 * holds: 16 instructions of two elements at most. Past them, as
 		 * many as fit, and the position is kept. */
