@@ -667,9 +667,10 @@ static FLOW_INLINE int walk_run(struct etm3_flow_decoder *d,
 		unsigned n = ph->n;
 		uint64_t off;
 
-		if (!n) {
+		if (FLOW_LIKELY(!n)) {
 			/* Only W atoms: half the headers of cycle-accurate
-			 * trace. Only a long run of these can approach 2^32
+			 * trace (likely: the loop is laid out as a
+			 * profile-guided build lays it out). Only a long run of these can approach 2^32
 			 * W atoms (an atom restarts the count): saturate. */
 			k.w += ph->trail;
 			if (k.w > FLOW_W_CAP)
