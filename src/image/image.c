@@ -18,7 +18,9 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "image/image_internal.h"
+#include "common/ascii.h"
 #include "common/errno_text.h"
+#include "common/vec.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -129,23 +131,6 @@ void img_file_close(struct img_file *f)
 	f->fd = -1;
 }
 
-/* Room for element @n of a growable array of @elem-byte elements with
- * capacity *@cap: returns the (possibly moved) array, or NULL (the old one
- * is left alone). Callers bound @n first. */
-static void *vec_room(void *items, size_t n, size_t *cap, size_t elem)
-{
-	size_t ncap;
-	void *p;
-
-	if (n < *cap)
-		return items;
-	ncap = *cap ? *cap * 2 : 8;
-	p = realloc(items, ncap * elem);
-	if (p)
-		*cap = ncap;
-	return p;
-}
-
 int img_map(struct image *img, const struct img_file *f, uint64_t offset,
 	    uint64_t length, const uint8_t **bytes, const char **path,
 	    struct image_diag *d)
@@ -242,22 +227,6 @@ int img_add_region(struct image *img, uint64_t addr, uint64_t length,
 }
 
 /* ---- Memory spaces ------------------------------------------------------- */
-
-static int ascii_lower(int c)
-{
-	return (c >= 'A' && c <= 'Z') ? c - 'A' + 'a' : c;
-}
-
-/* Locale-independent strcasecmp(): space names are ASCII. */
-static int ascii_casecmp(const char *a, const char *b)
-{
-	while (*a && ascii_lower((unsigned char)*a) ==
-		     ascii_lower((unsigned char)*b)) {
-		a++;
-		b++;
-	}
-	return ascii_lower((unsigned char)*a) - ascii_lower((unsigned char)*b);
-}
 
 int image_space_parse(const char *name, uint8_t *mask)
 {

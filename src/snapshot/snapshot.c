@@ -24,7 +24,9 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "etmkit/snapshot.h"
+#include "common/ascii.h"
 #include "common/errno_text.h"
+#include "common/vec.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -62,22 +64,6 @@ enum {
 #endif
 
 /* ---- Small string helpers ------------------------------------------------ */
-
-static int ascii_lower(int c)
-{
-	return (c >= 'A' && c <= 'Z') ? c - 'A' + 'a' : c;
-}
-
-/* Locale-independent strcasecmp(): names in snapshots are ASCII. */
-static int ascii_casecmp(const char *a, const char *b)
-{
-	while (*a && ascii_lower((unsigned char)*a) ==
-		     ascii_lower((unsigned char)*b)) {
-		a++;
-		b++;
-	}
-	return ascii_lower((unsigned char)*a) - ascii_lower((unsigned char)*b);
-}
 
 static int ascii_has_prefix(const char *s, const char *prefix)
 {
@@ -206,23 +192,6 @@ static void arena_free(struct arena *a)
 		c = next;
 	}
 	a->head = NULL;
-}
-
-/* Room for element @n of a growable array of @elem-byte elements with
- * capacity *@cap: returns the (possibly moved) array, or NULL (the old one
- * is left alone) when memory runs out. Callers bound @n first. */
-static void *vec_room(void *items, size_t n, size_t *cap, size_t elem)
-{
-	size_t ncap;
-	void *p;
-
-	if (n < *cap)
-		return items;
-	ncap = *cap ? *cap * 2 : 8;
-	p = realloc(items, ncap * elem);
-	if (p)
-		*cap = ncap;
-	return p;
 }
 
 /* ---- The snapshot -------------------------------------------------------- */
