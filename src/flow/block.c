@@ -165,10 +165,8 @@ struct flow_block *flow_cache_get(struct flow_cache *c, uint64_t addr,
 	for (b = c->buckets[h]; b; b = b->hnext)
 		if (b->start == addr && b->isa == isa && b->space == space)
 			return b;
-	if (c->cap - c->used < BLOCK_BYTES_MAX) {
+	if (c->cap - c->used < BLOCK_BYTES_MAX)
 		flush(c);
-		h = bucket_of(c, addr, isa, space);
-	}
 	b = build(c, addr, isa, space, loss);
 	if (b) {
 		b->hnext = c->buckets[h];

@@ -3,8 +3,7 @@
  * A block is a run of instructions that execution enters at its first and
  * leaves after its last: it ends at the first instruction that may branch
  * or switch instruction set, or after FLOW_BLOCK_MAX instructions (a few
- * more to end an IT block), or
- * where the image's bytes end. Blocks are keyed by start address,
+ * more to end an IT block), or where the image's bytes end. Blocks are keyed by start address,
  * instruction set and memory space, and remember their successors (the
  * block after the last instruction, and the direct branch target), so a
  * walk follows pointers and hashes only at indirect branches.
@@ -23,17 +22,15 @@
 
 #define FLOW_BLOCK_MAX 32
 
-/* One instruction, laid out so that an insn element is filled by copies:
- * head is the element's kind, isa, size and flags bytes, the flags being
- * those of a failed condition (the cache's insn_flags); an executed
- * instruction's are one less (ETMKIT_INSN_EXEC = ETMKIT_INSN_COND_FAIL -
- * 1). */
-/* Laid out as bytes 8..32 of its insn element (struct etmkit_elem: addr,
- * kind/isa/size/flags, cycles, u.insn), so that an element is a copy of
- * it with offset and cycles stored over: `last` sits where cycles go. */
+/* One instruction, laid out as bytes 8..32 of its insn element (struct
+ * etmkit_elem: addr, kind/isa/size/flags, cycles, u.insn), so that an
+ * element is a copy of it with offset and cycles stored over: `last` sits
+ * where cycles go. head[3] holds the flags of an executed instruction (the
+ * cache's insn_flags); a failed one's are one more (ETMKIT_INSN_COND_FAIL
+ * = ETMKIT_INSN_EXEC + 1). */
 struct flow_insn {
 	uint64_t addr;
-	uint8_t head[4]; /* kind, isa, size, flags (executed) */
+	uint8_t head[4]; /* kind, isa, size, flags */
 	uint32_t last;   /* 1 for the block's last instruction */
 	uint32_t opcode;
 	uint32_t flags;  /* INSN_F_*; COND also inside a T32 IT block */

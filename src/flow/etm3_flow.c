@@ -71,7 +71,6 @@ struct etm3_flow_decoder {
 	struct etm3_pkt_decoder *pkt;
 	struct etm3_config_info info;
 	struct flow_ph ph[256];
-	uint8_t insn_flags[2];   /* an insn element's flags: [0] N, [1] E */
 	struct flow_cache cache;
 
 	/* Packets read, and where the P-header run at batch[ibatch] is. */
@@ -163,8 +162,6 @@ static void reset_trace_state(struct etm3_flow_decoder *d)
 
 static void build_ph(struct etm3_flow_decoder *d, const struct etm3_atoms *t)
 {
-	uint8_t cyc = d->info.cycle_accurate ? ETMKIT_INSN_CYCLES : 0;
-
 	for (unsigned b = 0; b < 256; b++) {
 		struct flow_ph *ph = &d->ph[b];
 		unsigned w = 0;
@@ -182,8 +179,6 @@ static void build_ph(struct etm3_flow_decoder *d, const struct etm3_atoms *t)
 		}
 		ph->trail = (uint8_t)w;
 	}
-	d->insn_flags[0] = ETMKIT_INSN_COND_FAIL | cyc;
-	d->insn_flags[1] = ETMKIT_INSN_EXEC | cyc;
 }
 
 int etm3_flow_alloc(struct etm3_flow_decoder **out,
@@ -411,6 +406,33 @@ static void leave_block(struct etm3_flow_decoder *d, struct flow_block *b,
 
 /* ---- Atoms -------------------------------------------------------------- */
 
+/* Instructions whose execution data packets belong to (7.4.2). */
+#define FLOW_DATA_INSN (INSN_F_LOAD | INSN_F_STORE | INSN_F_CPRT)
+
+/* Fill insn element @e for @fi, traced by an E (@x 1) or N atom of the
+ * P-header at @off after @w W atoms: the instruction's template (block.h),
+ * then offset and cycles over it. */
+static FLOW_INLINE void put_insn(struct etmkit_elem *e,
+				 const struct flow_insn *fi, unsigned x,
+				 uint64_t off, uint32_t w)
+{
+	memcpy(&e->addr, fi, 24);
+	e->offset = off;
+	e->cycles = w;
+	e->flags = (uint8_t)(fi->head[3] + (x ^ 1));
+}
+
+/* Which way block @b is left after its last instruction @fi, executed if
+ * @x: 1, a taken direct branch or instruction set change (to b->target);
+ * 0, the next instruction (fall through or failed condition); -1, a taken
+ * indirect branch, whose target comes in a branch packet (7.3.5). */
+static FLOW_INLINE int exit_slot(const struct flow_insn *fi, unsigned x)
+{
+	if (!x || !(fi->flags & (INSN_F_BRANCH | INSN_F_ISA_SWITCH)))
+		return 0;
+	return (fi->flags & INSN_F_INDIRECT) ? -1 : 1;
+}
+
 /* An E/N atom whose instruction cannot be known. */
 static void lose_atom(struct etm3_flow_decoder *d, uint64_t offset)
 {
@@ -436,17 +458,14 @@ static void lose_atom(struct etm3_flow_decoder *d, uint64_t offset)
 static void block_end(struct etm3_flow_decoder *d, struct flow_block *b,
 		      const struct flow_insn *fi, unsigned exec)
 {
-	if (exec && (fi->flags & INSN_F_BRANCH)) {
-		if (fi->flags & INSN_F_INDIRECT) {
-			/* The target comes in a branch packet (7.3.5). */
-			d->pos = POS_NONE;
-			d->blk = NULL;
-			d->waiting = 1;
-			d->lost_reported = 0;
-			return;
-		}
-		leave_block(d, b, 1, b->target, b->target_isa);
-	} else if (exec && (fi->flags & INSN_F_ISA_SWITCH)) {
+	int slot = exit_slot(fi, exec);
+
+	if (slot < 0) {
+		d->pos = POS_NONE;
+		d->blk = NULL;
+		d->waiting = 1;
+		d->lost_reported = 0;
+	} else if (slot) {
 		leave_block(d, b, 1, b->target, b->target_isa);
 	} else {
 		leave_block(d, b, 0, flow_block_end(b), b->isa);
@@ -460,7 +479,6 @@ static inline void step(struct etm3_flow_decoder *d, unsigned exec,
 {
 	struct flow_block *b;
 	const struct flow_insn *fi;
-	struct etmkit_elem *e;
 
 	if (d->pos != POS_BLOCK) {
 		if (d->pos == POS_NONE || !resolve(d, offset)) {
@@ -471,19 +489,12 @@ static inline void step(struct etm3_flow_decoder *d, unsigned exec,
 	b = d->blk;
 	fi = &b->insn[d->idx];
 	d->hold = (long)d->n;
-	e = &d->q[d->n++];
-	e->offset = offset;
-	e->addr = fi->addr;
-	memcpy(&e->kind, fi->head, 4);
-	e->flags = d->insn_flags[exec];
-	e->cycles = d->w;
-	e->u.insn.opcode = fi->opcode;
-	e->u.insn.class_flags = fi->flags;
+	put_insn(&d->q[d->n++], fi, exec, offset, d->w);
 	d->stats.insns++;
 	d->w = 0;
 	d->last_addr = fi->addr;
 	d->last_valid = 1;
-	if (exec && (fi->flags & (INSN_F_LOAD | INSN_F_STORE | INSN_F_CPRT))) {
+	if (exec && (fi->flags & FLOW_DATA_INSN)) {
 		d->data_insn = fi->addr;
 		d->data_insn_valid = 1;
 	}
@@ -548,12 +559,9 @@ static FLOW_INLINE void walk_block_end(struct etm3_flow_decoder *d,
 				       struct walk *k,
 				       const struct flow_insn *fi, unsigned x)
 {
-	struct flow_block *nb;
+	int slot = exit_slot(fi, x);
+	struct flow_block *nb = slot < 0 ? NULL : k->b->succ[slot];
 
-	if (x && (fi->flags & (INSN_F_BRANCH | INSN_F_ISA_SWITCH)))
-		nb = (fi->flags & INSN_F_INDIRECT) ? NULL : k->b->succ[1];
-	else
-		nb = k->b->succ[0];
 	if (nb) {
 		k->b = nb;
 		k->fi = nb->insn;
@@ -580,16 +588,9 @@ static FLOW_INLINE void walk_insn(struct etm3_flow_decoder *d,
 		return;
 	}
 	k->e = e + 1;
-	/* The element is the instruction's template (block.h), then its
-	 * offset and cycles; head[3] holds EXEC (1): for N, COND_FAIL (2)
-	 * is one more. */
-	memcpy(&e->addr, fi, 24);
-	e->offset = off;
-	e->cycles = k->w;
-	e->flags = (uint8_t)(fi->head[3] + (x ^ 1));
+	put_insn(e, fi, x, off, k->w);
 	k->w = 0;
-	if (data_on && x &&
-	    (fi->flags & (INSN_F_LOAD | INSN_F_STORE | INSN_F_CPRT))) {
+	if (data_on && x && (fi->flags & FLOW_DATA_INSN)) {
 		k->data = fi->addr;
 		k->data_valid = 1;
 	}
@@ -601,7 +602,7 @@ static FLOW_INLINE void walk_insn(struct etm3_flow_decoder *d,
 }
 
 _Static_assert(ETMKIT_INSN_COND_FAIL == ETMKIT_INSN_EXEC + 1,
-	       "walk_insn() computes the E/N flag");
+	       "put_insn() computes the E/N flag");
 _Static_assert(offsetof(struct etmkit_elem, addr) == 8 &&
 	       offsetof(struct etmkit_elem, kind) == 16 &&
 	       offsetof(struct etmkit_elem, flags) == 19 &&
@@ -616,11 +617,6 @@ _Static_assert(offsetof(struct etmkit_elem, addr) == 8 &&
 	       "a flow_insn is bytes 8..32 of its element");
 _Static_assert(sizeof(struct flow_ph) == 32, "flow_ph is indexed by shifting");
 
-/* Expand P-header run @p from header run_h, instruction run_a. Returns 1
- * when done, 0 when the queue is full (the position is kept). The hot
- * loop of the decoder, instantiated for runs with and without a per-byte
- * offset table (deframed input or not) and for data trace on or off (the
- * last data instruction is tracked only when data packets can come). */
 /* Instructions i..end of header @ph at @off, one element each at most
  * two (the caller made room). */
 static FLOW_INLINE void walk_header(struct etm3_flow_decoder *d,
@@ -636,6 +632,11 @@ static FLOW_INLINE void walk_header(struct etm3_flow_decoder *d,
 	}
 }
 
+/* Expand P-header run @p from header run_h, instruction run_a. Returns 1
+ * when done, 0 when the queue is full (the position is kept). The hot
+ * loop of the decoder, instantiated for runs with and without a per-byte
+ * offset table (deframed input or not) and for data trace on or off (the
+ * last data instruction is tracked only when data packets can come). */
 static FLOW_INLINE int walk_run(struct etm3_flow_decoder *d,
 				const struct etm3_packet *p, int offs_given,
 				int data_on)
@@ -824,13 +825,11 @@ static void lsip_insn(struct etm3_flow_decoder *d, const struct etm3_isync *is,
 	/* The last instruction traced: a data abort on it comes as a Cancel
 	 * (7.3.5), so it is held like an atom's. */
 	d->hold = (long)d->n;
-	e = emit(d, etmkit_elem_insn, offset);
-	e->addr = is->addr;
-	e->isa = d->blk->isa;
-	e->size = fi->head[2];
+	e = &d->q[d->n++];
+	memset(e, 0, sizeof(*e));
+	put_insn(e, fi, 1, offset, 0);
+	/* No atom: no cycles of its own. */
 	e->flags = ETMKIT_INSN_EXEC | ETMKIT_INSN_IMPLIED;
-	e->u.insn.opcode = fi->opcode;
-	e->u.insn.class_flags = fi->flags;
 	d->stats.insns++;
 	d->last_addr = is->addr;
 	d->last_valid = 1;
