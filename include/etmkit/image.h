@@ -39,11 +39,12 @@ extern "C" {
 #define IMAGE_SPACE_R   (IMAGE_SPACE_EL1R | IMAGE_SPACE_EL2R)
 #define IMAGE_SPACE_ANY 0xffu
 
-/* Parse a space name as snapshot files write it, case-insensitively:
- * "EL1S", "EL1N", "EL2" (also "EL2N"), "EL3", "EL2S", "EL1R", "EL2R",
- * "ROOT", "S", "N", "R" (also "REALM"), "ANY". Returns 0 and sets *@mask,
- * or -etmkit_err_format for an unknown name, -etmkit_err_invalid for
- * NULL. */
+/* Parse a space name as snapshot files write it (OpenCSD's names),
+ * case-insensitively: "EL1S", "EL1N", "EL1R", "EL2S", "EL2" (also "EL2N"),
+ * "EL2R", "EL3", "ROOT", "S", "N", "R", "ANY", and the older "H" (EL2),
+ * "P" and "NP" (EL1N), "SP" (EL1S). Returns 0 and sets *@mask, or
+ * -etmkit_err_format for an unknown name (OpenCSD would read it as ANY),
+ * -etmkit_err_invalid for NULL. */
 int image_space_parse(const char *name, uint8_t *mask);
 
 /* ---- Building ----------------------------------------------------------- */
@@ -76,7 +77,8 @@ int image_add_file(struct image *img, const char *path, uint64_t addr,
  * only in memory (p_memsz beyond p_filesz, e.g. .bss) are not mapped.
  * A file without program headers (relocatable object) maps its allocated
  * sections that have file bytes (SHF_ALLOC, not SHT_NOBITS) at their
- * addresses plus @bias instead. 32- and 64-bit little-endian ELF. Returns
+ * addresses plus @bias instead; sections that overlap are refused (an
+ * unlinked object has every section at 0). 32- and 64-bit little-endian ELF. Returns
  * 0; -etmkit_err_io, -etmkit_err_format (not an ELF file, big-endian,
  * corrupt headers, segments beyond the end of the file, nothing to map),
  * -etmkit_err_nomem, -etmkit_err_invalid; then @diag says why. */

@@ -42,7 +42,8 @@ struct snapshot_dump {
 	uint64_t length;    /* bytes to map, if has_length, else the whole file */
 	uint64_t offset;    /* start within the file (default 0) */
 	uint8_t has_length;
-	const char *space;  /* memory space name if given, else NULL */
+	const char *space;  /* memory space name if given (one that
+			       image_space_parse() accepts), else NULL */
 };
 
 struct snapshot_device {

@@ -18,7 +18,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "image/image_internal.h"
-#include "common/ascii.h"
+#include "common/text.h"
 #include "common/errno_text.h"
 #include "common/vec.h"
 
@@ -57,17 +57,6 @@ struct image {
 };
 
 /* ---- Diagnostics --------------------------------------------------------- */
-
-/* strncpy that always terminates and never pads. */
-static void copy_str(char *dst, size_t size, const char *src)
-{
-	size_t n = strlen(src);
-
-	if (n >= size)
-		n = size - 1;
-	memcpy(dst, src, n);
-	dst[n] = '\0';
-}
 
 void img_diag_clear(struct image_diag *d)
 {
@@ -230,18 +219,25 @@ int img_add_region(struct image *img, uint64_t addr, uint64_t length,
 
 int image_space_parse(const char *name, uint8_t *mask)
 {
-	/* The names OpenCSD's snapshot reader accepts for [dump] space=. */
+	/* The names OpenCSD's snapshot reader gives [dump] space= (its
+	 * decoder/tests/snapshot_parser_lib/source/ss_to_dcdtree.cpp,
+	 * space_map), the older H, P, NP and SP included. OpenCSD compares
+	 * case-sensitively and reads an unknown name as ANY; here case does
+	 * not matter and an unknown name is an error, so that a typo does not
+	 * silently widen a dump to every space. */
 	static const struct {
 		const char *name;
 		uint8_t mask;
 	} spaces[] = {
 		{ "EL1S", IMAGE_SPACE_EL1S }, { "EL1N", IMAGE_SPACE_EL1N },
+		{ "EL1R", IMAGE_SPACE_EL1R }, { "EL2S", IMAGE_SPACE_EL2S },
 		{ "EL2", IMAGE_SPACE_EL2 },   { "EL2N", IMAGE_SPACE_EL2 },
-		{ "EL3", IMAGE_SPACE_EL3 },   { "EL2S", IMAGE_SPACE_EL2S },
-		{ "EL1R", IMAGE_SPACE_EL1R }, { "EL2R", IMAGE_SPACE_EL2R },
+		{ "EL2R", IMAGE_SPACE_EL2R }, { "EL3", IMAGE_SPACE_EL3 },
 		{ "ROOT", IMAGE_SPACE_ROOT }, { "S", IMAGE_SPACE_S },
 		{ "N", IMAGE_SPACE_N },       { "R", IMAGE_SPACE_R },
-		{ "REALM", IMAGE_SPACE_R },   { "ANY", IMAGE_SPACE_ANY },
+		{ "ANY", IMAGE_SPACE_ANY },   { "H", IMAGE_SPACE_EL2 },
+		{ "P", IMAGE_SPACE_EL1N },    { "NP", IMAGE_SPACE_EL1N },
+		{ "SP", IMAGE_SPACE_EL1S },
 	};
 	size_t i;
 

@@ -21,6 +21,7 @@
 #include <inttypes.h>
 #include <libelf.h>
 #include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* State of one image_add_elf() call. */
@@ -198,22 +199,72 @@ static int elf_section_count(struct elf_load *ld, size_t *count)
 			       gelf_fsize(ld->elf, ELF_T_SHDR, 1, EV_CURRENT));
 }
 
+/* An allocated section with file bytes, for the overlap check. */
+struct elf_sect {
+	uint64_t addr, last;
+	size_t idx;
+};
+
+static int sect_cmp(const void *a, const void *b)
+{
+	const struct elf_sect *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* Sections are placed only by a link: in a relocatable object every
+ * sh_addr is 0 (gABI, "Sections": sh_addr is the address at which the
+ * section's first byte should reside if it appears in the memory image),
+ * so .text, .data and the rest would all land on one address, and the
+ * last added would hide the others. Sections that overlap are refused. */
+static int elf_sections_overlap(struct elf_load *ld, struct elf_sect *s,
+				size_t n)
+{
+	qsort(s, n, sizeof(*s), sect_cmp);
+	for (size_t i = 1; i < n; i++)
+		if (s[i].addr <= s[i - 1].last)
+			return img_fail(ld->d, -etmkit_err_format, ld->f.path,
+					"sections %zu and %zu overlap at 0x%"
+					PRIx64 " (an unlinked object: link "
+					"it, or give its sections addresses)",
+					s[i - 1].idx, s[i].idx, s[i].addr);
+	return 0;
+}
+
 static int elf_load_sections(struct elf_load *ld)
 {
 	Elf_Scn *scn = NULL;
-	size_t count;
+	struct elf_sect *sect = NULL;
+	size_t count, n = 0;
 	int rc = elf_section_count(ld, &count);
 
+	if (rc == 0 && count) {
+		sect = malloc(count * sizeof(*sect));
+		if (!sect)
+			return img_fail(ld->d, -etmkit_err_nomem, ld->f.path,
+					"out of memory");
+	}
 	while (rc == 0 && count && (scn = elf_nextscn(ld->elf, scn))) {
 		GElf_Shdr sh;
 
-		if (!gelf_getshdr(scn, &sh))
-			return elf_fail_libelf(ld, "corrupt section header");
-		if ((sh.sh_flags & SHF_ALLOC) && sh.sh_type != SHT_NOBITS &&
-		    sh.sh_size > 0)
-			rc = elf_add(ld, "section", elf_ndxscn(scn), sh.sh_addr,
-				     sh.sh_offset, sh.sh_size);
+		if (!gelf_getshdr(scn, &sh)) {
+			rc = elf_fail_libelf(ld, "corrupt section header");
+			break;
+		}
+		if (!(sh.sh_flags & SHF_ALLOC) || sh.sh_type == SHT_NOBITS ||
+		    sh.sh_size == 0)
+			continue;
+		rc = elf_add(ld, "section", elf_ndxscn(scn), sh.sh_addr,
+			     sh.sh_offset, sh.sh_size);
+		if (rc == 0 && n < count) {
+			sect[n].addr = sh.sh_addr + ld->bias;
+			sect[n].last = sect[n].addr + (sh.sh_size - 1);
+			sect[n++].idx = elf_ndxscn(scn);
+		}
 	}
+	if (rc == 0 && n > 1)
+		rc = elf_sections_overlap(ld, sect, n);
+	free(sect);
 	if (rc == 0 && ld->added == 0)
 		rc = img_fail(ld->d, -etmkit_err_format, ld->f.path,
 			      "nothing to map: no program headers and no "

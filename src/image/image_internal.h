@@ -10,11 +10,12 @@
 #include <stdarg.h>
 
 #include "etmkit/image.h"
+#include "common/text.h"
 
 #if defined(__GNUC__) || defined(__clang__)
-#define IMG_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#define ETMKIT_PRINTF(f, a) __attribute__((format(printf, f, a)))
 #else
-#define IMG_PRINTF(f, a)
+#define ETMKIT_PRINTF(f, a)
 #endif
 
 /* A file opened for mapping: a regular file, open read-only. */
@@ -31,7 +32,7 @@ struct img_mark {
 
 /* Fill @d (may be NULL) and return @err (a negated etmkit_error). */
 int img_fail(struct image_diag *d, int err, const char *path,
-	     const char *fmt, ...) IMG_PRINTF(4, 5);
+	     const char *fmt, ...) ETMKIT_PRINTF(4, 5);
 void img_diag_clear(struct image_diag *d);
 
 /* Open @path read-only and check it is a regular file. Returns 0 or

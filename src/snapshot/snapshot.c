@@ -24,7 +24,8 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "etmkit/snapshot.h"
-#include "common/ascii.h"
+#include "etmkit/image.h"
+#include "common/text.h"
 #include "common/errno_text.h"
 #include "common/vec.h"
 
@@ -57,12 +58,6 @@ enum {
 #define SS_MAX_TOTAL_BYTES ((size_t)64 << 20)
 #define SS_ARENA_CHUNK ((size_t)16 << 10)
 
-#if defined(__GNUC__) || defined(__clang__)
-#define SS_PRINTF(f, a) __attribute__((format(printf, f, a)))
-#else
-#define SS_PRINTF(f, a)
-#endif
-
 /* ---- Small string helpers ------------------------------------------------ */
 
 static int ascii_has_prefix(const char *s, const char *prefix)
@@ -91,17 +86,6 @@ static char *trim(char *s)
 	while (n > 0 && is_space((unsigned char)s[n - 1]))
 		s[--n] = '\0';
 	return s;
-}
-
-/* strncpy that always terminates and never pads. */
-static void copy_str(char *dst, size_t size, const char *src)
-{
-	size_t n = strlen(src);
-
-	if (n >= size)
-		n = size - 1;
-	memcpy(dst, src, n);
-	dst[n] = '\0';
 }
 
 /* The last component of @path, for short mentions in messages. */
@@ -216,7 +200,7 @@ struct loader {
 /* ---- Diagnostics --------------------------------------------------------- */
 
 static void diag_vset(struct snapshot_diag *d, const char *path, int line,
-		      const char *fmt, va_list ap) SS_PRINTF(4, 0);
+		      const char *fmt, va_list ap) ETMKIT_PRINTF(4, 0);
 
 static void diag_vset(struct snapshot_diag *d, const char *path, int line,
 		      const char *fmt, va_list ap)
@@ -235,7 +219,7 @@ static void diag_clear(struct snapshot_diag *d)
 
 /* Fill @d and return @err (a negated etmkit_error). */
 static int fail(struct snapshot_diag *d, int err, const char *path, int line,
-		const char *fmt, ...) SS_PRINTF(5, 6);
+		const char *fmt, ...) ETMKIT_PRINTF(5, 6);
 
 static int fail(struct snapshot_diag *d, int err, const char *path, int line,
 		const char *fmt, ...)
@@ -466,7 +450,7 @@ struct ini_run {
 
 /* Record the first error of a run, tied to the current line. */
 static int run_fail(struct ini_run *run, int err, const char *fmt, ...)
-	SS_PRINTF(3, 4);
+	ETMKIT_PRINTF(3, 4);
 
 static int run_fail(struct ini_run *run, int err, const char *fmt, ...)
 {
@@ -1029,8 +1013,16 @@ static int dev_dump_key(struct ini_run *run, const char *name,
 		return key_path(run, b->section, name, value, &b->d.file);
 	}
 	if (ascii_casecmp(name, "space") == 0) {
+		uint8_t mask;
+
 		if (key_once(run, &b->keys, dump_key_space, b->section, name))
 			return run->err;
+		/* Checked here, where the line is known (image.h). */
+		if (image_space_parse(value, &mask) != 0)
+			return run_fail(run, -etmkit_err_format,
+					"unknown memory space \"%.*s\" for "
+					"key %s in [%s]", SS_QUOTE, value,
+					name, b->section);
 		return key_string(run, b->section, name, value, &b->d.space);
 	}
 	if (ascii_casecmp(name, "address") == 0)

@@ -183,23 +183,27 @@ static void check_pattern(const struct image *img, uint8_t space,
 
 static void test_space_parse(void **state)
 {
+	/* OpenCSD's snapshot names and the values of its
+	 * ocsd_mem_space_acc_t (ocsd_if_types.h: EL1S 0x1, EL1N 0x2, EL2 0x4,
+	 * EL3 0x8, EL2S 0x10, EL1R 0x20, EL2R 0x40, ROOT 0x80; S = EL1S|EL2S|
+	 * EL3, N = EL1N|EL2, R = EL1R|EL2R), written out, not taken from the
+	 * library's own table; lower case as well. */
 	static const struct {
 		const char *name;
 		uint8_t mask;
 	} ok[] = {
-		{ "EL1S", IMAGE_SPACE_EL1S }, { "EL1N", IMAGE_SPACE_EL1N },
-		{ "EL2", IMAGE_SPACE_EL2 },   { "EL2N", IMAGE_SPACE_EL2 },
-		{ "EL3", IMAGE_SPACE_EL3 },   { "EL2S", IMAGE_SPACE_EL2S },
-		{ "EL1R", IMAGE_SPACE_EL1R }, { "EL2R", IMAGE_SPACE_EL2R },
-		{ "ROOT", IMAGE_SPACE_ROOT }, { "S", IMAGE_SPACE_S },
-		{ "N", IMAGE_SPACE_N },       { "R", IMAGE_SPACE_R },
-		{ "REALM", IMAGE_SPACE_R },   { "ANY", IMAGE_SPACE_ANY },
-		{ "el1s", IMAGE_SPACE_EL1S }, { "Realm", IMAGE_SPACE_R },
-		{ "s", IMAGE_SPACE_S },       { "any", IMAGE_SPACE_ANY },
-		{ "el2n", IMAGE_SPACE_EL2 },  { "Root", IMAGE_SPACE_ROOT },
+		{ "EL1S", 0x01 }, { "EL1N", 0x02 }, { "EL1R", 0x20 },
+		{ "EL2S", 0x10 }, { "EL2", 0x04 },  { "EL2N", 0x04 },
+		{ "EL2R", 0x40 }, { "EL3", 0x08 },  { "ROOT", 0x80 },
+		{ "S", 0x19 },    { "N", 0x06 },    { "R", 0x60 },
+		{ "ANY", 0xff },  { "H", 0x04 },    { "P", 0x02 },
+		{ "NP", 0x02 },   { "SP", 0x01 },   { "el1s", 0x01 },
+		{ "s", 0x19 },    { "any", 0xff },  { "el2n", 0x04 },
+		{ "Root", 0x80 }, { "np", 0x02 },
 	};
 	static const char *const bad[] = { "", "EL4", "S ", " S", "EL1",
-					   "secure", "ANYX", "EL1SN" };
+					   "secure", "ANYX", "EL1SN", "REALM",
+					   "NS" };
 	uint8_t mask;
 	size_t i;
 
@@ -1018,6 +1022,21 @@ static void test_elf_rel(void **state)
 			 -etmkit_err_format);
 	assert_contains(d.message, "nothing to map");
 	assert_int_equal(image_region_count(img), 4);
+	/* An unlinked object as a compiler writes it: .text and .data both
+	 * at address 0 would hide each other. Refused, nothing added. */
+	s.secs[0].flags = SHF_ALLOC | SHF_EXECINSTR;
+	s.secs[1].flags = SHF_ALLOC | SHF_WRITE;
+	s.secs[1].addr = 0x30; /* inside .text's 0x40 bytes */
+	snprintf(path, sizeof(path), "%s", tmp_elf(&t, "unlinked.o", &s));
+	assert_int_equal(image_add_elf(img, path, 0, 0, &d),
+			 -etmkit_err_format);
+	assert_contains(d.message, "sections 1 and 2 overlap at 0x30");
+	assert_int_equal(image_region_count(img), 4);
+	s.secs[1].addr = 0x40; /* right after it: fine */
+	snprintf(path, sizeof(path), "%s", tmp_elf(&t, "adjacent.o", &s));
+	assert_int_equal(image_add_elf(img, path, 0x20000, 0, &d), 0);
+	assert_int_equal(image_region_count(img), 6);
+	check_pattern(img, IMAGE_SPACE_ANY, 0x20040, 0x20, 0x140);
 	image_free(img);
 	tmp_remove(&t);
 }
@@ -1275,23 +1294,38 @@ static void test_snapshot_tmp(void **state)
 	image_free(img);
 	snapshot_free(ss);
 
-	/* An unknown space: the device file is named. */
+	/* An unknown space: the snapshot reader refuses it, naming the file
+	 * and line. */
 	tmp_text(&t, "cpu.ini",
 		 "[device]\nname=cpu_0\n"
 		 "[dump]\nfile=s.bin\naddress=0x1000\n"
 		 "[dump]\nfile=n.bin\naddress=0x1000\nspace=EL9\n");
-	ss = open_snapshot(t.dir);
-	img = new_image();
-	assert_int_equal(image_add_snapshot_device(img,
-						   snapshot_device_at(ss, 0),
-						   &d),
-			 -etmkit_err_format);
-	assert_ends_with(d.path, "/cpu.ini");
-	assert_contains(d.message, "EL9");
-	assert_contains(d.message, "dump 2");
-	assert_int_equal(image_region_count(img), 0);
-	image_free(img);
-	snapshot_free(ss);
+	{
+		struct snapshot_diag sd;
+
+		assert_int_equal(snapshot_open(&ss, t.dir, &sd),
+				 -etmkit_err_format);
+		assert_ends_with(sd.path, "/cpu.ini");
+		assert_int_equal(sd.line, 9);
+		assert_contains(sd.message, "unknown memory space \"EL9\"");
+	}
+	/* An API caller's own dump with an unknown space: the device file is
+	 * named. */
+	{
+		struct snapshot_dump dump = { .file = "s.bin", .space = "EL9" };
+		struct snapshot_device dev = { .name = "cpu_0",
+					       .path = "/x/cpu.ini",
+					       .ndumps = 1, .dumps = &dump };
+
+		img = new_image();
+		assert_int_equal(image_add_snapshot_device(img, &dev, &d),
+				 -etmkit_err_format);
+		assert_string_equal(d.path, "/x/cpu.ini");
+		assert_contains(d.message, "EL9");
+		assert_contains(d.message, "dump 1");
+		assert_int_equal(image_region_count(img), 0);
+		image_free(img);
+	}
 
 	/* A missing dump file, after a good dump: the file is named, nothing
 	 * is added. */
