@@ -13,7 +13,6 @@
 
 #include "isa/insn_internal.h"
 
-#define A32_COND_AL 14u
 
 /* Rn written back by a load/store: P == 0 (post-indexed) or W == 1. */
 static int a32_wback(uint32_t w)
@@ -225,10 +224,10 @@ static void a32_ldst(struct insn_info *info, uint32_t w)
 		info->flags |= INSN_F_LOAD;
 		insn_writes(info, rt);
 		/* POP {PC} is LDR PC, [SP], #4 (A8.8.131 A2): immediate,
-		 * post-indexed, added, word. */
+		 * post-indexed, added, word, 4. */
 		if (rt == 15 && rn == 13 && !insn_bit(w, 25) &&
 		    !insn_bit(w, 24) && insn_bit(w, 23) && !insn_bit(w, 22) &&
-		    !insn_bit(w, 21))
+		    !insn_bit(w, 21) && insn_bits(w, 11, 0) == 4)
 			info->flags |= INSN_F_RETURN;
 	}
 	if (a32_wback(w))
@@ -356,7 +355,9 @@ static void a32_block(struct insn_info *info, uint32_t w, uint32_t addr)
 		insn_pc_write(info);
 		if (user) /* LDM (exception return), B9.3.5 */
 			info->flags |= INSN_F_EXC_RETURN;
-		else if (rn == 13 && insn_bit(w, 21)) /* POP, LDM SP! */
+		/* POP is LDMIA SP! (A8.8.131 A1): P = 0, U = 1, W = 1. */
+		else if (rn == 13 && insn_bits(w, 24, 23) == 1 &&
+			 insn_bit(w, 21))
 			info->flags |= INSN_F_RETURN;
 	}
 	if (insn_bit(w, 21))
@@ -440,13 +441,13 @@ int insn_decode_a32(struct insn_info *info, uint32_t addr, const uint8_t *b)
 	info->opcode = w;
 	info->size = 4;
 	info->isa = etmkit_isa_arm;
-	info->cond = A32_COND_AL;
+	info->cond = INSN_COND_AL;
 	if (cond == 15) {
 		a32_uncond(info, w, addr);
 		return 0;
 	}
 	info->cond = (uint8_t)cond;
-	if (cond != A32_COND_AL)
+	if (cond != INSN_COND_AL)
 		info->flags |= INSN_F_COND;
 	/* A5.1, Table A5-1: op1 = bits [27:25], op = bit 4 */
 	switch (insn_bits(w, 27, 25)) {

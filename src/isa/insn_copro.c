@@ -24,7 +24,7 @@ static void undef(struct insn_info *info)
 
 /* ---- Coprocessor and VFP transfers ------------------------------------ */
 
-/* Extension register load/store, A7.6 (Table A7-21): opcode = bits
+/* Extension register load/store, A7.6: opcode = bits
  * [24:20] = P U D W L, the 64-bit transfers (00x0x) already removed. */
 static void vfp_ldst(struct insn_info *info, uint32_t w)
 {
@@ -130,7 +130,7 @@ static void vfp_dp(struct insn_info *info, uint32_t w)
 	undef(info);
 }
 
-/* Coprocessor instructions, A5.6 (Table A5-22) / A6.3.18 (Table A6-30),
+/* Coprocessor instructions, A5.6 (Table A5-22) / A6.3.18,
  * and their unconditional forms in A5.7: op1 = bits [25:20], op = bit 4,
  * coproc = bits [11:8]. */
 void insn_copro(struct insn_info *info, uint32_t w, int two)

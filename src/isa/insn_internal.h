@@ -29,6 +29,10 @@ void insn_simd_dp(struct insn_info *info, uint32_t w);
 /* Advanced SIMD element or structure load/store, A32 form 1111 0100 ... */
 void insn_simd_ldst(struct insn_info *info, uint32_t w);
 
+/* The "always" condition (DDI 0406C A8.3), for unconditional
+ * instructions' insn_info.cond. */
+#define INSN_COND_AL 14u
+
 /* Bits [hi:lo] of @v. */
 static inline uint32_t insn_bits(uint32_t v, unsigned hi, unsigned lo)
 {

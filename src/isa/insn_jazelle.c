@@ -8,7 +8,7 @@
  * One table row per opcode gives its length and class; wide,
  * tableswitch and lookupswitch are sized from their operands.
  *
- * Choices (documented in the report of the change):
+ * Choices (docs/insn.md):
  * - invoke*, athrow, *return, ret and the switches are indirect branches
  *   (their targets come from the trace); jsr, jsr_w and invoke* are
  *   calls; *return and ret (the return from jsr, JVMS 6 "ret") returns;
@@ -186,13 +186,17 @@ static enum jaz_kind jaz_wide(uint8_t op2, size_t *len)
 }
 
 /* tableswitch and lookupswitch (JVMS 6): 0-3 padding bytes so that the
- * operands start at a multiple of 4 (Jazelle aligns on the bytecode's
- * address), then default, low, high and high - low + 1 offsets, or
+ * operands start at a multiple of 4, then default, low, high and
+ * high - low + 1 offsets, or
  * default, npairs and npairs match/offset pairs. Returns the length, 0
  * for a malformed count, or -1 when @avail cuts the header. */
 static int64_t jaz_switch(uint32_t addr, const uint8_t *b, size_t avail,
 			  int table)
 {
+	/* The JVMS counts the multiple of 4 from the start of the method's
+	 * code, which the trace does not give; the address is used, which
+	 * agrees when methods start word-aligned. An assumption, not from a
+	 * Jazelle document (docs/insn.md). */
 	size_t pad = (4u - ((addr + 1u) & 3u)) & 3u;
 	size_t hdr = 1 + pad + (table ? 12u : 8u);
 	const uint8_t *ops = b + 1 + pad;
@@ -220,7 +224,7 @@ int insn_decode_jazelle(struct insn_info *info, uint32_t addr,
 		return -etmkit_err_truncated;
 	memset(info, 0, sizeof(*info));
 	info->isa = etmkit_isa_jazelle;
-	info->cond = 14;
+	info->cond = INSN_COND_AL;
 	kind = jaz_kind[b[0]];
 	len = jaz_len[b[0]];
 	if (kind == J_WIDE) {

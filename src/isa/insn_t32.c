@@ -8,8 +8,9 @@
  * 16-bit LDM/STM encodings hold the ThumbEE-only instructions (handler
  * branches, CHKA, R9/R10-relative and negative-offset loads/stores) and
  * BLX (immediate) is UNDEFINED. Null checks and CHKA branch to a handler
- * only when a check fails; the trace reports that as an exception-like
- * branch, so neither is classified as a branch.
+ * only when a check fails; ETMv3 traces that as an exception, number 5
+ * "Jazelle/ThumbEE check" (IHI 0014Q Table 7-12), so neither is
+ * classified as a branch.
  *
  * As in A32, UNPREDICTABLE encodings that name the PC as a destination
  * are classified as PC writes. Direct branches other than BLX stay in
@@ -19,7 +20,6 @@
 
 #include "isa/insn_internal.h"
 
-#define T32_COND_AL 14u
 
 /* ---- 16-bit encodings, A6.2 -------------------------------------------- */
 
@@ -61,7 +61,7 @@ static void t16_ldst(struct insn_info *info, uint32_t hw)
 	info->flags |= load ? INSN_F_LOAD : INSN_F_STORE;
 }
 
-/* Miscellaneous 16-bit instructions, A6.2.5 (Table A6-9), by bits
+/* Miscellaneous 16-bit instructions, A6.2.5, by bits
  * [11:8] then [7:5]. */
 static void t16_misc(struct insn_info *info, uint32_t hw, uint32_t addr)
 {
@@ -206,7 +206,7 @@ static void t16(struct insn_info *info, uint32_t hw, uint32_t addr,
 
 /* ---- 32-bit encodings, A6.3 -------------------------------------------- */
 
-/* Load/store multiple, A6.3.5 (Table A6-21): op = hw1[8:7], L = hw1[4],
+/* Load/store multiple, A6.3.5: op = hw1[8:7], L = hw1[4],
  * W = hw1[5]. SRS and RFE are op 00 and 11. */
 static void t32_ldm_stm(struct insn_info *info, uint32_t w)
 {
@@ -225,7 +225,8 @@ static void t32_ldm_stm(struct insn_info *info, uint32_t w)
 	info->flags |= load ? INSN_F_LOAD : INSN_F_STORE;
 	if (load && insn_bit(w, 15)) { /* LDM/LDMDB/POP with the PC */
 		insn_pc_write(info);
-		if (rn == 13 && wback)
+		/* POP.W is LDM (IA, op 01) SP! (A8.8.131 T2), not LDMDB. */
+		if (rn == 13 && wback && op == 1)
 			info->flags |= INSN_F_RETURN;
 	}
 	if (wback)
@@ -294,8 +295,8 @@ static void t32_dp(struct insn_info *info, uint32_t w, int imm)
 		break;
 	case 1: case 2: case 3: case 10: case 11: case 14:
 		break;
-	case 6:
-		if (!imm && !s)
+	case 6: /* PKHBT, PKHTB: A8.8.125 T1, UNDEFINED if S or T (bit 4) */
+		if (!imm && !s && !insn_bit(w, 4))
 			break;
 		/* fall through */
 	default:
@@ -494,9 +495,10 @@ static void t32_load(struct insn_info *info, uint32_t w)
 		return;
 	info->flags |= INSN_F_LOAD;
 	insn_writes(info, rt);
-	/* POP.W {PC}: LDR PC, [SP], #4, A8.8.131 T3: post-indexed, added */
+	/* POP.W {PC}: LDR PC, [SP], #4, A8.8.131 T3: post-indexed, added,
+	 * 4 */
 	if (rt == 15 && rn == 13 && form == T32_WBACK &&
-	    insn_bits(w, 10, 8) == 3)
+	    insn_bits(w, 10, 8) == 3 && insn_bits(w, 7, 0) == 4)
 		info->flags |= INSN_F_RETURN;
 	if (form == T32_WBACK)
 		insn_writes(info, rn);
@@ -657,7 +659,7 @@ int insn_decode_t32(struct insn_info *info, uint32_t addr, const uint8_t *b,
 	hw1 = (uint32_t)b[0] | (uint32_t)b[1] << 8;
 	memset(info, 0, sizeof(*info));
 	info->isa = (uint8_t)(thumbee ? etmkit_isa_thumbee : etmkit_isa_thumb);
-	info->cond = T32_COND_AL;
+	info->cond = INSN_COND_AL;
 	if ((hw1 >> 11) < 0x1d) {
 		info->opcode = hw1;
 		info->size = 2;
