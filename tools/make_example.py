@@ -444,8 +444,11 @@ def source_program():
         for b, atoms in ca_atoms(cycles, executed):
             add("p_header", bytes([b]), atoms=atoms)
         isa, size, op = code[addr]
-        events.append(dict(kind="insn", addr=addr, isa=isa, size=size, opcode=op,
-                           exec=bool(executed), cycles=cycles))
+        insn = dict(kind="insn", addr=addr, isa=isa, size=size, opcode=op,
+                    exec=bool(executed), cycles=cycles)
+        if not executed:
+            insn["cond_fail"] = True  # an N atom (IHI 0014Q 7.3.1)
+        events.append(insn)
         if addr == 0x8108:
             # BX LR is an indirect branch: its target comes in a branch
             # packet, here with the 5th byte for the change to ARM state.
