@@ -10,7 +10,14 @@ unless a test asks for a given length.
 """
 
 ISAS = ("arm", "thumb", "thumbee", "jazelle")
+# I-sync reason codes (7.10.5, Table 7.21).
 REASONS = {"periodic": 0, "trace_on": 1, "overflow": 2, "debug_exit": 3}
+
+# Headers that are the whole packet (Table 7.1): trigger (7.2), store
+# failed (7.4.7), data suppressed (7.4.6), ignore (7.2), exception exit
+# (7.6) and, ARMv7-M, exception entry (7.5).
+SINGLE = {"trigger": 0x0C, "store_failed": 0x50, "suppressed": 0x62,
+          "ignore": 0x66, "exc_exit": 0x76, "exc_entry": 0x7E}
 
 
 class EncodeError(Exception):
@@ -41,13 +48,13 @@ def cc_field(v):
     return bytes(out)
 
 
-# Branch address bits per byte (digest 4.5.1): low address bit of byte 0,
-# bits per byte, and the 5th byte's pattern per instruction set.
+# Branch address packets (7.3.5; digest 4.5.1): the low address bit byte 0
+# starts at, per instruction set; the 5th byte's pattern per set.
 SHIFT = {"arm": 2, "thumb": 1, "thumbee": 1, "jazelle": 0}
 
 
 def fifth_byte(isa, addr):
-    """The 5th branch address byte (digest 4.5.3)."""
+    """The 5th branch address byte (7.3.5; digest 4.5.3)."""
     if isa == "arm":
         return 0x08 | ((addr >> 29) & 0x7)
     if isa in ("thumb", "thumbee"):
@@ -107,7 +114,9 @@ class Encoder:
     # ---- branches ----------------------------------------------------------
 
     def covered(self, isa, nbytes):
-        """Low address bits an nbytes branch address carries."""
+        """Low address bits an nbytes branch address carries (7.3.5:
+        6 in byte 0, 7 in each further byte, 6 in the last one of the
+        alternative encoding)."""
         bits = 6
         for k in range(1, nbytes):
             final = k == nbytes - 1
@@ -119,7 +128,9 @@ class Encoder:
         exc: dict(number, cancel, ns, hyp, altisa, resume)."""
         need5 = isa != self.isa
         if exc is not None and not self.alt:
-            need5 = True  # original encoding: only after 5 bytes
+            # The original encoding has exception bytes only after a
+            # 5-byte address (7.3.5).
+            need5 = True
         if nbytes is None:
             nbytes = 5
             if not need5:
@@ -157,14 +168,17 @@ class Encoder:
         return bytes(out)
 
     def exception_bytes(self, exc):
-        """Byte 0: C AltISA Cancel Exc[3:0] NS; byte 1: C 0 Hyp Exc[8:4];
-        byte 2: 0 1 x Resume[3:0] (digest 4.5.4)."""
+        """Exception information bytes (7.3.5; digest 4.5.4). Byte 0: C
+        AltISA Cancel Exc[3:0] NS; byte 1: C 0 Hyp Exc[8:4]; byte 2: 0 1 x
+        Resume[3:0]."""
         n = exc.get("number", 0)
         b0 = ((exc.get("altisa", 0) << 6) | (exc.get("cancel", 0) << 5)
               | ((n & 0xF) << 1) | exc.get("ns", 0))
         out = [b0]
         # Byte 1 carries Exc[8:4] and Hyp: sent when either is needed,
-        # or to say Hyp is now 0 (without it Hyp keeps its value).
+        # or to say Hyp is now 0. Without it Hyp keeps its value: 7.3.5
+        # does not say what an absent byte 1 means for Hyp; this is the
+        # digest's rule for absent state (4.5.4), as etmkit reads it.
         want1 = n > 15 or exc.get("hyp", 0) or exc.get("hyp_given", False)
         want2 = "resume" in exc
         if want1:
@@ -190,7 +204,7 @@ class Encoder:
             e = len(a.rstrip("N"))
             if a[:e] == "E" * e and len(a) - e <= 1 and e <= 15:
                 return bytes([0x80 | ((len(a) - e) << 6) | (e << 2)])
-            if len(a) == 2:  # format 2: bit 3 first, bit 2 second; N = 1
+            if len(a) == 2:  # format 2 (Table 7.2): bit 3 first, bit 2 second; N = 1
                 return bytes([0x82 | ((a[0] == "N") << 3) | ((a[1] == "N") << 2)])
             raise EncodeError("no non-cycle-accurate P-header for " + atoms)
         # Format 1: n x WE then optional WN (not 0x80).
@@ -205,11 +219,12 @@ class Encoder:
         if a[:w] == "W" * w and 1 <= w <= 8 and len(a) - w <= 1:
             return bytes([0x80 | ((len(a) - w) << 6) | 0x20 | ((w - 1) << 2)])
         if len(a) == 1 and a in "EN" and self.minor >= 3:
-            return bytes([0x92 | ((a == "N") << 2)])  # format 4
+            # format 4, ETMv3.3 and later (Table 7.3)
+            return bytes([0x92 | ((a == "N") << 2)])
         raise EncodeError("no cycle-accurate P-header for " + atoms)
 
     def cycle_count(self, v):
-        return bytes([0x04]) + cc_field(v)
+        return bytes([0x04]) + cc_field(v)  # 7.3.4
 
     # ---- data (7.4) -------------------------------------------------------
 
@@ -263,7 +278,8 @@ class Encoder:
         return bytes([(tag << 5) | (self.ss(size) << 2)]) + self.value(value, size)
 
     def value_not_traced(self, addr=None):
-        out = bytes([0x6A | ((addr is not None) << 4)])  # 011A1010
+        # 011A1010 (7.4, Table 7.1)
+        out = bytes([0x6A | ((addr is not None) << 4)])
         return out + (self.data_addr(addr) if addr is not None else b"")
 
     # ---- others -------------------------------------------------------------
@@ -289,7 +305,12 @@ class Encoder:
         return bytes(out)
 
     def context_id(self, v):
+        # 7.3.6: header, then ETMCR's number of bytes, little-endian
         return bytes([0x6E]) + (v & 0xFFFFFFFF).to_bytes(4, "little")[:self.cid_bytes]
 
     def vmid(self, v):
-        return bytes([0x3C, v & 0xFF])
+        return bytes([0x3C, v & 0xFF])  # 7.3.7
+
+    @staticmethod
+    def single(name):
+        return bytes([SINGLE[name]])

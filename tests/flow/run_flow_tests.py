@@ -184,8 +184,8 @@ def encode(case, enc):
                 isa = rest[1] if len(rest) > 1 and "=" not in rest[1] else None
                 o = kv(rest[2:] if isa else rest[1:])
                 exc = None
-                if any(k in o for k in ("exc", "cancel", "excbytes", "resume", "hyp", "altisa")) \
-                        or "ns" in o:
+                if any(k in o for k in ("exc", "cancel", "excbytes", "resume", "hyp",
+                                        "altisa", "ns")):
                     exc = {"number": num(o.get("exc", "0")),
                            "cancel": int(o.get("cancel", 0)),
                            "ns": int(o.get("ns", 0)), "hyp": int(o.get("hyp", 0)),
@@ -214,11 +214,8 @@ def encode(case, enc):
             elif op == "vnt":
                 o = kv(rest)
                 out += enc.value_not_traced(num(o["addr"]) if "addr" in o else None)
-            elif op in ("store_failed", "suppressed", "trigger", "ignore",
-                        "exc_exit", "exc_entry"):
-                out += bytes([{"store_failed": 0x50, "suppressed": 0x62,
-                               "trigger": 0x0C, "ignore": 0x66,
-                               "exc_exit": 0x76, "exc_entry": 0x7E}[op]])
+            elif op in etm3enc.SINGLE:
+                out += enc.single(op)
             elif op == "ts":
                 o = kv(rest[1:])
                 out += enc.timestamp(num(rest[0]), int(o.get("clock_change", 0)))
@@ -302,6 +299,55 @@ def render(e):
     return k
 
 
+# ---- Opcodes -----------------------------------------------------------------
+
+def load_images(images):
+    """{address: byte} of every FILE@ADDR image (later ones win, as in
+    etmkit)."""
+    mem = {}
+    for im in images:
+        path, _, addr = im.rpartition("@")
+        with open(path, "rb") as f:
+            for i, b in enumerate(f.read()):
+                mem[int(addr, 0) + i] = b
+    return mem
+
+
+def check_insn(e, mem):
+    """An instruction's size and opcode, read from the image bytes the way
+    DDI 0406C says they are laid out (A32: a little-endian word; T32 and
+    ThumbEE: halfwords, 32 bits when the first one's bits [15:11] are
+    0b11101, 0b11110 or 0b11111, A6.1; Jazelle: bytes, the first highest,
+    at most 4). Returns a problem or None."""
+    a, isa = e["addr"], e["isa"]
+
+    def byte(x):
+        if x not in mem:
+            raise KeyError(x)
+        return mem[x]
+    try:
+        if isa == "arm":
+            size = 4
+            op = sum(byte(a + i) << (8 * i) for i in range(4))
+        elif isa in ("thumb", "thumbee"):
+            hw1 = byte(a) | byte(a + 1) << 8
+            size = 4 if hw1 >> 11 in (0x1D, 0x1E, 0x1F) else 2
+            op = hw1 if size == 2 else hw1 << 16 | byte(a + 2) | byte(a + 3) << 8
+        elif isa == "jazelle":
+            size = e["size"]  # bytecode lengths: tests/unit/test_insn.c
+            op = 0
+            for i in range(min(size, 4)):
+                op = op << 8 | byte(a + i)
+        else:
+            return f"insn 0x{a:x}: unexpected isa {isa}"
+    except KeyError as k:
+        return f"insn 0x{a:x}: byte 0x{k.args[0]:x} is not in the image"
+    if e["size"] != size or e["opcode"] != op:
+        return (f"insn 0x{a:x} {isa}: size {e['size']} opcode 0x{e['opcode']:x}, "
+                f"the image says size {size} opcode 0x{op:x}")
+    return None
+
+
 # ---- Running ---------------------------------------------------------------
 
 def run_case(path, etmkit, work):
@@ -331,11 +377,17 @@ def run_case(path, etmkit, work):
     if p.returncode >= 2:
         return [f"etmkit exited {p.returncode}: {p.stderr.strip()}",
                 "command: " + " ".join(shlex.quote(c) for c in cmd)]
-    got = [render(json.loads(l)) for l in p.stdout.splitlines()]
+    elems = [json.loads(l) for l in p.stdout.splitlines()]
+    got = [render(e) for e in elems]
     want = [" ".join(l.split()) for _, l in case["expect"]]
-    if got == want:
+    # The expect lines leave opcode and size out: they are checked against
+    # the image instead.
+    mem = load_images(images)
+    wrong = [w for w in (check_insn(e, mem) for e in elems
+                         if e["kind"] == "insn") if w]
+    if got == want and not wrong:
         return []
-    out = ["expected vs got:"]
+    out = wrong + ["expected vs got:"]
     for i in range(max(len(got), len(want))):
         w = want[i] if i < len(want) else "(nothing)"
         g = got[i] if i < len(got) else "(nothing)"
