@@ -97,7 +97,7 @@ def flow_seeds(outdir, kdump, streams, examples_streams):
     count, image address, image length), image, trace. TC2's sources
     (cycle-accurate ETMv3.5, 64-bit binary timestamps) with windows of the
     kernel dump around the code their first I-syncs name; the examples'
-    streams without an image."""
+    streams, the program example with its code."""
     def hdr(cr, idr, addr, ilen, chunk=7, count=5):
         return bytes([cr, idr, chunk, count]) + struct.pack("<IH", addr, ilen)
     kernel = open(kdump, "rb").read() if kdump and os.path.isfile(kdump) else b""
@@ -109,8 +109,9 @@ def flow_seeds(outdir, kdump, streams, examples_streams):
             if img:
                 write(outdir, "fuzz_etm3_flow", "tc2-%02x-%x" % (sid, lo),
                       hdr(0x01, 0x45, lo, len(img)) + img + trace)
-    for name, stream, cr, idr in examples_streams:
-        write(outdir, "fuzz_etm3_flow", name, hdr(cr, idr, 0x8000, 0) + stream)
+    for name, stream, cr, idr, img in examples_streams:
+        write(outdir, "fuzz_etm3_flow", name,
+              hdr(cr, idr, 0x8000, len(img)) + img + stream)
 
 
 def ini_value(path, key):
@@ -170,7 +171,7 @@ def main():
                      ("data10", ex.source_data_10), ("data11", ex.source_data_11)):
         junk, pk = fn()
         stream = junk + b"".join(p["bytes"] for p in pk)
-        flow_streams.append((name, stream) + flow_cfg[name])
+        flow_streams.append((name, stream) + flow_cfg[name] + (b"",))
         # The examples' own registers (etm_*.ini): ETMv3.5 data trace,
         # context ID, 64-bit timestamps; ETMv3.4 alternative encoding;
         # ETMv3.0 cycle-accurate.
@@ -178,6 +179,11 @@ def main():
                               ("v34alt", bytes([0, 0, 0, 0, 0x40, 1, 0, 0, 0x40])),
                               ("v30", bytes([0, 0x10, 0, 0, 0x00, 0, 0, 0, 0x10]))):
             write(outdir, "fuzz_etm3_pkt", "%s-%s" % (name, cfg_name), cfg + stream)
+    # The program example: ETMv3.5 cycle-accurate (selectors: CA; minor
+    # version 5), with its code at 0x8000.
+    _, pk, _ = ex.source_program()
+    flow_streams.append(("program", b"".join(p["bytes"] for p in pk), 0x01,
+                         0x05, ex.program_image()))
     for d in sorted(os.listdir(examples)):
         tb = os.path.join(examples, d, "trace.bin")
         if os.path.isfile(tb):

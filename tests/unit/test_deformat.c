@@ -11,6 +11,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "unit/test_util.h"
+
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -1244,13 +1246,6 @@ static void test_mode_names(void **state)
 #define TC2_DIR ETMKIT_SHARED_DIR "/testdata/etmv3/TC2"
 #define TC2_PPL TC2_DIR "/ocsd-1.8.0-decode.ppl"
 
-static bool in_ci(void)
-{
-	const char *ci = getenv("CI");
-
-	return ci && !strcmp(ci, "true");
-}
-
 /* Read @path whole; NULL if it cannot be read. */
 static uint8_t *read_file(const char *path, size_t *n)
 {
@@ -1281,7 +1276,7 @@ static uint8_t *need_file(const char *path, size_t *n)
 
 	if (buf)
 		return buf;
-	if (in_ci())
+	if (test_in_ci())
 		fail_msg("%s is missing (required when CI=true)", path);
 	print_message("skipping: %s not found\n", path);
 	skip();
@@ -1429,7 +1424,7 @@ static void test_tc2_vs_opencsd(void **state)
 		for (id = 0; id < DEFORMAT_ID_COUNT; id++)
 			free(s[id]);
 		free(file);
-		if (in_ci())
+		if (test_in_ci())
 			fail_msg("%s is missing (required when CI=true)",
 				 TC2_PPL);
 		print_message("skipping: %s not found\n", TC2_PPL);
@@ -1497,7 +1492,7 @@ int main(void)
 	FILE *f;
 
 	/* ctest's SKIP_RETURN_CODE: the capture tests were skipped. */
-	if (rc == 0 && !in_ci()) {
+	if (rc == 0 && !test_in_ci()) {
 		f = fopen(TC2_DIR "/cstrace.bin", "rb");
 		if (!f)
 			return 77;

@@ -19,6 +19,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "unit/test_util.h"
+
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,35 +45,9 @@ static int shared_missing(void)
 /* Skip a test that needs ../shared when it is absent; fail under CI. */
 static void need_shared(void)
 {
-	const char *ci = getenv("CI");
-
-	if (!shared_missing())
-		return;
-	if (ci && strcmp(ci, "true") == 0)
-		fail_msg("%s missing and CI=true", TC2_DIR);
-	skip();
+	test_need(shared_missing(), TC2_DIR);
 }
 
-static int ends_with(const char *s, const char *suffix)
-{
-	size_t n = strlen(s), m = strlen(suffix);
-
-	return n >= m && strcmp(s + n - m, suffix) == 0;
-}
-
-#define assert_ends_with(s, suffix)                                        \
-	do {                                                               \
-		if (!ends_with((s), (suffix)))                             \
-			fail_msg("\"%s\" does not end with \"%s\"", (s),   \
-				 (suffix));                                \
-	} while (0)
-
-#define assert_contains(s, part)                                           \
-	do {                                                               \
-		if (!strstr((s), (part)))                                  \
-			fail_msg("\"%s\" does not contain \"%s\"", (s),    \
-				 (part));                                  \
-	} while (0)
 
 /* Check the outcome of a snapshot_open() of @dir expected to fail with
  * @err: no snapshot, and a message. */
@@ -944,10 +920,6 @@ int main(void)
 		cmocka_unit_test(test_missing_etm3_register),
 	};
 	int failed = cmocka_run_group_tests(tests, NULL, NULL);
-	const char *ci = getenv("CI");
 
-	/* 77: ctest's "skipped" (tests/CMakeLists.txt SKIP_RETURN_CODE). */
-	if (failed == 0 && shared_missing() && !(ci && strcmp(ci, "true") == 0))
-		return 77;
-	return failed ? 1 : 0;
+	return test_exit(failed, shared_missing());
 }
