@@ -48,6 +48,9 @@ struct cli_input {
 
 /* Parse a number (decimal or 0x hex) into *v; 0 or -1. */
 int cli_parse_u32(const char *s, uint32_t *v);
+/* The same for 64 bits; with @allow_neg a leading '-' negates modulo
+ * 2^64 (an ELF bias below the link address). */
+int cli_parse_u64(const char *s, uint64_t *v, int allow_neg);
 
 /* Handle an input option; returns 1 if @opt was one, 0 if not, -1 on a bad
  * value (message printed). */

@@ -1,6 +1,5 @@
 /* etmkit decode: trace plus program image to executed instructions. */
 #define _POSIX_C_SOURCE 200809L
-#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,24 +74,6 @@ struct decode_run {
 
 /* ---- Options ------------------------------------------------------------ */
 
-static int parse_u64(const char *s, uint64_t *v)
-{
-	char *end;
-	int neg = *s == '-';
-	unsigned long long x;
-
-	if (neg)
-		s++;
-	if (!*s || *s == '-' || *s == '+')
-		return -1;
-	errno = 0;
-	x = strtoull(s, &end, 0);
-	if (errno || *end)
-		return -1;
-	*v = neg ? (uint64_t)0 - x : x;
-	return 0;
-}
-
 /* FILE@NUMBER, split at the last '@'. Returns 1 with a number, 0 without
  * one (no '@', or what follows is not a number), -1 if there is nothing
  * before the '@'. */
@@ -101,7 +82,7 @@ static int split_at(const char *arg, char **path, uint64_t *num)
 	const char *at = strrchr(arg, '@');
 
 	*path = NULL;
-	if (!at || parse_u64(at + 1, num) < 0)
+	if (!at || cli_parse_u64(at + 1, num, 1) < 0)
 		return 0;
 	if (at == arg)
 		return -1;

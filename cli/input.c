@@ -19,16 +19,29 @@
 	{ "frames", required_argument, NULL, opt_frames },                     \
 	{ "help", no_argument, NULL, opt_help }
 
-int cli_parse_u32(const char *s, uint32_t *v)
+int cli_parse_u64(const char *s, uint64_t *v, int allow_neg)
 {
 	char *end;
+	int neg = allow_neg && s && *s == '-';
 	unsigned long long x;
 
+	if (neg)
+		s++;
 	if (!s || !*s || *s == '-' || *s == '+')
 		return -1;
 	errno = 0;
 	x = strtoull(s, &end, 0);
-	if (errno || *end || x > 0xffffffffull)
+	if (errno || *end)
+		return -1;
+	*v = neg ? (uint64_t)0 - x : x;
+	return 0;
+}
+
+int cli_parse_u32(const char *s, uint32_t *v)
+{
+	uint64_t x;
+
+	if (cli_parse_u64(s, &x, 0) || x > 0xffffffffull)
 		return -1;
 	*v = (uint32_t)x;
 	return 0;

@@ -118,6 +118,8 @@ static void text_event(FILE *f, const struct etmkit_elem *e, int m_profile)
 			fprintf(f, " ret=0x%08" PRIx64, e->u.exception.ret_addr);
 		if (e->flags & ETMKIT_EXC_CANCEL)
 			fputs(" cancel", f);
+		if (e->flags & ETMKIT_EXC_LEGACY)
+			fputs(" legacy", f);
 		if (e->flags & ETMKIT_EXC_RESUME)
 			fprintf(f, " resume=%u", e->u.exception.resume);
 		break;

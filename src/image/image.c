@@ -357,8 +357,11 @@ static int add_dump(struct image *img, const struct snapshot_device *dev,
 		return img_fail(d, -etmkit_err_invalid, dev->path,
 				"dump %zu of device %s names no file", i + 1,
 				name);
-	/* An explicit length 0 maps the whole file, as no length does (and
-	 * as OpenCSD reads it). */
+	/* An explicit length 0 maps the rest of the file from the offset, as
+	 * no length does. OpenCSD's file accessor (TrcMemAccessorFile::
+	 * initAccessor, decoder/source/mem_acc/trc_mem_acc_file.cpp) maps
+	 * the whole file for length 0 at offset 0, and refuses length 0 at
+	 * another offset; here that maps the rest too. */
 	rc = image_add_file(img, dump->file, dump->address, dump->offset,
 			    dump->has_length ? dump->length : 0, spaces, d);
 	if (rc == 0)

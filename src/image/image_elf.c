@@ -168,9 +168,18 @@ static int elf_load_segments(struct elf_load *ld, size_t phnum)
 
 		if (!gelf_getphdr(ld->elf, (int)i, &ph))
 			return elf_fail_libelf(ld, "corrupt program header");
-		if (ph.p_type == PT_LOAD && ph.p_filesz > 0)
-			rc = elf_add(ld, "segment", i, ph.p_vaddr, ph.p_offset,
-				     ph.p_filesz);
+		if (ph.p_type != PT_LOAD || ph.p_filesz == 0)
+			continue;
+		/* gABI, "Program Header": "The file size may not be larger
+		 * than the memory size." */
+		if (ph.p_filesz > ph.p_memsz)
+			return img_fail(ld->d, -etmkit_err_format, ld->f.path,
+					"segment %zu: p_filesz 0x%" PRIx64
+					" is larger than p_memsz 0x%" PRIx64,
+					i, (uint64_t)ph.p_filesz,
+					(uint64_t)ph.p_memsz);
+		rc = elf_add(ld, "segment", i, ph.p_vaddr, ph.p_offset,
+			     ph.p_filesz);
 	}
 	if (rc == 0 && ld->added == 0)
 		rc = img_fail(ld->d, -etmkit_err_format, ld->f.path,
