@@ -739,15 +739,24 @@ static void test_jazelle_lookupswitch(void **state)
 					     sizeof(b)), 0);
 		assert_int_equal(info.flags, UND);
 	}
-	/* padding values by hand: at 0x200 three bytes, at 0x203 none */
+	/* padding by hand, one pair each: the operands start at 0x204 (at
+	 * 0x200: three pad bytes, 0x201: two, 0x202: one, 0x203: none) */
 	{
 		const uint8_t b0[] = { 0xab, 0, 0, 0, 0, 0, 0, 9, 0, 0, 0, 1 };
+		const uint8_t b1[] = { 0xab, 0, 0, 0, 0, 0, 9, 0, 0, 0, 1 };
+		const uint8_t b2[] = { 0xab, 0, 0, 0, 0, 9, 0, 0, 0, 1 };
 		const uint8_t b3[] = { 0xab, 0, 0, 0, 9, 0, 0, 0, 1 };
 		struct insn_info info;
 
 		assert_int_equal(insn_decode(&info, etmkit_isa_jazelle, 0x200,
 					     b0, sizeof(b0)), 0);
 		assert_int_equal(info.size, 12 + 8);
+		assert_int_equal(insn_decode(&info, etmkit_isa_jazelle, 0x201,
+					     b1, sizeof(b1)), 0);
+		assert_int_equal(info.size, 11 + 8);
+		assert_int_equal(insn_decode(&info, etmkit_isa_jazelle, 0x202,
+					     b2, sizeof(b2)), 0);
+		assert_int_equal(info.size, 10 + 8);
 		assert_int_equal(insn_decode(&info, etmkit_isa_jazelle, 0x203,
 					     b3, sizeof(b3)), 0);
 		assert_int_equal(info.size, 9 + 8);
