@@ -47,6 +47,62 @@ int bench_parse_mb(const char *s, double *out)
 	return 0;
 }
 
+int bench_parse_args(const char *who, int argc, char **argv,
+		     struct bench_options *o, double ocsd_mb,
+		     bench_option_fn extra, void *ctx, void (*usage)(FILE *f))
+{
+	const char *env = getenv("ETMKIT_SHARED");
+	unsigned long v = 0;
+
+	o->shared = env && *env ? env : ETMKIT_BENCH_SHARED_DIR;
+	o->id = 0x10;
+	o->mb = 128.0;
+	o->ocsd_mb = ocsd_mb;
+	o->runs = 3;
+	for (int i = 1; i < argc; i += 2) {
+		const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+		int bad = 0;
+
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			usage(stdout);
+			exit(0);
+		}
+		if (!val) {
+			fprintf(stderr, "%s: %s needs a value\n", who, a);
+			return -1;
+		}
+		if (!strcmp(a, "--shared")) {
+			o->shared = val;
+		} else if (!strcmp(a, "--id")) {
+			bad = bench_parse_ulong(val, 0x6f, &v) || v == 0;
+			o->id = (unsigned)v;
+		} else if (!strcmp(a, "--mb")) {
+			bad = bench_parse_mb(val, &o->mb);
+		} else if (!strcmp(a, "--ocsd-mb")) {
+			bad = bench_parse_mb(val, &o->ocsd_mb);
+		} else if (!strcmp(a, "--runs")) {
+			bad = bench_parse_ulong(val, 100, &v) || v == 0;
+			o->runs = (int)v;
+		} else {
+			int r = extra ? extra(ctx, a, val) : 0;
+
+			if (r == 0) {
+				fprintf(stderr, "%s: unknown option %s\n", who,
+					a);
+				usage(stderr);
+				return -1;
+			}
+			bad = r < 0;
+		}
+		if (bad) {
+			fprintf(stderr, "%s: bad value for %s: %s\n", who, a,
+				val);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 int bench_bytes_append(struct bytes *b, const uint8_t *data, size_t n)
 {
 	if (b->n + n > b->cap) {

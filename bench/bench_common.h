@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifndef ETMKIT_BENCH_SHARED_DIR
 #define ETMKIT_BENCH_SHARED_DIR "../shared"
@@ -27,6 +28,28 @@ double bench_now(void);
 int bench_parse_ulong(const char *s, unsigned long max, unsigned long *out);
 /* A size in MiB, above 0 and at most 65536. */
 int bench_parse_mb(const char *s, double *out);
+/* The options every bench takes: --shared DIR, --id ID, --mb N,
+ * --ocsd-mb N, --runs N (and -h/--help). */
+struct bench_options {
+	const char *shared; /* default: $ETMKIT_SHARED, else the build's */
+	unsigned id;        /* default 0x10 */
+	double mb;          /* default 128 */
+	double ocsd_mb;     /* default as given to bench_parse_args() */
+	int runs;           /* default 3 */
+};
+
+/* A bench's own option @a with value @val: 1 taken, 0 unknown, -1 bad
+ * value. */
+typedef int (*bench_option_fn)(void *ctx, const char *a, const char *val);
+
+/* Parse argv as OPTION VALUE pairs into @o (defaults first; @ocsd_mb the
+ * --ocsd-mb default), passing what it does not know to @extra (may be
+ * NULL). --help prints @usage to stdout and exits 0. Returns 0, or -1
+ * after a message prefixed with @who. */
+int bench_parse_args(const char *who, int argc, char **argv,
+		     struct bench_options *o, double ocsd_mb,
+		     bench_option_fn extra, void *ctx,
+		     void (*usage)(FILE *f));
 int bench_bytes_append(struct bytes *b, const uint8_t *data, size_t n);
 /* Read all of @path into @out (appended). Messages name @who. */
 int bench_read_file(const char *who, const char *path, struct bytes *out);

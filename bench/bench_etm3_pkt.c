@@ -27,12 +27,8 @@
 
 #define BATCH 256
 
-struct options {
-	const char *shared;
-	unsigned id;
-	double mb;
-	double ocsd_mb; /* < 0: same as mb */
-	int runs;
+/* The registers (bench_etm3_pkt's own options). */
+struct regs {
 	uint32_t etmcr, etmidr, etmccer;
 };
 
@@ -48,7 +44,6 @@ struct pkt_counts {
 };
 
 /* ---- Helpers ----------------------------------------------------------- */
-
 
 static void usage(FILE *f)
 {
@@ -66,68 +61,21 @@ static void usage(FILE *f)
 		ETMKIT_BENCH_SHARED_DIR);
 }
 
-
-
-static int parse_args(int argc, char **argv, struct options *o)
+/* --etmcr, --etmidr, --etmccer (bench_option_fn). */
+static int reg_option(void *ctx, const char *a, const char *val)
 {
-	const char *env = getenv("ETMKIT_SHARED");
+	struct regs *r = ctx;
+	uint32_t *dst = !strcmp(a, "--etmcr")   ? &r->etmcr :
+			!strcmp(a, "--etmidr") ? &r->etmidr :
+			!strcmp(a, "--etmccer") ? &r->etmccer : NULL;
 	unsigned long v;
-	int i;
 
-	o->shared = env && *env ? env : ETMKIT_BENCH_SHARED_DIR;
-	o->id = 0x10;
-	o->mb = 128.0;
-	o->ocsd_mb = -1.0;
-	o->runs = 3;
-	o->etmcr = TC2_ETMCR;
-	o->etmidr = TC2_ETMIDR;
-	o->etmccer = TC2_ETMCCER;
-	for (i = 1; i < argc; i += 2) {
-		const char *a = argv[i];
-		const char *val = i + 1 < argc ? argv[i + 1] : NULL;
-		int bad = 0;
-
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			usage(stdout);
-			exit(0);
-		}
-		if (!val) {
-			fprintf(stderr, "bench_etm3_pkt: %s needs a value\n", a);
-			return -1;
-		}
-		if (!strcmp(a, "--shared")) {
-			o->shared = val;
-		} else if (!strcmp(a, "--id")) {
-			bad = bench_parse_ulong(val, 0x6f, &v) || v == 0;
-			o->id = (unsigned)v;
-		} else if (!strcmp(a, "--mb")) {
-			bad = bench_parse_mb(val, &o->mb);
-		} else if (!strcmp(a, "--ocsd-mb")) {
-			bad = bench_parse_mb(val, &o->ocsd_mb);
-		} else if (!strcmp(a, "--runs")) {
-			bad = bench_parse_ulong(val, 100, &v) || v == 0;
-			o->runs = (int)v;
-		} else if (!strcmp(a, "--etmcr")) {
-			bad = bench_parse_ulong(val, 0xffffffffu, &v);
-			o->etmcr = (uint32_t)v;
-		} else if (!strcmp(a, "--etmidr")) {
-			bad = bench_parse_ulong(val, 0xffffffffu, &v);
-			o->etmidr = (uint32_t)v;
-		} else if (!strcmp(a, "--etmccer")) {
-			bad = bench_parse_ulong(val, 0xffffffffu, &v);
-			o->etmccer = (uint32_t)v;
-		} else {
-			fprintf(stderr, "bench_etm3_pkt: unknown option %s\n", a);
-			usage(stderr);
-			return -1;
-		}
-		if (bad) {
-			fprintf(stderr, "bench_etm3_pkt: bad value for %s: %s\n",
-				a, val);
-			return -1;
-		}
-	}
-	return 0;
+	if (!dst)
+		return 0;
+	if (bench_parse_ulong(val, 0xffffffffu, &v))
+		return -1;
+	*dst = (uint32_t)v;
+	return 1;
 }
 
 
@@ -342,7 +290,8 @@ static void print_type_diff(const struct pkt_counts *k,
 
 int main(int argc, char **argv)
 {
-	struct options o;
+	struct bench_options o;
+	struct regs rg = { TC2_ETMCR, TC2_ETMIDR, TC2_ETMCCER };
 	struct bench_input in;
 	struct etm3_config cfg;
 	struct etm3_packet *pkts = NULL;
@@ -355,7 +304,8 @@ int main(int argc, char **argv)
 	int status = 1, err, r;
 
 	memset(&in, 0, sizeof(in));
-	if (parse_args(argc, argv, &o))
+	if (bench_parse_args("bench_etm3_pkt", argc, argv, &o, -1.0, reg_option,
+			     &rg, usage))
 		return 2;
 	snprintf(path, sizeof(path), "%s/testdata/etmv3/TC2/cstrace.bin",
 		 o.shared);
@@ -375,9 +325,9 @@ int main(int argc, char **argv)
 	       in.first, in.last, copy_len, copies, (double)n / MIB);
 
 	etm3_config_init(&cfg);
-	cfg.etmcr = o.etmcr;
-	cfg.etmidr = o.etmidr;
-	cfg.etmccer = o.etmccer;
+	cfg.etmcr = rg.etmcr;
+	cfg.etmidr = rg.etmidr;
+	cfg.etmccer = rg.etmccer;
 
 	/* Untimed: one copy, for per-copy counts. */
 	err = etmkit_decode(&cfg, buf, copy_len, pkts, &one, drain_count);
@@ -465,14 +415,14 @@ int main(int argc, char **argv)
 		if (ocopies > copies)
 			ocopies = copies;
 		on = ocopies * copy_len;
-		if (ocsd_peer_etm3_count(buf, copy_len, o.etmcr, o.etmidr,
-					 o.etmccer, (uint8_t)o.id, &oone))
+		if (ocsd_peer_etm3_count(buf, copy_len, rg.etmcr, rg.etmidr,
+					 rg.etmccer, (uint8_t)o.id, &oone))
 			goto out;
 		for (r = 0; r < o.runs; r++) {
 			double t0 = bench_now(), t;
 
-			if (ocsd_peer_etm3_count(buf, on, o.etmcr, o.etmidr,
-						 o.etmccer, (uint8_t)o.id,
+			if (ocsd_peer_etm3_count(buf, on, rg.etmcr, rg.etmidr,
+						 rg.etmccer, (uint8_t)o.id,
 						 &ototal))
 				goto out;
 			t = bench_now() - t0;

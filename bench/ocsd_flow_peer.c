@@ -31,54 +31,31 @@ static ocsd_datapath_resp_t count_elem(const void *ctx,
 	return OCSD_RESP_CONT;
 }
 
-static int fail(const char *what, ocsd_err_t err)
-{
-	char msg[256];
-
-	ocsd_err_str(err, msg, (int)sizeof(msg));
-	fprintf(stderr, "ocsd_flow_peer: %s: %s\n", what, msg);
-	return -1;
-}
-
 int ocsd_flow_peer_etm3(const uint8_t *buf, size_t n, uint32_t etmcr,
 			uint32_t etmidr, uint32_t etmccer, uint8_t trace_id,
 			const uint8_t *mem, size_t mem_len, uint64_t mem_addr,
 			struct ocsd_flow_counts *counts)
 {
-	ocsd_etmv3_cfg cfg;
 	dcd_tree_handle_t tree;
 	unsigned char csid = 0;
 	ocsd_err_t err;
 	int ret = -1;
 
 	memset(counts, 0, sizeof(*counts));
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.reg_ctrl = etmcr;
-	cfg.reg_idr = etmidr;
-	cfg.reg_ccer = etmccer;
-	cfg.reg_trc_id = trace_id;
-	cfg.arch_ver = ARCH_V7;
-	cfg.core_prof = profile_CortexA;
-	tree = ocsd_create_dcd_tree(OCSD_TRC_SRC_SINGLE, 0);
-	if (tree == C_API_INVALID_TREE_HANDLE) {
-		fprintf(stderr, "ocsd_flow_peer: cannot create a decode tree\n");
+	tree = ocsd_etm3_tree(etmcr, etmidr, etmccer, trace_id, 1, &csid,
+			      "ocsd_flow_peer");
+	if (tree == C_API_INVALID_TREE_HANDLE)
 		return -1;
-	}
-	err = ocsd_dt_create_decoder(tree, OCSD_BUILTIN_DCD_ETMV3,
-				     OCSD_CREATE_FLG_FULL_DECODER, &cfg, &csid);
-	if (err != OCSD_OK) {
-		ret = fail("create ETMV3 decoder", err);
-		goto out;
-	}
 	err = ocsd_dt_add_buffer_mem_acc(tree, mem_addr, OCSD_MEM_SPACE_ANY,
 					 mem, (uint32_t)mem_len);
 	if (err != OCSD_OK) {
-		ret = fail("add memory image", err);
+		ret = ocsd_report("ocsd_flow_peer", "add memory image", err);
 		goto out;
 	}
 	err = ocsd_dt_set_gen_elem_outfn(tree, count_elem, counts);
 	if (err != OCSD_OK) {
-		ret = fail("set element callback", err);
+		ret = ocsd_report("ocsd_flow_peer", "set element callback",
+				  err);
 		goto out;
 	}
 	ret = ocsd_push(tree, buf, n, "ocsd_flow_peer");

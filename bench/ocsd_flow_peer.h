@@ -14,7 +14,9 @@ struct ocsd_flow_counts {
 	uint64_t insns;     /* instructions in INSTR_RANGE elements */
 	uint64_t ranges;    /* INSTR_RANGE elements */
 	uint64_t elements;  /* generic elements of any kind */
-	uint64_t checksum;  /* sum of range start addresses */
+	uint64_t checksum;  /* sum of range start addresses (compared with
+			       etmkit's instruction addresses when every
+			       range holds one instruction) */
 };
 
 /* Decode @buf[0..n) (the bytes of one ETMv3 source, no frames) with

@@ -58,21 +58,11 @@ static ocsd_datapath_resp_t count_packet(const void *ctx,
 	return OCSD_RESP_CONT;
 }
 
-static int report_err(const char *what, ocsd_err_t err)
-{
-	char msg[256];
-
-	ocsd_err_str(err, msg, (int)sizeof(msg));
-	fprintf(stderr, "ocsd_peer: %s: %s\n", what, msg);
-	return -1;
-}
-
 int ocsd_peer_etm3_count(const uint8_t *buf, size_t n, uint32_t etmcr,
 			 uint32_t etmidr, uint32_t etmccer, uint8_t trace_id,
 			 struct ocsd_peer_counts *counts)
 {
 	struct peer_state st;
-	ocsd_etmv3_cfg cfg;
 	dcd_tree_handle_t tree;
 	unsigned char csid = 0;
 	ocsd_err_t err;
@@ -81,30 +71,16 @@ int ocsd_peer_etm3_count(const uint8_t *buf, size_t n, uint32_t etmcr,
 	if (!buf && n)
 		return -1;
 	memset(&st, 0, sizeof(st));
-	cfg.reg_ctrl = etmcr;
-	cfg.reg_idr = etmidr;
-	cfg.reg_ccer = etmccer;
-	cfg.reg_trc_id = trace_id;
-	cfg.arch_ver = ARCH_V7;
-	cfg.core_prof = profile_CortexA;
-
-	tree = ocsd_create_dcd_tree(OCSD_TRC_SRC_SINGLE, 0);
-	if (tree == C_API_INVALID_TREE_HANDLE) {
-		fprintf(stderr, "ocsd_peer: ocsd_create_dcd_tree failed\n");
+	tree = ocsd_etm3_tree(etmcr, etmidr, etmccer, trace_id, 0, &csid,
+			      "ocsd_peer");
+	if (tree == C_API_INVALID_TREE_HANDLE)
 		return -1;
-	}
-	err = ocsd_dt_create_decoder(tree, OCSD_BUILTIN_DCD_ETMV3,
-				     OCSD_CREATE_FLG_PACKET_PROC, &cfg, &csid);
-	if (err != OCSD_OK) {
-		ret = report_err("create ETMV3 decoder", err);
-		goto out;
-	}
 	err = ocsd_dt_attach_packet_callback(tree, csid,
 					     OCSD_C_API_CB_PKT_SINK,
 					     (void *)(uintptr_t)count_packet,
 					     &st);
 	if (err != OCSD_OK) {
-		ret = report_err("attach packet sink", err);
+		ret = ocsd_report("ocsd_peer", "attach packet sink", err);
 		goto out;
 	}
 	ret = ocsd_push(tree, buf, n, "ocsd_peer");

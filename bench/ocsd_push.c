@@ -2,6 +2,48 @@
 #include "ocsd_push.h"
 
 #include <stdio.h>
+#include <string.h>
+
+int ocsd_report(const char *who, const char *what, ocsd_err_t err)
+{
+	char msg[256];
+
+	ocsd_err_str(err, msg, (int)sizeof(msg));
+	fprintf(stderr, "%s: %s: %s\n", who, what, msg);
+	return -1;
+}
+
+dcd_tree_handle_t ocsd_etm3_tree(uint32_t etmcr, uint32_t etmidr,
+				 uint32_t etmccer, uint8_t trace_id, int full,
+				 unsigned char *csid, const char *who)
+{
+	ocsd_etmv3_cfg cfg;
+	dcd_tree_handle_t tree;
+	ocsd_err_t err;
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.reg_ctrl = etmcr;
+	cfg.reg_idr = etmidr;
+	cfg.reg_ccer = etmccer;
+	cfg.reg_trc_id = trace_id;
+	cfg.arch_ver = ARCH_V7;
+	cfg.core_prof = profile_CortexA;
+	tree = ocsd_create_dcd_tree(OCSD_TRC_SRC_SINGLE, 0);
+	if (tree == C_API_INVALID_TREE_HANDLE) {
+		fprintf(stderr, "%s: cannot create a decode tree\n", who);
+		return tree;
+	}
+	err = ocsd_dt_create_decoder(tree, OCSD_BUILTIN_DCD_ETMV3,
+				     full ? OCSD_CREATE_FLG_FULL_DECODER :
+					    OCSD_CREATE_FLG_PACKET_PROC,
+				     &cfg, csid);
+	if (err != OCSD_OK) {
+		ocsd_report(who, "create ETMV3 decoder", err);
+		ocsd_destroy_dcd_tree(tree);
+		return C_API_INVALID_TREE_HANDLE;
+	}
+	return tree;
+}
 
 static int fatal(const char *who, const char *what, ocsd_datapath_resp_t resp)
 {

@@ -1,5 +1,5 @@
-/* bench: pushing a buffer through an OpenCSD decode tree (C API), shared
- * by the peers. */
+/* bench: setting up an OpenCSD decode tree and pushing a buffer through
+ * it (C API), shared by the peers. */
 #ifndef ETMKIT_BENCH_OCSD_PUSH_H
 #define ETMKIT_BENCH_OCSD_PUSH_H
 
@@ -14,5 +14,16 @@
  * on stderr prefixed with @who. */
 int ocsd_push(dcd_tree_handle_t tree, const uint8_t *buf, size_t n,
 	      const char *who);
+
+/* Print "@who: @what: OpenCSD's text for @err" on stderr; returns -1. */
+int ocsd_report(const char *who, const char *what, ocsd_err_t err);
+
+/* A single-source decode tree holding OpenCSD's builtin ETMv3 decoder for
+ * an ARMv7 Cortex-A core with these registers, as a packet processor only
+ * or (@full) a full decoder; *@csid is its source. Returns the tree, or
+ * C_API_INVALID_TREE_HANDLE after a message prefixed with @who. */
+dcd_tree_handle_t ocsd_etm3_tree(uint32_t etmcr, uint32_t etmidr,
+				 uint32_t etmccer, uint8_t trace_id, int full,
+				 unsigned char *csid, const char *who);
 
 #endif
