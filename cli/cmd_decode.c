@@ -234,9 +234,16 @@ static int setup(struct decode_run *r)
 		const struct cli_source *cs = &r->in.src[i];
 		struct etm3_flow_config fc;
 
-		rc = build_image(r, cs, &r->images[i]);
-		if (rc)
-			return rc;
+		/* Sources of one core (or of none) share its image: the files
+		 * are mapped once. */
+		for (int j = 0; j < i && !r->images[i]; j++)
+			if (!strcmp(r->in.src[j].core, cs->core))
+				r->images[i] = r->images[j];
+		if (!r->images[i]) {
+			rc = build_image(r, cs, &r->images[i]);
+			if (rc)
+				return rc;
+		}
 		etm3_flow_config_init(&fc);
 		fc.etm = cs->cfg;
 		fc.image = r->images[i];
@@ -288,8 +295,14 @@ static int summarize(const struct decode_run *r)
 static void cleanup(struct decode_run *r)
 {
 	etmkit_session_free(r->session);
-	for (int i = 0; i < CLI_MAX_IDS; i++)
-		image_free(r->images[i]);
+	for (int i = 0; i < CLI_MAX_IDS; i++) {
+		int shared = 0;
+
+		for (int j = 0; j < i; j++)
+			shared |= r->images[j] == r->images[i];
+		if (!shared)
+			image_free(r->images[i]);
+	}
 	for (int i = 0; i < r->nimg; i++)
 		free(r->img[i].owned);
 	cli_disasm_free(r->dis);
