@@ -193,10 +193,8 @@ static void a32_dp_misc(struct insn_info *info, uint32_t w)
 			insn_writes(info, insn_bits(w, 15, 12));
 		return;
 	}
-	if (!misc_space && !(op2 & 1)) {
-		a32_dp(info, w);
-	} else if (!misc_space && !(op2 & 8)) {
-		a32_dp(info, w); /* register-shifted register */
+	if (!misc_space && (!(op2 & 1) || !(op2 & 8))) {
+		a32_dp(info, w); /* register, or register-shifted register */
 	} else if (misc_space && !(op2 & 8)) {
 		a32_misc(info, w);
 	} else if (misc_space && !(op2 & 1)) {

@@ -262,16 +262,14 @@ int insn_decode_jazelle(struct insn_info *info, uint32_t addr,
 		info->flags |= INSN_F_STORE;
 		break;
 	case J_IF:
-		info->flags |= INSN_F_COND;
-		/* fall through */
 	case J_GOTO:
-		insn_direct(info, addr + insn_sext(be16(b + 1), 16),
-			    etmkit_isa_jazelle);
-		break;
 	case J_JSR:
 		insn_direct(info, addr + insn_sext(be16(b + 1), 16),
 			    etmkit_isa_jazelle);
-		info->flags |= INSN_F_CALL;
+		if (kind == J_IF)
+			info->flags |= INSN_F_COND;
+		if (kind == J_JSR)
+			info->flags |= INSN_F_CALL;
 		break;
 	case J_GOTO_W:
 	case J_JSR_W:
