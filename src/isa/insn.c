@@ -19,6 +19,10 @@ int insn_decode(struct insn_info *info, enum etmkit_isa isa, uint64_t addr,
 				       isa == etmkit_isa_thumbee);
 	case etmkit_isa_jazelle:
 		return insn_decode_jazelle(info, (uint32_t)addr, bytes, avail);
+	case etmkit_isa_a64:
+		if (avail < 4)
+			return -etmkit_err_truncated;
+		return insn_decode_a64(info, addr, bytes);
 	default:
 		return -etmkit_err_invalid;
 	}

@@ -177,9 +177,23 @@ static void a32_extra_ldst(struct insn_info *info, uint32_t w)
 		insn_writes(info, insn_bits(w, 19, 16));
 }
 
+/* MSR (immediate), and hints, A5.2.11 (Table A5-10): with op (bit 22) 0
+ * and op1 (bits [19:16]) 0000, op2 = bits [7:0] selects the hint; WFE
+ * (00000010, A8.8.424) and WFI (00000011, A8.8.425) are the ones flow
+ * reconstruction sees (ETMv4 WFXMODE traces them as P0 instructions). */
+static void a32_hint(struct insn_info *info, uint32_t w)
+{
+	uint32_t op2 = insn_bits(w, 7, 0);
+
+	if (!insn_bit(w, 22) && insn_bits(w, 19, 16) == 0 &&
+	    (op2 == 2 || op2 == 3))
+		info->flags |= INSN_F_WFX;
+}
+
 /* Data-processing and miscellaneous instructions, A5.2 (Table A5-2): op =
  * bit 25, op1 = bits [24:20], op2 = bits [7:4]. MOVW and MOVT (A8.8.102,
- * A8.8.106) write Rd; MSR (immediate) and hints (A5.2.11) set no flag. */
+ * A8.8.106) write Rd; MSR (immediate) and hints (A5.2.11) write no
+ * register. */
 static void a32_dp_misc(struct insn_info *info, uint32_t w)
 {
 	uint32_t op1 = insn_bits(w, 24, 20);
@@ -191,6 +205,8 @@ static void a32_dp_misc(struct insn_info *info, uint32_t w)
 			a32_dp(info, w);
 		else if ((op1 & 0x1b) == 0x10) /* MOVW, MOVT */
 			insn_writes(info, insn_bits(w, 15, 12));
+		else
+			a32_hint(info, w);
 		return;
 	}
 	if (!misc_space && (!(op2 & 1) || !(op2 & 8))) {

@@ -6,14 +6,17 @@
 
 /* Each fills *info completely (isa included) and returns 0, or returns
  * -etmkit_err_truncated when @avail bytes cannot be classified. A32 is
- * called with at least 4 bytes. Addresses are 32-bit: targets wrap modulo
- * 2^32. */
+ * called with at least 4 bytes. AArch32 addresses are 32-bit: targets wrap
+ * modulo 2^32. */
 int insn_decode_a32(struct insn_info *info, uint32_t addr, const uint8_t *b);
 /* T32; @thumbee: decode as ThumbEE (ARM DDI 0406C A9). */
 int insn_decode_t32(struct insn_info *info, uint32_t addr, const uint8_t *b,
 		    size_t avail, int thumbee);
 int insn_decode_jazelle(struct insn_info *info, uint32_t addr,
 			const uint8_t *b, size_t avail);
+/* A64 (Arm ARM DDI 0487, C4.1), called with at least 4 bytes. Addresses
+ * are 64-bit: targets wrap modulo 2^64. */
+int insn_decode_a64(struct insn_info *info, uint64_t addr, const uint8_t *b);
 
 /* Shared by A32 and T32, whose coprocessor, floating-point and Advanced
  * SIMD encodings agree bit for bit once the leading nibble is aside

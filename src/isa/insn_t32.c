@@ -12,6 +12,10 @@
  * "Jazelle/ThumbEE check" (IHI 0014Q Table 7-12), so neither is
  * classified as a branch.
  *
+ * The BLX (immediate) encodings with H = 1, UNDEFINED in ARMv7, are read
+ * as the Armv8.1-M branch future and low-overhead loop instructions (Arm
+ * DDI 0553): WLS, WLSTP, LE and LETP are direct branches.
+ *
  * As in A32, UNPREDICTABLE encodings that name the PC as a destination
  * are classified as PC writes. Direct branches other than BLX stay in
  * the instruction set being decoded (T32 or ThumbEE).
@@ -102,11 +106,14 @@ static void t16_misc(struct insn_info *info, uint32_t hw, uint32_t addr)
 	case 14: /* BKPT */
 		info->flags |= INSN_F_EXCEPTION;
 		return;
-	case 15: /* IT (mask != 0000), otherwise NOP-compatible hints */
+	case 15: /* IT (mask != 0000), otherwise NOP-compatible hints
+		  * (Table A6-10: opA 0010 WFE, 0011 WFI) */
 		if (insn_bits(hw, 3, 0)) {
 			info->flags |= INSN_F_IT;
 			info->cond = (uint8_t)insn_bits(hw, 7, 4);
 			info->it_mask = (uint8_t)insn_bits(hw, 3, 0);
+		} else if (insn_bits(hw, 7, 5) == 1) {
+			info->flags |= INSN_F_WFX;
 		}
 		return;
 	default: /* 0111, 1000 */
@@ -337,7 +344,10 @@ static void t32_misc_control(struct insn_info *info, uint32_t w)
 	case 0x39:
 		return;
 	case 0x3a: /* Change Processor State, and hints, A6.3.4 (Table
-		    * A6-14): unallocated hints execute as NOPs */
+		    * A6-14): unallocated hints execute as NOPs; op1 000
+		    * with op2 00000010 is WFE.W, 00000011 WFI.W */
+		if (insn_bits(w, 10, 8) == 0 && insn_bits(w, 7, 1) == 1)
+			info->flags |= INSN_F_WFX;
 		return;
 	case 0x3b: /* Miscellaneous control instructions, Table A6-15 */
 		switch (insn_bits(w, 7, 4)) {
@@ -382,6 +392,88 @@ static void t32_misc_control(struct insn_info *info, uint32_t w)
 	}
 }
 
+/* ---- Armv8.1-M Low Overhead Branch extension (Arm DDI 0553) ------------
+ *
+ * DDI 0553 "Branch future and low-overhead loops" puts these in the T32
+ * encodings of BLX (immediate) T2 with H = 1: hw1 11110 xxxx xxx xxxxx,
+ * hw2 11x0 xxxx xxxx xxx1. That space is UNDEFINED in ARMv7-A/R and in
+ * the A-profile's AArch32 T32 (DDI 0406C A8.8.25: "H == '1' then
+ * UNDEFINED") and in ARMv7-M/ARMv8-M (no BLX (immediate)). insn_decode()
+ * has no profile: it always reads the space as Armv8.1-M, which no other
+ * profile allocates. hw1[10:7] (boff) selects:
+ *
+ *   boff != 0   BF, BFX, BFL, BFLX, BFCSEL (branch future): no PC write
+ *   boff == 0   the loop instructions, by hw2[13] and op = hw1[6:4]:
+ *     hw2 1100 imml immh(10) 1 (imml = hw2[11], immh = hw2[10:1]):
+ *       op 100            WLS LR, Rn, #imm     forward if Rn == 0
+ *       op 0sz, Rn != 15  WLSTP.<sz> LR, Rn, #imm   (likewise)
+ *       hw1 f00f          LE LR, #-imm         back while LR > 1
+ *       hw1 f01f          LETP LR, #-imm       back while elements remain
+ *       hw1 f02f          LE #-imm             back always (the "loop
+ *                                              forever" form, no LR)
+ *     hw2 e001: op 100 DLS, op 0sz DLSTP (Rn == 15: LCTP); e801: op 0sz
+ *       VCTP (MVE). These only set LR, the loop or predication state.
+ *
+ * The immediate is ZeroExtend(immh:imml:'0') from the PC (the address +
+ * 4): WLS/WLSTP add it, LE/LETP subtract it. Confirmed with LLVM's
+ * assembler (llvm-mc -mattr=+lob,+mve: "wls lr, r0, #6" is f040 c803,
+ * "le lr, #-20" f00f c00b) and on the Cortex-M55 capture
+ * testdata/etmv4/armv8_1m_branches (WLS at 0x1e0c4 goes to 0x1e0cc, LE
+ * at 0x1e104 to 0x1e0f4). The rest of boff == 0 is unallocated: LLVM
+ * rejects it, except hw1 f03f (an LE with both the "no LR" and the
+ * tail-predicated bit), which it reads as an UNPREDICTABLE WLSTP.64 with
+ * Rn = PC, a WLS that cannot branch (PC is never 0).
+ *
+ * Branch future instructions only tell the PE that the instruction at the
+ * branch point (PC + boff:'0') is a branch to the given target, so that
+ * it may branch there without executing that instruction (from its
+ * LO_BRANCH_INFO cache, which it may also discard at any time). The
+ * branch point holds a real branch to the same target, classified as what
+ * it is. Whether the PE took a branch from the cache shows in no opcode:
+ * a decoder that keeps no branch-future state, like this one, is exact
+ * only when the trace reports that branch at the branch point's
+ * instruction, the way the Cortex-M55 capture reports each loop iteration
+ * at its LE (which the loop cache may have skipped). Were it reported at
+ * the instruction before the branch point, the walk would run on to the
+ * branch point's own branch and spend the atom there: the same target,
+ * with the skipped branch listed as executed.
+ */
+
+/* The loop immediate, immh:imml:'0' (DDI 0553 WLS, LE). */
+static uint32_t lob_imm(uint32_t w)
+{
+	return insn_bits(w, 10, 1) << 2 | insn_bit(w, 11) << 1;
+}
+
+/* Low-overhead loops with boff == 0 (table above). */
+static void t32_lob(struct insn_info *info, uint32_t w, uint32_t addr)
+{
+	uint32_t op = insn_bits(w, 22, 20), rn = insn_bits(w, 19, 16);
+	uint32_t pc = addr + 4;
+	enum etmkit_isa isa = (enum etmkit_isa)info->isa;
+
+	if (insn_bit(w, 13)) { /* DLS, DLSTP, LCTP, VCTP */
+		uint32_t hw2 = insn_bits(w, 15, 0);
+
+		if (!(hw2 == 0xe001 && op <= 4) &&
+		    !(hw2 == 0xe801 && op < 4))
+			info->flags |= INSN_F_UNDEFINED;
+		return;
+	}
+	if (op == 4 || (op < 4 && rn != 15)) { /* WLS, WLSTP */
+		insn_direct(info, pc + lob_imm(w), isa);
+		info->flags |= INSN_F_COND;
+		return;
+	}
+	if (op >= 3) { /* 101-111; 011 with Rn == 15 */
+		info->flags |= INSN_F_UNDEFINED;
+		return;
+	}
+	insn_direct(info, pc - lob_imm(w), isa); /* LE, LETP, LE (no LR) */
+	if (op != 2)
+		info->flags |= INSN_F_COND;
+}
+
 /* Branches and miscellaneous control, A6.3.4: B T3/T4, BL, BLX
  * (immediate) (A8.8.18, A8.8.25) and the control space. */
 static void t32_branch(struct insn_info *info, uint32_t w, uint32_t addr,
@@ -416,9 +508,16 @@ static void t32_branch(struct insn_info *info, uint32_t w, uint32_t addr,
 			info->flags |= INSN_F_CALL;
 		return;
 	}
-	/* BLX (immediate) T2: H (hw2[0]) must be 0; UNDEFINED in ThumbEE */
-	if (thumbee || insn_bit(w, 0)) {
+	/* BLX (immediate) T2: UNDEFINED in ThumbEE; H (hw2[0]) = 1 is the
+	 * Armv8.1-M branch future and loop space (above) */
+	if (thumbee) {
 		info->flags |= INSN_F_UNDEFINED;
+		return;
+	}
+	if (insn_bit(w, 0)) {
+		if (!insn_bits(w, 26, 23))
+			t32_lob(info, w, addr);
+		/* else branch future: no PC write (above) */
 		return;
 	}
 	insn_direct(info, ((addr + 4) & ~3u) + insn_sext(imm, 25),

@@ -1,20 +1,25 @@
 /* Cross-check of the instruction classifier against capstone.
  *
- * Over every 16-bit T32 halfword, millions of random A32 words and 32-bit
- * T32 instructions (fixed-seed PRNG) and the TC2 Linux kernel image, it
- * compares, wherever capstone decodes an instruction: size; whether it
- * may write the PC; the target of a direct branch; call; condition;
- * memory access and its direction; exception generation; and that we do
- * not call UNDEFINED what capstone decodes.
+ * Over every 16-bit T32 halfword, millions of random A32 words, 32-bit
+ * T32 instructions and A64 words (fixed-seed PRNG), the TC2 Linux kernel
+ * image (A32/T32) and every A64 memory dump of the ETMv4 and ETE
+ * snapshots, it compares, wherever capstone decodes an instruction: size;
+ * whether it may write the PC; the target of a direct branch; call;
+ * condition; memory access and its direction; exception generation; ISB;
+ * WFI/WFE; for A64 also return and exception return; and that we do not
+ * call UNDEFINED what capstone decodes.
  *
  * Capstone 4 (LLVM's ARM tables) is not the architecture: it decodes some
- * ARMv8 and UNPREDICTABLE encodings, and its operand access data has
- * gaps. Every category of disagreement is an explicit exception below,
- * with the DDI 0406C section that shows our side, matched by a precise
- * predicate and counted. A disagreement no exception explains fails the
- * test and is printed.
+ * ARMv8 and UNPREDICTABLE encodings, its operand access data has gaps, and
+ * its A64 tables stop at ARMv8.2 (no pointer authentication, LSE, TME,
+ * WFxT, HBC, CMPBR...). Every category of disagreement is an explicit
+ * exception below, with the manual section (DDI 0406C for A32/T32, DDI
+ * 0487 for A64) that shows our side, matched by a precise predicate and
+ * counted. A disagreement no exception explains fails the test and is
+ * printed.
  */
 #include <capstone/capstone.h>
+#include <dirent.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -32,14 +37,18 @@ enum {
 	D_COND = 1 << 4,
 	D_LOAD = 1 << 5,
 	D_STORE = 1 << 6,
-	D_EXC = 1 << 7,    /* capstone's INT group vs INSN_F_EXCEPTION */
+	D_EXC = 1 << 7,    /* capstone's INT group vs INSN_F_EXCEPTION (A64:
+			      also SVC, HVC, SMC, BRK, HLT, both ways) */
 	D_UNDEF = 1 << 8,  /* we say UNDEFINED, capstone decodes */
-	D_NKINDS = 9
+	D_RET = 1 << 9,    /* A64: RETURN vs RET group, EXC_RETURN vs ERET */
+	D_ISB = 1 << 10,
+	D_WFX = 1 << 11,   /* INSN_F_WFX vs capstone's WFI, WFE */
+	D_NKINDS = 12
 };
 
 static const char *const kind_name[D_NKINDS] = {
 	"size", "pc-write", "direct-target", "call", "cond", "load",
-	"store", "exception", "undefined",
+	"store", "exception", "undefined", "return", "isb", "wfx",
 };
 
 /* Capstone's view of one instruction. */
@@ -47,7 +56,8 @@ struct cs_view {
 	bool ok;
 	unsigned size;
 	bool pcw, direct, call, cond, load, store, intr;
-	uint32_t target;
+	bool ret, eret, isb, wfx;
+	uint64_t target;
 	char mnem[32];
 	char ops[160];
 	unsigned id;
@@ -56,7 +66,7 @@ struct cs_view {
 /* One comparison. */
 struct cmp {
 	enum etmkit_isa isa;
-	uint32_t addr;
+	uint64_t addr;
 	uint32_t opcode;
 	struct insn_info ours;
 	struct cs_view cs;
@@ -135,7 +145,81 @@ static void cs_view_of(struct cs_view *v, csh h, const uint8_t *b,
 	v->call = has_group(d, ARM_GRP_CALL);
 	v->intr = has_group(d, ARM_GRP_INT);
 	v->cond = a->cc != ARM_CC_AL && a->cc != ARM_CC_INVALID;
+	v->isb = in->id == ARM_INS_ISB;
+	v->wfx = in->id == ARM_INS_WFE || in->id == ARM_INS_WFI;
 	cs_memory(v, in);
+	cs_free(in, c);
+}
+
+/* A64 memory direction from the mnemonic, as for AArch32: LD*, ST*, the
+ * read-modify-write atomics (CAS, SWP, LD<op>, ST<op>) both, PRFM none. */
+static void cs_memory_a64(struct cs_view *v, const cs_insn *in)
+{
+	static const char *const rmw[] = {
+		"cas", "swp", "ldadd", "ldclr", "ldeor", "ldset", "ldsmax",
+		"ldsmin", "ldumax", "ldumin", "stadd", "stclr", "steor",
+		"stset", "stsmax", "stsmin", "stumax", "stumin",
+	};
+	const char *m = in->mnemonic;
+
+	if (prefix(m, "prfm") || prefix(m, "prfum"))
+		return;
+	for (size_t i = 0; i < sizeof(rmw) / sizeof(rmw[0]); i++)
+		if (prefix(m, rmw[i])) {
+			v->load = v->store = true;
+			return;
+		}
+	v->load = prefix(m, "ld");
+	v->store = prefix(m, "st");
+}
+
+static bool writes_reg(const cs_detail *d, uint16_t reg)
+{
+	for (unsigned i = 0; i < d->regs_write_count; i++)
+		if (d->regs_write[i] == reg)
+			return true;
+	return false;
+}
+
+/* Capstone 4's AArch64 back end: branches are in the JUMP group (BL and
+ * BLR too, with X30 written), RET in RET; only SVC is in INT, so the
+ * exception-generating instructions are also taken by id. */
+static void cs_view_a64(struct cs_view *v, csh h, const uint8_t *b,
+			uint64_t addr)
+{
+	cs_insn *in;
+	size_t c = cs_disasm(h, b, 4, addr, 1, &in);
+	const cs_detail *d;
+	const cs_arm64 *a;
+	unsigned id;
+
+	memset(v, 0, sizeof(*v));
+	if (!c)
+		return;
+	d = in->detail;
+	a = &d->arm64;
+	id = in->id;
+	v->ok = true;
+	v->size = in->size;
+	v->id = id;
+	snprintf(v->mnem, sizeof(v->mnem), "%s", cs_insn_name(h, id));
+	snprintf(v->ops, sizeof(v->ops), "%s", in->op_str);
+	for (unsigned i = 0; i < a->op_count; i++)
+		if (a->operands[i].type == ARM64_OP_IMM)
+			v->target = (uint64_t)a->operands[i].imm;
+	v->ret = has_group(d, ARM64_GRP_RET);
+	v->pcw = v->ret || has_group(d, ARM64_GRP_JUMP) ||
+		 has_group(d, ARM64_GRP_CALL);
+	v->direct = has_group(d, ARM64_GRP_BRANCH_RELATIVE);
+	v->call = v->pcw && writes_reg(d, ARM64_REG_X30);
+	v->eret = id == ARM64_INS_ERET;
+	v->intr = has_group(d, ARM64_GRP_INT) || id == ARM64_INS_SVC ||
+		  id == ARM64_INS_HVC || id == ARM64_INS_SMC ||
+		  id == ARM64_INS_BRK || id == ARM64_INS_HLT;
+	v->cond = a->cc != ARM64_CC_AL && a->cc != ARM64_CC_INVALID;
+	v->isb = id == ARM64_INS_ISB;
+	v->wfx = id == ARM64_INS_WFE || id == ARM64_INS_WFI;
+	cs_memory_a64(v, in);
 	cs_free(in, c);
 }
 
@@ -155,7 +239,7 @@ static unsigned compare(const struct cmp *c)
 		return D_SIZE;
 	if (br != v->pcw)
 		diff |= D_PCW;
-	if (direct != v->direct || (direct && (uint32_t)o->target != v->target))
+	if (direct != v->direct || (direct && o->target != v->target))
 		diff |= D_TARGET;
 	if (!!(o->flags & INSN_F_CALL) != v->call)
 		diff |= D_CALL;
@@ -165,8 +249,21 @@ static unsigned compare(const struct cmp *c)
 		diff |= D_LOAD;
 	if (!!(o->flags & INSN_F_STORE) != v->store)
 		diff |= D_STORE;
-	if (v->intr && !(o->flags & INSN_F_EXCEPTION))
+	if (!!(o->flags & INSN_F_ISB) != v->isb)
+		diff |= D_ISB;
+	if (!!(o->flags & INSN_F_WFX) != v->wfx)
+		diff |= D_WFX;
+	if (c->isa != etmkit_isa_a64) {
+		/* capstone's AArch32 back end has no return group */
+		if (v->intr && !(o->flags & INSN_F_EXCEPTION))
+			diff |= D_EXC;
+		return diff;
+	}
+	if (!!(o->flags & INSN_F_EXCEPTION) != v->intr)
 		diff |= D_EXC;
+	if (!!(o->flags & INSN_F_RETURN) != v->ret ||
+	    !!(o->flags & INSN_F_EXC_RETURN) != v->eret)
+		diff |= D_RET;
 	return diff;
 }
 
@@ -312,6 +409,63 @@ static bool banked(const struct cmp *c)
 	       (w & 0xd020) == 0x8020;
 }
 
+/* ---- A64 (DDI 0487) ---- */
+
+static bool a64(const struct cmp *c)
+{
+	return c->isa == etmkit_isa_a64;
+}
+
+/* ERET (1101 0110 1001 1111 0000 0011 1110 0000) and DRPS (1101 0110 1011
+ * ...): C6.2 ERET branches to ELR_ELx, DRPS leaves Debug state; capstone
+ * puts neither in a branch group. */
+static bool a64_eret_drps(const struct cmp *c)
+{
+	return a64(c) && (c->opcode == 0xd69f03e0u || c->opcode == 0xd6bf03e0u);
+}
+
+/* BLR: 1101 0110 0011 1111 0000 00 Rn 00000 */
+static bool a64_blr(const struct cmp *c)
+{
+	return a64(c) && (c->opcode & 0xfffffc1fu) == 0xd63f0000u;
+}
+
+/* B.NV: 0101 0100 imm19 0 1111 */
+static bool a64_b_nv(const struct cmp *c)
+{
+	return a64(c) && (c->opcode & 0xff00001fu) == 0x5400000fu;
+}
+
+/* CBZ, CBNZ (x011 010x) and TBZ, TBNZ (x011 011x) */
+static bool a64_cbz_tbz(const struct cmp *c)
+{
+	return a64(c) && (c->opcode & 0x7c000000u) == 0x34000000u;
+}
+
+/* Conditional compare (register, immediate): x x 1 11010010; conditional
+ * select: x x x 11010100; floating-point conditional compare and select:
+ * x 0 x 11110 type 1 ... with bits [11:10] 01 or 11. */
+static bool a64_cond_operand(const struct cmp *c)
+{
+	uint32_t w = c->opcode;
+
+	return a64(c) && ((w & 0x3fe00000u) == 0x3a400000u ||
+			  (w & 0x1fe00000u) == 0x1a800000u ||
+			  (w & 0x1f200400u) == 0x1e200400u);
+}
+
+/* 1101 0101 00 L 00 ...: op0 (bits [20:19]) 00 of the system space */
+static bool a64_sys_op0(const struct cmp *c)
+{
+	return a64(c) && (c->opcode & 0xffd80000u) == 0xd5000000u;
+}
+
+/* WFET, WFIT: 1101 0101 0000 0011 0001 0000 00x Rt */
+static bool a64_wfxt(const struct cmp *c)
+{
+	return a64(c) && (c->opcode & 0xffffffc0u) == 0xd5031000u;
+}
+
 struct exception {
 	const char *name;
 	const char *why;
@@ -354,6 +508,34 @@ static struct exception exceptions[] = {
 	{ "MRS/MSR (banked register) condition",
 	  "B9.3.9-10: the A32 cond field is AL (T32 has none); capstone "
 	  "reports another condition code", D_COND, banked, 0 },
+	{ "A64 ERET, DRPS",
+	  "DDI 0487 C6.2 ERET (branch to ELR_ELx), DRPS (leaves Debug "
+	  "state): PC writes; capstone 4 puts them in no branch group",
+	  D_PCW, a64_eret_drps, 0 },
+	{ "A64 BLR branch-relative",
+	  "DDI 0487 C6.2 BLR: the target is Xn; capstone 4 puts BLR in its "
+	  "BRANCH_RELATIVE group with no target operand", D_TARGET, a64_blr,
+	  0 },
+	{ "A64 B.NV",
+	  "DDI 0487 ConditionHolds(): cond 111x is always true, NV is not "
+	  "a condition; capstone reports cc NV", D_COND, a64_b_nv, 0 },
+	{ "A64 condition operands (CSEL, CCMP, FCSEL, FCCMP, ...)",
+	  "DDI 0487 C6.2 CSEL, CCMP etc.: the condition selects a result "
+	  "or the flags, the instruction always executes; insn.h COND is "
+	  "for A64 conditional branches only", D_COND, a64_cond_operand, 0 },
+	{ "A64 CBZ/CBNZ/TBZ/TBNZ condition",
+	  "DDI 0487 C6.2 CBZ, TBZ: branch on a register test; insn.h "
+	  "classes them COND, capstone has no condition code for them",
+	  D_COND, a64_cbz_tbz, 0 },
+	{ "A64 system op0 00 as MSR/MRS",
+	  "DDI 0487 C4.1 'System register move' needs op0 (bits [20:19]) "
+	  "1x; op0 00 outside hints, barriers, PSTATE and the FEAT_TME/"
+	  "FEAT_WFxT encodings is unallocated; capstone 4 decodes it as "
+	  "MSR/MRS S3_<op1>_...", D_UNDEF, a64_sys_op0, 0 },
+	{ "A64 WFET/WFIT (FEAT_WFxT) as MSR",
+	  "DDI 0487 C4.1 'System instructions with register argument': "
+	  "WFET, WFIT (Armv8.7) wait; capstone 4 decodes them as MSR",
+	  D_WFX, a64_wfxt, 0 },
 };
 
 #define NEXC (sizeof(exceptions) / sizeof(exceptions[0]))
@@ -367,6 +549,7 @@ struct stats {
 	unsigned long compared, agreed, explained, unexplained;
 	unsigned long cs_rejects, both_undefined;
 	unsigned long exc[NEXC];
+	bool a64;
 };
 
 static unsigned long shown;
@@ -375,20 +558,22 @@ static void show(const struct stats *s, const struct cmp *c, unsigned kind)
 {
 	if (shown++ >= MAX_SHOW)
 		return;
-	printf("  UNEXPLAINED %s %s: %s %0*x at %#x: ours flags %#x size %u "
-	       "target %#" PRIx64 "; capstone '%s %s' pcw %d direct %d "
-	       "target %#x call %d cond %d load %d store %d int %d\n",
+	printf("  UNEXPLAINED %s %s: %s %0*x at %#" PRIx64 ": ours flags %#x "
+	       "size %u target %#" PRIx64 "; capstone '%s %s' pcw %d direct "
+	       "%d target %#" PRIx64 " call %d cond %d load %d store %d int "
+	       "%d ret %d eret %d isb %d wfx %d\n",
 	       s->name, kind_name[__builtin_ctz(kind)],
 	       etmkit_isa_name(c->isa), c->ours.size * 2, c->opcode, c->addr,
 	       c->ours.flags, c->ours.size, c->ours.target, c->cs.mnem,
 	       c->cs.ops, c->cs.pcw, c->cs.direct, c->cs.target, c->cs.call,
-	       c->cs.cond, c->cs.load, c->cs.store, c->cs.intr);
+	       c->cs.cond, c->cs.load, c->cs.store, c->cs.intr, c->cs.ret,
+	       c->cs.eret, c->cs.isb, c->cs.wfx);
 }
 
 /* Classify the instruction at @b both ways and compare. Returns our size
  * (0 when we cannot decode it, which is itself a failure). */
 static unsigned one(struct stats *s, csh h, enum etmkit_isa isa,
-		    const uint8_t *b, size_t n, uint32_t addr)
+		    const uint8_t *b, size_t n, uint64_t addr)
 {
 	struct cmp c;
 	bool bad = false, exc_used[NEXC] = { false };
@@ -397,12 +582,16 @@ static unsigned one(struct stats *s, csh h, enum etmkit_isa isa,
 	c.isa = isa;
 	c.addr = addr;
 	if (insn_decode(&c.ours, isa, addr, b, n)) {
-		printf("  FAIL %s: insn_decode failed at %#x\n", s->name, addr);
+		printf("  FAIL %s: insn_decode failed at %#" PRIx64 "\n",
+		       s->name, addr);
 		s->unexplained++;
 		return 0;
 	}
 	c.opcode = c.ours.opcode;
-	cs_view_of(&c.cs, h, b, c.ours.size, addr);
+	if (isa == etmkit_isa_a64)
+		cs_view_a64(&c.cs, h, b, addr);
+	else
+		cs_view_of(&c.cs, h, b, c.ours.size, (uint32_t)addr);
 	if (!c.cs.ok) {
 		if (c.ours.flags & INSN_F_UNDEFINED)
 			s->both_undefined++;
@@ -449,9 +638,12 @@ static void report(const struct stats *s)
 	printf("%-22s compared %9lu  agreed %9lu  explained %7lu  "
 	       "unexplained %lu\n", s->name, s->compared, s->agreed,
 	       s->explained, s->unexplained);
-	printf("%-22s (not compared: capstone rejects %lu, mostly "
-	       "UNPREDICTABLE should-be bits, A5.1.1/A6.1.1; both call it "
-	       "undefined %lu)\n", "", s->cs_rejects, s->both_undefined);
+	printf("%-22s (not compared: capstone rejects %lu, %s; both call it "
+	       "undefined %lu)\n", "", s->cs_rejects,
+	       s->a64 ? "A64 extensions after ARMv8.2, SVE, CONSTRAINED "
+			"UNPREDICTABLE forms"
+		      : "mostly UNPREDICTABLE should-be bits, A5.1.1/A6.1.1",
+	       s->both_undefined);
 	for (size_t e = 0; e < NEXC; e++)
 		if (s->exc[e])
 			printf("%-22s   %7lu  %s\n", "", s->exc[e],
@@ -541,6 +733,214 @@ static int run_kernel(struct stats *st, struct stats *sa, csh ht, csh ha)
 	return 0;
 }
 
+/* ---- A64 ---------------------------------------------------------------- */
+
+static void run_a64_random(struct stats *s, csh h, unsigned long n)
+{
+	uint8_t b[4];
+
+	for (unsigned long i = 0; i < n; i++) {
+		uint64_t addr = ((uint64_t)rng() << 32 | rng()) & ~3ull;
+
+		store_le(b, rng(), 4);
+		one(s, h, etmkit_isa_a64, b, 4, addr);
+	}
+}
+
+static void one_a64(struct stats *s, csh h, uint32_t w)
+{
+	uint8_t b[4];
+	uint64_t addr = ((uint64_t)rng() << 32 | rng()) & ~3ull;
+
+	store_le(b, w, 4);
+	one(s, h, etmkit_isa_a64, b, 4, addr);
+}
+
+/* The "Branches, Exception Generating and System instructions" group
+ * (bits [28:26] = 101) is 1/8 of the random words: n/4 more from it, and
+ * every value of the fields its decode reads in the classes where
+ * capstone's view differs most: "Unconditional branch (register)" (opc,
+ * op2, op3 with Rn and op4 in {0, 1, 30, 31}), "Exception generation" (opc,
+ * op2, LL) and the op0 00 system space (op1, CRn, CRm, op2, L, Rt in {0,
+ * 31}). */
+static void run_a64_branch_sys(struct stats *s, csh h, unsigned long n)
+{
+	static const uint32_t regs[] = { 0, 1, 30, 31 };
+
+	for (unsigned long i = 0; i < n / 4; i++)
+		one_a64(s, h, (rng() & ~0x1c000000u) | 0x14000000u);
+	for (uint32_t f = 0; f < (1u << 15); f++)
+		for (unsigned r = 0; r < 16; r++)
+			one_a64(s, h, 0xd6000000u | f << 10 |
+					      regs[r >> 2] << 5 | regs[r & 3]);
+	for (uint32_t f = 0; f < (1u << 8); f++)
+		one_a64(s, h, 0xd4000000u | (f >> 5) << 21 | (f & 31) |
+				      (rng() & 0xffffu) << 5);
+	for (uint32_t f = 0; f < (1u << 15); f++)
+		for (unsigned rt = 0; rt < 2; rt++)
+			one_a64(s, h, 0xd5000000u | (f >> 14) << 21 |
+					      (f & 0x3fff) << 5 | (rt ? 31 : 0));
+}
+
+/* Every [dump] of a core whose .ini type is AArch64 ("ARM-AA64" or a
+ * Cortex-A53/A57) in the ETMv4 and ETE snapshots, word by word; dumps
+ * under bindir_32 (ete_ip's AArch32 code) are skipped, and a dump whose
+ * bytes and address were already swept (the same kernel for every core)
+ * is swept once. */
+#define PATH_LEN 1024
+
+struct dump {
+	char file[256];
+	uint64_t addr, len, off;
+};
+
+#define MAX_DUMPS 512
+
+struct a64_images {
+	unsigned long dumps, bytes;
+	uint64_t seen[MAX_DUMPS * 4];
+	size_t nseen;
+};
+
+static bool a64_core(const char *type)
+{
+	return !strcmp(type, "ARM-AA64") || !strcmp(type, "Cortex-A53") ||
+	       !strcmp(type, "Cortex-A57");
+}
+
+/* FNV-1a of the bytes and the address: the dump's identity. */
+static uint64_t dump_key(const uint8_t *p, size_t n, uint64_t addr)
+{
+	uint64_t h = 0xcbf29ce484222325ull ^ addr;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ p[i]) * 0x100000001b3ull;
+	return h;
+}
+
+static void run_dump(struct stats *s, csh h, struct a64_images *im,
+		     const char *dir, const struct dump *d)
+{
+	char path[PATH_LEN];
+	FILE *f;
+	uint8_t *buf;
+	size_t n;
+	uint64_t key;
+
+	if (strstr(d->file, "bindir_32/") ||
+	    snprintf(path, sizeof(path), "%s/%s", dir, d->file) >=
+		    (int)sizeof(path))
+		return;
+	f = fopen(path, "rb");
+	if (!f)
+		return;
+	buf = malloc(d->len);
+	n = buf && !fseek(f, (long)d->off, SEEK_SET) ? fread(buf, 1, d->len, f)
+						    : 0;
+	fclose(f);
+	key = dump_key(buf, n, d->addr);
+	for (size_t i = 0; i < im->nseen; i++)
+		if (im->seen[i] == key)
+			n = 0;
+	if (n && im->nseen < sizeof(im->seen) / sizeof(im->seen[0]))
+		im->seen[im->nseen++] = key;
+	if (n) {
+		im->dumps++;
+		im->bytes += n;
+	}
+	for (size_t o = 0; o + 4 <= n; o += 4)
+		one(s, h, etmkit_isa_a64, buf + o, 4, d->addr + o);
+	free(buf);
+}
+
+/* One core .ini: [device] type=..., [dump*] file=, address=, length=,
+ * offset= (the snapshot format of OpenCSD, docs/snapshot.md). */
+static void run_ini(struct stats *s, csh h, struct a64_images *im,
+		    const char *dir, const char *ini)
+{
+	static struct dump dumps[MAX_DUMPS];
+	char path[PATH_LEN], line[512], type[64] = "";
+	size_t nd = 0;
+	bool in_dump = false;
+	FILE *f;
+
+	if (snprintf(path, sizeof(path), "%s/%s", dir, ini) >=
+	    (int)sizeof(path))
+		return;
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *eq = strchr(line, '=');
+
+		line[strcspn(line, "\r\n")] = 0;
+		if (line[0] == '[') {
+			in_dump = !strncmp(line, "[dump", 5) && nd < MAX_DUMPS;
+			if (in_dump)
+				memset(&dumps[nd++], 0, sizeof(dumps[0]));
+			continue;
+		}
+		if (!eq)
+			continue;
+		*eq++ = 0;
+		if (!strcmp(line, "type"))
+			snprintf(type, sizeof(type), "%s", eq);
+		if (!in_dump)
+			continue;
+		if (!strcmp(line, "file"))
+			snprintf(dumps[nd - 1].file, sizeof(dumps[0].file), "%s",
+				 eq);
+		else if (!strcmp(line, "address"))
+			dumps[nd - 1].addr = strtoull(eq, NULL, 0);
+		else if (!strcmp(line, "length"))
+			dumps[nd - 1].len = strtoull(eq, NULL, 0);
+		else if (!strcmp(line, "offset"))
+			dumps[nd - 1].off = strtoull(eq, NULL, 0);
+	}
+	fclose(f);
+	if (!a64_core(type))
+		return;
+	for (size_t i = 0; i < nd; i++)
+		if (dumps[i].file[0] && dumps[i].len)
+			run_dump(s, h, im, dir, &dumps[i]);
+}
+
+static void run_a64_images(struct stats *s, csh h, struct a64_images *im)
+{
+	static const char *const protocols[] = { "etmv4", "ete" };
+
+	for (size_t p = 0; p < 2; p++) {
+		char top[PATH_LEN];
+		DIR *dt;
+		struct dirent *e;
+
+		snprintf(top, sizeof(top), "%s/testdata/%s", ETMKIT_SHARED_DIR,
+			 protocols[p]);
+		dt = opendir(top);
+		while (dt && (e = readdir(dt))) {
+			char dir[PATH_LEN];
+			DIR *ds;
+			struct dirent *f;
+
+			if (e->d_name[0] == '.' ||
+			    snprintf(dir, sizeof(dir), "%s/%s", top,
+				     e->d_name) >= (int)sizeof(dir))
+				continue;
+			ds = opendir(dir);
+			while (ds && (f = readdir(ds))) {
+				size_t l = strlen(f->d_name);
+
+				if (l > 4 && !strcmp(f->d_name + l - 4, ".ini"))
+					run_ini(s, h, im, dir, f->d_name);
+			}
+			if (ds)
+				closedir(ds);
+		}
+		if (dt)
+			closedir(dt);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	static struct stats a32r = { .name = "A32 random" };
@@ -548,15 +948,22 @@ int main(int argc, char **argv)
 	static struct stats t32r = { .name = "T32 32-bit random" };
 	static struct stats kt = { .name = "kernel T32 sweep" };
 	static struct stats ka = { .name = "kernel A32 words" };
+	static struct stats a64r = { .name = "A64 random", .a64 = true };
+	static struct stats a64b = { .name = "A64 branch/system",
+				     .a64 = true };
+	static struct stats a64i = { .name = "A64 snapshot dumps",
+				     .a64 = true };
+	static struct a64_images images;
 	/* optional: sample count and seed (defaults fixed, for ctest) */
 	unsigned long n = argc > 1 ? strtoul(argv[1], NULL, 0) : 3000000;
 	unsigned long bad, total = 0;
 	const char *ci = getenv("CI");
-	csh ha, ht;
+	csh ha, ht, h64;
 	int have_kernel;
 
 	if (cs_open(CS_ARCH_ARM, CS_MODE_ARM, &ha) != CS_ERR_OK ||
-	    cs_open(CS_ARCH_ARM, CS_MODE_THUMB, &ht) != CS_ERR_OK) {
+	    cs_open(CS_ARCH_ARM, CS_MODE_THUMB, &ht) != CS_ERR_OK ||
+	    cs_open(CS_ARCH_ARM64, CS_MODE_ARM, &h64) != CS_ERR_OK) {
 		printf("insn_vs_capstone: cannot open capstone\n");
 		return 1;
 	}
@@ -564,12 +971,18 @@ int main(int argc, char **argv)
 		rng_state = strtoull(argv[2], NULL, 0) | 1;
 	cs_option(ha, CS_OPT_DETAIL, CS_OPT_ON);
 	cs_option(ht, CS_OPT_DETAIL, CS_OPT_ON);
+	cs_option(h64, CS_OPT_DETAIL, CS_OPT_ON);
 	run_a32_random(&a32r, ha, n);
 	run_t16_all(&t16a, ht);
 	run_t32_random(&t32r, ht, n);
 	have_kernel = run_kernel(&kt, &ka, ht, ha) == 0;
+	run_a64_random(&a64r, h64, n);
+	run_a64_branch_sys(&a64b, h64, n);
+	run_a64_images(&a64i, h64, &images);
+	have_kernel = have_kernel && images.dumps;
 	cs_close(&ha);
 	cs_close(&ht);
+	cs_close(&h64);
 
 	printf("insn_vs_capstone: capstone %d.%d, %lu random words per ISA\n",
 	       CS_API_MAJOR, CS_API_MINOR, n);
@@ -580,10 +993,16 @@ int main(int argc, char **argv)
 		report(&kt);
 		report(&ka);
 	}
+	report(&a64r);
+	report(&a64b);
+	printf("%-22s (%lu distinct A64 dumps, %lu bytes)\n", "",
+	       images.dumps, images.bytes);
+	report(&a64i);
 	bad = a32r.unexplained + t16a.unexplained + t32r.unexplained +
-	      kt.unexplained + ka.unexplained;
+	      kt.unexplained + ka.unexplained + a64r.unexplained +
+	      a64b.unexplained + a64i.unexplained;
 	total = a32r.compared + t16a.compared + t32r.compared + kt.compared +
-		ka.compared;
+		ka.compared + a64r.compared + a64b.compared + a64i.compared;
 	printf("exceptions (all runs):\n");
 	for (size_t e = 0; e < NEXC; e++)
 		printf("  %8lu  %s\n            %s\n", exceptions[e].count,
@@ -593,7 +1012,8 @@ int main(int argc, char **argv)
 		return 1;
 	if (!have_kernel) {
 		printf("insn_vs_capstone: %s/testdata/etmv3/TC2/kernel_dump.bin "
-		       "missing\n", ETMKIT_SHARED_DIR);
+		       "or the A64 snapshot dumps missing\n",
+		       ETMKIT_SHARED_DIR);
 		return ci && !strcmp(ci, "true") ? 1 : 77;
 	}
 	return 0;

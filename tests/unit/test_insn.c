@@ -2,10 +2,12 @@
  *
  * Every encoding below was assembled by hand from the encoding diagrams of
  * ARM DDI 0406C (A8 instruction pages, B9 system instructions, A9
- * ThumbEE) or the Java VM specification (chapter 6), and every expected
+ * ThumbEE), Arm DDI 0487 (C4.1 encoding tables, C6.2 A64 instruction
+ * pages) or the Java VM specification (chapter 6), and every expected
  * target computed by hand from the pseudocode (A32: PC = address + 8; T32:
- * PC = address + 4, BLX: Align(PC, 4); Jazelle: address of the opcode).
- * Nothing here was copied from the classifier's output.
+ * PC = address + 4, BLX: Align(PC, 4); A64: PC = the instruction's
+ * address; Jazelle: address of the opcode). Nothing here was copied from
+ * the classifier's output.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -30,6 +32,8 @@
 #define IT INSN_F_IT
 #define ISB INSN_F_ISB
 #define SW INSN_F_ISA_SWITCH
+#define WFX INSN_F_WFX
+#define TSTART INSN_F_TSTART
 
 enum { ARM = etmkit_isa_arm, THUMB = etmkit_isa_thumb,
        TEE = etmkit_isa_thumbee, JAZ = etmkit_isa_jazelle };
@@ -243,6 +247,14 @@ static const struct tc a32_other[] = {
 	{ "ISB SY", ARM, 0, 0xf57ff06f, 4, ISB, 0, 0, 14 },
 	{ "DMB SY", ARM, 0, 0xf57ff05f, 4, 0, 0, 0, 14 },
 	{ "NOP", ARM, 0, 0xe320f000, 4, 0, 0, 0, 14 },
+	/* hints A5.2.11: cccc 0011 0010 0000 1111 0000 op2 (A8.8.424-426) */
+	{ "YIELD", ARM, 0, 0xe320f001, 4, 0, 0, 0, 14 },
+	{ "WFE", ARM, 0, 0xe320f002, 4, WFX, 0, 0, 14 },
+	{ "WFI", ARM, 0, 0xe320f003, 4, WFX, 0, 0, 14 },
+	{ "WFINE", ARM, 0, 0x1320f003, 4, WFX | COND, 0, 0, 1 },
+	{ "SEV", ARM, 0, 0xe320f004, 4, 0, 0, 0, 14 },
+	{ "MSR CPSR_f, #0 is not a hint", ARM, 0, 0xe328f002, 4, 0, 0, 0,
+	  14 },
 	{ "ADDNE R0, R1, R2", ARM, 0, 0x10810002, 4, COND, 0, 0, 1 },
 	{ "ADDGT R0, R1, R2", ARM, 0, 0xc0810002, 4, COND, 0, 0, 12 },
 	/* undefined encodings */
@@ -317,7 +329,12 @@ static const struct tc t32_branches[] = {
 	  BR | CALL, 0x8008, ARM, 14 },
 	{ "BLX -4 at halfword address", THUMB, 0x8002, 0xf7ffeffe, 4,
 	  BR | CALL, 0x8000, ARM, 14 },
-	{ "BLX with H = 1", THUMB, 0x8000, 0xf000e801, 4, UND, 0, 0, 14 },
+	/* H = 1 is the Armv8.1-M space (t32_lob below): f000 e801 is VCTP.8
+	 * R0; with boff 0 and op 101 it is unallocated there too */
+	{ "BLX with H = 1: VCTP.8 R0", THUMB, 0x8000, 0xf000e801, 4, 0, 0, 0,
+	  14 },
+	{ "BLX with H = 1, unallocated", THUMB, 0x8000, 0xf050c001, 4, UND, 0,
+	  0, 14 },
 	/* indirect */
 	{ "BX LR", THUMB, 0, 0x4770, 2, BR | IND | RET, 0, 0, 14 },
 	{ "BX R0", THUMB, 0, 0x4700, 2, BR | IND, 0, 0, 14 },
@@ -370,6 +387,16 @@ static const struct tc t32_other[] = {
 	{ "IT EQ", THUMB, 0, 0xbf08, 2, IT, 0, 0, 0 },
 	{ "ITTE NE", THUMB, 0, 0xbf1a, 2, IT, 0, 0, 1 },
 	{ "NOP (mask 0000 is a hint)", THUMB, 0, 0xbf00, 2, 0, 0, 0, 14 },
+	/* 16-bit hints, Table A6-10: 1011 1111 opA 0000 */
+	{ "YIELD", THUMB, 0, 0xbf10, 2, 0, 0, 0, 14 },
+	{ "WFE", THUMB, 0, 0xbf20, 2, WFX, 0, 0, 14 },
+	{ "WFI", THUMB, 0, 0xbf30, 2, WFX, 0, 0, 14 },
+	{ "SEV", THUMB, 0, 0xbf40, 2, 0, 0, 0, 14 },
+	/* 32-bit hints, Table A6-14: 1111 0011 1010 1111 1000 0000 op2 */
+	{ "NOP.W", THUMB, 0, 0xf3af8000, 4, 0, 0, 0, 14 },
+	{ "WFE.W", THUMB, 0, 0xf3af8002, 4, WFX, 0, 0, 14 },
+	{ "WFI.W", THUMB, 0, 0xf3af8003, 4, WFX, 0, 0, 14 },
+	{ "SEV.W", THUMB, 0, 0xf3af8004, 4, 0, 0, 0, 14 },
 	{ "SVC #0", THUMB, 0, 0xdf00, 2, EXC, 0, 0, 14 },
 	{ "UDF #0", THUMB, 0, 0xde00, 2, EXC, 0, 0, 14 },
 	{ "BKPT #0", THUMB, 0, 0xbe00, 2, EXC, 0, 0, 14 },
@@ -414,6 +441,77 @@ static const struct tc t32_other[] = {
 	{ "32-bit misc control op 0111", THUMB, 0, 0xf3bf8f7f, 4, UND, 0, 0,
 	  14 },
 };
+
+/* Armv8.1-M Low Overhead Branch extension (Arm DDI 0553, "Branch future
+ * and low-overhead loops"): 11110 boff(4) op(3) Rn(4) | 11 x 0 imml(1)
+ * immh(10) 1. boff = 0: WLS (op 100), WLSTP (op 0 size, Rn != 15), LE
+ * (f00f), LETP (f01f), LE without LR (f02f) with hw2[13] 0; DLS, DLSTP,
+ * LCTP with hw2 e001, VCTP with e801. imm32 = immh:imml:'0' from PC =
+ * address + 4, added by WLS/WLSTP, subtracted by LE/LETP. boff != 0:
+ * branch future (BF, BFX, BFL, BFLX, BFCSEL), not a PC write. */
+static const struct tc t32_lob[] = {
+	/* WLS T1 1111 0000 0100 Rn | 1100 imml immh 1 */
+	{ "WLS LR, R4, +4 (capture, 0x1e0c4)", THUMB, 0x1e0c4, 0xf044c003, 4,
+	  BR | COND, 0x1e0cc, THUMB, 14 },
+	{ "WLS LR, R0, +2 (imml only)", THUMB, 0x8000, 0xf040c801, 4,
+	  BR | COND, 0x8006, THUMB, 14 },
+	{ "WLS LR, R0, +4094 (max)", THUMB, 0x8000, 0xf040cfff, 4, BR | COND,
+	  0x9002, THUMB, 14 },
+	{ "WLS wraps above 4G", THUMB, 0xfffffffc, 0xf040c003, 4, BR | COND,
+	  0x4, THUMB, 14 },
+	/* WLSTP T1 1111 0000 00 size Rn | 1100 ... */
+	{ "WLSTP.8 LR, R0, +4", THUMB, 0x8000, 0xf000c003, 4, BR | COND,
+	  0x8008, THUMB, 14 },
+	{ "WLSTP.64 LR, R3, +8", THUMB, 0x8002, 0xf033c005, 4, BR | COND,
+	  0x800e, THUMB, 14 },
+	/* LE T1 f00f, LETP f01f, LE T2 (no LR, always branches) f02f */
+	{ "LE LR, -20 (capture, 0x1e104)", THUMB, 0x1e104, 0xf00fc00b, 4,
+	  BR | COND, 0x1e0f4, THUMB, 14 },
+	{ "LE LR, -6 (imml)", THUMB, 0x8000, 0xf00fc803, 4, BR | COND, 0x7ffe,
+	  THUMB, 14 },
+	{ "LE LR, -4094 (max)", THUMB, 0x8000, 0xf00fcfff, 4, BR | COND,
+	  0x7006, THUMB, 14 },
+	{ "LE wraps below 0", THUMB, 0x2, 0xf00fc005, 4, BR | COND,
+	  0xfffffffe, THUMB, 14 },
+	{ "LETP LR, -8", THUMB, 0x8000, 0xf01fc005, 4, BR | COND, 0x7ffc,
+	  THUMB, 14 },
+	{ "LE -4 (no LR: unconditional)", THUMB, 0x8000, 0xf02fc003, 4, BR,
+	  0x8000, THUMB, 14 },
+	{ "f03f c001 (LE with both bits): unallocated", THUMB, 0x8000,
+	  0xf03fc001, 4, UND, 0, 0, 14 },
+	{ "boff 0, op 111, hw2 110x: unallocated", THUMB, 0x8000, 0xf070c001,
+	  4, UND, 0, 0, 14 },
+	/* not branches */
+	{ "DLS LR, R0", THUMB, 0x8000, 0xf040e001, 4, 0, 0, 0, 14 },
+	{ "DLS LR, R3 (capture)", THUMB, 0x4f9d3c, 0xf043e001, 4, 0, 0, 0,
+	  14 },
+	{ "DLSTP.8 LR, R0", THUMB, 0x8000, 0xf000e001, 4, 0, 0, 0, 14 },
+	{ "DLSTP.64 LR, R0", THUMB, 0x8000, 0xf030e001, 4, 0, 0, 0, 14 },
+	{ "LCTP", THUMB, 0x8000, 0xf00fe001, 4, 0, 0, 0, 14 },
+	{ "VCTP.32 R2", THUMB, 0x8000, 0xf022e801, 4, 0, 0, 0, 14 },
+	{ "DLS with hw2 e003: unallocated", THUMB, 0x8000, 0xf040e003, 4, UND,
+	  0, 0, 14 },
+	{ "boff 0, op 101, hw2 e001: unallocated", THUMB, 0x8000, 0xf050e001,
+	  4, UND, 0, 0, 14 },
+	/* branch future: boff:'0' to the branch point, then the target */
+	{ "BF +4, +8", THUMB, 0x8000, 0xf140e005, 4, 0, 0, 0, 14 },
+	{ "BF +4, -8", THUMB, 0x8000, 0xf15fe7fd, 4, 0, 0, 0, 14 },
+	{ "BFX +4, R3", THUMB, 0x8000, 0xf163e001, 4, 0, 0, 0, 14 },
+	{ "BFL +4, +8", THUMB, 0x8000, 0xf100c005, 4, 0, 0, 0, 14 },
+	{ "BFL +30, -4", THUMB, 0x8000, 0xf7ffc7ff, 4, 0, 0, 0, 14 },
+	{ "BFLX +4, R3", THUMB, 0x8000, 0xf173e001, 4, 0, 0, 0, 14 },
+	{ "BFCSEL +4, +8, +6, EQ (cond selects)", THUMB, 0x8000, 0xf100e005,
+	  4, 0, 0, 0, 14 },
+	/* ThumbEE has no BLX (immediate), nor these */
+	{ "WLS in ThumbEE", TEE, 0x8000, 0xf040c003, 4, UND, 0, 0, 14 },
+	{ "LE in ThumbEE", TEE, 0x8000, 0xf00fc003, 4, UND, 0, 0, 14 },
+};
+
+static void test_t32_lob(void **state)
+{
+	(void)state;
+	check(t32_lob, N(t32_lob));
+}
 
 static void test_t32_branches(void **state)
 {
@@ -487,10 +585,14 @@ static void test_errors(void **state)
 			 -etmkit_err_invalid);
 	assert_int_equal(insn_decode(&info, etmkit_isa_arm, 0, NULL, 4),
 			 -etmkit_err_invalid);
-	assert_int_equal(insn_decode(&info, etmkit_isa_a64, 0, b, 4),
-			 -etmkit_err_invalid);
 	assert_int_equal(insn_decode(&info, etmkit_isa_unknown, 0, b, 4),
 			 -etmkit_err_invalid);
+	assert_int_equal(insn_decode(&info, etmkit_isa_reserved, 0, b, 4),
+			 -etmkit_err_invalid);
+	assert_int_equal(insn_decode(&info, etmkit_isa_a64, 0, b, 3),
+			 -etmkit_err_truncated);
+	assert_int_equal(insn_decode(&info, etmkit_isa_a64, 0, NULL, 0),
+			 -etmkit_err_truncated);
 	assert_int_equal(insn_decode(&info, etmkit_isa_jazelle, 0, b, 0),
 			 -etmkit_err_truncated);
 	/* addresses are 32-bit: the upper half is ignored, targets wrap */
@@ -501,6 +603,245 @@ static void test_errors(void **state)
 					     0x100008000ull, bself, 4), 0);
 		assert_int_equal(info.target, 0x8000);
 	}
+}
+
+/* ---- A64 (DDI 0487) ------------------------------------------------------ */
+
+/* One expected A64 classification: size 4; target checked for direct
+ * branches (target_isa A64). */
+struct tc64 {
+	const char *what;
+	uint64_t addr;
+	uint32_t w;
+	uint32_t flags;
+	uint64_t target;
+	int cond;
+};
+
+static void check64(const struct tc64 *t, size_t n)
+{
+	for (size_t i = 0; i < n; i++, t++) {
+		struct insn_info info;
+		uint8_t b[4] = { (uint8_t)t->w, (uint8_t)(t->w >> 8),
+				 (uint8_t)(t->w >> 16), (uint8_t)(t->w >> 24) };
+		int rc = insn_decode(&info, etmkit_isa_a64, t->addr, b, 4);
+
+		if (rc)
+			fail_msg("%s: rc %d", t->what, rc);
+		if (info.size != 4 || info.isa != etmkit_isa_a64 ||
+		    info.opcode != t->w)
+			fail_msg("%s: size %u isa %u opcode %#x", t->what,
+				 info.size, info.isa, info.opcode);
+		if (info.flags != t->flags)
+			fail_msg("%s: flags %#x, want %#x", t->what,
+				 info.flags, t->flags);
+		if (info.cond != t->cond)
+			fail_msg("%s: cond %u, want %d", t->what, info.cond,
+				 t->cond);
+		if ((t->flags & BR) && !(t->flags & IND) &&
+		    (info.target != t->target ||
+		     info.target_isa != etmkit_isa_a64))
+			fail_msg("%s: target %#llx isa %u, want %#llx",
+				 t->what, (unsigned long long)info.target,
+				 info.target_isa,
+				 (unsigned long long)t->target);
+	}
+}
+
+static const struct tc64 a64_direct[] = {
+	/* B, BL: op 00101 imm26, PC + imm26:'00' (C6.2 B, BL) */
+	{ "B +0 (to self)", 0x1000, 0x14000000, BR, 0x1000, 14 },
+	{ "B -4", 0x1000, 0x17ffffff, BR, 0xffc, 14 },
+	{ "BL +4", 0x1000, 0x94000001, BR | CALL, 0x1004, 14 },
+	{ "B max forward", 0x1000, 0x15ffffff, BR, 0x8000ffc, 14 },
+	{ "B max backward", 0x8001000, 0x16000000, BR, 0x1000, 14 },
+	{ "B -8 wraps below 0", 0, 0x17fffffe, BR, 0xfffffffffffffff8ull,
+	  14 },
+	{ "BL +8 wraps above 2^64", 0xfffffffffffffffcull, 0x94000002,
+	  BR | CALL, 0x4, 14 },
+	{ "B in the upper half", 0xffffffc000081000ull, 0x14000010, BR,
+	  0xffffffc000081040ull, 14 },
+	/* B.cond: 0101 0100 imm19 0 cond; BC.cond (FEAT_HBC) o0 = 1 */
+	{ "B.EQ +8", 0x1000, 0x54000040, BR | COND, 0x1008, 0 },
+	{ "B.NE -4", 0x2000, 0x54ffffe1, BR | COND, 0x1ffc, 1 },
+	{ "B.LE max backward", 0x100000, 0x5480000d, BR | COND, 0, 13 },
+	{ "B.AL +4: always", 0x1000, 0x5400002e, BR, 0x1004, 14 },
+	{ "B.NV +4: always (ConditionHolds)", 0x1000, 0x5400002f, BR,
+	  0x1004, 14 },
+	{ "BC.EQ +8", 0x1000, 0x54000050, BR | COND, 0x1008, 0 },
+	{ "BC.GT -8", 0x1000, 0x54ffffdc, BR | COND, 0xff8, 12 },
+	/* CBZ/CBNZ: sf 011010 op imm19 Rt; TBZ/TBNZ: b5 011011 op b40
+	 * imm14 Rt */
+	{ "CBZ X0, +8", 0x1000, 0xb4000040, BR | COND, 0x1008, 14 },
+	{ "CBNZ W1, -8", 0x1000, 0x35ffffc1, BR | COND, 0xff8, 14 },
+	{ "TBZ W0, #1, +8", 0x1000, 0x36080040, BR | COND, 0x1008, 14 },
+	{ "TBNZ X3, #63, -4", 0x1000, 0xb7ffffe3, BR | COND, 0xffc, 14 },
+	{ "TBZ max backward", 0x10000, 0x36040000, BR | COND, 0x8000, 14 },
+	/* FEAT_CMPBR: sf 1110100 cc Rm H imm9 Rt (register, CBB H=10,
+	 * CBH H=11), sf 1110101 cc imm6 0 imm9 Rt (immediate) */
+	{ "CBGT W5, W5, -1024", 0x10000, 0x74052005, BR | COND, 0xfc00,
+	  14 },
+	{ "CBNE X1, #5, +8", 0x1000, 0xf5e28041, BR | COND, 0x1008, 14 },
+	{ "CBBHS W1, W2, -4", 0x1000, 0x7462bfe1, BR | COND, 0xffc, 14 },
+	{ "CBHEQ W0, W3, +1020", 0x1000, 0x74c3dfe0, BR | COND, 0x13fc,
+	  14 },
+};
+
+static const struct tc64 a64_indirect[] = {
+	/* Unconditional branch (register): 1101011 opc 11111 op3 Rn op4 */
+	{ "BR X16", 0, 0xd61f0200, BR | IND, 0, 14 },
+	{ "BLR X1", 0, 0xd63f0020, BR | IND | CALL, 0, 14 },
+	{ "RET", 0, 0xd65f03c0, BR | IND | RET, 0, 14 },
+	{ "RET X1", 0, 0xd65f0020, BR | IND | RET, 0, 14 },
+	{ "ERET", 0, 0xd69f03e0, BR | IND | ERET, 0, 14 },
+	{ "DRPS", 0, 0xd6bf03e0, BR | IND, 0, 14 },
+	/* FEAT_PAuth: op3 00001M */
+	{ "BRAAZ X3", 0, 0xd61f087f, BR | IND, 0, 14 },
+	{ "BRABZ X3", 0, 0xd61f0c7f, BR | IND, 0, 14 },
+	{ "BLRAAZ X0", 0, 0xd63f081f, BR | IND | CALL, 0, 14 },
+	{ "BLRABZ X2", 0, 0xd63f0c5f, BR | IND | CALL, 0, 14 },
+	{ "BRAA X1, X2", 0, 0xd71f0822, BR | IND, 0, 14 },
+	{ "BRAB X1, SP", 0, 0xd71f0c3f, BR | IND, 0, 14 },
+	{ "BLRAA X1, X2", 0, 0xd73f0822, BR | IND | CALL, 0, 14 },
+	{ "BLRAB X1, X2", 0, 0xd73f0c22, BR | IND | CALL, 0, 14 },
+	{ "RETAA", 0, 0xd65f0bff, BR | IND | RET, 0, 14 },
+	{ "RETAB", 0, 0xd65f0fff, BR | IND | RET, 0, 14 },
+	{ "ERETAA", 0, 0xd69f0bff, BR | IND | ERET, 0, 14 },
+	{ "ERETAB", 0, 0xd69f0fff, BR | IND | ERET, 0, 14 },
+	/* FEAT_PAuth_LR: RETAASPPC X2 (RET with op3 000010, Rn 11111, op4
+	 * Xm); RETAASPPC <label>: 0101 0101 000 imm16 11111 */
+	{ "RETAASPPC X2", 0, 0xd65f0be2, BR | IND | RET, 0, 14 },
+	{ "RETABSPPC X2", 0, 0xd65f0fe2, BR | IND | RET, 0, 14 },
+	{ "RETAASPPC <label>", 0x1000, 0x5500009f, BR | IND | RET, 0, 14 },
+	{ "RETABSPPC <label>", 0x1000, 0x5520009f, BR | IND | RET, 0, 14 },
+};
+
+static const struct tc64 a64_system[] = {
+	/* Barriers: 1101 0101 0000 0011 0011 CRm op2 11111 */
+	{ "ISB", 0, 0xd5033fdf, ISB, 0, 14 },
+	{ "ISB #0", 0, 0xd50330df, ISB, 0, 14 },
+	{ "DSB SY", 0, 0xd5033f9f, 0, 0, 14 },
+	{ "DMB ISH", 0, 0xd5033bbf, 0, 0, 14 },
+	{ "CLREX", 0, 0xd5033f5f, 0, 0, 14 },
+	{ "SB", 0, 0xd50330ff, 0, 0, 14 },
+	{ "DSB SYnXS", 0, 0xd5033e3f, 0, 0, 14 },
+	/* Hints: 1101 0101 0000 0011 0010 CRm op2 11111 */
+	{ "NOP", 0, 0xd503201f, 0, 0, 14 },
+	{ "YIELD", 0, 0xd503203f, 0, 0, 14 },
+	{ "WFE", 0, 0xd503205f, WFX, 0, 14 },
+	{ "WFI", 0, 0xd503207f, WFX, 0, 14 },
+	{ "SEV", 0, 0xd503209f, 0, 0, 14 },
+	{ "PACIASP", 0, 0xd503233f, 0, 0, 14 },
+	{ "BTI c", 0, 0xd503245f, 0, 0, 14 },
+	{ "hint #127 (unassigned: NOP)", 0, 0xd5032fff, 0, 0, 14 },
+	/* FEAT_WFxT: 1101 0101 0000 0011 0001 0000 00x Rd */
+	{ "WFET X0", 0, 0xd5031000, WFX, 0, 14 },
+	{ "WFIT X1", 0, 0xd5031021, WFX, 0, 14 },
+	/* FEAT_TME: TSTART 1101 0101 0010 0011 0011 0000 011 Rt; TTEST
+	 * CRm 0001; TCOMMIT a barrier; TCANCEL 1101 0100 011 imm16 00000 */
+	{ "TSTART X0", 0, 0xd5233060, TSTART, 0, 14 },
+	{ "TSTART X5", 0, 0xd5233065, TSTART, 0, 14 },
+	{ "TTEST X0", 0, 0xd5233160, 0, 0, 14 },
+	{ "TCOMMIT", 0, 0xd503307f, 0, 0, 14 },
+	{ "TCANCEL #1", 0, 0xd4600020, 0, 0, 14 },
+	/* Exception generation: 1101 0100 opc imm16 000 LL */
+	{ "SVC #0", 0, 0xd4000001, EXC, 0, 14 },
+	{ "SVC #0x1234", 0, 0xd4024681, EXC, 0, 14 },
+	{ "HVC #0", 0, 0xd4000002, EXC, 0, 14 },
+	{ "SMC #0", 0, 0xd4000003, EXC, 0, 14 },
+	{ "BRK #0", 0, 0xd4200000, EXC, 0, 14 },
+	{ "HLT #0", 0, 0xd4400000, EXC, 0, 14 },
+	{ "DCPS1 (Debug state only)", 0, 0xd4a00001, 0, 0, 14 },
+	{ "UDF #0", 0, 0x00000000, EXC, 0, 14 },
+	{ "UDF #0xffff", 0, 0x0000ffff, EXC, 0, 14 },
+	/* System register and SYS space: no flag */
+	{ "MRS X0, DAIF", 0, 0xd53b4220, 0, 0, 14 },
+	{ "MSR DAIFSet, #2", 0, 0xd50342df, 0, 0, 14 },
+	{ "DC ZVA, X0", 0, 0xd50b7420, 0, 0, 14 },
+	{ "SYSP #0, C0, C0, #0, X0, X1", 0, 0xd5480000, 0, 0, 14 },
+};
+
+static const struct tc64 a64_memory[] = {
+	{ "LDR X0, [X1]", 0, 0xf9400020, LD, 0, 14 },
+	{ "STR X0, [X1]", 0, 0xf9000020, ST, 0, 14 },
+	{ "LDRSW X0, [X1]", 0, 0xb9800020, LD, 0, 14 },
+	{ "STR Q0, [X1]", 0, 0x3d800020, ST, 0, 14 },
+	{ "LDR Q0, [X1]", 0, 0x3dc00020, LD, 0, 14 },
+	{ "PRFM PLDL1KEEP, [X1]", 0, 0xf9800020, 0, 0, 14 },
+	{ "LDR X0, [X1, X2]", 0, 0xf8626820, LD, 0, 14 },
+	{ "STRB W0, [X1], #1", 0, 0x38001420, ST, 0, 14 },
+	{ "LDP X0, X1, [SP]", 0, 0xa94007e0, LD, 0, 14 },
+	{ "STP X29, X30, [SP, #-16]!", 0, 0xa9bf7bfd, ST, 0, 14 },
+	{ "LDR X0, <literal>", 0, 0x58000040, LD, 0, 14 },
+	{ "PRFM <literal>", 0, 0xd8000040, 0, 0, 14 },
+	{ "LDXR X0, [X1]", 0, 0xc85f7c20, LD, 0, 14 },
+	{ "STXR W0, X0, [X1]", 0, 0xc8007c20, ST, 0, 14 },
+	{ "LDAR X0, [X1]", 0, 0xc8dffc20, LD, 0, 14 },
+	{ "STLR X0, [X1]", 0, 0xc89ffc20, ST, 0, 14 },
+	{ "CAS X0, X0, [X1]", 0, 0xc8a07c20, LD | ST, 0, 14 },
+	{ "LDADD X0, X0, [X1]", 0, 0xf8200020, LD | ST, 0, 14 },
+	{ "LDAPR X0, [X1]", 0, 0xf8bfc020, LD, 0, 14 },
+	{ "LDRAA X0, [X1]", 0, 0xf8200420, LD, 0, 14 },
+	{ "LD1 {V0.16B}, [X0]", 0, 0x4c407000, LD, 0, 14 },
+	{ "ST1 {V0.16B}, [X0]", 0, 0x4c007000, ST, 0, 14 },
+	{ "ADD X0, X1, X2: none", 0, 0x8b020020, 0, 0, 14 },
+};
+
+static const struct tc64 a64_undefined[] = {
+	{ "reserved, not UDF", 0, 0x00010000, UND, 0, 14 },
+	{ "top-level 0001", 0, 0x02000000, UND, 0, 14 },
+	{ "top-level 0011", 0, 0x06000000, UND, 0, 14 },
+	{ "BR with op4 00001", 0, 0xd61f0021, UND, 0, 14 },
+	{ "branch (register) opc 0011", 0, 0xd67f03e0, UND, 0, 14 },
+	{ "branch (register) op2 11110", 0, 0xd61e0020, UND, 0, 14 },
+	{ "branch (register) op3 000001", 0, 0xd61f0420, UND, 0, 14 },
+	{ "ERET with Rn 0", 0, 0xd69f0000, UND, 0, 14 },
+	{ "RET op3 000010 with Rn 0", 0, 0xd65f0800, UND, 0, 14 },
+	{ "exception opc 000 LL 00", 0, 0xd4000000, UND, 0, 14 },
+	{ "SVC with op2 001", 0, 0xd4000005, UND, 0, 14 },
+	{ "exception opc 111", 0, 0xd4e00000, UND, 0, 14 },
+	{ "0101 011x", 0, 0x56000000, UND, 0, 14 },
+	{ "misc branch opc 010", 0, 0x5540001f, UND, 0, 14 },
+	{ "system bit 23", 0, 0xd5800000, UND, 0, 14 },
+	{ "hint with Rt 0", 0, 0xd5032000, UND, 0, 14 },
+	{ "barrier op2 000", 0, 0xd503301f, UND, 0, 14 },
+	{ "TCOMMIT with CRm 1", 0, 0xd503317f, UND, 0, 14 },
+	{ "op0 00 CRn 0000", 0, 0xd503001f, UND, 0, 14 },
+	{ "op0 00, L 1, not TSTART/TTEST", 0, 0xd5200000, UND, 0, 14 },
+	{ "CB<cc> cc 100", 0, 0x74800040, UND, 0, 14 },
+	{ "CBH with sf 1", 0, 0xf462ffe1, UND, 0, 14 },
+	{ "CB<cc> register H 01", 0, 0x74024040, UND, 0, 14 },
+	{ "CB<cc> immediate bit 14", 0, 0xf5e2c041, UND, 0, 14 },
+};
+
+static void test_a64_direct(void **state)
+{
+	(void)state;
+	check64(a64_direct, N(a64_direct));
+}
+
+static void test_a64_indirect(void **state)
+{
+	(void)state;
+	check64(a64_indirect, N(a64_indirect));
+}
+
+static void test_a64_system(void **state)
+{
+	(void)state;
+	check64(a64_system, N(a64_system));
+}
+
+static void test_a64_memory(void **state)
+{
+	(void)state;
+	check64(a64_memory, N(a64_memory));
+}
+
+static void test_a64_undefined(void **state)
+{
+	(void)state;
+	check64(a64_undefined, N(a64_undefined));
 }
 
 /* ---- ThumbEE (A9) ------------------------------------------------------- */
@@ -813,9 +1154,15 @@ int main(void)
 		cmocka_unit_test(test_a32_other),
 		cmocka_unit_test(test_t32_branches),
 		cmocka_unit_test(test_t32_other),
+		cmocka_unit_test(test_t32_lob),
 		cmocka_unit_test(test_t32_it_mask),
 		cmocka_unit_test(test_t32_truncated),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_a64_direct),
+		cmocka_unit_test(test_a64_indirect),
+		cmocka_unit_test(test_a64_system),
+		cmocka_unit_test(test_a64_memory),
+		cmocka_unit_test(test_a64_undefined),
 		cmocka_unit_test(test_thumbee),
 		cmocka_unit_test(test_jazelle),
 		cmocka_unit_test(test_jazelle_tableswitch),
