@@ -61,7 +61,10 @@ const char *etmkit_isa_name(enum etmkit_isa isa);
 /* Protocols carried by a trace source. */
 enum etmkit_protocol {
 	etmkit_proto_none = 0,
-	etmkit_proto_etmv3
+	etmkit_proto_etmv3,
+	etmkit_proto_etmv4, /* ETMv4 instruction trace (IHI 0064) */
+	etmkit_proto_ete    /* ETE (Arm ARM chapter D4): ETMv4's packets with
+			       extensions */
 };
 
 #ifdef __cplusplus

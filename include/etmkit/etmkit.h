@@ -18,6 +18,7 @@
 #include "etmkit/common.h"
 #include "etmkit/transport.h"
 #include "etmkit/etm3.h"
+#include "etmkit/etm4.h"
 #include "etmkit/session.h"
 #include "etmkit/snapshot.h"
 #include "etmkit/image.h"

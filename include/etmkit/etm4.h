@@ -1,0 +1,331 @@
+/* etmkit: ETMv4 and ETE packet layer.
+ *
+ * The ETMv4 packet decoder turns the byte stream of one ETMv4 (IHI 0064) or
+ * ETE (Arm ARM chapter D4, FEAT_ETE) trace source into packets: layer 1 of
+ * the trace model (seed 002 D4.3.1, Table D4-3). It is configured from the
+ * trace unit's ID and configuration registers, searches for A-sync, then
+ * decodes every packet, keeping the address history (three entries), the
+ * running timestamp and the cycle-count threshold that later packets are
+ * decoded against. Speculation is not resolved here: that is the element
+ * layer's job (etm4_flow_*, flow.h).
+ *
+ * Use (the same shape as etm3.h):
+ *   struct etm4_config cfg;
+ *   etm4_config_init(&cfg);
+ *   cfg.trcidr0 = ...; ... cfg.flags = ETM4_CFG_ETE if the source is ETE;
+ *   struct etm4_pkt_decoder *dec;
+ *   etm4_pkt_alloc(&dec, &cfg);
+ *   for each chunk of input:
+ *     etm4_pkt_feed(dec, buf, n, offsets, base);
+ *     while ((n = etm4_pkt_next(dec, pkts, 64)) > 0) use pkts[0..n-1];
+ *   etm4_pkt_finish(dec);  then drain etm4_pkt_next() once more;
+ *   etm4_pkt_free(dec);
+ *
+ * The decoder does not copy the fed buffer: every record must be drained
+ * with etm4_pkt_next() before the buffer changes. A packet cut by the end of
+ * a chunk is completed from the next chunk.
+ */
+#ifndef ETMKIT_ETM4_H
+#define ETMKIT_ETM4_H
+
+#include "etmkit/common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- Configuration ---------------------------------------------------- */
+
+/* Configuration flags. */
+#define ETM4_CFG_ETE            0x1u /* the source is an ETE (FEAT_ETE):
+					ETE header set (seed 002, D4) */
+#define ETM4_CFG_STOP_ON_ERROR  0x4u /* as ETM3_CFG_STOP_ON_ERROR */
+
+struct etm4_config {
+	size_t size;         /* sizeof(struct etm4_config) */
+	uint32_t trcidr0;    /* features: COMMOPT, QSUPP, TSSIZE, TSMARK, ... */
+	uint32_t trcidr1;    /* ETMv4 architecture version */
+	uint32_t trcidr2;    /* IASIZE, CIDSIZE, VMIDSIZE, CCSIZE, WFXMODE */
+	uint32_t trcidr8;    /* MAXSPEC */
+	uint32_t trcidr9, trcidr10, trcidr11, trcidr12, trcidr13; /* keys */
+	uint32_t trcconfigr; /* what was enabled: CCI, RS, QE, COND, ... */
+	uint32_t trcdevarch; /* ETE: the version (revision = minor) */
+	uint32_t flags;      /* ETM4_CFG_* */
+};
+
+/* Fill @cfg with zeros and set its size. */
+void etm4_config_init(struct etm4_config *cfg);
+
+/* What the registers say, decoded once. */
+struct etm4_config_info {
+	uint8_t ete;              /* ETM4_CFG_ETE */
+	uint8_t major, minor;     /* 4.minor (ETMv4) or 5.minor (ETE:
+				     TRCDEVARCH.REVISION) */
+	uint8_t ia64;             /* TRCIDR2.IASIZE: 64-bit addresses */
+	uint8_t cid_bytes;        /* context ID bytes in a context packet */
+	uint8_t vmid_bytes;       /* VMID bytes: 0, 1, 2 or 4 */
+	uint8_t cc_bits;          /* cycle counter width (12 + CCSIZE) */
+	uint8_t ts_bits;          /* 0 (no timestamps), 48 or 64 */
+	uint8_t commopt;          /* TRCIDR0.COMMOPT (with TRCCCI): cycle
+				     count packets carry no commit */
+	uint8_t cci;              /* TRCCONFIGR.CCI: cycle counting on */
+	uint8_t retstack;         /* TRCCONFIGR.RS: return stack on */
+	uint8_t bb;               /* TRCCONFIGR.BB: branch broadcast */
+	uint8_t q;                /* Q packets valid (QSUPP and QE) */
+	uint8_t cond;             /* conditional non-branch tracing (ETMv4) */
+	uint8_t data;             /* data trace packets valid (ETMv4) */
+	uint8_t tsmark;           /* TRCIDR0.TSMARK: timestamp markers */
+	uint8_t wfx_p0;           /* TRCIDR2.WFXMODE: WFI/WFE are P0 */
+	uint8_t trans_p0;         /* Transaction Start is a P0 element
+				     (TRCIDR0.COMMTRANS = 0) */
+	uint32_t maxspec;         /* TRCIDR8.MAXSPEC */
+};
+
+/* Decode @cfg. Returns 0, or -etmkit_err_bad_config when the registers do
+ * not name ETMv4 (TRCIDR1 major 4) or ETE (with ETM4_CFG_ETE: TRCDEVARCH
+ * ARCHVER 5, or TRCDEVARCH 0 — not recorded — taken as ETE 1.0),
+ * -etmkit_err_invalid for NULL or a bad size. */
+int etm4_config_decode(const struct etm4_config *cfg,
+		       struct etm4_config_info *info);
+
+/* ---- Packets ----------------------------------------------------------- */
+
+enum etm4_pkt_type {
+	etm4_pkt_unsynced = 0,   /* a run of bytes outside sync */
+	etm4_pkt_a_sync,
+	etm4_pkt_trace_info,
+	etm4_pkt_trace_on,
+	etm4_pkt_timestamp,
+	etm4_pkt_ts_marker,      /* ETE: timestamp marker */
+	etm4_pkt_exception,      /* u.exception; ETE also PE reset and
+				    transaction failure (type 0x18) */
+	etm4_pkt_exception_return, /* ETMv4 */
+	etm4_pkt_function_return,  /* ETMv4 v8-M */
+	etm4_pkt_cycle_count,    /* u.cc, formats 1-3 */
+	etm4_pkt_commit,         /* u.spec.count */
+	etm4_pkt_cancel,         /* u.spec: formats 1-3 */
+	etm4_pkt_mispredict,     /* u.spec: atoms, then mispredict */
+	etm4_pkt_discard,
+	etm4_pkt_overflow,
+	etm4_pkt_atom,           /* u.atoms, formats 1-6 */
+	etm4_pkt_q,              /* u.q */
+	etm4_pkt_context,        /* u.context (0x80: unchanged) */
+	etm4_pkt_address,        /* u.addr: exact, short, long 32/64 */
+	etm4_pkt_address_context,/* u.addr and u.context */
+	etm4_pkt_source_address, /* ETE: u.addr */
+	etm4_pkt_event,          /* u.event */
+	etm4_pkt_instrumentation,/* ETE ITE: u.ite */
+	etm4_pkt_transaction_start,  /* ETE */
+	etm4_pkt_transaction_commit, /* ETE */
+	etm4_pkt_ignore,
+	etm4_pkt_cond_instr,     /* ETMv4 conditional packets: u.cond */
+	etm4_pkt_cond_result,
+	etm4_pkt_cond_flush,
+	etm4_pkt_data_sync,      /* ETMv4 data synchronization markers */
+	etm4_pkt_reserved,       /* reserved header (error record) */
+	etm4_pkt_type_count
+};
+
+/* The type's name as used in etmkit's JSON output ("trace_info", ...). */
+const char *etm4_pkt_type_name(enum etm4_pkt_type type);
+
+/* Trace Info sections (IHI 0064 "Trace Info packet"). */
+#define ETM4_TINFO_INFO 0x01u
+#define ETM4_TINFO_KEY  0x02u
+#define ETM4_TINFO_SPEC 0x04u
+#define ETM4_TINFO_CYCT 0x08u
+#define ETM4_TINFO_WNDW 0x10u
+struct etm4_trace_info {
+	uint32_t plctl;     /* which sections are present (ETM4_TINFO_*) */
+	uint32_t info;      /* bit 0: cycle counting; 3:1 cond; 4: P0 load;
+			       5: P0 store; 6: in transaction (ETE) */
+	uint32_t key;
+	uint32_t spec;      /* unresolved P0 elements before this packet */
+	uint32_t cyct;      /* cycle count threshold */
+	uint32_t wndw;
+};
+
+struct etm4_timestamp {
+	uint64_t value;     /* running timestamp after merging */
+	uint32_t cc;        /* cycle count (has_cc) */
+	uint8_t bits;       /* value bits the packet carried (7 per byte,
+			       64 for a 9-byte field) */
+	uint8_t has_cc;     /* header 0x03 */
+};
+
+/* Exception address interpretation (E1:E0). */
+enum etm4_exc_addr {
+	etm4_exc_addr_reserved0 = 0,
+	etm4_exc_addr_follows = 1,   /* the address that follows is the
+					preferred return address */
+	etm4_exc_addr_target = 2,    /* it is also the previous P0's target */
+	etm4_exc_addr_reserved3 = 3
+};
+struct etm4_exception {
+	uint16_t type;      /* 10-bit exception type */
+	uint8_t addr_interp;/* enum etm4_exc_addr */
+	uint8_t pending;    /* M-profile P bit */
+};
+
+struct etm4_cc {
+	uint32_t count;     /* cycles: field + CYCT from the last Trace Info */
+	uint32_t commit;    /* P0 elements committed (has_commit) */
+	uint8_t format;     /* 1, 2 or 3 */
+	uint8_t unknown;    /* format 1 U bit: count unknown (count 0) */
+	uint8_t has_commit; /* commit mode 0 (COMMOPT 0) */
+};
+
+/* Atoms: bit i of bits is atom i, oldest first; 1 = E, 0 = N. */
+struct etm4_atoms {
+	uint32_t bits;
+	uint8_t count;      /* 1 to 24 */
+	uint8_t format;     /* 1 to 6 */
+};
+
+/* Commit, Cancel and Mispredict packets. Applied in this order: append
+ * atoms, cancel count, then mispredict (digest 5.10). */
+struct etm4_spec {
+	uint32_t count;         /* commit: elements committed; cancel:
+				   elements cancelled */
+	struct etm4_atoms atoms;/* atoms carried (count 0: none) */
+	uint8_t mispredict;     /* a mispredict follows the cancel */
+	uint8_t format;         /* cancel format 1-3 */
+};
+
+enum etm4_addr_form {
+	etm4_addr_exact = 0,     /* history entry u.addr.hist */
+	etm4_addr_short,
+	etm4_addr_long32,
+	etm4_addr_long64
+};
+struct etm4_address {
+	uint64_t addr;      /* full address after merging with history */
+	uint8_t is;         /* 0: IS0 (A64/A32), 1: IS1 (T32) */
+	uint8_t form;       /* enum etm4_addr_form */
+	uint8_t bits;       /* address bits carried (short: 9/17 or 8/16) */
+	uint8_t hist;       /* exact match: the history entry 0-2 */
+};
+
+struct etm4_context {
+	uint32_t context_id;  /* if has_cid */
+	uint32_t vmid;        /* if has_vmid */
+	uint8_t updated;      /* 0: header 0x80, context unchanged (the
+				 other members are not set) */
+	uint8_t el;           /* exception level 0-3 */
+	uint8_t sf;           /* 1: AArch64 */
+	uint8_t ns;           /* NS bit */
+	uint8_t nse;          /* NSE bit (RME): with ns, the security state */
+	uint8_t has_vmid, has_cid;
+};
+
+struct etm4_q {
+	struct etm4_address addr; /* if has_addr */
+	uint32_t count;           /* instructions, if has_count */
+	uint8_t qtype;            /* header bits 3:0 */
+	uint8_t has_addr;
+	uint8_t has_count;
+	uint8_t addr_follows;     /* types 0xC, 0xF: the target comes in a
+				     following address packet */
+};
+
+struct etm4_ite {
+	uint64_t value;     /* TRCIT operand */
+	uint8_t el;         /* exception level of the TRCIT */
+};
+
+/* ETMv4 conditional and data-sync packets: fields as carried. */
+struct etm4_cond {
+	uint32_t key;       /* cond_instr F1, cond_result F1 */
+	uint32_t token;     /* cond_result F2-F4 token; F3 12-bit string;
+			       cond_instr F2: its 2-bit field */
+	uint8_t format;     /* 1-4 */
+	uint8_t num;        /* cond_instr F3: NUM; data_sync: marker;
+			       cond_result F1: results (1 or 2) */
+	uint8_t flags;      /* format-specific bits: cond_result F1 CI (bit i
+			       for result i), F2 K; cond_instr F3 Z;
+			       data_sync 1 = unnumbered */
+	uint8_t result;     /* cond_result F1 */
+	uint32_t key2;      /* cond_result F1, second result (num 2) */
+	uint8_t result2;
+};
+
+/* Largest packet kept in raw: a Trace Info with all six fields at their
+ * five-byte limit is 1 + 6 * 5 = 31 bytes. */
+#define ETM4_PKT_MAX_BYTES 32
+
+struct etm4_packet {
+	uint64_t offset;  /* input offset of the first byte */
+	uint8_t type;     /* enum etm4_pkt_type */
+	uint8_t size;     /* bytes stored in raw: min(length, ETM4_PKT_MAX_BYTES) */
+	int16_t error;    /* 0, or a negated etmkit_error: the packet is
+			     reserved, malformed or truncated, and the decoder
+			     has dropped sync */
+	uint32_t length;  /* bytes in the packet, or in the unsynced run */
+	union {
+		struct etm4_trace_info tinfo;
+		struct etm4_timestamp ts;
+		struct etm4_exception exception;
+		struct etm4_cc cc;
+		struct etm4_spec spec;
+		struct etm4_atoms atoms;
+		struct {
+			struct etm4_address addr;
+			struct etm4_context context; /* address_context */
+		} a;
+		struct etm4_context context;
+		struct etm4_q q;
+		struct etm4_ite ite;
+		struct etm4_cond cond;
+		uint8_t event;    /* the 4 event bits */
+	} u;
+	uint8_t raw[ETM4_PKT_MAX_BYTES]; /* the packet's bytes */
+	const char *why;  /* meaningful only if error: a static string */
+};
+
+/* ---- Decoder ------------------------------------------------------------ */
+
+struct etm4_pkt_decoder;
+
+/* Allocate a decoder for @cfg. Returns 0 and sets *@dec, or
+ * -etmkit_err_invalid (NULL argument, bad cfg->size),
+ * -etmkit_err_bad_config (etm4_config_decode() refuses it),
+ * -etmkit_err_nomem. */
+int etm4_pkt_alloc(struct etm4_pkt_decoder **dec,
+		   const struct etm4_config *cfg);
+void etm4_pkt_free(struct etm4_pkt_decoder *dec);
+
+/* As etm3_pkt_feed(). */
+int etm4_pkt_feed(struct etm4_pkt_decoder *dec, const uint8_t *buf, size_t n,
+		  const uint64_t *offsets, uint64_t base);
+
+/* As etm3_pkt_finish(). */
+int etm4_pkt_finish(struct etm4_pkt_decoder *dec);
+
+/* Data was lost in transport before the bytes fed next: drop sync. */
+int etm4_pkt_gap(struct etm4_pkt_decoder *dec);
+
+/* Decode up to @max records into @pkts. Returns how many (>= 1), or
+ * -etmkit_err_eos when the input fed so far is used up, or
+ * -etmkit_err_invalid, or (ETM4_CFG_STOP_ON_ERROR) -etmkit_err_bad_packet
+ * after an error record. Records with a non-zero error are reported, then
+ * the decoder searches for the next A-sync. */
+int etm4_pkt_next(struct etm4_pkt_decoder *dec, struct etm4_packet *pkts,
+		  size_t max);
+
+/* Forget all state, as if just allocated. */
+void etm4_pkt_reset(struct etm4_pkt_decoder *dec);
+
+/* The name of ETMv4/ETE exception type @type (digest 5.5, Arm ARM
+ * Tables D4-4/D4-5): "reset", "debug_halt", "call", "trap", ...;
+ * "reserved" for a type without a name. Never NULL. */
+const char *etm4_exception_name(unsigned type);
+
+/* The configuration as decoded at allocation. */
+const struct etm4_config_info *etm4_pkt_config(
+	const struct etm4_pkt_decoder *dec);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ETMKIT_ETM4_H */

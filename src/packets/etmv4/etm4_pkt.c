@@ -1,0 +1,1537 @@
+/* ETMv4 / ETE packet decoder (IHI 0064 packet chapter; Arm ARM D4 for ETE;
+ * digest etmv4-ete.md sections 2-5 cited below as "digest").
+ *
+ * Packet parsers are pure: each reads a candidate packet from a byte range
+ * and either completes it (returning its length), asks for more bytes
+ * (returning 0, nothing changed) or rejects it (returning -length). The
+ * decoder state (address history, running timestamp, cycle count
+ * threshold, AArch64 flag) changes only once a packet is complete, so a
+ * packet cut by the end of a chunk is simply parsed again, whole, when the
+ * rest arrives.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "packets/etmv4/etm4_internal.h"
+
+#define NEED(k)                                                                \
+	do {                                                                   \
+		if ((size_t)(k) > avail)                                       \
+			return 0;                                              \
+	} while (0)
+
+/* A rejected packet: the parser returns -(bytes it spans). */
+#define BAD(len, text)                                                         \
+	do {                                                                   \
+		pkt->why = (text);                                             \
+		return -(int)(len);                                            \
+	} while (0)
+
+/* Unsynced runs (and runs of zeros) are split before their length
+ * overflows uint32_t. */
+#define ETM4_UNSYNCED_MAX (1u << 30)
+
+_Static_assert(sizeof(struct etm4_tmpl) == 16, "template size");
+_Static_assert(offsetof(struct etm4_packet, u) ==
+		       offsetof(struct etm4_packet, type) + 8,
+	       "one-byte template must cover type..8 bytes of u");
+_Static_assert(sizeof(struct etm4_atoms) <= 8, "atoms fit the template");
+
+/* ---- Field readers (digest 2.1-2.3) -------------------------------------- */
+
+/* A continuation ("C7") field of at most @max bytes: 7 value bits per
+ * byte, least significant first, bit 7 set when another byte follows.
+ * Returns bytes used, 0 if more are needed, or -max when byte @max still
+ * continues (overrun: the packet is malformed). */
+static int read_c7(const uint8_t *p, size_t avail, unsigned max, uint32_t *value)
+{
+	uint32_t v = 0;
+
+	for (unsigned k = 0; k < max; k++) {
+		if (k >= avail)
+			return 0;
+		v |= (uint32_t)(p[k] & 0x7f) << (7 * k);
+		if (!(p[k] & 0x80)) {
+			*value = v;
+			return (int)k + 1;
+		}
+	}
+	return -(int)max;
+}
+
+/* Timestamp field (digest 2.2): up to 8 C7 bytes; a 9th byte, after eight
+ * that all continue, gives bits 63:56 whole. */
+static int read_ts(const uint8_t *p, size_t avail, uint64_t *value,
+		   unsigned *bits)
+{
+	uint64_t v = 0;
+
+	for (unsigned k = 0; k < 8; k++) {
+		NEED(k + 1);
+		v |= (uint64_t)(p[k] & 0x7f) << (7 * k);
+		if (!(p[k] & 0x80)) {
+			*value = v;
+			*bits = 7 * (k + 1);
+			return (int)k + 1;
+		}
+	}
+	NEED(9);
+	*value = v | (uint64_t)p[8] << 56;
+	*bits = 64;
+	return 9;
+}
+
+static uint64_t le_n(const uint8_t *p, unsigned n)
+{
+	uint64_t v = 0;
+
+	for (unsigned i = 0; i < n; i++)
+		v |= (uint64_t)p[i] << (8 * i);
+	return v;
+}
+
+static uint64_t mask64(unsigned bits)
+{
+	return bits >= 64 ? ~0ull : (1ull << bits) - 1;
+}
+
+/* ---- Addresses (digest 2.3, 2.4) ----------------------------------------- */
+
+static void push_addr(struct etm4_pkt_decoder *dec, const struct etm4_address *a)
+{
+	dec->hist_addr[2] = dec->hist_addr[1];
+	dec->hist_addr[1] = dec->hist_addr[0];
+	dec->hist_addr[0] = a->addr;
+	dec->hist_is[2] = dec->hist_is[1];
+	dec->hist_is[1] = dec->hist_is[0];
+	dec->hist_is[0] = a->is;
+}
+
+static void addr_exact(const struct etm4_pkt_decoder *dec, unsigned k,
+		       struct etm4_address *a)
+{
+	a->addr = dec->hist_addr[k];
+	a->is = dec->hist_is[k];
+	a->form = etm4_addr_exact;
+	a->bits = 0;
+	a->hist = (uint8_t)k;
+}
+
+/* Short address: 1 byte replaces A[8:0] (IS0) or A[7:0] (IS1) of history
+ * entry 0, 2 bytes A[16:0] or A[15:0]; the implied low bits become 0. The
+ * second byte has no continuation bit. Returns bytes used or 0. */
+static int read_short(const struct etm4_pkt_decoder *dec, const uint8_t *p,
+		      size_t avail, unsigned is, struct etm4_address *a)
+{
+	unsigned shift = is ? 1 : 2, bits = 7 + shift, n = 1;
+	uint64_t v;
+
+	NEED(1);
+	v = (uint64_t)(p[0] & 0x7f) << shift;
+	if (p[0] & 0x80) {
+		NEED(2);
+		v |= (uint64_t)p[1] << (7 + shift);
+		bits += 8;
+		n = 2;
+	}
+	a->addr = (dec->hist_addr[0] & ~mask64(bits)) | v;
+	a->is = (uint8_t)is;
+	a->form = etm4_addr_short;
+	a->bits = (uint8_t)bits;
+	a->hist = 0;
+	return (int)n;
+}
+
+/* Long address, 4 or 8 bytes: byte 0 holds A[8:2] (IS0) or A[7:1] (IS1),
+ * byte 1 A[15:9] or A[15:8], then whole bytes. A 32-bit address replaces
+ * A[31:0]; A[63:32] are those of history entry 0 when @keep_upper, else
+ * zero (the policy is the caller's, see sf_upper()). */
+static void read_long(const struct etm4_pkt_decoder *dec, const uint8_t *p,
+		      unsigned is, unsigned nbytes, int keep_upper,
+		      struct etm4_address *a)
+{
+	uint64_t v;
+
+	if (is)
+		v = (uint64_t)(p[0] & 0x7f) << 1 | (uint64_t)p[1] << 8;
+	else
+		v = (uint64_t)(p[0] & 0x7f) << 2 | (uint64_t)(p[1] & 0x7f) << 9;
+	v |= le_n(p + 2, nbytes - 2) << 16;
+	if (nbytes == 4 && keep_upper)
+		v |= dec->hist_addr[0] & 0xffffffff00000000ull;
+	a->addr = v;
+	a->is = (uint8_t)is;
+	a->form = nbytes == 4 ? etm4_addr_long32 : etm4_addr_long64;
+	a->bits = (uint8_t)(8 * nbytes);
+	a->hist = 0;
+}
+
+/* Whether a 32-bit address keeps the upper half of history entry 0
+ * (digest 2.3, U17): only when the last context packet since sync said
+ * AArch64, as OpenCSD does; an AArch32 or unknown context zero-extends. */
+static int sf_upper(const struct etm4_pkt_decoder *dec)
+{
+	return dec->sf_known && dec->sf;
+}
+
+/* ---- Packet parsers --------------------------------------------------------- */
+
+/* Trace Info (digest 5.2): PLCTL, then the INFO, KEY, SPEC, CYCT and WNDW
+ * sections its bits 0-4 name, in that order, each a C7 field of at most 5
+ * bytes. Resets the address history, the timestamp reference (OpenCSD,
+ * U10) and the cycle count threshold. */
+static int parse_trace_info(struct etm4_pkt_decoder *dec, const uint8_t *p,
+			    size_t avail, struct etm4_packet *pkt)
+{
+	struct etm4_trace_info *ti = &pkt->u.tinfo;
+	uint32_t sect[5] = { 0 }, plctl = 0;
+	unsigned i = 1;
+	int c;
+
+	pkt->type = etm4_pkt_trace_info;
+	c = read_c7(p + 1, avail - 1, 5, &plctl);
+	if (c == 0)
+		return 0;
+	if (c < 0)
+		BAD(1 - c, "Trace Info: PLCTL longer than 5 bytes");
+	i += (unsigned)c;
+	for (unsigned s = 0; s < 5; s++) {
+		if (!(plctl & (1u << s)))
+			continue;
+		c = read_c7(p + i, avail - i, 5, &sect[s]);
+		if (c == 0)
+			return 0;
+		if (c < 0)
+			BAD(i - (unsigned)c, "Trace Info: section longer than 5 bytes");
+		i += (unsigned)c;
+	}
+	ti->plctl = plctl;
+	ti->info = sect[0];
+	ti->key = sect[1];
+	ti->spec = sect[2];
+	ti->cyct = sect[3];
+	ti->wndw = sect[4];
+	memset(dec->hist_addr, 0, sizeof(dec->hist_addr));
+	memset(dec->hist_is, 0, sizeof(dec->hist_is)); /* IS0 (U18) */
+	dec->ts = 0;
+	dec->cyct = ti->cyct;
+	return (int)i;
+}
+
+/* Timestamp (digest 5.3): the field updates the low bits it carries of the
+ * running timestamp; header 0x03 adds a cycle count (C7, at most 3 bytes)
+ * masked to the counter size and not offset by CYCT. */
+static int parse_timestamp(struct etm4_pkt_decoder *dec, const uint8_t *p,
+			   size_t avail, struct etm4_packet *pkt)
+{
+	struct etm4_timestamp *ts = &pkt->u.ts;
+	uint64_t v = 0, m;
+	uint32_t cc = 0;
+	unsigned bits = 0;
+	int i, c;
+
+	pkt->type = etm4_pkt_timestamp;
+	i = read_ts(p + 1, avail - 1, &v, &bits);
+	if (i == 0)
+		return 0;
+	i++;
+	if (p[0] & 1) {
+		c = read_c7(p + i, avail - (size_t)i, 3, &cc);
+		if (c == 0)
+			return 0;
+		if (c < 0)
+			BAD(i - c, "Timestamp: cycle count longer than 3 bytes");
+		i += c;
+	}
+	m = mask64(bits);
+	dec->ts = (dec->ts & ~m) | (v & m);
+	ts->value = dec->ts;
+	ts->bits = (uint8_t)bits;
+	ts->has_cc = p[0] & 1;
+	ts->cc = cc & (uint32_t)mask64(dec->info.cc_bits);
+	return i;
+}
+
+/* Exception (digest 5.5): byte 1 C|E1|TYPE[4:0]|E0, byte 2 (C = 1)
+ * -|-|P|TYPE[9:5]. In ETE, types 0x00 (PE reset) and 0x18 (transaction
+ * failure) always take three bytes, whatever C says: OpenCSD's rule, which
+ * the captures follow (`06 31 70`, tme_test; U4). */
+static int parse_exception(struct etm4_pkt_decoder *dec, const uint8_t *p,
+			   size_t avail, struct etm4_packet *pkt)
+{
+	struct etm4_exception *e = &pkt->u.exception;
+	unsigned len = 2, low;
+
+	pkt->type = etm4_pkt_exception;
+	NEED(2);
+	low = (p[1] >> 1) & 0x1f;
+	if ((p[1] & 0x80) || (dec->info.ete && (low == 0x00 || low == 0x18)))
+		len = 3;
+	NEED(len);
+	e->type = (uint16_t)low;
+	e->pending = 0;
+	if (p[1] & 0x80) {
+		e->type |= (uint16_t)((p[2] & 0x1f) << 5);
+		e->pending = (p[2] >> 5) & 1;
+	}
+	e->addr_interp = (uint8_t)(((p[1] >> 5) & 2) | (p[1] & 1));
+	return (int)len;
+}
+
+static void cc_init(struct etm4_packet *pkt, unsigned format)
+{
+	pkt->type = etm4_pkt_cycle_count;
+	memset(&pkt->u.cc, 0, sizeof(pkt->u.cc));
+	pkt->u.cc.format = (uint8_t)format;
+}
+
+/* Cycle count format 1, 0000 111U (digest 5.8): a commit field (C7, 5
+ * bytes) unless COMMOPT, then unless U the count (C7, 3 bytes). */
+static int parse_cc1(struct etm4_pkt_decoder *dec, const uint8_t *p,
+		     size_t avail, struct etm4_packet *pkt)
+{
+	struct etm4_cc *cc = &pkt->u.cc;
+	unsigned i = 1;
+	uint32_t v = 0;
+	int c;
+
+	cc_init(pkt, 1);
+	if (!dec->info.commopt) {
+		c = read_c7(p + 1, avail - 1, 5, &cc->commit);
+		if (c == 0)
+			return 0;
+		if (c < 0)
+			BAD(1 - c, "Cycle count format 1: commit longer than 5 bytes");
+		cc->has_commit = 1;
+		i += (unsigned)c;
+	}
+	if (p[0] & 1) {
+		cc->unknown = 1; /* count 0, as OpenCSD reports it */
+		return (int)i;
+	}
+	c = read_c7(p + i, avail - i, 3, &v);
+	if (c == 0)
+		return 0;
+	if (c < 0)
+		BAD(i - (unsigned)c, "Cycle count format 1: count longer than 3 bytes");
+	cc->count = (v & (uint32_t)mask64(dec->info.cc_bits)) + dec->cyct;
+	return (int)i + c;
+}
+
+/* Cycle count format 2, 0000 110F + AAAA BBBB: count BBBB + CYCT; commit
+ * (COMMOPT 0) AAAA + 1, or MAXSPEC - 15 + AAAA when F = 1. */
+static int parse_cc2(struct etm4_pkt_decoder *dec, const uint8_t *p,
+		     size_t avail, struct etm4_packet *pkt)
+{
+	struct etm4_cc *cc = &pkt->u.cc;
+	unsigned a;
+
+	cc_init(pkt, 2);
+	NEED(2);
+	a = p[1] >> 4;
+	cc->count = (p[1] & 0xfu) + dec->cyct;
+	if (dec->info.commopt)
+		return 2;
+	if (p[0] & 1) {
+		int64_t commit = (int64_t)dec->info.maxspec - 15 + a;
+
+		if (commit < 0)
+			BAD(2, "Cycle count format 2: commit below zero "
+			       "(TRCIDR8.MAXSPEC < 15 - AAAA)");
+		cc->commit = (uint32_t)commit;
+	} else {
+		cc->commit = a + 1;
+	}
+	cc->has_commit = 1;
+	return 2;
+}
+
+/* Cycle count format 3, 0001 AABB: count BB + CYCT; commit AA + 1. */
+static int parse_cc3(struct etm4_pkt_decoder *dec, const uint8_t *p,
+		     struct etm4_packet *pkt)
+{
+	struct etm4_cc *cc = &pkt->u.cc;
+
+	cc_init(pkt, 3);
+	cc->count = (p[0] & 3u) + dec->cyct;
+	if (!dec->info.commopt) {
+		cc->commit = ((p[0] >> 2) & 3u) + 1;
+		cc->has_commit = 1;
+	}
+	return 1;
+}
+
+static void spec_init(struct etm4_packet *pkt, uint8_t type, unsigned format)
+{
+	pkt->type = type;
+	memset(&pkt->u.spec, 0, sizeof(pkt->u.spec));
+	pkt->u.spec.format = (uint8_t)format;
+}
+
+/* Commit (0x2d) and Cancel format 1 (0x2e, 0x2f: M), digest 5.9, 5.10. */
+static int parse_commit_cancel(struct etm4_pkt_decoder *dec, const uint8_t *p,
+			       size_t avail, struct etm4_packet *pkt)
+{
+	int c;
+
+	(void)dec;
+	if (p[0] == 0x2d) {
+		spec_init(pkt, etm4_pkt_commit, 0);
+	} else {
+		spec_init(pkt, etm4_pkt_cancel, 1);
+		pkt->u.spec.mispredict = p[0] & 1;
+	}
+	c = read_c7(p + 1, avail - 1, 5, &pkt->u.spec.count);
+	if (c == 0)
+		return 0;
+	if (c < 0)
+		BAD(1 - c, "Commit/Cancel: count longer than 5 bytes");
+	return c + 1;
+}
+
+/* Mispredict 0011 00AA, Cancel format 2 0011 01AA, format 3 0011 1CCA
+ * (digest 5.10, 5.11). AA: none, E, E E, N. */
+static int parse_spec(const uint8_t *p, struct etm4_packet *pkt)
+{
+	static const uint8_t aa_bits[4] = { 0, 1, 3, 0 };
+	static const uint8_t aa_count[4] = { 0, 1, 2, 1 };
+	struct etm4_spec *s = &pkt->u.spec;
+	unsigned b = p[0];
+
+	if (b < 0x38) {
+		spec_init(pkt, b < 0x34 ? etm4_pkt_mispredict : etm4_pkt_cancel,
+			  b < 0x34 ? 0 : 2);
+		s->atoms.bits = aa_bits[b & 3];
+		s->atoms.count = aa_count[b & 3];
+		s->count = b < 0x34 ? 0 : 1;
+	} else {
+		spec_init(pkt, etm4_pkt_cancel, 3);
+		s->atoms.bits = b & 1;
+		s->atoms.count = b & 1;
+		s->count = ((b >> 1) & 3) + 2;
+	}
+	s->mispredict = 1;
+	return 1;
+}
+
+/* Context info byte and its VMID and Context ID (digest 5.18), at p[i].
+ * Returns the index after them, 0 if more bytes are needed, or -(index
+ * after the info byte) when the packet asks for a field the configuration
+ * has no size for. */
+static int read_context(const struct etm4_pkt_decoder *dec, const uint8_t *p,
+			size_t avail, unsigned i, struct etm4_context *ctx)
+{
+	unsigned info, vb, cb;
+
+	NEED(i + 1);
+	info = p[i++];
+	vb = (info & 0x40) ? dec->info.vmid_bytes : 0;
+	cb = (info & 0x80) ? dec->info.cid_bytes : 0;
+	/* A V or C bit with no size configured: the registers do not
+	 * describe this trace (OpenCSD would read no bytes and go on). */
+	if (((info & 0x40) && !vb) || ((info & 0x80) && !cb))
+		return -(int)i;
+	NEED(i + vb + cb);
+	ctx->updated = 1;
+	ctx->el = info & 3;
+	ctx->nse = (info >> 3) & 1;
+	ctx->sf = (info >> 4) & 1;
+	ctx->ns = (info >> 5) & 1;
+	ctx->has_vmid = vb != 0;
+	ctx->has_cid = cb != 0;
+	ctx->vmid = (uint32_t)le_n(p + i, vb);
+	ctx->context_id = (uint32_t)le_n(p + i + vb, cb);
+	return (int)(i + vb + cb);
+}
+
+static void commit_context(struct etm4_pkt_decoder *dec,
+			   const struct etm4_context *ctx)
+{
+	if (ctx->updated) {
+		dec->sf = ctx->sf;
+		dec->sf_known = 1;
+	}
+}
+
+static const char why_ctxt_size[] =
+	"Context: V or C bit set but TRCIDR2 gives that field no size";
+
+/* Context 0x80 (unchanged) and 0x81 (digest 5.18). */
+static int parse_context(struct etm4_pkt_decoder *dec, const uint8_t *p,
+			 size_t avail, struct etm4_packet *pkt)
+{
+	struct etm4_context *ctx = &pkt->u.context;
+	int i;
+
+	pkt->type = etm4_pkt_context;
+	memset(ctx, 0, sizeof(*ctx));
+	if (p[0] == 0x80)
+		return 1;
+	i = read_context(dec, p, avail, 1, ctx);
+	if (i == 0)
+		return 0;
+	if (i < 0)
+		BAD(-i, why_ctxt_size);
+	commit_context(dec, ctx);
+	return i;
+}
+
+/* Address with Context, 0x82/0x83 (32-bit IS0/IS1), 0x85/0x86 (64-bit),
+ * digest 5.20. A 32-bit address here takes its upper half by the context
+ * in the same packet (OpenCSD uses the previous context; an AArch32
+ * context's address has no upper half either way in the captures). */
+static int parse_addr_context(struct etm4_pkt_decoder *dec, const uint8_t *p,
+			      size_t avail, struct etm4_packet *pkt)
+{
+	struct etm4_address *a = &pkt->u.a.addr;
+	struct etm4_context *ctx = &pkt->u.a.context;
+	unsigned nb = p[0] <= 0x83 ? 4 : 8, is = p[0] == 0x83 || p[0] == 0x86;
+	int i;
+
+	pkt->type = etm4_pkt_address_context;
+	memset(ctx, 0, sizeof(*ctx));
+	NEED(1 + nb);
+	i = read_context(dec, p, avail, 1 + nb, ctx);
+	if (i == 0)
+		return 0;
+	if (i < 0)
+		BAD(-i, why_ctxt_size);
+	read_long(dec, p + 1, is, nb, ctx->sf, a);
+	commit_context(dec, ctx);
+	push_addr(dec, a);
+	return i;
+}
+
+/* Address packets: exact match 0x90-0x92, short 0x95/0x96, long 32-bit
+ * 0x9a/0x9b, long 64-bit 0x9d/0x9e (digest 5.19); ETE source addresses
+ * 0xb0-0xb2, 0xb4/0xb5, 0xb6/0xb7, 0xb8/0xb9 (digest 5.22) use the same
+ * history. Every form pushes its address, exact matches included. */
+static int parse_address(struct etm4_pkt_decoder *dec, unsigned kind,
+			 const uint8_t *p, size_t avail, struct etm4_packet *pkt)
+{
+	struct etm4_address *a = &pkt->u.a.addr;
+	unsigned b = p[0], src = b >= 0xb0;
+	int len;
+
+	pkt->type = src ? etm4_pkt_source_address : etm4_pkt_address;
+	switch (kind) {
+	case ETM4_K_EXACT:
+		addr_exact(dec, b & 3, a);
+		len = 1;
+		break;
+	case ETM4_K_SHORT:
+		len = read_short(dec, p + 1, avail - 1, src ? b & 1 : b == 0x96, a);
+		if (len == 0)
+			return 0;
+		len++;
+		break;
+	case ETM4_K_LONG32:
+		NEED(5);
+		read_long(dec, p + 1, b & 1, 4, sf_upper(dec), a);
+		len = 5;
+		break;
+	default: /* ETM4_K_LONG64 */
+		NEED(9);
+		read_long(dec, p + 1, src ? b & 1 : b == 0x9e, 8, 0, a);
+		len = 9;
+		break;
+	}
+	push_addr(dec, a);
+	return len;
+}
+
+/* Q, 1010 TTTT (digest 5.17): types 0-2 exact match, 5/6 short, A/B long
+ * 32-bit address, then a C7 count (5 bytes); C count only; F neither (the
+ * address follows in an address packet for C and F). */
+static int parse_q(struct etm4_pkt_decoder *dec, const uint8_t *p,
+		   size_t avail, struct etm4_packet *pkt)
+{
+	struct etm4_q *q = &pkt->u.q;
+	unsigned t = p[0] & 0xf, i = 1;
+	int c;
+
+	pkt->type = etm4_pkt_q;
+	memset(q, 0, sizeof(*q));
+	q->qtype = (uint8_t)t;
+	switch (t) {
+	case 0x0: case 0x1: case 0x2:
+		addr_exact(dec, t, &q->addr);
+		q->has_addr = 1;
+		break;
+	case 0x5: case 0x6:
+		c = read_short(dec, p + 1, avail - 1, t == 6, &q->addr);
+		if (c == 0)
+			return 0;
+		i += (unsigned)c;
+		q->has_addr = 1;
+		break;
+	case 0xa: case 0xb:
+		NEED(5);
+		read_long(dec, p + 1, t & 1, 4, sf_upper(dec), &q->addr);
+		i = 5;
+		q->has_addr = 1;
+		break;
+	case 0xc:
+		q->addr_follows = 1;
+		break;
+	default: /* 0xf */
+		q->addr_follows = 1;
+		return 1;
+	}
+	c = read_c7(p + i, avail - i, 5, &q->count);
+	if (c == 0)
+		return 0;
+	if (c < 0)
+		BAD(i - (unsigned)c, "Q: count longer than 5 bytes");
+	q->has_count = 1;
+	if (q->has_addr)
+		push_addr(dec, &q->addr);
+	return (int)i + c;
+}
+
+/* Instrumentation (ETE 1.3, digest 5.25): header, the EL byte, the TRCIT
+ * operand as 8 bytes, least significant first. */
+static int parse_ite(const uint8_t *p, size_t avail, struct etm4_packet *pkt)
+{
+	pkt->type = etm4_pkt_instrumentation;
+	NEED(10);
+	pkt->u.ite.el = p[1]; /* as carried: EL in bits 1:0 (U20) */
+	pkt->u.ite.value = le_n(p + 2, 8);
+	return 10;
+}
+
+/* ---- ETMv4 conditional and data-sync packets (digest 5.21) -------------- */
+/* Fields as carried (OpenCSD parses these without decoding them, U22):
+ *   data_sync 0x20-0x2c: num = b2..b0, flags = 1 when unnumbered (0x28+);
+ *   cond_instr F1 0x6c: key; F2 0x40-0x42: token = b1..b0; F3 0x6d: num =
+ *     NUM, flags = Z;
+ *   cond_result F1 0x68-0x6b (two results), 0x6e/0x6f (one): num = results,
+ *     flags = CI bits (bit i for result i), key/result and key2/result2;
+ *     F2 0x48-0x4e: flags = K, token; F3 0x50-0x5f: 12-bit token; F4
+ *     0x44-0x46: token. */
+
+static void cond_init(struct etm4_packet *pkt, uint8_t type, unsigned format)
+{
+	pkt->type = type;
+	memset(&pkt->u.cond, 0, sizeof(pkt->u.cond));
+	pkt->u.cond.format = (uint8_t)format;
+}
+
+static int parse_cond1(const uint8_t *p, struct etm4_packet *pkt)
+{
+	struct etm4_cond *c = &pkt->u.cond;
+	unsigned b = p[0];
+
+	if (b < 0x2d) {
+		cond_init(pkt, etm4_pkt_data_sync, 0);
+		c->num = b & 7;
+		c->flags = b >= 0x28;
+	} else if (b < 0x43) {
+		cond_init(pkt, etm4_pkt_cond_instr, 2);
+		c->token = b & 3;
+	} else if (b == 0x43) {
+		cond_init(pkt, etm4_pkt_cond_flush, 0);
+	} else if (b < 0x47) {
+		cond_init(pkt, etm4_pkt_cond_result, 4);
+		c->token = b & 3;
+	} else {
+		cond_init(pkt, etm4_pkt_cond_result, 2);
+		c->flags = (b >> 2) & 1;
+		c->token = b & 3;
+	}
+	return 1;
+}
+
+/* One result of Conditional Result format 1: RESULT in b3..b0 and KEY[2:0]
+ * in b6..b4 of the first byte, then C7 bytes of KEY; at most 6 bytes. */
+static int read_cond_result(const uint8_t *p, size_t avail, uint32_t *key,
+			    uint8_t *result)
+{
+	uint32_t k;
+
+	NEED(1);
+	*result = p[0] & 0xf;
+	k = (p[0] >> 4) & 7;
+	for (unsigned i = 0; i < 6; i++) {
+		NEED(i + 1);
+		if (i)
+			k |= (uint32_t)(p[i] & 0x7f) << (3 + 7 * (i - 1));
+		if (!(p[i] & 0x80)) {
+			*key = k;
+			return (int)i + 1;
+		}
+	}
+	return -6;
+}
+
+static int parse_cond(unsigned kind, const uint8_t *p, size_t avail,
+		      struct etm4_packet *pkt)
+{
+	struct etm4_cond *c = &pkt->u.cond;
+	unsigned i = 1;
+	int n;
+
+	switch (kind) {
+	case ETM4_K_COND_I1:
+		cond_init(pkt, etm4_pkt_cond_instr, 1);
+		n = read_c7(p + 1, avail - 1, 5, &c->key);
+		if (n == 0)
+			return 0;
+		if (n < 0)
+			BAD(1 - n, "Conditional instruction: key longer than 5 bytes");
+		return n + 1;
+	case ETM4_K_COND_I3:
+		cond_init(pkt, etm4_pkt_cond_instr, 3);
+		NEED(2);
+		c->num = (p[1] >> 1) & 0x3f;
+		c->flags = p[1] & 1;
+		return 2;
+	case ETM4_K_COND_R3:
+		cond_init(pkt, etm4_pkt_cond_result, 3);
+		NEED(2);
+		c->token = (uint32_t)(p[0] & 0xf) << 8 | p[1];
+		return 2;
+	default: /* ETM4_K_COND_R1 */
+		cond_init(pkt, etm4_pkt_cond_result, 1);
+		c->num = (p[0] & 0xfc) == 0x6c ? 1 : 2;
+		c->flags = p[0] & (c->num == 2 ? 3 : 1);
+		n = read_cond_result(p + 1, avail - 1, &c->key, &c->result);
+		if (n == 0)
+			return 0;
+		if (n < 0)
+			BAD(1 - n, "Conditional result: field longer than 6 bytes");
+		i += (unsigned)n;
+		if (c->num == 2) {
+			n = read_cond_result(p + i, avail - i, &c->key2, &c->result2);
+			if (n == 0)
+				return 0;
+			if (n < 0)
+				BAD(i - (unsigned)n,
+				    "Conditional result: field longer than 6 bytes");
+			i += (unsigned)n;
+		}
+		return (int)i;
+	}
+}
+
+/* ---- Dispatch ------------------------------------------------------------- */
+
+static int parse_payload(struct etm4_pkt_decoder *dec, unsigned kind,
+			 const uint8_t *p, size_t avail, struct etm4_packet *pkt)
+{
+	switch (kind) {
+	case ETM4_K_TINFO: return parse_trace_info(dec, p, avail, pkt);
+	case ETM4_K_TS: return parse_timestamp(dec, p, avail, pkt);
+	case ETM4_K_EXC: return parse_exception(dec, p, avail, pkt);
+	case ETM4_K_CC1: return parse_cc1(dec, p, avail, pkt);
+	case ETM4_K_CC2: return parse_cc2(dec, p, avail, pkt);
+	case ETM4_K_CC3: return parse_cc3(dec, p, pkt);
+	case ETM4_K_COMMIT:
+	case ETM4_K_CANCEL1: return parse_commit_cancel(dec, p, avail, pkt);
+	case ETM4_K_SPEC: return parse_spec(p, pkt);
+	case ETM4_K_CTXT: return parse_context(dec, p, avail, pkt);
+	case ETM4_K_ADDR_CTXT: return parse_addr_context(dec, p, avail, pkt);
+	case ETM4_K_EXACT:
+	case ETM4_K_SHORT:
+	case ETM4_K_LONG32:
+	case ETM4_K_LONG64: return parse_address(dec, kind, p, avail, pkt);
+	case ETM4_K_Q: return parse_q(dec, p, avail, pkt);
+	case ETM4_K_ITE: return parse_ite(p, avail, pkt);
+	case ETM4_K_COND1: return parse_cond1(p, pkt);
+	default: return parse_cond(kind, p, avail, pkt);
+	}
+}
+
+/* Decode the packet at p[0..avail) (p[0] is not 0x00). Returns its length
+ * (> 0), 0 when more bytes are needed, or -(length) for a rejected packet
+ * (pkt->why set). Fills pkt's type, size, error, length, raw and payload;
+ * not offset. */
+static int decode_one(struct etm4_pkt_decoder *dec, const uint8_t *p,
+		      size_t avail, struct etm4_packet *pkt)
+{
+	unsigned kind = dec->kind[p[0]];
+	unsigned n;
+	int len;
+
+	pkt->error = 0;
+	pkt->why = NULL;
+	if (kind == ETM4_K_TMPL) {
+		memcpy(&pkt->type, &dec->tmpl[p[0]], sizeof(dec->tmpl[0]));
+		pkt->raw[0] = p[0];
+		return 1;
+	}
+	if (kind == ETM4_K_RESERVED || kind == ETM4_K_EXT) {
+		pkt->type = etm4_pkt_reserved;
+		pkt->why = dec->why[p[0]];
+		len = -1;
+	} else {
+		len = parse_payload(dec, kind, p, avail, pkt);
+		if (len == 0)
+			return 0;
+	}
+	n = (unsigned)(len < 0 ? -len : len);
+	pkt->length = n;
+	pkt->size = (uint8_t)n;
+	/* A fixed-size copy is two vector moves; bytes past the packet are
+	 * outside size and never read as packet bytes. */
+	if (avail >= ETM4_PKT_MAX_BYTES)
+		memcpy(pkt->raw, p, ETM4_PKT_MAX_BYTES);
+	else
+		memcpy(pkt->raw, p, n);
+	if (len < 0)
+		pkt->error = -etmkit_err_bad_packet;
+	return len;
+}
+
+/* A rejected packet of -@len bytes at p: the search for A-sync restarts at
+ * its first zero after the header, so an A-sync the bad packet ran into is
+ * not missed; the record is cut there. Returns the record's length. */
+static unsigned restart_point(const uint8_t *p, int len, struct etm4_packet *pkt)
+{
+	unsigned n = (unsigned)-len;
+
+	for (unsigned k = 1; k < n; k++) {
+		if (p[k] == 0x00) {
+			pkt->length = k;
+			pkt->size = (uint8_t)k;
+			return k;
+		}
+	}
+	return n;
+}
+
+/* ---- Decoder object ------------------------------------------------------- */
+
+static uint64_t off_at(const struct etm4_pkt_decoder *dec, size_t i)
+{
+	return dec->offs ? dec->offs[i] : dec->base + i;
+}
+
+/* Forget every reference: after reset and after losing sync nothing
+ * decoded before may be relied on. */
+static void reset_state(struct etm4_pkt_decoder *dec)
+{
+	memset(dec->hist_addr, 0, sizeof(dec->hist_addr));
+	memset(dec->hist_is, 0, sizeof(dec->hist_is));
+	dec->ts = 0;
+	dec->cyct = 0;
+	dec->sf = 0;
+	dec->sf_known = 0;
+}
+
+int etm4_pkt_alloc(struct etm4_pkt_decoder **out, const struct etm4_config *cfg)
+{
+	struct etm4_pkt_decoder *dec;
+	struct etm4_config_info info;
+	int err;
+
+	if (!out)
+		return -etmkit_err_invalid;
+	*out = NULL;
+	err = etm4_config_decode(cfg, &info);
+	if (err < 0)
+		return err;
+	dec = calloc(1, sizeof(*dec));
+	if (!dec)
+		return -etmkit_err_nomem;
+	dec->cfg = *cfg;
+	dec->cfg.size = sizeof(dec->cfg);
+	dec->info = info;
+	etm4_build_tables(dec);
+	dec->uns_max = ETM4_UNSYNCED_MAX;
+	etm4_pkt_reset(dec);
+	*out = dec;
+	return 0;
+}
+
+void etm4_pkt_free(struct etm4_pkt_decoder *dec)
+{
+	free(dec);
+}
+
+void etm4_pkt_reset(struct etm4_pkt_decoder *dec)
+{
+	if (!dec)
+		return;
+	dec->buf = NULL;
+	dec->offs = NULL;
+	dec->n = dec->pos = 0;
+	dec->finished = 0;
+	dec->stopped = 0;
+	dec->gap = 0;
+	dec->replaying = 0;
+	dec->part_len = 0;
+	dec->scan = etm4_scan_unsynced;
+	dec->zeros = 0;
+	dec->uns_len = 0;
+	dec->have_pending = 0;
+	reset_state(dec);
+}
+
+const struct etm4_config_info *etm4_pkt_config(const struct etm4_pkt_decoder *dec)
+{
+	return dec ? &dec->info : NULL;
+}
+
+int etm4_pkt_feed(struct etm4_pkt_decoder *dec, const uint8_t *buf, size_t n,
+		  const uint64_t *offsets, uint64_t base)
+{
+	if (!dec || (!buf && n))
+		return -etmkit_err_invalid;
+	if (dec->stopped)
+		return -etmkit_err_bad_packet;
+	if (dec->pos < dec->n || dec->finished)
+		return -etmkit_err_invalid;
+	dec->buf = buf;
+	dec->n = n;
+	dec->pos = 0;
+	dec->offs = offsets;
+	dec->base = base;
+	return 0;
+}
+
+int etm4_pkt_gap(struct etm4_pkt_decoder *dec)
+{
+	if (!dec || dec->pos < dec->n)
+		return -etmkit_err_invalid;
+	dec->gap = 1;
+	return 0;
+}
+
+int etm4_pkt_finish(struct etm4_pkt_decoder *dec)
+{
+	if (!dec)
+		return -etmkit_err_invalid;
+	dec->finished = 1;
+	return 0;
+}
+
+/* ---- Synchronisation (digest 3) -------------------------------------------- */
+
+/* Back to searching for A-sync, with no state kept. */
+static void drop_sync(struct etm4_pkt_decoder *dec)
+{
+	dec->scan = etm4_scan_unsynced;
+	dec->zeros = 0;
+	dec->uns_len = 0;
+	reset_state(dec);
+}
+
+/* Every decode error ends here: resynchronise, or stop if asked to. */
+static void lose_sync(struct etm4_pkt_decoder *dec)
+{
+	if (dec->cfg.flags & ETM4_CFG_STOP_ON_ERROR)
+		dec->stopped = 1;
+	drop_sync(dec);
+}
+
+static void make_unsynced(const struct etm4_pkt_decoder *dec, uint64_t len,
+			  struct etm4_packet *pkt)
+{
+	memset(pkt, 0, offsetof(struct etm4_packet, raw));
+	pkt->type = etm4_pkt_unsynced;
+	pkt->offset = dec->uns_off;
+	pkt->length = (uint32_t)len;
+	pkt->size = (uint8_t)(len < ETM4_PKT_MAX_BYTES ? len : ETM4_PKT_MAX_BYTES);
+	memcpy(pkt->raw, dec->uns_raw, pkt->size);
+	pkt->why = NULL;
+}
+
+/* A record of @len bytes at @off, all zeros except a final 0x80 when
+ * @async: an A-sync (12 bytes), or zeros that did not make one. */
+static void make_zeros(struct etm4_packet *pkt, uint8_t type, uint64_t off,
+		       uint64_t len, int async)
+{
+	memset(pkt, 0, offsetof(struct etm4_packet, raw));
+	pkt->type = type;
+	pkt->offset = off;
+	pkt->length = (uint32_t)len;
+	pkt->size = (uint8_t)(len < ETM4_PKT_MAX_BYTES ? len : ETM4_PKT_MAX_BYTES);
+	memset(pkt->raw, 0, sizeof(pkt->raw));
+	if (async)
+		pkt->raw[len - 1] = 0x80;
+	pkt->why = NULL;
+}
+
+static void make_async(struct etm4_packet *pkt, uint64_t off)
+{
+	make_zeros(pkt, etm4_pkt_a_sync, off, ETM4_ASYNC_ZEROS + 1, 1);
+}
+
+static void make_bad_zeros(struct etm4_packet *pkt, uint64_t off, uint64_t zeros,
+			   int err, const char *why)
+{
+	make_zeros(pkt, etm4_pkt_a_sync, off, zeros, 0);
+	pkt->error = (int16_t)err;
+	pkt->why = why;
+}
+
+/* Offset of the first of the last 11 zeros seen. */
+static uint64_t async_start(const struct etm4_pkt_decoder *dec)
+{
+	return dec->zero_off[(dec->zeros - ETM4_ASYNC_ZEROS) % ETM4_ASYNC_ZEROS];
+}
+
+static void note_zero(struct etm4_pkt_decoder *dec, uint64_t off)
+{
+	dec->zero_off[dec->zeros % ETM4_ASYNC_ZEROS] = off;
+	dec->zeros++;
+}
+
+/* Close an unsynced run that reached dec->uns_max bytes, keeping its
+ * last zeros (up to 11, the start of a possible A-sync) as the start of
+ * the next run. Returns 1 (one record written). */
+static int split_unsynced(struct etm4_pkt_decoder *dec, struct etm4_packet *out)
+{
+	uint64_t keep = dec->zeros < ETM4_ASYNC_ZEROS ? dec->zeros : ETM4_ASYNC_ZEROS;
+
+	make_unsynced(dec, dec->uns_len - keep, out);
+	dec->uns_len = keep;
+	if (keep)
+		dec->uns_off = dec->zero_off[(dec->zeros - keep) % ETM4_ASYNC_ZEROS];
+	memset(dec->uns_raw, 0, sizeof(dec->uns_raw));
+	return 1;
+}
+
+/* Deliver @pkt's A-sync at out[n] or, when out[] is full, keep it for the
+ * next call. Returns the records written. */
+static int put_async(struct etm4_pkt_decoder *dec, struct etm4_packet *out,
+		     int n, size_t room, uint64_t off)
+{
+	if ((size_t)n < room) {
+		make_async(&out[n], off);
+		return n + 1;
+	}
+	make_async(&dec->pending, off);
+	dec->have_pending = 1;
+	return n;
+}
+
+/* Scan unsynced bytes for 11 or more 0x00 followed by 0x80 (digest 3.1).
+ * The A-sync packet is the last 11 zeros and the 0x80; earlier zeros
+ * belong to the unsynced run (OpenCSD drops them the same way). Returns
+ * the number of records written to out[] (0, 1 or 2; a second one may go
+ * to dec->pending). */
+static int scan_unsynced(struct etm4_pkt_decoder *dec, struct etm4_packet *out,
+			 size_t room)
+{
+	while (dec->pos < dec->n) {
+		uint8_t b = dec->buf[dec->pos];
+		uint64_t off = off_at(dec, dec->pos);
+
+		if (dec->uns_len == 0)
+			dec->uns_off = off;
+		if (dec->uns_len < ETM4_PKT_MAX_BYTES)
+			dec->uns_raw[dec->uns_len] = b;
+		dec->uns_len++;
+		dec->pos++;
+		if (b == 0x00) {
+			note_zero(dec, off);
+			if (dec->uns_len >= dec->uns_max)
+				return split_unsynced(dec, out);
+			continue;
+		}
+		if (b == 0x80 && dec->zeros >= ETM4_ASYNC_ZEROS) {
+			uint64_t run = dec->uns_len - (ETM4_ASYNC_ZEROS + 1);
+			int n = 0;
+
+			if (run)
+				make_unsynced(dec, run, &out[n++]);
+			n = put_async(dec, out, n, room, async_start(dec));
+			dec->scan = etm4_scan_synced;
+			dec->zeros = 0;
+			dec->uns_len = 0;
+			return n;
+		}
+		dec->zeros = 0;
+		if (dec->uns_len >= dec->uns_max)
+			return split_unsynced(dec, out);
+	}
+	return 0;
+}
+
+/* Synced zeros reaching dec->uns_max: report all but the last 11 as a
+ * malformed A-sync and search on from those 11. */
+static int zeros_too_long(struct etm4_pkt_decoder *dec, struct etm4_packet *out)
+{
+	uint64_t ring[ETM4_ASYNC_ZEROS];
+
+	for (unsigned i = 0; i < ETM4_ASYNC_ZEROS; i++)
+		ring[i] = dec->zero_off[(dec->zeros - ETM4_ASYNC_ZEROS + i) %
+					ETM4_ASYNC_ZEROS];
+	make_bad_zeros(out, dec->zeros_off, dec->zeros - ETM4_ASYNC_ZEROS,
+		       -etmkit_err_bad_packet, "A-sync: more than 11 zeros");
+	lose_sync(dec);
+	memcpy(dec->zero_off, ring, sizeof(ring));
+	dec->zeros = ETM4_ASYNC_ZEROS;
+	dec->uns_off = ring[0];
+	dec->uns_len = ETM4_ASYNC_ZEROS;
+	memset(dec->uns_raw, 0, sizeof(dec->uns_raw));
+	return 1;
+}
+
+/* After a 0x00 header, synced (digest 3, 5.1, 5.12, 5.13): `00 03` is a
+ * Discard, `00 05` an Overflow, exactly 11 zeros and 0x80 an A-sync;
+ * anything else is malformed. More than 11 zeros before the 0x80: the
+ * extra ones are reported malformed and the A-sync is kept. Returns the
+ * records written (0, 1 or 2; a second one may go to dec->pending). */
+static int scan_zeros(struct etm4_pkt_decoder *dec, struct etm4_packet *out,
+		      size_t room)
+{
+	while (dec->pos < dec->n) {
+		uint8_t b = dec->buf[dec->pos];
+
+		if (b == 0x00) {
+			note_zero(dec, off_at(dec, dec->pos));
+			dec->pos++;
+			if (dec->zeros >= dec->uns_max)
+				return zeros_too_long(dec, out);
+			continue;
+		}
+		if (dec->zeros == 1) {
+			dec->pos++;
+			make_zeros(out, b == 0x03 ? etm4_pkt_discard :
+					b == 0x05 ? etm4_pkt_overflow :
+						    etm4_pkt_reserved,
+				   dec->zeros_off, 2, 0);
+			out->raw[1] = b;
+			dec->zeros = 0;
+			if (b == 0x03 || b == 0x05) {
+				dec->scan = etm4_scan_synced;
+				return 1;
+			}
+			out->error = -etmkit_err_bad_packet;
+			out->why = "reserved extension packet (0x00, then not "
+				   "0x00, 0x03 or 0x05)";
+			lose_sync(dec);
+			return 1;
+		}
+		if (b == 0x80 && dec->zeros == ETM4_ASYNC_ZEROS) {
+			dec->pos++;
+			make_async(out, dec->zeros_off);
+			dec->scan = etm4_scan_synced;
+			dec->zeros = 0;
+			return 1;
+		}
+		if (b == 0x80 && dec->zeros > ETM4_ASYNC_ZEROS) {
+			uint64_t aoff = async_start(dec);
+
+			dec->pos++;
+			make_bad_zeros(out, dec->zeros_off,
+				       dec->zeros - ETM4_ASYNC_ZEROS,
+				       -etmkit_err_bad_packet,
+				       "A-sync: more than 11 zeros");
+			lose_sync(dec);
+			if (dec->stopped)
+				return 1;
+			dec->scan = etm4_scan_synced;
+			return put_async(dec, out, 1, room, aoff);
+		}
+		/* Too few zeros, or zeros not closed by 0x80: the byte is
+		 * left for the search. */
+		make_bad_zeros(out, dec->zeros_off, dec->zeros, -etmkit_err_bad_packet,
+			       "A-sync: zeros not followed by 0x80 after exactly 11");
+		lose_sync(dec);
+		return 1;
+	}
+	return 0;
+}
+
+/* ---- The record loop ------------------------------------------------------ */
+
+/* Make @n kept bytes (with their offsets) the input, setting the current
+ * input aside until they are used up (see etm4_pkt_next()). */
+static void replay(struct etm4_pkt_decoder *dec, const uint8_t *b,
+		   const uint64_t *offs, size_t n)
+{
+	memmove(dec->rp_buf, b, n);
+	memmove(dec->rp_offs, offs, n * sizeof(*offs));
+	dec->sv_buf = dec->buf;
+	dec->sv_offs = dec->offs;
+	dec->sv_base = dec->base;
+	dec->sv_n = dec->n;
+	dec->sv_pos = dec->pos;
+	dec->buf = dec->rp_buf;
+	dec->offs = dec->rp_offs;
+	dec->n = n;
+	dec->pos = 0;
+	dec->replaying = 1;
+}
+
+/* Replayed bytes used up: back to the input set aside. */
+static void end_replay(struct etm4_pkt_decoder *dec)
+{
+	dec->buf = dec->sv_buf;
+	dec->offs = dec->sv_offs;
+	dec->base = dec->sv_base;
+	dec->n = dec->sv_n;
+	dec->pos = dec->sv_pos;
+	dec->replaying = 0;
+}
+
+/* Keep the bytes from @pos to the end of the input: a packet cut by the
+ * end of the chunk. */
+static void keep_partial(struct etm4_pkt_decoder *dec, size_t pos)
+{
+	dec->part_len = (uint8_t)(dec->n - pos);
+	memcpy(dec->part, dec->buf + pos, dec->part_len);
+	for (size_t i = 0; i < dec->part_len; i++)
+		dec->part_offs[i] = off_at(dec, pos + i);
+	dec->part_off = dec->part_offs[0];
+	dec->pos = dec->n;
+}
+
+/* Complete a packet begun in an earlier chunk. Returns records written. */
+static int resume_partial(struct etm4_pkt_decoder *dec, struct etm4_packet *pkt)
+{
+	uint8_t tmp[ETM4_PKT_MAX_BYTES];
+	size_t have = dec->part_len;
+	size_t take = dec->n - dec->pos;
+	int len;
+
+	if (take > sizeof(tmp) - have)
+		take = sizeof(tmp) - have;
+	memcpy(tmp, dec->part, have);
+	memcpy(tmp + have, dec->buf + dec->pos, take);
+	len = decode_one(dec, tmp, have + take, pkt);
+	if (len == 0) {
+		/* Still short: everything given so far is kept. */
+		memcpy(dec->part, tmp, have + take);
+		for (size_t i = 0; i < take; i++)
+			dec->part_offs[have + i] = off_at(dec, dec->pos + i);
+		dec->part_len = (uint8_t)(have + take);
+		dec->pos += take;
+		return 0;
+	}
+	pkt->offset = dec->part_off;
+	dec->part_len = 0;
+	if (len < 0) {
+		size_t k = restart_point(tmp, len, pkt);
+
+		if (k < have) {
+			/* The search restarts inside the bytes kept from
+			 * earlier chunks: scan them again first. */
+			replay(dec, dec->part + k, dec->part_offs + k, have - k);
+			return 1;
+		}
+		len = -(int)k;
+	}
+	dec->pos += (size_t)(len < 0 ? -len : len) - have;
+	return 1;
+}
+
+static void after_packet(struct etm4_pkt_decoder *dec, const struct etm4_packet *pkt)
+{
+	if (pkt->error)
+		lose_sync(dec);
+}
+
+/* Records at the end of input: a cut packet, an open unsynced run,
+ * unfinished zeros. */
+static int flush_final(struct etm4_pkt_decoder *dec, struct etm4_packet *pkt)
+{
+	if (dec->part_len) {
+		int len = decode_one(dec, dec->part, dec->part_len, pkt);
+
+		if (len == 0) {
+			pkt->length = dec->part_len;
+			pkt->size = dec->part_len;
+			memcpy(pkt->raw, dec->part, dec->part_len);
+			pkt->error = -etmkit_err_truncated;
+			pkt->why = "input ends inside the packet";
+		}
+		pkt->offset = dec->part_off;
+		dec->part_len = 0;
+		drop_sync(dec);
+		return 1;
+	}
+	if (dec->scan == etm4_scan_unsynced && dec->uns_len) {
+		make_unsynced(dec, dec->uns_len, pkt);
+		dec->uns_len = 0;
+		dec->zeros = 0;
+		return 1;
+	}
+	if (dec->scan == etm4_scan_zeros) {
+		make_bad_zeros(pkt, dec->zeros_off, dec->zeros, -etmkit_err_truncated,
+			       "input ends inside an A-sync or extension packet");
+		drop_sync(dec);
+		return 1;
+	}
+	return 0;
+}
+
+/* One record from the slow path (anything but a whole packet at a packet
+ * boundary in sync). Returns records written. */
+static int next_slow(struct etm4_pkt_decoder *dec, struct etm4_packet *out,
+		     size_t room)
+{
+	size_t pos = dec->pos;
+	int len;
+
+	if (dec->part_len) {
+		if (!resume_partial(dec, out))
+			return 0;
+		after_packet(dec, out);
+		return 1;
+	}
+	if (dec->scan == etm4_scan_unsynced)
+		return scan_unsynced(dec, out, room);
+	if (dec->scan == etm4_scan_zeros)
+		return scan_zeros(dec, out, room);
+	if (dec->buf[pos] == 0x00) {
+		dec->scan = etm4_scan_zeros;
+		dec->zeros_off = off_at(dec, pos);
+		dec->zeros = 0;
+		note_zero(dec, dec->zeros_off);
+		dec->pos++;
+		return 0;
+	}
+	len = decode_one(dec, dec->buf + pos, dec->n - pos, out);
+	if (len == 0) {
+		keep_partial(dec, pos);
+		return 0;
+	}
+	if (len < 0)
+		len = -(int)restart_point(dec->buf + pos, len, out);
+	out->offset = off_at(dec, pos);
+	dec->pos = pos + (size_t)(len < 0 ? -len : len);
+	after_packet(dec, out);
+	return 1;
+}
+
+/* ---- Fast paths --------------------------------------------------------- */
+/* The commonest multi-byte packets (digest 9: atoms, then short and long
+ * addresses, exact matches and, with cycle counting, formats 2 and 3;
+ * exceptions and contexts), decoded in the synced loop when a longest
+ * packet's worth of input (32 bytes) is at hand. Each writes the record
+ * decode_one() would (raw: the packet's bytes, then whatever follows,
+ * outside size). */
+
+static inline void fast_head(struct etm4_packet *pkt, size_t pos,
+			     uint8_t type, unsigned len, const uint8_t *p)
+{
+	pkt->offset = pos;
+	pkt->type = type;
+	pkt->size = (uint8_t)len;
+	pkt->error = 0;
+	pkt->length = len;
+	memcpy(pkt->raw, p, 16);
+}
+
+static inline unsigned fast_short(struct etm4_pkt_decoder *dec,
+				  const uint8_t *p, size_t pos,
+				  struct etm4_packet *pkt)
+{
+	unsigned b = p[0], src = b >= 0xb0;
+	unsigned len = 2 + (p[1] >> 7);
+
+	read_short(dec, p + 1, 2, src ? b & 1 : b == 0x96, &pkt->u.a.addr);
+	push_addr(dec, &pkt->u.a.addr);
+	fast_head(pkt, pos, src ? etm4_pkt_source_address : etm4_pkt_address,
+		  len, p);
+	return len;
+}
+
+static inline unsigned fast_long32(struct etm4_pkt_decoder *dec,
+				   const uint8_t *p, size_t pos,
+				   struct etm4_packet *pkt)
+{
+	unsigned b = p[0];
+
+	read_long(dec, p + 1, b & 1, 4, sf_upper(dec), &pkt->u.a.addr);
+	push_addr(dec, &pkt->u.a.addr);
+	fast_head(pkt, pos, b >= 0xb0 ? etm4_pkt_source_address : etm4_pkt_address,
+		  5, p);
+	return 5;
+}
+
+static inline unsigned fast_exact(struct etm4_pkt_decoder *dec,
+				  const uint8_t *p, size_t pos,
+				  struct etm4_packet *pkt)
+{
+	unsigned b = p[0];
+
+	addr_exact(dec, b & 3, &pkt->u.a.addr);
+	push_addr(dec, &pkt->u.a.addr);
+	fast_head(pkt, pos, b >= 0xb0 ? etm4_pkt_source_address : etm4_pkt_address,
+		  1, p);
+	return 1;
+}
+
+static inline unsigned fast_cc(struct etm4_pkt_decoder *dec, unsigned kind,
+			       const uint8_t *p, size_t pos,
+			       struct etm4_packet *pkt)
+{
+	unsigned len = kind == ETM4_K_CC3 ? 1 : 2;
+
+	if (kind == ETM4_K_CC3)
+		parse_cc3(dec, p, pkt);
+	else if (parse_cc2(dec, p, 2, pkt) < 0)
+		return 0; /* F = 1 below zero: decode_one() reports it */
+	fast_head(pkt, pos, etm4_pkt_cycle_count, len, p);
+	return len;
+}
+
+/* The record of a packet a parser other than the fast ones read from
+ * p[0..32): complete, or 0 when rejected (decode_one() reports it). */
+static inline unsigned fast_other(int len, const uint8_t *p, size_t pos,
+				  struct etm4_packet *pkt)
+{
+	if (len <= 0)
+		return 0;
+	pkt->offset = pos;
+	pkt->size = (uint8_t)len;
+	pkt->error = 0;
+	pkt->length = (uint32_t)len;
+	memcpy(pkt->raw, p, ETM4_PKT_MAX_BYTES);
+	return (unsigned)len;
+}
+
+/* A packet other than a one-byte one at buf[pos], synced, into @pkt with
+ * offset = pos. Returns its length, or 0 to leave it to next_slow(). */
+static unsigned synced_other(struct etm4_pkt_decoder *dec, size_t pos,
+			     struct etm4_packet *pkt)
+{
+	const uint8_t *p = dec->buf + pos;
+	size_t avail = dec->n - pos;
+	unsigned k = dec->kind[p[0]];
+	int len;
+
+	if (avail >= ETM4_PKT_MAX_BYTES) {
+		/* Tested in the order of their frequency in the captures. */
+		if (k == ETM4_K_SHORT)
+			return fast_short(dec, p, pos, pkt);
+		if (k == ETM4_K_LONG32)
+			return fast_long32(dec, p, pos, pkt);
+		if (k == ETM4_K_EXACT)
+			return fast_exact(dec, p, pos, pkt);
+		if (k == ETM4_K_CC3 || k == ETM4_K_CC2) {
+			len = (int)fast_cc(dec, k, p, pos, pkt);
+			if (len)
+				return (unsigned)len;
+		}
+		if (k == ETM4_K_EXC)
+			return fast_other(parse_exception(dec, p, avail, pkt), p, pos, pkt);
+		if (k == ETM4_K_CTXT)
+			return fast_other(parse_context(dec, p, avail, pkt), p, pos, pkt);
+	}
+	if (p[0] == 0x00)
+		return 0; /* A-sync, discard, overflow: next_slow() */
+	len = decode_one(dec, p, avail, pkt);
+	if (len <= 0)
+		return 0; /* cut or rejected: next_slow() decodes it again */
+	pkt->offset = pos;
+	return (unsigned)len;
+}
+
+/* The synced path: whole packets as long as they come, one-byte packets
+ * from their templates and the commonest others inline (most of a typical
+ * stream, digest 9). Anything else (a 0x00 header, a packet cut by the end
+ * of the input, an error) is left at dec->pos for next_slow(). Records get
+ * input positions first, turned into offsets at the end: the loop keeps
+ * fewer values live. Returns the new count of records in pkts[]. */
+static size_t next_synced(struct etm4_pkt_decoder *dec,
+			  struct etm4_packet *pkts, size_t out, size_t max)
+{
+	const uint8_t *buf = dec->buf;
+	const struct etm4_tmpl *tmpl = dec->tmpl;
+	size_t pos = dec->pos, n = dec->n, first = out;
+
+	while (out < max && pos < n) {
+		uint8_t b = buf[pos];
+		struct etm4_packet *pkt = &pkts[out];
+		unsigned len;
+
+		/* Templates have size 1, other headers 0. */
+		if (tmpl[b].size) {
+			pkt->offset = pos;
+			memcpy(&pkt->type, &tmpl[b], sizeof(tmpl[b]));
+			pkt->raw[0] = b;
+			pos++;
+			out++;
+			continue;
+		}
+		len = synced_other(dec, pos, pkt);
+		if (!len)
+			break;
+		pos += len;
+		out++;
+	}
+	if (dec->offs) {
+		for (size_t i = first; i < out; i++)
+			pkts[i].offset = dec->offs[pkts[i].offset];
+	} else if (dec->base) {
+		for (size_t i = first; i < out; i++)
+			pkts[i].offset += dec->base;
+	}
+	dec->pos = pos;
+	return out;
+}
+
+/* Data was lost before the next byte (etm4_pkt_gap()): report what it
+ * cut, and let nothing decoded before it be relied on. Returns the records
+ * written (0 or 1). */
+static int handle_gap(struct etm4_pkt_decoder *dec, struct etm4_packet *pkt)
+{
+	int n = 0;
+
+	dec->gap = 0;
+	if (dec->part_len) {
+		decode_one(dec, dec->part, dec->part_len, pkt);
+		pkt->offset = dec->part_off;
+		pkt->length = dec->part_len;
+		pkt->size = dec->part_len;
+		memcpy(pkt->raw, dec->part, dec->part_len);
+		pkt->error = -etmkit_err_bad_frame;
+		pkt->why = "packet cut by data lost in transport";
+		dec->part_len = 0;
+		n = 1;
+	} else if (dec->scan == etm4_scan_zeros) {
+		make_bad_zeros(pkt, dec->zeros_off, dec->zeros, -etmkit_err_bad_frame,
+			       "A-sync cut by data lost in transport");
+		n = 1;
+	}
+	/* An unsynced run goes on (it is not decoded anyway), but zeros on
+	 * both sides of the loss must not make an A-sync. */
+	if (dec->scan == etm4_scan_unsynced) {
+		dec->zeros = 0;
+		return n;
+	}
+	drop_sync(dec);
+	return n;
+}
+
+int etm4_pkt_next(struct etm4_pkt_decoder *dec, struct etm4_packet *pkts,
+		  size_t max)
+{
+	size_t out = 0;
+
+	if (!dec || !pkts || !max)
+		return -etmkit_err_invalid;
+	if (dec->have_pending) {
+		pkts[out++] = dec->pending;
+		dec->have_pending = 0;
+	}
+	if (dec->gap && out < max && !dec->stopped)
+		out += (size_t)handle_gap(dec, &pkts[out]);
+	while (out < max && !dec->stopped) {
+		if (dec->scan == etm4_scan_synced && !dec->part_len) {
+			out = next_synced(dec, pkts, out, max);
+			if (out >= max)
+				break;
+		}
+		if (dec->pos >= dec->n) {
+			if (dec->replaying) {
+				end_replay(dec);
+				continue;
+			}
+			if (dec->finished)
+				out += (size_t)flush_final(dec, &pkts[out]);
+			break;
+		}
+		out += (size_t)next_slow(dec, &pkts[out], max - out);
+	}
+	if (out == 0)
+		return dec->stopped ? -etmkit_err_bad_packet : -etmkit_err_eos;
+	return (int)out;
+}
