@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "etmkit/etmkit.h"
+#include "etmkit/etm4.h" /* until etmkit.h includes it */
 
 /* Exit codes: 0 success, 1 decode finished but the trace had errors
  * (reported), 2 usage error, 3 input cannot be read or is malformed. */
@@ -17,12 +18,28 @@ enum cli_exit {
 
 #define CLI_MAX_IDS 128
 
-/* One ETMv3 source to decode. */
+/* Protocols a command decodes (cli_input.protos): bit 1u << enum
+ * etmkit_protocol. 0 means ETMv3 only. */
+#define CLI_PROTO(p) (1u << (p))
+#define CLI_PROTO_ETM4 (CLI_PROTO(etmkit_proto_etmv4) | CLI_PROTO(etmkit_proto_ete))
+#define CLI_PROTO_ALL (CLI_PROTO(etmkit_proto_etmv3) | CLI_PROTO_ETM4)
+
+/* One trace source to decode. */
 struct cli_source {
 	uint8_t id;
+	uint8_t proto;              /* enum etmkit_protocol */
 	char name[64];
 	char core[64];              /* snapshot: the core device it traces */
-	struct etm3_config cfg;
+	struct etm3_config cfg;     /* etmkit_proto_etmv3 */
+	struct etm4_config etm4;    /* etmkit_proto_etmv4, etmkit_proto_ete
+				       (ETM4_CFG_ETE set) */
+};
+
+/* The ETMv4/ETE register options, in enum cli_opt order from
+ * opt_trcidr0. */
+enum cli_trc_reg {
+	cli_trcidr0, cli_trcidr1, cli_trcidr2, cli_trcidr8, cli_trcconfigr,
+	cli_trcdevarch, cli_trc_count
 };
 
 /* What to read and how: from a snapshot or from a raw file + options. */
@@ -30,8 +47,13 @@ struct cli_input {
 	const char *snapshot;       /* --snapshot DIR */
 	const char *file;           /* positional FILE */
 	const char *protocol;       /* --protocol */
+	const char *buffer;         /* --buffer NAME (snapshot) */
+	unsigned protos;            /* CLI_PROTO bits the command decodes;
+				       0: ETMv3 only */
 	int have_etmcr, have_etmidr, have_etmccer;
 	uint32_t etmcr, etmidr, etmccer;
+	unsigned have_trc;          /* bit per enum cli_trc_reg given */
+	uint32_t trc[cli_trc_count];
 	int frames;                 /* enum deformat_mode, -1 if not given */
 	int m_profile;              /* --m-profile: raw file from an ARMv7-M */
 	int nids;                   /* --id, may repeat */
@@ -82,6 +104,15 @@ void cli_print_etm3_text(FILE *f, uint8_t id, const struct etm3_packet *p,
 void cli_print_etm3_json(FILE *f, uint8_t id, const struct etm3_packet *p,
 			 int m_profile);
 
+/* Output of ETMv4 and ETE packets (@ete: the source is an ETE). */
+void cli_print_etm4_text(FILE *f, uint8_t id, const struct etm4_packet *p,
+			 int ete);
+void cli_print_etm4_json(FILE *f, uint8_t id, const struct etm4_packet *p,
+			 int ete);
+/* The name of ETMv4/ETE exception type @type (IHI 0064 / Arm ARM D4; see
+ * the digest's table, spec/etmv4-ete.md 5.5): "irq", "call", ... */
+const char *cli_etm4_exception_name(unsigned type, int ete);
+
 /* Disassembly of instruction elements (capstone), cached by address. */
 struct cli_disasm;
 struct cli_disasm *cli_disasm_alloc(void);
@@ -102,7 +133,9 @@ int cmd_decode(int argc, char **argv);
 /* Option codes for getopt_long. */
 enum cli_opt {
 	opt_snapshot = 0x100, opt_id, opt_protocol, opt_etmcr, opt_etmidr,
-	opt_etmccer, opt_frames, opt_help,
+	opt_etmccer, opt_frames, opt_help, opt_buffer,
+	opt_trcidr0, /* then the other enum cli_trc_reg registers in order */
+	opt_trc_last = opt_trcidr0 + cli_trc_count - 1,
 	opt_flag0 = 0x200 /* command flags: opt_flag0 + index */
 };
 

@@ -153,8 +153,18 @@ static int build_image(struct decode_run *r, const struct cli_source *cs,
 		const struct snapshot_device *core =
 			snapshot_find_device(r->in.ss, cs->core);
 
-		if (core) {
-			err = image_add_snapshot_device(img, core, &d);
+		/* A dump whose file cannot be read is left out, with a
+		 * warning (as OpenCSD does): its addresses become no_image.
+		 * A malformed dump is an error. */
+		for (size_t k = 0; core && k < core->ndumps; k++) {
+			err = image_add_snapshot_dump(img, core, k, &d);
+			if (err == -etmkit_err_io) {
+				fprintf(stderr, "etmkit decode: warning: %s: %s "
+					"(%s): decoding without it\n",
+					d.path[0] ? d.path : "?", d.message,
+					etmkit_errstr(err));
+				continue;
+			}
 			if (err < 0)
 				return image_error(&d, err);
 		}
@@ -244,11 +254,29 @@ static int setup(struct decode_run *r)
 			if (rc)
 				return rc;
 		}
-		etm3_flow_config_init(&fc);
-		fc.etm = cs->cfg;
-		fc.image = r->images[i];
-		err = etmkit_session_add_etm3_flow(r->session, cs->id, &fc);
-		r->m_profile[cs->id & 0x7f] = !!(cs->cfg.flags & ETM3_CFG_M_PROFILE);
+		if (cs->proto == etmkit_proto_etmv3) {
+			etm3_flow_config_init(&fc);
+			fc.etm = cs->cfg;
+			fc.image = r->images[i];
+			err = etmkit_session_add_etm3_flow(r->session, cs->id,
+							   &fc);
+			r->m_profile[cs->id & 0x7f] =
+				!!(cs->cfg.flags & ETM3_CFG_M_PROFILE);
+		} else {
+			struct etm4_flow_config f4;
+
+			etm4_flow_config_init(&f4);
+			f4.etm = cs->etm4;
+			f4.image = r->images[i];
+			err = etmkit_session_add_etm4_flow(r->session, cs->id,
+							   &f4);
+		}
+	}
+	if (err == -etmkit_err_unsupported) {
+		fprintf(stderr, "etmkit decode: the trace has conditional-"
+			"instruction or data trace enabled (TRCCONFIGR); decode "
+			"follows instruction trace only: use 'etmkit packets'\n");
+		return cli_exit_input;
 	}
 	if (err < 0) {
 		fprintf(stderr, "etmkit decode: cannot set up the decoder: %s\n",
@@ -317,6 +345,7 @@ int cmd_decode(int argc, char **argv)
 	memset(&r, 0, sizeof(r));
 	r.in.frames = -1;
 	r.in.keep_snapshot = 1;
+	r.in.protos = CLI_PROTO_ALL;
 	r.out = stdout;
 	{
 		const struct cli_flag flags[] = {

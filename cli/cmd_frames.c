@@ -116,6 +116,7 @@ int cmd_frames(int argc, char **argv)
 
 	memset(&r, 0, sizeof(r));
 	r.in.frames = -1;
+	r.in.protos = CLI_PROTO_ALL;
 	rc = parse_args(&r, argc, argv);
 	if (rc)
 		return rc < 0 ? 0 : rc;

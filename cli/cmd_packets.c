@@ -1,34 +1,56 @@
-/* etmkit packets: list the packets of each trace source. */
+/* etmkit packets: list the packets of each trace source (ETMv3, ETMv4,
+ * ETE). */
 #include <inttypes.h>
 #include <string.h>
 
 #include "cli.h"
 
 static const char packets_usage[] =
-"Usage: etmkit packets --snapshot DIR [--id ID]... [--json] [--stats]\n"
+"Usage: etmkit packets --snapshot DIR [--buffer NAME] [--id ID]... [--json]\n"
+"                      [--stats] [--stop-on-error]\n"
 "       etmkit packets FILE --protocol etmv3 --etmcr X --etmidr Y [--etmccer Z]\n"
-"                      [--frames coresight|tpiu|tpiu-hsync|none] [--id ID]\n"
-"                      [--m-profile] [--json] [--stats] [--stop-on-error]\n"
+"                      [--m-profile] [OPTIONS]\n"
+"       etmkit packets FILE --protocol etmv4|ete [--trcidr0 V] [--trcidr1 V]\n"
+"                      [--trcidr2 V] [--trcidr8 V] [--trcconfigr V]\n"
+"                      [--trcdevarch V] [OPTIONS]\n"
+"  OPTIONS: [--frames coresight|tpiu|tpiu-hsync|none] [--id ID] [--json]\n"
+"           [--stats] [--stop-on-error]\n"
 "\n"
-"List the trace packets of each ETMv3 trace source, one line per packet.\n"
+"List the trace packets of each ETMv3, ETMv4 and ETE trace source, one line\n"
+"per packet.\n"
 "\n"
 "Input:\n"
 "  --snapshot DIR   a trace snapshot directory (snapshot.ini, trace.ini and\n"
-"                   the device .ini files); the ETMv3 sources writing to its\n"
-"                   first trace buffer are decoded with the ETMCR, ETMIDR,\n"
-"                   ETMCCER and ETMTRACEIDR values of their device files\n"
-"  FILE             a raw trace buffer; then give --protocol etmv3 and the\n"
-"                   registers: --etmcr, --etmidr, --etmccer (numbers in\n"
-"                   decimal or 0x hex)\n"
+"                   the device .ini files); the sources writing to the first\n"
+"                   trace buffer that holds one are decoded, each with the\n"
+"                   protocol its device type names (ETM3.x, ETM4.x, ETE)\n"
+"                   and the registers of its device file: ETMCR, ETMIDR,\n"
+"                   ETMCCER, ETMTRACEIDR (ETMv3); TRCIDR0, 1, 2, 8,\n"
+"                   TRCCONFIGR, TRCTRACEIDR, and if present TRCIDR9-13 and\n"
+"                   TRCDEVARCH (ETMv4, ETE)\n"
+"  --buffer NAME    with --snapshot: decode the sources of trace buffer NAME\n"
+"                   (trace.ini's name=) instead of the first one\n"
+"  FILE             a raw trace buffer; then give --protocol and the\n"
+"                   registers (numbers in decimal or 0x hex):\n"
+"    --protocol etmv3   --etmcr, --etmidr (required), --etmccer\n"
+"    --protocol etmv4   --trcidr0 (default 0x28000EA1), --trcidr1\n"
+"                       (0x4100F403: ETMv4.0), --trcidr2 (0x00000488),\n"
+"                       --trcidr8 (0), --trcconfigr (0x000000C1),\n"
+"                       --trcdevarch (0): an Arm Juno r1 ETMv4.0\n"
+"    --protocol ete     --trcidr0 (default 0x2801CEA1), --trcidr1\n"
+"                       (0x4100FFF0), --trcidr2 (0xD0001088), --trcidr8 (0),\n"
+"                       --trcconfigr (0x00000001), --trcdevarch\n"
+"                       (0x47705A13: ETE 1.0): an Arm FVP ETE\n"
+"                   The registers of one family are refused with the other.\n"
 "  --frames MODE    how FILE is framed: coresight (16-byte formatter frames,\n"
 "                   the default), tpiu (frames aligned by FSYNC), tpiu-hsync\n"
 "                   (also removes HSYNCs) or none (one raw source); with a\n"
 "                   snapshot it overrides the buffer's format\n"
-"  --id ID          the trace ID to list; may repeat (default: every ETMv3\n"
+"  --id ID          the trace ID to list; may repeat (default: every\n"
 "                   source). Framed raw files need exactly one.\n"
-"  --m-profile      the raw file comes from an ARMv7-M core (exception\n"
-"                   numbers and packets of IHI 0014Q 7.5); with a snapshot\n"
-"                   this follows from the traced core's type (Cortex-M...)\n"
+"  --m-profile      (etmv3) the raw file comes from an ARMv7-M core\n"
+"                   (exception numbers and packets of IHI 0014Q 7.5); with a\n"
+"                   snapshot this follows from the traced core's type\n"
 "\n"
 "Output:\n"
 "  (default)        text: input offset, trace ID, bytes, type, fields\n"
@@ -45,38 +67,77 @@ static const char packets_usage[] =
 "Exit status: 0 success; 1 the trace had decode errors (reported); 2 usage\n"
 "error; 3 input missing, unreadable or malformed.\n";
 
+/* Record types per protocol: room for the larger set. */
+#define PACKETS_MAX_TYPES \
+	((int)etm4_pkt_type_count > (int)etm3_pkt_type_count ? \
+		 (int)etm4_pkt_type_count : (int)etm3_pkt_type_count)
+
 struct packets_run {
 	struct cli_input in;
 	struct etmkit_session *session;
 	int json, stats, stop_on_error, stopped;
 	uint64_t errors, truncated;
 	uint8_t m_profile[DEFORMAT_ID_COUNT];
-	uint64_t counts[DEFORMAT_ID_COUNT][etm3_pkt_type_count];
+	uint8_t proto[DEFORMAT_ID_COUNT];   /* enum etmkit_protocol per ID */
+	/* Records per ID and type (the ID's protocol's types). */
+	uint64_t counts[DEFORMAT_ID_COUNT][PACKETS_MAX_TYPES];
 	FILE *out;
 };
 
-static int on_packet(void *ctx, uint8_t id, enum etmkit_protocol proto,
-		     const void *packet)
+/* Count record @type with error @error of trace ID @id. */
+static void count(struct packets_run *r, uint8_t id, unsigned type,
+		  unsigned ntypes, int error)
 {
-	struct packets_run *r = ctx;
-	const struct etm3_packet *p = packet;
+	/* A packet cut by the end of the buffer is normal for a ring-buffer
+	 * capture: reported, but not a decode error. */
+	if (error == -etmkit_err_truncated)
+		r->truncated++;
+	else if (error)
+		r->errors++;
+	if (type < ntypes)
+		r->counts[id & 0x7f][type]++;
+}
 
-	if (proto != etmkit_proto_etmv3)
-		return 0;
+static void on_etm3(struct packets_run *r, uint8_t id,
+		    const struct etm3_packet *p)
+{
 	int m = r->m_profile[id & 0x7f];
 
 	if (r->json)
 		cli_print_etm3_json(r->out, id, p, m);
 	else
 		cli_print_etm3_text(r->out, id, p, m);
-	/* A packet cut by the end of the buffer is normal for a ring-buffer
-	 * capture: reported, but not a decode error. */
-	if (p->error == -etmkit_err_truncated)
-		r->truncated++;
-	else if (p->error)
-		r->errors++;
-	if (p->type < etm3_pkt_type_count)
-		r->counts[id & 0x7f][p->type]++;
+	count(r, id, p->type, etm3_pkt_type_count, p->error);
+}
+
+static void on_etm4(struct packets_run *r, uint8_t id,
+		    enum etmkit_protocol proto, const struct etm4_packet *p)
+{
+	int ete = proto == etmkit_proto_ete;
+
+	if (r->json)
+		cli_print_etm4_json(r->out, id, p, ete);
+	else
+		cli_print_etm4_text(r->out, id, p, ete);
+	count(r, id, p->type, etm4_pkt_type_count, p->error);
+}
+
+static int on_packet(void *ctx, uint8_t id, enum etmkit_protocol proto,
+		     const void *packet)
+{
+	struct packets_run *r = ctx;
+
+	switch (proto) {
+	case etmkit_proto_etmv3:
+		on_etm3(r, id, packet);
+		break;
+	case etmkit_proto_etmv4:
+	case etmkit_proto_ete:
+		on_etm4(r, id, proto, packet);
+		break;
+	default:
+		break;
+	}
 	return 0;
 }
 
@@ -108,22 +169,43 @@ static int feed(void *ctx, const uint8_t *buf, size_t n)
 				r->stop_on_error, &r->stopped);
 }
 
+/* The name of record type @t of protocol @proto. */
+static const char *type_name(unsigned proto, unsigned t)
+{
+	if (proto == etmkit_proto_etmv3)
+		return etm3_pkt_type_name((enum etm3_pkt_type)t);
+	return etm4_pkt_type_name((enum etm4_pkt_type)t);
+}
+
 static void print_stats(const struct packets_run *r)
 {
 	for (unsigned id = 0; id < DEFORMAT_ID_COUNT; id++) {
+		unsigned ntypes = r->proto[id] == etmkit_proto_etmv3 ?
+					  etm3_pkt_type_count :
+					  etm4_pkt_type_count;
 		uint64_t total = 0;
 
-		for (unsigned t = 0; t < etm3_pkt_type_count; t++)
+		for (unsigned t = 0; t < ntypes; t++)
 			total += r->counts[id][t];
 		if (!total)
 			continue;
 		fprintf(stderr, "id 0x%02x: %" PRIu64 " records\n", id, total);
-		for (unsigned t = 0; t < etm3_pkt_type_count; t++)
+		for (unsigned t = 0; t < ntypes; t++)
 			if (r->counts[id][t])
 				fprintf(stderr, "  %-18s %" PRIu64 "\n",
-					etm3_pkt_type_name((enum etm3_pkt_type)t),
+					type_name(r->proto[id], t),
 					r->counts[id][t]);
 	}
+}
+
+/* Add source @cs to the session. */
+static int add_source(struct packets_run *r, const struct cli_source *cs)
+{
+	r->proto[cs->id & 0x7f] = cs->proto;
+	if (cs->proto != etmkit_proto_etmv3)
+		return etmkit_session_add_etm4(r->session, cs->id, &cs->etm4);
+	r->m_profile[cs->id & 0x7f] = !!(cs->cfg.flags & ETM3_CFG_M_PROFILE);
+	return etmkit_session_add_etm3(r->session, cs->id, &cs->cfg);
 }
 
 static int parse_args(struct packets_run *r, int argc, char **argv)
@@ -147,6 +229,7 @@ int cmd_packets(int argc, char **argv)
 
 	memset(&r, 0, sizeof(r));
 	r.in.frames = -1;
+	r.in.protos = CLI_PROTO_ALL;
 	r.out = stdout;
 	rc = parse_args(&r, argc, argv);
 	if (rc)
@@ -163,12 +246,8 @@ int cmd_packets(int argc, char **argv)
 	sc.stop_on_error = (uint8_t)r.stop_on_error;
 	sc.on_frame_event = on_frame_event;
 	err = etmkit_session_alloc(&r.session, &sc);
-	for (int i = 0; err >= 0 && i < r.in.nsrc; i++) {
-		err = etmkit_session_add_etm3(r.session, r.in.src[i].id,
-					      &r.in.src[i].cfg);
-		r.m_profile[r.in.src[i].id & 0x7f] =
-			!!(r.in.src[i].cfg.flags & ETM3_CFG_M_PROFILE);
-	}
+	for (int i = 0; err >= 0 && i < r.in.nsrc; i++)
+		err = add_source(&r, &r.in.src[i]);
 	if (err < 0) {
 		fprintf(stderr, "etmkit packets: cannot set up the decoder: %s\n",
 			etmkit_errstr(err));

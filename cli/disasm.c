@@ -23,7 +23,7 @@ struct dis_slot {
 };
 
 struct cli_disasm {
-	csh arm, thumb;
+	csh arm, thumb, a64;
 	struct dis_slot slots[DIS_SLOTS];
 };
 
@@ -42,6 +42,12 @@ struct cli_disasm *cli_disasm_alloc(void)
 		free(d);
 		return NULL;
 	}
+	if (cs_open(CS_ARCH_ARM64, CS_MODE_ARM, &d->a64) != CS_ERR_OK) {
+		cs_close(&d->arm);
+		cs_close(&d->thumb);
+		free(d);
+		return NULL;
+	}
 	return d;
 }
 
@@ -51,6 +57,7 @@ void cli_disasm_free(struct cli_disasm *d)
 		return;
 	cs_close(&d->arm);
 	cs_close(&d->thumb);
+	cs_close(&d->a64);
 	free(d);
 }
 
@@ -59,7 +66,8 @@ static size_t opcode_bytes(const struct etmkit_elem *e, uint8_t *b)
 {
 	uint32_t op = e->u.insn.opcode;
 
-	if (e->isa == etmkit_isa_arm || e->size == 2) {
+	if (e->isa == etmkit_isa_arm || e->isa == etmkit_isa_a64 ||
+	    e->size == 2) {
 		for (unsigned i = 0; i < e->size && i < 4; i++)
 			b[i] = (uint8_t)(op >> (8 * i));
 		return e->size;
@@ -87,7 +95,8 @@ static void disassemble(struct cli_disasm *d, const struct etmkit_elem *e,
 		return;
 	}
 	n = opcode_bytes(e, b);
-	h = e->isa == etmkit_isa_arm ? d->arm : d->thumb;
+	h = e->isa == etmkit_isa_arm ? d->arm :
+	    e->isa == etmkit_isa_a64 ? d->a64 : d->thumb;
 	if (cs_disasm(h, b, n, e->addr, 1, &insn) == 1) {
 		/* Long operand lists are cut to the slot's text. */
 		snprintf(text, DIS_TEXT, "%.31s%s%.38s", insn->mnemonic,

@@ -17,7 +17,33 @@
 	{ "etmidr", required_argument, NULL, opt_etmidr },                     \
 	{ "etmccer", required_argument, NULL, opt_etmccer },                   \
 	{ "frames", required_argument, NULL, opt_frames },                     \
+	{ "buffer", required_argument, NULL, opt_buffer },                     \
+	{ "trcidr0", required_argument, NULL, opt_trcidr0 + cli_trcidr0 },     \
+	{ "trcidr1", required_argument, NULL, opt_trcidr0 + cli_trcidr1 },     \
+	{ "trcidr2", required_argument, NULL, opt_trcidr0 + cli_trcidr2 },     \
+	{ "trcidr8", required_argument, NULL, opt_trcidr0 + cli_trcidr8 },     \
+	{ "trcconfigr", required_argument, NULL, opt_trcidr0 + cli_trcconfigr }, \
+	{ "trcdevarch", required_argument, NULL, opt_trcidr0 + cli_trcdevarch }, \
 	{ "help", no_argument, NULL, opt_help }
+
+/* Option names of the ETMv4/ETE registers, by enum cli_trc_reg. */
+static const char *const trc_names[cli_trc_count] = {
+	"trcidr0", "trcidr1", "trcidr2", "trcidr8", "trcconfigr", "trcdevarch"
+};
+
+/* Raw ETMv4/ETE files: register values used when an option is absent.
+ * ETMv4: the Cortex-A57/A53 ETMv4.0 of Arm's Juno r1 (its snapshots'
+ * device files): 64-bit timestamps, commit option 1, cycle counting,
+ * 64-bit addresses, 32-bit context IDs, 8-bit VMIDs. ETE: Arm FVP's ETE 1.0
+ * (the ETE captures' device files): the same features, plus 32-bit VMIDs,
+ * a 20-bit cycle counter and Q support. Both trace with context IDs
+ * enabled and nothing else optional. */
+static const uint32_t trc_default_etm4[cli_trc_count] = {
+	0x28000EA1, 0x4100F403, 0x00000488, 0, 0x000000C1, 0
+};
+static const uint32_t trc_default_ete[cli_trc_count] = {
+	0x2801CEA1, 0x4100FFF0, 0xD0001088, 0, 0x00000001, 0x47705A13
+};
 
 int cli_parse_u64(const char *s, uint64_t *v, int allow_neg)
 {
@@ -62,9 +88,14 @@ int cli_input_option(struct cli_input *in, int opt, const char *arg)
 		in->snapshot = arg;
 		return 1;
 	case opt_protocol:
-		if (strcmp(arg, "etmv3") != 0)
-			return bad_value("protocol", arg, "this version decodes etmv3");
+		if (strcmp(arg, "etmv3") && strcmp(arg, "etmv4") &&
+		    strcmp(arg, "ete"))
+			return bad_value("protocol", arg,
+					 "expected etmv3, etmv4 or ete");
 		in->protocol = arg;
+		return 1;
+	case opt_buffer:
+		in->buffer = arg;
 		return 1;
 	case opt_id:
 		if (cli_parse_u32(arg, &v) || v > 0x7f)
@@ -94,7 +125,14 @@ int cli_input_option(struct cli_input *in, int opt, const char *arg)
 		return 1;
 	}
 	default:
-		return 0;
+		if (opt < opt_trcidr0 || opt > opt_trc_last)
+			return 0;
+		if (cli_parse_u32(arg, &v))
+			return bad_value(trc_names[opt - opt_trcidr0], arg,
+					 "expected a 32-bit number");
+		in->trc[opt - opt_trcidr0] = v;
+		in->have_trc |= 1u << (opt - opt_trcidr0);
+		return 1;
 	}
 }
 
@@ -131,57 +169,127 @@ static int buffer_mode(const struct snapshot_buffer *b, enum deformat_mode *m)
 	return -1;
 }
 
-/* Add every ETMv3 trace source writing to buffer @bname. */
+static unsigned protos_of(const struct cli_input *in)
+{
+	return in->protos ? in->protos : CLI_PROTO(etmkit_proto_etmv3);
+}
+
+/* The ETMv3 configuration of snapshot device @dev into @cs. Returns 0 or a
+ * cli_exit after a message. */
+static int snapshot_etm3(struct cli_source *cs, const struct snapshot *ss,
+			 const struct snapshot_source *s,
+			 const struct snapshot_device *dev)
+{
+	struct etm3_config_info info;
+	struct snapshot_diag d;
+
+	memset(&d, 0, sizeof(d));
+	if (snapshot_etm3_config(dev, &cs->cfg, &cs->id, &d) < 0)
+		return diag_error(&d, -etmkit_err_format);
+	if (etm3_config_decode(&cs->cfg, &info) < 0) {
+		fprintf(stderr, "etmkit: %s: ETMIDR 0x%08x of %s does not "
+			"describe an ETMv3 (ETMIDR[11:8] must be 2)\n",
+			dev->path, cs->cfg.etmidr, dev->name);
+		return cli_exit_input;
+	}
+	/* An ARMv7-M core has its own exception numbers and packets
+	 * (Q 7.5): recognised by the traced core's type. */
+	if (s->core) {
+		const struct snapshot_device *core =
+			snapshot_find_device(ss, s->core);
+
+		if (core && core->type && !strncasecmp(core->type, "Cortex-M", 8))
+			cs->cfg.flags |= ETM3_CFG_M_PROFILE;
+	}
+	return 0;
+}
+
+/* Why etm4_config_decode() refused @cfg, for a message. */
+static const char *etm4_refusal(const struct etm4_config *cfg)
+{
+	if (cfg->flags & ETM4_CFG_ETE)
+		return "TRCDEVARCH must name an ETE (ARCHVER, bits [15:12], "
+		       "5) or be 0 (ETE 1.0)";
+	return "TRCIDR1 must name an ETMv4 (TRCARCHMAJ, bits [11:8], 4)";
+}
+
+/* The ETMv4/ETE configuration of snapshot device @dev into @cs. */
+static int snapshot_etm4(struct cli_source *cs,
+			 const struct snapshot_device *dev)
+{
+	struct etm4_config_info info;
+	struct snapshot_diag d;
+
+	memset(&d, 0, sizeof(d));
+	if (snapshot_etm4_config(dev, &cs->etm4, &cs->id, &d) < 0)
+		return diag_error(&d, -etmkit_err_format);
+	if (etm4_config_decode(&cs->etm4, &info) < 0) {
+		fprintf(stderr, "etmkit: %s: the registers of %s (type %s) do "
+			"not describe a trace unit this version decodes: %s "
+			"(TRCIDR1 0x%08x, TRCDEVARCH 0x%08x)\n", dev->path,
+			dev->name, dev->type, etm4_refusal(&cs->etm4),
+			cs->etm4.trcidr1, cs->etm4.trcdevarch);
+		return cli_exit_input;
+	}
+	return 0;
+}
+
+/* Add every trace source of a wanted protocol writing to buffer @bname. */
 static int add_snapshot_sources(struct cli_input *in, const struct snapshot *ss,
 				const char *bname, int quiet)
 {
 	for (size_t i = 0; i < snapshot_source_count(ss); i++) {
 		const struct snapshot_source *s = snapshot_source_at(ss, i);
 		const struct snapshot_device *dev = snapshot_find_device(ss, s->name);
-		struct snapshot_diag d;
-		struct etm3_config_info info;
+		enum etmkit_protocol proto;
 		struct cli_source *cs;
-		uint8_t id;
+		int rc;
 
 		if (!dev || strcmp(s->buffer, bname) != 0)
 			continue;
-		if (snapshot_device_protocol(dev) != etmkit_proto_etmv3) {
+		proto = snapshot_device_protocol(dev);
+		if (proto == etmkit_proto_none ||
+		    !(protos_of(in) & CLI_PROTO(proto))) {
 			if (!quiet && !in->nids)
 				fprintf(stderr, "etmkit: note: %s: skipping %s "
 					"(type %s): protocol not decoded by this "
-					"version\n", dev->path, dev->name,
-					dev->type ? dev->type : "?");
+					"%s\n", dev->path, dev->name,
+					dev->type ? dev->type : "?",
+					proto == etmkit_proto_none ? "version" :
+								     "command");
 			continue;
 		}
-		memset(&d, 0, sizeof(d));
-		if (snapshot_etm3_config(dev, &in->src[in->nsrc].cfg, &id, &d) < 0)
-			return diag_error(&d, -etmkit_err_format);
-		if (etm3_config_decode(&in->src[in->nsrc].cfg, &info) < 0) {
-			fprintf(stderr, "etmkit: %s: ETMIDR 0x%08x of %s does not "
-				"describe an ETMv3 (ETMIDR[11:8] must be 2)\n",
-				dev->path, in->src[in->nsrc].cfg.etmidr, dev->name);
-			return cli_exit_input;
-		}
-		if (!id_wanted(in, id))
-			continue;
 		if (in->nsrc >= CLI_MAX_IDS)
 			break;
-		cs = &in->src[in->nsrc++];
-		cs->id = id;
-		/* An ARMv7-M core has its own exception numbers and packets
-		 * (Q 7.5): recognised by the traced core's type. */
-		if (s->core) {
-			const struct snapshot_device *core =
-				snapshot_find_device(ss, s->core);
-
+		cs = &in->src[in->nsrc];
+		memset(cs, 0, sizeof(*cs));
+		cs->proto = (uint8_t)proto;
+		rc = proto == etmkit_proto_etmv3 ? snapshot_etm3(cs, ss, s, dev) :
+						   snapshot_etm4(cs, dev);
+		if (rc)
+			return rc;
+		if (!id_wanted(in, cs->id))
+			continue;
+		in->nsrc++;
+		if (s->core)
 			snprintf(cs->core, sizeof(cs->core), "%s", s->core);
-
-			if (core && core->type && !strncasecmp(core->type, "Cortex-M", 8))
-				cs->cfg.flags |= ETM3_CFG_M_PROFILE;
-		}
 		snprintf(cs->name, sizeof(cs->name), "%s", dev->name);
 	}
 	return 0;
+}
+
+/* The protocols of @in as words, for messages: "ETMv3", "ETMv3, ETMv4 or
+ * ETE". */
+static const char *protos_text(const struct cli_input *in)
+{
+	switch (protos_of(in)) {
+	case CLI_PROTO(etmkit_proto_etmv3):
+		return "ETMv3";
+	case CLI_PROTO_ETM4:
+		return "ETMv4 or ETE";
+	default:
+		return "ETMv3, ETMv4 or ETE";
+	}
 }
 
 static int resolve_snapshot(struct cli_input *in, const char *cmd)
@@ -201,20 +309,34 @@ static int resolve_snapshot(struct cli_input *in, const char *cmd)
 		rc = cli_exit_input;
 		goto out;
 	}
-	/* Use the first buffer holding a wanted ETMv3 source. */
-	for (size_t b = 0; b < snapshot_buffer_count(ss) && !in->nsrc; b++) {
+	if (in->buffer) {
+		/* --buffer NAME: that buffer's sources only. */
+		buf = snapshot_find_buffer(ss, in->buffer);
+		if (!buf) {
+			fprintf(stderr, "etmkit %s: snapshot %s has no trace "
+				"buffer named '%s'\n", cmd, in->snapshot,
+				in->buffer);
+			rc = cli_exit_input;
+			goto out;
+		}
+		rc = add_snapshot_sources(in, ss, buf->name, 0);
+		if (rc)
+			goto out;
+	}
+	/* Else use the first buffer holding a wanted source. */
+	for (size_t b = 0; !in->buffer && b < snapshot_buffer_count(ss) &&
+			   !in->nsrc; b++) {
 		buf = snapshot_buffer_at(ss, b);
 		rc = add_snapshot_sources(in, ss, buf->name, b != 0);
 		if (rc)
 			goto out;
 	}
 	if (!in->nsrc) {
-		if (in->nids)
-			fprintf(stderr, "etmkit %s: no ETMv3 trace source with the "
-				"requested ID in snapshot %s\n", cmd, in->snapshot);
-		else
-			fprintf(stderr, "etmkit %s: no ETMv3 trace source in "
-				"snapshot %s\n", cmd, in->snapshot);
+		fprintf(stderr, "etmkit %s: no %s trace source%s in %s%s of "
+			"snapshot %s\n", cmd, protos_text(in),
+			in->nids ? " with the requested ID" : "",
+			in->buffer ? "buffer " : "any buffer",
+			in->buffer ? in->buffer : "", in->snapshot);
 		rc = cli_exit_input;
 		goto out;
 	}
@@ -237,26 +359,43 @@ out:
 	return rc;
 }
 
-static int resolve_raw(struct cli_input *in, const char *cmd)
+/* Register options of the other protocol family than @proto: a usage
+ * error naming the first one. */
+static int foreign_options(const struct cli_input *in, enum etmkit_protocol proto,
+			   const char *cmd)
+{
+	const char *opt = NULL;
+
+	if (proto == etmkit_proto_etmv3) {
+		for (int r = 0; r < cli_trc_count && !opt; r++)
+			if (in->have_trc & (1u << r))
+				opt = trc_names[r];
+	} else {
+		opt = in->have_etmcr ? "etmcr" : in->have_etmidr ? "etmidr" :
+		      in->have_etmccer ? "etmccer" : NULL;
+	}
+	if (!opt)
+		return 0;
+	if (proto == etmkit_proto_etmv3)
+		fprintf(stderr, "etmkit %s: --%s is an ETMv4/ETE register; "
+			"--protocol etmv3 takes --etmcr, --etmidr and "
+			"--etmccer\n", cmd, opt);
+	else
+		fprintf(stderr, "etmkit %s: --%s is an ETMv3 register; "
+			"--protocol %s takes --trcidr0, --trcidr1, --trcidr2, "
+			"--trcidr8, --trcconfigr and --trcdevarch\n", cmd, opt,
+			in->protocol);
+	return cli_exit_usage;
+}
+
+static int raw_etm3(struct cli_input *in, const char *cmd)
 {
 	struct etm3_config_info info;
 	struct cli_source *cs = &in->src[0];
 
-	if (!in->protocol) {
-		fprintf(stderr, "etmkit %s: a raw file needs --protocol etmv3 "
-			"(or use --snapshot DIR)\n", cmd);
-		return cli_exit_usage;
-	}
 	if (!in->have_etmcr || !in->have_etmidr) {
 		fprintf(stderr, "etmkit %s: --protocol etmv3 needs --etmcr and "
 			"--etmidr (and --etmccer for timestamps and Hyp)\n", cmd);
-		return cli_exit_usage;
-	}
-	in->mode = in->frames >= 0 ? (enum deformat_mode)in->frames :
-				    deformat_coresight;
-	if (in->mode != deformat_none && in->nids != 1) {
-		fprintf(stderr, "etmkit %s: framed input needs exactly one --id "
-			"(the ETM's trace ID)\n", cmd);
 		return cli_exit_usage;
 	}
 	etm3_config_init(&cs->cfg);
@@ -270,6 +409,87 @@ static int resolve_raw(struct cli_input *in, const char *cmd)
 			"ETMv3 (ETMIDR[11:8] must be 2)\n", cmd, in->etmidr);
 		return cli_exit_usage;
 	}
+	return 0;
+}
+
+/* ETMv4/ETE: the register options over the protocol's defaults. */
+static int raw_etm4(struct cli_input *in, const char *cmd,
+		    enum etmkit_protocol proto)
+{
+	const uint32_t *def = proto == etmkit_proto_ete ? trc_default_ete :
+							  trc_default_etm4;
+	struct cli_source *cs = &in->src[0];
+	struct etm4_config_info info;
+	uint32_t v[cli_trc_count];
+
+	if (in->m_profile) {
+		fprintf(stderr, "etmkit %s: --m-profile applies to --protocol "
+			"etmv3 only\n", cmd);
+		return cli_exit_usage;
+	}
+	for (int r = 0; r < cli_trc_count; r++)
+		v[r] = (in->have_trc & (1u << r)) ? in->trc[r] : def[r];
+	etm4_config_init(&cs->etm4);
+	cs->etm4.trcidr0 = v[cli_trcidr0];
+	cs->etm4.trcidr1 = v[cli_trcidr1];
+	cs->etm4.trcidr2 = v[cli_trcidr2];
+	cs->etm4.trcidr8 = v[cli_trcidr8];
+	cs->etm4.trcconfigr = v[cli_trcconfigr];
+	cs->etm4.trcdevarch = v[cli_trcdevarch];
+	if (proto == etmkit_proto_ete)
+		cs->etm4.flags |= ETM4_CFG_ETE;
+	if (etm4_config_decode(&cs->etm4, &info) < 0) {
+		fprintf(stderr, "etmkit %s: the registers do not describe %s: "
+			"%s (--trcidr1 0x%08x, --trcdevarch 0x%08x)\n", cmd,
+			proto == etmkit_proto_ete ? "an ETE" : "an ETMv4",
+			etm4_refusal(&cs->etm4), cs->etm4.trcidr1,
+			cs->etm4.trcdevarch);
+		return cli_exit_usage;
+	}
+	return 0;
+}
+
+static int resolve_raw(struct cli_input *in, const char *cmd)
+{
+	struct cli_source *cs = &in->src[0];
+	enum etmkit_protocol proto;
+	int rc;
+
+	if (!in->protocol) {
+		fprintf(stderr, "etmkit %s: a raw file needs --protocol etmv3, "
+			"etmv4 or ete (or use --snapshot DIR)\n", cmd);
+		return cli_exit_usage;
+	}
+	proto = !strcmp(in->protocol, "etmv3") ? etmkit_proto_etmv3 :
+		!strcmp(in->protocol, "etmv4") ? etmkit_proto_etmv4 :
+						 etmkit_proto_ete;
+	if (!(protos_of(in) & CLI_PROTO(proto))) {
+		fprintf(stderr, "etmkit %s: --protocol %s is not decoded by this "
+			"command (it takes %s)\n", cmd, in->protocol,
+			protos_text(in));
+		return cli_exit_usage;
+	}
+	if (in->buffer) {
+		fprintf(stderr, "etmkit %s: --buffer names a snapshot's trace "
+			"buffer; it needs --snapshot\n", cmd);
+		return cli_exit_usage;
+	}
+	rc = foreign_options(in, proto, cmd);
+	if (rc)
+		return rc;
+	in->mode = in->frames >= 0 ? (enum deformat_mode)in->frames :
+				    deformat_coresight;
+	if (in->mode != deformat_none && in->nids != 1) {
+		fprintf(stderr, "etmkit %s: framed input needs exactly one --id "
+			"(the trace unit's trace ID)\n", cmd);
+		return cli_exit_usage;
+	}
+	memset(cs, 0, sizeof(*cs));
+	cs->proto = (uint8_t)proto;
+	rc = proto == etmkit_proto_etmv3 ? raw_etm3(in, cmd) :
+					   raw_etm4(in, cmd, proto);
+	if (rc)
+		return rc;
 	cs->id = in->nids ? in->ids[0] : 0;
 	snprintf(cs->name, sizeof(cs->name), "raw");
 	in->nsrc = 1;
@@ -361,7 +581,7 @@ int cli_parse_args(const char *cmd, const char *usage,
 		   const struct cli_flag *flags, struct cli_input *in,
 		   int argc, char **argv)
 {
-	struct option longopts[32] = { CLI_INPUT_LONG_OPTIONS };
+	struct option longopts[48] = { CLI_INPUT_LONG_OPTIONS };
 	size_t base = 0, nflags = 0;
 	int c;
 

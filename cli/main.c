@@ -6,11 +6,12 @@
 static const char main_usage[] =
 "Usage: etmkit COMMAND [OPTIONS]\n"
 "\n"
-"Decode ARM embedded trace (ETMv3) captures.\n"
+"Decode ARM embedded trace captures: ETMv3 down to the executed\n"
+"instructions; ETMv4 and ETE packets.\n"
 "\n"
 "Commands:\n"
 "  decode    rebuild the executed instructions from trace and program image\n"
-"  packets   list the trace packets of each trace source\n"
+"  packets   list the trace packets of each trace source (ETMv3, ETMv4, ETE)\n"
 "  frames    show the CoreSight formatter frames and trace IDs of a capture\n"
 "  version   print etmkit's version\n"
 "  help      this text; 'etmkit COMMAND --help' describes a command\n"
@@ -22,6 +23,8 @@ static const char main_usage[] =
 "  etmkit packets --snapshot path/to/snapshot --id 0x10\n"
 "  etmkit packets trace.bin --protocol etmv3 --etmcr 0x1000 \\\n"
 "         --etmidr 0x410cf250 --frames none --json\n"
+"  etmkit packets session1.bin --protocol ete --frames none \\\n"
+"         --trcidr0 0x28c1cea1 --trcdevarch 0x47735a13\n"
 "  etmkit frames --snapshot path/to/snapshot --summary\n"
 "\n"
 "See etmkit(1) for the output formats.\n";

@@ -1,4 +1,4 @@
-/* etmkit CLI: ETMv3 packets as text lines and as JSON Lines. */
+/* etmkit CLI: ETMv3, ETMv4 and ETE packets as text lines and as JSON Lines. */
 #include <inttypes.h>
 #include <string.h>
 
@@ -264,5 +264,412 @@ void cli_print_etm3_json(FILE *f, uint8_t id, const struct etm3_packet *p,
 		fprintf(f, ",\"error\":\"%s\"", p->why ? p->why : etmkit_errstr(p->error));
 	else
 		json_fields(f, p);
+	fputs("}\n", f);
+}
+
+/* ==== ETMv4 and ETE ======================================================== */
+
+/* Exception types, digest spec/etmv4-ete.md 5.5 (IHI 0064 "Exception
+ * packet"; Arm ARM D4.3.5.2, Tables D4-4 and D4-5). 0x10-0x17: no
+ * architected name, IMPLEMENTATION DEFINED occurrences (D4.3.5.2). */
+static const char *const etm4_exc_names[0x10] = {
+	"pe_reset", "debug_halt", "call", "trap", "system_error", "reserved_5",
+	"instruction_debug", "data_debug", "reserved_8", "reserved_9",
+	"alignment", "instruction_fault", "data_fault", "reserved_13", "irq",
+	"fiq"
+};
+
+const char *cli_etm4_exception_name(unsigned type, int ete)
+{
+	if (type < 0x10)
+		return etm4_exc_names[type];
+	if (type < 0x18)
+		return "impdef";
+	/* ETE (FEAT_TME): a transaction failure, traced as an exception
+	 * (digest 5.5, 5.23). */
+	if (type == 0x18 && ete)
+		return "transaction_failure";
+	return "reserved";
+}
+
+static const char *etm4_exc_addr_name(unsigned v)
+{
+	switch (v) {
+	case etm4_exc_addr_follows:
+		return "follows";
+	case etm4_exc_addr_target:
+		return "prev_target";
+	default:
+		return "reserved";
+	}
+}
+
+static const char *etm4_addr_form_name(unsigned form)
+{
+	static const char *const names[] = { "exact", "short", "long32",
+					      "long64" };
+
+	return form < 4 ? names[form] : "?";
+}
+
+/* Atoms @a as "ENN...", oldest first; @buf holds 25 bytes. */
+static const char *etm4_atoms_string(const struct etm4_atoms *a, char *buf)
+{
+	unsigned n = a->count <= 24 ? a->count : 24;
+
+	for (unsigned i = 0; i < n; i++)
+		buf[i] = (a->bits >> i) & 1 ? 'E' : 'N';
+	buf[n] = '\0';
+	return buf;
+}
+
+/* The packet's bytes; an A-sync longer than kept is zeros, then 0x80. */
+static void etm4_put_hex(FILE *f, const struct etm4_packet *p, const char *sep)
+{
+	if (p->type == etm4_pkt_a_sync && p->length > p->size) {
+		for (uint32_t i = 0; i < p->length; i++)
+			fprintf(f, "%s%02x", i ? sep : "",
+				(!p->error && i + 1 == p->length) ? 0x80 : 0);
+		return;
+	}
+	for (unsigned i = 0; i < p->size; i++)
+		fprintf(f, "%s%02x", i ? sep : "", p->raw[i]);
+	if (p->length > p->size)
+		fprintf(f, "%s...", sep);
+}
+
+/* ---- Text ---------------------------------------------------------------- */
+
+static void text4_addr(FILE *f, const struct etm4_address *a)
+{
+	fprintf(f, " addr=0x%" PRIx64 " is=%u %s", a->addr, a->is,
+		etm4_addr_form_name(a->form));
+	if (a->form == etm4_addr_exact)
+		fprintf(f, " hist=%u", a->hist);
+	else
+		fprintf(f, " bits=%u", a->bits);
+}
+
+static void text4_context(FILE *f, const struct etm4_context *c)
+{
+	if (!c->updated) {
+		fputs(" unchanged", f);
+		return;
+	}
+	fprintf(f, " el=%u sf=%u ns=%u nse=%u", c->el, c->sf, c->ns, c->nse);
+	if (c->has_vmid)
+		fprintf(f, " vmid=0x%" PRIx32, c->vmid);
+	if (c->has_cid)
+		fprintf(f, " context_id=0x%" PRIx32, c->context_id);
+}
+
+static void text4_tinfo(FILE *f, const struct etm4_trace_info *t)
+{
+	fprintf(f, " plctl=0x%" PRIx32, t->plctl);
+	if (t->plctl & ETM4_TINFO_INFO)
+		fprintf(f, " info=0x%" PRIx32 " cc_enabled=%u", t->info,
+			(unsigned)(t->info & 1));
+	if (t->plctl & ETM4_TINFO_KEY)
+		fprintf(f, " key=0x%" PRIx32, t->key);
+	if (t->plctl & ETM4_TINFO_SPEC)
+		fprintf(f, " spec=%" PRIu32, t->spec);
+	if (t->plctl & ETM4_TINFO_CYCT)
+		fprintf(f, " cyct=0x%" PRIx32, t->cyct);
+	if (t->plctl & ETM4_TINFO_WNDW)
+		fprintf(f, " wndw=0x%" PRIx32, t->wndw);
+}
+
+static void text4_spec(FILE *f, const struct etm4_packet *p)
+{
+	const struct etm4_spec *s = &p->u.spec;
+	char atoms[25];
+
+	if (s->atoms.count)
+		fprintf(f, " atoms=%s", etm4_atoms_string(&s->atoms, atoms));
+	if (p->type == etm4_pkt_commit)
+		fprintf(f, " commit=%" PRIu32, s->count);
+	if (p->type == etm4_pkt_cancel)
+		fprintf(f, " cancel=%" PRIu32 " format=%u", s->count, s->format);
+	if (p->type == etm4_pkt_cancel && s->mispredict)
+		fputs(" mispredict", f);
+}
+
+static void text4_q(FILE *f, const struct etm4_q *q)
+{
+	fprintf(f, " qtype=0x%x", q->qtype);
+	if (q->has_addr)
+		text4_addr(f, &q->addr);
+	if (q->has_count)
+		fprintf(f, " count=%" PRIu32, q->count);
+	if (q->addr_follows)
+		fputs(" addr_follows", f);
+}
+
+static void text4_cond(FILE *f, const struct etm4_cond *c)
+{
+	fprintf(f, " format=%u key=0x%" PRIx32 " token=0x%" PRIx32
+		" num=%u flags=0x%x result=0x%x", c->format, c->key, c->token,
+		c->num, c->flags, c->result);
+}
+
+static void text4_fields(FILE *f, const struct etm4_packet *p, int ete)
+{
+	char atoms[25];
+
+	switch (p->type) {
+	case etm4_pkt_trace_info:
+		text4_tinfo(f, &p->u.tinfo);
+		break;
+	case etm4_pkt_timestamp:
+		fprintf(f, " timestamp=0x%" PRIx64 " (%" PRIu64 ") bits=%u",
+			p->u.ts.value, p->u.ts.value, p->u.ts.bits);
+		if (p->u.ts.has_cc)
+			fprintf(f, " cycles=%" PRIu32, p->u.ts.cc);
+		break;
+	case etm4_pkt_exception:
+		fprintf(f, " exception=0x%x(%s) addr_interp=%s",
+			p->u.exception.type,
+			cli_etm4_exception_name(p->u.exception.type, ete),
+			etm4_exc_addr_name(p->u.exception.addr_interp));
+		if (p->u.exception.pending)
+			fputs(" pending", f);
+		break;
+	case etm4_pkt_cycle_count:
+		if (p->u.cc.unknown)
+			fputs(" cycles=unknown", f);
+		else
+			fprintf(f, " cycles=%" PRIu32, p->u.cc.count);
+		if (p->u.cc.has_commit)
+			fprintf(f, " commit=%" PRIu32, p->u.cc.commit);
+		fprintf(f, " format=%u", p->u.cc.format);
+		break;
+	case etm4_pkt_commit:
+	case etm4_pkt_cancel:
+	case etm4_pkt_mispredict:
+		text4_spec(f, p);
+		break;
+	case etm4_pkt_atom:
+		fprintf(f, " %s format=%u", etm4_atoms_string(&p->u.atoms, atoms),
+			p->u.atoms.format);
+		break;
+	case etm4_pkt_q:
+		text4_q(f, &p->u.q);
+		break;
+	case etm4_pkt_context:
+		text4_context(f, &p->u.context);
+		break;
+	case etm4_pkt_address:
+	case etm4_pkt_source_address:
+		text4_addr(f, &p->u.a.addr);
+		break;
+	case etm4_pkt_address_context:
+		text4_addr(f, &p->u.a.addr);
+		text4_context(f, &p->u.a.context);
+		break;
+	case etm4_pkt_event:
+		fprintf(f, " event=0x%x", p->u.event);
+		break;
+	case etm4_pkt_instrumentation:
+		fprintf(f, " el=%u value=0x%" PRIx64, p->u.ite.el,
+			p->u.ite.value);
+		break;
+	case etm4_pkt_cond_instr:
+	case etm4_pkt_cond_result:
+	case etm4_pkt_data_sync:
+		text4_cond(f, &p->u.cond);
+		break;
+	case etm4_pkt_unsynced:
+		fprintf(f, " %" PRIu32 " bytes", p->length);
+		break;
+	default:
+		break;
+	}
+}
+
+void cli_print_etm4_text(FILE *f, uint8_t id, const struct etm4_packet *p,
+			 int ete)
+{
+	fprintf(f, "%10" PRIu64 "  %02x  ", p->offset, id);
+	etm4_put_hex(f, p, " ");
+	fprintf(f, "  %s", etm4_pkt_type_name((enum etm4_pkt_type)p->type));
+	if (!p->error || p->type == etm4_pkt_unsynced)
+		text4_fields(f, p, ete);
+	if (p->error)
+		fprintf(f, "  ERROR: %s", p->why ? p->why : etmkit_errstr(p->error));
+	fputc('\n', f);
+}
+
+/* ---- JSON ---------------------------------------------------------------- */
+
+/* Addresses and the ITE value are 64-bit: written as hex strings, which
+ * JSON parsers using doubles (JavaScript, jq) keep exact. */
+static void json4_addr(FILE *f, const struct etm4_address *a)
+{
+	fprintf(f, ",\"addr\":\"0x%" PRIx64 "\",\"is\":%u,\"form\":\"%s\"",
+		a->addr, a->is, etm4_addr_form_name(a->form));
+	if (a->form == etm4_addr_exact)
+		fprintf(f, ",\"hist\":%u", a->hist);
+	else
+		fprintf(f, ",\"addr_bits\":%u", a->bits);
+}
+
+static void json4_context(FILE *f, const struct etm4_context *c)
+{
+	if (!c->updated) {
+		fputs(",\"unchanged\":true", f);
+		return;
+	}
+	fprintf(f, ",\"el\":%u,\"sf\":%u,\"ns\":%u,\"nse\":%u", c->el, c->sf,
+		c->ns, c->nse);
+	if (c->has_vmid)
+		fprintf(f, ",\"vmid\":%" PRIu32, c->vmid);
+	if (c->has_cid)
+		fprintf(f, ",\"context_id\":%" PRIu32, c->context_id);
+}
+
+static void json4_tinfo(FILE *f, const struct etm4_trace_info *t)
+{
+	fprintf(f, ",\"plctl\":%" PRIu32, t->plctl);
+	if (t->plctl & ETM4_TINFO_INFO)
+		fprintf(f, ",\"info\":%" PRIu32 ",\"cc_enabled\":%u", t->info,
+			(unsigned)(t->info & 1));
+	if (t->plctl & ETM4_TINFO_KEY)
+		fprintf(f, ",\"key\":%" PRIu32, t->key);
+	if (t->plctl & ETM4_TINFO_SPEC)
+		fprintf(f, ",\"spec\":%" PRIu32, t->spec);
+	if (t->plctl & ETM4_TINFO_CYCT)
+		fprintf(f, ",\"cyct\":%" PRIu32, t->cyct);
+	if (t->plctl & ETM4_TINFO_WNDW)
+		fprintf(f, ",\"wndw\":%" PRIu32, t->wndw);
+}
+
+static void json4_spec(FILE *f, const struct etm4_packet *p)
+{
+	const struct etm4_spec *s = &p->u.spec;
+	char atoms[25];
+
+	if (s->atoms.count)
+		fprintf(f, ",\"atoms\":\"%s\"", etm4_atoms_string(&s->atoms, atoms));
+	if (p->type == etm4_pkt_commit)
+		fprintf(f, ",\"commit\":%" PRIu32, s->count);
+	if (p->type == etm4_pkt_cancel)
+		fprintf(f, ",\"cancel\":%" PRIu32 ",\"format\":%u", s->count,
+			s->format);
+	if (p->type == etm4_pkt_cancel)
+		fprintf(f, ",\"mispredict\":%s", s->mispredict ? "true" : "false");
+}
+
+static void json4_cc(FILE *f, const struct etm4_cc *c)
+{
+	if (c->unknown)
+		fputs(",\"unknown\":true", f);
+	else
+		fprintf(f, ",\"cycles\":%" PRIu32, c->count);
+	if (c->has_commit)
+		fprintf(f, ",\"commit\":%" PRIu32, c->commit);
+	fprintf(f, ",\"format\":%u", c->format);
+}
+
+static void json4_q(FILE *f, const struct etm4_q *q)
+{
+	fprintf(f, ",\"qtype\":%u", q->qtype);
+	if (q->has_addr)
+		json4_addr(f, &q->addr);
+	if (q->has_count)
+		fprintf(f, ",\"count\":%" PRIu32, q->count);
+	if (q->addr_follows)
+		fputs(",\"addr_follows\":true", f);
+}
+
+static void json4_cond(FILE *f, const struct etm4_cond *c)
+{
+	fprintf(f, ",\"format\":%u,\"key\":%" PRIu32 ",\"token\":%" PRIu32
+		",\"num\":%u,\"flags\":%u,\"result\":%u", c->format, c->key,
+		c->token, c->num, c->flags, c->result);
+}
+
+static void json4_fields(FILE *f, const struct etm4_packet *p, int ete)
+{
+	char atoms[25];
+
+	switch (p->type) {
+	case etm4_pkt_trace_info:
+		json4_tinfo(f, &p->u.tinfo);
+		break;
+	case etm4_pkt_timestamp:
+		fprintf(f, ",\"timestamp\":%" PRIu64 ",\"timestamp_bits\":%u",
+			p->u.ts.value, p->u.ts.bits);
+		if (p->u.ts.has_cc)
+			fprintf(f, ",\"cycles\":%" PRIu32, p->u.ts.cc);
+		break;
+	case etm4_pkt_exception:
+		fprintf(f, ",\"exception\":%u,\"name\":\"%s\",\"addr_interp\":"
+			"\"%s\",\"pending\":%u", p->u.exception.type,
+			cli_etm4_exception_name(p->u.exception.type, ete),
+			etm4_exc_addr_name(p->u.exception.addr_interp),
+			p->u.exception.pending);
+		break;
+	case etm4_pkt_cycle_count:
+		json4_cc(f, &p->u.cc);
+		break;
+	case etm4_pkt_commit:
+	case etm4_pkt_cancel:
+	case etm4_pkt_mispredict:
+		json4_spec(f, p);
+		break;
+	case etm4_pkt_atom:
+		fprintf(f, ",\"atoms\":\"%s\",\"format\":%u",
+			etm4_atoms_string(&p->u.atoms, atoms), p->u.atoms.format);
+		break;
+	case etm4_pkt_q:
+		json4_q(f, &p->u.q);
+		break;
+	case etm4_pkt_context:
+		json4_context(f, &p->u.context);
+		break;
+	case etm4_pkt_address:
+	case etm4_pkt_source_address:
+		json4_addr(f, &p->u.a.addr);
+		break;
+	case etm4_pkt_address_context:
+		json4_addr(f, &p->u.a.addr);
+		json4_context(f, &p->u.a.context);
+		break;
+	case etm4_pkt_event:
+		fprintf(f, ",\"event\":%u", p->u.event);
+		break;
+	case etm4_pkt_instrumentation:
+		fprintf(f, ",\"el\":%u,\"value\":\"0x%" PRIx64 "\"", p->u.ite.el,
+			p->u.ite.value);
+		break;
+	case etm4_pkt_cond_instr:
+	case etm4_pkt_cond_result:
+	case etm4_pkt_data_sync:
+		json4_cond(f, &p->u.cond);
+		break;
+	default:
+		break;
+	}
+}
+
+void cli_print_etm4_json(FILE *f, uint8_t id, const struct etm4_packet *p,
+			 int ete)
+{
+	fprintf(f, "{\"offset\":%" PRIu64 ",\"id\":%u,\"type\":\"%s\"", p->offset,
+		id, etm4_pkt_type_name((enum etm4_pkt_type)p->type));
+	if (p->type == etm4_pkt_unsynced) {
+		fprintf(f, ",\"length\":%" PRIu32 "}\n", p->length);
+		return;
+	}
+	fputs(",\"bytes\":\"", f);
+	etm4_put_hex(f, p, "");
+	fputc('"', f);
+	if (p->length > p->size && p->type != etm4_pkt_a_sync)
+		fprintf(f, ",\"length\":%" PRIu32, p->length);
+	if (p->error)
+		fprintf(f, ",\"error\":\"%s\"",
+			p->why ? p->why : etmkit_errstr(p->error));
+	else
+		json4_fields(f, p, ete);
 	fputs("}\n", f);
 }

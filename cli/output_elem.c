@@ -43,6 +43,8 @@ static unsigned opcode_digits(const struct etmkit_elem *e)
 
 static const char *exception_name(const struct etmkit_elem *e, int m_profile)
 {
+	if (e->flags & ETMKIT_EXC_ETM4)
+		return etm4_exception_name(e->u.exception.number);
 	if (e->flags & ETMKIT_EXC_LEGACY)
 		return etm3_legacy_exception_name(e->u.exception.number);
 	return etm3_exception_name(e->u.exception.number,
@@ -102,8 +104,13 @@ static void text_event(FILE *f, const struct etmkit_elem *e, int m_profile)
 			fprintf(f, " gap_cycles=%" PRIu32, e->cycles);
 		break;
 	case etmkit_elem_context:
-		fprintf(f, "%s ns=%u hyp=%u", name, e->u.context.ns,
-			e->u.context.hyp);
+		if (e->flags & ETMKIT_CTX_EL)
+			fprintf(f, "%s el=%u %s %s", name, e->u.context.el,
+				etmkit_sec_name(e->u.context.sec),
+				e->u.context.aarch64 ? "aarch64" : "aarch32");
+		else
+			fprintf(f, "%s ns=%u hyp=%u", name, e->u.context.ns,
+				e->u.context.hyp);
 		if (e->flags & ETMKIT_CTX_CONTEXT_ID)
 			fprintf(f, " context_id=0x%" PRIx32,
 				e->u.context.context_id);
@@ -111,9 +118,12 @@ static void text_event(FILE *f, const struct etmkit_elem *e, int m_profile)
 			fprintf(f, " vmid=%" PRIu32, e->u.context.vmid);
 		break;
 	case etmkit_elem_exception:
-		fprintf(f, "%s %u(%s) handler=0x%08" PRIx64 " isa=%s", name,
-			e->u.exception.number, exception_name(e, m_profile),
-			e->addr, isa_name(e->isa));
+		fprintf(f, "%s %u(%s)", name, e->u.exception.number,
+			exception_name(e, m_profile));
+		/* ETMv4/ETE: the handler comes in the next address. */
+		if (e->isa != etmkit_isa_unknown)
+			fprintf(f, " handler=0x%08" PRIx64 " isa=%s", e->addr,
+				isa_name(e->isa));
 		if (e->flags & ETMKIT_EXC_RET_ADDR)
 			fprintf(f, " ret=0x%08" PRIx64, e->u.exception.ret_addr);
 		if (e->flags & ETMKIT_EXC_CANCEL)
@@ -148,6 +158,21 @@ static void text_event(FILE *f, const struct etmkit_elem *e, int m_profile)
 		fprintf(f, "%s addr=0x%08" PRIx64 " isa=%s reason=%s", name,
 			e->addr, isa_name(e->isa),
 			etmkit_loss_name(e->u.loss.reason));
+		break;
+	case etmkit_elem_event:
+		fprintf(f, "%s bits=0x%x", name, e->u.event.bits);
+		break;
+	case etmkit_elem_instrumentation:
+		fprintf(f, "%s value=0x%" PRIx64 " el=%u", name,
+			e->u.ite.value, e->u.ite.el);
+		break;
+	case etmkit_elem_transaction:
+		fprintf(f, "%s %s", name, etmkit_txn_name(e->u.txn.what));
+		break;
+	case etmkit_elem_q:
+		fprintf(f, "%s from=0x%08" PRIx64 " count=%" PRIu32
+			" target=0x%08" PRIx64, name, e->addr, e->u.q.count,
+			e->u.q.target);
 		break;
 	default:
 		fputs(name, f);
@@ -187,6 +212,7 @@ static void json_insn(FILE *f, const struct etmkit_elem *e)
 	json_flag(f, e->flags & ETMKIT_INSN_COND_FAIL, "cond_fail");
 	json_flag(f, e->flags & ETMKIT_INSN_CANCEL, "cancel");
 	json_flag(f, e->flags & ETMKIT_INSN_IMPLIED, "implied");
+	json_flag(f, e->flags & ETMKIT_INSN_P0, "p0");
 }
 
 static void json_data(FILE *f, const struct etmkit_elem *e)
@@ -237,8 +263,14 @@ static void json_event(FILE *f, const struct etmkit_elem *e, int m_profile)
 			fprintf(f, ",\"gap_cycles\":%" PRIu32, e->cycles);
 		break;
 	case etmkit_elem_context:
-		fprintf(f, ",\"ns\":%u,\"hyp\":%u", e->u.context.ns,
-			e->u.context.hyp);
+		if (e->flags & ETMKIT_CTX_EL)
+			fprintf(f, ",\"el\":%u,\"sec\":\"%s\",\"aarch64\":%s",
+				e->u.context.el,
+				etmkit_sec_name(e->u.context.sec),
+				e->u.context.aarch64 ? "true" : "false");
+		else
+			fprintf(f, ",\"ns\":%u,\"hyp\":%u", e->u.context.ns,
+				e->u.context.hyp);
 		if (e->flags & ETMKIT_CTX_CONTEXT_ID)
 			fprintf(f, ",\"context_id\":%" PRIu32,
 				e->u.context.context_id);
@@ -246,9 +278,11 @@ static void json_event(FILE *f, const struct etmkit_elem *e, int m_profile)
 			fprintf(f, ",\"vmid\":%" PRIu32, e->u.context.vmid);
 		break;
 	case etmkit_elem_exception:
-		fprintf(f, ",\"number\":%u,\"name\":\"%s\",\"addr\":%" PRIu64
-			",\"isa\":\"%s\"", e->u.exception.number,
-			exception_name(e, m_profile), e->addr, isa_name(e->isa));
+		fprintf(f, ",\"number\":%u,\"name\":\"%s\"",
+			e->u.exception.number, exception_name(e, m_profile));
+		if (e->isa != etmkit_isa_unknown)
+			fprintf(f, ",\"addr\":%" PRIu64 ",\"isa\":\"%s\"",
+				e->addr, isa_name(e->isa));
 		if (e->flags & ETMKIT_EXC_RET_ADDR)
 			fprintf(f, ",\"ret_addr\":%" PRIu64, e->u.exception.ret_addr);
 		json_flag(f, e->flags & ETMKIT_EXC_CANCEL, "cancel");
@@ -280,6 +314,21 @@ static void json_event(FILE *f, const struct etmkit_elem *e, int m_profile)
 		fprintf(f, ",\"addr\":%" PRIu64 ",\"isa\":\"%s\",\"reason\":\"%s\"",
 			e->addr, isa_name(e->isa),
 			etmkit_loss_name(e->u.loss.reason));
+		break;
+	case etmkit_elem_event:
+		fprintf(f, ",\"bits\":%u", e->u.event.bits);
+		break;
+	case etmkit_elem_instrumentation:
+		fprintf(f, ",\"value\":%" PRIu64 ",\"el\":%u", e->u.ite.value,
+			e->u.ite.el);
+		break;
+	case etmkit_elem_transaction:
+		fprintf(f, ",\"what\":\"%s\"", etmkit_txn_name(e->u.txn.what));
+		break;
+	case etmkit_elem_q:
+		fprintf(f, ",\"addr\":%" PRIu64 ",\"count\":%" PRIu32
+			",\"target\":%" PRIu64, e->addr, e->u.q.count,
+			e->u.q.target);
 		break;
 	default:
 		break;

@@ -13,6 +13,7 @@
 #include "etmkit/common.h"
 #include "etmkit/transport.h"
 #include "etmkit/etm3.h"
+#include "etmkit/etm4.h"
 #include "etmkit/elem.h"
 #include "etmkit/flow.h"
 
@@ -21,8 +22,9 @@ extern "C" {
 #endif
 
 /* One packet record of trace source @id. @packet points to the protocol's
- * record type (struct etm3_packet for etmkit_proto_etmv3), valid during the
- * call. Return 0 to go on; a negative value stops the feed, which returns
+ * record type (struct etm3_packet for etmkit_proto_etmv3, struct
+ * etm4_packet for etmkit_proto_etmv4 and etmkit_proto_ete), valid during
+ * the call. Return 0 to go on; a negative value stops the feed, which returns
  * it. */
 typedef int (*etmkit_packet_fn)(void *ctx, uint8_t id,
 				enum etmkit_protocol proto, const void *packet);
@@ -61,12 +63,28 @@ void etmkit_session_free(struct etmkit_session *s);
 int etmkit_session_add_etm3(struct etmkit_session *s, uint8_t id,
 			    const struct etm3_config *cfg);
 
+/* Decode trace ID @id as ETMv4, or as ETE when @cfg->flags has
+ * ETM4_CFG_ETE (the packets are then reported with etmkit_proto_ete).
+ * Needs on_packet. Returns 0; -etmkit_err_invalid (bad cfg->size, no
+ * on_packet, ID 0 or >= 0x70 in framed input, already added), or
+ * etm4_pkt_alloc()'s errors (-etmkit_err_bad_config: the registers name
+ * neither ETMv4 nor ETE). */
+int etmkit_session_add_etm4(struct etmkit_session *s, uint8_t id,
+			    const struct etm4_config *cfg);
+
 /* Decode trace ID @id as ETMv3 down to execution: a flow decoder with
  * @cfg (the image it names must outlive the session). Needs on_elem.
  * Returns 0; -etmkit_err_invalid (no on_elem, ID 0 or >= 0x70 in framed
  * input, already added), or etm3_flow_alloc()'s errors. */
 int etmkit_session_add_etm3_flow(struct etmkit_session *s, uint8_t id,
 				 const struct etm3_flow_config *cfg);
+
+/* Decode trace ID @id as ETMv4 or ETE (ETM4_CFG_ETE) down to execution:
+ * a flow decoder with @cfg (the image it names must outlive the session).
+ * Needs on_elem. Returns 0; -etmkit_err_invalid (no on_elem, ID 0 or >=
+ * 0x70 in framed input, already added), or etm4_flow_alloc()'s errors. */
+int etmkit_session_add_etm4_flow(struct etmkit_session *s, uint8_t id,
+				 const struct etm4_flow_config *cfg);
 
 /* Feed the next @n bytes of the buffer. Returns 0, a callback's negative
  * value, -etmkit_err_invalid, or with stop_on_error -etmkit_err_bad_frame /

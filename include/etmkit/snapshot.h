@@ -13,6 +13,7 @@
 
 #include "etmkit/common.h"
 #include "etmkit/etm3.h"
+#include "etmkit/etm4.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -114,8 +115,9 @@ const struct snapshot_source *snapshot_source_at(const struct snapshot *ss,
 int snapshot_reg_value(const struct snapshot_device *dev, const char *name,
 		       uint64_t *value);
 
-/* The protocol a trace source device speaks, from its type ("ETM3.x" is
- * ETMv3); etmkit_proto_none if unknown to this version. */
+/* The protocol a trace source device speaks, from its type (any case):
+ * "ETM3..." is ETMv3, "ETM4..." ("ETM4", "ETM4.1", "ETM4.4") ETMv4,
+ * "ETE..." ETE; etmkit_proto_none if unknown to this version. */
 enum etmkit_protocol snapshot_device_protocol(const struct snapshot_device *dev);
 
 /* Fill @cfg and *@trace_id from an ETMv3 device's ETMCR, ETMIDR, ETMCCER and
@@ -124,6 +126,19 @@ enum etmkit_protocol snapshot_device_protocol(const struct snapshot_device *dev)
  * @diag, which may be NULL), -etmkit_err_invalid (NULL argument). */
 int snapshot_etm3_config(const struct snapshot_device *dev,
 			 struct etm3_config *cfg, uint8_t *trace_id,
+			 struct snapshot_diag *diag);
+
+/* Fill @cfg and *@trace_id from an ETMv4 or ETE device's registers:
+ * TRCIDR0, TRCIDR1, TRCIDR2, TRCIDR8, TRCCONFIGR and TRCTRACEIDR are
+ * required; TRCIDR9 to TRCIDR13 and TRCDEVARCH are optional (0 when absent:
+ * ETE has no data or conditional trace keys, and only ETE needs
+ * TRCDEVARCH). Sets ETM4_CFG_ETE when the device's type is ETE. Trace ID =
+ * TRCTRACEIDR[6:0]. The values are not checked against each other: that is
+ * etm4_config_decode()'s job. Returns 0, or -etmkit_err_format when a
+ * register is missing or wider than 32 bits (file and register named in
+ * @diag, which may be NULL), -etmkit_err_invalid (NULL argument). */
+int snapshot_etm4_config(const struct snapshot_device *dev,
+			 struct etm4_config *cfg, uint8_t *trace_id,
 			 struct snapshot_diag *diag);
 
 #ifdef __cplusplus

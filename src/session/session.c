@@ -8,27 +8,44 @@
 
 #define SESSION_BATCH 64
 
-enum session_kind { src_none = 0, src_etm3_pkt, src_etm3_flow };
+/* What decodes a trace ID. Each kind has one case in the source_* helpers
+ * below (feed, gap, finish, drain, free); a new decoder kind adds an entry
+ * here and a case to each. */
+enum session_kind {
+	src_none = 0,
+	src_etm3_pkt,   /* ETMv3 packets -> on_packet */
+	src_etm3_flow,  /* ETMv3 execution -> on_elem */
+	src_etm4_pkt,   /* ETMv4 or ETE packets -> on_packet */
+	src_etm4_flow   /* ETMv4 or ETE execution -> on_elem */
+};
 
 struct session_source {
 	uint8_t kind;   /* enum session_kind */
-	struct etm3_pkt_decoder *etm3;
-	struct etm3_flow_decoder *flow;
+	uint8_t proto;  /* enum etmkit_protocol reported with packets */
+	union {
+		struct etm3_pkt_decoder *etm3;
+		struct etm3_flow_decoder *flow;
+		struct etm4_pkt_decoder *etm4;
+		struct etm4_flow_decoder *flow4;
+	} u;
 };
 
 struct etmkit_session {
 	struct etmkit_session_config cfg;
 	struct deformatter *deformat;
 	struct session_source src[DEFORMAT_ID_COUNT];
-	struct etm3_packet batch[SESSION_BATCH];
+	union {  /* one source is drained at a time */
+		struct etm3_packet etm3[SESSION_BATCH];
+		struct etm4_packet etm4[SESSION_BATCH];
+	} batch;
 };
 
-/* Drain decoder @dec of trace ID @id into the packet callback. */
+/* Drain ETMv3 packet decoder @dec of trace ID @id into on_packet. */
 static int drain_etm3(struct etmkit_session *s, uint8_t id,
 		      struct etm3_pkt_decoder *dec)
 {
 	for (;;) {
-		int n = etm3_pkt_next(dec, s->batch, SESSION_BATCH);
+		int n = etm3_pkt_next(dec, s->batch.etm3, SESSION_BATCH);
 
 		if (n == -etmkit_err_eos)
 			return 0;
@@ -37,7 +54,27 @@ static int drain_etm3(struct etmkit_session *s, uint8_t id,
 		for (int i = 0; i < n; i++) {
 			int err = s->cfg.on_packet(s->cfg.ctx, id,
 						   etmkit_proto_etmv3,
-						   &s->batch[i]);
+						   &s->batch.etm3[i]);
+			if (err < 0)
+				return err;
+		}
+	}
+}
+
+/* Drain ETMv4/ETE packet decoder @dec of trace ID @id into on_packet. */
+static int drain_etm4(struct etmkit_session *s, uint8_t id,
+		      enum etmkit_protocol proto, struct etm4_pkt_decoder *dec)
+{
+	for (;;) {
+		int n = etm4_pkt_next(dec, s->batch.etm4, SESSION_BATCH);
+
+		if (n == -etmkit_err_eos)
+			return 0;
+		if (n < 0)
+			return n;
+		for (int i = 0; i < n; i++) {
+			int err = s->cfg.on_packet(s->cfg.ctx, id, proto,
+						   &s->batch.etm4[i]);
 			if (err < 0)
 				return err;
 		}
@@ -46,11 +83,13 @@ static int drain_etm3(struct etmkit_session *s, uint8_t id,
 
 /* Drain flow decoder @dec of trace ID @id into the element callback. */
 static int drain_flow(struct etmkit_session *s, uint8_t id,
-		      struct etm3_flow_decoder *dec)
+		      struct session_source *src)
 {
 	for (;;) {
 		const struct etmkit_elem *el;
-		int n = etm3_flow_batch(dec, &el);
+		int n = src->kind == src_etm3_flow ?
+				etm3_flow_batch(src->u.flow, &el) :
+				etm4_flow_batch(src->u.flow4, &el);
 
 		if (n == -etmkit_err_eos)
 			return 0;
@@ -65,14 +104,101 @@ static int drain_flow(struct etmkit_session *s, uint8_t id,
 	}
 }
 
-static int drain(struct etmkit_session *s, uint8_t id)
+/* ---- Per-kind operations ------------------------------------------------- */
+
+static int source_drain(struct etmkit_session *s, uint8_t id)
 {
 	struct session_source *src = &s->src[id & 0x7f];
 
-	if (src->kind == src_etm3_flow)
-		return drain_flow(s, id, src->flow);
-	return drain_etm3(s, id, src->etm3);
+	switch ((enum session_kind)src->kind) {
+	case src_etm3_pkt:
+		return drain_etm3(s, id, src->u.etm3);
+	case src_etm3_flow:
+	case src_etm4_flow:
+		return drain_flow(s, id, src);
+	case src_etm4_pkt:
+		return drain_etm4(s, id, (enum etmkit_protocol)src->proto,
+				  src->u.etm4);
+	case src_none:
+		break;
+	}
+	return 0;
 }
+
+static int source_feed(struct session_source *src, const uint8_t *data,
+		       size_t n, const uint64_t *offsets, uint64_t base)
+{
+	switch ((enum session_kind)src->kind) {
+	case src_etm3_pkt:
+		return etm3_pkt_feed(src->u.etm3, data, n, offsets, base);
+	case src_etm3_flow:
+		return etm3_flow_feed(src->u.flow, data, n, offsets, base);
+	case src_etm4_pkt:
+		return etm4_pkt_feed(src->u.etm4, data, n, offsets, base);
+	case src_etm4_flow:
+		return etm4_flow_feed(src->u.flow4, data, n, offsets, base);
+	case src_none:
+		break;
+	}
+	return 0;
+}
+
+static int source_gap(struct session_source *src)
+{
+	switch ((enum session_kind)src->kind) {
+	case src_etm3_pkt:
+		return etm3_pkt_gap(src->u.etm3);
+	case src_etm3_flow:
+		return etm3_flow_gap(src->u.flow);
+	case src_etm4_pkt:
+		return etm4_pkt_gap(src->u.etm4);
+	case src_etm4_flow:
+		return etm4_flow_gap(src->u.flow4);
+	case src_none:
+		break;
+	}
+	return 0;
+}
+
+static int source_finish(struct session_source *src)
+{
+	switch ((enum session_kind)src->kind) {
+	case src_etm3_pkt:
+		return etm3_pkt_finish(src->u.etm3);
+	case src_etm3_flow:
+		return etm3_flow_finish(src->u.flow);
+	case src_etm4_pkt:
+		return etm4_pkt_finish(src->u.etm4);
+	case src_etm4_flow:
+		return etm4_flow_finish(src->u.flow4);
+	case src_none:
+		break;
+	}
+	return 0;
+}
+
+static void source_free(struct session_source *src)
+{
+	switch ((enum session_kind)src->kind) {
+	case src_etm3_pkt:
+		etm3_pkt_free(src->u.etm3);
+		break;
+	case src_etm3_flow:
+		etm3_flow_free(src->u.flow);
+		break;
+	case src_etm4_pkt:
+		etm4_pkt_free(src->u.etm4);
+		break;
+	case src_etm4_flow:
+		etm4_flow_free(src->u.flow4);
+		break;
+	case src_none:
+		break;
+	}
+	memset(src, 0, sizeof(*src));
+}
+
+/* ---- Transport callbacks ------------------------------------------------- */
 
 static int on_data(void *ctx, uint8_t id, const uint8_t *data,
 		   const uint64_t *offsets, uint64_t base, size_t n)
@@ -83,13 +209,10 @@ static int on_data(void *ctx, uint8_t id, const uint8_t *data,
 
 	if (src->kind == src_none)
 		return 0;
-	if (src->kind == src_etm3_flow)
-		err = etm3_flow_feed(src->flow, data, n, offsets, base);
-	else
-		err = etm3_pkt_feed(src->etm3, data, n, offsets, base);
+	err = source_feed(src, data, n, offsets, base);
 	if (err < 0)
 		return err;
-	return drain(s, id);
+	return source_drain(s, id);
 }
 
 /* Data was lost in transport: no decoder may join bytes across it. */
@@ -103,11 +226,9 @@ static int on_gap(void *ctx, uint64_t offset)
 
 		if (s->src[id].kind == src_none)
 			continue;
-		err = s->src[id].kind == src_etm3_flow ?
-			      etm3_flow_gap(s->src[id].flow) :
-			      etm3_pkt_gap(s->src[id].etm3);
+		err = source_gap(&s->src[id]);
 		if (!err)
-			err = drain(s, (uint8_t)id);
+			err = source_drain(s, (uint8_t)id);
 		if (err < 0)
 			return err;
 	}
@@ -171,10 +292,8 @@ void etmkit_session_free(struct etmkit_session *s)
 {
 	if (!s)
 		return;
-	for (unsigned i = 0; i < DEFORMAT_ID_COUNT; i++) {
-		etm3_pkt_free(s->src[i].etm3);
-		etm3_flow_free(s->src[i].flow);
-	}
+	for (unsigned i = 0; i < DEFORMAT_ID_COUNT; i++)
+		source_free(&s->src[i]);
 	deformat_free(s->deformat);
 	free(s);
 }
@@ -202,10 +321,11 @@ int etmkit_session_add_etm3(struct etmkit_session *s, uint8_t id,
 	c = *cfg;
 	if (s->cfg.stop_on_error)
 		c.flags |= ETM3_CFG_STOP_ON_ERROR;
-	err = etm3_pkt_alloc(&src->etm3, &c);
+	err = etm3_pkt_alloc(&src->u.etm3, &c);
 	if (err < 0)
 		return err;
 	src->kind = src_etm3_pkt;
+	src->proto = etmkit_proto_etmv3;
 	return 0;
 }
 
@@ -222,10 +342,55 @@ int etmkit_session_add_etm3_flow(struct etmkit_session *s, uint8_t id,
 	c = *cfg;
 	if (s->cfg.stop_on_error)
 		c.etm.flags |= ETM3_CFG_STOP_ON_ERROR;
-	err = etm3_flow_alloc(&src->flow, &c);
+	err = etm3_flow_alloc(&src->u.flow, &c);
 	if (err < 0)
 		return err;
 	src->kind = src_etm3_flow;
+	src->proto = etmkit_proto_etmv3;
+	return 0;
+}
+
+int etmkit_session_add_etm4(struct etmkit_session *s, uint8_t id,
+			    const struct etm4_config *cfg)
+{
+	struct session_source *src;
+	struct etm4_config c;
+	int err;
+
+	if (!s || !cfg || cfg->size < sizeof(c) || !s->cfg.on_packet ||
+	    !(src = free_slot(s, id)))
+		return -etmkit_err_invalid;
+	c = *cfg;
+	if (s->cfg.stop_on_error)
+		c.flags |= ETM4_CFG_STOP_ON_ERROR;
+	err = etm4_pkt_alloc(&src->u.etm4, &c);
+	if (err < 0)
+		return err;
+	src->kind = src_etm4_pkt;
+	src->proto = (c.flags & ETM4_CFG_ETE) ? etmkit_proto_ete :
+						etmkit_proto_etmv4;
+	return 0;
+}
+
+int etmkit_session_add_etm4_flow(struct etmkit_session *s, uint8_t id,
+				 const struct etm4_flow_config *cfg)
+{
+	struct session_source *src;
+	struct etm4_flow_config c;
+	int err;
+
+	if (!s || !cfg || cfg->size < sizeof(c) || !s->cfg.on_elem ||
+	    !(src = free_slot(s, id)))
+		return -etmkit_err_invalid;
+	c = *cfg;
+	if (s->cfg.stop_on_error)
+		c.etm.flags |= ETM4_CFG_STOP_ON_ERROR;
+	err = etm4_flow_alloc(&src->u.flow4, &c);
+	if (err < 0)
+		return err;
+	src->kind = src_etm4_flow;
+	src->proto = (c.etm.flags & ETM4_CFG_ETE) ? etmkit_proto_ete :
+						    etmkit_proto_etmv4;
 	return 0;
 }
 
@@ -248,11 +413,8 @@ int etmkit_session_finish(struct etmkit_session *s)
 	for (unsigned id = 0; id < DEFORMAT_ID_COUNT; id++) {
 		if (s->src[id].kind == src_none)
 			continue;
-		if (s->src[id].kind == src_etm3_flow)
-			etm3_flow_finish(s->src[id].flow);
-		else
-			etm3_pkt_finish(s->src[id].etm3);
-		err = drain(s, (uint8_t)id);
+		source_finish(&s->src[id]);
+		err = source_drain(s, (uint8_t)id);
 		if (err < 0)
 			return err;
 	}

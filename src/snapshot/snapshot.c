@@ -1651,8 +1651,14 @@ int snapshot_reg_value(const struct snapshot_device *dev, const char *name,
 
 enum etmkit_protocol snapshot_device_protocol(const struct snapshot_device *dev)
 {
-	if (dev && dev->type && ascii_has_prefix(dev->type, "ETM3"))
+	if (!dev || !dev->type)
+		return etmkit_proto_none;
+	if (ascii_has_prefix(dev->type, "ETM3"))
 		return etmkit_proto_etmv3;
+	if (ascii_has_prefix(dev->type, "ETM4"))
+		return etmkit_proto_etmv4;
+	if (ascii_has_prefix(dev->type, "ETE"))
+		return etmkit_proto_ete;
 	return etmkit_proto_none;
 }
 
@@ -1690,5 +1696,81 @@ int snapshot_etm3_config(const struct snapshot_device *dev,
 	cfg->etmccer = (uint32_t)v[2];
 	/* IHI 0014Q 3.5.59: ETMTRACEIDR bits [6:0] are the trace ID. */
 	*trace_id = (uint8_t)(v[3] & 0x7F);
+	return 0;
+}
+
+/* ---- ETMv4 / ETE configuration ------------------------------------------- */
+
+/* Register @name of @dev as 32 bits into *@v. A missing register is an
+ * error if @required, else 0. */
+static int etm4_reg(const struct snapshot_device *dev, const char *name,
+		    int required, uint32_t *v, struct snapshot_diag *diag)
+{
+	uint64_t x = 0;
+
+	if (snapshot_reg_value(dev, name, &x) != 0) {
+		if (required)
+			return fail(diag, -etmkit_err_format, dev->path, 0,
+				    "register %s missing in [regs] of device %s",
+				    name, dev->name);
+		x = 0;
+	}
+	if (x > UINT32_MAX)
+		return fail(diag, -etmkit_err_format, dev->path, 0,
+			    "register %s of device %s does not fit in 32 bits",
+			    name, dev->name);
+	*v = (uint32_t)x;
+	return 0;
+}
+
+int snapshot_etm4_config(const struct snapshot_device *dev,
+			 struct etm4_config *cfg, uint8_t *trace_id,
+			 struct snapshot_diag *diag)
+{
+	/* digest 6: the minimum set a packet parser needs, then the key
+	 * registers of ETMv4 data and conditional trace and ETE's version. */
+	struct etm4_config c;
+	const struct {
+		const char *name;
+		uint32_t *field;
+		int required;
+	} regs[] = {
+		{ "TRCIDR0", &c.trcidr0, 1 },
+		{ "TRCIDR1", &c.trcidr1, 1 },
+		{ "TRCIDR2", &c.trcidr2, 1 },
+		{ "TRCIDR8", &c.trcidr8, 1 },
+		{ "TRCCONFIGR", &c.trcconfigr, 1 },
+		{ "TRCIDR9", &c.trcidr9, 0 },
+		{ "TRCIDR10", &c.trcidr10, 0 },
+		{ "TRCIDR11", &c.trcidr11, 0 },
+		{ "TRCIDR12", &c.trcidr12, 0 },
+		{ "TRCIDR13", &c.trcidr13, 0 },
+		{ "TRCDEVARCH", &c.trcdevarch, 0 },
+	};
+	struct snapshot_diag local;
+	uint32_t traceidr = 0;
+	size_t i;
+	int err;
+
+	if (!diag)
+		diag = &local;
+	diag_clear(diag);
+	if (!dev || !cfg || !trace_id)
+		return fail(diag, -etmkit_err_invalid, "", 0, "NULL argument");
+	etm4_config_init(&c);
+	for (i = 0; i < sizeof(regs) / sizeof(regs[0]); i++) {
+		err = etm4_reg(dev, regs[i].name, regs[i].required,
+			       regs[i].field, diag);
+		if (err < 0)
+			return err;
+	}
+	err = etm4_reg(dev, "TRCTRACEIDR", 1, &traceidr, diag);
+	if (err < 0)
+		return err;
+	if (snapshot_device_protocol(dev) == etmkit_proto_ete)
+		c.flags |= ETM4_CFG_ETE;
+	*cfg = c;
+	/* digest 6.2: TRCTRACEIDR[6:0] is the CoreSight trace ID. */
+	*trace_id = (uint8_t)(traceidr & 0x7F);
 	return 0;
 }

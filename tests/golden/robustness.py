@@ -2,12 +2,15 @@
 """Run `etmkit packets`, `etmkit frames` and `etmkit decode` on damaged
 inputs (damaged program images too): random bytes,
 truncated and bit-flipped captures, all-0xFF, all-0x00 and empty files,
-broken .ini files, bad options. Every run must end by itself within the time
+broken .ini files, bad options, for ETMv3 and for ETMv4/ETE (bad TRC*
+register values in snapshots and on the command line, unknown protocols,
+registers of the other protocol family). Every run must end by itself within the time
 limit, with an exit status below 128 (no signal), no sanitizer report, and a
 message on stderr whenever the status is not 0.
 
-Inputs: the shipped example snapshot, and the TC2 capture from
-../shared/testdata when present (said so when not)."""
+Inputs: the shipped example snapshot, and the TC2, ete_spec_1 and
+juno_r1_1 captures from ../shared/testdata when present (said so when
+not)."""
 import argparse
 import json
 import os
@@ -55,6 +58,10 @@ def copy_snapshot(src, dst):
     if os.path.exists(dst):
         shutil.rmtree(dst)
     shutil.copytree(src, dst)
+    # The shared captures are read-only; their copies are damaged in place.
+    for dp, dn, fn in os.walk(dst):
+        for n in dn + fn:
+            os.chmod(os.path.join(dp, n), 0o755 if n in dn else 0o644)
     return dst
 
 
@@ -244,9 +251,11 @@ def damage_image(r, snap, work, rng):
     case("junk-code", junk, expect=(0, 1))
     case("cut-code", lambda i, d: write(d, open(d, "rb").read()[:37]), expect=(3,))
     case("empty-code", lambda i, d: write(d, b""), expect=(3,))
-    case("missing-code", lambda i, d: os.remove(d), expect=(3,))
+    # An unreadable dump file is left out with a warning (its addresses
+    # become no_image), as OpenCSD does; a damaged one is an error.
+    case("missing-code", lambda i, d: os.remove(d), expect=(0, 1))
     case("longer-than-file", longer, expect=(3,))
-    case("dir-as-code", lambda i, d: (os.remove(d), os.mkdir(d)), expect=(3,))
+    case("dir-as-code", lambda i, d: (os.remove(d), os.mkdir(d)), expect=(0, 1))
     notelf = os.path.join(work, "notelf.bin")
     write(notelf, bytes(rng.randrange(256) for _ in range(300)))
     case("elf-junk", lambda i, d: None, expect=(3,), extra=["--elf", notelf])
@@ -281,6 +290,159 @@ def bad_usage(r, snap):
             r.fail("help " + " ".join(args), "printed nothing")
 
 
+def ete_registers(snap):
+    """The raw-file options giving an ETE snapshot's own registers."""
+    args = []
+    for n in sorted(os.listdir(snap)):
+        p = os.path.join(snap, n)
+        if not n.endswith(".ini") or "type=ETE" not in open(p, errors="replace").read():
+            continue
+        for line in open(p, errors="replace"):
+            m = re.match(r"(TRCIDR[0128]|TRCCONFIGR|TRCDEVARCH)(?:\(.*\))?=(\S+)", line.strip())
+            if m:
+                args += ["--" + m.group(1).lower(), m.group(2)]
+        return args
+    raise SystemExit("no ETE device in " + snap)
+
+
+def damage_ete(r, snap, work, rng, sid):
+    """A small ETE capture (unformatted): every truncation, bit flips,
+    replacements; listed from the snapshot and as a raw file with its own
+    and with the default registers. decode is run too: it must end cleanly
+    whatever it makes of ETE."""
+    data = open(buffer_file(snap), "rb").read()
+    s = copy_snapshot(snap, os.path.join(work, "ete"))
+    buf = buffer_file(s)
+    regs = ete_registers(snap)
+    variants = [("cut%d" % c, data[:c]) for c in range(len(data) + 1)]
+    for k in range(24):
+        b = bytearray(data)
+        for _ in range(rng.choice([1, 2, 8])):
+            i = rng.randrange(len(b))
+            b[i] ^= 1 << rng.randrange(8)
+        variants.append(("flip%d" % k, bytes(b)))
+    variants += [("ff", b"\xff" * len(data)), ("zero", b"\x00" * len(data)),
+                 ("random", bytes(rng.randrange(256) for _ in range(len(data)))),
+                 # A-sync, then every header byte once
+                 ("headers", b"\x00" * 11 + b"\x80" + bytes(range(256)))]
+    for name, blob in variants:
+        with open(buf, "wb") as f:
+            f.write(blob)
+        tag = "ete/" + name
+        r.run(["packets", "--snapshot", s, "--json"], tag + " json", expect=(0, 1))
+        if name.startswith("cut") and int(name[3:]) % 8:
+            continue  # the other runs on every 8th cut only
+        r.run(["packets", "--snapshot", s, "--id", sid, "--stats"], tag + " text", expect=(0, 1))
+        r.run(["packets", "--snapshot", s, "--stop-on-error"], tag + " stop", expect=(0, 1))
+        r.run(["packets", buf, "--protocol", "ete", "--frames", "none"] + regs,
+              tag + " raw", expect=(0, 1))
+        r.run(["packets", buf, "--protocol", "ete", "--frames", "none", "--json"],
+              tag + " raw defaults", expect=(0, 1))
+        r.run(["packets", buf, "--protocol", "etmv4", "--frames", "none"],
+              tag + " raw as etmv4", expect=(0, 1))
+        r.run(["decode", "--snapshot", s, "--json"], tag + " decode", expect=(0, 1, 3))
+
+
+def damage_etm4_framed(r, snap, work, rng):
+    """An ETMv4 CoreSight-formatted capture: cuts and bit flips, from the
+    snapshot and as a raw framed file."""
+    data = open(buffer_file(snap), "rb").read()
+    s = copy_snapshot(snap, os.path.join(work, "etm4-framed"))
+    buf = buffer_file(s)
+    variants = [("cut%d" % c, data[:c]) for c in
+                sorted(set([1, 15, 16, 17] + [rng.randrange(len(data)) for _ in range(6)]))]
+    for k in range(6):
+        b = bytearray(data)
+        for _ in range(rng.choice([1, 16, 256])):
+            b[rng.randrange(len(b))] ^= 1 << rng.randrange(8)
+        variants.append(("flip%d" % k, bytes(b)))
+    for name, blob in variants:
+        with open(buf, "wb") as f:
+            f.write(blob)
+        tag = "etm4-framed/" + name
+        r.run(["packets", "--snapshot", s, "--json"], tag + " json", expect=(0, 1))
+        r.run(["packets", "--snapshot", s, "--id", "0x10", "--stop-on-error"], tag + " stop",
+              expect=(0, 1))
+        r.run(["packets", buf, "--protocol", "etmv4", "--id", "0x10"], tag + " raw", expect=(0, 1))
+
+
+def etm4_bad_registers(r, ete_snap, work):
+    """ETMv4/ETE registers: bad values on the command line (usage errors,
+    status 2, or decoded: 0/1) and in device files (status 3 naming the
+    file, or decoded)."""
+    buf = buffer_file(ete_snap)
+    raw = ["packets", buf, "--frames", "none"]
+
+    def usage(args, what, needle):
+        p = r.run(args, what, expect=(2,))
+        if p is not None and needle not in p.stderr.decode():
+            r.fail(what, "message does not say %r: %s" % (needle, p.stderr.decode().strip()))
+
+    usage(raw + ["--protocol", "etmv5"], "etm4 usage unknown protocol", "etmv3, etmv4 or ete")
+    usage(raw + ["--protocol", "ETE"], "etm4 usage protocol case", "--protocol")
+    usage(raw + ["--protocol", "ete", "--etmcr", "0x1000"], "etm4 usage etmcr with ete", "--etmcr")
+    usage(raw + ["--protocol", "etmv4", "--etmidr", "0x410cf250", "--etmccer", "0"],
+          "etm4 usage etmidr with etmv4", "--etmidr")
+    usage(raw + ["--protocol", "etmv3", "--etmcr", "0", "--etmidr", "0x410cf250",
+                 "--trcidr0", "1"], "etm4 usage trcidr0 with etmv3", "--trcidr0")
+    usage(raw + ["--protocol", "ete", "--m-profile"], "etm4 usage m-profile with ete", "--m-profile")
+    usage(raw + ["--protocol", "ete", "--trcidr0", "zz"], "etm4 usage bad number", "--trcidr0")
+    usage(raw + ["--protocol", "ete", "--trcidr2", "0x100000000"], "etm4 usage 33 bits", "--trcidr2")
+    usage(raw + ["--protocol", "ete", "--trcdevarch", "0x47704a13"], "etm4 usage ete devarch v4",
+          "ETE")
+    usage(raw + ["--protocol", "etmv4", "--trcidr1", "0"], "etm4 usage etmv4 idr1 0", "ETMv4")
+    usage(raw + ["--protocol", "etmv4", "--trcidr1", "0x4100F403", "--buffer", "ETB_1"],
+          "etm4 usage buffer with raw file", "--buffer")
+    usage(["packets", buf, "--protocol", "etmv4"], "etm4 usage framed without id", "--id")
+    # Odd but well-formed values: decoded, or refused with a message.
+    for reg, val in (("trcidr0", "0xffffffff"), ("trcidr0", "0"), ("trcidr2", "0xffffffff"),
+                     ("trcidr2", "0"), ("trcidr8", "0xffffffff"), ("trcconfigr", "0xffffffff"),
+                     ("trcdevarch", "0x47735a13"), ("trcdevarch", "0x477f5a13")):
+        for proto in ("ete", "etmv4"):
+            r.run(raw + ["--protocol", proto, "--" + reg, val], "etm4 %s %s=%s" % (proto, reg, val),
+                  expect=(0, 1, 2))
+    p = r.run(["packets", "--snapshot", ete_snap, "--buffer", "NO_SUCH"], "etm4 unknown buffer",
+              expect=(3,))
+    if p is not None and "NO_SUCH" not in p.stderr.decode():
+        r.fail("etm4 unknown buffer", "message does not name the buffer")
+
+    def ete_ini(s):
+        for n in sorted(os.listdir(s)):
+            if n.endswith(".ini") and "type=ETE" in open(os.path.join(s, n)).read():
+                return os.path.join(s, n)
+
+    def case(name, edit, expect, needle=None):
+        s = copy_snapshot(ete_snap, os.path.join(work, "ete-ini-" + name))
+        path = ete_ini(s)
+        with open(path) as f:
+            text = f.read()
+        with open(path, "w") as f:
+            f.write(edit(text))
+        p = r.run(["packets", "--snapshot", s], "ete-ini/" + name, expect=expect)
+        if p is not None and p.returncode == 3:
+            err = p.stderr.decode()
+            if os.path.basename(path) not in err or (needle and needle not in err):
+                r.fail("ete-ini/" + name, "message names no file or register: " + err)
+
+    def drop(reg):
+        return lambda t: "\n".join(l for l in t.splitlines() if not l.startswith(reg + "="))
+
+    for reg in ("TRCIDR0", "TRCIDR1", "TRCIDR2", "TRCIDR8", "TRCCONFIGR", "TRCTRACEIDR"):
+        case("no-" + reg, drop(reg), (3,), reg)
+    case("wide-TRCIDR2", lambda t: re.sub(r"TRCIDR2=\S+", "TRCIDR2=0x1d0001088", t), (3,), "TRCIDR2")
+    case("junk-TRCIDR0", lambda t: re.sub(r"TRCIDR0=\S+", "TRCIDR0=0xZZ", t), (3,))
+    case("devarch-v4", lambda t: re.sub(r"TRCDEVARCH=\S+", "TRCDEVARCH=0x47704a13", t), (3,),
+         "TRCDEVARCH")
+    # TRCDEVARCH is optional: absent or 0, the source is taken as ETE 1.0.
+    case("devarch-0", lambda t: re.sub(r"TRCDEVARCH=\S+", "TRCDEVARCH=0", t), (0, 1))
+    case("no-devarch", drop("TRCDEVARCH"), (0, 1))
+    case("etmv4-type", lambda t: t.replace("type=ETE", "type=ETM4"), (0, 1, 3))
+    for reg, val in (("TRCIDR0", "0xffffffff"), ("TRCIDR2", "0xffffffff"), ("TRCIDR2", "0"),
+                     ("TRCIDR8", "0xffffffff"), ("TRCCONFIGR", "0xffffffff")):
+        case("%s-%s" % (reg, val), lambda t, reg=reg, val=val: re.sub(reg + r"=\S+", reg + "=" + val, t),
+             (0, 1, 3))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--etmkit", required=True)
@@ -311,6 +473,16 @@ def main():
         r.fail("tc2", "%s is missing (needed in CI)" % tc2)
     else:
         print("note: %s not found: TC2 cases not run" % tc2)
+    ete = os.path.join(a.shared, "testdata", "ete", "ete_spec_1")
+    juno = os.path.join(a.shared, "testdata", "etmv4", "juno_r1_1")
+    if os.path.isdir(ete) and os.path.isdir(juno):
+        damage_ete(r, ete, a.work, rng, "0x1")
+        etm4_bad_registers(r, ete, a.work)
+        damage_etm4_framed(r, juno, a.work, rng)
+    elif os.environ.get("CI") == "true":
+        r.fail("etm4", "%s or %s is missing (needed in CI)" % (ete, juno))
+    else:
+        print("note: %s or %s not found: ETMv4/ETE cases not run" % (ete, juno))
     print("%d passed, %d failed" % (r.passed, r.failed))
     return 1 if r.failed else 0
 

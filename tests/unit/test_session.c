@@ -1,5 +1,6 @@
-/* Session tests: formatter frames through the transport and ETMv3 packet
- * layers, with the input offset of every packet checked by hand. */
+/* Session tests: formatter frames through the transport and the ETMv3,
+ * ETMv4 and ETE packet layers, with the input offset of every packet
+ * checked by hand. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -12,9 +13,12 @@
 struct seen {
 	int n;
 	uint8_t id[64];
+	uint8_t proto[64];
 	uint8_t type[64];
 	uint64_t offset[64];
 	uint32_t length[64];
+	int16_t error[64];
+	uint64_t addr[64];  /* ETMv4 address packets */
 	int stop_after;
 };
 
@@ -22,14 +26,30 @@ static int on_packet(void *ctx, uint8_t id, enum etmkit_protocol proto,
 		     const void *packet)
 {
 	struct seen *s = ctx;
-	const struct etm3_packet *p = packet;
 
-	assert_int_equal(proto, etmkit_proto_etmv3);
 	assert_true(s->n < 64);
 	s->id[s->n] = id;
-	s->type[s->n] = p->type;
-	s->offset[s->n] = p->offset;
-	s->length[s->n] = p->length;
+	s->proto[s->n] = (uint8_t)proto;
+	if (proto == etmkit_proto_etmv3) {
+		const struct etm3_packet *p = packet;
+
+		s->type[s->n] = p->type;
+		s->offset[s->n] = p->offset;
+		s->length[s->n] = p->length;
+		s->error[s->n] = p->error;
+	} else {
+		const struct etm4_packet *p = packet;
+
+		assert_true(proto == etmkit_proto_etmv4 ||
+			    proto == etmkit_proto_ete);
+		s->type[s->n] = p->type;
+		s->offset[s->n] = p->offset;
+		s->length[s->n] = p->length;
+		s->error[s->n] = p->error;
+		if (p->type == etm4_pkt_address ||
+		    p->type == etm4_pkt_address_context)
+			s->addr[s->n] = p->u.a.addr.addr;
+	}
 	s->n++;
 	if (s->stop_after && s->n == s->stop_after)
 		return -etmkit_err_internal;
@@ -249,6 +269,240 @@ static void test_bad_arguments(void **state)
 	etmkit_session_free(ses);
 }
 
+/* ---- ETMv4 and ETE ------------------------------------------------------- */
+
+/* The ETE 1.0 of snapshot ete_spec_1 (its device file). */
+static void ete_config(struct etm4_config *cfg)
+{
+	etm4_config_init(cfg);
+	cfg->trcidr0 = 0x2801cea1;
+	cfg->trcidr1 = 0x4100fff0;
+	cfg->trcidr2 = 0xd0001088;
+	cfg->trcidr8 = 0xff;
+	cfg->trcdevarch = 0x47705a13;
+	cfg->flags = ETM4_CFG_ETE;
+}
+
+/* The ETMv4.0 of snapshot juno_r1_1. */
+static void etm4_config(struct etm4_config *cfg)
+{
+	etm4_config_init(cfg);
+	cfg->trcidr0 = 0x28000EA1;
+	cfg->trcidr1 = 0x4100F403;
+	cfg->trcidr2 = 0x00000488;
+	cfg->trcconfigr = 0xC1;
+}
+
+static struct etmkit_session *mk4(enum deformat_mode mode, uint8_t raw_id,
+				  struct seen *s, int stop_on_error)
+{
+	struct etmkit_session_config sc;
+	struct etmkit_session *ses = NULL;
+
+	memset(&sc, 0, sizeof(sc));
+	sc.size = sizeof(sc);
+	sc.frames = mode;
+	sc.raw_id = raw_id;
+	sc.on_packet = on_packet;
+	sc.ctx = s;
+	sc.stop_on_error = (uint8_t)stop_on_error;
+	assert_int_equal(etmkit_session_alloc(&ses, &sc), 0);
+	return ses;
+}
+
+/* A raw ETE stream fed in two chunks that split a packet: every record is
+ * reported as ETE with its input offset; the packet cut by the end of the
+ * input is reported at finish (digest 10: the byte vectors). */
+static void test_ete_raw_stream(void **state)
+{
+	static const uint8_t raw[] = {
+		0x77,                                     /* 0: before sync */
+		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x80,    /* 1: A-sync */
+		0x01, 0x00,                               /* 13: Trace Info */
+		0x04,                                     /* 15: Trace On */
+		0x82, 0x21, 0x0a, 0x0c, 0x00, 0x11,       /* 16: 0xC1484 */
+		0xf7,                                     /* 22: atom E */
+		0x06, 0x05,                               /* 23: exception */
+		0x9a, 0x4e, 0x4a, 0x06, 0x00,             /* 25: 0x69538 */
+		0x95,                                     /* 30: cut */
+	};
+	static const struct { uint8_t type; uint64_t off; uint32_t len; } want[] = {
+		{ etm4_pkt_unsynced, 0, 1 }, { etm4_pkt_a_sync, 1, 12 },
+		{ etm4_pkt_trace_info, 13, 2 }, { etm4_pkt_trace_on, 15, 1 },
+		{ etm4_pkt_address_context, 16, 6 }, { etm4_pkt_atom, 22, 1 },
+		{ etm4_pkt_exception, 23, 2 }, { etm4_pkt_address, 25, 5 },
+		{ etm4_pkt_address, 30, 1 },
+	};
+	struct etm4_config cfg;
+	struct etmkit_session *ses;
+	struct seen s;
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	ses = mk4(deformat_none, 0x42, &s, 0);
+	ete_config(&cfg);
+	assert_int_equal(etmkit_session_add_etm4(ses, 0x42, &cfg), 0);
+	assert_int_equal(etmkit_session_feed(ses, raw, 19), 0);
+	assert_int_equal(etmkit_session_feed(ses, raw + 19, sizeof(raw) - 19), 0);
+	assert_int_equal(etmkit_session_finish(ses), 0);
+	assert_int_equal(s.n, sizeof(want) / sizeof(want[0]));
+	for (int i = 0; i < s.n; i++) {
+		assert_int_equal(s.id[i], 0x42);
+		assert_int_equal(s.proto[i], etmkit_proto_ete);
+		assert_int_equal(s.type[i], want[i].type);
+		assert_int_equal(s.offset[i], want[i].off);
+		assert_int_equal(s.length[i], want[i].len);
+		assert_int_equal(s.error[i], i + 1 == s.n ?
+				 -etmkit_err_truncated : 0);
+	}
+	assert_int_equal(s.addr[4], 0xC1484);
+	assert_int_equal(s.addr[7], 0x69538);
+	etmkit_session_free(ses);
+}
+
+/* ETMv3 on ID 0x10 and ETMv4 on ID 0x20 in one formatted buffer.
+ * Frame 1: ID 0x10 (byte 0), ETMv3 A-sync at 1-6, P-header 0x84 at 7;
+ * ID 0x20 at byte 8, the first six zeros of an ETMv4 A-sync at 9-14.
+ * Frame 2 (ID 0x20 goes on): five zeros at 16-20 and 0x80 at 21 end the
+ * A-sync; Trace Info 01 00 at 22-23 (0x01 is written 0x00 with aux bit 3);
+ * Trace On at 24; atom E at 25; ID 0x10 at 26; P-headers at 27-30. */
+static const uint8_t mixed_frames[32] = {
+	0x21, 0x00, 0x00, 0x00, 0x00, 0x00, 0x80, 0x84,
+	0x41, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x80, 0x00, 0x00,
+	0x04, 0xf7, 0x21, 0x84, 0x84, 0x84, 0x84, 0x08,
+};
+
+static void test_mixed_protocols(void **state)
+{
+	static const struct { uint8_t id, proto, type; uint64_t off; } want[] = {
+		{ 0x10, etmkit_proto_etmv3, etm3_pkt_a_sync, 1 },
+		{ 0x10, etmkit_proto_etmv3, etm3_pkt_p_header, 7 },
+		{ 0x10, etmkit_proto_etmv3, etm3_pkt_p_header, 27 },
+		{ 0x10, etmkit_proto_etmv3, etm3_pkt_p_header, 28 },
+		{ 0x10, etmkit_proto_etmv3, etm3_pkt_p_header, 29 },
+		{ 0x10, etmkit_proto_etmv3, etm3_pkt_p_header, 30 },
+		{ 0x20, etmkit_proto_etmv4, etm4_pkt_a_sync, 9 },
+		{ 0x20, etmkit_proto_etmv4, etm4_pkt_trace_info, 22 },
+		{ 0x20, etmkit_proto_etmv4, etm4_pkt_trace_on, 24 },
+		{ 0x20, etmkit_proto_etmv4, etm4_pkt_atom, 25 },
+	};
+	struct etm3_config c3;
+	struct etm4_config c4;
+	struct etmkit_session *ses;
+	struct seen s;
+	size_t k = 0;
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	ses = mk4(deformat_coresight, 0, &s, 0);
+	etm3_config_init(&c3);
+	c3.etmidr = 0x410cf250;
+	etm4_config(&c4);
+	assert_int_equal(etmkit_session_add_etm3(ses, 0x10, &c3), 0);
+	assert_int_equal(etmkit_session_add_etm4(ses, 0x20, &c4), 0);
+	assert_int_equal(etmkit_session_feed(ses, mixed_frames, 32), 0);
+	assert_int_equal(etmkit_session_finish(ses), 0);
+	assert_int_equal(s.n, sizeof(want) / sizeof(want[0]));
+	/* In order per ID (the IDs interleave as their packets complete). */
+	for (uint8_t id = 0x10; id <= 0x20; id += 0x10) {
+		for (int i = 0; i < s.n; i++) {
+			if (s.id[i] != id)
+				continue;
+			assert_int_equal(s.proto[i], want[k].proto);
+			assert_int_equal(s.type[i], want[k].type);
+			assert_int_equal(s.offset[i], want[k].off);
+			assert_int_equal(s.error[i], 0);
+			k++;
+		}
+	}
+	assert_int_equal(k, s.n);
+	etmkit_session_free(ses);
+}
+
+/* stop_on_error: header 0x07 (Exception Return) is reserved in ETE
+ * (digest 5.6), so the feed stops after reporting it. */
+static void test_ete_stop_on_error(void **state)
+{
+	static const uint8_t raw[] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x80,
+				       0x07, 0x04, 0x04 };
+	struct etm4_config cfg;
+	struct etmkit_session *ses;
+	struct seen s;
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	ses = mk4(deformat_none, 1, &s, 1);
+	ete_config(&cfg);
+	assert_int_equal(etmkit_session_add_etm4(ses, 1, &cfg), 0);
+	assert_int_equal(etmkit_session_feed(ses, raw, sizeof(raw)),
+			 -etmkit_err_bad_packet);
+	assert_int_equal(s.n, 2);
+	assert_int_equal(s.type[0], etm4_pkt_a_sync);
+	assert_int_equal(s.offset[1], 12);
+	assert_true(s.error[1] < 0);
+	etmkit_session_free(ses);
+}
+
+static int no_elem(void *ctx, uint8_t id, const struct etmkit_elem *e)
+{
+	(void)ctx;
+	(void)id;
+	(void)e;
+	return 0;
+}
+
+static void test_etm4_bad_arguments(void **state)
+{
+	struct etmkit_session_config sc;
+	struct etmkit_session *ses;
+	struct etm4_config cfg;
+	struct etm3_config c3;
+	struct seen s;
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	ses = mk4(deformat_coresight, 0, &s, 0);
+	etm4_config(&cfg);
+	assert_int_equal(etmkit_session_add_etm4(NULL, 0x10, &cfg),
+			 -etmkit_err_invalid);
+	assert_int_equal(etmkit_session_add_etm4(ses, 0x10, NULL),
+			 -etmkit_err_invalid);
+	assert_int_equal(etmkit_session_add_etm4(ses, 0x00, &cfg),
+			 -etmkit_err_invalid);
+	assert_int_equal(etmkit_session_add_etm4(ses, 0x70, &cfg),
+			 -etmkit_err_invalid);
+	cfg.size = sizeof(cfg) - 1;
+	assert_int_equal(etmkit_session_add_etm4(ses, 0x10, &cfg),
+			 -etmkit_err_invalid);
+	etm4_config(&cfg);
+	/* one decoder per ID, whatever its protocol */
+	etm3_config_init(&c3);
+	c3.etmidr = 0x410cf250;
+	assert_int_equal(etmkit_session_add_etm3(ses, 0x10, &c3), 0);
+	assert_int_equal(etmkit_session_add_etm4(ses, 0x10, &cfg),
+			 -etmkit_err_invalid);
+	assert_int_equal(etmkit_session_add_etm4(ses, 0x11, &cfg), 0);
+	assert_int_equal(etmkit_session_add_etm3(ses, 0x11, &c3),
+			 -etmkit_err_invalid);
+	/* TRCIDR1 naming no ETMv4 */
+	cfg.trcidr1 = 0;
+	assert_int_equal(etmkit_session_add_etm4(ses, 0x12, &cfg),
+			 -etmkit_err_bad_config);
+	etmkit_session_free(ses);
+
+	/* a packet decoder needs on_packet */
+	memset(&sc, 0, sizeof(sc));
+	sc.size = sizeof(sc);
+	sc.on_elem = no_elem;
+	ses = NULL;
+	assert_int_equal(etmkit_session_alloc(&ses, &sc), 0);
+	etm4_config(&cfg);
+	assert_int_equal(etmkit_session_add_etm4(ses, 0x10, &cfg),
+			 -etmkit_err_invalid);
+	etmkit_session_free(ses);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -258,6 +512,10 @@ int main(void)
 		cmocka_unit_test(test_stop_on_error),
 		cmocka_unit_test(test_dropped_frame_is_a_gap),
 		cmocka_unit_test(test_bad_arguments),
+		cmocka_unit_test(test_ete_raw_stream),
+		cmocka_unit_test(test_mixed_protocols),
+		cmocka_unit_test(test_ete_stop_on_error),
+		cmocka_unit_test(test_etm4_bad_arguments),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
