@@ -47,6 +47,19 @@ enum etmkit_elem_kind {
 					 trace was lost before the next
 					 trace_on */
 	etmkit_elem_trigger,          /* the trigger event */
+	etmkit_elem_event,            /* ETMv4/ETE: events fired
+					 (u.event.bits) */
+	etmkit_elem_instrumentation,  /* ETE: a TRCIT instruction retired
+					 (u.ite) */
+	etmkit_elem_transaction,      /* ETE: transaction start, commit or
+					 failure (u.txn.what) */
+	etmkit_elem_ts_marker,        /* ETE: the element before was
+					 timestamped; the value follows in a
+					 timestamp element */
+	etmkit_elem_q,                /* ETMv4/ETE Q element: u.q.count
+					 instructions (0: unknown) were
+					 executed from addr, path untraced;
+					 execution goes on at u.q.target */
 	etmkit_elem_kind_count
 };
 
@@ -60,6 +73,9 @@ enum etmkit_elem_kind {
 #define ETMKIT_INSN_IMPLIED   0x08u /* executed, implied by a packet rather
 				       than traced by an atom (ETMv3 LSiP) */
 #define ETMKIT_INSN_CYCLES    0x10u /* cycles is valid (cycle-accurate) */
+#define ETMKIT_INSN_P0        0x20u /* ETMv4/ETE: a P0 instruction, the
+				       last of its atom's range; with
+				       COND_FAIL its atom was N (not taken) */
 
 /* trace_on flags */
 #define ETMKIT_TRACE_ON_CYCLES 0x01u /* cycles: length of the gap before */
@@ -83,6 +99,33 @@ enum etmkit_elem_kind {
 /* cycle_count flags */
 #define ETMKIT_CC_UNKNOWN 0x01u /* the trace unit's cycle counter had
 				   overflowed: the gap's length is unknown */
+#define ETMKIT_CC_COMMIT  0x02u /* ETMv4/ETE: cycles between the commit
+				   point of the instruction before and the
+				   previous commit that carried a count
+				   (seed 002 D4.3.7.1), not a gap */
+
+/* context flags (ETMv4/ETE) */
+#define ETMKIT_CTX_EL         0x04u /* el, aarch64 and sec are traced */
+
+/* Security states (ETMv4/ETE context, from NSE:NS; seed 002 D4.3.6.3). */
+enum etmkit_sec {
+	etmkit_sec_secure = 0,
+	etmkit_sec_nonsecure,
+	etmkit_sec_root,
+	etmkit_sec_realm
+};
+
+/* transaction kinds (ETE, seed 002 D4.3.11) */
+enum etmkit_txn {
+	etmkit_txn_start = 0,
+	etmkit_txn_commit,
+	etmkit_txn_fail   /* everything since the matching start, committed
+			     instructions included, did not happen */
+};
+
+/* exception flags (ETMv4/ETE) */
+#define ETMKIT_EXC_ETM4 0x20u /* number is an ETMv4/ETE exception type
+				 (etm4_exception_name()) */
 
 /* timestamp flags */
 #define ETMKIT_TS_CLOCK_CHANGE 0x01u /* clock frequency changed since the
@@ -159,6 +202,9 @@ struct etmkit_elem {
 			uint32_t vmid;
 			uint8_t ns;          /* Non-secure */
 			uint8_t hyp;         /* Hyp mode (ETMv3.5) */
+			uint8_t el;          /* ETMKIT_CTX_EL: exception level */
+			uint8_t aarch64;     /* ETMKIT_CTX_EL: AArch64 state */
+			uint8_t sec;         /* ETMKIT_CTX_EL: enum etmkit_sec */
 		} context;
 		struct {
 			uint64_t ret_addr;   /* preferred return address */
@@ -176,6 +222,20 @@ struct etmkit_elem {
 						two packets: 1, 2 (0 if not) */
 		} data;
 		struct {
+			uint8_t bits;        /* event: the events that fired */
+		} event;
+		struct {
+			uint64_t value;      /* instrumentation: TRCIT operand */
+			uint8_t el;          /* the EL it executed at */
+		} ite;
+		struct {
+			uint8_t what;        /* enum etmkit_txn */
+		} txn;
+		struct {
+			uint64_t target;     /* q: where execution goes on */
+			uint32_t count;      /* q: instructions, 0 if unknown */
+		} q;
+		struct {
 			uint8_t reason;      /* enum etmkit_loss */
 			uint8_t space;       /* no_image: IMAGE_SPACE_* read */
 			const char *why;     /* gap: what the decoder saw, a
@@ -189,6 +249,8 @@ struct etmkit_elem {
 const char *etmkit_elem_kind_name(unsigned kind);
 const char *etmkit_loss_name(unsigned reason);   /* "packet_error", ... */
 const char *etmkit_trace_on_reason_name(unsigned reason);
+const char *etmkit_sec_name(unsigned sec);   /* "secure", "nonsecure", ... */
+const char *etmkit_txn_name(unsigned what);  /* "start", "commit", "fail" */
 
 #ifdef __cplusplus
 }

@@ -30,6 +30,7 @@
 #include "etmkit/common.h"
 #include "etmkit/elem.h"
 #include "etmkit/etm3.h"
+#include "etmkit/etm4.h"
 #include "etmkit/image.h"
 
 #ifdef __cplusplus
@@ -114,6 +115,70 @@ struct etm3_flow_stats {
 /* Counters since allocation (or reset). NULL for NULL. */
 const struct etm3_flow_stats *etm3_flow_get_stats(
 	const struct etm3_flow_decoder *dec);
+
+/* ---- ETMv4 and ETE ------------------------------------------------------
+ *
+ * The ETMv4/ETE flow decoder stacks the three layers of seed 002 D4.3.1:
+ * packets (etm4_pkt_*), speculation resolution (P0 elements wait until a
+ * Commit, or until more than TRCIDR8.MAXSPEC are outstanding; Cancel,
+ * Mispredict and Discard correct them; D4.3.3, D4.3.8), and the program
+ * walk: from each committed atom's start address through the image to the
+ * next P0 instruction (branch, ISB, and WFI/WFE when TRCIDR2.WFXMODE is
+ * set, TSTART), with the return stack when TRCCONFIGR.RS is set.
+ *
+ * Only committed execution is delivered. Every insn element carries
+ * ETMKIT_INSN_EXEC; the P0 instruction that ends an atom's range also
+ * carries ETMKIT_INSN_P0, and ETMKIT_INSN_COND_FAIL when its atom was N.
+ * Transactions (ETE) are delivered as they are traced: a transaction
+ * element with etmkit_txn_fail tells the consumer that everything since
+ * the matching etmkit_txn_start did not happen (seed 002 D4.3.11).
+ *
+ * The functions behave as their etm3_flow_* namesakes.
+ */
+
+struct etm4_flow_config {
+	size_t size;              /* sizeof(struct etm4_flow_config) */
+	struct etm4_config etm;   /* the trace unit's registers */
+	const struct image *image; /* NULL: an empty image */
+	size_t cache_bytes;       /* block cache size; 0: 4 MiB */
+};
+
+void etm4_flow_config_init(struct etm4_flow_config *cfg);
+
+struct etm4_flow_decoder;
+
+/* Returns 0 and sets *@dec; -etmkit_err_invalid (NULL, bad sizes),
+ * -etmkit_err_bad_config (etm4_config_decode() refuses the registers),
+ * -etmkit_err_unsupported (conditional-instruction or data trace is
+ * enabled: the flow decoder follows instruction trace only),
+ * -etmkit_err_nomem. */
+int etm4_flow_alloc(struct etm4_flow_decoder **dec,
+		    const struct etm4_flow_config *cfg);
+void etm4_flow_free(struct etm4_flow_decoder *dec);
+int etm4_flow_feed(struct etm4_flow_decoder *dec, const uint8_t *buf,
+		   size_t n, const uint64_t *offsets, uint64_t base);
+int etm4_flow_finish(struct etm4_flow_decoder *dec);
+int etm4_flow_gap(struct etm4_flow_decoder *dec);
+int etm4_flow_batch(struct etm4_flow_decoder *dec,
+		    const struct etmkit_elem **elems);
+int etm4_flow_next(struct etm4_flow_decoder *dec, struct etmkit_elem *elems,
+		   size_t max);
+void etm4_flow_reset(struct etm4_flow_decoder *dec);
+
+struct etm4_flow_stats {
+	uint64_t packets;       /* packet records read */
+	uint64_t insns;         /* insn elements delivered */
+	uint64_t atoms_lost;    /* committed P0 elements with no known
+				   instruction (address unknown, no image) */
+	uint64_t blocks;        /* instruction blocks decoded */
+	uint64_t cache_flushes; /* times the block cache was started afresh */
+	uint64_t protocol_errors; /* resolution errors: commit or cancel of
+				     more elements than were speculative,
+				     queue overrun */
+};
+
+const struct etm4_flow_stats *etm4_flow_get_stats(
+	const struct etm4_flow_decoder *dec);
 
 #ifdef __cplusplus
 }

@@ -99,6 +99,14 @@ int image_add_snapshot_device(struct image *img,
 			      const struct snapshot_device *dev,
 			      struct image_diag *diag);
 
+/* Map dump @i (0-based) of snapshot core device @dev alone, as
+ * image_add_snapshot_device() maps each: for callers that go on without a
+ * dump whose file is missing. Returns as image_add_snapshot_device(), or
+ * -etmkit_err_invalid for an @i out of range. */
+int image_add_snapshot_dump(struct image *img,
+			    const struct snapshot_device *dev, size_t i,
+			    struct image_diag *diag);
+
 /* ---- Reading ------------------------------------------------------------ */
 
 /* Copy to @buf up to @n bytes of the image from @addr on, as seen from

@@ -37,6 +37,7 @@ int flow_cache_init(struct flow_cache *c, const struct image *img,
 	}
 	c->image = img;
 	c->insn_flags = insn_flags;
+	c->end_flags = INSN_F_BRANCH | INSN_F_ISA_SWITCH;
 	return 0;
 }
 
@@ -82,7 +83,7 @@ static size_t addr_room(uint8_t isa, uint64_t addr)
 /* Classify instructions from @buf (@got bytes read at @b->start) into
  * @b. Returns the number of instructions. */
 static unsigned fill_block(struct flow_block *b, const uint8_t *buf,
-			   size_t got, uint8_t flags)
+			   size_t got, uint8_t flags, uint32_t ends)
 {
 	size_t pos = 0, room = addr_room(b->isa, b->start);
 	unsigned n = 0, it_left = 0;
@@ -113,10 +114,14 @@ static unsigned fill_block(struct flow_block *b, const uint8_t *buf,
 			it_left = it_length(ii.it_mask);
 		pos += ii.size;
 		n++;
-		if (ii.flags & (INSN_F_BRANCH | INSN_F_ISA_SWITCH)) {
-			b->target = (ii.flags & INSN_F_ISA_SWITCH) ?
-					    b->start + pos : ii.target;
-			b->target_isa = ii.target_isa;
+		if (ii.flags & ends) {
+			/* A direct branch's target, or where an ISA switch
+			 * (or any other block end) continues. */
+			b->target = (ii.flags & INSN_F_BRANCH) ?
+					    ii.target : b->start + pos;
+			b->target_isa = (ii.flags & (INSN_F_BRANCH |
+						     INSN_F_ISA_SWITCH)) ?
+						ii.target_isa : b->isa;
 			break;
 		}
 	}
@@ -145,7 +150,7 @@ static struct flow_block *build(struct flow_cache *c, uint64_t addr,
 	b->isa = isa;
 	b->space = space;
 	b->succ[0] = b->succ[1] = NULL;
-	n = fill_block(b, buf, got, c->insn_flags);
+	n = fill_block(b, buf, got, c->insn_flags, c->end_flags);
 	if (!n) {
 		*loss = etmkit_loss_cut;
 		return NULL;
@@ -165,12 +170,25 @@ struct flow_block *flow_cache_get(struct flow_cache *c, uint64_t addr,
 	for (b = c->buckets[h]; b; b = b->hnext)
 		if (b->start == addr && b->isa == isa && b->space == space)
 			return b;
+	/* Addresses without code come back often (a trace of code outside
+	 * the image): remember the last few misses. */
+	uint16_t tag = (uint16_t)(isa << 8 | space);
+	uint32_t m = h & 255;
+
+	if (c->miss_tag[m] == tag && c->miss_addr[m] == addr && tag) {
+		*loss = c->miss_loss[m];
+		return NULL;
+	}
 	if (c->cap - c->used < BLOCK_BYTES_MAX)
 		flush(c);
 	b = build(c, addr, isa, space, loss);
 	if (b) {
 		b->hnext = c->buckets[h];
 		c->buckets[h] = b;
+	} else {
+		c->miss_addr[m] = addr;
+		c->miss_tag[m] = tag;
+		c->miss_loss[m] = *loss;
 	}
 	return b;
 }

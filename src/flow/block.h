@@ -61,11 +61,21 @@ struct flow_cache {
 	uint64_t blocks;             /* built since init */
 	uint64_t flushes;            /* the generation */
 	uint8_t insn_flags;          /* head[3] of every instruction */
+	uint64_t miss_addr[256];     /* recent addresses with no code (the
+					image does not change) */
+	uint16_t miss_tag[256];      /* their isa << 8 | space, 0: empty */
+	uint8_t miss_loss[256];      /* their etmkit_loss */
+	uint32_t end_flags;          /* INSN_F_* that end a block: where
+					the flow can leave it. ETMv3 (the
+					default): BRANCH | ISA_SWITCH; ETMv4
+					and ETE: their P0 instructions */
 };
 
 /* @bytes of memory in all (arena and buckets); at least 64 KiB is used.
  * @insn_flags: the element flags of an executed instruction, for
  * head[3].
+ * The block ends are INSN_F_BRANCH | INSN_F_ISA_SWITCH unless
+ * flow_cache_set_ends() says otherwise before the first lookup.
  * Returns 0 or -etmkit_err_nomem. */
 int flow_cache_init(struct flow_cache *c, const struct image *img,
 		    size_t bytes, uint8_t insn_flags);
@@ -77,6 +87,13 @@ void flow_cache_fini(struct flow_cache *c);
  * cache afresh. */
 struct flow_block *flow_cache_get(struct flow_cache *c, uint64_t addr,
 				  uint8_t isa, uint8_t space, uint8_t *loss);
+
+/* Which instructions end a block (INSN_F_* mask, BRANCH always
+ * included). Call before any flow_cache_get(). */
+static inline void flow_cache_set_ends(struct flow_cache *c, uint32_t flags)
+{
+	c->end_flags = flags | INSN_F_BRANCH;
+}
 
 static inline uint64_t flow_cache_generation(const struct flow_cache *c)
 {

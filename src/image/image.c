@@ -372,6 +372,21 @@ static int add_dump(struct image *img, const struct snapshot_device *dev,
 	return rc;
 }
 
+int image_add_snapshot_dump(struct image *img,
+			    const struct snapshot_device *dev, size_t i,
+			    struct image_diag *diag)
+{
+	struct image_diag local;
+
+	if (!diag)
+		diag = &local;
+	img_diag_clear(diag);
+	if (!img || !dev || i >= dev->ndumps || !dev->dumps)
+		return img_fail(diag, -etmkit_err_invalid, dev ? dev->path : "",
+				"NULL argument or no such dump");
+	return add_dump(img, dev, i, diag);
+}
+
 int image_add_snapshot_device(struct image *img,
 			      const struct snapshot_device *dev,
 			      struct image_diag *diag)

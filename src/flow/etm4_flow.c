@@ -1,0 +1,1694 @@
+/* ETMv4 / ETE flow decoder: packets, speculation resolution and the
+ * program walk (seed 002 D4.3.1, layers 1 to 3).
+ *
+ * Packets become elements in a speculation queue (`spec`), in trace
+ * order. P0 elements (atoms, exceptions, Q, source addresses, and
+ * Transaction Start where TRCIDR0.COMMTRANS says so) are speculative
+ * until committed (D4.3.3): a Commit moves the oldest ones, with the
+ * non-P0 elements before them, to the walk queue (`done`), which the
+ * walker turns into instructions and events through the image. Cancel
+ * removes the newest P0 elements and the address, context and trace-on
+ * elements among them, but never timestamps, markers, cycle counts,
+ * events or instrumentation (D4.3.7.3, D4.3.8.2, D4.3.9). Mispredict
+ * flips the newest atom (D4.3.8.4). Discard and Overflow drop every
+ * speculative element (D4.3.8.3, D4.3.10.2).
+ *
+ * Atoms are kept in runs (up to 32 atoms in one queue entry), so a Commit
+ * of n atoms moves a run, not n entries. The walk queue is emptied before
+ * the next packet is read, so both queues are bounded by the speculation
+ * queue's size; an element that would not fit is a protocol error (a gap).
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "etmkit/flow.h"
+#include "flow/block.h"
+
+#define F4_BATCH 64
+#define F4_OUT 1024          /* elements decoded before delivery */
+#define F4_SPEC 4096         /* speculation queue entries (power of 2) */
+#define F4_DONE (F4_SPEC + 8)/* walk queue entries */
+#define F4_RS 16             /* return stack entries (as OpenCSD) */
+#define F4_ROOM 8            /* output room one queue entry may need */
+
+#if defined(__GNUC__)
+#define F4_LIKELY(x) __builtin_expect(!!(x), 1)
+#else
+#define F4_LIKELY(x) (x)
+#endif
+
+/* Queue entry kinds. P0 kinds first, then the ones Cancel removes, then
+ * the ones it never removes. */
+enum ent_kind {
+	K_DEAD = 0,   /* removed in place */
+	K_ATOM,       /* b: atom bits, oldest first (1 = E); n: count */
+	K_UNSEEN,     /* b: P0 elements traced before Trace Info (D4.3.4) */
+	K_EXC,        /* a: return address; c: type; x: interp | IS << 2 |
+			 has address << 3 */
+	K_Q,          /* a: target; b: count; x: has count | has target << 1 |
+			 IS << 2 */
+	K_SRC,        /* a: source address; x: IS */
+	K_TSTART_P0,  /* Transaction Start counted as P0 */
+	K_ADDR,       /* a: address; x: IS */
+	K_CTX,        /* b: context ID; c: VMID; x: see ctx_* below */
+	K_TRACE_ON,
+	K_TINFO,
+	K_EXC_RET,
+	K_TSTART,     /* Transaction Start, not P0 */
+	K_TCOMMIT,
+	K_TFAIL,      /* a: where execution resumes; x: has address */
+	K_TS,         /* a: value; x: has cc; b: cc */
+	K_CC,         /* b: count; x: unknown */
+	K_EVENT,      /* x: bits */
+	K_ITE,        /* a: value; x: EL */
+	K_MARKER,
+	K_GAP,        /* walk queue only: a: why (static string); x: loss */
+	K_OVERFLOW
+};
+#define IS_P0(k) ((k) >= K_ATOM && (k) <= K_TSTART_P0)
+#define IS_KEPT(k) ((k) >= K_TS && (k) <= K_MARKER)
+
+/* K_CTX x bits */
+#define CTX_EL_MASK 0x03u
+#define CTX_SF      0x04u
+#define CTX_NS      0x08u
+#define CTX_NSE     0x10u
+#define CTX_CID     0x20u
+#define CTX_VMID    0x40u
+
+struct ent {
+	uint64_t offset;
+	uint64_t a;
+	uint32_t b, c;
+	uint8_t kind, n, x, y;
+};
+
+enum f4_pos {
+	POS_NONE = 0, /* next address unknown */
+	POS_ADDR,     /* next address known, block not looked up yet */
+	POS_BLOCK     /* next instruction is blk->insn[idx] */
+};
+
+struct etm4_flow_decoder {
+	struct etm4_pkt_decoder *pkt;
+	struct etm4_config_info info;
+	struct flow_cache cache;
+	uint32_t p0_flags;        /* INSN_F_* of P0 instructions */
+
+	struct etm4_packet batch[F4_BATCH];
+	int nbatch, ibatch;
+	uint8_t finishing, eos, stopped, full;
+	uint8_t gap_pending;
+	const char *gap_why;
+	uint64_t gap_offset;
+	uint64_t fed_end;
+
+	/* Resolution (layer 2). */
+	uint8_t synced;           /* a Trace Info since sync */
+	uint8_t overflowed;       /* the next trace on follows an overflow */
+	uint8_t cc_on;            /* Trace Info INFO bit 0 */
+	uint8_t pend;             /* 1: an exception, 2: a Q awaits its
+				     address packet */
+	struct ent pend_ent;
+	uint32_t depth;           /* uncommitted P0 elements */
+	uint32_t sh, st;          /* spec[sh & mask .. st & mask) */
+	struct ent spec[F4_SPEC];
+	uint32_t dh, dt;          /* done[dh .. dt) */
+	struct ent done[F4_DONE];
+
+	/* Walk (layer 3). */
+	uint8_t pos, isa, space;
+	int8_t pos_is;            /* POS_ADDR from a traced address: its IS
+				     bit (the ISA follows the context), or -1 */
+	uint8_t atom_started;     /* the head atom's walk has begun */
+	uint32_t budget;          /* walk_until(): instructions left */
+	uint64_t addr;
+	struct flow_block *blk;
+	uint32_t idx;
+	struct flow_block *link_from;
+	uint8_t link_slot;
+	uint64_t link_gen;
+	uint8_t pop_pending, rs_no_push;
+	uint32_t rs_n;            /* entries on the return stack */
+	uint32_t rs_top;
+	struct {
+		uint64_t addr;
+		uint8_t isa;
+	} rs[F4_RS];
+	/* Context (D4.3.6.3). */
+	uint8_t ctx_valid, ctx_sent;
+	uint8_t el, sf, ns, nse, has_cid, has_vmid;
+	uint32_t cid, vmid;
+
+	/* Output. */
+	size_t n, delivered;
+	size_t next_pos, next_n;
+	const struct etmkit_elem *next_batch;
+	struct etmkit_elem out[F4_OUT];
+
+	struct etm4_flow_stats stats;
+	uint64_t blocks_base, flushes_base;
+};
+
+/* ---- Set-up ------------------------------------------------------------- */
+
+void etm4_flow_config_init(struct etm4_flow_config *cfg)
+{
+	if (!cfg)
+		return;
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->size = sizeof(*cfg);
+	etm4_config_init(&cfg->etm);
+}
+
+static void reset_walk(struct etm4_flow_decoder *d)
+{
+	d->pos = POS_NONE;
+	d->blk = NULL;
+	d->link_from = NULL;
+	d->atom_started = 0;
+	d->pop_pending = 0;
+	d->rs_n = 0;
+	d->rs_top = 0;
+	d->rs_no_push = 0;
+}
+
+/* Drop sync: wait for the next Trace Info (digest section 3). */
+static void reset_resolution(struct etm4_flow_decoder *d)
+{
+	d->synced = 0;
+	d->pend = 0;
+	d->depth = 0;
+	d->sh = d->st = 0;
+}
+
+static void reset_trace_state(struct etm4_flow_decoder *d)
+{
+	reset_resolution(d);
+	d->dh = d->dt = 0;
+	d->overflowed = 0;
+	d->cc_on = 0;
+	d->ctx_valid = d->ctx_sent = 0;
+	reset_walk(d);
+}
+
+int etm4_flow_alloc(struct etm4_flow_decoder **out,
+		    const struct etm4_flow_config *cfg)
+{
+	struct etm4_flow_decoder *d;
+	int err;
+
+	if (!out || !cfg || cfg->size < sizeof(*cfg) ||
+	    cfg->etm.size < sizeof(cfg->etm))
+		return -etmkit_err_invalid;
+	*out = NULL;
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return -etmkit_err_nomem;
+	err = etm4_config_decode(&cfg->etm, &d->info);
+	/* Conditional-instruction and data trace add P0 kinds (loads and
+	 * stores, conditional instructions) this decoder does not follow. */
+	if (!err && (d->info.cond || d->info.data))
+		err = -etmkit_err_unsupported;
+	if (!err)
+		err = etm4_pkt_alloc(&d->pkt, &cfg->etm);
+	if (!err)
+		err = flow_cache_init(&d->cache, cfg->image,
+				      cfg->cache_bytes ? cfg->cache_bytes :
+							 4u << 20,
+				      ETMKIT_INSN_EXEC);
+	if (err) {
+		etm4_flow_free(d);
+		return err;
+	}
+	/* P0 instructions (digest 8.1): branches, ISB, WFI/WFE when
+	 * TRCIDR2.WFXMODE is set, TSTART (ETE). */
+	d->p0_flags = INSN_F_BRANCH | INSN_F_ISB | INSN_F_TSTART |
+		      (d->info.wfx_p0 ? INSN_F_WFX : 0);
+	flow_cache_set_ends(&d->cache, d->p0_flags);
+	d->eos = 1;
+	reset_trace_state(d);
+	*out = d;
+	return 0;
+}
+
+void etm4_flow_free(struct etm4_flow_decoder *d)
+{
+	if (!d)
+		return;
+	etm4_pkt_free(d->pkt);
+	flow_cache_fini(&d->cache);
+	free(d);
+}
+
+void etm4_flow_reset(struct etm4_flow_decoder *d)
+{
+	if (!d)
+		return;
+	etm4_pkt_reset(d->pkt);
+	d->nbatch = d->ibatch = 0;
+	d->finishing = d->stopped = d->full = d->gap_pending = 0;
+	d->eos = 1;
+	d->n = d->delivered = 0;
+	d->next_pos = d->next_n = 0;
+	reset_trace_state(d);
+	memset(&d->stats, 0, sizeof(d->stats));
+	d->blocks_base = d->cache.blocks;
+	d->flushes_base = d->cache.flushes;
+}
+
+const struct etm4_flow_stats *
+etm4_flow_get_stats(const struct etm4_flow_decoder *d)
+{
+	return d ? &d->stats : NULL;
+}
+
+/* ---- Output ------------------------------------------------------------- */
+
+static struct etmkit_elem *emit(struct etm4_flow_decoder *d, uint8_t kind,
+				uint64_t offset)
+{
+	struct etmkit_elem *e = &d->out[d->n++];
+
+	memset(e, 0, sizeof(*e));
+	e->kind = kind;
+	e->offset = offset;
+	return e;
+}
+
+static size_t room(const struct etm4_flow_decoder *d)
+{
+	return F4_OUT - d->n;
+}
+
+/* ---- Queues ------------------------------------------------------------- */
+
+#define SPEC_MASK (F4_SPEC - 1)
+
+static struct ent *spec_at(struct etm4_flow_decoder *d, uint32_t i)
+{
+	return &d->spec[i & SPEC_MASK];
+}
+
+static uint32_t spec_len(const struct etm4_flow_decoder *d)
+{
+	return d->st - d->sh;
+}
+
+/* A resolution error: what is speculative is lost; a gap follows in the
+ * walk queue and sync is dropped until the next Trace Info. */
+static void protocol_error(struct etm4_flow_decoder *d, uint64_t offset,
+			   const char *why);
+
+static struct ent *done_push(struct etm4_flow_decoder *d)
+{
+	/* The walk queue is emptied before each packet and one packet moves
+	 * at most the speculation queue into it, plus a few entries. */
+	return &d->done[d->dt++];
+}
+
+static struct ent *spec_push(struct etm4_flow_decoder *d, uint8_t kind,
+			     uint64_t offset)
+{
+	struct ent *e;
+
+	if (spec_len(d) >= F4_SPEC - 1) {
+		protocol_error(d, offset, "speculation queue overrun");
+		if (!d->synced)
+			return NULL;
+	}
+	e = spec_at(d, d->st++);
+	memset(e, 0, sizeof(*e));
+	e->kind = kind;
+	e->offset = offset;
+	return e;
+}
+
+/* Move the elements a Commit of @n P0 elements resolves: the oldest
+ * speculative ones, with the non-P0 elements before each. Returns 0, or
+ * -1 if fewer than @n were speculative (all of them are then moved). */
+static int commit(struct etm4_flow_decoder *d, uint32_t n)
+{
+	while (n && d->sh != d->st) {
+		struct ent *e = spec_at(d, d->sh);
+		uint32_t k;
+
+		if (e->kind == K_DEAD) {
+			d->sh++;
+			continue;
+		}
+		if (!IS_P0(e->kind)) {
+			*done_push(d) = *e;
+			d->sh++;
+			continue;
+		}
+		k = e->kind == K_ATOM ? e->n : e->kind == K_UNSEEN ? e->b : 1;
+		if (k <= n) {
+			*done_push(d) = *e;
+			d->sh++;
+			n -= k;
+			d->depth -= k;
+			continue;
+		}
+		/* Split the run: its oldest n elements are committed. */
+		struct ent *c = done_push(d);
+
+		*c = *e;
+		if (e->kind == K_ATOM) {
+			c->n = (uint8_t)n;
+			c->b = e->b & ((1u << n) - 1);
+			e->b >>= n;
+			e->n = (uint8_t)(e->n - n);
+		} else {
+			c->b = n;
+			e->b -= n;
+		}
+		d->depth -= n;
+		n = 0;
+	}
+	return n ? -1 : 0;
+}
+
+/* More than MAXSPEC uncommitted P0 elements: the oldest are committed
+ * (digest 7.2; MAXSPEC 0 commits every P0 element at once). */
+static void implicit_commit(struct etm4_flow_decoder *d)
+{
+	if (d->depth > d->info.maxspec)
+		commit(d, d->depth - d->info.maxspec);
+}
+
+/* Cancel the @n newest P0 elements and the cancellable elements among
+ * and after them (digest 7.3). Returns 0, or -1 if fewer were there. */
+static int cancel(struct etm4_flow_decoder *d, uint32_t n)
+{
+	uint32_t i = d->st;
+
+	while (n && i != d->sh) {
+		struct ent *e = spec_at(d, --i);
+
+		if (e->kind == K_DEAD || IS_KEPT(e->kind))
+			continue;
+		if (!IS_P0(e->kind)) {
+			e->kind = K_DEAD;
+			continue;
+		}
+		uint32_t k = e->kind == K_ATOM ? e->n :
+			     e->kind == K_UNSEEN ? e->b : 1;
+		if (k <= n) {
+			e->kind = K_DEAD;
+			n -= k;
+			d->depth -= k;
+		} else {
+			if (e->kind == K_ATOM) {
+				e->n = (uint8_t)(e->n - n);
+				e->b &= (1u << e->n) - 1;
+			} else {
+				e->b -= n;
+			}
+			d->depth -= n;
+			n = 0;
+		}
+	}
+	/* Trim removed entries at the tail. */
+	while (d->st != d->sh && spec_at(d, d->st - 1)->kind == K_DEAD)
+		d->st--;
+	return n ? -1 : 0;
+}
+
+/* The newest atom not cancelled was wrong: flip it (D4.3.8.4). Target
+ * addresses after it belonged to the wrong path and go too. An atom
+ * that is not speculative, or a Trace Info placeholder met first, leaves
+ * nothing to flip. */
+static void mispredict(struct etm4_flow_decoder *d)
+{
+	uint32_t i = d->st, p0 = 0;
+
+	while (i != d->sh && p0 < d->depth) {
+		struct ent *e = spec_at(d, --i);
+
+		if (e->kind == K_ATOM) {
+			e->b ^= 1u << (e->n - 1);
+			return;
+		}
+		if (e->kind == K_UNSEEN)
+			return;
+		if (e->kind == K_ADDR)
+			e->kind = K_DEAD;
+		else if (IS_P0(e->kind))
+			p0++;
+	}
+}
+
+/* Discard, Overflow, errors: speculative elements are dropped; the ones
+ * never cancelled are still delivered (digest 7.5). */
+static void drop_speculative(struct etm4_flow_decoder *d)
+{
+	for (uint32_t i = d->sh; i != d->st; i++) {
+		struct ent *e = spec_at(d, i);
+
+		if (IS_KEPT(e->kind))
+			*done_push(d) = *e;
+	}
+	d->sh = d->st = 0;
+	d->depth = 0;
+	d->pend = 0;
+}
+
+static void protocol_error(struct etm4_flow_decoder *d, uint64_t offset,
+			   const char *why)
+{
+	struct ent *g;
+
+	d->stats.protocol_errors++;
+	drop_speculative(d);
+	g = done_push(d);
+	memset(g, 0, sizeof(*g));
+	g->kind = K_GAP;
+	g->offset = offset;
+	g->x = etmkit_loss_packet;
+	g->a = (uint64_t)(uintptr_t)why;
+	reset_resolution(d);
+}
+
+/* ---- Packets to queue entries (layer 2) -------------------------------- */
+
+static void add_atoms(struct etm4_flow_decoder *d, uint64_t offset,
+		      uint32_t bits, unsigned count)
+{
+	struct ent *t = d->st != d->sh ? spec_at(d, d->st - 1) : NULL;
+
+	if (!count)
+		return;
+	if (!d->info.maxspec && !t) {
+		/* MAXSPEC 0, nothing speculative: committed at once (digest
+		 * 7.2), straight to the walk queue. */
+		struct ent *w = d->dt ? &d->done[d->dt - 1] : NULL;
+
+		if (w && w->kind == K_ATOM && w->n + count <= 32) {
+			w->b |= bits << w->n;
+			w->n = (uint8_t)(w->n + count);
+			return;
+		}
+		w = done_push(d);
+		memset(w, 0, sizeof(*w));
+		w->kind = K_ATOM;
+		w->offset = offset;
+		w->b = bits;
+		w->n = (uint8_t)count;
+		return;
+	}
+	d->depth += count;
+	if (t && t->kind == K_ATOM && t->n + count <= 32) {
+		t->b |= bits << t->n;
+		t->n = (uint8_t)(t->n + count);
+		return;
+	}
+	t = spec_push(d, K_ATOM, offset);
+	if (!t) {
+		d->depth = 0;
+		return;
+	}
+	t->b = bits;
+	t->n = (uint8_t)count;
+}
+
+static void add_p0(struct etm4_flow_decoder *d, const struct ent *src)
+{
+	struct ent *e = spec_push(d, src->kind, src->offset);
+
+	if (!e)
+		return;
+	*e = *src;
+	d->depth++;
+	implicit_commit(d);
+}
+
+static void set_ctx_ent(struct ent *e, const struct etm4_context *c)
+{
+	e->b = c->context_id;
+	e->c = c->vmid;
+	e->x = (uint8_t)((c->el & CTX_EL_MASK) | (c->sf ? CTX_SF : 0) |
+			 (c->ns ? CTX_NS : 0) | (c->nse ? CTX_NSE : 0) |
+			 (c->has_cid ? CTX_CID : 0) |
+			 (c->has_vmid ? CTX_VMID : 0));
+}
+
+static void on_context(struct etm4_flow_decoder *d, uint64_t offset,
+		       const struct etm4_context *c)
+{
+	struct ent *e;
+
+	if (!c->updated)
+		return;
+	e = spec_push(d, K_CTX, offset);
+	if (e)
+		set_ctx_ent(e, c);
+}
+
+/* An address packet: the address an exception or Q waits for, or a
+ * Target Address element (D4.3.6.2). */
+static void on_address(struct etm4_flow_decoder *d, uint64_t offset,
+		       const struct etm4_address *a)
+{
+	struct ent *e;
+
+	if (d->pend) {
+		struct ent p = d->pend_ent;
+
+		d->pend = 0;
+		p.a = a->addr;
+		if (p.kind == K_EXC) {
+			p.x |= (uint8_t)(a->is << 2 | 8);
+		} else if (p.kind == K_Q) {
+			p.x |= (uint8_t)(2 | a->is << 2);
+		} else { /* K_TFAIL: not P0 */
+			e = spec_push(d, K_TFAIL, p.offset);
+			if (e) {
+				*e = p;
+				e->x = (uint8_t)(1 | a->is << 1);
+			}
+			goto target;
+		}
+		add_p0(d, &p);
+		return;
+	}
+target:
+	e = spec_push(d, K_ADDR, offset);
+	if (e) {
+		e->a = a->addr;
+		e->x = a->is;
+	}
+}
+
+static void on_exception(struct etm4_flow_decoder *d,
+			 const struct etm4_packet *p)
+{
+	struct ent x;
+
+	memset(&x, 0, sizeof(x));
+	x.offset = p->offset;
+	x.c = p->u.exception.type;
+	x.x = p->u.exception.addr_interp & 3;
+	if (d->info.ete && p->u.exception.type == 0x18) {
+		/* Transaction failure (ETE, digest 5.23): not P0; the
+		 * address that follows is where execution resumes. */
+		x.kind = K_TFAIL;
+	} else {
+		x.kind = K_EXC;
+		if (d->info.ete && p->u.exception.type == 0) {
+			/* ETE PE reset: no address follows (digest 5.5). */
+			add_p0(d, &x);
+			return;
+		}
+	}
+	d->pend = 1;
+	d->pend_ent = x;
+}
+
+static void on_q(struct etm4_flow_decoder *d, const struct etm4_packet *p)
+{
+	const struct etm4_q *q = &p->u.q;
+	struct ent x;
+
+	memset(&x, 0, sizeof(x));
+	x.kind = K_Q;
+	x.offset = p->offset;
+	x.b = q->count;
+	x.x = q->has_count ? 1 : 0;
+	if (q->has_addr) {
+		x.a = q->addr.addr;
+		x.x |= (uint8_t)(2 | q->addr.is << 2);
+		add_p0(d, &x);
+	} else if (q->addr_follows) {
+		d->pend = 2;
+		d->pend_ent = x;
+	} else {
+		add_p0(d, &x);
+	}
+}
+
+static void on_trace_info(struct etm4_flow_decoder *d,
+			  const struct etm4_packet *p)
+{
+	const struct etm4_trace_info *t = &p->u.tinfo;
+	struct ent *e;
+
+	d->cc_on = t->info & 1;
+	if (!d->synced) {
+		/* First Trace Info after sync: SPEC P0 elements traced
+		 * before it are still unresolved (D4.3.4); Commit and Cancel
+		 * may reach them. */
+		d->synced = 1;
+		d->sh = d->st = 0;
+		d->depth = 0;
+		/* They come before the Trace Info: a Cancel reaching them
+		 * removes the Trace Info and the context and addresses after
+		 * it (D4.3.2.3, IYZPCB). */
+		if (t->spec) {
+			e = spec_push(d, K_UNSEEN, p->offset);
+			if (e) {
+				e->b = t->spec;
+				d->depth = t->spec;
+			}
+		}
+		spec_push(d, K_TINFO, p->offset);
+		return;
+	}
+	spec_push(d, K_TINFO, p->offset);
+}
+
+static void simple(struct etm4_flow_decoder *d, uint8_t kind,
+		   const struct etm4_packet *p)
+{
+	struct ent *e = spec_push(d, kind, p->offset);
+
+	if (!e)
+		return;
+	switch (kind) {
+	case K_TS:
+		e->a = p->u.ts.value;
+		e->x = p->u.ts.has_cc;
+		e->b = p->u.ts.cc;
+		break;
+	case K_EVENT:
+		e->x = p->u.event;
+		break;
+	case K_ITE:
+		e->a = p->u.ite.value;
+		e->x = p->u.ite.el;
+		break;
+	default:
+		break;
+	}
+}
+
+/* Elements that need no sync (D4.3.2.1: events and instrumentation may
+ * come before the first Trace Info) go straight to the walk queue. */
+static void unsynced_packet(struct etm4_flow_decoder *d,
+			    const struct etm4_packet *p)
+{
+	struct ent *e;
+
+	if (p->type != etm4_pkt_event && p->type != etm4_pkt_instrumentation)
+		return;
+	e = done_push(d);
+	memset(e, 0, sizeof(*e));
+	e->offset = p->offset;
+	if (p->type == etm4_pkt_event) {
+		e->kind = K_EVENT;
+		e->x = p->u.event;
+	} else {
+		e->kind = K_ITE;
+		e->a = p->u.ite.value;
+		e->x = p->u.ite.el;
+	}
+}
+
+static void on_cycle_count(struct etm4_flow_decoder *d,
+			   const struct etm4_packet *p)
+{
+	struct ent *e;
+
+	if (p->u.cc.has_commit && commit(d, p->u.cc.commit)) {
+		protocol_error(d, p->offset, "commit of more P0 elements "
+					     "than are speculative");
+		return;
+	}
+	/* The count belongs to the commit point (D4.3.7.1): the walk queue
+	 * ends there. */
+	e = done_push(d);
+	memset(e, 0, sizeof(*e));
+	e->kind = K_CC;
+	e->offset = p->offset;
+	e->b = p->u.cc.count;
+	e->x = p->u.cc.unknown;
+}
+
+static void on_spec(struct etm4_flow_decoder *d, const struct etm4_packet *p)
+{
+	const struct etm4_spec *s = &p->u.spec;
+
+	/* Atoms first, then cancel, then mispredict (digest 5.10). */
+	add_atoms(d, p->offset, s->atoms.bits, s->atoms.count);
+	implicit_commit(d);
+	if (p->type == etm4_pkt_cancel && cancel(d, s->count)) {
+		protocol_error(d, p->offset, "cancel of more P0 elements "
+					     "than are speculative");
+		return;
+	}
+	if (p->type == etm4_pkt_mispredict || s->mispredict)
+		mispredict(d);
+}
+
+static void on_loss(struct etm4_flow_decoder *d, const struct etm4_packet *p)
+{
+	struct ent *e;
+
+	drop_speculative(d);
+	if (p->type == etm4_pkt_overflow) {
+		e = done_push(d);
+		memset(e, 0, sizeof(*e));
+		e->kind = K_OVERFLOW;
+		e->offset = p->offset;
+		d->overflowed = 1;
+	}
+	/* Wait for the next Trace Info (digest 3, item 5). */
+	reset_resolution(d);
+}
+
+static void on_packet(struct etm4_flow_decoder *d, const struct etm4_packet *p)
+{
+	if (p->error) {
+		if (p->type == etm4_pkt_unsynced)
+			return;
+		protocol_error(d, p->offset, p->why ? p->why : "bad packet");
+		return;
+	}
+	if (!d->synced && p->type != etm4_pkt_trace_info) {
+		unsynced_packet(d, p);
+		return;
+	}
+	if (d->pend && p->type != etm4_pkt_context &&
+	    p->type != etm4_pkt_address &&
+	    p->type != etm4_pkt_address_context) {
+		/* The address never came: the element keeps none. */
+		struct ent x = d->pend_ent;
+
+		d->pend = 0;
+		if (x.kind == K_TFAIL) {
+			struct ent *e = spec_push(d, K_TFAIL, x.offset);
+
+			if (e)
+				*e = x;
+		} else {
+			add_p0(d, &x);
+		}
+	}
+	switch ((enum etm4_pkt_type)p->type) {
+	case etm4_pkt_trace_info:
+		on_trace_info(d, p);
+		break;
+	case etm4_pkt_trace_on:
+		spec_push(d, K_TRACE_ON, p->offset);
+		break;
+	case etm4_pkt_timestamp:
+		simple(d, K_TS, p);
+		break;
+	case etm4_pkt_ts_marker:
+		simple(d, K_MARKER, p);
+		break;
+	case etm4_pkt_exception:
+		on_exception(d, p);
+		break;
+	case etm4_pkt_exception_return:
+		simple(d, K_EXC_RET, p);
+		break;
+	case etm4_pkt_cycle_count:
+		on_cycle_count(d, p);
+		break;
+	case etm4_pkt_commit:
+		if (commit(d, p->u.spec.count))
+			protocol_error(d, p->offset, "commit of more P0 "
+				       "elements than are speculative");
+		break;
+	case etm4_pkt_cancel:
+	case etm4_pkt_mispredict:
+		on_spec(d, p);
+		break;
+	case etm4_pkt_discard:
+	case etm4_pkt_overflow:
+		on_loss(d, p);
+		break;
+	case etm4_pkt_atom:
+		add_atoms(d, p->offset, p->u.atoms.bits, p->u.atoms.count);
+		implicit_commit(d);
+		break;
+	case etm4_pkt_q:
+		on_q(d, p);
+		break;
+	case etm4_pkt_context:
+		on_context(d, p->offset, &p->u.context);
+		break;
+	case etm4_pkt_address:
+		on_address(d, p->offset, &p->u.a.addr);
+		break;
+	case etm4_pkt_address_context:
+		on_context(d, p->offset, &p->u.a.context);
+		on_address(d, p->offset, &p->u.a.addr);
+		break;
+	case etm4_pkt_source_address: {
+		struct ent x;
+
+		memset(&x, 0, sizeof(x));
+		x.kind = K_SRC;
+		x.offset = p->offset;
+		x.a = p->u.a.addr.addr;
+		x.x = p->u.a.addr.is;
+		add_p0(d, &x);
+		break;
+	}
+	case etm4_pkt_event:
+		simple(d, K_EVENT, p);
+		break;
+	case etm4_pkt_instrumentation:
+		simple(d, K_ITE, p);
+		break;
+	case etm4_pkt_transaction_start:
+		if (d->info.trans_p0) {
+			struct ent x;
+
+			memset(&x, 0, sizeof(x));
+			x.kind = K_TSTART_P0;
+			x.offset = p->offset;
+			add_p0(d, &x);
+		} else {
+			spec_push(d, K_TSTART, p->offset);
+		}
+		break;
+	case etm4_pkt_transaction_commit:
+		spec_push(d, K_TCOMMIT, p->offset);
+		break;
+	default:
+		/* A-sync, ignore, function return (a v8-M hint), and the
+		 * conditional and data packets alloc refused. */
+		break;
+	}
+}
+
+/* ---- The walk (layer 3) -------------------------------------------------- */
+
+/* The memory space (image.h) of the current exception level and security
+ * state. */
+static uint8_t current_space(const struct etm4_flow_decoder *d)
+{
+	unsigned sec = (unsigned)d->nse << 1 | d->ns;
+
+	if (d->el == 3)
+		return d->nse ? IMAGE_SPACE_ROOT : IMAGE_SPACE_EL3;
+	switch (sec) {
+	case 1: /* Non-secure */
+		return d->el == 2 ? IMAGE_SPACE_EL2 : IMAGE_SPACE_EL1N;
+	case 3: /* Realm */
+		return d->el == 2 ? IMAGE_SPACE_EL2R : IMAGE_SPACE_EL1R;
+	case 2: /* Root */
+		return IMAGE_SPACE_ROOT;
+	default:
+		return d->el == 2 ? IMAGE_SPACE_EL2S : IMAGE_SPACE_EL1S;
+	}
+}
+
+/* The instruction set of a target address (digest 5.18). */
+static uint8_t isa_of(const struct etm4_flow_decoder *d, unsigned is)
+{
+	if (is)
+		return etmkit_isa_thumb;
+	return d->sf ? etmkit_isa_a64 : etmkit_isa_arm;
+}
+
+static void go_to(struct etm4_flow_decoder *d, uint64_t addr, uint8_t isa)
+{
+	d->pos = POS_ADDR;
+	d->addr = addr;
+	d->isa = isa;
+	d->pos_is = -1;
+	d->blk = NULL;
+	d->link_from = NULL;
+}
+
+/* Go to a traced address with instruction-set bit @is: A64 or A32 depends
+ * on the context, which may come after the address (a Context element
+ * applies to the next instruction executed, D4.3.6.3). */
+static void go_to_is(struct etm4_flow_decoder *d, uint64_t addr, unsigned is)
+{
+	go_to(d, addr, isa_of(d, is));
+	d->pos_is = (int8_t)is;
+}
+
+static void rs_push(struct etm4_flow_decoder *d, uint64_t addr, uint8_t isa)
+{
+	if (d->rs_no_push)
+		return;
+	d->rs_top = (d->rs_top + 1) % F4_RS;
+	d->rs[d->rs_top].addr = addr;
+	d->rs[d->rs_top].isa = isa;
+	if (d->rs_n < F4_RS)
+		d->rs_n++;
+}
+
+/* A P0 element after an indirect branch whose address was not traced:
+ * the trace unit's return stack predicted it (digest 7.7). */
+static void rs_pop(struct etm4_flow_decoder *d)
+{
+	d->pop_pending = 0;
+	if (!d->rs_n) {
+		d->pos = POS_NONE;
+		return;
+	}
+	go_to(d, d->rs[d->rs_top].addr, d->rs[d->rs_top].isa);
+	d->rs_top = (d->rs_top + F4_RS - 1) % F4_RS;
+	d->rs_n--;
+}
+
+/* Make POS_ADDR a block. Returns 1, or 0 after reporting no_image. */
+static int resolve(struct etm4_flow_decoder *d, uint64_t offset)
+{
+	uint64_t gen = flow_cache_generation(&d->cache);
+	uint8_t loss = etmkit_loss_misaligned;
+	struct flow_block *b = NULL;
+	uint64_t align = d->isa == etmkit_isa_thumb ? 1u : 3u;
+
+	if (!(d->addr & align))
+		b = flow_cache_get(&d->cache, d->addr, d->isa, d->space, &loss);
+	if (b) {
+		if (d->link_from && gen == d->link_gen &&
+		    gen == flow_cache_generation(&d->cache))
+			d->link_from->succ[d->link_slot] = b;
+		d->link_from = NULL;
+		d->blk = b;
+		d->idx = 0;
+		d->pos = POS_BLOCK;
+		return 1;
+	}
+	struct etmkit_elem *e = emit(d, etmkit_elem_no_image, offset);
+
+	e->addr = d->addr;
+	e->isa = d->isa;
+	e->u.loss.reason = loss;
+	e->u.loss.space = d->space;
+	d->pos = POS_NONE;
+	d->link_from = NULL;
+	return 0;
+}
+
+static void leave_block(struct etm4_flow_decoder *d, struct flow_block *b,
+			unsigned slot, uint64_t addr, uint8_t isa)
+{
+	struct flow_block *nb = b->succ[slot];
+
+	if (nb) {
+		d->blk = nb;
+		d->idx = 0;
+		return;
+	}
+	d->pos = POS_ADDR;
+	d->addr = addr;
+	d->isa = isa;
+	d->blk = NULL;
+	d->link_from = b;
+	d->link_slot = (uint8_t)slot;
+	d->link_gen = flow_cache_generation(&d->cache);
+}
+
+/* Deliver instruction @fi (its template, block.h) with @flags. */
+static inline struct etmkit_elem *put_insn(struct etm4_flow_decoder *d,
+					   const struct flow_insn *fi,
+					   uint64_t offset)
+{
+	struct etmkit_elem *e = &d->out[d->n++];
+
+	memcpy(&e->addr, fi, 24);
+	e->offset = offset;
+	e->cycles = 0;
+	d->stats.insns++;
+	return e;
+}
+
+/* After the P0 instruction @fi, the last of block @b, with atom @taken. */
+static void after_p0(struct etm4_flow_decoder *d, struct flow_block *b,
+		     const struct flow_insn *fi, unsigned taken)
+{
+	uint32_t f = fi->flags;
+
+	if (!taken || !(f & INSN_F_BRANCH)) {
+		/* Not taken, or ISB / WFx / TSTART: the next instruction. */
+		leave_block(d, b, 0, flow_block_end(b), b->isa);
+		return;
+	}
+	if ((f & INSN_F_CALL) && d->info.retstack)
+		rs_push(d, fi->addr + fi->head[2], b->isa);
+	if (!(f & INSN_F_INDIRECT)) {
+		leave_block(d, b, 1, b->target, b->target_isa);
+		return;
+	}
+	/* Indirect: the address comes next, or the return stack gives it. */
+	d->pos = POS_NONE;
+	d->blk = NULL;
+	d->link_from = NULL;
+	if (d->info.retstack && !(f & INSN_F_CALL))
+		d->pop_pending = 1;
+}
+
+/* Position on an instruction: 1, or 0 (unknown or no image: reported). */
+static int ready(struct etm4_flow_decoder *d, uint64_t offset)
+{
+	if (F4_LIKELY(d->pos == POS_BLOCK))
+		return 1;
+	if (d->pos == POS_NONE)
+		return 0;
+	return resolve(d, offset);
+}
+
+/* Walk one atom: instructions up to and including the next P0
+ * instruction. Returns 1 when the atom is done, 0 when the output is
+ * full (call again). */
+static int walk_atom(struct etm4_flow_decoder *d, unsigned taken,
+		     uint64_t offset)
+{
+	if (!d->atom_started) {
+		d->atom_started = 1;
+		if (d->pop_pending)
+			rs_pop(d);
+		if (d->pos == POS_NONE) {
+			d->stats.atoms_lost++;
+			d->atom_started = 0;
+			return 1;
+		}
+	}
+	for (;;) {
+		struct flow_block *b;
+		uint32_t i, n, lim;
+
+		if (room(d) < 2)
+			return 0;
+		if (!ready(d, offset)) {
+			d->stats.atoms_lost++;
+			d->atom_started = 0;
+			return 1;
+		}
+		b = d->blk;
+		n = b->n;
+		lim = d->idx + (uint32_t)room(d) - 1;
+		if (lim > n)
+			lim = n;
+		for (i = d->idx; i < lim; i++) {
+			const struct flow_insn *fi = &b->insn[i];
+			struct etmkit_elem *e = put_insn(d, fi, offset);
+
+			if (fi->flags & d->p0_flags) {
+				e->flags = (uint8_t)(ETMKIT_INSN_P0 |
+					   (taken ? ETMKIT_INSN_EXEC :
+						    ETMKIT_INSN_COND_FAIL));
+				after_p0(d, b, fi, taken);
+				d->atom_started = 0;
+				return 1;
+			}
+		}
+		if (i < n) {
+			d->idx = i;
+			return 0;
+		}
+		/* The block ended without a P0 instruction (its size limit,
+		 * or the end of the mapped bytes): go on after it. */
+		leave_block(d, b, 0, flow_block_end(b), b->isa);
+	}
+}
+
+/* How walk_until() treats P0 instructions before its stop. */
+enum walk_mode {
+	WALK_EXC, /* an exception's range: a P0 instruction ends it */
+	WALK_SRC, /* a source address's: P0 instructions before it were not
+		     taken (flagged N) */
+	WALK_Q    /* a Q's count: the path is untraced, go straight on */
+};
+
+/* Most instructions an exception or source address range may span
+ * before the decoder gives up on it (the image does not match). */
+#define F4_WALK_BUDGET (1u << 16)
+
+/* Walk while the next instruction is not at @stop (exclusive), or, with
+ * @left, until *@left instructions were delivered. Returns 1 when done
+ * (or lost: position unknown), 0 when the output is full. */
+static int walk_until(struct etm4_flow_decoder *d, uint64_t stop,
+		      uint32_t *left, enum walk_mode mode, uint64_t offset)
+{
+	for (;;) {
+		struct flow_block *b;
+		const struct flow_insn *fi;
+		struct etmkit_elem *e;
+
+		if (room(d) < 2)
+			return 0;
+		if (!ready(d, offset))
+			return 1;
+		b = d->blk;
+		fi = &b->insn[d->idx];
+		if (left ? !*left : fi->addr == stop)
+			return 1;
+		if (!left && !d->budget--) {
+			d->pos = POS_NONE;
+			return 1;
+		}
+		e = put_insn(d, fi, offset);
+		if (left)
+			--*left;
+		if (fi->flags & d->p0_flags) {
+			/* Not taken; a source address's range runs on
+			 * through it (D4.3.5.3), so it does not end one. */
+			if (mode == WALK_SRC)
+				e->flags = ETMKIT_INSN_COND_FAIL;
+			leave_block(d, b, 0, flow_block_end(b), b->isa);
+			if (mode == WALK_EXC)
+				return 1;
+			continue;
+		}
+		if (++d->idx == b->n)
+			leave_block(d, b, 0, flow_block_end(b), b->isa);
+	}
+}
+
+/* The address of the next instruction, if known. */
+static int next_addr(const struct etm4_flow_decoder *d, uint64_t *addr)
+{
+	if (d->pos == POS_BLOCK) {
+		*addr = d->blk->insn[d->idx].addr;
+		return 1;
+	}
+	if (d->pos == POS_ADDR) {
+		*addr = d->addr;
+		return 1;
+	}
+	return 0;
+}
+
+static void emit_context(struct etm4_flow_decoder *d, uint64_t offset)
+{
+	struct etmkit_elem *e = emit(d, etmkit_elem_context, offset);
+
+	e->flags = ETMKIT_CTX_EL;
+	e->u.context.el = d->el;
+	e->u.context.aarch64 = d->sf;
+	e->u.context.ns = d->ns;
+	e->u.context.sec = (uint8_t)((d->nse ? 2 : 0) | d->ns);
+	if (d->has_cid) {
+		e->flags |= ETMKIT_CTX_CONTEXT_ID;
+		e->u.context.context_id = d->cid;
+	}
+	if (d->has_vmid) {
+		e->flags |= ETMKIT_CTX_VMID;
+		e->u.context.vmid = d->vmid;
+	}
+	d->ctx_sent = 1;
+}
+
+static void apply_context(struct etm4_flow_decoder *d, const struct ent *c)
+{
+	uint8_t el = c->x & CTX_EL_MASK, sf = !!(c->x & CTX_SF);
+	uint8_t ns = !!(c->x & CTX_NS), nse = !!(c->x & CTX_NSE);
+	int changed = !d->ctx_sent || el != d->el || sf != d->sf ||
+		      ns != d->ns || nse != d->nse;
+
+	d->el = el;
+	d->sf = sf;
+	d->ns = ns;
+	d->nse = nse;
+	if (c->x & CTX_CID) {
+		changed |= !d->has_cid || d->cid != c->b;
+		d->has_cid = 1;
+		d->cid = c->b;
+	}
+	if (c->x & CTX_VMID) {
+		changed |= !d->has_vmid || d->vmid != c->c;
+		d->has_vmid = 1;
+		d->vmid = c->c;
+	}
+	d->ctx_valid = 1;
+	d->space = current_space(d);
+	if (d->pos == POS_ADDR && d->pos_is >= 0)
+		d->isa = isa_of(d, (unsigned)d->pos_is);
+	if (changed)
+		emit_context(d, c->offset);
+}
+
+/* An exception (D4.3.5.2, digest 7.8): the instructions before its
+ * preferred return address, then the exception. Returns 0 when the
+ * output filled first. */
+static int walk_exception(struct etm4_flow_decoder *d, struct ent *e)
+{
+	unsigned interp = e->x & 3, has_addr = (e->x >> 3) & 1;
+	struct etmkit_elem *x;
+	uint64_t at;
+
+	if (!d->atom_started) {
+		d->atom_started = 1;
+		d->budget = F4_WALK_BUDGET;
+		if (d->pop_pending)
+			rs_pop(d);
+		if (has_addr && interp == etm4_exc_addr_target) {
+			/* The return address is also the previous P0's
+			 * target: nothing ran there (digest 5.5). */
+			go_to_is(d, e->a, (e->x >> 2) & 1);
+		} else if (has_addr && next_addr(d, &at) && at > e->a) {
+			/* Execution is already past the return address
+			 * (after a Q, whose path is not traced): no range
+			 * can end there. */
+			d->pos = POS_NONE;
+		}
+	}
+	if (has_addr && d->pos != POS_NONE &&
+	    !walk_until(d, e->a, NULL, WALK_EXC, e->offset))
+		return 0;
+	d->atom_started = 0;
+	x = emit(d, etmkit_elem_exception, e->offset);
+	x->flags = ETMKIT_EXC_ETM4 | (has_addr ? ETMKIT_EXC_RET_ADDR : 0);
+	x->u.exception.number = (uint16_t)e->c;
+	x->u.exception.ret_addr = e->a;
+	/* The handler's address comes in the next Target Address. Until it
+	 * does, execution is taken to resume at the return address, as
+	 * OpenCSD 1.8.0 does (ete_spec_2 commits an atom there before a
+	 * Discard); D4.3.5.2 and D4.3.6.2 do not say what an atom with no
+	 * Target Address after an exception means. UNCONFIRMED. */
+	if (has_addr) {
+		go_to_is(d, e->a, (e->x >> 2) & 1);
+	} else {
+		d->pos = POS_NONE;
+		d->blk = NULL;
+		d->link_from = NULL;
+	}
+	return 1;
+}
+
+/* Whether @count instructions from the current position, straight on
+ * (the path inside a Q is not traced), end where a Q with target @target
+ * says: the last one falls through to it, branches to it directly, or
+ * branches indirectly. OpenCSD 1.8.0 makes the same check before listing
+ * a Q's instructions (else "I_RANGE_NOPATH"). Leaves the position as an
+ * address: the walk looks its blocks up again. */
+static int q_path_known(struct etm4_flow_decoder *d, uint32_t count,
+			uint64_t target)
+{
+	uint64_t addr;
+	uint8_t isa = d->isa;
+	const struct flow_insn *last = NULL;
+	struct flow_block *b = NULL;
+
+	if (!count || !next_addr(d, &addr))
+		return 0;
+	if (d->pos == POS_BLOCK)
+		isa = d->blk->isa;
+	go_to(d, addr, isa);
+	while (count) {
+		uint8_t loss;
+		uint32_t i;
+
+		b = flow_cache_get(&d->cache, addr, isa, d->space, &loss);
+		if (!b)
+			return 0;
+		for (i = 0; i < b->n && count; i++, count--)
+			last = &b->insn[i];
+		if (count) {
+			addr = flow_block_end(b);
+			if (b->target_isa != isa && (last->flags &
+						      INSN_F_ISA_SWITCH))
+				return 0;
+		}
+	}
+	if (last->addr + last->head[2] == target)
+		return 1;
+	if (!(last->flags & INSN_F_BRANCH))
+		return 0;
+	if (last->flags & INSN_F_INDIRECT)
+		return 1;
+	/* the last instruction ends its block: b->target is its target */
+	return last == &b->insn[b->n - 1] && b->target == target;
+}
+
+/* A Q element (D4.3.5.4): count instructions from the current address,
+ * path untraced; execution goes on at the target. The instructions are
+ * listed when going straight on explains the count (q_path_known());
+ * otherwise only the q element says how many ran. */
+static int walk_q(struct etm4_flow_decoder *d, struct ent *e)
+{
+	unsigned has_count = e->x & 1, has_target = (e->x >> 1) & 1;
+
+	if (!d->atom_started) {
+		struct etmkit_elem *x;
+
+		d->atom_started = 1;
+		if (d->pop_pending)
+			rs_pop(d);
+		x = emit(d, etmkit_elem_q, e->offset);
+		if (!next_addr(d, &x->addr))
+			x->addr = 0;
+		x->isa = d->pos != POS_NONE ? d->isa : etmkit_isa_unknown;
+		if (d->pos == POS_BLOCK)
+			x->isa = d->blk->isa;
+		x->u.q.target = e->a;
+		x->u.q.count = has_count ? e->b : 0;
+		if (!has_count || !has_target ||
+		    !q_path_known(d, e->b, e->a))
+			d->pos = POS_NONE;
+	}
+	if (has_count && d->pos != POS_NONE) {
+		if (!walk_until(d, 0, &e->b, WALK_Q, e->offset))
+			return 0;
+		/* The last instruction of the count ends the range. */
+		if (d->n && d->out[d->n - 1].kind == etmkit_elem_insn)
+			d->out[d->n - 1].flags |= ETMKIT_INSN_P0;
+	}
+	d->atom_started = 0;
+	if (has_target)
+		go_to_is(d, e->a, (e->x >> 2) & 1);
+	else
+		d->pos = POS_NONE;
+	return 1;
+}
+
+/* A Source Address element (D4.3.5.3): every instruction up to and
+ * including the one at the address ran, P0 instructions before it were
+ * not taken, the one at the address was. */
+static int walk_source(struct etm4_flow_decoder *d, struct ent *e)
+{
+	struct flow_block *b;
+	const struct flow_insn *fi;
+	struct etmkit_elem *x;
+
+	if (!d->atom_started) {
+		uint64_t at;
+
+		d->atom_started = 1;
+		d->budget = F4_WALK_BUDGET;
+		if (d->pop_pending)
+			rs_pop(d);
+		if (!next_addr(d, &at) || at > e->a)
+			go_to_is(d, e->a, e->x & 1);
+	}
+	if (!walk_until(d, e->a, NULL, WALK_SRC, e->offset))
+		return 0;
+	if (room(d) < 2)
+		return 0;
+	d->atom_started = 0;
+	if (d->pos == POS_BLOCK && d->blk->insn[d->idx].addr != e->a)
+		go_to_is(d, e->a, e->x & 1); /* passed a P0 */
+	if (!ready(d, e->offset)) {
+		d->stats.atoms_lost++;
+		return 1;
+	}
+	b = d->blk;
+	fi = &b->insn[d->idx];
+	x = put_insn(d, fi, e->offset);
+	if (fi->flags & d->p0_flags) {
+		x->flags = ETMKIT_INSN_P0 | ETMKIT_INSN_EXEC;
+		after_p0(d, b, fi, 1);
+	} else if (++d->idx == b->n) {
+		leave_block(d, b, 0, flow_block_end(b), b->isa);
+	}
+	return 1;
+}
+
+static void flush_rs(struct etm4_flow_decoder *d)
+{
+	d->rs_n = 0;
+	d->pop_pending = 0;
+}
+
+/* Deliver walk-queue entry @e. Returns 1 when it is used up, 0 when the
+ * output filled first. */
+static int walk_entry(struct etm4_flow_decoder *d, struct ent *e)
+{
+	struct etmkit_elem *x;
+
+	switch (e->kind) {
+	case K_ATOM:
+		if (d->pos == POS_NONE && !d->pop_pending && !d->atom_started) {
+			/* Nowhere to walk from: the whole run is lost. */
+			d->stats.atoms_lost += e->n;
+			e->n = 0;
+			return 1;
+		}
+		while (e->n) {
+			if (!walk_atom(d, e->b & 1, e->offset))
+				return 0;
+			e->b >>= 1;
+			e->n--;
+		}
+		return 1;
+	case K_EXC:
+		return walk_exception(d, e);
+	case K_Q:
+		return walk_q(d, e);
+	case K_SRC:
+		return walk_source(d, e);
+	case K_TSTART_P0:
+	case K_TSTART:
+		x = emit(d, etmkit_elem_transaction, e->offset);
+		x->u.txn.what = etmkit_txn_start;
+		return 1;
+	case K_TCOMMIT:
+		x = emit(d, etmkit_elem_transaction, e->offset);
+		x->u.txn.what = etmkit_txn_commit;
+		return 1;
+	case K_TFAIL:
+		x = emit(d, etmkit_elem_transaction, e->offset);
+		x->u.txn.what = etmkit_txn_fail;
+		d->pop_pending = 0;
+		if (e->x & 1)
+			go_to_is(d, e->a, (e->x >> 1) & 1);
+		else
+			d->pos = POS_NONE;
+		return 1;
+	case K_ADDR:
+		go_to_is(d, e->a, e->x & 1);
+		d->pop_pending = 0;
+		d->rs_no_push = 0;
+		return 1;
+	case K_CTX:
+		apply_context(d, e);
+		return 1;
+	case K_TRACE_ON:
+		x = emit(d, etmkit_elem_trace_on, e->offset);
+		x->u.trace_on.reason = d->overflowed ? etmkit_on_overflow :
+						       etmkit_on_trace_enable;
+		d->overflowed = 0;
+		d->pos = POS_NONE;
+		d->blk = NULL;
+		flush_rs(d);
+		d->ctx_sent = 0; /* report the context again */
+		return 1;
+	case K_TINFO:
+		/* The return stack starts empty, and takes nothing until the
+		 * next Target Address (digest 7.4). */
+		flush_rs(d);
+		d->rs_no_push = 1;
+		return 1;
+	case K_EXC_RET:
+		emit(d, etmkit_elem_exception_return, e->offset);
+		return 1;
+	case K_TS:
+		x = emit(d, etmkit_elem_timestamp, e->offset);
+		x->u.timestamp.value = e->a;
+		return 1;
+	case K_CC:
+		if (!d->cc_on)
+			return 1;
+		x = emit(d, etmkit_elem_cycle_count, e->offset);
+		x->flags = ETMKIT_CC_COMMIT | (e->x ? ETMKIT_CC_UNKNOWN : 0);
+		x->cycles = e->x ? 0 : e->b;
+		return 1;
+	case K_EVENT:
+		x = emit(d, etmkit_elem_event, e->offset);
+		x->u.event.bits = e->x;
+		return 1;
+	case K_ITE:
+		x = emit(d, etmkit_elem_instrumentation, e->offset);
+		x->u.ite.value = e->a;
+		x->u.ite.el = e->x;
+		return 1;
+	case K_MARKER:
+		emit(d, etmkit_elem_ts_marker, e->offset);
+		return 1;
+	case K_GAP:
+		x = emit(d, etmkit_elem_gap, e->offset);
+		x->u.loss.reason = e->x;
+		x->u.loss.why = (const char *)(uintptr_t)e->a;
+		d->pos = POS_NONE;
+		d->blk = NULL;
+		flush_rs(d);
+		d->ctx_sent = 0;
+		return 1;
+	case K_OVERFLOW:
+		emit(d, etmkit_elem_overflow, e->offset);
+		d->pos = POS_NONE;
+		d->blk = NULL;
+		flush_rs(d);
+		return 1;
+	case K_UNSEEN: /* before the trace: nothing to walk */
+	default:
+		return 1;
+	}
+}
+
+/* Walk the walk queue. Returns 1 when it is empty. */
+static int walk(struct etm4_flow_decoder *d)
+{
+	while (d->dh < d->dt) {
+		if (room(d) < F4_ROOM || !walk_entry(d, &d->done[d->dh]))
+			return 0;
+		d->dh++;
+	}
+	d->dh = d->dt = 0;
+	return 1;
+}
+
+/* ---- Driving ------------------------------------------------------------ */
+
+int etm4_flow_feed(struct etm4_flow_decoder *d, const uint8_t *buf, size_t n,
+		   const uint64_t *offsets, uint64_t base)
+{
+	int err;
+
+	if (!d || d->ibatch < d->nbatch)
+		return -etmkit_err_invalid;
+	err = etm4_pkt_feed(d->pkt, buf, n, offsets, base);
+	if (!err)
+		d->eos = 0;
+	if (!err && n)
+		d->fed_end = (offsets ? offsets[n - 1] : base + n - 1) + 1;
+	return err;
+}
+
+int etm4_flow_finish(struct etm4_flow_decoder *d)
+{
+	if (!d)
+		return -etmkit_err_invalid;
+	d->finishing = 1;
+	d->eos = 0;
+	return etm4_pkt_finish(d->pkt);
+}
+
+int etm4_flow_gap(struct etm4_flow_decoder *d)
+{
+	struct etm4_packet cut;
+	int err;
+
+	if (!d || d->ibatch < d->nbatch || !d->eos)
+		return -etmkit_err_invalid;
+	err = etm4_pkt_gap(d->pkt);
+	if (err)
+		return err;
+	memset(&cut, 0, sizeof(cut));
+	if (etm4_pkt_next(d->pkt, &cut, 1) != 1)
+		cut.error = 0;
+	d->gap_pending = 1;
+	d->gap_offset = cut.error ? cut.offset : d->fed_end;
+	d->gap_why = cut.error ? cut.why : "data lost in transport";
+	return 0;
+}
+
+static int refill(struct etm4_flow_decoder *d)
+{
+	int r = etm4_pkt_next(d->pkt, d->batch, F4_BATCH);
+
+	d->ibatch = 0;
+	if (r < 0) {
+		d->nbatch = 0;
+		d->eos = 1;
+		if (r == -etmkit_err_bad_packet)
+			d->stopped = 1;
+		return 0;
+	}
+	d->nbatch = r;
+	return 1;
+}
+
+/* End of the trace: what precedes the first uncommitted P0 element and is
+ * never cancelled is delivered; the rest is unknown (digest 7.6). */
+static void end_of_trace(struct etm4_flow_decoder *d)
+{
+	for (uint32_t i = d->sh; i != d->st; i++) {
+		struct ent *e = spec_at(d, i);
+
+		if (IS_P0(e->kind))
+			break;
+		if (IS_KEPT(e->kind))
+			*done_push(d) = *e;
+	}
+	d->sh = d->st = 0;
+	d->depth = 0;
+	d->pend = 0;
+}
+
+static void decode(struct etm4_flow_decoder *d)
+{
+	d->full = 1;
+	if (!walk(d))
+		return;
+	if (d->gap_pending) {
+		struct etmkit_elem *e;
+
+		drop_speculative(d);
+		if (!walk(d))
+			return;
+		e = emit(d, etmkit_elem_gap, d->gap_offset);
+		e->u.loss.reason = etmkit_loss_transport;
+		e->u.loss.why = d->gap_why;
+		reset_trace_state(d);
+		d->gap_pending = 0;
+	}
+	for (;;) {
+		if (d->ibatch >= d->nbatch && (d->stopped || !refill(d))) {
+			if (d->finishing && !d->stopped) {
+				end_of_trace(d);
+				if (!walk(d))
+					return;
+			}
+			d->full = 0;
+			return;
+		}
+		d->stats.packets++;
+		on_packet(d, &d->batch[d->ibatch++]);
+		if (d->dt && !walk(d))
+			return;
+	}
+}
+
+static void drop_delivered(struct etm4_flow_decoder *d)
+{
+	size_t k = d->delivered;
+
+	if (!k)
+		return;
+	memmove(d->out, d->out + k, (d->n - k) * sizeof(d->out[0]));
+	d->n -= k;
+	d->delivered = 0;
+}
+
+int etm4_flow_batch(struct etm4_flow_decoder *d,
+		    const struct etmkit_elem **elems)
+{
+	if (!d || !elems)
+		return -etmkit_err_invalid;
+	drop_delivered(d);
+	decode(d);
+	d->stats.blocks = d->cache.blocks - d->blocks_base;
+	d->stats.cache_flushes = d->cache.flushes - d->flushes_base;
+	d->delivered = d->n;
+	*elems = d->out;
+	if (!d->n)
+		return d->stopped ? -etmkit_err_bad_packet : -etmkit_err_eos;
+	return (int)d->n;
+}
+
+int etm4_flow_next(struct etm4_flow_decoder *d, struct etmkit_elem *elems,
+		   size_t max)
+{
+	size_t k;
+
+	if (!d || !elems || !max)
+		return -etmkit_err_invalid;
+	if (d->next_pos == d->next_n) {
+		int r = etm4_flow_batch(d, &d->next_batch);
+
+		d->next_pos = d->next_n = 0;
+		if (r < 0)
+			return r;
+		d->next_n = (size_t)r;
+	}
+	k = d->next_n - d->next_pos;
+	if (k > max)
+		k = max;
+	memcpy(elems, d->next_batch + d->next_pos, k * sizeof(elems[0]));
+	d->next_pos += k;
+	return (int)k;
+}
