@@ -11,7 +11,11 @@
 
 #include "etmkit/transport.h"
 
-static const uint8_t a_sync[6] = { 0x00, 0x00, 0x00, 0x00, 0x00, 0x80 };
+static const uint8_t a_sync3[6] = { 0x00, 0x00, 0x00, 0x00, 0x00, 0x80 };
+static const uint8_t a_sync4[12] = { 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+				     0x00, 0x00, 0x00, 0x00, 0x00, 0x80 };
+const struct bench_sync bench_sync_etm3 = { a_sync3, sizeof(a_sync3) };
+const struct bench_sync bench_sync_etm4 = { a_sync4, sizeof(a_sync4) };
 
 double bench_now(void)
 {
@@ -166,8 +170,7 @@ static int collect_id(void *ctx, uint8_t id, const uint8_t *data,
 	return bench_bytes_append(&c->out, data, n) ? -etmkit_err_nomem : 0;
 }
 
-/* The bytes of trace ID @id in CoreSight-framed @file. */
-static int deformat_id(const char *who, const struct bytes *file, uint8_t id,
+int bench_deformat_id(const char *who, const struct bytes *file, uint8_t id,
 		       struct bytes *out)
 {
 	struct deformat_config cfg;
@@ -197,46 +200,42 @@ static int deformat_id(const char *who, const struct bytes *file, uint8_t id,
 	return 0;
 }
 
-static size_t find_a_sync(const uint8_t *p, size_t n, size_t from)
+static size_t find_a_sync(const struct bench_sync *sync, const uint8_t *p,
+			  size_t n, size_t from)
 {
 	size_t i;
 
-	for (i = from; i + sizeof(a_sync) <= n; i++)
-		if (!memcmp(p + i, a_sync, sizeof(a_sync)))
+	for (i = from; i + sync->n <= n; i++)
+		if (!memcmp(p + i, sync->bytes, sync->n))
 			return i;
 	return (size_t)-1;
 }
 
-int bench_input_build(const char *who, const char *path, uint8_t id,
-		      double mb, struct bench_input *in)
+int bench_input_cut(const char *who, const char *what, const uint8_t *stream,
+		    size_t n, const struct bench_sync *sync, double mb,
+		    struct bench_input *in)
 {
-	struct bytes file = { 0 }, stream = { 0 };
-	int ret = -1;
-
 	memset(in, 0, sizeof(*in));
-	if (bench_read_file(who, path, &file) ||
-	    deformat_id(who, &file, id, &stream))
-		goto out;
-	in->stream_len = stream.n;
+	in->stream_len = n;
 	/* One copy = [first A-sync, last A-sync): it starts synchronised and
 	 * ends where a packet (the last A-sync) starts. */
-	in->first = find_a_sync(stream.data, stream.n, 0);
+	in->first = find_a_sync(sync, stream, n, 0);
 	if (in->first == (size_t)-1) {
-		fprintf(stderr, "%s: no A-sync in the %zu bytes of ID 0x%02x\n",
-			who, stream.n, id);
-		goto out;
+		fprintf(stderr, "%s: no A-sync in the %zu bytes of %s\n", who,
+			n, what);
+		return -1;
 	}
 	in->last = in->first;
 	for (size_t at = in->first; at != (size_t)-1;
-	     at = find_a_sync(stream.data, stream.n, at + 1))
+	     at = find_a_sync(sync, stream, n, at + 1))
 		in->last = at;
 	if (in->last == in->first) {
 		/* Only one A-sync: the copy ends wherever the capture does,
 		 * maybe inside a packet; the next copy's A-sync then
 		 * resynchronises, but counts may differ. */
-		in->copy_len = stream.n - in->first;
-		printf("%s  note: ID 0x%02x has one A-sync; copies end where "
-		       "the capture ends (maybe mid-packet)\n", who, id);
+		in->copy_len = n - in->first;
+		printf("%s  note: %s has one A-sync; copies end where the "
+		       "capture ends (maybe mid-packet)\n", who, what);
 	} else {
 		in->copy_len = in->last - in->first;
 	}
@@ -247,12 +246,28 @@ int bench_input_build(const char *who, const char *path, uint8_t id,
 	in->buf = malloc(in->n);
 	if (!in->buf) {
 		fprintf(stderr, "%s: out of memory (%zu bytes)\n", who, in->n);
-		goto out;
+		return -1;
 	}
 	for (size_t i = 0; i < in->copies; i++)
-		memcpy(in->buf + i * in->copy_len, stream.data + in->first,
+		memcpy(in->buf + i * in->copy_len, stream + in->first,
 		       in->copy_len);
-	ret = 0;
+	return 0;
+}
+
+int bench_input_build(const char *who, const char *path, uint8_t id,
+		      double mb, struct bench_input *in)
+{
+	struct bytes file = { 0 }, stream = { 0 };
+	char what[32];
+	int ret = -1;
+
+	memset(in, 0, sizeof(*in));
+	if (bench_read_file(who, path, &file) ||
+	    bench_deformat_id(who, &file, id, &stream))
+		goto out;
+	snprintf(what, sizeof(what), "ID 0x%02x", id);
+	ret = bench_input_cut(who, what, stream.data, stream.n,
+			      &bench_sync_etm3, mb, in);
 out:
 	free(stream.data);
 	free(file.data);

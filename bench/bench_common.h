@@ -1,5 +1,5 @@
-/* bench: what the benchmarks share — reading files, the TC2 input, the
- * clock and option values. */
+/* bench: what the benchmarks share — reading files, the repeated input
+ * (TC2's ETMv3, ETMv4 and ETE snapshots), the clock and option values. */
 #ifndef ETMKIT_BENCH_COMMON_H
 #define ETMKIT_BENCH_COMMON_H
 
@@ -54,22 +54,43 @@ int bench_bytes_append(struct bytes *b, const uint8_t *data, size_t n);
 /* Read all of @path into @out (appended). Messages name @who. */
 int bench_read_file(const char *who, const char *path, struct bytes *out);
 
-/* The repeated input of one trace ID of a capture: the ID's bytes
- * (deformatted from CoreSight frames) from the first A-sync up to the start
- * of the last, copied @copies times. Every copy starts with an A-sync and
- * the previous ends on a packet boundary, so the buffer is a valid ETMv3
- * stream. */
+/* The A-sync packet a protocol's input is cut at: ETMv3's is five 0x00
+ * then 0x80 (IHI 0014Q 7.2.2), ETMv4's and ETE's eleven 0x00 then 0x80
+ * (digest 5.1). In sync a stream holds no other run of that many zeros
+ * followed by 0x80, so a match is a packet boundary. */
+struct bench_sync {
+	const uint8_t *bytes;
+	size_t n;
+};
+extern const struct bench_sync bench_sync_etm3, bench_sync_etm4;
+
+/* The repeated input of one trace source: its bytes (deformatted from
+ * CoreSight frames, or a raw source_data buffer) from the first A-sync up
+ * to the start of the last, copied @copies times. Every copy starts with
+ * an A-sync and the previous ends on a packet boundary, so the buffer is a
+ * valid stream. */
 struct bench_input {
 	uint8_t *buf;          /* copies x copy_len bytes */
 	size_t n, copy_len, copies;
-	size_t stream_len;     /* bytes of the ID in the capture */
+	size_t stream_len;     /* bytes of the source in the capture */
 	size_t first, last;    /* the first and last A-sync in them */
 };
 
-/* Build @in for ID @id of framed file @path, at least @mb MiB. Prints what
- * it did, prefixed with @who. Returns 0 or -1 (message printed). */
+/* Build @in for ETMv3 ID @id of framed file @path, at least @mb MiB.
+ * Prints what it did, prefixed with @who. Returns 0 or -1 (message
+ * printed). */
 int bench_input_build(const char *who, const char *path, uint8_t id,
 		      double mb, struct bench_input *in);
+/* The bytes of trace ID @id in CoreSight-framed @file, into @out (its
+ * data to be freed). Returns 0 or -1 (message printed). */
+int bench_deformat_id(const char *who, const struct bytes *file, uint8_t id,
+		      struct bytes *out);
+/* Build @in from the @n bytes of one source at @stream, cut at @sync's
+ * A-sync, at least @mb MiB; @what names the source in messages ("ID
+ * 0x10"). Returns 0 or -1 (message printed). */
+int bench_input_cut(const char *who, const char *what, const uint8_t *stream,
+		    size_t n, const struct bench_sync *sync, double mb,
+		    struct bench_input *in);
 void bench_input_free(struct bench_input *in);
 
 #endif

@@ -13,13 +13,40 @@ int ocsd_report(const char *who, const char *what, ocsd_err_t err)
 	return -1;
 }
 
+/* A single-source tree with the builtin decoder @name, @cfg being the
+ * configuration struct it takes (ocsd_etmv3_cfg, ocsd_etmv4_cfg or
+ * ocsd_ete_cfg). */
+static dcd_tree_handle_t tree_with(const char *name, const void *cfg,
+				   int full, unsigned char *csid,
+				   const char *who)
+{
+	dcd_tree_handle_t tree;
+	ocsd_err_t err;
+	char what[64];
+
+	tree = ocsd_create_dcd_tree(OCSD_TRC_SRC_SINGLE, 0);
+	if (tree == C_API_INVALID_TREE_HANDLE) {
+		fprintf(stderr, "%s: cannot create a decode tree\n", who);
+		return tree;
+	}
+	err = ocsd_dt_create_decoder(tree, name,
+				     full ? OCSD_CREATE_FLG_FULL_DECODER :
+					    OCSD_CREATE_FLG_PACKET_PROC,
+				     cfg, csid);
+	if (err != OCSD_OK) {
+		snprintf(what, sizeof(what), "create %s decoder", name);
+		ocsd_report(who, what, err);
+		ocsd_destroy_dcd_tree(tree);
+		return C_API_INVALID_TREE_HANDLE;
+	}
+	return tree;
+}
+
 dcd_tree_handle_t ocsd_etm3_tree(uint32_t etmcr, uint32_t etmidr,
 				 uint32_t etmccer, uint8_t trace_id, int full,
 				 unsigned char *csid, const char *who)
 {
 	ocsd_etmv3_cfg cfg;
-	dcd_tree_handle_t tree;
-	ocsd_err_t err;
 
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.reg_ctrl = etmcr;
@@ -28,21 +55,46 @@ dcd_tree_handle_t ocsd_etm3_tree(uint32_t etmcr, uint32_t etmidr,
 	cfg.reg_trc_id = trace_id;
 	cfg.arch_ver = ARCH_V7;
 	cfg.core_prof = profile_CortexA;
-	tree = ocsd_create_dcd_tree(OCSD_TRC_SRC_SINGLE, 0);
-	if (tree == C_API_INVALID_TREE_HANDLE) {
-		fprintf(stderr, "%s: cannot create a decode tree\n", who);
-		return tree;
+	return tree_with(OCSD_BUILTIN_DCD_ETMV3, &cfg, full, csid, who);
+}
+
+dcd_tree_handle_t ocsd_etm4_tree(const struct etm4_config *cfg,
+				 uint8_t trace_id, int full,
+				 unsigned char *csid, const char *who)
+{
+	if (cfg->flags & ETM4_CFG_ETE) {
+		ocsd_ete_cfg c;
+
+		memset(&c, 0, sizeof(c));
+		c.reg_idr0 = cfg->trcidr0;
+		c.reg_idr1 = cfg->trcidr1;
+		c.reg_idr2 = cfg->trcidr2;
+		c.reg_idr8 = cfg->trcidr8;
+		c.reg_devarch = cfg->trcdevarch;
+		c.reg_configr = cfg->trcconfigr;
+		c.reg_traceidr = trace_id;
+		c.arch_ver = ARCH_AA64;
+		c.core_prof = profile_CortexA;
+		return tree_with(OCSD_BUILTIN_DCD_ETE, &c, full, csid, who);
+	} else {
+		ocsd_etmv4_cfg c;
+
+		memset(&c, 0, sizeof(c));
+		c.reg_idr0 = cfg->trcidr0;
+		c.reg_idr1 = cfg->trcidr1;
+		c.reg_idr2 = cfg->trcidr2;
+		c.reg_idr8 = cfg->trcidr8;
+		c.reg_idr9 = cfg->trcidr9;
+		c.reg_idr10 = cfg->trcidr10;
+		c.reg_idr11 = cfg->trcidr11;
+		c.reg_idr12 = cfg->trcidr12;
+		c.reg_idr13 = cfg->trcidr13;
+		c.reg_configr = cfg->trcconfigr;
+		c.reg_traceidr = trace_id;
+		c.arch_ver = ARCH_V8;
+		c.core_prof = profile_CortexA;
+		return tree_with(OCSD_BUILTIN_DCD_ETMV4I, &c, full, csid, who);
 	}
-	err = ocsd_dt_create_decoder(tree, OCSD_BUILTIN_DCD_ETMV3,
-				     full ? OCSD_CREATE_FLG_FULL_DECODER :
-					    OCSD_CREATE_FLG_PACKET_PROC,
-				     &cfg, csid);
-	if (err != OCSD_OK) {
-		ocsd_report(who, "create ETMV3 decoder", err);
-		ocsd_destroy_dcd_tree(tree);
-		return C_API_INVALID_TREE_HANDLE;
-	}
-	return tree;
 }
 
 static int fatal(const char *who, const char *what, ocsd_datapath_resp_t resp)

@@ -8,6 +8,8 @@
 
 #include <opencsd/c_api/opencsd_c_api.h>
 
+#include "etmkit/etm4.h"
+
 /* Push @buf[0..n) through @tree, then end of trace. A WAIT response means a
  * sink asked to pause: the API wants OCSD_OP_FLUSH until it answers CONT,
  * then the data resumes where it stopped. Returns 0, or -1 after a message
@@ -24,6 +26,19 @@ int ocsd_report(const char *who, const char *what, ocsd_err_t err);
  * C_API_INVALID_TREE_HANDLE after a message prefixed with @who. */
 dcd_tree_handle_t ocsd_etm3_tree(uint32_t etmcr, uint32_t etmidr,
 				 uint32_t etmccer, uint8_t trace_id, int full,
+				 unsigned char *csid, const char *who);
+
+/* A single-source decode tree holding OpenCSD's builtin ETMv4
+ * instruction decoder (ETMV4I), or its ETE decoder when @cfg has
+ * ETM4_CFG_ETE, for an A-profile core with @cfg's registers and trace ID
+ * @trace_id: ETMv4 as ARMv8 (ARCH_V8), ETE as ARMv8.3 or later with the
+ * AArch64 extensions (ARCH_AA64), as OpenCSD's snapshot reader does for
+ * the cores of juno_r1_1 (Cortex-A53) and of the ETE snapshots
+ * (ARM-AA64). Full decoder or (!@full) packet processor; *@csid is its
+ * source. Returns the tree, or C_API_INVALID_TREE_HANDLE after a message prefixed
+ * with @who. */
+dcd_tree_handle_t ocsd_etm4_tree(const struct etm4_config *cfg,
+				 uint8_t trace_id, int full,
 				 unsigned char *csid, const char *who);
 
 #endif

@@ -114,6 +114,121 @@ def flow_seeds(outdir, kdump, streams, examples_streams):
               hdr(cr, idr, 0x8000, len(img)) + img + stream)
 
 
+def etm4_hdr(ete=1, maxspec=0, commopt=1, rs=0, q=0, cci=0, tsmark=0, wfx=1,
+             vmid=0, cid=0, ts64=1, ia64=1, commtrans=0, minor=0, chunk=7,
+             count=5):
+    """fuzz_etm4_flow's five header bytes (see the target's comment)."""
+    ms = [0, 1, 2, 3, 4, 6, 16, 255]
+    idx = ms.index(maxspec) if maxspec in ms else min(
+        range(8), key=lambda i: abs(ms[i] - maxspec))
+    vm = {0: 0, 1: 1, 2: 2, 4: 3}.get(vmid, 0)
+    b0 = ete | idx << 1 | commopt << 4 | rs << 5 | q << 6 | cci << 7
+    b1 = tsmark | wfx << 1 | vm << 2 | (1 if cid else 0) << 4 | ts64 << 5 | \
+        ia64 << 6 | commtrans << 7
+    return bytes([b0, b1, minor & 7, (chunk - 1) & 0xFF, (count - 1) & 63])
+
+
+def etm4_regs_hdr(regs, ete):
+    """The header nearest to a snapshot's ETMv4/ETE registers."""
+    i0, i2 = regs.get("TRCIDR0", 0), regs.get("TRCIDR2", 0)
+    cf, da = regs.get("TRCCONFIGR", 0), regs.get("TRCDEVARCH", 0)
+    minor = (da >> 16) & 0xF if ete else (regs.get("TRCIDR1", 0) >> 4) & 0xF
+    return etm4_hdr(ete=ete, maxspec=regs.get("TRCIDR8", 0),
+                    commopt=(i0 >> 29) & 1, rs=(cf >> 12) & 1,
+                    q=1 if (cf >> 13) & 3 else 0, cci=(cf >> 4) & 1,
+                    tsmark=(i0 >> 23) & 1, wfx=(i2 >> 31) & 1,
+                    vmid=(i2 >> 10) & 0x1F, cid=(i2 >> 5) & 0x1F,
+                    ts64=1 if ((i0 >> 24) & 0x1F) == 8 else 0,
+                    ia64=1 if (i2 & 0x1F) == 8 else 0,
+                    commtrans=(i0 >> 30) & 1, minor=minor, chunk=64, count=17)
+
+
+def etm4_program_traces():
+    """ETMv4/ETE streams (digest section 5) that walk fuzz_etm4_flow's
+    fixed image: its A64 program at 0x1000 and T32 one at 0x1800."""
+    a_sync = bytes(11) + b"\x80"
+
+    def long32(hdr, addr, thumb=False):
+        if thumb:
+            return bytes([hdr, (addr >> 1) & 0x7F, (addr >> 8) & 0xFF,
+                          (addr >> 16) & 0xFF, (addr >> 24) & 0xFF])
+        return bytes([hdr, (addr >> 2) & 0x7F, (addr >> 9) & 0x7F,
+                      (addr >> 16) & 0xFF, (addr >> 24) & 0xFF])
+
+    def short(addr, hdr=0x95):  # two bytes: A[16:2] of an IS0 address
+        return bytes([hdr, 0x80 | ((addr >> 2) & 0x7F), (addr >> 9) & 0xFF])
+
+    start_a64 = a_sync + b"\x01\x00\x04" + long32(0x82, 0x1000) + b"\x11"
+    start_t32 = a_sync + b"\x01\x00\x04" + long32(0x83, 0x1800, True) + b"\x01"
+    walk = (b"\xf7\xf6\xf7\xf7" + short(0x1048) +   # cbz E, tbz N, tbnz E, blr
+            b"\xf7" + short(0x1018) +                # ret
+            b"\xf7\xfc\xf7\xf7" + short(0x106c) +   # cbnz, N N E, bl, ret
+            b"\xf6\xf7" +                            # b.eq N, b.al E -> retaa
+            b"\x06\x1d" + short(0x1054) + short(0x1098) +  # IRQ, vector
+            b"\xdb\x02\x81\x01\x71" +               # E E, timestamp, event
+            short(0x1038) + b"\xf7\x0a\xf7\x0b" +   # tstart, txn, b, commit
+            b"\xc2" + short(0x1094))                 # 4 E atoms on b .
+    ete_only = (short(0x1000) + b"\xb4\x92\x08" +       # source address 0x1048
+                b"\x09\x01\xff\xff\x0f\x00\x00\x00\x00\x00" +  # ITE
+                b"\x06\x31" + short(0x103c) + b"\x88\x02\x82\x01")  # txn fail
+    q = short(0x1000) + b"\xa5\x92\x08\x05" + b"\xf7"   # Q 5 insns at 0x1048
+    t32 = b"\xf7\xf7\xfc\xf6\xf7\xd9"
+    spec = b"".join(bytes([a]) + b"\x2d\x01" for a in walk[:4]) + \
+        b"\xf6\x30\x2d\x01\xdb\x2e\x01\x2d\x01\xff\x34\x2d\x03\x00\x03"
+    overflow = b"\x00\x05" + start_t32 + t32
+    return {
+        "a64": start_a64 + walk + overflow,
+        "a64-ete": start_a64 + walk + ete_only + overflow,
+        "a64-q": start_a64 + q + walk,
+        "a64-spec": start_a64 + spec + start_a64 + walk[:8],
+        "t32": start_t32 + t32 + b"\x00\x03" + start_a64 + walk,
+    }
+
+
+def etm4_flow_seeds(outdir, shared):
+    """fuzz_etm4_flow: the program traces under several configurations;
+    the first 4 KiB of each ETE capture (raw source_data) and of the
+    ETMv4 ones (deformatted) with the nearest header to their registers."""
+    tr = etm4_program_traces()
+    for name, hdr in (("ete", etm4_hdr()),
+                      ("ete-rs-cci", etm4_hdr(rs=1, cci=1, commopt=0, chunk=3)),
+                      ("ete-q", etm4_hdr(q=1, tsmark=1, minor=1, count=1)),
+                      ("etm4", etm4_hdr(ete=0, vmid=1, cid=4, chunk=200)),
+                      ("etm4-spec", etm4_hdr(ete=0, maxspec=255, chunk=1))):
+        for tname, t in tr.items():
+            if name.startswith("etm4") and tname == "a64-ete":
+                continue
+            write(outdir, "fuzz_etm4_flow", "prog-%s-%s" % (tname, name), hdr + t)
+    for snap in snapshots(shared):
+        tag = os.path.relpath(snap, os.path.join(shared, "testdata")).replace("/", "_")
+        if not (tag.startswith("ete_") or tag.startswith("etmv4_")):
+            continue
+        tini = os.path.join(snap, "trace.ini")
+        bfile = ini_value(tini, "file") if os.path.isfile(tini) else None
+        fmt = ini_value(tini, "format") if os.path.isfile(tini) else None
+        if not bfile or not os.path.isfile(os.path.join(snap, bfile)):
+            continue
+        data = open(os.path.join(snap, bfile), "rb").read()
+        ids = deformat(data[:65536]) if fmt == "coresight" else None
+        # The first ETMv4/ETE device with trace in the buffer.
+        for fn in sorted(os.listdir(snap)):
+            if not fn.endswith(".ini"):
+                continue
+            text = open(os.path.join(snap, fn), errors="replace").read()
+            m = re.search(r"^type\s*=\s*(ETE|ETM4)", text, re.M | re.I)
+            if not m:
+                continue
+            regs = {k.upper(): int(v, 0) for k, v in re.findall(
+                r"^(TRC\w+?)(?:\([^)]*\))?\s*=\s*(0x[0-9a-fA-F]+|\d+)", text, re.M)}
+            stream = data if ids is None else bytes(
+                ids.get(regs.get("TRCTRACEIDR", 0) & 0x7F, b""))
+            if stream:
+                ete = 1 if m.group(1).upper() == "ETE" else 0
+                write(outdir, "fuzz_etm4_flow", tag,
+                      etm4_regs_hdr(regs, ete) + stream[:4096])
+                break
+
+
 def ini_value(path, key):
     with open(path, errors="replace") as f:
         for line in f:
@@ -207,6 +322,7 @@ def main():
     tc2_streams = deformat(open(tc2, "rb").read()) if os.path.isfile(tc2) else {}
     flow_seeds(outdir, kdump, {k: v for k, v in tc2_streams.items() if k in (0x10, 0x11, 0x12)},
                flow_streams)
+    etm4_flow_seeds(outdir, shared)
     for snap in snapshots(shared):
         tag = os.path.relpath(snap, os.path.join(shared, "testdata")).replace("/", "_")
         write(outdir, "fuzz_snapshot", tag, snapshot_seed(snap))

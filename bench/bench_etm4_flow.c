@@ -1,0 +1,500 @@
+/* bench_etm4_flow: throughput of etmkit's ETMv4/ETE flow decoder (trace
+ * plus program image to instructions), and of OpenCSD's full ETMv4 or ETE
+ * decode on the same input when built with ETMKIT_HAVE_OPENCSD.
+ *
+ * Input: one trace source of a snapshot (--snapshot: juno_r1_1, ETMv4 in
+ * CoreSight frames, the source of --id; tme_test, ETE in a raw
+ * source_data buffer), repeated to --mb MiB from A-sync to A-sync (see
+ * bench_common.h). The registers come from the source's device file and
+ * the program image from the [dump]s of the core it traces, through
+ * etmkit's snapshot reader; OpenCSD gets the same registers and the same
+ * bytes as buffer memory accessors. Both decoders must report the same
+ * number of instructions, and the same address sum when OpenCSD's ranges
+ * are all A64.
+ *
+ * Timed: decoder allocation, decoding every element, end of trace, release
+ * (the same for both). Best of --runs runs, the decoders taking turns.
+ * The consumer counts instructions and sums their addresses, so every
+ * element is read.
+ */
+#define _GNU_SOURCE /* mallinfo2 */
+#include <inttypes.h>
+#include <malloc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "etmkit/flow.h"
+#include "etmkit/snapshot.h"
+#include "bench_common.h"
+
+#ifdef ETMKIT_HAVE_OPENCSD
+#include "ocsd_flow_peer.h"
+#endif
+
+#define WHO "etm4_flow"
+
+/* The snapshots --snapshot names, under <shared>/testdata. */
+static const struct {
+	const char *name, *dir;
+} snapshots[] = {
+	{ "juno_r1_1", "etmv4/juno_r1_1" }, /* ETMv4.0, Cortex-A53, framed */
+	{ "tme_test", "ete/tme_test" },      /* ETE 1.0, raw source_data */
+};
+
+struct flow_counts {
+	uint64_t insns, elems, checksum;
+	uint64_t gaps, no_image;
+	struct etm4_flow_stats stats;
+	size_t heap_after_alloc, heap_after_decode;
+};
+
+/* What the bench decodes: the source, its registers, the image. */
+struct source {
+	char dir[4096];
+	struct snapshot *ss;
+	const struct snapshot_device *dev, *core;
+	const struct snapshot_buffer *buf;
+	struct etm4_config cfg;
+	struct etm4_config_info info;
+	uint8_t id;
+	int framed;
+	struct image *img;
+	uint64_t image_bytes;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: bench_etm4_flow [--snapshot NAME|DIR] [--shared DIR] "
+		"[--id ID] [--mb N] [--ocsd-mb N] [--runs N]\n"
+		"  --snapshot X  juno_r1_1 (ETMv4, default) or tme_test (ETE),"
+		" under\n"
+		"                DIR/testdata; or a snapshot folder (X with a"
+		" '/')\n"
+		"  --shared DIR  folder holding testdata/ (default: $ETMKIT_SHARED,"
+		" else %s)\n"
+		"  --id ID       trace ID of a framed buffer's source (default"
+		" 0x10)\n"
+		"  --mb N        MiB of repeated trace for etmkit (default 128)\n"
+		"  --ocsd-mb N   MiB for OpenCSD (default 8; it is the slow one)\n"
+		"  --runs N      timed runs per decoder, best kept (default 3)\n",
+		ETMKIT_BENCH_SHARED_DIR);
+}
+
+static int snapshot_option(void *ctx, const char *a, const char *val)
+{
+	if (strcmp(a, "--snapshot"))
+		return 0;
+	*(const char **)ctx = val;
+	return 1;
+}
+
+/* Heap bytes in use (glibc): the decoder must not grow with the trace. */
+static size_t heap_in_use(void)
+{
+	struct mallinfo2 mi = mallinfo2();
+
+	return mi.uordblks + mi.hblkhd;
+}
+
+/* Timed consumer: every element read (zero-copy batches); tallies in
+ * locals. */
+static int drain(struct etm4_flow_decoder *dec, struct flow_counts *c)
+{
+	uint64_t insns = 0, elems = 0, sum = 0, gaps = 0, noimg = 0;
+	const struct etmkit_elem *el;
+	int n;
+
+	while ((n = etm4_flow_batch(dec, &el)) > 0) {
+		for (int i = 0; i < n; i++) {
+			const struct etmkit_elem *e = &el[i];
+
+			if (e->kind == etmkit_elem_insn) {
+				insns++;
+				sum += e->addr;
+			}
+			gaps += e->kind == etmkit_elem_gap;
+			noimg += e->kind == etmkit_elem_no_image;
+		}
+		elems += (uint64_t)n;
+	}
+	c->insns += insns;
+	c->elems += elems;
+	c->checksum += sum;
+	c->gaps += gaps;
+	c->no_image += noimg;
+	return n == -etmkit_err_eos ? 0 : n;
+}
+
+static int etmkit_decode(const struct etm4_flow_config *cfg,
+			 const uint8_t *buf, size_t n, struct flow_counts *c)
+{
+	struct etm4_flow_decoder *dec = NULL;
+	size_t heap0 = heap_in_use();
+	int err;
+
+	memset(c, 0, sizeof(*c));
+	err = etm4_flow_alloc(&dec, cfg);
+	if (err)
+		return err;
+	c->heap_after_alloc = heap_in_use() - heap0;
+	err = etm4_flow_feed(dec, buf, n, NULL, 0);
+	if (!err)
+		err = drain(dec, c);
+	if (!err)
+		err = etm4_flow_finish(dec);
+	if (!err)
+		err = drain(dec, c);
+	c->heap_after_decode = heap_in_use() - heap0;
+	c->stats = *etm4_flow_get_stats(dec);
+	etm4_flow_free(dec);
+	return err;
+}
+
+static void print_rate(const char *who, double bytes, double secs,
+		       uint64_t insns, const char *note)
+{
+	printf(WHO "  %-8s %7.1f MB  %8.1f MB/s  %8.2f Minsn/s  %8.1f ms%s\n",
+	       who, bytes / MIB, bytes / MIB / secs, (double)insns / secs / 1e6,
+	       secs * 1e3, note);
+}
+
+static void print_diag(const struct snapshot_diag *d)
+{
+	if (d->line)
+		fprintf(stderr, WHO ": %s:%d: %s\n", d->path, d->line,
+			d->message);
+	else
+		fprintf(stderr, WHO ": %s: %s\n", d->path, d->message);
+}
+
+/* The first ETMv4/ETE source of the snapshot that feeds a raw buffer, or
+ * a framed one under trace ID @id; its registers, buffer and core. */
+static int find_source(struct source *s, unsigned id)
+{
+	struct snapshot_diag diag;
+
+	for (size_t i = 0; i < snapshot_source_count(s->ss); i++) {
+		const struct snapshot_source *src = snapshot_source_at(s->ss, i);
+		const struct snapshot_device *dev =
+			snapshot_find_device(s->ss, src->name);
+		const struct snapshot_buffer *b =
+			snapshot_find_buffer(s->ss, src->buffer);
+		enum etmkit_protocol p;
+
+		if (!dev || !b)
+			continue;
+		p = snapshot_device_protocol(dev);
+		if (p != etmkit_proto_etmv4 && p != etmkit_proto_ete)
+			continue;
+		if (snapshot_etm4_config(dev, &s->cfg, &s->id, &diag)) {
+			print_diag(&diag);
+			return -1;
+		}
+		s->framed = !strcmp(b->format, "coresight");
+		if (!s->framed && strcmp(b->format, "source_data"))
+			continue; /* dstream_coresight: not read here */
+		if (s->framed && s->id != id)
+			continue;
+		s->core = src->core ? snapshot_find_device(s->ss, src->core)
+				    : NULL;
+		if (!s->core) {
+			fprintf(stderr, WHO ": %s: source %s names no core "
+				"device\n", s->dir, src->name);
+			return -1;
+		}
+		s->dev = dev;
+		s->buf = b;
+		return 0;
+	}
+	fprintf(stderr, WHO ": %s: no ETMv4 or ETE source in a coresight "
+		"buffer under ID 0x%02x, nor in a source_data buffer\n", s->dir,
+		id);
+	return -1;
+}
+
+static int open_source(struct source *s, const char *shared,
+		       const char *name, unsigned id)
+{
+	struct snapshot_diag diag;
+	struct image_diag idiag;
+	int err;
+
+	if (strchr(name, '/')) {
+		snprintf(s->dir, sizeof(s->dir), "%s", name);
+	} else {
+		size_t i;
+
+		for (i = 0; i < sizeof(snapshots) / sizeof(snapshots[0]); i++)
+			if (!strcmp(name, snapshots[i].name))
+				break;
+		if (i == sizeof(snapshots) / sizeof(snapshots[0])) {
+			fprintf(stderr, WHO ": unknown snapshot %s (juno_r1_1, "
+				"tme_test, or a folder)\n", name);
+			return -1;
+		}
+		snprintf(s->dir, sizeof(s->dir), "%s/testdata/%s", shared,
+			 snapshots[i].dir);
+	}
+	if (snapshot_open(&s->ss, s->dir, &diag)) {
+		print_diag(&diag);
+		return -1;
+	}
+	if (find_source(s, id))
+		return -1;
+	if ((err = etm4_config_decode(&s->cfg, &s->info))) {
+		fprintf(stderr, WHO ": %s: registers of %s: %s\n", s->dir,
+			s->dev->name, etmkit_errstr(err));
+		return -1;
+	}
+	if (image_alloc(&s->img) ||
+	    image_add_snapshot_device(s->img, s->core, &idiag)) {
+		fprintf(stderr, WHO ": image of %s: %s: %s\n", s->core->name,
+			idiag.path, idiag.message);
+		return -1;
+	}
+	for (size_t i = 0; i < image_region_count(s->img); i++)
+		s->image_bytes += image_region_at(s->img, i)->length;
+	return 0;
+}
+
+/* The source's trace, deformatted if framed. */
+static int read_trace(const struct source *s, struct bytes *stream)
+{
+	struct bytes file = { 0 };
+	int ret;
+
+	if (bench_read_file(WHO, s->buf->file, &file))
+		return -1;
+	if (!s->framed) {
+		*stream = file;
+		return 0;
+	}
+	ret = bench_deformat_id(WHO, &file, s->id, stream);
+	free(file.data);
+	return ret;
+}
+
+#ifdef ETMKIT_HAVE_OPENCSD
+/* The image's regions as OpenCSD buffers: each file read whole into
+ * @files[i], the region pointing into it. */
+static int ocsd_regions(const struct image *img, struct bytes *files,
+			struct ocsd_mem_region *mem)
+{
+	for (size_t i = 0; i < image_region_count(img); i++) {
+		const struct image_region *r = image_region_at(img, i);
+
+		if (!r->path || r->length > UINT32_MAX) {
+			fprintf(stderr, WHO ": image region %zu cannot be given "
+				"to OpenCSD\n", i);
+			return -1;
+		}
+		if (bench_read_file(WHO, r->path, &files[i]))
+			return -1;
+		if (r->offset > files[i].n ||
+		    r->length > files[i].n - r->offset) {
+			fprintf(stderr, WHO ": %s changed under the bench\n",
+				r->path);
+			return -1;
+		}
+		mem[i].data = files[i].data + r->offset;
+		mem[i].n = (size_t)r->length;
+		mem[i].addr = r->addr;
+		mem[i].spaces = r->spaces;
+	}
+	return 0;
+}
+#endif
+
+int main(int argc, char **argv)
+{
+	struct bench_options o;
+	struct bench_input in;
+	struct source src;
+	struct bytes stream = { 0 };
+	struct etm4_flow_config cfg;
+	struct flow_counts one, two, total;
+	const char *snap = "juno_r1_1";
+	char what[160];
+	double best = 0.0;
+	uint64_t per_copy, per_sum;
+	int status = 1, err;
+#ifdef ETMKIT_HAVE_OPENCSD
+	struct bytes *files = NULL;         /* the image's files, for */
+	struct ocsd_mem_region *mem = NULL; /* OpenCSD's accessors */
+	size_t nreg = 0;
+#endif
+
+	memset(&in, 0, sizeof(in));
+	memset(&src, 0, sizeof(src));
+	if (bench_parse_args("bench_etm4_flow", argc, argv, &o, 8.0,
+			     snapshot_option, &snap, usage))
+		return 2;
+	if (open_source(&src, o.shared, snap, o.id) ||
+	    read_trace(&src, &stream))
+		goto out;
+	if (src.framed)
+		snprintf(what, sizeof(what), "%s, ID 0x%02x", src.dev->name,
+			 src.id);
+	else
+		snprintf(what, sizeof(what), "%s (source_data)", src.dev->name);
+	if (bench_input_cut(WHO, what, stream.data, stream.n, &bench_sync_etm4,
+			    o.mb, &in))
+		goto out;
+	printf(WHO "  input    %s, %s, %s %u.%u, MAXSPEC %" PRIu32
+	       ": %zu-byte copy x %zu = %.1f MB; image %zu region(s), %" PRIu64
+	       " bytes (%s)\n", src.buf->file, what,
+	       src.info.ete ? "ETE" : "ETMv4", src.info.major, src.info.minor,
+	       src.info.maxspec, in.copy_len, in.copies, (double)in.n / MIB,
+	       image_region_count(src.img), src.image_bytes, src.core->name);
+	etm4_flow_config_init(&cfg);
+	cfg.etm = src.cfg;
+	cfg.image = src.img;
+
+	/* Untimed: one and two copies give what every further copy adds
+	 * (the first copy starts unsynchronised, the others do not). */
+	if ((err = etmkit_decode(&cfg, in.buf, in.copy_len, &one)) ||
+	    (err = etmkit_decode(&cfg, in.buf, 2 * in.copy_len, &two))) {
+		fprintf(stderr, WHO ": etmkit: %s\n", etmkit_errstr(err));
+		goto out;
+	}
+	per_copy = two.insns - one.insns;
+	per_sum = two.checksum - one.checksum;
+#ifdef ETMKIT_HAVE_OPENCSD
+	struct ocsd_flow_counts oone, otwo, ototal;
+	size_t ocopies = (size_t)(o.ocsd_mb * MIB / (double)in.copy_len);
+	size_t on;
+	double best_o = 0.0;
+	uint64_t operc, opers;
+	int a64;
+
+	nreg = image_region_count(src.img);
+	files = calloc(nreg ? nreg : 1, sizeof(*files));
+	mem = calloc(nreg ? nreg : 1, sizeof(*mem));
+	if (!files || !mem) {
+		fprintf(stderr, WHO ": out of memory\n");
+		goto out;
+	}
+	if (ocsd_regions(src.img, files, mem))
+		goto out;
+	if (ocopies < 2)
+		ocopies = 2;
+	if (ocopies > in.copies)
+		ocopies = in.copies;
+	on = ocopies * in.copy_len;
+	if (ocsd_flow_peer_etm4(in.buf, in.copy_len, &src.cfg, src.id, mem,
+				nreg, &oone) ||
+	    ocsd_flow_peer_etm4(in.buf, 2 * in.copy_len, &src.cfg, src.id, mem,
+				nreg, &otwo))
+		goto out;
+	operc = otwo.insns - oone.insns;
+	opers = otwo.addr_sum - oone.addr_sum;
+	a64 = otwo.other_ranges == 0;
+#endif
+	/* The decoders take turns, so that both see the machine in the same
+	 * state (clock speed, neighbours): the ratio of the bests is then
+	 * steadier than the rates themselves. */
+	for (int r = 0; r < o.runs; r++) {
+		double t0 = bench_now(), t;
+
+		err = etmkit_decode(&cfg, in.buf, in.n, &total);
+		t = bench_now() - t0;
+		if (err) {
+			fprintf(stderr, WHO ": etmkit: %s\n", etmkit_errstr(err));
+			goto out;
+		}
+		if (r == 0 || t < best)
+			best = t;
+#ifdef ETMKIT_HAVE_OPENCSD
+		t0 = bench_now();
+		if (ocsd_flow_peer_etm4(in.buf, on, &src.cfg, src.id, mem, nreg,
+					&ototal))
+			goto out;
+		t = bench_now() - t0;
+		if (r == 0 || t < best_o)
+			best_o = t;
+#endif
+	}
+	{
+		char note[320];
+
+		snprintf(note, sizeof(note), "  best of %d; %" PRIu64
+			 " insns/copy, %" PRIu64 " gaps, %" PRIu64
+			 " no_image, %" PRIu64 " atoms lost, %" PRIu64
+			 " protocol errors; heap %zu KiB after alloc, %zu KiB "
+			 "after decoding", o.runs, per_copy, total.gaps,
+			 total.no_image, total.stats.atoms_lost,
+			 total.stats.protocol_errors,
+			 total.heap_after_alloc / 1024,
+			 total.heap_after_decode / 1024);
+		print_rate("etmkit", (double)in.n, best, total.insns, note);
+	}
+	status = 0;
+	if (total.insns != one.insns + per_copy * (in.copies - 1)) {
+		printf(WHO "  MISMATCH: etmkit decoded %" PRIu64 " instructions, "
+		       "expected %" PRIu64 "\n", total.insns,
+		       one.insns + per_copy * (in.copies - 1));
+		status = 1;
+	}
+	if (total.heap_after_decode != total.heap_after_alloc) {
+		printf(WHO "  MISMATCH: the heap grew while decoding (%zu bytes "
+		       "after alloc, %zu after decoding)\n",
+		       total.heap_after_alloc, total.heap_after_decode);
+		status = 1;
+	}
+#ifdef ETMKIT_HAVE_OPENCSD
+	{
+		char note[128];
+
+		snprintf(note, sizeof(note), "  best of %d; OpenCSD full decode; "
+			 "the first copies only (--ocsd-mb)", o.runs);
+		print_rate("opencsd", (double)on, best_o, ototal.insns, note);
+	}
+	printf(WHO "  ratio    %.1fx  (etmkit / opencsd, instructions per "
+	       "second)\n", ((double)total.insns / best) /
+				((double)ototal.insns / best_o));
+	if (ototal.insns != oone.insns + operc * (ocopies - 1)) {
+		printf(WHO "  MISMATCH: opencsd decoded %" PRIu64 " instructions, "
+		       "expected %" PRIu64 "\n", ototal.insns,
+		       oone.insns + operc * (ocopies - 1));
+		status = 1;
+	}
+	if (oone.insns != one.insns || operc != per_copy) {
+		printf(WHO "  MISMATCH: instructions in one copy: etmkit %" PRIu64
+		       ", opencsd %" PRIu64 "; per further copy: etmkit %" PRIu64
+		       ", opencsd %" PRIu64 "\n", one.insns, oone.insns, per_copy,
+		       operc);
+		status = 1;
+	} else if (a64 && (oone.addr_sum != one.checksum || opers != per_sum)) {
+		/* Same counts: with every range A64, the addresses too. */
+		printf(WHO "  MISMATCH: instruction address sums: one copy "
+		       "etmkit 0x%" PRIx64 ", opencsd 0x%" PRIx64 "; per further "
+		       "copy etmkit 0x%" PRIx64 ", opencsd 0x%" PRIx64 "\n",
+		       one.checksum, oone.addr_sum, per_sum, opers);
+		status = 1;
+	} else {
+		printf(WHO "  insns    match: %" PRIu64 " in the first copy, %"
+		       PRIu64 " per further copy%s\n", one.insns, per_copy,
+		       a64 ? "; their address sums too (every OpenCSD range "
+			     "A64)" : "; addresses not compared (ranges not "
+				      "all A64)");
+	}
+#else
+	printf(WHO "  opencsd  not built (install libopencsd-dev and "
+	       "reconfigure)\n");
+#endif
+out:
+#ifdef ETMKIT_HAVE_OPENCSD
+	if (files)
+		for (size_t i = 0; i < nreg; i++)
+			free(files[i].data);
+	free(files);
+	free(mem);
+#endif
+	image_free(src.img);
+	snapshot_free(src.ss);
+	free(stream.data);
+	bench_input_free(&in);
+	return status;
+}
