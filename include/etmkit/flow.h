@@ -126,9 +126,12 @@ const struct etm3_flow_stats *etm3_flow_get_stats(
  * next P0 instruction (branch, ISB, and WFI/WFE when TRCIDR2.WFXMODE is
  * set, TSTART), with the return stack when TRCCONFIGR.RS is set.
  *
- * Only committed execution is delivered. Every insn element carries
- * ETMKIT_INSN_EXEC; the P0 instruction that ends an atom's range also
- * carries ETMKIT_INSN_P0, and ETMKIT_INSN_COND_FAIL when its atom was N.
+ * Only committed execution is delivered. An insn element carries
+ * ETMKIT_INSN_EXEC, except a not-taken P0 instruction, which carries
+ * ETMKIT_INSN_COND_FAIL instead (as an ETMv3 N atom). The instruction that
+ * ends a range (an atom's P0 instruction, a source address, a Q's last)
+ * carries ETMKIT_INSN_P0; P0 instructions a source address passes without
+ * taking them carry COND_FAIL without P0, since the range runs on.
  * Transactions (ETE) are delivered as they are traced: a transaction
  * element with etmkit_txn_fail tells the consumer that everything since
  * the matching etmkit_txn_start did not happen (seed 002 D4.3.11).

@@ -191,6 +191,8 @@ static void reset_trace_state(struct etm4_flow_decoder *d)
 	d->overflowed = 0;
 	d->cc_on = 0;
 	d->ctx_valid = d->ctx_sent = 0;
+	/* Until a context says otherwise, any memory space serves. */
+	d->space = IMAGE_SPACE_ANY;
 	reset_walk(d);
 }
 
@@ -1388,12 +1390,13 @@ static int walk_source(struct etm4_flow_decoder *d, struct ent *e)
 	b = d->blk;
 	fi = &b->insn[d->idx];
 	x = put_insn(d, fi, e->offset);
-	if (fi->flags & d->p0_flags) {
-		x->flags = ETMKIT_INSN_P0 | ETMKIT_INSN_EXEC;
+	/* The range ends at the source address whatever the image holds
+	 * there, so that a consumer sees where it ended. */
+	x->flags = ETMKIT_INSN_P0 | ETMKIT_INSN_EXEC;
+	if (fi->flags & d->p0_flags)
 		after_p0(d, b, fi, 1);
-	} else if (++d->idx == b->n) {
+	else if (++d->idx == b->n)
 		leave_block(d, b, 0, flow_block_end(b), b->isa);
-	}
 	return 1;
 }
 
