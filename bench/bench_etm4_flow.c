@@ -318,7 +318,7 @@ int main(int argc, char **argv)
 	const char *snap = "juno_r1_1";
 	char what[160];
 	double best = 0.0;
-	uint64_t per_copy, per_sum;
+	uint64_t per_copy;
 	int status = 1, err;
 #ifdef ETMKIT_HAVE_OPENCSD
 	struct bytes *files = NULL;         /* the image's files, for */
@@ -360,8 +360,8 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	per_copy = two.insns - one.insns;
-	per_sum = two.checksum - one.checksum;
 #ifdef ETMKIT_HAVE_OPENCSD
+	uint64_t per_sum = two.checksum - one.checksum;
 	struct ocsd_flow_counts oone, otwo, ototal;
 	size_t ocopies = (size_t)(o.ocsd_mb * MIB / (double)in.copy_len);
 	size_t on;

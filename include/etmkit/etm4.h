@@ -100,7 +100,9 @@ enum etm4_pkt_type {
 	etm4_pkt_exception,      /* u.exception; ETE also PE reset and
 				    transaction failure (type 0x18) */
 	etm4_pkt_exception_return, /* ETMv4 */
-	etm4_pkt_function_return,  /* ETMv4 v8-M */
+	etm4_pkt_function_return,  /* ETMv4 v8-M (not produced: the
+				      configuration cannot name an ARMv8-M
+				      PE, so header 0x05 is reserved) */
 	etm4_pkt_cycle_count,    /* u.cc, formats 1-3 */
 	etm4_pkt_commit,         /* u.spec.count */
 	etm4_pkt_cancel,         /* u.spec: formats 1-3 */

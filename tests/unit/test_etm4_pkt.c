@@ -1006,11 +1006,16 @@ static void test_ite(void **state)
 	struct etm4_packet *p;
 
 	(void)state;
-	/* ete-ite-instr: 09 01 ff ff 0f 00 00 00 00 00 = EL1, 0xfffff. */
-	p = BODY(ete(3, 0), 0x09, 0x01, 0xff, 0xff, 0x0f, 0, 0, 0, 0, 0x80);
+	/* ete-ite-instr: 09 01 ff ff 0f 00 00 00 00 00 = EL1, 0xfffff; the
+	 * 10th byte is bits 63:56. */
+	p = BODY(ete(3, 0), 0x09, 0x01, 0xff, 0xff, 0x0f, 0, 0, 0, 0, 0,
+		 0x09, 0x02, 0x01, 0, 0, 0, 0, 0, 0, 0x80);
 	is_pkt(&p[0], etm4_pkt_instrumentation, 12, 10);
 	assert_int_equal(p[0].u.ite.el, 1);
-	assert_int_equal(p[0].u.ite.value, 0x80000000000fffffull);
+	assert_int_equal(p[0].u.ite.value, 0xfffff);
+	is_pkt(&p[1], etm4_pkt_instrumentation, 22, 10);
+	assert_int_equal(p[1].u.ite.el, 2);
+	assert_int_equal(p[1].u.ite.value, 0x8000000000000001ull);
 	/* FEAT_ITE is ETE 1.3. */
 	p = BODY(ete(2, 0), 0x09);
 	assert_int_equal(p[0].type, etm4_pkt_reserved);
