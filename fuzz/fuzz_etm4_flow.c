@@ -28,9 +28,8 @@
  *   make (24 atoms, each at most the image's instructions);
  * - an instruction lies inside the image and is what the image holds
  *   there (size 4 for A64 and A32, 2 or 4 for T32, aligned, the opcode);
- *   its flags are only EXEC, COND_FAIL, P0 and CYCLES, EXEC on every one
- *   and COND_FAIL only on a P0 instruction (flow.h: only committed
- *   execution, "every insn element carries ETMKIT_INSN_EXEC"); an
+ *   its flags are only EXEC, COND_FAIL, P0 and CYCLES, exactly one of
+ *   EXEC and COND_FAIL, COND_FAIL only on a P0 instruction (flow.h); an
  *   instruction not flagged P0 followed straight by another is followed
  *   by the next one in memory (an atom's range runs to its P0
  *   instruction, digest 8.2);
@@ -58,6 +57,7 @@
 
 #include "etmkit/etm4.h"
 #include "etmkit/flow.h"
+#include "etmkit/insn.h"
 #include "../tests/elem_same.h"
 
 #define MAX_ELEMS (1u << 22)
@@ -326,12 +326,17 @@ static void check_insn(const struct etmkit_elem *e,
 			    ETMKIT_INSN_P0 | ETMKIT_INSN_CYCLES))
 		fail_at("instruction flags other than EXEC, COND_FAIL, P0 "
 			"and CYCLES", e);
-	if ((f & ETMKIT_INSN_COND_FAIL) && !(f & ETMKIT_INSN_P0) &&
+	/* flow.h: EXEC, or COND_FAIL on a not-taken P0 instruction (which
+	 * a source address may pass, without P0). */
+	if (!(f & ETMKIT_INSN_EXEC) == !(f & ETMKIT_INSN_COND_FAIL) &&
+	    !lax("flags"))
+		fail_at("instruction without exactly one of EXEC and COND_FAIL",
+			e);
+	if ((f & ETMKIT_INSN_COND_FAIL) &&
+	    !(e->u.insn.class_flags & (INSN_F_BRANCH | INSN_F_ISB |
+				       INSN_F_WFX | INSN_F_TSTART)) &&
 	    !lax("flags"))
 		fail_at("COND_FAIL on an instruction that is not P0", e);
-	if (!(f & ETMKIT_INSN_EXEC) && !lax("flags"))
-		fail_at("instruction without EXEC (flow.h: every insn "
-			"carries it)", e);
 }
 
 /* What the packet decoder saw in the same bytes. */
