@@ -109,9 +109,6 @@ void cli_print_etm4_text(FILE *f, uint8_t id, const struct etm4_packet *p,
 			 int ete);
 void cli_print_etm4_json(FILE *f, uint8_t id, const struct etm4_packet *p,
 			 int ete);
-/* The name of ETMv4/ETE exception type @type (IHI 0064 / Arm ARM D4; see
- * the digest's table, spec/etmv4-ete.md 5.5): "irq", "call", ... */
-const char *cli_etm4_exception_name(unsigned type, int ete);
 
 /* Disassembly of instruction elements (capstone), cached by address. */
 struct cli_disasm;

@@ -269,29 +269,6 @@ void cli_print_etm3_json(FILE *f, uint8_t id, const struct etm3_packet *p,
 
 /* ==== ETMv4 and ETE ======================================================== */
 
-/* Exception types, digest spec/etmv4-ete.md 5.5 (IHI 0064 "Exception
- * packet"; Arm ARM D4.3.5.2, Tables D4-4 and D4-5). 0x10-0x17: no
- * architected name, IMPLEMENTATION DEFINED occurrences (D4.3.5.2). */
-static const char *const etm4_exc_names[0x10] = {
-	"pe_reset", "debug_halt", "call", "trap", "system_error", "reserved_5",
-	"instruction_debug", "data_debug", "reserved_8", "reserved_9",
-	"alignment", "instruction_fault", "data_fault", "reserved_13", "irq",
-	"fiq"
-};
-
-const char *cli_etm4_exception_name(unsigned type, int ete)
-{
-	if (type < 0x10)
-		return etm4_exc_names[type];
-	if (type < 0x18)
-		return "impdef";
-	/* ETE (FEAT_TME): a transaction failure, traced as an exception
-	 * (digest 5.5, 5.23). */
-	if (type == 0x18 && ete)
-		return "transaction_failure";
-	return "reserved";
-}
-
 static const char *etm4_exc_addr_name(unsigned v)
 {
 	switch (v) {
@@ -429,7 +406,7 @@ static void text4_fields(FILE *f, const struct etm4_packet *p, int ete)
 	case etm4_pkt_exception:
 		fprintf(f, " exception=0x%x(%s) addr_interp=%s",
 			p->u.exception.type,
-			cli_etm4_exception_name(p->u.exception.type, ete),
+			etm4_exception_name(p->u.exception.type, ete),
 			etm4_exc_addr_name(p->u.exception.addr_interp));
 		if (p->u.exception.pending)
 			fputs(" pending", f);
@@ -605,7 +582,7 @@ static void json4_fields(FILE *f, const struct etm4_packet *p, int ete)
 	case etm4_pkt_exception:
 		fprintf(f, ",\"exception\":%u,\"name\":\"%s\",\"addr_interp\":"
 			"\"%s\",\"pending\":%u", p->u.exception.type,
-			cli_etm4_exception_name(p->u.exception.type, ete),
+			etm4_exception_name(p->u.exception.type, ete),
 			etm4_exc_addr_name(p->u.exception.addr_interp),
 			p->u.exception.pending);
 		break;

@@ -44,7 +44,7 @@ static unsigned opcode_digits(const struct etmkit_elem *e)
 static const char *exception_name(const struct etmkit_elem *e, int m_profile)
 {
 	if (e->flags & ETMKIT_EXC_ETM4)
-		return etm4_exception_name(e->u.exception.number);
+		return etm4_exception_name(e->u.exception.number, 0);
 	if (e->flags & ETMKIT_EXC_LEGACY)
 		return etm3_legacy_exception_name(e->u.exception.number);
 	return etm3_exception_name(e->u.exception.number,

@@ -125,7 +125,7 @@ enum etmkit_txn {
 
 /* exception flags (ETMv4/ETE) */
 #define ETMKIT_EXC_ETM4 0x20u /* number is an ETMv4/ETE exception type
-				 (etm4_exception_name()) */
+				 (etm4_exception_name(), ete 0) */
 
 /* timestamp flags */
 #define ETMKIT_TS_CLOCK_CHANGE 0x01u /* clock frequency changed since the

@@ -317,10 +317,11 @@ int etm4_pkt_next(struct etm4_pkt_decoder *dec, struct etm4_packet *pkts,
 /* Forget all state, as if just allocated. */
 void etm4_pkt_reset(struct etm4_pkt_decoder *dec);
 
-/* The name of ETMv4/ETE exception type @type (digest 5.5, Arm ARM
- * Tables D4-4/D4-5): "reset", "debug_halt", "call", "trap", ...;
- * "reserved" for a type without a name. Never NULL. */
-const char *etm4_exception_name(unsigned type);
+/* The name of exception packet type @type (digest 5.5, Arm ARM Tables
+ * D4-4/D4-5): "pe_reset", "debug_halt", "call", "trap", ..., "impdef"
+ * (0x10-0x17), "transaction_failure" (0x18 with @ete), else "reserved" or
+ * "reserved_N". Never NULL. */
+const char *etm4_exception_name(unsigned type, int ete);
 
 /* The configuration as decoded at allocation. */
 const struct etm4_config_info *etm4_pkt_config(

@@ -1,7 +1,6 @@
 /* Names of element kinds, losses and trace-on reasons, as etmkit's output
  * writes them. */
 #include "etmkit/elem.h"
-#include "etmkit/etm4.h"
 
 const char *etmkit_elem_kind_name(unsigned kind)
 {
@@ -68,27 +67,4 @@ const char *etmkit_txn_name(unsigned what)
 	static const char *const names[3] = { "start", "commit", "fail" };
 
 	return what < 3 ? names[what] : "invalid";
-}
-
-const char *etm4_exception_name(unsigned type)
-{
-	/* Exception packet TYPE (A-profile and ETE); the preferred return
-	 * address of each is in Arm ARM Tables D4-4 and D4-5. */
-	static const char *const names[0x19] = {
-		[0x00] = "reset",
-		[0x01] = "debug_halt",
-		[0x02] = "call",
-		[0x03] = "trap",
-		[0x04] = "system_error",
-		[0x06] = "instruction_debug",
-		[0x07] = "data_debug",
-		[0x0a] = "alignment",
-		[0x0b] = "instruction_fault",
-		[0x0c] = "data_fault",
-		[0x0e] = "irq",
-		[0x0f] = "fiq",
-		[0x18] = "transaction_failure",
-	};
-
-	return type < 0x19 && names[type] ? names[type] : "reserved";
 }

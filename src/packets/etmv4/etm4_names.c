@@ -41,3 +41,26 @@ const char *etm4_pkt_type_name(enum etm4_pkt_type type)
 		return "invalid";
 	return names[type];
 }
+
+/* Exception packet types, digest spec/etmv4-ete.md 5.5 (IHI 0064
+ * "Exception packet"; Arm ARM D4.3.5.2, Tables D4-4 and D4-5). 0x10-0x17:
+ * no architected name, IMPLEMENTATION DEFINED occurrences (D4.3.5.2). */
+const char *etm4_exception_name(unsigned type, int ete)
+{
+	static const char *const names[0x10] = {
+		"pe_reset", "debug_halt", "call", "trap", "system_error",
+		"reserved_5", "instruction_debug", "data_debug", "reserved_8",
+		"reserved_9", "alignment", "instruction_fault", "data_fault",
+		"reserved_13", "irq", "fiq"
+	};
+
+	if (type < 0x10)
+		return names[type];
+	if (type < 0x18)
+		return "impdef";
+	/* ETE (FEAT_TME): a transaction failure, traced as an exception
+	 * (digest 5.5, 5.23). */
+	if (type == 0x18 && ete)
+		return "transaction_failure";
+	return "reserved";
+}
