@@ -317,9 +317,9 @@ static struct ent *spec_push(struct etm4_flow_decoder *d, uint8_t kind,
 	struct ent *e;
 
 	if (spec_len(d) >= F4_SPEC - 1) {
+		/* Drops sync: nothing is queued until the next Trace Info. */
 		protocol_error(d, offset, "speculation queue overrun");
-		if (!d->synced)
-			return NULL;
+		return NULL;
 	}
 	e = spec_at(d, d->st++);
 	memset(e, 0, sizeof(*e));
@@ -328,9 +328,17 @@ static struct ent *spec_push(struct etm4_flow_decoder *d, uint8_t kind,
 	return e;
 }
 
+/* P0 elements entry @e stands for: an atom run's atoms, the unseen ones
+ * a Trace Info announced, else 1. */
+static uint32_t p0_count(const struct ent *e)
+{
+	return e->kind == K_ATOM ? e->n : e->kind == K_UNSEEN ? e->b : 1;
+}
+
 /* Move the elements a Commit of @n P0 elements resolves: the oldest
- * speculative ones, with the non-P0 elements before each. Returns 0, or
- * -1 if fewer than @n were speculative (all of them are then moved). */
+ * speculative ones, with the non-P0 elements before each (D4.3.8.1).
+ * Returns 0, or -1 if fewer than @n were speculative (all of them are
+ * then moved). */
 static int commit(struct etm4_flow_decoder *d, uint32_t n)
 {
 	while (n && d->sh != d->st) {
@@ -346,7 +354,7 @@ static int commit(struct etm4_flow_decoder *d, uint32_t n)
 			d->sh++;
 			continue;
 		}
-		k = e->kind == K_ATOM ? e->n : e->kind == K_UNSEEN ? e->b : 1;
+		k = p0_count(e);
 		if (k <= n) {
 			*done_push(d) = *e;
 			d->sh++;
@@ -382,7 +390,10 @@ static void implicit_commit(struct etm4_flow_decoder *d)
 }
 
 /* Cancel the @n newest P0 elements and the cancellable elements among
- * and after them (digest 7.3). Returns 0, or -1 if fewer were there. */
+ * and after them (D4.3.8.2; digest 7.3). Timestamps, markers, cycle
+ * counts, events and instrumentation stay (D4.3.7.3, D4.3.9). Reaching an
+ * unseen placeholder removes the Trace Info after it and what followed
+ * (D4.3.2.3). Returns 0, or -1 if fewer were there. */
 static int cancel(struct etm4_flow_decoder *d, uint32_t n)
 {
 	uint32_t i = d->st;
@@ -396,8 +407,7 @@ static int cancel(struct etm4_flow_decoder *d, uint32_t n)
 			e->kind = K_DEAD;
 			continue;
 		}
-		uint32_t k = e->kind == K_ATOM ? e->n :
-			     e->kind == K_UNSEEN ? e->b : 1;
+		uint32_t k = p0_count(e);
 		if (k <= n) {
 			e->kind = K_DEAD;
 			n -= k;
@@ -420,7 +430,8 @@ static int cancel(struct etm4_flow_decoder *d, uint32_t n)
 }
 
 /* The newest atom not cancelled was wrong: flip it (D4.3.8.4). Target
- * addresses after it belonged to the wrong path and go too. An atom
+ * addresses after it belonged to the wrong path and go too (as OpenCSD
+ * does; D4.3.8.4 does not say, digest 7.3). An atom
  * that is not speculative, or a Trace Info placeholder met first, leaves
  * nothing to flip. */
 static void mispredict(struct etm4_flow_decoder *d)
@@ -443,8 +454,9 @@ static void mispredict(struct etm4_flow_decoder *d)
 	}
 }
 
-/* Discard, Overflow, errors: speculative elements are dropped; the ones
- * never cancelled are still delivered (digest 7.5). */
+/* Discard, Overflow, errors: speculative elements are dropped
+ * (D4.3.8.3, D4.3.10.2); the ones never cancelled are still delivered
+ * (digest 7.5). */
 static void drop_speculative(struct etm4_flow_decoder *d)
 {
 	for (uint32_t i = d->sh; i != d->st; i++) {
@@ -483,24 +495,6 @@ static void add_atoms(struct etm4_flow_decoder *d, uint64_t offset,
 
 	if (!count)
 		return;
-	if (!d->info.maxspec && !t) {
-		/* MAXSPEC 0, nothing speculative: committed at once (digest
-		 * 7.2), straight to the walk queue. */
-		struct ent *w = d->dt ? &d->done[d->dt - 1] : NULL;
-
-		if (w && w->kind == K_ATOM && w->n + count <= 32) {
-			w->b |= bits << w->n;
-			w->n = (uint8_t)(w->n + count);
-			return;
-		}
-		w = done_push(d);
-		memset(w, 0, sizeof(*w));
-		w->kind = K_ATOM;
-		w->offset = offset;
-		w->b = bits;
-		w->n = (uint8_t)count;
-		return;
-	}
 	d->depth += count;
 	if (t && t->kind == K_ATOM && t->n + count <= 32) {
 		t->b |= bits << t->n;
@@ -1053,8 +1047,9 @@ static int ready(struct etm4_flow_decoder *d, uint64_t offset)
 }
 
 /* Walk one atom: instructions up to and including the next P0
- * instruction. Returns 1 when the atom is done, 0 when the output is
- * full (call again). */
+ * instruction, which the atom says was taken (E) or not (N) (D4.3.5.1).
+ * Returns 1 when the atom is done, 0 when the output is full (call
+ * again). */
 static int walk_atom(struct etm4_flow_decoder *d, unsigned taken,
 		     uint64_t offset)
 {
