@@ -1419,6 +1419,25 @@ static void test_gap(void **state)
 	assert_int_equal(R.p[2].offset, 13);
 	assert_int_equal(R.p[2].length, 2);
 	is_pkt(&R.p[3], etm4_pkt_unsynced, 100, 3);
+	/* Zeros cut by the loss: an error record; zeros on both sides do
+	 * not make an A-sync. */
+	etm4_pkt_reset(dec);
+	memset(&R, 0, sizeof(R));
+	assert_int_equal(etm4_pkt_feed(dec, async12, 12, NULL, 0), 0);
+	drain(dec, &R, 8);
+	assert_int_equal(etm4_pkt_feed(dec, async12, 5, NULL, 12), 0);
+	drain(dec, &R, 8);
+	assert_int_equal(etm4_pkt_gap(dec), 0);
+	assert_int_equal(etm4_pkt_feed(dec, async12 + 5, 7, NULL, 40), 0);
+	drain(dec, &R, 8);
+	etm4_pkt_finish(dec);
+	drain(dec, &R, 8);
+	assert_int_equal(R.n, 3);
+	assert_int_equal(R.p[1].type, etm4_pkt_a_sync);
+	assert_int_equal(R.p[1].error, -etmkit_err_bad_frame);
+	assert_int_equal(R.p[1].offset, 12);
+	assert_int_equal(R.p[1].length, 5);
+	is_pkt(&R.p[2], etm4_pkt_unsynced, 40, 7);
 	/* Undrained input is refused. */
 	etm4_pkt_reset(dec);
 	etm4_pkt_feed(dec, cut, sizeof(cut), NULL, 0);

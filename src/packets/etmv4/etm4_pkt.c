@@ -1302,10 +1302,11 @@ static int next_slow(struct etm4_pkt_decoder *dec, struct etm4_packet *out,
 /* ---- Fast paths --------------------------------------------------------- */
 /* The commonest multi-byte packets (digest 9: atoms, then short and long
  * addresses, exact matches and, with cycle counting, formats 2 and 3;
- * exceptions and contexts), decoded in the synced loop when a longest
- * packet's worth of input (32 bytes) is at hand. Each writes the record
- * decode_one() would (raw: the packet's bytes, then whatever follows,
- * outside size). */
+ * exceptions and contexts), decoded in the synced loop when 16 bytes of
+ * input are at hand (none of them is longer: a context with VMID and
+ * Context ID is 10). Each writes the record decode_one() would (raw: the
+ * packet's bytes, then whatever follows, outside size). */
+#define ETM4_FAST_MIN 16
 
 static inline void fast_head(struct etm4_packet *pkt, size_t pos,
 			     uint8_t type, unsigned len, const uint8_t *p)
@@ -1315,18 +1316,29 @@ static inline void fast_head(struct etm4_packet *pkt, size_t pos,
 	pkt->size = (uint8_t)len;
 	pkt->error = 0;
 	pkt->length = len;
-	memcpy(pkt->raw, p, 16);
+	memcpy(pkt->raw, p, ETM4_FAST_MIN);
 }
 
+/* read_short() without its branch on the length, which follows the
+ * address bits and so mispredicts. */
 static inline unsigned fast_short(struct etm4_pkt_decoder *dec,
 				  const uint8_t *p, size_t pos,
 				  struct etm4_packet *pkt)
 {
+	struct etm4_address *a = &pkt->u.a.addr;
 	unsigned b = p[0], src = b >= 0xb0;
-	unsigned len = 2 + (p[1] >> 7);
+	unsigned is = src ? b & 1 : b == 0x96, shift = 2 - is;
+	unsigned two = p[1] >> 7, bits = 7 + shift + 8 * two;
+	uint64_t v = (uint64_t)(p[1] & 0x7f) << shift |
+		     ((uint64_t)p[2] << (7 + shift) & -(uint64_t)two);
+	unsigned len = 2 + two;
 
-	read_short(dec, p + 1, 2, src ? b & 1 : b == 0x96, &pkt->u.a.addr);
-	push_addr(dec, &pkt->u.a.addr);
+	a->addr = (dec->hist_addr[0] & ~mask64(bits)) | v;
+	a->is = (uint8_t)is;
+	a->form = etm4_addr_short;
+	a->bits = (uint8_t)bits;
+	a->hist = 0;
+	push_addr(dec, a);
 	fast_head(pkt, pos, src ? etm4_pkt_source_address : etm4_pkt_address,
 		  len, p);
 	return len;
@@ -1358,22 +1370,30 @@ static inline unsigned fast_exact(struct etm4_pkt_decoder *dec,
 	return 1;
 }
 
+/* Cycle count formats 2 and 3 (parse_cc2(), parse_cc3()) with the format
+ * selected arithmetically: they alternate in no predictable order. */
 static inline unsigned fast_cc(struct etm4_pkt_decoder *dec, unsigned kind,
 			       const uint8_t *p, size_t pos,
 			       struct etm4_packet *pkt)
 {
-	unsigned len = kind == ETM4_K_CC3 ? 1 : 2;
+	struct etm4_cc *cc = &pkt->u.cc;
+	unsigned f3 = kind == ETM4_K_CC3, a = p[1] >> 4;
+	int64_t commit = f3 ? ((p[0] >> 2) & 3) + 1 :
+		(p[0] & 1) ? (int64_t)dec->info.maxspec - 15 + a : a + 1;
 
-	if (kind == ETM4_K_CC3)
-		parse_cc3(dec, p, pkt);
-	else if (parse_cc2(dec, p, 2, pkt) < 0)
+	if (commit < 0 && !dec->info.commopt)
 		return 0; /* F = 1 below zero: decode_one() reports it */
-	fast_head(pkt, pos, etm4_pkt_cycle_count, len, p);
-	return len;
+	cc->count = (f3 ? p[0] & 3u : p[1] & 0xfu) + dec->cyct;
+	cc->commit = dec->info.commopt ? 0 : (uint32_t)commit;
+	cc->format = (uint8_t)(3 - !f3);
+	cc->unknown = 0;
+	cc->has_commit = !dec->info.commopt;
+	fast_head(pkt, pos, etm4_pkt_cycle_count, 2 - f3, p);
+	return 2 - f3;
 }
 
-/* The record of a packet a parser other than the fast ones read from
- * p[0..32): complete, or 0 when rejected (decode_one() reports it). */
+/* The record of a packet another parser read from p[0..16): complete, or
+ * 0 when rejected (decode_one() reports it). */
 static inline unsigned fast_other(int len, const uint8_t *p, size_t pos,
 				  struct etm4_packet *pkt)
 {
@@ -1383,7 +1403,7 @@ static inline unsigned fast_other(int len, const uint8_t *p, size_t pos,
 	pkt->size = (uint8_t)len;
 	pkt->error = 0;
 	pkt->length = (uint32_t)len;
-	memcpy(pkt->raw, p, ETM4_PKT_MAX_BYTES);
+	memcpy(pkt->raw, p, ETM4_FAST_MIN);
 	return (unsigned)len;
 }
 
@@ -1397,7 +1417,7 @@ static unsigned synced_other(struct etm4_pkt_decoder *dec, size_t pos,
 	unsigned k = dec->kind[p[0]];
 	int len;
 
-	if (avail >= ETM4_PKT_MAX_BYTES) {
+	if (avail >= ETM4_FAST_MIN) {
 		/* Tested in the order of their frequency in the captures. */
 		if (k == ETM4_K_SHORT)
 			return fast_short(dec, p, pos, pkt);
