@@ -39,6 +39,11 @@ extern "C" {
 /* Configuration flags. */
 #define ETM4_CFG_ETE            0x1u /* the source is an ETE (FEAT_ETE):
 					ETE header set (seed 002, D4) */
+#define ETM4_CFG_ATOM_RUNS      0x2u /* deliver each run of consecutive
+					atom packets as one etm4_pkt_atom_run
+					record pointing into the input (as
+					ETM3_CFG_P_HEADER_RUNS): the form a
+					consumer of atoms in bulk wants */
 #define ETM4_CFG_STOP_ON_ERROR  0x4u /* as ETM3_CFG_STOP_ON_ERROR */
 
 struct etm4_config {
@@ -125,6 +130,8 @@ enum etm4_pkt_type {
 	etm4_pkt_cond_flush,
 	etm4_pkt_data_sync,      /* ETMv4 data synchronization markers */
 	etm4_pkt_reserved,       /* reserved header (error record) */
+	etm4_pkt_atom_run,       /* u.run: consecutive atom packets, only
+				    with ETM4_CFG_ATOM_RUNS */
 	etm4_pkt_type_count
 };
 
@@ -182,6 +189,16 @@ struct etm4_atoms {
 	uint32_t bits;
 	uint8_t count;      /* 1 to 24 */
 	uint8_t format;     /* 1 to 6 */
+};
+
+/* Consecutive atom packets (ETM4_CFG_ATOM_RUNS), each one byte. The
+ * pointers lead into the fed input: valid until the next etm4_pkt_feed().
+ * Header i's atoms are etm4_pkt_atom_table(dec)[headers[i]]. */
+struct etm4_atom_run {
+	const uint8_t *headers;   /* count header bytes */
+	const uint64_t *offsets;  /* their input offsets, or NULL when they
+				     are at offset, offset + 1, ... */
+	uint32_t count;
 };
 
 /* Commit, Cancel and Mispredict packets. Applied in this order: append
@@ -270,6 +287,7 @@ struct etm4_packet {
 		struct etm4_cc cc;
 		struct etm4_spec spec;
 		struct etm4_atoms atoms;
+		struct etm4_atom_run run;
 		struct {
 			struct etm4_address addr;
 			struct etm4_context context; /* address_context */
@@ -316,6 +334,11 @@ int etm4_pkt_next(struct etm4_pkt_decoder *dec, struct etm4_packet *pkts,
 
 /* Forget all state, as if just allocated. */
 void etm4_pkt_reset(struct etm4_pkt_decoder *dec);
+
+/* The atoms of each header byte: 256 entries, count 0 for a byte that is
+ * not an atom header (formats 1-6, digest 5.14). For reading the headers of
+ * an etm4_pkt_atom_run record. */
+const struct etm4_atoms *etm4_pkt_atom_table(const struct etm4_pkt_decoder *dec);
 
 /* The name of exception packet type @type (digest 5.5, Arm ARM Tables
  * D4-4/D4-5): "pe_reset", "debug_halt", "call", "trap", ..., "impdef"

@@ -15,6 +15,27 @@
 #define BLOCK_BYTES_MAX \
 	(sizeof(struct flow_block) + FLOW_BLOCK_LIMIT * sizeof(struct flow_insn))
 
+/* The span of the image's regions, first to last byte (lo > hi when it
+ * has none), and the region count it was computed for. */
+static void set_hull(struct flow_cache *c)
+{
+	size_t n = c->image ? image_region_count(c->image) : 0;
+
+	c->lo = UINT64_MAX;
+	c->hi = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct image_region *r = image_region_at(c->image, i);
+
+		if (!r || !r->length)
+			continue;
+		if (r->addr < c->lo)
+			c->lo = r->addr;
+		if (r->addr + (r->length - 1) > c->hi)
+			c->hi = r->addr + (r->length - 1);
+	}
+	c->nregions = n;
+}
+
 int flow_cache_init(struct flow_cache *c, const struct image *img,
 		    size_t bytes, uint8_t insn_flags)
 {
@@ -36,6 +57,7 @@ int flow_cache_init(struct flow_cache *c, const struct image *img,
 		return -etmkit_err_nomem;
 	}
 	c->image = img;
+	set_hull(c);
 	c->insn_flags = insn_flags;
 	c->end_flags = INSN_F_BRANCH | INSN_F_ISA_SWITCH;
 	return 0;
@@ -164,8 +186,22 @@ static struct flow_block *build(struct flow_cache *c, uint64_t addr,
 struct flow_block *flow_cache_get(struct flow_cache *c, uint64_t addr,
 				  uint8_t isa, uint8_t space, uint8_t *loss)
 {
-	uint32_t h = bucket_of(c, addr, isa, space);
+	uint32_t h;
 	struct flow_block *b;
+
+	/* Outside every region: no code, and no hashing (a trace that runs
+	 * mostly outside the image, as juno_r1_1's, asks this often). */
+	if (addr < c->lo || addr > c->hi) {
+		size_t n = c->image ? image_region_count(c->image) : 0;
+
+		if (n != c->nregions)
+			set_hull(c); /* regions were added since */
+		if (addr < c->lo || addr > c->hi) {
+			*loss = etmkit_loss_unmapped;
+			return NULL;
+		}
+	}
+	h = bucket_of(c, addr, isa, space);
 
 	for (b = c->buckets[h]; b; b = b->hnext)
 		if (b->start == addr && b->isa == isa && b->space == space)

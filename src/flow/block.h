@@ -65,6 +65,9 @@ struct flow_cache {
 					image does not change) */
 	uint16_t miss_tag[256];      /* their isa << 8 | space, 0: empty */
 	uint8_t miss_loss[256];      /* their etmkit_loss */
+	uint64_t lo, hi;             /* the image's regions span [lo, hi]:
+					no code outside (lo > hi: none) */
+	size_t nregions;             /* the region count they cover */
 	uint32_t end_flags;          /* INSN_F_* that end a block: where
 					the flow can leave it. ETMv3 (the
 					default): BRANCH | ISA_SWITCH; ETMv4

@@ -35,8 +35,10 @@
 
 #if defined(__GNUC__)
 #define F4_LIKELY(x) __builtin_expect(!!(x), 1)
+#define F4_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #else
 #define F4_LIKELY(x) (x)
+#define F4_UNLIKELY(x) (x)
 #endif
 
 /* Queue entry kinds. P0 kinds first, then the ones Cancel removes, then
@@ -99,6 +101,9 @@ struct etm4_flow_decoder {
 
 	struct etm4_packet batch[F4_BATCH];
 	int nbatch, ibatch;
+	const struct etm4_atoms *atoms; /* the packet decoder's atom table */
+	uint32_t run_h;           /* next header of the atom run at
+				     batch[ibatch] (0: not begun) */
 	uint8_t finishing, eos, stopped, full;
 	uint8_t gap_pending;
 	const char *gap_why;
@@ -214,8 +219,13 @@ int etm4_flow_alloc(struct etm4_flow_decoder **out,
 	 * stores, conditional instructions) this decoder does not follow. */
 	if (!err && (d->info.cond || d->info.data))
 		err = -etmkit_err_unsupported;
-	if (!err)
-		err = etm4_pkt_alloc(&d->pkt, &cfg->etm);
+	if (!err) {
+		/* Atom packets in runs (ETM4_CFG_ATOM_RUNS): atom_run(). */
+		struct etm4_config pc = cfg->etm;
+
+		pc.flags |= ETM4_CFG_ATOM_RUNS;
+		err = etm4_pkt_alloc(&d->pkt, &pc);
+	}
 	if (!err)
 		err = flow_cache_init(&d->cache, cfg->image,
 				      cfg->cache_bytes ? cfg->cache_bytes :
@@ -230,6 +240,7 @@ int etm4_flow_alloc(struct etm4_flow_decoder **out,
 	d->p0_flags = INSN_F_BRANCH | INSN_F_ISB | INSN_F_TSTART |
 		      (d->info.wfx_p0 ? INSN_F_WFX : 0);
 	flow_cache_set_ends(&d->cache, d->p0_flags);
+	d->atoms = etm4_pkt_atom_table(d->pkt);
 	d->eos = 1;
 	reset_trace_state(d);
 	*out = d;
@@ -251,6 +262,7 @@ void etm4_flow_reset(struct etm4_flow_decoder *d)
 		return;
 	etm4_pkt_reset(d->pkt);
 	d->nbatch = d->ibatch = 0;
+	d->run_h = 0;
 	d->finishing = d->stopped = d->full = d->gap_pending = 0;
 	d->eos = 1;
 	d->n = d->delivered = 0;
@@ -754,6 +766,23 @@ static void on_loss(struct etm4_flow_decoder *d, const struct etm4_packet *p)
 	reset_resolution(d);
 }
 
+/* An exception or transaction failure waited for its address packet, and
+ * another packet came: the element keeps no address. */
+static void flush_pend(struct etm4_flow_decoder *d)
+{
+	struct ent x = d->pend_ent;
+
+	d->pend = 0;
+	if (x.kind == K_TFAIL) {
+		struct ent *e = spec_push(d, K_TFAIL, x.offset);
+
+		if (e)
+			*e = x;
+	} else {
+		add_p0(d, &x);
+	}
+}
+
 static void on_packet(struct etm4_flow_decoder *d, const struct etm4_packet *p)
 {
 	if (p->error) {
@@ -768,20 +797,8 @@ static void on_packet(struct etm4_flow_decoder *d, const struct etm4_packet *p)
 	}
 	if (d->pend && p->type != etm4_pkt_context &&
 	    p->type != etm4_pkt_address &&
-	    p->type != etm4_pkt_address_context) {
-		/* The address never came: the element keeps none. */
-		struct ent x = d->pend_ent;
-
-		d->pend = 0;
-		if (x.kind == K_TFAIL) {
-			struct ent *e = spec_push(d, K_TFAIL, x.offset);
-
-			if (e)
-				*e = x;
-		} else {
-			add_p0(d, &x);
-		}
-	}
+	    p->type != etm4_pkt_address_context)
+		flush_pend(d);
 	switch ((enum etm4_pkt_type)p->type) {
 	case etm4_pkt_trace_info:
 		on_trace_info(d, p);
@@ -1065,6 +1082,8 @@ static int walk_atom(struct etm4_flow_decoder *d, unsigned taken,
 	}
 	for (;;) {
 		struct flow_block *b;
+		const struct flow_insn *fi;
+		struct etmkit_elem *e;
 		uint32_t i, n, lim;
 
 		if (room(d) < 2)
@@ -1079,22 +1098,29 @@ static int walk_atom(struct etm4_flow_decoder *d, unsigned taken,
 		lim = d->idx + (uint32_t)room(d) - 1;
 		if (lim > n)
 			lim = n;
-		for (i = d->idx; i < lim; i++) {
-			const struct flow_insn *fi = &b->insn[i];
-			struct etmkit_elem *e = put_insn(d, fi, offset);
-
-			if (fi->flags & d->p0_flags) {
-				e->flags = (uint8_t)(ETMKIT_INSN_P0 |
-					   (taken ? ETMKIT_INSN_EXEC :
-						    ETMKIT_INSN_COND_FAIL));
-				after_p0(d, b, fi, taken);
-				d->atom_started = 0;
-				return 1;
-			}
+		/* Only a block's last instruction can be a P0 one (the cache
+		 * ends blocks at them, alloc), so the copy loop tests
+		 * nothing. */
+		e = &d->out[d->n];
+		for (i = d->idx; i < lim; i++, e++) {
+			memcpy(&e->addr, &b->insn[i], 24);
+			e->offset = offset;
+			e->cycles = 0;
 		}
-		if (i < n) {
-			d->idx = i;
+		d->n += lim - d->idx;
+		d->stats.insns += lim - d->idx;
+		if (lim < n) {
+			d->idx = lim;
 			return 0;
+		}
+		fi = &b->insn[n - 1];
+		if (fi->flags & d->p0_flags) {
+			e[-1].flags = (uint8_t)(ETMKIT_INSN_P0 |
+				      (taken ? ETMKIT_INSN_EXEC :
+					       ETMKIT_INSN_COND_FAIL));
+			after_p0(d, b, fi, taken);
+			d->atom_started = 0;
+			return 1;
 		}
 		/* The block ended without a P0 instruction (its size limit,
 		 * or the end of the mapped bytes): go on after it. */
@@ -1529,6 +1555,150 @@ static int walk(struct etm4_flow_decoder *d)
 	return 1;
 }
 
+/* The atoms of header @h of run @r, at offset @off, when all of them are
+ * committed at once and nothing is queued before them: walked at once,
+ * without the queues. Returns 1, or 0 when the output filled (the atoms
+ * left are then the walk queue's only entry). */
+static int walk_atoms_now(struct etm4_flow_decoder *d, uint32_t bits,
+			  unsigned n, uint64_t off)
+{
+	if (d->pos == POS_NONE && !d->pop_pending && !d->atom_started) {
+		/* Nowhere to walk from, as walk_entry(). */
+		d->stats.atoms_lost += n;
+		return 1;
+	}
+	while (n) {
+		/* The common case in a tight loop: the walk stands at the start
+		 * of a block ending in a P0 instruction, with room for all of
+		 * it. Anything else is walk_atom()'s. */
+		while (n && !d->atom_started) {
+			struct flow_block *b, *nb;
+			const struct flow_insn *fi;
+			struct etmkit_elem *e;
+			uint32_t bn, f;
+			unsigned taken = bits & 1;
+
+			if (F4_UNLIKELY(d->pos != POS_BLOCK)) {
+				/* walk_atom()'s start of an atom. */
+				if (d->pop_pending)
+					rs_pop(d);
+				if (d->pos == POS_NONE) {
+					d->stats.atoms_lost++;
+					goto next;
+				}
+				if (room(d) < 2)
+					break;
+				if (!resolve(d, off)) {
+					d->stats.atoms_lost++;
+					goto next;
+				}
+			}
+			b = d->blk;
+			bn = b->n;
+			fi = &b->insn[bn - 1];
+			f = fi->flags;
+			e = &d->out[d->n];
+			if (d->idx || !(f & d->p0_flags) || room(d) < bn + 1)
+				break;
+			for (uint32_t i = 0; i < bn; i++, e++) {
+				memcpy(&e->addr, &b->insn[i], 24);
+				e->offset = off;
+				e->cycles = 0;
+			}
+			e[-1].flags = (uint8_t)(ETMKIT_INSN_P0 |
+				      (taken ? ETMKIT_INSN_EXEC :
+					       ETMKIT_INSN_COND_FAIL));
+			d->n += bn;
+			d->stats.insns += bn;
+			nb = !taken || !(f & INSN_F_BRANCH) ? b->succ[0] :
+			     !(f & (INSN_F_INDIRECT | INSN_F_CALL)) ?
+			     b->succ[1] : NULL;
+			if (nb)
+				d->blk = nb;
+			else
+				after_p0(d, b, fi, taken);
+next:
+			bits >>= 1;
+			n--;
+		}
+		if (!n)
+			break;
+		if (!walk_atom(d, bits & 1, off)) {
+			struct ent *e = done_push(d);
+
+			memset(e, 0, sizeof(*e));
+			e->kind = K_ATOM;
+			e->offset = off;
+			e->b = bits;
+			e->n = (uint8_t)n;
+			return 0;
+		}
+		bits >>= 1;
+		n--;
+	}
+	return 1;
+}
+
+/* Deliver the speculation queue, which holds no P0 element: 1, or 0 when
+ * the output filled (the rest waits in the walk queue). */
+static int flush_spec(struct etm4_flow_decoder *d)
+{
+	for (; d->sh != d->st; d->sh++) {
+		struct ent *e = spec_at(d, d->sh);
+
+		if (e->kind != K_DEAD)
+			*done_push(d) = *e;
+	}
+	return walk(d);
+}
+
+/* The atom packets of run record @p (ETM4_CFG_ATOM_RUNS), from header
+ * d->run_h on. Each is the atom packet of on_packet(); with MAXSPEC 0
+ * (every P0 element committed as it comes, digest 7.2) and nothing
+ * queued, the atoms are walked directly. Returns 1 when the run is done,
+ * 0 when the output filled (d->run_h says where to go on). */
+static int atom_run(struct etm4_flow_decoder *d, const struct etm4_packet *p)
+{
+	const struct etm4_atom_run *r = &p->u.run;
+	const struct etm4_atoms *tab = d->atoms;
+
+	for (uint32_t h = d->run_h; h < r->count; h++) {
+		const struct etm4_atoms *a = &tab[r->headers[h]];
+		uint64_t off = r->offsets ? r->offsets[h] : p->offset + h;
+
+		d->stats.packets++;
+		if (!d->synced)
+			continue; /* as unsynced_packet() */
+		if (!d->info.maxspec && !d->depth && !d->pend) {
+			/* What waits in the speculation queue is not P0
+			 * (depth 0) and precedes these atoms: delivered
+			 * first, as commit() would. */
+			if (d->sh != d->st && !flush_spec(d)) {
+				struct ent *e = done_push(d);
+
+				memset(e, 0, sizeof(*e));
+				e->kind = K_ATOM;
+				e->offset = off;
+				e->b = a->bits;
+				e->n = a->count;
+			} else if (walk_atoms_now(d, a->bits, a->count, off)) {
+				continue;
+			}
+		} else {
+			if (d->pend)
+				flush_pend(d);
+			add_atoms(d, off, a->bits, a->count);
+			implicit_commit(d);
+			if (!d->dt || walk(d))
+				continue;
+		}
+		d->run_h = h + 1;
+		return 0;
+	}
+	d->run_h = 0;
+	return 1;
+}
+
 /* ---- Driving ------------------------------------------------------------ */
 
 int etm4_flow_feed(struct etm4_flow_decoder *d, const uint8_t *buf, size_t n,
@@ -1633,6 +1803,12 @@ static void decode(struct etm4_flow_decoder *d)
 			}
 			d->full = 0;
 			return;
+		}
+		if (d->batch[d->ibatch].type == etm4_pkt_atom_run) {
+			if (!atom_run(d, &d->batch[d->ibatch]))
+				return;
+			d->ibatch++;
+			continue;
 		}
 		d->stats.packets++;
 		on_packet(d, &d->batch[d->ibatch++]);

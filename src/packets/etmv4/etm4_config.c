@@ -325,5 +325,10 @@ void etm4_build_tables(struct etm4_pkt_decoder *dec)
 			dec->why[b] = NULL;
 		if (dec->kind[b] != ETM4_K_TMPL)
 			memset(&dec->tmpl[b], 0, sizeof(dec->tmpl[b]));
+		/* The atom table of ETM4_CFG_ATOM_RUNS. */
+		memset(&dec->atoms[b], 0, sizeof(dec->atoms[b]));
+		if (dec->kind[b] == ETM4_K_TMPL &&
+		    dec->tmpl[b].type == etm4_pkt_atom)
+			dec->atoms[b] = dec->tmpl[b].u.atoms;
 	}
 }

@@ -64,6 +64,7 @@ struct etm4_pkt_decoder {
 	uint8_t kind[256];             /* header byte -> enum etm4_kind */
 	const char *why[256];          /* K_RESERVED: why the header is refused */
 	struct etm4_tmpl tmpl[256];    /* K_TMPL records */
+	struct etm4_atoms atoms[256];  /* atom headers' atoms, else count 0 */
 
 	/* Input. */
 	const uint8_t *buf;

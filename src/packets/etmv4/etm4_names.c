@@ -35,6 +35,7 @@ const char *etm4_pkt_type_name(enum etm4_pkt_type type)
 		[etm4_pkt_cond_flush] = "cond_flush",
 		[etm4_pkt_data_sync] = "data_sync",
 		[etm4_pkt_reserved] = "reserved",
+		[etm4_pkt_atom_run] = "atom_run",
 	};
 
 	if ((unsigned)type >= etm4_pkt_type_count || !names[type])

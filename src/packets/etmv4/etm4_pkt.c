@@ -1455,6 +1455,8 @@ static size_t next_synced(struct etm4_pkt_decoder *dec,
 {
 	const uint8_t *buf = dec->buf;
 	const struct etm4_tmpl *tmpl = dec->tmpl;
+	const struct etm4_atoms *atoms = dec->atoms;
+	int runs = !!(dec->cfg.flags & ETM4_CFG_ATOM_RUNS);
 	size_t pos = dec->pos, n = dec->n, first = out;
 
 	while (out < max && pos < n) {
@@ -1463,6 +1465,27 @@ static size_t next_synced(struct etm4_pkt_decoder *dec,
 		unsigned len;
 
 		/* Templates have size 1, other headers 0. */
+		if (runs && atoms[b].count) {
+			/* Atom packets, one byte each (digest 5.14): one
+			 * record for the run, capped so count fits 32 bits. */
+			size_t lim = n - pos < UINT32_MAX ? n : pos + UINT32_MAX;
+			size_t end = pos + 1;
+
+			while (end < lim && atoms[buf[end]].count)
+				end++;
+			pkt->offset = pos;
+			pkt->type = etm4_pkt_atom_run;
+			pkt->size = 1;
+			pkt->error = 0;
+			pkt->length = (uint32_t)(end - pos);
+			pkt->raw[0] = b;
+			pkt->u.run.headers = buf + pos;
+			pkt->u.run.offsets = dec->offs ? dec->offs + pos : NULL;
+			pkt->u.run.count = (uint32_t)(end - pos);
+			pos = end;
+			out++;
+			continue;
+		}
 		if (tmpl[b].size) {
 			pkt->offset = pos;
 			memcpy(&pkt->type, &tmpl[b], sizeof(tmpl[b]));
@@ -1554,4 +1577,9 @@ int etm4_pkt_next(struct etm4_pkt_decoder *dec, struct etm4_packet *pkts,
 	if (out == 0)
 		return dec->stopped ? -etmkit_err_bad_packet : -etmkit_err_eos;
 	return (int)out;
+}
+
+const struct etm4_atoms *etm4_pkt_atom_table(const struct etm4_pkt_decoder *dec)
+{
+	return dec ? dec->atoms : NULL;
 }
