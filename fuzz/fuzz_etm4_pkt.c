@@ -1,13 +1,15 @@
 /* libFuzzer target: the ETMv4 / ETE packet decoder on arbitrary bytes.
  * The first 16 bytes choose the configuration and the chunk size; the
  * rest is the trace. The input is decoded twice: once as a reference (one
- * feed, resynchronising), once with the chosen chunking, batch size and
- * stop-on-error. Invariants:
+ * feed, one record per packet, resynchronising), once with the chosen
+ * chunking, batch size, atom runs, offsets array and stop-on-error.
+ * Invariants:
  * - the reference accounts for every byte once, in order: each record's
  *   raw bytes are the input's at its offset;
  * - the second decode gives the same records (with the same decoded
- *   values), and with stop-on-error exactly the reference's records up to
- *   its first error. */
+ *   values; each atom run expanded to one atom record per header, with
+ *   the atoms the table gives it), and with stop-on-error exactly the
+ *   reference's records up to its first error. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +32,64 @@ static uint32_t rd32(const uint8_t *p)
 	       (uint32_t)p[3] << 24;
 }
 
+/* Framed input (data[0] bit 3): byte i is at offset OFF0 + 3 * i. */
+#define OFF0 (1ull << 40)
+
+static uint64_t atoms_value(const struct etm4_atoms *a)
+{
+	return (uint64_t)a->format << 40 | (uint64_t)a->count << 32 | a->bits;
+}
+
+static void put(struct rec *r, size_t *n, size_t cap, uint64_t off,
+		uint32_t len, uint8_t type, int16_t err, uint64_t value)
+{
+	if (*n >= cap)
+		abort();
+	/* Zeroed first: records are compared with memcmp, padding included. */
+	memset(&r[*n], 0, sizeof(r[*n]));
+	r[*n].offset = off;
+	r[*n].value = value;
+	r[*n].length = len;
+	r[*n].type = type;
+	r[*n].error = err;
+	++*n;
+}
+
+/* The input position of a record's first byte. */
+static uint64_t pos_of(uint64_t off, const uint64_t *offs)
+{
+	if (!offs)
+		return off;
+	if (off < OFF0 || (off - OFF0) % 3)
+		abort();
+	return (off - OFF0) / 3;
+}
+
+/* An atom run @q at input position @pos: check it against the input and
+ * put one atom record per header, as without ETM4_CFG_ATOM_RUNS. */
+static void expand_run(const struct etm4_pkt_decoder *dec,
+		       const struct etm4_packet *q, uint64_t pos,
+		       const uint8_t *data, size_t size, const uint64_t *offs,
+		       struct rec *r, size_t *n, size_t cap)
+{
+	const struct etm4_atoms *t = etm4_pkt_atom_table(dec);
+	const struct etm4_atom_run *run = &q->u.run;
+
+	if (!t || q->error || !run->count || q->length != run->count ||
+	    pos + run->count > size || run->headers != data + pos ||
+	    run->offsets != (offs ? offs + pos : NULL) ||
+	    q->raw[0] != run->headers[0])
+		abort();
+	for (uint32_t k = 0; k < run->count; k++) {
+		const struct etm4_atoms *a = &t[run->headers[k]];
+
+		if (a->count < 1 || a->count > 24 || a->format < 1 ||
+		    a->format > 6 || a->bits >> a->count)
+			abort();
+		put(r, n, cap, pos + k, 1, etm4_pkt_atom, 0, atoms_value(a));
+	}
+}
+
 /* What the decoder state made of the packet: chunking must not change it. */
 static uint64_t value_of(const struct etm4_packet *p)
 {
@@ -47,7 +107,7 @@ static uint64_t value_of(const struct etm4_packet *p)
 	case etm4_pkt_cycle_count:
 		return (uint64_t)p->u.cc.count << 32 | p->u.cc.commit;
 	case etm4_pkt_atom:
-		return (uint64_t)p->u.atoms.count << 32 | p->u.atoms.bits;
+		return atoms_value(&p->u.atoms);
 	case etm4_pkt_trace_info:
 		return (uint64_t)p->u.tinfo.cyct << 32 | p->u.tinfo.info;
 	case etm4_pkt_context:
@@ -58,10 +118,12 @@ static uint64_t value_of(const struct etm4_packet *p)
 }
 
 /* Decode @data with @cfg in chunks of @chunk bytes, @batch records per
- * call; records into r[]. Checks each record against the input. */
+ * call, byte i at offset offs[i] (or i if @offs is NULL); records into r[],
+ * at input positions, atom runs expanded as soon as they are delivered.
+ * Checks each record against the input. */
 static size_t decode(const struct etm4_config *cfg, const uint8_t *data,
-		     size_t size, size_t chunk, size_t batch, struct rec *r,
-		     size_t cap, int *stopped)
+		     size_t size, const uint64_t *offs, size_t chunk,
+		     size_t batch, struct rec *r, size_t cap, int *stopped)
 {
 	struct etm4_pkt_decoder *dec = NULL;
 	struct etm4_packet p[7];
@@ -74,7 +136,8 @@ static size_t decode(const struct etm4_config *cfg, const uint8_t *data,
 		size_t len = size - at < chunk ? size - at : chunk;
 		int last = at + chunk >= size, got;
 
-		if (len && etm4_pkt_feed(dec, data + at, len, NULL, at) < 0) {
+		if (len && etm4_pkt_feed(dec, data + at, len,
+					 offs ? offs + at : NULL, at) < 0) {
 			*stopped = 1;
 			break;
 		}
@@ -83,22 +146,25 @@ static size_t decode(const struct etm4_config *cfg, const uint8_t *data,
 		while ((got = etm4_pkt_next(dec, p, batch)) > 0) {
 			for (int i = 0; i < got; i++) {
 				const struct etm4_packet *q = &p[i];
+				uint64_t pos = pos_of(q->offset, offs);
 				size_t want = q->length < ETM4_PKT_MAX_BYTES ?
 					q->length : ETM4_PKT_MAX_BYTES;
 
-				if (n >= cap || q->size != want || !q->length ||
+				if (q->type == etm4_pkt_atom_run) {
+					if (!(cfg->flags & ETM4_CFG_ATOM_RUNS))
+						abort();
+					expand_run(dec, q, pos, data, size, offs,
+						   r, &n, cap);
+					continue;
+				}
+				if (q->size != want || !q->length ||
 				    q->type >= etm4_pkt_type_count ||
-				    q->offset + q->length > size ||
-				    memcmp(q->raw, data + q->offset, q->size) ||
+				    pos + q->length > size ||
+				    memcmp(q->raw, data + pos, q->size) ||
 				    (q->error && !q->why))
 					abort();
-				memset(&r[n], 0, sizeof(r[n]));
-				r[n].offset = q->offset;
-				r[n].value = value_of(q);
-				r[n].length = q->length;
-				r[n].type = q->type;
-				r[n].error = q->error;
-				n++;
+				put(r, &n, cap, pos, q->length, q->type, q->error,
+				    value_of(q));
 			}
 		}
 		if (got == -etmkit_err_bad_packet) {
@@ -118,16 +184,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct etm4_config cfg, ref;
 	struct rec *a, *b;
+	uint64_t *offs = NULL;
 	size_t chunk, batch, na, nb, cap;
 	uint64_t expect = 0;
-	int stopped;
+	int stopped, framed;
 
 	if (size < 16)
 		return 0;
 	etm4_config_init(&cfg);
-	cfg.flags = data[0] & (ETM4_CFG_ETE | ETM4_CFG_STOP_ON_ERROR);
+	cfg.flags = data[0] & (ETM4_CFG_ETE | ETM4_CFG_ATOM_RUNS |
+			       ETM4_CFG_STOP_ON_ERROR);
 	chunk = 1 + data[1];
 	batch = 1 + (data[0] >> 5) % 7;
+	framed = data[0] & 0x08;
 	cfg.trcidr0 = rd32(data + 2);
 	/* ETMv4 major 4, any minor; ETE any revision, or no TRCDEVARCH. */
 	cfg.trcidr1 = 0x4100f400u | (data[6] & 0xf0u);
@@ -142,9 +211,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	b = malloc(cap * sizeof(*b));
 	if (!a || !b)
 		abort();
+	if (framed) {
+		/* Framed input: an offsets array, as a deformatter gives. */
+		offs = malloc((size ? size : 1) * sizeof(*offs));
+		if (!offs)
+			abort();
+		for (size_t i = 0; i < size; i++)
+			offs[i] = OFF0 + 3 * i;
+	}
 	ref = cfg;
 	ref.flags &= ETM4_CFG_ETE;
-	na = decode(&ref, data, size, size ? size : 1, 5, a, cap, &stopped);
+	na = decode(&ref, data, size, NULL, size ? size : 1, 5, a, cap, &stopped);
 	for (size_t i = 0; i < na; i++) {
 		if (a[i].offset != expect)
 			abort();
@@ -152,7 +229,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (expect != size || stopped)
 		abort();
-	nb = decode(&cfg, data, size, chunk, batch, b, cap, &stopped);
+	nb = decode(&cfg, data, size, offs, chunk, batch, b, cap, &stopped);
 	if (cfg.flags & ETM4_CFG_STOP_ON_ERROR) {
 		/* The reference up to its first error (inclusive), then no
 		 * more; a truncation at the end stops nothing. */
@@ -168,6 +245,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	} else if (nb != na || stopped || memcmp(a, b, na * sizeof(*a)) != 0) {
 		abort();
 	}
+	free(offs);
 	free(a);
 	free(b);
 	return 0;

@@ -128,6 +128,18 @@ def etm4_hdr(ete=1, maxspec=0, commopt=1, rs=0, q=0, cci=0, tsmark=0, wfx=1,
     return bytes([b0, b1, minor & 7, (chunk - 1) & 0xFF, (count - 1) & 63])
 
 
+def etm4_pkt_hdr(regs, ete, flags, chunk):
+    """fuzz_etm4_pkt's 16 header bytes (see the target's comment): flags
+    (ETE, atom runs 0x02, offsets array 0x08), chunk size, TRCIDR0, the
+    ETMv4 minor / ETE revision, TRCIDR2, TRCCONFIGR, TRCIDR8."""
+    le = lambda v: (v & 0xFFFFFFFF).to_bytes(4, "little")
+    minor = (regs.get("TRCIDR1", 0) >> 4) & 0xF
+    return bytes([ete | flags, (chunk - 1) & 0xFF]) + \
+        le(regs.get("TRCIDR0", 0)) + bytes([minor << 4]) + \
+        le(regs.get("TRCIDR2", 0)) + le(regs.get("TRCCONFIGR", 0)) + \
+        bytes([regs.get("TRCIDR8", 0) & 0xFF])
+
+
 def etm4_regs_hdr(regs, ete):
     """The header nearest to a snapshot's ETMv4/ETE registers."""
     i0, i2 = regs.get("TRCIDR0", 0), regs.get("TRCIDR2", 0)
@@ -226,6 +238,11 @@ def etm4_flow_seeds(outdir, shared):
                 ete = 1 if m.group(1).upper() == "ETE" else 0
                 write(outdir, "fuzz_etm4_flow", tag,
                       etm4_regs_hdr(regs, ete) + stream[:4096])
+                for name, flags, chunk in (("", 0, 256), ("-runs", 2, 7),
+                                           ("-runs-framed", 0x0A, 3)):
+                    write(outdir, "fuzz_etm4_pkt", tag + name,
+                          etm4_pkt_hdr(regs, ete, flags, chunk) +
+                          stream[:4096])
                 break
 
 

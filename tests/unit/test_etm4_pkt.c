@@ -1257,6 +1257,286 @@ static void test_offsets_array_and_batch_of_one(void **state)
 	etm4_pkt_free(dec);
 }
 
+/* ---- Atom runs (ETM4_CFG_ATOM_RUNS, digest 5.14) ---------------------------- */
+
+static struct run R3;
+
+static void test_atom_table(void **state)
+{
+	/* Decoded by hand from digest 5.14's layouts, E = 1, oldest first. */
+	static const struct { uint8_t b; const char *s; uint8_t fmt; } v[] = {
+		{ 0xf7, "E", 1 },   /* 1111 011A, A = 1 */
+		{ 0xf6, "N", 1 },
+		{ 0xd9, "EN", 2 },  /* 1101 10AA: A0 = 1, A1 = 0 */
+		{ 0xfc, "NNE", 3 }, /* 1111 1AAA: A0 = 0, A1 = 0, A2 = 1 */
+		{ 0xf9, "ENN", 3 },
+		{ 0xdd, "NNNN", 4 },
+		{ 0xf5, "NEEEE", 5 },
+		{ 0xc2, "EEEEEE", 6 },     /* A = 0, CCCCC = 2: 5 E, then E */
+		{ 0xe5, "EEEEEEEEN", 6 },  /* A = 1, CCCCC = 5: 8 E, then N */
+		{ 0xf4, "EEEEEEEEEEEEEEEEEEEEEEEN", 6 }, /* CCCCC = 20 */
+	};
+	struct etm4_config c = ete(0, 0);
+	const struct etm4_atoms *t;
+	struct etm4_pkt_decoder *dec;
+	char s[32];
+
+	(void)state;
+	assert_null(etm4_pkt_atom_table(NULL));
+	c.flags |= ETM4_CFG_ATOM_RUNS;
+	dec = mk(&c);
+	t = etm4_pkt_atom_table(dec);
+	assert_non_null(t);
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		assert_string_equal(atoms_str(&t[v[i].b], s), v[i].s);
+		assert_int_equal(t[v[i].b].format, v[i].fmt);
+	}
+	assert_int_equal(t[0xf4].bits, 0x7fffff);
+	/* A-sync/extension, short address, Trace On: not atom headers. */
+	assert_int_equal(t[0x00].count, 0);
+	assert_int_equal(t[0x95].count, 0);
+	assert_int_equal(t[0x04].count, 0);
+	/* Exactly the headers from 0xc0 are atoms (digest 4, 5.14). */
+	for (unsigned b = 0; b < 256; b++)
+		assert_int_equal(t[b].count != 0, b >= 0xc0);
+	etm4_pkt_free(dec);
+	/* The same table in an ETMv4 configuration with every option. */
+	c = v4(4, V4_IDR0 | IDR0_TRCCOND, CFGR_CCI | CFGR_COND | CFGR_DA);
+	dec = mk(&c);
+	t = etm4_pkt_atom_table(dec);
+	assert_string_equal(atoms_str(&t[0xe5], s), "EEEEEEEEN");
+	for (unsigned b = 0; b < 256; b++)
+		assert_int_equal(t[b].count != 0, b >= 0xc0);
+	etm4_pkt_free(dec);
+}
+
+/* A-sync, Trace Info, long address, 4 atoms, short address, 2 atoms,
+ * Event, 2 atoms, Trace On, 1 atom, Commit, 3 atoms at the end. */
+static const uint8_t atom_stream[] = {
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x80,
+	0x01, 0x01, 0x00,                   /* 12 Trace Info */
+	0x9a, 0x4e, 0x4a, 0x06, 0x00,       /* 15 address 0x69538 */
+	0xf7, 0xdb, 0xfc, 0xc2,             /* 20 */
+	0x95, 0x4b,                         /* 24 address 0x6952c */
+	0xf6, 0xe5,                         /* 26 */
+	0x71,                               /* 28 Event */
+	0xd5, 0xdf,                         /* 29 */
+	0x04,                               /* 31 Trace On */
+	0xff,                               /* 32 */
+	0x2d, 0x02,                         /* 33 Commit 2 */
+	0xf5, 0xf6, 0xf4,                   /* 35, to the end */
+};
+
+/* An atom run of @count headers at @off, its headers @headers (the fed
+ * input) and its offsets @offs. */
+static void is_run(const struct etm4_packet *p, uint64_t off, unsigned count,
+		   const uint8_t *headers, const uint64_t *offs)
+{
+	if (p->type != etm4_pkt_atom_run || p->offset != off ||
+	    p->u.run.count != count || p->error)
+		fail_msg("record %s at %llu, count %u, error %d: expected an "
+			 "atom run at %llu, count %u", etm4_pkt_type_name(p->type),
+			 (unsigned long long)p->offset, p->u.run.count, p->error,
+			 (unsigned long long)off, count);
+	assert_int_equal(p->length, count);
+	assert_ptr_equal(p->u.run.headers, headers);
+	assert_ptr_equal(p->u.run.offsets, offs);
+	assert_int_equal(p->raw[0], headers[0]);
+}
+
+/* @in with every atom run replaced by one atom record per header, as the
+ * decoder gives them without ETM4_CFG_ATOM_RUNS, into @out. */
+static void expand_runs(const struct etm4_config *c, const struct run *in,
+			struct run *out)
+{
+	struct etm4_pkt_decoder *dec = mk(c);
+	const struct etm4_atoms *t = etm4_pkt_atom_table(dec);
+
+	memset(out, 0, sizeof(*out));
+	for (int i = 0; i < in->n; i++) {
+		const struct etm4_packet *p = &in->p[i];
+
+		if (p->type != etm4_pkt_atom_run) {
+			assert_true(out->n < MAXREC);
+			out->p[out->n++] = *p;
+			continue;
+		}
+		assert_true(p->u.run.count >= 1);
+		for (uint32_t k = 0; k < p->u.run.count; k++) {
+			struct etm4_packet *a;
+
+			assert_true(out->n < MAXREC);
+			a = &out->p[out->n];
+			memset(a, 0, sizeof(*a));
+			a->offset = p->u.run.offsets ? p->u.run.offsets[k] :
+						       p->offset + k;
+			a->type = etm4_pkt_atom;
+			a->size = 1;
+			a->length = 1;
+			a->raw[0] = p->u.run.headers[k];
+			a->u.atoms = t[a->raw[0]];
+			assert_true(a->u.atoms.count >= 1);
+			out->n++;
+		}
+	}
+	etm4_pkt_free(dec);
+}
+
+/* The same records, atoms' formats included. */
+static void assert_same_run(const struct run *a, const struct run *b)
+{
+	assert_int_equal(a->n, b->n);
+	for (int i = 0; i < a->n; i++) {
+		assert_same_pkt(&a->p[i], &b->p[i]);
+		if (a->p[i].type == etm4_pkt_atom && !a->p[i].error)
+			assert_int_equal(a->p[i].u.atoms.format,
+					 b->p[i].u.atoms.format);
+	}
+}
+
+static void test_atom_runs(void **state)
+{
+	struct etm4_config plain = ete(0, 0), c = plain;
+	const uint8_t *s = atom_stream;
+	const struct etm4_atoms *t;
+	struct etm4_pkt_decoder *dec;
+	char str[32];
+
+	(void)state;
+	c.flags |= ETM4_CFG_ATOM_RUNS;
+	decode_chunked(&c, s, sizeof(atom_stream), 0, &R);
+	assert_int_equal(R.n, 12);
+	is_pkt(&R.p[0], etm4_pkt_a_sync, 0, 12);
+	is_pkt(&R.p[1], etm4_pkt_trace_info, 12, 3);
+	is_pkt(&R.p[2], etm4_pkt_address, 15, 5);
+	is_addr(&R.p[2], 0x69538, 0, etm4_addr_long32);
+	is_run(&R.p[3], 20, 4, s + 20, NULL);
+	is_pkt(&R.p[4], etm4_pkt_address, 24, 2);
+	is_addr(&R.p[4], 0x6952c, 0, etm4_addr_short);
+	is_run(&R.p[5], 26, 2, s + 26, NULL);
+	is_pkt(&R.p[6], etm4_pkt_event, 28, 1);
+	is_run(&R.p[7], 29, 2, s + 29, NULL);
+	is_pkt(&R.p[8], etm4_pkt_trace_on, 31, 1);
+	is_run(&R.p[9], 32, 1, s + 32, NULL);
+	is_pkt(&R.p[10], etm4_pkt_commit, 33, 2);
+	assert_int_equal(R.p[10].u.spec.count, 2);
+	is_run(&R.p[11], 35, 3, s + 35, NULL);
+	/* The first run's atoms, by hand: E; E E; N N E; 6 x E. */
+	dec = mk(&c);
+	t = etm4_pkt_atom_table(dec);
+	assert_string_equal(atoms_str(&t[R.p[3].u.run.headers[0]], str), "E");
+	assert_string_equal(atoms_str(&t[R.p[3].u.run.headers[1]], str), "EE");
+	assert_string_equal(atoms_str(&t[R.p[3].u.run.headers[2]], str), "NNE");
+	assert_string_equal(atoms_str(&t[R.p[3].u.run.headers[3]], str), "EEEEEE");
+	etm4_pkt_free(dec);
+	/* Without the flag: one atom record per header, the rest alike. */
+	decode_chunked(&plain, s, sizeof(atom_stream), 0, &R2);
+	assert_int_equal(R2.n, 12 - 5 + 12);
+	is_pkt(&R2.p[3], etm4_pkt_atom, 20, 1);
+	is_pkt(&R2.p[18], etm4_pkt_atom, 37, 1);
+	expand_runs(&c, &R, &R3);
+	assert_same_run(&R2, &R3);
+	/* A stream with errors and resynchronisations, in every chunking:
+	 * expanded, the same records as without runs in one feed. */
+	decode_chunked(&plain, mixed, sizeof(mixed), 0, &R2);
+	for (size_t chunk = 0; chunk <= 17; chunk++) {
+		decode_chunked(&c, mixed, sizeof(mixed), chunk, &R);
+		expand_runs(&c, &R, &R3);
+		assert_same_run(&R2, &R3);
+	}
+}
+
+static void test_atom_runs_offsets_array(void **state)
+{
+	static uint64_t offs[sizeof(atom_stream)];
+	struct etm4_config plain = ete(0, 0), c = plain;
+	struct etm4_pkt_decoder *dec;
+
+	(void)state;
+	c.flags |= ETM4_CFG_ATOM_RUNS;
+	/* Framed input: every other byte was a frame byte, removed. */
+	for (size_t i = 0; i < sizeof(atom_stream); i++)
+		offs[i] = 5000 + 2 * i;
+	dec = mk(&c);
+	memset(&R, 0, sizeof(R));
+	assert_int_equal(etm4_pkt_feed(dec, atom_stream, sizeof(atom_stream),
+				       offs, 0), 0);
+	assert_int_equal(etm4_pkt_finish(dec), 0);
+	drain(dec, &R, 8);
+	etm4_pkt_free(dec);
+	assert_int_equal(R.n, 12);
+	is_pkt(&R.p[1], etm4_pkt_trace_info, offs[12], 3);
+	is_run(&R.p[3], offs[20], 4, atom_stream + 20, offs + 20);
+	is_pkt(&R.p[4], etm4_pkt_address, offs[24], 2);
+	is_run(&R.p[5], offs[26], 2, atom_stream + 26, offs + 26);
+	is_run(&R.p[7], offs[29], 2, atom_stream + 29, offs + 29);
+	is_run(&R.p[9], offs[32], 1, atom_stream + 32, offs + 32);
+	is_run(&R.p[11], offs[35], 3, atom_stream + 35, offs + 35);
+	/* Expanded: the records without runs, at the same offsets. */
+	dec = mk(&plain);
+	memset(&R2, 0, sizeof(R2));
+	assert_int_equal(etm4_pkt_feed(dec, atom_stream, sizeof(atom_stream),
+				       offs, 0), 0);
+	assert_int_equal(etm4_pkt_finish(dec), 0);
+	drain(dec, &R2, 8);
+	etm4_pkt_free(dec);
+	expand_runs(&c, &R, &R3);
+	assert_same_run(&R2, &R3);
+	assert_int_equal(R3.p[4].offset, 5000 + 2 * 21);
+}
+
+static void test_atom_runs_cut(void **state)
+{
+	static const uint8_t tail[] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x80,
+					0xf7, 0xf6, 0xc0 };
+	struct etm4_config c = ete(0, 0);
+	const uint8_t *s = atom_stream;
+	struct etm4_pkt_decoder *dec;
+	struct etm4_packet p[4];
+
+	(void)state;
+	c.flags |= ETM4_CFG_ATOM_RUNS;
+	/* Chunks [0, 22) and [22, 38): the run at 20 ends with the first
+	 * chunk and goes on in the second, which starts at offset 22. */
+	decode_chunked(&c, s, sizeof(atom_stream), 22, &R);
+	assert_int_equal(R.n, 13);
+	is_pkt(&R.p[2], etm4_pkt_address, 15, 5);
+	is_run(&R.p[3], 20, 2, s + 20, NULL);
+	is_run(&R.p[4], 22, 2, s + 22, NULL);
+	is_pkt(&R.p[5], etm4_pkt_address, 24, 2);
+	is_run(&R.p[12], 35, 3, s + 35, NULL);
+	/* Chunks [0, 25) and [25, 38): a short address cut after its
+	 * header, then a run in the second chunk. */
+	decode_chunked(&c, s, sizeof(atom_stream), 25, &R);
+	assert_int_equal(R.n, 12);
+	is_pkt(&R.p[4], etm4_pkt_address, 24, 2);
+	is_addr(&R.p[4], 0x6952c, 0, etm4_addr_short);
+	is_run(&R.p[5], 26, 2, s + 26, NULL);
+	/* A run at the very end of the input, with records taken one at a
+	 * time after finishing: nothing follows it, nothing is cut. */
+	dec = mk(&c);
+	assert_int_equal(etm4_pkt_feed(dec, s, sizeof(atom_stream), NULL, 100), 0);
+	assert_int_equal(etm4_pkt_finish(dec), 0);
+	memset(&R, 0, sizeof(R));
+	drain(dec, &R, 1);
+	assert_int_equal(R.n, 12);
+	is_run(&R.p[11], 135, 3, s + 35, NULL);
+	assert_int_equal(etm4_pkt_next(dec, p, 4), -etmkit_err_eos);
+	etm4_pkt_free(dec);
+	/* A chunk of nothing but atoms, right after the A-sync's chunk: one
+	 * run, its offsets from the chunk's base. */
+	dec = mk(&c);
+	assert_int_equal(etm4_pkt_feed(dec, tail, 12, NULL, 0), 0);
+	assert_int_equal(etm4_pkt_next(dec, p, 4), 1);
+	assert_int_equal(p[0].type, etm4_pkt_a_sync);
+	assert_int_equal(etm4_pkt_feed(dec, tail + 12, 3, NULL, 12), 0);
+	assert_int_equal(etm4_pkt_finish(dec), 0);
+	assert_int_equal(etm4_pkt_next(dec, p, 4), 1);
+	is_run(&p[0], 12, 3, tail + 12, NULL);
+	assert_int_equal(etm4_pkt_next(dec, p, 4), -etmkit_err_eos);
+	etm4_pkt_free(dec);
+}
+
 static void test_truncation(void **state)
 {
 	struct etm4_config c = ete(0, 0);
@@ -1877,6 +2157,10 @@ int main(void)
 		cmocka_unit_test(test_reserved_per_configuration),
 		cmocka_unit_test(test_chunking_is_invisible),
 		cmocka_unit_test(test_offsets_array_and_batch_of_one),
+		cmocka_unit_test(test_atom_table),
+		cmocka_unit_test(test_atom_runs),
+		cmocka_unit_test(test_atom_runs_offsets_array),
+		cmocka_unit_test(test_atom_runs_cut),
 		cmocka_unit_test(test_truncation),
 		cmocka_unit_test(test_every_byte_accounted),
 		cmocka_unit_test(test_stop_on_error),
