@@ -45,6 +45,7 @@ static const struct {
 struct flow_counts {
 	uint64_t insns, elems, checksum;
 	uint64_t gaps, no_image;
+	uint64_t thumb;          /* T32 ranges: the checksum is not exact */
 	struct etm4_flow_stats stats;
 	size_t heap_after_alloc, heap_after_decode;
 };
@@ -102,7 +103,7 @@ static size_t heap_in_use(void)
  * locals. */
 static int drain(struct etm4_flow_decoder *dec, struct flow_counts *c)
 {
-	uint64_t insns = 0, elems = 0, sum = 0, gaps = 0, noimg = 0;
+	uint64_t insns = 0, elems = 0, sum = 0, gaps = 0, noimg = 0, thumb = 0;
 	const struct etmkit_elem *el;
 	int n;
 
@@ -113,9 +114,19 @@ static int drain(struct etm4_flow_decoder *dec, struct flow_counts *c)
 			if (e->kind == etmkit_elem_insn) {
 				insns++;
 				sum += e->addr;
+			} else if (e->kind == etmkit_elem_insn_range) {
+				/* n instructions of one size (the last's: A64
+				 * and A32; T32 sums differ, not compared). */
+				uint64_t k = e->u.range.count;
+
+				insns += k;
+				sum += k * e->addr + e->size * (k * (k - 1) / 2);
+				thumb += e->isa == etmkit_isa_thumb;
+			} else if (e->kind == etmkit_elem_gap) {
+				gaps++;
+			} else if (e->kind == etmkit_elem_no_image) {
+				noimg++;
 			}
-			gaps += e->kind == etmkit_elem_gap;
-			noimg += e->kind == etmkit_elem_no_image;
 		}
 		elems += (uint64_t)n;
 	}
@@ -124,6 +135,7 @@ static int drain(struct etm4_flow_decoder *dec, struct flow_counts *c)
 	c->checksum += sum;
 	c->gaps += gaps;
 	c->no_image += noimg;
+	c->thumb += thumb;
 	return n == -etmkit_err_eos ? 0 : n;
 }
 
@@ -314,10 +326,11 @@ int main(int argc, char **argv)
 	struct source src;
 	struct bytes stream = { 0 };
 	struct etm4_flow_config cfg;
-	struct flow_counts one, two, total;
+	struct etm4_flow_config cfg_ranges, *rcfg_p = &cfg_ranges;
+	struct flow_counts one, two, total, rtotal;
 	const char *snap = "juno_r1_1";
 	char what[160];
-	double best = 0.0;
+	double best = 0.0, best_r = 0.0;
 	uint64_t per_copy;
 	int status = 1, err;
 #ifdef ETMKIT_HAVE_OPENCSD
@@ -351,6 +364,8 @@ int main(int argc, char **argv)
 	etm4_flow_config_init(&cfg);
 	cfg.etm = src.cfg;
 	cfg.image = src.img;
+	*rcfg_p = cfg;
+	rcfg_p->flags |= ETM4_FLOW_RANGES;
 
 	/* Untimed: one and two copies give what every further copy adds
 	 * (the first copy starts unsynchronised, the others do not). */
@@ -406,6 +421,15 @@ int main(int argc, char **argv)
 		}
 		if (r == 0 || t < best)
 			best = t;
+		t0 = bench_now();
+		err = etmkit_decode(rcfg_p, in.buf, in.n, &rtotal);
+		t = bench_now() - t0;
+		if (err) {
+			fprintf(stderr, WHO ": etmkit: %s\n", etmkit_errstr(err));
+			goto out;
+		}
+		if (r == 0 || t < best_r)
+			best_r = t;
 #ifdef ETMKIT_HAVE_OPENCSD
 		t0 = bench_now();
 		if (ocsd_flow_peer_etm4(in.buf, on, &src.cfg, src.id, mem, nreg,
@@ -429,8 +453,24 @@ int main(int argc, char **argv)
 			 total.heap_after_alloc / 1024,
 			 total.heap_after_decode / 1024);
 		print_rate("etmkit", (double)in.n, best, total.insns, note);
+		snprintf(note, sizeof(note), "  best of %d; ETM4_FLOW_RANGES: "
+			 "%" PRIu64 " insn_range elements for the same "
+			 "instructions", o.runs, rtotal.elems - total.elems +
+			 total.insns);
+		print_rate("etmkit-ranges", (double)in.n, best_r,
+			   rtotal.insns, note);
 	}
 	status = 0;
+	/* The same instructions, and (as far as the sums are exact: no T32)
+	 * the same addresses. */
+	if (rtotal.insns != total.insns || rtotal.stats.insns != total.insns ||
+	    (!rtotal.thumb && rtotal.checksum != total.checksum)) {
+		printf(WHO "  MISMATCH: ranges decode %" PRIu64 " instructions "
+		       "(sum 0x%" PRIx64 "), insn elements %" PRIu64 " (sum 0x%"
+		       PRIx64 ")\n", rtotal.insns, rtotal.checksum, total.insns,
+		       total.checksum);
+		status = 1;
+	}
 	if (total.insns != one.insns + per_copy * (in.copies - 1)) {
 		printf(WHO "  MISMATCH: etmkit decoded %" PRIu64 " instructions, "
 		       "expected %" PRIu64 "\n", total.insns,
@@ -454,6 +494,9 @@ int main(int argc, char **argv)
 	printf(WHO "  ratio    %.1fx  (etmkit / opencsd, instructions per "
 	       "second)\n", ((double)total.insns / best) /
 				((double)ototal.insns / best_o));
+	printf(WHO "  ratio    %.1fx  (etmkit-ranges / opencsd: ranges on "
+	       "both sides)\n", ((double)rtotal.insns / best_r) /
+				 ((double)ototal.insns / best_o));
 	if (ototal.insns != oone.insns + operc * (ocopies - 1)) {
 		printf(WHO "  MISMATCH: opencsd decoded %" PRIu64 " instructions, "
 		       "expected %" PRIu64 "\n", ototal.insns,

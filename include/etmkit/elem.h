@@ -60,6 +60,11 @@ enum etmkit_elem_kind {
 					 instructions (0: unknown) were
 					 executed from addr, path untraced;
 					 execution goes on at u.q.target */
+	etmkit_elem_insn_range,       /* u.range.count instructions run one
+					 after another from addr to
+					 u.range.end (exclusive) in isa: what
+					 count insn elements would say, in one
+					 element (ETM4_FLOW_RANGES) */
 	etmkit_elem_kind_count
 };
 
@@ -231,6 +236,14 @@ struct etmkit_elem {
 		struct {
 			uint8_t what;        /* enum etmkit_txn */
 		} txn;
+		struct {
+			uint32_t opcode;     /* the last instruction's, as */
+			uint32_t class_flags;/* u.insn's */
+			uint64_t end;        /* the address after it */
+			uint32_t count;      /* instructions, 1 or more */
+		} range;             /* insn_range: size and flags are the last
+					instruction's; every other one was
+					executed (ETMKIT_INSN_EXEC) */
 		struct {
 			uint64_t target;     /* q: where execution goes on */
 			uint32_t count;      /* q: instructions, 0 if unknown */

@@ -193,7 +193,8 @@ struct etm4_atoms {
 
 /* Consecutive atom packets (ETM4_CFG_ATOM_RUNS), each one byte. The
  * pointers lead into the fed input: valid until the next etm4_pkt_feed().
- * Header i's atoms are etm4_pkt_atom_table(dec)[headers[i]]. */
+ * Header i's atoms are etm4_pkt_atom_table(dec)[headers[i]]. The record's
+ * length is count; its raw holds the first header only (size 1). */
 struct etm4_atom_run {
 	const uint8_t *headers;   /* count header bytes */
 	const uint64_t *offsets;  /* their input offsets, or NULL when they

@@ -139,11 +139,20 @@ const struct etm3_flow_stats *etm3_flow_get_stats(
  * The functions behave as their etm3_flow_* namesakes.
  */
 
+/* Deliver executed instructions as insn_range elements instead of one
+ * insn element each: consecutive instructions of one packet, each the
+ * next after the one before, make one range, which ends at a P0
+ * instruction or a COND_FAIL one (whose flags it then carries). The
+ * sequence of instructions is the same in both forms; ranges cost the
+ * decoder and its consumer far less per instruction. */
+#define ETM4_FLOW_RANGES 0x1u
+
 struct etm4_flow_config {
 	size_t size;              /* sizeof(struct etm4_flow_config) */
 	struct etm4_config etm;   /* the trace unit's registers */
 	const struct image *image; /* NULL: an empty image */
 	size_t cache_bytes;       /* block cache size; 0: 4 MiB */
+	uint32_t flags;           /* ETM4_FLOW_* */
 };
 
 void etm4_flow_config_init(struct etm4_flow_config *cfg);
@@ -170,7 +179,8 @@ void etm4_flow_reset(struct etm4_flow_decoder *dec);
 
 struct etm4_flow_stats {
 	uint64_t packets;       /* packet records read */
-	uint64_t insns;         /* insn elements delivered */
+	uint64_t insns;         /* instructions delivered (insn elements, or
+				   the instructions of insn_range ones) */
 	uint64_t atoms_lost;    /* committed P0 elements with no known
 				   instruction (address unknown, no image) */
 	uint64_t blocks;        /* instruction blocks decoded */

@@ -7,6 +7,7 @@ const char *etmkit_elem_kind_name(unsigned kind)
 	static const char *const names[etmkit_elem_kind_count] = {
 		[etmkit_elem_none] = "none",
 		[etmkit_elem_insn] = "insn",
+		[etmkit_elem_insn_range] = "insn_range",
 		[etmkit_elem_trace_on] = "trace_on",
 		[etmkit_elem_context] = "context",
 		[etmkit_elem_exception] = "exception",

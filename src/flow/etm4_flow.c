@@ -98,6 +98,7 @@ struct etm4_flow_decoder {
 	struct etm4_config_info info;
 	struct flow_cache cache;
 	uint32_t p0_flags;        /* INSN_F_* of P0 instructions */
+	uint8_t ranges;           /* ETM4_FLOW_RANGES */
 
 	struct etm4_packet batch[F4_BATCH];
 	int nbatch, ibatch;
@@ -208,7 +209,8 @@ int etm4_flow_alloc(struct etm4_flow_decoder **out,
 	int err;
 
 	if (!out || !cfg || cfg->size < sizeof(*cfg) ||
-	    cfg->etm.size < sizeof(cfg->etm))
+	    cfg->etm.size < sizeof(cfg->etm) ||
+	    (cfg->flags & ~ETM4_FLOW_RANGES))
 		return -etmkit_err_invalid;
 	*out = NULL;
 	d = calloc(1, sizeof(*d));
@@ -241,6 +243,7 @@ int etm4_flow_alloc(struct etm4_flow_decoder **out,
 		      (d->info.wfx_p0 ? INSN_F_WFX : 0);
 	flow_cache_set_ends(&d->cache, d->p0_flags);
 	d->atoms = etm4_pkt_atom_table(d->pkt);
+	d->ranges = !!(cfg->flags & ETM4_FLOW_RANGES);
 	d->eos = 1;
 	reset_trace_state(d);
 	*out = d;
@@ -1014,18 +1017,77 @@ static void leave_block(struct etm4_flow_decoder *d, struct flow_block *b,
 	d->link_gen = flow_cache_generation(&d->cache);
 }
 
-/* Deliver instruction @fi (its template, block.h) with @flags. */
+/* ETM4_FLOW_RANGES: deliver instructions b->insn[i..j) (j > i) of packet
+ * @offset: added to the last element if it is a range they continue (one
+ * still open: its last instruction executed and not P0), else as a new
+ * range. Returns the range; its flags are then the last instruction's. */
+static struct etmkit_elem *put_range(struct etm4_flow_decoder *d,
+				     const struct flow_block *b, uint32_t i,
+				     uint32_t j, uint64_t offset)
+{
+	const struct flow_insn *first = &b->insn[i], *last = &b->insn[j - 1];
+	struct etmkit_elem *e = d->n ? &d->out[d->n - 1] : NULL;
+
+	if (!e || e->kind != etmkit_elem_insn_range ||
+	    e->flags != ETMKIT_INSN_EXEC || e->u.range.end != first->addr ||
+	    e->isa != b->isa || e->offset != offset) {
+		e = &d->out[d->n++];
+		e->offset = offset;
+		e->addr = first->addr;
+		e->kind = etmkit_elem_insn_range;
+		e->isa = b->isa;
+		e->flags = ETMKIT_INSN_EXEC;
+		e->cycles = 0;
+		e->u.range.count = 0;
+	}
+	e->size = last->head[2];
+	e->u.range.opcode = last->opcode;
+	e->u.range.class_flags = last->flags;
+	e->u.range.end = last->addr + last->head[2];
+	e->u.range.count += j - i;
+	d->stats.insns += j - i;
+	return e;
+}
+
+/* Deliver instruction @fi, the current one of block d->blk (its
+ * template, block.h), executed. Returns its element (or range), whose
+ * flags the caller may change. */
 static inline struct etmkit_elem *put_insn(struct etm4_flow_decoder *d,
 					   const struct flow_insn *fi,
 					   uint64_t offset)
 {
-	struct etmkit_elem *e = &d->out[d->n++];
+	struct etmkit_elem *e;
 
+	if (d->ranges)
+		return put_range(d, d->blk, (uint32_t)(fi - d->blk->insn),
+				 (uint32_t)(fi - d->blk->insn) + 1, offset);
+	e = &d->out[d->n++];
 	memcpy(&e->addr, fi, 24);
 	e->offset = offset;
 	e->cycles = 0;
 	d->stats.insns++;
 	return e;
+}
+
+/* Deliver instructions b->insn[i..j) (j > i), executed: the last one's
+ * element (or range) is returned, for its flags. */
+static inline struct etmkit_elem *put_insns(struct etm4_flow_decoder *d,
+					    const struct flow_block *b,
+					    uint32_t i, uint32_t j,
+					    uint64_t offset)
+{
+	struct etmkit_elem *e = &d->out[d->n];
+
+	if (d->ranges)
+		return put_range(d, b, i, j, offset);
+	for (uint32_t k = i; k < j; k++, e++) {
+		memcpy(&e->addr, &b->insn[k], 24);
+		e->offset = offset;
+		e->cycles = 0;
+	}
+	d->n += j - i;
+	d->stats.insns += j - i;
+	return e - 1;
 }
 
 /* After the P0 instruction @fi, the last of block @b, with atom @taken. */
@@ -1084,7 +1146,7 @@ static int walk_atom(struct etm4_flow_decoder *d, unsigned taken,
 		struct flow_block *b;
 		const struct flow_insn *fi;
 		struct etmkit_elem *e;
-		uint32_t i, n, lim;
+		uint32_t n, lim;
 
 		if (room(d) < 2)
 			return 0;
@@ -1101,21 +1163,14 @@ static int walk_atom(struct etm4_flow_decoder *d, unsigned taken,
 		/* Only a block's last instruction can be a P0 one (the cache
 		 * ends blocks at them, alloc), so the copy loop tests
 		 * nothing. */
-		e = &d->out[d->n];
-		for (i = d->idx; i < lim; i++, e++) {
-			memcpy(&e->addr, &b->insn[i], 24);
-			e->offset = offset;
-			e->cycles = 0;
-		}
-		d->n += lim - d->idx;
-		d->stats.insns += lim - d->idx;
+		e = put_insns(d, b, d->idx, lim, offset);
 		if (lim < n) {
 			d->idx = lim;
 			return 0;
 		}
 		fi = &b->insn[n - 1];
 		if (fi->flags & d->p0_flags) {
-			e[-1].flags = (uint8_t)(ETMKIT_INSN_P0 |
+			e->flags = (uint8_t)(ETMKIT_INSN_P0 |
 				      (taken ? ETMKIT_INSN_EXEC :
 					       ETMKIT_INSN_COND_FAIL));
 			after_p0(d, b, fi, taken);
@@ -1567,6 +1622,10 @@ static int walk_atoms_now(struct etm4_flow_decoder *d, uint32_t bits,
 		d->stats.atoms_lost += n;
 		return 1;
 	}
+	/* Known: the last element is not an open range (reading it back
+	 * right after writing it stalls on store forwarding). */
+	int closed = 0;
+
 	while (n) {
 		/* The common case in a tight loop: the walk stands at the start
 		 * of a block ending in a P0 instruction, with room for all of
@@ -1597,19 +1656,33 @@ static int walk_atoms_now(struct etm4_flow_decoder *d, uint32_t bits,
 			bn = b->n;
 			fi = &b->insn[bn - 1];
 			f = fi->flags;
-			e = &d->out[d->n];
 			if (d->idx || !(f & d->p0_flags) || room(d) < bn + 1)
 				break;
-			for (uint32_t i = 0; i < bn; i++, e++) {
-				memcpy(&e->addr, &b->insn[i], 24);
+			e = d->n ? &d->out[d->n - 1] : NULL;
+			if (d->ranges && (closed || !e ||
+					  e->kind != etmkit_elem_insn_range ||
+					  e->flags != ETMKIT_INSN_EXEC)) {
+				/* A whole block, no open range before it: a
+				 * new range, written directly. */
+				e = &d->out[d->n++];
 				e->offset = off;
+				e->addr = b->start;
+				memcpy(&e->kind, fi->head, 4);
+				e->kind = etmkit_elem_insn_range;
 				e->cycles = 0;
+				e->u.range.opcode = fi->opcode;
+				e->u.range.class_flags = f;
+				e->u.range.end = b->start + b->len;
+				e->u.range.count = bn;
+				d->stats.insns += bn;
+			} else {
+				e = put_insns(d, b, 0, bn, off);
 			}
-			e[-1].flags = (uint8_t)(ETMKIT_INSN_P0 |
-				      (taken ? ETMKIT_INSN_EXEC :
-					       ETMKIT_INSN_COND_FAIL));
-			d->n += bn;
-			d->stats.insns += bn;
+			e->flags = (uint8_t)(ETMKIT_INSN_P0 |
+				   (taken ? ETMKIT_INSN_EXEC :
+					    ETMKIT_INSN_COND_FAIL));
+			closed = 1; /* the last element: a closed range (or
+				       no_image after it, below) */
 			nb = !taken || !(f & INSN_F_BRANCH) ? b->succ[0] :
 			     !(f & (INSN_F_INDIRECT | INSN_F_CALL)) ?
 			     b->succ[1] : NULL;
@@ -1623,6 +1696,7 @@ next:
 		}
 		if (!n)
 			break;
+		closed = 0;
 		if (!walk_atom(d, bits & 1, off)) {
 			struct ent *e = done_push(d);
 
