@@ -44,6 +44,9 @@ struct flow_block {
 	struct flow_block *succ[2];  /* [0] after the last instruction falls
 					through, [1] after it branches (direct)
 					or switches ISA; NULL until known */
+	struct flow_block *ind;      /* the last target of its indirect
+					branch (a guess, checked before use;
+					ETMv4/ETE), or NULL */
 	uint16_t len;                /* bytes */
 	uint8_t n;                   /* instructions, 1..FLOW_BLOCK_MAX (+4 to
 					end an IT block) */

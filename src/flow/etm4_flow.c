@@ -136,6 +136,9 @@ struct etm4_flow_decoder {
 	struct flow_block *link_from;
 	uint8_t link_slot;
 	uint64_t link_gen;
+	struct flow_block *ind_from; /* the block whose indirect branch was
+				     taken last (its ind guesses the target) */
+	uint64_t ind_gen;
 	uint8_t pop_pending, rs_no_push;
 	uint32_t rs_n;            /* entries on the return stack */
 	uint32_t rs_top;
@@ -174,6 +177,7 @@ static void reset_walk(struct etm4_flow_decoder *d)
 	d->pos = POS_NONE;
 	d->blk = NULL;
 	d->link_from = NULL;
+	d->ind_from = NULL;
 	d->atom_started = 0;
 	d->pop_pending = 0;
 	d->rs_n = 0;
@@ -975,9 +979,27 @@ static int resolve(struct etm4_flow_decoder *d, uint64_t offset)
 	struct flow_block *b = NULL;
 	uint64_t align = d->isa == etmkit_isa_thumb ? 1u : 3u;
 
+	if (d->ind_from && gen == d->ind_gen) {
+		/* After an indirect branch: the target it took last time? */
+		struct flow_block *g = d->ind_from->ind;
+
+		if (g && g->start == d->addr && g->isa == d->isa &&
+		    g->space == d->space) {
+			d->ind_from = NULL;
+			d->link_from = NULL;
+			d->blk = g;
+			d->idx = 0;
+			d->pos = POS_BLOCK;
+			return 1;
+		}
+	}
 	if (!(d->addr & align))
 		b = flow_cache_get(&d->cache, d->addr, d->isa, d->space, &loss);
 	if (b) {
+		if (d->ind_from && gen == d->ind_gen &&
+		    gen == flow_cache_generation(&d->cache))
+			d->ind_from->ind = b;
+		d->ind_from = NULL;
 		if (d->link_from && gen == d->link_gen &&
 		    gen == flow_cache_generation(&d->cache))
 			d->link_from->succ[d->link_slot] = b;
@@ -995,6 +1017,7 @@ static int resolve(struct etm4_flow_decoder *d, uint64_t offset)
 	e->u.loss.space = d->space;
 	d->pos = POS_NONE;
 	d->link_from = NULL;
+	d->ind_from = NULL;
 	return 0;
 }
 
@@ -1111,6 +1134,8 @@ static void after_p0(struct etm4_flow_decoder *d, struct flow_block *b,
 	d->pos = POS_NONE;
 	d->blk = NULL;
 	d->link_from = NULL;
+	d->ind_from = b;
+	d->ind_gen = flow_cache_generation(&d->cache);
 	if (d->info.retstack && !(f & INSN_F_CALL))
 		d->pop_pending = 1;
 }
@@ -1717,13 +1742,26 @@ next:
  * the output filled (the rest waits in the walk queue). */
 static int flush_spec(struct etm4_flow_decoder *d)
 {
+	/* Walked where they are: copying an entry just written stalls on
+	 * store forwarding. The walk queue is empty (atom_run()). */
+	for (; d->sh != d->st; d->sh++) {
+		struct ent *e = spec_at(d, d->sh);
+
+		if (e->kind == K_DEAD)
+			continue;
+		if (room(d) < F4_ROOM || !walk_entry(d, e))
+			break;
+	}
+	if (d->sh == d->st)
+		return 1;
+	/* The output filled: the rest waits in the walk queue. */
 	for (; d->sh != d->st; d->sh++) {
 		struct ent *e = spec_at(d, d->sh);
 
 		if (e->kind != K_DEAD)
 			*done_push(d) = *e;
 	}
-	return walk(d);
+	return 0;
 }
 
 /* The atom packets of run record @p (ETM4_CFG_ATOM_RUNS), from header
