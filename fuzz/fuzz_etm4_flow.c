@@ -11,7 +11,9 @@
  *       (TRCIDR2.CIDSIZE 4); bit 5 64-bit timestamps (else 48); bit 6
  *       64-bit instruction addresses (TRCIDR2.IASIZE, else 32); bit 7
  *       TRCIDR0.COMMTRANS
- *   [2] bits 0-2 the minor version: ETMv4 4.(n % 7), ETE revision n % 4
+ *   [2] bits 0-2 the minor version: ETMv4 4.(n % 7), ETE revision n % 4;
+ *       bit 3 the ranges decode (ETM4_FLOW_RANGES) is chunked as below,
+ *       else one feed
  *   [3] chunk size for the chunked decodes (1-256)
  *   [4] element count per etm4_flow_next() call (1-64)
  *   then the trace bytes. The image is fixed: the A64 program below at
@@ -44,11 +46,23 @@
  *   Discard releases (timestamps, markers, cycle counts, events,
  *   instrumentation; digest 7.5), and the gap element is there;
  * - stop-on-error output is a prefix of the reference's that ends at a
- *   gap of lost packets (or all of it).
+ *   gap of lost packets (or all of it);
+ * - with ETM4_FLOW_RANGES the elements are the reference's with each run
+ *   of instructions in an insn_range (elem.h, flow.h): a range expands to
+ *   count consecutive insn elements of the reference, each starting where
+ *   the one before ended, of the range's packet offset and isa, all but
+ *   the last flagged exactly EXEC, the last of the range's flags, size,
+ *   opcode and class and ending at its end; a range whose flags are
+ *   exactly EXEC is not followed by a range that continues it (same
+ *   offset and isa, starting at its end: they should have been one); the
+ *   instruction counts of the stats agree with each other and the
+ *   elements.
  *
  * FUZZ_ETM4_LAX (environment, comma-separated) turns checks off, to fuzz
  * past a known finding: "flags" (EXEC on every instruction, COND_FAIL
- * only with P0), "pos" (the position rule).
+ * only with P0), "pos" (the position rule), "rangep0" (a range's last
+ * instruction without the P0 flag the reference's has), "rangesplit" (a
+ * range continued by the next one).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -519,9 +533,10 @@ static void config(const uint8_t *h, struct etm4_flow_config *c,
 	c->cache_bytes = 64 * 1024; /* small: flushes happen */
 }
 
-/* Decode @t[0..n): one feed, etm4_flow_batch(). */
+/* Decode @t[0..n): one feed, etm4_flow_batch(); *@insns (if not NULL):
+ * the instructions the stats count. */
 static void reference(const struct etm4_flow_config *c, const uint8_t *t,
-		      size_t n, struct elems *out)
+		      size_t n, struct elems *out, uint64_t *insns)
 {
 	struct etm4_flow_decoder *d;
 	const struct etmkit_elem *el;
@@ -540,6 +555,8 @@ static void reference(const struct etm4_flow_config *c, const uint8_t *t,
 		if (!pass && etm4_flow_finish(d))
 			fail("etm4_flow_finish failed");
 	}
+	if (insns)
+		*insns = etm4_flow_get_stats(d)->insns;
 	etm4_flow_free(d);
 }
 
@@ -560,10 +577,11 @@ static void drain_next(struct etm4_flow_decoder *d, size_t max,
 }
 
 /* Chunks of @chunk bytes drained with etm4_flow_next(@max); with
- * @gap_at < n, a transport gap declared after byte gap_at - 1. */
+ * @gap_at < n, a transport gap declared after byte gap_at - 1; *@insns
+ * (if not NULL): the instructions the stats count. */
 static void chunked(const struct etm4_flow_config *c, const uint8_t *t,
 		    size_t n, size_t chunk, size_t max, size_t gap_at,
-		    struct elems *out)
+		    struct elems *out, uint64_t *insns)
 {
 	struct etm4_flow_decoder *d;
 	size_t at = 0;
@@ -585,6 +603,8 @@ static void chunked(const struct etm4_flow_config *c, const uint8_t *t,
 	if (etm4_flow_finish(d))
 		fail("etm4_flow_finish failed");
 	drain_next(d, max, out);
+	if (insns)
+		*insns = etm4_flow_get_stats(d)->insns;
 	etm4_flow_free(d);
 }
 
@@ -630,6 +650,91 @@ static void check_stop(const struct elems *ref, const struct elems *stop)
 		fail("stop on error: stopped elsewhere than at a packet gap");
 }
 
+/* The range @r against the reference's instructions from @p on (@left of
+ * them): what it stands for (elem.h insn_range). */
+static void check_range(const struct etmkit_elem *r,
+			const struct etmkit_elem *p, size_t left)
+{
+	uint32_t cnt = r->u.range.count;
+
+	if (!cnt)
+		fail_at("ranges: a range of no instructions", r);
+	if (r->cycles)
+		fail_at("ranges: a range with cycles", r);
+	if (cnt > left)
+		fail_at("ranges: more instructions than the reference's", r);
+	for (uint32_t k = 0; k < cnt; k++) {
+		const struct etmkit_elem *q = &p[k];
+
+		if (q->kind != etmkit_elem_insn)
+			fail_at("ranges: a range where the reference has "
+				"another element", q);
+		if (q->offset != r->offset || q->isa != r->isa)
+			fail_at("ranges: an instruction of another offset "
+				"or isa than its range", q);
+		if (q->addr != (k ? p[k - 1].addr + p[k - 1].size : r->addr))
+			fail_at("ranges: an instruction not where the one "
+				"before it in the range ended", q);
+		if (k + 1 < cnt && q->flags != ETMKIT_INSN_EXEC)
+			fail_at("ranges: an instruction inside a range not "
+				"flagged exactly EXEC in the reference", q);
+	}
+	p += cnt - 1;
+	if ((p->flags != r->flags &&
+	     !(p->flags == (r->flags | ETMKIT_INSN_P0) && lax("rangep0"))) ||
+	    p->size != r->size ||
+	    p->u.insn.opcode != r->u.range.opcode ||
+	    p->u.insn.class_flags != r->u.range.class_flags)
+		fail_at("ranges: flags, size, opcode or class of the last "
+			"instruction not the range's", p);
+	if (p->addr + p->size != r->u.range.end)
+		fail_at("ranges: the range does not end after its last "
+			"instruction", r);
+}
+
+/* @rng, decoded with ETM4_FLOW_RANGES (stats: @rng_insns), against the
+ * reference @ref (stats: @ref_insns). */
+static void check_ranges(const struct elems *ref, uint64_t ref_insns,
+			 const struct elems *rng, uint64_t rng_insns)
+{
+	uint64_t in_ref = 0, in_rng = 0;
+	size_t i = 0;
+
+	for (size_t j = 0; j < rng->n; j++) {
+		const struct etmkit_elem *r = &rng->e[j], *nx = r + 1;
+
+		if (r->kind == etmkit_elem_insn)
+			fail_at("ranges: an insn element", r);
+		if (r->kind != etmkit_elem_insn_range) {
+			if (i == ref->n || !elem4_same(&ref->e[i], r))
+				fail_at("ranges: not the reference's "
+					"element", r);
+			i++;
+			continue;
+		}
+		if (i == ref->n)
+			fail_at("ranges: more instructions than the "
+				"reference's", r);
+		check_range(r, &ref->e[i], ref->n - i);
+		i += r->u.range.count;
+		in_rng += r->u.range.count;
+		if (r->flags == ETMKIT_INSN_EXEC && j + 1 < rng->n &&
+		    nx->kind == etmkit_elem_insn_range &&
+		    nx->offset == r->offset && nx->isa == r->isa &&
+		    nx->addr == r->u.range.end && !lax("rangesplit"))
+			fail_at("ranges: a range continued by the next one "
+				"(they should be one)", r);
+	}
+	if (i != ref->n)
+		fail("ranges: fewer elements than the reference's");
+	for (i = 0; i < ref->n; i++)
+		in_ref += ref->e[i].kind == etmkit_elem_insn;
+	if (ref_insns != in_ref || rng_insns != in_rng ||
+	    ref_insns != rng_insns)
+		fail("ranges: stats insns differ from each other or from "
+		     "the instructions delivered");
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -637,6 +742,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct etm4_flow_config cfg;
 	struct etm4_flow_decoder *probe;
 	struct elems ref = { 0 }, got = { 0 }, gap = { 0 }, stop = { 0 };
+	struct elems rng = { 0 };
+	uint64_t ref_insns, rng_insns;
 	struct pkt_view pv;
 	struct image_bytes ib;
 	struct image *img = NULL;
@@ -669,11 +776,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	etm4_flow_free(probe);
 
-	reference(&cfg, t, n, &ref);
+	reference(&cfg, t, n, &ref, &ref_insns);
 	packets(&cfg.etm, t, n, &pv);
 	check_elems(&ref, n, &ib, &pv);
 
-	chunked(&cfg, t, n, chunk, max, (size_t)-1, &got);
+	chunked(&cfg, t, n, chunk, max, (size_t)-1, &got, NULL);
 	if (got.n != ref.n)
 		fail("chunked decode: another number of elements");
 	for (size_t i = 0; i < ref.n; i++)
@@ -682,18 +789,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				&got.e[i]);
 
 	if (n > 1) {
-		chunked(&cfg, t, n, chunk, max, n / 2, &gap);
+		chunked(&cfg, t, n, chunk, max, n / 2, &gap, NULL);
 		check_gap(&ref, &gap);
 	}
 
+	cfg.flags = ETM4_FLOW_RANGES;
+	if (data[2] & 8)
+		chunked(&cfg, t, n, chunk, max, (size_t)-1, &rng, &rng_insns);
+	else
+		reference(&cfg, t, n, &rng, &rng_insns);
+	check_ranges(&ref, ref_insns, &rng, rng_insns);
+
 	config(data, &cfg, img, ETM4_CFG_STOP_ON_ERROR);
-	reference(&cfg, t, n, &stop);
+	reference(&cfg, t, n, &stop, NULL);
 	check_stop(&ref, &stop);
 
 	free(ref.e);
 	free(got.e);
 	free(gap.e);
 	free(stop.e);
+	free(rng.e);
 	free(pv.tinfo.v);
 	free(pv.addr.v);
 	free(pv.src.v);

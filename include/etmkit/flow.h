@@ -142,7 +142,8 @@ const struct etm3_flow_stats *etm3_flow_get_stats(
 /* Deliver executed instructions as insn_range elements instead of one
  * insn element each: consecutive instructions of one packet, each the
  * next after the one before, make one range, which ends at a P0
- * instruction or a COND_FAIL one (whose flags it then carries). The
+ * instruction or a COND_FAIL one (whose flags it then carries), or where
+ * the packet's instructions end (a range never spans two packets). The
  * sequence of instructions is the same in both forms; ranges cost the
  * decoder and its consumer far less per instruction. */
 #define ETM4_FLOW_RANGES 0x1u

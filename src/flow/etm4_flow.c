@@ -1182,7 +1182,8 @@ static int walk_atom(struct etm4_flow_decoder *d, unsigned taken,
 		}
 		b = d->blk;
 		n = b->n;
-		lim = d->idx + (uint32_t)room(d) - 1;
+		/* An element per instruction, or one range for them all. */
+		lim = d->ranges ? n : d->idx + (uint32_t)room(d) - 1;
 		if (lim > n)
 			lim = n;
 		/* Only a block's last instruction can be a P0 one (the cache
@@ -1447,7 +1448,8 @@ static int walk_q(struct etm4_flow_decoder *d, struct ent *e)
 		if (!walk_until(d, 0, &e->b, WALK_Q, e->offset))
 			return 0;
 		/* The last instruction of the count ends the range. */
-		if (d->n && d->out[d->n - 1].kind == etmkit_elem_insn)
+		if (d->n && (d->out[d->n - 1].kind == etmkit_elem_insn ||
+			     d->out[d->n - 1].kind == etmkit_elem_insn_range))
 			d->out[d->n - 1].flags |= ETMKIT_INSN_P0;
 	}
 	d->atom_started = 0;
@@ -1950,10 +1952,16 @@ int etm4_flow_batch(struct etm4_flow_decoder *d,
 	d->stats.blocks = d->cache.blocks - d->blocks_base;
 	d->stats.cache_flushes = d->cache.flushes - d->flushes_base;
 	d->delivered = d->n;
+	/* Stopped for room with a range still open: it is kept back, so
+	 * that the rest of its packet's instructions extend it. */
+	if (d->full && d->n > 1 &&
+	    d->out[d->n - 1].kind == etmkit_elem_insn_range &&
+	    d->out[d->n - 1].flags == ETMKIT_INSN_EXEC)
+		d->delivered = d->n - 1;
 	*elems = d->out;
-	if (!d->n)
+	if (!d->delivered)
 		return d->stopped ? -etmkit_err_bad_packet : -etmkit_err_eos;
-	return (int)d->n;
+	return (int)d->delivered;
 }
 
 int etm4_flow_next(struct etm4_flow_decoder *d, struct etmkit_elem *elems,

@@ -41,9 +41,25 @@ struct run {
 
 /* ETE 1.0 as in ete_spec_1 (TRCIDR0 COMMOPT = 1, TRCIDR2 64-bit
  * addresses, 32-bit context ID and VMID), MAXSPEC @maxspec, TRCCONFIGR
- * @configr. */
-static void decode(struct run *r, const uint8_t *trace, size_t n,
-		   uint32_t maxspec, uint32_t configr, uint32_t idr0)
+ * @configr, ETM4_FLOW_* @flags. */
+static void config(struct etm4_flow_config *c, uint32_t maxspec,
+		   uint32_t configr, uint32_t idr0, uint32_t flags)
+{
+	etm4_flow_config_init(c);
+	c->etm.flags = ETM4_CFG_ETE;
+	c->etm.trcdevarch = 0x47705a13;
+	c->etm.trcidr0 = idr0 ? idr0 : 0x2801cea1;
+	c->etm.trcidr1 = 0x4100fff0;
+	c->etm.trcidr2 = 0xd0001088;
+	c->etm.trcidr8 = maxspec;
+	c->etm.trcconfigr = configr;
+	c->flags = flags;
+}
+
+/* Decode @trace with config()'s registers and @flags. */
+static void decode_flags(struct run *r, const uint8_t *trace, size_t n,
+			 uint32_t maxspec, uint32_t configr, uint32_t idr0,
+			 uint32_t flags)
 {
 	struct etm4_flow_config c;
 	struct etm4_flow_decoder *d;
@@ -58,14 +74,7 @@ static void decode(struct run *r, const uint8_t *trace, size_t n,
 	assert_int_equal(image_alloc(&img), 0);
 	assert_int_equal(image_add_buffer(img, code, sizeof(code), 0x1000, 0),
 			 0);
-	etm4_flow_config_init(&c);
-	c.etm.flags = ETM4_CFG_ETE;
-	c.etm.trcdevarch = 0x47705a13;
-	c.etm.trcidr0 = idr0 ? idr0 : 0x2801cea1;
-	c.etm.trcidr1 = 0x4100fff0;
-	c.etm.trcidr2 = 0xd0001088;
-	c.etm.trcidr8 = maxspec;
-	c.etm.trcconfigr = configr;
+	config(&c, maxspec, configr, idr0, flags);
 	c.image = img;
 	assert_int_equal(etm4_flow_alloc(&d, &c), 0);
 	assert_int_equal(etm4_flow_feed(d, trace, n, NULL, 0), 0);
@@ -79,6 +88,12 @@ static void decode(struct run *r, const uint8_t *trace, size_t n,
 	assert_int_equal(k, -etmkit_err_eos);
 	etm4_flow_free(d);
 	image_free(img);
+}
+
+static void decode(struct run *r, const uint8_t *trace, size_t n,
+		   uint32_t maxspec, uint32_t configr, uint32_t idr0)
+{
+	decode_flags(r, trace, n, maxspec, configr, idr0, 0);
 }
 
 /* A-sync, Trace Info (no sections), Trace On, Address + Context 32-bit IS0
@@ -309,6 +324,112 @@ static void test_exception_after_indirect(void **state)
 	EXPECT(&R, "| | 1000 1004 1008 1010 1020 1024 X2");
 }
 
+/* One expected element of a ranges decode: an insn_range (count > 0) or,
+ * with count 0, an element of another kind. */
+struct want {
+	uint8_t kind;
+	uint64_t addr, end;   /* insn_range */
+	uint32_t count;
+	uint8_t flags;        /* insn_range */
+	uint64_t offset;
+};
+
+#define RANGE(a, e, n, f, o)                                                   \
+	{ etmkit_elem_insn_range, (a), (e), (n), (f), (o) }
+#define OTHER(k, o) { (k), 0, 0, 0, 0, (o) }
+
+/* @r holds the @n elements @w; every range is of A64 instructions, its
+ * last one's opcode taken from prog[]. */
+static void expect_ranges(const struct run *r, const struct want *w, size_t n)
+{
+	assert_int_equal(r->n, n);
+	for (size_t i = 0; i < n; i++) {
+		const struct etmkit_elem *e = &r->e[i];
+
+		assert_int_equal(e->kind, w[i].kind);
+		assert_int_equal(e->offset, w[i].offset);
+		if (e->kind != etmkit_elem_insn_range)
+			continue;
+		assert_int_equal(e->addr, w[i].addr);
+		assert_int_equal(e->u.range.end, w[i].end);
+		assert_int_equal(e->u.range.count, w[i].count);
+		assert_int_equal(e->flags, w[i].flags);
+		assert_int_equal(e->isa, etmkit_isa_a64);
+		assert_int_equal(e->size, 4);
+		assert_int_equal(e->cycles, 0);
+		assert_int_equal(e->u.range.opcode,
+				 prog[(w[i].end - 4 - 0x1000) / 4]);
+	}
+}
+
+/* ETM4_FLOW_RANGES (flow.h): test_source_address's and test_exception's
+ * instructions, one range per run of them that ends at a P0 or COND_FAIL
+ * instruction. The packets' offsets: HEAD is 21 bytes (A-sync 0-11, Trace
+ * Info 12, Trace On 14, Address + Context 15). */
+static void test_ranges(void **state)
+{
+	/* source address 21, address 23, E 25, commit 26 */
+	static const uint8_t src[] = { HEAD, 0xb4, 0x06, 0x95, 0x00, 0xf7,
+				       0x2d, 0x02 };
+	/* exception 21, address 23 and 25, E 27, commit 28 */
+	static const uint8_t exc[] = { HEAD, 0x06, 0x05, 0x95, 0x02,
+				       0x95, 0x08, 0xf7, 0x2d, 0x02 };
+	/* test_source_address: "1000 1004 1008N 100c 1010N 1014 1018" from
+	 * the source address (the N ones end ranges, COND_FAIL without P0,
+	 * the one at the address P0), then "1000 1004 1008" from the E. */
+	static const struct want wsrc[] = {
+		OTHER(etmkit_elem_trace_on, 14),
+		OTHER(etmkit_elem_context, 15),
+		RANGE(0x1000, 0x100c, 3, ETMKIT_INSN_COND_FAIL, 21),
+		RANGE(0x100c, 0x1014, 2, ETMKIT_INSN_COND_FAIL, 21),
+		RANGE(0x1014, 0x101c, 2, ETMKIT_INSN_P0 | ETMKIT_INSN_EXEC,
+		      21),
+		RANGE(0x1000, 0x100c, 3, ETMKIT_INSN_P0 | ETMKIT_INSN_EXEC,
+		      25),
+	};
+	/* test_exception: "1000 1004 X2 1020 1024". The exception's range
+	 * ends before its return address with no P0 instruction: EXEC. */
+	static const struct want wexc[] = {
+		OTHER(etmkit_elem_trace_on, 14),
+		OTHER(etmkit_elem_context, 15),
+		RANGE(0x1000, 0x1008, 2, ETMKIT_INSN_EXEC, 21),
+		OTHER(etmkit_elem_exception, 21),
+		RANGE(0x1020, 0x1028, 2, ETMKIT_INSN_P0 | ETMKIT_INSN_EXEC,
+		      27),
+	};
+	struct etm4_flow_config c;
+	struct etm4_flow_decoder *d = NULL;
+
+	(void)state;
+	decode_flags(&R, src, sizeof(src), 255, 0, 0, ETM4_FLOW_RANGES);
+	expect_ranges(&R, wsrc, sizeof(wsrc) / sizeof(wsrc[0]));
+	decode_flags(&R, exc, sizeof(exc), 255, 0, 0, ETM4_FLOW_RANGES);
+	expect_ranges(&R, wexc, sizeof(wexc) / sizeof(wexc[0]));
+
+	/* test_q: "Q3 1000 1004 1008 1010": the Q's three instructions are
+	 * one range its last one ends (P0, flow.h), then the E atom's. */
+	static const uint8_t q[] = { HEAD, 0xa5, 0x04, 0x03, 0xf7 };
+	static const struct want wq[] = {
+		OTHER(etmkit_elem_trace_on, 14),
+		OTHER(etmkit_elem_context, 15),
+		OTHER(etmkit_elem_q, 21),
+		RANGE(0x1000, 0x100c, 3, ETMKIT_INSN_P0 | ETMKIT_INSN_EXEC, 21),
+		RANGE(0x1010, 0x1014, 1, ETMKIT_INSN_P0 | ETMKIT_INSN_EXEC, 24),
+	};
+
+	decode_flags(&R, q, sizeof(q), 0, 3u << 13, 0x2801cea1 | (3u << 15),
+		     ETM4_FLOW_RANGES);
+	expect_ranges(&R, wq, sizeof(wq) / sizeof(wq[0]));
+
+	/* flow.h: a flag it does not define is refused. */
+	config(&c, 255, 0, 0, ETM4_FLOW_RANGES | 0x80);
+	assert_int_equal(etm4_flow_alloc(&d, &c), -etmkit_err_invalid);
+	assert_null(d);
+	config(&c, 255, 0, 0, ETM4_FLOW_RANGES);
+	assert_int_equal(etm4_flow_alloc(&d, &c), 0);
+	etm4_flow_free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -324,6 +445,7 @@ int main(void)
 		cmocka_unit_test(test_transaction_failure),
 		cmocka_unit_test(test_return_stack),
 		cmocka_unit_test(test_q),
+		cmocka_unit_test(test_ranges),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
