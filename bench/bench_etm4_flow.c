@@ -164,6 +164,25 @@ static int etmkit_decode(const struct etm4_flow_config *cfg,
 	return err;
 }
 
+/* Run @r of the timed decode of @in with @cfg: *@best keeps the fastest.
+ * Returns 0, or -1 after reporting an error. */
+static int timed_decode(const struct etm4_flow_config *cfg,
+			const struct bench_input *in, int r, double *best,
+			struct flow_counts *c)
+{
+	double t0 = bench_now(), t;
+	int err = etmkit_decode(cfg, in->buf, in->n, c);
+
+	t = bench_now() - t0;
+	if (err) {
+		fprintf(stderr, WHO ": etmkit: %s\n", etmkit_errstr(err));
+		return -1;
+	}
+	if (r == 0 || t < *best)
+		*best = t;
+	return 0;
+}
+
 static void print_rate(const char *who, double bytes, double secs,
 		       uint64_t insns, const char *note)
 {
@@ -411,27 +430,11 @@ int main(int argc, char **argv)
 	 * state (clock speed, neighbours): the ratio of the bests is then
 	 * steadier than the rates themselves. */
 	for (int r = 0; r < o.runs; r++) {
-		double t0 = bench_now(), t;
-
-		err = etmkit_decode(&cfg, in.buf, in.n, &total);
-		t = bench_now() - t0;
-		if (err) {
-			fprintf(stderr, WHO ": etmkit: %s\n", etmkit_errstr(err));
+		if (timed_decode(&cfg, &in, r, &best, &total) ||
+		    timed_decode(rcfg_p, &in, r, &best_r, &rtotal))
 			goto out;
-		}
-		if (r == 0 || t < best)
-			best = t;
-		t0 = bench_now();
-		err = etmkit_decode(rcfg_p, in.buf, in.n, &rtotal);
-		t = bench_now() - t0;
-		if (err) {
-			fprintf(stderr, WHO ": etmkit: %s\n", etmkit_errstr(err));
-			goto out;
-		}
-		if (r == 0 || t < best_r)
-			best_r = t;
 #ifdef ETMKIT_HAVE_OPENCSD
-		t0 = bench_now();
+		double t0 = bench_now(), t;
 		if (ocsd_flow_peer_etm4(in.buf, on, &src.cfg, src.id, mem, nreg,
 					&ototal))
 			goto out;
