@@ -1795,6 +1795,18 @@ static int atom_run(struct etm4_flow_decoder *d, const struct etm4_packet *p)
 				e->offset = off;
 				e->b = a->bits;
 				e->n = a->count;
+			} else if (d->pos == POS_NONE && !d->pop_pending &&
+				   !d->atom_started) {
+				/* Nowhere to walk from: the run's atoms are all
+				 * lost (walk_atoms_now() would say so one
+				 * header at a time). */
+				uint64_t lost = 0;
+
+				for (uint32_t k = h; k < r->count; k++)
+					lost += tab[r->headers[k]].count;
+				d->stats.atoms_lost += lost;
+				d->stats.packets += r->count - h - 1;
+				break;
 			} else if (walk_atoms_now(d, a->bits, a->count, off)) {
 				continue;
 			}
