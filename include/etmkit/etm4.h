@@ -192,7 +192,9 @@ struct etm4_atoms {
 };
 
 /* Consecutive atom packets (ETM4_CFG_ATOM_RUNS), each one byte. The
- * pointers lead into the fed input: valid until the next etm4_pkt_feed().
+ * pointers lead into the fed input (or the decoder's copy of bytes carried
+ * over from an earlier chunk): valid until the next etm4_pkt_feed() or
+ * etm4_pkt_next().
  * Header i's atoms are etm4_pkt_atom_table(dec)[headers[i]]. The record's
  * length is count; its raw holds the first header only (size 1). */
 struct etm4_atom_run {

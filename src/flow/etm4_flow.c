@@ -212,9 +212,14 @@ int etm4_flow_alloc(struct etm4_flow_decoder **out,
 	struct etm4_flow_decoder *d;
 	int err;
 
-	if (!out || !cfg || cfg->size < sizeof(*cfg) ||
-	    cfg->etm.size < sizeof(cfg->etm) ||
-	    (cfg->flags & ~ETM4_FLOW_RANGES))
+	/* A caller built before flags existed passes a smaller size: no
+	 * flags. */
+	int has_flags = cfg && cfg->size >= sizeof(*cfg);
+	uint32_t flags = has_flags ? cfg->flags : 0;
+
+	if (!out || !cfg ||
+	    cfg->size < offsetof(struct etm4_flow_config, flags) ||
+	    cfg->etm.size < sizeof(cfg->etm) || (flags & ~ETM4_FLOW_RANGES))
 		return -etmkit_err_invalid;
 	*out = NULL;
 	d = calloc(1, sizeof(*d));
@@ -247,7 +252,7 @@ int etm4_flow_alloc(struct etm4_flow_decoder **out,
 		      (d->info.wfx_p0 ? INSN_F_WFX : 0);
 	flow_cache_set_ends(&d->cache, d->p0_flags);
 	d->atoms = etm4_pkt_atom_table(d->pkt);
-	d->ranges = !!(cfg->flags & ETM4_FLOW_RANGES);
+	d->ranges = !!(flags & ETM4_FLOW_RANGES);
 	d->eos = 1;
 	reset_trace_state(d);
 	*out = d;
@@ -1232,21 +1237,27 @@ static int walk_until(struct etm4_flow_decoder *d, uint64_t stop,
 		const struct flow_insn *fi;
 		struct etmkit_elem *e;
 
+		/* A count is done before the next instruction is looked up:
+		 * nothing after it is walked (or reported missing). */
+		if (left && !*left)
+			return 1;
 		if (room(d) < 2)
 			return 0;
 		if (!ready(d, offset))
 			return 1;
 		b = d->blk;
 		fi = &b->insn[d->idx];
-		if (left ? !*left : fi->addr == stop)
+		if (!left && fi->addr == stop)
 			return 1;
 		if (!left && !d->budget--) {
 			d->pos = POS_NONE;
 			return 1;
 		}
 		e = put_insn(d, fi, offset);
-		if (left)
-			--*left;
+		/* The last instruction of a Q's count ends its range (flow.h):
+		 * flagged as it is delivered, whatever batch it ends. */
+		if (left && !--*left)
+			e->flags |= ETMKIT_INSN_P0;
 		if (fi->flags & d->p0_flags) {
 			/* Not taken; a source address's range runs on
 			 * through it (D4.3.5.3), so it does not end one. */
@@ -1447,10 +1458,6 @@ static int walk_q(struct etm4_flow_decoder *d, struct ent *e)
 	if (has_count && d->pos != POS_NONE) {
 		if (!walk_until(d, 0, &e->b, WALK_Q, e->offset))
 			return 0;
-		/* The last instruction of the count ends the range. */
-		if (d->n && (d->out[d->n - 1].kind == etmkit_elem_insn ||
-			     d->out[d->n - 1].kind == etmkit_elem_insn_range))
-			d->out[d->n - 1].flags |= ETMKIT_INSN_P0;
 	}
 	d->atom_started = 0;
 	if (has_target)

@@ -308,6 +308,37 @@ static void test_q(void **state)
 	EXPECT(&R, "| | Q3 1000 1004 1008 1010");
 }
 
+/* A Q's count ends at the image's last instruction: the count's last
+ * instruction ends the range (P0, flow.h) and nothing after it is walked,
+ * so the unmapped address after it is not reported. Address 1028, then Q
+ * with target 0x1000 and count 4 (a5 00 04). */
+static void test_q_count_at_image_end(void **state)
+{
+	static const uint8_t t[] = { HEAD, 0x95, 0x8a, 0x08, 0xa5, 0x00, 0x04 };
+	static const uint64_t want[] = { 0x1028, 0x102c, 0x1030, 0x1034 };
+	size_t k = 0, q = 0;
+
+	(void)state;
+	decode(&R, t, sizeof(t), 0, 3u << 13, 0x2801cea1 | (3u << 15));
+	for (size_t i = 0; i < R.n; i++) {
+		const struct etmkit_elem *e = &R.e[i];
+
+		assert_int_not_equal(e->kind, etmkit_elem_no_image);
+		q += e->kind == etmkit_elem_q;
+		if (e->kind != etmkit_elem_insn)
+			continue;
+		assert_true(k < 4);
+		assert_int_equal(e->addr, want[k]);
+		assert_int_equal(e->offset, 24); /* the Q packet */
+		assert_int_equal(e->flags, k == 3 ? ETMKIT_INSN_P0 |
+						   ETMKIT_INSN_EXEC :
+						   ETMKIT_INSN_EXEC);
+		k++;
+	}
+	assert_int_equal(k, 4);
+	assert_int_equal(q, 1);
+}
+
 /* D4.3.5.1, D4.3.5: after an E atom on an indirect branch the next
  * instruction is the branch's target; untraced here (no address, no return
  * stack), it is unknown. An exception that follows has no range before it:
@@ -428,6 +459,16 @@ static void test_ranges(void **state)
 	config(&c, 255, 0, 0, ETM4_FLOW_RANGES);
 	assert_int_equal(etm4_flow_alloc(&d, &c), 0);
 	etm4_flow_free(d);
+	/* A caller built before flags existed: its size ends before them,
+	 * and what lies there is not read. */
+	config(&c, 255, 0, 0, 0x80);
+	c.size = offsetof(struct etm4_flow_config, flags);
+	assert_int_equal(etm4_flow_alloc(&d, &c), 0);
+	etm4_flow_free(d);
+	c.size = offsetof(struct etm4_flow_config, flags) - 1;
+	d = NULL;
+	assert_int_equal(etm4_flow_alloc(&d, &c), -etmkit_err_invalid);
+	assert_null(d);
 }
 
 int main(void)
@@ -445,6 +486,7 @@ int main(void)
 		cmocka_unit_test(test_transaction_failure),
 		cmocka_unit_test(test_return_stack),
 		cmocka_unit_test(test_q),
+		cmocka_unit_test(test_q_count_at_image_end),
 		cmocka_unit_test(test_ranges),
 	};
 
