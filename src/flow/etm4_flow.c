@@ -1048,20 +1048,26 @@ static void leave_block(struct etm4_flow_decoder *d, struct flow_block *b,
 /* ETM4_FLOW_RANGES: deliver instructions b->insn[i..j) (j > i) of packet
  * @offset: added to the last element if it is a range they continue (one
  * still open: its last instruction executed and not P0), else as a new
- * range. Returns the range; its flags are then the last instruction's. */
-static struct etmkit_elem *put_range(struct etm4_flow_decoder *d,
-				     const struct flow_block *b, uint32_t i,
-				     uint32_t j, uint64_t offset)
+ * range. A caller that knows the last element is no open range passes
+ * @may_extend 0: reading back an element just written stalls on store
+ * forwarding. Returns the range; its flags are then the last
+ * instruction's. */
+static inline struct etmkit_elem *put_range(struct etm4_flow_decoder *d,
+					    const struct flow_block *b,
+					    uint32_t i, uint32_t j,
+					    uint64_t offset, int may_extend)
 {
-	const struct flow_insn *first = &b->insn[i], *last = &b->insn[j - 1];
+	const struct flow_insn *last = &b->insn[j - 1];
+	/* (the block's own start: no load of another cache line) */
+	uint64_t start = i ? b->insn[i].addr : b->start;
 	struct etmkit_elem *e = d->n ? &d->out[d->n - 1] : NULL;
 
-	if (!e || e->kind != etmkit_elem_insn_range ||
-	    e->flags != ETMKIT_INSN_EXEC || e->u.range.end != first->addr ||
+	if (!may_extend || !e || e->kind != etmkit_elem_insn_range ||
+	    e->flags != ETMKIT_INSN_EXEC || e->u.range.end != start ||
 	    e->isa != b->isa || e->offset != offset) {
 		e = &d->out[d->n++];
 		e->offset = offset;
-		e->addr = first->addr;
+		e->addr = start;
 		e->kind = etmkit_elem_insn_range;
 		e->isa = b->isa;
 		e->flags = ETMKIT_INSN_EXEC;
@@ -1088,7 +1094,7 @@ static inline struct etmkit_elem *put_insn(struct etm4_flow_decoder *d,
 
 	if (d->ranges)
 		return put_range(d, d->blk, (uint32_t)(fi - d->blk->insn),
-				 (uint32_t)(fi - d->blk->insn) + 1, offset);
+				 (uint32_t)(fi - d->blk->insn) + 1, offset, 1);
 	e = &d->out[d->n++];
 	memcpy(&e->addr, fi, 24);
 	e->offset = offset;
@@ -1098,16 +1104,17 @@ static inline struct etmkit_elem *put_insn(struct etm4_flow_decoder *d,
 }
 
 /* Deliver instructions b->insn[i..j) (j > i), executed: the last one's
- * element (or range) is returned, for its flags. */
+ * element (or range) is returned, for its flags. @may_extend: as
+ * put_range(). */
 static inline struct etmkit_elem *put_insns(struct etm4_flow_decoder *d,
 					    const struct flow_block *b,
 					    uint32_t i, uint32_t j,
-					    uint64_t offset)
+					    uint64_t offset, int may_extend)
 {
 	struct etmkit_elem *e = &d->out[d->n];
 
 	if (d->ranges)
-		return put_range(d, b, i, j, offset);
+		return put_range(d, b, i, j, offset, may_extend);
 	for (uint32_t k = i; k < j; k++, e++) {
 		memcpy(&e->addr, &b->insn[k], 24);
 		e->offset = offset;
@@ -1194,7 +1201,7 @@ static int walk_atom(struct etm4_flow_decoder *d, unsigned taken,
 		/* Only a block's last instruction can be a P0 one (the cache
 		 * ends blocks at them, alloc), so the copy loop tests
 		 * nothing. */
-		e = put_insns(d, b, d->idx, lim, offset);
+		e = put_insns(d, b, d->idx, lim, offset, 1);
 		if (lim < n) {
 			d->idx = lim;
 			return 0;
@@ -1644,18 +1651,27 @@ static int walk(struct etm4_flow_decoder *d)
 	return 1;
 }
 
-/* The atoms of header @h of run @r, at offset @off, when all of them are
- * committed at once and nothing is queued before them: walked at once,
- * without the queues. Returns 1, or 0 when the output filled (the atoms
- * left are then the walk queue's only entry). */
+/* Atoms @bits (@n, the oldest in bit 0) of the packet at @off, to be
+ * walked after what the walk queue holds: its last entry. */
+static void queue_atoms(struct etm4_flow_decoder *d, uint32_t bits,
+			unsigned n, uint64_t off)
+{
+	struct ent *e = done_push(d);
+
+	memset(e, 0, sizeof(*e));
+	e->kind = K_ATOM;
+	e->offset = off;
+	e->b = bits;
+	e->n = (uint8_t)n;
+}
+
+/* Atoms @bits (@n, the oldest in bit 0) of the packet at @off, when all
+ * of them are committed at once and nothing is queued before them: walked
+ * at once, without the queues. Returns 1, or 0 when the output filled
+ * (the atoms left are then the walk queue's only entry). */
 static int walk_atoms_now(struct etm4_flow_decoder *d, uint32_t bits,
 			  unsigned n, uint64_t off)
 {
-	if (d->pos == POS_NONE && !d->pop_pending && !d->atom_started) {
-		/* Nowhere to walk from, as walk_entry(). */
-		d->stats.atoms_lost += n;
-		return 1;
-	}
 	/* Known: the last element is not an open range (reading it back
 	 * right after writing it stalls on store forwarding). */
 	int closed = 0;
@@ -1692,26 +1708,7 @@ static int walk_atoms_now(struct etm4_flow_decoder *d, uint32_t bits,
 			f = fi->flags;
 			if (d->idx || !(f & d->p0_flags) || room(d) < bn + 1)
 				break;
-			e = d->n ? &d->out[d->n - 1] : NULL;
-			if (d->ranges && (closed || !e ||
-					  e->kind != etmkit_elem_insn_range ||
-					  e->flags != ETMKIT_INSN_EXEC)) {
-				/* A whole block, no open range before it: a
-				 * new range, written directly. */
-				e = &d->out[d->n++];
-				e->offset = off;
-				e->addr = b->start;
-				memcpy(&e->kind, fi->head, 4);
-				e->kind = etmkit_elem_insn_range;
-				e->cycles = 0;
-				e->u.range.opcode = fi->opcode;
-				e->u.range.class_flags = f;
-				e->u.range.end = b->start + b->len;
-				e->u.range.count = bn;
-				d->stats.insns += bn;
-			} else {
-				e = put_insns(d, b, 0, bn, off);
-			}
+			e = put_insns(d, b, 0, bn, off, !closed);
 			e->flags = (uint8_t)(ETMKIT_INSN_P0 |
 				   (taken ? ETMKIT_INSN_EXEC :
 					    ETMKIT_INSN_COND_FAIL));
@@ -1732,13 +1729,7 @@ next:
 			break;
 		closed = 0;
 		if (!walk_atom(d, bits & 1, off)) {
-			struct ent *e = done_push(d);
-
-			memset(e, 0, sizeof(*e));
-			e->kind = K_ATOM;
-			e->offset = off;
-			e->b = bits;
-			e->n = (uint8_t)n;
+			queue_atoms(d, bits, n, off);
 			return 0;
 		}
 		bits >>= 1;
@@ -1795,18 +1786,11 @@ static int atom_run(struct etm4_flow_decoder *d, const struct etm4_packet *p)
 			 * (depth 0) and precedes these atoms: delivered
 			 * first, as commit() would. */
 			if (d->sh != d->st && !flush_spec(d)) {
-				struct ent *e = done_push(d);
-
-				memset(e, 0, sizeof(*e));
-				e->kind = K_ATOM;
-				e->offset = off;
-				e->b = a->bits;
-				e->n = a->count;
+				queue_atoms(d, a->bits, a->count, off);
 			} else if (d->pos == POS_NONE && !d->pop_pending &&
 				   !d->atom_started) {
-				/* Nowhere to walk from: the run's atoms are all
-				 * lost (walk_atoms_now() would say so one
-				 * header at a time). */
+				/* Nowhere to walk from (as walk_entry()): the
+				 * run's atoms are all lost. */
 				uint64_t lost = 0;
 
 				for (uint32_t k = h; k < r->count; k++)
