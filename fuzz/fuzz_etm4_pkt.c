@@ -2,14 +2,16 @@
  * The first 16 bytes choose the configuration and the chunk size; the
  * rest is the trace. The input is decoded twice: once as a reference (one
  * feed, one record per packet, resynchronising), once with the chosen
- * chunking, batch size, atom runs, offsets array and stop-on-error.
+ * chunking, batch size, atom runs (with or without addresses), offsets
+ * array and stop-on-error.
  * Invariants:
  * - the reference accounts for every byte once, in order: each record's
  *   raw bytes are the input's at its offset;
  * - the second decode gives the same records (with the same decoded
- *   values; each atom run expanded to one atom record per header, with
- *   the atoms the table gives it), and with stop-on-error exactly the
- *   reference's records up to its first error. */
+ *   values; each run expanded to one atom record per header, with the
+ *   atoms the table gives it, and one address record per address), and
+ *   with stop-on-error exactly the reference's records up to its first
+ *   error. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,29 +67,54 @@ static uint64_t pos_of(uint64_t off, const uint64_t *offs)
 	return (off - OFF0) / 3;
 }
 
+static uint64_t addr_value(const struct etm4_address *a)
+{
+	return a->addr ^ (uint64_t)a->is << 63;
+}
+
 /* An atom run @q at input position @pos: check it against the input and
- * put one atom record per header, as without ETM4_CFG_ATOM_RUNS. */
-static void expand_run(const struct etm4_pkt_decoder *dec,
+ * put one atom or address record per packet, as without
+ * ETM4_CFG_ATOM_RUNS. Address packets only with ETM4_CFG_ADDR_RUNS. */
+static void expand_run(const struct etm4_pkt_decoder *dec, unsigned flags,
 		       const struct etm4_packet *q, uint64_t pos,
 		       const uint8_t *data, size_t size, const uint64_t *offs,
 		       struct rec *r, size_t *n, size_t cap)
 {
 	const struct etm4_atoms *t = etm4_pkt_atom_table(dec);
 	const struct etm4_atom_run *run = &q->u.run;
+	uint32_t na = 0;
 
 	if (!t || q->error || !run->count || q->length != run->count ||
 	    pos + run->count > size || run->headers != data + pos ||
 	    run->offsets != (offs ? offs + pos : NULL) ||
-	    q->raw[0] != run->headers[0])
+	    q->raw[0] != run->headers[0] || !run->addrs != !run->naddr ||
+	    (run->naddr && !(flags & ETM4_CFG_ADDR_RUNS)))
 		abort();
-	for (uint32_t k = 0; k < run->count; k++) {
+	for (uint32_t k = 0; k < run->count;) {
 		const struct etm4_atoms *a = &t[run->headers[k]];
+		const struct etm4_run_addr *x;
 
-		if (a->count < 1 || a->count > 24 || a->format < 1 ||
-		    a->format > 6 || a->bits >> a->count)
+		if (a->count) {
+			if (a->count > 24 || a->format < 1 || a->format > 6 ||
+			    a->bits >> a->count)
+				abort();
+			put(r, n, cap, pos + k, 1, etm4_pkt_atom, 0,
+			    atoms_value(a));
+			k++;
+			continue;
+		}
+		if (na == run->naddr)
 			abort();
-		put(r, n, cap, pos + k, 1, etm4_pkt_atom, 0, atoms_value(a));
+		x = &run->addrs[na++];
+		if (x->length < 1 || x->length > 9 ||
+		    x->length > run->count - k)
+			abort();
+		put(r, n, cap, pos + k, x->length, etm4_pkt_address, 0,
+		    addr_value(&x->addr));
+		k += x->length;
 	}
+	if (na != run->naddr)
+		abort();
 }
 
 /* What the decoder state made of the packet: chunking must not change it. */
@@ -99,7 +126,7 @@ static uint64_t value_of(const struct etm4_packet *p)
 	case etm4_pkt_address:
 	case etm4_pkt_source_address:
 	case etm4_pkt_address_context:
-		return p->u.a.addr.addr ^ (uint64_t)p->u.a.addr.is << 63;
+		return addr_value(&p->u.a.addr);
 	case etm4_pkt_q:
 		return p->u.q.addr.addr + p->u.q.count;
 	case etm4_pkt_timestamp:
@@ -151,10 +178,11 @@ static size_t decode(const struct etm4_config *cfg, const uint8_t *data,
 					q->length : ETM4_PKT_MAX_BYTES;
 
 				if (q->type == etm4_pkt_atom_run) {
-					if (!(cfg->flags & ETM4_CFG_ATOM_RUNS))
+					if (!(cfg->flags & (ETM4_CFG_ATOM_RUNS |
+							    ETM4_CFG_ADDR_RUNS)))
 						abort();
-					expand_run(dec, q, pos, data, size, offs,
-						   r, &n, cap);
+					expand_run(dec, cfg->flags, q, pos, data,
+						   size, offs, r, &n, cap);
 					continue;
 				}
 				if (q->size != want || !q->length ||
@@ -194,6 +222,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	etm4_config_init(&cfg);
 	cfg.flags = data[0] & (ETM4_CFG_ETE | ETM4_CFG_ATOM_RUNS |
 			       ETM4_CFG_STOP_ON_ERROR);
+	if (data[0] & 0x10)
+		cfg.flags |= ETM4_CFG_ADDR_RUNS;
 	chunk = 1 + data[1];
 	batch = 1 + (data[0] >> 5) % 7;
 	framed = data[0] & 0x08;

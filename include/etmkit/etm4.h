@@ -45,6 +45,11 @@ extern "C" {
 					ETM3_CFG_P_HEADER_RUNS): the form a
 					consumer of atoms in bulk wants */
 #define ETM4_CFG_STOP_ON_ERROR  0x4u /* as ETM3_CFG_STOP_ON_ERROR */
+#define ETM4_CFG_ADDR_RUNS      0x8u /* runs (as ETM4_CFG_ATOM_RUNS, which
+					this implies) also take target
+					address packets, decoded: atoms and
+					the addresses between them in one
+					record (struct etm4_atom_run) */
 
 struct etm4_config {
 	size_t size;         /* sizeof(struct etm4_config) */
@@ -130,8 +135,9 @@ enum etm4_pkt_type {
 	etm4_pkt_cond_flush,
 	etm4_pkt_data_sync,      /* ETMv4 data synchronization markers */
 	etm4_pkt_reserved,       /* reserved header (error record) */
-	etm4_pkt_atom_run,       /* u.run: consecutive atom packets, only
-				    with ETM4_CFG_ATOM_RUNS */
+	etm4_pkt_atom_run,       /* u.run: consecutive atom packets (and
+				    target addresses), only with
+				    ETM4_CFG_ATOM_RUNS / ETM4_CFG_ADDR_RUNS */
 	etm4_pkt_type_count
 };
 
@@ -191,19 +197,6 @@ struct etm4_atoms {
 	uint8_t format;     /* 1 to 6 */
 };
 
-/* Consecutive atom packets (ETM4_CFG_ATOM_RUNS), each one byte. The
- * pointers lead into the fed input (or the decoder's copy of bytes carried
- * over from an earlier chunk): valid until the next etm4_pkt_feed() or
- * etm4_pkt_next().
- * Header i's atoms are etm4_pkt_atom_table(dec)[headers[i]]. The record's
- * length is count; its raw holds the first header only (size 1). */
-struct etm4_atom_run {
-	const uint8_t *headers;   /* count header bytes */
-	const uint64_t *offsets;  /* their input offsets, or NULL when they
-				     are at offset, offset + 1, ... */
-	uint32_t count;
-};
-
 /* Commit, Cancel and Mispredict packets. Applied in this order: append
  * atoms, cancel count, then mispredict (digest 5.10). */
 struct etm4_spec {
@@ -226,6 +219,33 @@ struct etm4_address {
 	uint8_t form;       /* enum etm4_addr_form */
 	uint8_t bits;       /* address bits carried (short: 9/17 or 8/16) */
 	uint8_t hist;       /* exact match: the history entry 0-2 */
+};
+
+/* A target address packet of a run (ETM4_CFG_ADDR_RUNS): its address,
+ * as an etm4_pkt_address record's u.a.addr, and its length in bytes. */
+struct etm4_run_addr {
+	struct etm4_address addr;
+	uint32_t length;          /* 1 (exact match), 2 or 3 (short), 5 or 9 */
+};
+
+/* Consecutive atom packets (ETM4_CFG_ATOM_RUNS), each one byte, and with
+ * ETM4_CFG_ADDR_RUNS the target address packets among them (exact match,
+ * short, long; not source addresses or addresses with context). The
+ * pointers lead into the fed input (or the decoder's copy of bytes carried
+ * over from an earlier chunk) and into the decoder: valid until the next
+ * etm4_pkt_feed() or etm4_pkt_next().
+ * Reading the run: at byte i, a header byte h with
+ * etm4_pkt_atom_table(dec)[h].count != 0 is an atom packet (next byte
+ * i + 1); any other is the next address packet of addrs[] (next byte
+ * i + its length). The record's length is count; its raw holds the first
+ * byte only (size 1). */
+struct etm4_atom_run {
+	const uint8_t *headers;   /* count bytes: the run's packets */
+	const uint64_t *offsets;  /* their input offsets, or NULL when they
+				     are at offset, offset + 1, ... */
+	uint32_t count;
+	uint32_t naddr;           /* address packets in the run */
+	const struct etm4_run_addr *addrs; /* naddr, in order; NULL if 0 */
 };
 
 struct etm4_context {

@@ -58,6 +58,10 @@ enum etm4_scan {
 	etm4_scan_zeros         /* after a 0x00 header, synced */
 };
 
+/* Most address packets the runs of one etm4_pkt_next() call hold; more
+ * come as records of their own. */
+#define ETM4_RUN_ADDRS 1024
+
 struct etm4_pkt_decoder {
 	struct etm4_config cfg;
 	struct etm4_config_info info;
@@ -112,6 +116,11 @@ struct etm4_pkt_decoder {
 	uint32_t cyct;          /* cycle count threshold of the last Trace Info */
 	uint8_t sf;             /* the last context said AArch64 ... */
 	uint8_t sf_known;       /* ... and there was one since sync */
+
+	/* Addresses of this etm4_pkt_next() call's runs (ETM4_CFG_ADDR_RUNS):
+	 * raddr[0..nraddr). */
+	struct etm4_run_addr raddr[ETM4_RUN_ADDRS];
+	uint32_t nraddr;
 
 	/* A record that did not fit the caller's array. */
 	struct etm4_packet pending;

@@ -1319,28 +1319,35 @@ static inline void fast_head(struct etm4_packet *pkt, size_t pos,
 	memcpy(pkt->raw, p, ETM4_FAST_MIN);
 }
 
-/* read_short() without its branch on the length, which follows the
- * address bits and so mispredicts. */
-static inline unsigned fast_short(struct etm4_pkt_decoder *dec,
-				  const uint8_t *p, size_t pos,
-				  struct etm4_packet *pkt)
+/* read_short() for the packet at @p (3 bytes at hand) without its branch
+ * on the length, which follows the address bits and so mispredicts.
+ * Returns the packet's length. */
+static inline unsigned short_addr(const struct etm4_pkt_decoder *dec,
+				  const uint8_t *p, struct etm4_address *a)
 {
-	struct etm4_address *a = &pkt->u.a.addr;
 	unsigned b = p[0], src = b >= 0xb0;
 	unsigned is = src ? b & 1 : b == 0x96, shift = 2 - is;
 	unsigned two = p[1] >> 7, bits = 7 + shift + 8 * two;
 	uint64_t v = (uint64_t)(p[1] & 0x7f) << shift |
 		     ((uint64_t)p[2] << (7 + shift) & -(uint64_t)two);
-	unsigned len = 2 + two;
 
 	a->addr = (dec->hist_addr[0] & ~mask64(bits)) | v;
 	a->is = (uint8_t)is;
 	a->form = etm4_addr_short;
 	a->bits = (uint8_t)bits;
 	a->hist = 0;
-	push_addr(dec, a);
-	fast_head(pkt, pos, src ? etm4_pkt_source_address : etm4_pkt_address,
-		  len, p);
+	return 2 + two;
+}
+
+static inline unsigned fast_short(struct etm4_pkt_decoder *dec,
+				  const uint8_t *p, size_t pos,
+				  struct etm4_packet *pkt)
+{
+	unsigned len = short_addr(dec, p, &pkt->u.a.addr);
+
+	push_addr(dec, &pkt->u.a.addr);
+	fast_head(pkt, pos, p[0] >= 0xb0 ? etm4_pkt_source_address :
+					   etm4_pkt_address, len, p);
 	return len;
 }
 
@@ -1444,6 +1451,88 @@ static unsigned synced_other(struct etm4_pkt_decoder *dec, size_t pos,
 	return (unsigned)len;
 }
 
+/* ETM4_CFG_ADDR_RUNS: the target address packet at @p (ETM4_FAST_MIN
+ * bytes at hand) into the run's next address, as parse_address() decodes
+ * it. Returns its length, or 0 for any other packet (source addresses
+ * included: they are P0 elements of their own, digest 5.22). */
+static inline unsigned run_address(struct etm4_pkt_decoder *dec,
+				   const uint8_t *p)
+{
+	struct etm4_run_addr *r = &dec->raddr[dec->nraddr];
+	unsigned b = p[0], len;
+
+	if (b >= 0xb0)
+		return 0;
+	switch (dec->kind[b]) {
+	case ETM4_K_SHORT:
+		len = short_addr(dec, p, &r->addr);
+		break;
+	case ETM4_K_EXACT:
+		addr_exact(dec, b & 3, &r->addr);
+		len = 1;
+		break;
+	case ETM4_K_LONG32:
+		read_long(dec, p + 1, b & 1, 4, sf_upper(dec), &r->addr);
+		len = 5;
+		break;
+	case ETM4_K_LONG64:
+		read_long(dec, p + 1, b == 0x9e, 8, 0, &r->addr);
+		len = 9;
+		break;
+	default:
+		return 0;
+	}
+	push_addr(dec, &r->addr);
+	r->length = len;
+	dec->nraddr++;
+	return len;
+}
+
+/* A run record (ETM4_CFG_ATOM_RUNS) from buf[pos]: atom packets and with
+ * @addrs target address packets, while they come whole. Returns the
+ * position after it (pos itself when the packet there cannot start one). */
+static size_t make_run(struct etm4_pkt_decoder *dec, size_t pos, int addrs,
+		       struct etm4_packet *pkt)
+{
+	const uint8_t *buf = dec->buf;
+	const struct etm4_atoms *atoms = dec->atoms;
+	size_t n = dec->n;
+	/* count fits 32 bits, an address packet included */
+	size_t lim = n - pos < UINT32_MAX - 16 ? n : pos + UINT32_MAX - 16;
+	uint32_t a0 = dec->nraddr;
+	size_t end = pos;
+
+	while (end < lim) {
+		unsigned len;
+
+		if (atoms[buf[end]].count) {
+			end++;
+			continue;
+		}
+		if (!addrs || dec->nraddr == ETM4_RUN_ADDRS ||
+		    n - end < ETM4_FAST_MIN)
+			break;
+		len = run_address(dec, buf + end);
+		if (!len)
+			break;
+		end += len;
+	}
+	if (end == pos)
+		return pos;
+	pkt->offset = pos;
+	pkt->type = etm4_pkt_atom_run;
+	pkt->size = 1;
+	pkt->error = 0;
+	pkt->length = (uint32_t)(end - pos);
+	pkt->raw[0] = buf[pos];
+	pkt->u.run.headers = buf + pos;
+	pkt->u.run.offsets = dec->offs ? dec->offs + pos : NULL;
+	pkt->u.run.count = (uint32_t)(end - pos);
+	pkt->u.run.naddr = dec->nraddr - a0;
+	pkt->u.run.addrs = dec->nraddr > a0 ? &dec->raddr[a0] : NULL;
+	return end;
+}
+
 /* The synced path: whole packets as long as they come, one-byte packets
  * from their templates and the commonest others inline (most of a typical
  * stream, digest 9). Anything else (a 0x00 header, a packet cut by the end
@@ -1456,7 +1545,9 @@ static size_t next_synced(struct etm4_pkt_decoder *dec,
 	const uint8_t *buf = dec->buf;
 	const struct etm4_tmpl *tmpl = dec->tmpl;
 	const struct etm4_atoms *atoms = dec->atoms;
-	int runs = !!(dec->cfg.flags & ETM4_CFG_ATOM_RUNS);
+	unsigned flags = dec->cfg.flags;
+	int addrs = !!(flags & ETM4_CFG_ADDR_RUNS);
+	int runs = addrs || (flags & ETM4_CFG_ATOM_RUNS);
 	size_t pos = dec->pos, n = dec->n, first = out;
 
 	while (out < max && pos < n) {
@@ -1464,28 +1555,21 @@ static size_t next_synced(struct etm4_pkt_decoder *dec,
 		struct etm4_packet *pkt = &pkts[out];
 		unsigned len;
 
-		/* Templates have size 1, other headers 0. */
-		if (runs && atoms[b].count) {
-			/* Atom packets, one byte each (digest 5.14): one
-			 * record for the run, capped so count fits 32 bits. */
-			size_t lim = n - pos < UINT32_MAX ? n : pos + UINT32_MAX;
-			size_t end = pos + 1;
+		/* Atom packets, one byte each (digest 5.14), and target
+		 * addresses: one record for the run. */
+		if (runs && (atoms[b].count ||
+			     (addrs && b < 0xb0 &&
+			      dec->kind[b] - ETM4_K_EXACT <=
+				      ETM4_K_LONG64 - ETM4_K_EXACT))) {
+			size_t end = make_run(dec, pos, addrs, pkt);
 
-			while (end < lim && atoms[buf[end]].count)
-				end++;
-			pkt->offset = pos;
-			pkt->type = etm4_pkt_atom_run;
-			pkt->size = 1;
-			pkt->error = 0;
-			pkt->length = (uint32_t)(end - pos);
-			pkt->raw[0] = b;
-			pkt->u.run.headers = buf + pos;
-			pkt->u.run.offsets = dec->offs ? dec->offs + pos : NULL;
-			pkt->u.run.count = (uint32_t)(end - pos);
-			pos = end;
-			out++;
-			continue;
+			if (end != pos) {
+				pos = end;
+				out++;
+				continue;
+			}
 		}
+		/* Templates have size 1, other headers 0. */
 		if (tmpl[b].size) {
 			pkt->offset = pos;
 			memcpy(&pkt->type, &tmpl[b], sizeof(tmpl[b]));
@@ -1551,6 +1635,7 @@ int etm4_pkt_next(struct etm4_pkt_decoder *dec, struct etm4_packet *pkts,
 
 	if (!dec || !pkts || !max)
 		return -etmkit_err_invalid;
+	dec->nraddr = 0; /* the last call's runs are gone */
 	if (dec->have_pending) {
 		pkts[out++] = dec->pending;
 		dec->have_pending = 0;
