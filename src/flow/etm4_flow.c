@@ -103,8 +103,9 @@ struct etm4_flow_decoder {
 	struct etm4_packet batch[F4_BATCH];
 	int nbatch, ibatch;
 	const struct etm4_atoms *atoms; /* the packet decoder's atom table */
-	uint32_t run_h;           /* next header of the atom run at
-				     batch[ibatch] (0: not begun) */
+	uint32_t run_h;           /* next byte of the run at batch[ibatch]
+				     (0: not begun) */
+	uint32_t run_a;           /* and its next address */
 	uint8_t finishing, eos, stopped, full;
 	uint8_t gap_pending;
 	const char *gap_why;
@@ -231,10 +232,11 @@ int etm4_flow_alloc(struct etm4_flow_decoder **out,
 	if (!err && (d->info.cond || d->info.data))
 		err = -etmkit_err_unsupported;
 	if (!err) {
-		/* Atom packets in runs (ETM4_CFG_ATOM_RUNS): atom_run(). */
+		/* Atom and address packets in runs (ETM4_CFG_ADDR_RUNS):
+		 * atom_run(). */
 		struct etm4_config pc = cfg->etm;
 
-		pc.flags |= ETM4_CFG_ATOM_RUNS;
+		pc.flags |= ETM4_CFG_ADDR_RUNS;
 		err = etm4_pkt_alloc(&d->pkt, &pc);
 	}
 	if (!err)
@@ -274,7 +276,7 @@ void etm4_flow_reset(struct etm4_flow_decoder *d)
 		return;
 	etm4_pkt_reset(d->pkt);
 	d->nbatch = d->ibatch = 0;
-	d->run_h = 0;
+	d->run_h = d->run_a = 0;
 	d->finishing = d->stopped = d->full = d->gap_pending = 0;
 	d->eos = 1;
 	d->n = d->delivered = 0;
@@ -773,6 +775,15 @@ static void on_loss(struct etm4_flow_decoder *d, const struct etm4_packet *p)
 		e->kind = K_OVERFLOW;
 		e->offset = p->offset;
 		d->overflowed = 1;
+	} else {
+		/* Discard: trace generation became inoperative (D4.3.8.3);
+		 * it resumes with a Trace Info, Context and Target Address
+		 * (D4.3.2.1), and until then the position is unknown (digest
+		 * 8: "Overflow / Discard: PC := unknown"). The walk queue is
+		 * empty but for what drop_speculative() kept, which does not
+		 * move the walk. */
+		d->pos = POS_NONE;
+		d->blk = NULL;
 	}
 	/* Wait for the next Trace Info (digest 3, item 5). */
 	reset_resolution(d);
@@ -949,6 +960,16 @@ static void go_to_is(struct etm4_flow_decoder *d, uint64_t addr, unsigned is)
 {
 	go_to(d, addr, isa_of(d, is));
 	d->pos_is = (int8_t)is;
+}
+
+/* A Target Address element reached the walk: execution goes on there,
+ * and the return stack takes pushes again (digest 7.4). */
+static void target_address(struct etm4_flow_decoder *d, uint64_t addr,
+			   unsigned is)
+{
+	go_to_is(d, addr, is);
+	d->pop_pending = 0;
+	d->rs_no_push = 0;
 }
 
 static void rs_push(struct etm4_flow_decoder *d, uint64_t addr, uint8_t isa)
@@ -1569,9 +1590,7 @@ static int walk_entry(struct etm4_flow_decoder *d, struct ent *e)
 			d->pos = POS_NONE;
 		return 1;
 	case K_ADDR:
-		go_to_is(d, e->a, e->x & 1);
-		d->pop_pending = 0;
-		d->rs_no_push = 0;
+		target_address(d, e->a, e->x & 1);
 		return 1;
 	case K_CTX:
 		apply_context(d, e);
@@ -1764,55 +1783,101 @@ static int flush_spec(struct etm4_flow_decoder *d)
 	return 0;
 }
 
-/* The atom packets of run record @p (ETM4_CFG_ATOM_RUNS), from header
- * d->run_h on. Each is the atom packet of on_packet(); with MAXSPEC 0
- * (every P0 element committed as it comes, digest 7.2) and nothing
- * queued, the atoms are walked directly. Returns 1 when the run is done,
- * 0 when the output filled (d->run_h says where to go on). */
+/* An address packet of a run: as on_packet() would take it. With MAXSPEC
+ * 0, nothing speculative and nothing queued, its Target Address element
+ * would be the next entry walked, and nothing can remove it first (no
+ * P0 element to cancel or mispredict; Discard, Overflow and errors leave
+ * the position unknown either way): it is walked at once. Returns 1, or 0
+ * when the output filled. */
+static int run_address(struct etm4_flow_decoder *d, uint64_t off,
+		       const struct etm4_address *a)
+{
+	if (!d->synced)
+		return 1; /* as unsynced_packet() */
+	if (!d->info.maxspec && !d->depth && !d->pend && d->sh == d->st) {
+		target_address(d, a->addr, a->is);
+		return 1;
+	}
+	on_address(d, off, a);
+	return !d->dt || walk(d);
+}
+
+/* The atom packets of run record @p, one at @off: @h, its first byte.
+ * Returns the byte after the last of them that is done (at most the
+ * run's end), with *@full set when the output filled. Each is the atom
+ * packet of on_packet(); with MAXSPEC 0 (every P0 element committed as it
+ * comes, digest 7.2) and nothing queued, the atoms are walked directly. */
+static uint32_t run_atoms(struct etm4_flow_decoder *d,
+			  const struct etm4_packet *p, uint32_t h, int *full)
+{
+	const struct etm4_atom_run *r = &p->u.run;
+	const struct etm4_atoms *a = &d->atoms[r->headers[h]];
+	uint64_t off = r->offsets ? r->offsets[h] : p->offset + h;
+
+	d->stats.packets++;
+	if (!d->synced)
+		return h + 1; /* as unsynced_packet() */
+	if (!d->info.maxspec && !d->depth && !d->pend) {
+		/* What waits in the speculation queue is not P0 (depth 0)
+		 * and precedes these atoms: delivered first, as commit()
+		 * would. */
+		if (d->sh != d->st && !flush_spec(d)) {
+			queue_atoms(d, a->bits, a->count, off);
+			*full = 1;
+			return h + 1;
+		}
+		if (d->pos == POS_NONE && !d->pop_pending &&
+		    !d->atom_started) {
+			/* Nowhere to walk from (as walk_entry()): this atom
+			 * packet's atoms and the ones up to the next address
+			 * are all lost. */
+			uint64_t lost = a->count;
+
+			while (++h < r->count && d->atoms[r->headers[h]].count) {
+				lost += d->atoms[r->headers[h]].count;
+				d->stats.packets++;
+			}
+			d->stats.atoms_lost += lost;
+			return h;
+		}
+		*full = !walk_atoms_now(d, a->bits, a->count, off);
+		return h + 1;
+	}
+	if (d->pend)
+		flush_pend(d);
+	add_atoms(d, off, a->bits, a->count);
+	implicit_commit(d);
+	*full = d->dt && !walk(d);
+	return h + 1;
+}
+
+/* The packets of run record @p (ETM4_CFG_ADDR_RUNS) from byte d->run_h
+ * and address d->run_a on. Returns 1 when the run is done, 0 when the
+ * output filled (d->run_h and d->run_a say where to go on). */
 static int atom_run(struct etm4_flow_decoder *d, const struct etm4_packet *p)
 {
 	const struct etm4_atom_run *r = &p->u.run;
-	const struct etm4_atoms *tab = d->atoms;
+	uint32_t h = d->run_h, ia = d->run_a;
+	int full = 0;
 
-	for (uint32_t h = d->run_h; h < r->count; h++) {
-		const struct etm4_atoms *a = &tab[r->headers[h]];
-		uint64_t off = r->offsets ? r->offsets[h] : p->offset + h;
-
-		d->stats.packets++;
-		if (!d->synced)
-			continue; /* as unsynced_packet() */
-		if (!d->info.maxspec && !d->depth && !d->pend) {
-			/* What waits in the speculation queue is not P0
-			 * (depth 0) and precedes these atoms: delivered
-			 * first, as commit() would. */
-			if (d->sh != d->st && !flush_spec(d)) {
-				queue_atoms(d, a->bits, a->count, off);
-			} else if (d->pos == POS_NONE && !d->pop_pending &&
-				   !d->atom_started) {
-				/* Nowhere to walk from (as walk_entry()): the
-				 * run's atoms are all lost. */
-				uint64_t lost = 0;
-
-				for (uint32_t k = h; k < r->count; k++)
-					lost += tab[r->headers[k]].count;
-				d->stats.atoms_lost += lost;
-				d->stats.packets += r->count - h - 1;
-				break;
-			} else if (walk_atoms_now(d, a->bits, a->count, off)) {
-				continue;
-			}
+	while (h < r->count) {
+		if (d->atoms[r->headers[h]].count) {
+			h = run_atoms(d, p, h, &full);
 		} else {
-			if (d->pend)
-				flush_pend(d);
-			add_atoms(d, off, a->bits, a->count);
-			implicit_commit(d);
-			if (!d->dt || walk(d))
-				continue;
+			const struct etm4_run_addr *x = &r->addrs[ia++];
+			uint64_t off = r->offsets ? r->offsets[h] : p->offset + h;
+
+			d->stats.packets++;
+			h += x->length;
+			full = !run_address(d, off, &x->addr);
 		}
-		d->run_h = h + 1;
-		return 0;
+		if (full) {
+			d->run_h = h;
+			d->run_a = ia;
+			return 0;
+		}
 	}
-	d->run_h = 0;
+	d->run_h = d->run_a = 0;
 	return 1;
 }
 

@@ -231,6 +231,25 @@ static void test_discard(void **state)
 	EXPECT(&R, "");
 }
 
+/* D4.3.8.3: a Discard means trace generation became inoperative; it
+ * resumes with a Trace Info and a new Target Address (D4.3.2.1), and the
+ * position is unknown until then (digest 8). With MAXSPEC 0: E runs
+ * 1000-1008 (b.eq taken); the address 0x1020 (95 08) is dropped with the
+ * Discard, as is where b.eq went; after the Trace Info an atom with no
+ * address yet is lost; the next address 0x1020 (long, 9a 08 08 00 00:
+ * the Trace Info cleared the address history) starts the walk again: E
+ * runs 1020 and the ret at 1024. */
+static void test_discard_position(void **state)
+{
+	static const uint8_t t[] = { HEAD, 0xf7, 0x95, 0x08, 0x00, 0x03,
+				     0x01, 0x00, 0xf7,
+				     0x9a, 0x08, 0x08, 0x00, 0x00, 0xf7 };
+
+	(void)state;
+	decode(&R, t, sizeof(t), 0, 0, 0);
+	EXPECT(&R, "| | 1000 1004 1008 1020 1024");
+}
+
 /* D4.3.5.2, digest 5.5: an exception's range runs up to its preferred
  * return address (here 0x1008: 1000 and 1004 ran), then the exception;
  * the handler comes in the next address. Call (type 2), E1:E0 = 01:
@@ -480,6 +499,7 @@ int main(void)
 		cmocka_unit_test(test_mispredict),
 		cmocka_unit_test(test_cancel_before_trace_info),
 		cmocka_unit_test(test_discard),
+		cmocka_unit_test(test_discard_position),
 		cmocka_unit_test(test_exception),
 		cmocka_unit_test(test_exception_after_indirect),
 		cmocka_unit_test(test_source_address),
