@@ -36,6 +36,14 @@ static void set_hull(struct flow_cache *c)
 	c->nregions = n;
 }
 
+void flow_cache_sync(struct flow_cache *c)
+{
+	size_t n = c->image ? image_region_count(c->image) : 0;
+
+	if (n != c->nregions)
+		set_hull(c); /* regions were added since */
+}
+
 int flow_cache_init(struct flow_cache *c, const struct image *img,
 		    size_t bytes, uint8_t insn_flags)
 {
@@ -192,15 +200,9 @@ struct flow_block *flow_cache_get(struct flow_cache *c, uint64_t addr,
 
 	/* Outside every region: no code, and no hashing (a trace that runs
 	 * mostly outside the image, as juno_r1_1's, asks this often). */
-	if (addr < c->lo || addr > c->hi) {
-		size_t n = c->image ? image_region_count(c->image) : 0;
-
-		if (n != c->nregions)
-			set_hull(c); /* regions were added since */
-		if (addr < c->lo || addr > c->hi) {
-			*loss = etmkit_loss_unmapped;
-			return NULL;
-		}
+	if (flow_cache_outside(c, addr)) {
+		*loss = etmkit_loss_unmapped;
+		return NULL;
 	}
 	h = bucket_of(c, addr, isa, space);
 

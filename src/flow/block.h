@@ -87,6 +87,20 @@ int flow_cache_init(struct flow_cache *c, const struct image *img,
 		    size_t bytes, uint8_t insn_flags);
 void flow_cache_fini(struct flow_cache *c);
 
+/* The image may have gained regions since the last call (images are
+ * built between decoder calls, image.h): take them into the span
+ * flow_cache_outside() and flow_cache_get() check. Call at the start of
+ * each decoder call that may look blocks up. */
+void flow_cache_sync(struct flow_cache *c);
+
+/* Whether @addr lies outside every region of the image (as of the last
+ * flow_cache_sync()): no code there, no lookup needed. */
+static inline int flow_cache_outside(const struct flow_cache *c,
+				     uint64_t addr)
+{
+	return addr < c->lo || addr > c->hi;
+}
+
 /* The block that starts at @addr in @isa, seen from @space: found, or
  * built from the image. NULL when the image has no instruction there;
  * then *@loss is etmkit_loss_unmapped or etmkit_loss_cut. May start the

@@ -1196,6 +1196,7 @@ int etm3_flow_batch(struct etm3_flow_decoder *d,
 	if (!d || !elems)
 		return -etmkit_err_invalid;
 	drop_delivered(d);
+	flow_cache_sync(&d->cache);
 	decode(d);
 	d->stats.blocks = d->cache.blocks - d->blocks_base;
 	d->stats.cache_flushes = d->cache.flushes - d->flushes_base;

@@ -1019,8 +1019,15 @@ static int resolve(struct etm4_flow_decoder *d, uint64_t offset)
 			return 1;
 		}
 	}
-	if (!(d->addr & align))
-		b = flow_cache_get(&d->cache, d->addr, d->isa, d->space, &loss);
+	if (!(d->addr & align)) {
+		/* Outside the image (juno_r1_1's commonest case): known
+		 * without the call. */
+		if (flow_cache_outside(&d->cache, d->addr))
+			loss = etmkit_loss_unmapped;
+		else
+			b = flow_cache_get(&d->cache, d->addr, d->isa,
+					   d->space, &loss);
+	}
 	if (b) {
 		if (d->ind_from && gen == d->ind_gen &&
 		    gen == flow_cache_generation(&d->cache))
@@ -2016,6 +2023,7 @@ int etm4_flow_batch(struct etm4_flow_decoder *d,
 	if (!d || !elems)
 		return -etmkit_err_invalid;
 	drop_delivered(d);
+	flow_cache_sync(&d->cache);
 	decode(d);
 	d->stats.blocks = d->cache.blocks - d->blocks_base;
 	d->stats.cache_flushes = d->cache.flushes - d->flushes_base;

@@ -358,6 +358,56 @@ static void test_q_count_at_image_end(void **state)
 	assert_int_equal(q, 1);
 }
 
+/* An image may gain regions between decoder calls (image.h): code added
+ * after the decoder was allocated is found from the next call on. The
+ * image first holds only the program's last 8 bytes (at 0x1030, so that
+ * 0x1000 lies outside every region): 0x1000 and its E atom give
+ * no_image. Then the whole program is added and a new address 0x1000
+ * (9a 00 08 00 00) with E runs 1000-1008. */
+static void test_image_grows(void **state)
+{
+	static const uint8_t t1[] = { HEAD, 0xf7 };
+	static const uint8_t t2[] = { 0x9a, 0x00, 0x08, 0x00, 0x00, 0xf7 };
+	struct etm4_flow_config c;
+	struct etm4_flow_decoder *d;
+	struct image *img;
+	uint8_t code[sizeof(prog)];
+	const struct etmkit_elem *el;
+	int k;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(prog) / 4; i++)
+		for (int b = 0; b < 4; b++)
+			code[4 * i + b] = (uint8_t)(prog[i] >> (8 * b));
+	assert_int_equal(image_alloc(&img), 0);
+	assert_int_equal(image_add_buffer(img, code + 0x30, 8, 0x1030, 0), 0);
+	config(&c, 0, 0, 0, 0);
+	c.image = img;
+	assert_int_equal(etm4_flow_alloc(&d, &c), 0);
+	R.n = 0;
+	assert_int_equal(etm4_flow_feed(d, t1, sizeof(t1), NULL, 0), 0);
+	while ((k = etm4_flow_batch(d, &el)) > 0) {
+		memcpy(R.e + R.n, el, (size_t)k * sizeof(*el));
+		R.n += (size_t)k;
+	}
+	assert_int_equal(k, -etmkit_err_eos);
+	assert_int_equal(image_add_buffer(img, code, sizeof(code), 0x1000, 0),
+			 0);
+	assert_int_equal(etm4_flow_feed(d, t2, sizeof(t2), NULL, sizeof(t1)),
+			 0);
+	assert_int_equal(etm4_flow_finish(d), 0);
+	while ((k = etm4_flow_batch(d, &el)) > 0) {
+		memcpy(R.e + R.n, el, (size_t)k * sizeof(*el));
+		R.n += (size_t)k;
+	}
+	assert_int_equal(k, -etmkit_err_eos);
+	EXPECT(&R, "| | | 1000 1004 1008");
+	assert_int_equal(R.e[2].kind, etmkit_elem_no_image);
+	assert_int_equal(R.e[2].u.loss.reason, etmkit_loss_unmapped);
+	etm4_flow_free(d);
+	image_free(img);
+}
+
 /* D4.3.5.1, D4.3.5: after an E atom on an indirect branch the next
  * instruction is the branch's target; untraced here (no address, no return
  * stack), it is unknown. An exception that follows has no range before it:
@@ -500,6 +550,7 @@ int main(void)
 		cmocka_unit_test(test_cancel_before_trace_info),
 		cmocka_unit_test(test_discard),
 		cmocka_unit_test(test_discard_position),
+		cmocka_unit_test(test_image_grows),
 		cmocka_unit_test(test_exception),
 		cmocka_unit_test(test_exception_after_indirect),
 		cmocka_unit_test(test_source_address),
