@@ -279,3 +279,167 @@ void bench_input_free(struct bench_input *in)
 	free(in->buf);
 	in->buf = NULL;
 }
+
+/* ---- ETMv4/ETE snapshot sources ---------------------------------------- */
+
+/* The snapshots --snapshot names, under <shared>/testdata. */
+static const struct {
+	const char *name, *dir;
+} snapshots[] = {
+	{ "juno_r1_1", "etmv4/juno_r1_1" }, /* ETMv4.0, Cortex-A53, framed */
+	{ "tme_test", "ete/tme_test" },      /* ETE 1.0, raw source_data */
+};
+
+int bench_snapshot_option(void *ctx, const char *a, const char *val)
+{
+	if (strcmp(a, "--snapshot"))
+		return 0;
+	*(const char **)ctx = val;
+	return 1;
+}
+
+void bench_print_diag(const char *who, const struct snapshot_diag *d)
+{
+	if (d->line)
+		fprintf(stderr, "%s: %s:%d: %s\n", who, d->path, d->line,
+			d->message);
+	else
+		fprintf(stderr, "%s: %s: %s\n", who, d->path, d->message);
+}
+
+/* Take source @src of @s->ss if it is ETMv4/ETE in a raw buffer, or in a
+ * framed one under @id: 1 taken, 0 not, -1 error (message printed). */
+static int take_source(const char *who, struct bench_etm4_source *s,
+		       const struct snapshot_source *src, unsigned id)
+{
+	const struct snapshot_device *dev =
+		snapshot_find_device(s->ss, src->name);
+	const struct snapshot_buffer *b =
+		snapshot_find_buffer(s->ss, src->buffer);
+	struct snapshot_diag diag;
+	enum etmkit_protocol p;
+
+	if (!dev || !b)
+		return 0;
+	p = snapshot_device_protocol(dev);
+	if (p != etmkit_proto_etmv4 && p != etmkit_proto_ete)
+		return 0;
+	if (snapshot_etm4_config(dev, &s->cfg, &s->id, &diag)) {
+		bench_print_diag(who, &diag);
+		return -1;
+	}
+	s->framed = !strcmp(b->format, "coresight");
+	if (!s->framed && strcmp(b->format, "source_data"))
+		return 0; /* dstream_coresight: not read here */
+	if (s->framed && s->id != id)
+		return 0;
+	s->core = src->core ? snapshot_find_device(s->ss, src->core) : NULL;
+	if (!s->core) {
+		fprintf(stderr, "%s: %s: source %s names no core device\n",
+			who, s->dir, src->name);
+		return -1;
+	}
+	s->dev = dev;
+	s->buf = b;
+	return 1;
+}
+
+/* The first source take_source() takes. Returns 0 or -1. */
+static int find_source(const char *who, struct bench_etm4_source *s,
+		       unsigned id)
+{
+	for (size_t i = 0; i < snapshot_source_count(s->ss); i++) {
+		int r = take_source(who, s, snapshot_source_at(s->ss, i), id);
+
+		if (r)
+			return r < 0 ? -1 : 0;
+	}
+	fprintf(stderr, "%s: %s: no ETMv4 or ETE source in a coresight "
+		"buffer under ID 0x%02x, nor in a source_data buffer\n", who,
+		s->dir, id);
+	return -1;
+}
+
+/* @s->dir for snapshot @name. Returns 0 or -1 (message printed). */
+static int snapshot_dir(const char *who, struct bench_etm4_source *s,
+			const char *shared, const char *name)
+{
+	const size_t count = sizeof(snapshots) / sizeof(snapshots[0]);
+	size_t i;
+
+	if (strchr(name, '/')) {
+		snprintf(s->dir, sizeof(s->dir), "%s", name);
+		return 0;
+	}
+	for (i = 0; i < count; i++)
+		if (!strcmp(name, snapshots[i].name))
+			break;
+	if (i == count) {
+		fprintf(stderr, "%s: unknown snapshot %s (juno_r1_1, "
+			"tme_test, or a folder)\n", who, name);
+		return -1;
+	}
+	snprintf(s->dir, sizeof(s->dir), "%s/testdata/%s", shared,
+		 snapshots[i].dir);
+	return 0;
+}
+
+int bench_etm4_open(const char *who, struct bench_etm4_source *s,
+		    const char *shared, const char *name, unsigned id)
+{
+	struct snapshot_diag diag;
+	int err;
+
+	memset(s, 0, sizeof(*s));
+	if (snapshot_dir(who, s, shared, name))
+		return -1;
+	if (snapshot_open(&s->ss, s->dir, &diag)) {
+		bench_print_diag(who, &diag);
+		return -1;
+	}
+	if (find_source(who, s, id))
+		return -1;
+	if ((err = etm4_config_decode(&s->cfg, &s->info))) {
+		fprintf(stderr, "%s: %s: registers of %s: %s\n", who, s->dir,
+			s->dev->name, etmkit_errstr(err));
+		return -1;
+	}
+	if (s->framed)
+		snprintf(s->what, sizeof(s->what), "%s, ID 0x%02x",
+			 s->dev->name, s->id);
+	else
+		snprintf(s->what, sizeof(s->what), "%s (source_data)",
+			 s->dev->name);
+	return 0;
+}
+
+int bench_etm4_input(const char *who, const struct bench_etm4_source *s,
+		     double mb, struct bench_input *in)
+{
+	struct bytes file = { 0 }, stream = { 0 };
+	int ret;
+
+	memset(in, 0, sizeof(*in));
+	if (bench_read_file(who, s->buf->file, &file)) {
+		free(file.data);
+		return -1;
+	}
+	if (s->framed) {
+		ret = bench_deformat_id(who, &file, s->id, &stream);
+		free(file.data);
+		if (ret)
+			return -1;
+	} else {
+		stream = file;
+	}
+	ret = bench_input_cut(who, s->what, stream.data, stream.n,
+			      &bench_sync_etm4, mb, in);
+	free(stream.data);
+	return ret;
+}
+
+void bench_etm4_close(struct bench_etm4_source *s)
+{
+	snapshot_free(s->ss);
+	s->ss = NULL;
+}

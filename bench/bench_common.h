@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "etmkit/snapshot.h"
+
 #ifndef ETMKIT_BENCH_SHARED_DIR
 #define ETMKIT_BENCH_SHARED_DIR "../shared"
 #endif
@@ -92,5 +94,38 @@ int bench_input_cut(const char *who, const char *what, const uint8_t *stream,
 		    size_t n, const struct bench_sync *sync, double mb,
 		    struct bench_input *in);
 void bench_input_free(struct bench_input *in);
+
+/* ---- ETMv4/ETE snapshot sources (bench_etm4_flow, bench_etm4_pkt) ---- */
+
+/* One ETMv4 or ETE trace source of a snapshot: its registers, its buffer
+ * and the core it traces. */
+struct bench_etm4_source {
+	char dir[4096];           /* the snapshot folder */
+	struct snapshot *ss;
+	const struct snapshot_device *dev, *core;
+	const struct snapshot_buffer *buf;
+	struct etm4_config cfg;
+	struct etm4_config_info info;
+	uint8_t id;               /* its trace ID (from the registers) */
+	int framed;               /* buffer in CoreSight frames */
+	char what[160];           /* "ETM_0, ID 0x10", "ETE_0_s1 (source_data)" */
+};
+
+/* --snapshot X (bench_option_fn): *(const char **)@ctx = X. */
+int bench_snapshot_option(void *ctx, const char *a, const char *val);
+/* Print a snapshot reader's diagnostic on stderr, prefixed with @who. */
+void bench_print_diag(const char *who, const struct snapshot_diag *d);
+/* Open snapshot @name (juno_r1_1, tme_test under @shared/testdata, or a
+ * folder: any value with a '/') and find in it the first ETMv4/ETE
+ * source that feeds a raw (source_data) buffer, or a CoreSight-framed one
+ * under trace ID @id; decode its registers. Returns 0, or -1 after a
+ * message prefixed with @who. Free with bench_etm4_close() either way. */
+int bench_etm4_open(const char *who, struct bench_etm4_source *s,
+		    const char *shared, const char *name, unsigned id);
+/* Build @in from @s's trace (deformatted if framed), cut at ETMv4's
+ * A-sync, at least @mb MiB. Returns 0 or -1 (message printed). */
+int bench_etm4_input(const char *who, const struct bench_etm4_source *s,
+		     double mb, struct bench_input *in);
+void bench_etm4_close(struct bench_etm4_source *s);
 
 #endif

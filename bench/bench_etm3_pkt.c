@@ -466,6 +466,10 @@ int main(int argc, char **argv)
 		}
 	}
 #else
+	/* Only the ratios to OpenCSD use them. */
+	(void)best_packets;
+	(void)best_runs;
+	(void)best_runs_count;
 	printf("etm3_pkt  opencsd  not built (install libopencsd-dev and "
 	       "reconfigure)\n");
 #endif

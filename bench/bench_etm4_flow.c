@@ -34,14 +34,6 @@
 
 #define WHO "etm4_flow"
 
-/* The snapshots --snapshot names, under <shared>/testdata. */
-static const struct {
-	const char *name, *dir;
-} snapshots[] = {
-	{ "juno_r1_1", "etmv4/juno_r1_1" }, /* ETMv4.0, Cortex-A53, framed */
-	{ "tme_test", "ete/tme_test" },      /* ETE 1.0, raw source_data */
-};
-
 struct flow_counts {
 	uint64_t insns, elems, checksum;
 	uint64_t gaps, no_image;
@@ -50,18 +42,10 @@ struct flow_counts {
 	size_t heap_after_alloc, heap_after_decode;
 };
 
-/* What the bench decodes: the source, its registers, the image. */
-struct source {
-	char dir[4096];
-	struct snapshot *ss;
-	const struct snapshot_device *dev, *core;
-	const struct snapshot_buffer *buf;
-	struct etm4_config cfg;
-	struct etm4_config_info info;
-	uint8_t id;
-	int framed;
+/* The program image of the core the source traces. */
+struct program {
 	struct image *img;
-	uint64_t image_bytes;
+	uint64_t bytes;
 };
 
 static void usage(FILE *f)
@@ -81,14 +65,6 @@ static void usage(FILE *f)
 		"  --ocsd-mb N   MiB for OpenCSD (default 8; it is the slow one)\n"
 		"  --runs N      timed runs per decoder, best kept (default 3)\n",
 		ETMKIT_BENCH_SHARED_DIR);
-}
-
-static int snapshot_option(void *ctx, const char *a, const char *val)
-{
-	if (strcmp(a, "--snapshot"))
-		return 0;
-	*(const char **)ctx = val;
-	return 1;
 }
 
 /* Heap bytes in use (glibc): the decoder must not grow with the trace. */
@@ -191,120 +167,20 @@ static void print_rate(const char *who, double bytes, double secs,
 	       secs * 1e3, note);
 }
 
-static void print_diag(const struct snapshot_diag *d)
+/* The image of @src's core, after bench_etm4_open(). */
+static int load_image(const struct bench_etm4_source *src, struct program *p)
 {
-	if (d->line)
-		fprintf(stderr, WHO ": %s:%d: %s\n", d->path, d->line,
-			d->message);
-	else
-		fprintf(stderr, WHO ": %s: %s\n", d->path, d->message);
-}
-
-/* The first ETMv4/ETE source of the snapshot that feeds a raw buffer, or
- * a framed one under trace ID @id; its registers, buffer and core. */
-static int find_source(struct source *s, unsigned id)
-{
-	struct snapshot_diag diag;
-
-	for (size_t i = 0; i < snapshot_source_count(s->ss); i++) {
-		const struct snapshot_source *src = snapshot_source_at(s->ss, i);
-		const struct snapshot_device *dev =
-			snapshot_find_device(s->ss, src->name);
-		const struct snapshot_buffer *b =
-			snapshot_find_buffer(s->ss, src->buffer);
-		enum etmkit_protocol p;
-
-		if (!dev || !b)
-			continue;
-		p = snapshot_device_protocol(dev);
-		if (p != etmkit_proto_etmv4 && p != etmkit_proto_ete)
-			continue;
-		if (snapshot_etm4_config(dev, &s->cfg, &s->id, &diag)) {
-			print_diag(&diag);
-			return -1;
-		}
-		s->framed = !strcmp(b->format, "coresight");
-		if (!s->framed && strcmp(b->format, "source_data"))
-			continue; /* dstream_coresight: not read here */
-		if (s->framed && s->id != id)
-			continue;
-		s->core = src->core ? snapshot_find_device(s->ss, src->core)
-				    : NULL;
-		if (!s->core) {
-			fprintf(stderr, WHO ": %s: source %s names no core "
-				"device\n", s->dir, src->name);
-			return -1;
-		}
-		s->dev = dev;
-		s->buf = b;
-		return 0;
-	}
-	fprintf(stderr, WHO ": %s: no ETMv4 or ETE source in a coresight "
-		"buffer under ID 0x%02x, nor in a source_data buffer\n", s->dir,
-		id);
-	return -1;
-}
-
-static int open_source(struct source *s, const char *shared,
-		       const char *name, unsigned id)
-{
-	struct snapshot_diag diag;
 	struct image_diag idiag;
-	int err;
 
-	if (strchr(name, '/')) {
-		snprintf(s->dir, sizeof(s->dir), "%s", name);
-	} else {
-		size_t i;
-
-		for (i = 0; i < sizeof(snapshots) / sizeof(snapshots[0]); i++)
-			if (!strcmp(name, snapshots[i].name))
-				break;
-		if (i == sizeof(snapshots) / sizeof(snapshots[0])) {
-			fprintf(stderr, WHO ": unknown snapshot %s (juno_r1_1, "
-				"tme_test, or a folder)\n", name);
-			return -1;
-		}
-		snprintf(s->dir, sizeof(s->dir), "%s/testdata/%s", shared,
-			 snapshots[i].dir);
-	}
-	if (snapshot_open(&s->ss, s->dir, &diag)) {
-		print_diag(&diag);
-		return -1;
-	}
-	if (find_source(s, id))
-		return -1;
-	if ((err = etm4_config_decode(&s->cfg, &s->info))) {
-		fprintf(stderr, WHO ": %s: registers of %s: %s\n", s->dir,
-			s->dev->name, etmkit_errstr(err));
-		return -1;
-	}
-	if (image_alloc(&s->img) ||
-	    image_add_snapshot_device(s->img, s->core, &idiag)) {
-		fprintf(stderr, WHO ": image of %s: %s: %s\n", s->core->name,
+	if (image_alloc(&p->img) ||
+	    image_add_snapshot_device(p->img, src->core, &idiag)) {
+		fprintf(stderr, WHO ": image of %s: %s: %s\n", src->core->name,
 			idiag.path, idiag.message);
 		return -1;
 	}
-	for (size_t i = 0; i < image_region_count(s->img); i++)
-		s->image_bytes += image_region_at(s->img, i)->length;
+	for (size_t i = 0; i < image_region_count(p->img); i++)
+		p->bytes += image_region_at(p->img, i)->length;
 	return 0;
-}
-
-/* The source's trace, deformatted if framed. */
-static int read_trace(const struct source *s, struct bytes *stream)
-{
-	struct bytes file = { 0 };
-	int ret;
-
-	if (bench_read_file(WHO, s->buf->file, &file))
-		return -1;
-	if (!s->framed) {
-		*stream = file;
-		return 0;
-	}
-	ret = bench_deformat_id(WHO, &file, s->id, stream);
-	free(file.data);
-	return ret;
 }
 
 #ifdef ETMKIT_HAVE_OPENCSD
@@ -342,13 +218,12 @@ int main(int argc, char **argv)
 {
 	struct bench_options o;
 	struct bench_input in;
-	struct source src;
-	struct bytes stream = { 0 };
+	struct bench_etm4_source src;
+	struct program prog = { 0 };
 	struct etm4_flow_config cfg;
 	struct etm4_flow_config cfg_ranges, *rcfg_p = &cfg_ranges;
 	struct flow_counts one, two, total, rtotal;
 	const char *snap = "juno_r1_1";
-	char what[160];
 	double best = 0.0, best_r = 0.0;
 	uint64_t per_copy;
 	int status = 1, err;
@@ -361,28 +236,21 @@ int main(int argc, char **argv)
 	memset(&in, 0, sizeof(in));
 	memset(&src, 0, sizeof(src));
 	if (bench_parse_args("bench_etm4_flow", argc, argv, &o, 8.0,
-			     snapshot_option, &snap, usage))
+			     bench_snapshot_option, &snap, usage))
 		return 2;
-	if (open_source(&src, o.shared, snap, o.id) ||
-	    read_trace(&src, &stream))
-		goto out;
-	if (src.framed)
-		snprintf(what, sizeof(what), "%s, ID 0x%02x", src.dev->name,
-			 src.id);
-	else
-		snprintf(what, sizeof(what), "%s (source_data)", src.dev->name);
-	if (bench_input_cut(WHO, what, stream.data, stream.n, &bench_sync_etm4,
-			    o.mb, &in))
+	if (bench_etm4_open(WHO, &src, o.shared, snap, o.id) ||
+	    load_image(&src, &prog) ||
+	    bench_etm4_input(WHO, &src, o.mb, &in))
 		goto out;
 	printf(WHO "  input    %s, %s, %s %u.%u, MAXSPEC %" PRIu32
 	       ": %zu-byte copy x %zu = %.1f MB; image %zu region(s), %" PRIu64
-	       " bytes (%s)\n", src.buf->file, what,
+	       " bytes (%s)\n", src.buf->file, src.what,
 	       src.info.ete ? "ETE" : "ETMv4", src.info.major, src.info.minor,
 	       src.info.maxspec, in.copy_len, in.copies, (double)in.n / MIB,
-	       image_region_count(src.img), src.image_bytes, src.core->name);
+	       image_region_count(prog.img), prog.bytes, src.core->name);
 	etm4_flow_config_init(&cfg);
 	cfg.etm = src.cfg;
-	cfg.image = src.img;
+	cfg.image = prog.img;
 	*rcfg_p = cfg;
 	rcfg_p->flags |= ETM4_FLOW_RANGES;
 
@@ -403,14 +271,14 @@ int main(int argc, char **argv)
 	uint64_t operc, opers;
 	int a64;
 
-	nreg = image_region_count(src.img);
+	nreg = image_region_count(prog.img);
 	files = calloc(nreg ? nreg : 1, sizeof(*files));
 	mem = calloc(nreg ? nreg : 1, sizeof(*mem));
 	if (!files || !mem) {
 		fprintf(stderr, WHO ": out of memory\n");
 		goto out;
 	}
-	if (ocsd_regions(src.img, files, mem))
+	if (ocsd_regions(prog.img, files, mem))
 		goto out;
 	if (ocopies < 2)
 		ocopies = 2;
@@ -538,9 +406,8 @@ out:
 	free(files);
 	free(mem);
 #endif
-	image_free(src.img);
-	snapshot_free(src.ss);
-	free(stream.data);
+	image_free(prog.img);
+	bench_etm4_close(&src);
 	bench_input_free(&in);
 	return status;
 }

@@ -1,14 +1,16 @@
-/* bench: OpenCSD's ETMv3 packet processor, driven through its C API.
+/* bench: OpenCSD's ETMv3 and ETMv4/ETE packet processors, driven through
+ * its C API.
  *
  * One decode tree per call: single-source input (no formatter frames), the
- * builtin "ETMV3" decoder created as a packet processor only, and a packet
- * sink that counts. The tree is built and torn down inside the call; the
+ * builtin "ETMV3", "ETMV4I" or "ETE" decoder created as a packet processor
+ * only, and a packet sink that counts. The tree is built and torn down inside the call; the
  * bench times the whole call, as a user of the C API would pay it.
  */
 #include "ocsd_peer.h"
 #include "ocsd_push.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <opencsd/c_api/opencsd_c_api.h>
@@ -134,6 +136,178 @@ const char *ocsd_peer_type_name(unsigned type)
 	case ETM3_PKT_RESERVED: return "reserved";
 	default: return NULL;
 	}
+}
+
+/* ---- ETMv4 and ETE ------------------------------------------------------- */
+
+struct peer4_state {
+	struct ocsd_peer4_counts counts;
+	int synced; /* first ASYNC seen */
+};
+
+static int is_error_type4(ocsd_etmv4_i_pkt_type type)
+{
+	return type == ETM4_PKT_I_BAD_SEQUENCE ||
+	       type == ETM4_PKT_I_BAD_TRACEMODE ||
+	       type == ETM4_PKT_I_RESERVED || type == ETM4_PKT_I_RESERVED_CFG ||
+	       type == ETM4_PKT_I_INCOMPLETE_EOT;
+}
+
+/* Packet sink for ocsd_etmv4_i_pkt (ETMv4 and ETE alike), as
+ * count_packet(). */
+static ocsd_datapath_resp_t count_packet4(const void *ctx,
+					  const ocsd_datapath_op_t op,
+					  const ocsd_trc_index_t index_sop,
+					  const void *packet)
+{
+	struct peer4_state *st = (struct peer4_state *)(uintptr_t)ctx;
+	const ocsd_etmv4_i_pkt *pkt = packet;
+
+	(void)index_sop;
+	if (op != OCSD_OP_DATA || !pkt)
+		return OCSD_RESP_CONT;
+	if (!st->synced) {
+		if (pkt->type != ETM4_PKT_I_ASYNC) {
+			st->counts.before_sync++;
+			return OCSD_RESP_CONT;
+		}
+		st->synced = 1;
+	}
+	if ((unsigned)pkt->type < OCSD_PEER4_TYPES)
+		st->counts.by_type[pkt->type]++;
+	if (pkt->type == ETM4_PKT_I_NOTSYNC) {
+		st->counts.notsync++;
+		return OCSD_RESP_CONT;
+	}
+	st->counts.packets++;
+	st->counts.errors += is_error_type4(pkt->type);
+	return OCSD_RESP_CONT;
+}
+
+int ocsd_peer_etm4_count(const uint8_t *buf, size_t n,
+			 const struct etm4_config *cfg, uint8_t trace_id,
+			 struct ocsd_peer4_counts *counts)
+{
+	struct peer4_state *st;
+	dcd_tree_handle_t tree;
+	unsigned char csid = 0;
+	ocsd_err_t err;
+	int ret = -1;
+
+	if (!buf && n)
+		return -1;
+	/* by_type is 10 KiB: not on the stack of a callback's caller. */
+	st = calloc(1, sizeof(*st));
+	if (!st) {
+		fprintf(stderr, "ocsd_peer: out of memory\n");
+		return -1;
+	}
+	tree = ocsd_etm4_pkt_tree(cfg, trace_id, &csid, "ocsd_peer");
+	if (tree == C_API_INVALID_TREE_HANDLE) {
+		free(st);
+		return -1;
+	}
+	err = ocsd_dt_attach_packet_callback(tree, csid,
+					     OCSD_C_API_CB_PKT_SINK,
+					     (void *)(uintptr_t)count_packet4,
+					     st);
+	if (err != OCSD_OK)
+		ret = ocsd_report("ocsd_peer", "attach packet sink", err);
+	else
+		ret = ocsd_push(tree, buf, n, "ocsd_peer");
+	ocsd_destroy_dcd_tree(tree);
+	if (ret == 0 && counts)
+		*counts = st->counts;
+	free(st);
+	return ret;
+}
+
+/* etmkit's names for OpenCSD's packet kinds that have one (several
+ * OpenCSD types per etmkit type: formats, address sizes). */
+static const char *etm4_name_of(ocsd_etmv4_i_pkt_type t)
+{
+	switch (t) {
+	case ETM4_PKT_I_NOTSYNC: return "unsynced";
+	case ETM4_PKT_I_ASYNC: return "a_sync";
+	case ETM4_PKT_I_TRACE_INFO: return "trace_info";
+	case ETM4_PKT_I_TRACE_ON: return "trace_on";
+	case ETM4_PKT_I_TIMESTAMP: return "timestamp";
+	case ETE_PKT_I_TS_MARKER: return "ts_marker";
+	case ETM4_PKT_I_EXCEPT: case ETE_PKT_I_PE_RESET:
+	case ETE_PKT_I_TRANS_FAIL: return "exception";
+	case ETM4_PKT_I_EXCEPT_RTN: return "exception_return";
+	case ETM4_PKT_I_FUNC_RET: return "function_return";
+	case ETM4_PKT_I_CCNT_F1: case ETM4_PKT_I_CCNT_F2:
+	case ETM4_PKT_I_CCNT_F3: return "cycle_count";
+	case ETM4_PKT_I_COMMIT: return "commit";
+	case ETM4_PKT_I_CANCEL_F1: case ETM4_PKT_I_CANCEL_F1_MISPRED:
+	case ETM4_PKT_I_CANCEL_F2: case ETM4_PKT_I_CANCEL_F3: return "cancel";
+	case ETM4_PKT_I_MISPREDICT: return "mispredict";
+	case ETM4_PKT_I_DISCARD: return "discard";
+	case ETM4_PKT_I_OVERFLOW: return "overflow";
+	case ETM4_PKT_I_ATOM_F1: case ETM4_PKT_I_ATOM_F2:
+	case ETM4_PKT_I_ATOM_F3: case ETM4_PKT_I_ATOM_F4:
+	case ETM4_PKT_I_ATOM_F5: case ETM4_PKT_I_ATOM_F6: return "atom";
+	case ETM4_PKT_I_Q: return "q";
+	case ETM4_PKT_I_CTXT: return "context";
+	default: return NULL;
+	}
+}
+
+static const char *etm4_name_of2(ocsd_etmv4_i_pkt_type t)
+{
+	switch (t) {
+	case ETM4_PKT_I_ADDR_MATCH: case ETM4_PKT_I_ADDR_S_IS0:
+	case ETM4_PKT_I_ADDR_S_IS1: case ETM4_PKT_I_ADDR_L_32IS0:
+	case ETM4_PKT_I_ADDR_L_32IS1: case ETM4_PKT_I_ADDR_L_64IS0:
+	case ETM4_PKT_I_ADDR_L_64IS1: return "address";
+	case ETM4_PKT_I_ADDR_CTXT_L_32IS0: case ETM4_PKT_I_ADDR_CTXT_L_32IS1:
+	case ETM4_PKT_I_ADDR_CTXT_L_64IS0:
+	case ETM4_PKT_I_ADDR_CTXT_L_64IS1: return "address_context";
+	case ETE_PKT_I_SRC_ADDR_MATCH: case ETE_PKT_I_SRC_ADDR_S_IS0:
+	case ETE_PKT_I_SRC_ADDR_S_IS1: case ETE_PKT_I_SRC_ADDR_L_32IS0:
+	case ETE_PKT_I_SRC_ADDR_L_32IS1: case ETE_PKT_I_SRC_ADDR_L_64IS0:
+	case ETE_PKT_I_SRC_ADDR_L_64IS1: return "source_address";
+	case ETM4_PKT_I_EVENT: return "event";
+	case ETE_PKT_I_TRANS_ST: return "transaction_start";
+	case ETE_PKT_I_TRANS_COMMIT: return "transaction_commit";
+	case ETM4_PKT_I_IGNORE: return "ignore";
+	case ETM4_PKT_I_COND_I_F1: case ETM4_PKT_I_COND_I_F2:
+	case ETM4_PKT_I_COND_I_F3: return "cond_instr";
+	case ETM4_PKT_I_COND_RES_F1: case ETM4_PKT_I_COND_RES_F2:
+	case ETM4_PKT_I_COND_RES_F3: case ETM4_PKT_I_COND_RES_F4:
+		return "cond_result";
+	case ETM4_PKT_I_COND_FLUSH: return "cond_flush";
+	case ETM4_PKT_I_NUM_DS_MKR: case ETM4_PKT_I_UNNUM_DS_MKR:
+		return "data_sync";
+	default: return NULL;
+	}
+}
+
+/* OpenCSD-only kinds: errors, markers, unused headers. */
+static const char *ocsd_only_name(ocsd_etmv4_i_pkt_type t)
+{
+	switch (t) {
+	case ETM4_PKT_I_INCOMPLETE_EOT: return "incomplete_eot";
+	case ETM4_PKT_I_NO_ERR_TYPE: return "no_err_type";
+	case ETM4_PKT_I_BAD_SEQUENCE: return "bad_sequence";
+	case ETM4_PKT_I_BAD_TRACEMODE: return "bad_tracemode";
+	case ETM4_PKT_I_RESERVED: return "reserved";
+	case ETM4_PKT_I_RESERVED_CFG: return "reserved_cfg";
+	case ETM4_PKT_I_EXTENSION: return "extension";
+	case ETE_PKT_I_COMMIT_WIN_MV: return "commit_window_move";
+	default: return NULL;
+	}
+}
+
+const char *ocsd_peer_etm4_type_name(unsigned type)
+{
+	ocsd_etmv4_i_pkt_type t = (ocsd_etmv4_i_pkt_type)type;
+	const char *name = etm4_name_of(t);
+
+	if (!name)
+		name = etm4_name_of2(t);
+	return name ? name : ocsd_only_name(t);
 }
 
 const char *ocsd_peer_version(void)

@@ -1,5 +1,6 @@
-/* bench: OpenCSD's ETMv3 packet processor as a peer to measure etmkit
- * against (same input, same packet count, wall-clock per byte).
+/* bench: OpenCSD's ETMv3 and ETMv4/ETE packet processors as peers to
+ * measure etmkit against (same input, same packet count, wall-clock per
+ * byte).
  *
  * Built only when libopencsd-dev is installed (ETMKIT_HAVE_OPENCSD). Uses
  * OpenCSD's C API only, so this file and its users stay C11.
@@ -9,6 +10,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "etmkit/etm4.h"
 
 /* Bound on OpenCSD's ETMv3 packet type values (ocsd_etmv3_pkt_type). */
 #define OCSD_PEER_TYPES 32
@@ -49,6 +52,40 @@ int ocsd_peer_etm3_packets(const uint8_t *buf, size_t n, uint32_t etmcr,
  * "unsynced" for NOTSYNC, ...); OpenCSD-only kinds keep an OpenCSD-style
  * name ("bad_sequence", "incomplete_eot"); NULL for an unused value. */
 const char *ocsd_peer_type_name(unsigned type);
+
+/* Bound on OpenCSD's ETMv4/ETE packet type values (ocsd_etmv4_i_pkt_type:
+ * headers 0x00-0xFF, extension packets 0x1xx, markers 0x2xx, errors 0x3xx,
+ * ETE exception kinds 0x4xx). */
+#define OCSD_PEER4_TYPES 0x500
+
+/* What OpenCSD's ETMv4/ETE packet processor reported for one buffer; the
+ * members as in struct ocsd_peer_counts. */
+struct ocsd_peer4_counts {
+	uint64_t packets;     /* from the first ASYNC on, NOTSYNC excluded */
+	uint64_t before_sync; /* packets of any kind before the first ASYNC */
+	uint64_t notsync;     /* NOTSYNC packets after the first ASYNC */
+	uint64_t errors;      /* BAD_SEQUENCE, BAD_TRACEMODE, RESERVED,
+				 RESERVED_CFG, INCOMPLETE_EOT (in packets) */
+	/* From the first ASYNC on, by ocsd_etmv4_i_pkt_type (NOTSYNC
+	 * included); name them with ocsd_peer_etm4_type_name(). */
+	uint64_t by_type[OCSD_PEER4_TYPES];
+};
+
+/* Decode @buf[0..n) (the bytes of one ETMv4 or ETE source, no frames)
+ * with OpenCSD's builtin ETMv4 packet processor (packet-only mode,
+ * ocsd_etm4_pkt_tree(): ETE sources too, configured as OpenCSD's ETE
+ * decoder would be) from @cfg and @trace_id, and count what it emits. Fills @counts (may be NULL). Returns 0, or -1 after a message on
+ * stderr. */
+int ocsd_peer_etm4_count(const uint8_t *buf, size_t n,
+			 const struct etm4_config *cfg, uint8_t trace_id,
+			 struct ocsd_peer4_counts *counts);
+
+/* etmkit's name (etm4_pkt_type_name()) for OpenCSD ETMv4/ETE packet type
+ * @type: "atom" for every atom format, "cycle_count" for every cycle count
+ * format, "exception" also for ETE's PE_RESET and TRANS_FAIL, "unsynced"
+ * for NOTSYNC. OpenCSD-only kinds keep an OpenCSD-style name
+ * ("bad_sequence", "incomplete_eot", ...); NULL for an unused value. */
+const char *ocsd_peer_etm4_type_name(unsigned type);
 
 /* OpenCSD's version string, e.g. "1.3.3". */
 const char *ocsd_peer_version(void);

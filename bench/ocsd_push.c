@@ -58,6 +58,26 @@ dcd_tree_handle_t ocsd_etm3_tree(uint32_t etmcr, uint32_t etmidr,
 	return tree_with(OCSD_BUILTIN_DCD_ETMV3, &cfg, full, csid, who);
 }
 
+/* OpenCSD's ETMv4 configuration for @cfg's registers. */
+static void etmv4_cfg_of(const struct etm4_config *cfg, uint8_t trace_id,
+			 ocsd_etmv4_cfg *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->reg_idr0 = cfg->trcidr0;
+	c->reg_idr1 = cfg->trcidr1;
+	c->reg_idr2 = cfg->trcidr2;
+	c->reg_idr8 = cfg->trcidr8;
+	c->reg_idr9 = cfg->trcidr9;
+	c->reg_idr10 = cfg->trcidr10;
+	c->reg_idr11 = cfg->trcidr11;
+	c->reg_idr12 = cfg->trcidr12;
+	c->reg_idr13 = cfg->trcidr13;
+	c->reg_configr = cfg->trcconfigr;
+	c->reg_traceidr = trace_id;
+	c->arch_ver = ARCH_V8;
+	c->core_prof = profile_CortexA;
+}
+
 dcd_tree_handle_t ocsd_etm4_tree(const struct etm4_config *cfg,
 				 uint8_t trace_id, int full,
 				 unsigned char *csid, const char *who)
@@ -79,22 +99,31 @@ dcd_tree_handle_t ocsd_etm4_tree(const struct etm4_config *cfg,
 	} else {
 		ocsd_etmv4_cfg c;
 
-		memset(&c, 0, sizeof(c));
-		c.reg_idr0 = cfg->trcidr0;
-		c.reg_idr1 = cfg->trcidr1;
-		c.reg_idr2 = cfg->trcidr2;
-		c.reg_idr8 = cfg->trcidr8;
-		c.reg_idr9 = cfg->trcidr9;
-		c.reg_idr10 = cfg->trcidr10;
-		c.reg_idr11 = cfg->trcidr11;
-		c.reg_idr12 = cfg->trcidr12;
-		c.reg_idr13 = cfg->trcidr13;
-		c.reg_configr = cfg->trcconfigr;
-		c.reg_traceidr = trace_id;
-		c.arch_ver = ARCH_V8;
-		c.core_prof = profile_CortexA;
+		etmv4_cfg_of(cfg, trace_id, &c);
 		return tree_with(OCSD_BUILTIN_DCD_ETMV4I, &c, full, csid, who);
 	}
+}
+
+dcd_tree_handle_t ocsd_etm4_pkt_tree(const struct etm4_config *cfg,
+				     uint8_t trace_id, unsigned char *csid,
+				     const char *who)
+{
+	ocsd_etmv4_cfg c;
+
+	etmv4_cfg_of(cfg, trace_id, &c);
+	if (cfg->flags & ETM4_CFG_ETE) {
+		/* What OpenCSD's ETEConfig makes of the ETE registers: TRCIDR9
+		 * to 13 zero, the version from TRCDEVARCH (ARCHVER 15:12,
+		 * REVISION 19:16) in place of TRCIDR1's 11:8 and 7:4. */
+		uint32_t maj = (cfg->trcdevarch >> 12) & 0xFu;
+		uint32_t min = (cfg->trcdevarch >> 16) & 0xFu;
+
+		c.reg_idr9 = c.reg_idr10 = c.reg_idr11 = 0;
+		c.reg_idr12 = c.reg_idr13 = 0;
+		c.reg_idr1 = (cfg->trcidr1 & ~0xFF0u) | maj << 8 | min << 4;
+		c.arch_ver = ARCH_AA64;
+	}
+	return tree_with(OCSD_BUILTIN_DCD_ETMV4I, &c, 0, csid, who);
 }
 
 static int fatal(const char *who, const char *what, ocsd_datapath_resp_t resp)

@@ -41,4 +41,18 @@ dcd_tree_handle_t ocsd_etm4_tree(const struct etm4_config *cfg,
 				 uint8_t trace_id, int full,
 				 unsigned char *csid, const char *who);
 
+/* A single-source decode tree holding OpenCSD's ETMv4 packet processor
+ * (ETMV4I, packet processor only) for @cfg's registers, ETMv4 or ETE.
+ * OpenCSD's ETE decoder is the same ETMv4 packet processor with a
+ * configuration that takes its version from TRCDEVARCH (ETEConfig), and
+ * ETE-only packets are decoded when that version is 5 or more; but its C
+ * API (1.3.3) attaches packet sinks to ETMV4I, ETMV3, PTM and STM decoders
+ * only (OCSD_ERR_NO_PROTOCOL for ETE). So an ETE source gets ETMV4I with
+ * the registers ETEConfig would give it: the same packet processor, the
+ * same packets. Returns the tree, or C_API_INVALID_TREE_HANDLE after a
+ * message prefixed with @who. */
+dcd_tree_handle_t ocsd_etm4_pkt_tree(const struct etm4_config *cfg,
+				     uint8_t trace_id, unsigned char *csid,
+				     const char *who);
+
 #endif
