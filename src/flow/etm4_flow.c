@@ -1790,72 +1790,93 @@ static int flush_spec(struct etm4_flow_decoder *d)
 	return 0;
 }
 
-/* An address packet of a run: as on_packet() would take it. With MAXSPEC
- * 0, nothing speculative and nothing queued, its Target Address element
- * would be the next entry walked, and nothing can remove it first (no
- * P0 element to cancel or mispredict; Discard, Overflow and errors leave
- * the position unknown either way): it is walked at once. Returns 1, or 0
- * when the output filled. */
-static int run_address(struct etm4_flow_decoder *d, uint64_t off,
-		       const struct etm4_address *a)
+/* Run record @p from byte *@ph and address *@pia on, in the state where
+ * every P0 element is committed as it comes and nothing waits for an
+ * address (synced, MAXSPEC 0, depth 0, nothing pending: digest 7.2), which
+ * its atoms and addresses leave as it is. Atoms are walked at once
+ * (walk_atoms_now()). A Target Address with nothing queued would be the
+ * next entry walked, and nothing can remove it first (no P0 element to
+ * cancel or mispredict; Discard, Overflow and errors leave the position
+ * unknown either way): it is walked at once too. What waits in the
+ * speculation queue is not P0 and precedes the next atom: delivered first,
+ * as commit() would. Returns 1 at the run's end, 0 when the output
+ * filled. */
+static int run_direct(struct etm4_flow_decoder *d, const struct etm4_packet *p,
+		      uint32_t *ph, uint32_t *pia)
 {
-	if (!d->synced)
-		return 1; /* as unsynced_packet() */
-	if (!d->info.maxspec && !d->depth && !d->pend && d->sh == d->st) {
-		target_address(d, a->addr, a->is);
-		return 1;
+	const struct etm4_atom_run *r = &p->u.run;
+	const struct etm4_atoms *tab = d->atoms;
+	const uint8_t *hd = r->headers;
+	uint32_t h = *ph, ia = *pia, count = r->count;
+	uint64_t packets = 0, lost = 0;
+	int ok = 1;
+
+	while (h < count) {
+		const struct etm4_atoms *a = &tab[hd[h]];
+		uint64_t off;
+
+		packets++;
+		if (!a->count) {
+			const struct etm4_run_addr *x = &r->addrs[ia++];
+
+			off = r->offsets ? r->offsets[h] : p->offset + h;
+			h += x->length;
+			if (d->sh == d->st)
+				target_address(d, x->addr.addr, x->addr.is);
+			else
+				on_address(d, off, &x->addr);
+			continue;
+		}
+		off = r->offsets ? r->offsets[h] : p->offset + h;
+		h++;
+		if (d->sh != d->st && !flush_spec(d)) {
+			queue_atoms(d, a->bits, a->count, off);
+			ok = 0;
+			break;
+		}
+		if (d->pos == POS_NONE && !d->pop_pending && !d->atom_started) {
+			lost += a->count; /* nowhere to walk from */
+			continue;
+		}
+		if (!walk_atoms_now(d, a->bits, a->count, off)) {
+			ok = 0;
+			break;
+		}
 	}
-	on_address(d, off, a);
-	return !d->dt || walk(d);
+	d->stats.packets += packets;
+	d->stats.atoms_lost += lost;
+	*ph = h;
+	*pia = ia;
+	return ok;
 }
 
-/* The atom packets of run record @p, one at @off: @h, its first byte.
- * Returns the byte after the last of them that is done (at most the
- * run's end), with *@full set when the output filled. Each is the atom
- * packet of on_packet(); with MAXSPEC 0 (every P0 element committed as it
- * comes, digest 7.2) and nothing queued, the atoms are walked directly. */
-static uint32_t run_atoms(struct etm4_flow_decoder *d,
-			  const struct etm4_packet *p, uint32_t h, int *full)
+/* The packet at byte @h (address *@pia if it is one) of run record @p as
+ * on_packet() takes it. Returns the byte after it, with *@full set when
+ * the output filled. */
+static uint32_t run_packet(struct etm4_flow_decoder *d,
+			   const struct etm4_packet *p, uint32_t h,
+			   uint32_t *pia, int *full)
 {
 	const struct etm4_atom_run *r = &p->u.run;
 	const struct etm4_atoms *a = &d->atoms[r->headers[h]];
 	uint64_t off = r->offsets ? r->offsets[h] : p->offset + h;
+	uint32_t next = h + 1;
 
 	d->stats.packets++;
+	if (!a->count)
+		next = h + r->addrs[(*pia)++].length;
 	if (!d->synced)
-		return h + 1; /* as unsynced_packet() */
-	if (!d->info.maxspec && !d->depth && !d->pend) {
-		/* What waits in the speculation queue is not P0 (depth 0)
-		 * and precedes these atoms: delivered first, as commit()
-		 * would. */
-		if (d->sh != d->st && !flush_spec(d)) {
-			queue_atoms(d, a->bits, a->count, off);
-			*full = 1;
-			return h + 1;
-		}
-		if (d->pos == POS_NONE && !d->pop_pending &&
-		    !d->atom_started) {
-			/* Nowhere to walk from (as walk_entry()): this atom
-			 * packet's atoms and the ones up to the next address
-			 * are all lost. */
-			uint64_t lost = a->count;
-
-			while (++h < r->count && d->atoms[r->headers[h]].count) {
-				lost += d->atoms[r->headers[h]].count;
-				d->stats.packets++;
-			}
-			d->stats.atoms_lost += lost;
-			return h;
-		}
-		*full = !walk_atoms_now(d, a->bits, a->count, off);
-		return h + 1;
+		return next; /* as unsynced_packet() */
+	if (!a->count) {
+		on_address(d, off, &r->addrs[*pia - 1].addr);
+	} else {
+		if (d->pend)
+			flush_pend(d);
+		add_atoms(d, off, a->bits, a->count);
+		implicit_commit(d);
 	}
-	if (d->pend)
-		flush_pend(d);
-	add_atoms(d, off, a->bits, a->count);
-	implicit_commit(d);
 	*full = d->dt && !walk(d);
-	return h + 1;
+	return next;
 }
 
 /* The packets of run record @p (ETM4_CFG_ADDR_RUNS) from byte d->run_h
@@ -1863,26 +1884,19 @@ static uint32_t run_atoms(struct etm4_flow_decoder *d,
  * output filled (d->run_h and d->run_a say where to go on). */
 static int atom_run(struct etm4_flow_decoder *d, const struct etm4_packet *p)
 {
-	const struct etm4_atom_run *r = &p->u.run;
 	uint32_t h = d->run_h, ia = d->run_a;
 	int full = 0;
 
-	while (h < r->count) {
-		if (d->atoms[r->headers[h]].count) {
-			h = run_atoms(d, p, h, &full);
-		} else {
-			const struct etm4_run_addr *x = &r->addrs[ia++];
-			uint64_t off = r->offsets ? r->offsets[h] : p->offset + h;
-
-			d->stats.packets++;
-			h += x->length;
-			full = !run_address(d, off, &x->addr);
-		}
-		if (full) {
-			d->run_h = h;
-			d->run_a = ia;
-			return 0;
-		}
+	while (h < p->u.run.count && !full) {
+		if (d->synced && !d->info.maxspec && !d->depth && !d->pend)
+			full = !run_direct(d, p, &h, &ia);
+		else
+			h = run_packet(d, p, h, &ia, &full);
+	}
+	if (full) {
+		d->run_h = h;
+		d->run_a = ia;
+		return 0;
 	}
 	d->run_h = d->run_a = 0;
 	return 1;
