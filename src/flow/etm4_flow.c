@@ -1111,6 +1111,34 @@ static inline struct etmkit_elem *put_range(struct etm4_flow_decoder *d,
 	return e;
 }
 
+/* ETM4_FLOW_RANGES: the whole of block @b as a new range of packet
+ * @offset, ending in its P0 instruction @fi with element flags @flags.
+ * Every field is read before the first store (stores to the element may
+ * alias the block as far as the compiler knows). */
+static inline void put_block_range(struct etm4_flow_decoder *d,
+				   const struct flow_block *b,
+				   const struct flow_insn *fi, uint64_t offset,
+				   uint8_t flags)
+{
+	uint64_t start = b->start, end = fi->addr + fi->head[2];
+	uint32_t opcode = fi->opcode, cls = fi->flags, count = b->n;
+	uint8_t size = fi->head[2], isa = b->isa;
+	struct etmkit_elem *e = &d->out[d->n++];
+
+	e->offset = offset;
+	e->addr = start;
+	e->kind = etmkit_elem_insn_range;
+	e->isa = isa;
+	e->size = size;
+	e->flags = flags;
+	e->cycles = 0;
+	e->u.range.opcode = opcode;
+	e->u.range.class_flags = cls;
+	e->u.range.end = end;
+	e->u.range.count = count;
+	d->stats.insns += count;
+}
+
 /* Deliver instruction @fi, the current one of block d->blk (its
  * template, block.h), executed. Returns its element (or range), whose
  * flags the caller may change. */
@@ -1701,11 +1729,16 @@ static int walk_atoms_now(struct etm4_flow_decoder *d, uint32_t bits,
 	/* Known: the last element is not an open range (reading it back
 	 * right after writing it stalls on store forwarding). */
 	int closed = 0;
+	/* Fixed at alloc: kept in registers (stores to elements may alias
+	 * the decoder as far as the compiler knows). */
+	const uint32_t p0_flags = d->p0_flags;
+	const int ranges = d->ranges;
 
 	while (n) {
 		/* The common case in a tight loop: the walk stands at the start
 		 * of a block ending in a P0 instruction, with room for all of
-		 * it. Anything else is walk_atom()'s. */
+		 * it. Anything else is walk_atom()'s (which alone starts an
+		 * atom it does not finish). */
 		while (n && !d->atom_started) {
 			struct flow_block *b, *nb;
 			const struct flow_insn *fi;
@@ -1732,12 +1765,20 @@ static int walk_atoms_now(struct etm4_flow_decoder *d, uint32_t bits,
 			bn = b->n;
 			fi = &b->insn[bn - 1];
 			f = fi->flags;
-			if (d->idx || !(f & d->p0_flags) || room(d) < bn + 1)
+			if (d->idx || !(f & p0_flags) || room(d) < bn + 1)
 				break;
-			e = put_insns(d, b, 0, bn, off, !closed);
-			e->flags = (uint8_t)(ETMKIT_INSN_P0 |
-				   (taken ? ETMKIT_INSN_EXEC :
-					    ETMKIT_INSN_COND_FAIL));
+			if (ranges && closed) {
+				/* After a P0 range: a new one. */
+				put_block_range(d, b, fi, off,
+						(uint8_t)(ETMKIT_INSN_P0 |
+						(taken ? ETMKIT_INSN_EXEC :
+							 ETMKIT_INSN_COND_FAIL)));
+			} else {
+				e = put_insns(d, b, 0, bn, off, !closed);
+				e->flags = (uint8_t)(ETMKIT_INSN_P0 |
+					   (taken ? ETMKIT_INSN_EXEC :
+						    ETMKIT_INSN_COND_FAIL));
+			}
 			closed = 1; /* the last element: a closed range (or
 				       no_image after it, below) */
 			nb = !taken || !(f & INSN_F_BRANCH) ? b->succ[0] :
