@@ -997,8 +997,24 @@ static void rs_pop(struct etm4_flow_decoder *d)
 	d->rs_n--;
 }
 
+/* The walk stands where the image has no code (@loss): report no_image
+ * and forget the position. Returns 0. */
+static int no_code(struct etm4_flow_decoder *d, uint64_t offset, uint8_t loss)
+{
+	struct etmkit_elem *e = emit(d, etmkit_elem_no_image, offset);
+
+	e->addr = d->addr;
+	e->isa = d->isa;
+	e->u.loss.reason = loss;
+	e->u.loss.space = d->space;
+	d->pos = POS_NONE;
+	d->link_from = NULL;
+	d->ind_from = NULL;
+	return 0;
+}
+
 /* Make POS_ADDR a block. Returns 1, or 0 after reporting no_image. */
-static int resolve(struct etm4_flow_decoder *d, uint64_t offset)
+static int resolve_lookup(struct etm4_flow_decoder *d, uint64_t offset)
 {
 	uint64_t gen = flow_cache_generation(&d->cache);
 	uint8_t loss = etmkit_loss_misaligned;
@@ -1019,15 +1035,8 @@ static int resolve(struct etm4_flow_decoder *d, uint64_t offset)
 			return 1;
 		}
 	}
-	if (!(d->addr & align)) {
-		/* Outside the image (juno_r1_1's commonest case): known
-		 * without the call. */
-		if (flow_cache_outside(&d->cache, d->addr))
-			loss = etmkit_loss_unmapped;
-		else
-			b = flow_cache_get(&d->cache, d->addr, d->isa,
-					   d->space, &loss);
-	}
+	if (!(d->addr & align))
+		b = flow_cache_get(&d->cache, d->addr, d->isa, d->space, &loss);
 	if (b) {
 		if (d->ind_from && gen == d->ind_gen &&
 		    gen == flow_cache_generation(&d->cache))
@@ -1042,16 +1051,17 @@ static int resolve(struct etm4_flow_decoder *d, uint64_t offset)
 		d->pos = POS_BLOCK;
 		return 1;
 	}
-	struct etmkit_elem *e = emit(d, etmkit_elem_no_image, offset);
+	return no_code(d, offset, loss);
+}
 
-	e->addr = d->addr;
-	e->isa = d->isa;
-	e->u.loss.reason = loss;
-	e->u.loss.space = d->space;
-	d->pos = POS_NONE;
-	d->link_from = NULL;
-	d->ind_from = NULL;
-	return 0;
+/* resolve_lookup(), with an address outside the image (juno_r1_1's
+ * commonest case) reported without a lookup. */
+static inline int resolve(struct etm4_flow_decoder *d, uint64_t offset)
+{
+	if (flow_cache_outside(&d->cache, d->addr) &&
+	    !(d->addr & (d->isa == etmkit_isa_thumb ? 1u : 3u)))
+		return no_code(d, offset, etmkit_loss_unmapped);
+	return resolve_lookup(d, offset);
 }
 
 static void leave_block(struct etm4_flow_decoder *d, struct flow_block *b,
@@ -1857,15 +1867,17 @@ static int run_direct(struct etm4_flow_decoder *d, const struct etm4_packet *p,
 		uint64_t off;
 
 		packets++;
+		/* (offsets only where an element may take them) */
 		if (!a->count) {
 			const struct etm4_run_addr *x = &r->addrs[ia++];
 
-			off = r->offsets ? r->offsets[h] : p->offset + h;
-			h += x->length;
-			if (d->sh == d->st)
+			if (d->sh == d->st) {
 				target_address(d, x->addr.addr, x->addr.is);
-			else
+			} else {
+				off = r->offsets ? r->offsets[h] : p->offset + h;
 				on_address(d, off, &x->addr);
+			}
+			h += x->length;
 			continue;
 		}
 		off = r->offsets ? r->offsets[h] : p->offset + h;
