@@ -1760,16 +1760,15 @@ static int walk_atoms_now(struct etm4_flow_decoder *d, uint32_t bits,
 				/* walk_atom()'s start of an atom. */
 				if (d->pop_pending)
 					rs_pop(d);
-				if (d->pos == POS_NONE) {
-					d->stats.atoms_lost++;
-					goto next;
+				/* Nowhere to walk from: this atom and the
+				 * packet's others are lost. */
+				if (d->pos == POS_NONE ||
+				    (room(d) >= 2 && !resolve(d, off))) {
+					d->stats.atoms_lost += n;
+					return 1;
 				}
-				if (room(d) < 2)
-					break;
-				if (!resolve(d, off)) {
-					d->stats.atoms_lost++;
-					goto next;
-				}
+				if (d->pos != POS_BLOCK)
+					break; /* no room */
 			}
 			b = d->blk;
 			bn = b->n;
@@ -1798,7 +1797,6 @@ static int walk_atoms_now(struct etm4_flow_decoder *d, uint32_t bits,
 				d->blk = nb;
 			else
 				after_p0(d, b, fi, taken);
-next:
 			bits >>= 1;
 			n--;
 		}
