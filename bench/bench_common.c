@@ -443,3 +443,22 @@ void bench_etm4_close(struct bench_etm4_source *s)
 	snapshot_free(s->ss);
 	s->ss = NULL;
 }
+
+void bench_etm4_usage(FILE *f, const char *who, const char *ocsd_default)
+{
+	fprintf(f,
+		"usage: %s [--snapshot NAME|DIR] [--shared DIR] "
+		"[--id ID] [--mb N] [--ocsd-mb N] [--runs N]\n"
+		"  --snapshot X  juno_r1_1 (ETMv4, default) or tme_test (ETE),"
+		" under\n"
+		"                DIR/testdata; or a snapshot folder (X with a"
+		" '/')\n"
+		"  --shared DIR  folder holding testdata/ (default: $ETMKIT_SHARED,"
+		" else %s)\n"
+		"  --id ID       trace ID of a framed buffer's source (default"
+		" 0x10)\n"
+		"  --mb N        MiB of repeated trace for etmkit (default 128)\n"
+		"  --ocsd-mb N   MiB for OpenCSD (default %s)\n"
+		"  --runs N      timed runs per decoder, best kept (default 3)\n",
+		who, ETMKIT_BENCH_SHARED_DIR, ocsd_default);
+}

@@ -128,4 +128,9 @@ int bench_etm4_input(const char *who, const struct bench_etm4_source *s,
 		     double mb, struct bench_input *in);
 void bench_etm4_close(struct bench_etm4_source *s);
 
+/* The usage text of the ETMv4/ETE benches (bench_parse_args()'s options
+ * and --snapshot, --id), for bench @who, OpenCSD's default MiB
+ * @ocsd_default. */
+void bench_etm4_usage(FILE *f, const char *who, const char *ocsd_default);
+
 #endif

@@ -50,21 +50,7 @@ struct program {
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: bench_etm4_flow [--snapshot NAME|DIR] [--shared DIR] "
-		"[--id ID] [--mb N] [--ocsd-mb N] [--runs N]\n"
-		"  --snapshot X  juno_r1_1 (ETMv4, default) or tme_test (ETE),"
-		" under\n"
-		"                DIR/testdata; or a snapshot folder (X with a"
-		" '/')\n"
-		"  --shared DIR  folder holding testdata/ (default: $ETMKIT_SHARED,"
-		" else %s)\n"
-		"  --id ID       trace ID of a framed buffer's source (default"
-		" 0x10)\n"
-		"  --mb N        MiB of repeated trace for etmkit (default 128)\n"
-		"  --ocsd-mb N   MiB for OpenCSD (default 8; it is the slow one)\n"
-		"  --runs N      timed runs per decoder, best kept (default 3)\n",
-		ETMKIT_BENCH_SHARED_DIR);
+	bench_etm4_usage(f, "bench_etm4_flow", "8; it is the slow one");
 }
 
 /* Heap bytes in use (glibc): the decoder must not grow with the trace. */

@@ -52,21 +52,7 @@ struct per_copy {
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: bench_etm4_pkt [--snapshot NAME|DIR] [--shared DIR] "
-		"[--id ID] [--mb N] [--ocsd-mb N] [--runs N]\n"
-		"  --snapshot X  juno_r1_1 (ETMv4, default) or tme_test (ETE),"
-		" under\n"
-		"                DIR/testdata; or a snapshot folder (X with a"
-		" '/')\n"
-		"  --shared DIR  folder holding testdata/ (default: $ETMKIT_SHARED,"
-		" else %s)\n"
-		"  --id ID       trace ID of a framed buffer's source (default"
-		" 0x10)\n"
-		"  --mb N        MiB of repeated trace for etmkit (default 128)\n"
-		"  --ocsd-mb N   MiB for OpenCSD (default 32)\n"
-		"  --runs N      timed runs per decoder, best kept (default 3)\n",
-		ETMKIT_BENCH_SHARED_DIR);
+	bench_etm4_usage(f, "bench_etm4_pkt", "32");
 }
 
 /* ---- etmkit -------------------------------------------------------------- */
@@ -308,7 +294,7 @@ static int check_etmkit(const struct per_copy *pc, size_t copies,
 #ifdef ETMKIT_HAVE_OPENCSD
 /* OpenCSD's side: per-copy counts, the timed total, its input. */
 struct ocsd_side {
-	struct ocsd_peer4_counts one, two, total;
+	struct ocsd_peer_counts one, two, total;
 	uint64_t further;
 	size_t copies, n;
 	double best;
@@ -378,7 +364,7 @@ static void print_ocsd(int runs, int ete, const struct ocsd_side *os,
  * sync are not compared (the two split them differently). Returns the
  * number of types that differ. */
 static int type_diff(const struct pkt_counts *k,
-		     const struct ocsd_peer4_counts *o, int print)
+		     const struct ocsd_peer_counts *o, int print)
 {
 	uint64_t by_name[etm4_pkt_type_count] = { 0 };
 	int diffs = 0;
@@ -426,7 +412,7 @@ static int check_ocsd(const struct per_copy *pc, const struct ocsd_side *os)
 
 	for (int c = 1; c <= 2; c++) {
 		const struct pkt_counts *k = c == 1 ? &pc->one : &pc->two;
-		const struct ocsd_peer4_counts *o = c == 1 ? &os->one : &os->two;
+		const struct ocsd_peer_counts *o = c == 1 ? &os->one : &os->two;
 
 		if (k->packets == o->packets && !type_diff(k, o, 0))
 			continue;

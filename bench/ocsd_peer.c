@@ -17,8 +17,61 @@
 
 struct peer_state {
 	struct ocsd_peer_counts counts;
-	int synced; /* first A_SYNC seen */
+	int synced; /* first A-sync seen */
 };
+
+/* One packet of OpenCSD type @type into @st (either protocol): counted
+ * from the first A-sync on, NOTSYNC apart. */
+static void tally(struct peer_state *st, unsigned type, int async,
+		  int notsync, int error)
+{
+	if (!st->synced) {
+		if (!async) {
+			st->counts.before_sync++;
+			return;
+		}
+		st->synced = 1;
+	}
+	if (type < OCSD_PEER4_TYPES)
+		st->counts.by_type[type]++;
+	if (notsync) {
+		st->counts.notsync++;
+		return;
+	}
+	st->counts.packets++;
+	st->counts.a_syncs += (uint64_t)async;
+	st->counts.errors += (uint64_t)error;
+}
+
+/* Attach packet sink @sink to @tree's decoder @csid, push @buf[0..n)
+ * through, destroy the tree; the counts into @counts (may be NULL).
+ * Returns 0, or -1 after a message on stderr. */
+static int count_with(dcd_tree_handle_t tree, unsigned char csid,
+		      void *sink, const uint8_t *buf, size_t n,
+		      struct ocsd_peer_counts *counts)
+{
+	/* by_type is 10 KiB: not on the stack of a callback's caller. */
+	struct peer_state *st = calloc(1, sizeof(*st));
+	ocsd_err_t err;
+	int ret;
+
+	if (!st) {
+		fprintf(stderr, "ocsd_peer: out of memory\n");
+		ocsd_destroy_dcd_tree(tree);
+		return -1;
+	}
+	err = ocsd_dt_attach_packet_callback(tree, csid,
+					     OCSD_C_API_CB_PKT_SINK, sink, st);
+	if (err != OCSD_OK)
+		ret = ocsd_report("ocsd_peer", "attach packet sink", err);
+	else
+		ret = ocsd_push(tree, buf, n, "ocsd_peer");
+	ocsd_destroy_dcd_tree(tree);
+	if (ret == 0 && counts)
+		*counts = st->counts;
+	free(st);
+	return ret;
+}
 
 static int is_error_type(ocsd_etmv3_pkt_type type)
 {
@@ -33,30 +86,13 @@ static ocsd_datapath_resp_t count_packet(const void *ctx,
 					 const ocsd_trc_index_t index_sop,
 					 const void *packet)
 {
-	struct peer_state *st = (struct peer_state *)(uintptr_t)ctx;
 	const ocsd_etmv3_pkt *pkt = packet;
 
 	(void)index_sop;
-	if (op != OCSD_OP_DATA || !pkt)
-		return OCSD_RESP_CONT;
-	if (!st->synced) {
-		if (pkt->type != ETM3_PKT_A_SYNC) {
-			st->counts.before_sync++;
-			return OCSD_RESP_CONT;
-		}
-		st->synced = 1;
-	}
-	if ((unsigned)pkt->type < OCSD_PEER_TYPES)
-		st->counts.by_type[pkt->type]++;
-	if (pkt->type == ETM3_PKT_NOTSYNC) {
-		st->counts.notsync++;
-		return OCSD_RESP_CONT;
-	}
-	st->counts.packets++;
-	if (pkt->type == ETM3_PKT_A_SYNC)
-		st->counts.a_syncs++;
-	else if (is_error_type(pkt->type))
-		st->counts.errors++;
+	if (op == OCSD_OP_DATA && pkt)
+		tally((struct peer_state *)(uintptr_t)ctx, pkt->type,
+		      pkt->type == ETM3_PKT_A_SYNC,
+		      pkt->type == ETM3_PKT_NOTSYNC, is_error_type(pkt->type));
 	return OCSD_RESP_CONT;
 }
 
@@ -64,33 +100,17 @@ int ocsd_peer_etm3_count(const uint8_t *buf, size_t n, uint32_t etmcr,
 			 uint32_t etmidr, uint32_t etmccer, uint8_t trace_id,
 			 struct ocsd_peer_counts *counts)
 {
-	struct peer_state st;
 	dcd_tree_handle_t tree;
 	unsigned char csid = 0;
-	ocsd_err_t err;
-	int ret = -1;
 
 	if (!buf && n)
 		return -1;
-	memset(&st, 0, sizeof(st));
 	tree = ocsd_etm3_tree(etmcr, etmidr, etmccer, trace_id, 0, &csid,
 			      "ocsd_peer");
 	if (tree == C_API_INVALID_TREE_HANDLE)
 		return -1;
-	err = ocsd_dt_attach_packet_callback(tree, csid,
-					     OCSD_C_API_CB_PKT_SINK,
-					     (void *)(uintptr_t)count_packet,
-					     &st);
-	if (err != OCSD_OK) {
-		ret = ocsd_report("ocsd_peer", "attach packet sink", err);
-		goto out;
-	}
-	ret = ocsd_push(tree, buf, n, "ocsd_peer");
-out:
-	ocsd_destroy_dcd_tree(tree);
-	if (ret == 0 && counts)
-		*counts = st.counts;
-	return ret;
+	return count_with(tree, csid, (void *)(uintptr_t)count_packet, buf, n,
+			  counts);
 }
 
 int ocsd_peer_etm3_packets(const uint8_t *buf, size_t n, uint32_t etmcr,
@@ -140,11 +160,6 @@ const char *ocsd_peer_type_name(unsigned type)
 
 /* ---- ETMv4 and ETE ------------------------------------------------------- */
 
-struct peer4_state {
-	struct ocsd_peer4_counts counts;
-	int synced; /* first ASYNC seen */
-};
-
 static int is_error_type4(ocsd_etmv4_i_pkt_type type)
 {
 	return type == ETM4_PKT_I_BAD_SEQUENCE ||
@@ -160,66 +175,31 @@ static ocsd_datapath_resp_t count_packet4(const void *ctx,
 					  const ocsd_trc_index_t index_sop,
 					  const void *packet)
 {
-	struct peer4_state *st = (struct peer4_state *)(uintptr_t)ctx;
 	const ocsd_etmv4_i_pkt *pkt = packet;
 
 	(void)index_sop;
-	if (op != OCSD_OP_DATA || !pkt)
-		return OCSD_RESP_CONT;
-	if (!st->synced) {
-		if (pkt->type != ETM4_PKT_I_ASYNC) {
-			st->counts.before_sync++;
-			return OCSD_RESP_CONT;
-		}
-		st->synced = 1;
-	}
-	if ((unsigned)pkt->type < OCSD_PEER4_TYPES)
-		st->counts.by_type[pkt->type]++;
-	if (pkt->type == ETM4_PKT_I_NOTSYNC) {
-		st->counts.notsync++;
-		return OCSD_RESP_CONT;
-	}
-	st->counts.packets++;
-	st->counts.errors += is_error_type4(pkt->type);
+	if (op == OCSD_OP_DATA && pkt)
+		tally((struct peer_state *)(uintptr_t)ctx, pkt->type,
+		      pkt->type == ETM4_PKT_I_ASYNC,
+		      pkt->type == ETM4_PKT_I_NOTSYNC,
+		      is_error_type4(pkt->type));
 	return OCSD_RESP_CONT;
 }
 
 int ocsd_peer_etm4_count(const uint8_t *buf, size_t n,
 			 const struct etm4_config *cfg, uint8_t trace_id,
-			 struct ocsd_peer4_counts *counts)
+			 struct ocsd_peer_counts *counts)
 {
-	struct peer4_state *st;
 	dcd_tree_handle_t tree;
 	unsigned char csid = 0;
-	ocsd_err_t err;
-	int ret = -1;
 
 	if (!buf && n)
 		return -1;
-	/* by_type is 10 KiB: not on the stack of a callback's caller. */
-	st = calloc(1, sizeof(*st));
-	if (!st) {
-		fprintf(stderr, "ocsd_peer: out of memory\n");
-		return -1;
-	}
 	tree = ocsd_etm4_pkt_tree(cfg, trace_id, &csid, "ocsd_peer");
-	if (tree == C_API_INVALID_TREE_HANDLE) {
-		free(st);
+	if (tree == C_API_INVALID_TREE_HANDLE)
 		return -1;
-	}
-	err = ocsd_dt_attach_packet_callback(tree, csid,
-					     OCSD_C_API_CB_PKT_SINK,
-					     (void *)(uintptr_t)count_packet4,
-					     st);
-	if (err != OCSD_OK)
-		ret = ocsd_report("ocsd_peer", "attach packet sink", err);
-	else
-		ret = ocsd_push(tree, buf, n, "ocsd_peer");
-	ocsd_destroy_dcd_tree(tree);
-	if (ret == 0 && counts)
-		*counts = st->counts;
-	free(st);
-	return ret;
+	return count_with(tree, csid, (void *)(uintptr_t)count_packet4, buf, n,
+			  counts);
 }
 
 /* etmkit's names for OpenCSD's packet kinds that have one (several

@@ -16,7 +16,13 @@
 /* Bound on OpenCSD's ETMv3 packet type values (ocsd_etmv3_pkt_type). */
 #define OCSD_PEER_TYPES 32
 
-/* What the OpenCSD packet processor reported for one buffer. */
+/* Bound on OpenCSD's ETMv4/ETE packet type values (ocsd_etmv4_i_pkt_type:
+ * headers 0x00-0xFF, extension packets 0x1xx, markers 0x2xx, errors 0x3xx,
+ * ETE exception kinds 0x4xx). */
+#define OCSD_PEER4_TYPES 0x500
+
+/* What an OpenCSD packet processor (ETMv3, or ETMv4/ETE) reported for one
+ * buffer. */
 struct ocsd_peer_counts {
 	/* Packets from the first A-sync on, excluding NOTSYNC runs (OpenCSD's
 	 * name for the bytes etmkit reports as `unsynced` records): the number
@@ -25,11 +31,14 @@ struct ocsd_peer_counts {
 	uint64_t before_sync; /* packets of any kind before the first A-sync */
 	uint64_t notsync;     /* NOTSYNC runs after the first A-sync */
 	uint64_t errors;      /* BAD_SEQUENCE, BAD_TRACEMODE, RESERVED,
-				 INCOMPLETE_EOT (also counted in packets) */
-	uint64_t a_syncs;     /* A_SYNC packets (included in packets) */
-	/* From the first A-sync on, by OpenCSD packet type (ocsd_etmv3_pkt_type,
-	 * NOTSYNC included); name them with ocsd_peer_type_name(). */
-	uint64_t by_type[OCSD_PEER_TYPES];
+				 (ETMv4: RESERVED_CFG,) INCOMPLETE_EOT (also
+				 counted in packets) */
+	uint64_t a_syncs;     /* A-sync packets (included in packets) */
+	/* From the first A-sync on, by OpenCSD packet type (NOTSYNC
+	 * included): ocsd_etmv3_pkt_type below OCSD_PEER_TYPES, named by
+	 * ocsd_peer_type_name(); ocsd_etmv4_i_pkt_type, named by
+	 * ocsd_peer_etm4_type_name(). */
+	uint64_t by_type[OCSD_PEER4_TYPES];
 };
 
 /* Decode @buf[0..n) — the byte stream of one ETMv3 source, no formatter
@@ -53,24 +62,6 @@ int ocsd_peer_etm3_packets(const uint8_t *buf, size_t n, uint32_t etmcr,
  * name ("bad_sequence", "incomplete_eot"); NULL for an unused value. */
 const char *ocsd_peer_type_name(unsigned type);
 
-/* Bound on OpenCSD's ETMv4/ETE packet type values (ocsd_etmv4_i_pkt_type:
- * headers 0x00-0xFF, extension packets 0x1xx, markers 0x2xx, errors 0x3xx,
- * ETE exception kinds 0x4xx). */
-#define OCSD_PEER4_TYPES 0x500
-
-/* What OpenCSD's ETMv4/ETE packet processor reported for one buffer; the
- * members as in struct ocsd_peer_counts. */
-struct ocsd_peer4_counts {
-	uint64_t packets;     /* from the first ASYNC on, NOTSYNC excluded */
-	uint64_t before_sync; /* packets of any kind before the first ASYNC */
-	uint64_t notsync;     /* NOTSYNC packets after the first ASYNC */
-	uint64_t errors;      /* BAD_SEQUENCE, BAD_TRACEMODE, RESERVED,
-				 RESERVED_CFG, INCOMPLETE_EOT (in packets) */
-	/* From the first ASYNC on, by ocsd_etmv4_i_pkt_type (NOTSYNC
-	 * included); name them with ocsd_peer_etm4_type_name(). */
-	uint64_t by_type[OCSD_PEER4_TYPES];
-};
-
 /* Decode @buf[0..n) (the bytes of one ETMv4 or ETE source, no frames)
  * with OpenCSD's builtin ETMv4 packet processor (packet-only mode,
  * ocsd_etm4_pkt_tree(): ETE sources too, configured as OpenCSD's ETE
@@ -78,7 +69,7 @@ struct ocsd_peer4_counts {
  * stderr. */
 int ocsd_peer_etm4_count(const uint8_t *buf, size_t n,
 			 const struct etm4_config *cfg, uint8_t trace_id,
-			 struct ocsd_peer4_counts *counts);
+			 struct ocsd_peer_counts *counts);
 
 /* etmkit's name (etm4_pkt_type_name()) for OpenCSD ETMv4/ETE packet type
  * @type: "atom" for every atom format, "cycle_count" for every cycle count

@@ -56,6 +56,28 @@ static void config(struct etm4_flow_config *c, uint32_t maxspec,
 	c->flags = flags;
 }
 
+/* The program's bytes, little-endian, into @code (sizeof(prog)). */
+static void prog_bytes(uint8_t *code)
+{
+	for (size_t i = 0; i < sizeof(prog) / 4; i++)
+		for (int b = 0; b < 4; b++)
+			code[4 * i + b] = (uint8_t)(prog[i] >> (8 * b));
+}
+
+/* Every element @d has for now, appended to @r. */
+static void drain_into(struct etm4_flow_decoder *d, struct run *r)
+{
+	const struct etmkit_elem *el;
+	int k;
+
+	while ((k = etm4_flow_batch(d, &el)) > 0) {
+		assert_true(r->n + (size_t)k <= 512);
+		memcpy(r->e + r->n, el, (size_t)k * sizeof(*el));
+		r->n += (size_t)k;
+	}
+	assert_int_equal(k, -etmkit_err_eos);
+}
+
 /* Decode @trace with config()'s registers and @flags. */
 static void decode_flags(struct run *r, const uint8_t *trace, size_t n,
 			 uint32_t maxspec, uint32_t configr, uint32_t idr0,
@@ -65,12 +87,8 @@ static void decode_flags(struct run *r, const uint8_t *trace, size_t n,
 	struct etm4_flow_decoder *d;
 	struct image *img;
 	uint8_t code[sizeof(prog)];
-	const struct etmkit_elem *el;
-	int k;
 
-	for (size_t i = 0; i < sizeof(prog) / 4; i++)
-		for (int b = 0; b < 4; b++)
-			code[4 * i + b] = (uint8_t)(prog[i] >> (8 * b));
+	prog_bytes(code);
 	assert_int_equal(image_alloc(&img), 0);
 	assert_int_equal(image_add_buffer(img, code, sizeof(code), 0x1000, 0),
 			 0);
@@ -80,12 +98,7 @@ static void decode_flags(struct run *r, const uint8_t *trace, size_t n,
 	assert_int_equal(etm4_flow_feed(d, trace, n, NULL, 0), 0);
 	assert_int_equal(etm4_flow_finish(d), 0);
 	r->n = 0;
-	while ((k = etm4_flow_batch(d, &el)) > 0) {
-		assert_true(r->n + (size_t)k <= 512);
-		memcpy(r->e + r->n, el, (size_t)k * sizeof(*el));
-		r->n += (size_t)k;
-	}
-	assert_int_equal(k, -etmkit_err_eos);
+	drain_into(d, r);
 	etm4_flow_free(d);
 	image_free(img);
 }
@@ -372,13 +385,9 @@ static void test_image_grows(void **state)
 	struct etm4_flow_decoder *d;
 	struct image *img;
 	uint8_t code[sizeof(prog)];
-	const struct etmkit_elem *el;
-	int k;
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(prog) / 4; i++)
-		for (int b = 0; b < 4; b++)
-			code[4 * i + b] = (uint8_t)(prog[i] >> (8 * b));
+	prog_bytes(code);
 	assert_int_equal(image_alloc(&img), 0);
 	assert_int_equal(image_add_buffer(img, code + 0x30, 8, 0x1030, 0), 0);
 	config(&c, 0, 0, 0, 0);
@@ -386,21 +395,13 @@ static void test_image_grows(void **state)
 	assert_int_equal(etm4_flow_alloc(&d, &c), 0);
 	R.n = 0;
 	assert_int_equal(etm4_flow_feed(d, t1, sizeof(t1), NULL, 0), 0);
-	while ((k = etm4_flow_batch(d, &el)) > 0) {
-		memcpy(R.e + R.n, el, (size_t)k * sizeof(*el));
-		R.n += (size_t)k;
-	}
-	assert_int_equal(k, -etmkit_err_eos);
+	drain_into(d, &R);
 	assert_int_equal(image_add_buffer(img, code, sizeof(code), 0x1000, 0),
 			 0);
 	assert_int_equal(etm4_flow_feed(d, t2, sizeof(t2), NULL, sizeof(t1)),
 			 0);
 	assert_int_equal(etm4_flow_finish(d), 0);
-	while ((k = etm4_flow_batch(d, &el)) > 0) {
-		memcpy(R.e + R.n, el, (size_t)k * sizeof(*el));
-		R.n += (size_t)k;
-	}
-	assert_int_equal(k, -etmkit_err_eos);
+	drain_into(d, &R);
 	EXPECT(&R, "| | | 1000 1004 1008");
 	assert_int_equal(R.e[2].kind, etmkit_elem_no_image);
 	assert_int_equal(R.e[2].u.loss.reason, etmkit_loss_unmapped);
