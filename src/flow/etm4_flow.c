@@ -67,7 +67,8 @@ enum ent_kind {
 	K_ITE,        /* a: value; x: EL */
 	K_MARKER,
 	K_GAP,        /* walk queue only: a: why (static string); x: loss */
-	K_OVERFLOW
+	K_OVERFLOW,   /* walk queue only */
+	K_DISCARD     /* walk queue only: the position becomes unknown */
 };
 #define IS_P0(k) ((k) >= K_ATOM && (k) <= K_TSTART_P0)
 #define IS_KEPT(k) ((k) >= K_TS && (k) <= K_MARKER)
@@ -779,11 +780,14 @@ static void on_loss(struct etm4_flow_decoder *d, const struct etm4_packet *p)
 		/* Discard: trace generation became inoperative (D4.3.8.3);
 		 * it resumes with a Trace Info, Context and Target Address
 		 * (D4.3.2.1), and until then the position is unknown (digest
-		 * 8: "Overflow / Discard: PC := unknown"). The walk queue is
-		 * empty but for what drop_speculative() kept, which does not
-		 * move the walk. */
-		d->pos = POS_NONE;
-		d->blk = NULL;
+		 * 8: "Overflow / Discard: PC := unknown"). From the Discard
+		 * on: what the walk queue holds before it (a P0 element
+		 * flush_pend() committed, the addresses before it) is walked
+		 * first. */
+		e = done_push(d);
+		memset(e, 0, sizeof(*e));
+		e->kind = K_DISCARD;
+		e->offset = p->offset;
 	}
 	/* Wait for the next Trace Info (digest 3, item 5). */
 	reset_resolution(d);
@@ -1697,6 +1701,10 @@ static int walk_entry(struct etm4_flow_decoder *d, struct ent *e)
 		d->blk = NULL;
 		flush_rs(d);
 		return 1;
+	case K_DISCARD:
+		d->pos = POS_NONE;
+		d->blk = NULL;
+		return 1;
 	case K_UNSEEN: /* before the trace: nothing to walk */
 	default:
 		return 1;
@@ -1869,14 +1877,21 @@ static int run_direct(struct etm4_flow_decoder *d, const struct etm4_packet *p,
 		if (!a->count) {
 			const struct etm4_run_addr *x = &r->addrs[ia++];
 
+			h += x->length;
 			if (d->sh == d->st) {
 				target_address(d, x->addr.addr, x->addr.is);
-			} else {
-				off = r->offsets ? r->offsets[h] : p->offset + h;
-				on_address(d, off, &x->addr);
+				continue;
 			}
-			h += x->length;
-			continue;
+			off = r->offsets ? r->offsets[h - x->length] :
+					   p->offset + h - x->length;
+			on_address(d, off, &x->addr);
+			if (d->synced)
+				continue;
+			/* The speculation queue overflowed: sync is lost
+			 * (protocol_error()); the rest of the run is not
+			 * this loop's, and its gap comes first. */
+			ok = !d->dt || walk(d);
+			break;
 		}
 		off = r->offsets ? r->offsets[h] : p->offset + h;
 		h++;

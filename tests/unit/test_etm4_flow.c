@@ -371,6 +371,60 @@ static void test_q_count_at_image_end(void **state)
 	assert_int_equal(q, 1);
 }
 
+/* The Discard takes effect where it stands: a Q that waited for its
+ * address is committed by the Discard's arrival (MAXSPEC 0) and starts
+ * from the address before it; only then is the position unknown. E runs
+ * 1000-1008 (b.eq taken); address 0x1020 (95 08); Q of count 2 whose
+ * address would follow (ac 02); Discard. The atoms after it (they make
+ * the address part of an atom run) come before any Trace Info: not
+ * traced. */
+static void test_discard_after_q(void **state)
+{
+	static const uint8_t t[] = {
+		HEAD, 0xf7, 0x95, 0x08, 0xac, 0x02, 0x00, 0x03,
+		0xf7, 0xf7, 0xf7, 0xf7, 0xf7, 0xf7, 0xf7, 0xf7,
+		0xf7, 0xf7, 0xf7, 0xf7, 0xf7, 0xf7, 0xf7, 0xf7,
+	};
+
+	(void)state;
+	decode(&R, t, sizeof(t), 0, 3u << 13, 0x2801cea1 | (3u << 15));
+	/* Its path is unknown without the address (digest 8: no range), but
+	 * it starts at 0x1020, in A64. */
+	EXPECT(&R, "| | 1000 1004 1008 Q2");
+	assert_int_equal(R.e[5].kind, etmkit_elem_q);
+	assert_int_equal(R.e[5].addr, 0x1020);
+	assert_int_equal(R.e[5].isa, etmkit_isa_a64);
+}
+
+/* Digest 3, item 5: an error drops sync until the next Trace Info, and
+ * nothing after it is walked, however the bytes are fed. After the Trace
+ * Info nothing is committed, so 4095 exact-match addresses (90) fill the
+ * speculation queue: the gap. The address 0x1000 and the atoms after it
+ * (one run with the addresses) are not traced. */
+static void test_overrun_in_run(void **state)
+{
+	static uint8_t t[12 + 2 + 4095 + 3 + 16];
+	size_t n = 0;
+
+	(void)state;
+	memset(t, 0, 11);
+	t[11] = 0x80;
+	t[12] = 0x01; /* Trace Info */
+	t[13] = 0x00;
+	n = 14;
+	memset(t + n, 0x90, 4095);
+	n += 4095;
+	t[n++] = 0x95; /* 0x1000 */
+	t[n++] = 0x80;
+	t[n++] = 0x08;
+	memset(t + n, 0xf7, 16);
+	n += 16;
+	decode(&R, t, n, 0, 0, 0);
+	EXPECT(&R, "|");
+	assert_int_equal(R.e[0].kind, etmkit_elem_gap);
+	assert_int_equal(R.e[0].u.loss.reason, etmkit_loss_packet);
+}
+
 /* An image may gain regions between decoder calls (image.h): code added
  * after the decoder was allocated is found from the next call on. The
  * image first holds only the program's last 8 bytes (at 0x1030, so that
@@ -552,6 +606,8 @@ int main(void)
 		cmocka_unit_test(test_discard),
 		cmocka_unit_test(test_discard_position),
 		cmocka_unit_test(test_image_grows),
+		cmocka_unit_test(test_discard_after_q),
+		cmocka_unit_test(test_overrun_in_run),
 		cmocka_unit_test(test_exception),
 		cmocka_unit_test(test_exception_after_indirect),
 		cmocka_unit_test(test_source_address),
