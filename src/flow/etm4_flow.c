@@ -1099,58 +1099,40 @@ static inline struct etmkit_elem *put_range(struct etm4_flow_decoder *d,
 					    uint32_t i, uint32_t j,
 					    uint64_t offset, int may_extend)
 {
+	/* Every field read before the first store: stores to the element
+	 * may alias the block as far as the compiler knows. The block's own
+	 * start saves a load of another cache line. */
 	const struct flow_insn *last = &b->insn[j - 1];
-	/* (the block's own start: no load of another cache line) */
 	uint64_t start = i ? b->insn[i].addr : b->start;
+	uint64_t end = last->addr + last->head[2];
+	uint32_t opcode = last->opcode, cls = last->flags;
+	uint8_t size = last->head[2], isa = b->isa;
 	struct etmkit_elem *e = d->n ? &d->out[d->n - 1] : NULL;
 
+	d->stats.insns += j - i;
 	if (!may_extend || !e || e->kind != etmkit_elem_insn_range ||
 	    e->flags != ETMKIT_INSN_EXEC || e->u.range.end != start ||
-	    e->isa != b->isa || e->offset != offset) {
+	    e->isa != isa || e->offset != offset) {
 		e = &d->out[d->n++];
 		e->offset = offset;
 		e->addr = start;
 		e->kind = etmkit_elem_insn_range;
-		e->isa = b->isa;
+		e->isa = isa;
+		e->size = size;
 		e->flags = ETMKIT_INSN_EXEC;
 		e->cycles = 0;
-		e->u.range.count = 0;
+		e->u.range.opcode = opcode;
+		e->u.range.class_flags = cls;
+		e->u.range.end = end;
+		e->u.range.count = j - i;
+		return e;
 	}
-	e->size = last->head[2];
-	e->u.range.opcode = last->opcode;
-	e->u.range.class_flags = last->flags;
-	e->u.range.end = last->addr + last->head[2];
-	e->u.range.count += j - i;
-	d->stats.insns += j - i;
-	return e;
-}
-
-/* ETM4_FLOW_RANGES: the whole of block @b as a new range of packet
- * @offset, ending in its P0 instruction @fi with element flags @flags.
- * Every field is read before the first store (stores to the element may
- * alias the block as far as the compiler knows). */
-static inline void put_block_range(struct etm4_flow_decoder *d,
-				   const struct flow_block *b,
-				   const struct flow_insn *fi, uint64_t offset,
-				   uint8_t flags)
-{
-	uint64_t start = b->start, end = fi->addr + fi->head[2];
-	uint32_t opcode = fi->opcode, cls = fi->flags, count = b->n;
-	uint8_t size = fi->head[2], isa = b->isa;
-	struct etmkit_elem *e = &d->out[d->n++];
-
-	e->offset = offset;
-	e->addr = start;
-	e->kind = etmkit_elem_insn_range;
-	e->isa = isa;
 	e->size = size;
-	e->flags = flags;
-	e->cycles = 0;
 	e->u.range.opcode = opcode;
 	e->u.range.class_flags = cls;
 	e->u.range.end = end;
-	e->u.range.count = count;
-	d->stats.insns += count;
+	e->u.range.count += j - i;
+	return e;
 }
 
 /* Deliver instruction @fi, the current one of block d->blk (its
@@ -1784,18 +1766,11 @@ static int walk_atoms_now(struct etm4_flow_decoder *d, uint32_t bits,
 			f = fi->flags;
 			if (d->idx || !(f & p0_flags) || room(d) < bn + 1)
 				break;
-			if (ranges && closed) {
-				/* After a P0 range: a new one. */
-				put_block_range(d, b, fi, off,
-						(uint8_t)(ETMKIT_INSN_P0 |
-						(taken ? ETMKIT_INSN_EXEC :
-							 ETMKIT_INSN_COND_FAIL)));
-			} else {
-				e = put_insns(d, b, 0, bn, off, !closed);
-				e->flags = (uint8_t)(ETMKIT_INSN_P0 |
-					   (taken ? ETMKIT_INSN_EXEC :
-						    ETMKIT_INSN_COND_FAIL));
-			}
+			e = ranges ? put_range(d, b, 0, bn, off, !closed) :
+				     put_insns(d, b, 0, bn, off, 1);
+			e->flags = (uint8_t)(ETMKIT_INSN_P0 |
+				   (taken ? ETMKIT_INSN_EXEC :
+					    ETMKIT_INSN_COND_FAIL));
 			closed = 1; /* the last element: a closed range (or
 				       no_image after it, below) */
 			nb = !taken || !(f & INSN_F_BRANCH) ? b->succ[0] :
@@ -1847,6 +1822,14 @@ static int flush_spec(struct etm4_flow_decoder *d)
 	return 0;
 }
 
+/* Whether every P0 element is committed as it comes and nothing waits
+ * for an address: synced, MAXSPEC 0 (digest 7.2), nothing speculative,
+ * nothing pending. */
+static inline int commits_at_once(const struct etm4_flow_decoder *d)
+{
+	return d->synced && !d->info.maxspec && !d->depth && !d->pend;
+}
+
 /* Run record @p from byte *@ph and address *@pia on, in the state where
  * every P0 element is committed as it comes and nothing waits for an
  * address (synced, MAXSPEC 0, depth 0, nothing pending: digest 7.2), which
@@ -1885,7 +1868,7 @@ static int run_direct(struct etm4_flow_decoder *d, const struct etm4_packet *p,
 			off = r->offsets ? r->offsets[h - x->length] :
 					   p->offset + h - x->length;
 			on_address(d, off, &x->addr);
-			if (d->synced)
+			if (commits_at_once(d))
 				continue;
 			/* The speculation queue overflowed: sync is lost
 			 * (protocol_error()); the rest of the run is not
@@ -1916,31 +1899,30 @@ static int run_direct(struct etm4_flow_decoder *d, const struct etm4_packet *p,
 	return ok;
 }
 
-/* The packet at byte @h (address *@pia if it is one) of run record @p as
- * on_packet() takes it. Returns the byte after it, with *@full set when
- * the output filled. */
+/* The packet at byte @h (address *@pia if it is one) of run record @p,
+ * given to on_packet() as the record it stands for. Returns the byte after
+ * it, with *@full set when the output filled. */
 static uint32_t run_packet(struct etm4_flow_decoder *d,
 			   const struct etm4_packet *p, uint32_t h,
 			   uint32_t *pia, int *full)
 {
 	const struct etm4_atom_run *r = &p->u.run;
 	const struct etm4_atoms *a = &d->atoms[r->headers[h]];
-	uint64_t off = r->offsets ? r->offsets[h] : p->offset + h;
+	struct etm4_packet q; /* on_packet() reads the fields set here */
 	uint32_t next = h + 1;
 
-	d->stats.packets++;
-	if (!a->count)
-		next = h + r->addrs[(*pia)++].length;
-	if (!d->synced)
-		return next; /* as unsynced_packet() */
-	if (!a->count) {
-		on_address(d, off, &r->addrs[*pia - 1].addr);
+	q.offset = r->offsets ? r->offsets[h] : p->offset + h;
+	q.error = 0;
+	if (a->count) {
+		q.type = etm4_pkt_atom;
+		q.u.atoms = *a;
 	} else {
-		if (d->pend)
-			flush_pend(d);
-		add_atoms(d, off, a->bits, a->count);
-		implicit_commit(d);
+		q.type = etm4_pkt_address;
+		q.u.a.addr = r->addrs[*pia].addr;
+		next = h + r->addrs[(*pia)++].length;
 	}
+	d->stats.packets++;
+	on_packet(d, &q);
 	*full = d->dt && !walk(d);
 	return next;
 }
@@ -1954,7 +1936,7 @@ static int atom_run(struct etm4_flow_decoder *d, const struct etm4_packet *p)
 	int full = 0;
 
 	while (h < p->u.run.count && !full) {
-		if (d->synced && !d->info.maxspec && !d->depth && !d->pend)
+		if (commits_at_once(d))
 			full = !run_direct(d, p, &h, &ia);
 		else
 			h = run_packet(d, p, h, &ia, &full);
