@@ -1344,40 +1344,60 @@ static void is_run(const struct etm4_packet *p, uint64_t off, unsigned count,
 	assert_int_equal(p->raw[0], headers[0]);
 }
 
-/* @in with every atom run replaced by one atom record per header, as the
- * decoder gives them without ETM4_CFG_ATOM_RUNS, into @out. */
+/* Run @p expanded into @out as the records the decoder gives without
+ * runs (atom and address records), checked against @dec's table. */
+static void expand_run_into(const struct etm4_pkt_decoder *dec,
+			    const struct etm4_packet *p, struct run *out)
+{
+	const struct etm4_atoms *t = etm4_pkt_atom_table(dec);
+	const struct etm4_atom_run *r = &p->u.run;
+	uint32_t ia = 0;
+
+	assert_true(r->count >= 1);
+	assert_true(!r->naddr == !r->addrs);
+	for (uint32_t k = 0; k < r->count;) {
+		struct etm4_packet *a;
+		uint32_t len = 1;
+
+		assert_true(out->n < MAXREC);
+		a = &out->p[out->n++];
+		memset(a, 0, sizeof(*a));
+		a->offset = r->offsets ? r->offsets[k] : p->offset + k;
+		if (t[r->headers[k]].count) {
+			a->type = etm4_pkt_atom;
+			a->u.atoms = t[r->headers[k]];
+		} else {
+			assert_true(ia < r->naddr);
+			len = r->addrs[ia].length;
+			assert_true(len >= 1 && len <= r->count - k);
+			a->type = etm4_pkt_address;
+			a->u.a.addr = r->addrs[ia++].addr;
+		}
+		a->size = (uint8_t)len;
+		a->length = len;
+		memcpy(a->raw, r->headers + k, len);
+		k += len;
+	}
+	assert_int_equal(ia, r->naddr);
+}
+
+/* @in with every run expanded (expand_run_into()), into @out. The runs'
+ * headers point into the input, still there; only @c's atom table is
+ * needed (atom runs have no addresses to outlive). */
 static void expand_runs(const struct etm4_config *c, const struct run *in,
 			struct run *out)
 {
 	struct etm4_pkt_decoder *dec = mk(c);
-	const struct etm4_atoms *t = etm4_pkt_atom_table(dec);
 
 	memset(out, 0, sizeof(*out));
 	for (int i = 0; i < in->n; i++) {
-		const struct etm4_packet *p = &in->p[i];
-
-		if (p->type != etm4_pkt_atom_run) {
+		if (in->p[i].type != etm4_pkt_atom_run) {
 			assert_true(out->n < MAXREC);
-			out->p[out->n++] = *p;
+			out->p[out->n++] = in->p[i];
 			continue;
 		}
-		assert_true(p->u.run.count >= 1);
-		for (uint32_t k = 0; k < p->u.run.count; k++) {
-			struct etm4_packet *a;
-
-			assert_true(out->n < MAXREC);
-			a = &out->p[out->n];
-			memset(a, 0, sizeof(*a));
-			a->offset = p->u.run.offsets ? p->u.run.offsets[k] :
-						       p->offset + k;
-			a->type = etm4_pkt_atom;
-			a->size = 1;
-			a->length = 1;
-			a->raw[0] = p->u.run.headers[k];
-			a->u.atoms = t[a->raw[0]];
-			assert_true(a->u.atoms.count >= 1);
-			out->n++;
-		}
+		assert_int_equal(in->p[i].u.run.naddr, 0);
+		expand_run_into(dec, &in->p[i], out);
 	}
 	etm4_pkt_free(dec);
 }
@@ -1446,24 +1466,30 @@ static void test_atom_runs(void **state)
 	}
 }
 
+/* Decode @buf[0..n) in one feed, byte i at offset @offs[i]. */
+static void decode_offs(const struct etm4_config *c, const uint8_t *buf,
+			size_t n, const uint64_t *offs, struct run *r)
+{
+	struct etm4_pkt_decoder *dec = mk(c);
+
+	memset(r, 0, sizeof(*r));
+	assert_int_equal(etm4_pkt_feed(dec, buf, n, offs, 0), 0);
+	assert_int_equal(etm4_pkt_finish(dec), 0);
+	drain(dec, r, 8);
+	etm4_pkt_free(dec);
+}
+
 static void test_atom_runs_offsets_array(void **state)
 {
 	static uint64_t offs[sizeof(atom_stream)];
 	struct etm4_config plain = ete(0, 0), c = plain;
-	struct etm4_pkt_decoder *dec;
 
 	(void)state;
 	c.flags |= ETM4_CFG_ATOM_RUNS;
 	/* Framed input: every other byte was a frame byte, removed. */
 	for (size_t i = 0; i < sizeof(atom_stream); i++)
 		offs[i] = 5000 + 2 * i;
-	dec = mk(&c);
-	memset(&R, 0, sizeof(R));
-	assert_int_equal(etm4_pkt_feed(dec, atom_stream, sizeof(atom_stream),
-				       offs, 0), 0);
-	assert_int_equal(etm4_pkt_finish(dec), 0);
-	drain(dec, &R, 8);
-	etm4_pkt_free(dec);
+	decode_offs(&c, atom_stream, sizeof(atom_stream), offs, &R);
 	assert_int_equal(R.n, 12);
 	is_pkt(&R.p[1], etm4_pkt_trace_info, offs[12], 3);
 	is_run(&R.p[3], offs[20], 4, atom_stream + 20, offs + 20);
@@ -1473,13 +1499,7 @@ static void test_atom_runs_offsets_array(void **state)
 	is_run(&R.p[9], offs[32], 1, atom_stream + 32, offs + 32);
 	is_run(&R.p[11], offs[35], 3, atom_stream + 35, offs + 35);
 	/* Expanded: the records without runs, at the same offsets. */
-	dec = mk(&plain);
-	memset(&R2, 0, sizeof(R2));
-	assert_int_equal(etm4_pkt_feed(dec, atom_stream, sizeof(atom_stream),
-				       offs, 0), 0);
-	assert_int_equal(etm4_pkt_finish(dec), 0);
-	drain(dec, &R2, 8);
-	etm4_pkt_free(dec);
+	decode_offs(&plain, atom_stream, sizeof(atom_stream), offs, &R2);
 	expand_runs(&c, &R, &R3);
 	assert_same_run(&R2, &R3);
 	assert_int_equal(R3.p[4].offset, 5000 + 2 * 21);
@@ -1571,43 +1591,6 @@ struct run_shape {
 	uint64_t offset;
 	uint32_t count, naddr;
 };
-
-/* Run @p expanded into @out as the records the decoder gives without
- * runs (atom and address records), checked against @dec's table. */
-static void expand_run_into(const struct etm4_pkt_decoder *dec,
-			    const struct etm4_packet *p, struct run *out)
-{
-	const struct etm4_atoms *t = etm4_pkt_atom_table(dec);
-	const struct etm4_atom_run *r = &p->u.run;
-	uint32_t ia = 0;
-
-	assert_true(r->count >= 1);
-	assert_true(!r->naddr == !r->addrs);
-	for (uint32_t k = 0; k < r->count;) {
-		struct etm4_packet *a;
-		uint32_t len = 1;
-
-		assert_true(out->n < MAXREC);
-		a = &out->p[out->n++];
-		memset(a, 0, sizeof(*a));
-		a->offset = r->offsets ? r->offsets[k] : p->offset + k;
-		if (t[r->headers[k]].count) {
-			a->type = etm4_pkt_atom;
-			a->u.atoms = t[r->headers[k]];
-		} else {
-			assert_true(ia < r->naddr);
-			len = r->addrs[ia].length;
-			assert_true(len >= 1 && len <= r->count - k);
-			a->type = etm4_pkt_address;
-			a->u.a.addr = r->addrs[ia++].addr;
-		}
-		a->size = (uint8_t)len;
-		a->length = len;
-		memcpy(a->raw, r->headers + k, len);
-		k += len;
-	}
-	assert_int_equal(ia, r->naddr);
-}
 
 /* Decode @buf with @c in chunks of @chunk (0: one feed), @batch records
  * per call, byte i at @offs[i] when given: the records with each run
