@@ -462,3 +462,15 @@ void bench_etm4_usage(FILE *f, const char *who, const char *ocsd_default)
 		"  --runs N      timed runs per decoder, best kept (default 3)\n",
 		who, ETMKIT_BENCH_SHARED_DIR, ocsd_default);
 }
+
+int bench_keep_best(const char *who, int err, double secs, int r,
+		    double *best)
+{
+	if (err) {
+		fprintf(stderr, "%s: etmkit: %s\n", who, etmkit_errstr(err));
+		return -1;
+	}
+	if (r == 0 || secs < *best)
+		*best = secs;
+	return 0;
+}

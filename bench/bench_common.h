@@ -128,6 +128,12 @@ int bench_etm4_input(const char *who, const struct bench_etm4_source *s,
 		     double mb, struct bench_input *in);
 void bench_etm4_close(struct bench_etm4_source *s);
 
+/* Run @r of a timed etmkit decode that returned @err after @secs: the
+ * fastest run kept in *@best. Returns 0, or -1 after a message prefixed
+ * with @who. */
+int bench_keep_best(const char *who, int err, double secs, int r,
+		    double *best);
+
 /* The usage text of the ETMv4/ETE benches (bench_parse_args()'s options
  * and --snapshot, --id), for bench @who, OpenCSD's default MiB
  * @ocsd_default. */

@@ -132,17 +132,10 @@ static int timed_decode(const struct etm4_flow_config *cfg,
 			const struct bench_input *in, int r, double *best,
 			struct flow_counts *c)
 {
-	double t0 = bench_now(), t;
+	double t0 = bench_now();
 	int err = etmkit_decode(cfg, in->buf, in->n, c);
 
-	t = bench_now() - t0;
-	if (err) {
-		fprintf(stderr, WHO ": etmkit: %s\n", etmkit_errstr(err));
-		return -1;
-	}
-	if (r == 0 || t < *best)
-		*best = t;
-	return 0;
+	return bench_keep_best(WHO, err, bench_now() - t0, r, best);
 }
 
 static void print_rate(const char *who, double bytes, double secs,

@@ -201,17 +201,10 @@ static int timed_decode(const struct etm4_config *cfg,
 			enum drain_mode mode, int r, double *best,
 			struct pkt_counts *c)
 {
-	double t0 = bench_now(), t;
+	double t0 = bench_now();
 	int err = etmkit_decode(cfg, in->buf, in->n, pkts, c, mode);
 
-	t = bench_now() - t0;
-	if (err) {
-		fprintf(stderr, WHO ": etmkit: %s\n", etmkit_errstr(err));
-		return -1;
-	}
-	if (r == 0 || t < *best)
-		*best = t;
-	return 0;
+	return bench_keep_best(WHO, err, bench_now() - t0, r, best);
 }
 
 /* Untimed: the counts of one and of two copies. */
