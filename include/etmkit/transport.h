@@ -133,6 +133,33 @@ const struct deformat_stats *deformat_get_stats(const struct deformatter *d);
 const char *deformat_mode_name(enum deformat_mode mode);
 int deformat_mode_parse(const char *name);
 
+/* ---- Formatter: the encoder side ------------------------------------------
+ * Packs one or more trace sources' byte streams into CoreSight formatter
+ * frames (DDI 0314H 8.12, 9.6.1; digest coresight-frames.md 1), as an
+ * ETB/ETF/ETR holds them: 16-byte frames from offset 0, no syncs
+ * (deformat_coresight reads them back). The writer states the ID at the
+ * first frame of a source and again in the first frame after every eight
+ * frames of one source, and pads the last frame with the null ID. */
+
+/* Where frames go: @len is a multiple of 16. Returns 0 or a negated
+ * etmkit_error that frame_enc_put()/frame_enc_finish() stop with. */
+typedef int (*frame_sink_fn)(void *ctx, const uint8_t *frames, size_t len);
+
+struct frame_enc;
+
+/* Returns 0, -etmkit_err_invalid or -etmkit_err_nomem. */
+int frame_enc_alloc(struct frame_enc **out, frame_sink_fn sink, void *ctx);
+void frame_enc_free(struct frame_enc *f);
+
+/* Append @n bytes of trace source @id (0x01-0x6F). Returns 0,
+ * -etmkit_err_invalid for a reserved or null ID, or the sink's error. */
+int frame_enc_put(struct frame_enc *f, uint8_t id, const uint8_t *data,
+		  size_t n);
+
+/* Complete the last frame (null-ID padding) and hand every frame to the
+ * sink. Returns 0 or the sink's error. */
+int frame_enc_finish(struct frame_enc *f);
+
 #ifdef __cplusplus
 }
 #endif
