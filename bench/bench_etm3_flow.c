@@ -165,6 +165,7 @@ int main(int argc, char **argv)
 	per_copy = two.insns - one.insns;
 #ifdef ETMKIT_HAVE_OPENCSD
 	struct ocsd_flow_counts oone, otwo, ototal;
+	struct ocsd_mem_region region = { image.data, image.n, IMAGE_ADDR, 0 };
 	size_t ocopies = (size_t)(o.ocsd_mb * MIB / (double)in.copy_len);
 	size_t on;
 	double best_o = 0.0;
@@ -176,11 +177,9 @@ int main(int argc, char **argv)
 		ocopies = in.copies;
 	on = ocopies * in.copy_len;
 	if (ocsd_flow_peer_etm3(in.buf, in.copy_len, TC2_ETMCR, TC2_ETMIDR,
-				TC2_ETMCCER, (uint8_t)o.id, image.data, image.n,
-				IMAGE_ADDR, &oone) ||
+				TC2_ETMCCER, (uint8_t)o.id, &region, 1, &oone) ||
 	    ocsd_flow_peer_etm3(in.buf, 2 * in.copy_len, TC2_ETMCR, TC2_ETMIDR,
-				TC2_ETMCCER, (uint8_t)o.id, image.data, image.n,
-				IMAGE_ADDR, &otwo))
+				TC2_ETMCCER, (uint8_t)o.id, &region, 1, &otwo))
 		goto out;
 	operc = otwo.insns - oone.insns;
 #endif
@@ -202,8 +201,8 @@ int main(int argc, char **argv)
 #ifdef ETMKIT_HAVE_OPENCSD
 		t0 = bench_now();
 		if (ocsd_flow_peer_etm3(in.buf, on, TC2_ETMCR, TC2_ETMIDR,
-					TC2_ETMCCER, (uint8_t)o.id, image.data,
-					image.n, IMAGE_ADDR, &ototal))
+					TC2_ETMCCER, (uint8_t)o.id, &region, 1,
+					&ototal))
 			goto out;
 		t = bench_now() - t0;
 		if (r == 0 || t < best_o)

@@ -60,9 +60,27 @@ static ocsd_datapath_resp_t count_elem_a64(const void *ctx,
 	return OCSD_RESP_CONT;
 }
 
+/* Give OpenCSD the @nmem regions of @mem as memory buffers. */
+static int add_regions(dcd_tree_handle_t tree,
+		       const struct ocsd_mem_region *mem, size_t nmem)
+{
+	for (size_t i = 0; i < nmem; i++) {
+		unsigned sp = mem[i].spaces & OCSD_MEM_SPACE_ANY;
+		ocsd_err_t err = ocsd_dt_add_buffer_mem_acc(
+			tree, mem[i].addr,
+			sp ? (ocsd_mem_space_acc_t)sp : OCSD_MEM_SPACE_ANY,
+			mem[i].data, (uint32_t)mem[i].n);
+
+		if (err != OCSD_OK)
+			return ocsd_report("ocsd_flow_peer", "add memory image",
+					   err);
+	}
+	return 0;
+}
+
 int ocsd_flow_peer_etm3(const uint8_t *buf, size_t n, uint32_t etmcr,
 			uint32_t etmidr, uint32_t etmccer, uint8_t trace_id,
-			const uint8_t *mem, size_t mem_len, uint64_t mem_addr,
+			const struct ocsd_mem_region *mem, size_t nmem,
 			struct ocsd_flow_counts *counts)
 {
 	dcd_tree_handle_t tree;
@@ -75,12 +93,8 @@ int ocsd_flow_peer_etm3(const uint8_t *buf, size_t n, uint32_t etmcr,
 			      "ocsd_flow_peer");
 	if (tree == C_API_INVALID_TREE_HANDLE)
 		return -1;
-	err = ocsd_dt_add_buffer_mem_acc(tree, mem_addr, OCSD_MEM_SPACE_ANY,
-					 mem, (uint32_t)mem_len);
-	if (err != OCSD_OK) {
-		ret = ocsd_report("ocsd_flow_peer", "add memory image", err);
+	if (add_regions(tree, mem, nmem))
 		goto out;
-	}
 	err = ocsd_dt_set_gen_elem_outfn(tree, count_elem, counts);
 	if (err != OCSD_OK) {
 		ret = ocsd_report("ocsd_flow_peer", "set element callback",
@@ -107,19 +121,8 @@ int ocsd_flow_peer_etm4(const uint8_t *buf, size_t n,
 	tree = ocsd_etm4_tree(cfg, trace_id, 1, &csid, "ocsd_flow_peer");
 	if (tree == C_API_INVALID_TREE_HANDLE)
 		return -1;
-	for (size_t i = 0; i < nmem; i++) {
-		unsigned sp = mem[i].spaces & OCSD_MEM_SPACE_ANY;
-
-		err = ocsd_dt_add_buffer_mem_acc(
-			tree, mem[i].addr,
-			sp ? (ocsd_mem_space_acc_t)sp : OCSD_MEM_SPACE_ANY,
-			mem[i].data, (uint32_t)mem[i].n);
-		if (err != OCSD_OK) {
-			ret = ocsd_report("ocsd_flow_peer", "add memory image",
-					  err);
-			goto out;
-		}
-	}
+	if (add_regions(tree, mem, nmem))
+		goto out;
 	err = ocsd_dt_set_gen_elem_outfn(tree, count_elem_a64, counts);
 	if (err != OCSD_OK) {
 		ret = ocsd_report("ocsd_flow_peer", "set element callback",

@@ -39,11 +39,11 @@ struct ocsd_mem_region {
 
 /* Decode @buf[0..n) (the bytes of one ETMv3 source, no frames) with
  * OpenCSD's builtin ETMV3 full decoder (ARMv7 Cortex-A), the memory image
- * being @mem[0..mem_len) at @mem_addr, and count the generic elements.
+ * being the @nmem regions of @mem, and count the generic elements.
  * Returns 0, or -1 after a message on stderr. */
 int ocsd_flow_peer_etm3(const uint8_t *buf, size_t n, uint32_t etmcr,
 			uint32_t etmidr, uint32_t etmccer, uint8_t trace_id,
-			const uint8_t *mem, size_t mem_len, uint64_t mem_addr,
+			const struct ocsd_mem_region *mem, size_t nmem,
 			struct ocsd_flow_counts *counts);
 
 /* Decode @buf[0..n) (the bytes of one ETMv4 or ETE source, no frames)
