@@ -126,6 +126,7 @@ void cli_print_elem_json(FILE *f, uint8_t id, const struct etmkit_elem *e,
 int cmd_packets(int argc, char **argv);
 int cmd_frames(int argc, char **argv);
 int cmd_decode(int argc, char **argv);
+int cmd_encode(int argc, char **argv);
 
 /* Option codes for getopt_long. */
 enum cli_opt {

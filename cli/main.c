@@ -13,6 +13,8 @@ static const char main_usage[] =
 "  decode    rebuild the executed instructions from trace and program image\n"
 "  packets   list the trace packets of each trace source (ETMv3, ETMv4, ETE)\n"
 "  frames    show the CoreSight formatter frames and trace IDs of a capture\n"
+"  encode    turn an execution record or a QEMU log into trace and a\n"
+"            snapshot (ETMv3, ETMv4, ETE)\n"
 "  version   print etmkit's version\n"
 "  help      this text; 'etmkit COMMAND --help' describes a command\n"
 "\n"
@@ -26,6 +28,7 @@ static const char main_usage[] =
 "  etmkit packets session1.bin --protocol ete --frames none \\\n"
 "         --trcidr0 0x28c1cea1 --trcdevarch 0x47735a13\n"
 "  etmkit frames --snapshot path/to/snapshot --summary\n"
+"  etmkit encode --from-qemu qemu.log --protocol ete --out snap/\n"
 "\n"
 "See etmkit(1) for the output formats.\n";
 
@@ -48,6 +51,8 @@ int main(int argc, char **argv)
 		return cmd_frames(argc - 1, argv + 1);
 	if (!strcmp(cmd, "decode"))
 		return cmd_decode(argc - 1, argv + 1);
+	if (!strcmp(cmd, "encode"))
+		return cmd_encode(argc - 1, argv + 1);
 	fprintf(stderr, "etmkit: unknown command '%s' (see etmkit help)\n", cmd);
 	return cli_exit_usage;
 }

@@ -327,6 +327,14 @@ def main():
         if os.path.isfile(os.path.join(examples, d, "snapshot.ini")):
             write(outdir, "fuzz_snapshot", d, snapshot_seed(os.path.join(examples, d)))
     image_seeds(outdir)
+    # Execution records and QEMU logs of the project's own tests.
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    for sub, target in (("tests/data/records", "fuzz_exec_text"),
+                        ("tests/data/qemu", "fuzz_qemu_log")):
+        d = os.path.join(root, sub)
+        for fn in sorted(os.listdir(d)) if os.path.isdir(d) else ():
+            with open(os.path.join(d, fn), "rb") as f:
+                write(outdir, target, fn, f.read(65536))
     # Real captures, when ../shared is there.
     n = 0
     kdump = os.path.join(shared, "testdata", "etmv3", "TC2", "kernel_dump.bin")

@@ -26,6 +26,7 @@
 #define ETMKIT_ETM3_H
 
 #include "etmkit/common.h"
+#include "etmkit/exec.h" /* the encoder's input and sink */
 
 #ifdef __cplusplus
 extern "C" {
@@ -314,6 +315,84 @@ const char *etm3_reason_name(unsigned reason);
 
 /* The atoms as letters, oldest first, e.g. "WEWN". @buf needs 17 bytes. */
 char *etm3_atoms_string(const struct etm3_atoms *atoms, char *buf);
+
+
+/* ---- ETMv3 trace encoder ------------------------------------------------
+ *
+ * The inverse of the decoders above: execution record items (exec.h) in,
+ * the raw (unformatted) byte stream an ETMv3 trace unit configured with
+ * the given registers would emit out, so that a decode of it can be
+ * checked against the record exactly.
+ *
+ * Use:
+ *   struct etm3_enc_config cfg;
+ *   etm3_enc_config_init(&cfg);
+ *   cfg.etmcr = ...; cfg.etmidr = ...; cfg.etmccer = ...;
+ *   struct etm3_enc *enc;
+ *   etm3_enc_alloc(&enc, &cfg, sink, sink_ctx);
+ *   for each item r: etm3_enc_put(enc, &r);
+ *   etm3_enc_finish(enc);
+ *   etm3_enc_free(enc);
+ *
+ * What is emitted (IHI 0014Q chapter 7): A-sync and an I-sync (tracing
+ * enabled) before the first instruction and an I-sync after each gap; an
+ * A-sync and a periodic I-sync once sync_period bytes have gone by; one
+ * E or N atom per instruction, in the densest P-headers of the mode
+ * (cycle-accurate: the W atoms of each instruction's cycles, 1 unless the
+ * record gives EXEC_F_CYCLES); a branch address packet after the P-header
+ * holding the atom of each taken indirect branch (and of every taken
+ * branch with ETMCR branch output, and of every change of instruction
+ * set), compressed against the last address the decoder knows, with
+ * exception information bytes (exception 0) when NS, Hyp or AltISA
+ * change; a branch address packet with exception information
+ * to the first instruction of a traced exception handler; context ID,
+ * VMID and timestamp packets for the record's context and timestamp
+ * items. Data trace, data-only mode and ARMv7-M are not encoded: alloc
+ * refuses them.
+ *
+ * Output is buffered (64 KiB) and handed to the sink when the buffer is
+ * full and at etm3_enc_finish(); memory is fixed at allocation.
+ */
+
+struct etm3_enc_config {
+	size_t size;          /* sizeof(struct etm3_enc_config) */
+	uint32_t etmcr;       /* ETM Control Register (as struct etm3_config) */
+	uint32_t etmidr;      /* ETM ID Register: version, branch encoding */
+	uint32_t etmccer;     /* Configuration Code Extension Register */
+	uint32_t flags;       /* ETM3_CFG_*: ETM3_CFG_M_PROFILE is refused */
+	uint32_t sync_period; /* bytes between periodic A-sync + I-sync; 0:
+				 1024 (ETMSYNCFR's reset value) */
+};
+
+/* Fill @cfg with zeros and set its size. */
+void etm3_enc_config_init(struct etm3_enc_config *cfg);
+
+struct etm3_enc;
+
+/* Allocate an encoder writing to @sink with @sink_ctx. Returns 0 and sets *@out, or -etmkit_err_invalid (NULL
+ * argument, bad cfg->size), -etmkit_err_bad_config (ETMIDR is not ETMv3;
+ * timestamps or VMID enabled where the version or ETMCCER has none),
+ * -etmkit_err_unsupported (data trace, data-only mode, ARMv7-M),
+ * -etmkit_err_nomem. */
+int etm3_enc_alloc(struct etm3_enc **out, const struct etm3_enc_config *cfg,
+		   exec_sink_fn sink, void *sink_ctx);
+void etm3_enc_free(struct etm3_enc *enc);
+
+/* Encode one record item. Returns 0; -etmkit_err_invalid (NULL, unknown
+ * kind or exception, an address beyond 32 bits, a size of 0, called after
+ * finish); -etmkit_err_unsupported (an instruction set ETMv3 or this
+ * version cannot trace: A64, ThumbEE before ETMv3.3); an error the
+ * sink returned, which stops the encoder: every later call returns it.
+ * A refused item changes nothing. */
+int etm3_enc_put(struct etm3_enc *enc, const struct exec_rec *r);
+
+/* Emit what is pending (the atoms, the last branch address) and hand the
+ * rest of the buffer to the sink. Returns 0, -etmkit_err_invalid, or the
+ * sink's error. */
+int etm3_enc_finish(struct etm3_enc *enc);
+
+/* Bytes emitted so far (handed to the sink or buffered). 0 for NULL. */
+uint64_t etm3_enc_offset(const struct etm3_enc *enc);
 
 #ifdef __cplusplus
 }

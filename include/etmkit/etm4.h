@@ -29,6 +29,7 @@
 #define ETMKIT_ETM4_H
 
 #include "etmkit/common.h"
+#include "etmkit/exec.h" /* the encoder section: struct exec_rec, exec_sink_fn */
 
 #ifdef __cplusplus
 extern "C" {
@@ -372,6 +373,136 @@ const char *etm4_exception_name(unsigned type, int ete);
 /* The configuration as decoded at allocation. */
 const struct etm4_config_info *etm4_pkt_config(
 	const struct etm4_pkt_decoder *dec);
+
+/* ---- ETMv4/ETE trace encoder ------------------------------------------ *
+ *
+ * The inverse of the decoders above: execution record items (exec.h) in,
+ * the raw (unformatted) byte stream an ETMv4 or ETE trace unit configured
+ * as cfg.etm would emit for that execution out, so that etm4_pkt_* and
+ * etm4_flow_* decoding it with ete_enc_decoder_config() and the program
+ * image give back the record's instructions. What it emits: A-sync, Trace
+ * Info, Trace On (at the start and after each exec_gap), Context and
+ * Address + Context packets, atoms packed in the fewest packets (formats
+ * 1-6), target addresses after taken indirect branches (compressed against
+ * the address history: exact match, short, long 32/64), exceptions with
+ * their return address, Commit packets keeping at most spec_depth P0
+ * elements uncommitted, synthesized mispredicts and cancels, timestamps
+ * (TRCCONFIGR.TS, with markers when TRCIDR0.TSMARK), cycle counts at
+ * commit points (TRCCONFIGR.CCI, commit mode 1: the instructions'
+ * EXEC_F_CYCLES summed) and a periodic A-sync + Trace Info + Context +
+ * Address resync.
+ *
+ * Use:
+ *   struct ete_enc_config c;
+ *   ete_enc_config_init(&c);           (ETE 1.0, A64, MAXSPEC 0)
+ *   c.etm.trcidr8 = 16; c.spec_depth = 8; ...
+ *   ete_enc_alloc(&e, &c, sink, ctx);
+ *   for each item: ete_enc_put(e, &rec);
+ *   ete_enc_finish(e);  ete_enc_free(e);
+ * Memory is fixed at allocation (a 64 KiB output buffer); nothing is
+ * allocated per item.
+ */
+
+/* ete_enc_config.flags */
+#define ETE_ENC_NO_COMPRESS 0x1u /* every address in its long form (for
+				    testing decoders' history handling) */
+
+struct ete_enc_config {
+	size_t size;            /* sizeof(struct ete_enc_config) */
+	struct etm4_config etm; /* the trace unit: ETM4_CFG_ETE for ETE,
+				   TRCIDR0/1/2/8, TRCCONFIGR, TRCDEVARCH.
+				   TRCCONFIGR.CCI needs TRCIDR0.COMMOPT 1;
+				   RS, COND, DA/DV and INSTP0 are not
+				   supported */
+	uint32_t flags;         /* ETE_ENC_* */
+	uint32_t sync_period;   /* bytes between periodic A-sync + Trace
+				   Info resyncs (at the next instruction
+				   that starts an atom's range); 0: 4096 */
+	uint32_t spec_depth;    /* P0 elements left uncommitted before a
+				   Commit, at most TRCIDR8.MAXSPEC; 0 with
+				   MAXSPEC > 0: a Commit after each P0
+				   packet; MAXSPEC 0: implicit commits */
+	uint32_t mispredict_every; /* every N-th atom is first traced wrong
+				      and corrected by a mispredict; 0 never.
+				      Needs MAXSPEC > 0 */
+	uint32_t cancel_every;  /* every N-th atom is followed by wrong-path
+				   atoms that a Cancel removes (some forms
+				   also mispredict the atom); 0 never.
+				   Needs MAXSPEC >= 2 */
+	uint32_t cc_threshold;  /* TRCCONFIGR.CCI: TRCCCCTLR.THRESHOLD
+				   (0-4095), Trace Info's CYCT: cycle counts
+				   below it are carried on to the next */
+	uint8_t el, ns;         /* the context before the first
+				   exec_context item: EL 0-3, Non-secure */
+	uint32_t vmid;          /* ... its VMID and context ID */
+	uint32_t context_id;
+};
+
+/* Defaults: zeros, size, ETE 1.0 registers as in OpenCSD's ete_spec_1
+ * (TRCIDR0 0x2801cea1, TRCIDR1 0x4100fff0, TRCIDR2 0xd0001088, TRCDEVARCH
+ * 0x47705a13, flags ETM4_CFG_ETE), TRCIDR8 0, TRCCONFIGR 0, EL1
+ * Non-secure. */
+void ete_enc_config_init(struct ete_enc_config *cfg);
+
+/* What an encoder has done so far. */
+struct ete_enc_stats {
+	uint64_t bytes;          /* trace bytes emitted (sent or buffered) */
+	uint64_t insns;          /* instruction items put */
+	uint64_t p0;             /* P0 elements traced (atoms, exceptions),
+				    synthesized wrong-path ones excluded */
+	uint64_t atom_packets[7];/* atom packets by format (index 1-6) */
+	uint64_t addr_forms[4];  /* address packets by enum etm4_addr_form
+				    (address + context counted as long) */
+	uint64_t commits;        /* Commit packets */
+	uint64_t mispredicts;    /* synthesized mispredicts */
+	uint64_t cancels;        /* synthesized cancels */
+	uint64_t cycle_counts;   /* Cycle Count packets */
+	uint64_t syncs;          /* A-sync + Trace Info sequences */
+	uint64_t untraceable;    /* items the trace cannot show (the
+				    decode will miss or differ there):
+				    instructions after the last P0 element
+				    before a gap or the end; an instruction
+				    not where the one before leads with no
+				    P0 element, gap or exception between;
+				    an exception whose return address is
+				    not where execution stands, or taken
+				    while trace is off */
+};
+
+struct ete_enc;
+
+/* Allocate an encoder writing to @sink (called with @sink_ctx). Returns 0
+ * and sets *@out, or -etmkit_err_invalid (NULL argument, bad cfg->size or
+ * cfg->etm.size, unknown flags), -etmkit_err_bad_config (etm4_config_decode()
+ * refuses cfg->etm; spec_depth above MAXSPEC; mispredict_every or
+ * cancel_every without the MAXSPEC they need; cc_threshold above 4095;
+ * cycle counting with MAXSPEC above 65536), -etmkit_err_unsupported
+ * (cycle counting with TRCIDR0.COMMOPT 0, return stack, conditional or
+ * data trace enabled),
+ * -etmkit_err_nomem. */
+int ete_enc_alloc(struct ete_enc **out, const struct ete_enc_config *cfg,
+		  exec_sink_fn sink, void *sink_ctx);
+void ete_enc_free(struct ete_enc *e);
+
+/* Encode one item. Returns 0, or -etmkit_err_invalid (NULL, an unknown
+ * kind, an instruction of another instruction set than A64, A32 or T32,
+ * of a size other than 2 or 4, or misaligned; an exception number not in
+ * enum exec_exc; an item after ete_enc_finish()), or the sink's error
+ * (after which every call returns it). */
+int ete_enc_put(struct ete_enc *e, const struct exec_rec *r);
+
+/* End of the record: the pending atoms, a Commit of everything still
+ * speculative, and the buffered bytes to the sink. Instructions after the
+ * last P0 element are not in the trace (no atom covers them). Returns 0,
+ * -etmkit_err_invalid, or the sink's error. */
+int ete_enc_finish(struct ete_enc *e);
+
+/* The configuration that decodes this encoder's output (cfg.etm). Returns
+ * 0 or -etmkit_err_invalid. */
+int ete_enc_decoder_config(const struct ete_enc *e, struct etm4_config *out);
+
+/* Counters since allocation; NULL for NULL. */
+const struct ete_enc_stats *ete_enc_get_stats(const struct ete_enc *e);
 
 #ifdef __cplusplus
 }

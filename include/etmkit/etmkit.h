@@ -19,6 +19,8 @@
 #include "etmkit/transport.h"
 #include "etmkit/etm3.h"
 #include "etmkit/etm4.h"
+#include "etmkit/exec.h"
+#include "etmkit/qemu_log.h"
 #include "etmkit/session.h"
 #include "etmkit/snapshot.h"
 #include "etmkit/image.h"

@@ -128,6 +128,9 @@ void exec_text_reader_free(struct exec_text_reader *rd);
 int exec_text_next(struct exec_text_reader *rd, struct exec_rec *r,
 		   struct exec_diag *diag);
 
+/* The line of the item exec_text_next() returned last (1-based). */
+uint64_t exec_text_line(const struct exec_text_reader *rd);
+
 /* Format @r as one line of the text form (with its newline) into @buf of
  * @cap bytes; returns the length, or -etmkit_err_invalid when @r is not a
  * valid item or @cap is too small (128 bytes are always enough). */

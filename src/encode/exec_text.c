@@ -79,6 +79,11 @@ void exec_text_reader_free(struct exec_text_reader *rd)
 	free(rd);
 }
 
+uint64_t exec_text_line(const struct exec_text_reader *rd)
+{
+	return rd ? rd->line : 0;
+}
+
 static int fail(struct exec_diag *diag, uint64_t line, const char *msg,
 		const char *tok)
 {

@@ -1,0 +1,883 @@
+/* etmkit encode: an execution record (or a QEMU log) to the trace a trace
+ * unit would emit for it, written as a trace snapshot directory that
+ * etmkit and OpenCSD's trc_pkt_lister decode. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+#include "code_map.h"
+#include "etmkit/exec.h"
+#include "etmkit/qemu_log.h"
+
+static const char encode_usage[] =
+"Usage: etmkit encode (--from-record FILE | --from-qemu LOG)\n"
+"                     --protocol etmv3|etmv4|ete --out DIR [options]\n"
+"\n"
+"Turn a known execution into the trace a trace unit would have emitted for\n"
+"it, and write a trace snapshot directory (snapshot.ini, trace.ini, the\n"
+"trace source's and the core's .ini files with the register values used,\n"
+"the trace buffer, and memory dumps of all executed code) that\n"
+"'etmkit decode --snapshot DIR' and OpenCSD's trc_pkt_lister decode.\n"
+"\n"
+"Input (one of):\n"
+"  --from-record FILE  an execution record (docs/exec-record.md; - for stdin)\n"
+"  --from-qemu LOG     a QEMU user-mode log: '-d in_asm,exec,nochain', or\n"
+"                      '-singlestep -d in_asm,cpu,nochain' for condition\n"
+"                      pass/fail (- for stdin, or a pipe)\n"
+"  --record-out FILE   also write the record read, in the text form\n"
+"\n"
+"Trace:\n"
+"  --protocol P        etmv3, etmv4 or ete\n"
+"  --preset NAME       register set-up (see below); the default is 'default'\n"
+"  --etmcr X, --etmidr X, --etmccer X                    (ETMv3 registers)\n"
+"  --trcconfigr X, --trcidr0 X, --trcidr2 X, --trcidr8 X (ETMv4/ETE)\n"
+"  --sync-period N     bytes between periodic synchronization (default: the\n"
+"                      encoder's)\n"
+"  --spec-depth N      ETMv4/ETE: P0 elements left uncommitted (<= MAXSPEC)\n"
+"  --mispredict-every N, --cancel-every N\n"
+"                      ETMv4/ETE: synthesize mis-speculation every N P0\n"
+"                      elements, resolved by Mispredict / Cancel\n"
+"  --timestamp-every N add a timestamp item before every N-th instruction\n"
+"                      (a clock of 3 ticks per instruction), for records\n"
+"                      that have none (QEMU logs)\n"
+"  --trace-id ID       the trace source's ID (default 0x10)\n"
+"  --frames coresight|none\n"
+"                      CoreSight formatter frames (default) or the raw\n"
+"                      stream of the one source\n"
+"\n"
+"Presets:\n"
+"  etmv3: default (branch broadcast off, context ID 32 bits, ETMv3.5),\n"
+"         cycle-accurate, timestamps, branch-output, alt-branch (the\n"
+"         original branch encoding when not given)\n"
+"  etmv4/ete: default (context ID, nothing else optional), cycles,\n"
+"         timestamps, spec (MAXSPEC 16, spec depth 8, mis-speculation)\n"
+"\n"
+"Exit status: 0 done; 2 usage error; 3 input unreadable or malformed, or an\n"
+"execution the encoder cannot represent (the message names the line).\n";
+
+/* Register options: ETMv3's, then ETMv4/ETE's. */
+enum enc_reg {
+	reg_etmcr, reg_etmidr, reg_etmccer,
+	reg_trcconfigr, reg_trcidr0, reg_trcidr1, reg_trcidr2, reg_trcidr8,
+	reg_trcdevarch, reg_count
+};
+
+static const char *const reg_names[reg_count] = {
+	"etmcr", "etmidr", "etmccer", "trcconfigr", "trcidr0", "trcidr1",
+	"trcidr2", "trcidr8", "trcdevarch"
+};
+
+/* A protocol's encoder behind one face. */
+struct enc_ops {
+	void *e;
+	int (*put)(void *e, const struct exec_rec *r);
+	int (*finish)(void *e);
+	void (*free)(void *e);
+};
+
+/* Where items come from. */
+struct rec_source {
+	struct exec_text_reader *text;
+	struct qemu_log_reader *qemu;
+};
+
+struct ini_reg {
+	const char *name;  /* with its offset, as real snapshots write it */
+	uint32_t value;
+};
+
+struct encode_run {
+	const char *from_record, *from_qemu, *record_out, *out_dir;
+	const char *preset;
+	int proto;                 /* enum etmkit_protocol */
+	int frames;                /* 1: CoreSight frames, 0: raw */
+	uint32_t trace_id;
+	unsigned have_reg;         /* bit per enum enc_reg given */
+	uint32_t reg[reg_count];
+	int have_sync, have_depth, have_misp, have_cancel;
+	uint32_t sync_period, spec_depth, misp_every, cancel_every;
+	uint32_t ts_every;         /* --timestamp-every: 0 none */
+
+	/* Running: */
+	FILE *in, *rec_out, *trace;
+	struct frame_enc *framer;
+	struct code_map *code;
+	struct rec_source src;
+	struct enc_ops ops;
+	int sink_err;              /* errno of a failed trace write */
+	uint64_t trace_bytes, items, insns;
+	uint64_t first_addr;
+	int first_isa, have_first;
+	struct ini_reg regs[8];    /* the trace source's registers */
+	size_t nregs;
+	const char *source_type;   /* its [device] type */
+	char trace_path[1100];
+};
+
+/* ---- Options ------------------------------------------------------------ */
+
+enum {
+	o_record = 0x100, o_qemu, o_record_out, o_out, o_protocol, o_preset,
+	o_sync, o_depth, o_misp, o_cancel, o_trace_id, o_frames, o_help,
+	o_ts_every, o_reg0
+};
+
+static int bad_value(const char *opt, const char *arg, const char *what)
+{
+	fprintf(stderr, "etmkit encode: invalid value '%s' for --%s: %s\n",
+		arg, opt, what);
+	return cli_exit_usage;
+}
+
+static int parse_options(struct encode_run *r, int argc, char **argv)
+{
+	struct option opts[o_reg0 - o_record + reg_count + 1];
+	static const struct { const char *name; int has_arg, code; } fixed[] = {
+		{ "from-record", 1, o_record }, { "from-qemu", 1, o_qemu },
+		{ "record-out", 1, o_record_out }, { "out", 1, o_out },
+		{ "protocol", 1, o_protocol }, { "preset", 1, o_preset },
+		{ "sync-period", 1, o_sync }, { "spec-depth", 1, o_depth },
+		{ "mispredict-every", 1, o_misp },
+		{ "cancel-every", 1, o_cancel }, { "trace-id", 1, o_trace_id },
+		{ "frames", 1, o_frames }, { "help", 0, o_help },
+		{ "timestamp-every", 1, o_ts_every },
+	};
+	size_t n = 0;
+	int c;
+
+	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
+		opts[n++] = (struct option){ fixed[i].name, fixed[i].has_arg,
+					     NULL, fixed[i].code };
+	for (int i = 0; i < reg_count; i++)
+		opts[n++] = (struct option){ reg_names[i], 1, NULL, o_reg0 + i };
+	opts[n] = (struct option){ 0 };
+
+	r->trace_id = 0x10;
+	r->frames = 1;
+	r->proto = etmkit_proto_none;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+		uint32_t v;
+
+		switch (c) {
+		case o_record: r->from_record = optarg; continue;
+		case o_qemu: r->from_qemu = optarg; continue;
+		case o_record_out: r->record_out = optarg; continue;
+		case o_out: r->out_dir = optarg; continue;
+		case o_preset: r->preset = optarg; continue;
+		case o_help:
+			fputs(encode_usage, stdout);
+			return -1;
+		case o_protocol:
+			if (!strcmp(optarg, "etmv3"))
+				r->proto = etmkit_proto_etmv3;
+			else if (!strcmp(optarg, "etmv4"))
+				r->proto = etmkit_proto_etmv4;
+			else if (!strcmp(optarg, "ete"))
+				r->proto = etmkit_proto_ete;
+			else
+				return bad_value("protocol", optarg,
+						 "expected etmv3, etmv4 or ete");
+			continue;
+		case o_frames:
+			if (!strcmp(optarg, "coresight"))
+				r->frames = 1;
+			else if (!strcmp(optarg, "none"))
+				r->frames = 0;
+			else
+				return bad_value("frames", optarg,
+						 "expected coresight or none");
+			continue;
+		case ':':
+			fprintf(stderr, "etmkit encode: option '%s' needs a "
+				"value\n", argv[optind - 1]);
+			return cli_exit_usage;
+		case '?':
+			fprintf(stderr, "etmkit encode: unknown option '%s' "
+				"(see etmkit encode --help)\n", argv[optind - 1]);
+			return cli_exit_usage;
+		default:
+			break;
+		}
+		if (cli_parse_u32(optarg, &v))
+			return bad_value(c >= o_reg0 ? reg_names[c - o_reg0] :
+					 opts[c - o_record].name, optarg,
+					 "expected a number (decimal or 0x hex)");
+		switch (c) {
+		case o_sync: r->sync_period = v; r->have_sync = 1; break;
+		case o_depth: r->spec_depth = v; r->have_depth = 1; break;
+		case o_misp: r->misp_every = v; r->have_misp = 1; break;
+		case o_cancel: r->cancel_every = v; r->have_cancel = 1; break;
+		case o_ts_every: r->ts_every = v; break;
+		case o_trace_id:
+			if (v == 0 || v >= 0x70)
+				return bad_value("trace-id", optarg,
+						 "expected 0x01-0x6f");
+			r->trace_id = v;
+			break;
+		default:
+			r->reg[c - o_reg0] = v;
+			r->have_reg |= 1u << (c - o_reg0);
+			break;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "etmkit encode: unexpected argument '%s'\n",
+			argv[optind]);
+		return cli_exit_usage;
+	}
+	if (!r->from_record == !r->from_qemu) {
+		fprintf(stderr, "etmkit encode: give one of --from-record FILE "
+			"and --from-qemu LOG\n");
+		return cli_exit_usage;
+	}
+	if (!r->out_dir || r->proto == etmkit_proto_none) {
+		fprintf(stderr, "etmkit encode: --out DIR and --protocol are "
+			"required (see etmkit encode --help)\n");
+		return cli_exit_usage;
+	}
+	for (int i = 0; i < reg_count; i++) {
+		int v3 = i <= reg_etmccer;
+		if ((r->have_reg >> i & 1) &&
+		    v3 != (r->proto == etmkit_proto_etmv3)) {
+			fprintf(stderr, "etmkit encode: --%s is not a register "
+				"of %s\n", reg_names[i],
+				r->proto == etmkit_proto_etmv3 ? "ETMv3" :
+				"ETMv4/ETE");
+			return cli_exit_usage;
+		}
+	}
+	if (r->proto == etmkit_proto_etmv3 &&
+	    (r->have_depth || r->have_misp || r->have_cancel)) {
+		fprintf(stderr, "etmkit encode: --spec-depth, --mispredict-every "
+			"and --cancel-every are ETMv4/ETE options\n");
+		return cli_exit_usage;
+	}
+	return 0;
+}
+
+/* ---- Output --------------------------------------------------------------- */
+
+static int write_trace(void *ctx, const uint8_t *data, size_t len)
+{
+	struct encode_run *r = ctx;
+
+	if (fwrite(data, 1, len, r->trace) != len) {
+		r->sink_err = errno ? errno : EIO;
+		return -etmkit_err_io;
+	}
+	r->trace_bytes += len;
+	return 0;
+}
+
+/* The encoder's bytes: into frames, or straight to the file. */
+static int encoder_sink(void *ctx, const uint8_t *data, size_t len)
+{
+	struct encode_run *r = ctx;
+
+	if (r->framer)
+		return frame_enc_put(r->framer, (uint8_t)r->trace_id, data, len);
+	return write_trace(r, data, len);
+}
+
+static FILE *open_out(const struct encode_run *r, const char *name)
+{
+	char path[1100];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", r->out_dir, name);
+	f = fopen(path, "w");
+	if (!f)
+		fprintf(stderr, "etmkit encode: cannot write %s: %s\n", path,
+			strerror(errno));
+	return f;
+}
+
+static int close_out(FILE *f, const struct encode_run *r, const char *name)
+{
+	if (ferror(f) | fclose(f)) {
+		fprintf(stderr, "etmkit encode: writing %s/%s failed\n",
+			r->out_dir, name);
+		return cli_exit_input;
+	}
+	return 0;
+}
+
+/* ---- Reading -------------------------------------------------------------- */
+
+static int open_source(struct encode_run *r)
+{
+	const char *path = r->from_record ? r->from_record : r->from_qemu;
+	int err;
+
+	r->in = strcmp(path, "-") ? fopen(path, "r") : stdin;
+	if (!r->in) {
+		fprintf(stderr, "etmkit encode: cannot open %s: %s\n", path,
+			strerror(errno));
+		return cli_exit_input;
+	}
+	if (r->from_record) {
+		err = exec_text_reader_alloc(&r->src.text, r->in);
+	} else {
+		struct qemu_log_config qc = { .size = sizeof(qc) };
+		err = qemu_log_reader_alloc(&r->src.qemu, r->in, &qc);
+	}
+	if (err) {
+		fprintf(stderr, "etmkit encode: %s\n", etmkit_errstr(err));
+		return cli_exit_input;
+	}
+	return 0;
+}
+
+static int next_item(struct encode_run *r, struct exec_rec *it,
+		     struct exec_diag *dg)
+{
+	return r->src.text ? exec_text_next(r->src.text, it, dg) :
+			     qemu_log_next(r->src.qemu, it, dg);
+}
+
+/* Where the item just read is: "FILE:LINE" for a record, "FILE, item N"
+ * for a QEMU log. */
+static void where(const struct encode_run *r, char *buf, size_t cap)
+{
+	if (r->src.text)
+		snprintf(buf, cap, "%s:%" PRIu64, r->from_record,
+			 exec_text_line(r->src.text));
+	else
+		snprintf(buf, cap, "%s, item %" PRIu64, r->from_qemu, r->items);
+}
+
+/* What the record says comes next, so that a record the trace could not
+ * represent (an instruction that does not follow from the one before) is
+ * refused where it breaks, not decoded into something else. */
+struct continuity {
+	int known;
+	uint64_t addr;
+	uint8_t isa;
+};
+
+static const char *check_item(struct continuity *k, const struct exec_rec *it)
+{
+	switch (it->kind) {
+	case exec_insn:
+		break;
+	case exec_exception:
+	case exec_gap:
+		k->known = 0;
+		return NULL;
+	default:
+		return NULL;
+	}
+	if (k->known && (it->addr != k->addr || it->isa != k->isa))
+		return "the instruction does not follow from the one before "
+		       "(its address or instruction set differs, and no branch, "
+		       "exc or gap comes between)";
+	k->known = 1;
+	if (it->flags & EXEC_F_TAKEN) {
+		k->addr = it->target;
+		k->isa = it->target_isa;
+	} else {
+		k->addr = it->addr + it->size;
+		k->isa = (it->flags & EXEC_F_ISA_SWITCH) ? it->target_isa :
+							   it->isa;
+	}
+	if (it->isa != etmkit_isa_a64)
+		k->addr &= 0xffffffffu;
+	return NULL;
+}
+
+/* Encode @it, after writing it to --record-out. */
+static int put_item(struct encode_run *r, const struct exec_rec *it)
+{
+	char line[160];
+
+	if (r->rec_out) {
+		int n = exec_text_format(line, sizeof(line), it);
+		if (n > 0)
+			fwrite(line, 1, (size_t)n, r->rec_out);
+	}
+	return r->ops.put(r->ops.e, it);
+}
+
+/* Read every item, check it, keep its code, and encode it. */
+static int run_items(struct encode_run *r)
+{
+	struct continuity k = { 0 };
+	struct exec_rec it;
+	struct exec_diag dg = { 0 };
+	char at[1200];
+	int ret;
+
+	while ((ret = next_item(r, &it, &dg)) == 1) {
+		const char *bad;
+
+		r->items++;
+		bad = check_item(&k, &it);
+		if (bad) {
+			where(r, at, sizeof(at));
+			fprintf(stderr, "etmkit encode: %s: %s\n", at, bad);
+			return cli_exit_input;
+		}
+		if (it.kind == exec_insn) {
+			uint8_t b[4];
+			uint64_t conflict = 0;
+			size_t n = exec_insn_bytes(&it, b);
+			int c = n ? code_map_add(r->code, it.addr, b, n,
+						 &conflict) : 0;
+
+			if (c) {
+				where(r, at, sizeof(at));
+				if (c < 0)
+					fprintf(stderr, "etmkit encode: out of "
+						"memory\n");
+				else
+					fprintf(stderr, "etmkit encode: %s: the "
+						"code at 0x%" PRIx64 " differs "
+						"from what an earlier "
+						"instruction there had "
+						"(self-modifying code is not "
+						"encoded)\n", at, conflict);
+				return cli_exit_input;
+			}
+			if (!r->have_first) {
+				r->have_first = 1;
+				r->first_addr = it.addr;
+				r->first_isa = it.isa;
+			}
+			r->insns++;
+		}
+		if (it.kind == exec_insn && r->ts_every &&
+		    r->insns % r->ts_every == 1 % r->ts_every) {
+			/* --timestamp-every: a clock of 3 ticks per
+			 * instruction, before this one */
+			struct exec_rec ts = { .kind = exec_timestamp,
+					       .value = 3 * r->insns };
+			ret = put_item(r, &ts);
+			if (ret)
+				goto refused;
+		}
+		ret = put_item(r, &it);
+		if (ret) {
+refused:
+			where(r, at, sizeof(at));
+			if (ret == -etmkit_err_io)
+				fprintf(stderr, "etmkit encode: writing %s: "
+					"%s\n", r->trace_path,
+					strerror(r->sink_err));
+			else
+				fprintf(stderr, "etmkit encode: %s: the %s "
+					"encoder cannot represent this item: "
+					"%s\n", at,
+					r->proto == etmkit_proto_etmv3 ?
+					"ETMv3" : "ETMv4/ETE",
+					etmkit_errstr(ret));
+			return cli_exit_input;
+		}
+	}
+	if (ret < 0) {
+		const char *file = r->from_record ? r->from_record : r->from_qemu;
+		if (dg.line)
+			fprintf(stderr, "etmkit encode: %s:%" PRIu64 ": %s\n",
+				file, dg.line, dg.message);
+		else
+			fprintf(stderr, "etmkit encode: %s: %s\n", file,
+				dg.message[0] ? dg.message : etmkit_errstr(ret));
+		return cli_exit_input;
+	}
+	if (!r->insns) {
+		fprintf(stderr, "etmkit encode: %s holds no instruction\n",
+			r->from_record ? r->from_record : r->from_qemu);
+		return cli_exit_input;
+	}
+	return 0;
+}
+
+/* ---- The snapshot --------------------------------------------------------- */
+
+
+/* The trace source's name in the snapshot. */
+static const char *source_name(const struct encode_run *r)
+{
+	return r->proto == etmkit_proto_etmv3 ? "ETM_0" :
+	       r->proto == etmkit_proto_ete ? "ETE_0" : "ETM_0";
+}
+
+static int write_source_ini(const struct encode_run *r, const char *type,
+			    const struct ini_reg *regs, size_t nregs)
+{
+	FILE *f = open_out(r, "source_0.ini");
+
+	if (!f)
+		return cli_exit_input;
+	fprintf(f, "[device]\nname=%s\nclass=trace_source\ntype=%s\n\n[regs]\n",
+		source_name(r), type);
+	for (size_t i = 0; i < nregs; i++)
+		fprintf(f, "%s=0x%08" PRIX32 "\n", regs[i].name, regs[i].value);
+	return close_out(f, r, "source_0.ini");
+}
+
+/* The core: its type, the registers at the first instruction, and the
+ * code. An ARMv7-A core for ETMv3; an ARMv8-A one for ETMv4 and ETE,
+ * which both know. */
+static int write_core_ini(const struct encode_run *r)
+{
+	FILE *f = open_out(r, "cpu_0.ini");
+	char err[1400], dir[1100];
+	int ret;
+
+	if (!f)
+		return cli_exit_input;
+	fprintf(f, "[device]\nname=cpu_0\nclass=core\ntype=%s\n\n[regs]\n",
+		r->proto == etmkit_proto_etmv3 ? "Cortex-A15" : "Cortex-A57");
+	if (r->first_isa == etmkit_isa_a64)
+		fprintf(f, "PC(size:64)=0x%" PRIx64 "\n", r->first_addr);
+	else
+		fprintf(f, "R15=0x%" PRIx64 "\nCPSR=0x%x\n", r->first_addr,
+			/* User mode; T for Thumb */
+			r->first_isa == etmkit_isa_thumb ? 0x30 : 0x10);
+	snprintf(dir, sizeof(dir), "%s/mem", r->out_dir);
+	if (mkdir(dir, 0777) && errno != EEXIST) {
+		fprintf(stderr, "etmkit encode: cannot create %s: %s\n", dir,
+			strerror(errno));
+		fclose(f);
+		return cli_exit_input;
+	}
+	ret = code_map_write(r->code, r->out_dir, "mem", f, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "etmkit encode: %s\n", err);
+		fclose(f);
+		return cli_exit_input;
+	}
+	return close_out(f, r, "cpu_0.ini");
+}
+
+static int write_snapshot_ini(const struct encode_run *r)
+{
+	FILE *f = open_out(r, "snapshot.ini");
+	const char *in = r->from_record ? r->from_record : r->from_qemu;
+	int ret;
+
+	if (!f)
+		return cli_exit_input;
+	fprintf(f, "[snapshot]\nversion=1.0\ndescription=etmkit encode from "
+		"%s\n\n[device_list]\ndevice0=cpu_0.ini\ndevice1=source_0.ini\n"
+		"\n[trace]\nmetadata=trace.ini\n", in);
+	ret = close_out(f, r, "snapshot.ini");
+	if (ret)
+		return ret;
+	f = open_out(r, "trace.ini");
+	if (!f)
+		return cli_exit_input;
+	fprintf(f, "[trace_buffers]\nbuffers=buffer0\n\n[buffer0]\nname=ETB_0\n"
+		"file=trace.bin\nformat=%s\n\n[source_buffers]\n%s=ETB_0\n\n"
+		"[core_trace_sources]\ncpu_0=%s\n",
+		r->frames ? "coresight" : "source_data", source_name(r),
+		source_name(r));
+	return close_out(f, r, "trace.ini");
+}
+
+/* ---- Encoders --------------------------------------------------------------- */
+
+static int e3_put(void *e, const struct exec_rec *r)
+{
+	return etm3_enc_put(e, r);
+}
+
+static int e3_finish(void *e)
+{
+	return etm3_enc_finish(e);
+}
+
+static void e3_free(void *e)
+{
+	etm3_enc_free(e);
+}
+
+static int e4_put(void *e, const struct exec_rec *r)
+{
+	return ete_enc_put(e, r);
+}
+
+static int e4_finish(void *e)
+{
+	return ete_enc_finish(e);
+}
+
+static void e4_free(void *e)
+{
+	ete_enc_free(e);
+}
+
+static uint32_t reg_or(const struct encode_run *r, enum enc_reg i,
+		       uint32_t def)
+{
+	return (r->have_reg >> i & 1) ? r->reg[i] : def;
+}
+
+static int unknown_preset(const struct encode_run *r, const char *list)
+{
+	fprintf(stderr, "etmkit encode: unknown preset '%s' for %s (expected "
+		"%s)\n", r->preset, r->proto == etmkit_proto_etmv3 ? "ETMv3" :
+		"ETMv4/ETE", list);
+	return cli_exit_usage;
+}
+
+static int encoder_error(int err)
+{
+	fprintf(stderr, "etmkit encode: the register set-up cannot be "
+		"encoded: %s\n", etmkit_errstr(err));
+	return err == -etmkit_err_nomem ? cli_exit_input : cli_exit_usage;
+}
+
+/* A preset list "a,b,c": *@bits gets the union of the named presets'
+ * @table entries. Returns 0 or -1 (unknown name, in @bad). */
+struct preset {
+	const char *name;
+	uint32_t cr, idr;          /* ETMv3: ETMCR and ETMIDR bits */
+	uint32_t configr, maxspec; /* ETMv4/ETE: TRCCONFIGR bits, TRCIDR8 */
+	uint32_t depth, misp, cancel;
+};
+
+/* ETMv3 (IHI 0014Q 3.5.1; digest etmv3.md 1): ETMCR[15:14] context ID
+ * size, [12] cycle-accurate, [28] timestamps, [8] branch output;
+ * ETMIDR[20] the alternative branch encoding. */
+static const struct preset etm3_presets[] = {
+	{ "default", 0x0000C000, 0, 0, 0, 0, 0, 0 },
+	{ "cycle-accurate", 0x00001000, 0, 0, 0, 0, 0, 0 },
+	{ "timestamps", 0x10000000, 0, 0, 0, 0, 0, 0 },
+	{ "branch-output", 0x00000100, 0, 0, 0, 0, 0, 0 },
+	{ "alt-branch", 0, 0x00100000, 0, 0, 0, 0, 0 },
+	{ NULL, 0, 0, 0, 0, 0, 0, 0 }
+};
+
+/* ETMv4/ETE (digest etmv4-ete.md, TRCCONFIGR): [4] CCI cycle counting,
+ * [6] context ID, [11] timestamps; "spec": TRCIDR8.MAXSPEC 16 with 8 P0
+ * elements left uncommitted and mis-speculation synthesized. */
+static const struct preset etm4_presets[] = {
+	{ "default", 0, 0, 0x00000040, 0, 0, 0, 0 },
+	{ "cycles", 0, 0, 0x00000010, 0, 0, 0, 0 },
+	{ "timestamps", 0, 0, 0x00000800, 0, 0, 0, 0 },
+	{ "spec", 0, 0, 0, 16, 8, 7, 11 },
+	{ NULL, 0, 0, 0, 0, 0, 0, 0 }
+};
+
+static int apply_presets(const struct encode_run *r,
+			 const struct preset *table, struct preset *sum)
+{
+	char list[256], *save = NULL;
+
+	memset(sum, 0, sizeof(*sum));
+	snprintf(list, sizeof(list), "default,%s", r->preset ? r->preset : "");
+	for (char *name = strtok_r(list, ",", &save); name;
+	     name = strtok_r(NULL, ",", &save)) {
+		const struct preset *p = table;
+
+		while (p->name && strcmp(p->name, name))
+			p++;
+		if (!p->name)
+			return -1;
+		sum->cr |= p->cr;
+		sum->idr |= p->idr;
+		sum->configr |= p->configr;
+		if (p->maxspec) {
+			sum->maxspec = p->maxspec;
+			sum->depth = p->depth;
+			sum->misp = p->misp;
+			sum->cancel = p->cancel;
+		}
+	}
+	return 0;
+}
+
+/* ETMv3: the registers of TC2's ETMv3.5 (Cortex-A7) with the presets'
+ * bits; the encoder, and the source's .ini. */
+static int setup_etm3(struct encode_run *r)
+{
+	struct etm3_enc_config cfg;
+	struct etm3_enc *e;
+	struct preset p;
+	int err;
+
+	if (apply_presets(r, etm3_presets, &p))
+		return unknown_preset(r, "default, cycle-accurate, timestamps, "
+				      "branch-output, alt-branch");
+	etm3_enc_config_init(&cfg);
+	cfg.etmcr = reg_or(r, reg_etmcr, p.cr);
+	cfg.etmidr = reg_or(r, reg_etmidr, 0x410CF250u | p.idr);
+	cfg.etmccer = reg_or(r, reg_etmccer, 0x344008F2u);
+	if (r->have_sync)
+		cfg.sync_period = r->sync_period;
+	err = etm3_enc_alloc(&e, &cfg, encoder_sink, r);
+	if (err)
+		return encoder_error(err);
+	r->ops = (struct enc_ops){ e, e3_put, e3_finish, e3_free };
+	r->regs[0] = (struct ini_reg){ "ETMCR(0x000)", cfg.etmcr };
+	r->regs[1] = (struct ini_reg){ "ETMIDR(0x079)", cfg.etmidr };
+	r->regs[2] = (struct ini_reg){ "ETMCCER(0x07A)", cfg.etmccer };
+	r->regs[3] = (struct ini_reg){ "ETMTRACEIDR(0x080)", r->trace_id };
+	r->nregs = 4;
+	r->source_type = "ETM3.5";
+	return 0;
+}
+
+/* ETMv4: the ETMv4.0 of Arm's Juno r1 (its snapshots' registers); ETE:
+ * the encoder's defaults (Arm FVP's ETE 1.0). */
+static int setup_etm4(struct encode_run *r)
+{
+	struct ete_enc_config cfg;
+	struct ete_enc *e;
+	struct preset p;
+	int err;
+
+	if (apply_presets(r, etm4_presets, &p))
+		return unknown_preset(r, "default, cycles, timestamps, spec");
+	ete_enc_config_init(&cfg);
+	if (r->proto == etmkit_proto_etmv4) {
+		cfg.etm.flags &= ~ETM4_CFG_ETE;
+		cfg.etm.trcidr0 = 0x28000EA1u;
+		cfg.etm.trcidr1 = 0x4100F403u;
+		cfg.etm.trcidr2 = 0x00000488u;
+		cfg.etm.trcdevarch = 0;
+	}
+	cfg.etm.trcconfigr = reg_or(r, reg_trcconfigr, p.configr);
+	cfg.etm.trcidr0 = reg_or(r, reg_trcidr0, cfg.etm.trcidr0);
+	cfg.etm.trcidr1 = reg_or(r, reg_trcidr1, cfg.etm.trcidr1);
+	cfg.etm.trcidr2 = reg_or(r, reg_trcidr2, cfg.etm.trcidr2);
+	cfg.etm.trcidr8 = reg_or(r, reg_trcidr8, p.maxspec);
+	cfg.etm.trcdevarch = reg_or(r, reg_trcdevarch, cfg.etm.trcdevarch);
+	cfg.spec_depth = r->have_depth ? r->spec_depth : p.depth;
+	cfg.mispredict_every = r->have_misp ? r->misp_every : p.misp;
+	cfg.cancel_every = r->have_cancel ? r->cancel_every : p.cancel;
+	if (r->have_sync)
+		cfg.sync_period = r->sync_period;
+	err = ete_enc_alloc(&e, &cfg, encoder_sink, r);
+	if (err)
+		return encoder_error(err);
+	r->ops = (struct enc_ops){ e, e4_put, e4_finish, e4_free };
+	/* Offsets as the Juno snapshots write them */
+	r->regs[0] = (struct ini_reg){ "TRCCONFIGR(0x004)", cfg.etm.trcconfigr };
+	r->regs[1] = (struct ini_reg){ "TRCTRACEIDR(0x010)", r->trace_id };
+	r->regs[2] = (struct ini_reg){ "TRCIDR0(0x078)", cfg.etm.trcidr0 };
+	r->regs[3] = (struct ini_reg){ "TRCIDR1(0x079)", cfg.etm.trcidr1 };
+	r->regs[4] = (struct ini_reg){ "TRCIDR2(0x07A)", cfg.etm.trcidr2 };
+	r->regs[5] = (struct ini_reg){ "TRCIDR8(0x060)", cfg.etm.trcidr8 };
+	r->nregs = 6;
+	if (r->proto == etmkit_proto_ete)
+		r->regs[r->nregs++] = (struct ini_reg){ "TRCDEVARCH(0x3EE)",
+							cfg.etm.trcdevarch };
+	r->source_type = r->proto == etmkit_proto_ete ? "ETE" : "ETM4";
+	return 0;
+}
+
+/* ---- The command ------------------------------------------------------------ */
+
+static void run_free(struct encode_run *r)
+{
+	if (r->ops.e)
+		r->ops.free(r->ops.e);
+	frame_enc_free(r->framer);
+	code_map_free(r->code);
+	exec_text_reader_free(r->src.text);
+	qemu_log_reader_free(r->src.qemu);
+	if (r->in && r->in != stdin)
+		fclose(r->in);
+	if (r->trace)
+		fclose(r->trace);
+	if (r->rec_out)
+		fclose(r->rec_out);
+}
+
+static int run_encode(struct encode_run *r)
+{
+	int ret;
+
+	if (mkdir(r->out_dir, 0777) && errno != EEXIST) {
+		fprintf(stderr, "etmkit encode: cannot create %s: %s\n",
+			r->out_dir, strerror(errno));
+		return cli_exit_input;
+	}
+	ret = r->proto == etmkit_proto_etmv3 ? setup_etm3(r) : setup_etm4(r);
+	if (ret)
+		return ret;
+	if ((ret = open_source(r)))
+		return ret;
+	r->code = code_map_alloc();
+	if (!r->code || (r->frames && frame_enc_alloc(&r->framer, write_trace,
+						       r))) {
+		fprintf(stderr, "etmkit encode: out of memory\n");
+		return cli_exit_input;
+	}
+	snprintf(r->trace_path, sizeof(r->trace_path), "%s/trace.bin",
+		 r->out_dir);
+	r->trace = fopen(r->trace_path, "wb");
+	if (!r->trace) {
+		fprintf(stderr, "etmkit encode: cannot write %s: %s\n",
+			r->trace_path, strerror(errno));
+		return cli_exit_input;
+	}
+	if (r->record_out) {
+		r->rec_out = fopen(r->record_out, "w");
+		if (!r->rec_out) {
+			fprintf(stderr, "etmkit encode: cannot write %s: %s\n",
+				r->record_out, strerror(errno));
+			return cli_exit_input;
+		}
+		fputs("etmkit-exec 1\n", r->rec_out);
+	}
+	if ((ret = run_items(r)))
+		return ret;
+	ret = r->ops.finish(r->ops.e);
+	if (!ret && r->framer)
+		ret = frame_enc_finish(r->framer);
+	if (ret) {
+		fprintf(stderr, "etmkit encode: writing %s: %s\n",
+			r->trace_path, ret == -etmkit_err_io ?
+			strerror(r->sink_err) : etmkit_errstr(ret));
+		return cli_exit_input;
+	}
+	if (fclose(r->trace)) {
+		r->trace = NULL;
+		fprintf(stderr, "etmkit encode: writing %s failed\n",
+			r->trace_path);
+		return cli_exit_input;
+	}
+	r->trace = NULL;
+	if (r->rec_out) {
+		FILE *f = r->rec_out;
+		r->rec_out = NULL;
+		if (ferror(f) | fclose(f)) {
+			fprintf(stderr, "etmkit encode: writing %s failed\n",
+				r->record_out);
+			return cli_exit_input;
+		}
+	}
+	if ((ret = write_source_ini(r, r->source_type, r->regs, r->nregs)) ||
+	    (ret = write_core_ini(r)) || (ret = write_snapshot_ini(r)))
+		return ret;
+	fprintf(stderr, "etmkit encode: %" PRIu64 " instructions, %" PRIu64
+		" items -> %s: %" PRIu64 " bytes of %s trace%s, %zu bytes of "
+		"code\n", r->insns, r->items, r->out_dir, r->trace_bytes,
+		r->source_type, r->frames ? " in CoreSight frames" : "",
+		code_map_bytes(r->code));
+	return 0;
+}
+
+int cmd_encode(int argc, char **argv)
+{
+	struct encode_run r;
+	int ret;
+
+	memset(&r, 0, sizeof(r));
+	ret = parse_options(&r, argc, argv);
+	if (ret)
+		return ret < 0 ? cli_exit_ok : ret;
+	ret = run_encode(&r);
+	run_free(&r);
+	return ret;
+}

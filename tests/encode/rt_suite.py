@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""Round trips of real program runs through `etmkit encode`, in bulk.
+
+  --logs DIR        every QEMU log in DIR (tests/data/qemu: A64, and A32
+                    with T32 interworking)
+  --workloads DIR   every workload in DIR (tests/workloads), compiled and
+                    run under QEMU by tools/qemu-trace for A64, A32 and T32
+                    (state mode: conditions from the CPU state)
+
+Each log is encoded for every protocol that can trace its instructions
+(A64: ETE, ETMv4; A32/T32: ETMv3, ETMv4, ETE) under several register
+presets, and round_trip.py checks `etmkit decode` and OpenCSD's
+trc_pkt_lister against the record. Exit: 0 all match, 1 a difference, 77
+a tool is missing (qemu-user, the cross compilers, trc_pkt_lister; fails
+with CI=true).
+"""
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+CI = os.environ.get("CI") == "true"
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+# (protocol, encode options) per instruction set family.
+CASES_A64 = [("ete", []), ("ete", ["--preset", "spec,cycles,timestamps",
+                                   "--timestamp-every", "97"]),
+             ("etmv4", []), ("etmv4", ["--preset", "cycles",
+                                       "--sync-period", "256"])]
+CASES_A32 = [("etmv3", []),
+             ("etmv3", ["--preset", "cycle-accurate,timestamps",
+                        "--timestamp-every", "61"]),
+             ("etmv3", ["--preset", "alt-branch,branch-output",
+                        "--sync-period", "128", "--frames", "none"]),
+             ("ete", ["--preset", "spec"]), ("etmv4", [])]
+
+
+def skip(msg):
+    if CI:
+        print("FAIL (CI=true): " + msg)
+        sys.exit(1)
+    print("SKIP: " + msg)
+    sys.exit(77)
+
+
+def round_trip(etmkit, log, protocol, opts):
+    cmd = [sys.executable, os.path.join(HERE, "round_trip.py"), "--etmkit",
+           etmkit, "--qemu-log", log, "--protocol", protocol, "--ocsd"]
+    if opts:
+        cmd += ["--"] + opts
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    what = f"{os.path.basename(log)} {protocol} {' '.join(opts)}".strip()
+    if p.returncode == 77:
+        skip(p.stdout.strip())
+    if p.returncode != 0:
+        print(f"FAIL {what}\n{p.stdout}{p.stderr}")
+        return 1
+    print(f"ok   {what}")
+    return 0
+
+
+def is_a64(log):
+    """The committed logs say their instruction set in their name."""
+    return "a64" in os.path.basename(log)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--etmkit", required=True)
+    ap.add_argument("--logs")
+    ap.add_argument("--workloads")
+    ap.add_argument("--qemu-trace")
+    a = ap.parse_args()
+    if not shutil.which("trc_pkt_lister"):
+        skip("trc_pkt_lister not installed (Debian libopencsd-bin)")
+    bad = 0
+    if a.logs:
+        for name in sorted(os.listdir(a.logs)):
+            log = os.path.join(a.logs, name)
+            for proto, opts in CASES_A64 if is_a64(log) else CASES_A32:
+                bad += round_trip(a.etmkit, log, proto, opts)
+    if a.workloads:
+        for tool in ("qemu-aarch64", "qemu-arm", "aarch64-linux-gnu-gcc",
+                     "arm-linux-gnueabihf-gcc"):
+            if not shutil.which(tool):
+                skip(f"{tool} not installed (tools/setup-debian installs "
+                     "qemu-user and the cross compilers)")
+        with tempfile.TemporaryDirectory() as tmp:
+            for name in sorted(os.listdir(a.workloads)):
+                # busy.c is the long run for speed; tiny.c is in --logs
+                if not name.endswith(".c") or name in ("busy.c", "tiny.c"):
+                    continue
+                for arch in ("a64", "a32", "t32"):
+                    out = os.path.join(tmp, f"{name[:-2]}-{arch}")
+                    p = subprocess.run(
+                        [a.qemu_trace, "--arch", arch, "--mode", "state",
+                         "--no-encode", "--no-install", "--out", out,
+                         os.path.join(a.workloads, name)],
+                        capture_output=True, text=True)
+                    if p.returncode != 0:
+                        print(f"FAIL qemu-trace {name} {arch}:\n{p.stderr}")
+                        bad += 1
+                        continue
+                    log = os.path.join(out, "qemu.log")
+                    renamed = os.path.join(out, f"{name[:-2]}-{arch}.log")
+                    os.rename(log, renamed)
+                    for proto, opts in (CASES_A64 if arch == "a64"
+                                        else CASES_A32):
+                        bad += round_trip(a.etmkit, renamed, proto, opts)
+                    shutil.rmtree(out)
+    print("all round trips match" if not bad else f"{bad} round trips differ")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
