@@ -8,10 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "code_map.h"
+#include "etmkit/etm4.h"
 #include "etmkit/exec.h"
+#include "etmkit/insn.h"
 #include "etmkit/qemu_log.h"
 
 static const char encode_usage[] =
@@ -35,7 +38,8 @@ static const char encode_usage[] =
 "  --protocol P        etmv3, etmv4 or ete\n"
 "  --preset NAME       register set-up (see below); the default is 'default'\n"
 "  --etmcr X, --etmidr X, --etmccer X                    (ETMv3 registers)\n"
-"  --trcconfigr X, --trcidr0 X, --trcidr2 X, --trcidr8 X (ETMv4/ETE)\n"
+"  --trcconfigr X, --trcidr0 X, --trcidr1 X, --trcidr2 X, --trcidr8 X,\n"
+"  --trcdevarch X                                       (ETMv4/ETE)\n"
 "  --sync-period N     bytes between periodic synchronization (default: the\n"
 "                      encoder's)\n"
 "  --spec-depth N      ETMv4/ETE: P0 elements left uncommitted (<= MAXSPEC)\n"
@@ -119,6 +123,9 @@ struct encode_run {
 	char trace_path[1100];
 };
 
+/* Longest --out accepted: its files' paths fit the 1100-byte buffers. */
+#define OUT_DIR_MAX 1000
+
 /* ---- Options ------------------------------------------------------------ */
 
 enum {
@@ -199,8 +206,16 @@ static int parse_options(struct encode_run *r, int argc, char **argv)
 				"value\n", argv[optind - 1]);
 			return cli_exit_usage;
 		case '?':
-			fprintf(stderr, "etmkit encode: unknown option '%s' "
-				"(see etmkit encode --help)\n", argv[optind - 1]);
+			/* optopt: a short option (which need not end its
+			 * argv word); 0 for a long one */
+			if (optopt > 0 && optopt < 0x100)
+				fprintf(stderr, "etmkit encode: unknown option "
+					"'-%c' (see etmkit encode --help)\n",
+					optopt);
+			else
+				fprintf(stderr, "etmkit encode: unknown option "
+					"'%s' (see etmkit encode --help)\n",
+					argv[optind - 1]);
 			return cli_exit_usage;
 		default:
 			break;
@@ -240,6 +255,13 @@ static int parse_options(struct encode_run *r, int argc, char **argv)
 	if (!r->out_dir || r->proto == etmkit_proto_none) {
 		fprintf(stderr, "etmkit encode: --out DIR and --protocol are "
 			"required (see etmkit encode --help)\n");
+		return cli_exit_usage;
+	}
+	/* The paths under it are built in fixed buffers (trace_path):
+	 * refuse what would be cut, rather than write elsewhere. */
+	if (strlen(r->out_dir) > OUT_DIR_MAX) {
+		fprintf(stderr, "etmkit encode: --out: the path is longer than "
+			"%d bytes\n", OUT_DIR_MAX);
 		return cli_exit_usage;
 	}
 	for (int i = 0; i < reg_count; i++) {
@@ -342,15 +364,23 @@ static int next_item(struct encode_run *r, struct exec_rec *it,
 			     qemu_log_next(r->src.qemu, it, dg);
 }
 
+/* The input's name in messages. */
+static const char *in_name(const struct encode_run *r)
+{
+	const char *path = r->from_record ? r->from_record : r->from_qemu;
+
+	return strcmp(path, "-") ? path : "<stdin>";
+}
+
 /* Where the item just read is: "FILE:LINE" for a record, "FILE, item N"
  * for a QEMU log. */
 static void where(const struct encode_run *r, char *buf, size_t cap)
 {
 	if (r->src.text)
-		snprintf(buf, cap, "%s:%" PRIu64, r->from_record,
+		snprintf(buf, cap, "%s:%" PRIu64, in_name(r),
 			 exec_text_line(r->src.text));
 	else
-		snprintf(buf, cap, "%s, item %" PRIu64, r->from_qemu, r->items);
+		snprintf(buf, cap, "%s, item %" PRIu64, in_name(r), r->items);
 }
 
 /* What the record says comes next, so that a record the trace could not
@@ -362,22 +392,104 @@ struct continuity {
 	uint8_t isa;
 };
 
-static const char *check_item(struct continuity *k, const struct exec_rec *it)
+/* Does the instruction say of itself what its opcode says (insn.h): its
+ * size, whether it is a branch and an indirect one, a direct branch's
+ * target? A decoder walks the opcodes in the memory image, so a record
+ * that contradicts them would decode into something else. Jazelle is not
+ * checked (its bytes past the fourth are not in the record). Returns 0,
+ * or 1 with the reason in @why. */
+static int check_opcode(const struct exec_rec *it, char *why, size_t cap)
+{
+	struct insn_info ii;
+	uint8_t b[4];
+	size_t n = exec_insn_bytes(it, b);
+	uint64_t mask = it->isa == etmkit_isa_a64 ? ~(uint64_t)0 : 0xffffffffu;
+	unsigned br = !!(it->flags & EXEC_F_BRANCH);
+
+	if (it->isa == etmkit_isa_jazelle)
+		return 0;
+	if (!n || insn_decode(&ii, (enum etmkit_isa)it->isa, it->addr, b,
+			      n) < 0) {
+		snprintf(why, cap, "opcode %0*" PRIx32 " is not a whole "
+			 "instruction", 2 * it->size, it->opcode);
+		return 1;
+	}
+	if (ii.size != n) {
+		snprintf(why, cap, "opcode %0*" PRIx32 " is a %u-byte "
+			 "instruction, not %zu", 2 * it->size, it->opcode,
+			 ii.size, n);
+		return 1;
+	}
+	if (br != !!(ii.flags & INSN_F_BRANCH) ||
+	    (br && !(it->flags & EXEC_F_INDIRECT) !=
+		   !(ii.flags & INSN_F_INDIRECT))) {
+		snprintf(why, cap, "opcode %0*" PRIx32 " is %s; the record "
+			 "marks it %s", 2 * it->size, it->opcode,
+			 !(ii.flags & INSN_F_BRANCH) ? "not a branch" :
+			 (ii.flags & INSN_F_INDIRECT) ? "an indirect branch (bi)" :
+			 "a direct branch (b)",
+			 !br ? "as no branch" :
+			 (it->flags & EXEC_F_INDIRECT) ? "bi" : "b");
+		return 1;
+	}
+	if ((it->flags & EXEC_F_TAKEN) && !(ii.flags & INSN_F_INDIRECT) &&
+	    (((it->target ^ ii.target) & mask) ||
+	     it->target_isa != ii.target_isa)) {
+		snprintf(why, cap, "the branch's target is 0x%" PRIx64 " (%s) "
+			 "by its opcode, not 0x%" PRIx64 " (%s)",
+			 ii.target & mask,
+			 etmkit_isa_name((enum etmkit_isa)ii.target_isa),
+			 it->target,
+			 etmkit_isa_name((enum etmkit_isa)it->target_isa));
+		return 1;
+	}
+	if (!(it->flags & EXEC_F_ISA_SWITCH) !=
+	    !(ii.flags & INSN_F_ISA_SWITCH)) {
+		snprintf(why, cap, "opcode %0*" PRIx32 " %s the instruction "
+			 "set; the record %s", 2 * it->size, it->opcode,
+			 (ii.flags & INSN_F_ISA_SWITCH) ? "switches" :
+			 "does not switch", (it->flags & EXEC_F_ISA_SWITCH) ?
+			 "gives sw=" : "gives no sw=");
+		return 1;
+	}
+	return 0;
+}
+
+/* Returns 0, or 1 with the reason @it breaks the record in @why. */
+static int check_item(struct continuity *k, const struct exec_rec *it,
+		      char *why, size_t cap)
 {
 	switch (it->kind) {
 	case exec_insn:
 		break;
 	case exec_exception:
+		/* Its preferred return address says where execution stands
+		 * (digest etmv4-ete.md 7.8: every instruction before it ran,
+		 * the one there did not). A reset's may be UNKNOWN. */
+		if (k->known && it->number != exec_exc_reset &&
+		    it->addr != k->addr) {
+			snprintf(why, cap, "the exception's return address "
+				 "0x%" PRIx64 " is not where execution stands "
+				 "(0x%" PRIx64 ", after the instruction "
+				 "before)", it->addr, k->addr);
+			return 1;
+		}
+		k->known = 0;
+		return 0;
 	case exec_gap:
 		k->known = 0;
-		return NULL;
+		return 0;
 	default:
-		return NULL;
+		return 0;
 	}
-	if (k->known && (it->addr != k->addr || it->isa != k->isa))
-		return "the instruction does not follow from the one before "
-		       "(its address or instruction set differs, and no branch, "
-		       "exc or gap comes between)";
+	if (k->known && (it->addr != k->addr || it->isa != k->isa)) {
+		snprintf(why, cap, "the instruction does not follow from the one "
+			 "before (its address or instruction set differs, and "
+			 "no branch, exc or gap comes between)");
+		return 1;
+	}
+	if (check_opcode(it, why, cap))
+		return 1;
 	k->known = 1;
 	if (it->flags & EXEC_F_TAKEN) {
 		k->addr = it->target;
@@ -387,9 +499,9 @@ static const char *check_item(struct continuity *k, const struct exec_rec *it)
 		k->isa = (it->flags & EXEC_F_ISA_SWITCH) ? it->target_isa :
 							   it->isa;
 	}
-	if (it->isa != etmkit_isa_a64)
+	if (k->isa != etmkit_isa_a64)
 		k->addr &= 0xffffffffu;
-	return NULL;
+	return 0;
 }
 
 /* Encode @it, after writing it to --record-out. */
@@ -399,8 +511,13 @@ static int put_item(struct encode_run *r, const struct exec_rec *it)
 
 	if (r->rec_out) {
 		int n = exec_text_format(line, sizeof(line), it);
-		if (n > 0)
-			fwrite(line, 1, (size_t)n, r->rec_out);
+		if (n <= 0) {
+			/* not silently a record with an item missing */
+			fprintf(stderr, "etmkit encode: %s: cannot write this "
+				"item to %s\n", in_name(r), r->record_out);
+			return 1;
+		}
+		fwrite(line, 1, (size_t)n, r->rec_out);
 	}
 	return r->ops.put(r->ops.e, it);
 }
@@ -411,17 +528,14 @@ static int run_items(struct encode_run *r)
 	struct continuity k = { 0 };
 	struct exec_rec it;
 	struct exec_diag dg = { 0 };
-	char at[1200];
+	char at[1200], why[256];
 	int ret;
 
 	while ((ret = next_item(r, &it, &dg)) == 1) {
-		const char *bad;
-
 		r->items++;
-		bad = check_item(&k, &it);
-		if (bad) {
+		if (check_item(&k, &it, why, sizeof(why))) {
 			where(r, at, sizeof(at));
-			fprintf(stderr, "etmkit encode: %s: %s\n", at, bad);
+			fprintf(stderr, "etmkit encode: %s: %s\n", at, why);
 			return cli_exit_input;
 		}
 		if (it.kind == exec_insn) {
@@ -465,11 +579,19 @@ static int run_items(struct encode_run *r)
 		ret = put_item(r, &it);
 		if (ret) {
 refused:
+			if (ret > 0)
+				return cli_exit_input;
 			where(r, at, sizeof(at));
 			if (ret == -etmkit_err_io)
 				fprintf(stderr, "etmkit encode: writing %s: "
 					"%s\n", r->trace_path,
 					strerror(r->sink_err));
+			else if (r->proto == etmkit_proto_etmv3 &&
+				 it.kind == exec_insn &&
+				 it.isa == etmkit_isa_a64)
+				fprintf(stderr, "etmkit encode: %s: ETMv3 "
+					"cannot trace A64 code (use --protocol "
+					"etmv4 or ete)\n", at);
 			else
 				fprintf(stderr, "etmkit encode: %s: the %s "
 					"encoder cannot represent this item: "
@@ -481,7 +603,7 @@ refused:
 		}
 	}
 	if (ret < 0) {
-		const char *file = r->from_record ? r->from_record : r->from_qemu;
+		const char *file = in_name(r);
 		if (dg.line)
 			fprintf(stderr, "etmkit encode: %s:%" PRIu64 ": %s\n",
 				file, dg.line, dg.message);
@@ -492,7 +614,7 @@ refused:
 	}
 	if (!r->insns) {
 		fprintf(stderr, "etmkit encode: %s holds no instruction\n",
-			r->from_record ? r->from_record : r->from_qemu);
+			in_name(r));
 		return cli_exit_input;
 	}
 	return 0;
@@ -557,21 +679,13 @@ static int write_core_ini(const struct encode_run *r)
 	return close_out(f, r, "cpu_0.ini");
 }
 
+/* trace.ini, then snapshot.ini: the last file written, so that a
+ * directory holding it holds a whole snapshot. */
 static int write_snapshot_ini(const struct encode_run *r)
 {
-	FILE *f = open_out(r, "snapshot.ini");
-	const char *in = r->from_record ? r->from_record : r->from_qemu;
+	FILE *f = open_out(r, "trace.ini");
 	int ret;
 
-	if (!f)
-		return cli_exit_input;
-	fprintf(f, "[snapshot]\nversion=1.0\ndescription=etmkit encode from "
-		"%s\n\n[device_list]\ndevice0=cpu_0.ini\ndevice1=source_0.ini\n"
-		"\n[trace]\nmetadata=trace.ini\n", in);
-	ret = close_out(f, r, "snapshot.ini");
-	if (ret)
-		return ret;
-	f = open_out(r, "trace.ini");
 	if (!f)
 		return cli_exit_input;
 	fprintf(f, "[trace_buffers]\nbuffers=buffer0\n\n[buffer0]\nname=ETB_0\n"
@@ -579,7 +693,16 @@ static int write_snapshot_ini(const struct encode_run *r)
 		"[core_trace_sources]\ncpu_0=%s\n",
 		r->frames ? "coresight" : "source_data", source_name(r),
 		source_name(r));
-	return close_out(f, r, "trace.ini");
+	ret = close_out(f, r, "trace.ini");
+	if (ret)
+		return ret;
+	f = open_out(r, "snapshot.ini");
+	if (!f)
+		return cli_exit_input;
+	fprintf(f, "[snapshot]\nversion=1.0\ndescription=etmkit encode from "
+		"%s\n\n[device_list]\ndevice0=cpu_0.ini\ndevice1=source_0.ini\n"
+		"\n[trace]\nmetadata=trace.ini\n", in_name(r));
+	return close_out(f, r, "snapshot.ini");
 }
 
 /* ---- Encoders --------------------------------------------------------------- */
@@ -795,18 +918,30 @@ static void run_free(struct encode_run *r)
 
 static int run_encode(struct encode_run *r)
 {
+	char path[1100];
 	int ret;
 
-	if (mkdir(r->out_dir, 0777) && errno != EEXIST) {
-		fprintf(stderr, "etmkit encode: cannot create %s: %s\n",
-			r->out_dir, strerror(errno));
-		return cli_exit_input;
-	}
+	/* Usage errors and an unreadable input before anything is
+	 * created */
 	ret = r->proto == etmkit_proto_etmv3 ? setup_etm3(r) : setup_etm4(r);
 	if (ret)
 		return ret;
 	if ((ret = open_source(r)))
 		return ret;
+	if (mkdir(r->out_dir, 0777) && errno != EEXIST) {
+		fprintf(stderr, "etmkit encode: cannot create %s: %s\n",
+			r->out_dir, strerror(errno));
+		return cli_exit_input;
+	}
+	/* An earlier snapshot's snapshot.ini would describe this run's
+	 * trace.bin if this run failed half-way: it goes first, and comes
+	 * back last (write_snapshot_ini). */
+	snprintf(path, sizeof(path), "%s/snapshot.ini", r->out_dir);
+	if (unlink(path) && errno != ENOENT) {
+		fprintf(stderr, "etmkit encode: cannot replace %s: %s\n", path,
+			strerror(errno));
+		return cli_exit_input;
+	}
 	r->code = code_map_alloc();
 	if (!r->code || (r->frames && frame_enc_alloc(&r->framer, write_trace,
 						       r))) {
@@ -822,6 +957,17 @@ static int run_encode(struct encode_run *r)
 		return cli_exit_input;
 	}
 	if (r->record_out) {
+		struct stat in_st, out_st;
+
+		/* fopen "w" would empty the input before it is read */
+		if (!fstat(fileno(r->in), &in_st) &&
+		    !stat(r->record_out, &out_st) &&
+		    in_st.st_dev == out_st.st_dev &&
+		    in_st.st_ino == out_st.st_ino) {
+			fprintf(stderr, "etmkit encode: --record-out %s is the "
+				"input\n", r->record_out);
+			return cli_exit_usage;
+		}
 		r->rec_out = fopen(r->record_out, "w");
 		if (!r->rec_out) {
 			fprintf(stderr, "etmkit encode: cannot write %s: %s\n",
@@ -860,6 +1006,17 @@ static int run_encode(struct encode_run *r)
 	if ((ret = write_source_ini(r, r->source_type, r->regs, r->nregs)) ||
 	    (ret = write_core_ini(r)) || (ret = write_snapshot_ini(r)))
 		return ret;
+	if (r->proto != etmkit_proto_etmv3) {
+		/* Not an error (a QEMU run ends where it ends), but the
+		 * decode will not show these: say so. */
+		const struct ete_enc_stats *st = ete_enc_get_stats(r->ops.e);
+		if (st && st->untraceable)
+			fprintf(stderr, "etmkit encode: warning: %" PRIu64
+				" items cannot be shown by %s trace (mostly "
+				"instructions after the last branch before a "
+				"gap or the end); a decode will miss them\n",
+				st->untraceable, r->source_type);
+	}
 	fprintf(stderr, "etmkit encode: %" PRIu64 " instructions, %" PRIu64
 		" items -> %s: %" PRIu64 " bytes of %s trace%s, %zu bytes of "
 		"code\n", r->insns, r->items, r->out_dir, r->trace_bytes,

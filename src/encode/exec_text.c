@@ -345,10 +345,11 @@ int exec_text_next(struct exec_text_reader *rd, struct exec_rec *r,
 		len = strlen(rd->buf);
 		if (len > LINE_MAX_LEN && rd->buf[len - 1] != '\n')
 			return fail(diag, rd->line, "line too long", NULL);
+		/* fgets() stops at a newline or a full buffer: a shorter
+		 * string without its newline has a NUL byte in it. */
 		if (len && rd->buf[len - 1] != '\n' && !feof(rd->file))
-			return fail(diag, rd->line, "line too long", NULL);
-		if (memchr(rd->buf, 0, len))
-			return fail(diag, rd->line, "NUL byte in line", NULL);
+			return fail(diag, rd->line, len < LINE_MAX_LEN ?
+				    "NUL byte in line" : "line too long", NULL);
 		while (*p) {
 			while (*p == ' ' || *p == '\t' || *p == '\r' ||
 			       *p == '\n')
