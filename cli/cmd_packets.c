@@ -1,9 +1,11 @@
 /* etmkit packets: list the packets of each trace source (ETMv3, ETMv4,
  * ETE). */
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "packet_forms.h"
 
 static const char packets_usage[] =
 "Usage: etmkit packets --snapshot DIR [--buffer NAME] [--id ID]... [--json]\n"
@@ -55,7 +57,12 @@ static const char packets_usage[] =
 "Output:\n"
 "  (default)        text: input offset, trace ID, bytes, type, fields\n"
 "  --json           JSON Lines, one object per packet (schema in README)\n"
-"  --stats          after the listing, packet counts per type and ID on stderr\n"
+"  --stats          after the listing, on stderr: records per type and ID,\n"
+"                   then per form and ID ('records by form'): the type and\n"
+"                   its encoding, e.g. 'p_header cycle_accurate format=3',\n"
+"                   'branch_address alt bytes=3 exc_bytes=1 exception',\n"
+"                   'address short is=1 bits=8', 'atom format=6' (the\n"
+"                   forms are listed in etmkit(1))\n"
 "  --stop-on-error  stop at the first reserved or malformed packet or frame\n"
 "                   (exit status 1) instead of resynchronising\n"
 "\n"
@@ -79,8 +86,10 @@ struct packets_run {
 	uint64_t errors, truncated;
 	uint8_t m_profile[DEFORMAT_ID_COUNT];
 	uint8_t proto[DEFORMAT_ID_COUNT];   /* enum etmkit_protocol per ID */
+	uint8_t form_cfg[DEFORMAT_ID_COUNT]; /* ETMv3: CLI_FORM_ETM3_* per ID */
 	/* Records per ID and type (the ID's protocol's types). */
 	uint64_t counts[DEFORMAT_ID_COUNT][PACKETS_MAX_TYPES];
+	struct cli_form_table forms;       /* --stats: records per ID and form */
 	FILE *out;
 };
 
@@ -108,6 +117,9 @@ static void on_etm3(struct packets_run *r, uint8_t id,
 	else
 		cli_print_etm3_text(r->out, id, p, m);
 	count(r, id, p->type, etm3_pkt_type_count, p->error);
+	if (r->stats)
+		cli_form_count(&r->forms, id & 0x7f,
+			       cli_form_etm3_key(p, r->form_cfg[id & 0x7f]));
 }
 
 static void on_etm4(struct packets_run *r, uint8_t id,
@@ -120,6 +132,8 @@ static void on_etm4(struct packets_run *r, uint8_t id,
 	else
 		cli_print_etm4_text(r->out, id, p, ete);
 	count(r, id, p->type, etm4_pkt_type_count, p->error);
+	if (r->stats)
+		cli_form_count(&r->forms, id & 0x7f, cli_form_etm4_key(p));
 }
 
 static int on_packet(void *ctx, uint8_t id, enum etmkit_protocol proto,
@@ -177,8 +191,34 @@ static const char *type_name(unsigned proto, unsigned t)
 	return etm4_pkt_type_name((enum etm4_pkt_type)t);
 }
 
+/* The records of @id per form, after the counts per type. */
+static void print_forms(const struct packets_run *r, unsigned id,
+			struct cli_form_count *list, size_t max)
+{
+	size_t n = cli_form_list(&r->forms, (uint8_t)id, list, max);
+	uint64_t total = 0;
+	char name[96];
+
+	if (n > max)
+		n = max; /* not reached: max is every form counted */
+	for (size_t i = 0; i < n; i++)
+		total += list[i].n;
+	if (!total)
+		return;
+	fprintf(stderr, "id 0x%02x: %" PRIu64 " records by form\n", id, total);
+	for (size_t i = 0; i < n; i++) {
+		if (r->proto[id] == etmkit_proto_etmv3)
+			cli_form_etm3_name(list[i].key, name, sizeof(name));
+		else
+			cli_form_etm4_name(list[i].key, name, sizeof(name));
+		fprintf(stderr, "  %-40s %" PRIu64 "\n", name, list[i].n);
+	}
+}
+
 static void print_stats(const struct packets_run *r)
 {
+	struct cli_form_count *list;
+
 	for (unsigned id = 0; id < DEFORMAT_ID_COUNT; id++) {
 		unsigned ntypes = r->proto[id] == etmkit_proto_etmv3 ?
 					  etm3_pkt_type_count :
@@ -196,14 +236,28 @@ static void print_stats(const struct packets_run *r)
 					type_name(r->proto[id], t),
 					r->counts[id][t]);
 	}
+	/* Forms after every line above, which stay as they were. */
+	list = malloc((r->forms.used ? r->forms.used : 1) * sizeof(*list));
+	if (!list || r->forms.nomem)
+		fprintf(stderr, "etmkit packets: out of memory: records by "
+			"form %s\n", list ? "incomplete" : "not listed");
+	for (unsigned id = 0; list && id < DEFORMAT_ID_COUNT; id++)
+		print_forms(r, id, list, r->forms.used);
+	free(list);
 }
 
 /* Add source @cs to the session. */
 static int add_source(struct packets_run *r, const struct cli_source *cs)
 {
+	struct etm3_config_info info;
+
 	r->proto[cs->id & 0x7f] = cs->proto;
 	if (cs->proto != etmkit_proto_etmv3)
 		return etmkit_session_add_etm4(r->session, cs->id, &cs->etm4);
+	if (etm3_config_decode(&cs->cfg, &info) == 0)
+		r->form_cfg[cs->id & 0x7f] =
+			(uint8_t)((info.cycle_accurate ? CLI_FORM_ETM3_CA : 0) |
+				  (info.alt_branch ? CLI_FORM_ETM3_ALT : 0));
 	r->m_profile[cs->id & 0x7f] = !!(cs->cfg.flags & ETM3_CFG_M_PROFILE);
 	return etmkit_session_add_etm3(r->session, cs->id, &cs->cfg);
 }
@@ -261,6 +315,7 @@ int cmd_packets(int argc, char **argv)
 		rc = cli_exit_input;
 	if (r.stats)
 		print_stats(&r);
+	cli_form_table_free(&r.forms);
 	etmkit_session_free(r.session);
 	if (fflush(stdout) != 0) {
 		fprintf(stderr, "etmkit packets: cannot write the output\n");

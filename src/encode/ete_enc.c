@@ -668,12 +668,20 @@ static void emit_context_address(struct ete_enc *e, uint64_t a, uint8_t is)
 
 /* ---- Synchronization (digest 3, 5.1, 5.2, 5.4) ------------------------------ */
 
+/* Timestamp markers exist from ETE 1.1 (FEAT_ETEv1p1, digest 5.24; the
+ * packet decoder also takes them from ETMv4.6): TRCIDR0.TSMARK of an
+ * older version is not a licence to emit a header that version lacks. */
+static int markers_exist(const struct etm4_config_info *ci)
+{
+	return ci->ete ? ci->minor >= 1 : ci->minor >= 6;
+}
+
 static void emit_timestamp(struct ete_enc *e, uint64_t v)
 {
 	uint8_t p[12];
 	unsigned n = 9;
 
-	if (e->info.tsmark) {
+	if (e->info.tsmark && markers_exist(&e->info)) {
 		p[0] = 0x88; /* marker first (digest 5.24) */
 		put_bytes(e, p, 1);
 	}

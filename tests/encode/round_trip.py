@@ -162,7 +162,7 @@ def compare_ranges(want, ranges):
     i = 0
     for n, (start, end, count, isa, executed) in enumerate(ranges):
         chunk = want[i:i + count]
-        ok = (len(chunk) == count and chunk[0][0] == start and
+        ok = (count > 0 and len(chunk) == count and chunk[0][0] == start and
               chunk[-1][0] + chunk[-1][1] == end and
               all(a[0] + a[1] == b[0] for a, b in zip(chunk, chunk[1:])) and
               all(a[2] == isa for a in chunk) and chunk[-1][3] == executed)

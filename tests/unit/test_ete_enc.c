@@ -402,6 +402,40 @@ static void test_timestamp(void **state)
 	free(rc.r);
 }
 
+/* Digest 5.24: a timestamp marker (88) before each timestamp when
+ * TRCIDR0.TSMARK (bit 23) is set, but only from ETE 1.1 (TRCDEVARCH
+ * revision 1): the same registers on ETE 1.0 give test_timestamp's
+ * bytes, since 1.0 has no 0x88 header. */
+static void test_timestamp_marker(void **state)
+{
+	static const uint8_t w11[] = { 0x88, 0x02, 0xd7, 0xdf, 0x01, 0xf7,
+				       0x88, 0x02, 0x58, 0xf7 };
+	static const uint8_t w10[] = { 0x02, 0xd7, 0xdf, 0x01, 0xf7, 0x02,
+				       0x58, 0xf7 };
+	struct ete_enc_config c;
+	struct rec rc = { 0 };
+	struct out o;
+
+	(void)state;
+	rec_add(&rc, exec_timestamp)->value = 0x6fd7;
+	a64(&rc, 0x1000, op_bcond(4), TAKEN, 0x1004);
+	rec_add(&rc, exec_timestamp)->value = 0x6fd8;
+	a64(&rc, 0x1004, op_bcond(4), TAKEN, 0x1008);
+	for (int rev = 0; rev <= 1; rev++) {
+		ete_enc_config_init(&c);
+		c.etm.trcconfigr = 1u << 11;
+		c.etm.trcidr0 |= 1u << 23;
+		c.etm.trcdevarch = rev ? 0x47715a13 : 0x47705a13;
+		encode(&c, &rc, &o);
+		if (rev)
+			expect_after_head(&o, w11, sizeof(w11));
+		else
+			expect_after_head(&o, w10, sizeof(w10));
+		free(o.b);
+	}
+	free(rc.r);
+}
+
 /* Digest 5.4: after a gap, Trace On, then the context (81 31) and the
  * address, here 0x1000 again: history entry 0 (90). */
 static void test_gap(void **state)
@@ -1390,6 +1424,7 @@ int main(void)
 		cmocka_unit_test(test_context),
 		cmocka_unit_test(test_exception),
 		cmocka_unit_test(test_timestamp),
+		cmocka_unit_test(test_timestamp_marker),
 		cmocka_unit_test(test_gap),
 		cmocka_unit_test(test_mispredict_bytes),
 		cmocka_unit_test(test_reset),
