@@ -57,7 +57,9 @@ static const char encode_usage[] =
 "Presets:\n"
 "  etmv3: default (branch broadcast off, context ID 32 bits, ETMv3.5),\n"
 "         cycle-accurate, timestamps, branch-output, alt-branch (the\n"
-"         original branch encoding when not given)\n"
+"         original branch encoding when not given), data (data address\n"
+"         and value trace of the record's ld/st items), data-ooo (loads\n"
+"         out of order)\n"
 "  etmv4/ete: default (context ID, nothing else optional), cycles,\n"
 "         timestamps, spec (MAXSPEC 16, spec depth 8, mis-speculation)\n"
 "\n"
@@ -763,6 +765,7 @@ static int encoder_error(int err)
 struct preset {
 	const char *name;
 	uint32_t cr, idr;          /* ETMv3: ETMCR and ETMIDR bits */
+	uint32_t enc_flags;        /* ETMv3: ETM3_ENC_* */
 	uint32_t configr, maxspec; /* ETMv4/ETE: TRCCONFIGR bits, TRCIDR8 */
 	uint32_t depth, misp, cancel;
 };
@@ -771,23 +774,26 @@ struct preset {
  * size, [12] cycle-accurate, [28] timestamps, [8] branch output;
  * ETMIDR[20] the alternative branch encoding. */
 static const struct preset etm3_presets[] = {
-	{ "default", 0x0000C000, 0, 0, 0, 0, 0, 0 },
-	{ "cycle-accurate", 0x00001000, 0, 0, 0, 0, 0, 0 },
-	{ "timestamps", 0x10000000, 0, 0, 0, 0, 0, 0 },
-	{ "branch-output", 0x00000100, 0, 0, 0, 0, 0, 0 },
-	{ "alt-branch", 0, 0x00100000, 0, 0, 0, 0, 0 },
-	{ NULL, 0, 0, 0, 0, 0, 0, 0 }
+	{ "default", 0x0000C000, 0, 0, 0, 0, 0, 0, 0 },
+	{ "cycle-accurate", 0x00001000, 0, 0, 0, 0, 0, 0, 0 },
+	{ "timestamps", 0x10000000, 0, 0, 0, 0, 0, 0, 0 },
+	{ "branch-output", 0x00000100, 0, 0, 0, 0, 0, 0, 0 },
+	{ "alt-branch", 0, 0x00100000, 0, 0, 0, 0, 0, 0 },
+	/* ETMCR[3:2]: data address and value tracing (IHI 0014Q 7.4) */
+	{ "data", 0x0000000C, 0, 0, 0, 0, 0, 0, 0 },
+	{ "data-ooo", 0x0000000C, 0, ETM3_ENC_OOO, 0, 0, 0, 0, 0 },
+	{ NULL, 0, 0, 0, 0, 0, 0, 0, 0 }
 };
 
 /* ETMv4/ETE (digest etmv4-ete.md, TRCCONFIGR): [4] CCI cycle counting,
  * [6] context ID, [11] timestamps; "spec": TRCIDR8.MAXSPEC 16 with 8 P0
  * elements left uncommitted and mis-speculation synthesized. */
 static const struct preset etm4_presets[] = {
-	{ "default", 0, 0, 0x00000040, 0, 0, 0, 0 },
-	{ "cycles", 0, 0, 0x00000010, 0, 0, 0, 0 },
-	{ "timestamps", 0, 0, 0x00000800, 0, 0, 0, 0 },
-	{ "spec", 0, 0, 0, 16, 8, 7, 11 },
-	{ NULL, 0, 0, 0, 0, 0, 0, 0 }
+	{ "default", 0, 0, 0, 0x00000040, 0, 0, 0, 0 },
+	{ "cycles", 0, 0, 0, 0x00000010, 0, 0, 0, 0 },
+	{ "timestamps", 0, 0, 0, 0x00000800, 0, 0, 0, 0 },
+	{ "spec", 0, 0, 0, 0, 16, 8, 7, 11 },
+	{ NULL, 0, 0, 0, 0, 0, 0, 0, 0 }
 };
 
 static int apply_presets(const struct encode_run *r,
@@ -807,6 +813,7 @@ static int apply_presets(const struct encode_run *r,
 			return -1;
 		sum->cr |= p->cr;
 		sum->idr |= p->idr;
+		sum->enc_flags |= p->enc_flags;
 		sum->configr |= p->configr;
 		if (p->maxspec) {
 			sum->maxspec = p->maxspec;
@@ -829,11 +836,13 @@ static int setup_etm3(struct encode_run *r)
 
 	if (apply_presets(r, etm3_presets, &p))
 		return unknown_preset(r, "default, cycle-accurate, timestamps, "
-				      "branch-output, alt-branch");
+				      "branch-output, alt-branch, data, "
+				      "data-ooo");
 	etm3_enc_config_init(&cfg);
 	cfg.etmcr = reg_or(r, reg_etmcr, p.cr);
 	cfg.etmidr = reg_or(r, reg_etmidr, 0x410CF250u | p.idr);
 	cfg.etmccer = reg_or(r, reg_etmccer, 0x344008F2u);
+	cfg.flags |= p.enc_flags;
 	if (r->have_sync)
 		cfg.sync_period = r->sync_period;
 	err = etm3_enc_alloc(&e, &cfg, encoder_sink, r);

@@ -347,8 +347,24 @@ char *etm3_atoms_string(const struct etm3_atoms *atoms, char *buf);
  * change; a branch address packet with exception information
  * to the first instruction of a traced exception handler; context ID,
  * VMID and timestamp packets for the record's context and timestamp
- * items. Data trace, data-only mode and ARMv7-M are not encoded: alloc
- * refuses them.
+ * items.
+ *
+ * Data trace (7.4), with ETMCR data address and/or value tracing
+ * (ETMCR[3:2]): the exec_data items after an instruction become data
+ * packets after the P-header holding its atom, one per 32-bit transfer
+ * (a 64-bit one is two, the lower address first): normal data packets
+ * b00A0SS10, A set on the instruction's first transfer and wherever the
+ * transfers stop being contiguous, the address then following when
+ * addresses are traced, compressed against the last data address (all
+ * five bytes, BE 0, after each A-sync and gap: D-sync, 7.10.6), the value
+ * when values are traced, without its leading zero bytes (SS, Table 6.3).
+ * With ETM3_ENC_OOO, loads go out of order (7.4.3): an out-of-order
+ * placeholder b01A1TT00 (two with one tag for 64 bits) where the normal
+ * packet would be, and the value in out-of-order data b0TT0SS00 once
+ * ooo_delay more instructions have been traced, or earlier when all
+ * three tags are taken, before a gap and at finish. Data items are
+ * ignored when ETMCR[3:2] is 0. Data-only mode and ARMv7-M are not
+ * encoded: alloc refuses them.
  *
  * Output is buffered (64 KiB) and handed to the sink when the buffer is
  * full and at etm3_enc_finish(); memory is fixed at allocation.
@@ -359,10 +375,18 @@ struct etm3_enc_config {
 	uint32_t etmcr;       /* ETM Control Register (as struct etm3_config) */
 	uint32_t etmidr;      /* ETM ID Register: version, branch encoding */
 	uint32_t etmccer;     /* Configuration Code Extension Register */
-	uint32_t flags;       /* ETM3_CFG_*: ETM3_CFG_M_PROFILE is refused */
+	uint32_t flags;       /* ETM3_CFG_* and ETM3_ENC_*:
+				 ETM3_CFG_M_PROFILE is refused */
 	uint32_t sync_period; /* bytes between periodic A-sync + I-sync; 0:
 				 1024 (ETMSYNCFR's reset value) */
+	uint32_t ooo_delay;   /* ETM3_ENC_OOO: instructions traced after a
+				 load before its value comes; 0: 1 */
 };
+
+/* etm3_enc_config.flags: trace loads' values out of order (IHI 0014Q
+ * 7.4.3), a non-blocking data cache's way. Needs value tracing
+ * (ETMCR[2]). */
+#define ETM3_ENC_OOO 0x100u
 
 /* Fill @cfg with zeros and set its size. */
 void etm3_enc_config_init(struct etm3_enc_config *cfg);
@@ -371,8 +395,9 @@ struct etm3_enc;
 
 /* Allocate an encoder writing to @sink with @sink_ctx. Returns 0 and sets *@out, or -etmkit_err_invalid (NULL
  * argument, bad cfg->size), -etmkit_err_bad_config (ETMIDR is not ETMv3;
- * timestamps or VMID enabled where the version or ETMCCER has none),
- * -etmkit_err_unsupported (data trace, data-only mode, ARMv7-M),
+ * timestamps or VMID enabled where the version or ETMCCER has none;
+ * ETM3_ENC_OOO without data value tracing),
+ * -etmkit_err_unsupported (data-only mode, ARMv7-M),
  * -etmkit_err_nomem. */
 int etm3_enc_alloc(struct etm3_enc **out, const struct etm3_enc_config *cfg,
 		   exec_sink_fn sink, void *sink_ctx);
@@ -380,7 +405,11 @@ void etm3_enc_free(struct etm3_enc *enc);
 
 /* Encode one record item. Returns 0; -etmkit_err_invalid (NULL, unknown
  * kind or exception, an address beyond 32 bits, a size of 0, called after
- * finish); -etmkit_err_unsupported (an instruction set ETMv3 or this
+ * finish; a data item whose size is not 1, 2, 4 or 8, whose value does
+ * not fit its size, with unknown flags, or, with data trace on, beyond
+ * 32 bits or not right after an executed load, store or coprocessor
+ * transfer instruction (insn_decode()) or its other transfers);
+ * -etmkit_err_unsupported (an instruction set ETMv3 or this
  * version cannot trace: A64, ThumbEE before ETMv3.3); an error the
  * sink returned, which stops the encoder: every later call returns it.
  * A refused item changes nothing. */

@@ -32,7 +32,11 @@ enum exec_kind {
 	exec_gap,       /* execution went on untraced (filtered out, trace
 			   disabled); the next instruction restarts the trace */
 	exec_context,   /* the context changed before the next instruction */
-	exec_timestamp  /* the time at the next instruction */
+	exec_timestamp, /* the time at the next instruction */
+	exec_data       /* a data transfer the previous instruction made:
+			   a load, or a store (EXEC_D_STORE); one item per
+			   transfer, in the order the instruction made them
+			   (an LDM has one per register) */
 };
 
 /* exec_rec.flags of an instruction. */
@@ -50,6 +54,9 @@ enum exec_kind {
 #define EXEC_F_ISA_SWITCH (1u << 5) /* not a branch, yet the next
 				      instruction is in another instruction
 				      set (ThumbEE ENTERX/LEAVEX) */
+
+/* exec_rec.flags of a data transfer. */
+#define EXEC_D_STORE (1u << 0) /* a store (without it, a load) */
 
 /* exec_rec.flags of a context change: which fields are given. */
 #define EXEC_CTX_CONTEXTID (1u << 0)
@@ -74,12 +81,14 @@ enum exec_exc {
 struct exec_rec {
 	uint8_t kind;       /* enum exec_kind */
 	uint8_t isa;        /* insn: enum etmkit_isa */
-	uint8_t size;       /* insn: bytes (2 or 4; Jazelle 1..) */
+	uint8_t size;       /* insn: bytes (2 or 4; Jazelle 1..); data: the
+			       transfer's bytes, 1, 2, 4 or 8 */
 	uint8_t target_isa; /* insn, TAKEN: the instruction set at target */
-	uint32_t flags;     /* insn: EXEC_F_*; context: EXEC_CTX_* */
+	uint32_t flags;     /* insn: EXEC_F_*; context: EXEC_CTX_*; data:
+			       EXEC_D_* */
 	uint64_t addr;      /* insn: its address; exception: the preferred
 			       return address (where execution resumes when
-			       the handler returns) */
+			       the handler returns); data: the data address */
 	uint64_t target;    /* insn, TAKEN: where the next instruction is */
 	uint32_t opcode;    /* insn: as insn_info.opcode (A32/A64 the word,
 			       T32 the halfword or first << 16 | second) */
@@ -87,7 +96,10 @@ struct exec_rec {
 	uint32_t number;    /* exception: enum exec_exc */
 	uint32_t vmid;      /* context, EXEC_CTX_VMID */
 	uint64_t value;     /* context: the context ID (EXEC_CTX_CONTEXTID);
-			       timestamp: the time */
+			       timestamp: the time; data: the value loaded
+			       or stored, as memory holds it read as a
+			       little-endian number of size bytes (no sign
+			       extension; the bits above size are 0) */
 	uint8_t el;         /* context, EXEC_CTX_EL: exception level 0-3 */
 	uint8_t ns;         /* context, EXEC_CTX_EL: 1 = Non-secure */
 };

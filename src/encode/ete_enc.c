@@ -939,6 +939,8 @@ static int put_item(struct ete_enc *e, const struct exec_rec *r)
 		flush_atoms(e);
 		emit_timestamp(e, r->value);
 		return e->err;
+	case exec_data:
+		return 0; /* data trace is not encoded: data items are ignored */
 	}
 	return -etmkit_err_invalid;
 }

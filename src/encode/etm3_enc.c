@@ -4,9 +4,10 @@
  * The encoder keeps what a trace unit keeps: the atoms not yet packed
  * into P-headers, the compression references the decoder holds (the last
  * I-sync or branch address with its instruction set and state, the last
- * timestamp), and the processor's context. Events between instructions
- * (a branch target, an exception, a context change, a timestamp) are
- * emitted when the next item shows where execution went on, so that a
+ * timestamp, the last data address), the loads whose values are still
+ * out (out-of-order data, 7.4.3), and the processor's context. Events
+ * between instructions (a branch target, an exception, a context change,
+ * a timestamp) are emitted when the next item shows where execution went on, so that a
  * branch packet carries the state its target runs in.
  *
  * Written from the specification and the project's digest
@@ -18,6 +19,7 @@
 
 #include "etmkit/etm3.h"
 #include "etmkit/exec.h"
+#include "etmkit/insn.h"
 
 #define ENC_BUF_BYTES (64u * 1024u)
 /* Atoms kept before P-headers are chosen: enough to see the longest
@@ -25,6 +27,15 @@
 #define ENC_PH_CAP  64u
 #define ENC_PH_KEEP 32u
 #define ENC_SYNC_DEFAULT 1024u /* ETMSYNCFR reset value (IHI 0014Q 3.5.23) */
+#define ENC_OOO_TAGS 3u        /* out-of-order tags 1-3 (7.4.3) */
+
+/* A load whose value a placeholder stands for, until it is returned. */
+struct enc_ooo {
+	uint8_t tag;             /* 1-3 */
+	uint8_t halves;          /* 2: a 64-bit value, two packets */
+	uint32_t value[2];
+	uint64_t due;            /* returned once insns reaches it */
+};
 
 enum enc_atom { ENC_E = 0, ENC_N = 1, ENC_W = 2 };
 
@@ -75,6 +86,21 @@ struct etm3_enc {
 	uint8_t exc_pending;     /* an exception: enum exec_exc in exc_kind */
 	uint8_t exc_kind;
 
+	/* Data trace (7.4). */
+	uint8_t data_addr_on;    /* ETMCR[3]: data addresses */
+	uint8_t data_value_on;   /* ETMCR[2]: data values */
+	uint8_t ooo_on;          /* ETM3_ENC_OOO: loads out of order */
+	uint32_t ooo_delay;
+	uint64_t insns;          /* instructions traced */
+	uint8_t d_ok;            /* the last item is an executed data
+				    instruction or one of its transfers */
+	uint8_t d_first;         /* its next transfer is its first */
+	uint32_t d_next;         /* the address right after its last one */
+	uint8_t dref_valid;      /* a data address was sent since sync */
+	uint32_t dref;           /* the data address reference */
+	struct enc_ooo ooo[ENC_OOO_TAGS]; /* pending, oldest first */
+	unsigned nooo;
+
 	uint8_t buf[ENC_BUF_BYTES];
 };
 
@@ -103,14 +129,17 @@ int etm3_enc_alloc(struct etm3_enc **out, const struct etm3_enc_config *cfg,
 	ec.etmcr = cfg->etmcr;
 	ec.etmidr = cfg->etmidr;
 	ec.etmccer = cfg->etmccer;
-	ec.flags = cfg->flags;
+	ec.flags = cfg->flags & ~ETM3_ENC_OOO;
 	err = etm3_config_decode(&ec, &info);
 	if (err)
 		return err;
-	/* Data trace (7.4) and ARMv7-M exception numbering are not encoded. */
-	if (info.data_addr || info.data_value || info.data_only ||
-	    info.m_profile)
+	/* Data-only mode (7.10.5) and ARMv7-M exception numbering are not
+	 * encoded. */
+	if (info.data_only || info.m_profile)
 		return -etmkit_err_unsupported;
+	/* Out-of-order data carries a value (7.4.3): value tracing on. */
+	if ((cfg->flags & ETM3_ENC_OOO) && !info.data_value)
+		return -etmkit_err_bad_config;
 	/* Timestamps need ETMv3.5 and ETMCCER[22] (7.7); VMID ETMv3.5. */
 	if ((cfg->etmcr & ETM3_ETMCR_TIMESTAMP) && !info.timestamps)
 		return -etmkit_err_bad_config;
@@ -125,6 +154,10 @@ int etm3_enc_alloc(struct etm3_enc **out, const struct etm3_enc_config *cfg,
 	e->vmid_on = !!(cfg->etmcr & ETM3_ETMCR_VMID);
 	e->branch_output = !!(cfg->etmcr & ETM3_ETMCR_BRANCH_OUTPUT);
 	e->sync_period = cfg->sync_period ? cfg->sync_period : ENC_SYNC_DEFAULT;
+	e->data_addr_on = info.data_addr;
+	e->data_value_on = info.data_value;
+	e->ooo_on = !!(cfg->flags & ETM3_ENC_OOO);
+	e->ooo_delay = cfg->ooo_delay ? cfg->ooo_delay : 1;
 	e->sink = sink;
 	e->sink_ctx = sink_ctx;
 	e->need_isync = 1;
@@ -314,8 +347,10 @@ static void put_async(struct etm3_enc *e)
 		put8(e, 0x00);
 	put8(e, 0x80);
 	e->sync_at = e->total;
-	/* The next timestamp goes in full, for a decoder starting here. */
+	/* The next timestamp goes in full, for a decoder starting here; so
+	 * does the next data address (D-sync after A-sync, 7.10.2, 7.10.6). */
 	e->ts_valid = 0;
+	e->dref_valid = 0;
 }
 
 /* Cycle count field (7.3.4): 7 bits and a continuation bit per byte, the
@@ -561,6 +596,198 @@ static void put_context_id(struct etm3_enc *e)
 	e->cid_dirty = 0;
 }
 
+/* ---- Data packets (7.4) ---------------------------------------------------- */
+
+/* SS, the value's size field (Q Table 6.3, unchanged in ETMv3, 7.4.2):
+ * leading zero bytes are not traced; 00 is the value 0, no byte. */
+static unsigned value_ss(uint32_t v)
+{
+	return v == 0 ? 0 : v < 0x100 ? 1 : v < 0x10000 ? 2 : 3;
+}
+
+static void put_value(struct etm3_enc *e, uint32_t v)
+{
+	static const uint8_t bytes[4] = { 0, 1, 2, 4 };
+
+	put_le(e, v, bytes[value_ss(v)]); /* least significant byte first */
+}
+
+/* A data address (7.4.2): bytes 0-3 carry 7 bits and a continuation bit,
+ * the 5th A[31:28] in [3:0] and the BE-8 flag in bit 4 (digest 4.12; 0:
+ * the record is little-endian). Only the low bytes up to the highest
+ * that differs from the last data address are sent; all five after sync
+ * (D-sync, 7.10.6) or a gap (ETMv2's rule, Q 6.4, kept in ETMv3). */
+static void put_data_addr(struct etm3_enc *e, uint32_t a)
+{
+	unsigned n = 5;
+
+	if (e->dref_valid)
+		for (unsigned k = 1; k < 5; k++)
+			if ((a >> (7 * k)) == (e->dref >> (7 * k))) {
+				n = k;
+				break;
+			}
+	for (unsigned k = 0; k < n && k < 4; k++)
+		put8(e, (uint8_t)(((a >> (7 * k)) & 0x7f) |
+				  (k + 1 < n ? 0x80 : 0)));
+	if (n == 5)
+		put8(e, (uint8_t)((a >> 28) & 0x0f));
+	e->dref = a;
+	e->dref_valid = 1;
+}
+
+/* The header's A bit (7.4.2): set on an instruction's first transfer and
+ * where the transfers stop being contiguous; the address follows when
+ * address tracing is on. */
+static unsigned data_a_bit(const struct etm3_enc *e, uint32_t a)
+{
+	return e->d_first || a != e->d_next;
+}
+
+/* Normal data b00A0SS10 [address] [value] (7.4.2) for the 32-bit
+ * transfer of @v at @a. */
+static void put_normal_data(struct etm3_enc *e, uint32_t a, uint32_t v)
+{
+	unsigned abit = data_a_bit(e, a);
+	unsigned ss = e->data_value_on ? value_ss(v) : 0;
+
+	room(e);
+	put8(e, (uint8_t)(0x02 | abit << 5 | ss << 2));
+	if (abit && e->data_addr_on)
+		put_data_addr(e, a);
+	if (e->data_value_on)
+		put_value(e, v);
+}
+
+/* Out-of-order placeholder b01A1TT00 [address] (7.4.3, seed 004). */
+static void put_placeholder(struct etm3_enc *e, uint32_t a, unsigned tag)
+{
+	unsigned abit = data_a_bit(e, a);
+
+	room(e);
+	put8(e, (uint8_t)(0x50 | abit << 5 | tag << 2));
+	if (abit && e->data_addr_on)
+		put_data_addr(e, a);
+}
+
+/* Out-of-order data b0TT0SS00 value, never an address (7.4.3): the value
+ * of the oldest pending placeholder, both halves of a 64-bit one
+ * consecutively ("in the same cycle"), after the atoms so far. */
+static int return_oldest(struct etm3_enc *e)
+{
+	struct enc_ooo *o = &e->ooo[0];
+	int err = flush_atoms(e);
+
+	if (err)
+		return err;
+	for (unsigned h = 0; h < o->halves; h++) {
+		room(e);
+		put8(e, (uint8_t)(o->tag << 5 | value_ss(o->value[h]) << 2));
+		put_value(e, o->value[h]);
+	}
+	memmove(e->ooo, e->ooo + 1, --e->nooo * sizeof(e->ooo[0]));
+	return 0;
+}
+
+/* Return the values due (@all: every one, before trace stops). */
+static int return_due(struct etm3_enc *e, int all)
+{
+	while (e->nooo && (all || e->ooo[0].due <= e->insns)) {
+		int err = return_oldest(e);
+
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* A tag no pending placeholder holds, returning the oldest value when
+ * all three are taken: a tag is reused only after its data came, so two
+ * consecutive placeholders with one tag are only ever a 64-bit value's
+ * (7.4.3). */
+static int free_tag(struct etm3_enc *e, unsigned *tag)
+{
+	if (e->nooo == ENC_OOO_TAGS) {
+		int err = return_oldest(e);
+
+		if (err)
+			return err;
+	}
+	for (unsigned t = 1; t <= ENC_OOO_TAGS; t++) {
+		unsigned used = 0;
+
+		for (unsigned i = 0; i < e->nooo; i++)
+			used |= e->ooo[i].tag == t;
+		if (!used) {
+			*tag = t;
+			return 0;
+		}
+	}
+	return -etmkit_err_internal;
+}
+
+/* A transfer of the instruction just traced: its packets after the
+ * P-header holding the instruction's atom ("a data packet belongs to the
+ * most recently traced data instruction", 7.4.2). A 64-bit transfer is
+ * two 32-bit ones, the lower address first. A load with ETM3_ENC_OOO
+ * gets a placeholder (two with one tag for 64 bits), its value comes
+ * later (7.4.3). */
+static int put_data(struct etm3_enc *e, const struct exec_rec *r)
+{
+	unsigned halves = r->size == 8 ? 2 : 1, step = halves == 2 ? 4 : r->size;
+	int ooo = e->ooo_on && !(r->flags & EXEC_D_STORE);
+	unsigned tag = 0;
+	int err;
+
+	if ((r->size != 1 && r->size != 2 && r->size != 4 && r->size != 8) ||
+	    (r->size < 8 && r->value >> (8 * r->size)) ||
+	    (r->flags & ~EXEC_D_STORE))
+		return -etmkit_err_invalid;
+	if (!e->data_addr_on && !e->data_value_on)
+		return 0; /* not traced (ETMCR[3:2] = 0) */
+	if (!e->d_ok || r->addr > 0x100000000ull - r->size)
+		return -etmkit_err_invalid;
+	err = flush_atoms(e);
+	if (!err && ooo)
+		err = free_tag(e, &tag);
+	if (err)
+		return err;
+	for (unsigned h = 0; h < halves; h++) {
+		uint32_t a = (uint32_t)r->addr + 4 * h;
+		uint32_t v = (uint32_t)(r->value >> (32 * h));
+
+		if (ooo)
+			put_placeholder(e, a, tag);
+		else
+			put_normal_data(e, a, v);
+		e->d_first = 0;
+		e->d_next = a + step;
+	}
+	if (ooo) {
+		struct enc_ooo *o = &e->ooo[e->nooo++];
+
+		o->tag = (uint8_t)tag;
+		o->halves = (uint8_t)halves;
+		o->value[0] = (uint32_t)r->value;
+		o->value[1] = (uint32_t)(r->value >> 32);
+		o->due = e->insns + e->ooo_delay;
+	}
+	return 0;
+}
+
+/* Whether @r is an instruction whose transfers the decoder attributes
+ * to it: executed, and a load, store or coprocessor transfer (7.4.2). */
+static int is_data_insn(const struct exec_rec *r, int fail)
+{
+	struct insn_info info;
+	uint8_t b[4];
+	size_t n = exec_insn_bytes(r, b);
+
+	return !fail && n &&
+	       !insn_decode(&info, (enum etmkit_isa)r->isa, r->addr, b, n) &&
+	       (info.flags & (INSN_F_LOAD | INSN_F_STORE | INSN_F_CPRT));
+}
+
 /* ---- Items ---------------------------------------------------------------- */
 
 static int isa_ok(const struct etm3_enc *e, uint8_t isa)
@@ -686,6 +913,8 @@ static int put_insn(struct etm3_enc *e, const struct exec_rec *r)
 			return -etmkit_err_invalid;
 	}
 	err = before_insn(e, r);
+	if (!err)
+		err = return_due(e, 0);
 	if (err)
 		return err;
 	if (e->info.cycle_accurate) {
@@ -706,6 +935,9 @@ static int put_insn(struct etm3_enc *e, const struct exec_rec *r)
 	err = add_atom(e, fail ? ENC_N : ENC_E);
 	if (err)
 		return err;
+	e->insns++;
+	e->d_ok = (e->data_addr_on || e->data_value_on) && is_data_insn(r, fail);
+	e->d_first = 1;
 	e->last_isa = r->isa;
 	e->exp_valid = 1;
 	if (taken) {
@@ -743,6 +975,11 @@ static int put_gap(struct etm3_enc *e, const struct exec_rec *r)
 		if (!err)
 			err = flush_atoms(e);
 	}
+	/* Values still out are traced before trace stops (7.4.3: "placed
+	 * in the FIFO as soon as it is available"). */
+	if (!err)
+		err = return_due(e, 1);
+	e->dref_valid = 0;
 	e->br_pending = 0;
 	e->exc_pending = 0;
 	e->need_isync = 1;
@@ -778,6 +1015,11 @@ int etm3_enc_put(struct etm3_enc *e, const struct exec_rec *r)
 		return e->err;
 	if (e->finished)
 		return -etmkit_err_invalid;
+	if (r->kind == exec_data) {
+		int err = put_data(e, r);
+
+		return err ? err : e->err;
+	}
 	switch (r->kind) {
 	case exec_insn: {
 		int err = put_insn(e, r);
@@ -812,6 +1054,9 @@ int etm3_enc_put(struct etm3_enc *e, const struct exec_rec *r)
 	default:
 		return -etmkit_err_invalid;
 	}
+	/* Transfers follow their instruction directly (put_insn sets it). */
+	if (r->kind != exec_insn)
+		e->d_ok = 0;
 	return e->err;
 }
 
@@ -827,6 +1072,8 @@ int etm3_enc_finish(struct etm3_enc *e)
 		err = put_pending_branch(e);
 		if (!err)
 			err = flush_atoms(e);
+		if (!err)
+			err = return_due(e, 1);
 	}
 	e->finished = 1;
 	drain(e);

@@ -1,5 +1,6 @@
 /* Execution records: names, instruction bytes and the text form
  * (docs/exec-record.md). */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,6 +107,7 @@ static int parse_num(const char *s, uint64_t *v)
 
 	if (!*s || *s == '-' || *s == '+' || *s == ' ')
 		return -1;
+	errno = 0;
 	*v = strtoull(s, &end, 0);
 	if (*end)
 		return -1;
@@ -115,7 +117,8 @@ static int parse_num(const char *s, uint64_t *v)
 		if (*end)
 			return -1;
 	}
-	return 0;
+	/* more than 64 bits: not read as UINT64_MAX */
+	return errno == ERANGE ? -1 : 0;
 }
 
 static int hexval(char c)
@@ -247,6 +250,30 @@ static int parse_insn(struct exec_rec *r, char **tok, int ntok,
 	return 1;
 }
 
+/* ld|st ADDRESS SIZE VALUE: a data transfer of the instruction before. */
+static int parse_data(struct exec_rec *r, char **tok, int ntok,
+		      uint64_t line, struct exec_diag *diag)
+{
+	uint64_t size;
+
+	r->kind = exec_data;
+	r->flags = tok[0][0] == 's' ? EXEC_D_STORE : 0;
+	if (ntok != 4)
+		return fail(diag, line, "expected ld|st ADDRESS SIZE VALUE",
+			    NULL);
+	if (parse_num(tok[1], &r->addr))
+		return fail(diag, line, "bad data address", tok[1]);
+	if (parse_num(tok[2], &size) ||
+	    (size != 1 && size != 2 && size != 4 && size != 8))
+		return fail(diag, line, "bad data size (1, 2, 4 or 8)", tok[2]);
+	r->size = (uint8_t)size;
+	if (parse_num(tok[3], &r->value) ||
+	    (size < 8 && r->value >> (8 * size)))
+		return fail(diag, line, "bad data value (it must fit its size)",
+			    tok[3]);
+	return 1;
+}
+
 static int parse_event(struct exec_rec *r, char **tok, int ntok,
 		       uint64_t line, struct exec_diag *diag)
 {
@@ -279,6 +306,8 @@ static int parse_event(struct exec_rec *r, char **tok, int ntok,
 				    "debug)", NULL);
 		return 1;
 	}
+	if (!strcmp(tok[0], "ld") || !strcmp(tok[0], "st"))
+		return parse_data(r, tok, ntok, line, diag);
 	if (!strcmp(tok[0], "ctx")) {
 		int ns_seen = 0;
 
@@ -459,6 +488,16 @@ int exec_text_format(char *buf, size_t cap, const struct exec_rec *r)
 			return -etmkit_err_invalid;
 		appendf(&o, "exc %s ret=0x%llx", exc_names[r->number],
 			(unsigned long long)r->addr);
+		break;
+	case exec_data:
+		if ((r->size != 1 && r->size != 2 && r->size != 4 &&
+		     r->size != 8) || (r->flags & ~EXEC_D_STORE) ||
+		    (r->size < 8 && r->value >> (8 * r->size)))
+			return -etmkit_err_invalid;
+		appendf(&o, "%s 0x%llx %u 0x%llx",
+			(r->flags & EXEC_D_STORE) ? "st" : "ld",
+			(unsigned long long)r->addr, r->size,
+			(unsigned long long)r->value);
 		break;
 	case exec_context:
 		if (!(r->flags & (EXEC_CTX_CONTEXTID | EXEC_CTX_VMID |

@@ -194,11 +194,13 @@ static void test_config(void **state)
 	c.etmidr = 0x410CF150u; /* major field 1: ETMv2 */
 	assert_int_equal(etm3_enc_alloc(&e, &c, sink, &o), -etmkit_err_bad_config);
 	c.etmidr = IDR35;
-	/* Data trace, data-only, ARMv7-M: not encoded. */
+	/* Data-only, ARMv7-M: not encoded; out-of-order data needs values. */
+	c.etmcr = ETM3_ETMCR_DATA_ONLY | ETM3_ETMCR_DATA_VALUE;
+	assert_int_equal(etm3_enc_alloc(&e, &c, sink, &o), -etmkit_err_unsupported);
 	c.etmcr = ETM3_ETMCR_DATA_ADDR;
-	assert_int_equal(etm3_enc_alloc(&e, &c, sink, &o), -etmkit_err_unsupported);
-	c.etmcr = ETM3_ETMCR_DATA_VALUE;
-	assert_int_equal(etm3_enc_alloc(&e, &c, sink, &o), -etmkit_err_unsupported);
+	c.flags = ETM3_ENC_OOO;
+	assert_int_equal(etm3_enc_alloc(&e, &c, sink, &o), -etmkit_err_bad_config);
+	c.flags = 0;
 	c.etmcr = ETM3_ETMCR_DATA_ONLY;
 	assert_int_equal(etm3_enc_alloc(&e, &c, sink, &o), -etmkit_err_unsupported);
 	c.etmcr = 0;
@@ -605,6 +607,226 @@ static void test_timestamp_vmid(void **state)
 	       0x3c, 0x09, 0x42, 0x40, 0x84);
 }
 
+/* ---- Data trace (7.4) -------------------------------------------------------- */
+
+#define CR_DATA (ETM3_ETMCR_DATA_ADDR | ETM3_ETMCR_DATA_VALUE)
+
+/* An ARM instruction with its opcode (data transfers need it: only loads,
+ * stores and coprocessor transfers make them). */
+static void put_op(struct etm3_enc *e, uint32_t addr, uint32_t opcode)
+{
+	struct exec_rec r = insn(etmkit_isa_arm, addr, 4, 0);
+
+	r.opcode = opcode;
+	assert_int_equal(etm3_enc_put(e, &r), 0);
+}
+
+static struct exec_rec data_rec(int store, uint64_t addr, uint8_t size,
+				uint64_t value)
+{
+	struct exec_rec r;
+
+	memset(&r, 0, sizeof(r));
+	r.kind = exec_data;
+	r.flags = store ? EXEC_D_STORE : 0;
+	r.addr = addr;
+	r.size = size;
+	r.value = value;
+	return r;
+}
+
+static void put_data(struct etm3_enc *e, int store, uint64_t addr,
+		     uint8_t size, uint64_t value)
+{
+	struct exec_rec r = data_rec(store, addr, size, value);
+
+	assert_int_equal(etm3_enc_put(e, &r), 0);
+}
+
+#define LDR   0xe5910000u /* ldr r0, [r1] */
+#define STRB4 0xe5c10004u /* strb r0, [r1, #4] */
+#define LDM45 0xe8910030u /* ldm r1, {r4, r5} */
+#define ADD   0xe2800001u /* add r0, r0, #1 */
+#define LDR2  0xe5920000u /* ldr r0, [r2] */
+#define LDRD  0xe1c120d0u /* ldrd r2, r3, [r1] */
+#define STR4  0xe5810004u /* str r0, [r1, #4] */
+
+/* Normal data packets b00A0SS10 (7.4.2): each after the P-header holding
+ * its instruction's atom; the address (A) on an instruction's first
+ * transfer only while the transfers are contiguous, in 7-bit groups,
+ * all five bytes after A-sync (D-sync, 7.10.6) and then only the low
+ * groups that changed; the value without its leading zero bytes (SS,
+ * Table 6.3: 00 the value 0, 01 one byte, 10 two, 11 four), least
+ * significant byte first; a 64-bit transfer as two 32-bit ones. */
+static void test_data_normal(void **state)
+{
+	struct out o;
+	struct etm3_enc *e = enc_new(CR_DATA, IDR35, 0, &o);
+
+	(void)state;
+	put_op(e, 0x8000, LDR);
+	put_data(e, 0, 0x20000000, 4, 0x12345678);
+	put_op(e, 0x8004, STRB4);
+	put_data(e, 1, 0x20000004, 1, 0x78);
+	put_op(e, 0x8008, LDM45);
+	put_data(e, 0, 0x20000000, 4, 0x7);
+	put_data(e, 0, 0x20000004, 4, 0);
+	put_op(e, 0x800c, ADD);
+	put_op(e, 0x8010, LDR2);
+	put_data(e, 0, 0x20004000, 2, 0xbeef);
+	put_op(e, 0x8014, LDRD);
+	put_data(e, 0, 0x20000010, 8, 0x1111111122222222ull);
+	EXPECT(e, &o, ASYNC, ISYNC_8000,
+	       0x84, 0x2e, 0x80, 0x80, 0x80, 0x80, 0x02, 0x78, 0x56, 0x34, 0x12,
+	       0x84, 0x26, 0x04, 0x78,
+	       0x84, 0x26, 0x00, 0x07, 0x02,
+	       0x88, 0x2a, 0x80, 0x80, 0x01, 0xef, 0xbe,
+	       0x84, 0x2e, 0x90, 0x80, 0x00, 0x22, 0x22, 0x22, 0x22,
+	       0x0e, 0x11, 0x11, 0x11, 0x11);
+
+	/* Addresses only (ETMCR[3]): SS 00, no value. Values only
+	 * (ETMCR[2]): A still marks the first transfer, no address. */
+	e = enc_new(ETM3_ETMCR_DATA_ADDR, IDR35, 0, &o);
+	put_op(e, 0x8000, LDR);
+	put_data(e, 0, 0x20000000, 4, 0x12345678);
+	put_data(e, 0, 0x20000100, 4, 0x1);
+	EXPECT(e, &o, ASYNC, ISYNC_8000, 0x84, 0x22, 0x80, 0x80, 0x80, 0x80, 0x02,
+	       0x22, 0x80, 0x02);
+	e = enc_new(ETM3_ETMCR_DATA_VALUE, IDR35, 0, &o);
+	put_op(e, 0x8000, LDR);
+	put_data(e, 0, 0x20000000, 4, 0x12345678);
+	put_data(e, 0, 0x20000100, 4, 0x1);
+	EXPECT(e, &o, ASYNC, ISYNC_8000, 0x84, 0x2e, 0x78, 0x56, 0x34, 0x12,
+	       0x26, 0x01);
+
+	/* After a periodic A-sync the next address is sent in full; an
+	 * indirect load to the PC has its data before its branch packet. */
+	{
+		struct etm3_enc_config c;
+
+		etm3_enc_config_init(&c);
+		c.etmcr = CR_DATA;
+		c.etmidr = IDR35;
+		c.sync_period = 16;
+		memset(&o, 0, sizeof(o));
+		assert_int_equal(etm3_enc_alloc(&e, &c, sink, &o), 0);
+	}
+	put_op(e, 0x8000, LDR);
+	put_data(e, 0, 0x20000000, 4, 0x1);
+	{
+		struct exec_rec r = insn(etmkit_isa_arm, 0x8004, 4,
+					 EXEC_F_BRANCH | EXEC_F_INDIRECT |
+					 EXEC_F_TAKEN);
+
+		r.opcode = 0xe49df004; /* ldr pc, [sp], #4 */
+		r.target = 0x8100;
+		r.target_isa = etmkit_isa_arm;
+		assert_int_equal(etm3_enc_put(e, &r), 0);
+	}
+	put_data(e, 0, 0x20000004, 4, 0x8100);
+	put_op(e, 0x8100, LDR);
+	put_data(e, 0, 0x20000008, 4, 0x2);
+	EXPECT(e, &o, ASYNC, ISYNC_8000,
+	       0x84, 0x26, 0x80, 0x80, 0x80, 0x80, 0x02, 0x01,
+	       0x84, 0x2a, 0x04, 0x00, 0x81,
+	       0x81, 0x01, /* its branch packet: 0x8100 (7.3.5) */
+	       ASYNC, 0x08, 0x01, 0x00, 0x81, 0x00, 0x00, /* periodic I-sync */
+	       0x84, 0x26, 0x88, 0x80, 0x80, 0x80, 0x02, 0x02);
+}
+
+/* Out-of-order data (7.4.3, seed 004): a load's placeholder b01A1TT00
+ * where its normal data packet would be, two with one tag for a 64-bit
+ * value (the address on the first only); the value later in b0TT0SS00,
+ * the tag's most recent placeholder's; stores in order. */
+static void test_data_ooo(void **state)
+{
+	struct etm3_enc_config c;
+	struct etm3_enc *e;
+	struct out o;
+	struct exec_rec r;
+
+	(void)state;
+	etm3_enc_config_init(&c);
+	c.etmcr = CR_DATA;
+	c.etmidr = IDR35;
+	c.flags = ETM3_ENC_OOO;
+	c.ooo_delay = 1;
+	memset(&o, 0, sizeof(o));
+	assert_int_equal(etm3_enc_alloc(&e, &c, sink, &o), 0);
+	put_op(e, 0x8000, LDR);
+	put_data(e, 0, 0x20000000, 4, 0xab);
+	put_op(e, 0x8004, LDRD);
+	put_data(e, 0, 0x20000008, 8, 0x1111111122222222ull);
+	put_op(e, 0x8008, STR4);  /* the first value is due */
+	put_data(e, 1, 0x20000004, 4, 0x1234);
+	put_op(e, 0x800c, ADD);   /* the second */
+	EXPECT(e, &o, ASYNC, ISYNC_8000,
+	       0x84, 0x74, 0x80, 0x80, 0x80, 0x80, 0x02,
+	       0x84, 0x78, 0x08, 0x58,
+	       0x24, 0xab,
+	       0x84, 0x2a, 0x04, 0x34, 0x12,
+	       0x4c, 0x22, 0x22, 0x22, 0x22, 0x4c, 0x11, 0x11, 0x11, 0x11,
+	       0x84);
+
+	/* Values only, a long delay: the fourth load waits for the oldest
+	 * tag's value; the rest come before the gap, oldest first. */
+	c.etmcr = ETM3_ETMCR_DATA_VALUE;
+	c.ooo_delay = 100;
+	memset(&o, 0, sizeof(o));
+	assert_int_equal(etm3_enc_alloc(&e, &c, sink, &o), 0);
+	put_op(e, 0x8000, LDM45);
+	put_data(e, 0, 0x20000000, 4, 0x1);
+	put_data(e, 0, 0x20000004, 4, 0x2);
+	put_op(e, 0x8004, LDR);
+	put_data(e, 0, 0x20000000, 4, 0x3);
+	put_op(e, 0x8008, LDR);
+	put_data(e, 0, 0x20000000, 4, 0);
+	put_kind(e, exec_gap, 0);
+	put_op(e, 0x8000, ADD);
+	EXPECT(e, &o, ASYNC, ISYNC_8000,
+	       0x84, 0x74, 0x58, 0x84, 0x7c,
+	       0x84, 0x24, 0x01, 0x74,
+	       0x44, 0x02, 0x64, 0x03, 0x20,
+	       ISYNC_8000, 0x84);
+
+	/* Refused: a transfer not after its instruction, after one that
+	 * makes none or failed its condition; a bad size or value; beyond
+	 * 32 bits. */
+	e = enc_new(CR_DATA, IDR35, 0, &o);
+	r = data_rec(0, 0x1000, 4, 1);
+	assert_int_equal(etm3_enc_put(e, &r), -etmkit_err_invalid);
+	put_op(e, 0x8000, ADD);
+	assert_int_equal(etm3_enc_put(e, &r), -etmkit_err_invalid);
+	r = insn(etmkit_isa_arm, 0x8004, 4, EXEC_F_COND_FAIL);
+	r.opcode = 0x05910000; /* ldreq r0, [r1] */
+	assert_int_equal(etm3_enc_put(e, &r), 0);
+	r = data_rec(0, 0x1000, 4, 1);
+	assert_int_equal(etm3_enc_put(e, &r), -etmkit_err_invalid);
+	put_op(e, 0x8008, LDR);
+	r.size = 3;
+	assert_int_equal(etm3_enc_put(e, &r), -etmkit_err_invalid);
+	r.size = 1;
+	r.value = 0x100;
+	assert_int_equal(etm3_enc_put(e, &r), -etmkit_err_invalid);
+	r = data_rec(0, 0xfffffffcull, 8, 1);
+	assert_int_equal(etm3_enc_put(e, &r), -etmkit_err_invalid);
+	r = data_rec(0, 0x1000, 4, 1);
+	r.flags = 0x80;
+	assert_int_equal(etm3_enc_put(e, &r), -etmkit_err_invalid);
+	put_data(e, 0, 0xfffffff8ull, 8, 1);
+	put_ctx(e, EXEC_CTX_EL, 0, 1, 0, 0);
+	r = data_rec(1, 0x1000, 4, 1);
+	assert_int_equal(etm3_enc_put(e, &r), -etmkit_err_invalid);
+	EXPECT(e, &o, ASYNC, ISYNC_8000, 0xc4, 0x84, 0x26,
+	       0xf8, 0xff, 0xff, 0xff, 0x0f, 0x01, 0x02);
+
+	/* Without data trace, data items are ignored. */
+	e = enc_new(0, IDR35, 0, &o);
+	put_op(e, 0x8000, LDR);
+	put_data(e, 0, 0x20000000, 4, 0x12345678);
+	EXPECT(e, &o, ASYNC, ISYNC_8000, 0x84);
+}
+
 /* ---- Round trips ----------------------------------------------------------- */
 
 static uint64_t rng_state;
@@ -624,6 +846,9 @@ static uint32_t below(uint32_t n)
 }
 
 #define REGION_BYTES 0x4000u
+
+/* Programs with loads and stores (data trace round trips). */
+static int gen_data;
 
 struct region {
 	uint32_t base;
@@ -714,6 +939,25 @@ static void gen_arm(struct prog *p, struct region *g)
 			v = (k & 1 ? 0xe12fff30u : 0xe12fff10u) | below(13);
 		} else if (k < 21) { /* LDR pc, [sp], #4 */
 			v = 0xe49df004u;
+		} else if (gen_data && k >= 25 && k < 37) {
+			/* loads and stores (ARMv7-AR A8.8.62 ff.) */
+			static const uint32_t ops[8] = {
+				0x05910000, /* LDR<c> r0, [r1, #imm] */
+				0x05810000, /* STR<c> r0, [r1, #imm] */
+				0x05d10000, /* LDRB<c> r0, [r1, #imm] */
+				0x01c100b0, /* STRH<c> r0, [r1] */
+				0x08910000, /* LDM<c> r1, {r4-r7 subset} */
+				0x092d0000, /* PUSH<c> {r4-r7 subset} */
+				0x01c120d0, /* LDRD<c> r2, r3, [r1] */
+				0x01c120f0, /* STRD<c> r2, r3, [r1] */
+			};
+			uint32_t op = ops[k & 7];
+
+			v = cond << 28 | op;
+			if ((k & 7) < 3)
+				v |= below(64) * 4;
+			else if ((k & 7) == 4 || (k & 7) == 5)
+				v |= (1 + below(15)) << 4;
 		} else if (k < 25) { /* BLX (immediate) to Thumb */
 			const struct region *tg =
 				region_near(p, etmkit_isa_thumb, a, 0x1000000);
@@ -809,6 +1053,21 @@ static void gen_thumb(struct prog *p, struct region *g)
 			v = 0xbd00;
 		} else if (k >= 53 && k < 60) {
 			v = 0x3101; /* ADDS r1, #1 */
+		} else if (gen_data && k >= 72 && k < 84) {
+			/* loads and stores (ARMv7-AR A8.8.63 ff.) */
+			static const uint16_t ops[6] = {
+				0x6808, /* LDR r0, [r1, #imm5 * 4] */
+				0x6008, /* STR r0, [r1, #imm5 * 4] */
+				0x7808, /* LDRB r0, [r1, #imm5] */
+				0x8008, /* STRH r0, [r1, #imm5 * 2] */
+				0xc900, /* LDM r1!, {r4-r7 subset} */
+				0xb400, /* PUSH {r4-r7 subset} */
+			};
+			uint32_t j = k % 6;
+
+			v = ops[j];
+			v |= (uint16_t)(j < 4 ? below(32) << 6 :
+					(1 + below(15)) << 4);
 		}
 		st16(g, a, v);
 	}
@@ -873,8 +1132,23 @@ static const struct region *region_of(const struct prog *p, uint32_t a)
 	return NULL;
 }
 
+/* A 32-bit data transfer the decode must give back (a 64-bit one is
+ * two). */
+struct want_data {
+	size_t insn;        /* index of its instruction in want.insn */
+	uint32_t iaddr;     /* that instruction's address */
+	uint32_t addr, value;
+	uint32_t access;    /* the record item's address */
+	uint8_t first;      /* its instruction's first transfer */
+	uint8_t contig;     /* at the end of the one before (same insn) */
+	uint8_t ooo;        /* a load traced out of order */
+	uint8_t half;       /* out-of-order 64-bit: 1, 2; else 0 */
+};
+
 /* What the decode must give back. */
 struct want {
+	struct want_data *data;
+	size_t nd, capd;
 	struct exec_rec *insn;
 	size_t n, cap;
 	uint16_t exc[4096];
@@ -893,8 +1167,19 @@ static void want_insn(struct want *w, const struct exec_rec *r)
 	w->insn[w->n++] = *r;
 }
 
+static void want_data(struct want *w, const struct want_data *d)
+{
+	if (w->nd == w->capd) {
+		w->capd = w->capd ? 2 * w->capd : 4096;
+		w->data = realloc(w->data, w->capd * sizeof(*w->data));
+		assert_non_null(w->data);
+	}
+	w->data[w->nd++] = *d;
+}
+
 struct walk_opts {
 	uint32_t etmcr, etmidr, etmccer;
+	uint32_t flags, ooo_delay; /* etm3_enc_config's */
 	int arm, thumb;
 	unsigned steps;
 	unsigned gap_per_mille, exc_per_mille, ctx_per_mille;
@@ -914,6 +1199,64 @@ static uint32_t want_cycles(const struct walk_opts *o, const struct exec_rec *r)
 static void do_put(struct etm3_enc *e, const struct exec_rec *r)
 {
 	assert_int_equal(etm3_enc_put(e, r), 0);
+}
+
+static uint64_t rnd64(void)
+{
+	uint64_t v = (uint64_t)rnd() << 32;
+
+	return v | rnd();
+}
+
+/* The data transfers of the instruction just walked (w->insn's last), an
+ * executed load or store per @flags (INSN_F_*): 1 to 4, of 1, 2, 4 or 8
+ * bytes, mostly contiguous, at addresses every data address length
+ * reaches; encoded, and noted as the 32-bit transfers the decode gives. */
+static void walk_data(const struct walk_opts *o, struct etm3_enc *e,
+		      struct want *w, uint32_t flags)
+{
+	static const uint32_t base[6] = { 0x20000000u, 0x20000400u,
+					  0x20100000u, 0x2a000000u,
+					  0x80000000u, 0xffffff00u };
+	static const uint8_t sizes[6] = { 1, 2, 4, 4, 4, 8 };
+	unsigned n = 1 + (below(3) ? 0 : below(4));
+	uint64_t end = 0;
+	struct exec_rec r;
+
+	for (unsigned i = 0; i < n; i++) {
+		uint8_t size = sizes[below(6)];
+		uint64_t v = rnd64() >> below(64);
+		int store = (flags & INSN_F_STORE) &&
+			    (!(flags & INSN_F_LOAD) || below(2));
+		struct want_data d;
+
+		memset(&r, 0, sizeof(r));
+		r.kind = exec_data;
+		r.flags = store ? EXEC_D_STORE : 0;
+		r.size = size;
+		if (i && below(4) && end + size <= 0x100000000ull)
+			r.addr = end;
+		else
+			r.addr = base[below(6)] + (below(32) << 3);
+		if (size < 8)
+			v &= (1ull << (8 * size)) - 1;
+		r.value = below(6) ? v : 0;
+		do_put(e, &r);
+		memset(&d, 0, sizeof(d));
+		d.insn = w->n - 1;
+		d.iaddr = (uint32_t)w->insn[w->n - 1].addr;
+		d.access = (uint32_t)r.addr;
+		d.ooo = !store && (o->flags & ETM3_ENC_OOO);
+		for (unsigned h = 0; h < (size == 8 ? 2u : 1u); h++) {
+			d.addr = (uint32_t)r.addr + 4 * h;
+			d.value = (uint32_t)(r.value >> (32 * h));
+			d.first = i == 0 && h == 0;
+			d.contig = !d.first && d.addr == end;
+			d.half = d.ooo && size == 8 ? (uint8_t)(h + 1) : 0;
+			want_data(w, &d);
+			end = d.addr + (size == 8 ? 4u : size);
+		}
+	}
 }
 
 /* Walk @o->steps instructions over @p from a random start, choosing
@@ -1059,6 +1402,10 @@ static void walk(const struct prog *p, const struct walk_opts *o,
 		do_put(e, &r);
 		r.cycles = want_cycles(o, &r);
 		want_insn(w, &r);
+		if ((o->etmcr & (ETM3_ETMCR_DATA_ADDR | ETM3_ETMCR_DATA_VALUE)) &&
+		    !(r.flags & EXEC_F_COND_FAIL) &&
+		    (info.flags & (INSN_F_LOAD | INSN_F_STORE)))
+			walk_data(o, e, w, info.flags);
 		if (r.flags & EXEC_F_TAKEN) {
 			a = (uint32_t)r.target;
 			isa = r.target_isa;
@@ -1069,10 +1416,73 @@ static void walk(const struct prog *p, const struct walk_opts *o,
 	}
 }
 
+/* Bytes the value of a normal or out-of-order data packet has: SS
+ * (Table 6.3). */
+static unsigned ss_bytes_of(uint32_t v)
+{
+	return v == 0 ? 0 : v < 0x100 ? 1 : v < 0x10000 ? 2 : 4;
+}
+
+/* Data element @x against the transfer @d it must be, @ni instructions
+ * decoded so far. */
+static void check_data(const struct walk_opts *o, const struct etmkit_elem *x,
+		       const struct want_data *d, size_t ni)
+{
+	int addr_on = !!(o->etmcr & ETM3_ETMCR_DATA_ADDR);
+	int value_on = !!(o->etmcr & ETM3_ETMCR_DATA_VALUE);
+	uint32_t want_addr = d->half == 2 ? d->access : d->addr;
+
+	if (!(x->flags & ETMKIT_DATA_INSN) || x->addr != d->iaddr)
+		fail_msg("data at offset %llu: instruction 0x%llx (flags 0x%x), "
+			 "want 0x%x", (unsigned long long)x->offset,
+			 (unsigned long long)x->addr, x->flags, d->iaddr);
+	/* A normal data packet comes right after its instruction's atom;
+	 * out-of-order data when the value came. */
+	if (!d->ooo && ni != d->insn + 1)
+		fail_msg("data of instruction %zu after %zu instructions",
+			 d->insn, ni);
+	if (x->flags & (ETMKIT_DATA_BE | ETMKIT_DATA_STORE_FAILED |
+			ETMKIT_DATA_SUPPRESSED))
+		fail_msg("data flags 0x%x", x->flags);
+	if (!!(x->flags & ETMKIT_DATA_OOO) != d->ooo ||
+	    (d->ooo && (x->u.data.tag < 1 || x->u.data.tag > 3)) ||
+	    (d->ooo && x->u.data.half != d->half))
+		fail_msg("data at offset %llu: flags 0x%x tag %u half %u, want "
+			 "ooo %u half %u", (unsigned long long)x->offset,
+			 x->flags, x->u.data.tag, x->u.data.half, d->ooo,
+			 d->half);
+	if (x->flags & ETMKIT_DATA_ADDR) {
+		if (!addr_on || x->u.data.data_addr != want_addr)
+			fail_msg("data at offset %llu: address 0x%llx, want "
+				 "0x%x", (unsigned long long)x->offset,
+				 (unsigned long long)x->u.data.data_addr,
+				 addr_on ? want_addr : 0);
+	} else if (addr_on && !d->contig && !(d->half == 2)) {
+		/* Only a transfer at the end of the one before may leave
+		 * its address out (7.4.2). */
+		fail_msg("data at offset %llu: no address, want 0x%x",
+			 (unsigned long long)x->offset, d->addr);
+	}
+	if (x->flags & ETMKIT_DATA_VALUE) {
+		if (!value_on || x->u.data.value != d->value ||
+		    x->size != ss_bytes_of(d->value))
+			fail_msg("data at offset %llu: value 0x%llx size %u, "
+				 "want 0x%x", (unsigned long long)x->offset,
+				 (unsigned long long)x->u.data.value, x->size,
+				 d->value);
+	} else if (value_on && d->value != 0) {
+		/* SS 00 is the value 0 (Table 6.3): etm3_flow reports a
+		 * normal data packet's as no value (see the report). */
+		fail_msg("data at offset %llu: no value, want 0x%x",
+			 (unsigned long long)x->offset, d->value);
+	}
+}
+
 /* Decode @o->n bytes with etm3_flow fed in random chunks; compare. */
 static void check_decode(const struct walk_opts *o, const struct prog *p,
 			 const struct out *t, const struct want *w)
 {
+	size_t nd_in = 0, nd_ooo = 0; /* next in-order, out-of-order data */
 	struct etm3_flow_config c;
 	struct etm3_flow_decoder *d;
 	const struct etmkit_elem *el;
@@ -1160,6 +1570,21 @@ static void check_decode(const struct walk_opts *o, const struct prog *p,
 					assert_false(x->flags & ETMKIT_EXC_CANCEL);
 					nexc++;
 					break;
+				case etmkit_elem_data: {
+					int ooo = !!(x->flags & ETMKIT_DATA_OOO);
+					size_t *at_d = ooo ? &nd_ooo : &nd_in;
+
+					while (*at_d < w->nd &&
+					       w->data[*at_d].ooo != ooo)
+						(*at_d)++;
+					if (*at_d == w->nd)
+						fail_msg("extra data element at "
+							 "offset %llu", (unsigned long long)
+							 x->offset);
+					check_data(o, x, &w->data[*at_d], ni);
+					(*at_d)++;
+					break;
+				}
 				case etmkit_elem_gap:
 				case etmkit_elem_no_image:
 				case etmkit_elem_overflow:
@@ -1175,6 +1600,13 @@ static void check_decode(const struct walk_opts *o, const struct prog *p,
 		assert_int_equal(k, -etmkit_err_eos);
 	}
 	assert_int_equal(ni, w->n);
+	/* every transfer came back */
+	while (nd_in < w->nd && w->data[nd_in].ooo)
+		nd_in++;
+	while (nd_ooo < w->nd && !w->data[nd_ooo].ooo)
+		nd_ooo++;
+	assert_int_equal(nd_in, w->nd);
+	assert_int_equal(nd_ooo, w->nd);
 	if (w->nexc < 4096)
 		assert_int_equal(nexc, w->nexc);
 	if (w->nts < 4096)
@@ -1191,6 +1623,8 @@ struct census {
 	unsigned isync[4];        /* by reason */
 	unsigned ph_format[5];    /* P-headers by format */
 	unsigned a_sync, cid, ts, vmid;
+	unsigned data, placeholder, ooo_data; /* data packets */
+	unsigned data_addr_len[6]; /* data addresses by bytes (1-5) */
 	uint64_t last_a_sync;     /* offset of the last A-sync */
 };
 
@@ -1230,6 +1664,20 @@ static void take_census(const struct walk_opts *o, const struct out *t,
 				case etm3_pkt_a_sync:
 					c->a_sync++;
 					c->last_a_sync = p->offset;
+					break;
+				case etm3_pkt_normal_data:
+				case etm3_pkt_ooo_placeholder:
+					if (p->type == etm3_pkt_normal_data)
+						c->data++;
+					else
+						c->placeholder++;
+					if (p->u.data.has_addr)
+						c->data_addr_len[(p->u.data.addr_bits +
+								  6) / 7]++;
+					break;
+				case etm3_pkt_ooo_data:
+					assert_true(p->u.data.ooo_match);
+					c->ooo_data++;
 					break;
 				case etm3_pkt_context_id: c->cid++; break;
 				case etm3_pkt_timestamp: c->ts++; break;
@@ -1324,12 +1772,15 @@ static void round_trip_census(const struct walk_opts *o, uint64_t seed,
 
 	assert_non_null(w);
 	rng_state = seed;
+	gen_data = !!(o->etmcr & (ETM3_ETMCR_DATA_ADDR | ETM3_ETMCR_DATA_VALUE));
 	prog_build(&p, o->arm, o->thumb);
 	etm3_enc_config_init(&c);
 	c.etmcr = o->etmcr;
 	c.etmidr = o->etmidr;
 	c.etmccer = o->etmccer;
 	c.sync_period = o->sync_period;
+	c.flags = o->flags;
+	c.ooo_delay = o->ooo_delay;
 	memset(&t, 0, sizeof(t));
 	assert_int_equal(etm3_enc_alloc(&e, &c, sink, &t), 0);
 	walk(&p, o, e, w);
@@ -1350,6 +1801,7 @@ static void round_trip_census(const struct walk_opts *o, uint64_t seed,
 		*sink_calls = t.calls;
 	free(t.b);
 	free(w->insn);
+	free(w->data);
 	free(w);
 	prog_free(&p);
 }
@@ -1483,6 +1935,7 @@ static void test_round_trip_mixed(void **state)
 		check_decode(&o, &p, &t, w);
 		free(t.b);
 		free(w->insn);
+		free(w->data);
 		free(w);
 	}
 	image_free(p.img);
@@ -1567,6 +2020,66 @@ static void test_round_trip_configs(void **state)
 	}
 }
 
+/* Data trace: addresses, values or both, in order and out of order, in
+ * every instruction-trace configuration; every data packet form and
+ * data address length, checked transfer by transfer. */
+static void test_round_trip_data(void **state)
+{
+	const uint32_t AV = CR_DATA, A = ETM3_ETMCR_DATA_ADDR,
+		       V = ETM3_ETMCR_DATA_VALUE, O = ETM3_ENC_OOO;
+	static const struct {
+		uint32_t etmcr, etmidr, etmccer, sync, flags, delay;
+	} cfgs[] = {
+		{ AV, IDR35, 0, 0, 0, 0 },
+		{ A, IDR35_ALT, 0, 64, 0, 0 },
+		{ V | CR_CA, IDR32, 0, 0, 0, 0 },
+		{ AV | CR_CA, IDR35, 0, 0, 0, 0 },
+		{ AV, IDR35, 0, 0, O, 0 },
+		{ AV | CR_CA, IDR35_ALT, 0, 100, O, 3 },
+		{ V, IDR32, 0, 0, O, 2 },
+		{ AV | CR_CA, IDR32, 0, 0, O, 9 },
+		{ AV | ETM3_ETMCR_BRANCH_OUTPUT | (1u << 14), IDR35, 0, 0, O, 1 },
+		{ AV | (3u << 14) | ETM3_ETMCR_TIMESTAMP | ETM3_ETMCR_VMID,
+		  IDR35, ETM3_ETMCCER_TIMESTAMP | ETM3_ETMCCER_VIRT_EXT, 0, O,
+		  5 },
+	};
+	struct walk_opts o;
+	struct census c;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cfgs) / sizeof(cfgs[0]); i++) {
+		memset(&o, 0, sizeof(o));
+		o.arm = o.thumb = 1;
+		o.etmcr = cfgs[i].etmcr;
+		o.etmidr = cfgs[i].etmidr;
+		o.etmccer = cfgs[i].etmccer;
+		o.sync_period = cfgs[i].sync;
+		o.flags = cfgs[i].flags;
+		o.ooo_delay = cfgs[i].delay;
+		o.steps = 10000;
+		o.gap_per_mille = 3;
+		o.exc_per_mille = 5;
+		o.ctx_per_mille = 20;
+		round_trip_census(&o, 0x5eed0000ull + i, &c, NULL);
+		if (getenv("ENC_CENSUS"))
+			printf("data cfg %zu: data %u placeholder %u ooo %u "
+			       "addr %u %u %u %u %u\n", i, c.data,
+			       c.placeholder, c.ooo_data, c.data_addr_len[1],
+			       c.data_addr_len[2], c.data_addr_len[3],
+			       c.data_addr_len[4], c.data_addr_len[5]);
+		assert_true(c.data > 100);
+		if (cfgs[i].flags & O) {
+			assert_true(c.placeholder > 100);
+			assert_true(c.ooo_data >= c.placeholder);
+		} else {
+			assert_int_equal(c.placeholder + c.ooo_data, 0);
+		}
+		if (cfgs[i].etmcr & A)
+			for (int n = 1; n <= 5; n++)
+				assert_true(c.data_addr_len[n] > 0);
+	}
+}
+
 /* Long enough for several 64 KiB sink calls; many seeds, small. */
 static void test_round_trip_long(void **state)
 {
@@ -1611,6 +2124,13 @@ static void test_round_trip_long(void **state)
 			o.etmidr = below(2) ? IDR35 : IDR35_ALT;
 			break;
 		}
+		if (below(2)) { /* data trace, maybe out of order */
+			o.etmcr |= (1u + below(3)) << 2;
+			if ((o.etmcr & ETM3_ETMCR_DATA_VALUE) && below(2)) {
+				o.flags = ETM3_ENC_OOO;
+				o.ooo_delay = below(8);
+			}
+		}
 		round_trip(&o, seed);
 	}
 }
@@ -1629,9 +2149,12 @@ int main(void)
 		cmocka_unit_test(test_exception),
 		cmocka_unit_test(test_isync_forms),
 		cmocka_unit_test(test_timestamp_vmid),
+		cmocka_unit_test(test_data_normal),
+		cmocka_unit_test(test_data_ooo),
 		cmocka_unit_test(test_round_trip_mixed),
 		cmocka_unit_test(test_round_trip_isa),
 		cmocka_unit_test(test_round_trip_configs),
+		cmocka_unit_test(test_round_trip_data),
 		cmocka_unit_test(test_round_trip_long),
 	};
 
