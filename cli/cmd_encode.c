@@ -46,6 +46,9 @@ static const char encode_usage[] =
 "  --mispredict-every N, --cancel-every N\n"
 "                      ETMv4/ETE: synthesize mis-speculation every N P0\n"
 "                      elements, resolved by Mispredict / Cancel\n"
+"  --q-every N         ETMv4/ETE: every N-th run of instructions that may be\n"
+"                      one as a Q element instead of atoms (0 never; needs\n"
+"                      Q elements with counts: the 'q' preset)\n"
 "  --timestamp-every N add a timestamp item before every N-th instruction\n"
 "                      (a clock of 3 ticks per instruction), for records\n"
 "                      that have none (QEMU logs)\n"
@@ -61,7 +64,9 @@ static const char encode_usage[] =
 "         and value trace of the record's ld/st items), data-ooo (loads\n"
 "         out of order)\n"
 "  etmv4/ete: default (context ID, nothing else optional), cycles,\n"
-"         timestamps, spec (MAXSPEC 16, spec depth 8, mis-speculation)\n"
+"         timestamps, spec (MAXSPEC 16, spec depth 8, mis-speculation),\n"
+"         q (Q elements with counts: TRCIDR0.QSUPP 0b11, TRCCONFIGR.QE\n"
+"         0b01; every 5th run a Q)\n"
 "\n"
 "Exit status: 0 done; 2 usage error; 3 input unreadable or malformed, or an\n"
 "execution the encoder cannot represent (the message names the line).\n";
@@ -105,8 +110,8 @@ struct encode_run {
 	uint32_t trace_id;
 	unsigned have_reg;         /* bit per enum enc_reg given */
 	uint32_t reg[reg_count];
-	int have_sync, have_depth, have_misp, have_cancel;
-	uint32_t sync_period, spec_depth, misp_every, cancel_every;
+	int have_sync, have_depth, have_misp, have_cancel, have_q;
+	uint32_t sync_period, spec_depth, misp_every, cancel_every, q_every;
 	uint32_t ts_every;         /* --timestamp-every: 0 none */
 
 	/* Running: */
@@ -133,7 +138,7 @@ struct encode_run {
 enum {
 	o_record = 0x100, o_qemu, o_record_out, o_out, o_protocol, o_preset,
 	o_sync, o_depth, o_misp, o_cancel, o_trace_id, o_frames, o_help,
-	o_ts_every, o_reg0
+	o_ts_every, o_q_every, o_reg0
 };
 
 static int bad_value(const char *opt, const char *arg, const char *what)
@@ -155,6 +160,7 @@ static int parse_options(struct encode_run *r, int argc, char **argv)
 		{ "cancel-every", 1, o_cancel }, { "trace-id", 1, o_trace_id },
 		{ "frames", 1, o_frames }, { "help", 0, o_help },
 		{ "timestamp-every", 1, o_ts_every },
+		{ "q-every", 1, o_q_every },
 	};
 	size_t n = 0;
 	int c;
@@ -231,6 +237,7 @@ static int parse_options(struct encode_run *r, int argc, char **argv)
 		case o_depth: r->spec_depth = v; r->have_depth = 1; break;
 		case o_misp: r->misp_every = v; r->have_misp = 1; break;
 		case o_cancel: r->cancel_every = v; r->have_cancel = 1; break;
+		case o_q_every: r->q_every = v; r->have_q = 1; break;
 		case o_ts_every: r->ts_every = v; break;
 		case o_trace_id:
 			if (v == 0 || v >= 0x70)
@@ -278,9 +285,9 @@ static int parse_options(struct encode_run *r, int argc, char **argv)
 		}
 	}
 	if (r->proto == etmkit_proto_etmv3 &&
-	    (r->have_depth || r->have_misp || r->have_cancel)) {
-		fprintf(stderr, "etmkit encode: --spec-depth, --mispredict-every "
-			"and --cancel-every are ETMv4/ETE options\n");
+	    (r->have_depth || r->have_misp || r->have_cancel || r->have_q)) {
+		fprintf(stderr, "etmkit encode: --spec-depth, --mispredict-every, "
+			"--cancel-every and --q-every are ETMv4/ETE options\n");
 		return cli_exit_usage;
 	}
 	return 0;
@@ -768,32 +775,36 @@ struct preset {
 	uint32_t enc_flags;        /* ETMv3: ETM3_ENC_* */
 	uint32_t configr, maxspec; /* ETMv4/ETE: TRCCONFIGR bits, TRCIDR8 */
 	uint32_t depth, misp, cancel;
+	uint32_t idr0, q;          /* ETMv4/ETE: TRCIDR0 bits, q_every */
 };
 
 /* ETMv3 (IHI 0014Q 3.5.1; digest etmv3.md 1): ETMCR[15:14] context ID
  * size, [12] cycle-accurate, [28] timestamps, [8] branch output;
  * ETMIDR[20] the alternative branch encoding. */
 static const struct preset etm3_presets[] = {
-	{ "default", 0x0000C000, 0, 0, 0, 0, 0, 0, 0 },
-	{ "cycle-accurate", 0x00001000, 0, 0, 0, 0, 0, 0, 0 },
-	{ "timestamps", 0x10000000, 0, 0, 0, 0, 0, 0, 0 },
-	{ "branch-output", 0x00000100, 0, 0, 0, 0, 0, 0, 0 },
-	{ "alt-branch", 0, 0x00100000, 0, 0, 0, 0, 0, 0 },
+	{ "default", 0x0000C000, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
+	{ "cycle-accurate", 0x00001000, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
+	{ "timestamps", 0x10000000, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
+	{ "branch-output", 0x00000100, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
+	{ "alt-branch", 0, 0x00100000, 0, 0, 0, 0, 0, 0, 0, 0 },
 	/* ETMCR[3:2]: data address and value tracing (IHI 0014Q 7.4) */
-	{ "data", 0x0000000C, 0, 0, 0, 0, 0, 0, 0 },
-	{ "data-ooo", 0x0000000C, 0, ETM3_ENC_OOO, 0, 0, 0, 0, 0 },
-	{ NULL, 0, 0, 0, 0, 0, 0, 0, 0 }
+	{ "data", 0x0000000C, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
+	{ "data-ooo", 0x0000000C, 0, ETM3_ENC_OOO, 0, 0, 0, 0, 0, 0, 0 },
+	{ NULL, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 }
 };
 
 /* ETMv4/ETE (digest etmv4-ete.md, TRCCONFIGR): [4] CCI cycle counting,
  * [6] context ID, [11] timestamps; "spec": TRCIDR8.MAXSPEC 16 with 8 P0
- * elements left uncommitted and mis-speculation synthesized. */
+ * elements left uncommitted and mis-speculation synthesized; "q":
+ * TRCIDR0.QSUPP [16:15] 0b11 and TRCCONFIGR.QE [14:13] 0b01, Q elements
+ * with instruction counts (digest 6, U13), every 5th run a Q. */
 static const struct preset etm4_presets[] = {
-	{ "default", 0, 0, 0, 0x00000040, 0, 0, 0, 0 },
-	{ "cycles", 0, 0, 0, 0x00000010, 0, 0, 0, 0 },
-	{ "timestamps", 0, 0, 0, 0x00000800, 0, 0, 0, 0 },
-	{ "spec", 0, 0, 0, 0, 16, 8, 7, 11 },
-	{ NULL, 0, 0, 0, 0, 0, 0, 0, 0 }
+	{ "default", 0, 0, 0, 0x00000040, 0, 0, 0, 0, 0, 0 },
+	{ "cycles", 0, 0, 0, 0x00000010, 0, 0, 0, 0, 0, 0 },
+	{ "timestamps", 0, 0, 0, 0x00000800, 0, 0, 0, 0, 0, 0 },
+	{ "spec", 0, 0, 0, 0, 16, 8, 7, 11, 0, 0 },
+	{ "q", 0, 0, 0, 0x00002000, 0, 0, 0, 0, 0x00018000, 5 },
+	{ NULL, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 }
 };
 
 static int apply_presets(const struct encode_run *r,
@@ -821,6 +832,9 @@ static int apply_presets(const struct encode_run *r,
 			sum->misp = p->misp;
 			sum->cancel = p->cancel;
 		}
+		sum->idr0 |= p->idr0;
+		if (p->q)
+			sum->q = p->q;
 	}
 	return 0;
 }
@@ -868,7 +882,7 @@ static int setup_etm4(struct encode_run *r)
 	int err;
 
 	if (apply_presets(r, etm4_presets, &p))
-		return unknown_preset(r, "default, cycles, timestamps, spec");
+		return unknown_preset(r, "default, cycles, timestamps, spec, q");
 	ete_enc_config_init(&cfg);
 	if (r->proto == etmkit_proto_etmv4) {
 		cfg.etm.flags &= ~ETM4_CFG_ETE;
@@ -878,7 +892,7 @@ static int setup_etm4(struct encode_run *r)
 		cfg.etm.trcdevarch = 0;
 	}
 	cfg.etm.trcconfigr = reg_or(r, reg_trcconfigr, p.configr);
-	cfg.etm.trcidr0 = reg_or(r, reg_trcidr0, cfg.etm.trcidr0);
+	cfg.etm.trcidr0 = reg_or(r, reg_trcidr0, cfg.etm.trcidr0 | p.idr0);
 	cfg.etm.trcidr1 = reg_or(r, reg_trcidr1, cfg.etm.trcidr1);
 	cfg.etm.trcidr2 = reg_or(r, reg_trcidr2, cfg.etm.trcidr2);
 	cfg.etm.trcidr8 = reg_or(r, reg_trcidr8, p.maxspec);
@@ -886,6 +900,7 @@ static int setup_etm4(struct encode_run *r)
 	cfg.spec_depth = r->have_depth ? r->spec_depth : p.depth;
 	cfg.mispredict_every = r->have_misp ? r->misp_every : p.misp;
 	cfg.cancel_every = r->have_cancel ? r->cancel_every : p.cancel;
+	cfg.q_every = r->have_q ? r->q_every : p.q;
 	if (r->have_sync)
 		cfg.sync_period = r->sync_period;
 	err = ete_enc_alloc(&e, &cfg, encoder_sink, r);

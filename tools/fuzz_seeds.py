@@ -246,6 +246,71 @@ def etm4_flow_seeds(outdir, shared):
                 break
 
 
+def encode_seeds(outdir):
+    """fuzz_encode: a header (see the target's comment) and walks of a few
+    thousand steps, random bytes from a fixed seed, for each protocol and a
+    few configurations: long walks with every kind of event."""
+    import random
+    rng = random.Random(20261123)
+    # (name, header bytes 0-5): protocol and code, then the protocol's
+    # registers; bytes 6-11 (image seed, chunks, framing) are filled below.
+    cfgs = (
+        ("etm3-v35-ca-cid-ts", [0x20, 0x0f, 0x75, 0, 0, 40]),
+        ("etm3-v35-alt-bo", [0x00, 0x32, 0x0d, 0, 0, 0]),
+        ("etm3-v32-arm", [0x24, 0x01, 0x02, 0, 0, 8]),
+        ("etm3-v30-thumb", [0x08, 0x04, 0x00, 0, 0, 0]),
+        ("etm3-v34-alt-ca", [0x2c, 0x13, 0x0c, 0, 0, 3]),
+        ("etm4-a64", [0x01, 0x00, 0x00, 0x0e, 0, 0]),
+        ("etm4-a64-spec", [0x61, 0x35, 0x35, 0x43, 2, 20]),
+        ("ete-a64", [0x82, 0x00, 0x00, 0x06, 0, 0]),
+        ("ete-a64-spec-cci", [0xa2, 0x46, 0x47, 0x2f, 1, 0]),
+        ("ete-a64-max-bb", [0x22, 0xff, 0x9b, 0x7b, 255, 60]),
+        ("etm4-a32", [0x03, 0x00, 0x00, 0x06, 0, 0]),
+        ("etm4-a32-ia32-spec", [0x33, 0x2c, 0x23, 0x2b, 0, 12]),
+    )
+    for i, (name, h) in enumerate(cfgs):
+        for n, length in ((0, 6000), (1, 1500)):
+            hdr = bytes(h) + bytes([rng.randrange(256), rng.randrange(256),
+                                    (7, 255, 63)[(i + n) % 3],
+                                    rng.randrange(256), 0x10 + i,
+                                    (0, 3, 17)[(i + n) % 3]])
+            walk = bytes(rng.randrange(256) for _ in range(length))
+            write(outdir, "fuzz_encode", "%s-%d" % (name, n), hdr + walk)
+
+
+def exec_text_seeds(outdir, root):
+    """fuzz_exec_text: the example of docs/exec-record.md, and records
+    with every item kind and field of the text form, one with CRLF line
+    ends and comments, one broken."""
+    doc = os.path.join(root, "docs", "exec-record.md")
+    if os.path.isfile(doc):
+        m = re.search(r"```\n(etmkit-exec 1\n.*?)```", open(doc).read(), re.S)
+        if m:
+            write(outdir, "fuzz_exec_text", "doc-example", m.group(1).encode())
+    every = "\n".join((
+        "etmkit-exec 1",
+        "ctx cid=0x1234 vmid=7 el=2 ns=0",
+        "0x8000 arm e3a00001 c=0",
+        "0x8004 arm 1a000001 x b",
+        "0x8008 arm e12fff13 bi ->0x9001:thumb c=4294967295",
+        "0x9000 thumb f000f802 b ->0x9008",
+        "0x9008 thumbee c000 sw=thumb",
+        "0xa000 jazelle 10ff",
+        "0xffffffc000080000 a64 d69f03e0 bi ->0xffffffc000080400",
+        "exc reset ret=0x0", "exc undef ret=0x8004", "exc call ret=4",
+        "exc pabort ret=0x10", "exc dabort ret=0x20", "exc irq ret=0x30",
+        "exc fiq ret=0x40", "exc debug ret=0x50",
+        "gap", "ts 0xffffffffffffffff", "ts 12", "ctx el=0 ns=1",
+        "ctx vmid=0", ""))
+    write(outdir, "fuzz_exec_text", "every-item", every.encode())
+    crlf = "# comment\r\n\r\netmkit-exec 1\r\n  # indented\r\n" \
+        "0x400580 a64 d503201f\r\n0x400584 a64 94000010 b ->0x4005c4\r\n" \
+        "0x4005c4 a64 d65f03c0 bi ->0x400588\r\n"
+    write(outdir, "fuzz_exec_text", "crlf-comments", crlf.encode())
+    write(outdir, "fuzz_exec_text", "broken",
+          b"etmkit-exec 1\n0x10 arm e1a00000\n0x14 thumb 123 b\nexc nmi ret=0\n")
+
+
 def ini_value(path, key):
     with open(path, errors="replace") as f:
         for line in f:
@@ -327,8 +392,10 @@ def main():
         if os.path.isfile(os.path.join(examples, d, "snapshot.ini")):
             write(outdir, "fuzz_snapshot", d, snapshot_seed(os.path.join(examples, d)))
     image_seeds(outdir)
+    encode_seeds(outdir)
     # Execution records and QEMU logs of the project's own tests.
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    exec_text_seeds(outdir, root)
     for sub, target in (("tests/data/records", "fuzz_exec_text"),
                         ("tests/data/qemu", "fuzz_qemu_log")):
         d = os.path.join(root, sub)

@@ -389,8 +389,8 @@ const struct etm4_config_info *etm4_pkt_config(
  * elements uncommitted, synthesized mispredicts and cancels, timestamps
  * (TRCCONFIGR.TS, with markers when TRCIDR0.TSMARK), cycle counts at
  * commit points (TRCCONFIGR.CCI, commit mode 1: the instructions'
- * EXEC_F_CYCLES summed) and a periodic A-sync + Trace Info + Context +
- * Address resync.
+ * EXEC_F_CYCLES summed), Q elements in place of some atoms (q_every) and
+ * a periodic A-sync + Trace Info + Context + Address resync.
  *
  * Use:
  *   struct ete_enc_config c;
@@ -436,6 +436,21 @@ struct ete_enc_config {
 				   exec_context item: EL 0-3, Non-secure */
 	uint32_t vmid;          /* ... its VMID and context ID */
 	uint32_t context_id;
+	uint32_t q_every;       /* every N-th P0 instruction that may start
+				   one opens a Q element (D4.3.5.4, digest
+				   5.17) instead of its atom; 0 never. A Q
+				   counts the instructions since the P0
+				   element before it, runs on over P0
+				   instructions that are not branches (ISB)
+				   and ends at a taken branch (a branch not
+				   taken gets its N atom) or before any other
+				   packet, with the address where execution
+				   goes on: in the Q packet (types 0-2, 5, 6,
+				   0xA, 0xB) or, 64-bit, in an address packet
+				   right after it (type 0xC). Needs Q
+				   elements with instruction counts:
+				   TRCIDR0.QSUPP and TRCCONFIGR.QE 0b01 or
+				   0b11 */
 };
 
 /* Defaults: zeros, size, ETE 1.0 registers as in OpenCSD's ete_spec_1
@@ -448,8 +463,9 @@ void ete_enc_config_init(struct ete_enc_config *cfg);
 struct ete_enc_stats {
 	uint64_t bytes;          /* trace bytes emitted (sent or buffered) */
 	uint64_t insns;          /* instruction items put */
-	uint64_t p0;             /* P0 elements traced (atoms, exceptions),
-				    synthesized wrong-path ones excluded */
+	uint64_t p0;             /* P0 elements traced (atoms, exceptions,
+				    Q elements), synthesized wrong-path ones
+				    excluded */
 	uint64_t atom_packets[7];/* atom packets by format (index 1-6) */
 	uint64_t addr_forms[4];  /* address packets by enum etm4_addr_form
 				    (address + context counted as long) */
@@ -467,6 +483,7 @@ struct ete_enc_stats {
 				    an exception whose return address is
 				    not where execution stands, or taken
 				    while trace is off */
+	uint64_t q_packets[16];  /* Q packets by type (header bits 3:0) */
 };
 
 struct ete_enc;
@@ -476,7 +493,8 @@ struct ete_enc;
  * cfg->etm.size, unknown flags), -etmkit_err_bad_config (etm4_config_decode()
  * refuses cfg->etm; spec_depth above MAXSPEC; mispredict_every or
  * cancel_every without the MAXSPEC they need; cc_threshold above 4095;
- * cycle counting with MAXSPEC above 65536), -etmkit_err_unsupported
+ * cycle counting with MAXSPEC above 65536; q_every without TRCIDR0.QSUPP
+ * and TRCCONFIGR.QE allowing Q elements with counts), -etmkit_err_unsupported
  * (cycle counting with TRCIDR0.COMMOPT 0, return stack, conditional or
  * data trace enabled),
  * -etmkit_err_nomem. */

@@ -15,6 +15,12 @@
  * must follow them, into the fewest atom packets (formats 1-6, digest
  * 5.14) by a short dynamic programme.
  *
+ * With q_every, some runs of instructions go as Q elements (D4.3.5.4,
+ * digest 5.17) instead of atoms: a Q is held open like the atoms, grows
+ * over P0 instructions that are not branches, and is written at the
+ * first taken branch, before a branch not taken (which gets its atom) or
+ * before any other packet.
+ *
  * Facts from the protocol digest (../shared/spec/etmv4-ete.md, cited as
  * "digest n.m") and seed 002 (Arm ARM D4.3).
  */
@@ -41,6 +47,8 @@
 #define CFGR_RS     (1u << 12)
 #define CFGR_DA     (1u << 16)
 #define CFGR_DV     (1u << 17)
+#define CFGR_QE(r)  (((r) >> 13) & 3u)
+#define IDR0_QSUPP(r) (((r) >> 15) & 3u)
 
 struct enc_ctx {
 	uint8_t el, ns, sf;
@@ -102,6 +110,19 @@ struct ete_enc {
 	uint64_t cyc_total;    /* cycles of every instruction put */
 	uint64_t cyc_counted;  /* cyc_total at the last Cycle Count */
 	uint64_t synth_seq;    /* synthesized corrections so far */
+
+	/* The open Q element (D4.3.5.4): q_count instructions since the
+	 * P0 element before it, to its last P0 instruction, after which
+	 * execution goes on at q_target in q_isa; q_cyc: cyc_total
+	 * there. */
+	uint8_t q_open;
+	uint8_t q_isa;
+	uint8_t range_moved;   /* an address was sent inside the current
+				  range (untraceable): no Q counts it */
+	uint32_t q_count;
+	uint64_t q_target;
+	uint64_t q_cyc;
+	uint64_t q_seq;        /* P0 instructions that could open a Q */
 
 	struct ete_enc_stats st;
 };
@@ -212,11 +233,18 @@ static int atom_header(const uint8_t *a, unsigned n, unsigned *fmt)
 
 /* ---- Cycle counts (digest 5.8; D4.3.7.1) ------------------------------------ */
 
-static void cyc_push(struct ete_enc *e)
+/* A P0 element traced: the cycles of the record up to its last
+ * instruction, @at. */
+static void cyc_push_at(struct ete_enc *e, uint64_t at)
 {
 	if (!e->cc_on || e->cyc_n == e->cyc_cap)
 		return; /* not reached: the ring holds every P0 in flight */
-	e->cyc_at[(e->cyc_head + e->cyc_n++) % e->cyc_cap] = e->cyc_total;
+	e->cyc_at[(e->cyc_head + e->cyc_n++) % e->cyc_cap] = at;
+}
+
+static void cyc_push(struct ete_enc *e)
+{
+	cyc_push_at(e, e->cyc_total);
 }
 
 /* @n P0 elements were committed: a Cycle Count for the cycles up to the
@@ -349,13 +377,17 @@ static void flush_atoms_raw(struct ete_enc *e)
 	}
 }
 
-/* Before any other packet: the atoms it follows. */
+static void q_close(struct ete_enc *e);
+
+/* Before any other packet: the atoms, or the Q element, it follows. */
 static void flush_atoms(struct ete_enc *e)
 {
 	if (e->natoms) {
 		flush_atoms_raw(e);
 		settle(e);
 	}
+	if (e->q_open)
+		q_close(e);
 }
 
 static void push_atom(struct ete_enc *e, uint8_t a)
@@ -666,6 +698,121 @@ static void emit_context_address(struct ete_enc *e, uint64_t a, uint8_t is)
 	e->st.addr_forms[form]++;
 }
 
+/* ---- Q elements (D4.3.5.4, digest 5.17) ------------------------------------ */
+
+/* Write the open Q element: a P0 element (digest 7.1) for @q_count
+ * instructions, with the address of the next one (D4.3.5.4: a Target
+ * Address is required after a Q). The address part comes first, then
+ * the count as a continuation field (digest 5.17; [CAP:q_elem]
+ * aa 34 3f 06 00 03). Types 0-2, 5, 6, 0xA and 0xB are the exact-match,
+ * short and long 32-bit address forms of the address packets 0x90-0x92,
+ * 0x95, 0x96, 0x9a, 0x9b (digest 5.19), header + 0x10, and push the
+ * history alike (digest 2.4). A 64-bit address has no Q form: type 0xC
+ * (count only), then the address packet at once, with nothing between:
+ * a decoder counts the Q when its address arrives (digest 7.2), so no
+ * Commit may come before it, and a Context there would be applied before
+ * the Q's instructions (etm4_flow's on_address()). Types 0xF (no count)
+ * and counts of the reserved types are not used: without a count the
+ * instructions cannot be rebuilt. */
+static void q_close(struct ete_enc *e)
+{
+	uint8_t p[24];
+	uint8_t is = is_of(e->q_isa);
+	unsigned form;
+	size_t n;
+
+	e->q_open = 0;
+	make_room(e, 1, 0);
+	n = addr_packet(e, p, e->q_target, is, &form);
+	if (form == etm4_addr_long64) {
+		p[0] = 0xac;
+		put_bytes(e, p, 1 + put_c7(p + 1, e->q_count));
+		emit_address(e, e->q_target, is);
+	} else {
+		p[0] = (uint8_t)(p[0] + 0x10); /* 0x9N address -> 0xAN Q */
+		n += put_c7(p + n, e->q_count);
+		put_bytes(e, p, n);
+		hist_push(e, e->q_target, is);
+	}
+	e->st.q_packets[p[0] & 0xf]++;
+	cyc_push_at(e, e->q_cyc);
+	if (e->maxspec)
+		e->uncommitted++;
+	else
+		cyc_committed(e, 1);
+	e->st.p0++;
+	settle(e);
+}
+
+/* A P0 instruction @r (@branch: a branch; @taken: it was), the last of
+ * @n since the P0 element before it, with e->pc, e->isa already where
+ * execution goes on: into the open Q element, or opening one at every
+ * q_every-th chance. Returns 1 when the Q holds it (no atom), 0 for an
+ * atom.
+ *
+ * The count is of the instructions since the previous P0 element
+ * (D4.3.5.4, I XPNWS), so a Q opens only at the start of a range that
+ * the decoder walks from its first instruction (no address sent inside
+ * it). A Q does not say which way its branches went (digest 5.17): only
+ * P0 instructions that are not branches (ISB, TSTART, WFI/WFE) are run
+ * over, so that the instructions before its last run straight on, and a
+ * taken branch ends it, its address the branch's target. A branch not
+ * taken gets its N atom, the Q before it ending at the P0 instruction
+ * before: a Q's address at the next instruction would not tell a decoder
+ * that the branch was not taken (OpenCSD 1.3 reports every Q range as
+ * executed, E). The decoders walk a Q alike: etm4_flow's q_path_known()
+ * straight on, OpenCSD 1.3 to the first branch (else I_RANGE_NOPATH). A
+ * P0 instruction that changes the instruction set without a branch
+ * (EXEC_F_ISA_SWITCH) gets an atom: its target's instruction set is not
+ * known here. */
+static int trace_q(struct ete_enc *e, const struct exec_rec *r, uint64_t n,
+		   int branch, int taken)
+{
+	int sw = (r->flags & EXEC_F_ISA_SWITCH) != 0;
+
+	if (!e->cfg.q_every)
+		return 0;
+	if (e->q_open && (sw || (branch && !taken) ||
+			  n > UINT32_MAX - e->q_count))
+		q_close(e);
+	if (!e->q_open) {
+		if (sw || (branch && !taken) || e->range_moved ||
+		    n > UINT32_MAX || ++e->q_seq % e->cfg.q_every)
+			return 0;
+		flush_atoms(e); /* the atoms before it */
+		e->q_open = 1;
+		e->q_count = 0;
+	}
+	e->q_count += (uint32_t)n;
+	e->q_target = e->pc;
+	e->q_isa = e->isa;
+	e->q_cyc = e->cyc_total;
+	if (branch || !e->pc_known || e->pc != r->addr + r->size ||
+	    e->isa != r->isa) {
+		q_close(e);
+		e->pc_known = 1; /* the Q's address says where */
+	}
+	return 1;
+}
+
+/* The context changes before @r, not at a P0 instruction, with a Q
+ * open: the Q takes the instructions since its last P0 instruction, so
+ * that its last one is the last in the old context and the Context
+ * element follows it (D4.3.5.4, R LZLDH and the rule after I BTNZC). @r
+ * then starts a range. */
+static void q_to_context(struct ete_enc *e, const struct exec_rec *r)
+{
+	if (!e->q_open || e->open_insns == 0 ||
+	    e->open_insns > UINT32_MAX - e->q_count)
+		return;
+	e->q_count += (uint32_t)e->open_insns;
+	e->q_target = r->addr;
+	e->q_isa = r->isa;
+	e->q_cyc = e->cyc_total - (r->flags & EXEC_F_CYCLES ? r->cycles : 0);
+	e->open_insns = 0;
+	e->range_start = 1;
+}
+
 /* ---- Synchronization (digest 3, 5.1, 5.2, 5.4) ------------------------------ */
 
 /* Timestamp markers exist from ETE 1.1 (FEAT_ETEv1p1, digest 5.24; the
@@ -737,14 +884,15 @@ static void emit_sync(struct ete_enc *e)
 /* ---- Items ------------------------------------------------------------------ */
 
 /* Whether the instruction is a P0 instruction of the decoder's walk
- * (digest 8.1): a branch, ISB, TSTART, WFI/WFE when TRCIDR2.WFXMODE. */
-static int is_p0(const struct ete_enc *e, const struct exec_rec *r)
+ * (digest 8.1): its INSN_F_* among a branch, ISB, TSTART, WFI/WFE when
+ * TRCIDR2.WFXMODE; 0 when it is not one. */
+static uint32_t p0_flags(const struct ete_enc *e, const struct exec_rec *r)
 {
 	struct insn_info ii;
 	uint8_t b[4];
 
 	if (r->flags & EXEC_F_BRANCH)
-		return 1;
+		return INSN_F_BRANCH;
 	if (r->isa == etmkit_isa_thumb && r->size == 4) {
 		b[0] = (uint8_t)(r->opcode >> 16);
 		b[1] = (uint8_t)(r->opcode >> 24);
@@ -756,14 +904,16 @@ static int is_p0(const struct ete_enc *e, const struct exec_rec *r)
 	}
 	if (insn_decode(&ii, (enum etmkit_isa)r->isa, r->addr, b, r->size) < 0)
 		return 0;
-	return (ii.flags & (INSN_F_BRANCH | INSN_F_ISB | INSN_F_TSTART |
-			    (e->info.wfx_p0 ? INSN_F_WFX : 0))) != 0;
+	return ii.flags & (INSN_F_BRANCH | INSN_F_ISB | INSN_F_TSTART |
+			   (e->info.wfx_p0 ? INSN_F_WFX : 0));
 }
 
 static int put_insn(struct ete_enc *e, const struct exec_rec *r)
 {
 	uint8_t is = is_of(r->isa);
-	int p0, taken;
+	uint64_t n;
+	uint32_t p0;
+	int taken;
 
 	if ((r->isa != etmkit_isa_a64 && r->isa != etmkit_isa_arm &&
 	     r->isa != etmkit_isa_thumb) ||
@@ -799,9 +949,13 @@ static int put_insn(struct ete_enc *e, const struct exec_rec *r)
 	} else {
 		int moved = !e->pc_known || e->pc != r->addr || e->isa != r->isa;
 
-		if (moved && !e->range_start)
+		if (moved && !e->range_start) {
 			e->st.untraceable++;
+			e->range_moved = 1;
+		}
 		if (context_differs(e)) {
+			if (!moved)
+				q_to_context(e, r);
 			flush_atoms(e);
 			if (moved)
 				emit_context_address(e, r->addr, is);
@@ -812,7 +966,7 @@ static int put_insn(struct ete_enc *e, const struct exec_rec *r)
 			emit_address(e, r->addr, is);
 		}
 	}
-	p0 = is_p0(e, r);
+	p0 = p0_flags(e, r);
 	taken = (r->flags & EXEC_F_BRANCH) ? (r->flags & EXEC_F_TAKEN) != 0
 					   : !(r->flags & EXEC_F_COND_FAIL);
 	e->pc_known = 1;
@@ -831,10 +985,14 @@ static int put_insn(struct ete_enc *e, const struct exec_rec *r)
 		if (r->flags & EXEC_F_ISA_SWITCH)
 			e->pc_known = 0;
 	}
-	e->range_start = (uint8_t)p0;
+	n = e->open_insns + 1; /* since the last P0 element */
+	e->range_start = p0 != 0;
 	e->open_insns = p0 ? 0 : e->open_insns + 1;
-	if (p0)
-		trace_atom(e, (uint8_t)taken);
+	if (p0) {
+		if (!trace_q(e, r, n, (p0 & INSN_F_BRANCH) != 0, taken))
+			trace_atom(e, (uint8_t)taken);
+		e->range_moved = 0;
+	}
 	return e->err;
 }
 
@@ -898,6 +1056,7 @@ static int put_exception(struct ete_enc *e, const struct exec_rec *r)
 	e->pc = r->addr;
 	e->pc_known = 0;
 	e->range_start = 1;
+	e->range_moved = 0;
 	e->open_insns = 0; /* the exception's range ends at its address */
 	return e->err;
 }
@@ -917,6 +1076,7 @@ static int put_item(struct ete_enc *e, const struct exec_rec *r)
 		flush_atoms(e);
 		e->tracing = 0;
 		e->range_start = 1;
+		e->range_moved = 0;
 		return e->err;
 	case exec_context:
 		if (r->flags & EXEC_CTX_EL) {
@@ -990,6 +1150,13 @@ int ete_enc_alloc(struct ete_enc **out, const struct ete_enc_config *cfg,
 	    ((cr & CFGR_CCI) && info.maxspec > 65536) ||
 	    (cfg->mispredict_every && info.maxspec < 1) ||
 	    (cfg->cancel_every && info.maxspec < 2))
+		return -etmkit_err_bad_config;
+	/* Q elements with instruction counts (digest 6, U13: the value
+	 * meanings are UNCONFIRMED; OpenCSD reads QSUPP 0b01 as counted Q
+	 * only and 0b11 as both, and TRCCONFIGR.QE 0b01 and 0b11 enable
+	 * counted Q in the ETMv4 programmers' model: bit 0 set in both). */
+	if (cfg->q_every &&
+	    (!(IDR0_QSUPP(cfg->etm.trcidr0) & 1) || !(CFGR_QE(cr) & 1)))
 		return -etmkit_err_bad_config;
 	e = calloc(1, sizeof(*e));
 	if (!e)

@@ -513,6 +513,16 @@ static int bind_listing(struct qemu_log_reader *rd, struct ql_tb *tb,
 				       (unsigned long long)raw->addr,
 				       raw->halfwords ? "T32 halfwords" :
 				       "a word", isa_text(isa));
+		/* A64 and A32 instructions are word-aligned, T32 ones
+		 * halfword-aligned, and AArch32 addresses 32-bit (DDI 0487
+		 * G1.2, E1.2): no trace could show anything else. */
+		if ((raw->addr & (isa == etmkit_isa_thumb ? 1u : 3u)) ||
+		    (isa != etmkit_isa_a64 && raw->addr > 0xffffffffu))
+			return ql_fail(rd, -etmkit_err_format,
+				       rd->listing_line + 1 + i,
+				       "instruction at 0x%llx: not a valid %s"
+				       " address", (unsigned long long)raw->addr,
+				       isa_text(isa));
 		if (raw->size == 4 && raw->halfwords) {
 			b[0] = (uint8_t)(raw->opcode >> 16);
 			b[1] = (uint8_t)(raw->opcode >> 24);

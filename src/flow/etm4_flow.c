@@ -1081,6 +1081,10 @@ static void leave_block(struct etm4_flow_decoder *d, struct flow_block *b,
 	d->pos = POS_ADDR;
 	d->addr = addr;
 	d->isa = isa;
+	/* The walk's address, not a traced one: a Context packet must not
+	 * re-read the instruction set from an older address packet's IS
+	 * (a BLX immediate has already switched it; Context has no IS). */
+	d->pos_is = -1;
 	d->blk = NULL;
 	d->link_from = b;
 	d->link_slot = (uint8_t)slot;

@@ -20,6 +20,7 @@
 #include "unit/test_util.h"
 
 #include "etmkit/etm4.h"
+#include "etmkit/insn.h"
 #include "etmkit/exec.h"
 #include "etmkit/flow.h"
 #include "etmkit/image.h"
@@ -524,6 +525,260 @@ static void test_cycle_counts(void **state)
 	free(rc.r);
 }
 
+/* ---- Q elements (digest 5.17, D4.3.5.4) ------------------------------------ */
+
+/* TRCCONFIGR.QE = 0b01: Q elements with instruction counts (digest 6;
+ * the default TRCIDR0 0x2801cea1 has QSUPP 0b11). */
+#define QE1 (1u << 13)
+
+static void q_config(struct ete_enc_config *c, uint32_t every)
+{
+	ete_enc_config_init(c);
+	c->etm.trcconfigr = QE1;
+	c->q_every = every;
+}
+
+/* nop at 0x1000, br x0 at 0x1004 to @target; with q_every 1 one Q of
+ * count 2 (digest 5.17: address part first, then the C7 count) whose
+ * address is compressed against history entry 0 = 0x1000 as an address
+ * packet would be (digest 2.3, 2.4, 5.19). */
+static void expect_q(uint64_t target, const uint8_t *want, size_t n)
+{
+	struct ete_enc_config c;
+	struct rec rc = { 0 };
+	struct out o;
+
+	a64(&rc, 0x1000, NOP, 0, 0);
+	a64(&rc, 0x1004, BR_X0, IND, target);
+	q_config(&c, 1);
+	encode(&c, &rc, &o);
+	assert_int_equal(last_stats.untraceable, 0);
+	assert_int_equal(last_stats.p0, 1);
+	expect_after_head(&o, want, n);
+	free(o.b);
+	free(rc.r);
+}
+
+#define EXPECT_Q(t, ...)                                                       \
+	do {                                                                   \
+		static const uint8_t w_[] = { __VA_ARGS__ };                   \
+		expect_q(t, w_, sizeof(w_));                                   \
+	} while (0)
+
+/* Each Q type with an address (digest 5.17 table). */
+static void test_q_forms(void **state)
+{
+	(void)state;
+	/* type 0: exact match entry 0, count 2 */
+	EXPECT_Q(0x1000, 0xa0, 0x02);
+	/* type 5, 1-byte short: A[8:2] = 0x40 */
+	EXPECT_Q(0x1100, 0xa5, 0x40, 0x02);
+	/* type 5, 2-byte short: A[8:2] = 0 (C set), A[16:9] = 0x88 */
+	EXPECT_Q(0x11000, 0xa5, 0x80, 0x88, 0x02);
+	/* type 0xA, long 32 IS0: A[8:2] 0x1e, A[15:9] 0x2b, A[23:16],
+	 * A[31:24]; A[63:32] from entry 0 (AArch64 context) */
+	EXPECT_Q(0x12345678, 0xaa, 0x1e, 0x2b, 0x34, 0x12, 0x02);
+	/* type 0xC, count only, then a long 64 address packet */
+	EXPECT_Q(0xffffff8000001000ull, 0xac, 0x02, 0x9d, 0x00, 0x08, 0x00,
+		 0x00, 0x80, 0xff, 0xff, 0xff);
+}
+
+/* The two Q packets of the digest's capture [CAP:q_elem] (digest 5.17
+ * and its table of examples), each of count 3: long 32 IS0 0x67ed0 (aa
+ * 34 3f 06 00 03), then, with history entry 0 = 0x68858 (the 2-byte
+ * short Q a5 96 44 01 to there), short IS0 0x63818 (a5 86 1c 03). */
+static void test_q_capture(void **state)
+{
+	static const uint8_t w[] = { 0xaa, 0x34, 0x3f, 0x06, 0x00, 0x03,
+				     0xa5, 0x96, 0x44, 0x01,
+				     0xa5, 0x86, 0x1c, 0x03 };
+	struct ete_enc_config c;
+	struct rec rc = { 0 };
+	struct out o;
+
+	(void)state;
+	a64(&rc, 0x1000, NOP, 0, 0);
+	a64(&rc, 0x1004, NOP, 0, 0);
+	a64(&rc, 0x1008, BR_X0, IND, 0x67ed0);
+	a64(&rc, 0x67ed0, BR_X0, IND, 0x68858);
+	a64(&rc, 0x68858, NOP, 0, 0);
+	a64(&rc, 0x6885c, NOP, 0, 0);
+	a64(&rc, 0x68860, BR_X0, IND, 0x63818);
+	q_config(&c, 1);
+	encode(&c, &rc, &o);
+	expect_after_head(&o, w, sizeof(w));
+	assert_int_equal(last_stats.q_packets[0xa], 1);
+	assert_int_equal(last_stats.q_packets[0x5], 2);
+	free(o.b);
+	free(rc.r);
+}
+
+/* Digest 2.4, 5.17: a Q with an address pushes it, an exact match
+ * included. br 0x1000 -> 0x2000 (a5 80 10, count 1), br 0x2000 ->
+ * 0x1000 (entry 1: a1), br 0x1000 -> 0x3000 (a5 80 18), br 0x3000 ->
+ * 0x2000 (entry 2: a2; the a1 pushed 0x1000 again). */
+static void test_q_history(void **state)
+{
+	static const uint8_t w[] = { 0xa5, 0x80, 0x10, 0x01, 0xa1, 0x01,
+				     0xa5, 0x80, 0x18, 0x01, 0xa2, 0x01 };
+	struct ete_enc_config c;
+	struct rec rc = { 0 };
+	struct out o;
+
+	(void)state;
+	a64(&rc, 0x1000, BR_X0, IND, 0x2000);
+	a64(&rc, 0x2000, BR_X0, IND, 0x1000);
+	a64(&rc, 0x1000, BR_X0, IND, 0x3000);
+	a64(&rc, 0x3000, BR_X0, IND, 0x2000);
+	q_config(&c, 1);
+	encode(&c, &rc, &o);
+	expect_after_head(&o, w, sizeof(w));
+	assert_int_equal(last_stats.q_packets[0x1], 1);
+	assert_int_equal(last_stats.q_packets[0x2], 1);
+	assert_int_equal(last_stats.q_packets[0x5], 2);
+	free(o.b);
+	free(rc.r);
+}
+
+/* D4.3.5.4: a Q counts every instruction since the previous P0 element;
+ * it says nothing of the way its branches went, so a taken branch ends
+ * one and a branch not taken gets an atom, while an ISB (P0, not a
+ * branch) is run over. nop, isb, nop, b.eq not taken: a Q of 2 to
+ * 0x1008 (a5 02 02), then the N atom (f6); b.eq at 0x1010 taken to
+ * 0x1020: a Q of 1 (a5 08 01); isb at 0x1020, then the end: a Q of 1 to
+ * 0x1024 (a5 09 01), the nop after it untraceable. With q_every 2 over
+ * four taken b.eq: atom, Q, atom, Q (f7 a5 02 01 f7 a5 04 01). */
+static void test_q_runs(void **state)
+{
+	static const uint8_t w1[] = { 0xa5, 0x02, 0x02, 0xf6, 0xa5, 0x08, 0x01,
+				      0xa5, 0x09, 0x01 };
+	static const uint8_t w2[] = { 0xf7, 0xa5, 0x02, 0x01,
+				      0xf7, 0xa5, 0x04, 0x01 };
+	struct ete_enc_config c;
+	struct rec rc = { 0 };
+	struct out o;
+
+	(void)state;
+	a64(&rc, 0x1000, NOP, 0, 0);
+	a64(&rc, 0x1004, ISB, 0, 0);
+	a64(&rc, 0x1008, NOP, 0, 0);
+	a64(&rc, 0x100c, op_bcond(8), BRANCH, 0);
+	a64(&rc, 0x1010, op_bcond(0x10), TAKEN, 0x1020);
+	a64(&rc, 0x1020, ISB, 0, 0);
+	a64(&rc, 0x1024, NOP, 0, 0);
+	q_config(&c, 1);
+	encode(&c, &rc, &o);
+	expect_after_head(&o, w1, sizeof(w1));
+	assert_int_equal(last_stats.p0, 4);
+	assert_int_equal(last_stats.untraceable, 1);
+	free(o.b);
+	rc.n = 0;
+	for (int i = 0; i < 4; i++)
+		a64(&rc, 0x1000 + 4 * (uint64_t)i, op_bcond(4), TAKEN,
+		    0x1004 + 4 * (uint64_t)i);
+	q_config(&c, 2);
+	encode(&c, &rc, &o);
+	expect_after_head(&o, w2, sizeof(w2));
+	free(o.b);
+	free(rc.r);
+}
+
+/* Digest 7.2: a Q is one P0 element for commits. MAXSPEC 4, spec_depth
+ * 2, four taken b.eq as Q elements: Q Q, Commit 1, Q, Commit 1, Q, then
+ * Commit 2 at the end. A type 0xC Q is counted by the decoder when its
+ * address packet arrives: with spec_depth 0 its Commit comes after that
+ * packet. */
+static void test_q_commit(void **state)
+{
+	static const uint8_t w1[] = { 0xa5, 0x01, 0x01, 0xa5, 0x02, 0x01,
+				      0x2d, 0x01, 0xa5, 0x03, 0x01, 0x2d, 0x01,
+				      0xa5, 0x04, 0x01, 0x2d, 0x02 };
+	static const uint8_t w2[] = { 0xac, 0x01, 0x9d, 0x00, 0x08, 0x00, 0x00,
+				      0x80, 0xff, 0xff, 0xff, 0x2d, 0x01 };
+	struct ete_enc_config c;
+	struct rec rc = { 0 };
+	struct out o;
+
+	(void)state;
+	for (int i = 0; i < 4; i++)
+		a64(&rc, 0x1000 + 4 * (uint64_t)i, op_bcond(4), TAKEN,
+		    0x1004 + 4 * (uint64_t)i);
+	q_config(&c, 1);
+	c.etm.trcidr8 = 4;
+	c.spec_depth = 2;
+	encode(&c, &rc, &o);
+	expect_after_head(&o, w1, sizeof(w1));
+	free(o.b);
+	rc.n = 0;
+	a64(&rc, 0x1000, BR_X0, IND, 0xffffff8000001000ull);
+	c.spec_depth = 0;
+	encode(&c, &rc, &o);
+	expect_after_head(&o, w2, sizeof(w2));
+	assert_int_equal(last_stats.q_packets[0xc], 1);
+	free(o.b);
+	free(rc.r);
+}
+
+static void t32(struct rec *rc, uint64_t addr, uint32_t op, uint32_t flags,
+		uint64_t target, uint8_t tisa);
+
+/* IS1 forms (digest 2.3, 5.17): T32 nop at 0x9000, bx lr to 0x9010: a
+ * 1-byte short IS1 Q, A[7:1] = 0x08 (a6 08 02); bx lr there to
+ * 0x12345678: long 32 IS1, A[7:1] 0x3c, A[15:8], A[23:16], A[31:24]
+ * (ab 3c 56 34 12 01). The start: Address + Context 32-bit IS1 (83),
+ * info 0x21 (EL1, NS, SF 0). */
+static void test_q_t32(void **state)
+{
+	static const uint8_t w[] = {
+		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x80, 0x01, 0x00, 0x04,
+		0x83, 0x00, 0x90, 0x00, 0x00, 0x21,
+		0xa6, 0x08, 0x02, 0xab, 0x3c, 0x56, 0x34, 0x12, 0x01,
+	};
+	struct ete_enc_config c;
+	struct rec rc = { 0 };
+	struct out o;
+
+	(void)state;
+	t32(&rc, 0x9000, 0xbf00, 0, 0, 0);
+	t32(&rc, 0x9002, 0x4770, IND, 0x9010, etmkit_isa_thumb);
+	t32(&rc, 0x9010, 0x4770, IND, 0x12345678, etmkit_isa_thumb);
+	q_config(&c, 1);
+	encode(&c, &rc, &o);
+	assert_int_equal(o.n, sizeof(w));
+	assert_memory_equal(o.b, w, sizeof(w));
+	free(o.b);
+	free(rc.r);
+}
+
+/* q_every needs Q elements with counts: TRCIDR0.QSUPP and TRCCONFIGR.QE
+ * bit 0 (digest 6, U13). */
+static void test_q_config(void **state)
+{
+	static const uint32_t qsupp[] = { 0, 2, 1, 3, 3, 3, 3 };
+	static const uint32_t qe[] = { 1, 1, 0, 0, 2, 1, 3 };
+	struct ete_enc_config c;
+	struct ete_enc *e;
+	struct out o = { 0 };
+
+	(void)state;
+	for (int i = 0; i < 7; i++) {
+		q_config(&c, 3);
+		c.etm.trcidr0 = (c.etm.trcidr0 & ~(3u << 15)) | qsupp[i] << 15;
+		c.etm.trcconfigr = qe[i] << 13;
+		if (i < 5) {
+			assert_int_equal(ete_enc_alloc(&e, &c, sink, &o),
+					 -etmkit_err_bad_config);
+		} else {
+			assert_int_equal(ete_enc_alloc(&e, &c, sink, &o), 0);
+			ete_enc_free(e);
+		}
+	}
+	/* Q enabled but not asked for: atoms only. */
+	q_config(&c, 0);
+	assert_int_equal(ete_enc_alloc(&e, &c, sink, &o), 0);
+	ete_enc_free(e);
+}
+
 /* Configuration errors. */
 static void test_config(void **state)
 {
@@ -909,6 +1164,8 @@ struct walk_opts {
 	unsigned far;        /* indirect targets: 1 in far anywhere in a
 				   64-bit space copy of the program */
 	unsigned cyc;        /* instructions carry cycle counts */
+	unsigned ctx_pct10;  /* per mille of instructions followed by a
+				context change (EL, CID, VMID) */
 };
 
 /* The program is mapped at each of these bases, so that indirect
@@ -1022,6 +1279,16 @@ static size_t walk(const struct prog *p, struct rec *rc, uint64_t seed,
 			   rnd(&seed) % 1000 < o->gap_pct10) {
 			rec_add(rc, exec_gap);
 			pc = prog_addr(&seed, &base, o->far);
+		} else if (o->ctx_pct10 && rnd(&seed) % 1000 < o->ctx_pct10) {
+			struct exec_rec *r = rec_add(rc, exec_context);
+
+			el = (uint8_t)(el == 1 ? 2 : 1);
+			r->flags = EXEC_CTX_EL | EXEC_CTX_CONTEXTID |
+				   EXEC_CTX_VMID;
+			r->el = el;
+			r->ns = 1;
+			r->value = rnd(&seed);
+			r->vmid = rnd(&seed) % 3;
 		}
 	}
 	return last;
@@ -1031,6 +1298,7 @@ struct rt_case {
 	uint32_t maxspec, depth, mis, can, cfgr, flags, sync;
 	int etmv4;
 	uint32_t cyct;
+	uint32_t q;     /* q_every; TRCCONFIGR.QE 0b01 (odd) or 0b11 */
 };
 
 static void rt_config(struct ete_enc_config *c, const struct rt_case *k)
@@ -1051,6 +1319,11 @@ static void rt_config(struct ete_enc_config *c, const struct rt_case *k)
 	c->flags = k->flags;
 	c->sync_period = k->sync;
 	c->cc_threshold = k->cyct;
+	if (k->q) {
+		c->q_every = k->q;
+		c->etm.trcidr0 |= 3u << 15; /* QSUPP: ETMv4's has none */
+		c->etm.trcconfigr |= (k->q & 1 ? 1u : 3u) << 13;
+	}
 }
 
 static struct prog P;
@@ -1103,8 +1376,11 @@ static int setup_prog(void **state)
 	return 0;
 }
 
-static const struct walk_opts plain = { 20000, 0, 0, 0, 0, 0, 4, 0 };
-static const struct walk_opts busy = { 20000, 20, 20, 30, 30, 50, 3, 1 };
+static const struct walk_opts plain = { 20000, 0, 0, 0, 0, 0, 4, 0, 0 };
+static const struct walk_opts busy = { 20000, 20, 20, 30, 30, 50, 3, 1, 0 };
+/* busy, and contexts changing between instructions */
+static const struct walk_opts busy_ctx = { 20000, 20, 20, 30, 30, 50, 3, 1,
+					   20 };
 
 /* MAXSPEC 0, straight walks: atoms, addresses. */
 static void test_rt_plain(void **state)
@@ -1129,7 +1405,7 @@ static void test_rt_events(void **state)
 {
 	static const struct rt_case k = { 0, 0, 0, 0,
 					  (1u << 6) | (1u << 7) | (1u << 11) |
-					  (1u << 4), 0, 0, 0, 1 };
+					  (1u << 4), 0, 0, 0, 1, 0 };
 	struct ete_enc_stats st;
 
 	(void)state;
@@ -1142,14 +1418,14 @@ static void test_rt_events(void **state)
 static void test_rt_speculation(void **state)
 {
 	static const struct rt_case ks[] = {
-		{ 16, 4, 0, 0, 0, 0, 0, 0, 0 },
-		{ 8, 0, 0, 0, 1u << 4, 0, 0, 0, 0 },
-		{ 32, 32, 7, 5, 1u << 4, 0, 0, 0, 3 },
-		{ 0, 0, 0, 0, 1u << 4, 0, 300, 0, 1 },
-		{ 4, 3, 3, 2, 0, 0, 0, 0, 0 },
-		{ 2, 2, 0, 1, 0, 0, 0, 0, 0 },
-		{ 1, 1, 1, 0, 0, 0, 0, 0, 0 },
-		{ 255, 24, 11, 3, (1u << 11), 0, 512, 0, 0 },
+		{ 16, 4, 0, 0, 0, 0, 0, 0, 0, 0 },
+		{ 8, 0, 0, 0, 1u << 4, 0, 0, 0, 0, 0 },
+		{ 32, 32, 7, 5, 1u << 4, 0, 0, 0, 3, 0 },
+		{ 0, 0, 0, 0, 1u << 4, 0, 300, 0, 1, 0 },
+		{ 4, 3, 3, 2, 0, 0, 0, 0, 0, 0 },
+		{ 2, 2, 0, 1, 0, 0, 0, 0, 0, 0 },
+		{ 1, 1, 1, 0, 0, 0, 0, 0, 0, 0 },
+		{ 255, 24, 11, 3, (1u << 11), 0, 512, 0, 0, 0 },
 	};
 	struct ete_enc_stats st;
 
@@ -1166,13 +1442,114 @@ static void test_rt_speculation(void **state)
 /* ETMv4 registers (TRCIDR1 4.4, no ETE flag); no compression. */
 static void test_rt_etmv4(void **state)
 {
-	static const struct rt_case k1 = { 16, 8, 5, 4, 1u << 11, 0, 0, 1, 0 };
+	static const struct rt_case k1 = { 16, 8, 5, 4, 1u << 11, 0, 0, 1, 0, 0 };
 	static const struct rt_case k2 = { 0, 0, 0, 0, 1u << 4,
-					   ETE_ENC_NO_COMPRESS, 0, 0, 5 };
+					   ETE_ENC_NO_COMPRESS, 0, 0, 5, 0 };
 
 	(void)state;
 	round_trip(&k1, &busy, 20, NULL);
 	round_trip(&k2, &busy, 21, NULL);
+}
+
+/* D4.3.5.4 (R LZLDH and the rule after I BTNZC): a context change that
+ * is not at a P0 instruction ends the Q after the last instruction in
+ * the old context, and the Context follows the Q. nop, isb, nop, EL2,
+ * b.eq taken to 0x1014: Q of 3 to 0x100c (a5 03 03),
+ * Context EL2 (81 32), Q of 1 to 0x1014 (a5 05 01). Decoded over the
+ * program, the instructions and both contexts come back. */
+static void test_q_context(void **state)
+{
+	static const uint8_t w[] = { 0xa5, 0x03, 0x03, 0x81, 0x32,
+				     0xa5, 0x05, 0x01 };
+	const uint32_t ops[] = { NOP, ISB, NOP, op_bcond(8) };
+	struct ete_enc_config c;
+	struct rec rc = { 0 };
+	struct exec_rec *r;
+	struct out o;
+	struct image *img;
+	static struct evs want;
+	uint8_t code[32];
+
+	(void)state;
+	memset(code, 0, sizeof(code));
+	for (int i = 0; i < 4; i++)
+		for (int b = 0; b < 4; b++)
+			code[4 * i + b] = (uint8_t)(ops[i] >> (8 * b));
+	a64(&rc, 0x1000, ops[0], 0, 0);
+	a64(&rc, 0x1004, ops[1], 0, 0);
+	a64(&rc, 0x1008, ops[2], 0, 0);
+	r = rec_add(&rc, exec_context);
+	r->flags = EXEC_CTX_EL;
+	r->el = 2;
+	r->ns = 1;
+	a64(&rc, 0x100c, ops[3], TAKEN, 0x1014);
+	q_config(&c, 1);
+	encode(&c, &rc, &o);
+	expect_after_head(&o, w, sizeof(w));
+	assert_int_equal(image_alloc(&img), 0);
+	assert_int_equal(image_add_buffer(img, code, sizeof(code), 0x1000, 0),
+			 0);
+	expected_of(&rc, rc.n, &c, &want);
+	assert_int_equal(want.nctx, 2);
+	decode_check(&c, &o, img, &want, 0, 0);
+	image_free(img);
+	free(o.b);
+	free(rc.r);
+	free(want.v);
+	memset(&want, 0, sizeof(want));
+}
+
+/* Q elements (digest 5.17, D4.3.5.4) in place of atoms: alone, every
+ * address form; with speculation, mispredicts and cancels (a Q is a P0
+ * element, digest 7.1, 7.2), cycle counts, branch broadcast, events,
+ * ETMv4, no compression. */
+static void test_rt_q(void **state)
+{
+	static const struct rt_case ks[] = {
+		{ 0, 0, 0, 0, 0, 0, 0, 0, 0, 1 },
+		{ 0, 0, 0, 0, 0, 0, 0, 0, 0, 3 },
+		{ 16, 4, 0, 0, 0, 0, 0, 0, 0, 2 },
+		{ 8, 0, 0, 0, 1u << 4, 0, 0, 0, 0, 1 },
+		{ 32, 32, 7, 5, 1u << 4, 0, 0, 0, 3, 3 },
+		{ 4, 3, 3, 2, 0, 0, 0, 0, 0, 2 },
+		{ 2, 2, 0, 1, 0, 0, 0, 0, 0, 3 },
+		{ 1, 1, 1, 0, 0, 0, 0, 0, 0, 2 },
+		{ 255, 24, 11, 3, (1u << 11) | (1u << 3), 0, 512, 0, 0, 4 },
+		{ 0, 0, 0, 0, (1u << 6) | (1u << 7) | (1u << 11) | (1u << 4),
+		  0, 0, 0, 1, 1 },
+		{ 16, 8, 5, 4, 1u << 11, 0, 0, 1, 0, 2 },
+		{ 0, 0, 0, 0, 1u << 4, ETE_ENC_NO_COMPRESS, 0, 0, 5, 1 },
+		{ 8, 0, 0, 0, 0, ETE_ENC_NO_COMPRESS, 0, 1, 0, 3 },
+	};
+	struct ete_enc_stats st;
+	uint64_t nq = 0;
+
+	(void)state;
+	round_trip(&ks[0], &plain, 30, &st);
+	/* Every Q type with an address and a count; atoms only for the
+	 * branches not taken (about a quarter of the P0 instructions). */
+	for (unsigned t = 0; t < 16; t++) {
+		if ((t <= 2 || t == 5 || t == 0xa || t == 0xc) &&
+		    st.q_packets[t] == 0)
+			fail_msg("Q type %x not used", t);
+		nq += st.q_packets[t];
+	}
+	assert_true(nq > st.p0 / 2);
+	for (size_t i = 1; i < sizeof(ks) / sizeof(ks[0]); i++) {
+		nq = 0;
+		round_trip(&ks[i], i < 9 ? &plain : i % 2 ? &busy_ctx : &busy,
+			   30 + i, &st);
+		for (unsigned t = 0; t < 16; t++)
+			nq += st.q_packets[t];
+		assert_true(nq > 0);
+		if (ks[i].q > 1)
+			assert_true(st.atom_packets[1] + st.atom_packets[2] +
+				    st.atom_packets[3] + st.atom_packets[6] > 0);
+		if (ks[i].mis)
+			assert_true(st.mispredicts > 0);
+		if (ks[i].can)
+			assert_true(st.cancels > 0);
+	}
 }
 
 /* Many seeds, each a random configuration (ETE_ENC_SEEDS=n in the
@@ -1208,6 +1585,8 @@ static void test_rt_random(void **state)
 		w.ctx_pct = rnd(&s) % 100;
 		w.far = rnd(&s) % 6;
 		w.cyc = rnd(&s) % 4 != 0;
+		k.q = rnd(&s) % 3 == 0 ? 1 + rnd(&s) % 6 : 0;
+		w.ctx_pct10 = rnd(&s) % 2 ? rnd(&s) % 30 : 0;
 		round_trip(&k, &w, seed, NULL);
 	}
 }
@@ -1215,8 +1594,8 @@ static void test_rt_random(void **state)
 /* A long run: several sink calls (64 KiB buffer), bounded memory. */
 static void test_rt_long(void **state)
 {
-	static const struct rt_case k = { 16, 8, 13, 17, 1u << 4, 0, 0, 0, 2 };
-	static const struct walk_opts w = { 400000, 5, 5, 20, 5, 20, 5, 1 };
+	static const struct rt_case k = { 16, 8, 13, 17, 1u << 4, 0, 0, 0, 2, 0 };
+	static const struct walk_opts w = { 400000, 5, 5, 20, 5, 20, 5, 1, 0 };
 	struct ete_enc_stats st;
 
 	(void)state;
@@ -1293,9 +1672,12 @@ static void test_rt_aarch32(void **state)
 					0xe12fff11 };
 	static const uint16_t thumb[] = { 0xbf00, 0xe000, 0xbf00, 0x4770 };
 	static const struct rt_case ks[] = {
-		{ 0, 0, 0, 0, 0, 0, 0, 1, 0 },
-		{ 8, 2, 3, 2, 0, 0, 0, 1, 0 },
-		{ 8, 0, 0, 0, 0, ETE_ENC_NO_COMPRESS, 0, 1, 0 },
+		{ 0, 0, 0, 0, 0, 0, 0, 1, 0, 0 },
+		{ 8, 2, 3, 2, 0, 0, 0, 1, 0, 0 },
+		{ 8, 0, 0, 0, 0, ETE_ENC_NO_COMPRESS, 0, 1, 0, 0 },
+		{ 0, 0, 0, 0, 0, 0, 0, 1, 0, 1 },
+		{ 8, 2, 3, 2, 0, 0, 0, 1, 0, 2 },
+		{ 8, 0, 0, 0, 0, ETE_ENC_NO_COMPRESS, 0, 1, 0, 1 },
 	};
 	uint8_t code[0x1008];
 	struct ete_enc_config c;
@@ -1355,8 +1737,10 @@ static void test_rt_interstate(void **state)
 					0xe12fff11 };
 	static const uint32_t a64c[] = { NOP, 0xd69f03e0 /* eret */ };
 	static const struct rt_case ks[] = {
-		{ 0, 0, 0, 0, 0, 0, 0, 0, 0 },
-		{ 8, 4, 2, 3, 1u << 4, 0, 0, 0, 0 },
+		{ 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
+		{ 8, 4, 2, 3, 1u << 4, 0, 0, 0, 0, 0 },
+		{ 0, 0, 0, 0, 0, 0, 0, 0, 0, 1 },
+		{ 8, 4, 2, 3, 1u << 4, 0, 0, 0, 0, 2 },
 	};
 	uint8_t code[0x2008];
 	struct ete_enc_config c;
@@ -1414,6 +1798,64 @@ static void test_rt_interstate(void **state)
 	free(want.v);
 }
 
+/* ETMv4, AArch32: a BLX (immediate) from T32 to A32, then a Context
+ * packet (the security state changes) before the next atom. A Context
+ * packet has no instruction-set bit, so the A32 the BLX switched to
+ * stands; the decoder once re-read the T32 bit of the last address
+ * packet there (fuzz_encode finding). */
+static void test_ctx_after_blx(void **state)
+{
+	static const uint8_t t32code[] = { 0x15, 0x20, 0x07, 0xf4, 0xfc, 0xee };
+	static const uint32_t arm[] = { 0xe2800001, 0xeb0000bc };
+	uint8_t armcode[8];
+	struct insn_info in;
+	struct ete_enc_config c;
+	struct rec rc = { 0 };
+	struct out o;
+	struct image *img;
+	struct exec_rec *r;
+	static struct evs want;
+
+	(void)state;
+	for (int i = 0; i < 2; i++)
+		for (int b = 0; b < 4; b++)
+			armcode[4 * i + b] = (uint8_t)(arm[i] >> (8 * b));
+	/* f407 eefc: BLX to 0x890c (the classifier says so too) */
+	assert_int_equal(insn_decode(&in, etmkit_isa_thumb, 0x400b10,
+				     t32code + 2, 4), 0);
+	assert_int_equal(in.target, 0x890c);
+	assert_int_equal(in.target_isa, etmkit_isa_arm);
+	t32(&rc, 0x400b0e, 0x2015, 0, 0, 0);
+	t32(&rc, 0x400b10, 0xf407eefc, BRANCH | TAKEN, 0x890c,
+	    etmkit_isa_arm);
+	rc.r[rc.n - 1].size = 4;
+	r = rec_add(&rc, exec_context);
+	r->flags = EXEC_CTX_EL;
+	r->el = 1;
+	r->ns = 0;
+	a32(&rc, 0x890c, arm[0], 0, 0, 0);
+	a32(&rc, 0x8910, arm[1], BRANCH | TAKEN, 0x8c08, etmkit_isa_arm);
+	assert_int_equal(image_alloc(&img), 0);
+	assert_int_equal(image_add_buffer(img, t32code, sizeof(t32code),
+					  0x400b0e, 0), 0);
+	assert_int_equal(image_add_buffer(img, armcode, sizeof(armcode),
+					  0x890c, 0), 0);
+	ete_enc_config_init(&c);
+	c.etm.flags &= ~ETM4_CFG_ETE;
+	c.etm.trcidr0 = 0x28000EA1;
+	c.etm.trcidr1 = 0x4100F403;
+	c.etm.trcidr2 = 0x00000488;
+	c.etm.trcdevarch = 0;
+	c.etm.trcconfigr = 0x8C0; /* TS, CID, VMID */
+	encode(&c, &rc, &o);
+	expected_of(&rc, rc.n, &c, &want);
+	decode_check(&c, &o, img, &want, 0, 0);
+	free(o.b);
+	image_free(img);
+	free(rc.r);
+	free(want.v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1429,16 +1871,26 @@ int main(void)
 		cmocka_unit_test(test_mispredict_bytes),
 		cmocka_unit_test(test_reset),
 		cmocka_unit_test(test_cycle_counts),
+		cmocka_unit_test(test_q_forms),
+		cmocka_unit_test(test_q_capture),
+		cmocka_unit_test(test_q_history),
+		cmocka_unit_test(test_q_runs),
+		cmocka_unit_test(test_q_commit),
+		cmocka_unit_test(test_q_t32),
+		cmocka_unit_test(test_q_context),
+		cmocka_unit_test(test_q_config),
 		cmocka_unit_test(test_config),
 		cmocka_unit_test(test_sink_error),
 		cmocka_unit_test(test_rt_plain),
 		cmocka_unit_test(test_rt_events),
 		cmocka_unit_test(test_rt_speculation),
 		cmocka_unit_test(test_rt_etmv4),
+		cmocka_unit_test(test_rt_q),
 		cmocka_unit_test(test_rt_random),
 		cmocka_unit_test(test_rt_long),
 		cmocka_unit_test(test_rt_aarch32),
 		cmocka_unit_test(test_rt_interstate),
+		cmocka_unit_test(test_ctx_after_blx),
 	};
 
 	return cmocka_run_group_tests(tests, setup_prog, NULL);

@@ -535,6 +535,36 @@ static void test_malformed(void **state)
 	free(log);
 }
 
+/* Listings at addresses no A32 instruction can have (fuzz_qemu_log
+ * finding): a format error on the listing line, not an item the encoders
+ * would refuse later. */
+static void test_impossible_addresses(void **state)
+{
+	static const char *const logs[] = {
+		"----------------\nIN: _start\n"
+		"0x00010442:  e3a04000  mov      r4, #0\n"
+		"0x00010446:  e12fff1e  bx lr\n\n"
+		"Trace 0: 0x7fef7e4000c0 [00000480/00010442/00000000/00000200]"
+		" _start\n",
+		"----------------\nIN: _start\n"
+		"0x100010440:  e3a04000  mov      r4, #0\n"
+		"0x100010444:  e12fff1e  bx lr\n\n"
+		"Trace 0: 0x7fef7e4000c0 [00000480/100010440/00000000/00000200]"
+		" _start\n",
+	};
+	struct run *run = malloc(sizeof *run);
+
+	(void)state;
+	assert_non_null(run);
+	for (int i = 0; i < 2; i++) {
+		read_text(logs[i], NULL, run);
+		assert_int_equal(run->ret, -etmkit_err_format);
+		assert_int_equal(run->diag.line, 3);
+		assert_non_null(strstr(run->diag.message, "not a valid arm"));
+	}
+	free(run);
+}
+
 static void test_empty_and_args(void **state)
 {
 	struct qemu_log_reader *rd;
@@ -582,6 +612,7 @@ int main(void)
 		cmocka_unit_test(test_gap),
 		cmocka_unit_test(test_retranslate),
 		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_impossible_addresses),
 		cmocka_unit_test(test_empty_and_args),
 	};
 
