@@ -120,6 +120,9 @@ struct etm4_flow_decoder {
 	uint8_t pend;             /* 1: an exception, 2: a Q awaits its
 				     address packet */
 	struct ent pend_ent;
+	uint8_t pend_ctx;         /* a Context came while pend: it applies
+				     after the pending element */
+	struct ent pend_ctx_ent;
 	uint32_t depth;           /* uncommitted P0 elements */
 	uint32_t sh, st;          /* spec[sh & mask .. st & mask) */
 	struct ent spec[F4_SPEC];
@@ -191,7 +194,7 @@ static void reset_walk(struct etm4_flow_decoder *d)
 static void reset_resolution(struct etm4_flow_decoder *d)
 {
 	d->synced = 0;
-	d->pend = 0;
+	d->pend = d->pend_ctx = 0;
 	d->depth = 0;
 	d->sh = d->st = 0;
 }
@@ -494,7 +497,7 @@ static void drop_speculative(struct etm4_flow_decoder *d)
 	}
 	d->sh = d->st = 0;
 	d->depth = 0;
-	d->pend = 0;
+	d->pend = d->pend_ctx = 0;
 }
 
 static void protocol_error(struct etm4_flow_decoder *d, uint64_t offset,
@@ -558,13 +561,56 @@ static void set_ctx_ent(struct ent *e, const struct etm4_context *c)
 			 (c->has_vmid ? CTX_VMID : 0));
 }
 
-static void on_context(struct etm4_flow_decoder *d, uint64_t offset,
-		       const struct etm4_context *c)
+/* The Context held back while an exception or Q waited for its address,
+ * into the queue after that element. */
+static void push_pend_ctx(struct etm4_flow_decoder *d)
 {
 	struct ent *e;
 
+	if (!d->pend_ctx)
+		return;
+	d->pend_ctx = 0;
+	e = spec_push(d, K_CTX, d->pend_ctx_ent.offset);
+	if (e) {
+		e->a = d->pend_ctx_ent.a;
+		e->b = d->pend_ctx_ent.b;
+		e->c = d->pend_ctx_ent.c;
+		e->x = d->pend_ctx_ent.x;
+	}
+}
+
+static void on_context(struct etm4_flow_decoder *d, uint64_t offset,
+		       const struct etm4_context *c)
+{
+	struct ent *e, n;
+
 	if (!c->updated)
 		return;
+	if (d->pend) {
+		/* An exception or Q waits for its address, and the context
+		 * may come between (D4.3.5.4): it is the context at that
+		 * address, after the element's own instructions, so it
+		 * joins the queue after the element. A second one keeps
+		 * the first's context ID and VMID unless it has its own. */
+		memset(&n, 0, sizeof(n));
+		n.offset = offset;
+		set_ctx_ent(&n, c);
+		if (d->pend_ctx) {
+			const struct ent *o = &d->pend_ctx_ent;
+
+			if (!(n.x & CTX_CID) && (o->x & CTX_CID)) {
+				n.b = o->b;
+				n.x |= CTX_CID;
+			}
+			if (!(n.x & CTX_VMID) && (o->x & CTX_VMID)) {
+				n.c = o->c;
+				n.x |= CTX_VMID;
+			}
+		}
+		d->pend_ctx_ent = n;
+		d->pend_ctx = 1;
+		return;
+	}
 	e = spec_push(d, K_CTX, offset);
 	if (e)
 		set_ctx_ent(e, c);
@@ -592,9 +638,11 @@ static void on_address(struct etm4_flow_decoder *d, uint64_t offset,
 				*e = p;
 				e->x = (uint8_t)(1 | a->is << 1);
 			}
+			push_pend_ctx(d);
 			goto target;
 		}
 		add_p0(d, &p);
+		push_pend_ctx(d);
 		return;
 	}
 target:
@@ -808,6 +856,7 @@ static void flush_pend(struct etm4_flow_decoder *d)
 	} else {
 		add_p0(d, &x);
 	}
+	push_pend_ctx(d);
 }
 
 static void on_packet(struct etm4_flow_decoder *d, const struct etm4_packet *p)
@@ -2029,7 +2078,7 @@ static void end_of_trace(struct etm4_flow_decoder *d)
 	}
 	d->sh = d->st = 0;
 	d->depth = 0;
-	d->pend = 0;
+	d->pend = d->pend_ctx = 0;
 }
 
 static void decode(struct etm4_flow_decoder *d)

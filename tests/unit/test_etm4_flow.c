@@ -340,6 +340,40 @@ static void test_q(void **state)
 	EXPECT(&R, "| | Q3 1000 1004 1008 1010");
 }
 
+/* A Q waiting for its address (type C: count only, address follows),
+ * then a Context packet, then the address (D4.3.5.4: the context may come
+ * between): count 3 from 0x1000 to the B.EQ at 0x1008, whose target
+ * 0x1010 is the Q's address. The Q's instructions ran in the context
+ * before it: 0x1000 and 0x1004 are A64, although the Context (81 20:
+ * EL0, AArch32) precedes the address that completes the Q. The same with the context
+ * inside an Address + Context packet. Found by the encoder's round trips:
+ * the decoder applied the context before the Q. */
+static void test_q_context_before_address(void **state)
+{
+	static const uint8_t t1[] = { HEAD, 0xac, 0x03, 0x81, 0x20,
+				      0x9a, 0x04, 0x08, 0x00, 0x00, 0xf7 };
+	static const uint8_t t2[] = { HEAD, 0xac, 0x03,
+				      0x82, 0x04, 0x08, 0x00, 0x00, 0x20,
+				      0xf7 };
+	const uint8_t *ts[] = { t1, t2 };
+	const size_t ns[] = { sizeof(t1), sizeof(t2) };
+
+	(void)state;
+	for (int k = 0; k < 2; k++) {
+		size_t seen = 0;
+
+		decode(&R, ts[k], ns[k], 0, 3u << 13, 0x2801cea1 | (3u << 15));
+		for (size_t i = 0; i < R.n && seen < 3; i++) {
+			if (R.e[i].kind != etmkit_elem_insn)
+				continue;
+			assert_int_equal(R.e[i].addr, 0x1000 + 4 * seen);
+			assert_int_equal(R.e[i].isa, etmkit_isa_a64);
+			seen++;
+		}
+		assert_int_equal(seen, 3);
+	}
+}
+
 /* A Q's count ends at the image's last instruction: the count's last
  * instruction ends the range (P0, flow.h) and nothing after it is walked,
  * so the unmapped address after it is not reported. Address 1028, then Q
@@ -615,6 +649,7 @@ int main(void)
 		cmocka_unit_test(test_return_stack),
 		cmocka_unit_test(test_q),
 		cmocka_unit_test(test_q_count_at_image_end),
+		cmocka_unit_test(test_q_context_before_address),
 		cmocka_unit_test(test_ranges),
 	};
 
