@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "bench_common.h"
+#include "ocsd_flow_peer.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -9,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "etmkit/image.h"
 #include "etmkit/transport.h"
 
 static const uint8_t a_sync3[6] = { 0x00, 0x00, 0x00, 0x00, 0x00, 0x80 };
@@ -472,5 +474,32 @@ int bench_keep_best(const char *who, int err, double secs, int r,
 	}
 	if (r == 0 || secs < *best)
 		*best = secs;
+	return 0;
+}
+
+int bench_ocsd_regions(const char *who, const struct image *img,
+		       struct bytes *files, struct ocsd_mem_region *mem)
+{
+	for (size_t i = 0; i < image_region_count(img); i++) {
+		const struct image_region *r = image_region_at(img, i);
+
+		if (!r->path || r->length > UINT32_MAX) {
+			fprintf(stderr, "%s: image region %zu cannot be given "
+				"to OpenCSD\n", who, i);
+			return -1;
+		}
+		if (bench_read_file(who, r->path, &files[i]))
+			return -1;
+		if (r->offset > files[i].n ||
+		    r->length > files[i].n - r->offset) {
+			fprintf(stderr, "%s: %s changed under the bench\n", who,
+				r->path);
+			return -1;
+		}
+		mem[i].data = files[i].data + r->offset;
+		mem[i].n = (size_t)r->length;
+		mem[i].addr = r->addr;
+		mem[i].spaces = r->spaces;
+	}
 	return 0;
 }

@@ -139,4 +139,12 @@ int bench_keep_best(const char *who, int err, double secs, int r,
  * @ocsd_default. */
 void bench_etm4_usage(FILE *f, const char *who, const char *ocsd_default);
 
+/* The regions of @img as OpenCSD memory buffers (ocsd_flow_peer.h): each
+ * region's file read whole into @files[i] (to be freed), @mem[i] pointing
+ * into it. Returns 0, or -1 after a message prefixed with @who. */
+struct ocsd_mem_region;
+struct image;
+int bench_ocsd_regions(const char *who, const struct image *img,
+		       struct bytes *files, struct ocsd_mem_region *mem);
+
 #endif

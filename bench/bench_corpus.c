@@ -211,28 +211,6 @@ static int open_source(const char *dir, struct source *s)
 }
 
 #ifdef ETMKIT_HAVE_OPENCSD
-/* The image's regions as OpenCSD memory buffers (files read whole). */
-static int ocsd_regions(const struct image *img, struct bytes *files,
-			struct ocsd_mem_region *mem)
-{
-	for (size_t i = 0; i < image_region_count(img); i++) {
-		const struct image_region *r = image_region_at(img, i);
-
-		if (!r->path || r->length > UINT32_MAX ||
-		    bench_read_file(WHO, r->path, &files[i]) ||
-		    r->offset > files[i].n ||
-		    r->length > files[i].n - r->offset) {
-			fprintf(stderr, WHO ": image region %zu cannot be given "
-				"to OpenCSD\n", i);
-			return -1;
-		}
-		mem[i].data = files[i].data + r->offset;
-		mem[i].n = (size_t)r->length;
-		mem[i].addr = r->addr;
-		mem[i].spaces = r->spaces;
-	}
-	return 0;
-}
 
 static int ocsd_decode(const struct source *s,
 		       const struct ocsd_mem_region *mem, size_t nmem,
@@ -296,7 +274,7 @@ int main(int argc, char **argv)
 	struct ocsd_flow_counts oc, best_oc = { 0 };
 	double best_o = 0;
 
-	if (!files || !mem || ocsd_regions(s.img, files, mem))
+	if (!files || !mem || bench_ocsd_regions(WHO, s.img, files, mem))
 		goto out_ocsd;
 #endif
 	/* The decoders take turns, so that both see the machine alike. */

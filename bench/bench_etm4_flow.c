@@ -163,34 +163,6 @@ static int load_image(const struct bench_etm4_source *src, struct program *p)
 }
 
 #ifdef ETMKIT_HAVE_OPENCSD
-/* The image's regions as OpenCSD buffers: each file read whole into
- * @files[i], the region pointing into it. */
-static int ocsd_regions(const struct image *img, struct bytes *files,
-			struct ocsd_mem_region *mem)
-{
-	for (size_t i = 0; i < image_region_count(img); i++) {
-		const struct image_region *r = image_region_at(img, i);
-
-		if (!r->path || r->length > UINT32_MAX) {
-			fprintf(stderr, WHO ": image region %zu cannot be given "
-				"to OpenCSD\n", i);
-			return -1;
-		}
-		if (bench_read_file(WHO, r->path, &files[i]))
-			return -1;
-		if (r->offset > files[i].n ||
-		    r->length > files[i].n - r->offset) {
-			fprintf(stderr, WHO ": %s changed under the bench\n",
-				r->path);
-			return -1;
-		}
-		mem[i].data = files[i].data + r->offset;
-		mem[i].n = (size_t)r->length;
-		mem[i].addr = r->addr;
-		mem[i].spaces = r->spaces;
-	}
-	return 0;
-}
 #endif
 
 int main(int argc, char **argv)
@@ -257,7 +229,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, WHO ": out of memory\n");
 		goto out;
 	}
-	if (ocsd_regions(prog.img, files, mem))
+	if (bench_ocsd_regions(WHO, prog.img, files, mem))
 		goto out;
 	if (ocopies < 2)
 		ocopies = 2;

@@ -571,12 +571,8 @@ static void push_pend_ctx(struct etm4_flow_decoder *d)
 		return;
 	d->pend_ctx = 0;
 	e = spec_push(d, K_CTX, d->pend_ctx_ent.offset);
-	if (e) {
-		e->a = d->pend_ctx_ent.a;
-		e->b = d->pend_ctx_ent.b;
-		e->c = d->pend_ctx_ent.c;
-		e->x = d->pend_ctx_ent.x;
-	}
+	if (e)
+		*e = d->pend_ctx_ent;
 }
 
 static void on_context(struct etm4_flow_decoder *d, uint64_t offset,
@@ -593,6 +589,7 @@ static void on_context(struct etm4_flow_decoder *d, uint64_t offset,
 		 * joins the queue after the element. A second one keeps
 		 * the first's context ID and VMID unless it has its own. */
 		memset(&n, 0, sizeof(n));
+		n.kind = K_CTX;
 		n.offset = offset;
 		set_ctx_ent(&n, c);
 		if (d->pend_ctx) {
