@@ -19,44 +19,15 @@
 
 static const char encode_usage[] =
 "Usage: etmkit encode (--from-record FILE | --from-qemu LOG)\n"
-"                     --protocol etmv3|etmv4|ete --out DIR [options]\n"
+"                     --protocol etmv3|etmv4|ete --out DIR [OPTIONS]\n"
 "\n"
 "Turn a known execution into the trace a trace unit would have emitted for\n"
 "it, and write a trace snapshot directory (snapshot.ini, trace.ini, the\n"
 "trace source's and the core's .ini files with the register values used,\n"
 "the trace buffer, and memory dumps of all executed code) that\n"
-"'etmkit decode --snapshot DIR' and OpenCSD's trc_pkt_lister decode.\n"
-"\n"
-"Input (one of):\n"
-"  --from-record FILE  an execution record (docs/exec-record.md; - for stdin)\n"
-"  --from-qemu LOG     a QEMU user-mode log: '-d in_asm,exec,nochain', or\n"
-"                      '-singlestep -d in_asm,cpu,nochain' for condition\n"
-"                      pass/fail (- for stdin, or a pipe)\n"
-"  --record-out FILE   also write the record read, in the text form\n"
-"\n"
-"Trace:\n"
-"  --protocol P        etmv3, etmv4 or ete\n"
-"  --preset NAME       register set-up (see below); the default is 'default'\n"
-"  --etmcr X, --etmidr X, --etmccer X                    (ETMv3 registers)\n"
-"  --trcconfigr X, --trcidr0 X, --trcidr1 X, --trcidr2 X, --trcidr8 X,\n"
-"  --trcdevarch X                                       (ETMv4/ETE)\n"
-"  --sync-period N     bytes between periodic synchronization (default: the\n"
-"                      encoder's)\n"
-"  --spec-depth N      ETMv4/ETE: P0 elements left uncommitted (<= MAXSPEC)\n"
-"  --mispredict-every N, --cancel-every N\n"
-"                      ETMv4/ETE: synthesize mis-speculation every N P0\n"
-"                      elements, resolved by Mispredict / Cancel\n"
-"  --q-every N         ETMv4/ETE: every N-th run of instructions that may be\n"
-"                      one as a Q element instead of atoms (0 never; needs\n"
-"                      Q elements with counts: the 'q' preset)\n"
-"  --timestamp-every N add a timestamp item before every N-th instruction\n"
-"                      (a clock of 3 ticks per instruction), for records\n"
-"                      that have none (QEMU logs)\n"
-"  --trace-id ID       the trace source's ID (default 0x10)\n"
-"  --frames coresight|none\n"
-"                      CoreSight formatter frames (default) or the raw\n"
-"                      stream of the one source\n"
-"\n"
+"'etmkit decode --snapshot DIR' and OpenCSD's trc_pkt_lister decode.\n";
+
+static const char encode_notes[] =
 "Presets:\n"
 "  etmv3: default (branch broadcast off, context ID 32 bits, ETMv3.5),\n"
 "         cycle-accurate, timestamps, branch-output, alt-branch (the\n"
@@ -67,9 +38,15 @@ static const char encode_usage[] =
 "         timestamps, spec (MAXSPEC 16, spec depth 8, mis-speculation),\n"
 "         q (Q elements with counts: TRCIDR0.QSUPP 0b11, TRCCONFIGR.QE\n"
 "         0b01; every 5th run a Q)\n"
+"Register options replace the preset's values; those of the other family\n"
+"are refused.\n"
 "\n"
 "Exit status: 0 done; 2 usage error; 3 input unreadable or malformed, or an\n"
 "execution the encoder cannot represent (the message names the line).\n";
+
+const struct cli_command cli_cmd_encode = {
+	"encode", CLI_CMD_ENCODE, encode_usage, encode_notes
+};
 
 /* Register options: ETMv3's, then ETMv4/ETE's. */
 enum enc_reg {
@@ -135,61 +112,96 @@ struct encode_run {
 
 /* ---- Options ------------------------------------------------------------ */
 
-enum {
-	o_record = 0x100, o_qemu, o_record_out, o_out, o_protocol, o_preset,
-	o_sync, o_depth, o_misp, o_cancel, o_trace_id, o_frames, o_help,
-	o_ts_every, o_q_every, o_reg0
-};
-
 static int bad_value(const char *opt, const char *arg, const char *what)
 {
-	fprintf(stderr, "etmkit encode: invalid value '%s' for --%s: %s\n",
-		arg, opt, what);
+	cli_error("invalid value '%s' for --%s: %s", arg, opt, what);
 	return cli_exit_usage;
+}
+
+/* The enum enc_reg of register option @code, or -1. */
+static int reg_of(int code)
+{
+	switch (code) {
+	case opt_etmcr: return reg_etmcr;
+	case opt_etmidr: return reg_etmidr;
+	case opt_etmccer: return reg_etmccer;
+	case opt_trcidr0 + cli_trcconfigr: return reg_trcconfigr;
+	case opt_trcidr0 + cli_trcidr0: return reg_trcidr0;
+	case opt_trcidr0 + cli_trcidr1: return reg_trcidr1;
+	case opt_trcidr0 + cli_trcidr2: return reg_trcidr2;
+	case opt_trcidr0 + cli_trcidr8: return reg_trcidr8;
+	case opt_trcidr0 + cli_trcdevarch: return reg_trcdevarch;
+	default: return -1;
+	}
+}
+
+/* A numeric option's value; 0, or a cli_exit after a message. */
+static int number_option(struct encode_run *r, const struct cli_option *o,
+			 const char *arg)
+{
+	uint32_t v;
+	int reg = reg_of(o->code);
+
+	if (cli_parse_u32(arg, &v))
+		return bad_value(o->name, arg,
+				 "expected a number (decimal or 0x hex)");
+	switch (o->code) {
+	case opt_sync_period: r->sync_period = v; r->have_sync = 1; break;
+	case opt_spec_depth: r->spec_depth = v; r->have_depth = 1; break;
+	case opt_mispredict_every: r->misp_every = v; r->have_misp = 1; break;
+	case opt_cancel_every: r->cancel_every = v; r->have_cancel = 1; break;
+	case opt_q_every: r->q_every = v; r->have_q = 1; break;
+	case opt_timestamp_every: r->ts_every = v; break;
+	case opt_trace_id:
+		if (v == 0 || v >= 0x70)
+			return bad_value("trace-id", arg, "expected 0x01-0x6f");
+		r->trace_id = v;
+		break;
+	default:
+		if (reg < 0) {
+			cli_error("internal error: --%s has no handler", o->name);
+			return cli_exit_usage;
+		}
+		r->reg[reg] = v;
+		r->have_reg |= 1u << reg;
+		break;
+	}
+	return 0;
 }
 
 static int parse_options(struct encode_run *r, int argc, char **argv)
 {
-	struct option opts[o_reg0 - o_record + reg_count + 1];
-	static const struct { const char *name; int has_arg, code; } fixed[] = {
-		{ "from-record", 1, o_record }, { "from-qemu", 1, o_qemu },
-		{ "record-out", 1, o_record_out }, { "out", 1, o_out },
-		{ "protocol", 1, o_protocol }, { "preset", 1, o_preset },
-		{ "sync-period", 1, o_sync }, { "spec-depth", 1, o_depth },
-		{ "mispredict-every", 1, o_misp },
-		{ "cancel-every", 1, o_cancel }, { "trace-id", 1, o_trace_id },
-		{ "frames", 1, o_frames }, { "help", 0, o_help },
-		{ "timestamp-every", 1, o_ts_every },
-		{ "q-every", 1, o_q_every },
-	};
-	size_t n = 0;
-	int c;
+	const struct cli_command *cmd = &cli_cmd_encode;
+	struct option opts[40];
+	char shorts[16];
+	int c, rc;
 
-	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
-		opts[n++] = (struct option){ fixed[i].name, fixed[i].has_arg,
-					     NULL, fixed[i].code };
-	for (int i = 0; i < reg_count; i++)
-		opts[n++] = (struct option){ reg_names[i], 1, NULL, o_reg0 + i };
-	opts[n] = (struct option){ 0 };
-
+	cli_msg_command(cmd->name);
+	if (cli_getopt_table(cmd, opts, 39, shorts, sizeof(shorts)) < 0)
+		return cli_exit_usage;
 	r->trace_id = 0x10;
 	r->frames = 1;
 	r->proto = etmkit_proto_none;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
-		uint32_t v;
+	while ((c = getopt_long(argc, argv, shorts, opts, NULL)) != -1) {
+		const struct cli_option *o = cli_option_of(cmd, c);
 
-		switch (c) {
-		case o_record: r->from_record = optarg; continue;
-		case o_qemu: r->from_qemu = optarg; continue;
-		case o_record_out: r->record_out = optarg; continue;
-		case o_out: r->out_dir = optarg; continue;
-		case o_preset: r->preset = optarg; continue;
-		case o_help:
-			fputs(encode_usage, stdout);
+		if (!o) {
+			cli_bad_option(cmd, c, argv);
+			return cli_exit_usage;
+		}
+		switch (o->code) {
+		case opt_from_record: r->from_record = optarg; continue;
+		case opt_from_qemu: r->from_qemu = optarg; continue;
+		case opt_record_out: r->record_out = optarg; continue;
+		case opt_out: r->out_dir = optarg; continue;
+		case opt_preset: r->preset = optarg; continue;
+		case opt_quiet: cli_msg_quiet(1); continue;
+		case opt_help:
+			cli_print_help(stdout, cmd);
 			return -1;
-		case o_protocol:
+		case opt_protocol:
 			if (!strcmp(optarg, "etmv3"))
 				r->proto = etmkit_proto_etmv3;
 			else if (!strcmp(optarg, "etmv4"))
@@ -200,7 +212,7 @@ static int parse_options(struct encode_run *r, int argc, char **argv)
 				return bad_value("protocol", optarg,
 						 "expected etmv3, etmv4 or ete");
 			continue;
-		case o_frames:
+		case opt_frames:
 			if (!strcmp(optarg, "coresight"))
 				r->frames = 1;
 			else if (!strcmp(optarg, "none"))
@@ -209,46 +221,11 @@ static int parse_options(struct encode_run *r, int argc, char **argv)
 				return bad_value("frames", optarg,
 						 "expected coresight or none");
 			continue;
-		case ':':
-			fprintf(stderr, "etmkit encode: option '%s' needs a "
-				"value\n", argv[optind - 1]);
-			return cli_exit_usage;
-		case '?':
-			/* optopt: a short option (which need not end its
-			 * argv word); 0 for a long one */
-			if (optopt > 0 && optopt < 0x100)
-				fprintf(stderr, "etmkit encode: unknown option "
-					"'-%c' (see etmkit encode --help)\n",
-					optopt);
-			else
-				fprintf(stderr, "etmkit encode: unknown option "
-					"'%s' (see etmkit encode --help)\n",
-					argv[optind - 1]);
-			return cli_exit_usage;
 		default:
-			break;
-		}
-		if (cli_parse_u32(optarg, &v))
-			return bad_value(c >= o_reg0 ? reg_names[c - o_reg0] :
-					 opts[c - o_record].name, optarg,
-					 "expected a number (decimal or 0x hex)");
-		switch (c) {
-		case o_sync: r->sync_period = v; r->have_sync = 1; break;
-		case o_depth: r->spec_depth = v; r->have_depth = 1; break;
-		case o_misp: r->misp_every = v; r->have_misp = 1; break;
-		case o_cancel: r->cancel_every = v; r->have_cancel = 1; break;
-		case o_q_every: r->q_every = v; r->have_q = 1; break;
-		case o_ts_every: r->ts_every = v; break;
-		case o_trace_id:
-			if (v == 0 || v >= 0x70)
-				return bad_value("trace-id", optarg,
-						 "expected 0x01-0x6f");
-			r->trace_id = v;
-			break;
-		default:
-			r->reg[c - o_reg0] = v;
-			r->have_reg |= 1u << (c - o_reg0);
-			break;
+			rc = number_option(r, o, optarg);
+			if (rc)
+				return rc;
+			continue;
 		}
 	}
 	if (optind < argc) {

@@ -8,24 +8,6 @@
 
 #include "cli.h"
 
-/* The input options every command takes. */
-#define CLI_INPUT_LONG_OPTIONS                                                 \
-	{ "snapshot", required_argument, NULL, opt_snapshot },                 \
-	{ "id", required_argument, NULL, opt_id },                             \
-	{ "protocol", required_argument, NULL, opt_protocol },                 \
-	{ "etmcr", required_argument, NULL, opt_etmcr },                       \
-	{ "etmidr", required_argument, NULL, opt_etmidr },                     \
-	{ "etmccer", required_argument, NULL, opt_etmccer },                   \
-	{ "frames", required_argument, NULL, opt_frames },                     \
-	{ "buffer", required_argument, NULL, opt_buffer },                     \
-	{ "trcidr0", required_argument, NULL, opt_trcidr0 + cli_trcidr0 },     \
-	{ "trcidr1", required_argument, NULL, opt_trcidr0 + cli_trcidr1 },     \
-	{ "trcidr2", required_argument, NULL, opt_trcidr0 + cli_trcidr2 },     \
-	{ "trcidr8", required_argument, NULL, opt_trcidr0 + cli_trcidr8 },     \
-	{ "trcconfigr", required_argument, NULL, opt_trcidr0 + cli_trcconfigr }, \
-	{ "trcdevarch", required_argument, NULL, opt_trcidr0 + cli_trcdevarch }, \
-	{ "help", no_argument, NULL, opt_help }
-
 /* Option names of the ETMv4/ETE registers, by enum cli_trc_reg. */
 static const char *const trc_names[cli_trc_count] = {
 	"trcidr0", "trcidr1", "trcidr2", "trcidr8", "trcconfigr", "trcdevarch"
@@ -577,60 +559,66 @@ int cli_input_stream(const struct cli_input *in,
 	return rc;
 }
 
-int cli_parse_args(const char *cmd, const char *usage,
+int cli_parse_args(const struct cli_command *cmd,
 		   const struct cli_flag *flags, struct cli_input *in,
 		   int argc, char **argv)
 {
-	struct option longopts[48] = { CLI_INPUT_LONG_OPTIONS };
-	size_t base = 0, nflags = 0;
+	struct option longopts[64];
+	char shorts[16];
 	int c;
 
-	while (longopts[base].name)
-		base++;
-	for (; flags && flags[nflags].name; nflags++) {
-		longopts[base + nflags].name = flags[nflags].name;
-		longopts[base + nflags].has_arg =
-			flags[nflags].value ? required_argument : no_argument;
-		longopts[base + nflags].val = opt_flag0 + (int)nflags;
-	}
+	cli_msg_command(cmd->name);
+	if (cli_option_check_flags(cmd, flags) < 0 ||
+	    cli_getopt_table(cmd, longopts, 63, shorts, sizeof(shorts)) < 0)
+		return cli_exit_usage;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
-		int k = cli_input_option(in, c, optarg);
+	while ((c = getopt_long(argc, argv, shorts, longopts, NULL)) != -1) {
+		const struct cli_option *o = cli_option_of(cmd, c);
+		const struct cli_flag *fl = flags;
 
-		if (k < 0)
+		if (!o) {
+			cli_bad_option(cmd, c, argv);
 			return cli_exit_usage;
-		if (k)
+		}
+		if (o->code == opt_help) {
+			cli_print_help(stdout, cmd);
+			return -1;
+		}
+		if (o->code == opt_quiet) {
+			cli_msg_quiet(1);
 			continue;
-		if (c >= opt_flag0 && c < opt_flag0 + (int)nflags) {
-			const struct cli_flag *fl = &flags[c - opt_flag0];
-
-			if (!fl->value) {
-				*fl->target = 1;
-				continue;
-			}
-			if (fl->value(fl->ctx, optarg) < 0)
+		}
+		if (o->code) {
+			if (cli_input_option(in, o->code, optarg) < 0)
 				return cli_exit_usage;
 			continue;
 		}
-		if (c == opt_help) {
-			fputs(usage, stdout);
-			return -1;
-		}
-		if (c == ':')
-			fprintf(stderr, "etmkit %s: option '%s' needs a value\n", cmd,
-				argv[optind - 1]);
-		else
-			fprintf(stderr, "etmkit %s: unknown option '%s' (see etmkit "
-				"%s --help)\n", cmd, argv[optind - 1], cmd);
-		return cli_exit_usage;
+		while (strcmp(fl->name, o->name))
+			fl++; /* there: cli_option_check_flags() */
+		if (!fl->value)
+			*fl->target = 1;
+		else if (fl->value(fl->ctx, optarg) < 0)
+			return cli_exit_usage;
 	}
 	if (optind < argc)
 		in->file = argv[optind++];
 	if (optind < argc) {
-		fprintf(stderr, "etmkit %s: unexpected argument '%s'\n", cmd,
-			argv[optind]);
+		cli_error("unexpected argument '%s'", argv[optind]);
 		return cli_exit_usage;
 	}
 	return 0;
+}
+
+void cli_bad_option(const struct cli_command *cmd, int c, char **argv)
+{
+	if (c == ':')
+		cli_error("option '%s' needs a value", argv[optind - 1]);
+	else if (optopt > 0 && optopt < 0x100)
+		/* A short option, which need not end its argv word. */
+		cli_error("unknown option '-%c' (see etmkit %s --help)", optopt,
+			  cmd->name);
+	else
+		cli_error("unknown option '%s' (see etmkit %s --help)",
+			  argv[optind - 1], cmd->name);
 }
