@@ -229,42 +229,42 @@ static int parse_options(struct encode_run *r, int argc, char **argv)
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "etmkit encode: unexpected argument '%s'\n",
-			argv[optind]);
+		cli_error("unexpected argument '%s'",
+			  argv[optind]);
 		return cli_exit_usage;
 	}
 	if (!r->from_record == !r->from_qemu) {
-		fprintf(stderr, "etmkit encode: give one of --from-record FILE "
-			"and --from-qemu LOG\n");
+		cli_error("give one of --from-record FILE "
+			  "and --from-qemu LOG");
 		return cli_exit_usage;
 	}
 	if (!r->out_dir || r->proto == etmkit_proto_none) {
-		fprintf(stderr, "etmkit encode: --out DIR and --protocol are "
-			"required (see etmkit encode --help)\n");
+		cli_error("--out DIR and --protocol are "
+			  "required (see etmkit encode --help)");
 		return cli_exit_usage;
 	}
 	/* The paths under it are built in fixed buffers (trace_path):
 	 * refuse what would be cut, rather than write elsewhere. */
 	if (strlen(r->out_dir) > OUT_DIR_MAX) {
-		fprintf(stderr, "etmkit encode: --out: the path is longer than "
-			"%d bytes\n", OUT_DIR_MAX);
+		cli_error("--out: the path is longer than "
+			  "%d bytes", OUT_DIR_MAX);
 		return cli_exit_usage;
 	}
 	for (int i = 0; i < reg_count; i++) {
 		int v3 = i <= reg_etmccer;
 		if ((r->have_reg >> i & 1) &&
 		    v3 != (r->proto == etmkit_proto_etmv3)) {
-			fprintf(stderr, "etmkit encode: --%s is not a register "
-				"of %s\n", reg_names[i],
-				r->proto == etmkit_proto_etmv3 ? "ETMv3" :
-				"ETMv4/ETE");
+			cli_error("--%s is not a register "
+				  "of %s", reg_names[i],
+				  r->proto == etmkit_proto_etmv3 ? "ETMv3" :
+				  "ETMv4/ETE");
 			return cli_exit_usage;
 		}
 	}
 	if (r->proto == etmkit_proto_etmv3 &&
 	    (r->have_depth || r->have_misp || r->have_cancel || r->have_q)) {
-		fprintf(stderr, "etmkit encode: --spec-depth, --mispredict-every, "
-			"--cancel-every and --q-every are ETMv4/ETE options\n");
+		cli_error("--spec-depth, --mispredict-every, "
+			  "--cancel-every and --q-every are ETMv4/ETE options");
 		return cli_exit_usage;
 	}
 	return 0;
@@ -302,16 +302,16 @@ static FILE *open_out(const struct encode_run *r, const char *name)
 	snprintf(path, sizeof(path), "%s/%s", r->out_dir, name);
 	f = fopen(path, "w");
 	if (!f)
-		fprintf(stderr, "etmkit encode: cannot write %s: %s\n", path,
-			strerror(errno));
+		cli_error("cannot write %s: %s", path,
+			  cli_strerror(errno));
 	return f;
 }
 
 static int close_out(FILE *f, const struct encode_run *r, const char *name)
 {
 	if (ferror(f) | fclose(f)) {
-		fprintf(stderr, "etmkit encode: writing %s/%s failed\n",
-			r->out_dir, name);
+		cli_error("writing %s/%s failed",
+			  r->out_dir, name);
 		return cli_exit_input;
 	}
 	return 0;
@@ -326,8 +326,8 @@ static int open_source(struct encode_run *r)
 
 	r->in = strcmp(path, "-") ? fopen(path, "r") : stdin;
 	if (!r->in) {
-		fprintf(stderr, "etmkit encode: cannot open %s: %s\n", path,
-			strerror(errno));
+		cli_error("cannot open %s: %s", path,
+			  cli_strerror(errno));
 		return cli_exit_input;
 	}
 	if (r->from_record) {
@@ -337,7 +337,7 @@ static int open_source(struct encode_run *r)
 		err = qemu_log_reader_alloc(&r->src.qemu, r->in, &qc);
 	}
 	if (err) {
-		fprintf(stderr, "etmkit encode: %s\n", etmkit_errstr(err));
+		cli_error("%s", etmkit_errstr(err));
 		return cli_exit_input;
 	}
 	return 0;
@@ -499,8 +499,8 @@ static int put_item(struct encode_run *r, const struct exec_rec *it)
 		int n = exec_text_format(line, sizeof(line), it);
 		if (n <= 0) {
 			/* not silently a record with an item missing */
-			fprintf(stderr, "etmkit encode: %s: cannot write this "
-				"item to %s\n", in_name(r), r->record_out);
+			cli_error("%s: cannot write this "
+				  "item to %s", in_name(r), r->record_out);
 			return 1;
 		}
 		fwrite(line, 1, (size_t)n, r->rec_out);
@@ -521,7 +521,7 @@ static int run_items(struct encode_run *r)
 		r->items++;
 		if (check_item(&k, &it, why, sizeof(why))) {
 			where(r, at, sizeof(at));
-			fprintf(stderr, "etmkit encode: %s: %s\n", at, why);
+			cli_error("%s: %s", at, why);
 			return cli_exit_input;
 		}
 		if (it.kind == exec_insn) {
@@ -534,15 +534,15 @@ static int run_items(struct encode_run *r)
 			if (c) {
 				where(r, at, sizeof(at));
 				if (c < 0)
-					fprintf(stderr, "etmkit encode: out of "
-						"memory\n");
+					cli_error("out of "
+						  "memory");
 				else
-					fprintf(stderr, "etmkit encode: %s: the "
-						"code at 0x%" PRIx64 " differs "
-						"from what an earlier "
-						"instruction there had "
-						"(self-modifying code is not "
-						"encoded)\n", at, conflict);
+					cli_error("%s: the "
+						  "code at 0x%" PRIx64 " differs "
+						  "from what an earlier "
+						  "instruction there had "
+						  "(self-modifying code is not "
+						  "encoded)", at, conflict);
 				return cli_exit_input;
 			}
 			if (!r->have_first) {
@@ -569,38 +569,38 @@ refused:
 				return cli_exit_input;
 			where(r, at, sizeof(at));
 			if (ret == -etmkit_err_io)
-				fprintf(stderr, "etmkit encode: writing %s: "
-					"%s\n", r->trace_path,
-					strerror(r->sink_err));
+				cli_error("writing %s: "
+					  "%s", r->trace_path,
+					  cli_strerror(r->sink_err));
 			else if (r->proto == etmkit_proto_etmv3 &&
 				 it.kind == exec_insn &&
 				 it.isa == etmkit_isa_a64)
-				fprintf(stderr, "etmkit encode: %s: ETMv3 "
-					"cannot trace A64 code (use --protocol "
-					"etmv4 or ete)\n", at);
+				cli_error("%s: ETMv3 "
+					  "cannot trace A64 code (use --protocol "
+					  "etmv4 or ete)", at);
 			else
-				fprintf(stderr, "etmkit encode: %s: the %s "
-					"encoder cannot represent this item: "
-					"%s\n", at,
-					r->proto == etmkit_proto_etmv3 ?
-					"ETMv3" : "ETMv4/ETE",
-					etmkit_errstr(ret));
+				cli_error("%s: the %s "
+					  "encoder cannot represent this item: "
+					  "%s", at,
+					  r->proto == etmkit_proto_etmv3 ?
+					  "ETMv3" : "ETMv4/ETE",
+					  etmkit_errstr(ret));
 			return cli_exit_input;
 		}
 	}
 	if (ret < 0) {
 		const char *file = in_name(r);
 		if (dg.line)
-			fprintf(stderr, "etmkit encode: %s:%" PRIu64 ": %s\n",
-				file, dg.line, dg.message);
+			cli_error("%s:%" PRIu64 ": %s",
+				  file, dg.line, dg.message);
 		else
-			fprintf(stderr, "etmkit encode: %s: %s\n", file,
-				dg.message[0] ? dg.message : etmkit_errstr(ret));
+			cli_error("%s: %s", file,
+				  dg.message[0] ? dg.message : etmkit_errstr(ret));
 		return cli_exit_input;
 	}
 	if (!r->insns) {
-		fprintf(stderr, "etmkit encode: %s holds no instruction\n",
-			in_name(r));
+		cli_error("%s holds no instruction",
+			  in_name(r));
 		return cli_exit_input;
 	}
 	return 0;
@@ -651,14 +651,14 @@ static int write_core_ini(const struct encode_run *r)
 			r->first_isa == etmkit_isa_thumb ? 0x30 : 0x10);
 	snprintf(dir, sizeof(dir), "%s/mem", r->out_dir);
 	if (mkdir(dir, 0777) && errno != EEXIST) {
-		fprintf(stderr, "etmkit encode: cannot create %s: %s\n", dir,
-			strerror(errno));
+		cli_error("cannot create %s: %s", dir,
+			  cli_strerror(errno));
 		fclose(f);
 		return cli_exit_input;
 	}
 	ret = code_map_write(r->code, r->out_dir, "mem", f, err, sizeof(err));
 	if (ret) {
-		fprintf(stderr, "etmkit encode: %s\n", err);
+		cli_error("%s", err);
 		fclose(f);
 		return cli_exit_input;
 	}
@@ -731,16 +731,16 @@ static uint32_t reg_or(const struct encode_run *r, enum enc_reg i,
 
 static int unknown_preset(const struct encode_run *r, const char *list)
 {
-	fprintf(stderr, "etmkit encode: unknown preset '%s' for %s (expected "
-		"%s)\n", r->preset, r->proto == etmkit_proto_etmv3 ? "ETMv3" :
-		"ETMv4/ETE", list);
+	cli_error("unknown preset '%s' for %s (expected "
+		  "%s)", r->preset, r->proto == etmkit_proto_etmv3 ? "ETMv3" :
+		  "ETMv4/ETE", list);
 	return cli_exit_usage;
 }
 
 static int encoder_error(int err)
 {
-	fprintf(stderr, "etmkit encode: the register set-up cannot be "
-		"encoded: %s\n", etmkit_errstr(err));
+	cli_error("the register set-up cannot be "
+		  "encoded: %s", etmkit_errstr(err));
 	return err == -etmkit_err_nomem ? cli_exit_input : cli_exit_usage;
 }
 
@@ -930,8 +930,8 @@ static int run_encode(struct encode_run *r)
 	if ((ret = open_source(r)))
 		return ret;
 	if (mkdir(r->out_dir, 0777) && errno != EEXIST) {
-		fprintf(stderr, "etmkit encode: cannot create %s: %s\n",
-			r->out_dir, strerror(errno));
+		cli_error("cannot create %s: %s",
+			  r->out_dir, cli_strerror(errno));
 		return cli_exit_input;
 	}
 	/* An earlier snapshot's snapshot.ini would describe this run's
@@ -939,22 +939,22 @@ static int run_encode(struct encode_run *r)
 	 * back last (write_snapshot_ini). */
 	snprintf(path, sizeof(path), "%s/snapshot.ini", r->out_dir);
 	if (unlink(path) && errno != ENOENT) {
-		fprintf(stderr, "etmkit encode: cannot replace %s: %s\n", path,
-			strerror(errno));
+		cli_error("cannot replace %s: %s", path,
+			  cli_strerror(errno));
 		return cli_exit_input;
 	}
 	r->code = code_map_alloc();
 	if (!r->code || (r->frames && frame_enc_alloc(&r->framer, write_trace,
 						       r))) {
-		fprintf(stderr, "etmkit encode: out of memory\n");
+		cli_error("out of memory");
 		return cli_exit_input;
 	}
 	snprintf(r->trace_path, sizeof(r->trace_path), "%s/trace.bin",
 		 r->out_dir);
 	r->trace = fopen(r->trace_path, "wb");
 	if (!r->trace) {
-		fprintf(stderr, "etmkit encode: cannot write %s: %s\n",
-			r->trace_path, strerror(errno));
+		cli_error("cannot write %s: %s",
+			  r->trace_path, cli_strerror(errno));
 		return cli_exit_input;
 	}
 	if (r->record_out) {
@@ -965,14 +965,14 @@ static int run_encode(struct encode_run *r)
 		    !stat(r->record_out, &out_st) &&
 		    in_st.st_dev == out_st.st_dev &&
 		    in_st.st_ino == out_st.st_ino) {
-			fprintf(stderr, "etmkit encode: --record-out %s is the "
-				"input\n", r->record_out);
+			cli_error("--record-out %s is the "
+				  "input", r->record_out);
 			return cli_exit_usage;
 		}
 		r->rec_out = fopen(r->record_out, "w");
 		if (!r->rec_out) {
-			fprintf(stderr, "etmkit encode: cannot write %s: %s\n",
-				r->record_out, strerror(errno));
+			cli_error("cannot write %s: %s",
+				  r->record_out, cli_strerror(errno));
 			return cli_exit_input;
 		}
 		fputs("etmkit-exec 1\n", r->rec_out);
@@ -983,15 +983,15 @@ static int run_encode(struct encode_run *r)
 	if (!ret && r->framer)
 		ret = frame_enc_finish(r->framer);
 	if (ret) {
-		fprintf(stderr, "etmkit encode: writing %s: %s\n",
-			r->trace_path, ret == -etmkit_err_io ?
-			strerror(r->sink_err) : etmkit_errstr(ret));
+		cli_error("writing %s: %s",
+			  r->trace_path, ret == -etmkit_err_io ?
+			  cli_strerror(r->sink_err) : etmkit_errstr(ret));
 		return cli_exit_input;
 	}
 	if (fclose(r->trace)) {
 		r->trace = NULL;
-		fprintf(stderr, "etmkit encode: writing %s failed\n",
-			r->trace_path);
+		cli_error("writing %s failed",
+			  r->trace_path);
 		return cli_exit_input;
 	}
 	r->trace = NULL;
@@ -999,8 +999,8 @@ static int run_encode(struct encode_run *r)
 		FILE *f = r->rec_out;
 		r->rec_out = NULL;
 		if (ferror(f) | fclose(f)) {
-			fprintf(stderr, "etmkit encode: writing %s failed\n",
-				r->record_out);
+			cli_error("writing %s failed",
+				  r->record_out);
 			return cli_exit_input;
 		}
 	}
@@ -1012,17 +1012,17 @@ static int run_encode(struct encode_run *r)
 		 * decode will not show these: say so. */
 		const struct ete_enc_stats *st = ete_enc_get_stats(r->ops.e);
 		if (st && st->untraceable)
-			fprintf(stderr, "etmkit encode: warning: %" PRIu64
-				" items cannot be shown by %s trace (mostly "
-				"instructions after the last branch before a "
-				"gap or the end); a decode will miss them\n",
-				st->untraceable, r->source_type);
+			cli_warn("%" PRIu64
+				 " items cannot be shown by %s trace (mostly "
+				 "instructions after the last branch before a "
+				 "gap or the end); a decode will miss them",
+				 st->untraceable, r->source_type);
 	}
-	fprintf(stderr, "etmkit encode: %" PRIu64 " instructions, %" PRIu64
-		" items -> %s: %" PRIu64 " bytes of %s trace%s, %zu bytes of "
-		"code\n", r->insns, r->items, r->out_dir, r->trace_bytes,
-		r->source_type, r->frames ? " in CoreSight frames" : "",
-		code_map_bytes(r->code));
+	cli_note("%" PRIu64 " instructions, %" PRIu64
+		 " items -> %s: %" PRIu64 " bytes of %s trace%s, %zu bytes of "
+		  "code", r->insns, r->items, r->out_dir, r->trace_bytes,
+		  r->source_type, r->frames ? " in CoreSight frames" : "",
+		  code_map_bytes(r->code));
 	return 0;
 }
 

@@ -135,7 +135,7 @@ int cmd_frames(int argc, char **argv)
 	dc.ctx = &r;
 	err = deformat_alloc(&r.d, &dc);
 	if (err < 0) {
-		fprintf(stderr, "etmkit frames: %s\n", etmkit_errstr(err));
+		cli_error("%s", etmkit_errstr(err));
 		return cli_exit_input;
 	}
 	rc = cli_input_stream(&r.in, feed, &r);
@@ -150,9 +150,9 @@ int cmd_frames(int argc, char **argv)
 		/* A frame cut by the end of the input is normal for a
 		 * capture: listed, not an error. */
 		if (r.bad_frames) {
-			fprintf(stderr, "etmkit frames: %" PRIu64 " malformed "
-				"frame%s (marked ERROR)\n", r.bad_frames,
-				r.bad_frames == 1 ? "" : "s");
+			cli_error("%" PRIu64 " malformed "
+				  "frame%s (marked ERROR)", r.bad_frames,
+				  r.bad_frames == 1 ? "" : "s");
 			rc = cli_exit_trace_errors;
 		}
 	}

@@ -201,8 +201,8 @@ static void print_stats(const struct packets_run *r)
 	/* Forms after every line above, which stay as they were. */
 	list = malloc((r->forms.used ? r->forms.used : 1) * sizeof(*list));
 	if (!list || r->forms.nomem)
-		fprintf(stderr, "etmkit packets: out of memory: records by "
-			"form %s\n", list ? "incomplete" : "not listed");
+		cli_error("out of memory: records by "
+			  "form %s", list ? "incomplete" : "not listed");
 	for (unsigned id = 0; list && id < DEFORMAT_ID_COUNT; id++)
 		print_forms(r, id, list, r->forms.used);
 	free(list);
@@ -265,8 +265,8 @@ int cmd_packets(int argc, char **argv)
 	for (int i = 0; err >= 0 && i < r.in.nsrc; i++)
 		err = add_source(&r, &r.in.src[i]);
 	if (err < 0) {
-		fprintf(stderr, "etmkit packets: cannot set up the decoder: %s\n",
-			etmkit_errstr(err));
+		cli_error("cannot set up the decoder: %s",
+			  etmkit_errstr(err));
 		etmkit_session_free(r.session);
 		return cli_exit_input;
 	}
@@ -280,17 +280,17 @@ int cmd_packets(int argc, char **argv)
 	cli_form_table_free(&r.forms);
 	etmkit_session_free(r.session);
 	if (fflush(stdout) != 0) {
-		fprintf(stderr, "etmkit packets: cannot write the output\n");
+		cli_error("cannot write the output");
 		return cli_exit_input;
 	}
 	if (!rc && r.truncated)
-		fprintf(stderr, "etmkit packets: note: the buffer ends inside a "
-			"packet (%" PRIu64 " source%s)\n", r.truncated,
-			r.truncated == 1 ? "" : "s");
+		cli_note("the buffer ends inside a "
+			 "packet (%" PRIu64 " source%s)", r.truncated,
+			 r.truncated == 1 ? "" : "s");
 	if (!rc && r.errors) {
-		fprintf(stderr, "etmkit packets: %" PRIu64 " decode error%s in the "
-			"trace (marked ERROR in the listing)\n", r.errors,
-			r.errors == 1 ? "" : "s");
+		cli_error("%" PRIu64 " decode error%s in the "
+			  "trace (marked ERROR in the listing)", r.errors,
+			  r.errors == 1 ? "" : "s");
 		rc = cli_exit_trace_errors;
 	}
 	return rc;

@@ -79,7 +79,8 @@ int main(int argc, char **argv)
 	const char *cmd = argc > 1 ? argv[1] : NULL;
 
 	if (!cmd) {
-		fputs(main_usage, stderr);
+		cli_error("no command: decode, packets, frames, encode, version "
+			  "or help (see etmkit help)");
 		return cli_exit_usage;
 	}
 	if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") ||
