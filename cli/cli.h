@@ -184,8 +184,8 @@ const struct cli_command *cli_command_find(const char *name);
 /* Print the help of @c: usage, its rows of the option table, notes. */
 void cli_print_help(FILE *f, const struct cli_command *c);
 
-/* Print every option of the table, one line each: "COMMAND --name [ARG]"
- * (etmkit help --options, for tests). */
+/* Print every option of the table, one line each: "COMMAND --name [-s]
+ * [ARG]" (etmkit help --options, for tests/cli/check_help.py). */
 void cli_print_option_list(FILE *f);
 
 /* The getopt_long() options and short option string of @c: struct

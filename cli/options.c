@@ -165,16 +165,17 @@ static const struct cli_option options[] = {
 
 #define NOPTIONS (sizeof(options) / sizeof(options[0]))
 
+static const struct cli_command *const commands[] = {
+	&cli_cmd_decode, &cli_cmd_packets, &cli_cmd_frames, &cli_cmd_encode
+};
+
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
 const struct cli_command *cli_command_find(const char *name)
 {
-	static const struct cli_command *const cmds[] = {
-		&cli_cmd_decode, &cli_cmd_packets, &cli_cmd_frames,
-		&cli_cmd_encode
-	};
-
-	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
-		if (!strcmp(cmds[i]->name, name))
-			return cmds[i];
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		if (!strcmp(commands[i]->name, name))
+			return commands[i];
 	return NULL;
 }
 
@@ -242,18 +243,13 @@ void cli_print_help(FILE *f, const struct cli_command *c)
 
 void cli_print_option_list(FILE *f)
 {
-	static const struct cli_command *const cmds[] = {
-		&cli_cmd_decode, &cli_cmd_packets, &cli_cmd_frames,
-		&cli_cmd_encode
-	};
-
-	for (size_t k = 0; k < sizeof(cmds) / sizeof(cmds[0]); k++)
+	for (size_t k = 0; k < NCOMMANDS; k++)
 		for (size_t i = 0; i < NOPTIONS; i++) {
 			const struct cli_option *o = &options[i];
 
-			if (!o->name || !(o->cmds & cmds[k]->bit))
+			if (!o->name || !(o->cmds & commands[k]->bit))
 				continue;
-			fprintf(f, "%s --%s", cmds[k]->name, o->name);
+			fprintf(f, "%s --%s", commands[k]->name, o->name);
 			if (o->short_name)
 				fprintf(f, " -%c", o->short_name);
 			fprintf(f, "%s%s\n", o->arg ? " " : "",
