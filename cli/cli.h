@@ -2,6 +2,7 @@
 #ifndef ETMKIT_CLI_H
 #define ETMKIT_CLI_H
 
+#include <getopt.h>
 #include <stdio.h>
 
 #include "etmkit/etmkit.h"
@@ -128,14 +129,107 @@ int cmd_frames(int argc, char **argv);
 int cmd_decode(int argc, char **argv);
 int cmd_encode(int argc, char **argv);
 
-/* Option codes for getopt_long. */
+/* What an option does, for the code that handles it (struct cli_option's
+ * code): the input options (cli_input_option()), -h and -q (cli_parse_args())
+ * and encode's. A command's own flags (struct cli_flag) have 0. */
 enum cli_opt {
 	opt_snapshot = 0x100, opt_id, opt_protocol, opt_etmcr, opt_etmidr,
 	opt_etmccer, opt_frames, opt_help, opt_buffer,
 	opt_trcidr0, /* then the other enum cli_trc_reg registers in order */
 	opt_trc_last = opt_trcidr0 + cli_trc_count - 1,
-	opt_flag0 = 0x200 /* command flags: opt_flag0 + index */
+	opt_quiet,
+	/* encode */
+	opt_from_record, opt_from_qemu, opt_record_out, opt_out, opt_preset,
+	opt_sync_period, opt_spec_depth, opt_mispredict_every,
+	opt_cancel_every, opt_q_every, opt_timestamp_every, opt_trace_id
 };
+
+/* Commands, for struct cli_option's cmds. */
+#define CLI_CMD_DECODE  0x1u
+#define CLI_CMD_PACKETS 0x2u
+#define CLI_CMD_FRAMES  0x4u
+#define CLI_CMD_ENCODE  0x8u
+#define CLI_CMD_ALL     0xfu
+
+/* One line of a command's help, and with a name an option the command's
+ * parser takes: the option table (cli/options.c) is the only place an
+ * option is declared, so none exists without its help. Kinds of row:
+ *   name set: --name [arg], and -short when short is set;
+ *   name NULL, arg set: a word that is not an option ("FILE");
+ *   name and arg NULL: a section heading, help is its title. */
+struct cli_option {
+	const char *name;
+	char short_name;
+	const char *arg;            /* the value's name, NULL: takes none */
+	int code;                   /* enum cli_opt, or 0: a struct cli_flag */
+	unsigned cmds;              /* CLI_CMD_* of the commands that take it */
+	const char *help;           /* one paragraph, wrapped when printed */
+};
+
+/* A command: its help before the table's lines (usage, what it does) and
+ * after them (notes, exit status). */
+struct cli_command {
+	const char *name;
+	unsigned bit;               /* CLI_CMD_* */
+	const char *usage;
+	const char *notes;
+};
+
+extern const struct cli_command cli_cmd_decode, cli_cmd_packets,
+	cli_cmd_frames, cli_cmd_encode;
+
+/* The command named @name, or NULL. */
+const struct cli_command *cli_command_find(const char *name);
+
+/* Print the help of @c: usage, its rows of the option table, notes. */
+void cli_print_help(FILE *f, const struct cli_command *c);
+
+/* Print every option of the table, one line each: "COMMAND --name [-s]
+ * [ARG]" (etmkit help --options, for tests/cli/check_help.py). */
+void cli_print_option_list(FILE *f);
+
+/* The getopt_long() options and short option string of @c: struct
+ * option's val is CLI_OPT_VAL0 + the row index, or the short letter.
+ * @opts has room for @max entries and the terminator; returns -1 if
+ * not. */
+#define CLI_OPT_VAL0 0x1000
+int cli_getopt_table(const struct cli_command *c, struct option *opts,
+		     size_t max, char *shorts, size_t shorts_size);
+
+/* The row of getopt_long()'s return @val for command @c, or NULL (an error
+ * character). */
+const struct cli_option *cli_option_of(const struct cli_command *c, int val);
+
+struct cli_flag;
+
+/* Check @flags against the table's rows of @c: each flag has its own row
+ * and each such row its flag. Returns 0, or -1 after saying what is
+ * wrong (a defect of etmkit, not of the command line). */
+int cli_option_check_flags(const struct cli_command *c,
+			   const struct cli_flag *flags);
+
+/* Messages (cli/msg.c): one style, for every command.
+ *
+ *   etmkit COMMAND: [FILE[:LINE]: ]text
+ *   etmkit COMMAND: warning: text
+ *   etmkit COMMAND: note: text
+ *
+ * ("etmkit:" before a command is known). The text is one line, has no
+ * final period and starts in lower case, unless its first word is a name
+ * written as it is: an option (--id), a register or acronym (ETMIDR), a
+ * path. Text from the system or the library comes last, after ": ", in
+ * lower case as well (cli_strerror(); etmkit_errstr() already is).
+ * Errors and warnings always print; a note (something worth knowing that
+ * needs no action) prints once per run for each distinct text, and not at
+ * all with -q. tests/cli/check_messages.py holds stderr to this. */
+void cli_msg_command(const char *cmd);
+void cli_msg_quiet(int quiet);
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void cli_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* strerror(@errnum) starting in lower case ("no such file or directory");
+ * valid until the next call. */
+const char *cli_strerror(int errnum);
 
 /* A command's own option: --name sets *target to 1; or, with @value,
  * --name ARG calls value(ctx, ARG), which returns 0, or -1 after printing
@@ -147,12 +241,17 @@ struct cli_flag {
 	void *ctx;
 };
 
-/* Parse a command's arguments: the input options, @flags (ended by a NULL
- * name), --help (prints @usage; returns -1) and one optional FILE. Returns
- * 0, -1 after --help, or cli_exit_usage after printing why. */
-int cli_parse_args(const char *cmd, const char *usage,
-		   const struct cli_flag *flags, struct cli_input *in,
-		   int argc, char **argv);
+/* Parse a command's arguments: the options the table gives command @c
+ * (input options, --quiet, and @flags, ended by a NULL name, each of which
+ * must have its row), -h/--help (prints the help; returns -1) and one
+ * optional FILE. Returns 0, -1 after --help, or cli_exit_usage after
+ * printing why. */
+int cli_parse_args(const struct cli_command *c, const struct cli_flag *flags,
+		   struct cli_input *in, int argc, char **argv);
+
+/* Say what is wrong with option getopt_long() returned @c for (':' or
+ * '?'): a missing value or an unknown option. */
+void cli_bad_option(const struct cli_command *c, int ch, char **argv);
 
 
 

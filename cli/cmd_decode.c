@@ -7,44 +7,36 @@
 #include "cli.h"
 
 static const char decode_usage[] =
-"Usage: etmkit decode --snapshot DIR [--id ID]... [--image FILE@ADDR]...\n"
-"                     [--elf FILE[@BIAS]]... [--json] [--stats]\n"
+"Usage: etmkit decode --snapshot DIR [--buffer NAME] [--id ID]...\n"
+"                     [--image FILE@ADDR]... [--elf FILE[@BIAS]]... [OPTIONS]\n"
 "       etmkit decode FILE --protocol etmv3 --etmcr X --etmidr Y [--etmccer Z]\n"
-"                     [--frames coresight|tpiu|tpiu-hsync|none] [--id ID]\n"
-"                     [--m-profile] --image FILE@ADDR | --elf FILE[@BIAS] ...\n"
+"                     [--m-profile] (--image FILE@ADDR | --elf FILE[@BIAS])...\n"
+"                     [OPTIONS]\n"
+"       etmkit decode FILE --protocol etmv4|ete [--trcidr0 V] [--trcidr1 V]\n"
+"                     [--trcidr2 V] [--trcidr8 V] [--trcconfigr V]\n"
+"                     [--trcdevarch V]\n"
+"                     (--image FILE@ADDR | --elf FILE[@BIAS])... [OPTIONS]\n"
+"  OPTIONS: [--frames MODE] [--id ID] [--json] [--stats] [--stop-on-error]\n"
+"           [--quiet]\n"
 "\n"
 "Rebuild what the core executed, instruction by instruction, from the trace\n"
-"of each ETMv3 source and the program image.\n"
-"\n"
-"Input (as for 'etmkit packets'):\n"
-"  --snapshot DIR   a trace snapshot; each source's image is the memory\n"
-"                   dumps of the core it traces\n"
-"  FILE             a raw trace buffer, with --protocol etmv3 and the\n"
-"                   registers --etmcr, --etmidr, --etmccer\n"
-"  --frames MODE    how FILE is framed (default coresight)\n"
-"  --id ID          the trace ID to decode; may repeat\n"
-"  --m-profile      the raw file comes from an ARMv7-M core\n"
-"\n"
-"Program image (added after the snapshot's dumps; where regions overlap the\n"
-"one given last wins):\n"
-"  --image FILE@ADDR   map the whole of FILE at address ADDR\n"
-"  --elf FILE[@BIAS]   map the loadable segments of ELF file FILE, moved by\n"
-"                      BIAS (default 0)\n"
-"\n"
-"Output:\n"
-"  (default)        text: one line per instruction (offset of its P-header,\n"
-"                   trace ID, address, instruction set, opcode, E executed /\n"
-"                   N condition failed / C canceled / I implied, cycles,\n"
-"                   disassembly) and one line per event\n"
-"  --json           JSON Lines, one object per element (schema in README)\n"
-"  --stats          per trace ID counts on stderr\n"
-"  --stop-on-error  stop at the first malformed packet or frame\n"
+"of each ETMv3, ETMv4 and ETE source and the program image.\n";
+
+static const char decode_notes[] =
+"The etmv4 register defaults are an Arm Juno r1's ETMv4.0, the ete ones an\n"
+"Arm FVP's ETE 1.0; the registers of one family are refused with the other.\n"
+"ETMv4 and ETE trace with conditional-instruction or data trace enabled is\n"
+"refused ('etmkit packets' lists it).\n"
 "\n"
 "Where the image has no code for an address a no_image line says so, and\n"
 "decoding goes on from the next address the trace gives.\n"
 "\n"
 "Exit status: 0 success; 1 the trace had decode errors (reported as gap\n"
 "lines); 2 usage error; 3 input missing, unreadable or malformed.\n";
+
+const struct cli_command cli_cmd_decode = {
+	"decode", CLI_CMD_DECODE, decode_usage, decode_notes
+};
 
 #define MAX_IMAGE_ARGS 64
 
@@ -98,14 +90,14 @@ static int add_image_arg(struct decode_run *r, const char *arg, int elf)
 	int k = split_at(arg, &path, &num);
 
 	if (r->nimg >= MAX_IMAGE_ARGS) {
-		fprintf(stderr, "etmkit decode: at most %d --image/--elf\n",
-			MAX_IMAGE_ARGS);
+		cli_error("at most %d --image/--elf",
+			  MAX_IMAGE_ARGS);
 		return -1;
 	}
 	if (k < 0 || (k == 0 && !elf)) {
-		fprintf(stderr, "etmkit decode: invalid value '%s' for --%s: "
-			"expected %s\n", arg, elf ? "elf" : "image",
-			elf ? "FILE or FILE@BIAS" : "FILE@ADDR (ADDR decimal or 0x hex)");
+		cli_error("invalid value '%s' for --%s: "
+			  "expected %s", arg, elf ? "elf" : "image",
+			  elf ? "FILE or FILE@BIAS" : "FILE@ADDR (ADDR decimal or 0x hex)");
 		return -1;
 	}
 	ia = &r->img[r->nimg++];
@@ -130,8 +122,8 @@ static int opt_elf(void *ctx, const char *arg)
 
 static int image_error(const struct image_diag *d, int err)
 {
-	fprintf(stderr, "etmkit decode: %s: %s (%s)\n", d->path[0] ? d->path : "?",
-		d->message[0] ? d->message : "cannot map", etmkit_errstr(err));
+	cli_error("%s: %s (%s)", d->path[0] ? d->path : "?",
+		  d->message[0] ? d->message : "cannot map", etmkit_errstr(err));
 	return cli_exit_input;
 }
 
@@ -145,7 +137,7 @@ static int build_image(struct decode_run *r, const struct cli_source *cs,
 
 	memset(&d, 0, sizeof(d));
 	if (image_alloc(&img) < 0) {
-		fprintf(stderr, "etmkit decode: out of memory\n");
+		cli_error("out of memory");
 		return cli_exit_input;
 	}
 	*out = img;
@@ -159,10 +151,10 @@ static int build_image(struct decode_run *r, const struct cli_source *cs,
 		for (size_t k = 0; core && k < core->ndumps; k++) {
 			err = image_add_snapshot_dump(img, core, k, &d);
 			if (err == -etmkit_err_io) {
-				fprintf(stderr, "etmkit decode: warning: %s: %s "
-					"(%s): decoding without it\n",
-					d.path[0] ? d.path : "?", d.message,
-					etmkit_errstr(err));
+				cli_warn("%s: %s "
+					 "(%s): decoding without it",
+					 d.path[0] ? d.path : "?", d.message,
+					 etmkit_errstr(err));
 				continue;
 			}
 			if (err < 0)
@@ -178,10 +170,10 @@ static int build_image(struct decode_run *r, const struct cli_source *cs,
 			return image_error(&d, err);
 	}
 	if (!image_region_count(img))
-		fprintf(stderr, "etmkit decode: note: no program image for "
-			"trace ID 0x%02x (%s): instructions cannot be followed "
-			"(give --image or --elf)\n", cs->id,
-			cs->core[0] ? cs->core : "no core named");
+		cli_note("no program image for "
+			 "trace ID 0x%02x (%s): instructions cannot be followed "
+			 "(give --image or --elf)", cs->id,
+			 cs->core[0] ? cs->core : "no core named");
 	return 0;
 }
 
@@ -273,14 +265,14 @@ static int setup(struct decode_run *r)
 		}
 	}
 	if (err == -etmkit_err_unsupported) {
-		fprintf(stderr, "etmkit decode: the trace has conditional-"
-			"instruction or data trace enabled (TRCCONFIGR); decode "
-			"follows instruction trace only: use 'etmkit packets'\n");
+		cli_error("the trace has conditional-"
+			  "instruction or data trace enabled (TRCCONFIGR); decode "
+			  "follows instruction trace only: use 'etmkit packets'");
 		return cli_exit_input;
 	}
 	if (err < 0) {
-		fprintf(stderr, "etmkit decode: cannot set up the decoder: %s\n",
-			etmkit_errstr(err));
+		cli_error("cannot set up the decoder: %s",
+			  etmkit_errstr(err));
 		return cli_exit_input;
 	}
 	return 0;
@@ -309,12 +301,12 @@ static int summarize(const struct decode_run *r)
 		no_image += r->counts[id].no_image;
 	}
 	if (no_image)
-		fprintf(stderr, "etmkit decode: note: %" PRIu64 " place%s where the "
-			"image has no code (no_image)\n", no_image,
-			no_image == 1 ? "" : "s");
+		cli_note("%" PRIu64 " place%s where the "
+			 "image has no code (no_image)", no_image,
+			 no_image == 1 ? "" : "s");
 	if (errors) {
-		fprintf(stderr, "etmkit decode: %" PRIu64 " decode error%s in the "
-			"trace (gap lines)\n", errors, errors == 1 ? "" : "s");
+		cli_error("%" PRIu64 " decode error%s in the "
+			  "trace (gap lines)", errors, errors == 1 ? "" : "s");
 		return cli_exit_trace_errors;
 	}
 	return 0;
@@ -358,14 +350,13 @@ int cmd_decode(int argc, char **argv)
 			{ .name = NULL }
 		};
 
-		rc = cli_parse_args("decode", decode_usage, flags, &r.in, argc,
-				    argv);
+		rc = cli_parse_args(&cli_cmd_decode, flags, &r.in, argc, argv);
 	}
 	if (rc)
 		return rc < 0 ? 0 : rc;
 	rc = cli_input_resolve(&r.in, "decode");
 	if (!rc && !r.json && !(r.dis = cli_disasm_alloc())) {
-		fprintf(stderr, "etmkit decode: cannot start the disassembler\n");
+		cli_error("cannot start the disassembler");
 		rc = cli_exit_input;
 	}
 	if (!rc)
@@ -379,7 +370,7 @@ int cmd_decode(int argc, char **argv)
 	if (r.stats)
 		print_stats(&r);
 	if (fflush(stdout) != 0) {
-		fprintf(stderr, "etmkit decode: cannot write the output\n");
+		cli_error("cannot write the output");
 		rc = cli_exit_input;
 	}
 	if (!rc)

@@ -19,44 +19,15 @@
 
 static const char encode_usage[] =
 "Usage: etmkit encode (--from-record FILE | --from-qemu LOG)\n"
-"                     --protocol etmv3|etmv4|ete --out DIR [options]\n"
+"                     --protocol etmv3|etmv4|ete --out DIR [OPTIONS]\n"
 "\n"
 "Turn a known execution into the trace a trace unit would have emitted for\n"
 "it, and write a trace snapshot directory (snapshot.ini, trace.ini, the\n"
 "trace source's and the core's .ini files with the register values used,\n"
 "the trace buffer, and memory dumps of all executed code) that\n"
-"'etmkit decode --snapshot DIR' and OpenCSD's trc_pkt_lister decode.\n"
-"\n"
-"Input (one of):\n"
-"  --from-record FILE  an execution record (docs/exec-record.md; - for stdin)\n"
-"  --from-qemu LOG     a QEMU user-mode log: '-d in_asm,exec,nochain', or\n"
-"                      '-singlestep -d in_asm,cpu,nochain' for condition\n"
-"                      pass/fail (- for stdin, or a pipe)\n"
-"  --record-out FILE   also write the record read, in the text form\n"
-"\n"
-"Trace:\n"
-"  --protocol P        etmv3, etmv4 or ete\n"
-"  --preset NAME       register set-up (see below); the default is 'default'\n"
-"  --etmcr X, --etmidr X, --etmccer X                    (ETMv3 registers)\n"
-"  --trcconfigr X, --trcidr0 X, --trcidr1 X, --trcidr2 X, --trcidr8 X,\n"
-"  --trcdevarch X                                       (ETMv4/ETE)\n"
-"  --sync-period N     bytes between periodic synchronization (default: the\n"
-"                      encoder's)\n"
-"  --spec-depth N      ETMv4/ETE: P0 elements left uncommitted (<= MAXSPEC)\n"
-"  --mispredict-every N, --cancel-every N\n"
-"                      ETMv4/ETE: synthesize mis-speculation every N P0\n"
-"                      elements, resolved by Mispredict / Cancel\n"
-"  --q-every N         ETMv4/ETE: every N-th run of instructions that may be\n"
-"                      one as a Q element instead of atoms (0 never; needs\n"
-"                      Q elements with counts: the 'q' preset)\n"
-"  --timestamp-every N add a timestamp item before every N-th instruction\n"
-"                      (a clock of 3 ticks per instruction), for records\n"
-"                      that have none (QEMU logs)\n"
-"  --trace-id ID       the trace source's ID (default 0x10)\n"
-"  --frames coresight|none\n"
-"                      CoreSight formatter frames (default) or the raw\n"
-"                      stream of the one source\n"
-"\n"
+"'etmkit decode --snapshot DIR' and OpenCSD's trc_pkt_lister decode.\n";
+
+static const char encode_notes[] =
 "Presets:\n"
 "  etmv3: default (branch broadcast off, context ID 32 bits, ETMv3.5),\n"
 "         cycle-accurate, timestamps, branch-output, alt-branch (the\n"
@@ -67,9 +38,15 @@ static const char encode_usage[] =
 "         timestamps, spec (MAXSPEC 16, spec depth 8, mis-speculation),\n"
 "         q (Q elements with counts: TRCIDR0.QSUPP 0b11, TRCCONFIGR.QE\n"
 "         0b01; every 5th run a Q)\n"
+"Register options replace the preset's values; those of the other family\n"
+"are refused.\n"
 "\n"
 "Exit status: 0 done; 2 usage error; 3 input unreadable or malformed, or an\n"
 "execution the encoder cannot represent (the message names the line).\n";
+
+const struct cli_command cli_cmd_encode = {
+	"encode", CLI_CMD_ENCODE, encode_usage, encode_notes
+};
 
 /* Register options: ETMv3's, then ETMv4/ETE's. */
 enum enc_reg {
@@ -135,61 +112,96 @@ struct encode_run {
 
 /* ---- Options ------------------------------------------------------------ */
 
-enum {
-	o_record = 0x100, o_qemu, o_record_out, o_out, o_protocol, o_preset,
-	o_sync, o_depth, o_misp, o_cancel, o_trace_id, o_frames, o_help,
-	o_ts_every, o_q_every, o_reg0
-};
-
 static int bad_value(const char *opt, const char *arg, const char *what)
 {
-	fprintf(stderr, "etmkit encode: invalid value '%s' for --%s: %s\n",
-		arg, opt, what);
+	cli_error("invalid value '%s' for --%s: %s", arg, opt, what);
 	return cli_exit_usage;
+}
+
+/* The enum enc_reg of register option @code, or -1. */
+static int reg_of(int code)
+{
+	switch (code) {
+	case opt_etmcr: return reg_etmcr;
+	case opt_etmidr: return reg_etmidr;
+	case opt_etmccer: return reg_etmccer;
+	case opt_trcidr0 + cli_trcconfigr: return reg_trcconfigr;
+	case opt_trcidr0 + cli_trcidr0: return reg_trcidr0;
+	case opt_trcidr0 + cli_trcidr1: return reg_trcidr1;
+	case opt_trcidr0 + cli_trcidr2: return reg_trcidr2;
+	case opt_trcidr0 + cli_trcidr8: return reg_trcidr8;
+	case opt_trcidr0 + cli_trcdevarch: return reg_trcdevarch;
+	default: return -1;
+	}
+}
+
+/* A numeric option's value; 0, or a cli_exit after a message. */
+static int number_option(struct encode_run *r, const struct cli_option *o,
+			 const char *arg)
+{
+	uint32_t v;
+	int reg = reg_of(o->code);
+
+	if (cli_parse_u32(arg, &v))
+		return bad_value(o->name, arg,
+				 "expected a number (decimal or 0x hex)");
+	switch (o->code) {
+	case opt_sync_period: r->sync_period = v; r->have_sync = 1; break;
+	case opt_spec_depth: r->spec_depth = v; r->have_depth = 1; break;
+	case opt_mispredict_every: r->misp_every = v; r->have_misp = 1; break;
+	case opt_cancel_every: r->cancel_every = v; r->have_cancel = 1; break;
+	case opt_q_every: r->q_every = v; r->have_q = 1; break;
+	case opt_timestamp_every: r->ts_every = v; break;
+	case opt_trace_id:
+		if (v == 0 || v >= 0x70)
+			return bad_value("trace-id", arg, "expected 0x01-0x6f");
+		r->trace_id = v;
+		break;
+	default:
+		if (reg < 0) {
+			cli_error("internal error: --%s has no handler", o->name);
+			return cli_exit_usage;
+		}
+		r->reg[reg] = v;
+		r->have_reg |= 1u << reg;
+		break;
+	}
+	return 0;
 }
 
 static int parse_options(struct encode_run *r, int argc, char **argv)
 {
-	struct option opts[o_reg0 - o_record + reg_count + 1];
-	static const struct { const char *name; int has_arg, code; } fixed[] = {
-		{ "from-record", 1, o_record }, { "from-qemu", 1, o_qemu },
-		{ "record-out", 1, o_record_out }, { "out", 1, o_out },
-		{ "protocol", 1, o_protocol }, { "preset", 1, o_preset },
-		{ "sync-period", 1, o_sync }, { "spec-depth", 1, o_depth },
-		{ "mispredict-every", 1, o_misp },
-		{ "cancel-every", 1, o_cancel }, { "trace-id", 1, o_trace_id },
-		{ "frames", 1, o_frames }, { "help", 0, o_help },
-		{ "timestamp-every", 1, o_ts_every },
-		{ "q-every", 1, o_q_every },
-	};
-	size_t n = 0;
-	int c;
+	const struct cli_command *cmd = &cli_cmd_encode;
+	struct option opts[40];
+	char shorts[16];
+	int c, rc;
 
-	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
-		opts[n++] = (struct option){ fixed[i].name, fixed[i].has_arg,
-					     NULL, fixed[i].code };
-	for (int i = 0; i < reg_count; i++)
-		opts[n++] = (struct option){ reg_names[i], 1, NULL, o_reg0 + i };
-	opts[n] = (struct option){ 0 };
-
+	cli_msg_command(cmd->name);
+	if (cli_getopt_table(cmd, opts, 39, shorts, sizeof(shorts)) < 0)
+		return cli_exit_usage;
 	r->trace_id = 0x10;
 	r->frames = 1;
 	r->proto = etmkit_proto_none;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
-		uint32_t v;
+	while ((c = getopt_long(argc, argv, shorts, opts, NULL)) != -1) {
+		const struct cli_option *o = cli_option_of(cmd, c);
 
-		switch (c) {
-		case o_record: r->from_record = optarg; continue;
-		case o_qemu: r->from_qemu = optarg; continue;
-		case o_record_out: r->record_out = optarg; continue;
-		case o_out: r->out_dir = optarg; continue;
-		case o_preset: r->preset = optarg; continue;
-		case o_help:
-			fputs(encode_usage, stdout);
+		if (!o) {
+			cli_bad_option(cmd, c, argv);
+			return cli_exit_usage;
+		}
+		switch (o->code) {
+		case opt_from_record: r->from_record = optarg; continue;
+		case opt_from_qemu: r->from_qemu = optarg; continue;
+		case opt_record_out: r->record_out = optarg; continue;
+		case opt_out: r->out_dir = optarg; continue;
+		case opt_preset: r->preset = optarg; continue;
+		case opt_quiet: cli_msg_quiet(1); continue;
+		case opt_help:
+			cli_print_help(stdout, cmd);
 			return -1;
-		case o_protocol:
+		case opt_protocol:
 			if (!strcmp(optarg, "etmv3"))
 				r->proto = etmkit_proto_etmv3;
 			else if (!strcmp(optarg, "etmv4"))
@@ -200,7 +212,7 @@ static int parse_options(struct encode_run *r, int argc, char **argv)
 				return bad_value("protocol", optarg,
 						 "expected etmv3, etmv4 or ete");
 			continue;
-		case o_frames:
+		case opt_frames:
 			if (!strcmp(optarg, "coresight"))
 				r->frames = 1;
 			else if (!strcmp(optarg, "none"))
@@ -209,85 +221,50 @@ static int parse_options(struct encode_run *r, int argc, char **argv)
 				return bad_value("frames", optarg,
 						 "expected coresight or none");
 			continue;
-		case ':':
-			fprintf(stderr, "etmkit encode: option '%s' needs a "
-				"value\n", argv[optind - 1]);
-			return cli_exit_usage;
-		case '?':
-			/* optopt: a short option (which need not end its
-			 * argv word); 0 for a long one */
-			if (optopt > 0 && optopt < 0x100)
-				fprintf(stderr, "etmkit encode: unknown option "
-					"'-%c' (see etmkit encode --help)\n",
-					optopt);
-			else
-				fprintf(stderr, "etmkit encode: unknown option "
-					"'%s' (see etmkit encode --help)\n",
-					argv[optind - 1]);
-			return cli_exit_usage;
 		default:
-			break;
-		}
-		if (cli_parse_u32(optarg, &v))
-			return bad_value(c >= o_reg0 ? reg_names[c - o_reg0] :
-					 opts[c - o_record].name, optarg,
-					 "expected a number (decimal or 0x hex)");
-		switch (c) {
-		case o_sync: r->sync_period = v; r->have_sync = 1; break;
-		case o_depth: r->spec_depth = v; r->have_depth = 1; break;
-		case o_misp: r->misp_every = v; r->have_misp = 1; break;
-		case o_cancel: r->cancel_every = v; r->have_cancel = 1; break;
-		case o_q_every: r->q_every = v; r->have_q = 1; break;
-		case o_ts_every: r->ts_every = v; break;
-		case o_trace_id:
-			if (v == 0 || v >= 0x70)
-				return bad_value("trace-id", optarg,
-						 "expected 0x01-0x6f");
-			r->trace_id = v;
-			break;
-		default:
-			r->reg[c - o_reg0] = v;
-			r->have_reg |= 1u << (c - o_reg0);
-			break;
+			rc = number_option(r, o, optarg);
+			if (rc)
+				return rc;
+			continue;
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "etmkit encode: unexpected argument '%s'\n",
-			argv[optind]);
+		cli_error("unexpected argument '%s'",
+			  argv[optind]);
 		return cli_exit_usage;
 	}
 	if (!r->from_record == !r->from_qemu) {
-		fprintf(stderr, "etmkit encode: give one of --from-record FILE "
-			"and --from-qemu LOG\n");
+		cli_error("give one of --from-record FILE "
+			  "and --from-qemu LOG");
 		return cli_exit_usage;
 	}
 	if (!r->out_dir || r->proto == etmkit_proto_none) {
-		fprintf(stderr, "etmkit encode: --out DIR and --protocol are "
-			"required (see etmkit encode --help)\n");
+		cli_error("--out DIR and --protocol are "
+			  "required (see etmkit encode --help)");
 		return cli_exit_usage;
 	}
 	/* The paths under it are built in fixed buffers (trace_path):
 	 * refuse what would be cut, rather than write elsewhere. */
 	if (strlen(r->out_dir) > OUT_DIR_MAX) {
-		fprintf(stderr, "etmkit encode: --out: the path is longer than "
-			"%d bytes\n", OUT_DIR_MAX);
+		cli_error("--out: the path is longer than "
+			  "%d bytes", OUT_DIR_MAX);
 		return cli_exit_usage;
 	}
 	for (int i = 0; i < reg_count; i++) {
 		int v3 = i <= reg_etmccer;
 		if ((r->have_reg >> i & 1) &&
 		    v3 != (r->proto == etmkit_proto_etmv3)) {
-			fprintf(stderr, "etmkit encode: --%s is not a register "
-				"of %s\n", reg_names[i],
-				r->proto == etmkit_proto_etmv3 ? "ETMv3" :
-				"ETMv4/ETE");
+			cli_error("--%s is not a register "
+				  "of %s", reg_names[i],
+				  r->proto == etmkit_proto_etmv3 ? "ETMv3" :
+				  "ETMv4/ETE");
 			return cli_exit_usage;
 		}
 	}
 	if (r->proto == etmkit_proto_etmv3 &&
 	    (r->have_depth || r->have_misp || r->have_cancel || r->have_q)) {
-		fprintf(stderr, "etmkit encode: --spec-depth, --mispredict-every, "
-			"--cancel-every and --q-every are ETMv4/ETE options\n");
+		cli_error("--spec-depth, --mispredict-every, "
+			  "--cancel-every and --q-every are ETMv4/ETE options");
 		return cli_exit_usage;
 	}
 	return 0;
@@ -325,16 +302,16 @@ static FILE *open_out(const struct encode_run *r, const char *name)
 	snprintf(path, sizeof(path), "%s/%s", r->out_dir, name);
 	f = fopen(path, "w");
 	if (!f)
-		fprintf(stderr, "etmkit encode: cannot write %s: %s\n", path,
-			strerror(errno));
+		cli_error("cannot write %s: %s", path,
+			  cli_strerror(errno));
 	return f;
 }
 
 static int close_out(FILE *f, const struct encode_run *r, const char *name)
 {
 	if (ferror(f) | fclose(f)) {
-		fprintf(stderr, "etmkit encode: writing %s/%s failed\n",
-			r->out_dir, name);
+		cli_error("writing %s/%s failed",
+			  r->out_dir, name);
 		return cli_exit_input;
 	}
 	return 0;
@@ -349,8 +326,8 @@ static int open_source(struct encode_run *r)
 
 	r->in = strcmp(path, "-") ? fopen(path, "r") : stdin;
 	if (!r->in) {
-		fprintf(stderr, "etmkit encode: cannot open %s: %s\n", path,
-			strerror(errno));
+		cli_error("cannot open %s: %s", path,
+			  cli_strerror(errno));
 		return cli_exit_input;
 	}
 	if (r->from_record) {
@@ -360,7 +337,7 @@ static int open_source(struct encode_run *r)
 		err = qemu_log_reader_alloc(&r->src.qemu, r->in, &qc);
 	}
 	if (err) {
-		fprintf(stderr, "etmkit encode: %s\n", etmkit_errstr(err));
+		cli_error("%s", etmkit_errstr(err));
 		return cli_exit_input;
 	}
 	return 0;
@@ -522,8 +499,8 @@ static int put_item(struct encode_run *r, const struct exec_rec *it)
 		int n = exec_text_format(line, sizeof(line), it);
 		if (n <= 0) {
 			/* not silently a record with an item missing */
-			fprintf(stderr, "etmkit encode: %s: cannot write this "
-				"item to %s\n", in_name(r), r->record_out);
+			cli_error("%s: cannot write this "
+				  "item to %s", in_name(r), r->record_out);
 			return 1;
 		}
 		fwrite(line, 1, (size_t)n, r->rec_out);
@@ -544,7 +521,7 @@ static int run_items(struct encode_run *r)
 		r->items++;
 		if (check_item(&k, &it, why, sizeof(why))) {
 			where(r, at, sizeof(at));
-			fprintf(stderr, "etmkit encode: %s: %s\n", at, why);
+			cli_error("%s: %s", at, why);
 			return cli_exit_input;
 		}
 		if (it.kind == exec_insn) {
@@ -557,15 +534,15 @@ static int run_items(struct encode_run *r)
 			if (c) {
 				where(r, at, sizeof(at));
 				if (c < 0)
-					fprintf(stderr, "etmkit encode: out of "
-						"memory\n");
+					cli_error("out of "
+						  "memory");
 				else
-					fprintf(stderr, "etmkit encode: %s: the "
-						"code at 0x%" PRIx64 " differs "
-						"from what an earlier "
-						"instruction there had "
-						"(self-modifying code is not "
-						"encoded)\n", at, conflict);
+					cli_error("%s: the "
+						  "code at 0x%" PRIx64 " differs "
+						  "from what an earlier "
+						  "instruction there had "
+						  "(self-modifying code is not "
+						  "encoded)", at, conflict);
 				return cli_exit_input;
 			}
 			if (!r->have_first) {
@@ -592,38 +569,38 @@ refused:
 				return cli_exit_input;
 			where(r, at, sizeof(at));
 			if (ret == -etmkit_err_io)
-				fprintf(stderr, "etmkit encode: writing %s: "
-					"%s\n", r->trace_path,
-					strerror(r->sink_err));
+				cli_error("writing %s: "
+					  "%s", r->trace_path,
+					  cli_strerror(r->sink_err));
 			else if (r->proto == etmkit_proto_etmv3 &&
 				 it.kind == exec_insn &&
 				 it.isa == etmkit_isa_a64)
-				fprintf(stderr, "etmkit encode: %s: ETMv3 "
-					"cannot trace A64 code (use --protocol "
-					"etmv4 or ete)\n", at);
+				cli_error("%s: ETMv3 "
+					  "cannot trace A64 code (use --protocol "
+					  "etmv4 or ete)", at);
 			else
-				fprintf(stderr, "etmkit encode: %s: the %s "
-					"encoder cannot represent this item: "
-					"%s\n", at,
-					r->proto == etmkit_proto_etmv3 ?
-					"ETMv3" : "ETMv4/ETE",
-					etmkit_errstr(ret));
+				cli_error("%s: the %s "
+					  "encoder cannot represent this item: "
+					  "%s", at,
+					  r->proto == etmkit_proto_etmv3 ?
+					  "ETMv3" : "ETMv4/ETE",
+					  etmkit_errstr(ret));
 			return cli_exit_input;
 		}
 	}
 	if (ret < 0) {
 		const char *file = in_name(r);
 		if (dg.line)
-			fprintf(stderr, "etmkit encode: %s:%" PRIu64 ": %s\n",
-				file, dg.line, dg.message);
+			cli_error("%s:%" PRIu64 ": %s",
+				  file, dg.line, dg.message);
 		else
-			fprintf(stderr, "etmkit encode: %s: %s\n", file,
-				dg.message[0] ? dg.message : etmkit_errstr(ret));
+			cli_error("%s: %s", file,
+				  dg.message[0] ? dg.message : etmkit_errstr(ret));
 		return cli_exit_input;
 	}
 	if (!r->insns) {
-		fprintf(stderr, "etmkit encode: %s holds no instruction\n",
-			in_name(r));
+		cli_error("%s holds no instruction",
+			  in_name(r));
 		return cli_exit_input;
 	}
 	return 0;
@@ -674,14 +651,14 @@ static int write_core_ini(const struct encode_run *r)
 			r->first_isa == etmkit_isa_thumb ? 0x30 : 0x10);
 	snprintf(dir, sizeof(dir), "%s/mem", r->out_dir);
 	if (mkdir(dir, 0777) && errno != EEXIST) {
-		fprintf(stderr, "etmkit encode: cannot create %s: %s\n", dir,
-			strerror(errno));
+		cli_error("cannot create %s: %s", dir,
+			  cli_strerror(errno));
 		fclose(f);
 		return cli_exit_input;
 	}
 	ret = code_map_write(r->code, r->out_dir, "mem", f, err, sizeof(err));
 	if (ret) {
-		fprintf(stderr, "etmkit encode: %s\n", err);
+		cli_error("%s", err);
 		fclose(f);
 		return cli_exit_input;
 	}
@@ -754,16 +731,16 @@ static uint32_t reg_or(const struct encode_run *r, enum enc_reg i,
 
 static int unknown_preset(const struct encode_run *r, const char *list)
 {
-	fprintf(stderr, "etmkit encode: unknown preset '%s' for %s (expected "
-		"%s)\n", r->preset, r->proto == etmkit_proto_etmv3 ? "ETMv3" :
-		"ETMv4/ETE", list);
+	cli_error("unknown preset '%s' for %s (expected "
+		  "%s)", r->preset, r->proto == etmkit_proto_etmv3 ? "ETMv3" :
+		  "ETMv4/ETE", list);
 	return cli_exit_usage;
 }
 
 static int encoder_error(int err)
 {
-	fprintf(stderr, "etmkit encode: the register set-up cannot be "
-		"encoded: %s\n", etmkit_errstr(err));
+	cli_error("the register set-up cannot be "
+		  "encoded: %s", etmkit_errstr(err));
 	return err == -etmkit_err_nomem ? cli_exit_input : cli_exit_usage;
 }
 
@@ -953,8 +930,8 @@ static int run_encode(struct encode_run *r)
 	if ((ret = open_source(r)))
 		return ret;
 	if (mkdir(r->out_dir, 0777) && errno != EEXIST) {
-		fprintf(stderr, "etmkit encode: cannot create %s: %s\n",
-			r->out_dir, strerror(errno));
+		cli_error("cannot create %s: %s",
+			  r->out_dir, cli_strerror(errno));
 		return cli_exit_input;
 	}
 	/* An earlier snapshot's snapshot.ini would describe this run's
@@ -962,22 +939,22 @@ static int run_encode(struct encode_run *r)
 	 * back last (write_snapshot_ini). */
 	snprintf(path, sizeof(path), "%s/snapshot.ini", r->out_dir);
 	if (unlink(path) && errno != ENOENT) {
-		fprintf(stderr, "etmkit encode: cannot replace %s: %s\n", path,
-			strerror(errno));
+		cli_error("cannot replace %s: %s", path,
+			  cli_strerror(errno));
 		return cli_exit_input;
 	}
 	r->code = code_map_alloc();
 	if (!r->code || (r->frames && frame_enc_alloc(&r->framer, write_trace,
 						       r))) {
-		fprintf(stderr, "etmkit encode: out of memory\n");
+		cli_error("out of memory");
 		return cli_exit_input;
 	}
 	snprintf(r->trace_path, sizeof(r->trace_path), "%s/trace.bin",
 		 r->out_dir);
 	r->trace = fopen(r->trace_path, "wb");
 	if (!r->trace) {
-		fprintf(stderr, "etmkit encode: cannot write %s: %s\n",
-			r->trace_path, strerror(errno));
+		cli_error("cannot write %s: %s",
+			  r->trace_path, cli_strerror(errno));
 		return cli_exit_input;
 	}
 	if (r->record_out) {
@@ -988,14 +965,14 @@ static int run_encode(struct encode_run *r)
 		    !stat(r->record_out, &out_st) &&
 		    in_st.st_dev == out_st.st_dev &&
 		    in_st.st_ino == out_st.st_ino) {
-			fprintf(stderr, "etmkit encode: --record-out %s is the "
-				"input\n", r->record_out);
+			cli_error("--record-out %s is the "
+				  "input", r->record_out);
 			return cli_exit_usage;
 		}
 		r->rec_out = fopen(r->record_out, "w");
 		if (!r->rec_out) {
-			fprintf(stderr, "etmkit encode: cannot write %s: %s\n",
-				r->record_out, strerror(errno));
+			cli_error("cannot write %s: %s",
+				  r->record_out, cli_strerror(errno));
 			return cli_exit_input;
 		}
 		fputs("etmkit-exec 1\n", r->rec_out);
@@ -1006,15 +983,15 @@ static int run_encode(struct encode_run *r)
 	if (!ret && r->framer)
 		ret = frame_enc_finish(r->framer);
 	if (ret) {
-		fprintf(stderr, "etmkit encode: writing %s: %s\n",
-			r->trace_path, ret == -etmkit_err_io ?
-			strerror(r->sink_err) : etmkit_errstr(ret));
+		cli_error("writing %s: %s",
+			  r->trace_path, ret == -etmkit_err_io ?
+			  cli_strerror(r->sink_err) : etmkit_errstr(ret));
 		return cli_exit_input;
 	}
 	if (fclose(r->trace)) {
 		r->trace = NULL;
-		fprintf(stderr, "etmkit encode: writing %s failed\n",
-			r->trace_path);
+		cli_error("writing %s failed",
+			  r->trace_path);
 		return cli_exit_input;
 	}
 	r->trace = NULL;
@@ -1022,8 +999,8 @@ static int run_encode(struct encode_run *r)
 		FILE *f = r->rec_out;
 		r->rec_out = NULL;
 		if (ferror(f) | fclose(f)) {
-			fprintf(stderr, "etmkit encode: writing %s failed\n",
-				r->record_out);
+			cli_error("writing %s failed",
+				  r->record_out);
 			return cli_exit_input;
 		}
 	}
@@ -1035,17 +1012,17 @@ static int run_encode(struct encode_run *r)
 		 * decode will not show these: say so. */
 		const struct ete_enc_stats *st = ete_enc_get_stats(r->ops.e);
 		if (st && st->untraceable)
-			fprintf(stderr, "etmkit encode: warning: %" PRIu64
-				" items cannot be shown by %s trace (mostly "
-				"instructions after the last branch before a "
-				"gap or the end); a decode will miss them\n",
-				st->untraceable, r->source_type);
+			cli_warn("%" PRIu64
+				 " items cannot be shown by %s trace (mostly "
+				 "instructions after the last branch before a "
+				 "gap or the end); a decode will miss them",
+				 st->untraceable, r->source_type);
 	}
-	fprintf(stderr, "etmkit encode: %" PRIu64 " instructions, %" PRIu64
-		" items -> %s: %" PRIu64 " bytes of %s trace%s, %zu bytes of "
-		"code\n", r->insns, r->items, r->out_dir, r->trace_bytes,
-		r->source_type, r->frames ? " in CoreSight frames" : "",
-		code_map_bytes(r->code));
+	cli_note("%" PRIu64 " instructions, %" PRIu64
+		 " items -> %s: %" PRIu64 " bytes of %s trace%s, %zu bytes of "
+		  "code", r->insns, r->items, r->out_dir, r->trace_bytes,
+		  r->source_type, r->frames ? " in CoreSight frames" : "",
+		  code_map_bytes(r->code));
 	return 0;
 }
 

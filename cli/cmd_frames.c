@@ -5,22 +5,19 @@
 #include "cli.h"
 
 static const char frames_usage[] =
-"Usage: etmkit frames --snapshot DIR [--summary]\n"
-"       etmkit frames FILE [--frames coresight|tpiu|tpiu-hsync|none] [--summary]\n"
+"Usage: etmkit frames --snapshot DIR [--buffer NAME] [--frames MODE] [--summary]\n"
+"       etmkit frames FILE [--frames MODE] [--summary]\n"
 "\n"
 "Show how the CoreSight trace formatter frames of a capture split into trace\n"
-"source IDs: one line per 16-byte frame (input offset, the frame's bytes,\n"
-"and the runs of data bytes as ID:count), one line per sync removed or\n"
-"bytes skipped, then the data bytes per trace ID.\n"
-"\n"
-"  --snapshot DIR   read the snapshot's first trace buffer, framed as its\n"
-"                   trace.ini says\n"
-"  FILE             a raw capture file\n"
-"  --frames MODE    coresight (default for FILE), tpiu, tpiu-hsync, none\n"
-"  --summary        only the per-ID byte counts and totals\n"
-"\n"
+"source IDs (any protocol).\n";
+
+static const char frames_notes[] =
 "Exit status: 0 success; 1 malformed frames were found (reported); 2 usage\n"
 "error; 3 input missing or unreadable.\n";
+
+const struct cli_command cli_cmd_frames = {
+	"frames", CLI_CMD_FRAMES, frames_usage, frames_notes
+};
 
 struct frames_run {
 	struct cli_input in;
@@ -105,7 +102,7 @@ static int parse_args(struct frames_run *r, int argc, char **argv)
 		{ .name = NULL }
 	};
 
-	return cli_parse_args("frames", frames_usage, flags, &r->in, argc, argv);
+	return cli_parse_args(&cli_cmd_frames, flags, &r->in, argc, argv);
 }
 
 int cmd_frames(int argc, char **argv)
@@ -138,7 +135,7 @@ int cmd_frames(int argc, char **argv)
 	dc.ctx = &r;
 	err = deformat_alloc(&r.d, &dc);
 	if (err < 0) {
-		fprintf(stderr, "etmkit frames: %s\n", etmkit_errstr(err));
+		cli_error("%s", etmkit_errstr(err));
 		return cli_exit_input;
 	}
 	rc = cli_input_stream(&r.in, feed, &r);
@@ -153,9 +150,9 @@ int cmd_frames(int argc, char **argv)
 		/* A frame cut by the end of the input is normal for a
 		 * capture: listed, not an error. */
 		if (r.bad_frames) {
-			fprintf(stderr, "etmkit frames: %" PRIu64 " malformed "
-				"frame%s (marked ERROR)\n", r.bad_frames,
-				r.bad_frames == 1 ? "" : "s");
+			cli_error("%" PRIu64 " malformed "
+				  "frame%s (marked ERROR)", r.bad_frames,
+				  r.bad_frames == 1 ? "" : "s");
 			rc = cli_exit_trace_errors;
 		}
 	}

@@ -8,63 +8,21 @@
 #include "packet_forms.h"
 
 static const char packets_usage[] =
-"Usage: etmkit packets --snapshot DIR [--buffer NAME] [--id ID]... [--json]\n"
-"                      [--stats] [--stop-on-error]\n"
+"Usage: etmkit packets --snapshot DIR [--buffer NAME] [--id ID]... [OPTIONS]\n"
 "       etmkit packets FILE --protocol etmv3 --etmcr X --etmidr Y [--etmccer Z]\n"
 "                      [--m-profile] [OPTIONS]\n"
 "       etmkit packets FILE --protocol etmv4|ete [--trcidr0 V] [--trcidr1 V]\n"
 "                      [--trcidr2 V] [--trcidr8 V] [--trcconfigr V]\n"
 "                      [--trcdevarch V] [OPTIONS]\n"
-"  OPTIONS: [--frames coresight|tpiu|tpiu-hsync|none] [--id ID] [--json]\n"
-"           [--stats] [--stop-on-error]\n"
+"  OPTIONS: [--frames MODE] [--id ID] [--json] [--stats] [--stop-on-error]\n"
+"           [--quiet]\n"
 "\n"
 "List the trace packets of each ETMv3, ETMv4 and ETE trace source, one line\n"
-"per packet.\n"
-"\n"
-"Input:\n"
-"  --snapshot DIR   a trace snapshot directory (snapshot.ini, trace.ini and\n"
-"                   the device .ini files); the sources writing to the first\n"
-"                   trace buffer that holds one are decoded, each with the\n"
-"                   protocol its device type names (ETM3.x, ETM4.x, ETE)\n"
-"                   and the registers of its device file: ETMCR, ETMIDR,\n"
-"                   ETMCCER, ETMTRACEIDR (ETMv3); TRCIDR0, 1, 2, 8,\n"
-"                   TRCCONFIGR, TRCTRACEIDR, and if present TRCIDR9-13 and\n"
-"                   TRCDEVARCH (ETMv4, ETE)\n"
-"  --buffer NAME    with --snapshot: decode the sources of trace buffer NAME\n"
-"                   (trace.ini's name=) instead of the first one\n"
-"  FILE             a raw trace buffer; then give --protocol and the\n"
-"                   registers (numbers in decimal or 0x hex):\n"
-"    --protocol etmv3   --etmcr, --etmidr (required), --etmccer\n"
-"    --protocol etmv4   --trcidr0 (default 0x28000EA1), --trcidr1\n"
-"                       (0x4100F403: ETMv4.0), --trcidr2 (0x00000488),\n"
-"                       --trcidr8 (0), --trcconfigr (0x000000C1),\n"
-"                       --trcdevarch (0): an Arm Juno r1 ETMv4.0\n"
-"    --protocol ete     --trcidr0 (default 0x2801CEA1), --trcidr1\n"
-"                       (0x4100FFF0), --trcidr2 (0xD0001088), --trcidr8 (0),\n"
-"                       --trcconfigr (0x00000001), --trcdevarch\n"
-"                       (0x47705A13: ETE 1.0): an Arm FVP ETE\n"
-"                   The registers of one family are refused with the other.\n"
-"  --frames MODE    how FILE is framed: coresight (16-byte formatter frames,\n"
-"                   the default), tpiu (frames aligned by FSYNC), tpiu-hsync\n"
-"                   (also removes HSYNCs) or none (one raw source); with a\n"
-"                   snapshot it overrides the buffer's format\n"
-"  --id ID          the trace ID to list; may repeat (default: every\n"
-"                   source). Framed raw files need exactly one.\n"
-"  --m-profile      (etmv3) the raw file comes from an ARMv7-M core\n"
-"                   (exception numbers and packets of IHI 0014Q 7.5); with a\n"
-"                   snapshot this follows from the traced core's type\n"
-"\n"
-"Output:\n"
-"  (default)        text: input offset, trace ID, bytes, type, fields\n"
-"  --json           JSON Lines, one object per packet (schema in README)\n"
-"  --stats          after the listing, on stderr: records per type and ID,\n"
-"                   then per form and ID ('records by form'): the type and\n"
-"                   its encoding, e.g. 'p_header cycle_accurate format=3',\n"
-"                   'branch_address alt bytes=3 exc_bytes=1 exception',\n"
-"                   'address short is=1 bits=8', 'atom format=6' (the\n"
-"                   forms are listed in etmkit(1))\n"
-"  --stop-on-error  stop at the first reserved or malformed packet or frame\n"
-"                   (exit status 1) instead of resynchronising\n"
+"per packet.\n";
+
+static const char packets_notes[] =
+"The etmv4 register defaults are an Arm Juno r1's ETMv4.0, the ete ones an\n"
+"Arm FVP's ETE 1.0; the registers of one family are refused with the other.\n"
 "\n"
 "Bytes before the first A-sync (and after a decode error, until the next\n"
 "A-sync) are reported as one 'unsynced' record per run. A reserved header or\n"
@@ -73,6 +31,10 @@ static const char packets_usage[] =
 "\n"
 "Exit status: 0 success; 1 the trace had decode errors (reported); 2 usage\n"
 "error; 3 input missing, unreadable or malformed.\n";
+
+const struct cli_command cli_cmd_packets = {
+	"packets", CLI_CMD_PACKETS, packets_usage, packets_notes
+};
 
 /* Record types per protocol: room for the larger set. */
 #define PACKETS_MAX_TYPES \
@@ -239,8 +201,8 @@ static void print_stats(const struct packets_run *r)
 	/* Forms after every line above, which stay as they were. */
 	list = malloc((r->forms.used ? r->forms.used : 1) * sizeof(*list));
 	if (!list || r->forms.nomem)
-		fprintf(stderr, "etmkit packets: out of memory: records by "
-			"form %s\n", list ? "incomplete" : "not listed");
+		cli_error("out of memory: records by "
+			  "form %s", list ? "incomplete" : "not listed");
 	for (unsigned id = 0; list && id < DEFORMAT_ID_COUNT; id++)
 		print_forms(r, id, list, r->forms.used);
 	free(list);
@@ -272,7 +234,7 @@ static int parse_args(struct packets_run *r, int argc, char **argv)
 		{ .name = NULL }
 	};
 
-	return cli_parse_args("packets", packets_usage, flags, &r->in, argc, argv);
+	return cli_parse_args(&cli_cmd_packets, flags, &r->in, argc, argv);
 }
 
 int cmd_packets(int argc, char **argv)
@@ -303,8 +265,8 @@ int cmd_packets(int argc, char **argv)
 	for (int i = 0; err >= 0 && i < r.in.nsrc; i++)
 		err = add_source(&r, &r.in.src[i]);
 	if (err < 0) {
-		fprintf(stderr, "etmkit packets: cannot set up the decoder: %s\n",
-			etmkit_errstr(err));
+		cli_error("cannot set up the decoder: %s",
+			  etmkit_errstr(err));
 		etmkit_session_free(r.session);
 		return cli_exit_input;
 	}
@@ -318,17 +280,17 @@ int cmd_packets(int argc, char **argv)
 	cli_form_table_free(&r.forms);
 	etmkit_session_free(r.session);
 	if (fflush(stdout) != 0) {
-		fprintf(stderr, "etmkit packets: cannot write the output\n");
+		cli_error("cannot write the output");
 		return cli_exit_input;
 	}
 	if (!rc && r.truncated)
-		fprintf(stderr, "etmkit packets: note: the buffer ends inside a "
-			"packet (%" PRIu64 " source%s)\n", r.truncated,
-			r.truncated == 1 ? "" : "s");
+		cli_note("the buffer ends inside a "
+			 "packet (%" PRIu64 " source%s)", r.truncated,
+			 r.truncated == 1 ? "" : "s");
 	if (!rc && r.errors) {
-		fprintf(stderr, "etmkit packets: %" PRIu64 " decode error%s in the "
-			"trace (marked ERROR in the listing)\n", r.errors,
-			r.errors == 1 ? "" : "s");
+		cli_error("%" PRIu64 " decode error%s in the "
+			  "trace (marked ERROR in the listing)", r.errors,
+			  r.errors == 1 ? "" : "s");
 		rc = cli_exit_trace_errors;
 	}
 	return rc;

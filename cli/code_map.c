@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "code_map.h"
 
 #define PAGE_BITS 12
@@ -186,7 +187,7 @@ int code_map_write(const struct code_map *m, const char *dir,
 		snprintf(path, sizeof(path), "%s/%s", dir, rel);
 		f = fopen(path, "wb");
 		if (!f) {
-			snprintf(err, errcap, "%s: %s", path, strerror(errno));
+			snprintf(err, errcap, "%s: %s", path, cli_strerror(errno));
 			ret = -1;
 			break;
 		}

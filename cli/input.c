@@ -8,24 +8,6 @@
 
 #include "cli.h"
 
-/* The input options every command takes. */
-#define CLI_INPUT_LONG_OPTIONS                                                 \
-	{ "snapshot", required_argument, NULL, opt_snapshot },                 \
-	{ "id", required_argument, NULL, opt_id },                             \
-	{ "protocol", required_argument, NULL, opt_protocol },                 \
-	{ "etmcr", required_argument, NULL, opt_etmcr },                       \
-	{ "etmidr", required_argument, NULL, opt_etmidr },                     \
-	{ "etmccer", required_argument, NULL, opt_etmccer },                   \
-	{ "frames", required_argument, NULL, opt_frames },                     \
-	{ "buffer", required_argument, NULL, opt_buffer },                     \
-	{ "trcidr0", required_argument, NULL, opt_trcidr0 + cli_trcidr0 },     \
-	{ "trcidr1", required_argument, NULL, opt_trcidr0 + cli_trcidr1 },     \
-	{ "trcidr2", required_argument, NULL, opt_trcidr0 + cli_trcidr2 },     \
-	{ "trcidr8", required_argument, NULL, opt_trcidr0 + cli_trcidr8 },     \
-	{ "trcconfigr", required_argument, NULL, opt_trcidr0 + cli_trcconfigr }, \
-	{ "trcdevarch", required_argument, NULL, opt_trcidr0 + cli_trcdevarch }, \
-	{ "help", no_argument, NULL, opt_help }
-
 /* Option names of the ETMv4/ETE registers, by enum cli_trc_reg. */
 static const char *const trc_names[cli_trc_count] = {
 	"trcidr0", "trcidr1", "trcidr2", "trcidr8", "trcconfigr", "trcdevarch"
@@ -75,7 +57,7 @@ int cli_parse_u32(const char *s, uint32_t *v)
 
 static int bad_value(const char *opt, const char *arg, const char *what)
 {
-	fprintf(stderr, "etmkit: invalid value '%s' for --%s: %s\n", arg, opt, what);
+	cli_error("invalid value '%s' for --%s: %s", arg, opt, what);
 	return -1;
 }
 
@@ -149,10 +131,10 @@ static int id_wanted(const struct cli_input *in, uint8_t id)
 static int diag_error(const struct snapshot_diag *d, int err)
 {
 	if (d->line)
-		fprintf(stderr, "etmkit: %s:%d: %s\n", d->path, d->line, d->message);
+		cli_error("%s:%d: %s", d->path, d->line, d->message);
 	else
-		fprintf(stderr, "etmkit: %s: %s (%s)\n", d->path, d->message,
-			etmkit_errstr(err));
+		cli_error("%s: %s (%s)", d->path, d->message,
+			  etmkit_errstr(err));
 	return cli_exit_input;
 }
 
@@ -187,9 +169,9 @@ static int snapshot_etm3(struct cli_source *cs, const struct snapshot *ss,
 	if (snapshot_etm3_config(dev, &cs->cfg, &cs->id, &d) < 0)
 		return diag_error(&d, -etmkit_err_format);
 	if (etm3_config_decode(&cs->cfg, &info) < 0) {
-		fprintf(stderr, "etmkit: %s: ETMIDR 0x%08x of %s does not "
-			"describe an ETMv3 (ETMIDR[11:8] must be 2)\n",
-			dev->path, cs->cfg.etmidr, dev->name);
+		cli_error("%s: ETMIDR 0x%08x of %s does not "
+			  "describe an ETMv3 (ETMIDR[11:8] must be 2)",
+			  dev->path, cs->cfg.etmidr, dev->name);
 		return cli_exit_input;
 	}
 	/* An ARMv7-M core has its own exception numbers and packets
@@ -224,11 +206,11 @@ static int snapshot_etm4(struct cli_source *cs,
 	if (snapshot_etm4_config(dev, &cs->etm4, &cs->id, &d) < 0)
 		return diag_error(&d, -etmkit_err_format);
 	if (etm4_config_decode(&cs->etm4, &info) < 0) {
-		fprintf(stderr, "etmkit: %s: the registers of %s (type %s) do "
-			"not describe a trace unit this version decodes: %s "
-			"(TRCIDR1 0x%08x, TRCDEVARCH 0x%08x)\n", dev->path,
-			dev->name, dev->type, etm4_refusal(&cs->etm4),
-			cs->etm4.trcidr1, cs->etm4.trcdevarch);
+		cli_error("%s: the registers of %s (type %s) do "
+			  "not describe a trace unit this version decodes: %s "
+			  "(TRCIDR1 0x%08x, TRCDEVARCH 0x%08x)", dev->path,
+			  dev->name, dev->type, etm4_refusal(&cs->etm4),
+			  cs->etm4.trcidr1, cs->etm4.trcdevarch);
 		return cli_exit_input;
 	}
 	return 0;
@@ -251,12 +233,12 @@ static int add_snapshot_sources(struct cli_input *in, const struct snapshot *ss,
 		if (proto == etmkit_proto_none ||
 		    !(protos_of(in) & CLI_PROTO(proto))) {
 			if (!quiet && !in->nids)
-				fprintf(stderr, "etmkit: note: %s: skipping %s "
-					"(type %s): protocol not decoded by this "
-					"%s\n", dev->path, dev->name,
-					dev->type ? dev->type : "?",
-					proto == etmkit_proto_none ? "version" :
-								     "command");
+				cli_note("%s: skipping %s "
+					 "(type %s): protocol not decoded by this "
+					 "%s", dev->path, dev->name,
+					 dev->type ? dev->type : "?",
+					 proto == etmkit_proto_none ? "version" :
+								      "command");
 			continue;
 		}
 		if (in->nsrc >= CLI_MAX_IDS)
@@ -292,7 +274,7 @@ static const char *protos_text(const struct cli_input *in)
 	}
 }
 
-static int resolve_snapshot(struct cli_input *in, const char *cmd)
+static int resolve_snapshot(struct cli_input *in)
 {
 	struct snapshot *ss = NULL;
 	struct snapshot_diag d;
@@ -304,8 +286,7 @@ static int resolve_snapshot(struct cli_input *in, const char *cmd)
 	if (err < 0)
 		return diag_error(&d, err);
 	if (snapshot_buffer_count(ss) == 0) {
-		fprintf(stderr, "etmkit %s: snapshot %s lists no trace buffer\n",
-			cmd, in->snapshot);
+		cli_error("snapshot %s lists no trace buffer", in->snapshot);
 		rc = cli_exit_input;
 		goto out;
 	}
@@ -313,9 +294,9 @@ static int resolve_snapshot(struct cli_input *in, const char *cmd)
 		/* --buffer NAME: that buffer's sources only. */
 		buf = snapshot_find_buffer(ss, in->buffer);
 		if (!buf) {
-			fprintf(stderr, "etmkit %s: snapshot %s has no trace "
-				"buffer named '%s'\n", cmd, in->snapshot,
-				in->buffer);
+			cli_error("snapshot %s has no trace "
+				  "buffer named '%s'", in->snapshot,
+				  in->buffer);
 			rc = cli_exit_input;
 			goto out;
 		}
@@ -332,18 +313,18 @@ static int resolve_snapshot(struct cli_input *in, const char *cmd)
 			goto out;
 	}
 	if (!in->nsrc) {
-		fprintf(stderr, "etmkit %s: no %s trace source%s in %s%s of "
-			"snapshot %s\n", cmd, protos_text(in),
-			in->nids ? " with the requested ID" : "",
-			in->buffer ? "buffer " : "any buffer",
-			in->buffer ? in->buffer : "", in->snapshot);
+		cli_error("no %s trace source%s in %s%s of "
+			  "snapshot %s", protos_text(in),
+			  in->nids ? " with the requested ID" : "",
+			  in->buffer ? "buffer " : "any buffer",
+			  in->buffer ? in->buffer : "", in->snapshot);
 		rc = cli_exit_input;
 		goto out;
 	}
 	if (buffer_mode(buf, &in->mode) < 0) {
-		fprintf(stderr, "etmkit %s: %s/trace.ini: buffer %s has format "
-			"'%s'; this version reads 'coresight' and 'source_data'\n",
-			cmd, in->snapshot, buf->name, buf->format);
+		cli_error("%s/trace.ini: buffer %s has format "
+			  "'%s'; this version reads 'coresight' and 'source_data'",
+			  in->snapshot, buf->name, buf->format);
 		rc = cli_exit_input;
 		goto out;
 	}
@@ -361,8 +342,7 @@ out:
 
 /* Register options of the other protocol family than @proto: a usage
  * error naming the first one. */
-static int foreign_options(const struct cli_input *in, enum etmkit_protocol proto,
-			   const char *cmd)
+static int foreign_options(const struct cli_input *in, enum etmkit_protocol proto)
 {
 	const char *opt = NULL;
 
@@ -377,25 +357,25 @@ static int foreign_options(const struct cli_input *in, enum etmkit_protocol prot
 	if (!opt)
 		return 0;
 	if (proto == etmkit_proto_etmv3)
-		fprintf(stderr, "etmkit %s: --%s is an ETMv4/ETE register; "
-			"--protocol etmv3 takes --etmcr, --etmidr and "
-			"--etmccer\n", cmd, opt);
+		cli_error("--%s is an ETMv4/ETE register; "
+			  "--protocol etmv3 takes --etmcr, --etmidr and "
+			  "--etmccer", opt);
 	else
-		fprintf(stderr, "etmkit %s: --%s is an ETMv3 register; "
-			"--protocol %s takes --trcidr0, --trcidr1, --trcidr2, "
-			"--trcidr8, --trcconfigr and --trcdevarch\n", cmd, opt,
-			in->protocol);
+		cli_error("--%s is an ETMv3 register; "
+			  "--protocol %s takes --trcidr0, --trcidr1, --trcidr2, "
+			  "--trcidr8, --trcconfigr and --trcdevarch", opt,
+			  in->protocol);
 	return cli_exit_usage;
 }
 
-static int raw_etm3(struct cli_input *in, const char *cmd)
+static int raw_etm3(struct cli_input *in)
 {
 	struct etm3_config_info info;
 	struct cli_source *cs = &in->src[0];
 
 	if (!in->have_etmcr || !in->have_etmidr) {
-		fprintf(stderr, "etmkit %s: --protocol etmv3 needs --etmcr and "
-			"--etmidr (and --etmccer for timestamps and Hyp)\n", cmd);
+		cli_error("--protocol etmv3 needs --etmcr and "
+			  "--etmidr (and --etmccer for timestamps and Hyp)");
 		return cli_exit_usage;
 	}
 	etm3_config_init(&cs->cfg);
@@ -405,16 +385,15 @@ static int raw_etm3(struct cli_input *in, const char *cmd)
 	if (in->m_profile)
 		cs->cfg.flags |= ETM3_CFG_M_PROFILE;
 	if (etm3_config_decode(&cs->cfg, &info) < 0) {
-		fprintf(stderr, "etmkit %s: --etmidr 0x%08x does not describe an "
-			"ETMv3 (ETMIDR[11:8] must be 2)\n", cmd, in->etmidr);
+		cli_error("--etmidr 0x%08x does not describe an "
+			  "ETMv3 (ETMIDR[11:8] must be 2)", in->etmidr);
 		return cli_exit_usage;
 	}
 	return 0;
 }
 
 /* ETMv4/ETE: the register options over the protocol's defaults. */
-static int raw_etm4(struct cli_input *in, const char *cmd,
-		    enum etmkit_protocol proto)
+static int raw_etm4(struct cli_input *in, enum etmkit_protocol proto)
 {
 	const uint32_t *def = proto == etmkit_proto_ete ? trc_default_ete :
 							  trc_default_etm4;
@@ -423,8 +402,8 @@ static int raw_etm4(struct cli_input *in, const char *cmd,
 	uint32_t v[cli_trc_count];
 
 	if (in->m_profile) {
-		fprintf(stderr, "etmkit %s: --m-profile applies to --protocol "
-			"etmv3 only\n", cmd);
+		cli_error("--m-profile applies to --protocol "
+			  "etmv3 only");
 		return cli_exit_usage;
 	}
 	for (int r = 0; r < cli_trc_count; r++)
@@ -439,55 +418,54 @@ static int raw_etm4(struct cli_input *in, const char *cmd,
 	if (proto == etmkit_proto_ete)
 		cs->etm4.flags |= ETM4_CFG_ETE;
 	if (etm4_config_decode(&cs->etm4, &info) < 0) {
-		fprintf(stderr, "etmkit %s: the registers do not describe %s: "
-			"%s (--trcidr1 0x%08x, --trcdevarch 0x%08x)\n", cmd,
-			proto == etmkit_proto_ete ? "an ETE" : "an ETMv4",
-			etm4_refusal(&cs->etm4), cs->etm4.trcidr1,
-			cs->etm4.trcdevarch);
+		cli_error("the registers do not describe %s: "
+			  "%s (--trcidr1 0x%08x, --trcdevarch 0x%08x)",
+			  proto == etmkit_proto_ete ? "an ETE" : "an ETMv4",
+			  etm4_refusal(&cs->etm4), cs->etm4.trcidr1,
+			  cs->etm4.trcdevarch);
 		return cli_exit_usage;
 	}
 	return 0;
 }
 
-static int resolve_raw(struct cli_input *in, const char *cmd)
+static int resolve_raw(struct cli_input *in)
 {
 	struct cli_source *cs = &in->src[0];
 	enum etmkit_protocol proto;
 	int rc;
 
 	if (!in->protocol) {
-		fprintf(stderr, "etmkit %s: a raw file needs --protocol etmv3, "
-			"etmv4 or ete (or use --snapshot DIR)\n", cmd);
+		cli_error("a raw file needs --protocol etmv3, "
+			  "etmv4 or ete (or use --snapshot DIR)");
 		return cli_exit_usage;
 	}
 	proto = !strcmp(in->protocol, "etmv3") ? etmkit_proto_etmv3 :
 		!strcmp(in->protocol, "etmv4") ? etmkit_proto_etmv4 :
 						 etmkit_proto_ete;
 	if (!(protos_of(in) & CLI_PROTO(proto))) {
-		fprintf(stderr, "etmkit %s: --protocol %s is not decoded by this "
-			"command (it takes %s)\n", cmd, in->protocol,
-			protos_text(in));
+		cli_error("--protocol %s is not decoded by this "
+			  "command (it takes %s)", in->protocol,
+			  protos_text(in));
 		return cli_exit_usage;
 	}
 	if (in->buffer) {
-		fprintf(stderr, "etmkit %s: --buffer names a snapshot's trace "
-			"buffer; it needs --snapshot\n", cmd);
+		cli_error("--buffer names a snapshot's trace "
+			  "buffer; it needs --snapshot");
 		return cli_exit_usage;
 	}
-	rc = foreign_options(in, proto, cmd);
+	rc = foreign_options(in, proto);
 	if (rc)
 		return rc;
 	in->mode = in->frames >= 0 ? (enum deformat_mode)in->frames :
 				    deformat_coresight;
 	if (in->mode != deformat_none && in->nids != 1) {
-		fprintf(stderr, "etmkit %s: framed input needs exactly one --id "
-			"(the trace unit's trace ID)\n", cmd);
+		cli_error("framed input needs exactly one --id "
+			  "(the trace unit's trace ID)");
 		return cli_exit_usage;
 	}
 	memset(cs, 0, sizeof(*cs));
 	cs->proto = (uint8_t)proto;
-	rc = proto == etmkit_proto_etmv3 ? raw_etm3(in, cmd) :
-					   raw_etm4(in, cmd, proto);
+	rc = proto == etmkit_proto_etmv3 ? raw_etm3(in) : raw_etm4(in, proto);
 	if (rc)
 		return rc;
 	cs->id = in->nids ? in->ids[0] : 0;
@@ -499,17 +477,18 @@ static int resolve_raw(struct cli_input *in, const char *cmd)
 
 int cli_input_resolve(struct cli_input *in, const char *cmd)
 {
+	cli_msg_command(cmd);
 	if (in->snapshot && in->file) {
-		fprintf(stderr, "etmkit %s: give either --snapshot DIR or FILE, "
-			"not both\n", cmd);
+		cli_error("give either --snapshot DIR or FILE, "
+			  "not both");
 		return cli_exit_usage;
 	}
 	if (in->snapshot)
-		return resolve_snapshot(in, cmd);
+		return resolve_snapshot(in);
 	if (in->file)
-		return resolve_raw(in, cmd);
-	fprintf(stderr, "etmkit %s: no input: give --snapshot DIR or FILE "
-		"(see etmkit %s --help)\n", cmd, cmd);
+		return resolve_raw(in);
+	cli_error("no input: give --snapshot DIR or FILE "
+		  "(see etmkit %s --help)", cmd);
 	return cli_exit_usage;
 }
 
@@ -519,13 +498,14 @@ int cli_session_feed(const char *cmd, struct etmkit_session *s,
 {
 	int err = etmkit_session_feed(s, buf, n);
 
+	cli_msg_command(cmd);
 	if (stop_on_error && (err == -etmkit_err_bad_packet ||
 			      err == -etmkit_err_bad_frame)) {
 		*stopped = 1;
-		fprintf(stderr, "etmkit %s: stopped at the first decode error "
-			"(--stop-on-error): %s\n", cmd, etmkit_errstr(err));
+		cli_error("stopped at the first decode error "
+			  "(--stop-on-error): %s", etmkit_errstr(err));
 	} else if (err < 0) {
-		fprintf(stderr, "etmkit %s: %s\n", cmd, etmkit_errstr(err));
+		cli_error("%s", etmkit_errstr(err));
 	}
 	return err;
 }
@@ -546,14 +526,14 @@ int cli_input_stream(const struct cli_input *in,
 	int rc = 0;
 
 	if (!f) {
-		fprintf(stderr, "etmkit: %s: cannot open: %s\n", in->buffer_path,
-			strerror(errno));
+		cli_error("%s: cannot open: %s", in->buffer_path,
+			  cli_strerror(errno));
 		return cli_exit_input;
 	}
 	buf = malloc(chunk);
 	if (!buf) {
 		fclose(f);
-		fprintf(stderr, "etmkit: out of memory\n");
+		cli_error("out of memory");
 		return cli_exit_input;
 	}
 	for (;;) {
@@ -565,8 +545,8 @@ int cli_input_stream(const struct cli_input *in,
 		}
 		if (n < chunk) {
 			if (ferror(f)) {
-				fprintf(stderr, "etmkit: %s: read error\n",
-					in->buffer_path);
+				cli_error("%s: read error",
+					  in->buffer_path);
 				rc = cli_exit_input;
 			}
 			break;
@@ -577,60 +557,66 @@ int cli_input_stream(const struct cli_input *in,
 	return rc;
 }
 
-int cli_parse_args(const char *cmd, const char *usage,
+int cli_parse_args(const struct cli_command *cmd,
 		   const struct cli_flag *flags, struct cli_input *in,
 		   int argc, char **argv)
 {
-	struct option longopts[48] = { CLI_INPUT_LONG_OPTIONS };
-	size_t base = 0, nflags = 0;
+	struct option longopts[64];
+	char shorts[16];
 	int c;
 
-	while (longopts[base].name)
-		base++;
-	for (; flags && flags[nflags].name; nflags++) {
-		longopts[base + nflags].name = flags[nflags].name;
-		longopts[base + nflags].has_arg =
-			flags[nflags].value ? required_argument : no_argument;
-		longopts[base + nflags].val = opt_flag0 + (int)nflags;
-	}
+	cli_msg_command(cmd->name);
+	if (cli_option_check_flags(cmd, flags) < 0 ||
+	    cli_getopt_table(cmd, longopts, 63, shorts, sizeof(shorts)) < 0)
+		return cli_exit_usage;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
-		int k = cli_input_option(in, c, optarg);
+	while ((c = getopt_long(argc, argv, shorts, longopts, NULL)) != -1) {
+		const struct cli_option *o = cli_option_of(cmd, c);
+		const struct cli_flag *fl = flags;
 
-		if (k < 0)
+		if (!o) {
+			cli_bad_option(cmd, c, argv);
 			return cli_exit_usage;
-		if (k)
+		}
+		if (o->code == opt_help) {
+			cli_print_help(stdout, cmd);
+			return -1;
+		}
+		if (o->code == opt_quiet) {
+			cli_msg_quiet(1);
 			continue;
-		if (c >= opt_flag0 && c < opt_flag0 + (int)nflags) {
-			const struct cli_flag *fl = &flags[c - opt_flag0];
-
-			if (!fl->value) {
-				*fl->target = 1;
-				continue;
-			}
-			if (fl->value(fl->ctx, optarg) < 0)
+		}
+		if (o->code) {
+			if (cli_input_option(in, o->code, optarg) < 0)
 				return cli_exit_usage;
 			continue;
 		}
-		if (c == opt_help) {
-			fputs(usage, stdout);
-			return -1;
-		}
-		if (c == ':')
-			fprintf(stderr, "etmkit %s: option '%s' needs a value\n", cmd,
-				argv[optind - 1]);
-		else
-			fprintf(stderr, "etmkit %s: unknown option '%s' (see etmkit "
-				"%s --help)\n", cmd, argv[optind - 1], cmd);
-		return cli_exit_usage;
+		while (strcmp(fl->name, o->name))
+			fl++; /* there: cli_option_check_flags() */
+		if (!fl->value)
+			*fl->target = 1;
+		else if (fl->value(fl->ctx, optarg) < 0)
+			return cli_exit_usage;
 	}
 	if (optind < argc)
 		in->file = argv[optind++];
 	if (optind < argc) {
-		fprintf(stderr, "etmkit %s: unexpected argument '%s'\n", cmd,
-			argv[optind]);
+		cli_error("unexpected argument '%s'", argv[optind]);
 		return cli_exit_usage;
 	}
 	return 0;
+}
+
+void cli_bad_option(const struct cli_command *cmd, int c, char **argv)
+{
+	if (c == ':')
+		cli_error("option '%s' needs a value", argv[optind - 1]);
+	else if (optopt > 0 && optopt < 0x100)
+		/* A short option, which need not end its argv word. */
+		cli_error("unknown option '-%c' (see etmkit %s --help)", optopt,
+			  cmd->name);
+	else
+		cli_error("unknown option '%s' (see etmkit %s --help)",
+			  argv[optind - 1], cmd->name);
 }

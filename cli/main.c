@@ -6,53 +6,89 @@
 static const char main_usage[] =
 "Usage: etmkit COMMAND [OPTIONS]\n"
 "\n"
-"Decode ARM embedded trace captures: ETMv3 down to the executed\n"
-"instructions; ETMv4 and ETE packets.\n"
+"Decode ARM embedded trace captures (ETMv3, ETMv4 and ETE): the packets, and\n"
+"with the program image the executed instructions.\n"
 "\n"
 "Commands:\n"
 "  decode    rebuild the executed instructions from trace and program image\n"
+"            (ETMv3, ETMv4, ETE)\n"
 "  packets   list the trace packets of each trace source (ETMv3, ETMv4, ETE)\n"
 "  frames    show the CoreSight formatter frames and trace IDs of a capture\n"
 "  encode    turn an execution record or a QEMU log into trace and a\n"
 "            snapshot (ETMv3, ETMv4, ETE)\n"
 "  version   print etmkit's version\n"
-"  help      this text; 'etmkit COMMAND --help' describes a command\n"
+"  help      this text; 'etmkit help COMMAND' (or 'etmkit COMMAND --help')\n"
+"            describes a command\n"
+"\n"
+"Every command takes -h (--help) and -q (--quiet: no notes).\n"
 "\n"
 "Examples:\n"
 "  etmkit decode --snapshot path/to/snapshot --id 0x10\n"
 "  etmkit decode trace.bin --protocol etmv3 --etmcr 0x1000 \\\n"
 "         --etmidr 0x410cf250 --frames none --elf vmlinux\n"
+"  etmkit decode session1.bin --protocol ete --frames none \\\n"
+"         --trcidr0 0x28c1cea1 --trcdevarch 0x47735a13 --elf prog\n"
 "  etmkit packets --snapshot path/to/snapshot --id 0x10\n"
 "  etmkit packets trace.bin --protocol etmv3 --etmcr 0x1000 \\\n"
 "         --etmidr 0x410cf250 --frames none --json\n"
-"  etmkit packets session1.bin --protocol ete --frames none \\\n"
-"         --trcidr0 0x28c1cea1 --trcdevarch 0x47735a13\n"
 "  etmkit frames --snapshot path/to/snapshot --summary\n"
 "  etmkit encode --from-qemu qemu.log --protocol ete --out snap/\n"
 "\n"
-"See etmkit(1) for the output formats.\n";
+"See etmkit(1) (man etmkit, or docs/etmkit.1) for all options and the\n"
+"output formats.\n";
+
+static int run(const char *cmd, int argc, char **argv)
+{
+	if (!strcmp(cmd, "packets"))
+		return cmd_packets(argc, argv);
+	if (!strcmp(cmd, "frames"))
+		return cmd_frames(argc, argv);
+	if (!strcmp(cmd, "decode"))
+		return cmd_decode(argc, argv);
+	if (!strcmp(cmd, "encode"))
+		return cmd_encode(argc, argv);
+	cli_error("unknown command '%s' (see etmkit help)", cmd);
+	return cli_exit_usage;
+}
+
+/* etmkit help [COMMAND | --options]: COMMAND's --help; --options lists
+ * the option table (for tests/cli/check_help.py). */
+static int help(int argc, char **argv)
+{
+	char help_arg[] = "--help";
+	char *args[] = { argv[1], help_arg, NULL };
+
+	if (argc < 2) {
+		fputs(main_usage, stdout);
+		return cli_exit_ok;
+	}
+	if (argc == 2 && !strcmp(argv[1], "--options")) {
+		cli_print_option_list(stdout);
+		return cli_exit_ok;
+	}
+	if (argc > 2 || !cli_command_find(argv[1])) {
+		cli_msg_command("help");
+		cli_error("unknown command '%s' (see etmkit help)", argv[1]);
+		return cli_exit_usage;
+	}
+	return run(argv[1], 2, args);
+}
 
 int main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : NULL;
 
-	if (!cmd || !strcmp(cmd, "help") || !strcmp(cmd, "--help") ||
-	    !strcmp(cmd, "-h")) {
-		fputs(main_usage, cmd ? stdout : stderr);
-		return cmd ? cli_exit_ok : cli_exit_usage;
+	if (!cmd) {
+		cli_error("no command: decode, packets, frames, encode, version "
+			  "or help (see etmkit help)");
+		return cli_exit_usage;
 	}
+	if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") ||
+	    !strcmp(cmd, "-h"))
+		return help(argc - 1, argv + 1);
 	if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
 		printf("etmkit %s\n", etmkit_version());
 		return cli_exit_ok;
 	}
-	if (!strcmp(cmd, "packets"))
-		return cmd_packets(argc - 1, argv + 1);
-	if (!strcmp(cmd, "frames"))
-		return cmd_frames(argc - 1, argv + 1);
-	if (!strcmp(cmd, "decode"))
-		return cmd_decode(argc - 1, argv + 1);
-	if (!strcmp(cmd, "encode"))
-		return cmd_encode(argc - 1, argv + 1);
-	fprintf(stderr, "etmkit: unknown command '%s' (see etmkit help)\n", cmd);
-	return cli_exit_usage;
+	return run(cmd, argc - 1, argv + 1);
 }

@@ -18,6 +18,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cli"))
+import msg_style  # noqa: E402  (the one style of etmkit's messages)
+
 FAILS = []
 TMP = None
 ETMKIT = None
@@ -53,6 +56,8 @@ def write(name, text, mode="w"):
 def encode(args, stdin=None):
     p = subprocess.run([ETMKIT, "encode"] + args, input=stdin,
                        capture_output=True, text=True, timeout=60)
+    for prob in msg_style.problems(p.stderr, strict=True):
+        check(False, "message style: " + prob)
     return p.returncode, p.stderr
 
 

@@ -20,6 +20,9 @@ import shutil
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cli"))
+import msg_style  # noqa: E402  (the one style of etmkit's messages)
+
 TIMEOUT = 60
 
 
@@ -42,6 +45,9 @@ class Runner:
             return self.fail(what, "sanitizer report:\n" + err[-3000:])
         if p.returncode != 0 and not err.strip():
             return self.fail(what, "status %d with nothing on stderr" % p.returncode)
+        bad = msg_style.problems(err)
+        if bad:
+            return self.fail(what, "message style: " + "; ".join(bad[:3]))
         if expect is not None and p.returncode not in expect:
             return self.fail(what, "status %d, expected one of %s; stderr: %s"
                              % (p.returncode, expect, err.strip()))

@@ -1,0 +1,344 @@
+/* etmkit CLI: the option table. Every option of every command is a row
+ * here, with its help text; the parsers take their options from it
+ * (cli_getopt_table()) and the help is printed from it (cli_print_help()),
+ * so an option cannot exist without its help line. docs/etmkit.1 describes
+ * each one too: tests/cli/check_help.py compares. */
+#include <string.h>
+
+#include "cli.h"
+
+#define D CLI_CMD_DECODE
+#define P CLI_CMD_PACKETS
+#define F CLI_CMD_FRAMES
+#define E CLI_CMD_ENCODE
+
+/* Rows in the order each command's help lists them. */
+static const struct cli_option options[] = {
+	/* ---- decode, packets, frames: the input ---- */
+	{ .cmds = D | P | F, .help = "Input:" },
+	{ "snapshot", 0, "DIR", opt_snapshot, D | P,
+	  "a trace snapshot directory (snapshot.ini, trace.ini and the "
+	  "device .ini files): the sources writing to the first trace buffer "
+	  "that holds one, each with the protocol its device type names "
+	  "(ETM3.x, ETM4.x, ETE) and the registers of its device file" },
+	{ "snapshot", 0, "DIR", opt_snapshot, F,
+	  "a trace snapshot: its first trace buffer, framed as trace.ini "
+	  "says" },
+	{ "buffer", 0, "NAME", opt_buffer, D | P | F,
+	  "with --snapshot: trace buffer NAME (trace.ini's name=) instead "
+	  "of the first one" },
+	{ NULL, 0, "FILE", 0, D | P,
+	  "a raw trace buffer; give --protocol and the registers (numbers "
+	  "in decimal or 0x hex)" },
+	{ NULL, 0, "FILE", 0, F, "a raw capture file" },
+	{ "protocol", 0, "P", opt_protocol, D | P,
+	  "the protocol of FILE: etmv3, etmv4 or ete" },
+	{ "etmcr", 0, "X", opt_etmcr, D | P, "(etmv3, required) ETMCR" },
+	{ "etmidr", 0, "X", opt_etmidr, D | P, "(etmv3, required) ETMIDR" },
+	{ "etmccer", 0, "X", opt_etmccer, D | P,
+	  "(etmv3) ETMCCER, for timestamps and Hyp (default 0)" },
+	{ "trcidr0", 0, "V", opt_trcidr0 + cli_trcidr0, D | P,
+	  "(etmv4, ete) TRCIDR0; default 0x28000EA1 (etmv4), "
+	  "0x2801CEA1 (ete)" },
+	{ "trcidr1", 0, "V", opt_trcidr0 + cli_trcidr1, D | P,
+	  "TRCIDR1; default 0x4100F403 (ETMv4.0), 0x4100FFF0" },
+	{ "trcidr2", 0, "V", opt_trcidr0 + cli_trcidr2, D | P,
+	  "TRCIDR2; default 0x00000488, 0xD0001088" },
+	{ "trcidr8", 0, "V", opt_trcidr0 + cli_trcidr8, D | P,
+	  "TRCIDR8; default 0" },
+	{ "trcconfigr", 0, "V", opt_trcidr0 + cli_trcconfigr, D | P,
+	  "TRCCONFIGR; default 0x000000C1, 0x00000001" },
+	{ "trcdevarch", 0, "V", opt_trcidr0 + cli_trcdevarch, D | P,
+	  "TRCDEVARCH; default 0, 0x47705A13 (ETE 1.0)" },
+	{ "frames", 0, "MODE", opt_frames, D | P | F,
+	  "how FILE is framed: coresight (16-byte formatter frames, the "
+	  "default), tpiu (frames aligned by FSYNC), tpiu-hsync (also "
+	  "removes HSYNCs) or none (one raw source); with --snapshot it "
+	  "overrides the buffer's format" },
+	{ "id", 0, "ID", opt_id, D | P,
+	  "a trace ID to decode; may repeat (default: every source); "
+	  "a framed FILE needs exactly one" },
+	{ "id", 0, "ID", opt_id, F,
+	  "with --snapshot: the first buffer holding a source with this "
+	  "trace ID; may repeat" },
+	{ "m-profile", 0, NULL, 0, D | P,
+	  "(etmv3) FILE comes from an ARMv7-M core (exception numbers and "
+	  "packets of IHI 0014Q 7.5); with --snapshot the traced core's "
+	  "type says so" },
+
+	/* ---- decode: the program image ---- */
+	{ .cmds = D, .help = "Program image (after the snapshot's memory dumps; "
+			     "the last given wins\nwhere they overlap):" },
+	{ "image", 0, "FILE@ADDR", 0, D,
+	  "map the whole of FILE at address ADDR; may repeat" },
+	{ "elf", 0, "FILE[@BIAS]", 0, D,
+	  "map the loadable segments of ELF file FILE, moved by BIAS "
+	  "(default 0; may be negative); may repeat" },
+
+	/* ---- encode: input and trace ---- */
+	{ .cmds = E, .help = "Input (one of):" },
+	{ "from-record", 0, "FILE", opt_from_record, E,
+	  "an execution record (docs/exec-record.md; - for stdin)" },
+	{ "from-qemu", 0, "LOG", opt_from_qemu, E,
+	  "a QEMU user-mode log: '-d in_asm,exec,nochain', or "
+	  "'-singlestep -d in_asm,cpu,nochain' for condition pass/fail "
+	  "(- for stdin, or a pipe)" },
+	{ "record-out", 0, "FILE", opt_record_out, E,
+	  "also write the record read, in the text form" },
+	{ .cmds = E, .help = "Trace:" },
+	{ "protocol", 0, "P", opt_protocol, E,
+	  "etmv3, etmv4 or ete (required)" },
+	{ "preset", 0, "NAME[,NAME]...", opt_preset, E,
+	  "register set-ups, combined (see below); 'default' is always "
+	  "applied" },
+	{ "etmcr", 0, "X", opt_etmcr, E, "(etmv3) ETMCR, over the preset's" },
+	{ "etmidr", 0, "X", opt_etmidr, E, "(etmv3) ETMIDR" },
+	{ "etmccer", 0, "X", opt_etmccer, E, "(etmv3) ETMCCER" },
+	{ "trcconfigr", 0, "X", opt_trcidr0 + cli_trcconfigr, E,
+	  "(etmv4, ete) TRCCONFIGR, over the preset's" },
+	{ "trcidr0", 0, "X", opt_trcidr0 + cli_trcidr0, E, "TRCIDR0" },
+	{ "trcidr1", 0, "X", opt_trcidr0 + cli_trcidr1, E, "TRCIDR1" },
+	{ "trcidr2", 0, "X", opt_trcidr0 + cli_trcidr2, E, "TRCIDR2" },
+	{ "trcidr8", 0, "X", opt_trcidr0 + cli_trcidr8, E, "TRCIDR8" },
+	{ "trcdevarch", 0, "X", opt_trcidr0 + cli_trcdevarch, E,
+	  "TRCDEVARCH" },
+	{ "sync-period", 0, "N", opt_sync_period, E,
+	  "bytes between periodic synchronization (default: the "
+	  "encoder's)" },
+	{ "spec-depth", 0, "N", opt_spec_depth, E,
+	  "(etmv4, ete) P0 elements left uncommitted (<= MAXSPEC)" },
+	{ "mispredict-every", 0, "N", opt_mispredict_every, E,
+	  "(etmv4, ete) synthesize a wrong path every N P0 elements, "
+	  "resolved by a Mispredict" },
+	{ "cancel-every", 0, "N", opt_cancel_every, E,
+	  "(etmv4, ete) the same, resolved by a Cancel" },
+	{ "q-every", 0, "N", opt_q_every, E,
+	  "(etmv4, ete) every N-th run of instructions that may be one "
+	  "as a Q element instead of atoms (0 never; needs Q elements "
+	  "with counts: the 'q' preset)" },
+	{ "timestamp-every", 0, "N", opt_timestamp_every, E,
+	  "add a timestamp item before every N-th instruction (a clock "
+	  "of 3 ticks per instruction), for records that have none (QEMU "
+	  "logs)" },
+	{ "trace-id", 0, "ID", opt_trace_id, E,
+	  "the trace source's ID (default 0x10)" },
+	{ "frames", 0, "MODE", opt_frames, E,
+	  "coresight: CoreSight formatter frames (the default); none: the "
+	  "raw stream of the one source" },
+
+	/* ---- output ---- */
+	{ .cmds = CLI_CMD_ALL, .help = "Output:" },
+	{ "out", 0, "DIR", opt_out, E,
+	  "the snapshot directory to write (required; created if missing, "
+	  "its parent must exist)" },
+	{ NULL, 0, "(default)", 0, D,
+	  "text: one line per instruction (offset of its packet, trace ID, "
+	  "address, instruction set, opcode, E executed / N condition "
+	  "failed / C canceled / I implied, cycles, disassembly) and one "
+	  "line per event" },
+	{ NULL, 0, "(default)", 0, P,
+	  "text: input offset, trace ID, bytes, type, fields" },
+	{ NULL, 0, "(default)", 0, F,
+	  "one line per 16-byte frame (input offset, the frame's bytes, the "
+	  "runs of data bytes as ID:count), one per sync removed or bytes "
+	  "skipped, then the data bytes per trace ID" },
+	{ "json", 0, NULL, 0, D | P,
+	  "JSON Lines instead of text, one object per line (schema in "
+	  "README)" },
+	{ "stats", 0, NULL, 0, D,
+	  "per trace ID counts (elements, instructions, no_image, gaps) "
+	  "on stderr" },
+	{ "stats", 0, NULL, 0, P,
+	  "after the listing, on stderr: records per type and ID, then "
+	  "per form and ID ('records by form'): the type and its encoding, "
+	  "e.g. 'p_header cycle_accurate format=3', 'address short is=1 "
+	  "bits=8', 'atom format=6' (the forms are listed in etmkit(1))" },
+	{ "stop-on-error", 0, NULL, 0, D | P,
+	  "stop at the first reserved or malformed packet or frame (exit "
+	  "status 1) instead of resynchronising" },
+	{ "summary", 0, NULL, 0, F, "only the per-ID byte counts and totals" },
+	{ .cmds = CLI_CMD_ALL, .help = "General:" },
+	{ "quiet", 'q', NULL, opt_quiet, CLI_CMD_ALL,
+	  "no notes on stderr (errors and warnings still print)" },
+	{ "help", 'h', NULL, opt_help, CLI_CMD_ALL, "print this help" },
+};
+
+#define NOPTIONS (sizeof(options) / sizeof(options[0]))
+
+static const struct cli_command *const commands[] = {
+	&cli_cmd_decode, &cli_cmd_packets, &cli_cmd_frames, &cli_cmd_encode
+};
+
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+const struct cli_command *cli_command_find(const char *name)
+{
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		if (!strcmp(commands[i]->name, name))
+			return commands[i];
+	return NULL;
+}
+
+/* Help column: options from 2, their text from HELP_COL. */
+#define HELP_COL 22
+
+/* Print @text from column HELP_COL, its words wrapped before column 80. */
+static void wrap(FILE *f, const char *text)
+{
+	int col = HELP_COL;
+
+	while (*text) {
+		size_t n = strcspn(text, " ");
+
+		if (col > HELP_COL && col + 1 + (int)n > 79) {
+			fprintf(f, "\n%*s", HELP_COL, "");
+			col = HELP_COL;
+		} else if (col > HELP_COL) {
+			fputc(' ', f);
+			col++;
+		}
+		fprintf(f, "%.*s", (int)n, text);
+		col += (int)n;
+		text += n;
+		text += strspn(text, " ");
+	}
+	fputc('\n', f);
+}
+
+static void print_row(FILE *f, const struct cli_option *o)
+{
+	int n;
+
+	if (!o->name && !o->arg) {
+		fprintf(f, "\n%s\n", o->help);
+		return;
+	}
+	if (!o->name)
+		n = fprintf(f, "  %s", o->arg);
+	else if (o->short_name)
+		n = fprintf(f, "  -%c, --%s", o->short_name, o->name);
+	else
+		n = fprintf(f, "  --%s", o->name);
+	if (o->name && o->arg)
+		n += fprintf(f, " %s", o->arg);
+	/* First line beside the option when there is room. */
+	if (n + 2 > HELP_COL)
+		fprintf(f, "\n%*s", HELP_COL, "");
+	else
+		fprintf(f, "%*s", HELP_COL - n, "");
+	wrap(f, o->help);
+}
+
+void cli_print_help(FILE *f, const struct cli_command *c)
+{
+	fputs(c->usage, f);
+	for (size_t i = 0; i < NOPTIONS; i++)
+		if (options[i].cmds & c->bit)
+			print_row(f, &options[i]);
+	if (c->notes) {
+		fputc('\n', f);
+		fputs(c->notes, f);
+	}
+}
+
+void cli_print_option_list(FILE *f)
+{
+	for (size_t k = 0; k < NCOMMANDS; k++)
+		for (size_t i = 0; i < NOPTIONS; i++) {
+			const struct cli_option *o = &options[i];
+
+			if (!o->name || !(o->cmds & commands[k]->bit))
+				continue;
+			fprintf(f, "%s --%s", commands[k]->name, o->name);
+			if (o->short_name)
+				fprintf(f, " -%c", o->short_name);
+			fprintf(f, "%s%s\n", o->arg ? " " : "",
+				o->arg ? o->arg : "");
+		}
+}
+
+int cli_getopt_table(const struct cli_command *c, struct option *opts,
+		     size_t max, char *shorts, size_t shorts_size)
+{
+	size_t n = 0, ns = 0;
+
+	shorts[ns++] = ':'; /* a missing value returns ':' */
+	for (size_t i = 0; i < NOPTIONS; i++) {
+		const struct cli_option *o = &options[i];
+
+		if (!o->name || !(o->cmds & c->bit))
+			continue;
+		if (n >= max || ns + 3 > shorts_size)
+			return -1;
+		opts[n++] = (struct option){
+			o->name, o->arg ? required_argument : no_argument,
+			NULL, CLI_OPT_VAL0 + (int)i
+		};
+		if (o->short_name) {
+			shorts[ns++] = o->short_name;
+			if (o->arg)
+				shorts[ns++] = ':';
+		}
+	}
+	opts[n] = (struct option){ 0 };
+	shorts[ns] = '\0';
+	return 0;
+}
+
+const struct cli_option *cli_option_of(const struct cli_command *c, int val)
+{
+	if (val >= CLI_OPT_VAL0 && val < CLI_OPT_VAL0 + (int)NOPTIONS)
+		return &options[val - CLI_OPT_VAL0];
+	for (size_t i = 0; i < NOPTIONS; i++)
+		if (options[i].short_name && options[i].short_name == val &&
+		    (options[i].cmds & c->bit))
+			return &options[i];
+	return NULL;
+}
+
+/* A command flag's row: the row of @c named @name handled by a struct
+ * cli_flag (code 0). */
+static const struct cli_option *option_named(const struct cli_command *c,
+				       const char *name)
+{
+	for (size_t i = 0; i < NOPTIONS; i++)
+		if (options[i].name && !strcmp(options[i].name, name) &&
+		    (options[i].cmds & c->bit))
+			return &options[i];
+	return NULL;
+}
+
+int cli_option_check_flags(const struct cli_command *c,
+			   const struct cli_flag *flags)
+{
+	int bad = 0;
+
+	/* Each flag has its row (with its help), taking a value as the
+	 * row says ... */
+	for (size_t k = 0; flags && flags[k].name; k++) {
+		const struct cli_option *o = option_named(c, flags[k].name);
+
+		if (!o || o->code || !o->arg != !flags[k].value) {
+			cli_error("internal error: --%s has no row of its own "
+				  "in the option table (cli/options.c)",
+				  flags[k].name);
+			bad = 1;
+		}
+	}
+	/* ... and each flag row its handler. */
+	for (size_t i = 0; i < NOPTIONS; i++) {
+		const struct cli_option *o = &options[i];
+		size_t k;
+
+		if (!o->name || o->code || !(o->cmds & c->bit))
+			continue;
+		for (k = 0; flags && flags[k].name; k++)
+			if (!strcmp(flags[k].name, o->name))
+				break;
+		if (!flags || !flags[k].name) {
+			cli_error("internal error: --%s has no handler", o->name);
+			bad = 1;
+		}
+	}
+	return bad ? -1 : 0;
+}
