@@ -33,9 +33,11 @@ static const char decode_usage[] =
 "\n"
 "Output:\n"
 "  (default)        text: one line per instruction (offset of its P-header,\n"
-"                   trace ID, address, instruction set, opcode, E executed /\n"
-"                   N condition failed / C canceled / I implied, cycles,\n"
-"                   disassembly) and one line per event\n"
+"                   trace ID, address, instruction set, opcode, status exec /\n"
+"                   fail / cancel / implied, cycles, disassembly) and one\n"
+"                   line per event\n"
+"  --header, --no-header  the header line naming the columns: forced,\n"
+"                   dropped (default: on a terminal only)\n"
 "  --json           JSON Lines, one object per element (schema in README)\n"
 "  --stats          per trace ID counts on stderr\n"
 "  --stop-on-error  stop at the first malformed packet or frame\n"
@@ -70,6 +72,7 @@ struct decode_run {
 	struct decode_counts counts[DEFORMAT_ID_COUNT];
 	struct cli_disasm *dis;
 	FILE *out;
+	int header, no_header;             /* --header, --no-header */
 };
 
 /* ---- Options ------------------------------------------------------------ */
@@ -355,6 +358,8 @@ int cmd_decode(int argc, char **argv)
 			{ .name = "stop-on-error", .target = &r.stop_on_error },
 			{ .name = "image", .value = opt_image, .ctx = &r },
 			{ .name = "elf", .value = opt_elf, .ctx = &r },
+			{ .name = "header", .target = &r.header },
+			{ .name = "no-header", .target = &r.no_header },
 			{ .name = NULL }
 		};
 
@@ -370,6 +375,8 @@ int cmd_decode(int argc, char **argv)
 	}
 	if (!rc)
 		rc = setup(&r);
+	if (!rc && !r.json && cli_header_wanted(r.out, r.header, r.no_header))
+		cli_print_elem_header(r.out);
 	if (!rc)
 		rc = cli_input_stream(&r.in, feed, &r);
 	if (r.stopped)
