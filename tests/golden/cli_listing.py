@@ -4,7 +4,10 @@ captures (issue 14):
 
 - columns: instruction set and status as words (`arm thumb thumbee jazelle
   a64`, `exec fail cancel implied`), a header line with `--header`, none
-  with `--no-header` or (stdout a pipe) by default; `packets` likewise.
+  with `--no-header` or (stdout a pipe) by default; `packets` likewise;
+- instructions capstone 4 cannot disassemble but etmkit's classifier
+  decodes carry the classifier's name (ETE BC.cond, pointer
+  authentication, TME, the Armv8.1-M loop branches), not `(undefined)`.
 
 Exit 77 (skipped) when the shared captures are absent."""
 import argparse
@@ -98,6 +101,27 @@ def check_columns(etmkit, td):
         fail("packets --json --header: a line that is not JSON")
 
 
+# capture -> disassembly texts that must appear (classifier names)
+NAMED = {
+    "ete/ete-bc-instr": ["bc.eq #0xcdaa0"],
+    "ete/ete_mem": ["blraa", "blrab", "ldraa", "ldrab", "retaa", "retab"],
+    "ete/tme_simple": ["paciza", "blraaz"],
+    "etmv4/armv8_1m_branches": ["wls #0x1e0cc", "le #0x1e0f4"],
+}
+
+
+def check_names(etmkit, td):
+    for snap, names in sorted(NAMED.items()):
+        p = run(etmkit, ["decode", "--snapshot", os.path.join(td, snap)])
+        texts = {m.group(8) for m in insn_lines(p.stdout)}
+        for n in names:
+            if n not in texts:
+                fail("%s: no instruction shown as %r" % (snap, n))
+        undef = [t for t in texts if "(undefined)" in t or "(unknown)" in t]
+        if undef:
+            fail("%s: still %s" % (snap, sorted(undef)))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--etmkit", required=True)
@@ -108,6 +132,7 @@ def main():
         print("shared captures not found: skipped")
         return 77
     check_columns(a.etmkit, td)
+    check_names(a.etmkit, td)
     print("%d failure%s" % (len(failures), "" if len(failures) == 1 else "s"))
     return 1 if failures else 0
 
