@@ -124,10 +124,12 @@ void cli_disasm_free(struct cli_disasm *d);
 /* The text of insn element @e: valid until the next call. */
 const char *cli_disasm(struct cli_disasm *d, const struct etmkit_elem *e);
 
-/* Output of execution elements. The header names the text columns. */
+/* Output of execution elements. @bad_image: mark an instruction from an
+ * image region that is not what ran (cmd_decode.c). The header names the
+ * text columns. */
 void cli_print_elem_header(FILE *f);
 void cli_print_elem_text(FILE *f, uint8_t id, const struct etmkit_elem *e,
-			 int m_profile, struct cli_disasm *dis);
+			 int m_profile, struct cli_disasm *dis, int bad_image);
 void cli_print_elem_json(FILE *f, uint8_t id, const struct etmkit_elem *e,
 			 int m_profile);
 

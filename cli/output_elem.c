@@ -41,18 +41,21 @@ static const char *exception_name(const struct etmkit_elem *e, int m_profile)
 /* ---- Text ---------------------------------------------------------------- */
 
 /* Columns: address, instruction set (etmkit_isa_name()), opcode, status,
- * cycles, disassembly; the header of cli_print_elem_header() names them. */
+ * cycles, disassembly; the header of cli_print_elem_header() names them.
+ * @bad_image adds the marker of an instruction from an image that is not
+ * what ran (README, "decode"). */
 static void text_insn(FILE *f, const struct etmkit_elem *e,
-		      struct cli_disasm *dis)
+		      struct cli_disasm *dis, int bad_image)
 {
 	char cyc[16] = "-";
 
 	if (e->flags & ETMKIT_INSN_CYCLES)
 		snprintf(cyc, sizeof(cyc), "%" PRIu32, e->cycles);
-	fprintf(f, "%08" PRIx64 "  %-7s  %0*" PRIx32 "%*s  %-7s %6s  %s\n",
+	fprintf(f, "%08" PRIx64 "  %-7s  %0*" PRIx32 "%*s  %-7s %6s  %s%s\n",
 		e->addr, isa_name(e->isa), (int)opcode_digits(e),
 		e->u.insn.opcode, (int)(8 - opcode_digits(e)), "",
-		insn_status(e), cyc, dis ? cli_disasm(dis, e) : "");
+		insn_status(e), cyc, dis ? cli_disasm(dis, e) : "",
+		bad_image ? "  [bad image]" : "");
 }
 
 static void text_data(FILE *f, const struct etmkit_elem *e)
@@ -177,11 +180,11 @@ void cli_print_elem_header(FILE *f)
 }
 
 void cli_print_elem_text(FILE *f, uint8_t id, const struct etmkit_elem *e,
-			 int m_profile, struct cli_disasm *dis)
+			 int m_profile, struct cli_disasm *dis, int bad_image)
 {
 	fprintf(f, "%10" PRIu64 "  %02x  ", e->offset, id);
 	if (e->kind == etmkit_elem_insn)
-		text_insn(f, e, dis);
+		text_insn(f, e, dis, bad_image);
 	else if (e->kind == etmkit_elem_data)
 		text_data(f, e);
 	else
@@ -208,6 +211,8 @@ static void json_insn(FILE *f, const struct etmkit_elem *e)
 	json_flag(f, e->flags & ETMKIT_INSN_CANCEL, "cancel");
 	json_flag(f, e->flags & ETMKIT_INSN_IMPLIED, "implied");
 	json_flag(f, e->flags & ETMKIT_INSN_P0, "p0");
+	json_flag(f, e->u.insn.class_flags & (INSN_F_UNDEFINED | INSN_F_UDF),
+		  "undefined");
 }
 
 static void json_data(FILE *f, const struct etmkit_elem *e)

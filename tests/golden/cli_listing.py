@@ -1,16 +1,22 @@
 #!/usr/bin/env python3
 """The text listings of `etmkit decode` and `etmkit packets` on the shared
-captures (issue 14):
+captures (issue 14, items 3, 6 and 7):
 
 - columns: instruction set and status as words (`arm thumb thumbee jazelle
   a64`, `exec fail cancel implied`), a header line with `--header`, none
   with `--no-header` or (stdout a pipe) by default; `packets` likewise;
 - instructions capstone 4 cannot disassemble but etmkit's classifier
   decodes carry the classifier's name (ETE BC.cond, pointer
-  authentication, TME, the Armv8.1-M loop branches), not `(undefined)`.
+  authentication, TME, the Armv8.1-M loop branches), not `(undefined)`;
+- juno_r1_1's walk through zero-filled dump memory: every such line is
+  marked `[bad image]`, no other is, and one warning names the dump, its
+  address range and the range of the undefined instructions; A32
+  instructions the classifier calls undefined under ETE (ARMv8 additions
+  in ete_ip) and TC2 give no warning. The JSON records say `undefined`.
 
 Exit 77 (skipped) when the shared captures are absent."""
 import argparse
+import json
 import os
 import re
 import subprocess
@@ -122,6 +128,45 @@ def check_names(etmkit, td):
             fail("%s: still %s" % (snap, sorted(undef)))
 
 
+def check_bad_image(etmkit, td):
+    snap = os.path.join(td, "etmv4", "juno_r1_1")
+    p = run(etmkit, ["decode", "--snapshot", snap])
+    insns = insn_lines(p.stdout)
+    zero = [m for m in insns if m.group(4) == "a64" and m.group(5) == "00000000"]
+    marked = [m for m in insns if m.group(8).endswith("  [bad image]")]
+    if len(zero) != 4123:
+        fail("juno_r1_1: %d A64 zero words, expected 4123" % len(zero))
+    if [m.group(0) for m in marked] != [m.group(0) for m in zero]:
+        fail("juno_r1_1: %d lines marked [bad image], %d zero words"
+             % (len(marked), len(zero)))
+    if zero and zero[0].group(8) != "udf  [bad image]":
+        fail("juno_r1_1: zero word shown as %r" % zero[0].group(8))
+    warnings = [l for l in p.stderr.splitlines() if "warning" in l]
+    want = ("kernel_dump.bin at 0xffffffc000081000-0xffffffc0000d0fff: 4123 "
+            "undefined instructions executed at "
+            "0xffffffc000089670-0xffffffc00008987c (trace ID 0x10)")
+    if len(warnings) != 1 or want not in warnings[0]:
+        fail("juno_r1_1: warnings %r" % warnings)
+    # JSON: the same instructions are "undefined", no others.
+    q = run(etmkit, ["decode", "--snapshot", snap, "--json"])
+    n = 0
+    for line in q.stdout.splitlines():
+        e = json.loads(line)
+        if e.get("undefined"):
+            n += 1
+            if e["opcode"] != 0 or e["isa"] != "a64":
+                fail("juno_r1_1 JSON: undefined %s" % line)
+                break
+    if n != 4123:
+        fail("juno_r1_1 JSON: %d undefined, expected 4123" % n)
+    # No false alarm: ETE A32 (ARMv8 additions the classifier calls
+    # undefined), and ARMv7 TC2.
+    for s in ("ete/ete_ip", "etmv3/TC2", "etmv4/armv8_1m_branches"):
+        p = run(etmkit, ["decode", "--snapshot", os.path.join(td, s)])
+        if "[bad image]" in p.stdout or "warning" in p.stderr:
+            fail("%s: bad image reported" % s)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--etmkit", required=True)
@@ -133,6 +178,7 @@ def main():
         return 77
     check_columns(a.etmkit, td)
     check_names(a.etmkit, td)
+    check_bad_image(a.etmkit, td)
     print("%d failure%s" % (len(failures), "" if len(failures) == 1 else "s"))
     return 1 if failures else 0
 
