@@ -105,6 +105,13 @@ void cli_print_etm3_text(FILE *f, uint8_t id, const struct etm3_packet *p,
 void cli_print_etm3_json(FILE *f, uint8_t id, const struct etm3_packet *p,
 			 int m_profile);
 
+/* The header line of the packet text listing. */
+void cli_print_packet_header(FILE *f);
+
+/* Whether a text listing starts with a header line: --no-header (@off)
+ * drops it, --header (@on) forces it, else only on a terminal. */
+int cli_header_wanted(FILE *f, int on, int off);
+
 /* Output of ETMv4 and ETE packets (@ete: the source is an ETE). */
 void cli_print_etm4_text(FILE *f, uint8_t id, const struct etm4_packet *p,
 			 int ete);
@@ -118,9 +125,12 @@ void cli_disasm_free(struct cli_disasm *d);
 /* The text of insn element @e: valid until the next call. */
 const char *cli_disasm(struct cli_disasm *d, const struct etmkit_elem *e);
 
-/* Output of execution elements. */
+/* Output of execution elements. @bad_image: mark an instruction from an
+ * image region that is not what ran (cmd_decode.c). The header names the
+ * text columns. */
+void cli_print_elem_header(FILE *f);
 void cli_print_elem_text(FILE *f, uint8_t id, const struct etmkit_elem *e,
-			 int m_profile, struct cli_disasm *dis);
+			 int m_profile, struct cli_disasm *dis, int bad_image);
 void cli_print_elem_json(FILE *f, uint8_t id, const struct etmkit_elem *e,
 			 int m_profile);
 

@@ -51,6 +51,16 @@ struct decode_counts {
 	uint64_t insns, no_image, gaps, errors, elems;
 };
 
+/* An image region that served undefined instructions on an executed
+ * path: it is not what the core ran there (warned once, at the end). */
+struct bad_region {
+	const struct image_region *reg; /* NULL: no region found */
+	uint8_t id;                     /* the first trace ID that ran one */
+	uint64_t n, lo, hi;             /* how many; lowest, highest address */
+};
+
+#define MAX_BAD_REGIONS 64
+
 struct decode_run {
 	struct cli_input in;
 	struct etmkit_session *session;
@@ -62,6 +72,14 @@ struct decode_run {
 	struct decode_counts counts[DEFORMAT_ID_COUNT];
 	struct cli_disasm *dis;
 	FILE *out;
+	int header, no_header;             /* --header, --no-header */
+	/* The undefined-instruction check (check_undefined()), per trace ID:
+	 * the source's image, protocol and current memory space. */
+	struct image *id_image[DEFORMAT_ID_COUNT];
+	uint8_t id_proto[DEFORMAT_ID_COUNT];
+	uint8_t id_space[DEFORMAT_ID_COUNT];
+	int nbad;
+	struct bad_region bad[MAX_BAD_REGIONS];
 };
 
 /* ---- Options ------------------------------------------------------------ */
@@ -177,17 +195,135 @@ static int build_image(struct decode_run *r, const struct cli_source *cs,
 	return 0;
 }
 
+/* ---- Instructions that cannot be what ran ------------------------------- */
+
+/* The memory space (image.h) of context element @e, as the flow decoders
+ * read the image: ETMv3 from NS and Hyp, ETMv4/ETE from EL and security
+ * state. */
+static uint8_t context_space(const struct etmkit_elem *e)
+{
+	unsigned el = e->u.context.el;
+
+	if (!(e->flags & ETMKIT_CTX_EL)) {
+		if (!e->u.context.ns)
+			return IMAGE_SPACE_S;
+		return e->u.context.hyp ? IMAGE_SPACE_EL2 : IMAGE_SPACE_EL1N;
+	}
+	if (el == 3)
+		return e->u.context.sec == etmkit_sec_root ? IMAGE_SPACE_ROOT :
+							    IMAGE_SPACE_EL3;
+	switch (e->u.context.sec) {
+	case etmkit_sec_nonsecure:
+		return el == 2 ? IMAGE_SPACE_EL2 : IMAGE_SPACE_EL1N;
+	case etmkit_sec_realm:
+		return el == 2 ? IMAGE_SPACE_EL2R : IMAGE_SPACE_EL1R;
+	case etmkit_sec_root:
+		return IMAGE_SPACE_ROOT;
+	default:
+		return el == 2 ? IMAGE_SPACE_EL2S : IMAGE_SPACE_EL1S;
+	}
+}
+
+/* Whether insn element @e of trace ID @id, on the executed path, cannot
+ * be what the core ran: the image there is wrong (zero-filled or stale
+ * dump memory). Evidence, by the classifier's flags, not by value:
+ * - UNDEFINED where the classifier's verdict holds for the core: A64
+ *   (only the groups it decodes exactly, reserved space and unallocated
+ *   op1 values are UNDEFINED there; docs/insn.md) and ETMv3 sources (ARMv7
+ *   cores, the architecture it decodes AArch32 as). Not A32/T32 under
+ *   ETMv4/ETE: those cores are ARMv8 or later, and the classifier decodes
+ *   AArch32 as ARMv7, calling the ARMv8 additions UNDEFINED;
+ * - UDF under ETMv4/ETE: an executed UDF takes an exception whose address
+ *   is the UDF itself, so it is never listed as executed (ETMv3 may trace
+ *   the trapping instruction, so UDF is no evidence there).
+ * A canceled instruction did not complete: no evidence either. */
+static int cannot_have_run(const struct decode_run *r, uint8_t id,
+			   const struct etmkit_elem *e)
+{
+	uint32_t cls = e->u.insn.class_flags;
+	int etm3 = r->id_proto[id] == etmkit_proto_etmv3;
+
+	if (!(cls & (INSN_F_UNDEFINED | INSN_F_UDF)) ||
+	    (e->flags & ETMKIT_INSN_CANCEL))
+		return 0;
+	if (cls & INSN_F_UNDEFINED)
+		return etm3 || e->isa == etmkit_isa_a64;
+	return !etm3;
+}
+
+/* Count insn element @e against the image region it came from; returns
+ * whether its listing line gets the bad-image marker. */
+static int check_undefined(struct decode_run *r, uint8_t id,
+			   const struct etmkit_elem *e)
+{
+	const struct image_region *reg;
+	struct bad_region *b = NULL;
+
+	if (!cannot_have_run(r, id, e))
+		return 0;
+	reg = image_region_find(r->id_image[id], r->id_space[id], e->addr);
+	for (int i = 0; i < r->nbad && !b; i++)
+		if (r->bad[i].reg == reg)
+			b = &r->bad[i];
+	if (!b) {
+		/* Past the table's end the last entry takes the rest (more
+		 * than 64 wrong regions: the warning says enough). */
+		b = &r->bad[r->nbad < MAX_BAD_REGIONS ? r->nbad++ :
+							MAX_BAD_REGIONS - 1];
+		if (!b->n) {
+			b->reg = reg;
+			b->id = id;
+			b->lo = b->hi = e->addr;
+		}
+	}
+	b->n++;
+	if (e->addr < b->lo)
+		b->lo = e->addr;
+	if (e->addr > b->hi)
+		b->hi = e->addr;
+	return 1;
+}
+
+/* One warning per region that served undefined instructions. */
+static void warn_bad_regions(const struct decode_run *r)
+{
+	for (int i = 0; i < r->nbad; i++) {
+		const struct bad_region *b = &r->bad[i];
+
+		char where[1100] = "";
+
+		if (b->reg)
+			snprintf(where, sizeof(where), "%s at 0x%" PRIx64 "-0x%"
+				 PRIx64 ": ", b->reg->path ? b->reg->path :
+				 "(buffer)", b->reg->addr,
+				 b->reg->addr + (b->reg->length - 1));
+		cli_warn("%s%" PRIu64 " undefined instruction%s executed at 0x%"
+			 PRIx64 "-0x%" PRIx64 " (trace ID 0x%02x%s): the image "
+			 "there is not what ran (%s)", where, b->n,
+			 b->n == 1 ? "" : "s", b->lo, b->hi, b->id,
+			 i == MAX_BAD_REGIONS - 1 ? " and others" : "",
+			 r->json ? "records with \"undefined\"" :
+				   "lines marked [bad image]");
+	}
+}
+
 /* ---- Decoding ----------------------------------------------------------- */
 
 static int on_elem(void *ctx, uint8_t id, const struct etmkit_elem *e)
 {
 	struct decode_run *r = ctx;
 	struct decode_counts *c = &r->counts[id & 0x7f];
+	int bad = 0;
 
+	id &= 0x7f;
 	c->elems++;
 	switch (e->kind) {
 	case etmkit_elem_insn:
 		c->insns++;
+		bad = check_undefined(r, id, e);
+		break;
+	case etmkit_elem_context:
+		r->id_space[id] = context_space(e);
 		break;
 	case etmkit_elem_no_image:
 		c->no_image++;
@@ -205,7 +341,7 @@ static int on_elem(void *ctx, uint8_t id, const struct etmkit_elem *e)
 		cli_print_elem_json(r->out, id, e, r->m_profile[id & 0x7f]);
 	else
 		cli_print_elem_text(r->out, id, e, r->m_profile[id & 0x7f],
-				    r->dis);
+				    r->dis, bad);
 	return 0;
 }
 
@@ -246,6 +382,9 @@ static int setup(struct decode_run *r)
 			if (rc)
 				return rc;
 		}
+		r->id_image[cs->id & 0x7f] = r->images[i];
+		r->id_proto[cs->id & 0x7f] = cs->proto;
+		r->id_space[cs->id & 0x7f] = IMAGE_SPACE_ANY;
 		if (cs->proto == etmkit_proto_etmv3) {
 			etm3_flow_config_init(&fc);
 			fc.etm = cs->cfg;
@@ -347,6 +486,8 @@ int cmd_decode(int argc, char **argv)
 			{ .name = "stop-on-error", .target = &r.stop_on_error },
 			{ .name = "image", .value = opt_image, .ctx = &r },
 			{ .name = "elf", .value = opt_elf, .ctx = &r },
+			{ .name = "header", .target = &r.header },
+			{ .name = "no-header", .target = &r.no_header },
 			{ .name = NULL }
 		};
 
@@ -361,6 +502,8 @@ int cmd_decode(int argc, char **argv)
 	}
 	if (!rc)
 		rc = setup(&r);
+	if (!rc && !r.json && cli_header_wanted(r.out, r.header, r.no_header))
+		cli_print_elem_header(r.out);
 	if (!rc)
 		rc = cli_input_stream(&r.in, feed, &r);
 	if (r.stopped)
@@ -369,6 +512,7 @@ int cmd_decode(int argc, char **argv)
 		rc = cli_exit_input;
 	if (r.stats)
 		print_stats(&r);
+	warn_bad_regions(&r);
 	if (fflush(stdout) != 0) {
 		cli_error("cannot write the output");
 		rc = cli_exit_input;

@@ -45,6 +45,7 @@ struct packets_run {
 	struct cli_input in;
 	struct etmkit_session *session;
 	int json, stats, stop_on_error, stopped;
+	int header, no_header;        /* --header, --no-header */
 	uint64_t errors, truncated;
 	uint8_t m_profile[DEFORMAT_ID_COUNT];
 	uint8_t proto[DEFORMAT_ID_COUNT];   /* enum etmkit_protocol per ID */
@@ -231,6 +232,8 @@ static int parse_args(struct packets_run *r, int argc, char **argv)
 		{ .name = "stats", .target = &r->stats },
 		{ .name = "m-profile", .target = &r->in.m_profile },
 		{ .name = "stop-on-error", .target = &r->stop_on_error },
+		{ .name = "header", .target = &r->header },
+		{ .name = "no-header", .target = &r->no_header },
 		{ .name = NULL }
 	};
 
@@ -270,6 +273,8 @@ int cmd_packets(int argc, char **argv)
 		etmkit_session_free(r.session);
 		return cli_exit_input;
 	}
+	if (!r.json && cli_header_wanted(r.out, r.header, r.no_header))
+		cli_print_packet_header(r.out);
 	rc = cli_input_stream(&r.in, feed, &r);
 	if (r.stopped)
 		rc = cli_exit_trace_errors;

@@ -4,6 +4,13 @@
  * is kept in a direct-mapped cache keyed by address, instruction set and
  * opcode: a loop's body is disassembled once. ThumbEE is disassembled as
  * Thumb (capstone has no ThumbEE); Jazelle gets the bytecode mnemonic.
+ *
+ * Capstone 4 stops at Armv8.2 and Armv8-M. Where it rejects an instruction
+ * that etmkit's classifier decodes (not INSN_F_UNDEFINED), the text is
+ * the classifier's name (insn_name(): "bc.eq", "retaa", "wls", ...) with
+ * the target of a direct branch; "(undefined)" is kept for what the
+ * classifier calls undefined, and "(unknown)" marks an instruction both
+ * know too little about to name.
  */
 #include <capstone/capstone.h>
 #include <inttypes.h>
@@ -80,6 +87,29 @@ static size_t opcode_bytes(const struct etmkit_elem *e, uint8_t *b)
 	return 4;
 }
 
+/* The text of an instruction capstone rejects, from the classifier. */
+static void classifier_text(const struct etmkit_elem *e, const uint8_t *b,
+			    size_t n, char *text)
+{
+	const char *name = insn_name((enum etmkit_isa)e->isa,
+				     e->u.insn.opcode);
+	struct insn_info ii;
+
+	if (e->u.insn.class_flags & INSN_F_UNDEFINED) {
+		snprintf(text, DIS_TEXT, "(undefined)");
+		return;
+	}
+	if (!name) {
+		snprintf(text, DIS_TEXT, "(unknown)");
+		return;
+	}
+	if (insn_decode(&ii, (enum etmkit_isa)e->isa, e->addr, b, n) == 0 &&
+	    (ii.flags & (INSN_F_BRANCH | INSN_F_INDIRECT)) == INSN_F_BRANCH)
+		snprintf(text, DIS_TEXT, "%s #0x%" PRIx64, name, ii.target);
+	else
+		snprintf(text, DIS_TEXT, "%s", name);
+}
+
 static void disassemble(struct cli_disasm *d, const struct etmkit_elem *e,
 			char *text)
 {
@@ -103,7 +133,7 @@ static void disassemble(struct cli_disasm *d, const struct etmkit_elem *e,
 			 insn->op_str[0] ? " " : "", insn->op_str);
 		cs_free(insn, 1);
 	} else {
-		snprintf(text, DIS_TEXT, "(undefined)");
+		classifier_text(e, b, n, text);
 	}
 }
 

@@ -133,15 +133,19 @@ static const struct cli_option options[] = {
 	  "its parent must exist)" },
 	{ NULL, 0, "(default)", 0, D,
 	  "text: one line per instruction (offset of its packet, trace ID, "
-	  "address, instruction set, opcode, E executed / N condition "
-	  "failed / C canceled / I implied, cycles, disassembly) and one "
-	  "line per event" },
+	  "address, instruction set, opcode, status exec / fail / cancel / "
+	  "implied, cycles, disassembly) and one line per event" },
 	{ NULL, 0, "(default)", 0, P,
 	  "text: input offset, trace ID, bytes, type, fields" },
 	{ NULL, 0, "(default)", 0, F,
 	  "one line per 16-byte frame (input offset, the frame's bytes, the "
 	  "runs of data bytes as ID:count), one per sync removed or bytes "
 	  "skipped, then the data bytes per trace ID" },
+	{ "header", 0, NULL, 0, D | P,
+	  "print the header line naming the columns (default: only when "
+	  "the output is a terminal)" },
+	{ "no-header", 0, NULL, 0, D | P,
+	  "no header line, even on a terminal (wins over --header)" },
 	{ "json", 0, NULL, 0, D | P,
 	  "JSON Lines instead of text, one object per line (schema in "
 	  "README)" },

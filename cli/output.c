@@ -1,6 +1,8 @@
 /* etmkit CLI: ETMv3, ETMv4 and ETE packets as text lines and as JSON Lines. */
+#define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -129,6 +131,18 @@ static void text_fields(FILE *f, const struct etm3_packet *p, int m_profile)
 	default:
 		break;
 	}
+}
+
+void cli_print_packet_header(FILE *f)
+{
+	fputs("#   offset  id  bytes  type fields\n", f);
+}
+
+int cli_header_wanted(FILE *f, int on, int off)
+{
+	if (off)
+		return 0;
+	return on || isatty(fileno(f));
 }
 
 void cli_print_etm3_text(FILE *f, uint8_t id, const struct etm3_packet *p,

@@ -9,29 +9,16 @@ static const char *isa_name(unsigned v)
 	return etmkit_isa_name((enum etmkit_isa)v);
 }
 
-/* One letter per instruction set in the text listing. */
-static char isa_letter(unsigned v)
-{
-	switch (v) {
-	case etmkit_isa_arm: return 'A';
-	case etmkit_isa_thumb: return 'T';
-	case etmkit_isa_thumbee: return 'E';
-	case etmkit_isa_jazelle: return 'J';
-	case etmkit_isa_a64: return '6';
-	default: return '?';
-	}
-}
-
-/* E executed, N condition failed, C canceled, I implied (LSiP). */
-static char insn_status(const struct etmkit_elem *e)
+/* The status column: what the trace says happened to the instruction. */
+static const char *insn_status(const struct etmkit_elem *e)
 {
 	if (e->flags & ETMKIT_INSN_CANCEL)
-		return 'C';
+		return "cancel";
 	if (e->flags & ETMKIT_INSN_COND_FAIL)
-		return 'N';
+		return "fail";
 	if (e->flags & ETMKIT_INSN_IMPLIED)
-		return 'I';
-	return 'E';
+		return "implied";
+	return "exec";
 }
 
 static unsigned opcode_digits(const struct etmkit_elem *e)
@@ -53,17 +40,22 @@ static const char *exception_name(const struct etmkit_elem *e, int m_profile)
 
 /* ---- Text ---------------------------------------------------------------- */
 
+/* Columns: address, instruction set (etmkit_isa_name()), opcode, status,
+ * cycles, disassembly; the header of cli_print_elem_header() names them.
+ * @bad_image adds the marker of an instruction from an image that is not
+ * what ran (README, "decode"). */
 static void text_insn(FILE *f, const struct etmkit_elem *e,
-		      struct cli_disasm *dis)
+		      struct cli_disasm *dis, int bad_image)
 {
 	char cyc[16] = "-";
 
 	if (e->flags & ETMKIT_INSN_CYCLES)
 		snprintf(cyc, sizeof(cyc), "%" PRIu32, e->cycles);
-	fprintf(f, "%08" PRIx64 "  %c  %0*" PRIx32 "%*s  %c %5s  %s\n", e->addr,
-		isa_letter(e->isa), (int)opcode_digits(e), e->u.insn.opcode,
-		(int)(8 - opcode_digits(e)), "", insn_status(e), cyc,
-		dis ? cli_disasm(dis, e) : "");
+	fprintf(f, "%08" PRIx64 "  %-7s  %0*" PRIx32 "%*s  %-7s %6s  %s%s\n",
+		e->addr, isa_name(e->isa), (int)opcode_digits(e),
+		e->u.insn.opcode, (int)(8 - opcode_digits(e)), "",
+		insn_status(e), cyc, dis ? cli_disasm(dis, e) : "",
+		bad_image ? "  [bad image]" : "");
 }
 
 static void text_data(FILE *f, const struct etmkit_elem *e)
@@ -181,12 +173,18 @@ static void text_event(FILE *f, const struct etmkit_elem *e, int m_profile)
 	fputc('\n', f);
 }
 
+void cli_print_elem_header(FILE *f)
+{
+	fputs("#   offset  id  address   isa      opcode    status  cycles  "
+	      "disassembly\n", f);
+}
+
 void cli_print_elem_text(FILE *f, uint8_t id, const struct etmkit_elem *e,
-			 int m_profile, struct cli_disasm *dis)
+			 int m_profile, struct cli_disasm *dis, int bad_image)
 {
 	fprintf(f, "%10" PRIu64 "  %02x  ", e->offset, id);
 	if (e->kind == etmkit_elem_insn)
-		text_insn(f, e, dis);
+		text_insn(f, e, dis, bad_image);
 	else if (e->kind == etmkit_elem_data)
 		text_data(f, e);
 	else
@@ -213,6 +211,8 @@ static void json_insn(FILE *f, const struct etmkit_elem *e)
 	json_flag(f, e->flags & ETMKIT_INSN_CANCEL, "cancel");
 	json_flag(f, e->flags & ETMKIT_INSN_IMPLIED, "implied");
 	json_flag(f, e->flags & ETMKIT_INSN_P0, "p0");
+	json_flag(f, e->u.insn.class_flags & (INSN_F_UNDEFINED | INSN_F_UDF),
+		  "undefined");
 }
 
 static void json_data(FILE *f, const struct etmkit_elem *e)

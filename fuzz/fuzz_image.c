@@ -64,6 +64,8 @@ static const uint8_t *region_bytes(const struct input *in,
 	return in->file + r->offset;
 }
 
+/* The model's byte at @addr; image_region_find() must name the region
+ * it comes from. */
 static int model_byte(const struct image *img, const struct input *in,
 		      uint8_t space, uint64_t addr, uint8_t *out)
 {
@@ -74,10 +76,14 @@ static int model_byte(const struct image *img, const struct input *in,
 
 		if ((r->spaces & space) && addr >= r->addr &&
 		    addr - r->addr < r->length) {
+			if (image_region_find(img, space, addr) != r)
+				abort();
 			*out = region_bytes(in, r)[addr - r->addr];
 			return 1;
 		}
 	}
+	if (image_region_find(img, space, addr))
+		abort();
 	return 0;
 }
 

@@ -130,6 +130,14 @@ size_t image_region_count(const struct image *img);
 /* Region @i (0-based), or NULL when out of range. */
 const struct image_region *image_region_at(const struct image *img, size_t i);
 
+/* The region image_read() takes the byte at @addr from, as seen from
+ * memory space @space (the last added that holds @addr and serves
+ * @space); NULL when none does or @img is NULL. The pointer is the one
+ * image_region_at() returns for it: stable while the image lives and
+ * nothing is added. */
+const struct image_region *image_region_find(const struct image *img,
+					     uint8_t space, uint64_t addr);
+
 #ifdef __cplusplus
 }
 #endif

@@ -75,6 +75,11 @@ extern "C" {
 #define INSN_F_TSTART     (1u << 15) /* A64 TSTART (FEAT_TME): a P0
 					instruction in ETE. TCOMMIT, TCANCEL
 					and TTEST carry no flag */
+#define INSN_F_UDF        (1u << 16) /* permanently undefined (UDF: A32,
+					T32 16- and 32-bit, A64 0x0000xxxx),
+					with EXCEPTION: executing it always
+					takes the Undefined Instruction
+					exception, so it never completes */
 
 /* What insn_decode() reports about one instruction. */
 struct insn_info {
@@ -113,6 +118,16 @@ struct insn_info {
  * tables can be; the target always comes from the trace). */
 int insn_decode(struct insn_info *info, enum etmkit_isa isa, uint64_t addr,
 		const uint8_t *bytes, size_t avail);
+
+/* The name the classifier gives the instruction @opcode (insn_info.opcode
+ * layout) of instruction set @isa, for the encodings of docs/insn.md's
+ * name table: the ones capstone 4 does not disassemble (A64 UDF, BC.cond,
+ * pointer authentication, TME, WFET/WFIT, FEAT_CMPBR; the Armv8.1-M
+ * low-overhead loop instructions). A lowercase mnemonic without operands
+ * ("bc.eq", "retaa", "wls"), a static string; NULL for any other opcode or
+ * instruction set. It does not check that the encoding is allocated: use
+ * it for an instruction insn_decode() did not classify INSN_F_UNDEFINED. */
+const char *insn_name(enum etmkit_isa isa, uint32_t opcode);
 
 /* The Java bytecode mnemonic of Jazelle opcode @op ("iload_0", ...), or
  * "reserved" for an unassigned value. Never NULL. */

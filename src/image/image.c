@@ -473,3 +473,15 @@ const struct image_region *image_region_at(const struct image *img, size_t i)
 {
 	return (img && i < img->nregions) ? &img->regions[i].pub : NULL;
 }
+
+const struct image_region *image_region_find(const struct image *img,
+					     uint8_t space, uint64_t addr)
+{
+	const struct img_region *r;
+	uint64_t last;
+
+	if (!img)
+		return NULL;
+	r = find(img, space, addr, &last);
+	return r ? &r->pub : NULL;
+}

@@ -327,7 +327,7 @@ static void a32_media(struct insn_info *info, uint32_t w)
 	default:
 		if (op1 == 0x1f && op2 == 7) {
 			/* UDF, permanently undefined, A8.8.247 */
-			info->flags |= INSN_F_EXCEPTION;
+			info->flags |= INSN_F_EXCEPTION | INSN_F_UDF;
 			return;
 		}
 		if (op1 == 0x18) { /* USAD8, USADA8 */

@@ -476,7 +476,7 @@ int insn_decode_a64(struct insn_info *info, uint64_t addr, const uint8_t *b)
 		 * (permanently undefined, bits [31:16] zero); op0 1: SME */
 		if (!(w >> 31))
 			info->flags |= (w >> 16) ? INSN_F_UNDEFINED
-						 : INSN_F_EXCEPTION;
+						 : INSN_F_EXCEPTION | INSN_F_UDF;
 		return 0;
 	case 0x1:
 	case 0x3:

@@ -130,7 +130,8 @@ static void t16_cond_branch(struct insn_info *info, uint32_t hw,
 	uint32_t cond = insn_bits(hw, 11, 8);
 
 	if (cond >= 14) {
-		info->flags |= INSN_F_EXCEPTION;
+		info->flags |= INSN_F_EXCEPTION |
+			       (cond == 14 ? INSN_F_UDF : 0u);
 		return;
 	}
 	insn_direct(info, addr + 4 + insn_sext(insn_bits(hw, 7, 0) << 1, 9),
@@ -381,8 +382,10 @@ static void t32_misc_control(struct insn_info *info, uint32_t w)
 		return;
 	case 0x7e: /* HVC */
 	case 0x7f: /* SMC (op1 000), UDF T2 (op1 010) */
-		if (op1 == 0 || (op == 0x7f && op1 == 2))
+		if (op1 == 0)
 			info->flags |= INSN_F_EXCEPTION;
+		else if (op == 0x7f && op1 == 2)
+			info->flags |= INSN_F_EXCEPTION | INSN_F_UDF;
 		else
 			info->flags |= INSN_F_UNDEFINED;
 		return;

@@ -474,6 +474,20 @@ static void test_overlap_precedence(void **state)
 	assert_int_equal(image_region_at(img, 2)->addr, 0xff0);
 	assert_null(image_region_at(img, 2)->path);
 	assert_null(image_region_at(img, 4));
+	/* image_region_find(): the region each byte above came from. */
+	assert_ptr_equal(image_region_find(img, IMAGE_SPACE_ANY, 0xff0),
+			 image_region_at(img, 2));
+	assert_ptr_equal(image_region_find(img, IMAGE_SPACE_ANY, 0xfff),
+			 image_region_at(img, 2));
+	assert_ptr_equal(image_region_find(img, IMAGE_SPACE_ANY, 0x1000),
+			 image_region_at(img, 3));
+	assert_ptr_equal(image_region_find(img, IMAGE_SPACE_ANY, 0x1085),
+			 image_region_at(img, 3));
+	assert_ptr_equal(image_region_find(img, IMAGE_SPACE_ANY, 0x10ff),
+			 image_region_at(img, 3));
+	assert_null(image_region_find(img, IMAGE_SPACE_ANY, 0x1100));
+	assert_null(image_region_find(img, IMAGE_SPACE_ANY, 0xfef));
+	assert_null(image_region_find(NULL, IMAGE_SPACE_ANY, 0x1000));
 	image_free(img);
 }
 
@@ -540,6 +554,16 @@ static void test_spaces(void **state)
 	assert_int_equal(image_read(img, IMAGE_SPACE_EL1R, 0x4020, buf, 8), 4);
 	assert_int_equal(image_read(img, IMAGE_SPACE_EL1N, 0x401e, buf, 8), 8);
 	assert_memory_equal(buf, "NNxyzwNN", 8);
+	/* image_region_find() follows the space as image_read() does. */
+	assert_ptr_equal(image_region_find(img, IMAGE_SPACE_EL1S, 0x4010),
+			 image_region_at(img, 2));
+	assert_ptr_equal(image_region_find(img, IMAGE_SPACE_EL1N, 0x4010),
+			 image_region_at(img, 1));
+	assert_ptr_equal(image_region_find(img, IMAGE_SPACE_EL3, 0x4000),
+			 image_region_at(img, 0));
+	assert_ptr_equal(image_region_find(img, IMAGE_SPACE_EL1R, 0x4021),
+			 image_region_at(img, 3));
+	assert_null(image_region_find(img, IMAGE_SPACE_EL1R, 0x4000));
 	image_free(img);
 	tmp_remove(&t);
 }

@@ -29,6 +29,7 @@
 #define CPRT INSN_F_CPRT
 #define EXC INSN_F_EXCEPTION
 #define UND INSN_F_UNDEFINED
+#define UDF (INSN_F_EXCEPTION | INSN_F_UDF)
 #define IT INSN_F_IT
 #define ISB INSN_F_ISB
 #define SW INSN_F_ISA_SWITCH
@@ -243,7 +244,7 @@ static const struct tc a32_other[] = {
 	{ "BKPT #0", ARM, 0, 0xe1200070, 4, EXC, 0, 0, 14 },
 	{ "HVC #0", ARM, 0, 0xe1400070, 4, EXC, 0, 0, 14 },
 	{ "SMC #0", ARM, 0, 0xe1600070, 4, EXC, 0, 0, 14 },
-	{ "UDF #0", ARM, 0, 0xe7f000f0, 4, EXC, 0, 0, 14 },
+	{ "UDF #0", ARM, 0, 0xe7f000f0, 4, UDF, 0, 0, 14 },
 	{ "ISB SY", ARM, 0, 0xf57ff06f, 4, ISB, 0, 0, 14 },
 	{ "DMB SY", ARM, 0, 0xf57ff05f, 4, 0, 0, 0, 14 },
 	{ "NOP", ARM, 0, 0xe320f000, 4, 0, 0, 0, 14 },
@@ -398,9 +399,9 @@ static const struct tc t32_other[] = {
 	{ "WFI.W", THUMB, 0, 0xf3af8003, 4, WFX, 0, 0, 14 },
 	{ "SEV.W", THUMB, 0, 0xf3af8004, 4, 0, 0, 0, 14 },
 	{ "SVC #0", THUMB, 0, 0xdf00, 2, EXC, 0, 0, 14 },
-	{ "UDF #0", THUMB, 0, 0xde00, 2, EXC, 0, 0, 14 },
+	{ "UDF #0", THUMB, 0, 0xde00, 2, UDF, 0, 0, 14 },
 	{ "BKPT #0", THUMB, 0, 0xbe00, 2, EXC, 0, 0, 14 },
-	{ "UDF.W #0", THUMB, 0, 0xf7f0a000, 4, EXC, 0, 0, 14 },
+	{ "UDF.W #0", THUMB, 0, 0xf7f0a000, 4, UDF, 0, 0, 14 },
 	{ "SMC #0", THUMB, 0, 0xf7f08000, 4, EXC, 0, 0, 14 },
 	{ "HVC #0", THUMB, 0, 0xf7e08000, 4, EXC, 0, 0, 14 },
 	{ "ISB SY", THUMB, 0, 0xf3bf8f6f, 4, ISB, 0, 0, 14 },
@@ -752,8 +753,8 @@ static const struct tc64 a64_system[] = {
 	{ "BRK #0", 0, 0xd4200000, EXC, 0, 14 },
 	{ "HLT #0", 0, 0xd4400000, EXC, 0, 14 },
 	{ "DCPS1 (Debug state only)", 0, 0xd4a00001, 0, 0, 14 },
-	{ "UDF #0", 0, 0x00000000, EXC, 0, 14 },
-	{ "UDF #0xffff", 0, 0x0000ffff, EXC, 0, 14 },
+	{ "UDF #0", 0, 0x00000000, UDF, 0, 14 },
+	{ "UDF #0xffff", 0, 0x0000ffff, UDF, 0, 14 },
 	/* System register and SYS space: no flag */
 	{ "MRS X0, DAIF", 0, 0xd53b4220, 0, 0, 14 },
 	{ "MSR DAIFSet, #2", 0, 0xd50342df, 0, 0, 14 },
@@ -1147,6 +1148,107 @@ static void test_jazelle_mnemonic(void **state)
 		assert_non_null(insn_jazelle_mnemonic((uint8_t)op));
 }
 
+/* insn_name(): encodings worked out from the manuals (the table's
+ * sources), cross-checked with llvm-mc 14 (-mattr=+v8.7a,+hbc,+pauth,+tme,
+ * +wfxt; thumbv8.1m.main +lob,+mve) where it knows them. */
+static void test_insn_name(void **state)
+{
+	static const struct {
+		int isa;
+		uint32_t w;
+		const char *name; /* NULL: not in the table */
+	} t[] = {
+		{ etmkit_isa_a64, 0x00000000, "udf" },
+		{ etmkit_isa_a64, 0x0000ffff, "udf" },
+		{ etmkit_isa_a64, 0x00010000, NULL },       /* reserved */
+		{ etmkit_isa_a64, 0x54000070, "bc.eq" },    /* bc.eq #12 */
+		{ etmkit_isa_a64, 0x54ffffff, "bc.nv" },
+		{ etmkit_isa_a64, 0x5400006b, NULL },       /* b.lt: capstone's */
+		{ etmkit_isa_a64, 0xd73f0aea, "blraa" },    /* blraa x23, x10 */
+		{ etmkit_isa_a64, 0xd73f0eea, "blrab" },
+		{ etmkit_isa_a64, 0xd63f081f, "blraaz" },   /* blraaz x0 */
+		{ etmkit_isa_a64, 0xd61f0c3f, "brabz" },    /* brabz x1 */
+		{ etmkit_isa_a64, 0xd71f0862, "braa" },     /* braa x3, x2 */
+		{ etmkit_isa_a64, 0xd65f0bff, "retaa" },
+		{ etmkit_isa_a64, 0xd65f0fff, "retab" },
+		{ etmkit_isa_a64, 0xd65f0be2, "retaasppc" },/* retaasppc x2 */
+		{ etmkit_isa_a64, 0x5500005f, "retaasppc" },/* <label> */
+		{ etmkit_isa_a64, 0xd69f0fff, "eretab" },
+		{ etmkit_isa_a64, 0xd65f03c0, NULL },       /* ret */
+		{ etmkit_isa_a64, 0xf82006fc, "ldraa" },    /* ldraa x28, [x23] */
+		{ etmkit_isa_a64, 0xf8a00efc, "ldrab" },    /* ldrab x28, [x23]! */
+		{ etmkit_isa_a64, 0xdac123e0, "paciza" },   /* paciza x0 */
+		{ etmkit_isa_a64, 0xdac10020, "pacia" },    /* pacia x0, x1 */
+		{ etmkit_isa_a64, 0xdac11420, "autib" },
+		{ etmkit_isa_a64, 0xdac147e1, "xpacd" },    /* xpacd x1 */
+		{ etmkit_isa_a64, 0x9ac23020, "pacga" },    /* pacga x0, x1, x2 */
+		{ etmkit_isa_a64, 0xd5233061, "tstart" },   /* tstart x1 */
+		{ etmkit_isa_a64, 0xd503307f, "tcommit" },
+		{ etmkit_isa_a64, 0xd4600020, "tcancel" },  /* tcancel #1 */
+		{ etmkit_isa_a64, 0xd5031003, "wfet" },     /* wfet x3 */
+		{ etmkit_isa_a64, 0xd5031023, "wfit" },
+		{ etmkit_isa_a64, 0x74052005, "cbgt" },     /* cbgt w5, w5, #-1024 */
+		{ etmkit_isa_a64, 0xf5cfa005, "cbeq" },     /* cbeq x5, #31, ... */
+		{ etmkit_isa_a64, 0x7405a005, "cbbgt" },
+		{ etmkit_isa_a64, 0x7425e005, "cbhge" },
+		{ etmkit_isa_a64, 0x75200005, "cblt" },     /* immediate */
+		{ etmkit_isa_a64, 0xd503201f, NULL },       /* nop */
+		/* Armv8.1-M (llvm-mc -mattr=+lob,+mve -show-encoding) */
+		{ etmkit_isa_thumb, 0xf040c803, "wls" },    /* wls lr, r0, #6 */
+		{ etmkit_isa_thumb, 0xf044c003, "wls" },
+		{ etmkit_isa_thumb, 0xf001c803, "wlstp.8" },
+		{ etmkit_isa_thumb, 0xf021c803, "wlstp.32" },
+		{ etmkit_isa_thumb, 0xf00fc00b, "le" },     /* le lr, #-20 */
+		{ etmkit_isa_thumb, 0xf01fc00b, "letp" },
+		{ etmkit_isa_thumb, 0xf02fc00b, "le" },     /* le #-20 */
+		{ etmkit_isa_thumb, 0xf043e001, "dls" },    /* dls lr, r3 */
+		{ etmkit_isa_thumb, 0xf013e001, "dlstp.16" },
+		{ etmkit_isa_thumb, 0xf00fe001, "lctp" },
+		{ etmkit_isa_thumb, 0xf023e801, "vctp.32" },
+		{ etmkit_isa_thumbee, 0xf044c003, "wls" },  /* as T32 */
+		{ etmkit_isa_thumb, 0xf7f0a000, NULL },     /* udf.w: capstone's */
+		{ etmkit_isa_arm, 0x00000000, NULL },       /* andeq */
+		{ etmkit_isa_jazelle, 0x00000000, NULL },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		const char *n = insn_name((enum etmkit_isa)t[i].isa, t[i].w);
+
+		if (!t[i].name && n)
+			fail_msg("%08x: %s, want none", t[i].w, n);
+		if (t[i].name && (!n || strcmp(n, t[i].name)))
+			fail_msg("%08x: %s, want %s", t[i].w, n ? n : "none",
+				 t[i].name);
+	}
+	/* Every named A64 and T32 encoding is one the classifier decodes
+	 * (not UNDEFINED): the name never contradicts the classification. */
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct insn_info info;
+		uint8_t b[4];
+		uint32_t w = t[i].w;
+
+		if (!t[i].name || t[i].isa == etmkit_isa_thumbee)
+			continue;
+		if (t[i].isa == etmkit_isa_thumb) {
+			b[0] = (uint8_t)(w >> 16);
+			b[1] = (uint8_t)(w >> 24);
+			b[2] = (uint8_t)w;
+			b[3] = (uint8_t)(w >> 8);
+		} else {
+			b[0] = (uint8_t)w;
+			b[1] = (uint8_t)(w >> 8);
+			b[2] = (uint8_t)(w >> 16);
+			b[3] = (uint8_t)(w >> 24);
+		}
+		assert_int_equal(insn_decode(&info, (enum etmkit_isa)t[i].isa,
+					     0x1000, b, 4), 0);
+		if (info.flags & INSN_F_UNDEFINED)
+			fail_msg("%08x (%s): classified UNDEFINED", w,
+				 t[i].name);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1169,6 +1271,7 @@ int main(void)
 		cmocka_unit_test(test_jazelle_lookupswitch),
 		cmocka_unit_test(test_jazelle_truncated),
 		cmocka_unit_test(test_jazelle_mnemonic),
+		cmocka_unit_test(test_insn_name),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
