@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "health.h"
 
 static const char decode_usage[] =
 "Usage: etmkit decode --snapshot DIR [--id ID]... [--image FILE@ADDR]...\n"
@@ -68,6 +69,7 @@ struct decode_run {
 	struct image *images[CLI_MAX_IDS]; /* per source */
 	uint8_t m_profile[DEFORMAT_ID_COUNT];
 	struct decode_counts counts[DEFORMAT_ID_COUNT];
+	struct cli_health health;    /* most of a source failing? */
 	struct cli_disasm *dis;
 	FILE *out;
 };
@@ -203,12 +205,16 @@ static int on_elem(void *ctx, uint8_t id, const struct etmkit_elem *e)
 	case etmkit_elem_gap:
 		c->gaps++;
 		/* The end of a ring buffer cutting a packet is normal. */
-		if (e->u.loss.reason != etmkit_loss_truncated)
+		if (e->u.loss.reason != etmkit_loss_truncated) {
 			c->errors++;
+			cli_health_error(&r->health, id, e->offset);
+		}
 		break;
 	default:
 		break;
 	}
+	if (e->kind != etmkit_elem_gap)
+		cli_health_good(&r->health, id, e->offset);
 	if (r->json)
 		cli_print_elem_json(r->out, id, e, r->m_profile[id & 0x7f]);
 	else
@@ -378,6 +384,9 @@ int cmd_decode(int argc, char **argv)
 		rc = cli_exit_input;
 	if (r.stats)
 		print_stats(&r);
+	if (!rc)
+		cli_health_report(&r.health, "decode", &r.in,
+				  etmkit_session_frame_stats(r.session));
 	if (fflush(stdout) != 0) {
 		fprintf(stderr, "etmkit decode: cannot write the output\n");
 		rc = cli_exit_input;
