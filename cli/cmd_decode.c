@@ -137,6 +137,32 @@ static int image_error(const struct image_diag *d, int err)
 	return cli_exit_input;
 }
 
+/* e_machine of ELF file @path (already read by image_add_elf()), or -1. */
+static int elf_machine(const char *path)
+{
+	uint8_t h[20];
+	FILE *f = fopen(path, "rb");
+	size_t n = f ? fread(h, 1, sizeof(h), f) : 0;
+
+	if (f)
+		fclose(f);
+	return n == sizeof(h) ? h[18] | h[19] << 8 : -1; /* little-endian */
+}
+
+/* ETMv3 traces ARMv7 and earlier (A32, T32, Jazelle, ThumbEE): an
+ * AArch64 ELF file (EM_AARCH64, 183) cannot hold code it traced. An
+ * ETMv4/ETE source takes either family (AArch32 code under ARMv8). */
+static int elf_fits(const struct cli_source *cs, const char *path)
+{
+	if (cs->proto != etmkit_proto_etmv3 || elf_machine(path) != 183)
+		return 0;
+	fprintf(stderr, "etmkit decode: %s: an AArch64 ELF file, but trace ID "
+		"0x%02x (%s) is ETMv3, which traces ARMv7 and earlier cores "
+		"(A32 and T32 code): give the program the traced core ran\n",
+		path, cs->id, cs->name);
+	return cli_exit_input;
+}
+
 /* The image of source @cs: its core's dumps, then --image and --elf. */
 static int build_image(struct decode_run *r, const struct cli_source *cs,
 		       struct image **out)
@@ -178,6 +204,8 @@ static int build_image(struct decode_run *r, const struct cli_source *cs,
 				image_add_file(img, ia->path, ia->addr, 0, 0, 0, &d);
 		if (err < 0)
 			return image_error(&d, err);
+		if (ia->elf && elf_fits(cs, ia->path))
+			return cli_exit_input;
 	}
 	if (!image_region_count(img))
 		fprintf(stderr, "etmkit decode: note: no program image for "
