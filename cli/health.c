@@ -90,7 +90,8 @@ int cli_health_report(const struct cli_health *h, const char *cmd,
 		uint64_t lost = s->lost, span;
 
 		if (!s->first && !got && in->file &&
-		    in->mode != deformat_none && end >= CLI_HEALTH_NOSYNC_BYTES) {
+		    in->mode != deformat_none &&
+		    end >= CLI_HEALTH_NOSYNC_BYTES) {
 			/* A framed raw file has no data for --id. */
 			print_ids_with_data(cmd, cs->id, fs);
 			warned++;
@@ -113,10 +114,10 @@ int cli_health_report(const struct cli_health *h, const char *cmd,
 		if (s->errors < CLI_HEALTH_MIN_ERRORS || 2 * lost <= span)
 			continue;
 		fprintf(stderr, "etmkit %s: warning: trace ID 0x%02x (%s): most "
-			"of the trace does not decode: %" PRIu64 " decode errors, "
-			"%" PRIu64 "%% of it after the first synchronisation "
-			"lost\n", cmd, cs->id, cs->name, s->errors,
-			span ? 100 * lost / span : 100);
+			"of the trace does not decode: %" PRIu64 " decode "
+			"errors, %" PRIu64 "%% of it after the first "
+			"synchronisation lost\n", cmd, cs->id, cs->name,
+			s->errors, span ? 100 * lost / span : 100);
 		print_causes(cmd, in, cs);
 		warned++;
 	}

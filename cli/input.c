@@ -323,16 +323,19 @@ static void list_snapshot(const struct cli_input *in, const struct snapshot *ss)
 		fprintf(stderr, "    --buffer %s (format %s):\n", buf->name,
 			buf->format);
 		for (size_t i = 0; i < snapshot_source_count(ss); i++) {
-			const struct snapshot_source *s = snapshot_source_at(ss, i);
+			const struct snapshot_source *s =
+				snapshot_source_at(ss, i);
 			const struct snapshot_device *dev =
 				snapshot_find_device(ss, s->name);
+			enum etmkit_protocol p;
 			const char *pn;
 			int id;
 
 			if (!dev || strcmp(s->buffer, buf->name) != 0)
 				continue;
 			id = device_trace_id(dev);
-			pn = proto_name(snapshot_device_protocol(dev));
+			p = snapshot_device_protocol(dev);
+			pn = proto_name(p);
 			if (id >= 0)
 				fprintf(stderr, "      --id 0x%02x  ", id);
 			else
@@ -340,8 +343,7 @@ static void list_snapshot(const struct cli_input *in, const struct snapshot *ss)
 			fprintf(stderr, "%s (type %s): %s%s\n", dev->name,
 				dev->type && *dev->type ? dev->type : "?",
 				pn ? pn : "not decoded by this version",
-				pn && !(protos_of(in) &
-					CLI_PROTO(snapshot_device_protocol(dev))) ?
+				pn && !(protos_of(in) & CLI_PROTO(p)) ?
 					", not decoded by this command" : "");
 		}
 	}
