@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "health.h"
 
 static const char decode_usage[] =
 "Usage: etmkit decode --snapshot DIR [--buffer NAME] [--id ID]...\n"
@@ -70,6 +71,7 @@ struct decode_run {
 	struct image *images[CLI_MAX_IDS]; /* per source */
 	uint8_t m_profile[DEFORMAT_ID_COUNT];
 	struct decode_counts counts[DEFORMAT_ID_COUNT];
+	struct cli_health health;    /* most of a source failing? */
 	struct cli_disasm *dis;
 	FILE *out;
 	int header, no_header;             /* --header, --no-header */
@@ -145,6 +147,32 @@ static int image_error(const struct image_diag *d, int err)
 	return cli_exit_input;
 }
 
+/* e_machine of ELF file @path (already read by image_add_elf()), or -1. */
+static int elf_machine(const char *path)
+{
+	uint8_t h[20];
+	FILE *f = fopen(path, "rb");
+	size_t n = f ? fread(h, 1, sizeof(h), f) : 0;
+
+	if (f)
+		fclose(f);
+	return n == sizeof(h) ? h[18] | h[19] << 8 : -1; /* little-endian */
+}
+
+/* ETMv3 traces ARMv7 and earlier (A32, T32, Jazelle, ThumbEE): an
+ * AArch64 ELF file (EM_AARCH64, 183) cannot hold code it traced. An
+ * ETMv4/ETE source takes either family (AArch32 code under ARMv8). */
+static int elf_fits(const struct cli_source *cs, const char *path)
+{
+	if (cs->proto != etmkit_proto_etmv3 || elf_machine(path) != 183)
+		return 0;
+	cli_error("%s: an AArch64 ELF file, but trace ID 0x%02x (%s) is ETMv3, "
+		  "which traces ARMv7 and earlier cores (A32 and T32 code): "
+		  "give the program the traced core ran", path, cs->id,
+		  cs->name);
+	return cli_exit_input;
+}
+
 /* The image of source @cs: its core's dumps, then --image and --elf. */
 static int build_image(struct decode_run *r, const struct cli_source *cs,
 		       struct image **out)
@@ -186,6 +214,8 @@ static int build_image(struct decode_run *r, const struct cli_source *cs,
 				image_add_file(img, ia->path, ia->addr, 0, 0, 0, &d);
 		if (err < 0)
 			return image_error(&d, err);
+		if (ia->elf && elf_fits(cs, ia->path))
+			return cli_exit_input;
 	}
 	if (!image_region_count(img))
 		cli_note("no program image for "
@@ -331,12 +361,16 @@ static int on_elem(void *ctx, uint8_t id, const struct etmkit_elem *e)
 	case etmkit_elem_gap:
 		c->gaps++;
 		/* The end of a ring buffer cutting a packet is normal. */
-		if (e->u.loss.reason != etmkit_loss_truncated)
+		if (e->u.loss.reason != etmkit_loss_truncated) {
 			c->errors++;
+			cli_health_error(&r->health, id, e->offset);
+		}
 		break;
 	default:
 		break;
 	}
+	if (e->kind != etmkit_elem_gap)
+		cli_health_good(&r->health, id, e->offset);
 	if (r->json)
 		cli_print_elem_json(r->out, id, e, r->m_profile[id & 0x7f]);
 	else
@@ -513,6 +547,9 @@ int cmd_decode(int argc, char **argv)
 	if (r.stats)
 		print_stats(&r);
 	warn_bad_regions(&r);
+	if (!rc)
+		cli_health_report(&r.health, &r.in,
+				  etmkit_session_frame_stats(r.session));
 	if (fflush(stdout) != 0) {
 		cli_error("cannot write the output");
 		rc = cli_exit_input;

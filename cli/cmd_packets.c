@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "health.h"
 #include "packet_forms.h"
 
 static const char packets_usage[] =
@@ -53,19 +54,25 @@ struct packets_run {
 	/* Records per ID and type (the ID's protocol's types). */
 	uint64_t counts[DEFORMAT_ID_COUNT][PACKETS_MAX_TYPES];
 	struct cli_form_table forms;       /* --stats: records per ID and form */
+	struct cli_health health;          /* most of a source failing? */
 	FILE *out;
 };
 
-/* Count record @type with error @error of trace ID @id. */
+/* Count record @type with error @error of trace ID @id at @offset
+ * (type 0 is both protocols' unsynced run). */
 static void count(struct packets_run *r, uint8_t id, unsigned type,
-		  unsigned ntypes, int error)
+		  unsigned ntypes, int error, uint64_t offset)
 {
 	/* A packet cut by the end of the buffer is normal for a ring-buffer
 	 * capture: reported, but not a decode error. */
-	if (error == -etmkit_err_truncated)
+	if (error == -etmkit_err_truncated) {
 		r->truncated++;
-	else if (error)
+	} else if (error) {
 		r->errors++;
+		cli_health_error(&r->health, id, offset);
+	} else if (type != 0) {
+		cli_health_good(&r->health, id, offset);
+	}
 	if (type < ntypes)
 		r->counts[id & 0x7f][type]++;
 }
@@ -79,7 +86,7 @@ static void on_etm3(struct packets_run *r, uint8_t id,
 		cli_print_etm3_json(r->out, id, p, m);
 	else
 		cli_print_etm3_text(r->out, id, p, m);
-	count(r, id, p->type, etm3_pkt_type_count, p->error);
+	count(r, id, p->type, etm3_pkt_type_count, p->error, p->offset);
 	if (r->stats)
 		cli_form_count(&r->forms, id & 0x7f,
 			       cli_form_etm3_key(p, r->form_cfg[id & 0x7f]));
@@ -94,7 +101,7 @@ static void on_etm4(struct packets_run *r, uint8_t id,
 		cli_print_etm4_json(r->out, id, p, ete);
 	else
 		cli_print_etm4_text(r->out, id, p, ete);
-	count(r, id, p->type, etm4_pkt_type_count, p->error);
+	count(r, id, p->type, etm4_pkt_type_count, p->error, p->offset);
 	if (r->stats)
 		cli_form_count(&r->forms, id & 0x7f, cli_form_etm4_key(p));
 }
@@ -282,6 +289,9 @@ int cmd_packets(int argc, char **argv)
 		rc = cli_exit_input;
 	if (r.stats)
 		print_stats(&r);
+	if (!rc && !r.stopped)
+		cli_health_report(&r.health, &r.in,
+				  etmkit_session_frame_stats(r.session));
 	cli_form_table_free(&r.forms);
 	etmkit_session_free(r.session);
 	if (fflush(stdout) != 0) {

@@ -274,6 +274,116 @@ static const char *protos_text(const struct cli_input *in)
 	}
 }
 
+/* The trace ID of snapshot trace source @dev (ETMTRACEIDR of ETMv3 and
+ * PTM, TRCTRACEIDR of ETMv4 and ETE), or -1 if it names none. */
+static int device_trace_id(const struct snapshot_device *dev)
+{
+	uint64_t v;
+
+	if (snapshot_reg_value(dev, "ETMTRACEIDR", &v) == 0 ||
+	    snapshot_reg_value(dev, "TRCTRACEIDR", &v) == 0)
+		return (int)(v & 0x7f);
+	return -1;
+}
+
+static const char *proto_name(enum etmkit_protocol p)
+{
+	return p == etmkit_proto_etmv3 ? "ETMv3" :
+	       p == etmkit_proto_etmv4 ? "ETMv4" :
+	       p == etmkit_proto_ete ? "ETE" : NULL;
+}
+
+/* What a snapshot holds, after an --id or --buffer that matched nothing:
+ * each buffer, and the sources writing to it with their IDs and
+ * protocols. */
+static void list_snapshot(const struct cli_input *in, const struct snapshot *ss)
+{
+	fprintf(stderr, "  trace buffers and sources of %s:\n", in->snapshot);
+	for (size_t b = 0; b < snapshot_buffer_count(ss); b++) {
+		const struct snapshot_buffer *buf = snapshot_buffer_at(ss, b);
+
+		fprintf(stderr, "    --buffer %s (format %s):\n", buf->name,
+			buf->format);
+		for (size_t i = 0; i < snapshot_source_count(ss); i++) {
+			const struct snapshot_source *s =
+				snapshot_source_at(ss, i);
+			const struct snapshot_device *dev =
+				snapshot_find_device(ss, s->name);
+			enum etmkit_protocol p;
+			const char *pn;
+			int id;
+
+			if (!dev || strcmp(s->buffer, buf->name) != 0)
+				continue;
+			id = device_trace_id(dev);
+			p = snapshot_device_protocol(dev);
+			pn = proto_name(p);
+			if (id >= 0)
+				fprintf(stderr, "      --id 0x%02x  ", id);
+			else
+				fprintf(stderr, "      (no ID)    ");
+			fprintf(stderr, "%s (type %s): %s%s\n", dev->name,
+				dev->type && *dev->type ? dev->type : "?",
+				pn ? pn : "not decoded by this version",
+				pn && !(protos_of(in) & CLI_PROTO(p)) ?
+					", not decoded by this command" : "");
+		}
+	}
+}
+
+/* Requested trace ID @id that no decoded source has: say what it is.
+ * Returns 1 if a source of the snapshot has that ID. */
+static int explain_id(const struct cli_input *in, const struct snapshot *ss,
+		      uint8_t id, void (*say)(const char *fmt, ...))
+{
+	for (size_t i = 0; i < snapshot_source_count(ss); i++) {
+		const struct snapshot_source *s = snapshot_source_at(ss, i);
+		const struct snapshot_device *dev =
+			snapshot_find_device(ss, s->name);
+		enum etmkit_protocol p;
+
+		if (!dev || device_trace_id(dev) != id)
+			continue;
+		p = snapshot_device_protocol(dev);
+		if (p == etmkit_proto_none)
+			say("--id 0x%02x is %s (type %s), a protocol this "
+			    "version does not decode (it decodes ETMv3, ETMv4 "
+			    "and ETE)", id, dev->name,
+			    dev->type && *dev->type ? dev->type : "?");
+		else if (!(protos_of(in) & CLI_PROTO(p)))
+			say("--id 0x%02x is %s, an %s source: not decoded "
+			    "by this command", id, dev->name, proto_name(p));
+		else
+			say("--id 0x%02x is %s, which writes to buffer %s, "
+			    "not %s: give --buffer %s", id, dev->name,
+			    s->buffer, in->buffer ? in->buffer :
+			    "the one decoded", s->buffer);
+		return 1;
+	}
+	say("no trace source of snapshot %s has --id 0x%02x", in->snapshot,
+	    id);
+	return 0;
+}
+
+/* Each --id that no source resolved: explained. Returns how many. */
+static int explain_ids(const struct cli_input *in, const struct snapshot *ss,
+		       void (*say)(const char *fmt, ...))
+{
+	int missing = 0;
+
+	for (int k = 0; k < in->nids; k++) {
+		int found = 0;
+
+		for (int i = 0; i < in->nsrc && !found; i++)
+			found = in->src[i].id == in->ids[k];
+		if (found)
+			continue;
+		explain_id(in, ss, in->ids[k], say);
+		missing++;
+	}
+	return missing;
+}
+
 static int resolve_snapshot(struct cli_input *in)
 {
 	struct snapshot *ss = NULL;
@@ -294,9 +404,9 @@ static int resolve_snapshot(struct cli_input *in)
 		/* --buffer NAME: that buffer's sources only. */
 		buf = snapshot_find_buffer(ss, in->buffer);
 		if (!buf) {
-			cli_error("snapshot %s has no trace "
-				  "buffer named '%s'", in->snapshot,
-				  in->buffer);
+			cli_error("snapshot %s has no trace buffer named '%s'",
+				  in->snapshot, in->buffer);
+			list_snapshot(in, ss);
 			rc = cli_exit_input;
 			goto out;
 		}
@@ -313,14 +423,20 @@ static int resolve_snapshot(struct cli_input *in)
 			goto out;
 	}
 	if (!in->nsrc) {
-		cli_error("no %s trace source%s in %s%s of "
-			  "snapshot %s", protos_text(in),
-			  in->nids ? " with the requested ID" : "",
-			  in->buffer ? "buffer " : "any buffer",
-			  in->buffer ? in->buffer : "", in->snapshot);
+		if (in->nids)
+			explain_ids(in, ss, cli_error);
+		else
+			cli_error("no %s trace source in %s%s of snapshot %s",
+				  protos_text(in), in->buffer ? "buffer " :
+				  "any buffer", in->buffer ? in->buffer : "",
+				  in->snapshot);
+		list_snapshot(in, ss);
 		rc = cli_exit_input;
 		goto out;
 	}
+	/* Some --id decoded, others not: say which and go on. */
+	if (in->nids && explain_ids(in, ss, cli_warn))
+		cli_note("decoding the other --id");
 	if (buffer_mode(buf, &in->mode) < 0) {
 		cli_error("%s/trace.ini: buffer %s has format "
 			  "'%s'; this version reads 'coresight' and 'source_data'",

@@ -136,7 +136,7 @@ static void check_failed(const struct image *img, int rc, size_t before,
 			 const struct image_diag *d)
 {
 	if (rc != -etmkit_err_format && rc != -etmkit_err_io &&
-	    rc != -etmkit_err_nomem)
+	    rc != -etmkit_err_nomem && rc != -etmkit_err_unsupported)
 		abort();
 	if (strcmp(d->path, path) != 0 || !d->message[0])
 		abort();

@@ -186,9 +186,12 @@ struct etm4_flow_stats {
 				   instruction (address unknown, no image) */
 	uint64_t blocks;        /* instruction blocks decoded */
 	uint64_t cache_flushes; /* times the block cache was started afresh */
-	uint64_t protocol_errors; /* resolution errors: commit or cancel of
+	uint64_t protocol_errors; /* reserved or malformed packets, and
+				     resolution errors: commit or cancel of
 				     more elements than were speculative,
-				     queue overrun */
+				     queue overrun (not a packet cut by the
+				     end of the input: a gap of reason
+				     etmkit_loss_truncated) */
 };
 
 const struct etm4_flow_stats *etm4_flow_get_stats(

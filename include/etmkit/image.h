@@ -78,10 +78,15 @@ int image_add_file(struct image *img, const char *path, uint64_t addr,
  * A file without program headers (relocatable object) maps its allocated
  * sections that have file bytes (SHF_ALLOC, not SHT_NOBITS) at their
  * addresses plus @bias instead; sections that overlap are refused (an
- * unlinked object has every section at 0). 32- and 64-bit little-endian ELF. Returns
- * 0; -etmkit_err_io, -etmkit_err_format (not an ELF file, big-endian,
- * corrupt headers, segments beyond the end of the file, nothing to map),
- * -etmkit_err_nomem, -etmkit_err_invalid; then @diag says why. */
+ * unlinked object has every section at 0). 32- and 64-bit little-endian ELF
+ * for Arm: e_machine EM_ARM or EM_AARCH64 (the library does not check that
+ * the family fits the trace: ETMv3 traces ARMv7 and earlier, so an AArch64
+ * file cannot hold code it traced; etmkit decode refuses that pair).
+ * Returns 0; -etmkit_err_io, -etmkit_err_format (not an ELF file,
+ * big-endian, corrupt headers, segments beyond the end of the file,
+ * nothing to map), -etmkit_err_unsupported (an ELF file for another
+ * machine, e.g. x86-64), -etmkit_err_nomem, -etmkit_err_invalid; then
+ * @diag says why. */
 int image_add_elf(struct image *img, const char *path, uint64_t bias,
 		  uint8_t spaces, struct image_diag *diag);
 

@@ -500,20 +500,44 @@ static void drop_speculative(struct etm4_flow_decoder *d)
 	d->pend = d->pend_ctx = 0;
 }
 
-static void protocol_error(struct etm4_flow_decoder *d, uint64_t offset,
-			   const char *why)
+/* Trace lost at @offset for @reason (enum etmkit_loss): what is
+ * speculative is lost, a gap follows in the walk queue, sync is dropped. */
+static void lose(struct etm4_flow_decoder *d, uint64_t offset,
+		 const char *why, enum etmkit_loss reason)
 {
 	struct ent *g;
 
-	d->stats.protocol_errors++;
 	drop_speculative(d);
 	g = done_push(d);
 	memset(g, 0, sizeof(*g));
 	g->kind = K_GAP;
 	g->offset = offset;
-	g->x = etmkit_loss_packet;
+	g->x = reason;
 	g->a = (uint64_t)(uintptr_t)why;
 	reset_resolution(d);
+}
+
+static void protocol_error(struct etm4_flow_decoder *d, uint64_t offset,
+			   const char *why)
+{
+	d->stats.protocol_errors++;
+	lose(d, offset, why, etmkit_loss_packet);
+}
+
+/* A packet record with an error: the input ending inside a packet is the
+ * normal end of a ring buffer (etmkit_loss_truncated), a packet cut by a
+ * transport loss is etmkit_loss_transport; the rest are bad packets. */
+static void packet_error(struct etm4_flow_decoder *d,
+			 const struct etm4_packet *p)
+{
+	const char *why = p->why ? p->why : "bad packet";
+
+	if (p->error == -etmkit_err_truncated)
+		lose(d, p->offset, why, etmkit_loss_truncated);
+	else if (p->error == -etmkit_err_bad_frame)
+		lose(d, p->offset, why, etmkit_loss_transport);
+	else
+		protocol_error(d, p->offset, why);
 }
 
 /* ---- Packets to queue entries (layer 2) -------------------------------- */
@@ -861,7 +885,7 @@ static void on_packet(struct etm4_flow_decoder *d, const struct etm4_packet *p)
 	if (p->error) {
 		if (p->type == etm4_pkt_unsynced)
 			return;
-		protocol_error(d, p->offset, p->why ? p->why : "bad packet");
+		packet_error(d, p);
 		return;
 	}
 	if (!d->synced && p->type != etm4_pkt_trace_info) {

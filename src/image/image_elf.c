@@ -90,6 +90,41 @@ static int elf_ident_fail(struct elf_load *ld, const uint8_t *ident,
 	return elf_fail_libelf(ld, "corrupt ELF header");
 }
 
+/* A few machines (ELF gABI e_machine) a file given by mistake is likely
+ * to be for, by name. */
+static const char *machine_name(unsigned m)
+{
+	switch (m) {
+	case EM_386: return "i386";
+	case EM_X86_64: return "x86-64";
+	case EM_MIPS: return "MIPS";
+	case EM_PPC: return "PowerPC";
+	case EM_PPC64: return "PowerPC 64";
+	case EM_S390: return "S/390";
+#ifdef EM_RISCV
+	case EM_RISCV: return "RISC-V";
+#endif
+	default: return "";
+	}
+}
+
+/* Only Arm code can have been traced by an ETM or ETE: EM_ARM (A32, T32)
+ * or EM_AARCH64. Whether the family fits the trace protocol (no A64 under
+ * ETMv3) is for the caller, which knows the protocol. */
+static int elf_check_machine(struct elf_load *ld)
+{
+	unsigned m = ld->eh.e_machine;
+	const char *name = machine_name(m);
+
+	if (m == EM_ARM || m == EM_AARCH64)
+		return 0;
+	return img_fail(ld->d, -etmkit_err_unsupported, ld->f.path,
+			"ELF file for machine %u%s%s%s, not Arm (EM_ARM %u or "
+			"EM_AARCH64 %u): it holds no code an Arm trace unit "
+			"traced", m, *name ? " (" : "", name, *name ? ")" : "",
+			(unsigned)EM_ARM, (unsigned)EM_AARCH64);
+}
+
 /* ELF, 32- or 64-bit, little-endian; then its file header. libelf takes
  * a file whose identification it does not know for plain data, and fails
  * on one whose header is cut short: the mapped bytes say which. */
@@ -109,7 +144,7 @@ static int elf_check_header(struct elf_load *ld)
 		return elf_ident_fail(ld, (const uint8_t *)ident, n);
 	if (!gelf_getehdr(ld->elf, &ld->eh))
 		return elf_fail_libelf(ld, "corrupt ELF header");
-	return 0;
+	return elf_check_machine(ld);
 }
 
 /* A header table of @count entries of @entsize bytes (libelf expects

@@ -629,6 +629,24 @@ static void test_ranges(void **state)
 	assert_null(d);
 }
 
+/* A buffer that ends inside a packet (here the first byte of a short
+ * address packet) is how a ring buffer normally ends: the gap says
+ * truncated, not packet_error, so that tools do not count it as a decode
+ * error (as the ETMv3 flow decoder does). */
+static void test_cut_last_packet(void **state)
+{
+	static const uint8_t t[] = { HEAD, 0xf7, 0xf6, 0x2d, 0x01, 0x95 };
+	const struct etmkit_elem *g;
+
+	(void)state;
+	decode(&R, t, sizeof(t), 255, 0, 0);
+	EXPECT(&R, "| | 1000 1004 1008 |");
+	g = &R.e[R.n - 1];
+	assert_int_equal(g->kind, etmkit_elem_gap);
+	assert_int_equal(g->offset, sizeof(t) - 1);
+	assert_int_equal(g->u.loss.reason, etmkit_loss_truncated);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -651,6 +669,7 @@ int main(void)
 		cmocka_unit_test(test_q_count_at_image_end),
 		cmocka_unit_test(test_q_context_before_address),
 		cmocka_unit_test(test_ranges),
+		cmocka_unit_test(test_cut_last_packet),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

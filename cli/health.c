@@ -1,0 +1,122 @@
+/* etmkit CLI: one warning when most of a trace source fails to decode
+ * (criterion in health.h), instead of only a gap line per failure. */
+#include <inttypes.h>
+#include <string.h>
+
+#include "health.h"
+
+void cli_health_good(struct cli_health *h, uint8_t id, uint64_t offset)
+{
+	struct cli_health_src *s = &h->src[id & 0x7f];
+
+	if (!s->first)
+		s->first = offset + 1;
+	if (s->lost_at) {
+		if (offset + 1 > s->lost_at)
+			s->lost += offset + 1 - s->lost_at;
+		s->lost_at = 0;
+	}
+}
+
+void cli_health_error(struct cli_health *h, uint8_t id, uint64_t offset)
+{
+	struct cli_health_src *s = &h->src[id & 0x7f];
+
+	if (!s->first)
+		s->first = offset + 1;
+	if (!s->lost_at)
+		s->lost_at = offset + 1;
+	s->errors++;
+}
+
+/* The options (or files) that set what @cs decodes with: the likely
+ * cause, ending the warning. */
+static const char *cause(const struct cli_input *in,
+			 const struct cli_source *cs)
+{
+	if (in->snapshot)
+		return "the registers in the source's device file, or the "
+		       "buffer's format in trace.ini (override with --frames), "
+		       "likely do not match the capture";
+	if (cs->proto == etmkit_proto_etmv3)
+		return "--etmcr, --etmidr, --etmccer or --frames likely do not "
+		       "match the capture";
+	return "--protocol, --trcidr0, --trcidr1, --trcidr2, --trcidr8, "
+	       "--trcconfigr or --frames likely do not match the capture";
+}
+
+/* Framed raw input with nothing for trace ID @id: the IDs that have
+ * data. */
+static void warn_ids_with_data(uint8_t id, const struct deformat_stats *fs)
+{
+	char list[DEFORMAT_ID_COUNT * 32] = "";
+	size_t len = 0;
+
+	for (unsigned i = 0; i < DEFORMAT_ID_COUNT && len < sizeof(list); i++) {
+		int k;
+
+		if (!fs->id_bytes[i])
+			continue;
+		k = snprintf(list + len, sizeof(list) - len,
+			     " 0x%02x (%" PRIu64 " bytes)", i, fs->id_bytes[i]);
+		if (k > 0)
+			len += (size_t)k;
+	}
+	cli_warn("trace ID 0x%02x has no data in the input; IDs with data:%s",
+		 id, len ? list : " none");
+}
+
+int cli_health_report(const struct cli_health *h,
+		      const struct cli_input *in,
+		      const struct deformat_stats *fs)
+{
+	uint64_t end = fs ? fs->bytes_in : 0;
+	int warned = 0;
+
+	/* Framing that never lines up with the input: the deformatter
+	 * skips it, and no source receives anything. */
+	if (fs && end >= CLI_HEALTH_NOSYNC_BYTES && 2 * fs->skipped > end) {
+		cli_warn("%" PRIu64 " of %" PRIu64 " bytes skipped as not "
+			 "framed as expected: --frames (or the buffer's format "
+			 "in trace.ini) likely does not match the capture",
+			 fs->skipped, end);
+		return 1;
+	}
+
+	for (int i = 0; i < in->nsrc; i++) {
+		const struct cli_source *cs = &in->src[i];
+		const struct cli_health_src *s = &h->src[cs->id & 0x7f];
+		uint64_t got = fs ? fs->id_bytes[cs->id & 0x7f] : 0;
+		uint64_t lost = s->lost, span;
+
+		if (!s->first && !got && in->file &&
+		    in->mode != deformat_none &&
+		    end >= CLI_HEALTH_NOSYNC_BYTES) {
+			/* A framed raw file has no data for --id. */
+			warn_ids_with_data(cs->id, fs);
+			warned++;
+			continue;
+		}
+		if (!s->first) {
+			if (got < CLI_HEALTH_NOSYNC_BYTES)
+				continue;
+			cli_warn("trace ID 0x%02x (%s): %" PRIu64 " bytes and "
+				 "not one synchronisation point found: %s",
+				 cs->id, cs->name, got, cause(in, cs));
+			warned++;
+			continue;
+		}
+		if (s->lost_at && end + 1 > s->lost_at)
+			lost += end + 1 - s->lost_at;
+		span = end + 1 > s->first ? end + 1 - s->first : 0;
+		if (s->errors < CLI_HEALTH_MIN_ERRORS || 2 * lost <= span)
+			continue;
+		cli_warn("trace ID 0x%02x (%s): most of the trace does not "
+			 "decode (%" PRIu64 " decode errors, %" PRIu64 "%% of it "
+			 "after the first synchronisation lost): %s", cs->id,
+			 cs->name, s->errors, span ? 100 * lost / span : 100,
+			 cause(in, cs));
+		warned++;
+	}
+	return warned;
+}
