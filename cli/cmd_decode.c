@@ -36,7 +36,7 @@ static const char decode_usage[] =
 "                   trace ID, address, instruction set, opcode, E executed /\n"
 "                   N condition failed / C canceled / I implied, cycles,\n"
 "                   disassembly) and one line per event\n"
-"  --json           JSON Lines, one object per element (schema in README)\n"
+"  --json           JSON Lines, one object per element (docs/json.md)\n"
 "  --stats          per trace ID counts on stderr\n"
 "  --stop-on-error  stop at the first malformed packet or frame\n"
 "\n"

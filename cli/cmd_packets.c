@@ -56,7 +56,7 @@ static const char packets_usage[] =
 "\n"
 "Output:\n"
 "  (default)        text: input offset, trace ID, bytes, type, fields\n"
-"  --json           JSON Lines, one object per packet (schema in README)\n"
+"  --json           JSON Lines, one object per packet (docs/json.md)\n"
 "  --stats          after the listing, on stderr: records per type and ID,\n"
 "                   then per form and ID ('records by form'): the type and\n"
 "                   its encoding, e.g. 'p_header cycle_accurate format=3',\n"
