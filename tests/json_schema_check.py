@@ -36,7 +36,7 @@ SHARED = ["etmv3/TC2", "etmv4/juno_r1_1", "etmv4/juno-uname-001",
           "etmv4/armv8_1m_branches", "ete/ete-ite-instr", "ete/trace_file_vmid",
           "ete/q_elem", "ete/tme_test", "ete/src_addr", "ete/ts_marker",
           "ete/event_test", "ete/ete_spec_1"]
-WHOLE_PER_RUN = 300  # records per run also checked against the whole files
+WHOLE_PER_RUN = 100  # records per run also checked against the whole files
 
 
 class Check:
