@@ -6,7 +6,9 @@ rules of docs/json.md).
    etmkit wrote, the same record with a hex member ("addr": "0x8000") as a
    number (32768), in upper case, with leading zeros, or with a member the
    schema does not list, is rejected. A schema that let numbers through
-   where strings are due would pass nothing here.
+   where strings are due would pass nothing here. The hex members the
+   schemas require are the ones tests/etmkit_json.py and
+   tools/make_example.py write and read as hex.
 2. `etmkit packets --json` and `etmkit decode --json` over every shipped
    example, a damaged copy of one (a dropped formatter frame: `frame_error`
    and records with `error`), and, when ../shared/testdata is there, a
@@ -111,6 +113,26 @@ class Check:
                       "to show the schemas are strict" % spoiled)
 
 
+def hex_members(c):
+    """The members the schemas require as hex strings are those
+    tests/etmkit_json.py and tools/make_example.py convert: one list."""
+    in_schemas = set()
+    for name in ej.KINDS:
+        for d in ej.schema(name).get("$defs", {}).values():
+            for m, ps in d.get("properties", {}).items():
+                if ps == {"$ref": "#/$defs/hex"}:
+                    in_schemas.add(m)
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                    "..", "tools"))
+    import make_example
+    for where, names in (("tests/etmkit_json.py", ej.HEX_MEMBERS),
+                         ("tools/make_example.py", set(make_example.HEX_MEMBERS))):
+        if set(names) != in_schemas:
+            c.fail("%s: hex members %s, the schemas %s" % (
+                where, sorted(names), sorted(in_schemas)))
+    print("ok   hex members: %s" % " ".join(sorted(in_schemas)))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--etmkit", required=True)
@@ -122,6 +144,7 @@ def main():
         ej.schema(name)  # parses it and checks it against its metaschema
     print("ok   %s: valid JSON Schemas" % ", ".join(
         "docs/schema/%s.schema.json" % k for k in ej.KINDS))
+    hex_members(c)
 
     for ex in sorted(os.listdir(a.examples)):
         snap = os.path.join(a.examples, ex)
