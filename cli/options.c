@@ -147,8 +147,8 @@ static const struct cli_option options[] = {
 	{ "no-header", 0, NULL, 0, D | P,
 	  "no header line, even on a terminal (wins over --header)" },
 	{ "json", 0, NULL, 0, D | P,
-	  "JSON Lines instead of text, one object per line (schema in "
-	  "README)" },
+	  "JSON Lines instead of text, one object per line (fields and "
+	  "JSON Schema files: docs/json.md)" },
 	{ "stats", 0, NULL, 0, D,
 	  "per trace ID counts (elements, instructions, no_image, gaps) "
 	  "on stderr" },

@@ -160,9 +160,13 @@ void cli_print_etm3_text(FILE *f, uint8_t id, const struct etm3_packet *p,
 
 /* ---- JSON ------------------------------------------------------------------ */
 
+/* Addresses, context IDs, VMIDs, timestamps and data values are written as
+ * "0x..." strings (docs/json.md): JSON parsers that read numbers as doubles
+ * (JavaScript, jq) would round 64-bit ones silently. Counts stay numbers. */
+
 static void json_branch(FILE *f, const struct etm3_branch *b, const char *pre)
 {
-	fprintf(f, ",\"%saddr\":%" PRIu32 ",\"%saddr_bits\":%u,\"%sisa\":\"%s\"",
+	fprintf(f, ",\"%saddr\":\"0x%" PRIx32 "\",\"%saddr_bits\":%u,\"%sisa\":\"%s\"",
 		pre, b->addr, pre, b->addr_bits, pre, isa(b->isa));
 	if (b->partial)
 		fprintf(f, ",\"%spartial\":true", pre);
@@ -186,11 +190,12 @@ static void json_isync(FILE *f, const struct etm3_packet *p)
 	fprintf(f, ",\"reason\":\"%s\",\"ns\":%u,\"hyp\":%u",
 		etm3_reason_name(s->reason), s->ns, s->hyp);
 	if (!s->data_only)
-		fprintf(f, ",\"addr\":%" PRIu32 ",\"isa\":\"%s\"", s->addr, isa(s->isa));
+		fprintf(f, ",\"addr\":\"0x%" PRIx32 "\",\"isa\":\"%s\"", s->addr,
+			isa(s->isa));
 	else
 		fprintf(f, ",\"data_only\":true");
 	if (s->context_id_bytes)
-		fprintf(f, ",\"context_id\":%" PRIu32, s->context_id);
+		fprintf(f, ",\"context_id\":\"0x%" PRIx32 "\"", s->context_id);
 	if (p->type == etm3_pkt_i_sync_cycle)
 		fprintf(f, ",\"cycles\":%" PRIu32, s->cycles);
 	if (s->lsip) {
@@ -206,9 +211,11 @@ static void json_data(FILE *f, const struct etm3_packet *p)
 	if (p->type == etm3_pkt_ooo_placeholder || p->type == etm3_pkt_ooo_data)
 		fprintf(f, ",\"tag\":%u", d->tag);
 	if (d->has_addr)
-		fprintf(f, ",\"data_addr\":%" PRIu32 ",\"be\":%u", d->addr, d->be);
+		fprintf(f, ",\"data_addr\":\"0x%" PRIx32 "\",\"be\":%u", d->addr,
+			d->be);
 	if (d->has_value || d->size)
-		fprintf(f, ",\"value\":%" PRIu32 ",\"size\":%u", d->value, d->size);
+		fprintf(f, ",\"value\":\"0x%" PRIx32 "\",\"size\":%u", d->value,
+			d->size);
 	if (p->type == etm3_pkt_ooo_data) {
 		fprintf(f, ",\"match\":%s", d->ooo_match ? "true" : "false");
 		if (d->ooo_match)
@@ -240,13 +247,13 @@ static void json_fields(FILE *f, const struct etm3_packet *p)
 		json_branch(f, &p->u.branch, "");
 		break;
 	case etm3_pkt_context_id:
-		fprintf(f, ",\"context_id\":%" PRIu32, p->u.context_id);
+		fprintf(f, ",\"context_id\":\"0x%" PRIx32 "\"", p->u.context_id);
 		break;
 	case etm3_pkt_vmid:
-		fprintf(f, ",\"vmid\":%u", p->u.vmid);
+		fprintf(f, ",\"vmid\":\"0x%x\"", p->u.vmid);
 		break;
 	case etm3_pkt_timestamp:
-		fprintf(f, ",\"timestamp\":%" PRIu64 ",\"timestamp_bits\":%u,"
+		fprintf(f, ",\"timestamp\":\"0x%" PRIx64 "\",\"timestamp_bits\":%u,"
 			"\"clock_change\":%u", p->u.timestamp.value,
 			p->u.timestamp.bits, p->u.timestamp.clock_change);
 		break;
@@ -492,8 +499,8 @@ void cli_print_etm4_text(FILE *f, uint8_t id, const struct etm4_packet *p,
 
 /* ---- JSON ---------------------------------------------------------------- */
 
-/* Addresses and the ITE value are 64-bit: written as hex strings, which
- * JSON parsers using doubles (JavaScript, jq) keep exact. */
+/* Addresses, context IDs, VMIDs, timestamps and the ITE value as "0x..."
+ * strings, as for ETMv3 (docs/json.md). */
 static void json4_addr(FILE *f, const struct etm4_address *a)
 {
 	fprintf(f, ",\"addr\":\"0x%" PRIx64 "\",\"is\":%u,\"form\":\"%s\"",
@@ -513,9 +520,9 @@ static void json4_context(FILE *f, const struct etm4_context *c)
 	fprintf(f, ",\"el\":%u,\"sf\":%u,\"ns\":%u,\"nse\":%u", c->el, c->sf,
 		c->ns, c->nse);
 	if (c->has_vmid)
-		fprintf(f, ",\"vmid\":%" PRIu32, c->vmid);
+		fprintf(f, ",\"vmid\":\"0x%" PRIx32 "\"", c->vmid);
 	if (c->has_cid)
-		fprintf(f, ",\"context_id\":%" PRIu32, c->context_id);
+		fprintf(f, ",\"context_id\":\"0x%" PRIx32 "\"", c->context_id);
 }
 
 static void json4_tinfo(FILE *f, const struct etm4_trace_info *t)
@@ -588,7 +595,7 @@ static void json4_fields(FILE *f, const struct etm4_packet *p, int ete)
 		json4_tinfo(f, &p->u.tinfo);
 		break;
 	case etm4_pkt_timestamp:
-		fprintf(f, ",\"timestamp\":%" PRIu64 ",\"timestamp_bits\":%u",
+		fprintf(f, ",\"timestamp\":\"0x%" PRIx64 "\",\"timestamp_bits\":%u",
 			p->u.ts.value, p->u.ts.bits);
 		if (p->u.ts.has_cc)
 			fprintf(f, ",\"cycles\":%" PRIu32, p->u.ts.cc);

@@ -193,6 +193,10 @@ void cli_print_elem_text(FILE *f, uint8_t id, const struct etmkit_elem *e,
 
 /* ---- JSON ---------------------------------------------------------------- */
 
+/* Addresses, opcodes, data values, timestamps, context IDs and VMIDs are
+ * written as "0x..." strings (docs/json.md): JSON parsers that read numbers
+ * as doubles (JavaScript, jq) would round 64-bit ones silently. */
+
 static void json_flag(FILE *f, int on, const char *name)
 {
 	if (on)
@@ -201,8 +205,8 @@ static void json_flag(FILE *f, int on, const char *name)
 
 static void json_insn(FILE *f, const struct etmkit_elem *e)
 {
-	fprintf(f, ",\"addr\":%" PRIu64 ",\"size\":%u,\"isa\":\"%s\","
-		"\"opcode\":%" PRIu32 ",\"exec\":%s", e->addr, e->size,
+	fprintf(f, ",\"addr\":\"0x%" PRIx64 "\",\"size\":%u,\"isa\":\"%s\","
+		"\"opcode\":\"0x%" PRIx32 "\",\"exec\":%s", e->addr, e->size,
 		isa_name(e->isa), e->u.insn.opcode,
 		(e->flags & ETMKIT_INSN_EXEC) ? "true" : "false");
 	if (e->flags & ETMKIT_INSN_CYCLES)
@@ -218,12 +222,13 @@ static void json_insn(FILE *f, const struct etmkit_elem *e)
 static void json_data(FILE *f, const struct etmkit_elem *e)
 {
 	if (e->flags & ETMKIT_DATA_INSN)
-		fprintf(f, ",\"insn_addr\":%" PRIu64, e->addr);
+		fprintf(f, ",\"insn_addr\":\"0x%" PRIx64 "\"", e->addr);
 	if (e->flags & ETMKIT_DATA_ADDR)
-		fprintf(f, ",\"data_addr\":%" PRIu64, e->u.data.data_addr);
+		fprintf(f, ",\"data_addr\":\"0x%" PRIx64 "\"",
+			e->u.data.data_addr);
 	json_flag(f, e->flags & ETMKIT_DATA_BE, "be");
 	if (e->flags & ETMKIT_DATA_VALUE)
-		fprintf(f, ",\"value\":%" PRIu64 ",\"size\":%u",
+		fprintf(f, ",\"value\":\"0x%" PRIx64 "\",\"size\":%u",
 			e->u.data.value, e->size);
 	if (e->flags & ETMKIT_DATA_OOO) {
 		fprintf(f, ",\"ooo\":true,\"tag\":%u", e->u.data.tag);
@@ -257,8 +262,8 @@ static void json_event(FILE *f, const struct etmkit_elem *e, int m_profile)
 		fprintf(f, ",\"reason\":\"%s\"",
 			etmkit_trace_on_reason_name(e->u.trace_on.reason));
 		if (e->isa != etmkit_isa_unknown)
-			fprintf(f, ",\"addr\":%" PRIu64 ",\"isa\":\"%s\"", e->addr,
-				isa_name(e->isa));
+			fprintf(f, ",\"addr\":\"0x%" PRIx64 "\",\"isa\":\"%s\"",
+				e->addr, isa_name(e->isa));
 		if (e->flags & ETMKIT_TRACE_ON_CYCLES)
 			fprintf(f, ",\"gap_cycles\":%" PRIu32, e->cycles);
 		break;
@@ -272,19 +277,21 @@ static void json_event(FILE *f, const struct etmkit_elem *e, int m_profile)
 			fprintf(f, ",\"ns\":%u,\"hyp\":%u", e->u.context.ns,
 				e->u.context.hyp);
 		if (e->flags & ETMKIT_CTX_CONTEXT_ID)
-			fprintf(f, ",\"context_id\":%" PRIu32,
+			fprintf(f, ",\"context_id\":\"0x%" PRIx32 "\"",
 				e->u.context.context_id);
 		if (e->flags & ETMKIT_CTX_VMID)
-			fprintf(f, ",\"vmid\":%" PRIu32, e->u.context.vmid);
+			fprintf(f, ",\"vmid\":\"0x%" PRIx32 "\"",
+				e->u.context.vmid);
 		break;
 	case etmkit_elem_exception:
 		fprintf(f, ",\"number\":%u,\"name\":\"%s\"",
 			e->u.exception.number, exception_name(e, m_profile));
 		if (e->isa != etmkit_isa_unknown)
-			fprintf(f, ",\"addr\":%" PRIu64 ",\"isa\":\"%s\"",
+			fprintf(f, ",\"addr\":\"0x%" PRIx64 "\",\"isa\":\"%s\"",
 				e->addr, isa_name(e->isa));
 		if (e->flags & ETMKIT_EXC_RET_ADDR)
-			fprintf(f, ",\"ret_addr\":%" PRIu64, e->u.exception.ret_addr);
+			fprintf(f, ",\"ret_addr\":\"0x%" PRIx64 "\"",
+				e->u.exception.ret_addr);
 		json_flag(f, e->flags & ETMKIT_EXC_CANCEL, "cancel");
 		json_flag(f, e->flags & ETMKIT_EXC_LEGACY, "legacy");
 		if (e->flags & ETMKIT_EXC_RESUME)
@@ -294,7 +301,7 @@ static void json_event(FILE *f, const struct etmkit_elem *e, int m_profile)
 		json_flag(f, e->flags & ETMKIT_EXC_CANCEL, "cancel");
 		break;
 	case etmkit_elem_timestamp:
-		fprintf(f, ",\"value\":%" PRIu64, e->u.timestamp.value);
+		fprintf(f, ",\"value\":\"0x%" PRIx64 "\"", e->u.timestamp.value);
 		json_flag(f, e->flags & ETMKIT_TS_CLOCK_CHANGE, "clock_change");
 		break;
 	case etmkit_elem_cycle_count:
@@ -311,7 +318,8 @@ static void json_event(FILE *f, const struct etmkit_elem *e, int m_profile)
 		}
 		break;
 	case etmkit_elem_no_image:
-		fprintf(f, ",\"addr\":%" PRIu64 ",\"isa\":\"%s\",\"reason\":\"%s\"",
+		fprintf(f, ",\"addr\":\"0x%" PRIx64 "\",\"isa\":\"%s\","
+			"\"reason\":\"%s\"",
 			e->addr, isa_name(e->isa),
 			etmkit_loss_name(e->u.loss.reason));
 		break;
@@ -319,15 +327,15 @@ static void json_event(FILE *f, const struct etmkit_elem *e, int m_profile)
 		fprintf(f, ",\"bits\":%u", e->u.event.bits);
 		break;
 	case etmkit_elem_instrumentation:
-		fprintf(f, ",\"value\":%" PRIu64 ",\"el\":%u", e->u.ite.value,
+		fprintf(f, ",\"value\":\"0x%" PRIx64 "\",\"el\":%u", e->u.ite.value,
 			e->u.ite.el);
 		break;
 	case etmkit_elem_transaction:
 		fprintf(f, ",\"what\":\"%s\"", etmkit_txn_name(e->u.txn.what));
 		break;
 	case etmkit_elem_q:
-		fprintf(f, ",\"addr\":%" PRIu64 ",\"count\":%" PRIu32
-			",\"target\":%" PRIu64, e->addr, e->u.q.count,
+		fprintf(f, ",\"addr\":\"0x%" PRIx64 "\",\"count\":%" PRIu32
+			",\"target\":\"0x%" PRIx64 "\"", e->addr, e->u.q.count,
 			e->u.q.target);
 		break;
 	default:

@@ -21,6 +21,18 @@ import json
 import os
 import sys
 
+# Members etmkit writes as "0x..." hex strings, whatever the record
+# (docs/json.md): addresses, opcodes, data values, timestamps, context IDs
+# and VMIDs. Counts, lengths, offsets and codes stay numbers.
+HEX_MEMBERS = ("addr", "next_addr", "data_addr", "insn_addr", "ret_addr", "target",
+               "opcode", "value", "timestamp", "context_id", "vmid")
+
+
+def json_form(rec):
+    """@rec with its hex members as etmkit's JSON writes them."""
+    return {k: ("0x%x" % v if k in HEX_MEMBERS else v) for k, v in rec.items()}
+
+
 # ---- ETMv3 packet encoders (IHI 0014Q chapter 7) -------------------------
 
 
@@ -337,7 +349,7 @@ def write_snapshot(outdir, sources, note, dumps=()):
         f.write(framed)
     with open(os.path.join(outdir, "expected.jsonl"), "w") as f:
         for rec in expected:
-            f.write(json.dumps(rec, sort_keys=True) + "\n")
+            f.write(json.dumps(json_form(rec), sort_keys=True) + "\n")
     n = len(sources)
     devs = "".join("device%d=cpu_%d.ini\n" % (i, i) for i in range(n))
     devs += "".join("device%d=etm_%d.ini\n" % (n + i, i) for i in range(n))
@@ -498,7 +510,7 @@ def main():
         dumps=[("code.bin", 0x8000, program_image())])
     with open(os.path.join(out, "expected_decode.jsonl"), "w") as f:
         for e in events:
-            f.write(json.dumps(dict(id=0x10, **e), sort_keys=True) + "\n")
+            f.write(json.dumps(json_form(dict(id=0x10, **e)), sort_keys=True) + "\n")
 
 
 if __name__ == "__main__":

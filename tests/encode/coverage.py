@@ -21,7 +21,6 @@ error or a failed command.
 """
 import argparse
 import collections
-import json
 import os
 import subprocess
 import sys
@@ -30,6 +29,8 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import round_trip  # noqa: E402  (read_record, compare)
+sys.path.insert(0, os.path.join(HERE, ".."))
+import etmkit_json  # noqa: E402  (tests/etmkit_json.py: schema check of every record)
 
 # ---- The forms ------------------------------------------------------------
 # Names as `etmkit packets --stats` prints them (cli/packet_forms.c).
@@ -250,10 +251,13 @@ def check_decode(etmkit, snap, record, etm3, what):
     if p.returncode != 0:
         return f"{what}: etmkit decode exit {p.returncode}: {p.stderr[:500]}"
     insns, bad = [], collections.Counter()
-    for line in p.stdout.splitlines():
-        e = json.loads(line)
+    try:
+        elems = etmkit_json.lines(p.stdout, "elements", what)
+    except etmkit_json.SchemaMismatch as e:
+        return str(e)
+    for e in elems:
         if e["kind"] == "insn":
-            insns.append((e["addr"], e["size"], e["isa"], e["exec"]))
+            insns.append((etmkit_json.num(e["addr"]), e["size"], e["isa"], e["exec"]))
         elif e["kind"] in ("gap", "overflow", "no_image"):
             bad[e["kind"]] += 1
     if bad:

@@ -21,13 +21,15 @@ Exit status: 0 match, 1 mismatch or failure, 77 a tool is missing (fails
 with CI=true).
 """
 import argparse
-import json
 import os
 import re
 import shutil
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import etmkit_json  # noqa: E402  (tests/etmkit_json.py: schema check of every record)
 
 CI = os.environ.get("CI") == "true"
 ISAS = ("arm", "thumb", "thumbee", "jazelle", "a64")
@@ -89,10 +91,14 @@ def decode(etmkit, snap):
         print(f"etmkit decode failed ({p.returncode}):\n{p.stderr[:2000]}")
         sys.exit(1)
     insns, other = [], {}
-    for line in p.stdout.splitlines():
-        e = json.loads(line)
+    try:
+        elems = etmkit_json.lines(p.stdout, "elements", snap)
+    except etmkit_json.SchemaMismatch as e:
+        print(e)
+        sys.exit(1)
+    for e in elems:
         if e["kind"] == "insn":
-            insns.append((e["addr"], e["size"], e["isa"], e["exec"]))
+            insns.append((etmkit_json.num(e["addr"]), e["size"], e["isa"], e["exec"]))
         else:
             other[e["kind"]] = other.get(e["kind"], 0) + 1
     return insns, other

@@ -31,7 +31,6 @@ Exit status: 0 all pass, 1 a failure, 77 the ARM assembler is missing
 """
 import argparse
 import glob
-import json
 import os
 import shlex
 import shutil
@@ -41,6 +40,8 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import etm3enc  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import etmkit_json  # noqa: E402  (tests/etmkit_json.py: schema check of every record)
 
 CROSS = "arm-linux-gnueabihf-"
 
@@ -377,7 +378,10 @@ def run_case(path, etmkit, work):
     if p.returncode >= 2:
         return [f"etmkit exited {p.returncode}: {p.stderr.strip()}",
                 "command: " + " ".join(shlex.quote(c) for c in cmd)]
-    elems = [json.loads(l) for l in p.stdout.splitlines()]
+    try:
+        elems = [etmkit_json.ints(e) for e in etmkit_json.lines(p.stdout, "elements")]
+    except etmkit_json.SchemaMismatch as e:
+        return [str(e), "command: " + " ".join(shlex.quote(c) for c in cmd)]
     got = [render(e) for e in elems]
     want = [" ".join(l.split()) for _, l in case["expect"]]
     # The expect lines leave opcode and size out: they are checked against

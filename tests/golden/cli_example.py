@@ -22,6 +22,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import etmkit_json  # noqa: E402  (tests/etmkit_json.py: schema check of every record)
+
 OCSD_TYPES = {"A_SYNC": "a_sync", "I_SYNC": "i_sync", "I_SYNC_CYCLE": "i_sync_cycle",
               "P_HDR": "p_header", "BRANCH_ADDRESS": "branch_address",
               "CYCLE_COUNT": "cycle_count", "NORM_DATA": "normal_data",
@@ -40,8 +43,7 @@ def check(etmkit, snap):
         print("%s: etmkit failed (%d): %s" % (snap, out.returncode, out.stderr))
         return 0, 1, {}
     got, want = {}, {}
-    for line in out.stdout.splitlines():
-        r = json.loads(line)
+    for r in etmkit_json.lines(out.stdout, "packets", snap):
         got.setdefault(r["id"], []).append(r)
     with open(os.path.join(snap, "expected.jsonl")) as f:
         for line in f:
@@ -73,7 +75,7 @@ def check_decode(etmkit, snap):
     if out.returncode != 0:
         print("%s: etmkit decode failed (%d): %s" % (snap, out.returncode, out.stderr))
         return 0, 1
-    got = [json.loads(l) for l in out.stdout.splitlines()]
+    got = etmkit_json.lines(out.stdout, "elements", snap)
     with open(path) as f:
         want = [json.loads(l) for l in f]
     bad = 0
@@ -102,7 +104,8 @@ def opencsd_decode_view(snap):
     if not lister:
         return
     with open(os.path.join(snap, "expected_decode.jsonl")) as f:
-        exp = [(r["addr"], r["isa"]) for r in map(json.loads, f) if r["kind"] == "insn"]
+        exp = [(etmkit_json.num(r["addr"]), r["isa"])
+               for r in map(json.loads, f) if r["kind"] == "insn"]
     with tempfile.TemporaryDirectory() as tmp:
         p = subprocess.run([lister, "-ss_dir", os.path.abspath(snap), "-decode",
                             "-logstdout"], capture_output=True, text=True, cwd=tmp)

@@ -16,11 +16,13 @@ captures (issue 14, items 3, 6 and 7):
 
 Exit 77 (skipped) when the shared captures are absent."""
 import argparse
-import json
 import os
 import re
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import etmkit_json  # noqa: E402  (tests/etmkit_json.py: schema check of every record)
 
 ISAS = {"arm", "thumb", "thumbee", "jazelle", "a64"}
 STATUS = {"exec", "fail", "cancel", "implied"}
@@ -151,10 +153,10 @@ def check_bad_image(etmkit, td):
     q = run(etmkit, ["decode", "--snapshot", snap, "--json"])
     n = 0
     for line in q.stdout.splitlines():
-        e = json.loads(line)
+        e = etmkit_json.loads(line, "elements", "juno_r1_1")
         if e.get("undefined"):
             n += 1
-            if e["opcode"] != 0 or e["isa"] != "a64":
+            if int(e["opcode"], 16) != 0 or e["isa"] != "a64":
                 fail("juno_r1_1 JSON: undefined %s" % line)
                 break
     if n != 4123:

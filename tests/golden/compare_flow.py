@@ -29,13 +29,15 @@ elements from the first instruction on are compared with DS-5's timestamps
 Exit status: 0 match, 1 mismatch, 77 input missing (fails with CI=true).
 """
 import argparse
-import json
 import os
 import re
 import shutil
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import etmkit_json  # noqa: E402  (tests/etmkit_json.py: schema check of every record)
 
 CI = os.environ.get("CI") == "true"
 
@@ -54,7 +56,7 @@ def decode(etmkit, snapshot, tid):
     if p.returncode not in (0, 1):
         print(f"etmkit decode failed ({p.returncode}): {p.stderr}")
         sys.exit(1)
-    return [json.loads(l) for l in p.stdout.splitlines()]
+    return [etmkit_json.ints(e) for e in etmkit_json.lines(p.stdout, "elements")]
 
 
 # ---- DS-5 --------------------------------------------------------------------

@@ -27,11 +27,13 @@ uses.
 Exit status: 0 match, 1 mismatch, 77 input missing (fails with CI=true).
 """
 import argparse
-import json
 import os
 import re
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import etmkit_json  # noqa: E402  (tests/etmkit_json.py: schema check of every record)
 
 CI = os.environ.get("CI") == "true"
 
@@ -72,7 +74,7 @@ def decode(etmkit, snapshot, ids=(), buffer=None):
     if p.returncode not in (0, 1):
         print(f"etmkit decode failed ({p.returncode}): {p.stderr}")
         sys.exit(1)
-    return [json.loads(l) for l in p.stdout.splitlines()]
+    return [etmkit_json.ints(e) for e in etmkit_json.lines(p.stdout, "elements")]
 
 
 def our_ranges(elems):

@@ -36,6 +36,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import etmkit_json  # noqa: E402  (tests/etmkit_json.py: schema check of every record)
+
 SKIP = 77
 MAX_ADDR = 0xFFFFFFFF
 
@@ -230,6 +233,11 @@ def parse_etmkit(text, want_id):
             obj = json.loads(line)
         except json.JSONDecodeError as e:
             raise Fail(f"etmkit JSON line {n} does not parse ({e}): {line[:200]}")
+        why = etmkit_json.problem(obj, "packets-etmv3")
+        if why:
+            raise Fail(f"etmkit JSON line {n} does not match "
+                       f"docs/schema/packets-etmv3.schema.json: {why}: {line[:200]}")
+        obj = etmkit_json.ints(obj)
         if not isinstance(obj, dict) or "type" not in obj:
             skipped += 1
             continue

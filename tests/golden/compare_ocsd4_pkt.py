@@ -47,6 +47,9 @@ import re
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import etmkit_json  # noqa: E402  (tests/etmkit_json.py: schema check of every record)
+
 SKIP = 77
 PPL = "ocsd-1.8.0-decode.ppl"
 
@@ -282,6 +285,11 @@ def parse_etmkit(text):
             raise Fail(f"etmkit JSON line {n} does not parse ({e}): {line[:200]}")
         if not isinstance(obj, dict) or "type" not in obj:
             raise Fail(f"etmkit JSON line {n} is not a record: {line[:200]}")
+        why = etmkit_json.problem(obj, "packets-etmv4")
+        if why:
+            raise Fail(f"etmkit JSON line {n} does not match "
+                       f"docs/schema/packets-etmv4.schema.json: {why}: {line[:200]}")
+        obj = etmkit_json.ints(obj)
         if obj["type"] == "frame_error":
             obj["id"] = None
         elif not isinstance(obj.get("id"), int) or not isinstance(obj.get("offset"), int):

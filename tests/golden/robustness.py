@@ -6,13 +6,13 @@ broken .ini files, bad options, for ETMv3 and for ETMv4/ETE (bad TRC*
 register values in snapshots and on the command line, unknown protocols,
 registers of the other protocol family). Every run must end by itself within the time
 limit, with an exit status below 128 (no signal), no sanitizer report, and a
-message on stderr whenever the status is not 0.
+message on stderr whenever the status is not 0, and with --json every line
+it wrote matching its schema (docs/schema/, records of damaged input too).
 
 Inputs: the shipped example snapshot, and the TC2, ete_spec_1 and
 juno_r1_1 captures from ../shared/testdata when present (said so when
 not)."""
 import argparse
-import json
 import os
 import random
 import re
@@ -22,6 +22,8 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cli"))
 import msg_style  # noqa: E402  (the one style of etmkit's messages)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import etmkit_json  # noqa: E402  (tests/etmkit_json.py: schema check of every record)
 
 TIMEOUT = 60
 
@@ -51,6 +53,12 @@ class Runner:
         if expect is not None and p.returncode not in expect:
             return self.fail(what, "status %d, expected one of %s; stderr: %s"
                              % (p.returncode, expect, err.strip()))
+        if "--json" in args and args[0] in ("packets", "decode") and p.returncode < 2:
+            kind = "packets" if args[0] == "packets" else "elements"
+            try:
+                etmkit_json.lines(p.stdout.decode("utf-8", "replace"), kind)
+            except (etmkit_json.SchemaMismatch, ValueError) as e:
+                return self.fail(what, str(e)[:2000])
         self.passed += 1
         return p
 
@@ -124,7 +132,7 @@ def packet_boundaries(r, snap, work, tag, sid, limit):
     p = r.run(["packets", "--snapshot", snap, "--id", sid, "--json"], tag + " sample", expect=(0, 1))
     if p is None:
         return
-    offs = [json.loads(l)["offset"] for l in p.stdout.decode().splitlines()][:limit]
+    offs = [r["offset"] for r in etmkit_json.lines(p.stdout.decode(), "packets")][:limit]
     s = copy_snapshot(snap, os.path.join(work, tag + "-cuts"))
     buf = buffer_file(s)
     data = open(buffer_file(snap), "rb").read()
