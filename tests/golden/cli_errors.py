@@ -20,9 +20,9 @@ import argparse
 import os
 import random
 import re
-import shutil
 import subprocess
 import sys
+from snapshot_copy import buffer_file, copy_snapshot  # noqa: E402  (same folder)
 
 WARN_MOST = "most of the trace does not decode"
 WARN_SKIP = "skipped as not framed as expected"
@@ -54,24 +54,6 @@ class Runner:
             not any(a in err for a in absent)
         self.check(ok, what, "status %d (expected %d); stderr:\n%s" % (rc, status, err))
         return rc, err
-
-
-def copy_snapshot(src, dst):
-    if os.path.exists(dst):
-        shutil.rmtree(dst)
-    shutil.copytree(src, dst)
-    for dp, dn, fn in os.walk(dst):
-        for n in dn + fn:
-            os.chmod(os.path.join(dp, n), 0o755 if n in dn else 0o644)
-    return dst
-
-
-def buffer_file(snap):
-    with open(os.path.join(snap, "trace.ini")) as f:
-        for line in f:
-            if line.startswith("file="):
-                return os.path.join(snap, line.strip()[5:])
-    raise SystemExit("no buffer file in " + snap)
 
 
 def deformat(data, want):

@@ -16,7 +16,6 @@ import argparse
 import os
 import random
 import re
-import shutil
 import subprocess
 import sys
 
@@ -24,6 +23,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import msg_style  # noqa: E402  (the one style of etmkit's messages)
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import etmkit_json  # noqa: E402  (tests/etmkit_json.py: schema check of every record)
+from snapshot_copy import buffer_file, copy_snapshot  # noqa: E402  (same folder)
 
 TIMEOUT = 60
 
@@ -66,25 +66,6 @@ class Runner:
         print("FAIL %s: %s" % (what, why))
         self.failed += 1
         return None
-
-
-def copy_snapshot(src, dst):
-    if os.path.exists(dst):
-        shutil.rmtree(dst)
-    shutil.copytree(src, dst)
-    # The shared captures are read-only; their copies are damaged in place.
-    for dp, dn, fn in os.walk(dst):
-        for n in dn + fn:
-            os.chmod(os.path.join(dp, n), 0o755 if n in dn else 0o644)
-    return dst
-
-
-def buffer_file(snap):
-    with open(os.path.join(snap, "trace.ini")) as f:
-        for line in f:
-            if line.startswith("file="):
-                return os.path.join(snap, line.strip()[5:])
-    raise SystemExit("no buffer file in " + snap)
 
 
 def damage_buffers(r, snap, work, tag, rng, ids):
