@@ -20,15 +20,25 @@ import tarfile
 import tempfile
 
 FILES = {  # path below testdata/ -> (source, member, content)
-    "etmv3/X/cstrace.bin": ("ocsd", "decoder/tests/snapshots/X/cstrace.bin",
+    "etmv3/X/cstrace.bin": ("opencsd", "decoder/tests/snapshots/X/cstrace.bin",
                             bytes(range(256)) * 4),
-    "etmv3/X/snapshot.ini": ("ocsd", "decoder/tests/snapshots/X/snapshot.ini",
+    "etmv3/X/snapshot.ini": ("opencsd", "decoder/tests/snapshots/X/snapshot.ini",
                              b"[snapshot]\nversion=1.0\n"),
-    "ete/Y/session1.bin": ("ocsd", "decoder/tests/snapshots-ete/Y/session1.bin",
+    "ete/Y/session1.bin": ("opencsd", "decoder/tests/snapshots-ete/Y/session1.bin",
                            b"\x00" * 11 + b"\x80"),
     "perf/perf_etm.data": ("aosp", "perf.data", b"PERFILE2" + b"\x01" * 40),
 }
 GENERATED = ("etmv3/X/ocsd-1.8.0-decode.ppl", "generated: a listing")
+# What the fake OpenCSD's trc_pkt_lister writes there (--listings).
+LISTING = b"listing X -ss_dir . -decode -logfilename ocsd-1.8.0-decode.ppl\n"
+# The fake OpenCSD's build: a trc_pkt_lister that writes its folder's name
+# and its arguments to the -logfilename file, and a stray file besides.
+MAKEFILE = (b"all:\n"
+            b"\tmkdir -p ../../tests/bin/builddir ../../lib/builddir\n"
+            b"\tprintf '#!/bin/sh\\necho \"listing $$(basename $$(pwd)) $$*\" >\"$$5\"\\n"
+            b"echo stray >trc_pkt_lister.ppl\\n' >../../tests/bin/builddir/trc_pkt_lister\n"
+            b"\tchmod +x ../../tests/bin/builddir/trc_pkt_lister\n"
+            b"\ttouch ../../lib/builddir/libopencsd_c_api.so\n")
 
 failures = []
 
@@ -63,19 +73,20 @@ def make_mirror(d, corrupt=None, drop=None):
             continue
         if path == corrupt:
             data = data[:-1] + bytes([data[-1] ^ 1])
-        (ocsd if src == "ocsd" else aosp)[member] = data
+        (ocsd if src == "opencsd" else aosp)[member] = data
     ocsd["decoder/tests/snapshots/X/unused.txt"] = b"not wanted\n"
+    ocsd["decoder/build/linux/makefile"] = MAKEFILE
     make_tar(os.path.join(d, "Fake-1.0.tar.gz"), "Fake-1.0", ocsd)
     make_tar(os.path.join(d, "etm.tar.gz"), None, aosp)
 
 
-def write_manifest(path):
+def write_manifest(path, listing_sha=None):
     with open(path, "w") as f:
-        f.write("# fake\nsource ocsd Fake-1.0.tar.gz 1 https://invalid.example/ocsd.tar.gz\n"
+        f.write("# fake\nsource opencsd Fake-1.0.tar.gz 1 https://invalid.example/ocsd.tar.gz\n"
                 "source aosp etm.tar.gz 0 https://invalid.example/etm.tar.gz\n")
         for p, (src, member, data) in FILES.items():
             f.write(f"{sha(data)} {p} {src} {member}\n")
-        f.write(f"{sha(b'x')} {GENERATED[0]} - {GENERATED[1]}\n")
+        f.write(f"{listing_sha or sha(LISTING)} {GENERATED[0]} - {GENERATED[1]}\n")
 
 
 def run(tool, *args):
@@ -199,6 +210,27 @@ def main():
         rc, text = run(tool, "--manifest", man, "--shared", shared, *nomirror)
         check(rc == 1 and "etmv3/X/snapshot.ini: SHA-256 differs" in text,
               "project copy: a changed file fails")
+
+        # --listings: OpenCSD built from the same archive lists the snapshot.
+        out4 = os.path.join(work, "out4")
+        rc, text = run(tool, *common, "--mirror", good, "--listings", out4)
+        lst = os.path.join(out4, "testdata", GENERATED[0])
+        check(rc == 0 and os.path.isfile(lst) and open(lst, "rb").read() == LISTING,
+              "--listings: the listing is made and verified")
+        check("1 of 1 OpenCSD listings made and verified" in text,
+              "--listings: says so")
+        check(not os.path.exists(os.path.join(out4, "testdata", "etmv3/X/trc_pkt_lister.ppl")),
+              "--listings: nothing else is left in the snapshot")
+        rc, text = run(tool, *common, "--check", out4)
+        check(rc == 0, "--listings: --check passes with the listing")
+        man2 = os.path.join(work, "manifest2.txt")
+        write_manifest(man2, listing_sha="0" * 64)
+        out5 = os.path.join(work, "out5")
+        rc, text = run(tool, "--manifest", man2, "--shared", "none", "--mirror", good,
+                       "--listings", out5)
+        check(rc == 1 and "differs from the manifest's SHA-256; removed" in text and
+              not os.path.exists(os.path.join(out5, "testdata", GENERATED[0])),
+              "--listings: a listing that differs fails and is removed")
 
         rc, _ = run(tool, "--manifest", man, "--shared", "none", "--check",
                     os.path.join(work, "empty"))
