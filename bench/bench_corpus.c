@@ -257,6 +257,7 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	(void)no_ocsd; /* read only with the OpenCSD peer */
 	if (!dir) {
 		usage(stderr);
 		return 2;

@@ -394,8 +394,7 @@ static int setup(struct decode_run *r)
 	struct etmkit_session_config sc;
 	int err, rc;
 
-	memset(&sc, 0, sizeof(sc));
-	sc.size = sizeof(sc);
+	etmkit_session_config_init(&sc);
 	sc.frames = r->in.mode;
 	sc.raw_id = r->in.src[0].id;
 	sc.on_elem = on_elem;

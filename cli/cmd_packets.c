@@ -263,8 +263,7 @@ int cmd_packets(int argc, char **argv)
 	rc = cli_input_resolve(&r.in, "packets");
 	if (rc)
 		return rc;
-	memset(&sc, 0, sizeof(sc));
-	sc.size = sizeof(sc);
+	etmkit_session_config_init(&sc);
 	sc.frames = r.in.mode;
 	sc.raw_id = r.in.src[0].id;
 	sc.on_packet = on_packet;

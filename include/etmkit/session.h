@@ -6,6 +6,15 @@
  * packet decoder's records through on_packet, a flow decoder's elements
  * (instructions and events, elem.h) through on_elem. IDs without a decoder
  * are skipped (and counted by the transport statistics).
+ *
+ * Use:
+ *   struct etmkit_session_config sc;
+ *   etmkit_session_config_init(&sc);
+ *   sc.frames = deformat_coresight; sc.on_elem = fn; sc.ctx = ...;
+ *   etmkit_session_alloc(&s, &sc);
+ *   etmkit_session_add_etm3_flow(s, 0x10, &flow_cfg); ...
+ *   for each chunk: etmkit_session_feed(s, buf, n);
+ *   etmkit_session_finish(s); etmkit_session_free(s);
  */
 #ifndef ETMKIT_SESSION_H
 #define ETMKIT_SESSION_H
@@ -49,6 +58,12 @@ struct etmkit_session_config {
 	uint8_t stop_on_error;
 	etmkit_elem_fn on_elem;     /* required for flow decoders */
 };
+
+/* Fill @cfg with defaults: zeros (deformat_none, no callbacks,
+ * stop_on_error 0) and size = sizeof(*cfg), so a caller that sets only the
+ * fields it uses keeps working when the struct grows. Does nothing when
+ * @cfg is NULL. */
+void etmkit_session_config_init(struct etmkit_session_config *cfg);
 
 struct etmkit_session;
 

@@ -250,6 +250,14 @@ static int on_event(void *ctx, const struct deformat_event *ev)
 	return 0;
 }
 
+void etmkit_session_config_init(struct etmkit_session_config *cfg)
+{
+	if (!cfg)
+		return;
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->size = sizeof(*cfg);
+}
+
 int etmkit_session_alloc(struct etmkit_session **out,
 			 const struct etmkit_session_config *cfg)
 {

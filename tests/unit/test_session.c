@@ -503,6 +503,41 @@ static void test_etm4_bad_arguments(void **state)
 	etmkit_session_free(ses);
 }
 
+/* etmkit_session_config_init() sets size and zeros the rest (like
+ * etm3_config_init() and the flow configs), and its result is accepted by
+ * etmkit_session_alloc() once a callback is set. */
+static void test_config_init(void **state)
+{
+	struct etmkit_session_config sc, zero;
+	struct etmkit_session *ses = NULL;
+	struct seen s;
+
+	(void)state;
+	memset(&sc, 0xa5, sizeof(sc));
+	etmkit_session_config_init(&sc);
+	assert_int_equal(sc.size, sizeof(sc));
+	/* every byte, padding and fields added later included */
+	memset(&zero, 0, sizeof(zero));
+	zero.size = sizeof(zero);
+	assert_memory_equal(&sc, &zero, sizeof(sc));
+	assert_int_equal(sc.frames, deformat_none);
+	assert_int_equal(sc.raw_id, 0);
+	assert_int_equal(sc.stop_on_error, 0);
+	assert_null(sc.on_packet);
+	assert_null(sc.on_elem);
+	assert_null(sc.on_frame_event);
+	assert_null(sc.ctx);
+	/* no callback: still refused */
+	assert_int_equal(etmkit_session_alloc(&ses, &sc), -etmkit_err_invalid);
+	memset(&s, 0, sizeof(s));
+	sc.frames = deformat_coresight;
+	sc.on_packet = on_packet;
+	sc.ctx = &s;
+	assert_int_equal(etmkit_session_alloc(&ses, &sc), 0);
+	etmkit_session_free(ses);
+	etmkit_session_config_init(NULL); /* no crash */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -516,6 +551,7 @@ int main(void)
 		cmocka_unit_test(test_mixed_protocols),
 		cmocka_unit_test(test_ete_stop_on_error),
 		cmocka_unit_test(test_etm4_bad_arguments),
+		cmocka_unit_test(test_config_init),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
