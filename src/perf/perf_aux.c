@@ -7,12 +7,79 @@
  * ring range [offset, offset + size) holds the AUX record's range. The
  * AUXTRACE records found at open are searched, not the AUXTRACE feature
  * index, because simpleperf and Linux write that index differently
- * (digest 1.4 bit 18) and the stream walk already lists them all. */
+ * (digest 1.4 bit 18) and the stream walk already lists them all.
+ *
+ * Look-up: the AUXTRACE list is sorted once by (queue key, ring offset,
+ * file order); a chunk goes to the payload with the greatest offset not
+ * above its start that holds it (ties: the first in the file). Ring
+ * offsets grow monotonically in a recording, so payloads of one queue do
+ * not overlap and the first candidate holds the chunk: O(log n) per AUX
+ * record. Snapshot (OVERWRITE) chunks, whose start depends on the
+ * payload, are matched by a scan in file order. */
 #include "perf/perf_internal.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define PER_THREAD_CPU 0xFFFFFFFFu
+
+/* The queue an AUXTRACE record belongs to: its CPU, or its thread in
+ * per-thread mode (digest 3.9). */
+static uint64_t at_key(const struct perf_auxtrace_ent *e)
+{
+	return e->cpu == PER_THREAD_CPU ? 1ull << 32 | e->tid : e->cpu;
+}
+
+/* Order of the look-up list: queue, ring offset, file position. */
+static int at_before(const struct perf_auxtrace_ent *x,
+		     const struct perf_auxtrace_ent *y)
+{
+	uint64_t kx = at_key(x), ky = at_key(y);
+
+	if (kx != ky)
+		return kx < ky;
+	if (x->offset != y->offset)
+		return x->offset < y->offset;
+	return x->rec_offset < y->rec_offset;
+}
+
+/* Bottom-up merge sort of @n entries through @tmp (qsort() has no
+ * context argument and the order needs none, but a stable sort keeps the
+ * code free of static state either way). */
+static void sort_at(struct perf_auxtrace_ent *a, struct perf_auxtrace_ent *tmp,
+		    size_t n)
+{
+	for (size_t w = 1; w < n; w *= 2) {
+		for (size_t lo = 0; lo < n; lo += 2 * w) {
+			size_t mid = lo + w < n ? lo + w : n;
+			size_t hi = lo + 2 * w < n ? lo + 2 * w : n;
+			size_t i = lo, j = mid, k = lo;
+
+			while (i < mid && j < hi)
+				tmp[k++] = at_before(&a[j], &a[i]) ? a[j++] : a[i++];
+			while (i < mid)
+				tmp[k++] = a[i++];
+			while (j < hi)
+				tmp[k++] = a[j++];
+		}
+		memcpy(a, tmp, n * sizeof(*a));
+	}
+}
+
+int perf_aux_index_build(struct perf_file *pf, struct perf_diag *d)
+{
+	struct perf_auxtrace_ent *tmp;
+
+	if (pf->nat < 2)
+		return 0;
+	tmp = malloc(pf->nat * sizeof(*tmp));
+	if (!tmp)
+		return perf_fail(d, etmkit_err_nomem, pf->info.data_offset,
+				 "out of memory");
+	sort_at(pf->at, tmp, pf->nat);
+	free(tmp);
+	return 0;
+}
 
 int perf_aux_iter_init(struct perf_aux_iter *it, const struct perf_file *pf,
 		       int64_t cpu)
@@ -31,31 +98,83 @@ static int holds(const struct perf_auxtrace_ent *e, uint64_t start,
 	       size <= e->size - (start - e->offset);
 }
 
-static void find_data(const struct perf_file *pf, struct perf_aux_chunk *c)
+static void take(const struct perf_file *pf, const struct perf_auxtrace_ent *e,
+		 uint64_t start, uint64_t size, struct perf_aux_chunk *c)
 {
-	uint64_t start = c->aux_offset, size = c->aux_size;
+	c->data_offset = e->data_offset + (start - e->offset);
+	c->data = pf->buf + c->data_offset;
+	c->data_size = size;
+	c->idx = e->idx;
+}
 
+static int same_queue(const struct perf_auxtrace_ent *e,
+		      const struct perf_aux_chunk *c)
+{
+	return e->cpu == PER_THREAD_CPU ? e->tid == c->tid : e->cpu == c->cpu;
+}
+
+/* 3.8 snapshot: aux_offset is the end of the data, clamped to what was
+ * read; the start depends on the payload, so scan. */
+static void find_snapshot(const struct perf_file *pf, struct perf_aux_chunk *c)
+{
 	for (size_t i = 0; i < pf->nat; i++) {
 		const struct perf_auxtrace_ent *e = &pf->at[i];
+		uint64_t size = c->aux_size < e->size ? c->aux_size : e->size;
 
-		if (e->cpu == PER_THREAD_CPU ? e->tid != c->tid : e->cpu != c->cpu)
+		if (!same_queue(e, c) || size > c->aux_offset)
 			continue;
-		if (c->flags & PERF_AUX_FLAG_OVERWRITE) {
-			/* 3.8 snapshot: aux_offset is the end of the data,
-			 * clamped to what was read. */
-			size = c->aux_size < e->size ? c->aux_size : e->size;
-			if (size > c->aux_offset)
-				continue;
-			start = c->aux_offset - size;
+		if (holds(e, c->aux_offset - size, size)) {
+			take(pf, e, c->aux_offset - size, size, c);
+			return;
 		}
-		if (!holds(e, start, size))
-			continue;
-		c->data_offset = e->data_offset + (start - e->offset);
-		c->data = pf->buf + c->data_offset;
-		c->data_size = size;
-		c->idx = e->idx;
+	}
+}
+
+/* The payload of queue @key holding [start, start + size): among the
+ * payloads with the greatest ring offset not above @start, the first in
+ * the file that holds it. */
+static const struct perf_auxtrace_ent *
+lookup(const struct perf_file *pf, uint64_t key, uint64_t start, uint64_t size)
+{
+	const struct perf_auxtrace_ent *at = pf->at;
+	size_t lo = 0, hi = pf->nat, i;
+
+	while (lo < hi) { /* first entry after (key, offset <= start) */
+		size_t mid = lo + (hi - lo) / 2;
+		uint64_t k = at_key(&at[mid]);
+
+		if (k < key || (k == key && at[mid].offset <= start))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0 || at_key(&at[lo - 1]) != key)
+		return NULL;
+	i = lo - 1;
+	while (i > 0 && at_key(&at[i - 1]) == key &&
+	       at[i - 1].offset == at[lo - 1].offset)
+		i--;
+	for (; i < lo; i++)
+		if (holds(&at[i], start, size))
+			return &at[i];
+	return NULL;
+}
+
+static void find_data(const struct perf_file *pf, struct perf_aux_chunk *c)
+{
+	const struct perf_auxtrace_ent *e = NULL;
+
+	if (c->flags & PERF_AUX_FLAG_OVERWRITE) {
+		find_snapshot(pf, c);
 		return;
 	}
+	/* Per-CPU queue first, then the thread's (per-thread mode). */
+	if (c->cpu != PER_THREAD_CPU)
+		e = lookup(pf, c->cpu, c->aux_offset, c->aux_size);
+	if (!e)
+		e = lookup(pf, 1ull << 32 | c->tid, c->aux_offset, c->aux_size);
+	if (e)
+		take(pf, e, c->aux_offset, c->aux_size, c);
 }
 
 int perf_aux_next(struct perf_aux_iter *it, struct perf_aux_chunk *c,

@@ -343,9 +343,10 @@ static int walk_records(struct perf_file *pf, struct perf_diag *d)
 		}
 		pos = next;
 	}
-	if (pf->has_cs)
-		return perf_cs_etm_apply_hw_ids(pf, d);
-	return 0;
+	err = perf_aux_index_build(pf, d);
+	if (!err && pf->has_cs)
+		err = perf_cs_etm_apply_hw_ids(pf, d);
+	return err;
 }
 
 static int open_common(struct perf_file *pf, struct perf_diag *d)

@@ -3,6 +3,7 @@
 #define ETMKIT_PERF_INTERNAL_H
 
 #include "etmkit/perf.h"
+#include "common/text.h" /* ETMKIT_PRINTF */
 
 /* An AUXTRACE record found while walking the stream (digest 2.2). */
 struct perf_auxtrace_ent {
@@ -21,7 +22,7 @@ struct perf_file {
 	int trailer_uniform;     /* every attr lays out the trailer alike */
 	struct perf_build_id *bids;
 	size_t nbids;
-	struct perf_auxtrace_ent *at;
+	struct perf_auxtrace_ent *at; /* sorted by (queue, offset, file) */
 	size_t nat, cap_at;
 	struct perf_cs_etm cs;
 	struct perf_cs_etm_cpu *cpus;
@@ -45,11 +46,8 @@ static inline uint64_t perf_rd64(const uint8_t *p)
 }
 
 /* Set @d (may be NULL) to @fmt at file offset @off; returns @err negated. */
-int perf_fail(struct perf_diag *d, int err, uint64_t off, const char *fmt, ...)
-#if defined(__GNUC__)
-	__attribute__((format(printf, 4, 5)))
-#endif
-	;
+ETMKIT_PRINTF(4, 5)
+int perf_fail(struct perf_diag *d, int err, uint64_t off, const char *fmt, ...);
 
 /* The header of the record at @pos, which must end by @end: type, misc,
  * size (simpleperf's 32-bit form for types >= 32768, digest 2.3) and where
@@ -71,5 +69,8 @@ int perf_cs_etm_parse(struct perf_file *pf, uint64_t off, uint32_t size,
 		      struct perf_diag *d);
 /* Apply the AUX_OUTPUT_HW_ID records to pf->cpus (perf_cs_etm.c). */
 int perf_cs_etm_apply_hw_ids(struct perf_file *pf, struct perf_diag *d);
+
+/* Sort the AUXTRACE list for perf_aux_next()'s look-ups (perf_aux.c). */
+int perf_aux_index_build(struct perf_file *pf, struct perf_diag *d);
 
 #endif

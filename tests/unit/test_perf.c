@@ -590,6 +590,40 @@ static void test_cs_etm_versions(void **state)
 	perf_file_free(pf);
 }
 
+/* Per-thread payloads (AUXTRACE cpu -1, digest 3.9) are found by the AUX
+ * record's thread; snapshot chunks (OVERWRITE, digest 3.8) end at
+ * aux_offset and are clamped to the payload. */
+static void test_aux_matching(void **state)
+{
+	struct buf r, f;
+	struct file_opts o = { 0 };
+	struct perf_file *pf;
+	struct perf_aux_iter ai;
+	struct perf_aux_chunk c;
+
+	(void)state;
+	r.n = 0;
+	rec_aux(&r, 32, 16, 0, 3);                    /* thread 101 */
+	rec_aux(&r, 48, 32, PERF_AUX_FLAG_OVERWRITE, 5); /* ends at 48 */
+	rec_aux(&r, 0, 16, 0, 6);                     /* no payload */
+	rec_auxtrace(&r, 32, 0xFFFFFFFFu, 101, payload0, 32);
+	rec_auxtrace(&r, 32, 5, 0, payload1, 16);
+	build_file(&f, &r, &o);
+	pf = open_ok(&f);
+	perf_aux_iter_init(&ai, pf, -1);
+	assert_int_equal(perf_aux_next(&ai, &c, NULL), 0);
+	assert_non_null(c.data);
+	assert_memory_equal(c.data, payload0, 16);
+	assert_int_equal(perf_aux_next(&ai, &c, NULL), 0);
+	assert_non_null(c.data);
+	assert_int_equal(c.data_size, 16);           /* min(32, 16) */
+	assert_memory_equal(c.data, payload1, 16);
+	assert_int_equal(perf_aux_next(&ai, &c, NULL), 0);
+	assert_null(c.data);
+	assert_int_equal(perf_aux_next(&ai, &c, NULL), -etmkit_err_eos);
+	perf_file_free(pf);
+}
+
 /* ---- damaged files -------------------------------------------------------- */
 
 static void test_every_truncation(void **state)
@@ -900,6 +934,7 @@ int main(void)
 		cmocka_unit_test(test_linux_file),
 		cmocka_unit_test(test_simpleperf_file),
 		cmocka_unit_test(test_cs_etm_versions),
+		cmocka_unit_test(test_aux_matching),
 		cmocka_unit_test(test_every_truncation),
 		cmocka_unit_test(test_bad_magic_and_order),
 		cmocka_unit_test(test_bad_sizes),
