@@ -319,6 +319,7 @@ static int walk_records(struct perf_file *pf, struct perf_diag *d)
 {
 	uint64_t pos = pf->info.data_offset;
 	uint64_t end = pos + pf->info.data_size;
+	size_t hw_ids = 0;
 	int err;
 
 	while (pos < end) {
@@ -331,6 +332,7 @@ static int walk_records(struct perf_file *pf, struct perf_diag *d)
 		if (err)
 			return err;
 		pf->info.record_count++;
+		hw_ids += type == perf_rec_aux_output_hw_id;
 		if (type == perf_rec_auxtrace) {
 			err = add_auxtrace(pf, pos, d);
 			if (err)
@@ -344,7 +346,8 @@ static int walk_records(struct perf_file *pf, struct perf_diag *d)
 		pos = next;
 	}
 	err = perf_aux_index_build(pf, d);
-	if (!err && pf->has_cs)
+	/* A second pass only when there are HW_ID records to apply. */
+	if (!err && pf->has_cs && hw_ids)
 		err = perf_cs_etm_apply_hw_ids(pf, d);
 	return err;
 }
