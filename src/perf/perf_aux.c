@@ -14,8 +14,8 @@
  * above its start that holds it (ties: the first in the file). Ring
  * offsets grow monotonically in a recording, so payloads of one queue do
  * not overlap and the first candidate holds the chunk: O(log n) per AUX
- * record. Snapshot (OVERWRITE) chunks, whose start depends on the
- * payload, are matched by a scan in file order. */
+ * record. Snapshot (OVERWRITE) chunks end at aux_offset: the candidates
+ * are the payloads with the greatest offset below it. */
 #include "perf/perf_internal.h"
 
 #include <stdlib.h>
@@ -107,74 +107,91 @@ static void take(const struct perf_file *pf, const struct perf_auxtrace_ent *e,
 	c->idx = e->idx;
 }
 
-static int same_queue(const struct perf_auxtrace_ent *e,
-		      const struct perf_aux_chunk *c)
+/* The first entry after (queue @key, offset <= @off) in the sorted list:
+ * with @strict, the first at or after (@key, offset >= @off). */
+static size_t bound(const struct perf_file *pf, uint64_t key, uint64_t off,
+		    int strict)
 {
-	return e->cpu == PER_THREAD_CPU ? e->tid == c->tid : e->cpu == c->cpu;
-}
+	size_t lo = 0, hi = pf->nat;
 
-/* 3.8 snapshot: aux_offset is the end of the data, clamped to what was
- * read; the start depends on the payload, so scan. */
-static void find_snapshot(const struct perf_file *pf, struct perf_aux_chunk *c)
-{
-	for (size_t i = 0; i < pf->nat; i++) {
-		const struct perf_auxtrace_ent *e = &pf->at[i];
-		uint64_t size = c->aux_size < e->size ? c->aux_size : e->size;
-
-		if (!same_queue(e, c) || size > c->aux_offset)
-			continue;
-		if (holds(e, c->aux_offset - size, size)) {
-			take(pf, e, c->aux_offset - size, size, c);
-			return;
-		}
-	}
-}
-
-/* The payload of queue @key holding [start, start + size): among the
- * payloads with the greatest ring offset not above @start, the first in
- * the file that holds it. */
-static const struct perf_auxtrace_ent *
-lookup(const struct perf_file *pf, uint64_t key, uint64_t start, uint64_t size)
-{
-	const struct perf_auxtrace_ent *at = pf->at;
-	size_t lo = 0, hi = pf->nat, i;
-
-	while (lo < hi) { /* first entry after (key, offset <= start) */
+	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		uint64_t k = at_key(&at[mid]);
+		uint64_t k = at_key(&pf->at[mid]);
+		uint64_t o = pf->at[mid].offset;
 
-		if (k < key || (k == key && at[mid].offset <= start))
+		if (k < key || (k == key && (strict ? o < off : o <= off)))
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (lo == 0 || at_key(&at[lo - 1]) != key)
-		return NULL;
-	i = lo - 1;
-	while (i > 0 && at_key(&at[i - 1]) == key &&
-	       at[i - 1].offset == at[lo - 1].offset)
-		i--;
-	for (; i < lo; i++)
-		if (holds(&at[i], start, size))
-			return &at[i];
-	return NULL;
+	return lo;
+}
+
+/* The payloads of queue @key with the greatest ring offset not above
+ * @off: [*first, *end), at most PERF_AUX_TIES of them (a bound, so that a
+ * file of many payloads at one offset cannot make look-ups quadratic).
+ * Returns 0 if there is none. */
+#define PERF_AUX_TIES 64
+static int candidates(const struct perf_file *pf, uint64_t key, uint64_t off,
+		      size_t *first, size_t *end)
+{
+	size_t up = bound(pf, key, off, 0);
+
+	if (up == 0 || at_key(&pf->at[up - 1]) != key)
+		return 0;
+	*first = bound(pf, key, pf->at[up - 1].offset, 1);
+	*end = up - *first > PERF_AUX_TIES ? *first + PERF_AUX_TIES : up;
+	return 1;
+}
+
+/* Non-snapshot: [aux_offset, aux_offset + aux_size) inside a payload. */
+static int find_in(const struct perf_file *pf, uint64_t key,
+		   struct perf_aux_chunk *c)
+{
+	size_t i, end;
+
+	if (!candidates(pf, key, c->aux_offset, &i, &end))
+		return 0;
+	for (; i < end; i++)
+		if (holds(&pf->at[i], c->aux_offset, c->aux_size)) {
+			take(pf, &pf->at[i], c->aux_offset, c->aux_size, c);
+			return 1;
+		}
+	return 0;
+}
+
+/* 3.8 snapshot: aux_offset is the end of the data, the size clamped to
+ * the payload's: the payload must start below aux_offset. */
+static int find_snapshot(const struct perf_file *pf, uint64_t key,
+			 struct perf_aux_chunk *c)
+{
+	size_t i, end;
+
+	if (!c->aux_offset || !candidates(pf, key, c->aux_offset - 1, &i, &end))
+		return 0;
+	for (; i < end; i++) {
+		const struct perf_auxtrace_ent *e = &pf->at[i];
+		uint64_t size = c->aux_size < e->size ? c->aux_size : e->size;
+
+		if (size <= c->aux_offset &&
+		    holds(e, c->aux_offset - size, size)) {
+			take(pf, e, c->aux_offset - size, size, c);
+			return 1;
+		}
+	}
+	return 0;
 }
 
 static void find_data(const struct perf_file *pf, struct perf_aux_chunk *c)
 {
-	const struct perf_auxtrace_ent *e = NULL;
+	int (*find)(const struct perf_file *, uint64_t,
+		    struct perf_aux_chunk *) =
+		(c->flags & PERF_AUX_FLAG_OVERWRITE) ? find_snapshot : find_in;
 
-	if (c->flags & PERF_AUX_FLAG_OVERWRITE) {
-		find_snapshot(pf, c);
+	/* Per-CPU queue first, then the thread's (per-thread mode, 3.9). */
+	if (c->cpu != PER_THREAD_CPU && find(pf, c->cpu, c))
 		return;
-	}
-	/* Per-CPU queue first, then the thread's (per-thread mode). */
-	if (c->cpu != PER_THREAD_CPU)
-		e = lookup(pf, c->cpu, c->aux_offset, c->aux_size);
-	if (!e)
-		e = lookup(pf, 1ull << 32 | c->tid, c->aux_offset, c->aux_size);
-	if (e)
-		take(pf, e, c->aux_offset, c->aux_size, c);
+	find(pf, 1ull << 32 | c->tid, c);
 }
 
 int perf_aux_next(struct perf_aux_iter *it, struct perf_aux_chunk *c,
