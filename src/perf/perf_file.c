@@ -162,6 +162,65 @@ static int read_attrs(struct perf_file *pf, struct perf_diag *d)
 	return 0;
 }
 
+/* Bottom-up merge sort of the id table by id (stable: on equal ids the
+ * first attr wins, as perf's evlist keeps the first). */
+static void sort_ids(struct perf_id_ent *a, struct perf_id_ent *tmp, size_t n)
+{
+	for (size_t w = 1; w < n; w *= 2) {
+		for (size_t lo = 0; lo < n; lo += 2 * w) {
+			size_t mid = lo + w < n ? lo + w : n;
+			size_t hi = lo + 2 * w < n ? lo + 2 * w : n;
+			size_t i = lo, j = mid, k = lo;
+
+			while (i < mid && j < hi)
+				tmp[k++] = a[j].id < a[i].id ? a[j++] : a[i++];
+			while (i < mid)
+				tmp[k++] = a[i++];
+			while (j < hi)
+				tmp[k++] = a[j++];
+		}
+		memcpy(a, tmp, n * sizeof(*a));
+	}
+}
+
+/* With attrs that lay the trailer out differently, records name their
+ * attr by id (digest 1.6): index every attr's ids once. Their count is
+ * bounded by the file (8 bytes each, checked in read_attrs). */
+static int index_ids(struct perf_file *pf, struct perf_diag *d)
+{
+	struct perf_id_ent *tmp;
+	size_t n = 0, k = 0;
+
+	if (pf->trailer_uniform)
+		return 0;
+	for (size_t i = 0; i < pf->info.attr_count; i++)
+		n += (size_t)(pf->attrs[i].ids_size / 8);
+	if (!n)
+		return 0;
+	/* Arrays may not overlap: more ids than u64s in the file means they
+	 * do, and the table must stay bounded by the file size. */
+	if (n > pf->n / 8)
+		return perf_fail(d, etmkit_err_format, pf->info.attrs_offset,
+				 "the attrs' id arrays hold %zu ids in a file of "
+				 "%zu bytes: they overlap", n, pf->n);
+	pf->ids = malloc(n * sizeof(*pf->ids));
+	tmp = malloc(n * sizeof(*tmp));
+	if (!pf->ids || !tmp) {
+		free(tmp);
+		return perf_fail(d, etmkit_err_nomem, 24, "out of memory");
+	}
+	for (size_t i = 0; i < pf->info.attr_count; i++)
+		for (uint64_t j = 0; j < pf->attrs[i].ids_size / 8; j++) {
+			pf->ids[k].id = perf_rd64(pf->buf +
+						  pf->attrs[i].ids_offset + 8 * j);
+			pf->ids[k++].attr = i;
+		}
+	sort_ids(pf->ids, tmp, n);
+	free(tmp);
+	pf->nids = n;
+	return 0;
+}
+
 static int read_features(struct perf_file *pf, struct perf_diag *d)
 {
 	struct perf_file_info *fi = &pf->info;
@@ -360,6 +419,8 @@ static int open_common(struct perf_file *pf, struct perf_diag *d)
 	err = read_header(pf, d);
 	if (!err)
 		err = read_attrs(pf, d);
+	if (!err)
+		err = index_ids(pf, d);
 	if (err)
 		return err;
 	if (!in_file(pf->n, fi->data_offset, fi->data_size))
@@ -469,6 +530,7 @@ void perf_file_free(struct perf_file *pf)
 		return;
 	free(pf->owned);
 	free(pf->attrs);
+	free(pf->ids);
 	free(pf->bids);
 	free(pf->at);
 	free(pf->cpus);

@@ -12,6 +12,12 @@ struct perf_auxtrace_ent {
 	uint32_t idx, tid, cpu;
 };
 
+/* An event id and the attr it belongs to (digest 1.3, 1.6). */
+struct perf_id_ent {
+	uint64_t id;
+	size_t attr;
+};
+
 struct perf_file {
 	uint8_t *owned;          /* the file's bytes when we read them */
 	const uint8_t *buf;
@@ -20,6 +26,8 @@ struct perf_file {
 	uint64_t feat_off[256], feat_size[256];
 	struct perf_attr *attrs; /* info.attr_count */
 	int trailer_uniform;     /* every attr lays out the trailer alike */
+	struct perf_id_ent *ids; /* when not: every attr's ids, sorted */
+	size_t nids;
 	struct perf_build_id *bids;
 	size_t nbids;
 	struct perf_auxtrace_ent *at; /* sorted by (queue, offset, file) */

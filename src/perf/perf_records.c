@@ -50,7 +50,7 @@ static uint32_t trailer_size(uint64_t st)
 
 /* The attr a trailer belongs to when attrs differ: the id at its fixed
  * distance from the end (IDENTIFIER last; else ID, then STREAM_ID and CPU
- * after it), looked up in the attrs' id arrays; 0 = the first attr
+ * after it), looked up in the sorted id table; 0 = the first attr
  * (digest 1.6: synthesized records have id 0). */
 static const struct perf_attr *trailer_attr(const struct perf_file *pf,
 					    const uint8_t *rec, uint32_t size)
@@ -70,12 +70,19 @@ static const struct perf_attr *trailer_attr(const struct perf_file *pf,
 	if (back > size - 8)
 		return &pf->attrs[0];
 	id = perf_rd64(rec + size - back);
-	for (size_t i = 0; id && i < pf->info.attr_count; i++) {
-		const struct perf_attr *a = &pf->attrs[i];
+	if (id) { /* binary search; the first of equal ids */
+		size_t lo = 0, hi = pf->nids;
 
-		for (uint64_t k = 0; k < a->ids_size / 8; k++)
-			if (perf_rd64(pf->buf + a->ids_offset + 8 * k) == id)
-				return a;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (pf->ids[mid].id < id)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < pf->nids && pf->ids[lo].id == id)
+			return &pf->attrs[pf->ids[lo].attr];
 	}
 	return &pf->attrs[0];
 }

@@ -207,6 +207,7 @@ static size_t begin_info(struct buf *b, uint64_t version, uint32_t nr_cpu)
 struct file_opts {
 	int simpleperf;   /* feature 129, build id records of type 67 */
 	int no_build_id;
+	int two_attrs;    /* a second attr (sample_type 0x1C3, id 79) */
 };
 
 /* A file around @records (digest 1.1, 1.2, 1.3, 1.4): header, one id,
@@ -215,13 +216,14 @@ struct file_opts {
 static void build_file(struct buf *f, const struct buf *records,
 		       const struct file_opts *o)
 {
-	size_t data_off = 104 + 8 + 144, tab, bid_off, meta_off = 0;
+	size_t nattr = o->two_attrs ? 2 : 1;
+	size_t data_off = 104 + 8 * nattr + 144 * nattr, tab, bid_off, meta_off = 0;
 	size_t nfeat = (o->no_build_id ? 0 : 1) + (o->simpleperf ? 1 : 0);
 
 	f->n = 0;
 	put(f, "PERFILE2", 8);
 	u64(f, 104); u64(f, 144);
-	u64(f, 112); u64(f, 144);                 /* attrs */
+	u64(f, 104 + 8 * nattr); u64(f, 144 * nattr); /* attrs */
 	u64(f, data_off); u64(f, records->n);     /* data */
 	zeros(f, 16);                             /* event_types */
 	u8(f, o->no_build_id ? 0 : 0x04);         /* bit 2 BUILD_ID */
@@ -229,11 +231,22 @@ static void build_file(struct buf *f, const struct buf *records,
 	u8(f, o->simpleperf ? 0x02 : 0);          /* bit 129 META_INFO */
 	zeros(f, 15);
 	u64(f, EVENT_ID);                         /* ids of attr 0 */
+	if (o->two_attrs)
+		u64(f, EVENT_ID + 1);             /* ids of attr 1 */
 	/* attr: type 8, size 128, config 0x4000, period, sample_type ... */
 	u32(f, 8); u32(f, 128); u64(f, 0x4000); u64(f, 1); u64(f, ST);
 	u64(f, 0); u64(f, ATTR_FLAGS);
 	zeros(f, 128 - 48);
 	u64(f, 104); u64(f, 8);                   /* its ids */
+	if (o->two_attrs) {
+		/* Linux's dummy:u tracking event (digest 1.3): software,
+		 * config 9, no TIME: the id sits 16 bytes from the end as in
+		 * attr 0, as perf requires. */
+		u32(f, 1); u32(f, 128); u64(f, 9); u64(f, 1); u64(f, 0x1C3);
+		u64(f, 0); u64(f, ATTR_FLAGS);
+		zeros(f, 128 - 48);
+		u64(f, 112); u64(f, 8);
+	}
 	assert_int_equal(f->n, data_off);
 	put(f, records->d, records->n);
 	tab = f->n;
@@ -624,6 +637,43 @@ static void test_aux_matching(void **state)
 	perf_file_free(pf);
 }
 
+/* Two attrs with different trailers (digest 1.6): each record's trailer
+ * is read with the layout of the attr its id names. */
+static void test_two_attrs(void **state)
+{
+	struct buf r, f;
+	struct file_opts o = { .two_attrs = 1 };
+	struct perf_file *pf;
+	struct perf_record_iter it;
+	struct perf_record rec;
+	size_t at;
+
+	(void)state;
+	r.n = 0;
+	rec_comm(&r, "traced");                /* attr 0: 32-byte trailer */
+	at = begin(&r, 3, 0);                  /* attr 1: pid/tid, id, cpu */
+	u32(&r, 7); u32(&r, 8);
+	pad_string(&r, "dummy");
+	u32(&r, 7); u32(&r, 8); u64(&r, EVENT_ID + 1); u32(&r, 3); u32(&r, 0);
+	end_rec(&r, at);
+	build_file(&f, &r, &o);
+	pf = open_ok(&f);
+	assert_int_equal(perf_file_info(pf)->attr_count, 2);
+	perf_record_iter_init(&it, pf);
+	assert_int_equal(perf_record_next(&it, &rec, NULL), 0);
+	assert_int_equal(rec.trailer_size, 32);
+	assert_true(rec.sid.has_time);
+	assert_int_equal(rec.sid.id, EVENT_ID);
+	assert_int_equal(perf_record_next(&it, &rec, NULL), 0);
+	assert_int_equal(rec.trailer_size, 24);
+	assert_false(rec.sid.has_time);
+	assert_int_equal(rec.sid.id, EVENT_ID + 1);
+	assert_int_equal(rec.sid.cpu, 3);
+	assert_int_equal(rec.sid.tid, 8);
+	assert_string_equal(rec.u.comm.comm, "dummy");
+	perf_file_free(pf);
+}
+
 /* ---- damaged files -------------------------------------------------------- */
 
 static void test_every_truncation(void **state)
@@ -942,6 +992,7 @@ int main(void)
 		cmocka_unit_test(test_simpleperf_file),
 		cmocka_unit_test(test_cs_etm_versions),
 		cmocka_unit_test(test_aux_matching),
+		cmocka_unit_test(test_two_attrs),
 		cmocka_unit_test(test_every_truncation),
 		cmocka_unit_test(test_bad_magic_and_order),
 		cmocka_unit_test(test_bad_sizes),
