@@ -112,13 +112,19 @@ struct perf_file;
  * record) and the AUXTRACE payloads. The file is read into memory once
  * (memory is bounded by the file size plus tables sized by what the file
  * holds). On failure *@pf is NULL and @diag (may be NULL) names the
- * offset. Errors: -etmkit_err_invalid (NULL @pf or @path),
- * -etmkit_err_io (cannot read), -etmkit_err_nomem, -etmkit_err_format
- * (bad magic, header, sizes, offsets or counts; a record that runs past
- * the data section; malformed cs_etm metadata), -etmkit_err_truncated
- * (the file ends before a section or record it declares),
- * -etmkit_err_unsupported (byte-swapped, pipe-mode or legacy files; an
- * AUXTRACE_INFO version above 2). */
+ * offset and what was wrong. Errors: -etmkit_err_invalid (NULL @pf or
+ * @path), -etmkit_err_io (cannot open or read; no offset),
+ * -etmkit_err_nomem, -etmkit_err_truncated (the file ends before its
+ * header, attr section, data section, feature table or a record's end or
+ * AUXTRACE payload ends past the data section), -etmkit_err_format (bad
+ * magic, header size, attr_size, a section outside the file, a record
+ * smaller than 8 bytes, overlapping id arrays, a malformed build-id entry,
+ * malformed cs_etm metadata: unknown block magic, impossible CPU or
+ * parameter count, blocks that do not fill the record; an
+ * AUX_OUTPUT_HW_ID without a CPU or contradicting an earlier one),
+ * -etmkit_err_unsupported (byte-swapped, pipe-mode or legacy PERFFILE
+ * files; cs_etm metadata version above 2; AUX_OUTPUT_HW_ID major version
+ * above 0). */
 int perf_file_open(struct perf_file **pf, const char *path,
 		   struct perf_diag *diag);
 /* As perf_file_open() on @n bytes at @buf, which are not copied and must
