@@ -67,6 +67,7 @@ struct cli_input {
 	int nsrc;
 	struct cli_source src[CLI_MAX_IDS];
 	struct snapshot *ss;        /* with keep_snapshot; cli_input_free() */
+	struct perf_file *perf;     /* FILE is a perf.data (cli/input_perf.c) */
 };
 
 /* Parse a number (decimal or 0x hex) into *v; 0 or -1. */
@@ -90,7 +91,17 @@ int cli_session_feed(const char *cmd, struct etmkit_session *s,
 		     const uint8_t *buf, size_t n, int stop_on_error,
 		     int *stopped);
 
-/* Release what cli_input_resolve() kept (the snapshot). */
+/* perf.data input (cli/input_perf.c): 1 when @path starts with the
+ * PERFILE2 magic; sources from the cs_etm metadata of the CPUs whose
+ * protocol is in @protos (CLI_PROTO bits); the AUX data of every CPU in
+ * file order. Both return 0 or a cli_exit after a message. */
+int cli_is_perf_file(const char *path);
+int cli_perf_resolve(struct cli_input *in, unsigned protos);
+int cli_perf_stream(const struct cli_input *in,
+		    int (*feed)(void *ctx, const uint8_t *buf, size_t n),
+		    void *ctx);
+
+/* Release what cli_input_resolve() kept (the snapshot, the perf file). */
 void cli_input_free(struct cli_input *in);
 
 /* Read the buffer file and feed it to @feed in chunks. Returns 0, or a

@@ -277,6 +277,7 @@ int cmd_packets(int argc, char **argv)
 		cli_error("cannot set up the decoder: %s",
 			  etmkit_errstr(err));
 		etmkit_session_free(r.session);
+		cli_input_free(&r.in);
 		return cli_exit_input;
 	}
 	if (!r.json && cli_header_wanted(r.out, r.header, r.no_header))
@@ -293,6 +294,7 @@ int cmd_packets(int argc, char **argv)
 				  etmkit_session_frame_stats(r.session));
 	cli_form_table_free(&r.forms);
 	etmkit_session_free(r.session);
+	cli_input_free(&r.in);
 	if (fflush(stdout) != 0) {
 		cli_error("cannot write the output");
 		return cli_exit_input;

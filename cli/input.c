@@ -601,6 +601,8 @@ int cli_input_resolve(struct cli_input *in, const char *cmd)
 	}
 	if (in->snapshot)
 		return resolve_snapshot(in);
+	if (in->file && cli_is_perf_file(in->file))
+		return cli_perf_resolve(in, protos_of(in));
 	if (in->file)
 		return resolve_raw(in);
 	cli_error("no input: give --snapshot DIR or FILE "
@@ -630,6 +632,8 @@ void cli_input_free(struct cli_input *in)
 {
 	snapshot_free(in->ss);
 	in->ss = NULL;
+	perf_file_free(in->perf);
+	in->perf = NULL;
 }
 
 int cli_input_stream(const struct cli_input *in,
@@ -637,10 +641,13 @@ int cli_input_stream(const struct cli_input *in,
 		     void *ctx)
 {
 	enum { chunk = 1 << 20 };
-	FILE *f = fopen(in->buffer_path, "rb");
+	FILE *f;
 	uint8_t *buf;
 	int rc = 0;
 
+	if (in->perf)
+		return cli_perf_stream(in, feed, ctx);
+	f = fopen(in->buffer_path, "rb");
 	if (!f) {
 		cli_error("%s: cannot open: %s", in->buffer_path,
 			  cli_strerror(errno));

@@ -326,6 +326,24 @@ def snapshots(shared):
             yield dp
 
 
+def perf_seeds(outdir, shared):
+    """fuzz_perf: the simpleperf recordings under 64 KiB as they are, one
+    relabelled as Linux perf's variant (feature bit 129 cleared), and
+    perf_kernel.data's header and first records cut to 64 KiB."""
+    d = os.path.join(shared, "testdata", "perf")
+    for name in ("perf_etm.data", "perf_with_missing_aux_data.data",
+                 "perf_kernel.data"):
+        p = os.path.join(d, name)
+        if not os.path.isfile(p):
+            continue
+        blob = open(p, "rb").read()
+        write(outdir, "fuzz_perf", name, blob[:65536])
+        if name == "perf_etm.data":
+            linux = bytearray(blob)
+            linux[72 + 16] &= ~0x02  # bit 129 (digest 1.4)
+            write(outdir, "fuzz_perf", "linux-" + name, bytes(linux))
+
+
 def write(outdir, target, name, blob):
     d = os.path.join(outdir, target)
     os.makedirs(d, exist_ok=True)
@@ -403,6 +421,7 @@ def main():
             with open(os.path.join(d, fn), "rb") as f:
                 write(outdir, target, fn, f.read(65536))
     # Real captures, when ../shared is there.
+    perf_seeds(outdir, shared)
     n = 0
     kdump = os.path.join(shared, "testdata", "etmv3", "TC2", "kernel_dump.bin")
     if os.path.isfile(kdump):

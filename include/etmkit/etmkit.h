@@ -27,5 +27,6 @@
 #include "etmkit/insn.h"
 #include "etmkit/elem.h"
 #include "etmkit/flow.h"
+#include "etmkit/perf.h"
 
 #endif /* ETMKIT_ETMKIT_H */
