@@ -29,7 +29,9 @@ static const struct cli_option options[] = {
 	  "of the first one" },
 	{ NULL, 0, "FILE", 0, D | P,
 	  "a raw trace buffer; give --protocol and the registers (numbers "
-	  "in decimal or 0x hex)" },
+	  "in decimal or 0x hex). Or a perf.data recording (Linux perf, "
+	  "simpleperf; known by its header): each CPU's AUX trace, with the "
+	  "protocol and registers of its cs_etm metadata (docs/perf-data.md)" },
 	{ NULL, 0, "FILE", 0, F, "a raw capture file" },
 	{ "protocol", 0, "P", opt_protocol, D | P,
 	  "the protocol of FILE: etmv3, etmv4 or ete" },
