@@ -101,6 +101,10 @@ int cli_perf_stream(const struct cli_input *in,
 		    int (*feed)(void *ctx, const uint8_t *buf, size_t n),
 		    void *ctx);
 
+/* Whether trace ID @id is one the --id options ask for (all without
+ * --id). */
+int cli_id_wanted(const struct cli_input *in, uint8_t id);
+
 /* Release what cli_input_resolve() kept (the snapshot, the perf file). */
 void cli_input_free(struct cli_input *in);
 

@@ -118,7 +118,7 @@ int cli_input_option(struct cli_input *in, int opt, const char *arg)
 	}
 }
 
-static int id_wanted(const struct cli_input *in, uint8_t id)
+int cli_id_wanted(const struct cli_input *in, uint8_t id)
 {
 	if (!in->nids)
 		return 1;
@@ -250,7 +250,7 @@ static int add_snapshot_sources(struct cli_input *in, const struct snapshot *ss,
 						   snapshot_etm4(cs, dev);
 		if (rc)
 			return rc;
-		if (!id_wanted(in, cs->id))
+		if (!cli_id_wanted(in, cs->id))
 			continue;
 		in->nsrc++;
 		if (s->core)

@@ -32,16 +32,6 @@ int cli_is_perf_file(const char *path)
 	return yes;
 }
 
-static int wanted(const struct cli_input *in, uint8_t id)
-{
-	if (!in->nids)
-		return 1;
-	for (int i = 0; i < in->nids; i++)
-		if (in->ids[i] == id)
-			return 1;
-	return 0;
-}
-
 /* Whether CPU @cpu has AUX data in the file. */
 static int cpu_has_data(const struct cli_input *in, uint32_t cpu)
 {
@@ -63,7 +53,7 @@ static int add_cpu(struct cli_input *in, const struct perf_cs_etm_cpu *c,
 	struct cli_source *cs = &in->src[in->nsrc];
 	enum etmkit_protocol p = c->protocol;
 
-	if (!(protos & CLI_PROTO(p)) || !wanted(in, c->trace_id) ||
+	if (!(protos & CLI_PROTO(p)) || !cli_id_wanted(in, c->trace_id) ||
 	    (!in->nids && !cpu_has_data(in, c->cpu)))
 		return 0;
 	memset(cs, 0, sizeof(*cs));

@@ -43,42 +43,19 @@ static int at_before(const struct perf_auxtrace_ent *x,
 	return x->rec_offset < y->rec_offset;
 }
 
-/* Bottom-up merge sort of @n entries through @tmp (qsort() has no
- * context argument and the order needs none, but a stable sort keeps the
- * code free of static state either way). */
-static void sort_at(struct perf_auxtrace_ent *a, struct perf_auxtrace_ent *tmp,
-		    size_t n)
+/* at_before() as qsort() wants it (a total order: the record offset
+ * breaks every tie). */
+static int at_cmp(const void *pa, const void *pb)
 {
-	for (size_t w = 1; w < n; w *= 2) {
-		for (size_t lo = 0; lo < n; lo += 2 * w) {
-			size_t mid = lo + w < n ? lo + w : n;
-			size_t hi = lo + 2 * w < n ? lo + 2 * w : n;
-			size_t i = lo, j = mid, k = lo;
+	const struct perf_auxtrace_ent *x = pa, *y = pb;
 
-			while (i < mid && j < hi)
-				tmp[k++] = at_before(&a[j], &a[i]) ? a[j++] : a[i++];
-			while (i < mid)
-				tmp[k++] = a[i++];
-			while (j < hi)
-				tmp[k++] = a[j++];
-		}
-		memcpy(a, tmp, n * sizeof(*a));
-	}
+	return at_before(x, y) ? -1 : at_before(y, x) ? 1 : 0;
 }
 
-int perf_aux_index_build(struct perf_file *pf, struct perf_diag *d)
+void perf_aux_index_build(struct perf_file *pf)
 {
-	struct perf_auxtrace_ent *tmp;
-
-	if (pf->nat < 2)
-		return 0;
-	tmp = malloc(pf->nat * sizeof(*tmp));
-	if (!tmp)
-		return perf_fail(d, etmkit_err_nomem, pf->info.data_offset,
-				 "out of memory");
-	sort_at(pf->at, tmp, pf->nat);
-	free(tmp);
-	return 0;
+	if (pf->nat >= 2)
+		qsort(pf->at, pf->nat, sizeof(*pf->at), at_cmp);
 }
 
 int perf_aux_iter_init(struct perf_aux_iter *it, const struct perf_file *pf,

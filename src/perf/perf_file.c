@@ -162,25 +162,16 @@ static int read_attrs(struct perf_file *pf, struct perf_diag *d)
 	return 0;
 }
 
-/* Bottom-up merge sort of the id table by id (stable: on equal ids the
- * first attr wins, as perf's evlist keeps the first). */
-static void sort_ids(struct perf_id_ent *a, struct perf_id_ent *tmp, size_t n)
+/* The id table's order: by id, then attr, so on equal ids the first attr
+ * wins, as perf's evlist keeps the first (a total order: qsort() needs
+ * no stability). */
+static int id_cmp(const void *pa, const void *pb)
 {
-	for (size_t w = 1; w < n; w *= 2) {
-		for (size_t lo = 0; lo < n; lo += 2 * w) {
-			size_t mid = lo + w < n ? lo + w : n;
-			size_t hi = lo + 2 * w < n ? lo + 2 * w : n;
-			size_t i = lo, j = mid, k = lo;
+	const struct perf_id_ent *x = pa, *y = pb;
 
-			while (i < mid && j < hi)
-				tmp[k++] = a[j].id < a[i].id ? a[j++] : a[i++];
-			while (i < mid)
-				tmp[k++] = a[i++];
-			while (j < hi)
-				tmp[k++] = a[j++];
-		}
-		memcpy(a, tmp, n * sizeof(*a));
-	}
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	return (x->attr > y->attr) - (x->attr < y->attr);
 }
 
 /* With attrs that lay the trailer out differently, records name their
@@ -188,7 +179,6 @@ static void sort_ids(struct perf_id_ent *a, struct perf_id_ent *tmp, size_t n)
  * bounded by the file (8 bytes each, checked in read_attrs). */
 static int index_ids(struct perf_file *pf, struct perf_diag *d)
 {
-	struct perf_id_ent *tmp;
 	size_t n = 0, k = 0;
 
 	if (pf->trailer_uniform)
@@ -204,19 +194,15 @@ static int index_ids(struct perf_file *pf, struct perf_diag *d)
 				 "the attrs' id arrays hold %zu ids in a file of "
 				 "%zu bytes: they overlap", n, pf->n);
 	pf->ids = malloc(n * sizeof(*pf->ids));
-	tmp = malloc(n * sizeof(*tmp));
-	if (!pf->ids || !tmp) {
-		free(tmp);
+	if (!pf->ids)
 		return perf_fail(d, etmkit_err_nomem, 24, "out of memory");
-	}
 	for (size_t i = 0; i < pf->info.attr_count; i++)
 		for (uint64_t j = 0; j < pf->attrs[i].ids_size / 8; j++) {
 			pf->ids[k].id = perf_rd64(pf->buf +
 						  pf->attrs[i].ids_offset + 8 * j);
 			pf->ids[k++].attr = i;
 		}
-	sort_ids(pf->ids, tmp, n);
-	free(tmp);
+	qsort(pf->ids, n, sizeof(*pf->ids), id_cmp);
 	pf->nids = n;
 	return 0;
 }
@@ -404,11 +390,11 @@ static int walk_records(struct perf_file *pf, struct perf_diag *d)
 		}
 		pos = next;
 	}
-	err = perf_aux_index_build(pf, d);
+	perf_aux_index_build(pf);
 	/* A second pass only when there are HW_ID records to apply. */
-	if (!err && pf->has_cs && hw_ids)
-		err = perf_cs_etm_apply_hw_ids(pf, d);
-	return err;
+	if (pf->has_cs && hw_ids)
+		return perf_cs_etm_apply_hw_ids(pf, d);
+	return 0;
 }
 
 static int open_common(struct perf_file *pf, struct perf_diag *d)

@@ -79,6 +79,6 @@ int perf_cs_etm_parse(struct perf_file *pf, uint64_t off, uint32_t size,
 int perf_cs_etm_apply_hw_ids(struct perf_file *pf, struct perf_diag *d);
 
 /* Sort the AUXTRACE list for perf_aux_next()'s look-ups (perf_aux.c). */
-int perf_aux_index_build(struct perf_file *pf, struct perf_diag *d);
+void perf_aux_index_build(struct perf_file *pf);
 
 #endif
