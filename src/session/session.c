@@ -409,6 +409,26 @@ int etmkit_session_feed(struct etmkit_session *s, const uint8_t *buf, size_t n)
 	return deformat_feed(s->deformat, buf, n);
 }
 
+int etmkit_session_break(struct etmkit_session *s, enum etmkit_loss why)
+{
+	(void)why;
+	return s ? 0 : -etmkit_err_invalid;
+}
+
+int etmkit_session_lose(struct etmkit_session *s, uint8_t id,
+			enum etmkit_loss why)
+{
+	(void)id;
+	(void)why;
+	return s ? 0 : -etmkit_err_invalid;
+}
+
+int etmkit_session_set_offset(struct etmkit_session *s, uint64_t offset)
+{
+	(void)offset;
+	return s ? 0 : -etmkit_err_invalid;
+}
+
 int etmkit_session_finish(struct etmkit_session *s)
 {
 	int err;
