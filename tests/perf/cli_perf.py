@@ -6,7 +6,8 @@ perf_etm.data's AUX data is CPU 7's (trace ID 0x1E), four chunks each
 starting with an A-sync and a Trace Info; the program runs as pid 17235
 (context ID 0x4353) with its text mapped at 0x582b2b1000; the
 missing-AUX recording has no data to list: its six AUX records (digest 3.7;
-the README: a reader must accept it) give one warning and exit 0.
+the README: a reader must accept it) give one warning and exit 0, and with
+its CPUs' trace IDs asked for, an aux_missing gap each.
 
 AUX record boundaries (digest 3.7, 3.10): each AUX record is a piece of its
 own, listed at the file offsets of its bytes. Where the pieces are is read
@@ -54,8 +55,24 @@ def aux_chunks(path):
     return out
 
 
-def packets_json(etmkit, path):
-    r = subprocess.run([etmkit, "packets", "--json", path],
+def aux_records(path):
+    """(file offset, aux_size, cpu) of every AUX record (digest 2.1)."""
+    f = open(path, "rb").read()
+    off, size = struct.unpack_from("<QQ", f, 40)
+    out, p = [], off
+    while p < off + size:
+        t, _, sz = struct.unpack_from("<IHH", f, p)
+        if t == 11:
+            out.append((p, struct.unpack_from("<Q", f, p + 16)[0],
+                        struct.unpack_from("<I", f, p + sz - 8)[0]))
+        elif t == 71:
+            p += struct.unpack_from("<Q", f, p + 8)[0]
+        p += sz
+    return out
+
+
+def packets_json(etmkit, path, *opts):
+    r = subprocess.run([etmkit, "packets", "--json", *opts, path],
                        capture_output=True, text=True)
     return r, [json.loads(l) for l in r.stdout.splitlines() if l.strip()]
 
@@ -125,6 +142,20 @@ def main():
     if r.returncode != 0 or r.stdout or \
             "6 AUX records (1535344 bytes of trace) with no trace data" not in r.stderr:
         bad.append("missing-aux: exit %d, %r" % (r.returncode, r.stderr))
+    # With its CPUs asked for (--id over every ID a CPU may have), each of
+    # the six AUX records (CPU 7 and 4, no AUXTRACE at all: digest 3.10)
+    # is an aux_missing gap at the record's file offset.
+    path = os.path.join(d, "perf_with_missing_aux_data.data")
+    ids = [a for i in range(0x10, 0x20) for a in ("--id", hex(i))]
+    r, recs = packets_json(etmkit, path, *ids)
+    want = [a[0] for a in aux_records(path) if a[1]]
+    got = [x["offset"] for x in recs
+           if x.get("type") == "gap" and x["reason"] == "aux_missing"]
+    cpus = sorted({a[2] for a in aux_records(path)})
+    if r.returncode != 0 or len(want) != 6 or got != want or cpus != [4, 7] or \
+            len({x["id"] for x in recs}) != 2:
+        bad.append("missing-aux --id: gaps at %r, AUX records at %r (CPUs %r), "
+                   "exit %d" % (got, want, cpus, r.returncode))
     r = subprocess.run([etmkit, "packets", "--id", "0x10",
                         os.path.join(d, "perf_kernel.data")],
                        capture_output=True, text=True)
