@@ -840,6 +840,65 @@ static void test_break_etm3_flow(void **state)
 	etmkit_session_free(ses);
 }
 
+/* The same for an ETE flow source, framed (ID 0x20). One frame: ID byte
+ * 0x41 at 0, the A-sync (eleven zeros, 0x80) at 1-12, then Trace Info
+ * 01 01 at 13-14 (byte 14 is written 0x00, its bit 0 in aux bit 7: aux
+ * byte 0x80) which wants one more byte: the break cuts it (a gap of reason
+ * truncated at 13), then the break's own gap, aux_collision, at 16. */
+static int on_elem_any(void *ctx, uint8_t id, const struct etmkit_elem *e)
+{
+	struct elems *l = ctx;
+
+	assert_int_equal(id, 0x20);
+	assert_true(l->n < 16);
+	l->kind[l->n] = e->kind;
+	l->reason[l->n] = e->kind == etmkit_elem_gap ? e->u.loss.reason : 0;
+	l->offset[l->n] = e->offset;
+	l->n++;
+	return 0;
+}
+
+static void test_break_ete_flow_framed(void **state)
+{
+	static const uint8_t frame[16] = {
+		0x41, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+		0x00, 0x00, 0x00, 0x00, 0x80, 0x01, 0x00, 0x80,
+	};
+	struct etmkit_session_config sc;
+	struct etm4_flow_config fc;
+	struct etmkit_session *ses;
+	struct elems l;
+	int cut = -1, aux = -1;
+
+	(void)state;
+	memset(&l, 0, sizeof(l));
+	etmkit_session_config_init(&sc);
+	sc.frames = deformat_coresight;
+	sc.on_elem = on_elem_any;
+	sc.ctx = &l;
+	assert_int_equal(etmkit_session_alloc(&ses, &sc), 0);
+	etm4_flow_config_init(&fc);
+	ete_config(&fc.etm);
+	assert_int_equal(etmkit_session_add_etm4_flow(ses, 0x20, &fc), 0);
+	assert_int_equal(etmkit_session_feed(ses, frame, sizeof(frame)), 0);
+	assert_int_equal(etmkit_session_break(ses, etmkit_loss_aux_collision),
+			 0);
+	assert_int_equal(etmkit_session_finish(ses), 0);
+	for (int i = 0; i < l.n; i++) {
+		if (l.kind[i] != etmkit_elem_gap)
+			continue;
+		if (l.reason[i] == etmkit_loss_truncated && cut < 0)
+			cut = i;
+		if (l.reason[i] == etmkit_loss_aux_collision)
+			aux = i;
+	}
+	assert_true(cut >= 0);
+	assert_int_equal(l.offset[cut], 13);
+	assert_true(aux > cut);
+	assert_int_equal(l.offset[aux], 16);
+	etmkit_session_free(ses);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -859,6 +918,7 @@ int main(void)
 		cmocka_unit_test(test_break_ete_raw),
 		cmocka_unit_test(test_break_etm4_framed_offset),
 		cmocka_unit_test(test_break_etm3_flow),
+		cmocka_unit_test(test_break_ete_flow_framed),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
