@@ -94,12 +94,15 @@ int cli_session_feed(const char *cmd, struct etmkit_session *s,
 /* perf.data input (cli/input_perf.c): 1 when @path starts with the
  * PERFILE2 magic; sources from the cs_etm metadata of the CPUs whose
  * protocol is in @protos (CLI_PROTO bits); the AUX data of every CPU in
- * file order. Both return 0 or a cli_exit after a message. */
+ * file order, each AUX record a piece of its own: with @s, its bytes are
+ * fed at their file offsets and a break follows it (the reason from its
+ * flags); an AUX record with no data is a gap (aux_missing) of its CPU's
+ * trace ID. Both return 0 or a cli_exit after a message. */
 int cli_is_perf_file(const char *path);
 int cli_perf_resolve(struct cli_input *in, unsigned protos);
 int cli_perf_stream(const struct cli_input *in,
 		    int (*feed)(void *ctx, const uint8_t *buf, size_t n),
-		    void *ctx);
+		    void *ctx, struct etmkit_session *s);
 
 /* Whether trace ID @id is one the --id options ask for (all without
  * --id). */
@@ -108,11 +111,13 @@ int cli_id_wanted(const struct cli_input *in, uint8_t id);
 /* Release what cli_input_resolve() kept (the snapshot, the perf file). */
 void cli_input_free(struct cli_input *in);
 
-/* Read the buffer file and feed it to @feed in chunks. Returns 0, or a
+/* Read the buffer file and feed it to @feed in chunks. A perf.data input
+ * is fed AUX record by AUX record, with an etmkit_session_break() on @s
+ * between them when @s is not NULL (cli_perf_stream()). Returns 0, or a
  * cli_exit after printing a message. */
 int cli_input_stream(const struct cli_input *in,
 		     int (*feed)(void *ctx, const uint8_t *buf, size_t n),
-		     void *ctx);
+		     void *ctx, struct etmkit_session *s);
 
 /* Output of ETMv3 packets. */
 void cli_print_etm3_text(FILE *f, uint8_t id, const struct etm3_packet *p,

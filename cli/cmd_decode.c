@@ -339,6 +339,16 @@ static void warn_bad_regions(const struct decode_run *r)
 
 /* ---- Decoding ----------------------------------------------------------- */
 
+/* Losses that are not decode errors: a packet cut by the end of a piece
+ * of the buffer, and trace the recorder says it lost (etmkit_loss_aux_*,
+ * digest perf-data.md 3.7). */
+static int expected_loss(unsigned reason)
+{
+	return reason == etmkit_loss_truncated ||
+	       (reason >= etmkit_loss_aux_truncated &&
+		reason <= etmkit_loss_aux_missing);
+}
+
 static int on_elem(void *ctx, uint8_t id, const struct etmkit_elem *e)
 {
 	struct decode_run *r = ctx;
@@ -360,8 +370,10 @@ static int on_elem(void *ctx, uint8_t id, const struct etmkit_elem *e)
 		break;
 	case etmkit_elem_gap:
 		c->gaps++;
-		/* The end of a ring buffer cutting a packet is normal. */
-		if (e->u.loss.reason != etmkit_loss_truncated) {
+		/* The end of a ring buffer cutting a packet is normal, and
+		 * trace the recorder lost (perf AUX flags) is not a decode
+		 * error: both are listed as gaps only. */
+		if (!expected_loss(e->u.loss.reason)) {
 			c->errors++;
 			cli_health_error(&r->health, id, e->offset);
 		}
@@ -538,7 +550,7 @@ int cmd_decode(int argc, char **argv)
 	if (!rc && !r.json && cli_header_wanted(r.out, r.header, r.no_header))
 		cli_print_elem_header(r.out);
 	if (!rc)
-		rc = cli_input_stream(&r.in, feed, &r);
+		rc = cli_input_stream(&r.in, feed, &r, r.session);
 	if (r.stopped)
 		rc = cli_exit_trace_errors;
 	if (!rc && etmkit_session_finish(r.session) < 0)

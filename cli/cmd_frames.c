@@ -138,7 +138,7 @@ int cmd_frames(int argc, char **argv)
 		cli_error("%s", etmkit_errstr(err));
 		return cli_exit_input;
 	}
-	rc = cli_input_stream(&r.in, feed, &r);
+	rc = cli_input_stream(&r.in, feed, &r, NULL);
 	if (!rc)
 		deformat_finish(r.d);
 	if (!rc) {

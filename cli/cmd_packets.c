@@ -145,6 +145,23 @@ static int on_frame_event(void *ctx, const struct deformat_event *ev)
 	return 0;
 }
 
+/* Trace lost between pieces of the buffer (perf AUX flags, session
+ * breaks): listed in place; not a decode error. */
+static int on_gap(void *ctx, uint8_t id, enum etmkit_loss reason,
+		  uint64_t offset)
+{
+	struct packets_run *r = ctx;
+
+	if (r->json)
+		fprintf(r->out, "{\"offset\":%" PRIu64 ",\"id\":%u,"
+			"\"type\":\"gap\",\"reason\":\"%s\"}\n", offset,
+			(unsigned)id, etmkit_loss_name(reason));
+	else
+		fprintf(r->out, "%10" PRIu64 "  %02x  --  gap %s\n", offset, id,
+			etmkit_loss_name(reason));
+	return 0;
+}
+
 static int feed(void *ctx, const uint8_t *buf, size_t n)
 {
 	struct packets_run *r = ctx;
@@ -270,6 +287,7 @@ int cmd_packets(int argc, char **argv)
 	sc.ctx = &r;
 	sc.stop_on_error = (uint8_t)r.stop_on_error;
 	sc.on_frame_event = on_frame_event;
+	sc.on_gap = on_gap;
 	err = etmkit_session_alloc(&r.session, &sc);
 	for (int i = 0; err >= 0 && i < r.in.nsrc; i++)
 		err = add_source(&r, &r.in.src[i]);
@@ -282,7 +300,7 @@ int cmd_packets(int argc, char **argv)
 	}
 	if (!r.json && cli_header_wanted(r.out, r.header, r.no_header))
 		cli_print_packet_header(r.out);
-	rc = cli_input_stream(&r.in, feed, &r);
+	rc = cli_input_stream(&r.in, feed, &r, r.session);
 	if (r.stopped)
 		rc = cli_exit_trace_errors;
 	if (!rc && etmkit_session_finish(r.session) < 0)

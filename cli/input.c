@@ -638,7 +638,7 @@ void cli_input_free(struct cli_input *in)
 
 int cli_input_stream(const struct cli_input *in,
 		     int (*feed)(void *ctx, const uint8_t *buf, size_t n),
-		     void *ctx)
+		     void *ctx, struct etmkit_session *s)
 {
 	enum { chunk = 1 << 20 };
 	FILE *f;
@@ -646,7 +646,7 @@ int cli_input_stream(const struct cli_input *in,
 	int rc = 0;
 
 	if (in->perf)
-		return cli_perf_stream(in, feed, ctx);
+		return cli_perf_stream(in, feed, ctx, s);
 	f = fopen(in->buffer_path, "rb");
 	if (!f) {
 		cli_error("%s: cannot open: %s", in->buffer_path,

@@ -3,16 +3,21 @@
  *
  * Sources: one per CPU of the cs_etm metadata (include/etmkit/perf.h)
  * that recorded AUX data, with the trace ID, protocol and registers the
- * recording holds; --id selects among all CPUs. Offsets in the listing
- * count bytes of the AUX data fed so far, not file offsets. Bytes: the AUX data of every CPU in file order, AUX
- * record by AUX record, through the CoreSight formatter (memory-aligned
- * frames, digest perf-data.md 3.6).
+ * recording holds; --id selects among all CPUs. Bytes: the AUX data of
+ * every CPU in file order, AUX record by AUX record, through the
+ * CoreSight formatter (memory-aligned frames, digest perf-data.md 3.6).
+ * Offsets in the listing are file offsets of the AUX bytes (those of
+ * `etmkit frames`, which feeds the chunks back to back, still count the
+ * bytes fed).
  *
- * Kept small on purpose (issue 15's later layers do it properly): the
- * chunks are fed one after the other through one session, so a decoder is
- * not reset at a chunk boundary (perf resets at every AUX record, digest
- * 3.10); in practice each chunk starts with an A-sync. Raw (TRBE) AUX data
- * and chunks that are not whole frames are refused. */
+ * Every AUX record is its own piece, as perf decodes it (digest 3.10):
+ * etmkit_session_break() after each, so a packet cut at its end is
+ * reported truncated and the next record starts unsynced; its flags
+ * (TRUNCATED, COLLISION, PARTIAL, OVERWRITE, digest 3.7) give the break's
+ * loss reason, a gap for each trace ID that had bytes in it; an AUX record
+ * whose bytes are not in the file is a gap (aux_missing) of its CPU's trace
+ * ID. Raw (TRBE) AUX data and chunks that are not whole frames are
+ * refused. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -194,17 +199,74 @@ int cli_perf_resolve(struct cli_input *in, unsigned protos)
 	return rc;
 }
 
+/* The loss an AUX record's flags report (digest 3.7), etmkit_loss_none
+ * when there is none. One reason per record: TRUNCATED (trace after the
+ * record lost) first, then COLLISION, PARTIAL, OVERWRITE. */
+static enum etmkit_loss aux_loss(uint64_t flags)
+{
+	if (flags & PERF_AUX_FLAG_TRUNCATED)
+		return etmkit_loss_aux_truncated;
+	if (flags & PERF_AUX_FLAG_COLLISION)
+		return etmkit_loss_aux_collision;
+	if (flags & PERF_AUX_FLAG_PARTIAL)
+		return etmkit_loss_aux_partial;
+	if (flags & PERF_AUX_FLAG_OVERWRITE)
+		return etmkit_loss_aux_overwrite;
+	return etmkit_loss_none;
+}
+
+/* The trace ID of CPU @cpu in the cs_etm metadata, or 0 (none). */
+static uint8_t cpu_trace_id(const struct cli_input *in, uint32_t cpu)
+{
+	const struct perf_cs_etm *cs = perf_file_cs_etm(in->perf);
+
+	for (uint32_t i = 0; cs && i < cs->nr_cpu; i++)
+		if (cs->cpus[i].cpu == cpu)
+			return cs->cpus[i].trace_id;
+	return 0;
+}
+
+/* An AUX record whose bytes are not in the file: a gap of its CPU's
+ * trace ID at the record's file offset; nothing joined across it. */
+static int lose_chunk(const struct cli_input *in, struct etmkit_session *s,
+		      const struct perf_aux_chunk *ch)
+{
+	uint8_t id = cpu_trace_id(in, ch->cpu);
+	int err = etmkit_session_set_offset(s, ch->record_offset);
+
+	if (!err && id)
+		err = etmkit_session_lose(s, id, etmkit_loss_aux_missing);
+	return err;
+}
+
+/* Each AUX record is a piece of its own (digest 3.10: perf resets the
+ * decoder at every one): its bytes are fed at their file offsets, then a
+ * break ends it, with the loss its flags report. */
 int cli_perf_stream(const struct cli_input *in,
 		    int (*feed)(void *ctx, const uint8_t *buf, size_t n),
-		    void *ctx)
+		    void *ctx, struct etmkit_session *s)
 {
 	struct perf_aux_iter ai;
 	struct perf_aux_chunk ch;
+	int err = 0;
 
 	perf_aux_iter_init(&ai, in->perf, -1);
-	while (perf_aux_next(&ai, &ch, NULL) == 0)
-		if (ch.data && ch.data_size &&
-		    feed(ctx, ch.data, (size_t)ch.data_size) < 0)
+	while (!err && perf_aux_next(&ai, &ch, NULL) == 0) {
+		if (!ch.data || !ch.data_size) {
+			if (s && ch.aux_size)
+				err = lose_chunk(in, s, &ch);
+			continue;
+		}
+		if (s)
+			err = etmkit_session_set_offset(s, ch.data_offset);
+		if (!err && feed(ctx, ch.data, (size_t)ch.data_size) < 0)
 			return cli_exit_input;
+		if (!err && s)
+			err = etmkit_session_break(s, aux_loss(ch.flags));
+	}
+	if (err < 0) {
+		cli_error("%s: %s", in->file, etmkit_errstr(err));
+		return cli_exit_input;
+	}
 	return 0;
 }

@@ -3,7 +3,11 @@
  * framing, two decoders' registers and the chunk size.
  * Invariants: per trace ID, records come in increasing offset order and
  * their lengths add up to exactly the bytes the transport delivered to that
- * ID; every offset lies inside the input. */
+ * ID; every offset lies inside the input. With breaks between the chunks
+ * (etmkit_session_break(), bits 4-7 of the first byte): the first record
+ * of an ID after a break is an unsynced run or an A-sync (nothing joined
+ * across), and a gap comes only with a loss reason, at the break's offset,
+ * for an ID that had bytes since the previous break. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +21,10 @@ struct check {
 	uint64_t bytes[2];
 	uint64_t last[2];
 	int any[2];
+	int fresh[2];       /* a break came since this ID's last record */
+	int since[2];       /* records since the last break */
+	uint64_t brk_off;   /* offset of the break being made */
+	int brk_loss;       /* its reason is a loss */
 };
 
 static int on_packet(void *ctx, uint8_t id, enum etmkit_protocol proto,
@@ -32,9 +40,26 @@ static int on_packet(void *ctx, uint8_t id, enum etmkit_protocol proto,
 		abort();
 	if (!p->length || p->size > ETM3_PKT_MAX_BYTES)
 		abort();
+	if (c->fresh[k] && p->type != etm3_pkt_unsynced &&
+	    p->type != etm3_pkt_a_sync)
+		abort();
+	c->fresh[k] = 0;
+	c->since[k]++;
 	c->last[k] = p->offset;
 	c->any[k] = 1;
 	c->bytes[k] += p->length;
+	return 0;
+}
+
+static int on_gap(void *ctx, uint8_t id, enum etmkit_loss reason,
+		  uint64_t offset)
+{
+	struct check *c = ctx;
+
+	if ((id != 0x10 && id != 0x11) || !c->brk_loss ||
+	    reason == etmkit_loss_none || offset != c->brk_off ||
+	    !c->since[id == 0x11])
+		abort();
 	return 0;
 }
 
@@ -69,6 +94,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct check c;
 	const struct deformat_stats *st;
 	size_t chunk;
+	unsigned brk;
 
 	if (size < 10)
 		return 0;
@@ -80,6 +106,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	sc.on_frame_event = (data[0] & 8) ? on_event : NULL;
 	sc.raw_id = 0x10;
 	sc.on_packet = on_packet;
+	sc.on_gap = on_gap;
+	brk = data[0] >> 4;
 	memset(&c, 0, sizeof(c));
 	sc.ctx = &c;
 	config(&c0, data + 1);
@@ -106,6 +134,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		if (err < 0)
 			abort();
+		if (brk && at + n < size) {
+			/* 1: no loss, else a reason (some out of range). */
+			unsigned why = (brk - 1) * 3 % (etmkit_loss_count + 2);
+
+			c.brk_off = at + n;
+			c.brk_loss = why != etmkit_loss_none;
+			err = etmkit_session_break(s, (enum etmkit_loss)why);
+			if (why >= etmkit_loss_count) {
+				if (err != -etmkit_err_invalid)
+					abort();
+				continue;
+			}
+			if (err < 0)
+				abort();
+			c.fresh[0] = c.fresh[1] = 1;
+			c.since[0] = c.since[1] = 0;
+		}
 	}
 	if (etmkit_session_finish(s) < 0)
 		abort();

@@ -174,6 +174,12 @@ def main():
                 continue
             c.run(["packets", "--snapshot", snap, "--json"], "packets", rel + " packets")
             c.run(["decode", "--snapshot", snap, "--json"], "elements", rel + " decode")
+        # A perf.data recording with TRUNCATED AUX records: `gap` records
+        # and elements of reason aux_truncated (perf-data.md 3.7).
+        perf = os.path.join(testdata, "perf", "perf_kernel.data")
+        if os.path.isfile(perf):
+            c.run(["packets", perf, "--json"], "packets", "perf_kernel.data packets")
+            c.run(["decode", perf, "--json"], "elements", "perf_kernel.data decode")
     else:
         print("note: no shared captures (%s): examples only" % testdata)
 

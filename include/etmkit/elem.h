@@ -165,6 +165,19 @@ enum etmkit_loss {
 				     for the instruction set (an A32 address
 				     not a multiple of 4, a T32 one odd):
 				     no instruction can be there */
+	/* Trace lost between pieces of a ring buffer, as the recorder said
+	 * (perf AUX record flags, digest perf-data.md 3.7; reported at an
+	 * etmkit_session_break()): */
+	etmkit_loss_aux_truncated, /* gap: the buffer filled up; trace after
+				      the piece was lost (TRUNCATED) */
+	etmkit_loss_aux_partial,   /* gap: the piece has holes (PARTIAL) */
+	etmkit_loss_aux_collision, /* gap: the buffer wrapped; trace between
+				      the wrap and the interrupt was lost
+				      (COLLISION, TRBE) */
+	etmkit_loss_aux_overwrite, /* gap: snapshot mode; trace before the
+				      piece was overwritten (OVERWRITE) */
+	etmkit_loss_aux_missing,   /* gap: the recorder announced a piece
+				      whose bytes are not in the file */
 	etmkit_loss_count
 };
 

@@ -14,6 +14,7 @@
  *   etmkit_session_alloc(&s, &sc);
  *   etmkit_session_add_etm3_flow(s, 0x10, &flow_cfg); ...
  *   for each chunk: etmkit_session_feed(s, buf, n);
+ *   between pieces of a ring buffer: etmkit_session_break(s, why);
  *   etmkit_session_finish(s); etmkit_session_free(s);
  */
 #ifndef ETMKIT_SESSION_H
@@ -43,6 +44,13 @@ typedef int (*etmkit_packet_fn)(void *ctx, uint8_t id,
 typedef int (*etmkit_elem_fn)(void *ctx, uint8_t id,
 			      const struct etmkit_elem *elem);
 
+/* Trace of source @id was lost at input offset @offset for @reason (an
+ * enum etmkit_loss, etmkit_loss_aux_*): reported by
+ * etmkit_session_break() for packet sources (flow sources get a gap
+ * element through on_elem instead). Same return convention. */
+typedef int (*etmkit_gap_fn)(void *ctx, uint8_t id, enum etmkit_loss reason,
+			     uint64_t offset);
+
 struct etmkit_session_config {
 	size_t size;                /* sizeof(struct etmkit_session_config) */
 	enum deformat_mode frames;  /* how the buffer is framed */
@@ -57,6 +65,8 @@ struct etmkit_session_config {
 	 * reported at etmkit_session_finish() and does not stop. */
 	uint8_t stop_on_error;
 	etmkit_elem_fn on_elem;     /* required for flow decoders */
+	etmkit_gap_fn on_gap;       /* optional: losses at a break, for
+				       packet sources */
 };
 
 /* Fill @cfg with defaults: zeros (deformat_none, no callbacks,
@@ -106,6 +116,45 @@ int etmkit_session_add_etm4_flow(struct etmkit_session *s, uint8_t id,
  * -etmkit_err_bad_packet once an error has been delivered. */
 int etmkit_session_feed(struct etmkit_session *s, const uint8_t *buf,
 			size_t n);
+
+/* The bytes fed so far and those fed next are separate pieces of a ring
+ * buffer (a perf AUX record each, digest perf-data.md 3.10: perf resets its
+ * decoder at every AUX record because consecutive pieces need not be
+ * contiguous). As at the end of the input, a partial frame is reported and
+ * every source's cut packet is reported as truncated (a record with error
+ * -etmkit_err_truncated; a flow source's gap of reason
+ * etmkit_loss_truncated); then the deformatter (no ID is current) and
+ * every packet and flow decoder are reset, so the next bytes are a fresh
+ * stream: unsynced until the next A-sync, never joined to the bytes
+ * before. Offsets go on from the bytes fed (see etmkit_session_set_offset()).
+ * When @why is not etmkit_loss_none, trace was lost at the break (the
+ * piece's AUX flags): each source that received bytes since the previous
+ * break (or the start) gets a gap of reason @why at the offset of the next
+ * byte: a gap element through on_elem for a flow source, an on_gap call
+ * for a packet source (when set). A second break with nothing fed between
+ * only adds its gaps (to no source: none received bytes), so a caller may
+ * call it once per reason.
+ * Flow decoders' statistics restart at a break (etm3_flow_reset()).
+ * Returns 0, a callback's negative value, or -etmkit_err_invalid (NULL,
+ * @why not a loss reason). */
+int etmkit_session_break(struct etmkit_session *s, enum etmkit_loss why);
+
+/* Gap of reason @why for source @id alone, at the offset of the next byte,
+ * without a break: for trace the recorder lost that belongs to one source
+ * (a perf AUX record of its CPU with no bytes in the file; call
+ * etmkit_session_break() first so nothing is joined across it). Nothing
+ * when @id has no decoder. Returns 0, a callback's negative value, or
+ * -etmkit_err_invalid (NULL, @why etmkit_loss_none or not a loss
+ * reason). */
+int etmkit_session_lose(struct etmkit_session *s, uint8_t id,
+			enum etmkit_loss why);
+
+/* The input offset of the next byte fed (by default the first byte is 0
+ * and offsets count the bytes fed): e.g. the file offset of a perf AUX
+ * record's bytes. Only at a boundary: before anything is fed or right
+ * after etmkit_session_break(). Returns 0 or -etmkit_err_invalid (NULL,
+ * not at a boundary). */
+int etmkit_session_set_offset(struct etmkit_session *s, uint64_t offset);
 
 /* End of the buffer: flush partial frames and packets. */
 int etmkit_session_finish(struct etmkit_session *s);

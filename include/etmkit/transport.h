@@ -126,6 +126,14 @@ int deformat_feed(struct deformatter *d, const uint8_t *buf, size_t n);
  * negative value. */
 int deformat_finish(struct deformatter *d);
 
+/* Start a new input whose first byte is at @offset: the partial frame, the
+ * current ID and the TPIU alignment are dropped (call deformat_finish()
+ * first to have a partial frame reported); statistics are kept. For pieces
+ * of a ring buffer that are not contiguous (perf AUX records: frames are
+ * aligned from the start of each piece, digest perf-data.md 3.6). Also
+ * clears a stop by a callback. Returns 0 or -etmkit_err_invalid (NULL). */
+int deformat_reset(struct deformatter *d, uint64_t offset);
+
 const struct deformat_stats *deformat_get_stats(const struct deformatter *d);
 
 /* "none", "coresight", "tpiu", "tpiu-hsync" ("unknown" for a value out of

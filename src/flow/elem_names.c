@@ -41,6 +41,11 @@ const char *etmkit_loss_name(unsigned reason)
 		[etmkit_loss_unmapped] = "unmapped",
 		[etmkit_loss_cut] = "cut",
 		[etmkit_loss_misaligned] = "misaligned",
+		[etmkit_loss_aux_truncated] = "aux_truncated",
+		[etmkit_loss_aux_partial] = "aux_partial",
+		[etmkit_loss_aux_collision] = "aux_collision",
+		[etmkit_loss_aux_overwrite] = "aux_overwrite",
+		[etmkit_loss_aux_missing] = "aux_missing",
 	};
 
 	return reason < etmkit_loss_count ? names[reason] : "invalid";

@@ -22,6 +22,7 @@ enum session_kind {
 struct session_source {
 	uint8_t kind;   /* enum session_kind */
 	uint8_t proto;  /* enum etmkit_protocol reported with packets */
+	uint8_t fed;    /* bytes received since the last break */
 	union {
 		struct etm3_pkt_decoder *etm3;
 		struct etm3_flow_decoder *flow;
@@ -34,6 +35,8 @@ struct etmkit_session {
 	struct etmkit_session_config cfg;
 	struct deformatter *deformat;
 	struct session_source src[DEFORMAT_ID_COUNT];
+	uint64_t next_off;  /* input offset of the next byte fed */
+	uint8_t boundary;   /* nothing fed since alloc or the last break */
 	union {  /* one source is drained at a time */
 		struct etm3_packet etm3[SESSION_BATCH];
 		struct etm4_packet etm4[SESSION_BATCH];
@@ -177,6 +180,26 @@ static int source_finish(struct session_source *src)
 	return 0;
 }
 
+static void source_reset(struct session_source *src)
+{
+	switch ((enum session_kind)src->kind) {
+	case src_etm3_pkt:
+		etm3_pkt_reset(src->u.etm3);
+		break;
+	case src_etm3_flow:
+		etm3_flow_reset(src->u.flow);
+		break;
+	case src_etm4_pkt:
+		etm4_pkt_reset(src->u.etm4);
+		break;
+	case src_etm4_flow:
+		etm4_flow_reset(src->u.flow4);
+		break;
+	case src_none:
+		break;
+	}
+}
+
 static void source_free(struct session_source *src)
 {
 	switch ((enum session_kind)src->kind) {
@@ -209,6 +232,7 @@ static int on_data(void *ctx, uint8_t id, const uint8_t *data,
 
 	if (src->kind == src_none)
 		return 0;
+	src->fed = 1;
 	err = source_feed(src, data, n, offsets, base);
 	if (err < 0)
 		return err;
@@ -292,6 +316,7 @@ int etmkit_session_alloc(struct etmkit_session **out,
 		free(s);
 		return err;
 	}
+	s->boundary = 1;
 	*out = s;
 	return 0;
 }
@@ -406,7 +431,104 @@ int etmkit_session_feed(struct etmkit_session *s, const uint8_t *buf, size_t n)
 {
 	if (!s || (!buf && n))
 		return -etmkit_err_invalid;
+	s->next_off += n;
+	if (n)
+		s->boundary = 0;
 	return deformat_feed(s->deformat, buf, n);
+}
+
+/* Static strings for the gap elements of a break. */
+static const char *loss_why(enum etmkit_loss why)
+{
+	switch (why) {
+	case etmkit_loss_aux_truncated:
+		return "AUX record flagged TRUNCATED: the buffer filled up";
+	case etmkit_loss_aux_partial:
+		return "AUX record flagged PARTIAL: the data has holes";
+	case etmkit_loss_aux_collision:
+		return "AUX record flagged COLLISION: the buffer wrapped";
+	case etmkit_loss_aux_overwrite:
+		return "AUX record flagged OVERWRITE: older trace overwritten";
+	case etmkit_loss_aux_missing:
+		return "AUX record whose data is not in the file";
+	default:
+		return "trace lost between pieces of the buffer";
+	}
+}
+
+/* Report the loss @why at the next offset to source @id: a gap element
+ * for a flow source, on_gap for a packet source. */
+static int source_lose(struct etmkit_session *s, uint8_t id,
+		       enum etmkit_loss why)
+{
+	struct session_source *src = &s->src[id & 0x7f];
+	struct etmkit_elem e;
+
+	switch ((enum session_kind)src->kind) {
+	case src_etm3_flow:
+	case src_etm4_flow:
+		memset(&e, 0, sizeof(e));
+		e.kind = etmkit_elem_gap;
+		e.offset = s->next_off;
+		e.u.loss.reason = (uint8_t)why;
+		e.u.loss.why = loss_why(why);
+		return s->cfg.on_elem(s->cfg.ctx, id, &e);
+	case src_etm3_pkt:
+	case src_etm4_pkt:
+		if (!s->cfg.on_gap)
+			return 0;
+		return s->cfg.on_gap(s->cfg.ctx, id, why, s->next_off);
+	case src_none:
+		break;
+	}
+	return 0;
+}
+
+int etmkit_session_break(struct etmkit_session *s, enum etmkit_loss why)
+{
+	int err;
+
+	if (!s || (unsigned)why >= etmkit_loss_count)
+		return -etmkit_err_invalid;
+	/* The end of one piece: cut frames and packets are reported as at
+	 * the end of the input (digest perf-data.md 3.10). */
+	err = etmkit_session_finish(s);
+	if (err < 0)
+		return err;
+	for (unsigned id = 0; id < DEFORMAT_ID_COUNT; id++) {
+		struct session_source *src = &s->src[id];
+
+		if (src->kind == src_none)
+			continue;
+		source_reset(src);
+		if (src->fed && why != etmkit_loss_none) {
+			err = source_lose(s, (uint8_t)id, why);
+			if (err < 0)
+				return err;
+		}
+		src->fed = 0;
+	}
+	s->boundary = 1;
+	return deformat_reset(s->deformat, s->next_off);
+}
+
+int etmkit_session_lose(struct etmkit_session *s, uint8_t id,
+			enum etmkit_loss why)
+{
+	if (!s || why == etmkit_loss_none ||
+	    (unsigned)why >= etmkit_loss_count)
+		return -etmkit_err_invalid;
+	if (id >= DEFORMAT_ID_COUNT)
+		return 0;
+	return source_lose(s, id, why);
+}
+
+int etmkit_session_set_offset(struct etmkit_session *s, uint64_t offset)
+{
+	if (!s || !s->boundary)
+		return -etmkit_err_invalid;
+	s->next_off = offset;
+	return deformat_reset(s->deformat, offset);
 }
 
 int etmkit_session_finish(struct etmkit_session *s)

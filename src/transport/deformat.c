@@ -860,6 +860,25 @@ int deformat_finish(struct deformatter *d)
 	}
 }
 
+int deformat_reset(struct deformatter *d, uint64_t offset)
+{
+	if (!d)
+		return -etmkit_err_invalid;
+	d->pos = offset;
+	d->status = 0;
+	d->cur_id = DEFORMAT_ID_UNOWNED;
+	d->fill = 0;
+	d->frame_base = offset;
+	d->aligned = false;
+	d->sync_ff = 0;
+	d->skip_start = offset;
+	d->half_valid = false;
+	d->ffff_pending = false;
+	d->run_id = DEFORMAT_ID_UNOWNED;
+	d->run_start = d->run_n = 0;
+	return 0;
+}
+
 const struct deformat_stats *deformat_get_stats(const struct deformatter *d)
 {
 	return d ? &d->stats : NULL;

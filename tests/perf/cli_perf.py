@@ -6,12 +6,75 @@ perf_etm.data's AUX data is CPU 7's (trace ID 0x1E), four chunks each
 starting with an A-sync and a Trace Info; the program runs as pid 17235
 (context ID 0x4353) with its text mapped at 0x582b2b1000; the
 missing-AUX recording has no data to list: its six AUX records (digest 3.7;
-the README: a reader must accept it) give one warning and exit 0.
+the README: a reader must accept it) give one warning and exit 0, and with
+its CPUs' trace IDs asked for, an aux_missing gap each.
+
+AUX record boundaries (digest 3.7, 3.10): each AUX record is a piece of its
+own, listed at the file offsets of its bytes. Where the pieces are is read
+here from the file itself (AUX and AUXTRACE records, digest 1.5, 2.1), not
+from etmkit: perf_etm.data's four chunks (0,80), (80,80), (160,80), (240,144)
+of its one AUXTRACE payload each start with the ID byte and an A-sync, so the
+A-syncs sit one byte after each chunk start, and nothing is lost (no gap);
+perf_kernel.data's two TRUNCATED AUX records (CPU 6's first, CPU 0's) end
+with a gap of reason aux_truncated for the trace ID whose packets fill
+them, at the end of their bytes, and that ID's next record (CPU 6's second
+chunk) is an A-sync or an unsynced run: nothing joined across.
 
 Usage: cli_perf.py ETMKIT SHARED_DIR   (77 when SHARED_DIR/testdata is absent)"""
+import json
 import os
+import struct
 import subprocess
 import sys
+
+
+def aux_chunks(path):
+    """(file offset of the bytes, size, flags, cpu) of every AUX record
+    whose bytes an AUXTRACE record of the same CPU holds (digest 3.10)."""
+    f = open(path, "rb").read()
+    off, size = struct.unpack_from("<QQ", f, 40)
+    aux, traces, p = [], [], off
+    while p < off + size:
+        t, _, sz = struct.unpack_from("<IHH", f, p)
+        if t == 11:   # AUX: aux_offset, aux_size, flags; trailer ends u32 cpu, u32 res
+            ao, asz, fl = struct.unpack_from("<QQQ", f, p + 8)
+            cpu = struct.unpack_from("<I", f, p + sz - 8)[0]
+            aux.append((ao, asz, fl, cpu))
+        elif t == 71:  # AUXTRACE: size, offset, reference, idx, tid, cpu; payload after 48
+            s2, o, _, _, _, cpu = struct.unpack_from("<QQQIII", f, p + 8)
+            traces.append((o, s2, cpu, p + 48))
+            p += sz + s2
+            continue
+        p += sz
+    out = []
+    for ao, asz, fl, cpu in aux:
+        for o, s2, tcpu, pay in traces:
+            if tcpu == cpu and o <= ao and ao + asz <= o + s2:
+                out.append((pay + ao - o, asz, fl, cpu))
+                break
+    return out
+
+
+def aux_records(path):
+    """(file offset, aux_size, cpu) of every AUX record (digest 2.1)."""
+    f = open(path, "rb").read()
+    off, size = struct.unpack_from("<QQ", f, 40)
+    out, p = [], off
+    while p < off + size:
+        t, _, sz = struct.unpack_from("<IHH", f, p)
+        if t == 11:
+            out.append((p, struct.unpack_from("<Q", f, p + 16)[0],
+                        struct.unpack_from("<I", f, p + sz - 8)[0]))
+        elif t == 71:
+            p += struct.unpack_from("<Q", f, p + 8)[0]
+        p += sz
+    return out
+
+
+def packets_json(etmkit, path, *opts):
+    r = subprocess.run([etmkit, "packets", "--json", *opts, path],
+                       capture_output=True, text=True)
+    return r, [json.loads(l) for l in r.stdout.splitlines() if l.strip()]
 
 
 def main():
@@ -33,12 +96,66 @@ def main():
         bad.append("perf_etm.data: expected 4 A-syncs (one per AUX chunk)")
     if not any("context_id=0x4353" in l and "addr=0x582b2b1000" in l for l in lines):
         bad.append("perf_etm.data: no address_context 0x582b2b1000 / 0x4353")
+    # perf_etm.data: A-syncs at the file offsets of the chunks, no gap.
+    path = os.path.join(d, "perf_etm.data")
+    chunks = aux_chunks(path)
+    if [c[1] for c in chunks] != [80, 80, 80, 144]:
+        bad.append("perf_etm.data: AUX chunks %r, expected 80 80 80 144" % chunks)
+    r, recs = packets_json(etmkit, path)
+    syncs = [x["offset"] for x in recs if x.get("type") == "a_sync"]
+    if r.returncode != 0 or syncs != [c[0] + 1 for c in chunks]:
+        bad.append("perf_etm.data: A-syncs at %r, expected one byte after each "
+                   "chunk start %r (exit %d)" % (syncs, [c[0] for c in chunks],
+                                                 r.returncode))
+    if any(x.get("type") == "gap" or "error" in x for x in recs):
+        bad.append("perf_etm.data: a gap or an error at a chunk boundary")
+    # perf_kernel.data: a gap aux_truncated ending each TRUNCATED chunk.
+    path = os.path.join(d, "perf_kernel.data")
+    chunks = aux_chunks(path)
+    trunc = [c for c in chunks if c[2] & 1]
+    if len(trunc) != 2 or sorted(c[3] for c in trunc) != [0, 6]:
+        bad.append("perf_kernel.data: TRUNCATED AUX records %r, expected "
+                   "CPU 6's and CPU 0's" % trunc)
+    r, recs = packets_json(etmkit, path)
+    if r.returncode != 0:
+        bad.append("perf_kernel.data: exit %d: %s" % (r.returncode, r.stderr))
+    gaps = [x for x in recs if x.get("type") == "gap"]
+    if len(gaps) != len(trunc):
+        bad.append("perf_kernel.data: %d gaps, expected %d" % (len(gaps), len(trunc)))
+    for start, size, _, cpu in trunc:
+        inside = {x["id"] for x in recs
+                  if x.get("type") != "gap" and start <= x["offset"] < start + size}
+        g = [x for x in gaps if x["offset"] == start + size]
+        if len(inside) != 1 or len(g) != 1 or g[0]["id"] not in inside or \
+                g[0]["reason"] != "aux_truncated":
+            bad.append("perf_kernel.data: CPU %d's chunk [%d, %d): IDs %r, "
+                       "gaps there %r" % (cpu, start, start + size, inside, g))
+            continue
+        after = [x for x in recs if x["id"] == g[0]["id"]
+                 and x["offset"] >= start + size and x.get("type") != "gap"]
+        if after and after[0]["type"] not in ("a_sync", "unsynced"):
+            bad.append("perf_kernel.data: ID %#x after the gap goes on with %s "
+                       "(joined?)" % (g[0]["id"], after[0]["type"]))
     r = subprocess.run([etmkit, "packets",
                         os.path.join(d, "perf_with_missing_aux_data.data")],
                        capture_output=True, text=True)
     if r.returncode != 0 or r.stdout or \
             "6 AUX records (1535344 bytes of trace) with no trace data" not in r.stderr:
         bad.append("missing-aux: exit %d, %r" % (r.returncode, r.stderr))
+    # With its CPUs asked for (--id over every ID a CPU may have), each of
+    # the six AUX records (CPU 7 and 4, no AUXTRACE at all: digest 3.10)
+    # is an aux_missing gap at the record's file offset.
+    path = os.path.join(d, "perf_with_missing_aux_data.data")
+    ids = [a for i in range(0x10, 0x20) for a in ("--id", hex(i))]
+    r, recs = packets_json(etmkit, path, *ids)
+    want = [a[0] for a in aux_records(path) if a[1]]
+    got = [x["offset"] for x in recs
+           if x.get("type") == "gap" and x["reason"] == "aux_missing"]
+    cpus = sorted({a[2] for a in aux_records(path)})
+    if r.returncode != 0 or len(want) != 6 or got != want or cpus != [4, 7] or \
+            len({x["id"] for x in recs}) != 2:
+        bad.append("missing-aux --id: gaps at %r, AUX records at %r (CPUs %r), "
+                   "exit %d" % (got, want, cpus, r.returncode))
     r = subprocess.run([etmkit, "packets", "--id", "0x10",
                         os.path.join(d, "perf_kernel.data")],
                        capture_output=True, text=True)

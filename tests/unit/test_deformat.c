@@ -1185,6 +1185,38 @@ static void test_callback_abort(void **state)
 	rec_fini(&r);
 }
 
+/* deformat_reset(): a new input at a new offset. Frame F1, then half of F1
+ * again (a partial frame), a reset to offset 1000, then F2 and F1: the
+ * partial frame is dropped unreported, no ID is current after the reset so
+ * F2's data (15 bytes of the carried ID 0x08) is not delivered, and F1's
+ * bytes come again at 1016 + their place in the frame. */
+static void test_reset_new_input(void **state)
+{
+	struct rec r;
+	struct deformatter *d;
+	struct xlist x = {.n = 0};
+	const struct deformat_stats *st;
+
+	(void)state;
+	rec_init(&r, 64);
+	d = mk(deformat_coresight, &r, true);
+	assert_int_equal(deformat_feed(d, F1, 16), 0);
+	assert_int_equal(deformat_feed(d, F1, 8), 0);
+	assert_int_equal(deformat_reset(d, 1000), 0);
+	assert_int_equal(deformat_feed(d, F2, 16), 0);
+	feed_all(d, F1, 16);
+	x_add(&x, E1, 13, 0);
+	x_add(&x, E1, 13, 1016);
+	expect_bytes(&r, &x);
+	for (size_t i = 0; i < r.nev; i++)
+		assert_int_not_equal(r.ev[i].kind, deformat_ev_error);
+	st = deformat_get_stats(d);
+	assert_int_equal(st->bytes_in, 56);
+	assert_int_equal(deformat_reset(NULL, 0), -etmkit_err_invalid);
+	deformat_free(d);
+	rec_fini(&r);
+}
+
 static void test_alloc_args(void **state)
 {
 	struct deformat_config cfg;
@@ -1484,6 +1516,7 @@ int main(void)
 		cmocka_unit_test(test_callback_abort),
 		cmocka_unit_test(test_alloc_args),
 		cmocka_unit_test(test_mode_names),
+		cmocka_unit_test(test_reset_new_input),
 		cmocka_unit_test(test_tc2_capture),
 		cmocka_unit_test(test_tc2_vs_opencsd),
 	};

@@ -10,7 +10,16 @@
 
 #include "etmkit/session.h"
 
+/* Gaps reported through on_gap (session breaks). */
+struct gaps {
+	int n;
+	uint8_t id[8];
+	uint8_t reason[8];
+	uint64_t offset[8];
+};
+
 struct seen {
+	struct gaps g;
 	int n;
 	uint8_t id[64];
 	uint8_t proto[64];
@@ -538,6 +547,358 @@ static void test_config_init(void **state)
 	etmkit_session_config_init(NULL); /* no crash */
 }
 
+
+/* ---- Breaks between pieces of a ring buffer (perf AUX records) ------------
+ *
+ * The rule (digest perf-data.md 3.10, 3.7): each piece is its own stream.
+ * A packet cut by a break is reported as truncated (a record with error
+ * -etmkit_err_truncated, or a gap of reason etmkit_loss_truncated); the
+ * bytes after it start unsynced, never joined to the bytes before; a break
+ * that says trace was lost gives every source that had data since the
+ * previous break a gap of that reason. */
+
+static int on_gap_cb(void *ctx, uint8_t id, enum etmkit_loss reason,
+		     uint64_t offset)
+{
+	struct gaps *g = &((struct seen *)ctx)->g;
+
+	assert_true(g->n < 8);
+	g->id[g->n] = id;
+	g->reason[g->n] = (uint8_t)reason;
+	g->offset[g->n] = offset;
+	g->n++;
+	return 0;
+}
+
+static struct etmkit_session *mk_break(enum deformat_mode mode, uint8_t raw_id,
+				       struct seen *s)
+{
+	struct etmkit_session_config sc;
+	struct etmkit_session *ses = NULL;
+
+	etmkit_session_config_init(&sc);
+	sc.frames = mode;
+	sc.raw_id = raw_id;
+	sc.on_packet = on_packet;
+	sc.on_gap = on_gap_cb;
+	sc.ctx = s;
+	assert_int_equal(etmkit_session_alloc(&ses, &sc), 0);
+	return ses;
+}
+
+static void etm3_cfg(struct etm3_config *cfg)
+{
+	etm3_config_init(cfg);
+	cfg->etmcr = ETM3_ETMCR_CYCLE_ACCURATE;
+	cfg->etmidr = 0x410cf250;
+}
+
+/* ETMv3, unframed. Piece 1 (offsets 0-7): A-sync at 0-5, P-header 0x84 at
+ * 6, the first byte of an I-sync (0x08) at 7, cut by the break. Piece 2
+ * (8-15): 0x84 0x84 (would finish nothing: not synced), then A-sync at
+ * 10-15. Joined, 0x08 would take 0x84 0x84 as its address. */
+static void test_break_etm3_raw(void **state)
+{
+	static const uint8_t p1[] = { 0, 0, 0, 0, 0, 0x80, 0x84, 0x08 };
+	static const uint8_t p2[] = { 0x84, 0x84, 0, 0, 0, 0, 0, 0x80 };
+	static const struct { uint8_t type; uint64_t off; uint32_t len;
+			      int16_t err; } want[] = {
+		{ etm3_pkt_a_sync, 0, 6, 0 }, { etm3_pkt_p_header, 6, 1, 0 },
+		{ etm3_pkt_i_sync, 7, 1, -etmkit_err_truncated },
+		{ etm3_pkt_unsynced, 8, 2, 0 }, { etm3_pkt_a_sync, 10, 6, 0 },
+	};
+	struct etm3_config cfg;
+	struct etmkit_session *ses;
+	struct seen s;
+	struct gaps *g;
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	ses = mk_break(deformat_none, 0x10, &s);
+	g = &s.g;
+	etm3_cfg(&cfg);
+	assert_int_equal(etmkit_session_add_etm3(ses, 0x10, &cfg), 0);
+	assert_int_equal(etmkit_session_feed(ses, p1, sizeof(p1)), 0);
+	assert_int_equal(etmkit_session_break(ses, etmkit_loss_aux_truncated),
+			 0);
+	assert_int_equal(etmkit_session_feed(ses, p2, sizeof(p2)), 0);
+	assert_int_equal(etmkit_session_finish(ses), 0);
+	assert_int_equal(s.n, 5);
+	for (int i = 0; i < s.n; i++) {
+		assert_int_equal(s.type[i], want[i].type);
+		assert_int_equal(s.offset[i], want[i].off);
+		assert_int_equal(s.length[i], want[i].len);
+		assert_int_equal(s.error[i], want[i].err);
+	}
+	/* One gap, for the only source, at the break (offset 8). */
+	assert_int_equal(g->n, 1);
+	assert_int_equal(g->id[0], 0x10);
+	assert_int_equal(g->reason[0], etmkit_loss_aux_truncated);
+	assert_int_equal(g->offset[0], 8);
+	etmkit_session_free(ses);
+}
+
+/* ETMv3, framed: the 32 bytes of `frames` (two IDs) fed as two 16-byte
+ * pieces with a break between. Piece 1 ends with ID 0x20's A-sync (9-14)
+ * and 0x10's P-header at 7; the second frame starts with data bytes for
+ * the ID current before the break (0x20): after a break no ID is current,
+ * so 16, 17 are dropped, ID 0x10 takes over at 18 (0x21, aux bit 1:
+ * delayed, so 19 is dropped too) and 0x10 is unsynced from 20 on. */
+static void test_break_etm3_framed(void **state)
+{
+	struct etmkit_session *ses;
+	struct seen s;
+	struct gaps *g;
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	ses = mk_break(deformat_coresight, 0, &s);
+	g = &s.g;
+	{
+		struct etm3_config cfg;
+
+		etm3_cfg(&cfg);
+		assert_int_equal(etmkit_session_add_etm3(ses, 0x10, &cfg), 0);
+		assert_int_equal(etmkit_session_add_etm3(ses, 0x20, &cfg), 0);
+	}
+	assert_int_equal(etmkit_session_feed(ses, frames, 16), 0);
+	assert_int_equal(etmkit_session_break(ses, etmkit_loss_aux_collision),
+			 0);
+	assert_int_equal(etmkit_session_feed(ses, frames + 16, 16), 0);
+	assert_int_equal(etmkit_session_finish(ses), 0);
+	/* Before the break: 0x10 A-sync at 1, P-header at 7; 0x20 A-sync at 9.
+	 * After: 0x10's bytes 20-30 are an unsynced run from 20, 0x20 has
+	 * nothing (its bytes 16, 17, 19 are not owned after the break). */
+	assert_int_equal(s.n, 4);
+	assert_int_equal(s.id[0], 0x10);
+	assert_int_equal(s.type[0], etm3_pkt_a_sync);
+	assert_int_equal(s.type[1], etm3_pkt_p_header);
+	assert_int_equal(s.id[2], 0x20);
+	assert_int_equal(s.type[2], etm3_pkt_a_sync);
+	assert_int_equal(s.offset[2], 9);
+	assert_int_equal(s.id[3], 0x10);
+	assert_int_equal(s.type[3], etm3_pkt_unsynced);
+	assert_int_equal(s.offset[3], 20);
+	/* Both IDs had data before the break: a gap each, offset 16. */
+	assert_int_equal(g->n, 2);
+	assert_int_equal(g->id[0], 0x10);
+	assert_int_equal(g->id[1], 0x20);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(g->reason[i], etmkit_loss_aux_collision);
+		assert_int_equal(g->offset[i], 16);
+	}
+	etmkit_session_free(ses);
+}
+
+/* ETE, unframed: piece 1 is an A-sync (0-11), Trace Info (12-13) and the
+ * first byte of a long address packet (0x9a at 14), cut. Piece 2 begins
+ * with the four address bytes that would have completed it, then an
+ * A-sync at 19-30. A break without loss gives no gap. */
+static void test_break_ete_raw(void **state)
+{
+	static const uint8_t p1[] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x80,
+				      0x01, 0x00, 0x9a };
+	static const uint8_t p2[] = { 0x4e, 0x4a, 0x06, 0x01,
+				      0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x80 };
+	static const struct { uint8_t type; uint64_t off; uint32_t len;
+			      int16_t err; } want[] = {
+		{ etm4_pkt_a_sync, 0, 12, 0 }, { etm4_pkt_trace_info, 12, 2, 0 },
+		{ etm4_pkt_address, 14, 1, -etmkit_err_truncated },
+		{ etm4_pkt_unsynced, 15, 4, 0 }, { etm4_pkt_a_sync, 19, 12, 0 },
+	};
+	struct etm4_config cfg;
+	struct etmkit_session *ses;
+	struct seen s;
+	struct gaps *g;
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	ses = mk_break(deformat_none, 0x42, &s);
+	g = &s.g;
+	ete_config(&cfg);
+	assert_int_equal(etmkit_session_add_etm4(ses, 0x42, &cfg), 0);
+	assert_int_equal(etmkit_session_feed(ses, p1, sizeof(p1)), 0);
+	assert_int_equal(etmkit_session_break(ses, etmkit_loss_none), 0);
+	assert_int_equal(etmkit_session_feed(ses, p2, sizeof(p2)), 0);
+	assert_int_equal(etmkit_session_finish(ses), 0);
+	assert_int_equal(s.n, 5);
+	for (int i = 0; i < s.n; i++) {
+		assert_int_equal(s.proto[i], etmkit_proto_ete);
+		assert_int_equal(s.type[i], want[i].type);
+		assert_int_equal(s.offset[i], want[i].off);
+		assert_int_equal(s.length[i], want[i].len);
+		assert_int_equal(s.error[i], want[i].err);
+	}
+	assert_int_equal(g->n, 0);
+	etmkit_session_free(ses);
+}
+
+/* ETMv4, framed, with the input offset moved at the break (the AUX bytes'
+ * file offsets): `mixed_frames` frame 1 then frame 1 again at offset
+ * 0x1000. ID 0x20 (ETMv4) had only six A-sync zeros when the break came:
+ * they are reported cut; after the break its bytes start a fresh stream.
+ * Only ID 0x20 has a source, and gets the gap. */
+static void test_break_etm4_framed_offset(void **state)
+{
+	struct etm4_config cfg;
+	struct etmkit_session *ses;
+	struct seen s;
+	struct gaps *g;
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	ses = mk_break(deformat_coresight, 0, &s);
+	g = &s.g;
+	etm4_config(&cfg);
+	assert_int_equal(etmkit_session_add_etm4(ses, 0x20, &cfg), 0);
+	assert_int_equal(etmkit_session_feed(ses, mixed_frames, 16), 0);
+	assert_int_equal(etmkit_session_break(ses, etmkit_loss_aux_partial),
+			 0);
+	assert_int_equal(etmkit_session_set_offset(ses, 0x1000), 0);
+	assert_int_equal(etmkit_session_feed(ses, mixed_frames, 16), 0);
+	assert_int_equal(etmkit_session_finish(ses), 0);
+	/* Zeros 9-14 closed by the break; the same bytes again at 0x1009,
+	 * reported the same way. Joined they would be one run of 12 zeros. */
+	assert_int_equal(s.n, 2);
+	assert_int_equal(s.offset[0], 9);
+	assert_int_equal(s.length[0], 6);
+	assert_int_equal(s.offset[1], 0x1009);
+	assert_int_equal(s.length[1], 6);
+	assert_int_equal(s.type[0], s.type[1]);
+	assert_int_equal(s.error[0], s.error[1]);
+	assert_int_equal(g->n, 1);
+	assert_int_equal(g->id[0], 0x20);
+	assert_int_equal(g->reason[0], etmkit_loss_aux_partial);
+	assert_int_equal(g->offset[0], 16);
+	/* The offset moves only at a boundary. */
+	assert_int_equal(etmkit_session_set_offset(ses, 0), -etmkit_err_invalid);
+	assert_int_equal(etmkit_session_break(NULL, etmkit_loss_none),
+			 -etmkit_err_invalid);
+	assert_int_equal(etmkit_session_break(ses, etmkit_loss_count),
+			 -etmkit_err_invalid);
+	etmkit_session_free(ses);
+}
+
+/* A flow source (ETMv3, no image): an I-sync cut by the break is a gap of
+ * reason truncated, then the break's own gap of reason aux_truncated. */
+struct elems {
+	int n;
+	uint8_t kind[16];
+	uint8_t reason[16];
+	uint64_t offset[16];
+};
+
+static int on_elem_cb(void *ctx, uint8_t id, const struct etmkit_elem *e)
+{
+	struct elems *l = ctx;
+
+	assert_int_equal(id, 0x10);
+	assert_true(l->n < 16);
+	l->kind[l->n] = e->kind;
+	l->reason[l->n] = e->kind == etmkit_elem_gap ? e->u.loss.reason : 0;
+	l->offset[l->n] = e->offset;
+	l->n++;
+	return 0;
+}
+
+static void test_break_etm3_flow(void **state)
+{
+	static const uint8_t p1[] = { 0, 0, 0, 0, 0, 0x80, 0x08, 0x00 };
+	struct etmkit_session_config sc;
+	struct etm3_flow_config fc;
+	struct etmkit_session *ses;
+	struct elems l;
+	int cut = -1, aux = -1;
+
+	(void)state;
+	memset(&l, 0, sizeof(l));
+	etmkit_session_config_init(&sc);
+	sc.frames = deformat_none;
+	sc.raw_id = 0x10;
+	sc.on_elem = on_elem_cb;
+	sc.ctx = &l;
+	assert_int_equal(etmkit_session_alloc(&ses, &sc), 0);
+	etm3_flow_config_init(&fc);
+	etm3_cfg(&fc.etm);
+	assert_int_equal(etmkit_session_add_etm3_flow(ses, 0x10, &fc), 0);
+	assert_int_equal(etmkit_session_feed(ses, p1, sizeof(p1)), 0);
+	assert_int_equal(etmkit_session_break(ses, etmkit_loss_aux_truncated),
+			 0);
+	assert_int_equal(etmkit_session_finish(ses), 0);
+	for (int i = 0; i < l.n; i++) {
+		if (l.kind[i] != etmkit_elem_gap)
+			continue;
+		if (l.reason[i] == etmkit_loss_truncated && cut < 0)
+			cut = i;
+		if (l.reason[i] == etmkit_loss_aux_truncated)
+			aux = i;
+	}
+	assert_true(cut >= 0);
+	assert_int_equal(l.offset[cut], 6);
+	assert_true(aux > cut);
+	assert_int_equal(l.offset[aux], 8);
+	etmkit_session_free(ses);
+}
+
+/* The same for an ETE flow source, framed (ID 0x20). One frame: ID byte
+ * 0x41 at 0, the A-sync (eleven zeros, 0x80) at 1-12, then Trace Info
+ * 01 01 at 13-14 (byte 14 is written 0x00, its bit 0 in aux bit 7: aux
+ * byte 0x80) which wants one more byte: the break cuts it (a gap of reason
+ * truncated at 13), then the break's own gap, aux_collision, at 16. */
+static int on_elem_any(void *ctx, uint8_t id, const struct etmkit_elem *e)
+{
+	struct elems *l = ctx;
+
+	assert_int_equal(id, 0x20);
+	assert_true(l->n < 16);
+	l->kind[l->n] = e->kind;
+	l->reason[l->n] = e->kind == etmkit_elem_gap ? e->u.loss.reason : 0;
+	l->offset[l->n] = e->offset;
+	l->n++;
+	return 0;
+}
+
+static void test_break_ete_flow_framed(void **state)
+{
+	static const uint8_t frame[16] = {
+		0x41, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+		0x00, 0x00, 0x00, 0x00, 0x80, 0x01, 0x00, 0x80,
+	};
+	struct etmkit_session_config sc;
+	struct etm4_flow_config fc;
+	struct etmkit_session *ses;
+	struct elems l;
+	int cut = -1, aux = -1;
+
+	(void)state;
+	memset(&l, 0, sizeof(l));
+	etmkit_session_config_init(&sc);
+	sc.frames = deformat_coresight;
+	sc.on_elem = on_elem_any;
+	sc.ctx = &l;
+	assert_int_equal(etmkit_session_alloc(&ses, &sc), 0);
+	etm4_flow_config_init(&fc);
+	ete_config(&fc.etm);
+	assert_int_equal(etmkit_session_add_etm4_flow(ses, 0x20, &fc), 0);
+	assert_int_equal(etmkit_session_feed(ses, frame, sizeof(frame)), 0);
+	assert_int_equal(etmkit_session_break(ses, etmkit_loss_aux_collision),
+			 0);
+	assert_int_equal(etmkit_session_finish(ses), 0);
+	for (int i = 0; i < l.n; i++) {
+		if (l.kind[i] != etmkit_elem_gap)
+			continue;
+		if (l.reason[i] == etmkit_loss_truncated && cut < 0)
+			cut = i;
+		if (l.reason[i] == etmkit_loss_aux_collision)
+			aux = i;
+	}
+	assert_true(cut >= 0);
+	assert_int_equal(l.offset[cut], 13);
+	assert_true(aux > cut);
+	assert_int_equal(l.offset[aux], 16);
+	etmkit_session_free(ses);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -552,6 +913,12 @@ int main(void)
 		cmocka_unit_test(test_ete_stop_on_error),
 		cmocka_unit_test(test_etm4_bad_arguments),
 		cmocka_unit_test(test_config_init),
+		cmocka_unit_test(test_break_etm3_raw),
+		cmocka_unit_test(test_break_etm3_framed),
+		cmocka_unit_test(test_break_ete_raw),
+		cmocka_unit_test(test_break_etm4_framed_offset),
+		cmocka_unit_test(test_break_etm3_flow),
+		cmocka_unit_test(test_break_ete_flow_framed),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
