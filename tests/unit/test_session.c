@@ -801,6 +801,27 @@ static int on_elem_cb(void *ctx, uint8_t id, const struct etmkit_elem *e)
 	return 0;
 }
 
+/* The gaps a break leaves in @l: the cut packet's (reason truncated) at
+ * @cut_off, then the break's own (@why) at @aux_off. */
+static void assert_break_gaps(const struct elems *l, uint8_t why,
+			      uint64_t cut_off, uint64_t aux_off)
+{
+	int cut = -1, aux = -1;
+
+	for (int i = 0; i < l->n; i++) {
+		if (l->kind[i] != etmkit_elem_gap)
+			continue;
+		if (l->reason[i] == etmkit_loss_truncated && cut < 0)
+			cut = i;
+		if (l->reason[i] == why)
+			aux = i;
+	}
+	assert_true(cut >= 0);
+	assert_int_equal(l->offset[cut], cut_off);
+	assert_true(aux > cut);
+	assert_int_equal(l->offset[aux], aux_off);
+}
+
 static void test_break_etm3_flow(void **state)
 {
 	static const uint8_t p1[] = { 0, 0, 0, 0, 0, 0x80, 0x08, 0x00 };
@@ -808,7 +829,6 @@ static void test_break_etm3_flow(void **state)
 	struct etm3_flow_config fc;
 	struct etmkit_session *ses;
 	struct elems l;
-	int cut = -1, aux = -1;
 
 	(void)state;
 	memset(&l, 0, sizeof(l));
@@ -825,18 +845,7 @@ static void test_break_etm3_flow(void **state)
 	assert_int_equal(etmkit_session_break(ses, etmkit_loss_aux_truncated),
 			 0);
 	assert_int_equal(etmkit_session_finish(ses), 0);
-	for (int i = 0; i < l.n; i++) {
-		if (l.kind[i] != etmkit_elem_gap)
-			continue;
-		if (l.reason[i] == etmkit_loss_truncated && cut < 0)
-			cut = i;
-		if (l.reason[i] == etmkit_loss_aux_truncated)
-			aux = i;
-	}
-	assert_true(cut >= 0);
-	assert_int_equal(l.offset[cut], 6);
-	assert_true(aux > cut);
-	assert_int_equal(l.offset[aux], 8);
+	assert_break_gaps(&l, etmkit_loss_aux_truncated, 6, 8);
 	etmkit_session_free(ses);
 }
 
@@ -868,7 +877,6 @@ static void test_break_ete_flow_framed(void **state)
 	struct etm4_flow_config fc;
 	struct etmkit_session *ses;
 	struct elems l;
-	int cut = -1, aux = -1;
 
 	(void)state;
 	memset(&l, 0, sizeof(l));
@@ -884,18 +892,7 @@ static void test_break_ete_flow_framed(void **state)
 	assert_int_equal(etmkit_session_break(ses, etmkit_loss_aux_collision),
 			 0);
 	assert_int_equal(etmkit_session_finish(ses), 0);
-	for (int i = 0; i < l.n; i++) {
-		if (l.kind[i] != etmkit_elem_gap)
-			continue;
-		if (l.reason[i] == etmkit_loss_truncated && cut < 0)
-			cut = i;
-		if (l.reason[i] == etmkit_loss_aux_collision)
-			aux = i;
-	}
-	assert_true(cut >= 0);
-	assert_int_equal(l.offset[cut], 13);
-	assert_true(aux > cut);
-	assert_int_equal(l.offset[aux], 16);
+	assert_break_gaps(&l, etmkit_loss_aux_collision, 13, 16);
 	etmkit_session_free(ses);
 }
 
