@@ -19,10 +19,9 @@ Needs ../shared/testdata (skipped with status 77 without it, unless CI)."""
 import argparse
 import os
 import random
-import re
 import subprocess
 import sys
-from snapshot_copy import buffer_file, copy_snapshot  # noqa: E402  (same folder)
+from snapshot_files import buffer_file, copy_snapshot, ete_registers  # noqa: E402  (same folder)
 
 WARN_MOST = "most of the trace does not decode"
 WARN_SKIP = "skipped as not framed as expected"
@@ -108,21 +107,6 @@ def cut_scan(r, tag, data, target, cmds, rng, head, extra):
                 bad.append("%s cut %d: status %d: %s" % (name, c, rc, err.strip()[-300:]))
     r.check(not bad, "%s: every cut exits 0" % tag,
             "%d failing runs, e.g.\n%s" % (len(bad), "\n".join(bad[:5])))
-
-
-def ete_registers(snap):
-    """The raw-file options giving an ETE snapshot's own registers."""
-    args = []
-    for n in sorted(os.listdir(snap)):
-        p = os.path.join(snap, n)
-        if not n.endswith(".ini") or "type=ETE" not in open(p, errors="replace").read():
-            continue
-        for line in open(p, errors="replace"):
-            m = re.match(r"(TRCIDR[0128]|TRCCONFIGR|TRCDEVARCH)(?:\(.*\))?=(\S+)", line.strip())
-            if m:
-                args += ["--" + m.group(1).lower(), m.group(2)]
-        return args
-    raise SystemExit("no ETE device in " + snap)
 
 
 def cuts(r, shared, work, rng):

@@ -23,7 +23,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import msg_style  # noqa: E402  (the one style of etmkit's messages)
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import etmkit_json  # noqa: E402  (tests/etmkit_json.py: schema check of every record)
-from snapshot_copy import buffer_file, copy_snapshot  # noqa: E402  (same folder)
+from snapshot_files import buffer_file, copy_snapshot, ete_registers  # noqa: E402  (same folder)
 
 TIMEOUT = 60
 
@@ -283,21 +283,6 @@ def bad_usage(r, snap):
         p = r.run(args, "help " + " ".join(args), expect=(0,))
         if p is not None and not p.stdout.strip():
             r.fail("help " + " ".join(args), "printed nothing")
-
-
-def ete_registers(snap):
-    """The raw-file options giving an ETE snapshot's own registers."""
-    args = []
-    for n in sorted(os.listdir(snap)):
-        p = os.path.join(snap, n)
-        if not n.endswith(".ini") or "type=ETE" not in open(p, errors="replace").read():
-            continue
-        for line in open(p, errors="replace"):
-            m = re.match(r"(TRCIDR[0128]|TRCCONFIGR|TRCDEVARCH)(?:\(.*\))?=(\S+)", line.strip())
-            if m:
-                args += ["--" + m.group(1).lower(), m.group(2)]
-        return args
-    raise SystemExit("no ETE device in " + snap)
 
 
 def damage_ete(r, snap, work, rng, sid):
