@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "etmkit/perf_maps.h"
 #include "health.h"
 
 static const char decode_usage[] =
@@ -46,6 +47,7 @@ struct image_arg {
 	char *owned;     /* path, when split off the argument (freed) */
 	uint64_t addr;   /* --image: address; --elf: bias */
 	int elf;
+	int has_num;     /* FILE@NUMBER given */
 };
 
 struct decode_counts {
@@ -77,11 +79,15 @@ struct decode_run {
 	int header, no_header;             /* --header, --no-header */
 	/* The undefined-instruction check (check_undefined()), per trace ID:
 	 * the source's image, protocol and current memory space. */
-	struct image *id_image[DEFORMAT_ID_COUNT];
+	const struct image *id_image[DEFORMAT_ID_COUNT];
 	uint8_t id_proto[DEFORMAT_ID_COUNT];
 	uint8_t id_space[DEFORMAT_ID_COUNT];
 	int nbad;
 	struct bad_region bad[MAX_BAD_REGIONS];
+	/* perf.data input: */
+	struct cli_perf_opts perf;
+	struct cli_perf_sb *sb;
+	struct perf_maps_override ovr[MAX_IMAGE_ARGS];
 };
 
 /* ---- Options ------------------------------------------------------------ */
@@ -125,6 +131,7 @@ static int add_image_arg(struct decode_run *r, const char *arg, int elf)
 	ia->owned = path;
 	ia->addr = num;
 	ia->elf = elf;
+	ia->has_num = k;
 	return 0;
 }
 
@@ -136,6 +143,39 @@ static int opt_image(void *ctx, const char *arg)
 static int opt_elf(void *ctx, const char *arg)
 {
 	return add_image_arg(ctx, arg, 1);
+}
+
+static int opt_symfs(void *ctx, const char *arg)
+{
+	((struct decode_run *)ctx)->perf.symfs = arg;
+	return 0;
+}
+
+static int opt_buildid_dir(void *ctx, const char *arg)
+{
+	((struct decode_run *)ctx)->perf.buildid_dir = arg;
+	return 0;
+}
+
+static int opt_vmlinux(void *ctx, const char *arg)
+{
+	((struct decode_run *)ctx)->perf.vmlinux = arg;
+	return 0;
+}
+
+static int opt_pid(void *ctx, const char *arg)
+{
+	if (cli_parse_ranges(arg, &((struct decode_run *)ctx)->perf.pids) == 0)
+		return 0;
+	cli_error("invalid value '%s' for --pid: expected process IDs and "
+		  "ranges, as 1234,2000-2100", arg);
+	return -1;
+}
+
+static int opt_binary(void *ctx, const char *arg)
+{
+	((struct decode_run *)ctx)->perf.binary_re = arg;
+	return 0;
 }
 
 /* ---- Images ------------------------------------------------------------- */
@@ -353,10 +393,17 @@ static int on_elem(void *ctx, uint8_t id, const struct etmkit_elem *e)
 {
 	struct decode_run *r = ctx;
 	struct decode_counts *c = &r->counts[id & 0x7f];
-	int bad = 0;
+	struct cli_elem_where where, *w = NULL;
+	int bad = 0, listed = 1;
 
 	id &= 0x7f;
 	c->elems++;
+	if (r->sb) {
+		listed = cli_perf_sb_elem(r->sb, id, e, &where);
+		w = &where;
+		if (e->kind == etmkit_elem_context)
+			r->id_image[id] = cli_perf_sb_image(r->sb, id);
+	}
 	switch (e->kind) {
 	case etmkit_elem_insn:
 		c->insns++;
@@ -383,8 +430,10 @@ static int on_elem(void *ctx, uint8_t id, const struct etmkit_elem *e)
 	}
 	if (e->kind != etmkit_elem_gap)
 		cli_health_good(&r->health, id, e->offset);
+	if (!listed)
+		return 0;
 	if (r->json)
-		cli_print_elem_json(r->out, id, e, r->m_profile[id & 0x7f]);
+		cli_print_elem_json(r->out, id, e, r->m_profile[id & 0x7f], w);
 	else
 		cli_print_elem_text(r->out, id, e, r->m_profile[id & 0x7f],
 				    r->dis, bad);
@@ -401,6 +450,26 @@ static int feed(void *ctx, const uint8_t *buf, size_t n)
 				&r->stopped);
 }
 
+/* A perf.data recording: per-process images from its side-band; --elf
+ * names files for its binaries (cli/perf_sideband.c). */
+static int setup_perf(struct decode_run *r)
+{
+	for (int i = 0; i < r->nimg; i++) {
+		if (!r->img[i].elf) {
+			cli_error("--image with a perf.data recording: its maps "
+				  "place the binaries; give --elf FILE for a "
+				  "binary, or --symfs");
+			return cli_exit_usage;
+		}
+		r->ovr[i].path = r->img[i].path;
+		r->ovr[i].bias = r->img[i].addr;
+		r->ovr[i].has_bias = (uint8_t)r->img[i].has_num;
+	}
+	r->perf.elf = r->ovr;
+	r->perf.nelf = (size_t)r->nimg;
+	return cli_perf_sb_open(&r->sb, &r->in, &r->perf);
+}
+
 static int setup(struct decode_run *r)
 {
 	struct etmkit_session_config sc;
@@ -413,6 +482,17 @@ static int setup(struct decode_run *r)
 	sc.ctx = r;
 	sc.stop_on_error = (uint8_t)r->stop_on_error;
 	err = etmkit_session_alloc(&r->session, &sc);
+	if (err >= 0 && r->in.perf) {
+		rc = setup_perf(r);
+		if (rc)
+			return rc;
+	} else if (err >= 0 && (r->perf.symfs || r->perf.buildid_dir ||
+				r->perf.vmlinux || r->perf.pids.n ||
+				r->perf.binary_re)) {
+		cli_error("--symfs, --buildid-dir, --vmlinux, --pid and "
+			  "--binary apply to a perf.data recording");
+		return cli_exit_usage;
+	}
 	for (int i = 0; err >= 0 && i < r->in.nsrc; i++) {
 		const struct cli_source *cs = &r->in.src[i];
 		struct etm3_flow_config fc;
@@ -422,7 +502,7 @@ static int setup(struct decode_run *r)
 		for (int j = 0; j < i && !r->images[i]; j++)
 			if (!strcmp(r->in.src[j].core, cs->core))
 				r->images[i] = r->images[j];
-		if (!r->images[i]) {
+		if (!r->images[i] && !r->sb) {
 			rc = build_image(r, cs, &r->images[i]);
 			if (rc)
 				return rc;
@@ -434,6 +514,10 @@ static int setup(struct decode_run *r)
 			etm3_flow_config_init(&fc);
 			fc.etm = cs->cfg;
 			fc.image = r->images[i];
+			if (r->sb) {
+				cli_perf_sb_etm3(r->sb, cs, &fc);
+				r->id_image[cs->id & 0x7f] = fc.image;
+			}
 			err = etmkit_session_add_etm3_flow(r->session, cs->id,
 							   &fc);
 			r->m_profile[cs->id & 0x7f] =
@@ -444,6 +528,10 @@ static int setup(struct decode_run *r)
 			etm4_flow_config_init(&f4);
 			f4.etm = cs->etm4;
 			f4.image = r->images[i];
+			if (r->sb) {
+				cli_perf_sb_etm4(r->sb, cs, &f4);
+				r->id_image[cs->id & 0x7f] = f4.image;
+			}
 			err = etmkit_session_add_etm4_flow(r->session, cs->id,
 							   &f4);
 		}
@@ -510,6 +598,7 @@ static void cleanup(struct decode_run *r)
 	for (int i = 0; i < r->nimg; i++)
 		free(r->img[i].owned);
 	cli_disasm_free(r->dis);
+	cli_perf_sb_free(r->sb);
 	cli_input_free(&r->in);
 }
 
@@ -531,6 +620,12 @@ int cmd_decode(int argc, char **argv)
 			{ .name = "stop-on-error", .target = &r.stop_on_error },
 			{ .name = "image", .value = opt_image, .ctx = &r },
 			{ .name = "elf", .value = opt_elf, .ctx = &r },
+			{ .name = "symfs", .value = opt_symfs, .ctx = &r },
+			{ .name = "buildid-dir", .value = opt_buildid_dir,
+			  .ctx = &r },
+			{ .name = "vmlinux", .value = opt_vmlinux, .ctx = &r },
+			{ .name = "pid", .value = opt_pid, .ctx = &r },
+			{ .name = "binary", .value = opt_binary, .ctx = &r },
 			{ .name = "header", .target = &r.header },
 			{ .name = "no-header", .target = &r.no_header },
 			{ .name = NULL }
@@ -565,6 +660,7 @@ int cmd_decode(int argc, char **argv)
 		cli_error("cannot write the output");
 		rc = cli_exit_input;
 	}
+	cli_perf_sb_report(r.sb);
 	if (!rc)
 		rc = summarize(&r);
 	cleanup(&r);

@@ -344,10 +344,15 @@ static void json_event(FILE *f, const struct etmkit_elem *e, int m_profile)
 }
 
 void cli_print_elem_json(FILE *f, uint8_t id, const struct etmkit_elem *e,
-			 int m_profile)
+			 int m_profile, const struct cli_elem_where *w)
 {
 	fprintf(f, "{\"kind\":\"%s\",\"id\":%u,\"offset\":%" PRIu64,
 		etmkit_elem_kind_name(e->kind), id, e->offset);
+	if (w && w->has_cpu)
+		fprintf(f, ",\"cpu\":%" PRIu32, w->cpu);
+	if (w && w->has_tid)
+		fprintf(f, ",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32, w->pid,
+			w->tid);
 	if (e->kind == etmkit_elem_insn)
 		json_insn(f, e);
 	else if (e->kind == etmkit_elem_data)
