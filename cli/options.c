@@ -81,8 +81,8 @@ static const struct cli_option options[] = {
 	  "that matches none is mapped at BIAS in every process)" },
 
 	/* ---- decode: perf.data ---- */
-	{ .cmds = D, .help = "perf.data recordings (each process decoded with "
-			     "its own image, docs/perf-data.md):" },
+	{ .cmds = D, .help = "perf.data recordings (each process with its own "
+			     "image;\ndocs/perf-data.md):" },
 	{ "symfs", 0, "DIR", 0, D,
 	  "find each recorded binary at DIR/recorded-path, else at "
 	  "DIR/its-file-name" },
