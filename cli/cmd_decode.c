@@ -455,12 +455,7 @@ static int feed(void *ctx, const uint8_t *buf, size_t n)
 static int setup_perf(struct decode_run *r)
 {
 	for (int i = 0; i < r->nimg; i++) {
-		if (!r->img[i].elf) {
-			cli_error("--image with a perf.data recording: its maps "
-				  "place the binaries; give --elf FILE for a "
-				  "binary, or --symfs");
-			return cli_exit_usage;
-		}
+		r->ovr[i].raw = (uint8_t)!r->img[i].elf;
 		r->ovr[i].path = r->img[i].path;
 		r->ovr[i].bias = r->img[i].addr;
 		r->ovr[i].has_bias = (uint8_t)r->img[i].has_num;

@@ -72,7 +72,8 @@ static const struct cli_option options[] = {
 	{ .cmds = D, .help = "Program image (after the snapshot's memory dumps; "
 			     "the last given wins\nwhere they overlap):" },
 	{ "image", 0, "FILE@ADDR", 0, D,
-	  "map the whole of FILE at address ADDR; may repeat" },
+	  "map the whole of FILE at address ADDR; may repeat (a perf.data "
+	  "recording: in every process, over its maps)" },
 	{ "elf", 0, "FILE[@BIAS]", 0, D,
 	  "map the loadable segments of ELF file FILE, moved by BIAS "
 	  "(default 0; may be negative); may repeat. With a perf.data "

@@ -141,11 +141,14 @@ void perf_maps_free(struct perf_maps *m);
 /* Side-band records and FILE2 entries skipped as malformed. */
 size_t perf_maps_bad_records(const struct perf_maps *m);
 
-/* A file given for a binary (etmkit's --elf FILE[@BIAS]). */
+/* A file given for a binary (etmkit's --elf FILE[@BIAS]), or with @raw
+ * a file mapped whole at address @bias in every image (--image
+ * FILE@ADDR: a [vdso] dump, code the recording does not map). */
 struct perf_maps_override {
 	const char *path;
 	uint64_t bias;
 	uint8_t has_bias;
+	uint8_t raw;
 };
 
 struct perf_maps_options {
@@ -173,7 +176,9 @@ int perf_maps_resolve(struct perf_maps *m, const struct perf_maps_options *o);
 
 /* Build one image per process image from the files found: its user maps,
  * then the kernel maps (the same in every image), as the header comment
- * says. A found file that cannot be mapped becomes perf_bin_unreadable
+ * says, then the overrides no binary took (raw ones whole at their
+ * address, ELF files by their segments moved by their bias; one that
+ * cannot be mapped is left out). A found file that cannot be mapped becomes perf_bin_unreadable
  * (left out). Also builds the kernel-only image
  * (perf_maps_kernel_image()). Returns 0; -etmkit_err_nomem,
  * -etmkit_err_invalid (before perf_maps_resolve()). */

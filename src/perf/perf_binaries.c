@@ -174,7 +174,7 @@ static int resolve_one(struct pm_binary *b, const struct perf_maps_options *o,
 		return 0;
 	/* --elf: by build id, then by file name */
 	for (size_t i = 0; i < o->noverrides && !rc; i++)
-		if (pb->build_id_size && ov[i].idn &&
+		if (!o->overrides[i].raw && pb->build_id_size && ov[i].idn &&
 		    memcmp(ov[i].id, pb->build_id, 20) == 0) {
 			ov[i].used = 1;
 			rc = try_file(b, o->overrides[i].path);
@@ -184,7 +184,8 @@ static int resolve_one(struct pm_binary *b, const struct perf_maps_options *o,
 			}
 		}
 	for (size_t i = 0; i < o->noverrides && !rc; i++)
-		if (strcmp(base_name(o->overrides[i].path),
+		if (!o->overrides[i].raw &&
+		    strcmp(base_name(o->overrides[i].path),
 			   base_name(pb->name)) == 0) {
 			ov[i].used = 1;
 			rc = try_file(b, o->overrides[i].path);
@@ -225,7 +226,8 @@ int perf_maps_resolve(struct perf_maps *m, const struct perf_maps_options *o)
 	for (size_t i = 0; i < o->noverrides; i++) {
 		struct elf_file *ef;
 
-		if (elf_file_open(&ef, o->overrides[i].path, NULL) == 0) {
+		if (!o->overrides[i].raw &&
+		    elf_file_open(&ef, o->overrides[i].path, NULL) == 0) {
 			ov[i].idn = elf_file_build_id(ef, ov[i].id);
 			elf_file_free(ef);
 		}
@@ -407,8 +409,11 @@ int perf_maps_build_images(struct perf_maps *m)
 		return -etmkit_err_nomem;
 	err = add_kernel_maps(m, m->kimage);
 	for (size_t i = 0; !err && i < m->nextra; i++) {
-		err = image_add_elf(tail, m->extra[i].path, m->extra[i].bias, 0,
-				    NULL);
+		err = m->extra[i].raw ?
+			      image_add_file(tail, m->extra[i].path,
+					     m->extra[i].bias, 0, 0, 0, NULL) :
+			      image_add_elf(tail, m->extra[i].path,
+					    m->extra[i].bias, 0, NULL);
 		if (err != -etmkit_err_nomem)
 			err = 0;
 	}
