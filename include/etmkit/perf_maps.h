@@ -222,6 +222,14 @@ const struct perf_map *perf_maps_find_map(const struct perf_maps *m,
 					  const struct perf_process *p,
 					  uint64_t addr);
 
+struct locate;
+
+/* Name every found binary in locator @l as the recording does
+ * (locate_set_name(): the recorded path and build id), after
+ * locate_add_image() met the images. Files @l does not know are skipped.
+ * Returns 0, -etmkit_err_nomem, -etmkit_err_invalid. */
+int perf_maps_set_names(const struct perf_maps *m, struct locate *l);
+
 #ifdef __cplusplus
 }
 #endif

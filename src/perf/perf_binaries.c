@@ -11,6 +11,7 @@
 
 #include "etmkit/elf_file.h"
 #include "etmkit/image.h"
+#include "etmkit/locate.h"
 
 void perf_maps_options_init(struct perf_maps_options *o)
 {
@@ -439,4 +440,22 @@ int perf_maps_build_images(struct perf_maps *m)
 	}
 	image_free(tail);
 	return err;
+}
+
+int perf_maps_set_names(const struct perf_maps *m, struct locate *l)
+{
+	if (!m || !l)
+		return -etmkit_err_invalid;
+	for (size_t i = 0; i < m->nbins; i++) {
+		const struct perf_binary *b = &m->bins[i].pub;
+		int err;
+
+		if (b->status != perf_bin_found)
+			continue;
+		err = locate_set_name(l, b->file, b->name, b->build_id,
+				      b->build_id_size);
+		if (err < 0 && err != -etmkit_err_not_found)
+			return err;
+	}
+	return 0;
 }
