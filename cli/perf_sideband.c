@@ -23,6 +23,10 @@ struct sb_id {
 	/* decode time (the hook) */
 	uint8_t dec_has_tid;
 	uint32_t dec_tid;
+	const struct image *dec_img;  /* the image of dec_tid at dec_chunk */
+	uint64_t dec_chunk;
+	/* listing time: proc is of tid at chunk */
+	uint64_t chunk;
 	/* listing time (cli_perf_sb_elem(), in element order) */
 	uint8_t has_tid;
 	uint32_t tid, pid;
@@ -178,14 +182,18 @@ static const struct image *image_for(void *ctx, const struct etmkit_elem *e)
 	struct sb_id *x = ctx;
 	uint32_t tid;
 
-	if (context_tid(x, e, &tid)) {
+	if (context_tid(x, e, &tid) &&
+	    (!x->dec_has_tid || tid != x->dec_tid ||
+	     x->dec_chunk != x->sb->chunk_offset)) {
+		/* A context element comes at every change of exception
+		 * level too: look the thread up only when it changes. */
 		x->dec_tid = tid;
 		x->dec_has_tid = 1;
+		x->dec_chunk = x->sb->chunk_offset;
+		x->dec_img = perf_maps_image_for_tid(x->sb->maps, tid,
+						     x->dec_chunk);
 	}
-	if (!x->dec_has_tid)
-		return perf_maps_kernel_image(x->sb->maps);
-	return perf_maps_image_for_tid(x->sb->maps, x->dec_tid,
-				       x->sb->chunk_offset);
+	return x->dec_has_tid ? x->dec_img : perf_maps_kernel_image(x->sb->maps);
 }
 
 static struct sb_id *source(struct cli_perf_sb *sb, const struct cli_source *cs)
@@ -263,9 +271,11 @@ int cli_perf_sb_elem(struct cli_perf_sb *sb, uint8_t id,
 	struct sb_id *x = &sb->ids[id & 0x7f];
 	uint32_t tid;
 
-	if (e->kind == etmkit_elem_context && context_tid(x, e, &tid)) {
+	if (e->kind == etmkit_elem_context && context_tid(x, e, &tid) &&
+	    (!x->has_tid || tid != x->tid || x->chunk != sb->chunk_offset)) {
 		x->tid = tid;
 		x->has_tid = 1;
+		x->chunk = sb->chunk_offset;
 		x->pid = perf_maps_pid_of(sb->maps, tid);
 		x->proc = perf_maps_process_at(sb->maps, tid, sb->chunk_offset);
 		x->last_map = NULL;
