@@ -319,6 +319,72 @@ def kernel_module(bad, etmkit, d, tmp):
                    "no note naming %s: %s" % (name, r.stderr))
 
 
+def fake_vmlinux(path, vaddr, words):
+    """An AArch64 ELF64 executable whose one PT_LOAD (file offset 0x1000)
+    holds @words at @vaddr, with a .text section there and a symbol
+    _stext (STT_NOTYPE, global) at @vaddr (ELF gABI layouts)."""
+    text = struct.pack("<%dI" % len(words), *words)
+    strtab = b"\0_stext\0"
+    sym = bytes(24) + struct.pack("<IBBHQQ", 1, 0x10, 0, 1, vaddr, 0)
+    shstr = b"\0.text\0.symtab\0.strtab\0.shstrtab\0"
+    off_text = 0x1000
+    off_sym = off_text + len(text)
+    off_str = off_sym + len(sym)
+    off_shstr = off_str + len(strtab)
+    off_sh = (off_shstr + len(shstr) + 7) // 8 * 8
+    eh = b"\x7fELF\x02\x01\x01" + bytes(9) + struct.pack(
+        "<HHIQQQIHHHHHH", 2, 183, 1, vaddr, 64, off_sh, 0, 64, 56, 1, 64, 5,
+        4)
+    ph = struct.pack("<IIQQQQQQ", 1, 5, off_text, vaddr, vaddr, len(text),
+                     len(text), 0x1000)
+
+    def sh(name, typ, flags, addr, off, size, link=0, info=0, align=1,
+           ent=0):
+        return struct.pack("<IIQQQQIIQQ", name, typ, flags, addr, off, size,
+                           link, info, align, ent)
+    shdrs = (bytes(64) + sh(1, 1, 6, vaddr, off_text, len(text), align=4) +
+             sh(7, 2, 0, 0, off_sym, len(sym), 3, 1, 8, 24) +
+             sh(15, 3, 0, 0, off_str, len(strtab)) +
+             sh(23, 3, 0, 0, off_shstr, len(shstr)))
+    with open(path, "wb") as f:
+        f.write(eh + ph)
+        f.write(bytes(off_text - len(eh) - len(ph)))
+        f.write(text + sym + strtab + shstr)
+        f.write(bytes(off_sh - off_shstr - len(shstr)))
+        f.write(shdrs)
+
+
+def kernel_bias(bad, etmkit, d, tmp):
+    """--vmlinux: simpleperf's kernel map ([kernel.kallsyms]_stext, pgoff 0)
+    starts at the runtime _stext (digest 1.8, 3.11), so vmlinux's segments
+    move by start - _stext. A made-up vmlinux whose word i is RET X(i mod
+    31): each kernel instruction listed at address A must be word
+    (A - start) / 4 of it."""
+    path = os.path.join(d, "perf_kernel.data")
+    (start, _, pgoff), = exec_maps(path)["[kernel.kallsyms]_stext"]
+    if pgoff:
+        bad.append("perf_kernel.data: kernel map pgoff 0x%x, expected 0" % pgoff)
+        return
+    stext = 0xffffffc010080000
+    n = 0x1200000 // 4
+    vml = os.path.join(tmp, "vmlinux")
+    fake_vmlinux(vml, stext, [0xd65f0000 | (i % 31) << 5 for i in range(n)])
+    r, recs = decode(etmkit, path, "--vmlinux", vml)
+    ins = insns_in(recs, start, start + 4 * n)
+    if not ins or r.returncode not in (0, 1):
+        bad.append("perf_kernel.data --vmlinux: %d kernel instructions "
+                   "(exit %d): %s" % (len(ins), r.returncode, r.stderr))
+    for x in ins:
+        a = int(x["addr"], 16)
+        want = 0xd65f0000 | ((a - start) // 4 % 31) << 5
+        if int(x["opcode"], 16) != want:
+            bad.append("perf_kernel.data --vmlinux: 0x%x: opcode %s, "
+                       "expected 0x%08x" % (a, x["opcode"], want))
+            break
+    if "no file for [kernel.kallsyms]" in r.stderr:
+        bad.append("perf_kernel.data --vmlinux: the kernel still missing")
+
+
 def main():
     etmkit, shared = sys.argv[1:3]
     d = os.path.join(shared, "testdata", "perf")
@@ -329,6 +395,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         user_binary(bad, etmkit, d, tmp)
         kernel_module(bad, etmkit, d, tmp)
+        kernel_bias(bad, etmkit, d, tmp)
     for b in bad:
         print("FAIL:", b)
     return 1 if bad else 0
