@@ -54,6 +54,12 @@ struct locate_result {
 				      than .text): no vaddr, no sym */
 	uint64_t file_offset;      /* in bin->file */
 	const struct elf_symbol *sym; /* the function, or NULL */
+	/* Run-time addresses around addr, first <= addr <= last, over
+	 * which locate_find() (same image and space) gives the same bin,
+	 * sym and vaddr_known, with vaddr and file_offset moving with the
+	 * address: a caller may keep the result for that range instead of
+	 * asking again per instruction. */
+	uint64_t first, last;
 };
 
 struct locate;

@@ -635,21 +635,52 @@ const struct elf_segment *elf_file_segment(const struct elf_file *ef,
 	return ef && i < ef->nseg ? &ef->seg[i] : NULL;
 }
 
+int elf_file_offset_span(const struct elf_file *ef, uint64_t off,
+			 uint64_t *vaddr, uint64_t *first, uint64_t *last)
+{
+	size_t i, k;
+
+	if (!ef)
+		return -etmkit_err_not_found;
+	*vaddr = 0;
+	for (k = 0; k < ef->nseg; k++)
+		if (off >= ef->seg[k].offset &&
+		    off - ef->seg[k].offset < ef->seg[k].filesz)
+			break;
+	if (k < ef->nseg) {
+		*vaddr = off - ef->seg[k].offset + ef->seg[k].vaddr;
+		*first = ef->seg[k].offset;
+		*last = ef->seg[k].offset + (ef->seg[k].filesz - 1);
+	} else {
+		*first = 0; /* the gap between segments around @off */
+		*last = UINT64_MAX;
+	}
+	/* Segments before k hold none of @off but may hold bytes near it:
+	 * there they come first. */
+	for (i = 0; i < k; i++) {
+		const struct elf_segment *s = &ef->seg[i];
+		uint64_t end;
+
+		if (s->filesz == 0)
+			continue;
+		end = s->offset + (s->filesz - 1);
+		if (end < off && end >= *first)
+			*first = end + 1;
+		if (s->offset > off && s->offset <= *last)
+			*last = s->offset - 1;
+	}
+	return k < ef->nseg ? 0 : -etmkit_err_not_found;
+}
+
 int elf_file_offset_to_vaddr(const struct elf_file *ef, uint64_t off,
 			     uint64_t *vaddr)
 {
-	if (!ef)
-		return -etmkit_err_not_found;
-	for (size_t i = 0; i < ef->nseg; i++) {
-		const struct elf_segment *s = &ef->seg[i];
+	uint64_t va, first, last;
+	int rc = elf_file_offset_span(ef, off, &va, &first, &last);
 
-		if (off >= s->offset && off - s->offset < s->filesz) {
-			if (vaddr)
-				*vaddr = off - s->offset + s->vaddr;
-			return 0;
-		}
-	}
-	return -etmkit_err_not_found;
+	if (rc == 0 && vaddr)
+		*vaddr = va;
+	return rc;
 }
 
 int elf_file_vaddr_to_offset(const struct elf_file *ef, uint64_t vaddr,
@@ -725,16 +756,11 @@ const struct elf_symbol *elf_file_symbol_at(const struct elf_file *ef,
 	return ef && i < ef->nsym ? &ef->sym[i] : NULL;
 }
 
-const struct elf_symbol *elf_file_symbol(const struct elf_file *ef,
-					 uint64_t vaddr)
+/* The index of the last symbol at or below @vaddr (there is one). */
+static size_t sym_below(const struct elf_file *ef, uint64_t vaddr)
 {
-	const struct elf_symbol *s;
-	size_t lo = 0, hi;
+	size_t lo = 0, hi = ef->nsym;
 
-	if (!ef || ef->nsym == 0 || vaddr < ef->sym[0].addr)
-		return NULL;
-	/* The last symbol at or below @vaddr. */
-	hi = ef->nsym;
 	while (hi - lo > 1) {
 		size_t mid = lo + (hi - lo) / 2;
 
@@ -743,8 +769,49 @@ const struct elf_symbol *elf_file_symbol(const struct elf_file *ef,
 		else
 			hi = mid;
 	}
-	s = &ef->sym[lo];
-	if (s->size == 0 || vaddr - s->addr < s->size)
+	return lo;
+}
+
+const struct elf_symbol *elf_file_symbol_span(const struct elf_file *ef,
+					      uint64_t vaddr, uint64_t *first,
+					      uint64_t *last)
+{
+	const struct elf_symbol *s;
+	uint64_t next_last = UINT64_MAX;
+	size_t i;
+
+	*first = 0;
+	*last = UINT64_MAX;
+	if (!ef || ef->nsym == 0)
+		return NULL;
+	if (vaddr < ef->sym[0].addr) {
+		*last = ef->sym[0].addr - 1;
+		return NULL;
+	}
+	i = sym_below(ef, vaddr);
+	s = &ef->sym[i];
+	if (i + 1 < ef->nsym)
+		next_last = ef->sym[i + 1].addr - 1;
+	*last = next_last;
+	if (s->size == 0) {
+		*first = s->addr;
 		return s;
+	}
+	if (vaddr - s->addr < s->size) {
+		*first = s->addr;
+		if (s->size - 1 < next_last - s->addr)
+			*last = s->addr + (s->size - 1);
+		return s;
+	}
+	/* Past its end: a gap up to the next symbol. */
+	*first = s->addr + s->size;
 	return NULL;
+}
+
+const struct elf_symbol *elf_file_symbol(const struct elf_file *ef,
+					 uint64_t vaddr)
+{
+	uint64_t first, last;
+
+	return elf_file_symbol_span(ef, vaddr, &first, &last);
 }

@@ -229,17 +229,23 @@ int locate_set_name(struct locate *l, const char *file, const char *name,
 	return 0;
 }
 
+static uint64_t min64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
 int locate_find(const struct locate *l, const struct image *img,
 		uint8_t space, uint64_t addr, struct locate_result *r)
 {
 	const struct image_region *reg;
 	const struct loc_reg *lr;
 	const struct loc_bin *b;
+	uint64_t rf, rl, f, la, below, above;
 
 	if (!l || !img || !r)
 		return -etmkit_err_invalid;
 	memset(r, 0, sizeof(*r));
-	reg = image_region_find(img, space, addr);
+	reg = img_region_span(img, space, addr, &rf, &rl);
 	lr = reg && reg->path ? find_reg(l, reg->path) : NULL;
 	if (!lr)
 		return -etmkit_err_not_found;
@@ -247,15 +253,29 @@ int locate_find(const struct locate *l, const struct image *img,
 	r->bin = &b->pub;
 	r->bin_index = lr->bin;
 	r->file_offset = addr - reg->addr + reg->offset;
+	/* How far the same answer holds around @addr: the region's span,
+	 * cut by the segment's and the symbol's. */
+	below = addr - rf;
+	above = rl - addr;
 	if (!b->elf) {
 		r->vaddr = addr;
 		r->vaddr_known = 1;
-		return 0;
+	} else {
+		int rc = elf_file_offset_span(b->elf, r->file_offset,
+					      &r->vaddr, &f, &la);
+
+		below = min64(below, r->file_offset - f);
+		above = min64(above, la - r->file_offset);
+		if (rc == 0) {
+			r->vaddr_known = 1;
+			r->sym = elf_file_symbol_span(b->elf, r->vaddr, &f,
+						      &la);
+			below = min64(below, r->vaddr - f);
+			above = min64(above, la - r->vaddr);
+		}
 	}
-	if (elf_file_offset_to_vaddr(b->elf, r->file_offset, &r->vaddr) == 0) {
-		r->vaddr_known = 1;
-		r->sym = elf_file_symbol(b->elf, r->vaddr);
-	}
+	r->first = addr - below;
+	r->last = addr + above;
 	return 0;
 }
 

@@ -908,6 +908,86 @@ static void test_locate_symbols(void **state)
 	unlink(path);
 }
 
+/* locate_result.first/last: every address in the span gets the same
+ * answer, moved by the distance; checked address by address over an image
+ * of the built ARM file (segments at 0x8000, 0x9000, 0xa000, plus a
+ * bias) with a raw file laid over part of its code and an image_add_file
+ * of the ELF file's bytes at another address. */
+static void test_locate_spans(void **state)
+{
+	struct bld b;
+	struct image *img = NULL;
+	struct locate *l = NULL;
+	struct image_diag d;
+	char path[256], raw[256];
+	uint8_t junk[0x30];
+	uint64_t a, spans = 0;
+
+	(void)state;
+	b_arm(&b);
+	write_tmp(path, sizeof(path), "span.elf", b.b, sizeof(b.b));
+	memset(junk, 0, sizeof(junk));
+	write_tmp(raw, sizeof(raw), "span.raw", junk, sizeof(junk));
+	assert_int_equal(image_alloc(&img), 0);
+	assert_int_equal(image_add_elf(img, path, 0x100000, 0, &d), 0);
+	/* Over thumb_fn's middle, EL1N only. */
+	assert_int_equal(image_add_file(img, raw, 0x109020, 0, 0,
+					IMAGE_SPACE_EL1N, &d), 0);
+	/* The file's first 0x1200 bytes as a dump at 0x200000. */
+	assert_int_equal(image_add_file(img, path, 0x200000, 0, 0, 0, &d), 0);
+	assert_int_equal(locate_alloc(&l), 0);
+	assert_int_equal(locate_add_image(l, img, &d), 0);
+	for (int sp = 0; sp < 2; sp++) {
+		uint8_t space = sp ? IMAGE_SPACE_EL1N : IMAGE_SPACE_EL1S;
+		const uint64_t from[] = { 0x107ff0, 0x1fff00 };
+		const uint64_t to[] = { 0x10a200, 0x201300 };
+
+		for (int k = 0; k < 2; k++) {
+			struct locate_result prev = { 0 };
+			uint64_t pa = 0;
+			int have = 0;
+
+			for (a = from[k]; a < to[k]; a++) {
+				struct locate_result r;
+				int rc = locate_find(l, img, space, a, &r);
+
+				if (rc == 0) {
+					assert_true(r.first <= a &&
+						    a <= r.last);
+				}
+				if (have && a <= prev.last) {
+					assert_int_equal(rc, 0);
+					assert_ptr_equal(r.bin, prev.bin);
+					assert_ptr_equal(r.sym, prev.sym);
+					assert_int_equal(r.vaddr_known,
+							 prev.vaddr_known);
+					if (r.vaddr_known)
+						assert_int_equal(r.vaddr,
+							prev.vaddr + (a - pa));
+					assert_int_equal(r.file_offset,
+							 prev.file_offset +
+								 (a - pa));
+				} else if (rc == 0) {
+					prev = r;
+					pa = a;
+					have = 1;
+					spans++;
+				} else {
+					have = 0;
+				}
+			}
+		}
+	}
+	/* Few spans: they follow regions, segments and symbols, not
+	 * single addresses. */
+	if (spans > 64)
+		fail_msg("%llu spans", (unsigned long long)spans);
+	locate_free(l);
+	image_free(img);
+	unlink(path);
+	unlink(raw);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -922,6 +1002,7 @@ int main(void)
 		cmocka_unit_test(test_null_arguments),
 		cmocka_unit_test(test_locate),
 		cmocka_unit_test(test_locate_symbols),
+		cmocka_unit_test(test_locate_spans),
 	};
 	int failed = cmocka_run_group_tests(tests, NULL, NULL);
 
