@@ -123,8 +123,9 @@ int cli_perf_stream(const struct cli_input *in,
 		    int (*feed)(void *ctx, const uint8_t *buf, size_t n),
 		    void *ctx, struct etmkit_session *s);
 
-/* Where an element ran, when known: for JSON records (perf.data). */
-struct cli_elem_where {
+/* The CPU and thread an element ran on, when known: for JSON records
+ * (perf.data). */
+struct cli_task {
 	uint8_t has_cpu, has_tid;
 	uint32_t cpu, pid, tid;
 };
@@ -155,10 +156,14 @@ void cli_perf_sb_etm4(struct cli_perf_sb *sb, const struct cli_source *cs,
  * counts no_image places per binary. Returns 1 to list it, 0 when --pid
  * or --binary leave it out. */
 int cli_perf_sb_elem(struct cli_perf_sb *sb, uint8_t id,
-		     const struct etmkit_elem *e, struct cli_elem_where *w);
+		     const struct etmkit_elem *e, struct cli_task *t);
 /* The image trace ID @id's listing is at (its current process). */
 const struct image *cli_perf_sb_image(const struct cli_perf_sb *sb,
 				      uint8_t id);
+/* Give every image to @syms (cli/symbolize.h) and name the binaries as
+ * the recording does. Returns 0 or a cli_exit after a message. */
+struct cli_symbols;
+int cli_perf_sb_symbols(struct cli_perf_sb *sb, struct cli_symbols *syms);
 /* One note per binary without a file that the trace reached. */
 void cli_perf_sb_report(const struct cli_perf_sb *sb);
 
@@ -204,13 +209,18 @@ void cli_disasm_free(struct cli_disasm *d);
 const char *cli_disasm(struct cli_disasm *d, const struct etmkit_elem *e);
 
 /* Output of execution elements. @bad_image: mark an instruction from an
- * image region that is not what ran (cmd_decode.c). The header names the
- * text columns. */
-void cli_print_elem_header(FILE *f);
+ * image region that is not what ran (cmd_decode.c). @w (NULL: unknown):
+ * the binary and function an instruction ran in (cli/symbolize.h). The
+ * header names the text columns; @where: with the "function+offset
+ * (binary)" column. */
+struct cli_where;
+void cli_print_elem_header(FILE *f, int where);
 void cli_print_elem_text(FILE *f, uint8_t id, const struct etmkit_elem *e,
-			 int m_profile, struct cli_disasm *dis, int bad_image);
+			 int m_profile, struct cli_disasm *dis, int bad_image,
+			 const struct cli_where *w);
 void cli_print_elem_json(FILE *f, uint8_t id, const struct etmkit_elem *e,
-			 int m_profile, const struct cli_elem_where *w);
+			 int m_profile, const struct cli_where *w,
+			 const struct cli_task *t);
 
 int cmd_packets(int argc, char **argv);
 int cmd_frames(int argc, char **argv);

@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "etmkit/perf_maps.h"
 #include "health.h"
+#include "symbolize.h"
 
 static const char decode_usage[] =
 "Usage: etmkit decode --snapshot DIR [--buffer NAME] [--id ID]...\n"
@@ -91,6 +92,10 @@ struct decode_run {
 	struct cli_perf_opts perf;
 	struct cli_perf_sb *sb;
 	struct perf_maps_override ovr[MAX_IMAGE_ARGS];
+	/* Binaries and functions of instructions (cli/symbolize.h), over
+	 * every image built; show_where: some binary has them to show. */
+	struct cli_symbols *syms;
+	int show_where;
 };
 
 /* ---- Options ------------------------------------------------------------ */
@@ -396,14 +401,16 @@ static int on_elem(void *ctx, uint8_t id, const struct etmkit_elem *e)
 {
 	struct decode_run *r = ctx;
 	struct decode_counts *c = &r->counts[id & 0x7f];
-	struct cli_elem_where where, *w = NULL;
+	struct cli_where where;
+	const struct cli_where *w = NULL;
+	struct cli_task task, *t = NULL;
 	int bad = 0, listed = 1;
 
 	id &= 0x7f;
 	c->elems++;
 	if (r->sb) {
-		listed = cli_perf_sb_elem(r->sb, id, e, &where);
-		w = &where;
+		listed = cli_perf_sb_elem(r->sb, id, e, &task);
+		t = &task;
 		if (e->kind == etmkit_elem_context)
 			r->id_image[id] = cli_perf_sb_image(r->sb, id);
 	}
@@ -411,6 +418,10 @@ static int on_elem(void *ctx, uint8_t id, const struct etmkit_elem *e)
 	case etmkit_elem_insn:
 		c->insns++;
 		bad = check_undefined(r, id, e);
+		if (r->show_where &&
+		    cli_symbols_find(r->syms, id, r->id_image[id],
+				     r->id_space[id], e->addr, &where))
+			w = &where;
 		break;
 	case etmkit_elem_context:
 		r->id_space[id] = context_space(e);
@@ -436,10 +447,11 @@ static int on_elem(void *ctx, uint8_t id, const struct etmkit_elem *e)
 	if (!listed)
 		return 0;
 	if (r->json)
-		cli_print_elem_json(r->out, id, e, r->m_profile[id & 0x7f], w);
+		cli_print_elem_json(r->out, id, e, r->m_profile[id & 0x7f], w,
+				    t);
 	else
 		cli_print_elem_text(r->out, id, e, r->m_profile[id & 0x7f],
-				    r->dis, bad);
+				    r->dis, bad, w);
 	return 0;
 }
 
@@ -457,6 +469,8 @@ static int feed(void *ctx, const uint8_t *buf, size_t n)
  * names files for its binaries (cli/perf_sideband.c). */
 static int setup_perf(struct decode_run *r)
 {
+	int rc;
+
 	for (int i = 0; i < r->nimg; i++) {
 		r->ovr[i].raw = (uint8_t)!r->img[i].elf;
 		r->ovr[i].path = r->img[i].path;
@@ -465,7 +479,8 @@ static int setup_perf(struct decode_run *r)
 	}
 	r->perf.elf = r->ovr;
 	r->perf.nelf = (size_t)r->nimg;
-	return cli_perf_sb_open(&r->sb, &r->in, &r->perf);
+	rc = cli_perf_sb_open(&r->sb, &r->in, &r->perf);
+	return rc ? rc : cli_perf_sb_symbols(r->sb, r->syms);
 }
 
 static int setup(struct decode_run *r)
@@ -502,6 +517,9 @@ static int setup(struct decode_run *r)
 				r->images[i] = r->images[j];
 		if (!r->images[i] && !r->sb) {
 			rc = build_image(r, cs, &r->images[i]);
+			if (rc)
+				return rc;
+			rc = cli_symbols_add_image(r->syms, r->images[i]);
 			if (rc)
 				return rc;
 		}
@@ -597,6 +615,7 @@ static void cleanup(struct decode_run *r)
 		free(r->img[i].owned);
 	cli_disasm_free(r->dis);
 	cli_perf_sb_free(r->sb);
+	cli_symbols_free(r->syms);
 	cli_input_free(&r->in);
 }
 
@@ -638,10 +657,15 @@ int cmd_decode(int argc, char **argv)
 		cli_error("cannot start the disassembler");
 		rc = cli_exit_input;
 	}
+	if (!rc && !(r.syms = cli_symbols_alloc())) {
+		cli_error("out of memory");
+		rc = cli_exit_input;
+	}
 	if (!rc)
 		rc = setup(&r);
+	r.show_where = cli_symbols_any(r.syms);
 	if (!rc && !r.json && cli_header_wanted(r.out, r.header, r.no_header))
-		cli_print_elem_header(r.out);
+		cli_print_elem_header(r.out, r.show_where);
 	if (!rc)
 		rc = cli_input_stream(&r.in, feed, &r, r.session);
 	if (r.stopped)

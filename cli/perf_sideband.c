@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "etmkit/perf_maps.h"
+#include "symbolize.h"
 
 /* Per trace ID. */
 struct sb_id {
@@ -266,7 +267,7 @@ static int binary_wanted(struct cli_perf_sb *sb, const struct perf_map *mp)
 }
 
 int cli_perf_sb_elem(struct cli_perf_sb *sb, uint8_t id,
-		     const struct etmkit_elem *e, struct cli_elem_where *w)
+		     const struct etmkit_elem *e, struct cli_task *t)
 {
 	struct sb_id *x = &sb->ids[id & 0x7f];
 	uint32_t tid;
@@ -280,12 +281,12 @@ int cli_perf_sb_elem(struct cli_perf_sb *sb, uint8_t id,
 		x->proc = perf_maps_process_at(sb->maps, tid, sb->chunk_offset);
 		x->last_map = NULL;
 	}
-	memset(w, 0, sizeof(*w));
-	w->has_cpu = x->has_cpu;
-	w->cpu = x->cpu;
-	w->has_tid = x->has_tid;
-	w->tid = x->tid;
-	w->pid = x->pid;
+	memset(t, 0, sizeof(*t));
+	t->has_cpu = x->has_cpu;
+	t->cpu = x->cpu;
+	t->has_tid = x->has_tid;
+	t->tid = x->tid;
+	t->pid = x->pid;
 	if (e->kind == etmkit_elem_no_image) {
 		const struct perf_map *mp = map_at(sb, x, e->addr);
 
@@ -298,6 +299,20 @@ int cli_perf_sb_elem(struct cli_perf_sb *sb, uint8_t id,
 			   e->kind == etmkit_elem_insn_range))
 		return binary_wanted(sb, map_at(sb, x, e->addr));
 	return 1;
+}
+
+int cli_perf_sb_symbols(struct cli_perf_sb *sb, struct cli_symbols *syms)
+{
+	int rc = cli_symbols_add_image(syms, perf_maps_kernel_image(sb->maps));
+
+	for (size_t i = 0; !rc && i < perf_maps_process_count(sb->maps); i++)
+		rc = cli_symbols_add_image(syms,
+					   perf_maps_process(sb->maps, i)->image);
+	if (!rc && perf_maps_set_names(sb->maps, cli_symbols_locate(syms)) < 0) {
+		cli_error("out of memory");
+		rc = cli_exit_input;
+	}
+	return rc;
 }
 
 void cli_perf_sb_report(const struct cli_perf_sb *sb)
