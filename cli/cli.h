@@ -34,6 +34,8 @@ struct cli_source {
 	struct etm3_config cfg;     /* etmkit_proto_etmv3 */
 	struct etm4_config etm4;    /* etmkit_proto_etmv4, etmkit_proto_ete
 				       (ETM4_CFG_ETE set) */
+	uint8_t has_cpu;            /* perf.data: the CPU it traced */
+	uint32_t cpu;
 };
 
 /* The ETMv4/ETE register options, in enum cli_opt order from
@@ -42,6 +44,19 @@ enum cli_trc_reg {
 	cli_trcidr0, cli_trcidr1, cli_trcidr2, cli_trcidr8, cli_trcconfigr,
 	cli_trcdevarch, cli_trc_count
 };
+
+/* A list of numbers and ranges ("0,2-5"), as --cpu and --pid take. */
+#define CLI_MAX_RANGES 64
+struct cli_ranges {
+	size_t n;                   /* 0: none given */
+	uint32_t lo[CLI_MAX_RANGES], hi[CLI_MAX_RANGES];
+};
+
+/* Add the numbers and ranges of @s to @r: 0, or -1 (malformed, or more
+ * than CLI_MAX_RANGES). */
+int cli_parse_ranges(const char *s, struct cli_ranges *r);
+/* Whether @v is in @r. */
+int cli_in_ranges(const struct cli_ranges *r, uint32_t v);
 
 /* What to read and how: from a snapshot or from a raw file + options. */
 struct cli_input {
@@ -60,6 +75,10 @@ struct cli_input {
 	int nids;                   /* --id, may repeat */
 	uint8_t ids[CLI_MAX_IDS];
 	int keep_snapshot;          /* keep the snapshot open in ss */
+	struct cli_ranges cpus;     /* --cpu (perf.data): CPUs wanted */
+	uint64_t *chunk_offset;     /* perf.data: set to the file offset of
+				       each AUX record before its bytes are
+				       fed (NULL: not wanted) */
 
 	/* Resolved: */
 	char buffer_path[1024];
@@ -103,6 +122,50 @@ int cli_perf_resolve(struct cli_input *in, unsigned protos);
 int cli_perf_stream(const struct cli_input *in,
 		    int (*feed)(void *ctx, const uint8_t *buf, size_t n),
 		    void *ctx, struct etmkit_session *s);
+
+/* The CPU and thread an element ran on, when known: for JSON records
+ * (perf.data). */
+struct cli_task {
+	uint8_t has_cpu, has_tid;
+	uint32_t cpu, pid, tid;
+};
+
+/* decode on a perf.data (cli/perf_sideband.c): per-process images from
+ * the side-band, filters, and notes on missing binaries. */
+struct perf_maps_override;
+struct cli_perf_opts {
+	const char *symfs, *buildid_dir, *vmlinux; /* --symfs ... */
+	const struct perf_maps_override *elf;      /* --elf */
+	size_t nelf;
+	struct cli_ranges pids;                    /* --pid */
+	const char *binary_re;                     /* --binary */
+};
+struct cli_perf_sb;
+/* Read the side-band of in->perf, find binaries, build the images; sets
+ * in->chunk_offset. *@sb is set (free it) even on failure. Returns 0 or a
+ * cli_exit after a message. */
+int cli_perf_sb_open(struct cli_perf_sb **sb, struct cli_input *in,
+		     const struct cli_perf_opts *o);
+void cli_perf_sb_free(struct cli_perf_sb *sb);
+/* Point source @cs's flow config at the side-band's images. */
+void cli_perf_sb_etm3(struct cli_perf_sb *sb, const struct cli_source *cs,
+		      struct etm3_flow_config *fc);
+void cli_perf_sb_etm4(struct cli_perf_sb *sb, const struct cli_source *cs,
+		      struct etm4_flow_config *fc);
+/* Element @e of trace ID @id, in order: follows its context, fills @w,
+ * counts no_image places per binary. Returns 1 to list it, 0 when --pid
+ * or --binary leave it out. */
+int cli_perf_sb_elem(struct cli_perf_sb *sb, uint8_t id,
+		     const struct etmkit_elem *e, struct cli_task *t);
+/* The image trace ID @id's listing is at (its current process). */
+const struct image *cli_perf_sb_image(const struct cli_perf_sb *sb,
+				      uint8_t id);
+/* Give every image to @syms (cli/symbolize.h) and name the binaries as
+ * the recording does. Returns 0 or a cli_exit after a message. */
+struct cli_symbols;
+int cli_perf_sb_symbols(struct cli_perf_sb *sb, struct cli_symbols *syms);
+/* One note per binary without a file that the trace reached. */
+void cli_perf_sb_report(const struct cli_perf_sb *sb);
 
 /* Whether trace ID @id is one the --id options ask for (all without
  * --id). */
@@ -156,7 +219,8 @@ void cli_print_elem_text(FILE *f, uint8_t id, const struct etmkit_elem *e,
 			 int m_profile, struct cli_disasm *dis, int bad_image,
 			 const struct cli_where *w);
 void cli_print_elem_json(FILE *f, uint8_t id, const struct etmkit_elem *e,
-			 int m_profile, const struct cli_where *w);
+			 int m_profile, const struct cli_where *w,
+			 const struct cli_task *t);
 
 int cmd_packets(int argc, char **argv);
 int cmd_frames(int argc, char **argv);
@@ -171,7 +235,7 @@ enum cli_opt {
 	opt_etmccer, opt_frames, opt_help, opt_buffer,
 	opt_trcidr0, /* then the other enum cli_trc_reg registers in order */
 	opt_trc_last = opt_trcidr0 + cli_trc_count - 1,
-	opt_quiet,
+	opt_quiet, opt_cpu,
 	/* encode */
 	opt_from_record, opt_from_qemu, opt_record_out, opt_out, opt_preset,
 	opt_sync_period, opt_spec_depth, opt_mispredict_every,

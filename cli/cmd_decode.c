@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "etmkit/perf_maps.h"
 #include "health.h"
 #include "symbolize.h"
 
@@ -18,6 +19,9 @@ static const char decode_usage[] =
 "                     [--trcidr2 V] [--trcidr8 V] [--trcconfigr V]\n"
 "                     [--trcdevarch V]\n"
 "                     (--image FILE@ADDR | --elf FILE[@BIAS])... [OPTIONS]\n"
+"       etmkit decode PERF.DATA [--symfs DIR] [--buildid-dir DIR]\n"
+"                     [--vmlinux FILE] [--elf FILE]... [--cpu LIST]\n"
+"                     [--pid LIST] [--binary REGEX] [OPTIONS]\n"
 "  OPTIONS: [--frames MODE] [--id ID] [--json] [--stats] [--stop-on-error]\n"
 "           [--quiet]\n"
 "\n"
@@ -47,6 +51,7 @@ struct image_arg {
 	char *owned;     /* path, when split off the argument (freed) */
 	uint64_t addr;   /* --image: address; --elf: bias */
 	int elf;
+	int has_num;     /* FILE@NUMBER given */
 };
 
 struct decode_counts {
@@ -78,11 +83,15 @@ struct decode_run {
 	int header, no_header;             /* --header, --no-header */
 	/* The undefined-instruction check (check_undefined()), per trace ID:
 	 * the source's image, protocol and current memory space. */
-	struct image *id_image[DEFORMAT_ID_COUNT];
+	const struct image *id_image[DEFORMAT_ID_COUNT];
 	uint8_t id_proto[DEFORMAT_ID_COUNT];
 	uint8_t id_space[DEFORMAT_ID_COUNT];
 	int nbad;
 	struct bad_region bad[MAX_BAD_REGIONS];
+	/* perf.data input: */
+	struct cli_perf_opts perf;
+	struct cli_perf_sb *sb;
+	struct perf_maps_override ovr[MAX_IMAGE_ARGS];
 	/* Binaries and functions of instructions (cli/symbolize.h), over
 	 * every image built; show_where: some binary has them to show. */
 	struct cli_symbols *syms;
@@ -130,6 +139,7 @@ static int add_image_arg(struct decode_run *r, const char *arg, int elf)
 	ia->owned = path;
 	ia->addr = num;
 	ia->elf = elf;
+	ia->has_num = k;
 	return 0;
 }
 
@@ -141,6 +151,39 @@ static int opt_image(void *ctx, const char *arg)
 static int opt_elf(void *ctx, const char *arg)
 {
 	return add_image_arg(ctx, arg, 1);
+}
+
+static int opt_symfs(void *ctx, const char *arg)
+{
+	((struct decode_run *)ctx)->perf.symfs = arg;
+	return 0;
+}
+
+static int opt_buildid_dir(void *ctx, const char *arg)
+{
+	((struct decode_run *)ctx)->perf.buildid_dir = arg;
+	return 0;
+}
+
+static int opt_vmlinux(void *ctx, const char *arg)
+{
+	((struct decode_run *)ctx)->perf.vmlinux = arg;
+	return 0;
+}
+
+static int opt_pid(void *ctx, const char *arg)
+{
+	if (cli_parse_ranges(arg, &((struct decode_run *)ctx)->perf.pids) == 0)
+		return 0;
+	cli_error("invalid value '%s' for --pid: expected process IDs and "
+		  "ranges, as 1234,2000-2100", arg);
+	return -1;
+}
+
+static int opt_binary(void *ctx, const char *arg)
+{
+	((struct decode_run *)ctx)->perf.binary_re = arg;
+	return 0;
 }
 
 /* ---- Images ------------------------------------------------------------- */
@@ -360,10 +403,17 @@ static int on_elem(void *ctx, uint8_t id, const struct etmkit_elem *e)
 	struct decode_counts *c = &r->counts[id & 0x7f];
 	struct cli_where where;
 	const struct cli_where *w = NULL;
-	int bad = 0;
+	struct cli_task task, *t = NULL;
+	int bad = 0, listed = 1;
 
 	id &= 0x7f;
 	c->elems++;
+	if (r->sb) {
+		listed = cli_perf_sb_elem(r->sb, id, e, &task);
+		t = &task;
+		if (e->kind == etmkit_elem_context)
+			r->id_image[id] = cli_perf_sb_image(r->sb, id);
+	}
 	switch (e->kind) {
 	case etmkit_elem_insn:
 		c->insns++;
@@ -394,8 +444,11 @@ static int on_elem(void *ctx, uint8_t id, const struct etmkit_elem *e)
 	}
 	if (e->kind != etmkit_elem_gap)
 		cli_health_good(&r->health, id, e->offset);
+	if (!listed)
+		return 0;
 	if (r->json)
-		cli_print_elem_json(r->out, id, e, r->m_profile[id & 0x7f], w);
+		cli_print_elem_json(r->out, id, e, r->m_profile[id & 0x7f], w,
+				    t);
 	else
 		cli_print_elem_text(r->out, id, e, r->m_profile[id & 0x7f],
 				    r->dis, bad, w);
@@ -412,6 +465,24 @@ static int feed(void *ctx, const uint8_t *buf, size_t n)
 				&r->stopped);
 }
 
+/* A perf.data recording: per-process images from its side-band; --elf
+ * names files for its binaries (cli/perf_sideband.c). */
+static int setup_perf(struct decode_run *r)
+{
+	int rc;
+
+	for (int i = 0; i < r->nimg; i++) {
+		r->ovr[i].raw = (uint8_t)!r->img[i].elf;
+		r->ovr[i].path = r->img[i].path;
+		r->ovr[i].bias = r->img[i].addr;
+		r->ovr[i].has_bias = (uint8_t)r->img[i].has_num;
+	}
+	r->perf.elf = r->ovr;
+	r->perf.nelf = (size_t)r->nimg;
+	rc = cli_perf_sb_open(&r->sb, &r->in, &r->perf);
+	return rc ? rc : cli_perf_sb_symbols(r->sb, r->syms);
+}
+
 static int setup(struct decode_run *r)
 {
 	struct etmkit_session_config sc;
@@ -424,6 +495,17 @@ static int setup(struct decode_run *r)
 	sc.ctx = r;
 	sc.stop_on_error = (uint8_t)r->stop_on_error;
 	err = etmkit_session_alloc(&r->session, &sc);
+	if (err >= 0 && r->in.perf) {
+		rc = setup_perf(r);
+		if (rc)
+			return rc;
+	} else if (err >= 0 && (r->perf.symfs || r->perf.buildid_dir ||
+				r->perf.vmlinux || r->perf.pids.n ||
+				r->perf.binary_re)) {
+		cli_error("--symfs, --buildid-dir, --vmlinux, --pid and "
+			  "--binary apply to a perf.data recording");
+		return cli_exit_usage;
+	}
 	for (int i = 0; err >= 0 && i < r->in.nsrc; i++) {
 		const struct cli_source *cs = &r->in.src[i];
 		struct etm3_flow_config fc;
@@ -433,7 +515,7 @@ static int setup(struct decode_run *r)
 		for (int j = 0; j < i && !r->images[i]; j++)
 			if (!strcmp(r->in.src[j].core, cs->core))
 				r->images[i] = r->images[j];
-		if (!r->images[i]) {
+		if (!r->images[i] && !r->sb) {
 			rc = build_image(r, cs, &r->images[i]);
 			if (rc)
 				return rc;
@@ -448,6 +530,10 @@ static int setup(struct decode_run *r)
 			etm3_flow_config_init(&fc);
 			fc.etm = cs->cfg;
 			fc.image = r->images[i];
+			if (r->sb) {
+				cli_perf_sb_etm3(r->sb, cs, &fc);
+				r->id_image[cs->id & 0x7f] = fc.image;
+			}
 			err = etmkit_session_add_etm3_flow(r->session, cs->id,
 							   &fc);
 			r->m_profile[cs->id & 0x7f] =
@@ -458,6 +544,10 @@ static int setup(struct decode_run *r)
 			etm4_flow_config_init(&f4);
 			f4.etm = cs->etm4;
 			f4.image = r->images[i];
+			if (r->sb) {
+				cli_perf_sb_etm4(r->sb, cs, &f4);
+				r->id_image[cs->id & 0x7f] = f4.image;
+			}
 			err = etmkit_session_add_etm4_flow(r->session, cs->id,
 							   &f4);
 		}
@@ -524,6 +614,7 @@ static void cleanup(struct decode_run *r)
 	for (int i = 0; i < r->nimg; i++)
 		free(r->img[i].owned);
 	cli_disasm_free(r->dis);
+	cli_perf_sb_free(r->sb);
 	cli_symbols_free(r->syms);
 	cli_input_free(&r->in);
 }
@@ -546,6 +637,12 @@ int cmd_decode(int argc, char **argv)
 			{ .name = "stop-on-error", .target = &r.stop_on_error },
 			{ .name = "image", .value = opt_image, .ctx = &r },
 			{ .name = "elf", .value = opt_elf, .ctx = &r },
+			{ .name = "symfs", .value = opt_symfs, .ctx = &r },
+			{ .name = "buildid-dir", .value = opt_buildid_dir,
+			  .ctx = &r },
+			{ .name = "vmlinux", .value = opt_vmlinux, .ctx = &r },
+			{ .name = "pid", .value = opt_pid, .ctx = &r },
+			{ .name = "binary", .value = opt_binary, .ctx = &r },
 			{ .name = "header", .target = &r.header },
 			{ .name = "no-header", .target = &r.no_header },
 			{ .name = NULL }
@@ -585,6 +682,7 @@ int cmd_decode(int argc, char **argv)
 		cli_error("cannot write the output");
 		rc = cli_exit_input;
 	}
+	cli_perf_sb_report(r.sb);
 	if (!rc)
 		rc = summarize(&r);
 	cleanup(&r);

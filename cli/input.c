@@ -55,6 +55,41 @@ int cli_parse_u32(const char *s, uint32_t *v)
 	return 0;
 }
 
+int cli_parse_ranges(const char *s, struct cli_ranges *r)
+{
+	while (s && *s) {
+		char *end;
+		unsigned long lo, hi;
+
+		if (*s < '0' || *s > '9' || r->n >= CLI_MAX_RANGES)
+			return -1;
+		errno = 0;
+		lo = hi = strtoul(s, &end, 10);
+		if (*end == '-') {
+			if (end[1] < '0' || end[1] > '9')
+				return -1;
+			hi = strtoul(end + 1, &end, 10);
+		}
+		if (errno || lo > hi || hi > 0xffffffffUL ||
+		    (*end && *end != ','))
+			return -1;
+		r->lo[r->n] = (uint32_t)lo;
+		r->hi[r->n++] = (uint32_t)hi;
+		s = *end ? end + 1 : end;
+		if (*end && !*s)
+			return -1; /* a trailing comma */
+	}
+	return r->n ? 0 : -1;
+}
+
+int cli_in_ranges(const struct cli_ranges *r, uint32_t v)
+{
+	for (size_t i = 0; i < r->n; i++)
+		if (v >= r->lo[i] && v <= r->hi[i])
+			return 1;
+	return 0;
+}
+
 static int bad_value(const char *opt, const char *arg, const char *what)
 {
 	cli_error("invalid value '%s' for --%s: %s", arg, opt, what);
@@ -96,6 +131,11 @@ int cli_input_option(struct cli_input *in, int opt, const char *arg)
 		if (opt == opt_etmcr) { in->etmcr = v; in->have_etmcr = 1; }
 		if (opt == opt_etmidr) { in->etmidr = v; in->have_etmidr = 1; }
 		if (opt == opt_etmccer) { in->etmccer = v; in->have_etmccer = 1; }
+		return 1;
+	case opt_cpu:
+		if (cli_parse_ranges(arg, &in->cpus) < 0)
+			return bad_value("cpu", arg, "expected CPU numbers and "
+					 "ranges, as 0,2-3");
 		return 1;
 	case opt_frames: {
 		int m = deformat_mode_parse(arg);
@@ -597,6 +637,12 @@ int cli_input_resolve(struct cli_input *in, const char *cmd)
 	if (in->snapshot && in->file) {
 		cli_error("give either --snapshot DIR or FILE, "
 			  "not both");
+		return cli_exit_usage;
+	}
+	if (in->cpus.n && (in->snapshot || !in->file ||
+			   !cli_is_perf_file(in->file))) {
+		cli_error("--cpu selects CPUs of a perf.data recording; "
+			  "give --id for other inputs");
 		return cli_exit_usage;
 	}
 	if (in->snapshot)

@@ -59,9 +59,12 @@ static int add_cpu(struct cli_input *in, const struct perf_cs_etm_cpu *c,
 	enum etmkit_protocol p = c->protocol;
 
 	if (!(protos & CLI_PROTO(p)) || !cli_id_wanted(in, c->trace_id) ||
+	    (in->cpus.n && !cli_in_ranges(&in->cpus, c->cpu)) ||
 	    (!in->nids && !cpu_has_data(in, c->cpu)))
 		return 0;
 	memset(cs, 0, sizeof(*cs));
+	cs->has_cpu = 1;
+	cs->cpu = c->cpu;
 	cs->id = c->trace_id;
 	cs->proto = (uint8_t)p;
 	snprintf(cs->name, sizeof(cs->name), "cpu%" PRIu32, c->cpu);
@@ -181,6 +184,11 @@ static int resolve(struct cli_input *in, unsigned protos)
 			  in->file);
 		return cli_exit_input;
 	}
+	if (!in->nsrc && in->cpus.n) {
+		cli_error("%s: no wanted CPU (--cpu) has trace in the recording",
+			  in->file);
+		return cli_exit_input;
+	}
 	/* A recording whose trace never arrived is what the recorder
 	 * wrote, not a damaged file (digest 3.7, 3.10): nothing to list,
 	 * the warning above says why. */
@@ -252,11 +260,15 @@ int cli_perf_stream(const struct cli_input *in,
 
 	perf_aux_iter_init(&ai, in->perf, -1);
 	while (!err && perf_aux_next(&ai, &ch, NULL) == 0) {
+		if (in->cpus.n && !cli_in_ranges(&in->cpus, ch.cpu))
+			continue; /* --cpu: not a wanted CPU's trace */
 		if (!ch.data || !ch.data_size) {
 			if (s && ch.aux_size)
 				err = lose_chunk(in, s, &ch);
 			continue;
 		}
+		if (in->chunk_offset)
+			*in->chunk_offset = ch.record_offset;
 		if (s)
 			err = etmkit_session_set_offset(s, ch.data_offset);
 		if (!err && feed(ctx, ch.data, (size_t)ch.data_size) < 0)

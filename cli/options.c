@@ -72,10 +72,35 @@ static const struct cli_option options[] = {
 	{ .cmds = D, .help = "Program image (after the snapshot's memory dumps; "
 			     "the last given wins\nwhere they overlap):" },
 	{ "image", 0, "FILE@ADDR", 0, D,
-	  "map the whole of FILE at address ADDR; may repeat" },
+	  "map the whole of FILE at address ADDR; may repeat (a perf.data "
+	  "recording: in every process, over its maps)" },
 	{ "elf", 0, "FILE[@BIAS]", 0, D,
 	  "map the loadable segments of ELF file FILE, moved by BIAS "
-	  "(default 0; may be negative); may repeat" },
+	  "(default 0; may be negative); may repeat. With a perf.data "
+	  "recording: the file of the recorded binary with its build id, "
+	  "else with its file name, placed by the recording's maps (one "
+	  "that matches none is mapped at BIAS in every process)" },
+
+	/* ---- decode: perf.data ---- */
+	{ .cmds = D, .help = "perf.data recordings (each process with its own "
+			     "image;\ndocs/perf-data.md):" },
+	{ "symfs", 0, "DIR", 0, D,
+	  "find each recorded binary at DIR/recorded-path, else at "
+	  "DIR/its-file-name" },
+	{ "buildid-dir", 0, "DIR", 0, D,
+	  "find binaries by build id in perf's cache layout: "
+	  "DIR/.build-id/xx/rest (a file, or a folder with elf in it)" },
+	{ "vmlinux", 0, "FILE", 0, D,
+	  "the kernel's ELF file, for [kernel.kallsyms] addresses" },
+	{ "cpu", 0, "LIST", opt_cpu, D | P,
+	  "only the trace of these CPUs (perf.data), as 0,2-3" },
+	{ "pid", 0, "LIST", 0, D,
+	  "list only elements of these processes (the context ID, or the "
+	  "VMID when the recording traced the pid there, gives the thread; "
+	  "the side-band its process)" },
+	{ "binary", 0, "REGEX", 0, D,
+	  "list only instructions of binaries whose recorded path matches "
+	  "REGEX (POSIX extended)" },
 
 	/* ---- encode: input and trace ---- */
 	{ .cmds = E, .help = "Input (one of):" },

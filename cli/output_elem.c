@@ -423,10 +423,16 @@ static void json_event(FILE *f, const struct etmkit_elem *e, int m_profile)
 }
 
 void cli_print_elem_json(FILE *f, uint8_t id, const struct etmkit_elem *e,
-			 int m_profile, const struct cli_where *w)
+			 int m_profile, const struct cli_where *w,
+			 const struct cli_task *t)
 {
 	fprintf(f, "{\"kind\":\"%s\",\"id\":%u,\"offset\":%" PRIu64,
 		etmkit_elem_kind_name(e->kind), id, e->offset);
+	if (t && t->has_cpu)
+		fprintf(f, ",\"cpu\":%" PRIu32, t->cpu);
+	if (t && t->has_tid)
+		fprintf(f, ",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32, t->pid,
+			t->tid);
 	if (e->kind == etmkit_elem_insn)
 		json_insn(f, e, w);
 	else if (e->kind == etmkit_elem_data)

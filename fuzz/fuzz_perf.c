@@ -6,12 +6,17 @@
  * section, every AUXTRACE payload and every AUX chunk's bytes inside the
  * file, typed strings terminated inside their record, cs_etm metadata
  * whose trace IDs fit 7 bits and whose blocks lie inside the file, and
- * build ids whose paths lie inside the file. */
+ * build ids whose paths lie inside the file. Then the side-band
+ * (include/etmkit/perf_maps.h) over the same bytes: replay, resolve
+ * (no options: nothing is looked up on disk), images: it never fails
+ * but for memory, every map it keeps has a range that does not wrap and
+ * names a binary it has, and every process image has an image. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "etmkit/perf.h"
+#include "etmkit/perf_maps.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -131,6 +136,47 @@ static void check_meta(const struct perf_file *pf, const uint8_t *data,
 	}
 }
 
+static void check_map(const struct perf_maps *m, const struct perf_map *mp)
+{
+	check(mp->len && mp->start <= UINT64_MAX - (mp->len - 1));
+	check(mp->binary < perf_maps_binary_count(m));
+}
+
+static void check_side_band(const struct perf_file *pf)
+{
+	struct perf_maps *m;
+	int err = perf_maps_open(&m, pf, NULL);
+
+	if (err) {
+		check(err == -etmkit_err_nomem);
+		return;
+	}
+	for (size_t i = 0; i < perf_maps_kernel_map_count(m); i++)
+		check_map(m, perf_maps_kernel_map(m, i));
+	for (size_t i = 0; i < perf_maps_process_count(m); i++) {
+		const struct perf_process *p = perf_maps_process(m, i);
+
+		for (size_t k = 0; k < p->nmaps; k++)
+			check_map(m, &p->maps[k]);
+		check(perf_maps_process_at(m, p->pid, UINT64_MAX) != NULL);
+	}
+	for (size_t i = 0; i < perf_maps_binary_count(m); i++) {
+		const struct perf_binary *b = perf_maps_binary(m, i);
+
+		check(b->name && b->build_id_size <= 20);
+		check(perf_maps_find_binary(m, b->name) == (long)i);
+	}
+	err = perf_maps_resolve(m, NULL);
+	check(err == 0 || err == -etmkit_err_nomem);
+	if (!err) {
+		err = perf_maps_build_images(m);
+		check(err == 0 || err == -etmkit_err_nomem);
+	}
+	for (size_t i = 0; !err && i < perf_maps_process_count(m); i++)
+		check(perf_maps_process(m, i)->image != NULL);
+	perf_maps_free(m);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct perf_file *pf;
@@ -151,6 +197,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check_records(pf, data, size);
 	check_aux(pf, data, size);
 	check_meta(pf, data, size);
+	check_side_band(pf);
 	perf_file_free(pf);
 	return 0;
 }

@@ -39,6 +39,20 @@ extern "C" {
 
 /* ---- ETMv3 -------------------------------------------------------------- */
 
+/* Per-process images (a perf.data recording: each process has its own
+ * address space, digest perf-data.md 3.11). With @image_for_context set, the
+ * decoder calls it with every context element it delivers (a change of
+ * context ID, VMID, exception level or security state, and the first
+ * context after sync), before it reads code in that context, and reads
+ * from the image it returns from then on (NULL: an empty image). The
+ * block cache starts afresh when the image changes, so no instruction
+ * of one image is taken for the other's. The image stays in use until the
+ * next call: it must outlive it. etmX_flow_reset() keeps the current
+ * image. */
+typedef const struct image *(*etmkit_image_for_context_fn)(
+	void *ctx, const struct etmkit_elem *context);
+
+
 struct etm3_flow_config {
 	size_t size;              /* sizeof(struct etm3_flow_config) */
 	struct etm3_config etm;   /* the trace unit's registers and
@@ -48,6 +62,10 @@ struct etm3_flow_config {
 				      image (every address is no_image) */
 	size_t cache_bytes;       /* block cache size; 0: 4 MiB. At least
 				     64 KiB is used. */
+	/* Optional (a caller built before they existed passes a smaller
+	 * size and has none): */
+	etmkit_image_for_context_fn image_for_context;
+	void *image_ctx;          /* its first argument */
 };
 
 /* Fill @cfg with defaults: zeros, etm3_config_init(&cfg->etm), size. */
@@ -154,6 +172,9 @@ struct etm4_flow_config {
 	const struct image *image; /* NULL: an empty image */
 	size_t cache_bytes;       /* block cache size; 0: 4 MiB */
 	uint32_t flags;           /* ETM4_FLOW_* */
+	/* Optional, as in struct etm3_flow_config: */
+	etmkit_image_for_context_fn image_for_context;
+	void *image_ctx;
 };
 
 void etm4_flow_config_init(struct etm4_flow_config *cfg);

@@ -94,6 +94,16 @@ static void flush(struct flow_cache *c)
 	c->flushes++;
 }
 
+void flow_cache_set_image(struct flow_cache *c, const struct image *img)
+{
+	if (img == c->image)
+		return;
+	flush(c);
+	memset(c->miss_tag, 0, sizeof(c->miss_tag));
+	c->image = img;
+	set_hull(c);
+}
+
 /* Instructions in a T32 IT block: 4 minus the trailing zeros of the mask
  * (DDI 0406C A8.8.54). */
 static unsigned it_length(uint8_t mask)

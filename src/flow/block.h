@@ -87,6 +87,13 @@ int flow_cache_init(struct flow_cache *c, const struct image *img,
 		    size_t bytes, uint8_t insn_flags);
 void flow_cache_fini(struct flow_cache *c);
 
+/* Read from @img from now on (a flow decoder's image_for_context hook
+ * chose another process's image): when it differs from the current one
+ * the cache starts afresh and forgets its misses, so no block or miss of
+ * the old image serves the new one (every block pointer becomes invalid,
+ * as after a full arena). */
+void flow_cache_set_image(struct flow_cache *c, const struct image *img);
+
 /* The image may have gained regions since the last call (images are
  * built between decoder calls, image.h): take them into the span
  * flow_cache_outside() and flow_cache_get() check. Call at the start of

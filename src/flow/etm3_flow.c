@@ -130,6 +130,9 @@ struct etm3_flow_decoder {
 
 	struct etm3_flow_stats stats;
 	uint64_t blocks_base, flushes_base; /* the cache's counts at reset */
+
+	etmkit_image_for_context_fn image_for_context; /* flow.h */
+	void *image_ctx;
 };
 
 /* ---- Set-up ------------------------------------------------------------- */
@@ -188,7 +191,8 @@ int etm3_flow_alloc(struct etm3_flow_decoder **out,
 	struct etm3_config pc;
 	int err;
 
-	if (!out || !cfg || cfg->size < sizeof(*cfg) ||
+	if (!out || !cfg ||
+	    cfg->size < offsetof(struct etm3_flow_config, image_for_context) ||
 	    cfg->etm.size < sizeof(cfg->etm))
 		return -etmkit_err_invalid;
 	*out = NULL;
@@ -212,6 +216,10 @@ int etm3_flow_alloc(struct etm3_flow_decoder **out,
 		return err;
 	}
 	build_ph(d, etm3_pkt_atom_table(d->pkt));
+	if (cfg->size >= sizeof(*cfg)) {
+		d->image_for_context = cfg->image_for_context;
+		d->image_ctx = cfg->image_ctx;
+	}
 	d->eos = 1; /* nothing fed: drained */
 	d->hold = -1;
 	reset_trace_state(d);
@@ -285,6 +293,23 @@ static uint8_t current_space(const struct etm3_flow_decoder *d)
 	return d->hyp ? IMAGE_SPACE_EL2 : IMAGE_SPACE_EL1N;
 }
 
+/* Read from @img from now on (flow.h, image_for_context): a new image
+ * empties the block cache, so a walk inside a block goes on from its
+ * address, looked up afresh in @img. */
+static void switch_image(struct etm3_flow_decoder *d, const struct image *img)
+{
+	if (img == d->cache.image)
+		return;
+	if (d->pos == POS_BLOCK) {
+		d->addr = d->blk->insn[d->idx].addr;
+		d->isa = d->blk->isa;
+		d->pos = POS_ADDR;
+	}
+	d->blk = NULL;
+	d->link_from = NULL;
+	flow_cache_set_image(&d->cache, img);
+}
+
 static void emit_context(struct etm3_flow_decoder *d, uint64_t offset)
 {
 	struct etmkit_elem *e = emit(d, etmkit_elem_context, offset);
@@ -300,6 +325,8 @@ static void emit_context(struct etm3_flow_decoder *d, uint64_t offset)
 		e->u.context.vmid = d->vmid;
 	}
 	d->ctx_sent = 1;
+	if (d->image_for_context)
+		switch_image(d, d->image_for_context(d->image_ctx, e));
 }
 
 /* Set the context; report it if it changed (or was never reported since

@@ -164,6 +164,9 @@ struct etm4_flow_decoder {
 
 	struct etm4_flow_stats stats;
 	uint64_t blocks_base, flushes_base;
+
+	etmkit_image_for_context_fn image_for_context; /* flow.h */
+	void *image_ctx;
 };
 
 /* ---- Set-up ------------------------------------------------------------- */
@@ -219,7 +222,8 @@ int etm4_flow_alloc(struct etm4_flow_decoder **out,
 
 	/* A caller built before flags existed passes a smaller size: no
 	 * flags. */
-	int has_flags = cfg && cfg->size >= sizeof(*cfg);
+	int has_flags = cfg && cfg->size >= offsetof(struct etm4_flow_config,
+						    flags) + sizeof(cfg->flags);
 	uint32_t flags = has_flags ? cfg->flags : 0;
 
 	if (!out || !cfg ||
@@ -259,6 +263,11 @@ int etm4_flow_alloc(struct etm4_flow_decoder **out,
 	flow_cache_set_ends(&d->cache, d->p0_flags);
 	d->atoms = etm4_pkt_atom_table(d->pkt);
 	d->ranges = !!(flags & ETM4_FLOW_RANGES);
+	if (cfg->size >= offsetof(struct etm4_flow_config, image_ctx) +
+				 sizeof(cfg->image_ctx)) {
+		d->image_for_context = cfg->image_for_context;
+		d->image_ctx = cfg->image_ctx;
+	}
 	d->eos = 1;
 	reset_trace_state(d);
 	*out = d;
@@ -1420,6 +1429,25 @@ static int next_addr(const struct etm4_flow_decoder *d, uint64_t *addr)
 	return 0;
 }
 
+/* Read from @img from now on (flow.h, image_for_context): a new image
+ * empties the block cache, so a walk inside a block goes on from its
+ * address, looked up afresh in @img. */
+static void switch_image(struct etm4_flow_decoder *d, const struct image *img)
+{
+	if (img == d->cache.image)
+		return;
+	if (d->pos == POS_BLOCK) {
+		d->addr = d->blk->insn[d->idx].addr;
+		d->isa = d->blk->isa;
+		d->pos = POS_ADDR;
+		d->pos_is = -1;
+	}
+	d->blk = NULL;
+	d->link_from = NULL;
+	d->ind_from = NULL;
+	flow_cache_set_image(&d->cache, img);
+}
+
 static void emit_context(struct etm4_flow_decoder *d, uint64_t offset)
 {
 	struct etmkit_elem *e = emit(d, etmkit_elem_context, offset);
@@ -1438,6 +1466,8 @@ static void emit_context(struct etm4_flow_decoder *d, uint64_t offset)
 		e->u.context.vmid = d->vmid;
 	}
 	d->ctx_sent = 1;
+	if (d->image_for_context)
+		switch_image(d, d->image_for_context(d->image_ctx, e));
 }
 
 static void apply_context(struct etm4_flow_decoder *d, const struct ent *c)

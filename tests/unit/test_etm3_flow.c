@@ -459,6 +459,96 @@ static void test_tc2_session(void **state)
 	free(b.e);
 }
 
+/* Per-process images (flow.h image_for_context): with a 4-byte context ID
+ * (ETMCR bits 15:14 = 3), the I-sync carries context ID 1 before its
+ * information byte (IHI 0014Q 7.3.8) and a Context ID packet (0x6e, 7.3.7)
+ * changes it to 2. Image A is small_code (0x800c: bx r3); image B the
+ * same but 0x800c: b 0x8000 (0xeafffffb). The hook maps ID 1 to A and 2
+ * to B. E E N (8000 8004 8008 in A), Context ID 2, E, E: walked in B,
+ * 800c (the b) then 8000. Without the hook the E at A's bx r3 waits for
+ * an address that never comes and the last E is lost. */
+static const struct image *hook3_img[3];
+static uint32_t hook3_ids[8];
+static size_t hook3_n;
+
+static const struct image *pick_image3(void *ctx, const struct etmkit_elem *c)
+{
+	assert_ptr_equal(ctx, hook3_img);
+	assert_int_equal(c->kind, etmkit_elem_context);
+	assert_true(c->flags & ETMKIT_CTX_CONTEXT_ID);
+	if (hook3_n < 8)
+		hook3_ids[hook3_n++] = c->u.context.context_id;
+	return c->u.context.context_id < 3 ? hook3_img[c->u.context.context_id] :
+					     NULL;
+}
+
+static void test_image_for_context(void **state)
+{
+	static const uint8_t t[] = {
+		0, 0, 0, 0, 0, 0x80,
+		0x08, 0x01, 0x00, 0x00, 0x00, 0x21, 0x00, 0x80, 0x00, 0x00,
+		0xc8,
+		0x6e, 0x02, 0x00, 0x00, 0x00,
+		0x84, 0x84,
+	};
+	static const uint32_t code_b[] = {
+		0xe3a00001, 0xe1b01000, 0x03a02000, 0xeafffffb,
+	};
+	struct etm3_flow_config c;
+	struct etm3_flow_decoder *d;
+	struct image *a, *b;
+
+	(void)state;
+	assert_int_equal(image_alloc(&a), 0);
+	assert_int_equal(image_alloc(&b), 0);
+	assert_int_equal(image_add_buffer(a, small_code, sizeof(small_code),
+					  0x8000, 0), 0);
+	assert_int_equal(image_add_buffer(b, code_b, sizeof(code_b), 0x8000, 0),
+			 0);
+	hook3_img[1] = a;
+	hook3_img[2] = b;
+	for (int with_hook = 0; with_hook < 2; with_hook++) {
+		struct list l = { 0 };
+		char got[256];
+		size_t k = 0;
+
+		etm3_flow_config_init(&c);
+		c.etm.etmidr = 0x410CF250;
+		c.etm.etmcr = 3u << 14;
+		c.image = a;
+		if (with_hook) {
+			c.image_for_context = pick_image3;
+			c.image_ctx = hook3_img;
+		}
+		hook3_n = 0;
+		assert_int_equal(etm3_flow_alloc(&d, &c), 0);
+		decode_all(d, t, sizeof(t), &l);
+		etm3_flow_free(d);
+		got[0] = 0;
+		for (size_t i = 0; i < l.n; i++)
+			if (l.e[i].kind == etmkit_elem_insn)
+				k += (size_t)snprintf(got + k, sizeof(got) - k,
+						      "%llx ", (unsigned long long)
+						      l.e[i].addr);
+			else if (l.e[i].kind == etmkit_elem_context)
+				k += (size_t)snprintf(got + k, sizeof(got) - k,
+						      "c%u ", (unsigned)
+						      l.e[i].u.context.context_id);
+		free(l.e);
+		if (!with_hook) {
+			assert_string_equal(got, "c1 8000 8004 8008 c2 800c ");
+			assert_int_equal(hook3_n, 0);
+			continue;
+		}
+		assert_string_equal(got, "c1 8000 8004 8008 c2 800c 8000 ");
+		assert_int_equal(hook3_n, 2);
+		assert_int_equal(hook3_ids[0], 1);
+		assert_int_equal(hook3_ids[1], 2);
+	}
+	image_free(a);
+	image_free(b);
+}
+
 int main(void)
 {
 	FILE *f = fopen(TC2 "/cstrace.bin", "rb");
@@ -469,6 +559,7 @@ int main(void)
 		cmocka_unit_test(test_tc2_feeding),
 		cmocka_unit_test(test_tc2_reset_and_gap),
 		cmocka_unit_test(test_tc2_session),
+		cmocka_unit_test(test_image_for_context),
 	};
 	if (f)
 		fclose(f);

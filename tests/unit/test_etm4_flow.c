@@ -647,6 +647,91 @@ static void test_cut_last_packet(void **state)
 	assert_int_equal(g->u.loss.reason, etmkit_loss_truncated);
 }
 
+/* Per-process images (flow.h image_for_context): the hook picks image A
+ * for context ID 1 and B for 2, where B holds other code at the same
+ * addresses (at 0x1010: nop, nop, b 0x1000 instead of A's bl 0x1020).
+ * TRCCONFIGR.CID (0x40) traces the 32-bit context ID; context info byte
+ * 0x91 = C (ID follows) | SF | EL1. Trace: HEAD with ID 1, E (1000 1004
+ * 1008 taken to 0x1010); Context ID 2 (81 91 02..); E: walked in B, 1010
+ * 1014 1018 (the b); Context ID 1; Address 0x1010 (9a 04 08 00 00); E:
+ * A's bl at 0x1010 alone (B's block at 0x1010, cached before, must not
+ * serve A). Without the hook the second E would walk A's bl. */
+static const struct image *hook_img[3];
+static uint32_t hook_ids[8];
+static size_t hook_n;
+
+static const struct image *pick_image(void *ctx, const struct etmkit_elem *c)
+{
+	assert_ptr_equal(ctx, hook_img);
+	assert_int_equal(c->kind, etmkit_elem_context);
+	assert_true(c->flags & ETMKIT_CTX_CONTEXT_ID);
+	if (hook_n < 8)
+		hook_ids[hook_n++] = c->u.context.context_id;
+	return c->u.context.context_id < 3 ? hook_img[c->u.context.context_id] :
+					     NULL;
+}
+
+static void test_image_for_context(void **state)
+{
+	static const uint8_t t[] = {
+		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x80, 0x01, 0x00, 0x04,
+		0x82, 0x00, 0x08, 0x00, 0x00, 0x91, 0x01, 0x00, 0x00, 0x00,
+		0xf7,
+		0x81, 0x91, 0x02, 0x00, 0x00, 0x00,
+		0xf7,
+		0x81, 0x91, 0x01, 0x00, 0x00, 0x00,
+		0x9a, 0x04, 0x08, 0x00, 0x00,
+		0xf7 };
+	static const uint32_t prog_b[] = {
+		0xd503201f, 0xd503201f, 0xd503201f, 0xd503201f, /* 1000 */
+		0xd503201f, 0xd503201f, 0x17fffffa,             /* 1010 */
+	};
+	uint8_t code[sizeof(prog)], code_b[sizeof(prog_b)];
+	struct etm4_flow_config c;
+	struct etm4_flow_decoder *d;
+	struct image *a, *b;
+
+	(void)state;
+	prog_bytes(code);
+	for (size_t i = 0; i < sizeof(prog_b) / 4; i++)
+		for (int k = 0; k < 4; k++)
+			code_b[4 * i + k] = (uint8_t)(prog_b[i] >> (8 * k));
+	assert_int_equal(image_alloc(&a), 0);
+	assert_int_equal(image_alloc(&b), 0);
+	assert_int_equal(image_add_buffer(a, code, sizeof(code), 0x1000, 0), 0);
+	assert_int_equal(image_add_buffer(b, code_b, sizeof(code_b), 0x1000, 0),
+			 0);
+	hook_img[1] = a;
+	hook_img[2] = b;
+	for (int with_hook = 0; with_hook < 2; with_hook++) {
+		config(&c, 0, 0x40, 0, 0);
+		c.image = a;
+		if (with_hook) {
+			c.image_for_context = pick_image;
+			c.image_ctx = hook_img;
+		}
+		hook_n = 0;
+		assert_int_equal(etm4_flow_alloc(&d, &c), 0);
+		assert_int_equal(etm4_flow_feed(d, t, sizeof(t), NULL, 0), 0);
+		assert_int_equal(etm4_flow_finish(d), 0);
+		R.n = 0;
+		drain_into(d, &R);
+		etm4_flow_free(d);
+		if (!with_hook) {
+			EXPECT(&R, "| | 1000 1004 1008 | 1010 | 1010");
+			assert_int_equal(hook_n, 0);
+			continue;
+		}
+		EXPECT(&R, "| | 1000 1004 1008 | 1010 1014 1018 | 1010");
+		assert_int_equal(hook_n, 3);
+		assert_int_equal(hook_ids[0], 1);
+		assert_int_equal(hook_ids[1], 2);
+		assert_int_equal(hook_ids[2], 1);
+	}
+	image_free(a);
+	image_free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -670,6 +755,7 @@ int main(void)
 		cmocka_unit_test(test_q_context_before_address),
 		cmocka_unit_test(test_ranges),
 		cmocka_unit_test(test_cut_last_packet),
+		cmocka_unit_test(test_image_for_context),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
