@@ -91,9 +91,11 @@ int perf_writer_open_stream(struct perf_writer **w, FILE *f,
 			    const struct perf_write_config *c);
 
 /* Every perf_write_* below returns 0, -etmkit_err_invalid (NULL, a
- * string too long for a record, a call out of order such as a record
- * inside an open AUXTRACE payload, or after close) or -etmkit_err_io; the
- * first -etmkit_err_io sticks: later calls return it. */
+ * string too long for a record, a trailer CPU >= nr_cpu, a call out of
+ * order such as a record inside an open AUXTRACE payload, or after close)
+ * or -etmkit_err_io; perf_write_auxtrace_begin() and
+ * perf_write_build_id() also -etmkit_err_nomem (the index or entry kept
+ * for close). The first -etmkit_err_io sticks: later calls return it. */
 
 /* The sample_id_all trailer values of a kernel record (1.6). */
 struct perf_write_sid {
