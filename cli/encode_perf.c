@@ -14,7 +14,7 @@
  *
  * Records: AUXTRACE_INFO (cs_etm v1: a block per CPU with the encoder's
  * registers), then per process COMM (exec) and MMAP2 of its binary's
- * executable segments with the build id; ITRACE_START when a process first
+ * executable segments with the build id (elf_file.h); ITRACE_START when a process first
  * runs on its CPU. Features: BUILD_ID, NRCPUS, PMU_MAPPINGS, AUXTRACE. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -26,6 +26,7 @@
 
 #include "cli.h"
 #include "encode.h"
+#include "etmkit/elf_file.h"
 #include "etmkit/perf_write.h"
 
 #define PROC_PID0 1000
@@ -66,38 +67,7 @@ struct perf_run {
 	uint64_t time, aux_records, aux_bytes, untraceable;
 };
 
-/* ---- The binary (ELF, little-endian, 32 or 64 bits) ------------------- */
-
-static uint64_t rd(const uint8_t *p, int n)
-{
-	uint64_t v = 0;
-
-	for (int i = n - 1; i >= 0; i--)
-		v = v << 8 | p[i];
-	return v;
-}
-
-/* The build id note (type 3, name "GNU") in @n bytes of notes. */
-static void find_build_id(struct proc_elf *e, const uint8_t *p, size_t n)
-{
-	size_t off = 0;
-
-	while (n - off >= 12) {
-		uint64_t nsz = rd(p + off, 4), dsz = rd(p + off + 4, 4);
-		uint64_t type = rd(p + off + 8, 4);
-		size_t name = off + 12, desc = name + ((nsz + 3) & ~3ull);
-
-		if (nsz > n || dsz > n || desc + dsz > n)
-			return;
-		if (type == 3 && nsz == 4 && !memcmp(p + name, "GNU", 4) &&
-		    dsz >= 1) {
-			e->bid_size = dsz > 20 ? 20 : dsz;
-			memcpy(e->bid, p + desc, e->bid_size);
-			return;
-		}
-		off = desc + ((dsz + 3) & ~3ull);
-	}
-}
+/* ---- The binary (elf_file.h) ------------------------------------------- */
 
 /* A thread name: at most 15 bytes (TASK_COMM_LEN 16). */
 static void set_comm(char comm[16], const char *name)
@@ -109,84 +79,48 @@ static void set_comm(char comm[16], const char *name)
 	comm[n] = 0;
 }
 
-/* Read @path's program headers. 0, or a cli_exit after a message. */
+/* @path's executable PT_LOAD segments, mapped from their pages, and its
+ * build id. 0, or a cli_exit after a message. */
 static int read_elf(struct proc_elf *e, const char *path, uint64_t bias)
 {
-	uint8_t h[64], ph[56];
-	FILE *f = fopen(path, "rb");
-	uint64_t phoff, phnum, phent;
-	int is64, ret = cli_exit_input;
+	struct elf_file *ef = NULL;
+	struct image_diag d;
 	const char *base;
+	int err;
 
-	if (!f) {
-		cli_error("cannot open %s: %s", path, cli_strerror(errno));
+	memset(&d, 0, sizeof(d));
+	err = elf_file_open(&ef, path, &d);
+	if (err) {
+		cli_error("%s: %s", path, d.message[0] ? d.message :
+			  etmkit_errstr(err));
 		return cli_exit_input;
 	}
 	if (!realpath(path, e->path))
 		snprintf(e->path, sizeof(e->path), "%s", path);
 	base = strrchr(e->path, '/');
 	set_comm(e->comm, base ? base + 1 : e->path);
-	if (fread(h, 1, sizeof(h), f) < 52 || memcmp(h, "\177ELF", 4) ||
-	    (h[4] != 1 && h[4] != 2) || h[5] != 1) {
-		cli_error("%s: not a little-endian ELF file", path);
-		goto out;
-	}
-	is64 = h[4] == 2;
-	phoff = is64 ? rd(h + 32, 8) : rd(h + 28, 4);
-	phent = rd(h + (is64 ? 54 : 42), 2);
-	phnum = rd(h + (is64 ? 56 : 44), 2);
-	if (phent < (is64 ? 56u : 32u)) {
-		cli_error("%s: offset %u: program header entries of %" PRIu64
-			  " bytes", path, is64 ? 54 : 42, phent);
-		goto out;
-	}
-	for (uint64_t i = 0; i < phnum; i++) {
-		uint64_t at = phoff + i * phent, type, flags, off, va, fsz, msz;
+	e->bid_size = elf_file_build_id(ef, e->bid);
+	if (e->bid_size > 20)
+		e->bid_size = 20;
+	for (size_t i = 0; i < elf_file_segment_count(ef); i++) {
+		const struct elf_segment *sg = elf_file_segment(ef, i);
+		uint64_t s, end;
 
-		if (fseek(f, (long)at, SEEK_SET) ||
-		    fread(ph, 1, is64 ? 56 : 32, f) != (is64 ? 56u : 32u)) {
-			cli_error("%s: offset %" PRIu64 ": program header %" PRIu64
-				  " is past the end of the file", path, at, i);
-			goto out;
-		}
-		type = rd(ph, 4);
-		flags = rd(ph + (is64 ? 4 : 24), 4);
-		off = rd(ph + (is64 ? 8 : 4), is64 ? 8 : 4);
-		va = rd(ph + (is64 ? 16 : 8), is64 ? 8 : 4);
-		fsz = rd(ph + (is64 ? 32 : 16), is64 ? 8 : 4);
-		msz = rd(ph + (is64 ? 40 : 20), is64 ? 8 : 4);
-		if (type == 1 && (flags & 1) && e->nseg < MAX_SEGS) {
-			/* PT_LOAD, PF_X: mapped from its page */
-			uint64_t s = (va + bias) & ~(PAGE - 1);
-			uint64_t end = (va + bias + msz + PAGE - 1) & ~(PAGE - 1);
-
-			e->seg[e->nseg].start = s;
-			e->seg[e->nseg].len = end - s;
-			e->seg[e->nseg].pgoff = off & ~(PAGE - 1);
-			e->nseg++;
-		} else if (type == 4 && !e->bid_size && fsz && fsz < 65536) {
-			uint8_t notes[65536];
-			long back = ftell(f);
-
-			if (fseek(f, (long)off, SEEK_SET) ||
-			    fread(notes, 1, fsz, f) != fsz) {
-				cli_error("%s: offset %" PRIu64 ": the notes "
-					  "run past the end of the file", path,
-					  off);
-				goto out;
-			}
-			find_build_id(e, notes, fsz);
-			fseek(f, back, SEEK_SET);
-		}
+		if (!(sg->flags & ELF_FILE_PF_X) || e->nseg == MAX_SEGS)
+			continue;
+		s = (sg->vaddr + bias) & ~(PAGE - 1);
+		end = (sg->vaddr + bias + sg->memsz + PAGE - 1) & ~(PAGE - 1);
+		e->seg[e->nseg].start = s;
+		e->seg[e->nseg].len = end - s;
+		e->seg[e->nseg].pgoff = sg->offset & ~(PAGE - 1);
+		e->nseg++;
 	}
+	elf_file_free(ef);
 	if (!e->nseg) {
 		cli_error("%s: no executable loadable segment", path);
-		goto out;
+		return cli_exit_input;
 	}
-	ret = 0;
-out:
-	fclose(f);
-	return ret;
+	return 0;
 }
 
 /* ---- Output ------------------------------------------------------------ */
