@@ -239,7 +239,9 @@ enum cli_opt {
 	/* encode */
 	opt_from_record, opt_from_qemu, opt_record_out, opt_out, opt_preset,
 	opt_sync_period, opt_spec_depth, opt_mispredict_every,
-	opt_cancel_every, opt_q_every, opt_timestamp_every, opt_trace_id
+	opt_cancel_every, opt_q_every, opt_timestamp_every, opt_trace_id,
+	opt_format, opt_elf_enc, opt_cpus, opt_aux_size, opt_truncate_every,
+	opt_pmu_type
 };
 
 /* Commands, for struct cli_option's cmds. */

@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "code_map.h"
+#include "encode.h"
 #include "etmkit/etm4.h"
 #include "etmkit/exec.h"
 #include "etmkit/insn.h"
@@ -48,63 +49,9 @@ const struct cli_command cli_cmd_encode = {
 	"encode", CLI_CMD_ENCODE, encode_usage, encode_notes
 };
 
-/* Register options: ETMv3's, then ETMv4/ETE's. */
-enum enc_reg {
-	reg_etmcr, reg_etmidr, reg_etmccer,
-	reg_trcconfigr, reg_trcidr0, reg_trcidr1, reg_trcidr2, reg_trcidr8,
-	reg_trcdevarch, reg_count
-};
-
 static const char *const reg_names[reg_count] = {
 	"etmcr", "etmidr", "etmccer", "trcconfigr", "trcidr0", "trcidr1",
 	"trcidr2", "trcidr8", "trcdevarch"
-};
-
-/* A protocol's encoder behind one face. */
-struct enc_ops {
-	void *e;
-	int (*put)(void *e, const struct exec_rec *r);
-	int (*finish)(void *e);
-	void (*free)(void *e);
-};
-
-/* Where items come from. */
-struct rec_source {
-	struct exec_text_reader *text;
-	struct qemu_log_reader *qemu;
-};
-
-struct ini_reg {
-	const char *name;  /* with its offset, as real snapshots write it */
-	uint32_t value;
-};
-
-struct encode_run {
-	const char *from_record, *from_qemu, *record_out, *out_dir;
-	const char *preset;
-	int proto;                 /* enum etmkit_protocol */
-	int frames;                /* 1: CoreSight frames, 0: raw */
-	uint32_t trace_id;
-	unsigned have_reg;         /* bit per enum enc_reg given */
-	uint32_t reg[reg_count];
-	int have_sync, have_depth, have_misp, have_cancel, have_q;
-	uint32_t sync_period, spec_depth, misp_every, cancel_every, q_every;
-	uint32_t ts_every;         /* --timestamp-every: 0 none */
-
-	/* Running: */
-	FILE *in, *rec_out, *trace;
-	struct frame_enc *framer;
-	struct code_map *code;
-	struct rec_source src;
-	struct enc_ops ops;
-	int sink_err;              /* errno of a failed trace write */
-	uint64_t trace_bytes, items, insns;
-	uint64_t first_addr;
-	int first_isa, have_first;
-	struct ini_reg regs[8];    /* the trace source's registers */
-	size_t nregs;
-	const char *source_type;   /* its [device] type */
-	char trace_path[1100];
 };
 
 /* Longest --out accepted: its files' paths fit the 1100-byte buffers. */
@@ -152,6 +99,22 @@ static int number_option(struct encode_run *r, const struct cli_option *o,
 	case opt_cancel_every: r->cancel_every = v; r->have_cancel = 1; break;
 	case opt_q_every: r->q_every = v; r->have_q = 1; break;
 	case opt_timestamp_every: r->ts_every = v; break;
+	case opt_cpus:
+		if (v == 0 || v > 128)
+			return bad_value("cpus", arg, "expected 1-128");
+		r->cpus = v;
+		break;
+	case opt_aux_size:
+		if (v == 0)
+			return bad_value("aux-size", arg, "expected above 0");
+		r->aux_size = v;
+		break;
+	case opt_truncate_every: r->truncate_every = v; break;
+	case opt_pmu_type:
+		if (v == 0)
+			return bad_value("pmu-type", arg, "expected above 0");
+		r->pmu_type = v;
+		break;
 	case opt_trace_id:
 		if (v == 0 || v >= 0x70)
 			return bad_value("trace-id", arg, "expected 0x01-0x6f");
@@ -165,6 +128,23 @@ static int number_option(struct encode_run *r, const struct cli_option *o,
 		r->reg[reg] = v;
 		r->have_reg |= 1u << reg;
 		break;
+	}
+	return 0;
+}
+
+/* --elf FILE[@BIAS] of input @in. */
+static int elf_option(struct enc_input *in, char *arg)
+{
+	char *at = strrchr(arg, '@');
+
+	in->elf = arg;
+	if (at) {
+		uint64_t v;
+
+		if (cli_parse_u64(at + 1, &v, 1))
+			return bad_value("elf", arg, "expected FILE[@BIAS]");
+		*at = 0;
+		in->bias = v;
 	}
 	return 0;
 }
@@ -192,8 +172,35 @@ static int parse_options(struct encode_run *r, int argc, char **argv)
 			return cli_exit_usage;
 		}
 		switch (o->code) {
-		case opt_from_record: r->from_record = optarg; continue;
-		case opt_from_qemu: r->from_qemu = optarg; continue;
+		case opt_from_record:
+		case opt_from_qemu:
+			if (r->ninputs == ENC_MAX_INPUTS) {
+				cli_error("more than %d inputs", ENC_MAX_INPUTS);
+				return cli_exit_usage;
+			}
+			r->inputs[r->ninputs].path = optarg;
+			r->inputs[r->ninputs++].qemu = o->code == opt_from_qemu;
+			continue;
+		case opt_elf_enc:
+			if (!r->ninputs || r->inputs[r->ninputs - 1].elf) {
+				cli_error("--elf %s: give it after its input "
+					  "(--from-qemu or --from-record), once",
+					  optarg);
+				return cli_exit_usage;
+			}
+			rc = elf_option(&r->inputs[r->ninputs - 1], optarg);
+			if (rc)
+				return rc;
+			continue;
+		case opt_format:
+			if (!strcmp(optarg, "snapshot"))
+				r->format = enc_fmt_snapshot;
+			else if (!strcmp(optarg, "perf-data"))
+				r->format = enc_fmt_perf;
+			else
+				return bad_value("format", optarg,
+						 "expected snapshot or perf-data");
+			continue;
 		case opt_record_out: r->record_out = optarg; continue;
 		case opt_out: r->out_dir = optarg; continue;
 		case opt_preset: r->preset = optarg; continue;
@@ -233,15 +240,42 @@ static int parse_options(struct encode_run *r, int argc, char **argv)
 			  argv[optind]);
 		return cli_exit_usage;
 	}
-	if (!r->from_record == !r->from_qemu) {
+	if (!r->ninputs || (r->ninputs > 1 && r->format != enc_fmt_perf)) {
 		cli_error("give one of --from-record FILE "
-			  "and --from-qemu LOG");
+			  "and --from-qemu LOG (several with --format "
+			  "perf-data)");
 		return cli_exit_usage;
 	}
 	if (!r->out_dir || r->proto == etmkit_proto_none) {
-		cli_error("--out DIR and --protocol are "
+		cli_error("--out and --protocol are "
 			  "required (see etmkit encode --help)");
 		return cli_exit_usage;
+	}
+	if (r->format != enc_fmt_perf &&
+	    (r->cpus || r->aux_size || r->truncate_every || r->pmu_type ||
+	     r->inputs[0].elf)) {
+		cli_error("--cpus, --aux-size, --truncate-every, --pmu-type and "
+			  "--elf are --format perf-data options");
+		return cli_exit_usage;
+	}
+	if (r->format == enc_fmt_perf) {
+		if (!r->frames) {
+			cli_error("--frames none: perf-data AUX buffers hold "
+				  "CoreSight frames");
+			return cli_exit_usage;
+		}
+		if (r->aux_size % 16 || r->aux_size > (64u << 20)) {
+			cli_error("--aux-size %u: expected a multiple of 16, "
+				  "at most 64 MiB", r->aux_size);
+			return cli_exit_usage;
+		}
+		for (size_t i = 0; i < r->ninputs; i++)
+			for (size_t j = 0; j < i; j++)
+				if (!strcmp(r->inputs[i].path, "-") &&
+				    !strcmp(r->inputs[j].path, "-")) {
+					cli_error("stdin (-) given twice");
+					return cli_exit_usage;
+				}
 	}
 	/* The paths under it are built in fixed buffers (trace_path):
 	 * refuse what would be cut, rather than write elsewhere. */
@@ -319,22 +353,22 @@ static int close_out(FILE *f, const struct encode_run *r, const char *name)
 
 /* ---- Reading -------------------------------------------------------------- */
 
-static int open_source(struct encode_run *r)
+int encode_open_input(struct encode_run *r, struct enc_input *in)
 {
-	const char *path = r->from_record ? r->from_record : r->from_qemu;
 	int err;
 
-	r->in = strcmp(path, "-") ? fopen(path, "r") : stdin;
-	if (!r->in) {
-		cli_error("cannot open %s: %s", path,
+	(void)r;
+	in->in = strcmp(in->path, "-") ? fopen(in->path, "r") : stdin;
+	if (!in->in) {
+		cli_error("cannot open %s: %s", in->path,
 			  cli_strerror(errno));
 		return cli_exit_input;
 	}
-	if (r->from_record) {
-		err = exec_text_reader_alloc(&r->src.text, r->in);
+	if (!in->qemu) {
+		err = exec_text_reader_alloc(&in->src.text, in->in);
 	} else {
 		struct qemu_log_config qc = { .size = sizeof(qc) };
-		err = qemu_log_reader_alloc(&r->src.qemu, r->in, &qc);
+		err = qemu_log_reader_alloc(&in->src.qemu, in->in, &qc);
 	}
 	if (err) {
 		cli_error("%s", etmkit_errstr(err));
@@ -343,40 +377,40 @@ static int open_source(struct encode_run *r)
 	return 0;
 }
 
-static int next_item(struct encode_run *r, struct exec_rec *it,
+void encode_close_input(struct enc_input *in)
+{
+	exec_text_reader_free(in->src.text);
+	qemu_log_reader_free(in->src.qemu);
+	in->src.text = NULL;
+	in->src.qemu = NULL;
+	if (in->in && in->in != stdin)
+		fclose(in->in);
+	in->in = NULL;
+}
+
+static int next_item(struct enc_input *in, struct exec_rec *it,
 		     struct exec_diag *dg)
 {
-	return r->src.text ? exec_text_next(r->src.text, it, dg) :
-			     qemu_log_next(r->src.qemu, it, dg);
+	return in->src.text ? exec_text_next(in->src.text, it, dg) :
+			      qemu_log_next(in->src.qemu, it, dg);
 }
 
 /* The input's name in messages. */
-static const char *in_name(const struct encode_run *r)
+static const char *in_name(const struct enc_input *in)
 {
-	const char *path = r->from_record ? r->from_record : r->from_qemu;
-
-	return strcmp(path, "-") ? path : "<stdin>";
+	return strcmp(in->path, "-") ? in->path : "<stdin>";
 }
 
 /* Where the item just read is: "FILE:LINE" for a record, "FILE, item N"
  * for a QEMU log. */
-static void where(const struct encode_run *r, char *buf, size_t cap)
+static void where(const struct enc_input *in, char *buf, size_t cap)
 {
-	if (r->src.text)
-		snprintf(buf, cap, "%s:%" PRIu64, in_name(r),
-			 exec_text_line(r->src.text));
+	if (in->src.text)
+		snprintf(buf, cap, "%s:%" PRIu64, in_name(in),
+			 exec_text_line(in->src.text));
 	else
-		snprintf(buf, cap, "%s, item %" PRIu64, in_name(r), r->items);
+		snprintf(buf, cap, "%s, item %" PRIu64, in_name(in), in->items);
 }
-
-/* What the record says comes next, so that a record the trace could not
- * represent (an instruction that does not follow from the one before) is
- * refused where it breaks, not decoded into something else. */
-struct continuity {
-	int known;
-	uint64_t addr;
-	uint8_t isa;
-};
 
 /* Does the instruction say of itself what its opcode says (insn.h): its
  * size, whether it is a branch and an indirect one, a direct branch's
@@ -500,7 +534,7 @@ static int put_item(struct encode_run *r, const struct exec_rec *it)
 		if (n <= 0) {
 			/* not silently a record with an item missing */
 			cli_error("%s: cannot write this "
-				  "item to %s", in_name(r), r->record_out);
+				  "item to %s", in_name(r->cur), r->record_out);
 			return 1;
 		}
 		fwrite(line, 1, (size_t)n, r->rec_out);
@@ -508,31 +542,58 @@ static int put_item(struct encode_run *r, const struct exec_rec *it)
 	return r->ops.put(r->ops.e, it);
 }
 
-/* Read every item, check it, keep its code, and encode it. */
-static int run_items(struct encode_run *r)
+uint64_t encode_bytes(const struct encode_run *r)
 {
-	struct continuity k = { 0 };
+	if (!r->ops.e)
+		return 0;
+	if (r->proto == etmkit_proto_etmv3)
+		return etm3_enc_offset(r->ops.e);
+	return ete_enc_get_stats(r->ops.e)->bytes;
+}
+
+/* Read every item of r->cur, check it, keep its code, and encode it;
+ * with r->chunk_limit, stop before an instruction that follows a branch
+ * once the chunk is full (include the branch: a trace unit's output ends
+ * with the P0 element of the last instruction traced). */
+int encode_run_items(struct encode_run *r)
+{
+	struct enc_input *in = r->cur;
 	struct exec_rec it;
 	struct exec_diag dg = { 0 };
 	char at[1200], why[256];
-	int ret;
+	int ret, cut_ok = 0;
 
-	while ((ret = next_item(r, &it, &dg)) == 1) {
-		r->items++;
-		if (check_item(&k, &it, why, sizeof(why))) {
-			where(r, at, sizeof(at));
-			cli_error("%s: %s", at, why);
-			return cli_exit_input;
+	for (;;) {
+		if (in->has_pending) {
+			it = in->pending;
+			in->has_pending = 0;
+		} else {
+			ret = next_item(in, &it, &dg);
+			if (ret != 1)
+				break;
+			in->items++;
+			r->items++;
+			if (check_item(&in->k, &it, why, sizeof(why))) {
+				where(in, at, sizeof(at));
+				cli_error("%s: %s", at, why);
+				return cli_exit_input;
+			}
+			if (it.kind == exec_insn && r->chunk_limit && cut_ok &&
+			    encode_bytes(r) >= r->aux_size) {
+				in->pending = it;
+				in->has_pending = 1;
+				return ENC_MORE;
+			}
 		}
 		if (it.kind == exec_insn) {
 			uint8_t b[4];
 			uint64_t conflict = 0;
 			size_t n = exec_insn_bytes(&it, b);
-			int c = n ? code_map_add(r->code, it.addr, b, n,
-						 &conflict) : 0;
+			int c = n && r->code ? code_map_add(r->code, it.addr, b,
+							    n, &conflict) : 0;
 
 			if (c) {
-				where(r, at, sizeof(at));
+				where(in, at, sizeof(at));
 				if (c < 0)
 					cli_error("out of "
 						  "memory");
@@ -550,14 +611,18 @@ static int run_items(struct encode_run *r)
 				r->first_addr = it.addr;
 				r->first_isa = it.isa;
 			}
+			in->insns++;
 			r->insns++;
+			cut_ok = !!(it.flags & EXEC_F_BRANCH);
+		} else if (it.kind == exec_exception || it.kind == exec_gap) {
+			cut_ok = 0;
 		}
 		if (it.kind == exec_insn && r->ts_every &&
-		    r->insns % r->ts_every == 1 % r->ts_every) {
+		    in->insns % r->ts_every == 1 % r->ts_every) {
 			/* --timestamp-every: a clock of 3 ticks per
 			 * instruction, before this one */
 			struct exec_rec ts = { .kind = exec_timestamp,
-					       .value = 3 * r->insns };
+					       .value = 3 * in->insns };
 			ret = put_item(r, &ts);
 			if (ret)
 				goto refused;
@@ -567,7 +632,7 @@ static int run_items(struct encode_run *r)
 refused:
 			if (ret > 0)
 				return cli_exit_input;
-			where(r, at, sizeof(at));
+			where(in, at, sizeof(at));
 			if (ret == -etmkit_err_io)
 				cli_error("writing %s: "
 					  "%s", r->trace_path,
@@ -588,8 +653,9 @@ refused:
 			return cli_exit_input;
 		}
 	}
+	in->done = 1;
 	if (ret < 0) {
-		const char *file = in_name(r);
+		const char *file = in_name(in);
 		if (dg.line)
 			cli_error("%s:%" PRIu64 ": %s",
 				  file, dg.line, dg.message);
@@ -598,9 +664,9 @@ refused:
 				  dg.message[0] ? dg.message : etmkit_errstr(ret));
 		return cli_exit_input;
 	}
-	if (!r->insns) {
+	if (!in->insns) {
 		cli_error("%s holds no instruction",
-			  in_name(r));
+			  in_name(in));
 		return cli_exit_input;
 	}
 	return 0;
@@ -687,7 +753,7 @@ static int write_snapshot_ini(const struct encode_run *r)
 		return cli_exit_input;
 	fprintf(f, "[snapshot]\nversion=1.0\ndescription=etmkit encode from "
 		"%s\n\n[device_list]\ndevice0=cpu_0.ini\ndevice1=source_0.ini\n"
-		"\n[trace]\nmetadata=trace.ini\n", in_name(r));
+		"\n[trace]\nmetadata=trace.ini\n", in_name(r->cur));
 	return close_out(f, r, "snapshot.ini");
 }
 
@@ -836,6 +902,7 @@ static int setup_etm3(struct encode_run *r)
 	cfg.flags |= p.enc_flags;
 	if (r->have_sync)
 		cfg.sync_period = r->sync_period;
+	r->m3 = cfg;
 	err = etm3_enc_alloc(&e, &cfg, encoder_sink, r);
 	if (err)
 		return encoder_error(err);
@@ -880,6 +947,7 @@ static int setup_etm4(struct encode_run *r)
 	cfg.q_every = r->have_q ? r->q_every : p.q;
 	if (r->have_sync)
 		cfg.sync_period = r->sync_period;
+	r->m4 = cfg;
 	err = ete_enc_alloc(&e, &cfg, encoder_sink, r);
 	if (err)
 		return encoder_error(err);
@@ -899,6 +967,11 @@ static int setup_etm4(struct encode_run *r)
 	return 0;
 }
 
+int encode_setup(struct encode_run *r)
+{
+	return r->proto == etmkit_proto_etmv3 ? setup_etm3(r) : setup_etm4(r);
+}
+
 /* ---- The command ------------------------------------------------------------ */
 
 static void run_free(struct encode_run *r)
@@ -907,10 +980,8 @@ static void run_free(struct encode_run *r)
 		r->ops.free(r->ops.e);
 	frame_enc_free(r->framer);
 	code_map_free(r->code);
-	exec_text_reader_free(r->src.text);
-	qemu_log_reader_free(r->src.qemu);
-	if (r->in && r->in != stdin)
-		fclose(r->in);
+	for (size_t i = 0; i < r->ninputs; i++)
+		encode_close_input(&r->inputs[i]);
 	if (r->trace)
 		fclose(r->trace);
 	if (r->rec_out)
@@ -924,10 +995,11 @@ static int run_encode(struct encode_run *r)
 
 	/* Usage errors and an unreadable input before anything is
 	 * created */
-	ret = r->proto == etmkit_proto_etmv3 ? setup_etm3(r) : setup_etm4(r);
+	r->cur = &r->inputs[0];
+	ret = encode_setup(r);
 	if (ret)
 		return ret;
-	if ((ret = open_source(r)))
+	if ((ret = encode_open_input(r, r->cur)))
 		return ret;
 	if (mkdir(r->out_dir, 0777) && errno != EEXIST) {
 		cli_error("cannot create %s: %s",
@@ -961,7 +1033,7 @@ static int run_encode(struct encode_run *r)
 		struct stat in_st, out_st;
 
 		/* fopen "w" would empty the input before it is read */
-		if (!fstat(fileno(r->in), &in_st) &&
+		if (!fstat(fileno(r->cur->in), &in_st) &&
 		    !stat(r->record_out, &out_st) &&
 		    in_st.st_dev == out_st.st_dev &&
 		    in_st.st_ino == out_st.st_ino) {
@@ -977,7 +1049,7 @@ static int run_encode(struct encode_run *r)
 		}
 		fputs("etmkit-exec 1\n", r->rec_out);
 	}
-	if ((ret = run_items(r)))
+	if ((ret = encode_run_items(r)))
 		return ret;
 	ret = r->ops.finish(r->ops.e);
 	if (!ret && r->framer)
@@ -1035,7 +1107,7 @@ int cmd_encode(int argc, char **argv)
 	ret = parse_options(&r, argc, argv);
 	if (ret)
 		return ret < 0 ? cli_exit_ok : ret;
-	ret = run_encode(&r);
+	ret = r.format == enc_fmt_perf ? encode_perf(&r) : run_encode(&r);
 	run_free(&r);
 	return ret;
 }

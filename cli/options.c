@@ -105,13 +105,19 @@ static const struct cli_option options[] = {
 	/* ---- encode: input and trace ---- */
 	{ .cmds = E, .help = "Input (one of):" },
 	{ "from-record", 0, "FILE", opt_from_record, E,
-	  "an execution record (docs/exec-record.md; - for stdin)" },
+	  "an execution record (docs/exec-record.md; - for stdin); with "
+	  "--format perf-data this and --from-qemu may repeat, one process "
+	  "each" },
 	{ "from-qemu", 0, "LOG", opt_from_qemu, E,
 	  "a QEMU user-mode log: '-d in_asm,exec,nochain', or "
 	  "'-singlestep -d in_asm,cpu,nochain' for condition pass/fail "
 	  "(- for stdin, or a pipe)" },
 	{ "record-out", 0, "FILE", opt_record_out, E,
 	  "also write the record read, in the text form" },
+	{ "elf", 0, "FILE[@BIAS]", opt_elf_enc, E,
+	  "(perf-data) the binary the input before it ran, loaded at its "
+	  "link addresses moved by BIAS: its MMAP2 records (executable "
+	  "segments), build id and process name" },
 	{ .cmds = E, .help = "Trace:" },
 	{ "protocol", 0, "P", opt_protocol, E,
 	  "etmv3, etmv4 or ete (required)" },
@@ -155,9 +161,28 @@ static const struct cli_option options[] = {
 
 	/* ---- output ---- */
 	{ .cmds = CLI_CMD_ALL, .help = "Output:" },
-	{ "out", 0, "DIR", opt_out, E,
-	  "the snapshot directory to write (required; created if missing, "
-	  "its parent must exist)" },
+	{ "out", 'o', "DIR|FILE", opt_out, E,
+	  "the snapshot directory to write (created if missing, its parent "
+	  "must exist), or with --format perf-data the file (required)" },
+	{ "format", 0, "F", opt_format, E,
+	  "snapshot (the default): a trace snapshot directory; perf-data: "
+	  "a perf.data file as Linux 'perf record -e cs_etm//u' writes it "
+	  "(docs/perf-data.md): one process per input, AUX data per CPU in "
+	  "CoreSight frames" },
+	{ "cpus", 0, "N", opt_cpus, E,
+	  "(perf-data) CPUs 0..N-1; input i runs on CPU i mod N, several "
+	  "on one CPU take turns AUX record by AUX record (default: one "
+	  "CPU per input)" },
+	{ "aux-size", 0, "N", opt_aux_size, E,
+	  "(perf-data) start a new AUX record (and trace session) at the "
+	  "first instruction after a branch once N trace bytes are in the "
+	  "current one (default 16384; a multiple of 16)" },
+	{ "truncate-every", 0, "N", opt_truncate_every, E,
+	  "(perf-data) flag every N-th AUX record of a CPU TRUNCATED (its "
+	  "data is kept; 0 never, the default)" },
+	{ "pmu-type", 0, "N", opt_pmu_type, E,
+	  "(perf-data) the cs_etm PMU's type number in the attr and the "
+	  "metadata (default 8)" },
 	{ NULL, 0, "(default)", 0, D,
 	  "text: one line per instruction (offset of its packet, trace ID, "
 	  "address, instruction set, opcode, status exec / fail / cancel / "

@@ -32,5 +32,6 @@
 #include "etmkit/elem.h"
 #include "etmkit/flow.h"
 #include "etmkit/perf.h"
+#include "etmkit/perf_write.h"
 
 #endif /* ETMKIT_ETMKIT_H */

@@ -222,6 +222,41 @@ def bad_options():
           "a failed run left an earlier snapshot.ini in --out")
 
 
+def bad_perf_options():
+    """--format perf-data: its options, refused where they do not apply."""
+    rec = write("perf_good.txt", GOOD)
+    out = path("p.data")
+    base = ["--from-record", rec, "--protocol", "ete", "-o", out]
+    perf = base + ["--format", "perf-data"]
+    bad("format_value", base + ["--format", "elf"], 2, "elf")
+    bad("two_inputs_snapshot", base + ["--from-record", rec], 2,
+        "perf-data")
+    bad("cpus_snapshot", base + ["--cpus", "2"], 2, "--cpus")
+    bad("elf_snapshot", base + ["--elf", rec], 2, "--elf")
+    bad("elf_first", ["--elf", rec] + perf, 2, "--elf")
+    bad("elf_twice", perf + ["--elf", rec, "--elf", rec], 2, "--elf")
+    bad("cpus_zero", perf + ["--cpus", "0"], 2, "cpus")
+    bad("aux_size_odd", perf + ["--aux-size", "1000"], 2, "--aux-size 1000")
+    bad("frames_none", perf + ["--frames", "none"], 2, "--frames")
+    bad("record_out", perf + ["--record-out", path("r.txt")], 2,
+        "--record-out")
+    bad("stdin_twice", ["--from-record", "-", "--from-record", "-",
+                        "--protocol", "ete", "-o", out, "--format",
+                        "perf-data"], 2, "stdin")
+    bad("no_context_id", perf + ["--trcconfigr", "0"], 2, "context ID")
+    bad("elf_not_elf", perf + ["--elf", rec], 3, rec)
+    check(not os.path.exists(out), "a refused perf-data run left " + out)
+    # a run that fails half-way leaves no file behind
+    broken = write("perf_broken.txt", GOOD + "0x30000 arm e3a00001\n")
+    bad("perf_broken", ["--from-record", rec, "--from-record", broken,
+                        "--protocol", "ete", "-o", out, "--format",
+                        "perf-data"], 3, broken + ":8:")
+    check(not os.path.exists(out), "a failed perf-data run left " + out)
+    rc, err = encode(perf + ["--from-record", rec, "--cpus", "2"])
+    check(rc == 0 and os.path.getsize(out) > 104,
+          f"perf-data from two records: {rc} {err}")
+
+
 def ini(p):
     c = configparser.ConfigParser(strict=True)
     c.optionxform = str
@@ -401,6 +436,7 @@ def main():
         bad_records()
         bad_qemu()
         bad_options()
+        bad_perf_options()
         good()
         doc_example()
     if FAILS:

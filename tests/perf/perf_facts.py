@@ -13,7 +13,7 @@ import sys
 
 NAMES = {1: "MMAP", 3: "COMM", 4: "EXIT", 7: "FORK", 10: "MMAP2", 11: "AUX",
          12: "ITRACE_START", 21: "AUX_OUTPUT_HW_ID", 70: "AUXTRACE_INFO",
-         71: "AUXTRACE"}
+         68: "FINISHED_ROUND", 71: "AUXTRACE"}
 
 
 def summary(path):

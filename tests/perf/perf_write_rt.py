@@ -1,0 +1,460 @@
+#!/usr/bin/env python3
+"""Round trips through `etmkit encode --format perf-data` (issue 15).
+
+Workloads (tests/workloads) are compiled and run under QEMU by
+tools/qemu-trace, each linked at its own text address, and their logs are
+written as one perf.data: several processes on 2 CPUs, AUX records split
+small (--aux-size) with some flagged TRUNCATED. Then:
+
+1. `etmkit decode FILE --elf BIN...` gives back, for every process, exactly
+   the instructions of its execution record (the record written by
+   `etmkit encode --record-out`), found under its CPU's trace ID and its
+   context ID (= its pid, tid), in order;
+2. our reader (tests/perf/perf_summary) and the independent parser
+   (tests/perf/perf_facts.py) agree on the file, and what they see is what
+   was asked for: record counts, cs_etm metadata per CPU, build ids (from
+   the ELF notes, read here), AUX flags;
+3. the layout follows Linux perf where our reader does not look (digest
+   perf-data.md 1.1-1.6, 2.1, 2.2, 3.1-3.3): header and attr sizes, id
+   array place, feature bits and the feature table place, the AUXTRACE
+   index (Linux form: count, then offset/48 pairs, each at an AUXTRACE
+   record), BUILD_ID entries, PMU_MAPPINGS, trailers, misc bits, attr
+   config bits of TRCCONFIGR.
+
+Cases: A64 under ETE and ETMv4, A32 + T32 under ETMv3.
+Exit: 0 pass, 1 fail, 77 qemu-user or the cross compilers missing (fails
+with CI=true)."""
+import argparse
+import collections
+import json
+import os
+import re
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "encode"))
+import round_trip  # noqa: E402  (read_record: the record's own parser)
+
+CI = os.environ.get("CI") == "true"
+FAILS = []
+
+
+def fail(msg):
+    FAILS.append(msg)
+    print("FAIL: " + msg)
+
+
+def skip(msg):
+    if CI:
+        print("FAIL (CI=true): " + msg)
+        sys.exit(1)
+    print("SKIP: " + msg)
+    sys.exit(77)
+
+
+def run(cmd, **kw):
+    p = subprocess.run(cmd, capture_output=True, text=True, **kw)
+    if p.returncode != 0:
+        print(f"failed ({p.returncode}): {' '.join(cmd)}\n{p.stdout[-2000:]}"
+              f"{p.stderr[-2000:]}")
+        sys.exit(1)
+    return p
+
+
+def build(tool, workloads, tmp, name, arch, text_addr):
+    out = os.path.join(tmp, f"{name}-{arch}")
+    log = os.path.join(out, "qemu.log")
+    cflags = "-O2" + (f" -Wl,-Ttext-segment={text_addr:#x}" if text_addr else "")
+    run([tool, "--no-install", "--no-encode", "--arch", arch, "--cflags",
+         cflags, "--out", out, "--log", log,
+         os.path.join(workloads, name + ".c")])
+    return log, os.path.join(out, f"{name}.{arch}")
+
+
+def elf_build_id(path):
+    """The GNU build id note, read from the section headers."""
+    d = open(path, "rb").read()
+    is64 = d[4] == 2
+    if is64:
+        shoff, = struct.unpack_from("<Q", d, 0x28)
+        shentsize, shnum = struct.unpack_from("<HH", d, 0x3A)
+    else:
+        shoff, = struct.unpack_from("<I", d, 0x20)
+        shentsize, shnum = struct.unpack_from("<HH", d, 0x2E)
+    for i in range(shnum):
+        sh = shoff + i * shentsize
+        stype, = struct.unpack_from("<I", d, sh + 4)
+        if stype != 7:  # SHT_NOTE
+            continue
+        off, size = (struct.unpack_from("<QQ", d, sh + 0x18) if is64 else
+                     struct.unpack_from("<II", d, sh + 0x10))
+        p = off
+        while p + 12 <= off + size:
+            nsz, dsz, nt = struct.unpack_from("<III", d, p)
+            name = d[p + 12:p + 12 + nsz]
+            desc = p + 12 + ((nsz + 3) & ~3)
+            if nt == 3 and name == b"GNU\0":
+                return d[desc:desc + dsz].hex()
+            p = desc + ((dsz + 3) & ~3)
+    return None
+
+
+def record_of(etmkit, log, protocol, tmp, tag):
+    """The execution record `etmkit encode` reads from @log."""
+    snap = os.path.join(tmp, "snap-" + tag)
+    rec = os.path.join(tmp, "rec-" + tag + ".txt")
+    run([etmkit, "encode", "--from-qemu", log, "--protocol", protocol,
+         "--out", snap, "--record-out", rec, "-q"])
+    return round_trip.read_record(rec, protocol == "etmv3")
+
+
+def text_base(elf):
+    """The address of file offset 0: the PT_LOAD from offset 0."""
+    d = open(elf, "rb").read(8192)
+    is64 = d[4] == 2
+    phoff, = struct.unpack_from("<Q" if is64 else "<I", d,
+                                0x20 if is64 else 0x1C)
+    phent, phnum = struct.unpack_from("<HH", d, 0x36 if is64 else 0x2A)
+    for i in range(phnum):
+        h = phoff + i * phent
+        if is64:
+            typ, _fl, off, va = struct.unpack_from("<IIQQ", d, h)
+        else:
+            typ, off, va = struct.unpack_from("<III", d, h)
+        if typ == 1 and off == 0:
+            return va
+    sys.exit(f"{elf}: no PT_LOAD from offset 0")
+
+
+OCSD_RANGE = re.compile(r"ID:([0-9a-f]+); OCSD_GEN_TRC_ELEM_INSTR_RANGE\(exec "
+                        r"range=0x([0-9a-f]+):\[0x([0-9a-f]+)\] num_i\((\d+)\)")
+
+
+def check_ocsd(a, data, protocol, elfs, got, name, aux_records):
+    """OpenCSD's decode of the same AUX data (tests/perf/perf_ocsd.c, reset
+    at each AUX record as perf does) against etmkit's: ETMv4/ETE range for
+    range (compare_perf_ocsd.py); ETMv3, whose OpenCSD ranges hold one
+    instruction each, address for address per trace ID."""
+    mem = []
+    for e in elfs:
+        mem += ["--mem", f"{e}@{text_base(e):#x}"]
+    if protocol != "etmv3":
+        cmd = [sys.executable, os.path.join(HERE, "compare_perf_ocsd.py"),
+               "--etmkit", a.etmkit, "--ocsd", a.ocsd, "--min-ranges", "100",
+               data] + mem
+        for e in elfs:
+            cmd += ["--elf", e]
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        print(p.stdout.strip().splitlines()[-1] if p.stdout.strip() else "")
+        if p.returncode != 0:
+            fail(f"{name}: OpenCSD differs\n{p.stdout[-1500:]}{p.stderr[-500:]}")
+        return
+    p = run([a.ocsd, data] + mem)
+    ocsd = {}
+    for m in OCSD_RANGE.finditer(p.stdout):
+        if int(m.group(4)) != 1:
+            fail(f"{name}: OpenCSD ETMv3 range of {m.group(4)} instructions")
+            return
+        ocsd.setdefault(int(m.group(1), 16), []).append(int(m.group(2), 16))
+    ours = {}
+    for (tid, _ctx), insns in got.items():
+        ours.setdefault(tid, []).extend(i[0] for i in insns)
+    for tid in sorted(set(ocsd) | set(ours)):
+        theirs, mine = (collections.Counter(ocsd.get(tid, [])),
+                        collections.Counter(ours.get(tid, [])))
+        extra, missing = theirs - mine, mine - theirs
+        # OpenCSD 1.3.3's ETMv3 decoder may drop an instruction at the
+        # end of an AUX record (seen: a T32 BL closing one), which etmkit
+        # and the record keep: at most one per AUX record is let through,
+        # and named.
+        if extra or sum(missing.values()) > aux_records.get(tid, 0) or \
+                sum(theirs.values()) < 100:
+            fail(f"{name}: ID {tid:#x}: OpenCSD {sum(theirs.values())} "
+                 f"instructions, etmkit {sum(mine.values())}; only OpenCSD: "
+                 f"{[hex(x) for x in list(extra)[:5]]}, only etmkit: "
+                 f"{[hex(x) for x in list(missing)[:5]]}")
+        elif missing:
+            print(f"{name}: ID {tid:#x}: note: OpenCSD lacks "
+                  f"{sum(missing.values())} instruction(s) etmkit and the "
+                  f"record have: {[hex(x) for x in list(missing)[:5]]}")
+    print(f"{name}: OpenCSD " + ", ".join(
+        f"ID {t:#x} {len(v)} instructions" for t, v in sorted(ocsd.items())))
+
+
+def decode_by_process(etmkit, data, elfs):
+    """{(trace id, context id): [instructions]} in decode order."""
+    cmd = [etmkit, "decode", data, "--json"]
+    for e in elfs:
+        cmd += ["--elf", e]
+    p = run(cmd)
+    out, ctx, kinds = {}, {}, {}
+    for line in p.stdout.splitlines():
+        e = json.loads(line)
+        kinds[e["kind"]] = kinds.get(e["kind"], 0) + 1
+        if e["kind"] == "context" and "context_id" in e:
+            ctx[e["id"]] = int(e["context_id"], 16)
+        elif e["kind"] == "insn":
+            key = (e["id"], ctx.get(e["id"]))
+            out.setdefault(key, []).append(
+                (int(e["addr"], 16), e["size"], e["isa"], e["exec"]))
+    return out, kinds
+
+
+# ---- the layout, from the digest's tables ----------------------------------
+
+def snapshot_regs(tmp, tag):
+    """The registers `etmkit encode` wrote to a snapshot's source_0.ini."""
+    regs = {}
+    with open(os.path.join(tmp, "snap-" + tag, "source_0.ini")) as f:
+        for line in f:
+            if "(" in line and "=" in line:
+                regs[line.split("(")[0]] = int(line.split("=")[1], 16)
+    return regs
+
+
+# Metadata parameters (digest 3.2) and the snapshot register of each.
+PARAMS = {"etmv3": ["ETMCR", None, "ETMCCER", "ETMIDR"],
+          "etmv4": ["TRCCONFIGR", None, "TRCIDR0", "TRCIDR1", "TRCIDR2",
+                    "TRCIDR8", None],
+          "ete": ["TRCCONFIGR", None, "TRCIDR0", "TRCIDR1", "TRCIDR2",
+                  "TRCIDR8", None, "TRCDEVARCH"]}
+
+
+def check_layout(path, ncpu, nproc, protocol, build_ids, what, regs):
+    d = open(path, "rb").read()
+    magic, hsize, attr_size = struct.unpack_from("<8sQQ", d, 0)
+    a_off, a_size, d_off, d_size, et_off, et_size = struct.unpack_from(
+        "<6Q", d, 24)
+    feats = d[72:104]
+    bits = [n for n in range(256) if feats[n // 8] >> (n % 8) & 1]
+
+    def want(cond, msg):
+        if not cond:
+            fail(f"{what}: {msg}")
+
+    want(magic == b"PERFILE2" and hsize == 104, "header magic/size (1.2)")
+    want(attr_size == 144 and a_size == 144, "attr_size 144, one attr (1.3)")
+    want((et_off, et_size) == (0, 0), "event_types zero (1.2)")
+    # 1.1: ids right after the header, then attrs, then data
+    want(a_off == 104 + 8 * ncpu, f"attrs at {a_off}, not after {ncpu} ids")
+    want(d_off == a_off + a_size, "data right after the attrs (1.1)")
+    atype, asz, config = struct.unpack_from("<IIQ", d, a_off)
+    st, _rf, flags = struct.unpack_from("<QQQ", d, a_off + 24)
+    ids_off, ids_size = struct.unpack_from("<QQ", d, a_off + 128)
+    want(asz == 128, f"attr.size {asz}, not 128 (VER7)")
+    want((ids_off, ids_size) == (104, 8 * ncpu), "attr ids descriptor")
+    ids = struct.unpack_from(f"<{ncpu}Q", d, 104)
+    want(len(set(ids)) == ncpu and 0 not in ids, "one distinct id per CPU")
+    # TID | TIME | ID | CPU | IDENTIFIER; sample_id_all (bit 18)
+    want(st == 0x100C6, f"sample_type {st:#x}")
+    want(flags >> 18 & 1 and flags >> 23 & 1 and flags >> 5 & 1,
+         f"attr flags {flags:#x}: sample_id_all, mmap2, exclude_kernel")
+    want(bits == [2, 7, 16, 18], f"feature bits {bits} (BUILD_ID, NRCPUS, "
+         "PMU_MAPPINGS, AUXTRACE)")
+    tab = d_off + d_size
+    secs = {b: struct.unpack_from("<QQ", d, tab + 16 * i)
+            for i, b in enumerate(bits)}
+    want(min(o for o, _ in secs.values()) >= tab + 16 * len(bits),
+         "feature sections after the table (1.4)")
+    # walk the records
+    pos, end = d_off, d_off + d_size
+    recs, auxtrace_at = [], []
+    while pos < end:
+        typ, misc, size = struct.unpack_from("<IHH", d, pos)
+        want(size >= 8 and size % 8 == 0, f"record at {pos}: size {size}")
+        recs.append((pos, typ, misc, size))
+        if typ == 71:
+            psize, = struct.unpack_from("<Q", d, pos + 8)
+            want(size == 48 and psize % 8 == 0, f"AUXTRACE at {pos}")
+            auxtrace_at.append(pos)
+            pos += size + psize
+        else:
+            pos += size
+    want(pos == end, "records end at the data section's end")
+    # 1.6: 40-byte trailer, CPU at -16 and IDENTIFIER (= the CPU's id) last
+    for (p, typ, misc, size) in recs:
+        if typ in (1, 3, 10, 11, 12):
+            cpu, = struct.unpack_from("<I", d, p + size - 16)
+            ident, idv = struct.unpack_from("<QQ", d, p + size - 32)[1], \
+                struct.unpack_from("<Q", d, p + size - 8)[0]
+            want(cpu < ncpu and idv == ids[cpu] and ident == ids[cpu],
+                 f"record {typ} at {p}: trailer cpu {cpu} id {idv}")
+        if typ == 3:
+            want(misc & 0x2000 and misc & 7 == 2, f"COMM at {p}: misc {misc:#x}")
+        if typ == 10:
+            prot, = struct.unpack_from("<I", d, p + 64)
+            want(misc & 0x4000 and prot & 4, f"MMAP2 at {p}: misc/prot")
+            bsz = d[p + 40]
+            bid = d[p + 44:p + 44 + bsz].hex()
+            name = d[p + 72:d.index(b"\0", p + 72)].decode()
+            want(build_ids.get(name) == bid, f"MMAP2 {name}: build id {bid}")
+        if typ == 11:
+            want(size == 8 + 24 + 40, f"AUX at {p}: size {size}")
+        if typ == 12:
+            want(size == 16 + 40, f"ITRACE_START at {p}: size {size}")
+    want(sum(1 for r in recs if r[1] == 12) == nproc, "an ITRACE_START each")
+    # AUXTRACE_INFO: type 3, version 1, pmu << 32 | ncpu, blocks (3.1, 3.2)
+    info = [r for r in recs if r[1] == 70]
+    want(len(info) == 1, "one AUXTRACE_INFO")
+    if info:
+        p = info[0][0]
+        typ3, = struct.unpack_from("<I", d, p + 8)
+        ver, pc, snap = struct.unpack_from("<QQQ", d, p + 16)
+        want(typ3 == 3 and ver == 1 and pc == (atype << 32 | ncpu) and
+             snap == 0, "AUXTRACE_INFO header")
+        magic = {"etmv3": 0x3030303030303030, "etmv4": 0x4040404040404040,
+                 "ete": 0x5050505050505050}[protocol]
+        nparams = {"etmv3": 4, "etmv4": 7, "ete": 8}[protocol]
+        w = p + 40
+        for c in range(ncpu):
+            m, cpu, n = struct.unpack_from("<QQQ", d, w)
+            params = struct.unpack_from(f"<{n}Q", d, w + 24)
+            want(m == magic and cpu == c and n == nparams,
+                 f"metadata block {c}: magic/cpu/params")
+            want(params[1] == 0x10 + 2 * c, f"CPU {c}: TRACEIDR {params[1]:#x}")
+            for k, reg in enumerate(PARAMS[protocol]):
+                want(reg is None or params[k] == regs[reg],
+                     f"CPU {c}: param {k} {params[k]:#x}, the encoder's "
+                     f"{reg} is {regs.get(reg, 0):#x}")
+            if protocol == "etmv3":
+                want(config == params[0], "ETMv3: attr.config is ETMCR (3.3)")
+            else:
+                cfgr = params[0]
+                mapped = sum(1 << o for (i, o) in ((3, 8), (4, 12), (6, 14),
+                                                   (7, 15), (11, 28), (12, 29))
+                             if cfgr >> i & 1)
+                want(config == mapped and config & (1 << 14),
+                     f"attr.config {config:#x} from TRCCONFIGR {cfgr:#x}")
+            w += 24 + 8 * n
+        want(w == p + info[0][3], "metadata fills AUXTRACE_INFO")
+    # 1.4 AUXTRACE: u64 nr, then (offset, 48) pairs, each an AUXTRACE record
+    o, s = secs.get(18, (0, 0))
+    nr, = struct.unpack_from("<Q", d, o)
+    pairs = [struct.unpack_from("<QQ", d, o + 8 + 16 * i) for i in range(nr)]
+    want(s == 8 + 16 * nr and [q for q, _ in pairs] == auxtrace_at and
+         all(z == 48 for _, z in pairs), "AUXTRACE index")
+    # BUILD_ID entries: type 0, misc user | BUILD_ID_SIZE, pid -1, names
+    # padded to 64 (1.4)
+    o, s = secs.get(2, (0, 0))
+    seen = {}
+    q = o
+    while q < o + s:
+        typ, misc, size = struct.unpack_from("<IHH", d, q)
+        pid, = struct.unpack_from("<i", d, q + 8)
+        bid = d[q + 12:q + 12 + d[q + 32]].hex()
+        name = d[q + 36:d.index(b"\0", q + 36)].decode()
+        want(typ == 0 and misc == 0x8002 and pid == -1 and
+             (size - 36) % 64 == 0, f"BUILD_ID entry at {q}")
+        seen[name] = bid
+        q += size
+    want(seen == build_ids, f"BUILD_ID entries {seen}")
+    o, s = secs.get(7, (0, 0))
+    want(struct.unpack_from("<II", d, o) == (ncpu, ncpu), "NRCPUS")
+    o, s = secs.get(16, (0, 0))
+    nr, typ, ln = struct.unpack_from("<III", d, o)
+    want(nr == 1 and typ == atype and
+         d[o + 12:o + 12 + ln].rstrip(b"\0") == b"cs_etm", "PMU_MAPPINGS")
+
+
+def case(a, tmp, name, protocol, builds, ncpu, extra):
+    """@builds: [(log, elf)], one process each."""
+    data = os.path.join(tmp, name + ".data")
+    cmd = [a.etmkit, "encode", "--protocol", protocol, "--format",
+           "perf-data", "-o", data, "--cpus", str(ncpu), "-q"] + extra
+    for log, elf in builds:
+        cmd += ["--from-qemu", log, "--elf", elf]
+    run(cmd)
+    # 1: decode, per CPU trace ID and context ID = pid
+    got, kinds = decode_by_process(a.etmkit, data, [e for _, e in builds])
+    if a.ocsd:
+        summ = run([a.summary, data]).stdout
+        auxn = {}
+        for l in summ.splitlines():
+            if l.startswith("aux cpu "):
+                t = l.split()
+                auxn[0x10 + 2 * int(t[2])] = int(t[4])
+        check_ocsd(a, data, protocol, [e for _, e in builds],
+                   {k: list(v) for k, v in got.items()}, name, auxn)
+    for i, (log, elf) in enumerate(builds):
+        want = record_of(a.etmkit, log, protocol, tmp, f"{name}{i}")
+        key = (0x10 + 2 * (i % ncpu), 1000 + i)
+        bad = round_trip.compare(want, got.pop(key, []),
+                                 f"{name} process {i} ({os.path.basename(elf)})"
+                                 f" on CPU {i % ncpu}")
+        if bad:
+            fail(f"{name}: process {i} decodes differently")
+    if got:
+        fail(f"{name}: instructions under unexpected (id, context): "
+             f"{sorted(got)}")
+    # 2: our reader and the independent parser agree, and see what was asked
+    facts = run([sys.executable, os.path.join(HERE, "perf_facts.py"), data,
+                 "--compare", a.summary])
+    if facts.returncode != 0:
+        fail(f"{name}: reader and perf_facts.py differ")
+    summ = run([a.summary, data]).stdout
+    bids = {os.path.realpath(e): elf_build_id(e) for _, e in builds}
+    lines = summ.splitlines()
+    rec = [l for l in lines if l.startswith("records ")][0]
+    counts = dict(t.split("=") for t in rec.split()[1:])
+    naux = int(counts.get("AUX", 0))
+    if (counts.get("COMM") != str(len(builds)) or
+            counts.get("ITRACE_START") != str(len(builds)) or
+            counts.get("AUXTRACE") != str(naux) or naux < 2 * ncpu):
+        fail(f"{name}: records {counts}")
+    for e, b in bids.items():
+        if f"build_id {b} {e}" not in lines:
+            fail(f"{name}: reader misses build id {b} {e}")
+    if f"cs_etm version 1 pmu 8 cpus {ncpu} snapshot 0" not in lines:
+        fail(f"{name}: cs_etm header: {summ}")
+    for c in range(ncpu):
+        kind = {"etmv3": "etm3", "etmv4": "etm4", "ete": "ete"}[protocol]
+        if not any(l.startswith(f"cpu {c} {kind} ") and
+                   f"trace_id {0x10 + 2 * c:#x}" in l for l in lines):
+            fail(f"{name}: CPU {c} metadata")
+        if "--truncate-every" in extra and not any(
+                l.startswith(f"aux cpu {c} ") and "flags 0x1" in l
+                for l in lines):
+            fail(f"{name}: CPU {c}: no TRUNCATED AUX record")
+    # 3: Linux perf's layout
+    check_layout(data, ncpu, len(builds), protocol, bids, name,
+                 snapshot_regs(tmp, f"{name}0"))
+    print(f"{name}: {len(builds)} processes on {ncpu} CPUs, {naux} AUX "
+          f"records; decode {dict(sorted(kinds.items()))}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--etmkit", required=True)
+    ap.add_argument("--summary", required=True, help="tests/perf_summary")
+    ap.add_argument("--qemu-trace", required=True)
+    ap.add_argument("--workloads", required=True)
+    ap.add_argument("--ocsd", help="tests/perf_ocsd: also compare OpenCSD's "
+                    "decode (built with libopencsd-dev)")
+    a = ap.parse_args()
+    for t in ("qemu-aarch64", "qemu-arm", "aarch64-linux-gnu-gcc",
+              "arm-linux-gnueabihf-gcc"):
+        if not shutil.which(t):
+            skip(f"{t} not installed")
+    with tempfile.TemporaryDirectory() as tmp:
+        a64 = [build(a.qemu_trace, a.workloads, tmp, "loops", "a64", 0),
+               build(a.qemu_trace, a.workloads, tmp, "calls", "a64", 0x800000),
+               build(a.qemu_trace, a.workloads, tmp, "condexec", "a64",
+                     0xc00000)]
+        a32 = [build(a.qemu_trace, a.workloads, tmp, "loops", "a32", 0),
+               build(a.qemu_trace, a.workloads, tmp, "calls", "t32", 0x800000),
+               build(a.qemu_trace, a.workloads, tmp, "interwork", "a32",
+                     0xc00000)]
+        case(a, tmp, "a64_ete", "ete", a64, 2,
+             ["--aux-size", "1024", "--truncate-every", "3"])
+        case(a, tmp, "a64_etmv4", "etmv4", a64, 2, ["--aux-size", "2048"])
+        case(a, tmp, "a32_t32_etmv3", "etmv3", a32, 2,
+             ["--aux-size", "512", "--truncate-every", "2"])
+    return 1 if FAILS else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
