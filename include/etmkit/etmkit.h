@@ -28,5 +28,6 @@
 #include "etmkit/elem.h"
 #include "etmkit/flow.h"
 #include "etmkit/perf.h"
+#include "etmkit/profile.h"
 
 #endif /* ETMKIT_ETMKIT_H */
