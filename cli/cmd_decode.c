@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "health.h"
+#include "images.h"
 
 static const char decode_usage[] =
 "Usage: etmkit decode --snapshot DIR [--buffer NAME] [--id ID]...\n"
@@ -39,15 +40,6 @@ const struct cli_command cli_cmd_decode = {
 	"decode", CLI_CMD_DECODE, decode_usage, decode_notes
 };
 
-#define MAX_IMAGE_ARGS 64
-
-struct image_arg {
-	const char *path;
-	char *owned;     /* path, when split off the argument (freed) */
-	uint64_t addr;   /* --image: address; --elf: bias */
-	int elf;
-};
-
 struct decode_counts {
 	uint64_t insns, no_image, gaps, errors, elems;
 };
@@ -66,9 +58,7 @@ struct decode_run {
 	struct cli_input in;
 	struct etmkit_session *session;
 	int json, stats, stop_on_error, stopped;
-	int nimg;
-	struct image_arg img[MAX_IMAGE_ARGS];
-	struct image *images[CLI_MAX_IDS]; /* per source */
+	struct cli_images images;    /* --image, --elf; per source */
 	uint8_t m_profile[DEFORMAT_ID_COUNT];
 	struct decode_counts counts[DEFORMAT_ID_COUNT];
 	struct cli_health health;    /* most of a source failing? */
@@ -86,173 +76,9 @@ struct decode_run {
 
 /* ---- Options ------------------------------------------------------------ */
 
-/* FILE@NUMBER, split at the last '@'. Returns 1 with a number, 0 without
- * one (no '@', or what follows is not a number), -1 if there is nothing
- * before the '@'. */
-static int split_at(const char *arg, char **path, uint64_t *num)
-{
-	const char *at = strrchr(arg, '@');
-
-	*path = NULL;
-	if (!at || cli_parse_u64(at + 1, num, 1) < 0)
-		return 0;
-	if (at == arg)
-		return -1;
-	*path = strndup(arg, (size_t)(at - arg));
-	return *path ? 1 : -1;
-}
-
-static int add_image_arg(struct decode_run *r, const char *arg, int elf)
-{
-	struct image_arg *ia;
-	char *path;
-	uint64_t num = 0;
-	int k = split_at(arg, &path, &num);
-
-	if (r->nimg >= MAX_IMAGE_ARGS) {
-		cli_error("at most %d --image/--elf",
-			  MAX_IMAGE_ARGS);
-		return -1;
-	}
-	if (k < 0 || (k == 0 && !elf)) {
-		cli_error("invalid value '%s' for --%s: "
-			  "expected %s", arg, elf ? "elf" : "image",
-			  elf ? "FILE or FILE@BIAS" : "FILE@ADDR (ADDR decimal or 0x hex)");
-		return -1;
-	}
-	ia = &r->img[r->nimg++];
-	ia->path = k ? path : arg;
-	ia->owned = path;
-	ia->addr = num;
-	ia->elf = elf;
-	return 0;
-}
-
-static int opt_image(void *ctx, const char *arg)
-{
-	return add_image_arg(ctx, arg, 0);
-}
-
-static int opt_elf(void *ctx, const char *arg)
-{
-	return add_image_arg(ctx, arg, 1);
-}
-
 /* ---- Images ------------------------------------------------------------- */
 
-static int image_error(const struct image_diag *d, int err)
-{
-	cli_error("%s: %s (%s)", d->path[0] ? d->path : "?",
-		  d->message[0] ? d->message : "cannot map", etmkit_errstr(err));
-	return cli_exit_input;
-}
-
-/* e_machine of ELF file @path (already read by image_add_elf()), or -1. */
-static int elf_machine(const char *path)
-{
-	uint8_t h[20];
-	FILE *f = fopen(path, "rb");
-	size_t n = f ? fread(h, 1, sizeof(h), f) : 0;
-
-	if (f)
-		fclose(f);
-	return n == sizeof(h) ? h[18] | h[19] << 8 : -1; /* little-endian */
-}
-
-/* ETMv3 traces ARMv7 and earlier (A32, T32, Jazelle, ThumbEE): an
- * AArch64 ELF file (EM_AARCH64, 183) cannot hold code it traced. An
- * ETMv4/ETE source takes either family (AArch32 code under ARMv8). */
-static int elf_fits(const struct cli_source *cs, const char *path)
-{
-	if (cs->proto != etmkit_proto_etmv3 || elf_machine(path) != 183)
-		return 0;
-	cli_error("%s: an AArch64 ELF file, but trace ID 0x%02x (%s) is ETMv3, "
-		  "which traces ARMv7 and earlier cores (A32 and T32 code): "
-		  "give the program the traced core ran", path, cs->id,
-		  cs->name);
-	return cli_exit_input;
-}
-
-/* The image of source @cs: its core's dumps, then --image and --elf. */
-static int build_image(struct decode_run *r, const struct cli_source *cs,
-		       struct image **out)
-{
-	struct image *img;
-	struct image_diag d;
-	int err;
-
-	memset(&d, 0, sizeof(d));
-	if (image_alloc(&img) < 0) {
-		cli_error("out of memory");
-		return cli_exit_input;
-	}
-	*out = img;
-	if (r->in.ss && cs->core[0]) {
-		const struct snapshot_device *core =
-			snapshot_find_device(r->in.ss, cs->core);
-
-		/* A dump whose file cannot be read is left out, with a
-		 * warning (as OpenCSD does): its addresses become no_image.
-		 * A malformed dump is an error. */
-		for (size_t k = 0; core && k < core->ndumps; k++) {
-			err = image_add_snapshot_dump(img, core, k, &d);
-			if (err == -etmkit_err_io) {
-				cli_warn("%s: %s "
-					 "(%s): decoding without it",
-					 d.path[0] ? d.path : "?", d.message,
-					 etmkit_errstr(err));
-				continue;
-			}
-			if (err < 0)
-				return image_error(&d, err);
-		}
-	}
-	for (int i = 0; i < r->nimg; i++) {
-		const struct image_arg *ia = &r->img[i];
-
-		err = ia->elf ? image_add_elf(img, ia->path, ia->addr, 0, &d) :
-				image_add_file(img, ia->path, ia->addr, 0, 0, 0, &d);
-		if (err < 0)
-			return image_error(&d, err);
-		if (ia->elf && elf_fits(cs, ia->path))
-			return cli_exit_input;
-	}
-	if (!image_region_count(img))
-		cli_note("no program image for "
-			 "trace ID 0x%02x (%s): instructions cannot be followed "
-			 "(give --image or --elf)", cs->id,
-			 cs->core[0] ? cs->core : "no core named");
-	return 0;
-}
-
 /* ---- Instructions that cannot be what ran ------------------------------- */
-
-/* The memory space (image.h) of context element @e, as the flow decoders
- * read the image: ETMv3 from NS and Hyp, ETMv4/ETE from EL and security
- * state. */
-static uint8_t context_space(const struct etmkit_elem *e)
-{
-	unsigned el = e->u.context.el;
-
-	if (!(e->flags & ETMKIT_CTX_EL)) {
-		if (!e->u.context.ns)
-			return IMAGE_SPACE_S;
-		return e->u.context.hyp ? IMAGE_SPACE_EL2 : IMAGE_SPACE_EL1N;
-	}
-	if (el == 3)
-		return e->u.context.sec == etmkit_sec_root ? IMAGE_SPACE_ROOT :
-							    IMAGE_SPACE_EL3;
-	switch (e->u.context.sec) {
-	case etmkit_sec_nonsecure:
-		return el == 2 ? IMAGE_SPACE_EL2 : IMAGE_SPACE_EL1N;
-	case etmkit_sec_realm:
-		return el == 2 ? IMAGE_SPACE_EL2R : IMAGE_SPACE_EL1R;
-	case etmkit_sec_root:
-		return IMAGE_SPACE_ROOT;
-	default:
-		return el == 2 ? IMAGE_SPACE_EL2S : IMAGE_SPACE_EL1S;
-	}
-}
 
 /* Whether insn element @e of trace ID @id, on the executed path, cannot
  * be what the core ran: the image there is wrong (zero-filled or stale
@@ -363,7 +189,7 @@ static int on_elem(void *ctx, uint8_t id, const struct etmkit_elem *e)
 		bad = check_undefined(r, id, e);
 		break;
 	case etmkit_elem_context:
-		r->id_space[id] = context_space(e);
+		r->id_space[id] = cli_context_space(e);
 		break;
 	case etmkit_elem_no_image:
 		c->no_image++;
@@ -413,53 +239,22 @@ static int setup(struct decode_run *r)
 	sc.ctx = r;
 	sc.stop_on_error = (uint8_t)r->stop_on_error;
 	err = etmkit_session_alloc(&r->session, &sc);
-	for (int i = 0; err >= 0 && i < r->in.nsrc; i++) {
-		const struct cli_source *cs = &r->in.src[i];
-		struct etm3_flow_config fc;
-
-		/* Sources of one core (or of none) share its image: the files
-		 * are mapped once. */
-		for (int j = 0; j < i && !r->images[i]; j++)
-			if (!strcmp(r->in.src[j].core, cs->core))
-				r->images[i] = r->images[j];
-		if (!r->images[i]) {
-			rc = build_image(r, cs, &r->images[i]);
-			if (rc)
-				return rc;
-		}
-		r->id_image[cs->id & 0x7f] = r->images[i];
-		r->id_proto[cs->id & 0x7f] = cs->proto;
-		r->id_space[cs->id & 0x7f] = IMAGE_SPACE_ANY;
-		if (cs->proto == etmkit_proto_etmv3) {
-			etm3_flow_config_init(&fc);
-			fc.etm = cs->cfg;
-			fc.image = r->images[i];
-			err = etmkit_session_add_etm3_flow(r->session, cs->id,
-							   &fc);
-			r->m_profile[cs->id & 0x7f] =
-				!!(cs->cfg.flags & ETM3_CFG_M_PROFILE);
-		} else {
-			struct etm4_flow_config f4;
-
-			etm4_flow_config_init(&f4);
-			f4.etm = cs->etm4;
-			f4.image = r->images[i];
-			err = etmkit_session_add_etm4_flow(r->session, cs->id,
-							   &f4);
-		}
-	}
-	if (err == -etmkit_err_unsupported) {
-		cli_error("the trace has conditional-"
-			  "instruction or data trace enabled (TRCCONFIGR); decode "
-			  "follows instruction trace only: use 'etmkit packets'");
-		return cli_exit_input;
-	}
 	if (err < 0) {
 		cli_error("cannot set up the decoder: %s",
 			  etmkit_errstr(err));
 		return cli_exit_input;
 	}
-	return 0;
+	rc = cli_images_setup(&r->images, &r->in, r->session, 0);
+	for (int i = 0; !rc && i < r->in.nsrc; i++) {
+		const struct cli_source *cs = &r->in.src[i];
+
+		r->id_image[cs->id & 0x7f] = r->images.images[i];
+		r->id_proto[cs->id & 0x7f] = cs->proto;
+		r->id_space[cs->id & 0x7f] = IMAGE_SPACE_ANY;
+		r->m_profile[cs->id & 0x7f] = cs->proto == etmkit_proto_etmv3 &&
+			(cs->cfg.flags & ETM3_CFG_M_PROFILE);
+	}
+	return rc;
 }
 
 static void print_stats(const struct decode_run *r)
@@ -499,16 +294,7 @@ static int summarize(const struct decode_run *r)
 static void cleanup(struct decode_run *r)
 {
 	etmkit_session_free(r->session);
-	for (int i = 0; i < CLI_MAX_IDS; i++) {
-		int shared = 0;
-
-		for (int j = 0; j < i; j++)
-			shared |= r->images[j] == r->images[i];
-		if (!shared)
-			image_free(r->images[i]);
-	}
-	for (int i = 0; i < r->nimg; i++)
-		free(r->img[i].owned);
+	cli_images_free(&r->images);
 	cli_disasm_free(r->dis);
 	cli_input_free(&r->in);
 }
@@ -529,8 +315,10 @@ int cmd_decode(int argc, char **argv)
 			{ .name = "stats", .target = &r.stats },
 			{ .name = "m-profile", .target = &r.in.m_profile },
 			{ .name = "stop-on-error", .target = &r.stop_on_error },
-			{ .name = "image", .value = opt_image, .ctx = &r },
-			{ .name = "elf", .value = opt_elf, .ctx = &r },
+			{ .name = "image", .value = cli_images_opt_image,
+			  .ctx = &r.images },
+			{ .name = "elf", .value = cli_images_opt_elf,
+			  .ctx = &r.images },
 			{ .name = "header", .target = &r.header },
 			{ .name = "no-header", .target = &r.no_header },
 			{ .name = NULL }
