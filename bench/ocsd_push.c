@@ -13,18 +13,21 @@ int ocsd_report(const char *who, const char *what, ocsd_err_t err)
 	return -1;
 }
 
-/* A single-source tree with the builtin decoder @name, @cfg being the
- * configuration struct it takes (ocsd_etmv3_cfg, ocsd_etmv4_cfg or
- * ocsd_ete_cfg). */
-static dcd_tree_handle_t tree_with(const char *name, const void *cfg,
-				   int full, unsigned char *csid,
-				   const char *who)
+/* A tree with the builtin decoder @name, @cfg being the configuration
+ * struct it takes (ocsd_etmv3_cfg, ocsd_etmv4_cfg or ocsd_ete_cfg): single
+ * source, or (@framed) CoreSight formatter frames aligned in memory, as
+ * perf feeds AUX data (digest perf-data.md 3.6). */
+static dcd_tree_handle_t framed_tree_with(const char *name, const void *cfg,
+					  int full, int framed,
+					  unsigned char *csid, const char *who)
 {
 	dcd_tree_handle_t tree;
 	ocsd_err_t err;
 	char what[64];
 
-	tree = ocsd_create_dcd_tree(OCSD_TRC_SRC_SINGLE, 0);
+	tree = framed ? ocsd_create_dcd_tree(OCSD_TRC_SRC_FRAME_FORMATTED,
+					     OCSD_DFRMTR_FRAME_MEM_ALIGN) :
+			ocsd_create_dcd_tree(OCSD_TRC_SRC_SINGLE, 0);
 	if (tree == C_API_INVALID_TREE_HANDLE) {
 		fprintf(stderr, "%s: cannot create a decode tree\n", who);
 		return tree;
@@ -42,9 +45,25 @@ static dcd_tree_handle_t tree_with(const char *name, const void *cfg,
 	return tree;
 }
 
+static dcd_tree_handle_t tree_with(const char *name, const void *cfg,
+				   int full, unsigned char *csid,
+				   const char *who)
+{
+	return framed_tree_with(name, cfg, full, 0, csid, who);
+}
+
 dcd_tree_handle_t ocsd_etm3_tree(uint32_t etmcr, uint32_t etmidr,
 				 uint32_t etmccer, uint8_t trace_id, int full,
 				 unsigned char *csid, const char *who)
+{
+	return ocsd_etm3_framed_tree(etmcr, etmidr, etmccer, trace_id, full,
+				     0, csid, who);
+}
+
+dcd_tree_handle_t ocsd_etm3_framed_tree(uint32_t etmcr, uint32_t etmidr,
+					uint32_t etmccer, uint8_t trace_id,
+					int full, int framed,
+					unsigned char *csid, const char *who)
 {
 	ocsd_etmv3_cfg cfg;
 
@@ -55,7 +74,8 @@ dcd_tree_handle_t ocsd_etm3_tree(uint32_t etmcr, uint32_t etmidr,
 	cfg.reg_trc_id = trace_id;
 	cfg.arch_ver = ARCH_V7;
 	cfg.core_prof = profile_CortexA;
-	return tree_with(OCSD_BUILTIN_DCD_ETMV3, &cfg, full, csid, who);
+	return framed_tree_with(OCSD_BUILTIN_DCD_ETMV3, &cfg, full, framed,
+				csid, who);
 }
 
 /* OpenCSD's ETMv4 configuration for @cfg's registers. */
@@ -82,6 +102,13 @@ dcd_tree_handle_t ocsd_etm4_tree(const struct etm4_config *cfg,
 				 uint8_t trace_id, int full,
 				 unsigned char *csid, const char *who)
 {
+	return ocsd_etm4_framed_tree(cfg, trace_id, full, 0, csid, who);
+}
+
+dcd_tree_handle_t ocsd_etm4_framed_tree(const struct etm4_config *cfg,
+					uint8_t trace_id, int full, int framed,
+					unsigned char *csid, const char *who)
+{
 	if (cfg->flags & ETM4_CFG_ETE) {
 		ocsd_ete_cfg c;
 
@@ -95,12 +122,14 @@ dcd_tree_handle_t ocsd_etm4_tree(const struct etm4_config *cfg,
 		c.reg_traceidr = trace_id;
 		c.arch_ver = ARCH_AA64;
 		c.core_prof = profile_CortexA;
-		return tree_with(OCSD_BUILTIN_DCD_ETE, &c, full, csid, who);
+		return framed_tree_with(OCSD_BUILTIN_DCD_ETE, &c, full, framed,
+					csid, who);
 	} else {
 		ocsd_etmv4_cfg c;
 
 		etmv4_cfg_of(cfg, trace_id, &c);
-		return tree_with(OCSD_BUILTIN_DCD_ETMV4I, &c, full, csid, who);
+		return framed_tree_with(OCSD_BUILTIN_DCD_ETMV4I, &c, full,
+					framed, csid, who);
 	}
 }
 
@@ -136,6 +165,19 @@ static int fatal(const char *who, const char *what, ocsd_datapath_resp_t resp)
 int ocsd_push(dcd_tree_handle_t tree, const uint8_t *buf, size_t n,
 	      const char *who)
 {
+	ocsd_datapath_resp_t resp;
+
+	if (ocsd_push_at(tree, buf, n, 0, who))
+		return -1;
+	resp = ocsd_dt_process_data(tree, OCSD_OP_EOT, 0, 0, NULL, NULL);
+	if (OCSD_DATA_RESP_IS_FATAL(resp))
+		return fatal(who, "end of trace", resp);
+	return 0;
+}
+
+int ocsd_push_at(dcd_tree_handle_t tree, const uint8_t *buf, size_t n,
+		 uint64_t index, const char *who)
+{
 	ocsd_datapath_resp_t resp = OCSD_RESP_CONT;
 	size_t done = 0;
 
@@ -151,7 +193,8 @@ int ocsd_push(dcd_tree_handle_t tree, const uint8_t *buf, size_t n,
 			uint32_t used = 0;
 
 			resp = ocsd_dt_process_data(tree, OCSD_OP_DATA,
-						    (ocsd_trc_index_t)done,
+						    (ocsd_trc_index_t)(index +
+								       done),
 						    block, buf + done, &used);
 			done += used;
 			if (used == 0 && OCSD_DATA_RESP_IS_CONT(resp)) {
@@ -169,8 +212,5 @@ int ocsd_push(dcd_tree_handle_t tree, const uint8_t *buf, size_t n,
 		if (OCSD_DATA_RESP_IS_FATAL(resp))
 			return fatal(who, "flush", resp);
 	}
-	resp = ocsd_dt_process_data(tree, OCSD_OP_EOT, 0, 0, NULL, NULL);
-	if (OCSD_DATA_RESP_IS_FATAL(resp))
-		return fatal(who, "end of trace", resp);
 	return 0;
 }

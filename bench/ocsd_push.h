@@ -17,6 +17,12 @@
 int ocsd_push(dcd_tree_handle_t tree, const uint8_t *buf, size_t n,
 	      const char *who);
 
+/* As ocsd_push() without the end of trace: the bytes are numbered from
+ * @index on (OpenCSD's trace index), and the tree takes more after them
+ * (perf feeds each AUX record so, after an OCSD_OP_RESET). */
+int ocsd_push_at(dcd_tree_handle_t tree, const uint8_t *buf, size_t n,
+		 uint64_t index, const char *who);
+
 /* Print "@who: @what: OpenCSD's text for @err" on stderr; returns -1. */
 int ocsd_report(const char *who, const char *what, ocsd_err_t err);
 
@@ -27,6 +33,14 @@ int ocsd_report(const char *who, const char *what, ocsd_err_t err);
 dcd_tree_handle_t ocsd_etm3_tree(uint32_t etmcr, uint32_t etmidr,
 				 uint32_t etmccer, uint8_t trace_id, int full,
 				 unsigned char *csid, const char *who);
+
+/* As ocsd_etm3_tree(), and with @framed the tree takes CoreSight
+ * formatter frames aligned in memory (OCSD_DFRMTR_FRAME_MEM_ALIGN), as
+ * perf and simpleperf feed AUX data, instead of a single source. */
+dcd_tree_handle_t ocsd_etm3_framed_tree(uint32_t etmcr, uint32_t etmidr,
+					uint32_t etmccer, uint8_t trace_id,
+					int full, int framed,
+					unsigned char *csid, const char *who);
 
 /* A single-source decode tree holding OpenCSD's builtin ETMv4
  * instruction decoder (ETMV4I), or its ETE decoder when @cfg has
@@ -40,6 +54,11 @@ dcd_tree_handle_t ocsd_etm3_tree(uint32_t etmcr, uint32_t etmidr,
 dcd_tree_handle_t ocsd_etm4_tree(const struct etm4_config *cfg,
 				 uint8_t trace_id, int full,
 				 unsigned char *csid, const char *who);
+
+/* As ocsd_etm4_tree(), framed as ocsd_etm3_framed_tree(). */
+dcd_tree_handle_t ocsd_etm4_framed_tree(const struct etm4_config *cfg,
+					uint8_t trace_id, int full, int framed,
+					unsigned char *csid, const char *who);
 
 /* A single-source decode tree holding OpenCSD's ETMv4 packet processor
  * (ETMV4I, packet processor only) for @cfg's registers, ETMv4 or ETE.

@@ -7,11 +7,16 @@
 static const char frames_usage[] =
 "Usage: etmkit frames --snapshot DIR [--buffer NAME] [--frames MODE] [--summary]\n"
 "       etmkit frames FILE [--frames MODE] [--summary]\n"
+"       etmkit frames PERF.DATA [--summary]\n"
 "\n"
 "Show how the CoreSight trace formatter frames of a capture split into trace\n"
 "source IDs (any protocol).\n";
 
 static const char frames_notes[] =
+"A perf.data file is listed AUX record by AUX record, at file offsets: a\n"
+"line for each record (CPU, size, flags), then its frames, aligned from the\n"
+"record's first byte; raw (TRBE) records have no frames.\n"
+"\n"
 "Exit status: 0 success; 1 malformed frames were found (reported); 2 usage\n"
 "error; 3 input missing or unreadable.\n";
 
@@ -79,6 +84,59 @@ static int feed(void *ctx, const uint8_t *buf, size_t n)
 	return deformat_feed(r->d, buf, n);
 }
 
+/* The flags of an AUX record (digest perf-data.md 3.7), as words. */
+static void print_aux_flags(uint64_t flags)
+{
+	static const struct { uint64_t bit; const char *name; } names[] = {
+		{ PERF_AUX_FLAG_TRUNCATED, "truncated" },
+		{ PERF_AUX_FLAG_OVERWRITE, "overwrite" },
+		{ PERF_AUX_FLAG_PARTIAL, "partial" },
+		{ PERF_AUX_FLAG_COLLISION, "collision" },
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (flags & names[i].bit)
+			printf(" %s", names[i].name);
+	if ((flags & PERF_AUX_FLAG_FORMAT_MASK) == PERF_AUX_FLAG_FORMAT_RAW)
+		printf(" raw");
+}
+
+/* A perf.data file: each AUX record is a piece of its own (digest 3.10),
+ * its frames aligned from its first byte (3.6), listed at file offsets. */
+static int perf_frames(struct frames_run *r)
+{
+	struct perf_aux_iter ai;
+	struct perf_aux_chunk ch;
+
+	perf_aux_iter_init(&ai, r->in.perf, -1);
+	while (perf_aux_next(&ai, &ch, NULL) == 0) {
+		int raw = (ch.flags & PERF_AUX_FLAG_FORMAT_MASK) ==
+			  PERF_AUX_FLAG_FORMAT_RAW;
+
+		if (!r->summary) {
+			printf("%10" PRIu64 "  AUX record: cpu %" PRIu32
+			       ", %" PRIu64 " bytes", ch.record_offset, ch.cpu,
+			       ch.aux_size);
+			print_aux_flags(ch.flags);
+			if (!ch.data && ch.aux_size)
+				printf(", no data in the file");
+			else if (ch.data)
+				printf(", data at %" PRIu64, ch.data_offset);
+			putchar('\n');
+		}
+		if (!ch.data || !ch.data_size || raw)
+			continue;
+		if (deformat_reset(r->d, ch.data_offset) < 0 ||
+		    deformat_feed(r->d, ch.data, (size_t)ch.data_size) < 0 ||
+		    deformat_finish(r->d) < 0) {
+			cli_error("%s: cannot deformat the AUX record at offset "
+				  "%" PRIu64, r->in.file, ch.record_offset);
+			return cli_exit_input;
+		}
+	}
+	return 0;
+}
+
 static void print_summary(const struct deformat_stats *st)
 {
 	printf("bytes in       %" PRIu64 "\n", st->bytes_in);
@@ -117,7 +175,7 @@ int cmd_frames(int argc, char **argv)
 	rc = parse_args(&r, argc, argv);
 	if (rc)
 		return rc < 0 ? 0 : rc;
-	if (r.in.file && !r.in.snapshot) {
+	if (r.in.file && !r.in.snapshot && !cli_is_perf_file(r.in.file)) {
 		/* Frames need no protocol: resolve the file directly. */
 		r.in.mode = r.in.frames >= 0 ? (enum deformat_mode)r.in.frames :
 					      deformat_coresight;
@@ -138,9 +196,13 @@ int cmd_frames(int argc, char **argv)
 		cli_error("%s", etmkit_errstr(err));
 		return cli_exit_input;
 	}
-	rc = cli_input_stream(&r.in, feed, &r, NULL);
-	if (!rc)
-		deformat_finish(r.d);
+	if (r.in.perf) {
+		rc = perf_frames(&r);
+	} else {
+		rc = cli_input_stream(&r.in, feed, &r, NULL);
+		if (!rc)
+			deformat_finish(r.d);
+	}
 	if (!rc) {
 		const struct deformat_stats *st = deformat_get_stats(r.d);
 
@@ -157,5 +219,6 @@ int cmd_frames(int argc, char **argv)
 		}
 	}
 	deformat_free(r.d);
+	cli_input_free(&r.in);
 	return rc;
 }

@@ -117,6 +117,20 @@ int etmkit_session_add_etm4_flow(struct etmkit_session *s, uint8_t id,
 int etmkit_session_feed(struct etmkit_session *s, const uint8_t *buf,
 			size_t n);
 
+/* Feed @n bytes of trace source @id alone, unformatted, whatever the
+ * session's framing: a piece of a buffer that holds one source's raw
+ * trace, such as a perf AUX record written by TRBE (AUX flag FORMAT_RAW,
+ * digest perf-data.md 3.6) in a recording whose other pieces are
+ * formatted. The bytes go straight to @id's decoder, numbered from the
+ * offset of the next byte on; the deformatter does not see them, so call
+ * etmkit_session_break() between such a piece and framed bytes (a frame
+ * cut by the piece would otherwise continue after it). Nothing is
+ * decoded when @id has no decoder. Returns 0, a callback's negative
+ * value, -etmkit_err_invalid (NULL, @id >= 0x80), or with stop_on_error
+ * -etmkit_err_bad_packet once an error has been delivered. */
+int etmkit_session_feed_raw(struct etmkit_session *s, uint8_t id,
+			    const uint8_t *buf, size_t n);
+
 /* The bytes fed so far and those fed next are separate pieces of a ring
  * buffer (a perf AUX record each, digest perf-data.md 3.10: perf resets its
  * decoder at every AUX record because consecutive pieces need not be

@@ -437,6 +437,21 @@ int etmkit_session_feed(struct etmkit_session *s, const uint8_t *buf, size_t n)
 	return deformat_feed(s->deformat, buf, n);
 }
 
+int etmkit_session_feed_raw(struct etmkit_session *s, uint8_t id,
+			    const uint8_t *buf, size_t n)
+{
+	uint64_t base;
+
+	if (!s || (!buf && n) || id >= DEFORMAT_ID_COUNT)
+		return -etmkit_err_invalid;
+	if (!n)
+		return 0;
+	base = s->next_off;
+	s->next_off += n;
+	s->boundary = 0;
+	return on_data(s, id, buf, NULL, base, n);
+}
+
 /* Static strings for the gap elements of a break. */
 static const char *loss_why(enum etmkit_loss why)
 {

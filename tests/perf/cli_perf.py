@@ -77,6 +77,52 @@ def packets_json(etmkit, path, *opts):
     return r, [json.loads(l) for l in r.stdout.splitlines() if l.strip()]
 
 
+def check_frames(etmkit, d):
+    """`etmkit frames PERF.DATA`: a line per AUX record at its file offset
+    (with "truncated" for TRUNCATED ones, "no data" for those without
+    bytes), then that record's frames, at file offsets, 16-byte aligned from
+    the record's first byte (digest 3.6) and inside its bytes."""
+    bad = []
+    for name in ("perf_etm.data", "perf_kernel.data",
+                 "perf_with_missing_aux_data.data"):
+        path = os.path.join(d, name)
+        r = subprocess.run([etmkit, "frames", path], capture_output=True,
+                           text=True)
+        recs = [l.split() for l in r.stdout.splitlines() if "AUX record" in l]
+        want = aux_records(path)
+        chunks = {c[0]: c for c in aux_chunks(path)}
+        if r.returncode != 0 or [int(x[0]) for x in recs] != [a[0] for a in want]:
+            bad.append("frames %s: AUX lines at %r, records at %r (exit %d)" %
+                       (name, [x[0] for x in recs], [a[0] for a in want],
+                        r.returncode))
+            continue
+        cur = None
+        nframes = 0
+        for l in r.stdout.splitlines():
+            w = l.split()
+            if "AUX record" in l:
+                at = int(l.split("data at ")[1]) if "data at" in l else None
+                cur = chunks.get(at)
+                if at is not None and cur is None:
+                    bad.append("frames %s: data at %d is no AUX chunk" % (name, at))
+                if cur and ("truncated" in l) != bool(cur[2] & 1):
+                    bad.append("frames %s: flags of %r: %s" % (name, cur, l))
+                if at is None and "no data in the file" not in l:
+                    bad.append("frames %s: %s" % (name, l))
+            elif len(w) > 1 and w[1] == "frame":
+                off = int(w[0])
+                nframes += 1
+                if not cur or not (cur[0] <= off < cur[0] + cur[1]) or \
+                        (off - cur[0]) % 16:
+                    bad.append("frames %s: frame at %d outside its record %r"
+                               % (name, off, cur))
+                    break
+        if nframes != sum(c[1] // 16 for c in chunks.values()):
+            bad.append("frames %s: %d frames, the AUX records hold %d" %
+                       (name, nframes, sum(c[1] // 16 for c in chunks.values())))
+    return bad
+
+
 def main():
     etmkit, shared = sys.argv[1:3]
     d = os.path.join(shared, "testdata", "perf")
@@ -162,6 +208,7 @@ def main():
     if r.returncode != 0 or not r.stdout or any(
             l.split()[1] != "10" for l in r.stdout.splitlines()):
         bad.append("perf_kernel.data --id 0x10: exit %d" % r.returncode)
+    bad += check_frames(etmkit, d)
     for b in bad:
         print("FAIL:", b)
     if not bad:

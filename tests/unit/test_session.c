@@ -896,6 +896,75 @@ static void test_break_ete_flow_framed(void **state)
 	etmkit_session_free(ses);
 }
 
+/* A raw piece in a framed session (etmkit_session_feed_raw(), a TRBE AUX
+ * record): test_ete_raw_stream's bytes fed to ID 0x42 of a CoreSight-framed
+ * session at file offset 1000 give the same records at offsets 1000 on,
+ * with nothing for the ETMv3 source of ID 0x10; the break after the piece
+ * reports the cut packet and a gap for 0x42 alone (0x10 had no bytes). An
+ * ID without a decoder takes bytes and gives nothing; ID 0x80 is refused. */
+static void test_feed_raw_in_framed_session(void **state)
+{
+	static const uint8_t raw[] = {
+		0x77,
+		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x80,
+		0x01, 0x00,
+		0x04,
+		0x82, 0x21, 0x0a, 0x0c, 0x00, 0x11,
+		0xf7,
+		0x06, 0x05,
+		0x9a, 0x4e, 0x4a, 0x06, 0x00,
+		0x95,
+	};
+	static const struct { uint8_t type; uint64_t off; } want[] = {
+		{ etm4_pkt_unsynced, 1000 }, { etm4_pkt_a_sync, 1001 },
+		{ etm4_pkt_trace_info, 1013 }, { etm4_pkt_trace_on, 1015 },
+		{ etm4_pkt_address_context, 1016 }, { etm4_pkt_atom, 1022 },
+		{ etm4_pkt_exception, 1023 }, { etm4_pkt_address, 1025 },
+		{ etm4_pkt_address, 1030 },
+	};
+	struct etm4_config cfg;
+	struct etm3_config c3;
+	struct etmkit_session *ses;
+	struct seen s;
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	ses = mk_break(deformat_coresight, 0, &s);
+	ete_config(&cfg);
+	etm3_cfg(&c3);
+	assert_int_equal(etmkit_session_add_etm4(ses, 0x42, &cfg), 0);
+	assert_int_equal(etmkit_session_add_etm3(ses, 0x10, &c3), 0);
+	assert_int_equal(etmkit_session_set_offset(ses, 1000), 0);
+	assert_int_equal(etmkit_session_feed_raw(ses, 0x42, raw, 19), 0);
+	assert_int_equal(etmkit_session_feed_raw(ses, 0x42, raw + 19,
+						 sizeof(raw) - 19), 0);
+	assert_int_equal(s.n, 8); /* the cut address waits for more */
+	assert_int_equal(etmkit_session_break(ses, etmkit_loss_aux_truncated),
+			 0);
+	assert_int_equal(s.n, sizeof(want) / sizeof(want[0]));
+	for (int i = 0; i < s.n; i++) {
+		assert_int_equal(s.id[i], 0x42);
+		assert_int_equal(s.type[i], want[i].type);
+		assert_int_equal(s.offset[i], want[i].off);
+		assert_int_equal(s.error[i], i + 1 == s.n ?
+				 -etmkit_err_truncated : 0);
+	}
+	assert_int_equal(s.g.n, 1);
+	assert_int_equal(s.g.id[0], 0x42);
+	assert_int_equal(s.g.reason[0], etmkit_loss_aux_truncated);
+	assert_int_equal(s.g.offset[0], 1000 + sizeof(raw));
+	assert_int_equal(etmkit_session_feed_raw(ses, 0x30, raw, sizeof(raw)),
+			 0);
+	assert_int_equal(s.n, sizeof(want) / sizeof(want[0]));
+	assert_int_equal(etmkit_session_feed_raw(ses, 0x80, raw, 1),
+			 -etmkit_err_invalid);
+	assert_int_equal(etmkit_session_feed_raw(NULL, 0x42, raw, 1),
+			 -etmkit_err_invalid);
+	assert_int_equal(etmkit_session_feed_raw(ses, 0x42, NULL, 1),
+			 -etmkit_err_invalid);
+	etmkit_session_free(ses);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -916,6 +985,7 @@ int main(void)
 		cmocka_unit_test(test_break_etm4_framed_offset),
 		cmocka_unit_test(test_break_etm3_flow),
 		cmocka_unit_test(test_break_ete_flow_framed),
+		cmocka_unit_test(test_feed_raw_in_framed_session),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
