@@ -45,14 +45,25 @@
 extern "C" {
 #endif
 
-/* Where run-time address @addr of trace ID @id belongs: the index of its
- * binary (any number the caller chooses, the same for one binary) and its
- * ELF virtual address there. Returns 0, or -etmkit_err_not_found when no
- * binary holds it (the range is dropped, as simpleperf drops ranges
- * outside known maps). Any other negative value stops profile_elem(),
- * which returns it. */
+/* Where a run-time address belongs (profile_resolve_fn). */
+struct profile_where {
+	size_t bin;        /* the binary: any number the caller chooses, the
+			      same for one binary */
+	uint64_t vaddr;    /* the address's ELF virtual address there */
+	uint64_t lo, hi;   /* optional (lo == hi: none): the run-time
+			      addresses [lo, hi) around it that map to the
+			      same binary at the same offset (vaddr - addr),
+			      until the next context element of the trace
+			      ID: the profile then resolves them itself */
+};
+
+/* Where run-time address @addr of trace ID @id belongs: fill @w (zeroed
+ * before the call). Returns 0, or -etmkit_err_not_found when no binary
+ * holds it (the range is dropped, as simpleperf drops ranges outside
+ * known maps). Any other negative value stops profile_elem(), which
+ * returns it. */
 typedef int (*profile_resolve_fn)(void *ctx, uint8_t id, uint64_t addr,
-				  size_t *bin, uint64_t *vaddr);
+				  struct profile_where *w);
 
 struct profile_config {
 	size_t size;               /* sizeof(struct profile_config) */
@@ -83,12 +94,15 @@ int profile_finish(struct profile *p);
 /* Whether a count reached UINT64_MAX and stopped there. */
 int profile_saturated(const struct profile *p);
 
-/* Distinct ranges and branches counted so far, over all binaries. */
+/* Distinct ranges and branches counted, over all binaries, as of the last
+ * profile_finish() for the branches (until then a range's branches may be
+ * kept with the range). */
 size_t profile_range_count(const struct profile *p);
 size_t profile_branch_count(const struct profile *p);
 
 /* One counted range or branch, for tests and other writers: the @i-th
- * (0 <= i < count) in no particular order. Returns 0, or
+ * (0 <= i < count) in no particular order; linear in the table size, for
+ * tests. Returns 0, or
  * -etmkit_err_invalid (@i out of range, NULL). For a range @to is its
  * last instruction; for a branch @to is its target (0: indirect). */
 struct profile_entry {
@@ -124,7 +138,8 @@ struct profile_binary {
  * file starts with the line "// Please split this file. AutoFDO only
  * accepts profile for one binary." Returns 0; -etmkit_err_invalid (NULL
  * argument, a binary index counted that is not below @nbins, a NULL
- * name), -etmkit_err_nomem, -etmkit_err_io (writing @f failed). */
+ * name), -etmkit_err_nomem, -etmkit_err_io (writing @f failed). Call
+ * profile_finish() first. */
 int profile_write_autofdo(const struct profile *p, FILE *f,
 			  const struct profile_binary *bins, size_t nbins);
 

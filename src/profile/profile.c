@@ -42,23 +42,6 @@ void profile_free(struct profile *p)
 
 /* ---- Counting ------------------------------------------------------------ */
 
-/* Count the pending range of @st, and its branch when taken. */
-static int flush(struct profile *p, struct profile_id *st)
-{
-	struct profile_pending *pd = &st->pend;
-	int err = 0;
-
-	if (pd->open) {
-		err = count_map_add(&p->ranges, pd->bin, pd->start, pd->end, 1);
-		if (!err && pd->taken)
-			err = count_map_add(&p->branches, pd->bin, pd->end,
-					    pd->target, 1);
-	}
-	pd->open = 0;
-	pd->fix_target = 0;
-	return err;
-}
-
 /* The target of direct branch @r->last from its opcode, or 0 when it
  * cannot be decoded. The opcode is rebuilt into memory order as
  * insn_info.opcode describes it (insn.h). */
@@ -99,6 +82,72 @@ static uint64_t direct_target(const struct profile_run *r)
 	return ii.target;
 }
 
+/* Count the pending range of @st, and its branch when taken. */
+static int flush(struct profile *p, struct profile_id *st)
+{
+	struct profile_pending *pd = &st->pend;
+	int err = 0;
+
+	if (pd->open && pd->fix_target) {
+		/* No range followed: the decoded target, in the start's
+		 * binary (simpleperf's provisional one). */
+		uint64_t t = direct_target(&pd->branch);
+
+		pd->target = t ? pd->start + (t - pd->branch.start) : 0;
+	}
+	if (pd->open) {
+		struct count_slot *sl = count_map_add_slot(&p->ranges, pd->bin,
+							   pd->start, pd->end,
+							   1);
+
+		if (!sl)
+			err = -etmkit_err_nomem;
+		else if (pd->taken && (!sl->aux_count || sl->aux == pd->target)) {
+			/* The usual case: a range's last branch goes where it
+			 * went before (always, for a direct one): counted in
+			 * the range's slot, moved to the branches at
+			 * profile_finish(). */
+			sl->aux = pd->target;
+			sl->aux_count = count_add(sl->aux_count, 1,
+						  &p->branches.saturated);
+		} else if (pd->taken) {
+			err = count_map_add(&p->branches, pd->bin, pd->end,
+					    pd->target, 1);
+		}
+	}
+	pd->open = 0;
+	pd->fix_target = 0;
+	return err;
+}
+
+/* The binary and ELF address of @addr: the resolver's last extent, or
+ * the resolver. */
+static int where(struct profile *p, uint8_t id, struct profile_id *st,
+		 uint64_t addr, size_t *bin, uint64_t *vaddr)
+{
+	struct profile_memo *m = &st->memo;
+	struct profile_where w;
+	int err;
+
+	if (m->valid && addr >= m->lo && addr < m->hi) {
+		*bin = m->bin;
+		*vaddr = addr + m->delta;
+		return 0;
+	}
+	memset(&w, 0, sizeof(w));
+	err = p->cfg.resolve(p->cfg.ctx, id, addr, &w);
+	if (err < 0)
+		return err;
+	*bin = w.bin;
+	*vaddr = w.vaddr;
+	m->valid = w.lo <= addr && addr < w.hi;
+	m->bin = w.bin;
+	m->lo = w.lo;
+	m->hi = w.hi;
+	m->delta = w.vaddr - addr;
+	return 0;
+}
+
 /* The run of @st is a complete range (what OpenCSD reports as one
  * instruction range element): it becomes the pending range, after the
  * one before is counted with its direct target fixed to this start. */
@@ -113,13 +162,15 @@ static int close_run(struct profile *p, uint8_t id, struct profile_id *st)
 	if (!r->open)
 		return 0;
 	r->open = 0;
-	err = p->cfg.resolve(p->cfg.ctx, id, r->start, &bin, &vstart);
+	err = where(p, id, st, r->start, &bin, &vstart);
 	if (err == -etmkit_err_not_found)
 		return flush(p, st);    /* outside known binaries (3.11) */
 	if (err < 0)
 		return err;
-	if (pd->open && pd->fix_target)
+	if (pd->open && pd->fix_target) {
 		pd->target = vstart;
+		pd->fix_target = 0;
+	}
 	err = flush(p, st);
 	taken = (r->class_flags & INSN_F_BRANCH) &&
 		(r->flags & ETMKIT_INSN_EXEC) &&
@@ -134,11 +185,9 @@ static int close_run(struct profile *p, uint8_t id, struct profile_id *st)
 	pd->fix_target = 0;
 	pd->target = 0;
 	if (taken && !(r->class_flags & INSN_F_INDIRECT)) {
-		uint64_t t = direct_target(r);
-
-		/* Provisional, in the start's binary; replaced by the next
-		 * range's start unless a flush comes first. */
-		pd->target = t ? vstart + (t - r->start) : 0;
+		/* The next range's start, or the decoded target at a flush
+		 * that comes first. */
+		pd->branch = *r;
 		pd->fix_target = 1;
 	}
 	return err;
@@ -209,24 +258,46 @@ int profile_elem(struct profile *p, uint8_t id, const struct etmkit_elem *e)
 	case etmkit_elem_exception_entry:
 	case etmkit_elem_q:           /* path not traced */
 		return cut(p, id, st);
+	case etmkit_elem_context:     /* maybe another process's memory */
+		st->memo.valid = 0;
+		return 0;
 	default:
 		return 0;
 	}
 }
 
+/* Move the branch counts kept in the range slots to the branches. On
+ * -etmkit_err_nomem what could not move stays for the next call. */
+static int fold_branches(struct profile *p)
+{
+	for (size_t k = 0; k < p->ranges.cap; k++) {
+		struct count_slot *s = &p->ranges.slots[k];
+
+		if (!s->count || !s->aux_count)
+			continue;
+		if (count_map_add(&p->branches, s->bin, s->to, s->aux,
+				  s->aux_count) < 0)
+			return -etmkit_err_nomem;
+		s->aux_count = 0;
+	}
+	return 0;
+}
+
 int profile_finish(struct profile *p)
 {
-	int err = 0;
+	int err = 0, e2;
 
 	if (!p)
 		return -etmkit_err_invalid;
 	for (unsigned id = 0; id < PROFILE_IDS; id++) {
 		int e = cut(p, (uint8_t)id, &p->ids[id]);
 
+		p->ids[id].memo.valid = 0;   /* the next input's images */
 		if (!err)
 			err = e;
 	}
-	return err;
+	e2 = fold_branches(p);
+	return err ? err : e2;
 }
 
 /* ---- Reading the counts -------------------------------------------------- */

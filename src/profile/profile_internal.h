@@ -26,11 +26,24 @@ struct profile_pending {
 	uint8_t fix_target;        /* direct: target = next range's start */
 	size_t bin;
 	uint64_t start, end, target; /* ELF vaddrs */
+	/* fix_target: the branch, to decode its target only when a flush
+	 * comes before the next range (rare): run-time start, last
+	 * instruction */
+	struct profile_run branch;
+};
+
+/* The last struct profile_where with an extent: addresses in [lo, hi)
+ * are in binary bin at addr + delta. */
+struct profile_memo {
+	uint8_t valid;
+	size_t bin;
+	uint64_t lo, hi, delta;
 };
 
 struct profile_id {
 	struct profile_run run;
 	struct profile_pending pend;
+	struct profile_memo memo;
 };
 
 struct profile {

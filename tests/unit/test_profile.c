@@ -25,22 +25,29 @@
 
 /* Binary 0 holds 0x1000-0x1fff (ELF vaddr = addr + 0x10000), binary 1
  * holds 0x2000-0x2fff (vaddr = addr); nothing else is known. */
-static int resolve(void *ctx, uint8_t id, uint64_t addr, size_t *bin,
-		   uint64_t *vaddr)
+static unsigned resolves;   /* calls of resolve() */
+static int give_extent;     /* resolve() gives the binary's extent */
+
+static int resolve(void *ctx, uint8_t id, uint64_t addr,
+		   struct profile_where *w)
 {
 	(void)ctx;
 	(void)id;
+	resolves++;
 	if (addr >= 0x1000 && addr < 0x2000) {
-		*bin = 0;
-		*vaddr = addr + 0x10000;
-		return 0;
+		w->bin = 0;
+		w->vaddr = addr + 0x10000;
+	} else if (addr >= 0x2000 && addr < 0x3000) {
+		w->bin = 1;
+		w->vaddr = addr;
+	} else {
+		return -etmkit_err_not_found;
 	}
-	if (addr >= 0x2000 && addr < 0x3000) {
-		*bin = 1;
-		*vaddr = addr;
-		return 0;
+	if (give_extent) {
+		w->lo = addr & ~0xfffull;
+		w->hi = w->lo + 0x1000;
 	}
-	return -etmkit_err_not_found;
+	return 0;
 }
 
 static struct profile *new_profile(void)
@@ -339,6 +346,39 @@ static void test_many_keys(void **state)
 	profile_free(p);
 }
 
+/* With an extent, the profile resolves addresses inside it itself, until
+ * a context element or the end of the input; the counts are the same. */
+static void test_extent(void **state)
+{
+	struct profile *p = new_profile();
+
+	(void)state;
+	give_extent = 1;
+	resolves = 0;
+	insn(p, 0x1000, B_8, 0);
+	insn(p, 0x1008, B_8, 0);
+	insn(p, 0x1010, RET, 0);
+	assert_int_equal(resolves, 1);
+	insn(p, 0x2000, RET, 0);      /* another binary */
+	insn(p, 0x1100, RET, 0);
+	assert_int_equal(resolves, 3);
+	event(p, etmkit_elem_context);
+	insn(p, 0x1200, RET, 0);
+	assert_int_equal(resolves, 4);
+	assert_int_equal(profile_finish(p), 0);
+	insn(p, 0x1300, RET, 0);
+	assert_int_equal(resolves, 5);
+	assert_int_equal(profile_finish(p), 0);
+	give_extent = 0;
+	assert_int_equal(BRANCH(p, 0, 0x11000, 0x11008), 1);
+	assert_int_equal(BRANCH(p, 0, 0x11008, 0x11010), 1);
+	assert_int_equal(RANGE(p, 0, 0x11010, 0x11010), 1);
+	assert_int_equal(RANGE(p, 1, 0x2000, 0x2000), 1);
+	assert_int_equal(RANGE(p, 0, 0x11100, 0x11100), 1);
+	assert_int_equal(RANGE(p, 0, 0x11300, 0x11300), 1);
+	profile_free(p);
+}
+
 /* The writer's text: binaries by name with the split line, sorted lines,
  * the base subtracted, a branch target below it as 0, a range below it
  * left out, saturated counts. */
@@ -460,6 +500,7 @@ int main(void)
 		cmocka_unit_test(test_etm3_cond_fail_not_branch),
 		cmocka_unit_test(test_merge),
 		cmocka_unit_test(test_many_keys),
+		cmocka_unit_test(test_extent),
 		cmocka_unit_test(test_write),
 		cmocka_unit_test(test_errors),
 	};
