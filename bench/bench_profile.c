@@ -203,16 +203,21 @@ int main(int argc, char **argv)
 	if (heap_check(&cfg, &in, src.id, &grow))
 		goto out;
 	printf(WHO "  decode   %7.1f MB  %8.1f MB/s  %8.2f Minsn/s  %8.1f ms"
-	       "  best of %d; ETM4_FLOW_RANGES, elements counted\n",
+	       "  best of %d; ETM4_FLOW_RANGES: %" PRIu64 " insn_range "
+	       "elements, counted\n",
 	       (double)in.n / MIB, (double)in.n / MIB / best_d,
-	       (double)dec.insns / best_d / 1e6, best_d * 1e3, o.runs);
+	       (double)dec.insns / best_d / 1e6, best_d * 1e3, o.runs,
+	       dec.ranges_seen);
 	printf(WHO "  profile  %7.1f MB  %8.1f MB/s  %8.2f Minsn/s  %8.1f ms"
 	       "  best of %d; decode + profile_elem(): %zu distinct ranges, "
-	       "%zu branches; %.0f%% of decode's rate\n",
+	       "%zu branches; %.0f%% of decode's rate, %.1f ns per range "
+	       "element more\n",
 	       (double)in.n / MIB, (double)in.n / MIB / best_p,
 	       (double)prof.insns / best_p / 1e6, best_p * 1e3, o.runs,
 	       prof.distinct_ranges, prof.distinct_branches,
-	       100.0 * best_d / best_p);
+	       100.0 * best_d / best_p,
+	       (best_p - best_d) * 1e9 / (double)(dec.ranges_seen ?
+						  dec.ranges_seen : 1));
 	status = 0;
 	if (prof.insns != dec.insns || prof.range_total == 0 ||
 	    prof.range_total > prof.ranges_seen) {
