@@ -2,6 +2,7 @@
  * ranges and branches each binary ran), in a profile-guided optimiser's
  * format. */
 #define _POSIX_C_SOURCE 200809L
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <regex.h>
@@ -93,6 +94,7 @@ static int opt_binary(void *ctx, const char *arg)
 	err = regcomp(&r->re, arg, REG_EXTENDED | REG_NOSUB);
 	if (err) {
 		regerror(err, &r->re, why, sizeof(why));
+		why[0] = (char)tolower((unsigned char)why[0]);
 		cli_error("invalid regular expression '%s' for --binary: %s",
 			  arg, why);
 		return -1;
