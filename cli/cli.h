@@ -146,13 +146,17 @@ void cli_disasm_free(struct cli_disasm *d);
 const char *cli_disasm(struct cli_disasm *d, const struct etmkit_elem *e);
 
 /* Output of execution elements. @bad_image: mark an instruction from an
- * image region that is not what ran (cmd_decode.c). The header names the
- * text columns. */
-void cli_print_elem_header(FILE *f);
+ * image region that is not what ran (cmd_decode.c). @w (NULL: unknown):
+ * the binary and function an instruction ran in (cli/symbolize.h). The
+ * header names the text columns; @where: with the "function+offset
+ * (binary)" column. */
+struct cli_where;
+void cli_print_elem_header(FILE *f, int where);
 void cli_print_elem_text(FILE *f, uint8_t id, const struct etmkit_elem *e,
-			 int m_profile, struct cli_disasm *dis, int bad_image);
+			 int m_profile, struct cli_disasm *dis, int bad_image,
+			 const struct cli_where *w);
 void cli_print_elem_json(FILE *f, uint8_t id, const struct etmkit_elem *e,
-			 int m_profile);
+			 int m_profile, const struct cli_where *w);
 
 int cmd_packets(int argc, char **argv);
 int cmd_frames(int argc, char **argv);

@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "health.h"
 #include "images.h"
+#include "symbolize.h"
 
 static const char decode_usage[] =
 "Usage: etmkit decode --snapshot DIR [--buffer NAME] [--id ID]...\n"
@@ -72,6 +73,10 @@ struct decode_run {
 	uint8_t id_space[DEFORMAT_ID_COUNT];
 	int nbad;
 	struct bad_region bad[MAX_BAD_REGIONS];
+	/* Binaries and functions of instructions (cli/symbolize.h), over
+	 * every image built; show_where: some binary has them to show. */
+	struct cli_symbols *syms;
+	int show_where;
 };
 
 /* ---- Options ------------------------------------------------------------ */
@@ -179,6 +184,8 @@ static int on_elem(void *ctx, uint8_t id, const struct etmkit_elem *e)
 {
 	struct decode_run *r = ctx;
 	struct decode_counts *c = &r->counts[id & 0x7f];
+	struct cli_where where;
+	const struct cli_where *w = NULL;
 	int bad = 0;
 
 	id &= 0x7f;
@@ -187,6 +194,10 @@ static int on_elem(void *ctx, uint8_t id, const struct etmkit_elem *e)
 	case etmkit_elem_insn:
 		c->insns++;
 		bad = check_undefined(r, id, e);
+		if (r->show_where &&
+		    cli_symbols_find(r->syms, id, r->id_image[id],
+				     r->id_space[id], e->addr, &where))
+			w = &where;
 		break;
 	case etmkit_elem_context:
 		r->id_space[id] = cli_context_space(e);
@@ -210,10 +221,10 @@ static int on_elem(void *ctx, uint8_t id, const struct etmkit_elem *e)
 	if (e->kind != etmkit_elem_gap)
 		cli_health_good(&r->health, id, e->offset);
 	if (r->json)
-		cli_print_elem_json(r->out, id, e, r->m_profile[id & 0x7f]);
+		cli_print_elem_json(r->out, id, e, r->m_profile[id & 0x7f], w);
 	else
 		cli_print_elem_text(r->out, id, e, r->m_profile[id & 0x7f],
-				    r->dis, bad);
+				    r->dis, bad, w);
 	return 0;
 }
 
@@ -247,6 +258,12 @@ static int setup(struct decode_run *r)
 	rc = cli_images_setup(&r->images, &r->in, r->session, 0);
 	for (int i = 0; !rc && i < r->in.nsrc; i++) {
 		const struct cli_source *cs = &r->in.src[i];
+		int shared = 0;
+
+		for (int j = 0; j < i; j++)
+			shared |= r->images.images[j] == r->images.images[i];
+		if (!shared)
+			rc = cli_symbols_add_image(r->syms, r->images.images[i]);
 
 		r->id_image[cs->id & 0x7f] = r->images.images[i];
 		r->id_proto[cs->id & 0x7f] = cs->proto;
@@ -296,6 +313,7 @@ static void cleanup(struct decode_run *r)
 	etmkit_session_free(r->session);
 	cli_images_free(&r->images);
 	cli_disasm_free(r->dis);
+	cli_symbols_free(r->syms);
 	cli_input_free(&r->in);
 }
 
@@ -333,10 +351,15 @@ int cmd_decode(int argc, char **argv)
 		cli_error("cannot start the disassembler");
 		rc = cli_exit_input;
 	}
+	if (!rc && !(r.syms = cli_symbols_alloc())) {
+		cli_error("out of memory");
+		rc = cli_exit_input;
+	}
 	if (!rc)
 		rc = setup(&r);
+	r.show_where = cli_symbols_any(r.syms);
 	if (!rc && !r.json && cli_header_wanted(r.out, r.header, r.no_header))
-		cli_print_elem_header(r.out);
+		cli_print_elem_header(r.out, r.show_where);
 	if (!rc)
 		rc = cli_input_stream(&r.in, feed, &r, r.session);
 	if (r.stopped)

@@ -131,69 +131,30 @@ static int on_elem(void *ctx, uint8_t id, const struct etmkit_elem *e)
 	return 0;
 }
 
-/* [lo, hi) narrowed to the run-time addresses of region @reg's file
- * bytes that ELF file @elf's loadable segment holding @off maps: there the
- * ELF address moves with the run-time address. 0, or -1 when no segment
- * holds @off. */
-static int segment_extent(const struct elf_file *elf, uint64_t addr,
-			  uint64_t off, uint64_t *lo, uint64_t *hi)
-{
-	for (size_t i = 0; i < elf_file_segment_count(elf); i++) {
-		const struct elf_segment *sg = elf_file_segment(elf, i);
-		uint64_t slo, shi;
-
-		if (off < sg->offset || off - sg->offset >= sg->filesz)
-			continue;
-		slo = addr - (off - sg->offset);
-		shi = slo + sg->filesz;
-		if (slo > *lo)
-			*lo = slo;
-		if (shi < *hi && shi > slo)
-			*hi = shi;
-		return 0;
-	}
-	return -1;
-}
-
 /* The profile's resolver: the binary and ELF address of @addr through
- * the locator, in the memory space trace ID @id is in; the extent is the
- * image region that holds it (the one the locator reads), within its
- * ELF segment, when no other region of that space overlaps it. */
+ * the locator, in the memory space trace ID @id is in, with the span over
+ * which the locator's answer holds. A file offset outside the loadable
+ * segments has no ELF address: not a binary's code, as for simpleperf. */
 static int resolve(void *ctx, uint8_t id, uint64_t addr,
 		   struct profile_where *w)
 {
 	struct profile_run *r = ctx;
-	const struct image *img = r->id_image[id];
-	const struct image_region *reg;
 	struct locate_result lr;
-	uint8_t space = r->id_space[id];
-	uint64_t lo, hi;
 	int err;
 
-	if (!img)
+	if (!r->id_image[id])
 		return -etmkit_err_not_found;
-	err = locate_find(r->loc, img, space, addr, &lr);
+	err = locate_find(r->loc, r->id_image[id], r->id_space[id], addr, &lr);
 	if (err < 0)
 		return err;
+	if (!lr.vaddr_known)
+		return -etmkit_err_not_found;
 	w->bin = lr.bin_index;
 	w->vaddr = lr.vaddr;
-	reg = image_region_find(img, space, addr);
-	if (!reg || reg->addr + reg->length < reg->addr)
-		return 0;
-	lo = reg->addr;
-	hi = reg->addr + reg->length;
-	if (lr.bin->elf &&
-	    segment_extent(lr.bin->elf, addr, lr.file_offset, &lo, &hi) < 0)
-		return 0;
-	for (size_t i = 0; i < image_region_count(img); i++) {
-		const struct image_region *o = image_region_at(img, i);
-
-		if (o != reg && (o->spaces & space) && o->addr < hi &&
-		    o->addr + o->length > lo)
-			return 0;
+	if (lr.first <= addr && addr <= lr.last && lr.last != UINT64_MAX) {
+		w->lo = lr.first;
+		w->hi = lr.last + 1;
 	}
-	w->lo = lo;
-	w->hi = hi;
 	return 0;
 }
 

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "symbolize.h"
 
 static const char *isa_name(unsigned v)
 {
@@ -40,22 +41,71 @@ static const char *exception_name(const struct etmkit_elem *e, int m_profile)
 
 /* ---- Text ---------------------------------------------------------------- */
 
-/* Columns: address, instruction set (etmkit_isa_name()), opcode, status,
- * cycles, disassembly; the header of cli_print_elem_header() names them.
- * @bad_image adds the marker of an instruction from an image that is not
- * what ran (README, "decode"). */
-static void text_insn(FILE *f, const struct etmkit_elem *e,
-		      struct cli_disasm *dis, int bad_image)
+/* The disassembly's width when the "function+offset (binary)" column
+ * follows it (longer texts push the column right). */
+#define DIS_WIDTH 32
+
+/* Append @n bytes of @s to @b (room for @cap, NUL kept), cut at the end. */
+static size_t tail_put(char *b, size_t at, size_t cap, const char *s,
+		       size_t n)
 {
-	char cyc[16] = "-";
+	if (n > cap - 1 - at)
+		n = cap - 1 - at;
+	memcpy(b + at, s, n);
+	b[at + n] = '\0';
+	return at + n;
+}
+
+/* The listing's tail with @w: the disassembly @text padded to DIS_WIDTH,
+ * then "sym+0xoff (dso)" or "(dso)", as perf script writes it (the dso by
+ * its last path component). Formatted by hand: printf's padding and
+ * arguments cost as much again as the rest of the line. */
+static void where_tail(char *b, size_t cap, const char *text,
+		       const struct cli_where *w)
+{
+	static const char spaces[DIS_WIDTH + 2] = "                                  ";
+	size_t n = strlen(text), at = tail_put(b, 0, cap, text, n);
+	char hex[17];
+	int k = 16;
+
+	at = tail_put(b, at, cap, spaces,
+		      (n < DIS_WIDTH ? DIS_WIDTH - n : 0) + 2);
+	at = tail_put(b, at, cap, w->text_pre, strlen(w->text_pre));
+	if (w->sym) {
+		uint64_t v = w->symoff;
+
+		hex[16] = '\0';
+		do {
+			hex[--k] = "0123456789abcdef"[v & 0xf];
+			v >>= 4;
+		} while (v);
+		at = tail_put(b, at, cap, hex + k, (size_t)(16 - k));
+	}
+	tail_put(b, at, cap, w->text_post, strlen(w->text_post));
+}
+
+/* Columns: address, instruction set (etmkit_isa_name()), opcode, status,
+ * cycles, disassembly, and with @w where it ran (where_tail()); the
+ * header of cli_print_elem_header() names them. @bad_image adds the
+ * marker of an instruction from an image that is not what ran (README,
+ * "decode"). */
+static void text_insn(FILE *f, const struct etmkit_elem *e,
+		      struct cli_disasm *dis, int bad_image,
+		      const struct cli_where *w)
+{
+	char cyc[16] = "-", tail[1024];
+	const char *text = dis ? cli_disasm(dis, e) : "";
 
 	if (e->flags & ETMKIT_INSN_CYCLES)
 		snprintf(cyc, sizeof(cyc), "%" PRIu32, e->cycles);
+	if (w) {
+		where_tail(tail, sizeof(tail), text, w);
+		text = tail;
+	}
 	fprintf(f, "%08" PRIx64 "  %-7s  %0*" PRIx32 "%*s  %-7s %6s  %s%s\n",
 		e->addr, isa_name(e->isa), (int)opcode_digits(e),
 		e->u.insn.opcode, (int)(8 - opcode_digits(e)), "",
-		insn_status(e), cyc, dis ? cli_disasm(dis, e) : "",
-		bad_image ? "  [bad image]" : "");
+		insn_status(e), cyc, text, bad_image ? "  [bad image]" : "");
 }
 
 static void text_data(FILE *f, const struct etmkit_elem *e)
@@ -173,18 +223,23 @@ static void text_event(FILE *f, const struct etmkit_elem *e, int m_profile)
 	fputc('\n', f);
 }
 
-void cli_print_elem_header(FILE *f)
+void cli_print_elem_header(FILE *f, int where)
 {
-	fputs("#   offset  id  address   isa      opcode    status  cycles  "
-	      "disassembly\n", f);
+	fputs("#   offset  id  address   isa      opcode    status  cycles  ", f);
+	if (where)
+		fprintf(f, "%-*s  function+offset (binary)\n", DIS_WIDTH,
+			"disassembly");
+	else
+		fputs("disassembly\n", f);
 }
 
 void cli_print_elem_text(FILE *f, uint8_t id, const struct etmkit_elem *e,
-			 int m_profile, struct cli_disasm *dis, int bad_image)
+			 int m_profile, struct cli_disasm *dis, int bad_image,
+			 const struct cli_where *w)
 {
 	fprintf(f, "%10" PRIu64 "  %02x  ", e->offset, id);
 	if (e->kind == etmkit_elem_insn)
-		text_insn(f, e, dis, bad_image);
+		text_insn(f, e, dis, bad_image, w);
 	else if (e->kind == etmkit_elem_data)
 		text_data(f, e);
 	else
@@ -203,7 +258,45 @@ static void json_flag(FILE *f, int on, const char *name)
 		fprintf(f, ",\"%s\":true", name);
 }
 
-static void json_insn(FILE *f, const struct etmkit_elem *e)
+/* A static string from the library: plain ASCII without quotes, but
+ * escaped anyway. */
+static void json_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fputc('\\', f);
+		if ((unsigned char)*s < 0x20)
+			fprintf(f, "\\u%04x", (unsigned char)*s);
+		else
+			fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+/* Where it ran (docs/json.md): "dso", and "sym" with "symoff" when the
+ * binary has a symbol there (the strings formatted once per span). */
+static void json_where(FILE *f, const struct cli_where *w)
+{
+	char num[32];
+	int k = (int)sizeof(num) - 1;
+	uint64_t v = w->symoff;
+
+	fputs(w->json, f);
+	if (!w->sym)
+		return;
+	/* By hand, as the text tail: fprintf() doubles the cost. */
+	num[k] = '\0';
+	do {
+		num[--k] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	fputs(",\"symoff\":", f);
+	fputs(num + k, f);
+}
+
+static void json_insn(FILE *f, const struct etmkit_elem *e,
+		      const struct cli_where *w)
 {
 	fprintf(f, ",\"addr\":\"0x%" PRIx64 "\",\"size\":%u,\"isa\":\"%s\","
 		"\"opcode\":\"0x%" PRIx32 "\",\"exec\":%s", e->addr, e->size,
@@ -217,6 +310,8 @@ static void json_insn(FILE *f, const struct etmkit_elem *e)
 	json_flag(f, e->flags & ETMKIT_INSN_P0, "p0");
 	json_flag(f, e->u.insn.class_flags & (INSN_F_UNDEFINED | INSN_F_UDF),
 		  "undefined");
+	if (w)
+		json_where(f, w);
 }
 
 static void json_data(FILE *f, const struct etmkit_elem *e)
@@ -237,22 +332,6 @@ static void json_data(FILE *f, const struct etmkit_elem *e)
 	}
 	json_flag(f, e->flags & ETMKIT_DATA_STORE_FAILED, "store_failed");
 	json_flag(f, e->flags & ETMKIT_DATA_SUPPRESSED, "suppressed");
-}
-
-/* A static string from the library: plain ASCII without quotes, but
- * escaped anyway. */
-static void json_string(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fputc('\\', f);
-		if ((unsigned char)*s < 0x20)
-			fprintf(f, "\\u%04x", (unsigned char)*s);
-		else
-			fputc(*s, f);
-	}
-	fputc('"', f);
 }
 
 static void json_event(FILE *f, const struct etmkit_elem *e, int m_profile)
@@ -344,12 +423,12 @@ static void json_event(FILE *f, const struct etmkit_elem *e, int m_profile)
 }
 
 void cli_print_elem_json(FILE *f, uint8_t id, const struct etmkit_elem *e,
-			 int m_profile)
+			 int m_profile, const struct cli_where *w)
 {
 	fprintf(f, "{\"kind\":\"%s\",\"id\":%u,\"offset\":%" PRIu64,
 		etmkit_elem_kind_name(e->kind), id, e->offset);
 	if (e->kind == etmkit_elem_insn)
-		json_insn(f, e);
+		json_insn(f, e, w);
 	else if (e->kind == etmkit_elem_data)
 		json_data(f, e);
 	else

@@ -180,6 +180,12 @@ def main():
         if os.path.isfile(perf):
             c.run(["packets", perf, "--json"], "packets", "perf_kernel.data packets")
             c.run(["decode", perf, "--json"], "elements", "perf_kernel.data decode")
+        # An ELF file for the recording's program: "dso" members.
+        perf = os.path.join(testdata, "perf", "perf_etm.data")
+        prog = os.path.join(testdata, "perf", "etm_test_loop")
+        if os.path.isfile(perf) and os.path.isfile(prog):
+            c.run(["decode", perf, "--elf", prog + "@0x582b2b0000", "--json"],
+                  "elements", "perf_etm.data decode --elf")
     else:
         print("note: no shared captures (%s): examples only" % testdata)
 

@@ -344,6 +344,16 @@ def perf_seeds(outdir, shared):
             write(outdir, "fuzz_perf", "linux-" + name, bytes(linux))
 
 
+def elf_file_seeds(outdir, shared):
+    """fuzz_elf_file: the recordings' binaries as they are (a stripped
+    AArch64 executable and a kernel module with symbols), both < 64 KiB."""
+    d = os.path.join(shared, "testdata", "perf")
+    for name in ("etm_test_loop", "rq_stats.ko"):
+        p = os.path.join(d, name)
+        if os.path.isfile(p):
+            write(outdir, "fuzz_elf_file", name, open(p, "rb").read()[:65536])
+
+
 def write(outdir, target, name, blob):
     d = os.path.join(outdir, target)
     os.makedirs(d, exist_ok=True)
@@ -422,6 +432,7 @@ def main():
                 write(outdir, target, fn, f.read(65536))
     # Real captures, when ../shared is there.
     perf_seeds(outdir, shared)
+    elf_file_seeds(outdir, shared)
     n = 0
     kdump = os.path.join(shared, "testdata", "etmv3", "TC2", "kernel_dump.bin")
     if os.path.isfile(kdump):

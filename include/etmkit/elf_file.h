@@ -70,6 +70,12 @@ struct elf_file;
  * id. */
 int elf_file_open(struct elf_file **ef, const char *path,
 		  struct image_diag *diag);
+/* The same from @n bytes at @data (read during the call only, not kept),
+ * named @name in messages and by elf_file_path(): for files already in
+ * memory, and for the fuzz target. Returns as elf_file_open(), without
+ * -etmkit_err_io. */
+int elf_file_open_memory(struct elf_file **ef, const void *data, size_t n,
+			 const char *name, struct image_diag *diag);
 void elf_file_free(struct elf_file *ef);
 
 const char *elf_file_path(const struct elf_file *ef);
@@ -114,10 +120,15 @@ int elf_file_first_load_vaddr(const struct elf_file *ef, uint64_t *vaddr);
 int elf_file_section(const struct elf_file *ef, const char *name,
 		     uint64_t *addr, uint64_t *offset, uint64_t *size);
 
-/* Symbols, sorted by address. The function symbol that holds @vaddr:
- * addr <= vaddr < addr + size, or, for a symbol of size 0, the nearest
- * one below @vaddr with no other symbol between (as perf and addr2line
- * do); NULL when none. */
+/* Symbols, sorted by address, one per address (of aliases the one with a
+ * size, then the first by name, is kept; ARM and AArch64 mapping symbols
+ * $a, $t, $d, $x are not functions and are left out). In a relocatable
+ * object only the symbols of .text are kept, at their offset in .text
+ * plus its sh_addr (the made-up segment's addresses).
+ * elf_file_symbol(): the function symbol that holds @vaddr: addr <= vaddr
+ * < addr + size, or, for a symbol of size 0, the nearest one below @vaddr
+ * with no other symbol between (as perf and addr2line do); NULL when
+ * none. */
 size_t elf_file_symbol_count(const struct elf_file *ef);
 const struct elf_symbol *elf_file_symbol_at(const struct elf_file *ef,
 					    size_t i);

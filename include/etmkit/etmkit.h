@@ -4,6 +4,8 @@
  *   transport.h  CoreSight formatter frames, TPIU syncs, demultiplexing by ID
  *   etm3.h       ETMv3 packets
  *   image.h      program images: raw dumps, ELF files, snapshot dumps
+ *   elf_file.h   an ELF file's build id, segments and function symbols
+ *   locate.h     address -> binary, ELF virtual address, function
  *   insn.h       instruction classification (A32, T32, ThumbEE, Jazelle)
  *   elem.h       execution elements: instructions and events
  *   flow.h       flow decoders: trace + image -> elements
@@ -24,6 +26,8 @@
 #include "etmkit/session.h"
 #include "etmkit/snapshot.h"
 #include "etmkit/image.h"
+#include "etmkit/elf_file.h"
+#include "etmkit/locate.h"
 #include "etmkit/insn.h"
 #include "etmkit/elem.h"
 #include "etmkit/flow.h"

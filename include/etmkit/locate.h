@@ -46,9 +46,20 @@ struct locate_binary {
 struct locate_result {
 	const struct locate_binary *bin;
 	size_t bin_index;          /* locate_binary_at(l, bin_index) == bin */
-	uint64_t vaddr;            /* ELF virtual address (raw dump: addr) */
+	uint64_t vaddr;            /* ELF virtual address (raw dump: addr);
+				      valid when vaddr_known */
+	int vaddr_known;           /* 0: the file offset is in no loadable
+				      segment of the ELF file (e.g. a
+				      relocatable object's section other
+				      than .text): no vaddr, no sym */
 	uint64_t file_offset;      /* in bin->file */
 	const struct elf_symbol *sym; /* the function, or NULL */
+	/* Run-time addresses around addr, first <= addr <= last, over
+	 * which locate_find() (same image and space) gives the same bin,
+	 * sym and vaddr_known, with vaddr and file_offset moving with the
+	 * address: a caller may keep the result for that range instead of
+	 * asking again per instruction. */
+	uint64_t first, last;
 };
 
 struct locate;
@@ -59,7 +70,10 @@ void locate_free(struct locate *l);
 
 /* Know the files behind every region of @img that has a path: each
  * distinct file is opened once (elf_file_open()) over all images added;
- * a file that is not an ELF file is a raw dump (elf NULL). Returns 0;
+ * a file that does not start with the ELF magic is a raw dump (elf
+ * NULL). Regions are remembered by the image's copy of their path:
+ * @img must outlive the lookups, and regions added to it later need
+ * another call (those already known are skipped). Returns 0;
  * -etmkit_err_nomem, -etmkit_err_invalid; an ELF file that cannot be read
  * is -etmkit_err_io or -etmkit_err_format with @diag (may be NULL) naming
  * it. */
@@ -80,6 +94,8 @@ int locate_set_name(struct locate *l, const char *file, const char *name,
 int locate_find(const struct locate *l, const struct image *img,
 		uint8_t space, uint64_t addr, struct locate_result *r);
 
+/* The binaries known, in the order they were met; the pointers (and
+ * locate_result.bin) stay valid while the locator lives. */
 size_t locate_binary_count(const struct locate *l);
 const struct locate_binary *locate_binary_at(const struct locate *l,
 					     size_t i);

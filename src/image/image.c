@@ -474,6 +474,33 @@ const struct image_region *image_region_at(const struct image *img, size_t i)
 	return (img && i < img->nregions) ? &img->regions[i].pub : NULL;
 }
 
+const struct image_region *img_region_span(const struct image *img,
+					   uint8_t space, uint64_t addr,
+					   uint64_t *first, uint64_t *last)
+{
+	const struct img_region *r;
+	uint64_t lo;
+	size_t i;
+
+	if (!img)
+		return NULL;
+	r = find(img, space, addr, last);
+	if (!r)
+		return NULL;
+	/* Regions added after r that end below @addr inside it hide its
+	 * bytes there (those that start above are in *last already). */
+	lo = r->pub.addr;
+	for (i = (size_t)(r - img->regions) + 1; i < img->nregions; i++) {
+		const struct img_region *o = &img->regions[i];
+
+		if ((o->pub.spaces & space) && o->last < addr &&
+		    o->last >= lo)
+			lo = o->last + 1;
+	}
+	*first = lo;
+	return &r->pub;
+}
+
 const struct image_region *image_region_find(const struct image *img,
 					     uint8_t space, uint64_t addr)
 {

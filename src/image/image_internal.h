@@ -57,4 +57,24 @@ int img_add_region(struct image *img, uint64_t addr, uint64_t length,
 		   uint8_t spaces, const uint8_t *bytes, const char *path,
 		   uint64_t offset, struct image_diag *d);
 
+/* image_region_find(), and the addresses [*@first, *@last] around @addr
+ * over which that region is the one found (for @space). */
+const struct image_region *img_region_span(const struct image *img,
+					   uint8_t space, uint64_t addr,
+					   uint64_t *first, uint64_t *last);
+
+struct elf_file;
+struct elf_symbol;
+
+/* elf_file_offset_to_vaddr(), and the file offsets [*@first, *@last]
+ * around @off that the same segment translates, or, when none holds @off
+ * (-etmkit_err_not_found), that no segment holds (elf_file.c). */
+int elf_file_offset_span(const struct elf_file *ef, uint64_t off,
+			 uint64_t *vaddr, uint64_t *first, uint64_t *last);
+/* elf_file_symbol(), and the addresses [*@first, *@last] around @vaddr
+ * with the same answer (a symbol, or NULL over a gap between symbols). */
+const struct elf_symbol *elf_file_symbol_span(const struct elf_file *ef,
+					      uint64_t vaddr, uint64_t *first,
+					      uint64_t *last);
+
 #endif /* ETMKIT_IMAGE_INTERNAL_H */
