@@ -226,6 +226,7 @@ int cmd_packets(int argc, char **argv);
 int cmd_frames(int argc, char **argv);
 int cmd_decode(int argc, char **argv);
 int cmd_encode(int argc, char **argv);
+int cmd_profile(int argc, char **argv);
 
 /* What an option does, for the code that handles it (struct cli_option's
  * code): the input options (cli_input_option()), -h and -q (cli_parse_args())
@@ -249,7 +250,8 @@ enum cli_opt {
 #define CLI_CMD_PACKETS 0x2u
 #define CLI_CMD_FRAMES  0x4u
 #define CLI_CMD_ENCODE  0x8u
-#define CLI_CMD_ALL     0xfu
+#define CLI_CMD_PROFILE 0x10u
+#define CLI_CMD_ALL     0x1fu
 
 /* One line of a command's help, and with a name an option the command's
  * parser takes: the option table (cli/options.c) is the only place an
@@ -276,7 +278,7 @@ struct cli_command {
 };
 
 extern const struct cli_command cli_cmd_decode, cli_cmd_packets,
-	cli_cmd_frames, cli_cmd_encode;
+	cli_cmd_frames, cli_cmd_encode, cli_cmd_profile;
 
 /* The command named @name, or NULL. */
 const struct cli_command *cli_command_find(const char *name);

@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "cli.h"
-#include "etmkit/perf_maps.h"
 #include "health.h"
+#include "images.h"
 #include "symbolize.h"
 
 static const char decode_usage[] =
@@ -44,16 +44,6 @@ const struct cli_command cli_cmd_decode = {
 	"decode", CLI_CMD_DECODE, decode_usage, decode_notes
 };
 
-#define MAX_IMAGE_ARGS 64
-
-struct image_arg {
-	const char *path;
-	char *owned;     /* path, when split off the argument (freed) */
-	uint64_t addr;   /* --image: address; --elf: bias */
-	int elf;
-	int has_num;     /* FILE@NUMBER given */
-};
-
 struct decode_counts {
 	uint64_t insns, no_image, gaps, errors, elems;
 };
@@ -72,9 +62,7 @@ struct decode_run {
 	struct cli_input in;
 	struct etmkit_session *session;
 	int json, stats, stop_on_error, stopped;
-	int nimg;
-	struct image_arg img[MAX_IMAGE_ARGS];
-	struct image *images[CLI_MAX_IDS]; /* per source */
+	struct cli_images images;    /* --image, --elf; per source */
 	uint8_t m_profile[DEFORMAT_ID_COUNT];
 	struct decode_counts counts[DEFORMAT_ID_COUNT];
 	struct cli_health health;    /* most of a source failing? */
@@ -88,92 +76,19 @@ struct decode_run {
 	uint8_t id_space[DEFORMAT_ID_COUNT];
 	int nbad;
 	struct bad_region bad[MAX_BAD_REGIONS];
-	/* perf.data input: */
-	struct cli_perf_opts perf;
-	struct cli_perf_sb *sb;
-	struct perf_maps_override ovr[MAX_IMAGE_ARGS];
 	/* Binaries and functions of instructions (cli/symbolize.h), over
 	 * every image built; show_where: some binary has them to show. */
 	struct cli_symbols *syms;
 	int show_where;
 };
 
-/* ---- Options ------------------------------------------------------------ */
-
-/* FILE@NUMBER, split at the last '@'. Returns 1 with a number, 0 without
- * one (no '@', or what follows is not a number), -1 if there is nothing
- * before the '@'. */
-static int split_at(const char *arg, char **path, uint64_t *num)
-{
-	const char *at = strrchr(arg, '@');
-
-	*path = NULL;
-	if (!at || cli_parse_u64(at + 1, num, 1) < 0)
-		return 0;
-	if (at == arg)
-		return -1;
-	*path = strndup(arg, (size_t)(at - arg));
-	return *path ? 1 : -1;
-}
-
-static int add_image_arg(struct decode_run *r, const char *arg, int elf)
-{
-	struct image_arg *ia;
-	char *path;
-	uint64_t num = 0;
-	int k = split_at(arg, &path, &num);
-
-	if (r->nimg >= MAX_IMAGE_ARGS) {
-		cli_error("at most %d --image/--elf",
-			  MAX_IMAGE_ARGS);
-		return -1;
-	}
-	if (k < 0 || (k == 0 && !elf)) {
-		cli_error("invalid value '%s' for --%s: "
-			  "expected %s", arg, elf ? "elf" : "image",
-			  elf ? "FILE or FILE@BIAS" : "FILE@ADDR (ADDR decimal or 0x hex)");
-		return -1;
-	}
-	ia = &r->img[r->nimg++];
-	ia->path = k ? path : arg;
-	ia->owned = path;
-	ia->addr = num;
-	ia->elf = elf;
-	ia->has_num = k;
-	return 0;
-}
-
-static int opt_image(void *ctx, const char *arg)
-{
-	return add_image_arg(ctx, arg, 0);
-}
-
-static int opt_elf(void *ctx, const char *arg)
-{
-	return add_image_arg(ctx, arg, 1);
-}
-
-static int opt_symfs(void *ctx, const char *arg)
-{
-	((struct decode_run *)ctx)->perf.symfs = arg;
-	return 0;
-}
-
-static int opt_buildid_dir(void *ctx, const char *arg)
-{
-	((struct decode_run *)ctx)->perf.buildid_dir = arg;
-	return 0;
-}
-
-static int opt_vmlinux(void *ctx, const char *arg)
-{
-	((struct decode_run *)ctx)->perf.vmlinux = arg;
-	return 0;
-}
+/* ---- Options: the perf.data filters (the image options are
+ * cli/images.c's) ---------------------------------------------------------- */
 
 static int opt_pid(void *ctx, const char *arg)
 {
-	if (cli_parse_ranges(arg, &((struct decode_run *)ctx)->perf.pids) == 0)
+	if (cli_parse_ranges(arg, &((struct decode_run *)ctx)->images.perf.pids)
+	    == 0)
 		return 0;
 	cli_error("invalid value '%s' for --pid: expected process IDs and "
 		  "ranges, as 1234,2000-2100", arg);
@@ -182,125 +97,11 @@ static int opt_pid(void *ctx, const char *arg)
 
 static int opt_binary(void *ctx, const char *arg)
 {
-	((struct decode_run *)ctx)->perf.binary_re = arg;
-	return 0;
-}
-
-/* ---- Images ------------------------------------------------------------- */
-
-static int image_error(const struct image_diag *d, int err)
-{
-	cli_error("%s: %s (%s)", d->path[0] ? d->path : "?",
-		  d->message[0] ? d->message : "cannot map", etmkit_errstr(err));
-	return cli_exit_input;
-}
-
-/* e_machine of ELF file @path (already read by image_add_elf()), or -1. */
-static int elf_machine(const char *path)
-{
-	uint8_t h[20];
-	FILE *f = fopen(path, "rb");
-	size_t n = f ? fread(h, 1, sizeof(h), f) : 0;
-
-	if (f)
-		fclose(f);
-	return n == sizeof(h) ? h[18] | h[19] << 8 : -1; /* little-endian */
-}
-
-/* ETMv3 traces ARMv7 and earlier (A32, T32, Jazelle, ThumbEE): an
- * AArch64 ELF file (EM_AARCH64, 183) cannot hold code it traced. An
- * ETMv4/ETE source takes either family (AArch32 code under ARMv8). */
-static int elf_fits(const struct cli_source *cs, const char *path)
-{
-	if (cs->proto != etmkit_proto_etmv3 || elf_machine(path) != 183)
-		return 0;
-	cli_error("%s: an AArch64 ELF file, but trace ID 0x%02x (%s) is ETMv3, "
-		  "which traces ARMv7 and earlier cores (A32 and T32 code): "
-		  "give the program the traced core ran", path, cs->id,
-		  cs->name);
-	return cli_exit_input;
-}
-
-/* The image of source @cs: its core's dumps, then --image and --elf. */
-static int build_image(struct decode_run *r, const struct cli_source *cs,
-		       struct image **out)
-{
-	struct image *img;
-	struct image_diag d;
-	int err;
-
-	memset(&d, 0, sizeof(d));
-	if (image_alloc(&img) < 0) {
-		cli_error("out of memory");
-		return cli_exit_input;
-	}
-	*out = img;
-	if (r->in.ss && cs->core[0]) {
-		const struct snapshot_device *core =
-			snapshot_find_device(r->in.ss, cs->core);
-
-		/* A dump whose file cannot be read is left out, with a
-		 * warning (as OpenCSD does): its addresses become no_image.
-		 * A malformed dump is an error. */
-		for (size_t k = 0; core && k < core->ndumps; k++) {
-			err = image_add_snapshot_dump(img, core, k, &d);
-			if (err == -etmkit_err_io) {
-				cli_warn("%s: %s "
-					 "(%s): decoding without it",
-					 d.path[0] ? d.path : "?", d.message,
-					 etmkit_errstr(err));
-				continue;
-			}
-			if (err < 0)
-				return image_error(&d, err);
-		}
-	}
-	for (int i = 0; i < r->nimg; i++) {
-		const struct image_arg *ia = &r->img[i];
-
-		err = ia->elf ? image_add_elf(img, ia->path, ia->addr, 0, &d) :
-				image_add_file(img, ia->path, ia->addr, 0, 0, 0, &d);
-		if (err < 0)
-			return image_error(&d, err);
-		if (ia->elf && elf_fits(cs, ia->path))
-			return cli_exit_input;
-	}
-	if (!image_region_count(img))
-		cli_note("no program image for "
-			 "trace ID 0x%02x (%s): instructions cannot be followed "
-			 "(give --image or --elf)", cs->id,
-			 cs->core[0] ? cs->core : "no core named");
+	((struct decode_run *)ctx)->images.perf.binary_re = arg;
 	return 0;
 }
 
 /* ---- Instructions that cannot be what ran ------------------------------- */
-
-/* The memory space (image.h) of context element @e, as the flow decoders
- * read the image: ETMv3 from NS and Hyp, ETMv4/ETE from EL and security
- * state. */
-static uint8_t context_space(const struct etmkit_elem *e)
-{
-	unsigned el = e->u.context.el;
-
-	if (!(e->flags & ETMKIT_CTX_EL)) {
-		if (!e->u.context.ns)
-			return IMAGE_SPACE_S;
-		return e->u.context.hyp ? IMAGE_SPACE_EL2 : IMAGE_SPACE_EL1N;
-	}
-	if (el == 3)
-		return e->u.context.sec == etmkit_sec_root ? IMAGE_SPACE_ROOT :
-							    IMAGE_SPACE_EL3;
-	switch (e->u.context.sec) {
-	case etmkit_sec_nonsecure:
-		return el == 2 ? IMAGE_SPACE_EL2 : IMAGE_SPACE_EL1N;
-	case etmkit_sec_realm:
-		return el == 2 ? IMAGE_SPACE_EL2R : IMAGE_SPACE_EL1R;
-	case etmkit_sec_root:
-		return IMAGE_SPACE_ROOT;
-	default:
-		return el == 2 ? IMAGE_SPACE_EL2S : IMAGE_SPACE_EL1S;
-	}
-}
 
 /* Whether insn element @e of trace ID @id, on the executed path, cannot
  * be what the core ran: the image there is wrong (zero-filled or stale
@@ -408,11 +209,11 @@ static int on_elem(void *ctx, uint8_t id, const struct etmkit_elem *e)
 
 	id &= 0x7f;
 	c->elems++;
-	if (r->sb) {
-		listed = cli_perf_sb_elem(r->sb, id, e, &task);
+	if (r->images.sb) {
+		listed = cli_perf_sb_elem(r->images.sb, id, e, &task);
 		t = &task;
 		if (e->kind == etmkit_elem_context)
-			r->id_image[id] = cli_perf_sb_image(r->sb, id);
+			r->id_image[id] = cli_perf_sb_image(r->images.sb, id);
 	}
 	switch (e->kind) {
 	case etmkit_elem_insn:
@@ -424,7 +225,7 @@ static int on_elem(void *ctx, uint8_t id, const struct etmkit_elem *e)
 			w = &where;
 		break;
 	case etmkit_elem_context:
-		r->id_space[id] = context_space(e);
+		r->id_space[id] = cli_context_space(e);
 		break;
 	case etmkit_elem_no_image:
 		c->no_image++;
@@ -465,24 +266,6 @@ static int feed(void *ctx, const uint8_t *buf, size_t n)
 				&r->stopped);
 }
 
-/* A perf.data recording: per-process images from its side-band; --elf
- * names files for its binaries (cli/perf_sideband.c). */
-static int setup_perf(struct decode_run *r)
-{
-	int rc;
-
-	for (int i = 0; i < r->nimg; i++) {
-		r->ovr[i].raw = (uint8_t)!r->img[i].elf;
-		r->ovr[i].path = r->img[i].path;
-		r->ovr[i].bias = r->img[i].addr;
-		r->ovr[i].has_bias = (uint8_t)r->img[i].has_num;
-	}
-	r->perf.elf = r->ovr;
-	r->perf.nelf = (size_t)r->nimg;
-	rc = cli_perf_sb_open(&r->sb, &r->in, &r->perf);
-	return rc ? rc : cli_perf_sb_symbols(r->sb, r->syms);
-}
-
 static int setup(struct decode_run *r)
 {
 	struct etmkit_session_config sc;
@@ -495,75 +278,25 @@ static int setup(struct decode_run *r)
 	sc.ctx = r;
 	sc.stop_on_error = (uint8_t)r->stop_on_error;
 	err = etmkit_session_alloc(&r->session, &sc);
-	if (err >= 0 && r->in.perf) {
-		rc = setup_perf(r);
-		if (rc)
-			return rc;
-	} else if (err >= 0 && (r->perf.symfs || r->perf.buildid_dir ||
-				r->perf.vmlinux || r->perf.pids.n ||
-				r->perf.binary_re)) {
-		cli_error("--symfs, --buildid-dir, --vmlinux, --pid and "
-			  "--binary apply to a perf.data recording");
-		return cli_exit_usage;
-	}
-	for (int i = 0; err >= 0 && i < r->in.nsrc; i++) {
-		const struct cli_source *cs = &r->in.src[i];
-		struct etm3_flow_config fc;
-
-		/* Sources of one core (or of none) share its image: the files
-		 * are mapped once. */
-		for (int j = 0; j < i && !r->images[i]; j++)
-			if (!strcmp(r->in.src[j].core, cs->core))
-				r->images[i] = r->images[j];
-		if (!r->images[i] && !r->sb) {
-			rc = build_image(r, cs, &r->images[i]);
-			if (rc)
-				return rc;
-			rc = cli_symbols_add_image(r->syms, r->images[i]);
-			if (rc)
-				return rc;
-		}
-		r->id_image[cs->id & 0x7f] = r->images[i];
-		r->id_proto[cs->id & 0x7f] = cs->proto;
-		r->id_space[cs->id & 0x7f] = IMAGE_SPACE_ANY;
-		if (cs->proto == etmkit_proto_etmv3) {
-			etm3_flow_config_init(&fc);
-			fc.etm = cs->cfg;
-			fc.image = r->images[i];
-			if (r->sb) {
-				cli_perf_sb_etm3(r->sb, cs, &fc);
-				r->id_image[cs->id & 0x7f] = fc.image;
-			}
-			err = etmkit_session_add_etm3_flow(r->session, cs->id,
-							   &fc);
-			r->m_profile[cs->id & 0x7f] =
-				!!(cs->cfg.flags & ETM3_CFG_M_PROFILE);
-		} else {
-			struct etm4_flow_config f4;
-
-			etm4_flow_config_init(&f4);
-			f4.etm = cs->etm4;
-			f4.image = r->images[i];
-			if (r->sb) {
-				cli_perf_sb_etm4(r->sb, cs, &f4);
-				r->id_image[cs->id & 0x7f] = f4.image;
-			}
-			err = etmkit_session_add_etm4_flow(r->session, cs->id,
-							   &f4);
-		}
-	}
-	if (err == -etmkit_err_unsupported) {
-		cli_error("the trace has conditional-"
-			  "instruction or data trace enabled (TRCCONFIGR); decode "
-			  "follows instruction trace only: use 'etmkit packets'");
-		return cli_exit_input;
-	}
 	if (err < 0) {
 		cli_error("cannot set up the decoder: %s",
 			  etmkit_errstr(err));
 		return cli_exit_input;
 	}
-	return 0;
+	rc = cli_images_setup(&r->images, &r->in, r->session, 0);
+	if (!rc)
+		rc = cli_images_symbols(&r->images, r->syms);
+	for (int i = 0; !rc && i < r->in.nsrc; i++) {
+		const struct cli_source *cs = &r->in.src[i];
+
+		r->id_image[cs->id & 0x7f] =
+			cli_images_of(&r->images, &r->in, cs->id);
+		r->id_proto[cs->id & 0x7f] = cs->proto;
+		r->id_space[cs->id & 0x7f] = IMAGE_SPACE_ANY;
+		r->m_profile[cs->id & 0x7f] = cs->proto == etmkit_proto_etmv3 &&
+			(cs->cfg.flags & ETM3_CFG_M_PROFILE);
+	}
+	return rc;
 }
 
 static void print_stats(const struct decode_run *r)
@@ -603,18 +336,8 @@ static int summarize(const struct decode_run *r)
 static void cleanup(struct decode_run *r)
 {
 	etmkit_session_free(r->session);
-	for (int i = 0; i < CLI_MAX_IDS; i++) {
-		int shared = 0;
-
-		for (int j = 0; j < i; j++)
-			shared |= r->images[j] == r->images[i];
-		if (!shared)
-			image_free(r->images[i]);
-	}
-	for (int i = 0; i < r->nimg; i++)
-		free(r->img[i].owned);
+	cli_images_free(&r->images);
 	cli_disasm_free(r->dis);
-	cli_perf_sb_free(r->sb);
 	cli_symbols_free(r->syms);
 	cli_input_free(&r->in);
 }
@@ -635,12 +358,16 @@ int cmd_decode(int argc, char **argv)
 			{ .name = "stats", .target = &r.stats },
 			{ .name = "m-profile", .target = &r.in.m_profile },
 			{ .name = "stop-on-error", .target = &r.stop_on_error },
-			{ .name = "image", .value = opt_image, .ctx = &r },
-			{ .name = "elf", .value = opt_elf, .ctx = &r },
-			{ .name = "symfs", .value = opt_symfs, .ctx = &r },
-			{ .name = "buildid-dir", .value = opt_buildid_dir,
-			  .ctx = &r },
-			{ .name = "vmlinux", .value = opt_vmlinux, .ctx = &r },
+			{ .name = "image", .value = cli_images_opt_image,
+			  .ctx = &r.images },
+			{ .name = "elf", .value = cli_images_opt_elf,
+			  .ctx = &r.images },
+			{ .name = "symfs", .value = cli_images_opt_symfs,
+			  .ctx = &r.images },
+			{ .name = "buildid-dir",
+			  .value = cli_images_opt_buildid_dir, .ctx = &r.images },
+			{ .name = "vmlinux", .value = cli_images_opt_vmlinux,
+			  .ctx = &r.images },
 			{ .name = "pid", .value = opt_pid, .ctx = &r },
 			{ .name = "binary", .value = opt_binary, .ctx = &r },
 			{ .name = "header", .target = &r.header },
@@ -682,7 +409,7 @@ int cmd_decode(int argc, char **argv)
 		cli_error("cannot write the output");
 		rc = cli_exit_input;
 	}
-	cli_perf_sb_report(r.sb);
+	cli_perf_sb_report(r.images.sb);
 	if (!rc)
 		rc = summarize(&r);
 	cleanup(&r);

@@ -12,6 +12,8 @@ static const char main_usage[] =
 "Commands:\n"
 "  decode    rebuild the executed instructions from trace and program image\n"
 "            (ETMv3, ETMv4, ETE)\n"
+"  profile   count the executed ranges and branches per binary: an AutoFDO\n"
+"            profile (ETMv3, ETMv4, ETE)\n"
 "  packets   list the trace packets of each trace source (ETMv3, ETMv4, ETE)\n"
 "  frames    show the CoreSight formatter frames and trace IDs of a capture\n"
 "  encode    turn an execution record or a QEMU log into trace and a\n"
@@ -31,6 +33,7 @@ static const char main_usage[] =
 "  etmkit packets --snapshot path/to/snapshot --id 0x10\n"
 "  etmkit packets trace.bin --protocol etmv3 --etmcr 0x1000 \\\n"
 "         --etmidr 0x410cf250 --frames none --json\n"
+"  etmkit profile perf.data --elf prog@0x5500000000 -o prog.afdo\n"
 "  etmkit frames --snapshot path/to/snapshot --summary\n"
 "  etmkit encode --from-qemu qemu.log --protocol ete --out snap/\n"
 "\n"
@@ -47,6 +50,8 @@ static int run(const char *cmd, int argc, char **argv)
 		return cmd_decode(argc, argv);
 	if (!strcmp(cmd, "encode"))
 		return cmd_encode(argc, argv);
+	if (!strcmp(cmd, "profile"))
+		return cmd_profile(argc, argv);
 	cli_error("unknown command '%s' (see etmkit help)", cmd);
 	return cli_exit_usage;
 }
@@ -79,7 +84,8 @@ int main(int argc, char **argv)
 	const char *cmd = argc > 1 ? argv[1] : NULL;
 
 	if (!cmd) {
-		cli_error("no command: decode, packets, frames, encode, version "
+		cli_error("no command: decode, profile, packets, frames, encode, "
+			  "version "
 			  "or help (see etmkit help)");
 		return cli_exit_usage;
 	}

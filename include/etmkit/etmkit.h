@@ -33,5 +33,6 @@
 #include "etmkit/flow.h"
 #include "etmkit/perf.h"
 #include "etmkit/perf_write.h"
+#include "etmkit/profile.h"
 
 #endif /* ETMKIT_ETMKIT_H */

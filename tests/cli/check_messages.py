@@ -14,7 +14,7 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import msg_style  # noqa: E402
 
-COMMANDS = ("decode", "packets", "frames", "encode")
+COMMANDS = ("decode", "packets", "frames", "encode", "profile")
 
 
 def main():
@@ -66,6 +66,11 @@ def main():
           "--frames", "none"], 2),
         (["packets", empty, "--snapshot", tmp], 2),
         (["decode", "--image", "nothing"], 2),
+        (["profile", "--format", "bolt"], 2),
+        (["profile", "--binary", "("], 2),
+        (["profile", missing, "--protocol", "etmv4", "--frames", "none",
+          "--image", missing + "@0x1000"], 3),
+        (["profile", "--snapshot", missing], 3),
     ]
     for cmd in COMMANDS:
         cases += [([cmd, "--bogus"], 2), ([cmd, "-x"], 2), ([cmd, "--frames"], 2),

@@ -9,7 +9,7 @@ with a name (--option, REGISTER, a path), has no final period, and a reason
 after ": " (strerror, the library's) is lower case too."""
 import re
 
-LINE = re.compile(r"^etmkit(?: (decode|packets|frames|encode|help))?: "
+LINE = re.compile(r"^etmkit(?: (decode|packets|frames|encode|profile|help))?: "
                   r"(?:(warning|note): )?(.+)$")
 
 

@@ -1,0 +1,240 @@
+/* bench_profile: throughput of building an execution profile (ranges and
+ * branches per binary, include/etmkit/profile.h) beside the decode that
+ * feeds it, on the same input.
+ *
+ * Input: one ETMv4/ETE trace source of a snapshot (--snapshot juno_r1_1,
+ * the default, or tme_test), repeated to --mb MiB from A-sync to A-sync
+ * (bench_common.h), with the program image of its core. Both runs decode
+ * with ETM4_FLOW_RANGES (what etmkit profile does):
+ *   decode   the elements are drained and counted;
+ *   profile  every element also goes to profile_elem(), whose resolver
+ *            maps an address to its image region (the binary), keeps
+ *            the address (a raw dump's ELF address is its own) and gives
+ *            the region as the extent.
+ * Timed: decoder and profile allocation, decoding, profile_finish(),
+ * release. Best of --runs runs, taking turns. The profile's counts are
+ * checked against the decode: the ranges' counts add up to the P0
+ * instructions seen, and its memory must stop growing once the distinct
+ * ranges are known (the last copies add no allocation).
+ */
+#define _GNU_SOURCE /* mallinfo2 */
+#include <inttypes.h>
+#include <malloc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "etmkit/flow.h"
+#include "etmkit/profile.h"
+#include "etmkit/snapshot.h"
+#include "bench_common.h"
+
+#define WHO "profile"
+
+struct counts {
+	uint64_t insns, elems, ranges_seen;
+	uint64_t range_total;     /* sum of the profile's range counts */
+	size_t distinct_ranges, distinct_branches;
+};
+
+static void usage(FILE *f)
+{
+	bench_etm4_usage(f, "bench_profile", "0 (no OpenCSD run)");
+}
+
+static int resolve(void *ctx, uint8_t id, uint64_t addr,
+		   struct profile_where *w)
+{
+	const struct image *img = ctx;
+	const struct image_region *r = image_region_find(img, IMAGE_SPACE_ANY,
+							 addr);
+
+	(void)id;
+	if (!r)
+		return -etmkit_err_not_found;
+	w->bin = (size_t)(r - image_region_at(img, 0));
+	w->vaddr = addr;
+	/* the region, as far as no later region overlaps it: this image's
+	 * regions do not overlap */
+	w->lo = r->addr;
+	w->hi = r->addr + r->length;
+	return 0;
+}
+
+/* Decode @n bytes; with @prof, feed it every element. */
+static int run(const struct etm4_flow_config *cfg, const uint8_t *buf,
+	       size_t n, struct profile *prof, uint8_t id, struct counts *c)
+{
+	struct etm4_flow_decoder *dec = NULL;
+	const struct etmkit_elem *el;
+	int err, k = 0;
+
+	memset(c, 0, sizeof(*c));
+	err = etm4_flow_alloc(&dec, cfg);
+	if (!err)
+		err = etm4_flow_feed(dec, buf, n, NULL, 0);
+	for (int pass = 0; !err && pass < 2; pass++) {
+		while ((k = etm4_flow_batch(dec, &el)) > 0) {
+			for (int i = 0; i < k; i++) {
+				const struct etmkit_elem *e = &el[i];
+
+				if (e->kind == etmkit_elem_insn_range) {
+					c->insns += e->u.range.count;
+					c->ranges_seen++;
+				}
+				if (prof && (err = profile_elem(prof, id, e)))
+					break;
+			}
+			c->elems += (uint64_t)k;
+			if (err)
+				break;
+		}
+		if (!err && k != -etmkit_err_eos)
+			err = k;
+		if (!err && pass == 0)
+			err = etm4_flow_finish(dec);
+	}
+	if (!err && prof)
+		err = profile_finish(prof);
+	etm4_flow_free(dec);
+	return err;
+}
+
+static int timed(const struct etm4_flow_config *cfg,
+		 const struct bench_input *in, uint8_t id, int with_profile,
+		 int r, double *best, struct counts *c)
+{
+	struct profile_config pc;
+	struct profile *prof = NULL;
+	double t0 = bench_now();
+	int err = 0;
+
+	profile_config_init(&pc);
+	pc.resolve = resolve;
+	pc.ctx = (void *)cfg->image;
+	if (with_profile)
+		err = profile_alloc(&prof, &pc);
+	if (!err)
+		err = run(cfg, in->buf, in->n, prof, id, c);
+	if (!err && prof) {
+		struct profile_entry e;
+
+		c->distinct_ranges = profile_range_count(prof);
+		c->distinct_branches = profile_branch_count(prof);
+		for (size_t i = 0; i < c->distinct_ranges; i++)
+			if (profile_range_at(prof, i, &e) == 0)
+				c->range_total += e.count;
+	}
+	profile_free(prof);
+	return bench_keep_best(WHO, err, bench_now() - t0, r, best);
+}
+
+static size_t heap_in_use(void)
+{
+	struct mallinfo2 mi = mallinfo2();
+
+	return mi.uordblks + mi.hblkhd;
+}
+
+/* The profile's heap after one copy and after all: equal once the
+ * distinct ranges are known (the second copy onwards repeats them). */
+static int heap_check(const struct etm4_flow_config *cfg,
+		      const struct bench_input *in, uint8_t id, size_t *grow)
+{
+	struct profile_config pc;
+	struct profile *prof = NULL;
+	struct counts c;
+	size_t h2;
+	int err;
+
+	profile_config_init(&pc);
+	pc.resolve = resolve;
+	pc.ctx = (void *)cfg->image;
+	err = profile_alloc(&prof, &pc);
+	if (!err)
+		err = run(cfg, in->buf, 2 * in->copy_len, prof, id, &c);
+	h2 = heap_in_use();
+	if (!err)
+		err = run(cfg, in->buf, in->n, prof, id, &c);
+	*grow = heap_in_use() - h2;
+	profile_free(prof);
+	return err;
+}
+
+int main(int argc, char **argv)
+{
+	struct bench_options o;
+	struct bench_input in;
+	struct bench_etm4_source src;
+	struct image *img = NULL;
+	struct image_diag idiag;
+	struct etm4_flow_config cfg;
+	struct counts dec, prof;
+	const char *snap = "juno_r1_1";
+	double best_d = 0.0, best_p = 0.0;
+	size_t grow = 0;
+	int status = 1;
+
+	memset(&in, 0, sizeof(in));
+	memset(&src, 0, sizeof(src));
+	if (bench_parse_args("bench_profile", argc, argv, &o, 0.0,
+			     bench_snapshot_option, &snap, usage))
+		return 2;
+	if (bench_etm4_open(WHO, &src, o.shared, snap, o.id) ||
+	    bench_etm4_input(WHO, &src, o.mb, &in))
+		goto out;
+	if (image_alloc(&img) ||
+	    image_add_snapshot_device(img, src.core, &idiag)) {
+		fprintf(stderr, WHO ": image of %s: %s: %s\n", src.core->name,
+			idiag.path, idiag.message);
+		goto out;
+	}
+	printf(WHO "  input    %s, %s: %zu-byte copy x %zu = %.1f MB; image "
+	       "%zu region(s)\n", src.buf->file, src.what, in.copy_len,
+	       in.copies, (double)in.n / MIB, image_region_count(img));
+	etm4_flow_config_init(&cfg);
+	cfg.etm = src.cfg;
+	cfg.image = img;
+	cfg.flags = ETM4_FLOW_RANGES;
+	for (int r = 0; r < o.runs; r++)
+		if (timed(&cfg, &in, src.id, 0, r, &best_d, &dec) ||
+		    timed(&cfg, &in, src.id, 1, r, &best_p, &prof))
+			goto out;
+	if (heap_check(&cfg, &in, src.id, &grow))
+		goto out;
+	printf(WHO "  decode   %7.1f MB  %8.1f MB/s  %8.2f Minsn/s  %8.1f ms"
+	       "  best of %d; ETM4_FLOW_RANGES: %" PRIu64 " insn_range "
+	       "elements, counted\n",
+	       (double)in.n / MIB, (double)in.n / MIB / best_d,
+	       (double)dec.insns / best_d / 1e6, best_d * 1e3, o.runs,
+	       dec.ranges_seen);
+	printf(WHO "  profile  %7.1f MB  %8.1f MB/s  %8.2f Minsn/s  %8.1f ms"
+	       "  best of %d; decode + profile_elem(): %zu distinct ranges, "
+	       "%zu branches; %.0f%% of decode's rate, %.1f ns per range "
+	       "element more\n",
+	       (double)in.n / MIB, (double)in.n / MIB / best_p,
+	       (double)prof.insns / best_p / 1e6, best_p * 1e3, o.runs,
+	       prof.distinct_ranges, prof.distinct_branches,
+	       100.0 * best_d / best_p,
+	       (best_p - best_d) * 1e9 / (double)(dec.ranges_seen ?
+						  dec.ranges_seen : 1));
+	status = 0;
+	if (prof.insns != dec.insns || prof.range_total == 0 ||
+	    prof.range_total > prof.ranges_seen) {
+		printf(WHO "  MISMATCH: %" PRIu64 " instructions decoded, %"
+		       PRIu64 " with the profile; %" PRIu64 " range counts "
+		       "for %" PRIu64 " insn_range elements\n", dec.insns,
+		       prof.insns, prof.range_total, prof.ranges_seen);
+		status = 1;
+	}
+	if (grow) {
+		printf(WHO "  MISMATCH: the profile's heap grew by %zu bytes "
+		       "over copies that add no new range\n", grow);
+		status = 1;
+	}
+out:
+	image_free(img);
+	bench_etm4_close(&src);
+	bench_input_free(&in);
+	return status;
+}

@@ -1,0 +1,345 @@
+/* etmkit profile: trace plus program image to an execution profile (the
+ * ranges and branches each binary ran), in a profile-guided optimiser's
+ * format. */
+#define _POSIX_C_SOURCE 200809L
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <regex.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "images.h"
+#include "symbolize.h"
+#include "etmkit/locate.h"
+#include "etmkit/profile.h"
+
+static const char profile_usage[] =
+"Usage: etmkit profile PERF.DATA [--elf FILE[@BIAS]]... [--image FILE@ADDR]...\n"
+"                      [OPTIONS]\n"
+"       etmkit profile --snapshot DIR [--buffer NAME] [--id ID]...\n"
+"                      [--image FILE@ADDR]... [--elf FILE[@BIAS]]... [OPTIONS]\n"
+"       etmkit profile FILE --protocol etmv3|etmv4|ete [REGISTERS]\n"
+"                      (--image FILE@ADDR | --elf FILE[@BIAS])... [OPTIONS]\n"
+"  OPTIONS: [--format autofdo] [-o FILE] [--binary REGEX] [--quiet]\n"
+"\n"
+"Count what the cores ran, per binary: the straight-line ranges of\n"
+"instructions and the taken branches between them, at the binaries' ELF\n"
+"addresses; write them as a profile for a profile-guided optimiser.\n";
+
+static const char profile_notes[] =
+"The autofdo format is the text profile of AutoFDO's create_llvm_prof\n"
+"(--profiler text), byte for byte as 'simpleperf inject' writes it: a range\n"
+"ends at every branch, taken or not; a taken indirect branch (br, blr,\n"
+"ret) goes to 0, its target not being traced. Addresses are ELF virtual\n"
+"addresses less the first loadable segment's. With several binaries the\n"
+"file starts with a line asking to split it: AutoFDO reads one binary.\n"
+"A perf.data recording names each binary by the path and build id it\n"
+"recorded for the ELF file given with the same build id.\n"
+"\n"
+"Exit status: 0 success; 1 the trace had decode errors (the profile is\n"
+"written without what they hid); 2 usage error; 3 input missing,\n"
+"unreadable or malformed, or the output cannot be written.\n";
+
+const struct cli_command cli_cmd_profile = {
+	"profile", CLI_CMD_PROFILE, profile_usage, profile_notes
+};
+
+struct profile_run {
+	struct cli_input in;
+	struct cli_images images;
+	struct etmkit_session *session;
+	struct profile *prof;
+	struct cli_symbols *syms;          /* its locator names binaries */
+	struct locate *loc;
+	const char *format, *output, *binary;
+	regex_t re;
+	int have_re;
+	int err;                           /* the first profile error */
+	uint64_t errors;                   /* decode errors (gaps) */
+	const struct image *id_image[DEFORMAT_ID_COUNT];
+	uint8_t id_space[DEFORMAT_ID_COUNT];
+};
+
+/* ---- Options ------------------------------------------------------------ */
+
+static int opt_prof_format(void *ctx, const char *arg)
+{
+	struct profile_run *r = ctx;
+
+	if (strcmp(arg, "autofdo")) {
+		cli_error("unknown profile format '%s' for --format: the "
+			  "formats are autofdo", arg);
+		return -1;
+	}
+	r->format = arg;
+	return 0;
+}
+
+static int opt_prof_output(void *ctx, const char *arg)
+{
+	((struct profile_run *)ctx)->output = arg;
+	return 0;
+}
+
+static int opt_prof_binary(void *ctx, const char *arg)
+{
+	struct profile_run *r = ctx;
+	char why[128];
+	int err;
+
+	if (r->have_re) {
+		regfree(&r->re);
+		r->have_re = 0;
+	}
+	err = regcomp(&r->re, arg, REG_EXTENDED | REG_NOSUB);
+	if (err) {
+		regerror(err, &r->re, why, sizeof(why));
+		why[0] = (char)tolower((unsigned char)why[0]);
+		cli_error("invalid regular expression '%s' for --binary: %s",
+			  arg, why);
+		return -1;
+	}
+	r->have_re = 1;
+	r->binary = arg;
+	return 0;
+}
+
+/* ---- Counting ----------------------------------------------------------- */
+
+/* Losses that are not decode errors (as in decode): a packet cut at the
+ * end of a piece, and trace the recorder says it lost (digest 3.7). */
+static int expected_loss(unsigned reason)
+{
+	return reason == etmkit_loss_truncated ||
+	       (reason >= etmkit_loss_aux_truncated &&
+		reason <= etmkit_loss_aux_missing);
+}
+
+static int on_elem(void *ctx, uint8_t id, const struct etmkit_elem *e)
+{
+	struct profile_run *r = ctx;
+	int err;
+
+	id &= 0x7f;
+	if (r->images.sb) {
+		struct cli_task task;
+
+		/* Follow the process (perf.data): the thread of the context
+		 * ID picks its image. Every element counts: --pid and
+		 * --binary of decode are listing filters. */
+		cli_perf_sb_elem(r->images.sb, id, e, &task);
+		if (e->kind == etmkit_elem_context)
+			r->id_image[id] = cli_perf_sb_image(r->images.sb, id);
+	}
+	if (e->kind == etmkit_elem_context)
+		r->id_space[id] = cli_context_space(e);
+	else if (e->kind == etmkit_elem_gap && !expected_loss(e->u.loss.reason))
+		r->errors++;
+	err = profile_elem(r->prof, id, e);
+	if (err < 0 && !r->err)
+		r->err = err;   /* reported at the end; counting goes on */
+	return 0;
+}
+
+/* The profile's resolver: the binary and ELF address of @addr through
+ * the locator, in the memory space trace ID @id is in, with the span over
+ * which the locator's answer holds. A file offset outside the loadable
+ * segments has no ELF address: not a binary's code, as for simpleperf. */
+static int resolve(void *ctx, uint8_t id, uint64_t addr,
+		   struct profile_where *w)
+{
+	struct profile_run *r = ctx;
+	struct locate_result lr;
+	int err;
+
+	if (!r->id_image[id])
+		return -etmkit_err_not_found;
+	err = locate_find(r->loc, r->id_image[id], r->id_space[id], addr, &lr);
+	if (err < 0)
+		return err;
+	if (!lr.vaddr_known)
+		return -etmkit_err_not_found;
+	w->bin = lr.bin_index;
+	w->vaddr = lr.vaddr;
+	if (lr.first <= addr && addr <= lr.last && lr.last != UINT64_MAX) {
+		w->lo = lr.first;
+		w->hi = lr.last + 1;
+	}
+	return 0;
+}
+
+static int feed(void *ctx, const uint8_t *buf, size_t n)
+{
+	struct profile_run *r = ctx;
+	int stopped = 0;
+
+	return cli_session_feed("profile", r->session, buf, n, 0, &stopped);
+}
+
+/* ---- Set-up ------------------------------------------------------------- */
+
+static int setup(struct profile_run *r)
+{
+	struct etmkit_session_config sc;
+	struct profile_config pc;
+	int err, rc;
+
+	etmkit_session_config_init(&sc);
+	sc.frames = r->in.mode;
+	sc.raw_id = r->in.src[0].id;
+	sc.on_elem = on_elem;
+	sc.ctx = r;
+	err = etmkit_session_alloc(&r->session, &sc);
+	if (!err && !(r->syms = cli_symbols_alloc()))
+		err = -etmkit_err_nomem;
+	profile_config_init(&pc);
+	pc.resolve = resolve;
+	pc.ctx = r;
+	if (!err)
+		err = profile_alloc(&r->prof, &pc);
+	if (err < 0) {
+		cli_error("cannot set up the decoder: %s", etmkit_errstr(err));
+		return cli_exit_input;
+	}
+	/* ETMv4/ETE: instruction ranges, the fast path. */
+	rc = cli_images_setup(&r->images, &r->in, r->session, ETM4_FLOW_RANGES);
+	if (!rc)
+		rc = cli_images_symbols(&r->images, r->syms);
+	r->loc = cli_symbols_locate(r->syms);
+	for (int i = 0; !rc && i < r->in.nsrc; i++) {
+		uint8_t id = r->in.src[i].id & 0x7f;
+
+		r->id_image[id] = cli_images_of(&r->images, &r->in, id);
+		r->id_space[id] = IMAGE_SPACE_ANY;
+	}
+	return rc;
+}
+
+/* ---- Output ------------------------------------------------------------- */
+
+/* The writer's view of the locator's binaries: name, build id, the first
+ * PT_LOAD's address, and --binary. */
+static struct profile_binary *binaries(const struct profile_run *r, size_t *n)
+{
+	size_t nb = locate_binary_count(r->loc);
+	struct profile_binary *pb = calloc(nb ? nb : 1, sizeof(*pb));
+
+	*n = nb;
+	for (size_t i = 0; pb && i < nb; i++) {
+		const struct locate_binary *b = locate_binary_at(r->loc, i);
+
+		pb[i].name = b->name;
+		memcpy(pb[i].build_id, b->build_id, 20);
+		if (b->elf && elf_file_first_load_vaddr(b->elf, &pb[i].base) < 0)
+			pb[i].base = 0;
+		pb[i].skip = r->have_re &&
+			     regexec(&r->re, b->name, 0, NULL, 0) != 0;
+	}
+	return pb;
+}
+
+static int write_profile(struct profile_run *r)
+{
+	const char *path = r->output ? r->output : "(standard output)";
+	FILE *f = r->output ? fopen(r->output, "w") : stdout;
+	struct profile_binary *pb;
+	size_t nb;
+	int err, closed = 0;
+
+	if (!f) {
+		cli_error("%s: cannot write: %s", path, cli_strerror(errno));
+		return cli_exit_input;
+	}
+	pb = binaries(r, &nb);
+	err = pb ? profile_write_autofdo(r->prof, f, pb, nb) : -etmkit_err_nomem;
+	free(pb);
+	if (r->output)
+		closed = fclose(f);
+	else
+		closed = fflush(f);
+	if (err < 0 || closed) {
+		cli_error("%s: cannot write the profile: %s", path,
+			  err < 0 ? etmkit_errstr(err) : cli_strerror(errno));
+		return cli_exit_input;
+	}
+	if (profile_saturated(r->prof))
+		cli_note("some counts reached %" PRIu64 " and stopped there",
+			 UINT64_MAX);
+	return 0;
+}
+
+static void cleanup(struct profile_run *r)
+{
+	etmkit_session_free(r->session);
+	profile_free(r->prof);
+	cli_symbols_free(r->syms);
+	cli_images_free(&r->images);
+	cli_input_free(&r->in);
+	if (r->have_re)
+		regfree(&r->re);
+}
+
+int cmd_profile(int argc, char **argv)
+{
+	static struct profile_run r;
+	int rc;
+
+	memset(&r, 0, sizeof(r));
+	r.in.frames = -1;
+	r.in.keep_snapshot = 1;
+	r.in.protos = CLI_PROTO_ALL;
+	{
+		const struct cli_flag flags[] = {
+			{ .name = "format", .value = opt_prof_format, .ctx = &r },
+			{ .name = "output", .value = opt_prof_output, .ctx = &r },
+			{ .name = "binary", .value = opt_prof_binary, .ctx = &r },
+			{ .name = "m-profile", .target = &r.in.m_profile },
+			{ .name = "image", .value = cli_images_opt_image,
+			  .ctx = &r.images },
+			{ .name = "elf", .value = cli_images_opt_elf,
+			  .ctx = &r.images },
+			{ .name = "symfs", .value = cli_images_opt_symfs,
+			  .ctx = &r.images },
+			{ .name = "buildid-dir",
+			  .value = cli_images_opt_buildid_dir, .ctx = &r.images },
+			{ .name = "vmlinux", .value = cli_images_opt_vmlinux,
+			  .ctx = &r.images },
+			{ .name = NULL }
+		};
+
+		rc = cli_parse_args(&cli_cmd_profile, flags, &r.in, argc, argv);
+	}
+	if (rc) {
+		cleanup(&r);
+		return rc < 0 ? 0 : rc;
+	}
+	rc = cli_input_resolve(&r.in, "profile");
+	if (!rc)
+		rc = setup(&r);
+	if (!rc)
+		rc = cli_input_stream(&r.in, feed, &r, r.session);
+	if (!rc && etmkit_session_finish(r.session) < 0)
+		rc = cli_exit_input;
+	if (!rc) {
+		int err = profile_finish(r.prof);
+
+		if (err < 0 && !r.err)
+			r.err = err;
+		if (r.err) {
+			cli_error("cannot count the trace: %s",
+				  etmkit_errstr(r.err));
+			rc = cli_exit_input;
+		}
+	}
+	if (!rc)
+		rc = write_profile(&r);
+	if (!rc && r.errors) {
+		cli_error("%" PRIu64 " decode error%s in the trace (gaps)",
+			  r.errors, r.errors == 1 ? "" : "s");
+		rc = cli_exit_trace_errors;
+	}
+	cleanup(&r);
+	return rc;
+}

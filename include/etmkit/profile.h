@@ -1,0 +1,150 @@
+/* etmkit: execution profiles built from decoded trace.
+ *
+ * A profile counts what the trace says the cores ran: straight-line
+ * ranges of instructions and the taken branches between them, per binary,
+ * at the binaries' ELF virtual addresses. It consumes the execution
+ * elements of a session (elem.h), trace ID by trace ID, and several
+ * inputs and trace IDs add into one profile. Writers turn it into the
+ * text formats profile-guided optimisers read (AutoFDO: digest
+ * perf-data.md 4a).
+ *
+ *   struct profile_config cfg;
+ *   profile_config_init(&cfg);
+ *   cfg.resolve = my_resolve;  cfg.ctx = ...;   address -> binary, vaddr
+ *   struct profile *p;
+ *   profile_alloc(&p, &cfg);
+ *   profile_elem(p, id, e);              for every element (on_elem)
+ *   profile_finish(p);                   at the end of each input
+ *   profile_write_autofdo(p, f, bins, nbins);
+ *   profile_free(p);
+ *
+ * How ranges and branches are formed (as simpleperf's inject does from
+ * OpenCSD instruction ranges, digest 4a): a range runs from a first
+ * instruction to the next P0 or branch instruction, taken or not, which
+ * it includes; every range counts 1. When that last instruction is a
+ * taken branch, a branch line from it counts 1: to the start of the next
+ * range for a direct branch (the decoded target when no range follows
+ * before a flush), to 0 for an indirect one (BR, BLR, RET: the target is
+ * not recorded). A trace_on, gap, no_image, overflow, exception or Q
+ * element, an address no binary holds, and profile_finish() end the range
+ * being built and flush it: no branch joins across them.
+ *
+ * Counts saturate at UINT64_MAX (profile_saturated() says so). Memory
+ * grows with the distinct ranges and branches only: nothing is allocated
+ * per element once they are known.
+ */
+#ifndef ETMKIT_PROFILE_H
+#define ETMKIT_PROFILE_H
+
+#include <stdio.h>
+
+#include "etmkit/common.h"
+#include "etmkit/elem.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Where a run-time address belongs (profile_resolve_fn). */
+struct profile_where {
+	size_t bin;        /* the binary: any number the caller chooses, the
+			      same for one binary */
+	uint64_t vaddr;    /* the address's ELF virtual address there */
+	uint64_t lo, hi;   /* optional (lo == hi: none): the run-time
+			      addresses [lo, hi) around it that map to the
+			      same binary at the same offset (vaddr - addr),
+			      until the next context element of the trace
+			      ID: the profile then resolves them itself */
+};
+
+/* Where run-time address @addr of trace ID @id belongs: fill @w (zeroed
+ * before the call). Returns 0, or -etmkit_err_not_found when no binary
+ * holds it (the range is dropped, as simpleperf drops ranges outside
+ * known maps). Any other negative value stops profile_elem(), which
+ * returns it. */
+typedef int (*profile_resolve_fn)(void *ctx, uint8_t id, uint64_t addr,
+				  struct profile_where *w);
+
+struct profile_config {
+	size_t size;               /* sizeof(struct profile_config) */
+	profile_resolve_fn resolve;
+	void *ctx;                 /* for resolve */
+};
+
+void profile_config_init(struct profile_config *cfg);
+
+struct profile;
+
+/* Returns 0 and sets *@p; -etmkit_err_invalid (NULL argument, bad size,
+ * no resolve), -etmkit_err_nomem. */
+int profile_alloc(struct profile **p, const struct profile_config *cfg);
+void profile_free(struct profile *p);
+
+/* Count element @e of trace ID @id (0-127). Returns 0, -etmkit_err_nomem
+ * (a new range or branch found no room; the profile stays usable and
+ * misses that one), -etmkit_err_invalid (NULL argument, @id above 127),
+ * or the resolver's error. */
+int profile_elem(struct profile *p, uint8_t id, const struct etmkit_elem *e);
+
+/* End of an input (or of the trace of every ID): the ranges being built
+ * are flushed. Call before writing. Returns 0, -etmkit_err_nomem,
+ * -etmkit_err_invalid, or the resolver's error. */
+int profile_finish(struct profile *p);
+
+/* Whether a count reached UINT64_MAX and stopped there. */
+int profile_saturated(const struct profile *p);
+
+/* Distinct ranges and branches counted, over all binaries, as of the last
+ * profile_finish() for the branches (until then a range's branches may be
+ * kept with the range). */
+size_t profile_range_count(const struct profile *p);
+size_t profile_branch_count(const struct profile *p);
+
+/* One counted range or branch, for tests and other writers: the @i-th
+ * (0 <= i < count) in no particular order; linear in the table size, for
+ * tests. Returns 0, or
+ * -etmkit_err_invalid (@i out of range, NULL). For a range @to is its
+ * last instruction; for a branch @to is its target (0: indirect). */
+struct profile_entry {
+	size_t bin;
+	uint64_t from, to, count;
+};
+int profile_range_at(const struct profile *p, size_t i,
+		     struct profile_entry *out);
+int profile_branch_at(const struct profile *p, size_t i,
+		      struct profile_entry *out);
+
+/* ---- AutoFDO text (digest perf-data.md 4a) ------------------------------ */
+
+/* What the writer says about binary index i (bins[i]). */
+struct profile_binary {
+	const char *name;          /* the path as the recording names it */
+	uint8_t build_id[20];      /* zero-padded; all zero: unknown */
+	uint64_t base;             /* subtracted from every address: the
+				      p_vaddr of the binary's first PT_LOAD
+				      (simpleperf's AutoFDO writer; 0 for a
+				      raw dump) */
+	int skip;                  /* leave the binary out */
+};
+
+/* Write the profile as simpleperf's inject does (digest 4a): one block
+ * per binary that has counts and is not skipped, in the order of their
+ * names (then build ids): the number of ranges, "from-to:count" lines,
+ * "0" (no address lines), the number of branches, "from->to:count" lines,
+ * each sorted by addresses, in lowercase hex less @base; ranges with an
+ * address below @base are left out, a branch from below @base too, a
+ * branch to below it goes to 0. Then "// build_id: 0x" and 40 hex digits,
+ * "// " and the name, and an empty line. With more than one block, the
+ * file starts with the line "// Please split this file. AutoFDO only
+ * accepts profile for one binary." Returns 0; -etmkit_err_invalid (NULL
+ * argument, a binary index counted that is not below @nbins, a NULL
+ * name), -etmkit_err_nomem, -etmkit_err_io (writing @f failed). Call
+ * profile_finish() first. */
+int profile_write_autofdo(const struct profile *p, FILE *f,
+			  const struct profile_binary *bins, size_t nbins);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ETMKIT_PROFILE_H */

@@ -1,0 +1,509 @@
+/* Profiles (include/etmkit/profile.h): ranges and branches from
+ * hand-made element sequences, one rule per test (digest perf-data.md 4a),
+ * and the AutoFDO writer's text. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "etmkit/insn.h"
+#include "etmkit/profile.h"
+#include "profile/profile_internal.h"
+
+/* A64 encodings */
+#define NOP   0xd503201fu
+#define B_8   0x14000002u /* b . + 8 */
+#define BL_16 0x94000004u /* bl . + 16 */
+#define CBZ_8 0xb4000040u /* cbz x0, . + 8 */
+#define RET   0xd65f03c0u
+#define BR17  0xd61f0220u /* br x17 */
+
+/* Binary 0 holds 0x1000-0x1fff (ELF vaddr = addr + 0x10000), binary 1
+ * holds 0x2000-0x2fff (vaddr = addr); nothing else is known. */
+static unsigned resolves;   /* calls of resolve() */
+static int give_extent;     /* resolve() gives the binary's extent */
+
+static int resolve(void *ctx, uint8_t id, uint64_t addr,
+		   struct profile_where *w)
+{
+	(void)ctx;
+	(void)id;
+	resolves++;
+	if (addr >= 0x1000 && addr < 0x2000) {
+		w->bin = 0;
+		w->vaddr = addr + 0x10000;
+	} else if (addr >= 0x2000 && addr < 0x3000) {
+		w->bin = 1;
+		w->vaddr = addr;
+	} else {
+		return -etmkit_err_not_found;
+	}
+	if (give_extent) {
+		w->lo = addr & ~0xfffull;
+		w->hi = w->lo + 0x1000;
+	}
+	return 0;
+}
+
+static struct profile *new_profile(void)
+{
+	struct profile_config cfg;
+	struct profile *p;
+
+	profile_config_init(&cfg);
+	cfg.resolve = resolve;
+	assert_int_equal(profile_alloc(&p, &cfg), 0);
+	return p;
+}
+
+/* An executed A64 instruction; P0 when it is a branch (as ETMv4 traces
+ * it); @fail: its atom was N. */
+static void insn(struct profile *p, uint64_t addr, uint32_t op, int fail)
+{
+	struct etmkit_elem e;
+	struct insn_info ii;
+	uint8_t b[4] = { (uint8_t)op, (uint8_t)(op >> 8), (uint8_t)(op >> 16),
+			 (uint8_t)(op >> 24) };
+
+	assert_int_equal(insn_decode(&ii, etmkit_isa_a64, addr, b, 4), 0);
+	memset(&e, 0, sizeof(e));
+	e.kind = etmkit_elem_insn;
+	e.addr = addr;
+	e.isa = etmkit_isa_a64;
+	e.size = 4;
+	e.flags = ETMKIT_INSN_EXEC;
+	if (ii.flags & INSN_F_BRANCH)
+		e.flags |= ETMKIT_INSN_P0;
+	if (fail)
+		e.flags = (uint8_t)((e.flags & ~ETMKIT_INSN_EXEC) |
+				    ETMKIT_INSN_COND_FAIL);
+	e.u.insn.opcode = op;
+	e.u.insn.class_flags = ii.flags;
+	assert_int_equal(profile_elem(p, 0x10, &e), 0);
+}
+
+static void event(struct profile *p, enum etmkit_elem_kind kind)
+{
+	struct etmkit_elem e;
+
+	memset(&e, 0, sizeof(e));
+	e.kind = (uint8_t)kind;
+	assert_int_equal(profile_elem(p, 0x10, &e), 0);
+}
+
+/* The count of range (or branch) @bin:@from-@to, 0 if absent. */
+static uint64_t count_of(const struct profile *p, int branch, size_t bin,
+			 uint64_t from, uint64_t to)
+{
+	size_t n = branch ? profile_branch_count(p) : profile_range_count(p);
+	struct profile_entry e;
+
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(branch ? profile_branch_at(p, i, &e) :
+					  profile_range_at(p, i, &e), 0);
+		if (e.bin == bin && e.from == from && e.to == to)
+			return e.count;
+	}
+	return 0;
+}
+
+#define RANGE(p, b, f, t) count_of(p, 0, b, f, t)
+#define BRANCH(p, b, f, t) count_of(p, 1, b, f, t)
+
+/* A taken direct branch goes to the start of the next range; a taken
+ * indirect one (ret) to 0. */
+static void test_direct_and_indirect(void **state)
+{
+	struct profile *p = new_profile();
+
+	(void)state;
+	insn(p, 0x1000, NOP, 0);
+	insn(p, 0x1004, B_8, 0);
+	insn(p, 0x100c, NOP, 0);
+	insn(p, 0x1010, RET, 0);
+	assert_int_equal(profile_finish(p), 0);
+	assert_int_equal(profile_range_count(p), 2);
+	assert_int_equal(profile_branch_count(p), 2);
+	assert_int_equal(RANGE(p, 0, 0x11000, 0x11004), 1);
+	assert_int_equal(RANGE(p, 0, 0x1100c, 0x11010), 1);
+	assert_int_equal(BRANCH(p, 0, 0x11004, 0x1100c), 1);
+	assert_int_equal(BRANCH(p, 0, 0x11010, 0), 1);
+	profile_free(p);
+}
+
+/* The target of a direct branch is where the next range starts, even
+ * when the decoded target differs (simpleperf: OpenCSD's is unreliable),
+ * and in another binary. */
+static void test_direct_target_is_next_start(void **state)
+{
+	struct profile *p = new_profile();
+
+	(void)state;
+	insn(p, 0x1000, BL_16, 0);   /* decoded target 0x1010 */
+	insn(p, 0x2000, RET, 0);     /* the next range: binary 1 */
+	assert_int_equal(profile_finish(p), 0);
+	assert_int_equal(BRANCH(p, 0, 0x11000, 0x2000), 1);
+	assert_int_equal(BRANCH(p, 0, 0x11000, 0x11010), 0);
+	assert_int_equal(RANGE(p, 1, 0x2000, 0x2000), 1);
+	profile_free(p);
+}
+
+/* An N atom on a branch: the range counts, no branch line. */
+static void test_not_taken(void **state)
+{
+	struct profile *p = new_profile();
+
+	(void)state;
+	insn(p, 0x1000, NOP, 0);
+	insn(p, 0x1004, CBZ_8, 1);
+	insn(p, 0x1008, NOP, 0);
+	insn(p, 0x100c, CBZ_8, 0);
+	insn(p, 0x1014, RET, 0);
+	assert_int_equal(profile_finish(p), 0);
+	assert_int_equal(RANGE(p, 0, 0x11000, 0x11004), 1);
+	assert_int_equal(RANGE(p, 0, 0x11008, 0x1100c), 1);
+	assert_int_equal(RANGE(p, 0, 0x11014, 0x11014), 1);
+	assert_int_equal(profile_branch_count(p), 2);
+	assert_int_equal(BRANCH(p, 0, 0x1100c, 0x11014), 1);
+	assert_int_equal(BRANCH(p, 0, 0x11014, 0), 1);
+	profile_free(p);
+}
+
+/* A discontinuity flushes: the branch before keeps its decoded target,
+ * nothing joins it to the range after; an open range ends there. */
+static void check_cut(enum etmkit_elem_kind kind)
+{
+	struct profile *p = new_profile();
+
+	insn(p, 0x1000, B_8, 0);     /* decoded target 0x1008 */
+	event(p, kind);
+	insn(p, 0x1100, NOP, 0);     /* an open range, cut below */
+	event(p, kind);
+	insn(p, 0x1200, RET, 0);
+	assert_int_equal(profile_finish(p), 0);
+	assert_int_equal(BRANCH(p, 0, 0x11000, 0x11008), 1);
+	assert_int_equal(BRANCH(p, 0, 0x11000, 0x11100), 0);
+	assert_int_equal(RANGE(p, 0, 0x11100, 0x11100), 1);
+	assert_int_equal(RANGE(p, 0, 0x11200, 0x11200), 1);
+	assert_int_equal(profile_range_count(p), 3);
+	assert_int_equal(profile_branch_count(p), 2);
+	profile_free(p);
+}
+
+static void test_cuts(void **state)
+{
+	static const enum etmkit_elem_kind kinds[] = {
+		etmkit_elem_trace_on, etmkit_elem_gap, etmkit_elem_no_image,
+		etmkit_elem_exception, etmkit_elem_overflow, etmkit_elem_q
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		check_cut(kinds[i]);
+}
+
+/* Elements that say nothing about the path (context, timestamp) leave
+ * the range and the pending branch alone. */
+static void test_no_cut(void **state)
+{
+	struct profile *p = new_profile();
+
+	(void)state;
+	insn(p, 0x1000, NOP, 0);
+	event(p, etmkit_elem_context);
+	event(p, etmkit_elem_timestamp);
+	insn(p, 0x1004, B_8, 0);
+	event(p, etmkit_elem_context);
+	insn(p, 0x1100, RET, 0);
+	assert_int_equal(profile_finish(p), 0);
+	assert_int_equal(RANGE(p, 0, 0x11000, 0x11004), 1);
+	assert_int_equal(BRANCH(p, 0, 0x11004, 0x11100), 1);
+	profile_free(p);
+}
+
+/* A range no binary holds is dropped and flushes the one before. */
+static void test_unknown_binary(void **state)
+{
+	struct profile *p = new_profile();
+
+	(void)state;
+	insn(p, 0x1000, B_8, 0);
+	insn(p, 0x5000, RET, 0);
+	insn(p, 0x1100, RET, 0);
+	assert_int_equal(profile_finish(p), 0);
+	assert_int_equal(profile_range_count(p), 2);
+	assert_int_equal(BRANCH(p, 0, 0x11000, 0x11008), 1);
+	assert_int_equal(RANGE(p, 0, 0x11100, 0x11100), 1);
+	profile_free(p);
+}
+
+/* Instruction range elements: pieces of one run (cut by packets, not by
+ * a P0 instruction) make one range, as insn elements would. */
+static void test_insn_ranges(void **state)
+{
+	struct profile *p = new_profile();
+	struct etmkit_elem e;
+
+	(void)state;
+	memset(&e, 0, sizeof(e));
+	e.kind = etmkit_elem_insn_range;
+	e.isa = etmkit_isa_a64;
+	e.size = 4;
+	e.flags = ETMKIT_INSN_EXEC;
+	e.addr = 0x1000;
+	e.u.range.end = 0x1010;
+	e.u.range.count = 4;
+	e.u.range.opcode = NOP;
+	assert_int_equal(profile_elem(p, 0x10, &e), 0);
+	e.addr = 0x1010;
+	e.u.range.end = 0x1018;
+	e.u.range.count = 2;
+	e.flags = ETMKIT_INSN_EXEC | ETMKIT_INSN_P0;
+	e.u.range.opcode = 0x17fffffcu;      /* b . - 16: 0x1004 */
+	e.u.range.class_flags = INSN_F_BRANCH;
+	assert_int_equal(profile_elem(p, 0x10, &e), 0);
+	e.addr = 0x1004;
+	e.u.range.end = 0x1018;
+	e.u.range.count = 5;
+	e.flags = ETMKIT_INSN_COND_FAIL | ETMKIT_INSN_P0;
+	assert_int_equal(profile_elem(p, 0x10, &e), 0);
+	assert_int_equal(profile_finish(p), 0);
+	assert_int_equal(profile_range_count(p), 2);
+	assert_int_equal(RANGE(p, 0, 0x11000, 0x11014), 1);
+	assert_int_equal(RANGE(p, 0, 0x11004, 0x11014), 1);
+	assert_int_equal(profile_branch_count(p), 1);
+	assert_int_equal(BRANCH(p, 0, 0x11014, 0x11004), 1);
+	profile_free(p);
+}
+
+/* ETMv3 traces every instruction with an atom: an N atom on an
+ * instruction that is not a branch does not end the range. */
+static void test_etm3_cond_fail_not_branch(void **state)
+{
+	struct profile *p = new_profile();
+	struct etmkit_elem e;
+
+	(void)state;
+	memset(&e, 0, sizeof(e));
+	e.kind = etmkit_elem_insn;
+	e.isa = etmkit_isa_arm;
+	e.size = 4;
+	e.addr = 0x1000;
+	e.flags = ETMKIT_INSN_COND_FAIL;
+	e.u.insn.opcode = 0x03a00001u;        /* moveq r0, #1 */
+	e.u.insn.class_flags = INSN_F_COND;
+	assert_int_equal(profile_elem(p, 0x10, &e), 0);
+	e.addr = 0x1004;
+	e.flags = ETMKIT_INSN_EXEC;
+	e.u.insn.opcode = 0xea000000u;        /* b . + 8 */
+	e.u.insn.class_flags = INSN_F_BRANCH;
+	assert_int_equal(profile_elem(p, 0x10, &e), 0);
+	assert_int_equal(profile_finish(p), 0);
+	assert_int_equal(profile_range_count(p), 1);
+	assert_int_equal(RANGE(p, 0, 0x11000, 0x11004), 1);
+	assert_int_equal(BRANCH(p, 0, 0x11004, 0x1100c), 1);
+	profile_free(p);
+}
+
+/* Several inputs (and trace IDs) add up; each input ends with
+ * profile_finish(). */
+static void test_merge(void **state)
+{
+	struct profile *p = new_profile();
+
+	(void)state;
+	for (int k = 0; k < 3; k++) {
+		insn(p, 0x1000, B_8, 0);
+		insn(p, 0x1008, RET, 0);
+		assert_int_equal(profile_finish(p), 0);
+	}
+	assert_int_equal(RANGE(p, 0, 0x11000, 0x11000), 3);
+	assert_int_equal(RANGE(p, 0, 0x11008, 0x11008), 3);
+	assert_int_equal(BRANCH(p, 0, 0x11000, 0x11008), 3);
+	assert_int_equal(BRANCH(p, 0, 0x11008, 0), 3);
+	profile_free(p);
+}
+
+/* Many distinct keys: the table grows and keeps every count. */
+static void test_many_keys(void **state)
+{
+	struct profile *p = new_profile();
+
+	(void)state;
+	for (int k = 0; k < 2; k++)
+		for (uint64_t a = 0x1000; a < 0x2000; a += 4)
+			insn(p, a, RET, 0);
+	assert_int_equal(profile_finish(p), 0);
+	assert_int_equal(profile_range_count(p), 1024);
+	assert_int_equal(profile_branch_count(p), 1024);
+	for (uint64_t a = 0x1000; a < 0x2000; a += 4)
+		assert_int_equal(RANGE(p, 0, a + 0x10000, a + 0x10000), 2);
+	profile_free(p);
+}
+
+/* With an extent, the profile resolves addresses inside it itself, until
+ * a context element or the end of the input; the counts are the same. */
+static void test_extent(void **state)
+{
+	struct profile *p = new_profile();
+
+	(void)state;
+	give_extent = 1;
+	resolves = 0;
+	insn(p, 0x1000, B_8, 0);
+	insn(p, 0x1008, B_8, 0);
+	insn(p, 0x1010, RET, 0);
+	assert_int_equal(resolves, 1);
+	insn(p, 0x2000, RET, 0);      /* another binary */
+	insn(p, 0x1100, RET, 0);
+	assert_int_equal(resolves, 3);
+	event(p, etmkit_elem_context);
+	insn(p, 0x1200, RET, 0);
+	assert_int_equal(resolves, 4);
+	assert_int_equal(profile_finish(p), 0);
+	insn(p, 0x1300, RET, 0);
+	assert_int_equal(resolves, 5);
+	assert_int_equal(profile_finish(p), 0);
+	give_extent = 0;
+	assert_int_equal(BRANCH(p, 0, 0x11000, 0x11008), 1);
+	assert_int_equal(BRANCH(p, 0, 0x11008, 0x11010), 1);
+	assert_int_equal(RANGE(p, 0, 0x11010, 0x11010), 1);
+	assert_int_equal(RANGE(p, 1, 0x2000, 0x2000), 1);
+	assert_int_equal(RANGE(p, 0, 0x11100, 0x11100), 1);
+	assert_int_equal(RANGE(p, 0, 0x11300, 0x11300), 1);
+	profile_free(p);
+}
+
+/* The writer's text: binaries by name with the split line, sorted lines,
+ * the base subtracted, a branch target below it as 0, a range below it
+ * left out, saturated counts. */
+static void test_write(void **state)
+{
+	struct profile *p = new_profile();
+	struct profile_binary bins[2];
+	char buf[1024];
+	size_t n;
+	FILE *f = tmpfile();
+	static const char want[] =
+		"// Please split this file. AutoFDO only accepts profile for "
+		"one binary.\n"
+		"1\n"
+		"0-0:1\n"
+		"0\n"
+		"1\n"
+		"0->0:1\n"
+		"// build_id: 0x0000000000000000000000000000000000000000\n"
+		"// /a/lib.so\n"
+		"\n"
+		"3\n"
+		"0-4:18446744073709551615\n"
+		"10-18:1\n"
+		"100-100:1\n"
+		"0\n"
+		"4\n"
+		"4->10:1\n"
+		"18->0:1\n"
+		"100->108:1\n"
+		"200->0:1\n"
+		"// build_id: 0x0102030405060708090a0b0c0d0e0f1011121300\n"
+		"// /b/prog\n"
+		"\n";
+
+	(void)state;
+	assert_non_null(f);
+	/* binary 0, base 0x11000: 0x11000-0x11004 at the limit already */
+	assert_int_equal(count_map_add(&p->ranges, 0, 0x11000, 0x11004,
+				       UINT64_MAX), 0);
+	assert_false(profile_saturated(p));
+	insn(p, 0x1000, NOP, 0);
+	insn(p, 0x1004, BL_16, 0);
+	insn(p, 0x1010, NOP, 0);
+	insn(p, 0x1014, NOP, 0);
+	insn(p, 0x1018, BR17, 0);
+	event(p, etmkit_elem_trace_on);
+	insn(p, 0x1100, B_8, 0);
+	insn(p, 0x0ff0, RET, 0);   /* unknown binary: 0x1100 keeps 0x1108 */
+	/* binary 1, base 0x2000 */
+	insn(p, 0x2000, RET, 0);
+	assert_int_equal(profile_finish(p), 0);
+	/* below binary 0's base: left out (range), target 0 (branch) */
+	assert_int_equal(count_map_add(&p->ranges, 0, 0x10000, 0x11000, 1), 0);
+	assert_int_equal(count_map_add(&p->branches, 0, 0x11200, 0x100, 1), 0);
+	assert_true(profile_saturated(p));
+
+	memset(bins, 0, sizeof(bins));
+	bins[0].name = "/b/prog";
+	bins[0].base = 0x11000;
+	for (int i = 0; i < 19; i++)
+		bins[0].build_id[i] = (uint8_t)(i + 1);
+	bins[1].name = "/a/lib.so";
+	bins[1].base = 0x2000;
+	assert_int_equal(profile_write_autofdo(p, f, bins, 2), 0);
+	rewind(f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	assert_string_equal(buf, want);
+
+	/* --binary: one block left, no split line */
+	bins[1].skip = 1;
+	assert_non_null(freopen(NULL, "w+", f));
+	assert_int_equal(profile_write_autofdo(p, f, bins, 2), 0);
+	rewind(f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	assert_string_equal(buf, strstr(want, "3\n0-4:"));
+
+	/* a counted binary without a description */
+	assert_int_equal(profile_write_autofdo(p, f, bins, 1),
+			 -etmkit_err_invalid);
+	fclose(f);
+	profile_free(p);
+}
+
+static void test_errors(void **state)
+{
+	struct profile_config cfg;
+	struct profile *p = NULL;
+	struct etmkit_elem e;
+
+	(void)state;
+	profile_config_init(&cfg);
+	assert_int_equal(profile_alloc(&p, &cfg), -etmkit_err_invalid);
+	assert_null(p);
+	cfg.resolve = resolve;
+	cfg.size = 4;
+	assert_int_equal(profile_alloc(&p, &cfg), -etmkit_err_invalid);
+	p = new_profile();
+	memset(&e, 0, sizeof(e));
+	assert_int_equal(profile_elem(p, 0x80, &e), -etmkit_err_invalid);
+	assert_int_equal(profile_elem(p, 0, NULL), -etmkit_err_invalid);
+	assert_int_equal(profile_write_autofdo(p, NULL, NULL, 0),
+			 -etmkit_err_invalid);
+	profile_free(p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_direct_and_indirect),
+		cmocka_unit_test(test_direct_target_is_next_start),
+		cmocka_unit_test(test_not_taken),
+		cmocka_unit_test(test_cuts),
+		cmocka_unit_test(test_no_cut),
+		cmocka_unit_test(test_unknown_binary),
+		cmocka_unit_test(test_insn_ranges),
+		cmocka_unit_test(test_etm3_cond_fail_not_branch),
+		cmocka_unit_test(test_merge),
+		cmocka_unit_test(test_many_keys),
+		cmocka_unit_test(test_extent),
+		cmocka_unit_test(test_write),
+		cmocka_unit_test(test_errors),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
