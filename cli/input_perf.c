@@ -275,6 +275,9 @@ int cli_perf_stream(const struct cli_input *in,
 			return cli_exit_input;
 		if (!err && s)
 			err = etmkit_session_break(s, aux_loss(ch.flags));
+		/* Decoded: its pages go back (memory stays that of one
+		 * record, whatever the file's length). */
+		perf_file_release(in->perf, ch.data_offset, ch.data_size);
 	}
 	if (err < 0) {
 		cli_error("%s: %s", in->file, etmkit_errstr(err));

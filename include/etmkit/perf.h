@@ -109,10 +109,11 @@ struct perf_file;
 
 /* Open and check @path: header, attrs, feature table, build ids, the whole
  * record stream, the cs_etm metadata (when there is an AUXTRACE_INFO
- * record) and the AUXTRACE payloads. The file is read into memory once
- * (memory is bounded by the file size plus tables sized by what the file
- * holds). On failure *@pf is NULL and @diag (may be NULL) names the
- * offset and what was wrong. Errors: -etmkit_err_invalid (NULL @pf or
+ * record) and the AUXTRACE payloads. A regular file is mapped read-only
+ * (perf_file_release() gives back pages done with), anything else (a pipe)
+ * read into memory once: memory is bounded by the file size plus tables
+ * sized by what the file holds. On failure *@pf is NULL and @diag (may be
+ * NULL) names the offset and what was wrong. Errors: -etmkit_err_invalid (NULL @pf or
  * @path), -etmkit_err_io (cannot open or read; no offset),
  * -etmkit_err_nomem, -etmkit_err_truncated (the file ends before its
  * header, attr section, data section, feature table or a record's end or
@@ -127,6 +128,16 @@ struct perf_file;
  * above 0). */
 int perf_file_open(struct perf_file **pf, const char *path,
 		   struct perf_diag *diag);
+/* Give back the memory of file bytes [@offset, @offset + @size) the
+ * caller is done with (AUX data already decoded): perf_file_open() maps a
+ * regular file read-only rather than copying it, and its pages are
+ * dropped here (they are read again from the file if touched later, so
+ * every pointer stays valid). This keeps a decode's memory independent of
+ * the trace's length. Nothing for a file that was read (a pipe) or a
+ * buffer. A file truncated by another process while mapped makes later
+ * reads of the lost part fault (SIGBUS), as with any mapped file. */
+void perf_file_release(const struct perf_file *pf, uint64_t offset,
+		       uint64_t size);
 /* As perf_file_open() on @n bytes at @buf, which are not copied and must
  * stay unchanged until perf_file_free(). Same errors, less -etmkit_err_io. */
 int perf_file_open_buffer(struct perf_file **pf, const uint8_t *buf, size_t n,

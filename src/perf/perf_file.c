@@ -7,15 +7,19 @@
  * holds (a record is at least 8 bytes, a build id entry 36), never by a
  * count field alone.
  */
-#define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE /* madvise() */
 
 #include "perf/perf_internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define PERF_MAGIC_LE 0x32454C4946524550ull /* "PERFILE2", digest 1.2 */
 #define PERF_MAGIC_SWAPPED 0x50455246494C4532ull
@@ -452,11 +456,66 @@ int perf_file_open_buffer(struct perf_file **out, const uint8_t *buf, size_t n,
 	return 0;
 }
 
+/* Read all of @f into a buffer grown as needed (a pipe, or a file that
+ * cannot be mapped). Returns 0 with *@data (to free) and *@n. */
+static int read_all(FILE *f, uint8_t **data, size_t *n)
+{
+	size_t cap = 0;
+
+	*data = NULL;
+	*n = 0;
+	for (;;) {
+		size_t got;
+
+		if (*n == cap) {
+			size_t ncap = cap ? 2 * cap : 65536;
+			uint8_t *p = ncap > cap ? realloc(*data, ncap) : NULL;
+
+			if (!p) {
+				free(*data);
+				*data = NULL;
+				return -etmkit_err_nomem;
+			}
+			*data = p;
+			cap = ncap;
+		}
+		got = fread(*data + *n, 1, cap - *n, f);
+		*n += got;
+		if (got == 0)
+			break;
+	}
+	if (ferror(f)) {
+		free(*data);
+		*data = NULL;
+		return -etmkit_err_io;
+	}
+	return 0;
+}
+
+/* Map regular file @fd of @size bytes read-only: the pages come from the
+ * page cache as they are read, and perf_file_release() gives back those
+ * of AUX data already decoded, so memory does not grow with the trace.
+ * NULL when it cannot be mapped (the caller reads it instead). */
+static void *map_file(int fd, size_t size)
+{
+	void *p;
+
+	if (!size)
+		return NULL;
+	p = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	madvise(p, size, MADV_SEQUENTIAL);
+	return p;
+}
+
 int perf_file_open(struct perf_file **out, const char *path,
 		   struct perf_diag *d)
 {
 	uint8_t *data = NULL;
-	size_t n = 0, cap = 0;
+	void *map = NULL;
+	size_t n = 0;
+	struct stat st;
 	FILE *f;
 	int err;
 
@@ -472,42 +531,49 @@ int perf_file_open(struct perf_file **out, const char *path,
 				 "cannot open %s: %s", path, strerror(errno));
 		return -etmkit_err_io;
 	}
-	for (;;) {
-		size_t got;
-
-		if (n == cap) {
-			size_t ncap = cap ? 2 * cap : 65536;
-			uint8_t *p = ncap > cap ? realloc(data, ncap) : NULL;
-
-			if (!p) {
-				free(data);
-				fclose(f);
-				return -etmkit_err_nomem;
-			}
-			data = p;
-			cap = ncap;
-		}
-		got = fread(data + n, 1, cap - n, f);
-		n += got;
-		if (got == 0)
-			break;
+	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) &&
+	    (uint64_t)st.st_size <= SIZE_MAX) {
+		n = (size_t)st.st_size;
+		map = map_file(fileno(f), n);
 	}
-	if (ferror(f)) {
-		fclose(f);
-		free(data);
-		if (d)
+	err = map ? 0 : read_all(f, &data, &n);
+	fclose(f);
+	if (err) {
+		if (d && err == -etmkit_err_io)
 			snprintf(d->message, sizeof(d->message),
 				 "cannot read %s", path);
-		return -etmkit_err_io;
+		return err;
 	}
-	fclose(f);
-	err = perf_file_open_buffer(out, data, n, d);
+	err = perf_file_open_buffer(out, map ? map : data, n, d);
 	if (err) {
+		if (map)
+			munmap(map, n);
 		free(data);
 		return err;
 	}
 	(*out)->owned = data;
+	(*out)->map = map;
+	(*out)->map_size = map ? n : 0;
 	return 0;
+}
+
+void perf_file_release(const struct perf_file *pf, uint64_t offset,
+		       uint64_t size)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	uint64_t lo, hi;
+
+	if (!pf || !pf->map || page <= 0 || offset >= pf->map_size)
+		return;
+	if (size > pf->map_size - offset)
+		size = pf->map_size - offset;
+	/* Whole pages inside the range: a page shared with bytes still
+	 * wanted (a record header) stays. */
+	lo = (offset + (uint64_t)page - 1) / (uint64_t)page * (uint64_t)page;
+	hi = (offset + size) / (uint64_t)page * (uint64_t)page;
+	if (hi > lo)
+		madvise((uint8_t *)pf->map + lo, (size_t)(hi - lo),
+			MADV_DONTNEED);
 }
 
 void perf_file_free(struct perf_file *pf)
@@ -515,6 +581,8 @@ void perf_file_free(struct perf_file *pf)
 	if (!pf)
 		return;
 	free(pf->owned);
+	if (pf->map)
+		munmap(pf->map, pf->map_size);
 	free(pf->attrs);
 	free(pf->ids);
 	free(pf->bids);

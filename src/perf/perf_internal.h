@@ -20,6 +20,8 @@ struct perf_id_ent {
 
 struct perf_file {
 	uint8_t *owned;          /* the file's bytes when we read them */
+	void *map;               /* or mapped them (perf_file_open()) */
+	size_t map_size;
 	const uint8_t *buf;
 	size_t n;
 	struct perf_file_info info;

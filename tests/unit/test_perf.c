@@ -937,6 +937,47 @@ static void test_shared_perf_etm(void **state)
 	perf_file_free(pf);
 }
 
+/* perf_file_release() on AUX data already used (perf_file_open() maps
+ * the file): the bytes read the same afterwards (the pages come back from
+ * the file), whatever the range, including ones past the end or empty;
+ * nothing happens for a buffer-backed file. */
+static void test_release(void **state)
+{
+	struct perf_file *pf;
+	struct perf_aux_iter ai;
+	struct perf_aux_chunk c;
+	uint8_t *copy;
+	size_t n;
+	int chunks = 0;
+
+	(void)state;
+	test_need(shared_missing(), PERF_DIR);
+	pf = open_shared("perf_kernel.data");
+	perf_aux_iter_init(&ai, pf, -1);
+	while (perf_aux_next(&ai, &c, NULL) == 0) {
+		if (!c.data)
+			continue;
+		copy = malloc(c.data_size);
+		assert_non_null(copy);
+		memcpy(copy, c.data, c.data_size);
+		perf_file_release(pf, c.data_offset, c.data_size);
+		assert_memory_equal(copy, c.data, c.data_size);
+		free(copy);
+		chunks++;
+	}
+	assert_int_equal(chunks, 3);
+	perf_file_bytes(pf, &n);
+	perf_file_release(pf, 0, UINT64_MAX);
+	perf_file_release(pf, n, 100);
+	perf_file_release(pf, UINT64_MAX, UINT64_MAX);
+	perf_file_release(pf, 5, 0);
+	perf_file_release(NULL, 0, 10);
+	/* The header still reads (magic at 0). */
+	assert_memory_equal(perf_file_bytes(pf, &n), "PERFILE2", 8);
+	assert_non_null(perf_file_cs_etm(pf));
+	perf_file_free(pf);
+}
+
 static void test_shared_perf_kernel(void **state)
 {
 	struct perf_file *pf;
@@ -1228,6 +1269,7 @@ int main(void)
 		cmocka_unit_test(test_maps_replay),
 		cmocka_unit_test(test_maps_file2),
 		cmocka_unit_test(test_shared_perf_etm),
+		cmocka_unit_test(test_release),
 		cmocka_unit_test(test_shared_perf_kernel),
 		cmocka_unit_test(test_shared_missing_aux),
 	};
