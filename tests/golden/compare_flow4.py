@@ -77,8 +77,12 @@ def decode(etmkit, snapshot, ids=(), buffer=None):
     return [etmkit_json.ints(e) for e in etmkit_json.lines(p.stdout, "elements")]
 
 
-def our_ranges(elems):
-    """Per trace ID: list of (start, end, count, offset)."""
+def our_ranges(elems, per_insn=(), with_exec=False):
+    """Per trace ID: list of (start, end, count, offset), with_exec: and
+    whether the last instruction executed (E) or failed its condition (N).
+    Trace IDs in @per_insn get a range per instruction: ETMv3 traces an
+    atom per instruction (IHI 0014Q 7.3.1), as OpenCSD's ETMv3 decoder
+    gives a range per atom."""
     out = {}
     cur = {}
     for e in elems:
@@ -93,10 +97,13 @@ def our_ranges(elems):
             out.setdefault(tid, []).append(tuple(r))
             r = None
         if not r:
-            r = [e["addr"], e["addr"], 0, e["offset"]]
+            r = [e["addr"], e["addr"], 0, e["offset"]] + (
+                [True] if with_exec else [])
         r[1] = e["addr"] + e["size"]
         r[2] += 1
-        if e.get("p0"):
+        if with_exec:
+            r[4] = e["exec"]
+        if e.get("p0") or tid in per_insn:
             out.setdefault(tid, []).append(tuple(r))
             r = None
         cur[tid] = r
@@ -129,20 +136,34 @@ def ocsd_ranges(path):
     return out
 
 
-def compare_ranges(name, tid, ours, theirs):
+def compare_ranges(name, tid, ours, theirs, ours_only=None):
+    """Every range of @theirs (OpenCSD's) is the next of @ours: start, end,
+    count, and E/N when both carry it (a 5th item). @ours_only: {offset of
+    an etmkit range: (name, reason)}, etmkit ranges OpenCSD is known to
+    lack, each passed over (and printed) only where OpenCSD's next range
+    is not it."""
+    ours_only = ours_only or {}
     i = j = 0
     bad = 0
-    while j < len(theirs):
-        key = (name, tid, j)
-        if key in EXCEPTIONS:
-            print(f"  exception {key}: {EXCEPTIONS[key]}")
-            j += 1
+    while j < len(theirs) or (i < len(ours) and ours[i][3] in ours_only):
+        if j < len(theirs):
+            key = (name, tid, j)
+            if key in EXCEPTIONS:
+                print(f"  exception {key}: {EXCEPTIONS[key]}")
+                j += 1
+                continue
+        if i < len(ours) and ours[i][3] in ours_only and (
+                j >= len(theirs) or not same(ours[i], theirs[j])):
+            what, why = ours_only[ours[i][3]]
+            print(f"  exception {what}: ID 0x{tid:02x}: etmkit range "
+                  f"{fmt(ours[i])} not in OpenCSD's: {why}")
+            i += 1
             continue
         if i >= len(ours):
             print(f"  ID 0x{tid:02x}: OpenCSD range {j} "
                   f"{fmt(theirs[j])} missing (etmkit has {len(ours)})")
             return 1
-        if ours[i][:3] != theirs[j][:3]:
+        if not same(ours[i], theirs[j]):
             print(f"  ID 0x{tid:02x}: range {j} differs: OpenCSD "
                   f"{fmt(theirs[j])}, etmkit {fmt(ours[i])}")
             for k in range(max(0, j - 3), min(len(theirs), j + 3)):
@@ -159,8 +180,13 @@ def compare_ranges(name, tid, ours, theirs):
     return bad
 
 
+def same(o, t):
+    return o[:3] + o[4:] == t[:3] + t[4:]
+
+
 def fmt(r):
-    return f"[0x{r[0]:x}, 0x{r[1]:x}) n={r[2]} @{r[3]}"
+    return (f"[0x{r[0]:x}, 0x{r[1]:x}) n={r[2]} @{r[3]}" +
+            (" E" if r[4] else " N") * (len(r) > 4))
 
 
 # ---- DS-5 --------------------------------------------------------------------

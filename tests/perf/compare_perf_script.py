@@ -30,6 +30,8 @@ import subprocess
 import sys
 import tempfile
 
+from symfs import make_symfs  # tests/perf/symfs.py, shared with compare_perf_ocsd.py
+
 
 def perf_insns(perf, data, symfs):
     p = subprocess.run([perf, "script", "-i", os.path.abspath(data),
@@ -77,11 +79,10 @@ def main():
         print(f"SKIP: {a.data} is missing")
         return 77
     with tempfile.TemporaryDirectory() as symfs:
-        for sf in a.symfs_file:
-            rec, f = sf.split("=", 1)
-            dst = os.path.join(symfs, rec.lstrip("/"))
-            os.makedirs(os.path.dirname(dst), exist_ok=True)
-            os.symlink(os.path.abspath(f), dst)
+        missing = make_symfs(symfs, a.symfs_file)
+        if missing:
+            print(f"SKIP: {missing[0]} is missing")
+            return 77
         theirs = perf_insns(a.perf, a.data, symfs)
         ours = our_insns(a.etmkit, a.data, symfs)
     name = os.path.basename(a.data)

@@ -15,8 +15,11 @@
  * FILE from OFFSET, mapped at ADDR; the whole file without them).
  *
  * Output: one line per instruction range element, in the form of
- * OpenCSD's trc_pkt_lister log so tests/golden/compare_flow4.py reads it:
- *   Idx:OFFSET; ID:TRACEID; OCSD_GEN_TRC_ELEM_INSTR_RANGE(exec range=0xSTART:[0xEND] num_i(N) ...)
+ * OpenCSD's trc_pkt_lister log so tests/golden/compare_flow4.py reads it,
+ * with E or N as the last instruction executed or failed its condition:
+ *   Idx:OFFSET; ID:TRACEID; OCSD_GEN_TRC_ELEM_INSTR_RANGE(exec range=0xSTART:[0xEND] num_i(N) E|N )
+ * and before a CPU's first range, its trace ID's protocol:
+ *   Source ID:TRACEID; etmv3|etmv4|ete
  * Exit status: 0, 1 on an OpenCSD or reader error, 2 on usage.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -95,9 +98,10 @@ static ocsd_datapath_resp_t print_elem(const void *ctx,
 	(void)ctx;
 	if (e->elem_type == OCSD_GEN_TRC_ELEM_INSTR_RANGE)
 		printf("Idx:%" PRIu64 "; ID:%x; OCSD_GEN_TRC_ELEM_INSTR_RANGE("
-		       "exec range=0x%" PRIx64 ":[0x%" PRIx64 "] num_i(%u) )\n",
+		       "exec range=0x%" PRIx64 ":[0x%" PRIx64 "] num_i(%u) %c )\n",
 		       (uint64_t)index_sop, chan, (uint64_t)e->st_addr,
-		       (uint64_t)e->en_addr, e->num_instr_range);
+		       (uint64_t)e->en_addr, e->num_instr_range,
+		       e->last_instr_exec ? 'E' : 'N');
 	return OCSD_RESP_CONT;
 }
 
@@ -130,6 +134,10 @@ static int decode_cpu(const struct perf_file *pf, const struct perf_cs_etm_cpu *
 			tree = cpu_tree(c);
 			if (tree == C_API_INVALID_TREE_HANDLE)
 				return 1;
+			printf("Source ID:%x; %s\n", c->trace_id,
+			       c->protocol == etmkit_proto_etmv3 ? "etmv3" :
+			       c->protocol == etmkit_proto_ete ? "ete" :
+								  "etmv4");
 			for (int i = 0; i < nmem; i++)
 				if (ocsd_dt_add_buffer_mem_acc(
 					    tree, mem[i].r.addr,

@@ -549,6 +549,95 @@ static void test_image_for_context(void **state)
 	image_free(b);
 }
 
+/* The end of a perf AUX record (etmkit_session_break(); digest
+ * perf-data.md 3.10) ends the trace run that the record holds: an atom's
+ * instruction held back in case a Cancel follows (IHI 0014Q 7.3.5: a
+ * branch packet with exception information and Cancel = 1 says the most
+ * recently traced instruction did not complete) is delivered at the break
+ * as executed, since no packet of that run is left to cancel it; a Cancel
+ * in the next piece refers to that piece's own trace (after its A-sync and
+ * I-sync) and cannot reach back. Piece 1: A-sync, I-sync 0x8000 ARM
+ * (trace on), a P-header of one E atom (0x84). Piece 2: A-sync, I-sync
+ * 0x8004 (trace on), a branch to the IRQ vector 0x18 with Cancel = 1.
+ * Within one piece the same Cancel does cancel 0x8000 (the control).
+ * OpenCSD 1.3.3 drops this instruction at its reset (its ETMv3 decoder
+ * keeps a one-atom P-header's range pending and discards pending elements
+ * on OCSD_OP_RESET; tests/perf/compare_perf_ocsd.py names the case). */
+static void test_break_delivers_held_atom(void **state)
+{
+	static const uint8_t p1[] = {
+		0x00, 0x00, 0x00, 0x00, 0x00, 0x80,
+		0x08, 0x21, 0x00, 0x80, 0x00, 0x00,
+		0x84,
+	};
+	static const uint8_t p2[] = {
+		0x00, 0x00, 0x00, 0x00, 0x00, 0x80,
+		0x08, 0x21, 0x04, 0x80, 0x00, 0x00,
+		0x8d, 0x80, 0x80, 0x80, 0x48, 0xbc, 0x40,
+	};
+	/* p1's branch, same trace run: address bytes relative to 0x8000 */
+	static const uint8_t cancel_same_run[] = {
+		0x8d, 0x80, 0x80, 0x80, 0x48, 0xbc, 0x40,
+	};
+	struct etm3_flow_config c;
+	struct etmkit_session_config sc;
+	struct etmkit_session *s;
+	struct image *img;
+
+	(void)state;
+	assert_int_equal(image_alloc(&img), 0);
+	assert_int_equal(image_add_buffer(img, small_code, sizeof(small_code),
+					  0x8000, 0), 0);
+	etm3_flow_config_init(&c);
+	c.etm.etmidr = 0x410CF250;
+	c.image = img;
+	for (int brk = 0; brk < 2; brk++) {
+		struct list l = { 0 };
+		const struct etmkit_elem *insn = NULL;
+		size_t ninsn = 0;
+
+		etmkit_session_config_init(&sc);
+		sc.frames = deformat_none;
+		sc.raw_id = 0x10;
+		sc.on_elem = on_elem;
+		sc.ctx = &l;
+		assert_int_equal(etmkit_session_alloc(&s, &sc), 0);
+		assert_int_equal(etmkit_session_add_etm3_flow(s, 0x10, &c), 0);
+		assert_int_equal(etmkit_session_feed(s, p1, sizeof(p1)), 0);
+		for (size_t i = 0; i < l.n; i++)
+			assert_int_not_equal(l.e[i].kind, etmkit_elem_insn);
+		if (brk) {
+			assert_int_equal(etmkit_session_break(s,
+							      etmkit_loss_none),
+					 0);
+			assert_int_equal(l.e[l.n - 1].kind, etmkit_elem_insn);
+			assert_int_equal(etmkit_session_feed(s, p2, sizeof(p2)),
+					 0);
+		} else {
+			assert_int_equal(etmkit_session_feed(
+				s, cancel_same_run, sizeof(cancel_same_run)), 0);
+		}
+		assert_int_equal(etmkit_session_finish(s), 0);
+		etmkit_session_free(s);
+		for (size_t i = 0; i < l.n; i++)
+			if (l.e[i].kind == etmkit_elem_insn && !insn) {
+				insn = &l.e[i];
+				ninsn++;
+			}
+		assert_int_equal(ninsn, 1);
+		assert_int_equal(insn->addr, 0x8000);
+		assert_int_equal(insn->offset, 12);
+		if (brk) {
+			assert_true(insn->flags & ETMKIT_INSN_EXEC);
+			assert_false(insn->flags & ETMKIT_INSN_CANCEL);
+		} else {
+			assert_true(insn->flags & ETMKIT_INSN_CANCEL);
+		}
+		free(l.e);
+	}
+	image_free(img);
+}
+
 int main(void)
 {
 	FILE *f = fopen(TC2 "/cstrace.bin", "rb");
@@ -560,6 +649,7 @@ int main(void)
 		cmocka_unit_test(test_tc2_reset_and_gap),
 		cmocka_unit_test(test_tc2_session),
 		cmocka_unit_test(test_image_for_context),
+		cmocka_unit_test(test_break_delivers_held_atom),
 	};
 	if (f)
 		fclose(f);
