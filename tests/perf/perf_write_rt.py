@@ -159,7 +159,8 @@ def first_load_vaddr(elf):
 
 
 def check_profile(a, data, name, elfs, recs, bids):
-    """`etmkit profile FILE --elf BIN...`: per binary, block path = the
+    """`etmkit profile FILE --elf BIN...` (and the same by --symfs): per
+    binary, block path = the
     recorded (MMAP2) path, build id = the ELF note, ranges and branches =
     digest 4a's counts from the execution records of the processes that ran
     it, at ELF vaddrs (linked where they ran, no bias) written less the
@@ -168,7 +169,17 @@ def check_profile(a, data, name, elfs, recs, bids):
     cmd = [a.etmkit, "profile", data]
     for e in elfs:
         cmd += ["--elf", e]
-    got = profile_blocks(run(cmd).stdout)
+    text = run(cmd).stdout
+    got = profile_blocks(text)
+    # the same binaries found by --symfs at their recorded paths
+    symfs = data + ".symfs"
+    for e in elfs:
+        link = symfs + os.path.realpath(e)
+        os.makedirs(os.path.dirname(link), exist_ok=True)
+        if not os.path.lexists(link):
+            os.symlink(os.path.realpath(e), link)
+    if run([a.etmkit, "profile", data, "--symfs", symfs]).stdout != text:
+        fail(f"{name}: profile --symfs differs from --elf")
     want = {}
     for e, rec in zip(elfs, recs):
         path = os.path.realpath(e)
