@@ -103,7 +103,8 @@ int cli_input_option(struct cli_input *in, int opt, const char *arg);
  * failure, 0 on success. */
 int cli_input_resolve(struct cli_input *in, const char *cmd);
 
-/* Feed @n bytes to session @s for command @cmd; on a stop-on-error stop
+/* Feed @n bytes to session @s for command @cmd (to one decoder while a
+ * raw AUX record is fed, cli_perf_raw_piece()); on a stop-on-error stop
  * set *@stopped, and say what happened on stderr. Returns the session's
  * result. */
 int cli_session_feed(const char *cmd, struct etmkit_session *s,
@@ -122,6 +123,9 @@ int cli_perf_resolve(struct cli_input *in, unsigned protos);
 int cli_perf_stream(const struct cli_input *in,
 		    int (*feed)(void *ctx, const uint8_t *buf, size_t n),
 		    void *ctx, struct etmkit_session *s);
+/* While cli_perf_stream() feeds a raw (TRBE) AUX record, the trace ID of
+ * its CPU, whose decoder alone takes the bytes; else -1. */
+int cli_perf_raw_piece(void);
 
 /* The CPU and thread an element ran on, when known: for JSON records
  * (perf.data). */

@@ -259,14 +259,13 @@ static int parse_options(struct encode_run *r, int argc, char **argv)
 		return cli_exit_usage;
 	}
 	if (r->format == enc_fmt_perf) {
-		if (!r->frames) {
-			cli_error("--frames none: perf-data AUX buffers hold "
-				  "CoreSight frames");
-			return cli_exit_usage;
-		}
-		if (r->aux_size % 16 || r->aux_size > (64u << 20)) {
-			cli_error("--aux-size %u: expected a multiple of 16, "
-				  "at most 64 MiB", r->aux_size);
+		/* --frames none: raw AUX records (TRBE, digest 3.6) hold
+		 * bytes, not 16-byte frames */
+		if ((r->frames && r->aux_size % 16) ||
+		    r->aux_size > (64u << 20)) {
+			cli_error("--aux-size %u: expected %sat most 64 MiB",
+				  r->aux_size, r->frames ?
+				  "a multiple of 16, " : "");
 			return cli_exit_usage;
 		}
 		for (size_t i = 0; i < r->ninputs; i++)
@@ -318,13 +317,16 @@ static int write_trace(void *ctx, const uint8_t *data, size_t len)
 	return 0;
 }
 
-/* The encoder's bytes: into frames, or straight to the file. */
+/* The encoder's bytes: into frames, unframed into a perf-data AUX
+ * record, or straight to the file. */
 static int encoder_sink(void *ctx, const uint8_t *data, size_t len)
 {
 	struct encode_run *r = ctx;
 
 	if (r->framer)
 		return frame_enc_put(r->framer, (uint8_t)r->trace_id, data, len);
+	if (r->raw_sink)
+		return r->raw_sink(r->raw_ctx, data, len);
 	return write_trace(r, data, len);
 }
 

@@ -95,6 +95,10 @@ struct encode_run {
 	/* Running: */
 	FILE *rec_out, *trace;
 	struct frame_enc *framer;
+	/* perf-data --frames none: the encoder's bytes go here, unframed
+	 * (one AUX record's raw trace), instead of r->trace */
+	int (*raw_sink)(void *ctx, const uint8_t *data, size_t n);
+	void *raw_ctx;
 	struct code_map *code;
 	struct enc_ops ops;
 	int sink_err;              /* errno of a failed trace write */
@@ -109,7 +113,8 @@ struct encode_run {
 
 
 /* cmd_encode.c: a fresh encoder of the run's protocol and registers
- * writing to encoder_sink (r->framer with r->trace_id); 0 or a cli_exit
+ * writing to encoder_sink (r->framer with r->trace_id, else
+ * r->raw_sink when set, else r->trace); 0 or a cli_exit
  * after a message. */
 int encode_setup(struct encode_run *r);
 /* Open input @in; 0 or a cli_exit after a message. */

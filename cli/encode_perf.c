@@ -4,7 +4,10 @@
  *
  * Each input is one process (pid 1000 + its index, one thread) running on
  * CPU index mod --cpus. Each CPU's trace goes to its AUX ring in CoreSight
- * frames with trace ID 0x10 + 2 * CPU (digest 3.5). The trace is cut into
+ * frames with trace ID 0x10 + 2 * CPU (digest 3.5), or with --frames none
+ * raw, as a TRBE writes it: the one trace unit's bytes, every AUX record
+ * flagged FORMAT_RAW (digest 3.6; any protocol, though real TRBE
+ * recordings are ETE). The trace is cut into
  * AUX records of about --aux-size bytes; each starts a new trace session
  * (a fresh trace unit: A-sync, trace info, the context ID = the thread id,
  * digest 3.3), so a decoder that resets at every AUX record (digest 3.10)
@@ -225,7 +228,10 @@ static int run_chunk(struct perf_run *p, struct enc_input *in)
 	r->cur = in;
 	r->trace_id = 0x10 + 2 * in->cpu;
 	p->len = 0;
-	if (frame_enc_alloc(&r->framer, buf_sink, p)) {
+	if (!r->frames) { /* raw: the encoder writes the AUX bytes itself */
+		r->raw_sink = buf_sink;
+		r->raw_ctx = p;
+	} else if (frame_enc_alloc(&r->framer, buf_sink, p)) {
 		cli_error("out of memory");
 		return cli_exit_input;
 	}
@@ -242,7 +248,7 @@ static int run_chunk(struct perf_run *p, struct enc_input *in)
 	if (ret && ret != ENC_MORE)
 		return ret;
 	err = r->ops.finish(r->ops.e);
-	if (!err)
+	if (!err && r->framer)
 		err = frame_enc_finish(r->framer);
 	if (err) {
 		cli_error("%s: %s", in->path, etmkit_errstr(err));
@@ -265,6 +271,8 @@ static int run_chunk(struct perf_run *p, struct enc_input *in)
 	cs->naux++;
 	if (r->truncate_every && cs->naux % r->truncate_every == 0)
 		flags |= PERF_AUX_FLAG_TRUNCATED; /* digest 3.7 */
+	if (!r->frames)
+		flags |= PERF_AUX_FLAG_FORMAT_RAW; /* digest 3.6 */
 	/* digest 3.10: the AUX record, then the AUXTRACE holding its range */
 	if ((err = perf_write_aux(p->w, cs->aux_head, p->len, flags, &s)) ||
 	    (err = perf_write_auxtrace_begin(p->w, p->len, cs->aux_head,
@@ -391,8 +399,9 @@ static int run(struct perf_run *p)
 			 "process); a decode will miss them", p->untraceable);
 	cli_note("%" PRIu64 " instructions of %zu processes on %" PRIu32
 		 " CPUs -> %s: %" PRIu64 " AUX records, %" PRIu64 " bytes of "
-		 "trace in CoreSight frames", r->insns, r->ninputs, p->ncpu,
-		 r->out_dir, p->aux_records, p->aux_bytes);
+		 "trace %s", r->insns, r->ninputs, p->ncpu, r->out_dir,
+		 p->aux_records, p->aux_bytes, r->frames ?
+		 "in CoreSight frames" : "raw (FORMAT_RAW)");
 	return 0;
 }
 

@@ -660,7 +660,9 @@ int cli_session_feed(const char *cmd, struct etmkit_session *s,
 		     const uint8_t *buf, size_t n, int stop_on_error,
 		     int *stopped)
 {
-	int err = etmkit_session_feed(s, buf, n);
+	int raw = cli_perf_raw_piece();
+	int err = raw >= 0 ? etmkit_session_feed_raw(s, (uint8_t)raw, buf, n)
+			   : etmkit_session_feed(s, buf, n);
 
 	cli_msg_command(cmd);
 	if (stop_on_error && (err == -etmkit_err_bad_packet ||

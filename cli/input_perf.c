@@ -16,8 +16,12 @@
  * (TRUNCATED, COLLISION, PARTIAL, OVERWRITE, digest 3.7) give the break's
  * loss reason, a gap for each trace ID that had bytes in it; an AUX record
  * whose bytes are not in the file is a gap (aux_missing) of its CPU's trace
- * ID. Raw (TRBE) AUX data and chunks that are not whole frames are
- * refused. */
+ * ID. A raw AUX record (flag FORMAT_RAW, a TRBE's: digest 3.6) holds one
+ * CPU's trace unformatted: its bytes go straight to that CPU's trace ID
+ * decoder (etmkit_session_feed_raw(), as perf gives them to the queue's
+ * single-source decoder, digest 3.5 item 3), with the same break after it.
+ * Any protocol is taken raw, though real TRBE recordings are ETE.
+ * Formatted chunks that are not whole frames are refused. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -116,7 +120,17 @@ static void warn_missing_aux(const struct cli_input *in)
 			 in->file, n, n == 1 ? "" : "s", bytes);
 }
 
-/* Refuse what the simple feeding below cannot do. */
+static uint8_t cpu_trace_id(const struct cli_input *in, uint32_t cpu);
+
+static int is_raw(const struct perf_aux_chunk *ch)
+{
+	return (ch->flags & PERF_AUX_FLAG_FORMAT_MASK) ==
+	       PERF_AUX_FLAG_FORMAT_RAW;
+}
+
+/* Refuse what the feeding below cannot do: formatted chunks that are not
+ * whole frames, raw chunks of a CPU without metadata (no trace ID, no
+ * registers to decode them with). */
 static int check_chunks(const struct cli_input *in)
 {
 	struct perf_aux_iter ai;
@@ -126,12 +140,16 @@ static int check_chunks(const struct cli_input *in)
 	while (perf_aux_next(&ai, &ch, NULL) == 0) {
 		if (!ch.data)
 			continue;
-		if ((ch.flags & PERF_AUX_FLAG_FORMAT_MASK) ==
-		    PERF_AUX_FLAG_FORMAT_RAW) {
-			cli_error("%s: the AUX record at offset %" PRIu64
-				  " holds raw (TRBE) trace: not supported yet",
-				  in->file, ch.record_offset);
-			return cli_exit_input;
+		if (is_raw(&ch)) {
+			if (!cpu_trace_id(in, ch.cpu)) {
+				cli_error("%s: the AUX record at offset %"
+					  PRIu64 " holds raw trace of CPU %"
+					  PRIu32 ", which the cs_etm metadata "
+					  "does not describe", in->file,
+					  ch.record_offset, ch.cpu);
+				return cli_exit_input;
+			}
+			continue;
 		}
 		if (ch.data_size % 16) {
 			cli_error("%s: the AUX record at offset %" PRIu64
@@ -247,9 +265,20 @@ static int lose_chunk(const struct cli_input *in, struct etmkit_session *s,
 	return err;
 }
 
+/* The trace ID whose decoder takes the bytes being fed: that of a raw AUX
+ * record's CPU, -1 while formatted bytes are fed (cli_session_feed()). */
+static int raw_piece = -1;
+
+int cli_perf_raw_piece(void)
+{
+	return raw_piece;
+}
+
 /* Each AUX record is a piece of its own (digest 3.10: perf resets the
  * decoder at every one): its bytes are fed at their file offsets, then a
- * break ends it, with the loss its flags report. */
+ * break ends it, with the loss its flags report. A raw record's bytes go
+ * to its CPU's decoder alone (through cli_perf_raw_piece()); without a
+ * session nothing reads them, they are left out. */
 int cli_perf_stream(const struct cli_input *in,
 		    int (*feed)(void *ctx, const uint8_t *buf, size_t n),
 		    void *ctx, struct etmkit_session *s)
@@ -267,12 +296,18 @@ int cli_perf_stream(const struct cli_input *in,
 				err = lose_chunk(in, s, &ch);
 			continue;
 		}
+		if (is_raw(&ch) && !s)
+			continue;
 		if (in->chunk_offset)
 			*in->chunk_offset = ch.record_offset;
 		if (s)
 			err = etmkit_session_set_offset(s, ch.data_offset);
-		if (!err && feed(ctx, ch.data, (size_t)ch.data_size) < 0)
+		raw_piece = is_raw(&ch) ? cpu_trace_id(in, ch.cpu) : -1;
+		if (!err && feed(ctx, ch.data, (size_t)ch.data_size) < 0) {
+			raw_piece = -1;
 			return cli_exit_input;
+		}
+		raw_piece = -1;
 		if (!err && s)
 			err = etmkit_session_break(s, aux_loss(ch.flags));
 		/* Decoded: its pages go back (memory stays that of one

@@ -158,7 +158,8 @@ static const struct cli_option options[] = {
 	  "the trace source's ID (default 0x10)" },
 	{ "frames", 0, "MODE", opt_frames, E,
 	  "coresight: CoreSight formatter frames (the default); none: the "
-	  "raw stream of the one source" },
+	  "raw stream of the one source (perf-data: each CPU's AUX records "
+	  "raw, flagged FORMAT_RAW, as a TRBE writes them)" },
 
 	/* ---- output ---- */
 	{ .cmds = CLI_CMD_ALL, .help = "Output:" },
@@ -177,7 +178,8 @@ static const struct cli_option options[] = {
 	{ "aux-size", 0, "N", opt_aux_size, E,
 	  "(perf-data) start a new AUX record (and trace session) at the "
 	  "first instruction after a branch once N trace bytes are in the "
-	  "current one (default 16384; a multiple of 16)" },
+	  "current one (default 16384; a multiple of 16 unless --frames "
+	  "none)" },
 	{ "truncate-every", 0, "N", opt_truncate_every, E,
 	  "(perf-data) flag every N-th AUX record of a CPU TRUNCATED (its "
 	  "data is kept; 0 never, the default)" },

@@ -20,12 +20,26 @@ with a gap of reason aux_truncated for the trace ID whose packets fill
 them, at the end of their bytes, and that ID's next record (CPU 6's second
 chunk) is an A-sync or an unsynced run: nothing joined across.
 
+Raw (TRBE) AUX data (digest 3.6, flag FORMAT_RAW 0x100): a file written by
+`etmkit encode --format perf-data --frames none` from an execution record
+(ETE, two processes on two CPUs, small AUX records): every record is flagged
+raw (read here), each record's bytes are its CPU's packets alone (trace ID
+0x10 + 2 x CPU, the encoder's, digest 3.5) numbered by file offset, the
+first an A-sync at the record's first byte (no frame ID byte before it),
+every packet inside a record of its CPU; with the metadata of CPU 1
+renumbered (CPU 1's records then belong to no described CPU) the file is
+refused, naming the AUX record's offset.
+
 Usage: cli_perf.py ETMKIT SHARED_DIR   (77 when SHARED_DIR/testdata is absent)"""
 import json
 import os
 import struct
 import subprocess
 import sys
+import tempfile
+
+RECORDS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                       "data", "records")
 
 
 def aux_chunks(path):
@@ -123,6 +137,84 @@ def check_frames(etmkit, d):
     return bad
 
 
+def raw_chunks(path):
+    """(file offset of the bytes, size, flags, cpu, AUX record offset) of
+    every AUX record, its CPU that of the AUXTRACE record holding its
+    range (digest 3.10; the AUX record's own sample_id layout depends on
+    the attr's sample_type)."""
+    f = open(path, "rb").read()
+    off, size = struct.unpack_from("<QQ", f, 40)
+    aux, out, p = [], [], off
+    while p < off + size:
+        t, _, sz = struct.unpack_from("<IHH", f, p)
+        if t == 11:
+            aux.append((p,) + struct.unpack_from("<QQQ", f, p + 8))
+        elif t == 71:
+            s2, o, _, _, _, cpu = struct.unpack_from("<QQQIII", f, p + 8)
+            for a in aux:
+                if o <= a[1] and a[1] + a[2] <= o + s2:
+                    out.append((p + 48 + a[1] - o, a[2], a[3], cpu, a[0]))
+            aux = [a for a in aux if not (o <= a[1] and a[1] + a[2] <= o + s2)]
+            p += sz + s2
+            continue
+        p += sz
+    return out
+
+
+def check_raw(etmkit):
+    bad = []
+    rec = os.path.join(RECORDS, "a64_flow.txt")
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "raw.data")
+        r = subprocess.run([etmkit, "encode", "--protocol", "ete", "--format",
+                            "perf-data", "--frames", "none", "--cpus", "2",
+                            "--aux-size", "40", "-q", "-o", path,
+                            "--from-record", rec, "--from-record", rec],
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            return ["raw: encode: %s" % r.stderr]
+        chunks = raw_chunks(path)
+        if len(chunks) < 4 or {c[3] for c in chunks} != {0, 1} or any(
+                c[2] & 0xFF00 != 0x100 for c in chunks):
+            bad.append("raw: AUX records %r: want raw ones of CPUs 0 and 1"
+                       % chunks)
+        r, recs = packets_json(etmkit, path)
+        pk = [x for x in recs if x.get("type") != "gap"]
+        if r.returncode != 0 or not pk:
+            bad.append("raw: packets: exit %d: %s" % (r.returncode, r.stderr))
+        for x in pk:
+            inside = [c for c in chunks if c[0] <= x["offset"] < c[0] + c[1]]
+            if not inside or x["id"] != 0x10 + 2 * inside[0][3]:
+                bad.append("raw: packet %r outside its CPU's records" % x)
+                break
+        starts = {x["offset"]: x for x in pk}
+        for c in chunks:
+            x = starts.get(c[0])
+            if not x or x["type"] != "a_sync":
+                bad.append("raw: no A-sync at the record bytes at %d: %r"
+                           % (c[0], x))
+        # renumber the second cs_etm block's CPU (digest 3.2: magic, cpu)
+        d = bytearray(open(path, "rb").read())
+        magic = struct.pack("<Q", 0x5050505050505050)
+        first = d.find(magic)
+        second = d.find(magic, first + 8)
+        if first < 0 or second < 0 or \
+                struct.unpack_from("<Q", d, second + 8)[0] != 1:
+            return bad + ["raw: no ETE metadata block of CPU 1"]
+        struct.pack_into("<Q", d, second + 8, 5)
+        bad_path = os.path.join(tmp, "raw-cpu5.data")
+        open(bad_path, "wb").write(bytes(d))
+        first_cpu1 = [c[4] for c in chunks if c[3] == 1][0]
+        r = subprocess.run([etmkit, "decode", bad_path],
+                           capture_output=True, text=True)
+        want = ("the AUX record at offset %d holds raw trace of CPU 1, which "
+                "the cs_etm metadata does not describe" % first_cpu1)
+        if r.returncode != 3 or want not in r.stderr:
+            bad.append("raw, CPU 1 undescribed: exit %d: %s" %
+                       (r.returncode, r.stderr))
+    return bad
+
+
 def main():
     etmkit, shared = sys.argv[1:3]
     d = os.path.join(shared, "testdata", "perf")
@@ -209,6 +301,7 @@ def main():
             l.split()[1] != "10" for l in r.stdout.splitlines()):
         bad.append("perf_kernel.data --id 0x10: exit %d" % r.returncode)
     bad += check_frames(etmkit, d)
+    bad += check_raw(etmkit)
     for b in bad:
         print("FAIL:", b)
     if not bad:

@@ -29,8 +29,11 @@ import subprocess
 import sys
 import tempfile
 
-ETMKIT, SHARED, RECORDS = sys.argv[1], sys.argv[2], sys.argv[3]
-PERF = os.path.join(SHARED, "testdata", "perf")
+# Imported by tests/perf/perf_write_rt.py for record_profile() and
+# parse_autofdo(): the arguments only when run.
+ETMKIT, SHARED, RECORDS = (sys.argv[1:4] if __name__ == "__main__"
+                           else (None, None, None))
+PERF = os.path.join(SHARED or "", "testdata", "perf")
 failures = []
 
 

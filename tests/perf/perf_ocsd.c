@@ -11,7 +11,11 @@
  * registers and trace ID; each AUX record is pushed after an
  * OCSD_OP_RESET, as perf does (digest perf-data.md 3.10), its bytes
  * numbered by their offsets in the file; end of trace after the CPU's
- * last record. The memory image is the --mem regions (LENGTH bytes of
+ * last record. A raw AUX record (flag FORMAT_RAW, a TRBE's, digest 3.6)
+ * goes instead to a second tree of the CPU taking a single source, no
+ * frames, as perf feeds raw data straight to the queue's decoder
+ * (digest 3.5 item 3); OpenCSD names that source channel 0, listed here
+ * under the CPU's trace ID. The memory image is the --mem regions (LENGTH bytes of
  * FILE from OFFSET, mapped at ADDR; the whole file without them).
  *
  * Output: one line per instruction range element, in the form of
@@ -95,69 +99,95 @@ static ocsd_datapath_resp_t print_elem(const void *ctx,
 				       const uint8_t chan,
 				       const ocsd_generic_trace_elem *e)
 {
-	(void)ctx;
+	/* a raw tree's source (ctx: its CPU's trace ID) is channel 0 */
+	unsigned id = ctx ? *(const uint8_t *)ctx : chan;
+
 	if (e->elem_type == OCSD_GEN_TRC_ELEM_INSTR_RANGE)
 		printf("Idx:%" PRIu64 "; ID:%x; OCSD_GEN_TRC_ELEM_INSTR_RANGE("
 		       "exec range=0x%" PRIx64 ":[0x%" PRIx64 "] num_i(%u) %c )\n",
-		       (uint64_t)index_sop, chan, (uint64_t)e->st_addr,
+		       (uint64_t)index_sop, id, (uint64_t)e->st_addr,
 		       (uint64_t)e->en_addr, e->num_instr_range,
 		       e->last_instr_exec ? 'E' : 'N');
 	return OCSD_RESP_CONT;
 }
 
-static dcd_tree_handle_t cpu_tree(const struct perf_cs_etm_cpu *c)
+/* CPU @c's tree taking frames (@framed) or its raw trace alone, with
+ * the memory regions; C_API_INVALID_TREE_HANDLE after a message. */
+static dcd_tree_handle_t cpu_tree(const struct perf_cs_etm_cpu *c, int framed,
+				  const struct mem_file *mem, int nmem)
 {
 	unsigned char csid = 0;
+	dcd_tree_handle_t t;
 
 	if (c->protocol == etmkit_proto_etmv3)
-		return ocsd_etm3_framed_tree(c->etm3.etmcr, c->etm3.etmidr,
-					     c->etm3.etmccer, c->trace_id, 1, 1,
-					     &csid, "perf_ocsd");
-	return ocsd_etm4_framed_tree(&c->etm4, c->trace_id, 1, 1, &csid,
-				     "perf_ocsd");
+		t = ocsd_etm3_framed_tree(c->etm3.etmcr, c->etm3.etmidr,
+					  c->etm3.etmccer, c->trace_id, 1,
+					  framed, &csid, "perf_ocsd");
+	else
+		t = ocsd_etm4_framed_tree(&c->etm4, c->trace_id, 1, framed,
+					  &csid, "perf_ocsd");
+	if (t == C_API_INVALID_TREE_HANDLE)
+		return t;
+	for (int i = 0; i < nmem; i++)
+		if (ocsd_dt_add_buffer_mem_acc(t, mem[i].r.addr,
+					       OCSD_MEM_SPACE_ANY, mem[i].r.data,
+					       (uint32_t)mem[i].r.n) != OCSD_OK)
+			goto bad;
+	if (ocsd_dt_set_gen_elem_outfn(t, print_elem, framed ? NULL :
+				       &c->trace_id) != OCSD_OK)
+		goto bad;
+	return t;
+bad:
+	fprintf(stderr, "perf_ocsd: CPU %u: cannot set up the decode tree\n",
+		(unsigned)c->cpu);
+	ocsd_destroy_dcd_tree(t);
+	return C_API_INVALID_TREE_HANDLE;
 }
 
-/* Every AUX record of CPU @c, each after a reset, then end of trace. */
+/* Every AUX record of CPU @c, each after a reset of the tree its format
+ * takes (frames or raw), then end of trace on both. */
 static int decode_cpu(const struct perf_file *pf, const struct perf_cs_etm_cpu *c,
 		      const struct mem_file *mem, int nmem)
 {
 	struct perf_aux_iter ai;
 	struct perf_aux_chunk ch;
-	dcd_tree_handle_t tree = C_API_INVALID_TREE_HANDLE;
+	dcd_tree_handle_t tree[2] = { C_API_INVALID_TREE_HANDLE,
+				      C_API_INVALID_TREE_HANDLE };
 	int rc = 0;
 
 	perf_aux_iter_init(&ai, pf, c->cpu);
 	while (rc == 0 && perf_aux_next(&ai, &ch, NULL) == 0) {
+		int raw = (ch.flags & PERF_AUX_FLAG_FORMAT_MASK) ==
+			  PERF_AUX_FLAG_FORMAT_RAW;
+
 		if (!ch.data || !ch.data_size)
 			continue;
-		if (tree == C_API_INVALID_TREE_HANDLE) {
-			tree = cpu_tree(c);
-			if (tree == C_API_INVALID_TREE_HANDLE)
-				return 1;
+		if (tree[0] == C_API_INVALID_TREE_HANDLE &&
+		    tree[1] == C_API_INVALID_TREE_HANDLE)
 			printf("Source ID:%x; %s\n", c->trace_id,
 			       c->protocol == etmkit_proto_etmv3 ? "etmv3" :
 			       c->protocol == etmkit_proto_ete ? "ete" :
 								  "etmv4");
-			for (int i = 0; i < nmem; i++)
-				if (ocsd_dt_add_buffer_mem_acc(
-					    tree, mem[i].r.addr,
-					    OCSD_MEM_SPACE_ANY, mem[i].r.data,
-					    (uint32_t)mem[i].r.n) != OCSD_OK)
-					rc = 1;
-			if (ocsd_dt_set_gen_elem_outfn(tree, print_elem,
-						       NULL) != OCSD_OK)
+		if (tree[raw] == C_API_INVALID_TREE_HANDLE) {
+			tree[raw] = cpu_tree(c, !raw, mem, nmem);
+			if (tree[raw] == C_API_INVALID_TREE_HANDLE) {
 				rc = 1;
+				break;
+			}
 		}
-		ocsd_dt_process_data(tree, OCSD_OP_RESET, 0, 0, NULL, NULL);
-		if (!rc && ocsd_push_at(tree, ch.data, (size_t)ch.data_size,
-					ch.data_offset, "perf_ocsd"))
+		ocsd_dt_process_data(tree[raw], OCSD_OP_RESET, 0, 0, NULL,
+				     NULL);
+		if (ocsd_push_at(tree[raw], ch.data, (size_t)ch.data_size,
+				 ch.data_offset, "perf_ocsd"))
 			rc = 1;
 	}
-	if (tree != C_API_INVALID_TREE_HANDLE) {
+	for (int k = 0; k < 2; k++) {
+		if (tree[k] == C_API_INVALID_TREE_HANDLE)
+			continue;
 		if (!rc && OCSD_DATA_RESP_IS_FATAL(ocsd_dt_process_data(
-				   tree, OCSD_OP_EOT, 0, 0, NULL, NULL)))
+				   tree[k], OCSD_OP_EOT, 0, 0, NULL, NULL)))
 			rc = 1;
-		ocsd_destroy_dcd_tree(tree);
+		ocsd_destroy_dcd_tree(tree[k]);
 	}
 	return rc;
 }

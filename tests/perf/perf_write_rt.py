@@ -21,7 +21,16 @@ small (--aux-size) with some flagged TRUNCATED. Then:
    record), BUILD_ID entries, PMU_MAPPINGS, trailers, misc bits, attr
    config bits of TRCCONFIGR.
 
-Cases: A64 under ETE and ETMv4, A32 + T32 under ETMv3.
+4. `etmkit profile FILE --elf BIN...` gives per binary (block path = the
+   recorded path, build id = the ELF note, ELF addresses) the ranges and
+   branches digest 4a's rules give from the processes' execution records
+   (tests/perf/cli_profile.py's record_profile()).
+
+Cases: A64 under ETE and ETMv4, A32 + T32 under ETMv3; A64 under ETE
+written raw (--frames none: FORMAT_RAW AUX records, as a TRBE writes them,
+digest 3.6); two different A64 programs linked at the same text address
+taking turns on one CPU (decoded back only through the side-band's
+per-process images, switched by context ID; OpenCSD not asked there).
 Exit: 0 pass, 1 fail, 77 qemu-user or the cross compilers missing (fails
 with CI=true)."""
 import argparse
@@ -36,6 +45,8 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "encode"))
 import round_trip  # noqa: E402  (read_record: the record's own parser)
+sys.path.insert(0, HERE)
+import cli_profile  # noqa: E402  (record_profile: digest 4a from a record)
 
 CI = os.environ.get("CI") == "true"
 FAILS = []
@@ -63,8 +74,8 @@ def run(cmd, **kw):
     return p
 
 
-def build(tool, workloads, tmp, name, arch, text_addr):
-    out = os.path.join(tmp, f"{name}-{arch}")
+def build(tool, workloads, tmp, name, arch, text_addr, tag=""):
+    out = os.path.join(tmp, f"{name}-{arch}{tag}")
     log = os.path.join(out, "qemu.log")
     cflags = "-O2" + (f" -Wl,-Ttext-segment={text_addr:#x}" if text_addr else "")
     run([tool, "--no-install", "--no-encode", "--arch", arch, "--cflags",
@@ -102,12 +113,106 @@ def elf_build_id(path):
 
 
 def record_of(etmkit, log, protocol, tmp, tag):
-    """The execution record `etmkit encode` reads from @log."""
+    """The execution record `etmkit encode` reads from @log, and its
+    file."""
     snap = os.path.join(tmp, "snap-" + tag)
     rec = os.path.join(tmp, "rec-" + tag + ".txt")
     run([etmkit, "encode", "--from-qemu", log, "--protocol", protocol,
          "--out", snap, "--record-out", rec, "-q"])
-    return round_trip.read_record(rec, protocol == "etmv3")
+    return round_trip.read_record(rec, protocol == "etmv3"), rec
+
+
+def profile_blocks(text):
+    """An AutoFDO text profile per binary: {path: (build id, ranges,
+    branches)}, the counts summed by key (cli_profile.parse_autofdo's
+    forms), each block closed by its build id and path comments (the
+    comment before the first block, when several, is no block)."""
+    out, lines, bid = {}, [], None
+    for line in text.splitlines():
+        if line.startswith("// build_id: "):
+            bid = line[len("// build_id: "):]
+        elif line.startswith("// ") and bid is not None:
+            out[line[3:]] = (bid,) + cli_profile.parse_autofdo(
+                "\n".join(lines))
+            lines, bid = [], None
+        else:
+            lines.append(line)
+    return out
+
+
+def first_load_vaddr(elf):
+    """p_vaddr of the first PT_LOAD in the program headers."""
+    d = open(elf, "rb").read(8192)
+    is64 = d[4] == 2
+    phoff, = struct.unpack_from("<Q" if is64 else "<I", d,
+                                0x20 if is64 else 0x1C)
+    phent, phnum = struct.unpack_from("<HH", d, 0x36 if is64 else 0x2A)
+    for i in range(phnum):
+        h = phoff + i * phent
+        typ, = struct.unpack_from("<I", d, h)
+        if typ == 1:
+            return struct.unpack_from("<Q" if is64 else "<I", d,
+                                      h + (16 if is64 else 8))[0]
+    sys.exit(f"{elf}: no PT_LOAD")
+
+
+def check_profile(a, data, name, elfs, recs, bids):
+    """`etmkit profile FILE --elf BIN...` (and the same by --symfs): per
+    binary, block path = the
+    recorded (MMAP2) path, build id = the ELF note, ranges and branches =
+    digest 4a's counts from the execution records of the processes that ran
+    it, at ELF vaddrs (linked where they ran, no bias) written less the
+    first PT_LOAD's p_vaddr as simpleperf's AutoFDO writer does (digest 4a
+    "Address base"; a branch target below it is 0)."""
+    cmd = [a.etmkit, "profile", data]
+    for e in elfs:
+        cmd += ["--elf", e]
+    text = run(cmd).stdout
+    got = profile_blocks(text)
+    # the same binaries found by --symfs at their recorded paths
+    symfs = data + ".symfs"
+    for e in elfs:
+        link = symfs + os.path.realpath(e)
+        os.makedirs(os.path.dirname(link), exist_ok=True)
+        if not os.path.lexists(link):
+            os.symlink(os.path.realpath(e), link)
+    if run([a.etmkit, "profile", data, "--symfs", symfs]).stdout != text:
+        fail(f"{name}: profile --symfs differs from --elf")
+    want = {}
+    for e, rec in zip(elfs, recs):
+        path = os.path.realpath(e)
+        base = first_load_vaddr(e)
+        r, b = cli_profile.record_profile(rec)
+        wr, wb = want.setdefault(path, ({}, {}))
+        for (f, t), v in r.items():
+            if f >= base:
+                wr[(f - base, t - base)] = wr.get((f - base, t - base), 0) + v
+        for (f, t), v in b.items():
+            if f >= base:
+                k = (f - base, t - base if t >= base else 0)
+                wb[k] = wb.get(k, 0) + v
+    if sorted(got) != sorted(want):
+        fail(f"{name}: profile blocks {sorted(got)}, want {sorted(want)}")
+        return
+    for path, (wr, wb) in want.items():
+        bid, gr, gb = got[path]
+        note = bids[path]
+        if not bid or not bid.startswith("0x" + note) or \
+                set(bid[2 + len(note):]) - {"0"}:
+            fail(f"{name}: {path}: profile build id {bid}, ELF note {note}")
+        for what, g, w in (("ranges", gr, wr), ("branches", gb, wb)):
+            if g != w:
+                only_g = sorted((k, v) for k, v in g.items()
+                                if w.get(k) != v)[:5]
+                only_w = sorted((k, v) for k, v in w.items()
+                                if g.get(k) != v)[:5]
+                fail(f"{name}: {path}: profile {what} differ from the "
+                     f"record's ({len(g)} vs {len(w)}): profile "
+                     f"{[(hex(x), hex(y), n) for (x, y), n in only_g]}, "
+                     f"record {[(hex(x), hex(y), n) for (x, y), n in only_w]}")
+    print(f"{name}: profile: {len(want)} binaries, " + ", ".join(
+        f"{os.path.basename(p)} {len(got[p][1])} ranges {len(got[p][2])} "
+        f"branches" for p in sorted(want)))
 
 
 def text_base(elf):
@@ -322,8 +427,20 @@ def check_layout(path, ncpu, nproc, protocol, build_ids, what, regs):
          d[o + 12:o + 12 + ln].rstrip(b"\0") == b"cs_etm", "PMU_MAPPINGS")
 
 
-def case(a, tmp, name, protocol, builds, ncpu, extra):
-    """@builds: [(log, elf)], one process each."""
+def opcodes(rec):
+    """{address: opcode hex} of an execution record's instructions."""
+    out = {}
+    for line in open(rec):
+        t = line.split("#", 1)[0].split()
+        if len(t) >= 3 and t[0].startswith("0x"):
+            out[int(t[0], 16)] = t[2]
+    return out
+
+
+def case(a, tmp, name, protocol, builds, ncpu, extra, same_text=False):
+    """@builds: [(log, elf)], one process each. With @same_text, the
+    programs share their text addresses: OpenCSD is not asked (perf_ocsd
+    has one memory image for every process)."""
     data = os.path.join(tmp, name + ".data")
     cmd = [a.etmkit, "encode", "--protocol", protocol, "--format",
            "perf-data", "-o", data, "--cpus", str(ncpu), "-q"] + extra
@@ -332,10 +449,12 @@ def case(a, tmp, name, protocol, builds, ncpu, extra):
     run(cmd)
     # 1: decode, per CPU trace ID and context ID = pid
     got, kinds = decode_by_process(a.etmkit, data, [e for _, e in builds])
-    if a.ocsd:
+    if a.ocsd and not same_text:
         check_ocsd(a, data, [e for _, e in builds], name)
+    recs = []
     for i, (log, elf) in enumerate(builds):
-        want = record_of(a.etmkit, log, protocol, tmp, f"{name}{i}")
+        want, rec = record_of(a.etmkit, log, protocol, tmp, f"{name}{i}")
+        recs.append(rec)
         key = (0x10 + 2 * (i % ncpu), 1000 + i)
         bad = round_trip.compare(want, got.pop(key, []),
                                  f"{name} process {i} ({os.path.basename(elf)})"
@@ -345,6 +464,16 @@ def case(a, tmp, name, protocol, builds, ncpu, extra):
     if got:
         fail(f"{name}: instructions under unexpected (id, context): "
              f"{sorted(got)}")
+    if same_text:
+        # the case is one only if the programs ran different instructions
+        # at the same addresses: one image could not decode both
+        ops = [opcodes(r) for r in recs]
+        clash = [x for x in ops[0] if x in ops[1] and ops[0][x] != ops[1][x]]
+        if len(clash) < 100:
+            fail(f"{name}: the processes ran different instructions at "
+                 f"only {len(clash)} common addresses")
+        print(f"{name}: {len(clash)} addresses executed by both processes "
+              f"hold different instructions")
     # 2: our reader and the independent parser agree, and see what was asked
     facts = run([sys.executable, os.path.join(HERE, "perf_facts.py"), data,
                  "--compare", a.summary])
@@ -370,13 +499,18 @@ def case(a, tmp, name, protocol, builds, ncpu, extra):
         if not any(l.startswith(f"cpu {c} {kind} ") and
                    f"trace_id {0x10 + 2 * c:#x}" in l for l in lines):
             fail(f"{name}: CPU {c} metadata")
-        if "--truncate-every" in extra and not any(
-                l.startswith(f"aux cpu {c} ") and "flags 0x1" in l
-                for l in lines):
+        aux = [l.split() for l in lines if l.startswith(f"aux cpu {c} ")]
+        flags = int(aux[0][aux[0].index("flags") + 1], 16) if aux else 0
+        if "--truncate-every" in extra and not flags & 1:
             fail(f"{name}: CPU {c}: no TRUNCATED AUX record")
+        # digest 3.6: FORMAT_RAW (0x100) on the raw records, none framed
+        if bool(flags & 0x100) != ("none" in extra):
+            fail(f"{name}: CPU {c}: AUX flags {flags:#x}")
     # 3: Linux perf's layout
     check_layout(data, ncpu, len(builds), protocol, bids, name,
                  snapshot_regs(tmp, f"{name}0"))
+    # 4: the profile of the recording against the records
+    check_profile(a, data, name, [e for _, e in builds], recs, bids)
     print(f"{name}: {len(builds)} processes on {ncpu} CPUs, {naux} AUX "
           f"records; decode {dict(sorted(kinds.items()))}")
 
@@ -408,6 +542,19 @@ def main():
         case(a, tmp, "a64_etmv4", "etmv4", a64, 2, ["--aux-size", "2048"])
         case(a, tmp, "a32_t32_etmv3", "etmv3", a32, 2,
              ["--aux-size", "512", "--truncate-every", "2"])
+        # raw AUX data, as a TRBE writes it (digest 3.6): no frames,
+        # FORMAT_RAW, records of any byte count
+        case(a, tmp, "a64_ete_raw", "ete", a64, 2,
+             ["--frames", "none", "--aux-size", "1000",
+              "--truncate-every", "3"])
+        # two programs linked at the same text address, taking turns on
+        # one CPU: only the side-band's image per process (switched by
+        # context ID) decodes both
+        same = [a64[1],  # calls, at 0x800000
+                build(a.qemu_trace, a.workloads, tmp, "condexec", "a64",
+                      0x800000, "-same")]
+        case(a, tmp, "a64_same_text_etmv4", "etmv4", same, 1,
+             ["--aux-size", "512"], same_text=True)
     return 1 if FAILS else 0
 
 
