@@ -59,18 +59,6 @@ static int on_elem(void *ctx, uint8_t id, const struct etmkit_elem *e)
 	return 0;
 }
 
-static enum etmkit_loss loss_of(uint64_t flags)
-{
-	/* the order of cli/input_perf.c: the first flag that says why */
-	if (flags & PERF_AUX_FLAG_TRUNCATED)
-		return etmkit_loss_aux_truncated;
-	if (flags & PERF_AUX_FLAG_COLLISION)
-		return etmkit_loss_aux_collision;
-	if (flags & PERF_AUX_FLAG_PARTIAL)
-		return etmkit_loss_aux_partial;
-	return etmkit_loss_none;
-}
-
 static int etmkit_run(struct run *r)
 {
 	struct etmkit_session_config sc;
@@ -112,7 +100,7 @@ static int etmkit_run(struct run *r)
 		r->aux_bytes += ch.data_size;
 		err = etmkit_session_feed(s, ch.data, (size_t)ch.data_size);
 		if (!err)
-			err = etmkit_session_break(s, loss_of(ch.flags));
+			err = etmkit_session_break(s, perf_aux_loss(ch.flags));
 	}
 	if (!err)
 		err = etmkit_session_finish(s);

@@ -225,22 +225,6 @@ int cli_perf_resolve(struct cli_input *in, unsigned protos)
 	return rc;
 }
 
-/* The loss an AUX record's flags report (digest 3.7), etmkit_loss_none
- * when there is none. One reason per record: TRUNCATED (trace after the
- * record lost) first, then COLLISION, PARTIAL, OVERWRITE. */
-static enum etmkit_loss aux_loss(uint64_t flags)
-{
-	if (flags & PERF_AUX_FLAG_TRUNCATED)
-		return etmkit_loss_aux_truncated;
-	if (flags & PERF_AUX_FLAG_COLLISION)
-		return etmkit_loss_aux_collision;
-	if (flags & PERF_AUX_FLAG_PARTIAL)
-		return etmkit_loss_aux_partial;
-	if (flags & PERF_AUX_FLAG_OVERWRITE)
-		return etmkit_loss_aux_overwrite;
-	return etmkit_loss_none;
-}
-
 /* The trace ID of CPU @cpu in the cs_etm metadata, or 0 (none). */
 static uint8_t cpu_trace_id(const struct cli_input *in, uint32_t cpu)
 {
@@ -309,7 +293,7 @@ int cli_perf_stream(const struct cli_input *in,
 		}
 		raw_piece = -1;
 		if (!err && s)
-			err = etmkit_session_break(s, aux_loss(ch.flags));
+			err = etmkit_session_break(s, perf_aux_loss(ch.flags));
 		/* Decoded: its pages go back (memory stays that of one
 		 * record, whatever the file's length). */
 		perf_file_release(in->perf, ch.data_offset, ch.data_size);

@@ -35,6 +35,7 @@
 #include "etmkit/common.h"
 #include "etmkit/etm3.h"
 #include "etmkit/etm4.h"
+#include "etmkit/elem.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -383,6 +384,12 @@ int perf_aux_iter_init(struct perf_aux_iter *it, const struct perf_file *pf,
  * -etmkit_err_invalid. */
 int perf_aux_next(struct perf_aux_iter *it, struct perf_aux_chunk *c,
 		  struct perf_diag *diag);
+
+/* The loss an AUX record's flags report (digest 3.7): one reason per
+ * record, TRUNCATED (trace after the record lost) first, then COLLISION,
+ * PARTIAL, OVERWRITE; etmkit_loss_none when there is none. For
+ * etmkit_session_break() after the record's bytes. */
+enum etmkit_loss perf_aux_loss(uint64_t flags);
 
 #ifdef __cplusplus
 }

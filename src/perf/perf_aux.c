@@ -201,3 +201,16 @@ int perf_aux_next(struct perf_aux_iter *it, struct perf_aux_chunk *c,
 		return 0;
 	}
 }
+
+enum etmkit_loss perf_aux_loss(uint64_t flags)
+{
+	if (flags & PERF_AUX_FLAG_TRUNCATED)
+		return etmkit_loss_aux_truncated;
+	if (flags & PERF_AUX_FLAG_COLLISION)
+		return etmkit_loss_aux_collision;
+	if (flags & PERF_AUX_FLAG_PARTIAL)
+		return etmkit_loss_aux_partial;
+	if (flags & PERF_AUX_FLAG_OVERWRITE)
+		return etmkit_loss_aux_overwrite;
+	return etmkit_loss_none;
+}

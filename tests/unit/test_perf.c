@@ -937,6 +937,25 @@ static void test_shared_perf_etm(void **state)
 	perf_file_free(pf);
 }
 
+/* perf_aux_loss(): one reason per AUX record, in digest 3.7's order of
+ * what the flags say about lost trace; the format bits say nothing. */
+static void test_aux_loss(void **state)
+{
+	(void)state;
+	assert_int_equal(perf_aux_loss(0), etmkit_loss_none);
+	assert_int_equal(perf_aux_loss(PERF_AUX_FLAG_FORMAT_RAW),
+			 etmkit_loss_none);
+	assert_int_equal(perf_aux_loss(PERF_AUX_FLAG_OVERWRITE),
+			 etmkit_loss_aux_overwrite);
+	assert_int_equal(perf_aux_loss(PERF_AUX_FLAG_PARTIAL |
+				       PERF_AUX_FLAG_OVERWRITE),
+			 etmkit_loss_aux_partial);
+	assert_int_equal(perf_aux_loss(PERF_AUX_FLAG_COLLISION |
+				       PERF_AUX_FLAG_PARTIAL),
+			 etmkit_loss_aux_collision);
+	assert_int_equal(perf_aux_loss(0xFu), etmkit_loss_aux_truncated);
+}
+
 /* perf_file_release() on AUX data already used (perf_file_open() maps
  * the file): the bytes read the same afterwards (the pages come back from
  * the file), whatever the range, including ones past the end or empty;
@@ -1270,6 +1289,7 @@ int main(void)
 		cmocka_unit_test(test_maps_file2),
 		cmocka_unit_test(test_shared_perf_etm),
 		cmocka_unit_test(test_release),
+		cmocka_unit_test(test_aux_loss),
 		cmocka_unit_test(test_shared_perf_kernel),
 		cmocka_unit_test(test_shared_missing_aux),
 	};
