@@ -272,6 +272,11 @@ int cli_perf_stream(const struct cli_input *in,
 	int err = 0;
 
 	perf_aux_iter_init(&ai, in->perf, -1);
+	/* The passes over the records so far (metadata, side-band) mapped
+	 * in the pages they touched and the kernel's fault-around their
+	 * neighbours, with a record every AUX record the whole file: give
+	 * them back, then each record's after it is decoded. */
+	perf_file_release(in->perf, 0, UINT64_MAX);
 	while (!err && perf_aux_next(&ai, &ch, NULL) == 0) {
 		if (in->cpus.n && !cli_in_ranges(&in->cpus, ch.cpu))
 			continue; /* --cpu: not a wanted CPU's trace */

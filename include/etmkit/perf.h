@@ -133,8 +133,8 @@ int perf_file_open(struct perf_file **pf, const char *path,
  * caller is done with (AUX data already decoded): perf_file_open() maps a
  * regular file read-only rather than copying it, and its pages are
  * dropped here (they are read again from the file if touched later, so
- * every pointer stays valid). This keeps a decode's memory independent of
- * the trace's length. Nothing for a file that was read (a pipe) or a
+ * every pointer stays valid). This keeps a decode's resident memory
+ * independent of the trace's length (docs/perf-data.md, "Memory"). Nothing for a file that was read (a pipe) or a
  * buffer. A file truncated by another process while mapped makes later
  * reads of the lost part fault (SIGBUS), as with any mapped file. */
 void perf_file_release(const struct perf_file *pf, uint64_t offset,
