@@ -296,16 +296,7 @@ int cmd_profile(int argc, char **argv)
 			{ .name = "output", .value = opt_prof_output, .ctx = &r },
 			{ .name = "binary", .value = opt_prof_binary, .ctx = &r },
 			{ .name = "m-profile", .target = &r.in.m_profile },
-			{ .name = "image", .value = cli_images_opt_image,
-			  .ctx = &r.images },
-			{ .name = "elf", .value = cli_images_opt_elf,
-			  .ctx = &r.images },
-			{ .name = "symfs", .value = cli_images_opt_symfs,
-			  .ctx = &r.images },
-			{ .name = "buildid-dir",
-			  .value = cli_images_opt_buildid_dir, .ctx = &r.images },
-			{ .name = "vmlinux", .value = cli_images_opt_vmlinux,
-			  .ctx = &r.images },
+			CLI_IMAGES_FLAGS(&r.images),
 			{ .name = NULL }
 		};
 

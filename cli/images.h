@@ -35,6 +35,17 @@ struct cli_images {
  * after a message. As struct cli_flag value callbacks: */
 int cli_images_opt_image(void *images, const char *arg);
 int cli_images_opt_elf(void *images, const char *arg);
+/* The rows of struct cli_flag for the options above, for the commands
+ * that take them (decode, profile): @ci is the command's struct
+ * cli_images. */
+#define CLI_IMAGES_FLAGS(ci)                                              \
+	{ .name = "image", .value = cli_images_opt_image, .ctx = (ci) },  \
+	{ .name = "elf", .value = cli_images_opt_elf, .ctx = (ci) },      \
+	{ .name = "symfs", .value = cli_images_opt_symfs, .ctx = (ci) },  \
+	{ .name = "buildid-dir", .value = cli_images_opt_buildid_dir,     \
+	  .ctx = (ci) },                                                  \
+	{ .name = "vmlinux", .value = cli_images_opt_vmlinux, .ctx = (ci) }
+
 /* --symfs DIR, --buildid-dir DIR, --vmlinux FILE (perf.data inputs). */
 int cli_images_opt_symfs(void *images, const char *arg);
 int cli_images_opt_buildid_dir(void *images, const char *arg);

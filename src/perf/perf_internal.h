@@ -67,6 +67,10 @@ int perf_rec_header(const struct perf_file *pf, uint64_t pos, uint64_t end,
 		    uint32_t *type, uint16_t *misc, uint32_t *size,
 		    uint64_t *next, struct perf_diag *d);
 
+/* Bytes of the sample_id_all trailer for sample_type @st (digest 1.6: 8
+ * per selected field): read by perf_records.c, written by perf_write.c. */
+uint32_t perf_trailer_size(uint64_t st);
+
 /* The sample_id_all trailer of kernel record @rec (digest 1.6) into @sid:
  * its size in bytes, 0 none (no trailer for this type or attr, or the
  * record is too small for it). */

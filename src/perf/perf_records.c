@@ -35,8 +35,7 @@ const char *perf_record_type_name(uint32_t type)
 	return NULL;
 }
 
-/* Bytes of the trailer for @st (digest 1.6: 8 per selected field). */
-static uint32_t trailer_size(uint64_t st)
+uint32_t perf_trailer_size(uint64_t st)
 {
 	const uint64_t bits[] = { PERF_SAMPLE_TID, PERF_SAMPLE_TIME,
 				  PERF_SAMPLE_ID, PERF_SAMPLE_STREAM_ID,
@@ -104,7 +103,7 @@ int perf_sample_id_parse(const struct perf_file *pf, const uint8_t *rec,
 	if (!(a->flags & PERF_ATTR_FLAG_SAMPLE_ID_ALL))
 		return 0;
 	st = a->sample_type;
-	n = trailer_size(st);
+	n = perf_trailer_size(st);
 	if (!n || n > size - 8)
 		return 0;
 	p = rec + size - n; /* parsed from the end: bodies vary in length */

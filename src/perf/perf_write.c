@@ -2,6 +2,7 @@
  * little-endian) holding CoreSight trace (include/etmkit/perf_write.h;
  * digest perf-data.md sections 1, 2.1, 2.2, 3.1-3.10). */
 #include "etmkit/perf_write.h"
+#include "perf/perf_internal.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -180,18 +181,6 @@ static int write_header(struct perf_writer *w, uint64_t data_size,
 	return wr(w, h, sizeof(h));
 }
 
-static uint32_t trailer_bytes(uint64_t st)
-{
-	const uint64_t bits[] = { PERF_SAMPLE_TID, PERF_SAMPLE_TIME,
-				  PERF_SAMPLE_ID, PERF_SAMPLE_STREAM_ID,
-				  PERF_SAMPLE_CPU, PERF_SAMPLE_IDENTIFIER };
-	uint32_t n = 0;
-
-	for (size_t i = 0; i < 6; i++)
-		n += (st & bits[i]) ? 8 : 0;
-	return n;
-}
-
 static int start(struct perf_writer *w)
 {
 	uint8_t ids[8 * MAX_CPUS], attr[ATTR_SIZE + 16] = { 0 };
@@ -238,7 +227,7 @@ static int open_common(struct perf_writer **out, FILE *f, int own,
 	w->own = own;
 	w->cfg = *c;
 	w->trailer = (c->attr_flags & PERF_ATTR_FLAG_SAMPLE_ID_ALL) ?
-		     trailer_bytes(c->sample_type) : 0;
+		     perf_trailer_size(c->sample_type) : 0;
 	err = start(w);
 	if (err) {
 		perf_writer_free(w);
