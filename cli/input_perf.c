@@ -271,12 +271,10 @@ int cli_perf_stream(const struct cli_input *in,
 	struct perf_aux_chunk ch;
 	int err = 0;
 
+	/* The iterator gives back the file's pages behind it, each chunk's
+	 * once the next is asked for: memory stays that of one AUX record,
+	 * whatever the file's length. */
 	perf_aux_iter_init(&ai, in->perf, -1);
-	/* The passes over the records so far (metadata, side-band) mapped
-	 * in the pages they touched and the kernel's fault-around their
-	 * neighbours, with a record every AUX record the whole file: give
-	 * them back, then each record's after it is decoded. */
-	perf_file_release(in->perf, 0, UINT64_MAX);
 	while (!err && perf_aux_next(&ai, &ch, NULL) == 0) {
 		if (in->cpus.n && !cli_in_ranges(&in->cpus, ch.cpu))
 			continue; /* --cpu: not a wanted CPU's trace */
@@ -299,9 +297,6 @@ int cli_perf_stream(const struct cli_input *in,
 		raw_piece = -1;
 		if (!err && s)
 			err = etmkit_session_break(s, perf_aux_loss(ch.flags));
-		/* Decoded: its pages go back (memory stays that of one
-		 * record, whatever the file's length). */
-		perf_file_release(in->perf, ch.data_offset, ch.data_size);
 	}
 	if (err < 0) {
 		cli_error("%s: %s", in->file, etmkit_errstr(err));

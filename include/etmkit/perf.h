@@ -110,10 +110,12 @@ struct perf_file;
 
 /* Open and check @path: header, attrs, feature table, build ids, the whole
  * record stream, the cs_etm metadata (when there is an AUXTRACE_INFO
- * record) and the AUXTRACE payloads. A regular file is mapped read-only
- * (perf_file_release() gives back pages done with), anything else (a pipe)
- * read into memory once: memory is bounded by the file size plus tables
- * sized by what the file holds. On failure *@pf is NULL and @diag (may be
+ * record) and the AUXTRACE payloads. A regular file is mapped read-only,
+ * and the pages the walk here and the iterators below pass are given back
+ * as they go, so its resident part stays under a megabyte plus the AUX
+ * record being decoded whatever its length; anything else (a pipe)
+ * is read into memory once. Tables are sized by what the file holds: the
+ * AUXTRACE records (48 bytes each), build ids, metadata. On failure *@pf is NULL and @diag (may be
  * NULL) names the offset and what was wrong. Errors: -etmkit_err_invalid (NULL @pf or
  * @path), -etmkit_err_io (cannot open or read; no offset),
  * -etmkit_err_nomem, -etmkit_err_truncated (the file ends before its
@@ -130,11 +132,13 @@ struct perf_file;
 int perf_file_open(struct perf_file **pf, const char *path,
 		   struct perf_diag *diag);
 /* Give back the memory of file bytes [@offset, @offset + @size) the
- * caller is done with (AUX data already decoded): perf_file_open() maps a
- * regular file read-only rather than copying it, and its pages are
- * dropped here (they are read again from the file if touched later, so
- * every pointer stays valid). This keeps a decode's resident memory
- * independent of the trace's length (docs/perf-data.md, "Memory"). Nothing for a file that was read (a pipe) or a
+ * caller is done with: perf_file_open() maps a regular file read-only
+ * rather than copying it, and its pages are dropped here (they are read
+ * again from the file if touched later, so every pointer stays valid).
+ * The record and AUX iterators already do this for the records they pass
+ * and the AUX data they returned (docs/perf-data.md, "Memory"); this is
+ * for bytes read otherwise (through perf_file_bytes()). Only whole pages
+ * inside the range. Nothing for a file that was read (a pipe) or a
  * buffer. A file truncated by another process while mapped makes later
  * reads of the lost part fault (SIGBUS), as with any mapped file. */
 void perf_file_release(const struct perf_file *pf, uint64_t offset,
@@ -291,9 +295,14 @@ struct perf_record {
 	} u;
 };
 
+/* A pass over the records of a mapped file gives back the pages behind
+ * it as it goes, 256 KiB at a time, and the rest at its end, so it keeps
+ * under a megabyte of a file of any length resident; records it returned
+ * earlier stay valid (their pages are read again if touched). */
 struct perf_record_iter {
 	const struct perf_file *pf;
 	uint64_t pos, end;
+	uint64_t kept;              /* pages below it were given back */
 };
 
 /* Start at the first record. Errors: -etmkit_err_invalid. */
@@ -368,9 +377,14 @@ struct perf_aux_chunk {
 	uint32_t idx;               /* the AUXTRACE record's idx */
 };
 
+/* Besides the record pass it makes, it gives back the pages of the
+ * previous chunk's data when asked for the next (the caller has decoded
+ * it; it stays valid, read again if touched), wherever in the file the
+ * data is. */
 struct perf_aux_iter {
 	struct perf_record_iter rec;
 	int64_t cpu;                /* -1: every CPU */
+	uint64_t done_offset, done_size; /* the previous chunk's data */
 };
 
 /* Iterate over the AUX records of CPU @cpu (-1: all) in file order.

@@ -64,6 +64,7 @@ int perf_aux_iter_init(struct perf_aux_iter *it, const struct perf_file *pf,
 	if (!it || !pf)
 		return -etmkit_err_invalid;
 	it->cpu = cpu;
+	it->done_offset = it->done_size = 0;
 	return perf_record_iter_init(&it->rec, pf);
 }
 
@@ -177,8 +178,12 @@ int perf_aux_next(struct perf_aux_iter *it, struct perf_aux_chunk *c,
 	struct perf_record rec;
 	int err;
 
-	if (!it || !c)
+	if (!it || !c || !it->rec.pf)
 		return -etmkit_err_invalid;
+	/* The previous chunk was decoded: its pages go back, wherever it is
+	 * behind the record cursor (perf_pages.c). */
+	perf_pages_done(it->rec.pf, it->done_offset, it->done_size);
+	it->done_size = 0;
 	for (;;) {
 		err = perf_record_next(&it->rec, &rec, d);
 		if (err == -etmkit_err_eos)
@@ -198,6 +203,8 @@ int perf_aux_next(struct perf_aux_iter *it, struct perf_aux_chunk *c,
 			continue;
 		if (c->aux_size)
 			find_data(it->rec.pf, c);
+		it->done_offset = c->data_offset;
+		it->done_size = c->data ? c->data_size : 0;
 		return 0;
 	}
 }

@@ -368,6 +368,7 @@ static int walk_records(struct perf_file *pf, struct perf_diag *d)
 {
 	uint64_t pos = pf->info.data_offset;
 	uint64_t end = pos + pf->info.data_size;
+	uint64_t kept = 0;
 	size_t hw_ids = 0;
 	int err;
 
@@ -376,6 +377,7 @@ static int walk_records(struct perf_file *pf, struct perf_diag *d)
 		uint16_t misc;
 		uint64_t next;
 
+		perf_pages_passed(pf, &kept, pos, 0);
 		err = perf_rec_header(pf, pos, end, &type, &misc, &size, &next,
 				      d);
 		if (err)
@@ -394,6 +396,7 @@ static int walk_records(struct perf_file *pf, struct perf_diag *d)
 		}
 		pos = next;
 	}
+	perf_pages_passed(pf, &kept, end, 1);
 	perf_aux_index_build(pf);
 	/* A second pass only when there are HW_ID records to apply. */
 	if (pf->has_cs && hw_ids)
@@ -426,27 +429,32 @@ static int open_common(struct perf_file *pf, struct perf_diag *d)
 		err = read_features(pf, d);
 	if (!err)
 		err = read_build_ids(pf, d);
+	/* What was read here is in the tables, or pointed to in the file
+	 * (pages that fault back in): the pages go back (perf_pages.c). */
+	perf_pages_done(pf, 0, pf->n);
 	return err;
 }
 
-int perf_file_open_buffer(struct perf_file **out, const uint8_t *buf, size_t n,
-			  struct perf_diag *d)
+/* Open the @n bytes at @buf, which are @map (the file mapped, to unmap)
+ * or @owned (read, to free) or neither (the caller's); on failure @map and
+ * @owned are given back too. */
+static int open_bytes(struct perf_file **out, const uint8_t *buf, size_t n,
+		      void *map, uint8_t *owned, struct perf_diag *d)
 {
-	struct perf_file *pf;
+	struct perf_file *pf = calloc(1, sizeof(*pf));
 	int err;
 
-	if (d)
-		memset(d, 0, sizeof(*d));
-	if (!out)
-		return -etmkit_err_invalid;
-	*out = NULL;
-	if (!buf && n)
-		return -etmkit_err_invalid;
-	pf = calloc(1, sizeof(*pf));
-	if (!pf)
+	if (!pf) {
+		if (map)
+			munmap(map, n);
+		free(owned);
 		return -etmkit_err_nomem;
+	}
 	pf->buf = buf ? buf : (const uint8_t *)"";
 	pf->n = n;
+	pf->map = map;
+	pf->map_size = map ? n : 0;
+	pf->owned = owned;
 	err = open_common(pf, d);
 	if (err) {
 		perf_file_free(pf);
@@ -454,6 +462,19 @@ int perf_file_open_buffer(struct perf_file **out, const uint8_t *buf, size_t n,
 	}
 	*out = pf;
 	return 0;
+}
+
+int perf_file_open_buffer(struct perf_file **out, const uint8_t *buf, size_t n,
+			  struct perf_diag *d)
+{
+	if (d)
+		memset(d, 0, sizeof(*d));
+	if (!out)
+		return -etmkit_err_invalid;
+	*out = NULL;
+	if (!buf && n)
+		return -etmkit_err_invalid;
+	return open_bytes(out, buf, n, NULL, NULL, d);
 }
 
 /* Read all of @f into a buffer grown as needed (a pipe, or a file that
@@ -493,9 +514,9 @@ static int read_all(FILE *f, uint8_t **data, size_t *n)
 }
 
 /* Map regular file @fd of @size bytes read-only: the pages come from the
- * page cache as they are read, and perf_file_release() gives back those
- * of AUX data already decoded, so memory does not grow with the trace.
- * NULL when it cannot be mapped (the caller reads it instead). */
+ * page cache as they are read, and the passes over the records give back
+ * those they are done with (perf_pages.c), so memory does not grow with
+ * the trace. NULL when it cannot be mapped (the caller reads it instead). */
 static void *map_file(int fd, size_t size)
 {
 	void *p;
@@ -544,36 +565,7 @@ int perf_file_open(struct perf_file **out, const char *path,
 				 "cannot read %s", path);
 		return err;
 	}
-	err = perf_file_open_buffer(out, map ? map : data, n, d);
-	if (err) {
-		if (map)
-			munmap(map, n);
-		free(data);
-		return err;
-	}
-	(*out)->owned = data;
-	(*out)->map = map;
-	(*out)->map_size = map ? n : 0;
-	return 0;
-}
-
-void perf_file_release(const struct perf_file *pf, uint64_t offset,
-		       uint64_t size)
-{
-	long page = sysconf(_SC_PAGESIZE);
-	uint64_t lo, hi;
-
-	if (!pf || !pf->map || page <= 0 || offset >= pf->map_size)
-		return;
-	if (size > pf->map_size - offset)
-		size = pf->map_size - offset;
-	/* Whole pages inside the range: a page shared with bytes still
-	 * wanted (a record header) stays. */
-	lo = (offset + (uint64_t)page - 1) / (uint64_t)page * (uint64_t)page;
-	hi = (offset + size) / (uint64_t)page * (uint64_t)page;
-	if (hi > lo)
-		madvise((uint8_t *)pf->map + lo, (size_t)(hi - lo),
-			MADV_DONTNEED);
+	return open_bytes(out, map ? map : data, n, map, data, d);
 }
 
 void perf_file_free(struct perf_file *pf)

@@ -84,6 +84,16 @@ int perf_cs_etm_parse(struct perf_file *pf, uint64_t off, uint32_t size,
 /* Apply the AUX_OUTPUT_HW_ID records to pf->cpus (perf_cs_etm.c). */
 int perf_cs_etm_apply_hw_ids(struct perf_file *pf, struct perf_diag *d);
 
+/* A pass over the records is done with the file's bytes below @pos: give
+ * back the whole windows between *@kept and @pos (with @last, every page
+ * up to @pos) and move *@kept on (perf_pages.c). Start *@kept at 0. */
+void perf_pages_passed(const struct perf_file *pf, uint64_t *kept,
+		       uint64_t pos, int last);
+/* File bytes [@offset, @offset + @size) were read (AUX data decoded): give
+ * back their pages and the fault-around blocks they share (perf_pages.c). */
+void perf_pages_done(const struct perf_file *pf, uint64_t offset,
+		     uint64_t size);
+
 /* Sort the AUXTRACE list for perf_aux_next()'s look-ups (perf_aux.c). */
 void perf_aux_index_build(struct perf_file *pf);
 

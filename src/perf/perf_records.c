@@ -147,6 +147,7 @@ int perf_record_iter_init(struct perf_record_iter *it,
 	it->pf = pf;
 	it->pos = pf->info.data_offset;
 	it->end = pf->info.data_offset + pf->info.data_size;
+	it->kept = 0;
 	return 0;
 }
 
@@ -310,8 +311,12 @@ int perf_record_next(struct perf_record_iter *it, struct perf_record *rec,
 	if (!it || !rec || !it->pf)
 		return -etmkit_err_invalid;
 	pf = it->pf;
-	if (it->pos >= it->end)
+	if (it->pos >= it->end) {
+		perf_pages_passed(pf, &it->kept, it->end, 1);
 		return -etmkit_err_eos;
+	}
+	/* The records before this one are done with (perf_pages.c). */
+	perf_pages_passed(pf, &it->kept, it->pos, 0);
 	memset(rec, 0, sizeof(*rec));
 	err = perf_rec_header(pf, it->pos, it->end, &rec->type, &rec->misc,
 			      &rec->size, &next, d);
