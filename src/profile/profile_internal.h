@@ -9,35 +9,33 @@
 #define PROFILE_IDS 128
 
 /* The instructions run since the last P0 or branch instruction, one
- * after another: what one OpenCSD instruction range element says. */
+ * after another: what one OpenCSD instruction range element says. Built
+ * from instruction elements (or ranges that do not end at a P0
+ * instruction). */
 struct profile_run {
 	uint8_t open;
-	uint8_t isa, size, flags;  /* the last instruction's */
-	uint32_t opcode, class_flags;
 	uint64_t start, last, next; /* first, last instruction; after it */
+	struct etmkit_elem el;     /* the element of the last one */
 };
 
-/* A range waiting for the start of the next one (simpleperf keeps one
- * per trace ID: a taken direct branch's target is the next range's
- * start). */
+/* A taken direct branch at the end of the last range counted, waiting
+ * for its target: the start of the next range (simpleperf keeps one range
+ * per trace ID for this, digest 4a), or, when a flush comes first, the
+ * target decoded from the branch (the range's last instruction, kept in
+ * its slot). */
 struct profile_pending {
-	uint8_t open;
-	uint8_t taken;             /* ends with a taken branch */
-	uint8_t fix_target;        /* direct: target = next range's start */
+	struct count_slot *slot;   /* the range's slot, NULL: none waits */
+	uint64_t grows;            /* valid while the ranges' grows is this;
+				      else found again by its key: */
 	size_t bin;
-	uint64_t start, end, target; /* ELF vaddrs */
-	/* fix_target: the branch, to decode its target only when a flush
-	 * comes before the next range (rare): run-time start, last
-	 * instruction */
-	struct profile_run branch;
+	uint64_t start, end;
 };
 
-/* The last struct profile_where with an extent: addresses in [lo, hi)
- * are in binary bin at addr + delta. */
+/* The last struct profile_where with an extent: addresses in
+ * [lo, lo + span) are in binary bin at addr + delta (span 0: none). */
 struct profile_memo {
-	uint8_t valid;
+	uint64_t lo, span, delta;
 	size_t bin;
-	uint64_t lo, hi, delta;
 };
 
 struct profile_id {

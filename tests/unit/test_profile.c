@@ -379,6 +379,232 @@ static void test_extent(void **state)
 	profile_free(p);
 }
 
+/* ---- A model: the rules of profile.h written plainly, against the
+ * profile's fast path on instruction range elements ---------------------- */
+
+struct model_count {
+	size_t bin;
+	uint64_t from, to, count;
+};
+
+struct model {
+	struct model_count r[16384], b[16384];
+	size_t nr, nb;
+	/* per trace ID: the open run, the pending range */
+	struct {
+		int open;
+		uint64_t start, last, next;
+		uint32_t op, cls;
+		uint8_t flags;
+		int pend;            /* a taken direct branch waits */
+		size_t bin;
+		uint64_t vstart, vend, rt_start;
+		uint32_t pend_op;
+		uint64_t pend_last;
+	} id[2];
+};
+
+static void model_add(struct model_count *t, size_t *n, size_t bin,
+		      uint64_t from, uint64_t to)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (t[i].bin == bin && t[i].from == from && t[i].to == to) {
+			t[i].count++;
+			return;
+		}
+	assert_true(*n < 16384);
+	t[*n].bin = bin;
+	t[*n].from = from;
+	t[*n].to = to;
+	t[(*n)++].count = 1;
+}
+
+/* The test's resolve() without the extent. */
+static int model_where(uint64_t addr, size_t *bin, uint64_t *vaddr)
+{
+	if (addr >= 0x1000 && addr < 0x2000) {
+		*bin = 0;
+		*vaddr = addr + 0x10000;
+	} else if (addr >= 0x2000 && addr < 0x3000) {
+		*bin = 1;
+		*vaddr = addr;
+	} else {
+		return -1;
+	}
+	return 0;
+}
+
+static uint64_t a64_target(uint32_t op, uint64_t at)
+{
+	struct insn_info ii;
+	uint8_t b[4] = { (uint8_t)op, (uint8_t)(op >> 8), (uint8_t)(op >> 16),
+			 (uint8_t)(op >> 24) };
+
+	assert_int_equal(insn_decode(&ii, etmkit_isa_a64, at, b, 4), 0);
+	return ii.target;
+}
+
+static void model_flush(struct model *m, int k)
+{
+	if (!m->id[k].pend)
+		return;
+	m->id[k].pend = 0;
+	model_add(m->b, &m->nb, m->id[k].bin, m->id[k].vend,
+		  m->id[k].vstart + (a64_target(m->id[k].pend_op,
+					       m->id[k].pend_last) -
+				     m->id[k].rt_start));
+}
+
+static void model_close(struct model *m, int k)
+{
+	size_t bin;
+	uint64_t vs;
+
+	if (!m->id[k].open)
+		return;
+	m->id[k].open = 0;
+	if (model_where(m->id[k].start, &bin, &vs) < 0) {
+		model_flush(m, k);
+		return;
+	}
+	if (m->id[k].pend) {
+		m->id[k].pend = 0;
+		model_add(m->b, &m->nb, m->id[k].bin, m->id[k].vend, vs);
+	}
+	model_add(m->r, &m->nr, bin, vs, vs + m->id[k].last - m->id[k].start);
+	if (!(m->id[k].cls & INSN_F_BRANCH) ||
+	    !(m->id[k].flags & ETMKIT_INSN_EXEC))
+		return;
+	if (m->id[k].cls & INSN_F_INDIRECT) {
+		model_add(m->b, &m->nb, bin,
+			  vs + m->id[k].last - m->id[k].start, 0);
+		return;
+	}
+	m->id[k].pend = 1;
+	m->id[k].bin = bin;
+	m->id[k].vstart = vs;
+	m->id[k].vend = vs + m->id[k].last - m->id[k].start;
+	m->id[k].rt_start = m->id[k].start;
+	m->id[k].pend_op = m->id[k].op;
+	m->id[k].pend_last = m->id[k].last;
+}
+
+static void model_range(struct model *m, int k, const struct etmkit_elem *e)
+{
+	uint64_t last = e->u.range.end - 4;
+
+	if (m->id[k].open && e->addr != m->id[k].next)
+		model_close(m, k);
+	if (!m->id[k].open) {
+		m->id[k].open = 1;
+		m->id[k].start = e->addr;
+	}
+	m->id[k].last = last;
+	m->id[k].next = e->u.range.end;
+	m->id[k].op = e->u.range.opcode;
+	m->id[k].cls = e->u.range.class_flags;
+	m->id[k].flags = e->flags;
+	if ((e->flags & ETMKIT_INSN_P0) ||
+	    (e->u.range.class_flags & INSN_F_BRANCH))
+		model_close(m, k);
+}
+
+/* Random instruction range elements of two trace IDs over two binaries
+ * and memory no binary holds, with discontinuities and context elements,
+ * enough distinct ranges for the table to grow while branches wait: the
+ * profile counts what the model counts. */
+static void test_model(void **state)
+{
+	static const uint32_t ops[] = { B_8, BL_16, CBZ_8, RET, BR17, NOP };
+	static struct model m;
+	struct profile *p;
+	struct etmkit_elem e;
+	uint32_t seed = 12345;
+
+	(void)state;
+	memset(&m, 0, sizeof(m));
+	give_extent = 1;
+	p = new_profile();
+	for (int n = 0; n < 60000; n++) {
+		int k, fail;
+		uint32_t op, r;
+		struct insn_info ii;
+		uint8_t b[4];
+
+		seed = seed * 1103515245u + 12345u;
+		r = seed >> 8;
+		k = r & 1;
+		if ((r >> 1) % 64 == 0) {
+			static const enum etmkit_elem_kind ev[] = {
+				etmkit_elem_context, etmkit_elem_trace_on,
+				etmkit_elem_exception, etmkit_elem_gap
+			};
+			int kind = ev[(r >> 7) % 4];
+
+			memset(&e, 0, sizeof(e));
+			e.kind = (uint8_t)kind;
+			assert_int_equal(profile_elem(p, (uint8_t)k, &e), 0);
+			if (kind != etmkit_elem_context) {
+				model_close(&m, k);
+				model_flush(&m, k);
+			}
+			continue;
+		}
+		memset(&e, 0, sizeof(e));
+		e.kind = etmkit_elem_insn_range;
+		e.isa = etmkit_isa_a64;
+		e.size = 4;
+		/* mostly where the last range of this ID ended or went */
+		e.addr = (r >> 7) % 4 ? m.id[k].next ? m.id[k].next : 0x1000 :
+			 0x1000 + (uint64_t)((r >> 10) % 0x900) * 4;
+		if ((r >> 9) % 3 == 0 && m.id[k].pend)
+			e.addr = m.id[k].pend_last + 8;
+		e.u.range.count = 1 + (r >> 13) % 4;
+		e.u.range.end = e.addr + 4 * e.u.range.count;
+		/* one instruction per address, as in an image */
+		op = ops[((uint32_t)((e.u.range.end - 4) >> 2) * 2654435761u
+			  >> 20) % 6];
+		fail = op == CBZ_8 && (r >> 20) % 2;
+		b[0] = (uint8_t)op;
+		b[1] = (uint8_t)(op >> 8);
+		b[2] = (uint8_t)(op >> 16);
+		b[3] = (uint8_t)(op >> 24);
+		assert_int_equal(insn_decode(&ii, etmkit_isa_a64,
+					     e.u.range.end - 4, b, 4), 0);
+		e.u.range.opcode = op;
+		e.u.range.class_flags = ii.flags;
+		e.flags = fail ? ETMKIT_INSN_COND_FAIL : ETMKIT_INSN_EXEC;
+		if (ii.flags & INSN_F_BRANCH)
+			e.flags |= ETMKIT_INSN_P0;
+		assert_int_equal(profile_elem(p, (uint8_t)k, &e), 0);
+		model_range(&m, k, &e);
+		m.id[k].next = e.u.range.end;
+		if (e.flags & ETMKIT_INSN_P0)
+			m.id[k].next = m.id[k].next % 0x2000 + 0x1000;
+	}
+	for (int k = 0; k < 2; k++) {
+		model_close(&m, k);
+		model_flush(&m, k);
+	}
+	assert_int_equal(profile_finish(p), 0);
+	give_extent = 0;
+	assert_true(m.nr > 1000);      /* the table grew */
+	assert_int_equal(profile_range_count(p), m.nr);
+	assert_int_equal(profile_branch_count(p), m.nb);
+	/* (RANGE() and BRANCH() are linear: look the keys up directly) */
+	for (size_t i = 0; i < m.nr; i++)
+		assert_int_equal(count_map_find(p->ranges.slots, p->ranges.cap,
+						m.r[i].bin, m.r[i].from,
+						m.r[i].to)->count,
+				 m.r[i].count);
+	for (size_t i = 0; i < m.nb; i++)
+		assert_int_equal(count_map_find(p->branches.slots,
+						p->branches.cap, m.b[i].bin,
+						m.b[i].from, m.b[i].to)->count,
+				 m.b[i].count);
+	profile_free(p);
+}
+
 /* The writer's text: binaries by name with the split line, sorted lines,
  * the base subtracted, a branch target below it as 0, a range below it
  * left out, saturated counts. */
@@ -501,6 +727,7 @@ int main(void)
 		cmocka_unit_test(test_merge),
 		cmocka_unit_test(test_many_keys),
 		cmocka_unit_test(test_extent),
+		cmocka_unit_test(test_model),
 		cmocka_unit_test(test_write),
 		cmocka_unit_test(test_errors),
 	};
