@@ -12,7 +12,8 @@
  *     with its loss reason, as `etmkit decode FILE.data` does; per
  *     instruction and, for ETMv4/ETE, as instruction ranges (the form of
  *     OpenCSD's output);
- *   - etmkit profile: the same decode (ranges for ETMv4/ETE) with every
+ *   - etmkit profile: the same decode (ranges for ETMv4/ETE, with the
+ *     decoder counting whole ranges itself: ETM4_FLOW_TALLY) with every
  *     element counted into an execution profile (profile.h) as `etmkit
  *     profile` does: its resolver asks a locator over the --elf files
  *     (locate_find_binary()) for the binary and ELF address, and
@@ -66,8 +67,9 @@ static int on_elem(void *ctx, uint8_t id, const struct etmkit_elem *e)
 	}
 	if (e->kind == etmkit_elem_insn)
 		r->insns++;
-	else if (e->kind == etmkit_elem_insn_range)
-		r->insns += e->u.range.count;
+	else if (e->kind == etmkit_elem_insn_range)   /* each run */
+		r->insns += (uint64_t)e->u.range.count *
+			    (e->u.range.repeats + 1u);
 	else if (e->kind == etmkit_elem_gap)
 		r->gaps++;
 	return 0;
@@ -140,6 +142,8 @@ static int etmkit_run(struct run *r, int profile)
 			fc.etm = c->etm4;
 			fc.image = r->img;
 			fc.flags = r->ranges ? ETM4_FLOW_RANGES : 0;
+			if (r->ranges && profile)   /* as etmkit profile */
+				fc.flags |= ETM4_FLOW_TALLY;
 			err = etmkit_session_add_etm4_flow(s, c->trace_id, &fc);
 		}
 	}

@@ -207,7 +207,8 @@ static int setup(struct profile_run *r)
 		return cli_exit_input;
 	}
 	/* ETMv4/ETE: instruction ranges, the fast path. */
-	rc = cli_images_setup(&r->images, &r->in, r->session, ETM4_FLOW_RANGES);
+	rc = cli_images_setup(&r->images, &r->in, r->session,
+			      ETM4_FLOW_RANGES | ETM4_FLOW_TALLY);
 	if (!rc)
 		rc = cli_images_symbols(&r->images, r->syms);
 	r->loc = cli_symbols_locate(r->syms);

@@ -12,11 +12,11 @@ struct count_slot {
 	uint64_t aux, aux_count;   /* the user's: a second count, for value
 				      aux (profile ranges: the branch at
 				      their end to aux) */
-	uint32_t op;               /* the user's (profile ranges: their last
-				      instruction, opcode, isa and size; one
-				      key, one instruction: the binary's
-				      bytes at that address) */
-	uint8_t isa, size;
+	uint64_t target;           /* the user's (profile ranges: the target
+				      of the direct branch that ends them,
+				      at ELF addresses of their binary, if
+				      has_target) */
+	uint8_t has_target;
 };
 
 struct count_map {

@@ -42,21 +42,21 @@ void profile_free(struct profile *p)
 
 /* ---- Counting ------------------------------------------------------------ */
 
-/* The target of the direct branch that ends range @sl, at ELF addresses
- * (a direct branch's target is relative to its own address), or 0 when
- * it cannot be decoded. The opcode is rebuilt into memory order as
+/* The target of direct branch @le (an insn or insn_range element, whose
+ * last instruction it is) at address @at, or 0 with *@ok 0 when it
+ * cannot be decoded. The opcode is rebuilt into memory order as
  * insn_info.opcode describes it (insn.h). */
-static uint64_t direct_target(const struct count_slot *sl)
+static uint64_t direct_target(const struct etmkit_elem *le, uint32_t op,
+			      uint64_t at, uint8_t *ok)
 {
 	uint8_t b[INSN_MAX_BYTES] = { 0 };
 	struct insn_info ii;
-	uint32_t op = sl->op;
 	size_t n = 4;
 
-	switch (sl->isa) {
+	switch (le->isa) {
 	case etmkit_isa_thumb:
 	case etmkit_isa_thumbee:
-		if (sl->size == 2) {
+		if (le->size == 2) {
 			b[0] = (uint8_t)op;
 			b[1] = (uint8_t)(op >> 8);
 			n = 2;
@@ -68,7 +68,7 @@ static uint64_t direct_target(const struct count_slot *sl)
 		}
 		break;
 	case etmkit_isa_jazelle:
-		n = sl->size < 4 ? sl->size : 4;
+		n = le->size < 4 ? le->size : 4;
 		for (size_t i = 0; i < n; i++)
 			b[i] = (uint8_t)(op >> (8 * (n - 1 - i)));
 		break;
@@ -77,50 +77,25 @@ static uint64_t direct_target(const struct count_slot *sl)
 			b[i] = (uint8_t)(op >> (8 * i));
 		break;
 	}
-	if (insn_decode(&ii, (enum etmkit_isa)sl->isa, sl->to, b, n) < 0 ||
-	    !(ii.flags & INSN_F_BRANCH) || (ii.flags & INSN_F_INDIRECT))
-		return 0;
-	return ii.target;
+	*ok = insn_decode(&ii, (enum etmkit_isa)le->isa, at, b, n) >= 0 &&
+	      (ii.flags & INSN_F_BRANCH) && !(ii.flags & INSN_F_INDIRECT);
+	return *ok ? ii.target : 0;
 }
 
-/* Count the taken branch at the end of range @sl to @target: in the
- * range's slot when it goes where it went before (always, for a direct
- * branch: the usual case), moved to the branches at profile_finish(); in
- * the branches otherwise. */
+/* Count @n taken branches at the end of range @sl to @target: in the
+ * range's slot when they go where it went before (always, for a direct
+ * branch within its binary: the usual case), moved to the branches at
+ * profile_finish(); in the branches otherwise. */
 static int count_branch(struct profile *p, struct count_slot *sl,
-			uint64_t target)
+			uint64_t target, uint64_t n)
 {
 	if (!sl->aux_count || sl->aux == target) {
 		sl->aux = target;
-		sl->aux_count = count_add(sl->aux_count, 1,
+		sl->aux_count = count_add(sl->aux_count, n,
 					  &p->branches.saturated);
 		return 0;
 	}
-	return count_map_add(&p->branches, sl->bin, sl->to, target, 1);
-}
-
-/* The slot of the range whose branch waits in @pd. */
-static struct count_slot *pending_slot(struct profile *p,
-				       const struct profile_pending *pd)
-{
-	if (pd->grows == p->ranges.grows)
-		return pd->slot;
-	/* the slots moved since */
-	return count_map_find(p->ranges.slots, p->ranges.cap, pd->bin,
-			      pd->start, pd->end);
-}
-
-/* No range follows (a discontinuity): the waiting branch goes to its
- * decoded target, in the start's binary (simpleperf's provisional one). */
-static int flush(struct profile *p, struct profile_id *st)
-{
-	struct count_slot *sl;
-
-	if (!st->pend.slot)
-		return 0;
-	sl = pending_slot(p, &st->pend);
-	st->pend.slot = NULL;
-	return count_branch(p, sl, direct_target(sl));
+	return count_map_add(&p->branches, sl->bin, sl->to, target, n);
 }
 
 /* The opcode and classification of the last instruction of @e, an insn
@@ -136,8 +111,23 @@ static inline uint32_t last_class(const struct etmkit_elem *e)
 	return e->u.insn.class_flags;
 }
 
+/* The runs element @e stands for: an insn_range's repeats + 1. */
+static inline uint64_t runs_of(const struct etmkit_elem *e)
+{
+	return e->kind == etmkit_elem_insn_range ?
+	       (uint64_t)e->u.range.repeats + 1 : 1;
+}
+
+/* Whether the last instruction of @e is a branch that was taken. */
+static inline int taken(const struct etmkit_elem *e, uint32_t cls)
+{
+	return (cls & INSN_F_BRANCH) &&
+	       (e->flags & (ETMKIT_INSN_EXEC | ETMKIT_INSN_COND_FAIL |
+			    ETMKIT_INSN_CANCEL)) == ETMKIT_INSN_EXEC;
+}
+
 /* Ask the resolver where @addr is: its binary and ELF address, and
- * remember the extent it gives. */
+ * remember the extent it gives in @m. */
 static int ask(struct profile *p, uint8_t id, struct profile_memo *m,
 	       uint64_t addr, size_t *bin, uint64_t *vaddr)
 {
@@ -160,111 +150,124 @@ static int ask(struct profile *p, uint8_t id, struct profile_memo *m,
 	return 0;
 }
 
+/* The binary and ELF address of @addr: the extent remembered in @m, or
+ * the resolver. */
+static int where(struct profile *p, uint8_t id, struct profile_memo *m,
+		 uint64_t addr, size_t *bin, uint64_t *vaddr)
+{
+	if (addr - m->lo < m->span) {
+		*bin = m->bin;
+		*vaddr = addr + m->delta;
+		return 0;
+	}
+	return ask(p, id, m, addr, bin, vaddr);
+}
+
+/* The ELF address of the target of the direct branch that ends range @sl
+ * at run-time address @last: where the binary that holds it has it (the
+ * start of the range that runs next, as simpleperf counts it), else at
+ * the decoded address in the branch's own binary (simpleperf's
+ * provisional target), else 0. */
+static int branch_target(struct profile *p, uint8_t id, struct profile_id *st,
+			 const struct count_slot *sl, uint64_t last,
+			 uint64_t *target)
+{
+	uint64_t t = last + (sl->target - sl->to);
+	size_t bin;
+	int err;
+
+	*target = 0;
+	if (!sl->has_target)
+		return 0;
+	if (t - st->memo.lo < st->memo.span) {
+		*target = t + st->memo.delta;
+		return 0;
+	}
+	err = where(p, id, &st->target, t, &bin, target);
+	if (err == -etmkit_err_not_found) {
+		*target = sl->target;
+		return 0;
+	}
+	return err;
+}
+
 /* A complete range at run-time addresses (what OpenCSD reports as one
  * instruction range element): @start to its last instruction @last,
- * whose element is @le (an insn, or the insn_range it ends). It counts
- * 1; the branch waiting before it goes to its start; its own taken branch
- * counts now (indirect: to 0) or waits (direct). The general case:
- * count_fast() takes the usual one. */
+ * whose element is @le (an insn, or the insn_range it ends), run @n
+ * times. It counts @n, and its taken branch @n to its target (indirect:
+ * to 0). The general case: count_fast() takes the usual one. */
 static int count_range(struct profile *p, uint8_t id, struct profile_id *st,
 		       uint64_t start, uint64_t last,
-		       const struct etmkit_elem *le, uint32_t opcode,
-		       uint32_t cls)
+		       const struct etmkit_elem *le, uint64_t n)
 {
-	struct profile_memo *m = &st->memo;
-	struct profile_pending *pd = &st->pend;
+	uint32_t cls = last_class(le);
 	struct count_slot *sl;
 	size_t bin;
-	uint64_t vstart, vend;
-	int err = 0, err2 = 0;
+	uint64_t vstart, vend, target;
+	int err = where(p, id, &st->memo, start, &bin, &vstart);
 
-	if (start - m->lo < m->span) {
-		bin = m->bin;
-		vstart = start + m->delta;
-	} else {
-		err = ask(p, id, m, start, &bin, &vstart);
-	}
 	if (err == -etmkit_err_not_found)
-		return flush(p, st);    /* outside known binaries (3.11) */
+		return 0;               /* outside known binaries (3.11) */
 	if (err < 0)
 		return err;
-	if (pd->slot) {
-		sl = pending_slot(p, pd);
-		pd->slot = NULL;
-		err2 = count_branch(p, sl, vstart);
-	}
 	/* The end in the same binary as the start, as simpleperf maps both
 	 * through the start's map. */
 	vend = vstart + (last - start);
-	sl = count_map_add_slot(&p->ranges, bin, vstart, vend, 1);
+	sl = count_map_add_slot(&p->ranges, bin, vstart, vend, n);
 	if (!sl)
 		return -etmkit_err_nomem;
-	sl->op = opcode;
-	sl->isa = le->isa;
-	sl->size = le->size;
-	if (!(cls & INSN_F_BRANCH) || (le->flags & (ETMKIT_INSN_EXEC |
-		ETMKIT_INSN_COND_FAIL | ETMKIT_INSN_CANCEL)) != ETMKIT_INSN_EXEC)
-		return err2;            /* no taken branch */
-	if (cls & INSN_F_INDIRECT) {
-		err = count_branch(p, sl, 0);
-		return err2 ? err2 : err;
-	}
-	pd->slot = sl;
-	pd->grows = p->ranges.grows;
-	pd->bin = bin;
-	pd->start = vstart;
-	pd->end = vend;
-	return err2;
+	if (!taken(le, cls))
+		return 0;
+	if (cls & INSN_F_INDIRECT)
+		return count_branch(p, sl, 0, n);
+	if (!sl->has_target)    /* decoded once per range */
+		sl->target = direct_target(le, last_opcode(le), vend,
+					   &sl->has_target);
+	err = branch_target(p, id, st, sl, last, &target);
+	return err < 0 ? err : count_branch(p, sl, target, n);
 }
 
 /* count_range() for insn_range element @e that is a whole range, in the
- * usual case: its start in the remembered extent, its range and the
- * waiting branch's seen before. Returns 1 when counted, 0 when
- * count_range() must take it (nothing changed). Runs once per range:
- * kept short and inline. */
+ * usual case: its start (and a direct branch's target) in the remembered
+ * extent, its range and branch seen before. Returns 1 when counted, 0
+ * when count_range() must take it (nothing changed). Runs once per
+ * range, or per tally (ETM4_FLOW_TALLY): kept short and inline. */
 static inline int count_fast(struct profile *p, struct profile_id *st,
 			     const struct etmkit_elem *e)
 {
 	const struct profile_memo *m = &st->memo;
-	struct profile_pending *pd = &st->pend;
-	struct count_slot *sl, *w = NULL;
-	uint64_t start = e->addr, vstart, vend;
+	struct count_slot *sl;
+	uint64_t start = e->addr, last, vstart, vend, n, target = 0;
 	uint32_t cls = e->u.range.class_flags;
+	int tk;
 
 	if (e->kind != etmkit_elem_insn_range || st->run.open ||
-	    !(e->flags & ETMKIT_INSN_P0) || start - m->lo >= m->span || !p->ranges.cap)
+	    !(e->flags & ETMKIT_INSN_P0) || start - m->lo >= m->span ||
+	    !p->ranges.cap)
 		return 0;
+	last = e->u.range.end - e->size;
 	vstart = start + m->delta;
-	vend = vstart + (e->u.range.end - e->size - start);
+	vend = last + m->delta;
 	sl = count_map_find(p->ranges.slots, p->ranges.cap, m->bin, vstart,
 			    vend);
-	if (!sl->count || sl->count == UINT64_MAX ||
-	    ((cls & INSN_F_INDIRECT) && sl->aux_count && sl->aux))
+	n = (uint64_t)e->u.range.repeats + 1;
+	if (!sl->count || sl->count > UINT64_MAX - n)
 		return 0;
-	if (pd->slot) {
-		w = pd->grows == p->ranges.grows ? pd->slot : NULL;
-		if (!w || w->aux != vstart || !w->aux_count ||
-		    w->aux_count == UINT64_MAX)
+	tk = taken(e, cls);
+	if (tk) {
+		if (!(cls & INSN_F_INDIRECT)) {
+			uint64_t t = last + (sl->target - sl->to);
+
+			if (!sl->has_target || t - m->lo >= m->span)
+				return 0;
+			target = t + m->delta;
+		}
+		if (!sl->aux_count || sl->aux != target ||
+		    sl->aux_count > UINT64_MAX - n)
 			return 0;
-		w->aux_count++;
-		pd->slot = NULL;
+		sl->aux_count += n;
 	}
-	sl->count++;
-	if (!(cls & INSN_F_BRANCH) || (e->flags & (ETMKIT_INSN_EXEC |
-		ETMKIT_INSN_COND_FAIL | ETMKIT_INSN_CANCEL)) != ETMKIT_INSN_EXEC)
-		return 1;               /* no taken branch */
-	if (cls & INSN_F_INDIRECT) {
-		/* to 0, in the slot: an indirect branch's only target */
-		sl->aux = 0;
-		sl->aux_count = count_add(sl->aux_count, 1,
-					  &p->branches.saturated);
-		return 1;
-	}
-	pd->slot = sl;
-	pd->grows = p->ranges.grows;
-	pd->bin = m->bin;
-	pd->start = vstart;
-	pd->end = vend;
+	sl->count += n;
 	return 1;
 }
 
@@ -276,25 +279,30 @@ static int close_run(struct profile *p, uint8_t id, struct profile_id *st)
 	if (!r->open)
 		return 0;
 	r->open = 0;
-	return count_range(p, id, st, r->start, r->last, &r->el,
-			   last_opcode(&r->el), last_class(&r->el));
+	return count_range(p, id, st, r->start, r->last, &r->el, 1);
 }
+
 /* Instructions @e->addr..@last (each after the one before; @next follows
  * @last). A P0 instruction or any branch ends the run; an element that
- * does both, with no run open, is a whole range. */
+ * does both, with no run open, is a whole range, as is one that stands
+ * for several runs (ETM4_FLOW_TALLY: the decoder counts only whole
+ * ranges). */
 static int add_insns(struct profile *p, uint8_t id, struct profile_id *st,
 		     const struct etmkit_elem *e, uint64_t last, uint64_t next)
 {
 	struct profile_run *r = &st->run;
 	int ends = (e->flags & ETMKIT_INSN_P0) ||
 		   (last_class(e) & INSN_F_BRANCH);
+	uint64_t n = runs_of(e);
 	int err = 0;
 
-	if (!r->open && ends)
-		return count_range(p, id, st, e->addr, last, e,
-				   last_opcode(e), last_class(e));
-	if (r->open && e->addr != r->next)
+	if (r->open && (e->addr != r->next || n > 1))
 		err = close_run(p, id, st); /* not one after another */
+	if (!r->open && (ends || n > 1)) {
+		int err2 = count_range(p, id, st, e->addr, last, e, n);
+
+		return err ? err : err2;
+	}
 	if (!r->open) {
 		r->open = 1;
 		r->start = e->addr;
@@ -311,20 +319,12 @@ static int add_insns(struct profile *p, uint8_t id, struct profile_id *st,
 	return err;
 }
 
-/* A discontinuity: the range being built ends, and nothing joins it to
- * what follows. */
-static int cut(struct profile *p, uint8_t id, struct profile_id *st)
-{
-	int err = close_run(p, id, st);
-	int err2 = flush(p, st);
-
-	return err ? err : err2;
-}
-
 /* Any element, the general way: out of line, so that the fast path
  * saves no registers for it. */
-static __attribute__((noinline)) int count_elem(struct profile *p, uint8_t id, struct profile_id *st,
-		      const struct etmkit_elem *e)
+static __attribute__((noinline)) int count_elem(struct profile *p,
+						uint8_t id,
+						struct profile_id *st,
+						const struct etmkit_elem *e)
 {
 	switch (e->kind) {
 	case etmkit_elem_insn_range:
@@ -339,9 +339,10 @@ static __attribute__((noinline)) int count_elem(struct profile *p, uint8_t id, s
 	case etmkit_elem_exception:
 	case etmkit_elem_exception_entry:
 	case etmkit_elem_q:           /* path not traced */
-		return cut(p, id, st);
+		return close_run(p, id, st);
 	case etmkit_elem_context:     /* maybe another process's memory */
 		st->memo.span = 0;
+		st->target.span = 0;
 		return 0;
 	default:
 		return 0;
@@ -381,9 +382,10 @@ int profile_finish(struct profile *p)
 	if (!p)
 		return -etmkit_err_invalid;
 	for (unsigned id = 0; id < PROFILE_IDS; id++) {
-		int e = cut(p, (uint8_t)id, &p->ids[id]);
+		int e = close_run(p, (uint8_t)id, &p->ids[id]);
 
 		p->ids[id].memo.span = 0;   /* the next input's images */
+		p->ids[id].target.span = 0;
 		if (!err)
 			err = e;
 	}

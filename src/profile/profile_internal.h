@@ -18,19 +18,6 @@ struct profile_run {
 	struct etmkit_elem el;     /* the element of the last one */
 };
 
-/* A taken direct branch at the end of the last range counted, waiting
- * for its target: the start of the next range (simpleperf keeps one range
- * per trace ID for this, digest 4a), or, when a flush comes first, the
- * target decoded from the branch (the range's last instruction, kept in
- * its slot). */
-struct profile_pending {
-	struct count_slot *slot;   /* the range's slot, NULL: none waits */
-	uint64_t grows;            /* valid while the ranges' grows is this;
-				      else found again by its key: */
-	size_t bin;
-	uint64_t start, end;
-};
-
 /* The last struct profile_where with an extent: addresses in
  * [lo, lo + span) are in binary bin at addr + delta (span 0: none). */
 struct profile_memo {
@@ -40,7 +27,7 @@ struct profile_memo {
 
 struct profile_id {
 	struct profile_run run;
-	struct profile_pending pend;
+	struct profile_memo target; /* for branch targets outside memo */
 	struct profile_memo memo;
 };
 
