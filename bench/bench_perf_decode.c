@@ -3,7 +3,7 @@
  * the files).
  *
  *   bench_perf_decode FILE.data --elf FILE[@BIAS]... --mem FILE@ADDR...
- *                     [--runs N]
+ *                     [--runs N] [--forms insns,ranges,profile,opencsd]
  *
  * The file is read into memory once (untimed). Timed, best of --runs:
  *   - etmkit: a session (include/etmkit/session.h) taking CoreSight frames,
@@ -12,6 +12,12 @@
  *     with its loss reason, as `etmkit decode FILE.data` does; per
  *     instruction and, for ETMv4/ETE, as instruction ranges (the form of
  *     OpenCSD's output);
+ *   - etmkit profile: the same decode (ranges for ETMv4/ETE, with the
+ *     decoder counting whole ranges itself: ETM4_FLOW_TALLY) with every
+ *     element counted into an execution profile (profile.h) as `etmkit
+ *     profile` does: its resolver asks a locator over the --elf files
+ *     (locate_find_binary()) for the binary and ELF address, and
+ *     profile_finish() ends the run;
  *   - OpenCSD: per CPU a decode tree taking memory-aligned frames with
  *     its builtin decoder configured from the metadata, an OCSD_OP_RESET
  *     before every AUX record of that CPU, as perf drives it (digest
@@ -39,8 +45,12 @@ struct run {
 	struct perf_file *pf;
 	const struct perf_cs_etm *cs;
 	struct image *img;
+	struct locate *loc;
+	struct profile *prof;     /* the profile form: elements counted */
+	int prof_err;
 	uint64_t aux_bytes;
 	uint64_t insns, elems, gaps;
+	size_t ranges_counted, branches_counted;
 	int ranges;
 };
 
@@ -48,18 +58,48 @@ static int on_elem(void *ctx, uint8_t id, const struct etmkit_elem *e)
 {
 	struct run *r = ctx;
 
-	(void)id;
 	r->elems++;
+	if (r->prof) {
+		int err = profile_elem(r->prof, id & 0x7f, e);
+
+		if (err < 0 && !r->prof_err)
+			r->prof_err = err;
+	}
 	if (e->kind == etmkit_elem_insn)
 		r->insns++;
-	else if (e->kind == etmkit_elem_insn_range)
-		r->insns += e->u.range.count;
+	else if (e->kind == etmkit_elem_insn_range)   /* each run */
+		r->insns += (uint64_t)e->u.range.count *
+			    (e->u.range.repeats + 1u);
 	else if (e->kind == etmkit_elem_gap)
 		r->gaps++;
 	return 0;
 }
 
-static int etmkit_run(struct run *r)
+/* The profile's resolver, as etmkit profile's: binary and ELF address
+ * through the locator, with the stretch the answer holds for. */
+static int resolve(void *ctx, uint8_t id, uint64_t addr,
+		   struct profile_where *w)
+{
+	const struct run *r = ctx;
+	struct locate_result lr;
+	int err;
+
+	(void)id;
+	err = locate_find_binary(r->loc, r->img, IMAGE_SPACE_ANY, addr, &lr);
+	if (err < 0)
+		return err;
+	if (!lr.vaddr_known)
+		return -etmkit_err_not_found;
+	w->bin = lr.bin_index;
+	w->vaddr = lr.vaddr;
+	if (lr.first <= addr && addr <= lr.last && lr.last != UINT64_MAX) {
+		w->lo = lr.first;
+		w->hi = lr.last + 1;
+	}
+	return 0;
+}
+
+static int etmkit_run(struct run *r, int profile)
 {
 	struct etmkit_session_config sc;
 	struct etmkit_session *s = NULL;
@@ -73,6 +113,18 @@ static int etmkit_run(struct run *r)
 	sc.ctx = r;
 	if ((err = etmkit_session_alloc(&s, &sc)))
 		return err;
+	if (profile) {
+		struct profile_config pc;
+
+		profile_config_init(&pc);
+		pc.resolve = resolve;
+		pc.ctx = r;
+		r->prof_err = 0;
+		if ((err = profile_alloc(&r->prof, &pc))) {
+			etmkit_session_free(s);
+			return err;
+		}
+	}
 	for (uint32_t i = 0; !err && i < r->cs->nr_cpu; i++) {
 		const struct perf_cs_etm_cpu *c = &r->cs->cpus[i];
 
@@ -90,6 +142,8 @@ static int etmkit_run(struct run *r)
 			fc.etm = c->etm4;
 			fc.image = r->img;
 			fc.flags = r->ranges ? ETM4_FLOW_RANGES : 0;
+			if (r->ranges && profile)   /* as etmkit profile */
+				fc.flags |= ETM4_FLOW_TALLY;
 			err = etmkit_session_add_etm4_flow(s, c->trace_id, &fc);
 		}
 	}
@@ -104,6 +158,16 @@ static int etmkit_run(struct run *r)
 	}
 	if (!err)
 		err = etmkit_session_finish(s);
+	if (!err && r->prof)
+		err = profile_finish(r->prof);
+	if (!err && r->prof)
+		err = r->prof_err;
+	if (r->prof) {
+		r->ranges_counted = profile_range_count(r->prof);
+		r->branches_counted = profile_branch_count(r->prof);
+	}
+	profile_free(r->prof);
+	r->prof = NULL;
 	etmkit_session_free(s);
 	return err;
 }
@@ -180,6 +244,35 @@ static int ocsd_run(struct run *r, const struct mem_file *mem, int nmem)
 }
 #endif
 
+/* --forms: a comma-separated list of insns, ranges, profile, opencsd. */
+#define FORM_OPENCSD (1u << 3)
+#define FORMS_ALL 0xfu
+
+static int parse_forms(const char *arg, unsigned *out)
+{
+	static const char *const names[] = { "insns", "ranges", "profile",
+					      "opencsd" };
+	const char *p = arg;
+
+	*out = 0;
+	while (*p) {
+		size_t n = strcspn(p, ",");
+		unsigned k;
+
+		for (k = 0; k < 4; k++)
+			if (strlen(names[k]) == n && !strncmp(p, names[k], n))
+				break;
+		if (k == 4) {
+			fprintf(stderr, WHO ": --forms: unknown form in '%s' "
+				"(insns, ranges, profile, opencsd)\n", arg);
+			return -1;
+		}
+		*out |= 1u << k;
+		p += n + (p[n] == ',');
+	}
+	return *out ? 0 : -1;
+}
+
 static void report(const char *who, const struct run *r, double best)
 {
 	printf("perf_decode %-18s %8.1f MB %9.1f MB/s %8.2f Minsn/s  "
@@ -194,9 +287,10 @@ int main(int argc, char **argv)
 	unsigned long runs = 3;
 	struct run r, best_r;
 	struct perf_diag d;
-	double best;
+	double best, decode_best = 0;
 	uint64_t want = 0;
-	int rc = 0, forms;
+	int rc = 0, v3;
+	unsigned forms = FORMS_ALL;
 #ifdef ETMKIT_HAVE_OPENCSD
 	static struct mem_file mem[MAX_FILES];
 	int nmem = 0;
@@ -206,7 +300,10 @@ int main(int argc, char **argv)
 	if (image_alloc(&r.img))
 		return 1;
 	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--runs") && i + 1 < argc) {
+		if (!strcmp(argv[i], "--forms") && i + 1 < argc) {
+			if (parse_forms(argv[++i], &forms))
+				return 2;
+		} else if (!strcmp(argv[i], "--runs") && i + 1 < argc) {
 			if (bench_parse_ulong(argv[++i], 1000, &runs) || !runs)
 				return 2;
 		} else if (!strcmp(argv[i], "--elf") && i + 1 < argc) {
@@ -239,7 +336,7 @@ int main(int argc, char **argv)
 		} else {
 			fprintf(stderr, "usage: bench_perf_decode FILE.data "
 				"--elf FILE[@BIAS]... --mem FILE@ADDR... "
-				"[--runs N]\n");
+				"[--runs N] [--forms LIST]\n");
 			return 2;
 		}
 	}
@@ -255,18 +352,27 @@ int main(int argc, char **argv)
 		fprintf(stderr, WHO ": %s: no cs_etm metadata\n", path);
 		return 1;
 	}
-	forms = r.cs->nr_cpu && r.cs->cpus[0].protocol != etmkit_proto_etmv3
-		? 2 : 1;
-	for (int form = 0; form < forms; form++) {
+	if (locate_alloc(&r.loc) || locate_add_image(r.loc, r.img, NULL)) {
+		fprintf(stderr, WHO ": cannot read the --elf files' symbols\n");
+		return 1;
+	}
+	/* Forms: 0 per instruction, 1 ranges (ETMv4/ETE), 2 the profile
+	 * over the form etmkit profile decodes (ranges, or per instruction
+	 * for ETMv3), compared with that form's decode. */
+	v3 = r.cs->nr_cpu && r.cs->cpus[0].protocol == etmkit_proto_etmv3;
+	for (int form = 0; form < 3; form++) {
+		if ((form == 1 && v3) || !(forms & 1u << form))
+			continue;
 		best = 1e30;
 		for (unsigned long k = 0; k < runs; k++) {
 			double t0;
 
 			r.aux_bytes = r.insns = r.elems = r.gaps = 0;
-			r.ranges = form;
+			r.ranges = form == 1 || (form == 2 && !v3);
 			t0 = bench_now();
-			if (etmkit_run(&r)) {
-				fprintf(stderr, WHO ": etmkit decode failed\n");
+			if (etmkit_run(&r, form == 2)) {
+				fprintf(stderr, WHO ": etmkit %s failed\n",
+					form == 2 ? "profile" : "decode");
 				return 1;
 			}
 			if (bench_now() - t0 < best) {
@@ -274,10 +380,30 @@ int main(int argc, char **argv)
 				best_r = r;
 			}
 		}
-		report(form ? "etmkit (ranges)" : "etmkit", &best_r, best);
+		report(form == 2 ? "etmkit profile" : form ? "etmkit (ranges)"
+		       : "etmkit", &best_r, best);
+		if (form == 2) {
+			printf("perf_decode %-18s %zu distinct ranges, %zu "
+			       "branches", "", best_r.ranges_counted,
+			       best_r.branches_counted);
+			if (decode_best > 0)
+				printf("; %.0f%% of the decode's rate",
+				       100.0 * decode_best / best);
+			printf("\n");
+			if (want && best_r.insns != want) {
+				fprintf(stderr, WHO ": the profile's decode "
+					"saw %" PRIu64 " instructions, not %"
+					PRIu64 "\n", best_r.insns, want);
+				rc = 1;
+			}
+		} else {
+			decode_best = best;
+		}
 		want = best_r.insns;
 	}
 #ifdef ETMKIT_HAVE_OPENCSD
+	if (!(forms & FORM_OPENCSD))
+		goto done;
 	best = 1e30;
 	for (unsigned long k = 0; k < runs; k++) {
 		double t0;
@@ -294,17 +420,19 @@ int main(int argc, char **argv)
 		}
 	}
 	report("OpenCSD 1.3.3", &best_r, best);
-	if (best_r.insns != want) {
+	if (want && best_r.insns != want) {
 		fprintf(stderr, WHO ": instruction counts differ: etmkit %"
 			PRIu64 ", OpenCSD %" PRIu64 "\n", want, best_r.insns);
 		rc = 1;
 	}
+done:
 	for (int i = 0; i < nmem; i++)
 		free(mem[i].b.data);
 #else
 	printf("perf_decode OpenCSD: not built (libopencsd-dev missing)\n");
 #endif
 	perf_file_free(r.pf);
+	locate_free(r.loc);
 	image_free(r.img);
 	return rc;
 }

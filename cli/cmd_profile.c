@@ -123,12 +123,14 @@ static int on_elem(void *ctx, uint8_t id, const struct etmkit_elem *e)
 	int err;
 
 	id &= 0x7f;
-	if (r->images.sb) {
+	if (r->images.sb && e->kind != etmkit_elem_insn_range &&
+	    e->kind != etmkit_elem_insn) {
 		struct cli_task task;
 
 		/* Follow the process (perf.data): the thread of the context
 		 * ID picks its image. Every element counts: --pid and
-		 * --binary of decode are listing filters. */
+		 * --binary of decode are listing filters, so the side-band
+		 * has nothing to say of an instruction. */
 		cli_perf_sb_elem(r->images.sb, id, e, &task);
 		if (e->kind == etmkit_elem_context)
 			r->id_image[id] = cli_perf_sb_image(r->images.sb, id);
@@ -156,7 +158,8 @@ static int resolve(void *ctx, uint8_t id, uint64_t addr,
 
 	if (!r->id_image[id])
 		return -etmkit_err_not_found;
-	err = locate_find(r->loc, r->id_image[id], r->id_space[id], addr, &lr);
+	err = locate_find_binary(r->loc, r->id_image[id], r->id_space[id],
+				 addr, &lr);
 	if (err < 0)
 		return err;
 	if (!lr.vaddr_known)
@@ -204,7 +207,8 @@ static int setup(struct profile_run *r)
 		return cli_exit_input;
 	}
 	/* ETMv4/ETE: instruction ranges, the fast path. */
-	rc = cli_images_setup(&r->images, &r->in, r->session, ETM4_FLOW_RANGES);
+	rc = cli_images_setup(&r->images, &r->in, r->session,
+			      ETM4_FLOW_RANGES | ETM4_FLOW_TALLY);
 	if (!rc)
 		rc = cli_images_symbols(&r->images, r->syms);
 	r->loc = cli_symbols_locate(r->syms);

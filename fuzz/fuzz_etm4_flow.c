@@ -13,7 +13,8 @@
  *       TRCIDR0.COMMTRANS
  *   [2] bits 0-2 the minor version: ETMv4 4.(n % 7), ETE revision n % 4;
  *       bit 3 the ranges decode (ETM4_FLOW_RANGES) is chunked as below,
- *       else one feed
+ *       else one feed; bit 4 the same for the tally decode
+ *       (ETM4_FLOW_TALLY)
  *   [3] chunk size for the chunked decodes (1-256)
  *   [4] element count per etm4_flow_next() call (1-64)
  *   then the trace bytes. The image is fixed: the A64 program below at
@@ -56,7 +57,11 @@
  *   exactly EXEC is not followed by a range that continues it (same
  *   offset and isa, starting at its end: they should have been one); the
  *   instruction counts of the stats agree with each other and the
- *   elements.
+ *   elements;
+ * - with ETM4_FLOW_TALLY as well, the elements of other kinds are the
+ *   ranges decode's, in order, and between two of them the ranges are
+ *   the same once each is taken repeats + 1 times (flow.h); only ranges
+ *   flagged P0 repeat; the stats count the same instructions.
  *
  * FUZZ_ETM4_LAX (environment, comma-separated) turns checks off, to fuzz
  * past a known finding: "flags" (EXEC on every instruction, COND_FAIL
@@ -735,6 +740,82 @@ static void check_ranges(const struct elems *ref, uint64_t ref_insns,
 		     "the instructions delivered");
 }
 
+/* Ranges compared by what they say (not their offset). */
+static int range_cmp(const void *a, const void *b)
+{
+	const struct etmkit_elem *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (x->u.range.end != y->u.range.end)
+		return x->u.range.end < y->u.range.end ? -1 : 1;
+	if (x->flags != y->flags || x->isa != y->isa)
+		return (x->flags << 8 | x->isa) < (y->flags << 8 | y->isa) ?
+		       -1 : 1;
+	if (x->u.range.count != y->u.range.count)
+		return x->u.range.count < y->u.range.count ? -1 : 1;
+	if (x->size != y->size || x->u.range.opcode != y->u.range.opcode)
+		return x->size < y->size ||
+		       (x->size == y->size &&
+			x->u.range.opcode < y->u.range.opcode) ? -1 : 1;
+	return 0;
+}
+
+/* The ranges of @l from *@i to the next element of another kind, one per
+ * run, sorted, in @out (grown as needed); *@i moves there. */
+static size_t runs_of(const struct elems *l, size_t *i, struct elems *out)
+{
+	out->n = 0;
+	for (; *i < l->n && l->e[*i].kind == etmkit_elem_insn_range; (*i)++)
+		for (uint64_t r = 0; r <= l->e[*i].u.range.repeats; r++) {
+			struct etmkit_elem c = l->e[*i];
+
+			if (r && !(c.flags & ETMKIT_INSN_P0))
+				fail_at("tally: a range repeats without P0",
+					&l->e[*i]);
+			c.offset = 0;
+			c.u.range.repeats = 0;
+			put(out, &c);
+		}
+	if (out->n)
+		qsort(out->e, out->n, sizeof(out->e[0]), range_cmp);
+	return out->n;
+}
+
+/* @tly, decoded with ETM4_FLOW_RANGES | ETM4_FLOW_TALLY (stats:
+ * @tly_insns), against the ranges decode @rng (@rng_insns). */
+static void check_tally(const struct elems *rng, uint64_t rng_insns,
+			const struct elems *tly, uint64_t tly_insns)
+{
+	struct elems a = { 0 }, b = { 0 };
+	size_t i = 0, j = 0;
+
+	for (;;) {
+		size_t na = runs_of(rng, &i, &a), nb = runs_of(tly, &j, &b);
+
+		if (na != nb)
+			fail("tally: another number of ranges between two "
+			     "other elements");
+		for (size_t k = 0; k < na; k++)
+			if (range_cmp(&a.e[k], &b.e[k]))
+				fail_at("tally: another range", &b.e[k]);
+		if (i == rng->n || j == tly->n) {
+			if (i != rng->n || j != tly->n)
+				fail("tally: another number of elements");
+			break;
+		}
+		if (!elem4_same(&rng->e[i], &tly->e[j]))
+			fail_at("tally: not the ranges decode's element",
+				&tly->e[j]);
+		i++;
+		j++;
+	}
+	if (rng_insns != tly_insns)
+		fail("tally: stats insns differ from the ranges decode's");
+	free(a.e);
+	free(b.e);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -742,8 +823,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct etm4_flow_config cfg;
 	struct etm4_flow_decoder *probe;
 	struct elems ref = { 0 }, got = { 0 }, gap = { 0 }, stop = { 0 };
-	struct elems rng = { 0 };
-	uint64_t ref_insns, rng_insns;
+	struct elems rng = { 0 }, tly = { 0 };
+	uint64_t ref_insns, rng_insns, tly_insns;
 	struct pkt_view pv;
 	struct image_bytes ib;
 	struct image *img = NULL;
@@ -800,6 +881,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		reference(&cfg, t, n, &rng, &rng_insns);
 	check_ranges(&ref, ref_insns, &rng, rng_insns);
 
+	cfg.flags = ETM4_FLOW_RANGES | ETM4_FLOW_TALLY;
+	if (data[2] & 16)
+		chunked(&cfg, t, n, chunk, max, (size_t)-1, &tly, &tly_insns);
+	else
+		reference(&cfg, t, n, &tly, &tly_insns);
+	check_tally(&rng, rng_insns, &tly, tly_insns);
+
 	config(data, &cfg, img, ETM4_CFG_STOP_ON_ERROR);
 	reference(&cfg, t, n, &stop, NULL);
 	check_stop(&ref, &stop);
@@ -809,6 +897,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	free(gap.e);
 	free(stop.e);
 	free(rng.e);
+	free(tly.e);
 	free(pv.tinfo.v);
 	free(pv.addr.v);
 	free(pv.src.v);

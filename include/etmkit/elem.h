@@ -254,6 +254,11 @@ struct etmkit_elem {
 			uint32_t class_flags;/* u.insn's */
 			uint64_t end;        /* the address after it */
 			uint32_t count;      /* instructions, 1 or more */
+			uint32_t repeats;    /* times the range ran again,
+						with the same outcome: the
+						element stands for repeats
+						+ 1 runs (ETM4_FLOW_TALLY;
+						otherwise 0) */
 		} range;             /* insn_range: size and flags are the last
 					instruction's; every other one was
 					executed (ETMKIT_INSN_EXEC) */

@@ -166,6 +166,21 @@ const struct etm3_flow_stats *etm3_flow_get_stats(
  * decoder and its consumer far less per instruction. */
 #define ETM4_FLOW_RANGES 0x1u
 
+/* With ETM4_FLOW_RANGES, for consumers that count what ran (profiles):
+ * the common range, a whole cached block from its first instruction to
+ * the P0 instruction that ends it, after a range that ended (not one a
+ * packet cut), is counted inside the decoder instead of written out, and
+ * delivered later as one insn_range element per range and outcome (taken:
+ * ETMKIT_INSN_EXEC, not: COND_FAIL; both with P0) with u.range.repeats
+ * the extra runs. The instructions and ranges delivered are the same as
+ * without it; what is lost is their order among ranges and their packet
+ * offsets (a counted range carries the offset of its first run): every
+ * counted range comes after the elements of other kinds that preceded
+ * its runs and before those that followed them, and a range a packet
+ * cut is followed by its rest, as without the flag. So much cheaper per
+ * range that a profile costs less than the plain ranges decode. */
+#define ETM4_FLOW_TALLY 0x2u
+
 struct etm4_flow_config {
 	size_t size;              /* sizeof(struct etm4_flow_config) */
 	struct etm4_config etm;   /* the trace unit's registers */

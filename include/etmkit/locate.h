@@ -94,6 +94,15 @@ int locate_set_name(struct locate *l, const char *file, const char *name,
 int locate_find(const struct locate *l, const struct image *img,
 		uint8_t space, uint64_t addr, struct locate_result *r);
 
+/* locate_find() without the function: @r->sym is NULL, and first..last
+ * is the whole stretch over which binary and vaddr - addr stay the same
+ * (the region, cut by the ELF segment), not cut at symbols. For callers
+ * that need only the binary and the ELF address, once per stretch
+ * (profiles). Same returns. */
+int locate_find_binary(const struct locate *l, const struct image *img,
+		       uint8_t space, uint64_t addr,
+		       struct locate_result *r);
+
 /* The binaries known, in the order they were met; the pointers (and
  * locate_result.bin) stay valid while the locator lives. */
 size_t locate_binary_count(const struct locate *l);

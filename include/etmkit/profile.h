@@ -21,13 +21,17 @@
  * How ranges and branches are formed (as simpleperf's inject does from
  * OpenCSD instruction ranges, digest 4a): a range runs from a first
  * instruction to the next P0 or branch instruction, taken or not, which
- * it includes; every range counts 1. When that last instruction is a
- * taken branch, a branch line from it counts 1: to the start of the next
- * range for a direct branch (the decoded target when no range follows
- * before a flush), to 0 for an indirect one (BR, BLR, RET: the target is
- * not recorded). A trace_on, gap, no_image, overflow, exception or Q
- * element, an address no binary holds, and profile_finish() end the range
- * being built and flush it: no branch joins across them.
+ * it includes; every range counts 1 (an insn_range element with
+ * u.range.repeats, ETM4_FLOW_TALLY: repeats + 1, and it is a whole range
+ * by itself). When that last instruction is a taken branch, a branch line
+ * from it counts 1: for a direct branch to its decoded target, at the
+ * ELF address the binary that holds the target has for it (the start of
+ * the range that runs next, where simpleperf takes it from), or, when no
+ * binary holds it, at the decoded address in the branch's own binary
+ * (simpleperf's provisional target); for an indirect one (BR, BLR, RET)
+ * to 0: the target is not recorded. A trace_on, gap, no_image, overflow,
+ * exception or Q element, an address no binary holds, and
+ * profile_finish() end the range being built.
  *
  * Counts saturate at UINT64_MAX (profile_saturated() says so). Memory
  * grows with the distinct ranges and branches only: nothing is allocated
@@ -87,7 +91,7 @@ void profile_free(struct profile *p);
 int profile_elem(struct profile *p, uint8_t id, const struct etmkit_elem *e);
 
 /* End of an input (or of the trace of every ID): the ranges being built
- * are flushed. Call before writing. Returns 0, -etmkit_err_nomem,
+ * are counted. Call before writing. Returns 0, -etmkit_err_nomem,
  * -etmkit_err_invalid, or the resolver's error. */
 int profile_finish(struct profile *p);
 

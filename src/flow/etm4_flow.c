@@ -32,6 +32,8 @@
 #define F4_DONE (F4_SPEC + 8)/* walk queue entries */
 #define F4_RS 16             /* return stack entries (as OpenCSD) */
 #define F4_ROOM 8            /* output room one queue entry may need */
+#define F4_TALLY 256          /* ETM4_FLOW_TALLY: ranges counted at once
+				(power of 2); 2 elements each kept free */
 
 #if defined(__GNUC__)
 #define F4_LIKELY(x) __builtin_expect(!!(x), 1)
@@ -94,12 +96,25 @@ enum f4_pos {
 	POS_BLOCK     /* next instruction is blk->insn[idx] */
 };
 
+/* ETM4_FLOW_TALLY: a whole-block range counted, not yet delivered. Its
+ * element's fields are copied from the block when it is first counted:
+ * the block may be gone (cache flushed) by the time it is delivered. */
+struct f4_tally {
+	const struct flow_block *blk; /* the block counted, while */
+	uint64_t gen;             /* the cache's generation is this */
+	uint64_t start, end, offset;
+	uint32_t opcode, cls, count;
+	uint8_t isa, size;
+	uint32_t runs[2];         /* [1] taken (EXEC), [0] not (COND_FAIL) */
+};
+
 struct etm4_flow_decoder {
 	struct etm4_pkt_decoder *pkt;
 	struct etm4_config_info info;
 	struct flow_cache cache;
 	uint32_t p0_flags;        /* INSN_F_* of P0 instructions */
 	uint8_t ranges;           /* ETM4_FLOW_RANGES */
+	uint8_t tally;            /* ETM4_FLOW_TALLY */
 
 	struct etm4_packet batch[F4_BATCH];
 	int nbatch, ibatch;
@@ -158,6 +173,12 @@ struct etm4_flow_decoder {
 
 	/* Output. */
 	size_t n, delivered;
+	size_t reserve;           /* elements kept free for the tally */
+	ptrdiff_t lim;            /* F4_OUT - reserve: room() */
+	uint8_t last_closed;      /* the last element delivered is a range
+				     that ended (ETM4_FLOW_TALLY) */
+	uint8_t ntally;           /* a tally entry may have runs */
+	struct f4_tally tallies[F4_TALLY];
 	size_t next_pos, next_n;
 	const struct etmkit_elem *next_batch;
 	struct etmkit_elem out[F4_OUT];
@@ -228,7 +249,9 @@ int etm4_flow_alloc(struct etm4_flow_decoder **out,
 
 	if (!out || !cfg ||
 	    cfg->size < offsetof(struct etm4_flow_config, flags) ||
-	    cfg->etm.size < sizeof(cfg->etm) || (flags & ~ETM4_FLOW_RANGES))
+	    cfg->etm.size < sizeof(cfg->etm) ||
+	    (flags & ~(ETM4_FLOW_RANGES | ETM4_FLOW_TALLY)) ||
+	    ((flags & ETM4_FLOW_TALLY) && !(flags & ETM4_FLOW_RANGES)))
 		return -etmkit_err_invalid;
 	*out = NULL;
 	d = calloc(1, sizeof(*d));
@@ -263,6 +286,9 @@ int etm4_flow_alloc(struct etm4_flow_decoder **out,
 	flow_cache_set_ends(&d->cache, d->p0_flags);
 	d->atoms = etm4_pkt_atom_table(d->pkt);
 	d->ranges = !!(flags & ETM4_FLOW_RANGES);
+	d->tally = !!(flags & ETM4_FLOW_TALLY);
+	d->reserve = d->tally ? 2 * F4_TALLY : 0;
+	d->lim = (ptrdiff_t)(F4_OUT - d->reserve);
 	if (cfg->size >= offsetof(struct etm4_flow_config, image_ctx) +
 				 sizeof(cfg->image_ctx)) {
 		d->image_for_context = cfg->image_for_context;
@@ -294,6 +320,9 @@ void etm4_flow_reset(struct etm4_flow_decoder *d)
 	d->eos = 1;
 	d->n = d->delivered = 0;
 	d->next_pos = d->next_n = 0;
+	d->ntally = 0;
+	d->last_closed = 0;
+	memset(d->tallies, 0, sizeof(d->tallies));
 	reset_trace_state(d);
 	memset(&d->stats, 0, sizeof(d->stats));
 	d->blocks_base = d->cache.blocks;
@@ -308,10 +337,53 @@ etm4_flow_get_stats(const struct etm4_flow_decoder *d)
 
 /* ---- Output ------------------------------------------------------------- */
 
+/* ETM4_FLOW_TALLY: deliver the runs counted in @t. */
+static void tally_put(struct etm4_flow_decoder *d, struct f4_tally *t)
+{
+	for (int k = 1; k >= 0; k--) {
+		struct etmkit_elem *e;
+
+		if (!t->runs[k])
+			continue;
+		e = &d->out[d->n++];
+		memset(e, 0, sizeof(*e));
+		e->offset = t->offset;
+		e->addr = t->start;
+		e->kind = etmkit_elem_insn_range;
+		e->isa = t->isa;
+		e->size = t->size;
+		e->flags = (uint8_t)(ETMKIT_INSN_P0 | (k ? ETMKIT_INSN_EXEC :
+						      ETMKIT_INSN_COND_FAIL));
+		e->u.range.opcode = t->opcode;
+		e->u.range.class_flags = t->cls;
+		e->u.range.end = t->end;
+		e->u.range.count = t->count;
+		e->u.range.repeats = t->runs[k] - 1;
+		t->runs[k] = 0;
+	}
+	t->blk = NULL;
+}
+
+/* Deliver every counted range: before an element of another kind, and at
+ * the end of a batch. Room: d->reserve. Ranges may come between: only
+ * whole ones are counted, after a range that ended, so none of them
+ * continues a range a packet cut. */
+static void tally_flush(struct etm4_flow_decoder *d)
+{
+	for (unsigned i = 0; i < F4_TALLY; i++)
+		if (d->tallies[i].blk)
+			tally_put(d, &d->tallies[i]);
+	d->ntally = 0;
+}
+
 static struct etmkit_elem *emit(struct etm4_flow_decoder *d, uint8_t kind,
 				uint64_t offset)
 {
-	struct etmkit_elem *e = &d->out[d->n++];
+	struct etmkit_elem *e;
+
+	if (d->ntally)
+		tally_flush(d);
+	e = &d->out[d->n++];
 
 	memset(e, 0, sizeof(*e));
 	e->kind = kind;
@@ -319,9 +391,12 @@ static struct etmkit_elem *emit(struct etm4_flow_decoder *d, uint8_t kind,
 	return e;
 }
 
-static size_t room(const struct etm4_flow_decoder *d)
+/* Elements that may still be written. ETM4_FLOW_TALLY keeps d->reserve
+ * free for the counted ranges, which may take it when they are delivered:
+ * then there is no room (0 or less) until the batch is delivered. */
+static ptrdiff_t room(const struct etm4_flow_decoder *d)
 {
-	return F4_OUT - d->n;
+	return d->lim - (ptrdiff_t)d->n;
 }
 
 /* ---- Queues ------------------------------------------------------------- */
@@ -1208,6 +1283,7 @@ static inline struct etmkit_elem *put_range(struct etm4_flow_decoder *d,
 		e->u.range.class_flags = cls;
 		e->u.range.end = end;
 		e->u.range.count = j - i;
+		e->u.range.repeats = 0;
 		return e;
 	}
 	e->size = size;
@@ -1258,6 +1334,55 @@ static inline struct etmkit_elem *put_insns(struct etm4_flow_decoder *d,
 	d->n += j - i;
 	d->stats.insns += j - i;
 	return e - 1;
+}
+
+/* Whether @e is a range that ended (P0 or not taken): one a packet cut
+ * is continued by the next range. */
+static inline int range_closed(const struct etmkit_elem *e)
+{
+	return e->kind == etmkit_elem_insn_range &&
+	       e->flags != ETMKIT_INSN_EXEC;
+}
+
+/* ETM4_FLOW_TALLY: whether the last element is a range that ended, so
+ * that a range counted now starts where execution entered it. */
+static int last_closed(const struct etm4_flow_decoder *d)
+{
+	return d->n ? range_closed(&d->out[d->n - 1]) : d->last_closed;
+}
+
+/* ETM4_FLOW_TALLY: count a run of the whole of block @b, which ends in a
+ * P0 instruction, with atom @taken, from the packet at @offset. The entry
+ * is found by the block's address; another range there is delivered to
+ * make room (2 elements at most). */
+static inline void tally_run(struct etm4_flow_decoder *d,
+			     const struct flow_block *b, unsigned taken,
+			     uint64_t offset)
+{
+	uint64_t gen = flow_cache_generation(&d->cache);
+	struct f4_tally *t = &d->tallies[(b->start >> 2 ^ b->start >> 9) &
+					 (F4_TALLY - 1)];
+
+	if (F4_UNLIKELY(t->blk != b || t->gen != gen ||
+			t->runs[taken] == UINT32_MAX)) {
+		const struct flow_insn *last = &b->insn[b->n - 1];
+
+		if (t->blk)
+			tally_put(d, t);
+		t->blk = b;
+		t->gen = gen;
+		t->start = b->start;
+		t->end = last->addr + last->head[2];
+		t->offset = offset;
+		t->opcode = last->opcode;
+		t->cls = last->flags;
+		t->count = b->n;
+		t->isa = b->isa;
+		t->size = last->head[2];
+		d->ntally = 1;  /* (a used entry implies it) */
+	}
+	t->runs[taken]++;
+	d->stats.insns += b->n;
 }
 
 /* After the P0 instruction @fi, the last of block @b, with atom @taken. */
@@ -1826,9 +1951,11 @@ static void queue_atoms(struct etm4_flow_decoder *d, uint32_t bits,
 /* Atoms @bits (@n, the oldest in bit 0) of the packet at @off, when all
  * of them are committed at once and nothing is queued before them: walked
  * at once, without the queues. Returns 1, or 0 when the output filled
- * (the atoms left are then the walk queue's only entry). */
-static int walk_atoms_now(struct etm4_flow_decoder *d, uint32_t bits,
-			  unsigned n, uint64_t off)
+ * (the atoms left are then the walk queue's only entry). @tally: d->tally,
+ * a constant in each of walk_atoms_now()'s two copies. */
+static inline __attribute__((always_inline)) int
+walk_atoms_loop(struct etm4_flow_decoder *d, uint32_t bits, unsigned n,
+		uint64_t off, const int tally)
 {
 	/* Known: the last element is not an open range (reading it back
 	 * right after writing it stalls on store forwarding). */
@@ -1870,11 +1997,16 @@ static int walk_atoms_now(struct etm4_flow_decoder *d, uint32_t bits,
 			f = fi->flags;
 			if (d->idx || !(f & p0_flags) || room(d) < bn + 1)
 				break;
-			e = ranges ? put_range(d, b, 0, bn, off, !closed) :
-				     put_insns(d, b, 0, bn, off, 1);
-			e->flags = (uint8_t)(ETMKIT_INSN_P0 |
-				   (taken ? ETMKIT_INSN_EXEC :
-					    ETMKIT_INSN_COND_FAIL));
+			if (tally && (closed || last_closed(d))) {
+				tally_run(d, b, taken, off);
+			} else {
+				e = ranges ? put_range(d, b, 0, bn, off,
+						       !closed) :
+					     put_insns(d, b, 0, bn, off, 1);
+				e->flags = (uint8_t)(ETMKIT_INSN_P0 |
+					   (taken ? ETMKIT_INSN_EXEC :
+						    ETMKIT_INSN_COND_FAIL));
+			}
 			closed = 1; /* the last element: a closed range (or
 				       no_image after it, below) */
 			nb = !taken || !(f & INSN_F_BRANCH) ? b->succ[0] :
@@ -1898,6 +2030,13 @@ static int walk_atoms_now(struct etm4_flow_decoder *d, uint32_t bits,
 		n--;
 	}
 	return 1;
+}
+
+static int walk_atoms_now(struct etm4_flow_decoder *d, uint32_t bits,
+			  unsigned n, uint64_t off)
+{
+	return d->tally ? walk_atoms_loop(d, bits, n, off, 1) :
+			  walk_atoms_loop(d, bits, n, off, 0);
 }
 
 /* Deliver the speculation queue, which holds no P0 element: 1, or 0 when
@@ -2191,6 +2330,13 @@ int etm4_flow_batch(struct etm4_flow_decoder *d,
 	drop_delivered(d);
 	flow_cache_sync(&d->cache);
 	decode(d);
+	/* The counted ranges, unless the last element is a range a packet
+	 * cut: its rest comes first, in the next batch. */
+	if (d->ntally && (!d->n || range_closed(&d->out[d->n - 1]) ||
+			  d->out[d->n - 1].kind != etmkit_elem_insn_range))
+		tally_flush(d);
+	if (d->n)
+		d->last_closed = (uint8_t)range_closed(&d->out[d->n - 1]);
 	d->stats.blocks = d->cache.blocks - d->blocks_base;
 	d->stats.cache_flushes = d->cache.flushes - d->flushes_base;
 	d->delivered = d->n;

@@ -234,8 +234,10 @@ static uint64_t min64(uint64_t a, uint64_t b)
 	return a < b ? a : b;
 }
 
-int locate_find(const struct locate *l, const struct image *img,
-		uint8_t space, uint64_t addr, struct locate_result *r)
+/* locate_find(), with the symbol and its span when @want_sym. */
+static int find(const struct locate *l, const struct image *img,
+		uint8_t space, uint64_t addr, int want_sym,
+		struct locate_result *r)
 {
 	const struct image_region *reg;
 	const struct loc_reg *lr;
@@ -254,7 +256,7 @@ int locate_find(const struct locate *l, const struct image *img,
 	r->bin_index = lr->bin;
 	r->file_offset = addr - reg->addr + reg->offset;
 	/* How far the same answer holds around @addr: the region's span,
-	 * cut by the segment's and the symbol's. */
+	 * cut by the segment's and (@want_sym) the symbol's. */
 	below = addr - rf;
 	above = rl - addr;
 	if (!b->elf) {
@@ -266,8 +268,9 @@ int locate_find(const struct locate *l, const struct image *img,
 
 		below = min64(below, r->file_offset - f);
 		above = min64(above, la - r->file_offset);
-		if (rc == 0) {
+		if (rc == 0)
 			r->vaddr_known = 1;
+		if (rc == 0 && want_sym) {
 			r->sym = elf_file_symbol_span(b->elf, r->vaddr, &f,
 						      &la);
 			below = min64(below, r->vaddr - f);
@@ -277,6 +280,19 @@ int locate_find(const struct locate *l, const struct image *img,
 	r->first = addr - below;
 	r->last = addr + above;
 	return 0;
+}
+
+int locate_find(const struct locate *l, const struct image *img,
+		uint8_t space, uint64_t addr, struct locate_result *r)
+{
+	return find(l, img, space, addr, 1, r);
+}
+
+int locate_find_binary(const struct locate *l, const struct image *img,
+		       uint8_t space, uint64_t addr,
+		       struct locate_result *r)
+{
+	return find(l, img, space, addr, 0, r);
 }
 
 size_t locate_binary_count(const struct locate *l)

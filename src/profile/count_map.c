@@ -22,6 +22,7 @@ int count_map_grow(struct count_map *m)
 	free(m->slots);
 	m->slots = ns;
 	m->cap = ncap;
+	m->grows++;
 	return 0;
 }
 

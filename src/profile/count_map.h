@@ -12,12 +12,20 @@ struct count_slot {
 	uint64_t aux, aux_count;   /* the user's: a second count, for value
 				      aux (profile ranges: the branch at
 				      their end to aux) */
+	uint64_t target;           /* the user's (profile ranges: the target
+				      of the direct branch that ends them,
+				      at ELF addresses of their binary, if
+				      has_target) */
+	uint8_t has_target;
 };
 
 struct count_map {
 	struct count_slot *slots;
 	size_t cap;                /* a power of two, or 0 */
 	size_t used;
+	uint64_t grows;            /* count_map_grow() calls that moved the
+				      slots: a slot pointer taken before is
+				      stale when this changed */
 	int saturated;             /* a count stopped at UINT64_MAX */
 };
 
@@ -40,18 +48,17 @@ static inline uint64_t count_add(uint64_t c, uint64_t n, int *saturated)
 }
 void count_map_free(struct count_map *m);
 
-/* The key folded into 64 bits, then mixed so that every bit of it moves
- * the low bits the table uses (the splitmix64 finalizer's constants). */
+/* The key folded into 64 bits and multiplied once; the high half is
+ * folded back so that the low bits the table uses depend on every bit
+ * below 32 + log2(cap) of the key (addresses that differ only above bit
+ * 52 or so may collide: probing still tells them apart). Once per range:
+ * kept short. */
 static inline size_t count_map_hash(uint64_t bin, uint64_t from, uint64_t to)
 {
-	uint64_t h = from ^ (to << 21 | to >> 43) ^ (bin << 42 | bin >> 22);
+	uint64_t h = (from ^ (to << 29 | to >> 35) ^ (bin << 56)) *
+		     0x9E3779B97F4A7C15ull;
 
-	h ^= h >> 30;
-	h *= 0xBF58476D1CE4E5B9ull;
-	h ^= h >> 27;
-	h *= 0x94D049BB133111EBull;
-	h ^= h >> 31;
-	return (size_t)h;
+	return (size_t)(h ^ (h >> 32));
 }
 
 static inline struct count_slot *count_map_find(struct count_slot *slots, size_t cap,
@@ -69,26 +76,33 @@ static inline struct count_slot *count_map_find(struct count_slot *slots, size_t
 	}
 }
 
-/* count_map_add(), giving the key's slot (valid until the next add), or
- * NULL for -etmkit_err_nomem; inline: it runs once per range. */
+/* count_map_add(), giving the key's slot (valid while m->grows stays the
+ * same), or NULL for -etmkit_err_nomem; inline: it runs once per range. */
 static inline struct count_slot *count_map_add_slot(struct count_map *m,
 						    uint64_t bin,
 						    uint64_t from, uint64_t to,
 						    uint64_t n)
 {
-	struct count_slot *s;
+	struct count_slot *s = NULL;
 
-	/* At most half full: probes stay short. */
-	if ((m->used + 1) * 2 > m->cap && count_map_grow(m) < 0)
-		return NULL;
-	s = count_map_find(m->slots, m->cap, bin, from, to);
-	if (!s->count) {
-		s->bin = bin;
-		s->from = from;
-		s->to = to;
-		m->used++;
+	if (m->cap) {
+		s = count_map_find(m->slots, m->cap, bin, from, to);
+		if (s->count) {
+			s->count = count_add(s->count, n, &m->saturated);
+			return s;
+		}
 	}
-	s->count = count_add(s->count, n, &m->saturated);
+	/* A new key. At most half full: probes stay short. */
+	if ((m->used + 1) * 2 > m->cap) {
+		if (count_map_grow(m) < 0)
+			return NULL;
+		s = count_map_find(m->slots, m->cap, bin, from, to);
+	}
+	s->bin = bin;
+	s->from = from;
+	s->to = to;
+	s->count = n;
+	m->used++;
 	return s;
 }
 

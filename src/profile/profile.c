@@ -42,20 +42,21 @@ void profile_free(struct profile *p)
 
 /* ---- Counting ------------------------------------------------------------ */
 
-/* The target of direct branch @r->last from its opcode, or 0 when it
+/* The target of direct branch @le (an insn or insn_range element, whose
+ * last instruction it is) at address @at, or 0 with *@ok 0 when it
  * cannot be decoded. The opcode is rebuilt into memory order as
  * insn_info.opcode describes it (insn.h). */
-static uint64_t direct_target(const struct profile_run *r)
+static uint64_t direct_target(const struct etmkit_elem *le, uint32_t op,
+			      uint64_t at, uint8_t *ok)
 {
 	uint8_t b[INSN_MAX_BYTES] = { 0 };
 	struct insn_info ii;
-	uint32_t op = r->opcode;
 	size_t n = 4;
 
-	switch (r->isa) {
+	switch (le->isa) {
 	case etmkit_isa_thumb:
 	case etmkit_isa_thumbee:
-		if (r->size == 2) {
+		if (le->size == 2) {
 			b[0] = (uint8_t)op;
 			b[1] = (uint8_t)(op >> 8);
 			n = 2;
@@ -67,7 +68,7 @@ static uint64_t direct_target(const struct profile_run *r)
 		}
 		break;
 	case etmkit_isa_jazelle:
-		n = r->size < 4 ? r->size : 4;
+		n = le->size < 4 ? le->size : 4;
 		for (size_t i = 0; i < n; i++)
 			b[i] = (uint8_t)(op >> (8 * (n - 1 - i)));
 		break;
@@ -76,147 +77,240 @@ static uint64_t direct_target(const struct profile_run *r)
 			b[i] = (uint8_t)(op >> (8 * i));
 		break;
 	}
-	if (insn_decode(&ii, (enum etmkit_isa)r->isa, r->last, b, n) < 0 ||
-	    !(ii.flags & INSN_F_BRANCH) || (ii.flags & INSN_F_INDIRECT))
+	*ok = insn_decode(&ii, (enum etmkit_isa)le->isa, at, b, n) >= 0 &&
+	      (ii.flags & INSN_F_BRANCH) && !(ii.flags & INSN_F_INDIRECT);
+	return *ok ? ii.target : 0;
+}
+
+/* Count @n taken branches at the end of range @sl to @target: in the
+ * range's slot when they go where it went before (always, for a direct
+ * branch within its binary: the usual case), moved to the branches at
+ * profile_finish(); in the branches otherwise. */
+static int count_branch(struct profile *p, struct count_slot *sl,
+			uint64_t target, uint64_t n)
+{
+	if (!sl->aux_count || sl->aux == target) {
+		sl->aux = target;
+		sl->aux_count = count_add(sl->aux_count, n,
+					  &p->branches.saturated);
 		return 0;
-	return ii.target;
+	}
+	return count_map_add(&p->branches, sl->bin, sl->to, target, n);
 }
 
-/* Count the pending range of @st, and its branch when taken. */
-static int flush(struct profile *p, struct profile_id *st)
+/* The opcode and classification of the last instruction of @e, an insn
+ * or insn_range element: u.range begins with u.insn's two fields, a
+ * common initial sequence (C11 6.5.2.3) that either member reads. */
+static inline uint32_t last_opcode(const struct etmkit_elem *e)
 {
-	struct profile_pending *pd = &st->pend;
-	int err = 0;
-
-	if (pd->open && pd->fix_target) {
-		/* No range followed: the decoded target, in the start's
-		 * binary (simpleperf's provisional one). */
-		uint64_t t = direct_target(&pd->branch);
-
-		pd->target = t ? pd->start + (t - pd->branch.start) : 0;
-	}
-	if (pd->open) {
-		struct count_slot *sl = count_map_add_slot(&p->ranges, pd->bin,
-							   pd->start, pd->end,
-							   1);
-
-		if (!sl)
-			err = -etmkit_err_nomem;
-		else if (pd->taken && (!sl->aux_count || sl->aux == pd->target)) {
-			/* The usual case: a range's last branch goes where it
-			 * went before (always, for a direct one): counted in
-			 * the range's slot, moved to the branches at
-			 * profile_finish(). */
-			sl->aux = pd->target;
-			sl->aux_count = count_add(sl->aux_count, 1,
-						  &p->branches.saturated);
-		} else if (pd->taken) {
-			err = count_map_add(&p->branches, pd->bin, pd->end,
-					    pd->target, 1);
-		}
-	}
-	pd->open = 0;
-	pd->fix_target = 0;
-	return err;
+	return e->u.insn.opcode;
 }
 
-/* The binary and ELF address of @addr: the resolver's last extent, or
- * the resolver. */
-static int where(struct profile *p, uint8_t id, struct profile_id *st,
-		 uint64_t addr, size_t *bin, uint64_t *vaddr)
+static inline uint32_t last_class(const struct etmkit_elem *e)
 {
-	struct profile_memo *m = &st->memo;
+	return e->u.insn.class_flags;
+}
+
+/* The runs element @e stands for: an insn_range's repeats + 1. */
+static inline uint64_t runs_of(const struct etmkit_elem *e)
+{
+	return e->kind == etmkit_elem_insn_range ?
+	       (uint64_t)e->u.range.repeats + 1 : 1;
+}
+
+/* Whether the last instruction of @e is a branch that was taken. */
+static inline int taken(const struct etmkit_elem *e, uint32_t cls)
+{
+	return (cls & INSN_F_BRANCH) &&
+	       (e->flags & (ETMKIT_INSN_EXEC | ETMKIT_INSN_COND_FAIL |
+			    ETMKIT_INSN_CANCEL)) == ETMKIT_INSN_EXEC;
+}
+
+/* Ask the resolver where @addr is: its binary and ELF address, and
+ * remember the extent it gives in @m. */
+static int ask(struct profile *p, uint8_t id, struct profile_memo *m,
+	       uint64_t addr, size_t *bin, uint64_t *vaddr)
+{
 	struct profile_where w;
 	int err;
 
-	if (m->valid && addr >= m->lo && addr < m->hi) {
-		*bin = m->bin;
-		*vaddr = addr + m->delta;
-		return 0;
-	}
 	memset(&w, 0, sizeof(w));
+	m->span = 0;
 	err = p->cfg.resolve(p->cfg.ctx, id, addr, &w);
 	if (err < 0)
 		return err;
 	*bin = w.bin;
 	*vaddr = w.vaddr;
-	m->valid = w.lo <= addr && addr < w.hi;
-	m->bin = w.bin;
-	m->lo = w.lo;
-	m->hi = w.hi;
-	m->delta = w.vaddr - addr;
+	if (w.lo <= addr && addr < w.hi) {
+		m->lo = w.lo;
+		m->span = w.hi - w.lo;
+		m->bin = w.bin;
+		m->delta = w.vaddr - addr;
+	}
 	return 0;
 }
 
-/* The run of @st is a complete range (what OpenCSD reports as one
- * instruction range element): it becomes the pending range, after the
- * one before is counted with its direct target fixed to this start. */
-static int close_run(struct profile *p, uint8_t id, struct profile_id *st)
+/* The binary and ELF address of @addr: the extent remembered in @m, or
+ * the resolver. */
+static int where(struct profile *p, uint8_t id, struct profile_memo *m,
+		 uint64_t addr, size_t *bin, uint64_t *vaddr)
 {
-	struct profile_run *r = &st->run;
-	struct profile_pending *pd = &st->pend;
-	size_t bin = 0;
-	uint64_t vstart = 0;
-	int err, taken;
-
-	if (!r->open)
+	if (addr - m->lo < m->span) {
+		*bin = m->bin;
+		*vaddr = addr + m->delta;
 		return 0;
-	r->open = 0;
-	err = where(p, id, st, r->start, &bin, &vstart);
-	if (err == -etmkit_err_not_found)
-		return flush(p, st);    /* outside known binaries (3.11) */
-	if (err < 0)
-		return err;
-	if (pd->open && pd->fix_target) {
-		pd->target = vstart;
-		pd->fix_target = 0;
 	}
-	err = flush(p, st);
-	taken = (r->class_flags & INSN_F_BRANCH) &&
-		(r->flags & ETMKIT_INSN_EXEC) &&
-		!(r->flags & (ETMKIT_INSN_COND_FAIL | ETMKIT_INSN_CANCEL));
-	pd->open = 1;
-	pd->bin = bin;
-	pd->start = vstart;
-	/* The end in the same binary as the start, as simpleperf maps both
-	 * through the start's map. */
-	pd->end = vstart + (r->last - r->start);
-	pd->taken = (uint8_t)taken;
-	pd->fix_target = 0;
-	pd->target = 0;
-	if (taken && !(r->class_flags & INSN_F_INDIRECT)) {
-		/* The next range's start, or the decoded target at a flush
-		 * that comes first. */
-		pd->branch = *r;
-		pd->fix_target = 1;
+	return ask(p, id, m, addr, bin, vaddr);
+}
+
+/* The ELF address of the target of the direct branch that ends range @sl
+ * at run-time address @last: where the binary that holds it has it (the
+ * start of the range that runs next, as simpleperf counts it), else at
+ * the decoded address in the branch's own binary (simpleperf's
+ * provisional target), else 0. */
+static int branch_target(struct profile *p, uint8_t id, struct profile_id *st,
+			 const struct count_slot *sl, uint64_t last,
+			 uint64_t *target)
+{
+	uint64_t t = last + (sl->target - sl->to);
+	size_t bin;
+	int err;
+
+	*target = 0;
+	if (!sl->has_target)
+		return 0;
+	if (t - st->memo.lo < st->memo.span) {
+		*target = t + st->memo.delta;
+		return 0;
+	}
+	err = where(p, id, &st->target, t, &bin, target);
+	if (err == -etmkit_err_not_found) {
+		*target = sl->target;
+		return 0;
 	}
 	return err;
 }
 
-/* Instructions @start..@last (each after the one before; @next follows
- * @last), @last's flags and classification given. A P0 instruction or
- * any branch ends the run. */
-static int add_insns(struct profile *p, uint8_t id, struct profile_id *st,
-		     const struct etmkit_elem *e, uint64_t last, uint64_t next,
-		     uint32_t opcode, uint32_t class_flags)
+/* A complete range at run-time addresses (what OpenCSD reports as one
+ * instruction range element): @start to its last instruction @last,
+ * whose element is @le (an insn, or the insn_range it ends), run @n
+ * times. It counts @n, and its taken branch @n to its target (indirect:
+ * to 0). The general case: count_fast() takes the usual one. */
+static int count_range(struct profile *p, uint8_t id, struct profile_id *st,
+		       uint64_t start, uint64_t last,
+		       const struct etmkit_elem *le, uint64_t n)
+{
+	uint32_t cls = last_class(le);
+	struct count_slot *sl;
+	size_t bin;
+	uint64_t vstart, vend, target;
+	int err = where(p, id, &st->memo, start, &bin, &vstart);
+
+	if (err == -etmkit_err_not_found)
+		return 0;               /* outside known binaries (3.11) */
+	if (err < 0)
+		return err;
+	/* The end in the same binary as the start, as simpleperf maps both
+	 * through the start's map. */
+	vend = vstart + (last - start);
+	sl = count_map_add_slot(&p->ranges, bin, vstart, vend, n);
+	if (!sl)
+		return -etmkit_err_nomem;
+	if (!taken(le, cls))
+		return 0;
+	if (cls & INSN_F_INDIRECT)
+		return count_branch(p, sl, 0, n);
+	if (!sl->has_target)    /* decoded once per range */
+		sl->target = direct_target(le, last_opcode(le), vend,
+					   &sl->has_target);
+	err = branch_target(p, id, st, sl, last, &target);
+	return err < 0 ? err : count_branch(p, sl, target, n);
+}
+
+/* count_range() for insn_range element @e that is a whole range, in the
+ * usual case: its start (and a direct branch's target) in the remembered
+ * extent, its range and branch seen before. Returns 1 when counted, 0
+ * when count_range() must take it (nothing changed). Runs once per
+ * range, or per tally (ETM4_FLOW_TALLY): kept short and inline. */
+static inline int count_fast(struct profile *p, struct profile_id *st,
+			     const struct etmkit_elem *e)
+{
+	const struct profile_memo *m = &st->memo;
+	struct count_slot *sl;
+	uint64_t start = e->addr, last, vstart, vend, n, target = 0;
+	uint32_t cls = e->u.range.class_flags;
+	int tk;
+
+	if (e->kind != etmkit_elem_insn_range || st->run.open ||
+	    !(e->flags & ETMKIT_INSN_P0) || start - m->lo >= m->span ||
+	    !p->ranges.cap)
+		return 0;
+	last = e->u.range.end - e->size;
+	vstart = start + m->delta;
+	vend = last + m->delta;
+	sl = count_map_find(p->ranges.slots, p->ranges.cap, m->bin, vstart,
+			    vend);
+	n = (uint64_t)e->u.range.repeats + 1;
+	if (!sl->count || sl->count > UINT64_MAX - n)
+		return 0;
+	tk = taken(e, cls);
+	if (tk) {
+		if (!(cls & INSN_F_INDIRECT)) {
+			uint64_t t = last + (sl->target - sl->to);
+
+			if (!sl->has_target || t - m->lo >= m->span)
+				return 0;
+			target = t + m->delta;
+		}
+		if (!sl->aux_count || sl->aux != target ||
+		    sl->aux_count > UINT64_MAX - n)
+			return 0;
+		sl->aux_count += n;
+	}
+	sl->count += n;
+	return 1;
+}
+
+/* The run of @st is a complete range. */
+static int close_run(struct profile *p, uint8_t id, struct profile_id *st)
 {
 	struct profile_run *r = &st->run;
+
+	if (!r->open)
+		return 0;
+	r->open = 0;
+	return count_range(p, id, st, r->start, r->last, &r->el, 1);
+}
+
+/* Instructions @e->addr..@last (each after the one before; @next follows
+ * @last). A P0 instruction or any branch ends the run; an element that
+ * does both, with no run open, is a whole range, as is one that stands
+ * for several runs (ETM4_FLOW_TALLY: the decoder counts only whole
+ * ranges). */
+static int add_insns(struct profile *p, uint8_t id, struct profile_id *st,
+		     const struct etmkit_elem *e, uint64_t last, uint64_t next)
+{
+	struct profile_run *r = &st->run;
+	int ends = (e->flags & ETMKIT_INSN_P0) ||
+		   (last_class(e) & INSN_F_BRANCH);
+	uint64_t n = runs_of(e);
 	int err = 0;
 
-	if (r->open && e->addr != r->next)
+	if (r->open && (e->addr != r->next || n > 1))
 		err = close_run(p, id, st); /* not one after another */
+	if (!r->open && (ends || n > 1)) {
+		int err2 = count_range(p, id, st, e->addr, last, e, n);
+
+		return err ? err : err2;
+	}
 	if (!r->open) {
 		r->open = 1;
 		r->start = e->addr;
 	}
 	r->last = last;
 	r->next = next;
-	r->isa = e->isa;
-	r->size = e->size;
-	r->flags = e->flags;
-	r->opcode = opcode;
-	r->class_flags = class_flags;
-	if ((e->flags & ETMKIT_INSN_P0) || (class_flags & INSN_F_BRANCH)) {
+	r->el = *e;
+	if (ends) {
 		int err2 = close_run(p, id, st);
 
 		if (!err)
@@ -225,31 +319,19 @@ static int add_insns(struct profile *p, uint8_t id, struct profile_id *st,
 	return err;
 }
 
-/* A discontinuity: the range being built ends, and nothing joins it to
- * what follows. */
-static int cut(struct profile *p, uint8_t id, struct profile_id *st)
+/* Any element, the general way: out of line, so that the fast path
+ * saves no registers for it. */
+static __attribute__((noinline)) int count_elem(struct profile *p,
+						uint8_t id,
+						struct profile_id *st,
+						const struct etmkit_elem *e)
 {
-	int err = close_run(p, id, st);
-	int err2 = flush(p, st);
-
-	return err ? err : err2;
-}
-
-int profile_elem(struct profile *p, uint8_t id, const struct etmkit_elem *e)
-{
-	struct profile_id *st;
-
-	if (!p || !e || id >= PROFILE_IDS)
-		return -etmkit_err_invalid;
-	st = &p->ids[id];
 	switch (e->kind) {
-	case etmkit_elem_insn:
-		return add_insns(p, id, st, e, e->addr, e->addr + e->size,
-				 e->u.insn.opcode, e->u.insn.class_flags);
 	case etmkit_elem_insn_range:
 		return add_insns(p, id, st, e, e->u.range.end - e->size,
-				 e->u.range.end, e->u.range.opcode,
-				 e->u.range.class_flags);
+				 e->u.range.end);
+	case etmkit_elem_insn:
+		return add_insns(p, id, st, e, e->addr, e->addr + e->size);
 	case etmkit_elem_trace_on:    /* 3.10: a discontinuity */
 	case etmkit_elem_gap:
 	case etmkit_elem_no_image:    /* 3.11: memory that cannot be read */
@@ -257,13 +339,23 @@ int profile_elem(struct profile *p, uint8_t id, const struct etmkit_elem *e)
 	case etmkit_elem_exception:
 	case etmkit_elem_exception_entry:
 	case etmkit_elem_q:           /* path not traced */
-		return cut(p, id, st);
+		return close_run(p, id, st);
 	case etmkit_elem_context:     /* maybe another process's memory */
-		st->memo.valid = 0;
+		st->memo.span = 0;
+		st->target.span = 0;
 		return 0;
 	default:
 		return 0;
 	}
+}
+
+int profile_elem(struct profile *p, uint8_t id, const struct etmkit_elem *e)
+{
+	if (!p || !e || id >= PROFILE_IDS)
+		return -etmkit_err_invalid;
+	if (count_fast(p, &p->ids[id], e))
+		return 0;
+	return count_elem(p, id, &p->ids[id], e);
 }
 
 /* Move the branch counts kept in the range slots to the branches. On
@@ -290,9 +382,10 @@ int profile_finish(struct profile *p)
 	if (!p)
 		return -etmkit_err_invalid;
 	for (unsigned id = 0; id < PROFILE_IDS; id++) {
-		int e = cut(p, (uint8_t)id, &p->ids[id]);
+		int e = close_run(p, (uint8_t)id, &p->ids[id]);
 
-		p->ids[id].memo.valid = 0;   /* the next input's images */
+		p->ids[id].memo.span = 0;   /* the next input's images */
+		p->ids[id].target.span = 0;
 		if (!err)
 			err = e;
 	}

@@ -9,40 +9,25 @@
 #define PROFILE_IDS 128
 
 /* The instructions run since the last P0 or branch instruction, one
- * after another: what one OpenCSD instruction range element says. */
+ * after another: what one OpenCSD instruction range element says. Built
+ * from instruction elements (or ranges that do not end at a P0
+ * instruction). */
 struct profile_run {
 	uint8_t open;
-	uint8_t isa, size, flags;  /* the last instruction's */
-	uint32_t opcode, class_flags;
 	uint64_t start, last, next; /* first, last instruction; after it */
+	struct etmkit_elem el;     /* the element of the last one */
 };
 
-/* A range waiting for the start of the next one (simpleperf keeps one
- * per trace ID: a taken direct branch's target is the next range's
- * start). */
-struct profile_pending {
-	uint8_t open;
-	uint8_t taken;             /* ends with a taken branch */
-	uint8_t fix_target;        /* direct: target = next range's start */
-	size_t bin;
-	uint64_t start, end, target; /* ELF vaddrs */
-	/* fix_target: the branch, to decode its target only when a flush
-	 * comes before the next range (rare): run-time start, last
-	 * instruction */
-	struct profile_run branch;
-};
-
-/* The last struct profile_where with an extent: addresses in [lo, hi)
- * are in binary bin at addr + delta. */
+/* The last struct profile_where with an extent: addresses in
+ * [lo, lo + span) are in binary bin at addr + delta (span 0: none). */
 struct profile_memo {
-	uint8_t valid;
+	uint64_t lo, span, delta;
 	size_t bin;
-	uint64_t lo, hi, delta;
 };
 
 struct profile_id {
 	struct profile_run run;
-	struct profile_pending pend;
+	struct profile_memo target; /* for branch targets outside memo */
 	struct profile_memo memo;
 };
 

@@ -892,6 +892,26 @@ static void test_locate_symbols(void **state)
 	assert_string_equal(r.sym->name, "b_real");
 	assert_int_equal(locate_find(l, img, IMAGE_SPACE_EL1N, 0x109040, &r), 0);
 	assert_null(r.sym);
+	/* Without the function: the same binary and address, over the whole
+	 * stretch the segment maps (wider than the function's span). */
+	{
+		struct locate_result s;
+
+		assert_int_equal(locate_find(l, img, IMAGE_SPACE_EL1N,
+					     0x109012, &r), 0);
+		assert_int_equal(locate_find_binary(l, img, IMAGE_SPACE_EL1N,
+						    0x109012, &s), 0);
+		assert_null(s.sym);
+		assert_ptr_equal(s.bin, r.bin);
+		assert_int_equal(s.vaddr, 0x9012);
+		assert_int_equal(s.file_offset, 0x1012);
+		assert_true(s.vaddr_known);
+		assert_true(s.first <= r.first && s.last >= r.last);
+		assert_true(s.first < r.first || s.last > r.last);
+		assert_int_equal(locate_find_binary(l, img, IMAGE_SPACE_EL1N,
+						    0x10, &s),
+				 -etmkit_err_not_found);
+	}
 	locate_free(l);
 	image_free(img);
 

@@ -136,20 +136,31 @@ static void test_direct_and_indirect(void **state)
 	profile_free(p);
 }
 
-/* The target of a direct branch is where the next range starts, even
- * when the decoded target differs (simpleperf: OpenCSD's is unreliable),
- * and in another binary. */
-static void test_direct_target_is_next_start(void **state)
+/* A taken direct branch goes to its target where the binary that holds
+ * it has it: the next range's start when one follows (as simpleperf
+ * counts it), in another binary too, and the same when a discontinuity
+ * comes first; with no binary there, the decoded address in the branch's
+ * own binary (simpleperf's provisional target). */
+static void test_direct_target(void **state)
 {
 	struct profile *p = new_profile();
 
 	(void)state;
-	insn(p, 0x1000, BL_16, 0);   /* decoded target 0x1010 */
-	insn(p, 0x2000, RET, 0);     /* the next range: binary 1 */
+	insn(p, 0x1ff8, B_8, 0);     /* into binary 1 */
+	insn(p, 0x2000, NOP, 0);
+	insn(p, 0x2004, B_8, 0);
+	insn(p, 0x200c, RET, 0);
+	insn(p, 0x1ff8, B_8, 0);     /* the same, a discontinuity after */
+	event(p, etmkit_elem_trace_on);
+	insn(p, 0x2ff8, B_8, 0);     /* to 0x3000: no binary */
+	event(p, etmkit_elem_trace_on);
 	assert_int_equal(profile_finish(p), 0);
-	assert_int_equal(BRANCH(p, 0, 0x11000, 0x2000), 1);
-	assert_int_equal(BRANCH(p, 0, 0x11000, 0x11010), 0);
-	assert_int_equal(RANGE(p, 1, 0x2000, 0x2000), 1);
+	assert_int_equal(BRANCH(p, 0, 0x11ff8, 0x2000), 2);
+	assert_int_equal(BRANCH(p, 1, 0x2004, 0x200c), 1);
+	assert_int_equal(BRANCH(p, 1, 0x2ff8, 0x3000), 1);
+	assert_int_equal(profile_branch_count(p), 4);
+	assert_int_equal(RANGE(p, 0, 0x11ff8, 0x11ff8), 2);
+	assert_int_equal(RANGE(p, 1, 0x2000, 0x2004), 1);
 	profile_free(p);
 }
 
@@ -174,8 +185,8 @@ static void test_not_taken(void **state)
 	profile_free(p);
 }
 
-/* A discontinuity flushes: the branch before keeps its decoded target,
- * nothing joins it to the range after; an open range ends there. */
+/* A discontinuity ends the range being built: nothing joins it to the
+ * range after; the branch before keeps its target. */
 static void check_cut(enum etmkit_elem_kind kind)
 {
 	struct profile *p = new_profile();
@@ -208,7 +219,7 @@ static void test_cuts(void **state)
 }
 
 /* Elements that say nothing about the path (context, timestamp) leave
- * the range and the pending branch alone. */
+ * the range being built alone. */
 static void test_no_cut(void **state)
 {
 	struct profile *p = new_profile();
@@ -219,10 +230,10 @@ static void test_no_cut(void **state)
 	event(p, etmkit_elem_timestamp);
 	insn(p, 0x1004, B_8, 0);
 	event(p, etmkit_elem_context);
-	insn(p, 0x1100, RET, 0);
+	insn(p, 0x100c, RET, 0);
 	assert_int_equal(profile_finish(p), 0);
 	assert_int_equal(RANGE(p, 0, 0x11000, 0x11004), 1);
-	assert_int_equal(BRANCH(p, 0, 0x11004, 0x11100), 1);
+	assert_int_equal(BRANCH(p, 0, 0x11004, 0x1100c), 1);
 	profile_free(p);
 }
 
@@ -379,6 +390,211 @@ static void test_extent(void **state)
 	profile_free(p);
 }
 
+/* ---- A model: the rules of profile.h written plainly, against the
+ * profile's fast path on instruction range elements ---------------------- */
+
+struct model_count {
+	size_t bin;
+	uint64_t from, to, count;
+};
+
+struct model {
+	struct model_count r[16384], b[16384];
+	size_t nr, nb;
+	/* per trace ID: the open run */
+	struct {
+		int open;
+		uint64_t start, last, next;
+		uint32_t op, cls, runs;
+		uint8_t flags;
+	} id[2];
+};
+
+static void model_add(struct model_count *t, size_t *n, size_t bin,
+		      uint64_t from, uint64_t to)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (t[i].bin == bin && t[i].from == from && t[i].to == to) {
+			t[i].count++;
+			return;
+		}
+	assert_true(*n < 16384);
+	t[*n].bin = bin;
+	t[*n].from = from;
+	t[*n].to = to;
+	t[(*n)++].count = 1;
+}
+
+/* The test's resolve() without the extent. */
+static int model_where(uint64_t addr, size_t *bin, uint64_t *vaddr)
+{
+	if (addr >= 0x1000 && addr < 0x2000) {
+		*bin = 0;
+		*vaddr = addr + 0x10000;
+	} else if (addr >= 0x2000 && addr < 0x3000) {
+		*bin = 1;
+		*vaddr = addr;
+	} else {
+		return -1;
+	}
+	return 0;
+}
+
+static uint64_t a64_target(uint32_t op, uint64_t at)
+{
+	struct insn_info ii;
+	uint8_t b[4] = { (uint8_t)op, (uint8_t)(op >> 8), (uint8_t)(op >> 16),
+			 (uint8_t)(op >> 24) };
+
+	assert_int_equal(insn_decode(&ii, etmkit_isa_a64, at, b, 4), 0);
+	return ii.target;
+}
+
+static void model_close(struct model *m, int k)
+{
+	size_t bin, tb;
+	uint64_t vs, t, tv;
+
+	if (!m->id[k].open)
+		return;
+	m->id[k].open = 0;
+	if (model_where(m->id[k].start, &bin, &vs) < 0)
+		return;
+	for (uint32_t i = 0; i < m->id[k].runs; i++) {
+		uint64_t ve = vs + m->id[k].last - m->id[k].start;
+
+		model_add(m->r, &m->nr, bin, vs, ve);
+		if (!(m->id[k].cls & INSN_F_BRANCH) ||
+		    !(m->id[k].flags & ETMKIT_INSN_EXEC))
+			continue;
+		if (m->id[k].cls & INSN_F_INDIRECT) {
+			model_add(m->b, &m->nb, bin, ve, 0);
+			continue;
+		}
+		/* where its binary has the target, else the decoded address
+		 * in the branch's binary */
+		t = a64_target(m->id[k].op, m->id[k].last);
+		if (model_where(t, &tb, &tv) < 0)
+			tv = vs + (t - m->id[k].start);
+		model_add(m->b, &m->nb, bin, ve, tv);
+	}
+}
+
+static void model_range(struct model *m, int k, const struct etmkit_elem *e)
+{
+	uint64_t last = e->u.range.end - 4;
+
+	/* an element for several runs is a whole range by itself */
+	if (m->id[k].open && (e->addr != m->id[k].next || e->u.range.repeats))
+		model_close(m, k);
+	if (!m->id[k].open) {
+		m->id[k].open = 1;
+		m->id[k].start = e->addr;
+	}
+	m->id[k].last = last;
+	m->id[k].next = e->u.range.end;
+	m->id[k].op = e->u.range.opcode;
+	m->id[k].cls = e->u.range.class_flags;
+	m->id[k].flags = e->flags;
+	m->id[k].runs = e->u.range.repeats + 1;
+	if ((e->flags & ETMKIT_INSN_P0) || e->u.range.repeats ||
+	    (e->u.range.class_flags & INSN_F_BRANCH))
+		model_close(m, k);
+}
+
+/* Random instruction range elements of two trace IDs over two binaries
+ * and memory no binary holds, with discontinuities and context elements,
+ * enough distinct ranges for the table to grow while branches wait: the
+ * profile counts what the model counts. */
+static void test_model(void **state)
+{
+	static const uint32_t ops[] = { B_8, BL_16, CBZ_8, RET, BR17, NOP };
+	static struct model m;
+	struct profile *p;
+	struct etmkit_elem e;
+	uint32_t seed = 12345;
+
+	(void)state;
+	memset(&m, 0, sizeof(m));
+	give_extent = 1;
+	p = new_profile();
+	for (int n = 0; n < 60000; n++) {
+		int k, fail;
+		uint32_t op, r;
+		struct insn_info ii;
+		uint8_t b[4];
+
+		seed = seed * 1103515245u + 12345u;
+		r = seed >> 8;
+		k = r & 1;
+		if ((r >> 1) % 64 == 0) {
+			static const enum etmkit_elem_kind ev[] = {
+				etmkit_elem_context, etmkit_elem_trace_on,
+				etmkit_elem_exception, etmkit_elem_gap
+			};
+			int kind = ev[(r >> 7) % 4];
+
+			memset(&e, 0, sizeof(e));
+			e.kind = (uint8_t)kind;
+			assert_int_equal(profile_elem(p, (uint8_t)k, &e), 0);
+			if (kind != etmkit_elem_context)
+				model_close(&m, k);
+			continue;
+		}
+		memset(&e, 0, sizeof(e));
+		e.kind = etmkit_elem_insn_range;
+		e.isa = etmkit_isa_a64;
+		e.size = 4;
+		/* mostly where the last range of this ID ended or went */
+		e.addr = (r >> 7) % 4 ? m.id[k].next ? m.id[k].next : 0x1000 :
+			 0x1000 + (uint64_t)((r >> 10) % 0x900) * 4;
+		e.u.range.count = 1 + (r >> 13) % 4;
+		e.u.range.end = e.addr + 4 * e.u.range.count;
+		/* one instruction per address, as in an image */
+		op = ops[((uint32_t)((e.u.range.end - 4) >> 2) * 2654435761u
+			  >> 20) % 6];
+		fail = op == CBZ_8 && (r >> 20) % 2;
+		b[0] = (uint8_t)op;
+		b[1] = (uint8_t)(op >> 8);
+		b[2] = (uint8_t)(op >> 16);
+		b[3] = (uint8_t)(op >> 24);
+		assert_int_equal(insn_decode(&ii, etmkit_isa_a64,
+					     e.u.range.end - 4, b, 4), 0);
+		e.u.range.opcode = op;
+		e.u.range.class_flags = ii.flags;
+		e.flags = fail ? ETMKIT_INSN_COND_FAIL : ETMKIT_INSN_EXEC;
+		if (ii.flags & INSN_F_BRANCH)
+			e.flags |= ETMKIT_INSN_P0;
+		/* as ETM4_FLOW_TALLY delivers a whole range run again */
+		if ((e.flags & ETMKIT_INSN_P0) && (r >> 21) % 4 == 0)
+			e.u.range.repeats = (r >> 23) % 5;
+		assert_int_equal(profile_elem(p, (uint8_t)k, &e), 0);
+		model_range(&m, k, &e);
+		m.id[k].next = e.u.range.end;
+		if (e.flags & ETMKIT_INSN_P0)
+			m.id[k].next = m.id[k].next % 0x2000 + 0x1000;
+	}
+	for (int k = 0; k < 2; k++)
+		model_close(&m, k);
+	assert_int_equal(profile_finish(p), 0);
+	give_extent = 0;
+	assert_true(m.nr > 1000);      /* the table grew */
+	assert_int_equal(profile_range_count(p), m.nr);
+	assert_int_equal(profile_branch_count(p), m.nb);
+	/* (RANGE() and BRANCH() are linear: look the keys up directly) */
+	for (size_t i = 0; i < m.nr; i++)
+		assert_int_equal(count_map_find(p->ranges.slots, p->ranges.cap,
+						m.r[i].bin, m.r[i].from,
+						m.r[i].to)->count,
+				 m.r[i].count);
+	for (size_t i = 0; i < m.nb; i++)
+		assert_int_equal(count_map_find(p->branches.slots,
+						p->branches.cap, m.b[i].bin,
+						m.b[i].from, m.b[i].to)->count,
+				 m.b[i].count);
+	profile_free(p);
+}
+
 /* The writer's text: binaries by name with the split line, sorted lines,
  * the base subtracted, a branch target below it as 0, a range below it
  * left out, saturated counts. */
@@ -402,11 +618,11 @@ static void test_write(void **state)
 		"\n"
 		"3\n"
 		"0-4:18446744073709551615\n"
-		"10-18:1\n"
+		"14-18:1\n"
 		"100-100:1\n"
 		"0\n"
 		"4\n"
-		"4->10:1\n"
+		"4->14:1\n"
 		"18->0:1\n"
 		"100->108:1\n"
 		"200->0:1\n"
@@ -422,7 +638,6 @@ static void test_write(void **state)
 	assert_false(profile_saturated(p));
 	insn(p, 0x1000, NOP, 0);
 	insn(p, 0x1004, BL_16, 0);
-	insn(p, 0x1010, NOP, 0);
 	insn(p, 0x1014, NOP, 0);
 	insn(p, 0x1018, BR17, 0);
 	event(p, etmkit_elem_trace_on);
@@ -491,7 +706,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_direct_and_indirect),
-		cmocka_unit_test(test_direct_target_is_next_start),
+		cmocka_unit_test(test_direct_target),
 		cmocka_unit_test(test_not_taken),
 		cmocka_unit_test(test_cuts),
 		cmocka_unit_test(test_no_cut),
@@ -501,6 +716,7 @@ int main(void)
 		cmocka_unit_test(test_merge),
 		cmocka_unit_test(test_many_keys),
 		cmocka_unit_test(test_extent),
+		cmocka_unit_test(test_model),
 		cmocka_unit_test(test_write),
 		cmocka_unit_test(test_errors),
 	};

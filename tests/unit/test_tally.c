@@ -1,0 +1,299 @@
+/* ETM4_FLOW_TALLY (flow.h) against ETM4_FLOW_RANGES on every ETMv4 and
+ * ETE source of the real captures: between two elements of other kinds
+ * (which must be the same, in the same order), the ranges delivered are
+ * the same once each counted element is taken for its repeats + 1 runs;
+ * and profiles built from the two are equal. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <sys/stat.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "etmkit/etmkit.h"
+#include "profile/profile_internal.h"
+#include "test_util.h"
+
+struct elems {
+	struct etmkit_elem *e;
+	size_t n, cap;
+};
+
+static int collect(void *ctx, uint8_t id, const struct etmkit_elem *e)
+{
+	struct elems *l = ctx;
+
+	(void)id;
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 4096;
+		l->e = realloc(l->e, l->cap * sizeof(*l->e));
+		assert_non_null(l->e);
+	}
+	l->e[l->n++] = *e;
+	return 0;
+}
+
+static uint8_t *read_all(const char *path, size_t *n)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t *b;
+	long len;
+
+	assert_non_null(f);
+	assert_int_equal(fseek(f, 0, SEEK_END), 0);
+	len = ftell(f);
+	assert_true(len >= 0);
+	rewind(f);
+	b = malloc((size_t)len + 1);
+	assert_non_null(b);
+	assert_int_equal(fread(b, 1, (size_t)len, f), (size_t)len);
+	fclose(f);
+	*n = (size_t)len;
+	return b;
+}
+
+/* Decode trace ID @id of @buf with @cfg and @flags into @out. */
+static void decode(const struct snapshot_buffer *buf, uint8_t id,
+		   const struct etm4_flow_config *cfg, uint32_t flags,
+		   struct elems *out)
+{
+	struct etmkit_session_config sc;
+	struct etmkit_session *s = NULL;
+	struct etm4_flow_config fc = *cfg;
+	size_t n;
+	uint8_t *bytes = read_all(buf->file, &n);
+
+	etmkit_session_config_init(&sc);
+	sc.frames = strcmp(buf->format, "source_data") ? deformat_coresight :
+							deformat_none;
+	sc.on_elem = collect;
+	sc.ctx = out;
+	assert_int_equal(etmkit_session_alloc(&s, &sc), 0);
+	fc.flags = flags;
+	assert_int_equal(etmkit_session_add_etm4_flow(s, id, &fc), 0);
+	/* in pieces, as a reader would feed it */
+	for (size_t o = 0; o < n; o += 4096)
+		assert_true(etmkit_session_feed(s, bytes + o, n - o < 4096 ?
+						n - o : 4096) >= 0);
+	assert_true(etmkit_session_finish(s) >= 0);
+	etmkit_session_free(s);
+	free(bytes);
+}
+
+/* Range elements compared by what they say, not where they came from. */
+static int cmp_range(const void *a, const void *b)
+{
+	const struct etmkit_elem *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (x->u.range.end != y->u.range.end)
+		return x->u.range.end < y->u.range.end ? -1 : 1;
+	if (x->flags != y->flags)
+		return x->flags < y->flags ? -1 : 1;
+	if (x->isa != y->isa)
+		return x->isa < y->isa ? -1 : 1;
+	if (x->u.range.count != y->u.range.count)
+		return x->u.range.count < y->u.range.count ? -1 : 1;
+	if (x->u.range.opcode != y->u.range.opcode)
+		return x->u.range.opcode < y->u.range.opcode ? -1 : 1;
+	return 0;
+}
+
+/* The ranges of @l from @i up to the next element of another kind, one
+ * entry per run, sorted; *@i moves there. */
+static size_t segment(const struct elems *l, size_t *i,
+		      struct etmkit_elem *out, size_t cap)
+{
+	size_t k = 0;
+
+	for (; *i < l->n && l->e[*i].kind == etmkit_elem_insn_range; (*i)++)
+		for (uint32_t r = 0; r <= l->e[*i].u.range.repeats; r++) {
+			assert_true(k < cap);
+			out[k] = l->e[*i];
+			out[k].offset = 0;
+			out[k++].u.range.repeats = 0;
+		}
+	qsort(out, k, sizeof(out[0]), cmp_range);
+	return k;
+}
+
+static int resolve(void *ctx, uint8_t id, uint64_t addr,
+		   struct profile_where *w)
+{
+	const struct image *img = ctx;
+	const struct image_region *r = image_region_find(img, IMAGE_SPACE_ANY,
+							 addr);
+
+	(void)id;
+	if (!r)
+		return -etmkit_err_not_found;
+	w->bin = (size_t)(r - image_region_at(img, 0));
+	w->vaddr = addr;
+	w->lo = r->addr;
+	w->hi = r->addr + r->length;
+	return 0;
+}
+
+static struct profile *profile_of(const struct elems *l,
+				  const struct image *img)
+{
+	struct profile_config pc;
+	struct profile *p;
+
+	profile_config_init(&pc);
+	pc.resolve = resolve;
+	pc.ctx = (void *)img;
+	assert_int_equal(profile_alloc(&p, &pc), 0);
+	for (size_t i = 0; i < l->n; i++)
+		assert_int_equal(profile_elem(p, 0x10, &l->e[i]), 0);
+	assert_int_equal(profile_finish(p), 0);
+	return p;
+}
+
+static void same_counts(const struct count_map *a, const struct count_map *b)
+{
+	assert_int_equal(a->used, b->used);
+	for (size_t k = 0; k < a->cap; k++) {
+		const struct count_slot *s = &a->slots[k];
+
+		if (s->count)
+			assert_int_equal(count_map_find(b->slots, b->cap,
+							s->bin, s->from,
+							s->to)->count,
+					 s->count);
+	}
+}
+
+/* One source: returns the runs counted by the tally. */
+static uint64_t check_source(const struct snapshot *ss,
+			     const struct snapshot_source *src)
+{
+	static struct etmkit_elem sa[1 << 16], sb[1 << 16];
+	const struct snapshot_device *dev = snapshot_find_device(ss, src->name);
+	const struct snapshot_buffer *buf = snapshot_find_buffer(ss,
+								 src->buffer);
+	const struct snapshot_device *core = src->core ?
+		snapshot_find_device(ss, src->core) : NULL;
+	struct elems ranges = { 0 }, tally = { 0 };
+	struct etm4_flow_config fc;
+	struct snapshot_diag sd;
+	struct image_diag idiag;
+	struct image *img = NULL;
+	struct profile *pa, *pb;
+	uint64_t counted = 0;
+	uint8_t id;
+	size_t i = 0, j = 0;
+
+	if (!dev || !buf || !core)
+		return 0;
+	etm4_flow_config_init(&fc);
+	if (snapshot_etm4_config(dev, &fc.etm, &id, &sd) < 0)
+		return 0;        /* not ETMv4/ETE */
+	assert_int_equal(image_alloc(&img), 0);
+	if (image_add_snapshot_device(img, core, &idiag) < 0) {
+		image_free(img);
+		return 0;
+	}
+	fc.image = img;
+	decode(buf, id, &fc, ETM4_FLOW_RANGES, &ranges);
+	decode(buf, id, &fc, ETM4_FLOW_RANGES | ETM4_FLOW_TALLY, &tally);
+	for (;;) {
+		size_t na = segment(&ranges, &i, sa, 1 << 16);
+		size_t nb = segment(&tally, &j, sb, 1 << 16);
+
+		assert_int_equal(na, nb);
+		for (size_t k = 0; k < na; k++)
+			assert_int_equal(cmp_range(&sa[k], &sb[k]), 0);
+		if (i == ranges.n || j == tally.n) {
+			assert_int_equal(i, ranges.n);
+			assert_int_equal(j, tally.n);
+			break;
+		}
+		/* the same element of another kind */
+		assert_int_equal(ranges.e[i].kind, tally.e[j].kind);
+		assert_int_equal(ranges.e[i].offset, tally.e[j].offset);
+		assert_memory_equal(&ranges.e[i], &tally.e[j],
+				    sizeof(ranges.e[i]));
+		i++;
+		j++;
+	}
+	for (size_t k = 0; k < tally.n; k++)
+		if (tally.e[k].kind == etmkit_elem_insn_range)
+			counted += tally.e[k].u.range.repeats;
+	pa = profile_of(&ranges, img);
+	pb = profile_of(&tally, img);
+	same_counts(&pa->ranges, &pb->ranges);
+	same_counts(&pa->branches, &pb->branches);
+	profile_free(pa);
+	profile_free(pb);
+	free(ranges.e);
+	free(tally.e);
+	image_free(img);
+	return counted;
+}
+
+static int shared_missing(void)
+{
+	struct stat st;
+
+	return stat(ETMKIT_SHARED_DIR "/testdata/ete", &st) != 0;
+}
+
+static void test_captures(void **state)
+{
+	static const char *const kinds[] = { "etmv4", "ete" };
+	uint64_t counted = 0;
+	int sources = 0;
+
+	(void)state;
+	test_need(shared_missing(), ETMKIT_SHARED_DIR);
+	for (int k = 0; k < 2; k++) {
+		char path[1024];
+		struct dirent *de;
+		DIR *dir;
+
+		snprintf(path, sizeof(path), "%s/testdata/%s",
+			 ETMKIT_SHARED_DIR, kinds[k]);
+		dir = opendir(path);
+		assert_non_null(dir);
+		while ((de = readdir(dir))) {
+			struct snapshot *ss = NULL;
+			struct snapshot_diag d;
+			char snap[2048];
+
+			if (de->d_name[0] == '.')
+				continue;
+			snprintf(snap, sizeof(snap), "%s/%s", path, de->d_name);
+			if (snapshot_open(&ss, snap, &d) < 0)
+				continue;
+			for (size_t s = 0; s < snapshot_source_count(ss); s++) {
+				counted += check_source(ss,
+						snapshot_source_at(ss, s));
+				sources++;
+			}
+			snapshot_free(ss);
+		}
+		closedir(dir);
+	}
+	print_message("%d sources, %llu runs counted together\n", sources, (unsigned long long)counted);
+	/* the tally did count runs together somewhere */
+	assert_true(sources > 10);
+	assert_true(counted > 1000);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_captures),
+	};
+
+	int failed = cmocka_run_group_tests(tests, NULL, NULL);
+
+	return test_exit(failed, shared_missing());
+}
