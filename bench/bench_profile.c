@@ -4,18 +4,21 @@
  *
  * Input: one ETMv4/ETE trace source of a snapshot (--snapshot juno_r1_1,
  * the default, or tme_test), repeated to --mb MiB from A-sync to A-sync
- * (bench_common.h), with the program image of its core. Both runs decode
- * with ETM4_FLOW_RANGES (what etmkit profile does):
- *   decode   the elements are drained and counted;
- *   profile  every element also goes to profile_elem(), whose resolver
+ * (bench_common.h), with the program image of its core:
+ *   decode   ETM4_FLOW_RANGES (the ranges form compared with OpenCSD): the
+ *            elements are drained and counted;
+ *   profile  ETM4_FLOW_RANGES | ETM4_FLOW_TALLY, what etmkit profile
+ *            decodes with (the decoder counts whole ranges itself), and
+ *            every element also goes to profile_elem(), whose resolver
  *            maps an address to its image region (the binary), keeps
  *            the address (a raw dump's ELF address is its own) and gives
  *            the region as the extent.
  * Timed: decoder and profile allocation, decoding, profile_finish(),
  * release. Best of --runs runs, taking turns. The profile's counts are
- * checked against the decode: the ranges' counts add up to the P0
- * instructions seen, and its memory must stop growing once the distinct
- * ranges are known (the last copies add no allocation).
+ * checked against the decode: the same instructions, the ranges' counts
+ * add up to at most the ranges seen (each repeats + 1 times), and its
+ * memory must stop growing once the distinct ranges are known (the last
+ * copies add no allocation).
  */
 #define _GNU_SOURCE /* mallinfo2 */
 #include <inttypes.h>
@@ -79,8 +82,11 @@ static int run(const struct etm4_flow_config *cfg, const uint8_t *buf,
 				const struct etmkit_elem *e = &el[i];
 
 				if (e->kind == etmkit_elem_insn_range) {
-					c->insns += e->u.range.count;
-					c->ranges_seen++;
+					uint64_t runs = e->u.range.repeats +
+							1ull;
+
+					c->insns += e->u.range.count * runs;
+					c->ranges_seen += runs;
 				}
 				if (prof && (err = profile_elem(prof, id, e)))
 					break;
@@ -100,15 +106,18 @@ static int run(const struct etm4_flow_config *cfg, const uint8_t *buf,
 	return err;
 }
 
-static int timed(const struct etm4_flow_config *cfg,
+static int timed(const struct etm4_flow_config *dcfg,
 		 const struct bench_input *in, uint8_t id, int with_profile,
 		 int r, double *best, struct counts *c)
 {
+	struct etm4_flow_config tcfg = *dcfg;
+	const struct etm4_flow_config *cfg = with_profile ? &tcfg : dcfg;
 	struct profile_config pc;
 	struct profile *prof = NULL;
 	double t0 = bench_now();
 	int err = 0;
 
+	tcfg.flags |= ETM4_FLOW_TALLY;   /* as etmkit profile decodes */
 	profile_config_init(&pc);
 	pc.resolve = resolve;
 	pc.ctx = (void *)cfg->image;
@@ -147,6 +156,10 @@ static int heap_check(const struct etm4_flow_config *cfg,
 	size_t h2;
 	int err;
 
+	struct etm4_flow_config tcfg = *cfg;
+
+	tcfg.flags |= ETM4_FLOW_TALLY;
+	cfg = &tcfg;
 	profile_config_init(&pc);
 	pc.resolve = resolve;
 	pc.ctx = (void *)cfg->image;
@@ -209,9 +222,9 @@ int main(int argc, char **argv)
 	       (double)dec.insns / best_d / 1e6, best_d * 1e3, o.runs,
 	       dec.ranges_seen);
 	printf(WHO "  profile  %7.1f MB  %8.1f MB/s  %8.2f Minsn/s  %8.1f ms"
-	       "  best of %d; decode + profile_elem(): %zu distinct ranges, "
-	       "%zu branches; %.0f%% of decode's rate, %.1f ns per range "
-	       "element more\n",
+	       "  best of %d; tally decode + profile_elem(): %zu distinct "
+	       "ranges, %zu branches; %.0f%% of decode's rate, %.1f ns per "
+	       "range more\n",
 	       (double)in.n / MIB, (double)in.n / MIB / best_p,
 	       (double)prof.insns / best_p / 1e6, best_p * 1e3, o.runs,
 	       prof.distinct_ranges, prof.distinct_branches,

@@ -26,7 +26,8 @@
  * by itself). When that last instruction is a taken branch, a branch line
  * from it counts 1: for a direct branch to its decoded target, at the
  * ELF address the binary that holds the target has for it (the start of
- * the range that runs next, where simpleperf takes it from), or, when no
+ * the range that runs next, where simpleperf takes it from, whenever the
+ * image holds what ran: docs/perf-data.md "Profiles"), or, when no
  * binary holds it, at the decoded address in the branch's own binary
  * (simpleperf's provisional target); for an indirect one (BR, BLR, RET)
  * to 0: the target is not recorded. A trace_on, gap, no_image, overflow,
