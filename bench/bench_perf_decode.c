@@ -81,22 +81,9 @@ static int resolve(void *ctx, uint8_t id, uint64_t addr,
 		   struct profile_where *w)
 {
 	const struct run *r = ctx;
-	struct locate_result lr;
-	int err;
 
 	(void)id;
-	err = locate_find_binary(r->loc, r->img, IMAGE_SPACE_ANY, addr, &lr);
-	if (err < 0)
-		return err;
-	if (!lr.vaddr_known)
-		return -etmkit_err_not_found;
-	w->bin = lr.bin_index;
-	w->vaddr = lr.vaddr;
-	if (lr.first <= addr && addr <= lr.last && lr.last != UINT64_MAX) {
-		w->lo = lr.first;
-		w->hi = lr.last + 1;
-	}
-	return 0;
+	return profile_where_locate(r->loc, r->img, IMAGE_SPACE_ANY, addr, w);
 }
 
 static int etmkit_run(struct run *r, int profile)

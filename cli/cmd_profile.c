@@ -153,24 +153,11 @@ static int resolve(void *ctx, uint8_t id, uint64_t addr,
 		   struct profile_where *w)
 {
 	struct profile_run *r = ctx;
-	struct locate_result lr;
-	int err;
 
 	if (!r->id_image[id])
 		return -etmkit_err_not_found;
-	err = locate_find_binary(r->loc, r->id_image[id], r->id_space[id],
-				 addr, &lr);
-	if (err < 0)
-		return err;
-	if (!lr.vaddr_known)
-		return -etmkit_err_not_found;
-	w->bin = lr.bin_index;
-	w->vaddr = lr.vaddr;
-	if (lr.first <= addr && addr <= lr.last && lr.last != UINT64_MAX) {
-		w->lo = lr.first;
-		w->hi = lr.last + 1;
-	}
-	return 0;
+	return profile_where_locate(r->loc, r->id_image[id], r->id_space[id],
+				    addr, w);
 }
 
 static int feed(void *ctx, const uint8_t *buf, size_t n)

@@ -45,6 +45,7 @@
 
 #include "etmkit/common.h"
 #include "etmkit/elem.h"
+#include "etmkit/locate.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -69,6 +70,17 @@ struct profile_where {
  * returns it. */
 typedef int (*profile_resolve_fn)(void *ctx, uint8_t id, uint64_t addr,
 				  struct profile_where *w);
+
+/* A resolver's answer from an address locator (locate.h): @addr, read
+ * from image @img in memory space @space, is in binary
+ * locate_binary_at(@l, w->bin) at ELF address w->vaddr, over the stretch
+ * locate_find_binary() gives (w->lo, w->hi). Fills @w (zeroed by the
+ * caller, as for profile_resolve_fn). Returns 0; -etmkit_err_not_found
+ * when no binary holds it, or when its file offset has no ELF address
+ * (not a binary's code, as for simpleperf); -etmkit_err_invalid. */
+int profile_where_locate(const struct locate *l, const struct image *img,
+			 uint8_t space, uint64_t addr,
+			 struct profile_where *w);
 
 struct profile_config {
 	size_t size;               /* sizeof(struct profile_config) */

@@ -34,6 +34,7 @@
 #include "etmkit/elf_file.h"
 #include "etmkit/image.h"
 #include "etmkit/locate.h"
+#include "etmkit/profile.h"
 
 #define PERF_DIR ETMKIT_SHARED_DIR "/testdata/perf"
 #define LOOP_ELF PERF_DIR "/etm_test_loop"
@@ -911,6 +912,28 @@ static void test_locate_symbols(void **state)
 		assert_int_equal(locate_find_binary(l, img, IMAGE_SPACE_EL1N,
 						    0x10, &s),
 				 -etmkit_err_not_found);
+	}
+	/* The profile's answer from it (profile.h). */
+	{
+		struct profile_where w;
+		struct locate_result s;
+
+		memset(&w, 0, sizeof(w));
+		assert_int_equal(profile_where_locate(l, img, IMAGE_SPACE_EL1N,
+						      0x109012, &w), 0);
+		assert_int_equal(locate_find_binary(l, img, IMAGE_SPACE_EL1N,
+						    0x109012, &s), 0);
+		assert_int_equal(w.bin, s.bin_index);
+		assert_int_equal(w.vaddr, 0x9012);
+		assert_int_equal(w.lo, s.first);
+		assert_int_equal(w.hi, s.last + 1);
+		memset(&w, 0, sizeof(w));
+		assert_int_equal(profile_where_locate(l, img, IMAGE_SPACE_EL1N,
+						      0x10, &w),
+				 -etmkit_err_not_found);
+		assert_int_equal(profile_where_locate(l, img, 0, 0x109012,
+						      NULL),
+				 -etmkit_err_invalid);
 	}
 	locate_free(l);
 	image_free(img);
