@@ -32,7 +32,7 @@
 #define F4_DONE (F4_SPEC + 8)/* walk queue entries */
 #define F4_RS 16             /* return stack entries (as OpenCSD) */
 #define F4_ROOM 8            /* output room one queue entry may need */
-#define F4_TALLY 256          /* ETM4_FLOW_TALLY: ranges counted at once
+#define F4_TALLY 256         /* ETM4_FLOW_TALLY: ranges counted at once
 				(power of 2); 2 elements each kept free */
 
 #if defined(__GNUC__)
@@ -177,7 +177,8 @@ struct etm4_flow_decoder {
 	ptrdiff_t lim;            /* F4_OUT - reserve: room() */
 	uint8_t last_closed;      /* the last element delivered is a range
 				     that ended (ETM4_FLOW_TALLY) */
-	uint8_t ntally;           /* a tally entry may have runs */
+	uint32_t ntally;          /* tally entries in use: */
+	uint16_t tally_used[F4_TALLY]; /* their indexes */
 	struct f4_tally tallies[F4_TALLY];
 	size_t next_pos, next_n;
 	const struct etmkit_elem *next_batch;
@@ -370,9 +371,8 @@ static void tally_put(struct etm4_flow_decoder *d, struct f4_tally *t)
  * continues a range a packet cut. */
 static void tally_flush(struct etm4_flow_decoder *d)
 {
-	for (unsigned i = 0; i < F4_TALLY; i++)
-		if (d->tallies[i].blk)
-			tally_put(d, &d->tallies[i]);
+	for (uint32_t i = 0; i < d->ntally; i++)
+		tally_put(d, &d->tallies[d->tally_used[i]]);
 	d->ntally = 0;
 }
 
@@ -1368,7 +1368,9 @@ static inline void tally_run(struct etm4_flow_decoder *d,
 		const struct flow_insn *last = &b->insn[b->n - 1];
 
 		if (t->blk)
-			tally_put(d, t);
+			tally_put(d, t);     /* another range: delivered */
+		else
+			d->tally_used[d->ntally++] = (uint16_t)(t - d->tallies);
 		t->blk = b;
 		t->gen = gen;
 		t->start = b->start;
@@ -1379,7 +1381,6 @@ static inline void tally_run(struct etm4_flow_decoder *d,
 		t->count = b->n;
 		t->isa = b->isa;
 		t->size = last->head[2];
-		d->ntally = 1;  /* (a used entry implies it) */
 	}
 	t->runs[taken]++;
 	d->stats.insns += b->n;
