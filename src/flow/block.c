@@ -1,4 +1,5 @@
 /* Block cache: see block.h. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,6 +15,10 @@
 #define FLOW_READ (FLOW_BLOCK_LIMIT * 4 + INSN_MAX_BYTES)
 #define BLOCK_BYTES_MAX \
 	(sizeof(struct flow_block) + FLOW_BLOCK_LIMIT * sizeof(struct flow_insn))
+/* Blocks start on a cache line (block.h). */
+#define FLOW_ALIGN 64u
+_Static_assert(offsetof(struct flow_block, start) == FLOW_ALIGN,
+	       "a block's walk fields fill its first cache line");
 
 /* The span of the image's regions, first to last byte (lo > hi when it
  * has none), and the region count it was computed for. */
@@ -59,7 +64,8 @@ int flow_cache_init(struct flow_cache *c, const struct image *img,
 	nb = (size_t)1 << c->bits;
 	c->buckets = calloc(nb, sizeof(*c->buckets));
 	c->cap = bytes - nb * sizeof(*c->buckets);
-	c->arena = malloc(c->cap);
+	c->cap &= ~(size_t)(FLOW_ALIGN - 1);
+	c->arena = aligned_alloc(FLOW_ALIGN, c->cap);
 	if (!c->buckets || !c->arena) {
 		flow_cache_fini(c);
 		return -etmkit_err_nomem;
@@ -171,6 +177,23 @@ static unsigned fill_block(struct flow_block *b, const uint8_t *buf,
 	return n;
 }
 
+/* The block's range template (block.h). */
+static void set_range(struct flow_block *b)
+{
+	const struct flow_insn *last = &b->insn[b->n - 1];
+
+	memset(&b->range, 0, sizeof(b->range));
+	b->range.addr = b->start;
+	b->range.head[0] = etmkit_elem_insn_range;
+	b->range.head[1] = b->isa;
+	b->range.head[2] = last->head[2];
+	b->range.head[3] = ETMKIT_INSN_EXEC;
+	b->range.opcode = last->opcode;
+	b->range.class_flags = last->flags;
+	b->range.end = b->start + b->len;
+	b->range.count = b->n;
+}
+
 /* Build the block at @addr in the arena (room for the largest block has
  * been made). Returns it, or NULL with *loss set. */
 static struct flow_block *build(struct flow_cache *c, uint64_t addr,
@@ -197,7 +220,9 @@ static struct flow_block *build(struct flow_cache *c, uint64_t addr,
 		return NULL;
 	}
 	b->n = (uint8_t)n;
-	c->used += (sizeof(*b) + n * sizeof(b->insn[0]) + 7) & ~(size_t)7;
+	set_range(b);
+	c->used += (sizeof(*b) + n * sizeof(b->insn[0]) + FLOW_ALIGN - 1) &
+		   ~(size_t)(FLOW_ALIGN - 1);
 	c->blocks++;
 	return b;
 }
@@ -215,9 +240,9 @@ struct flow_block *flow_cache_get(struct flow_cache *c, uint64_t addr,
 		return NULL;
 	}
 	h = bucket_of(c, addr, isa, space);
-
 	for (b = c->buckets[h]; b; b = b->hnext)
-		if (b->start == addr && b->isa == isa && b->space == space)
+		if (b->range.addr == addr && b->isa == isa &&
+		    b->space == space) /* the first cache line */
 			return b;
 	/* Addresses without code come back often (a trace of code outside
 	 * the image): remember the last few misses. */
