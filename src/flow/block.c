@@ -96,6 +96,7 @@ static uint32_t bucket_of(const struct flow_cache *c, uint64_t addr,
 static void flush(struct flow_cache *c)
 {
 	memset(c->buckets, 0, ((size_t)1 << c->bits) * sizeof(*c->buckets));
+	memset(c->front, 0, sizeof(c->front));
 	c->used = 0;
 	c->flushes++;
 }
@@ -231,7 +232,7 @@ struct flow_block *flow_cache_get(struct flow_cache *c, uint64_t addr,
 				  uint8_t isa, uint8_t space, uint8_t *loss)
 {
 	uint32_t h;
-	struct flow_block *b;
+	struct flow_block *b, **fr;
 
 	/* Outside every region: no code, and no hashing (a trace that runs
 	 * mostly outside the image, as juno_r1_1's, asks this often). */
@@ -239,11 +240,18 @@ struct flow_block *flow_cache_get(struct flow_cache *c, uint64_t addr,
 		*loss = etmkit_loss_unmapped;
 		return NULL;
 	}
+	/* The first cache line of a block holds the key (block.h). */
+	fr = &c->front[(addr >> 1 ^ addr >> 10) & (FLOW_FRONT - 1)];
+	b = *fr;
+	if (b && b->range.addr == addr && b->isa == isa && b->space == space)
+		return b;
 	h = bucket_of(c, addr, isa, space);
 	for (b = c->buckets[h]; b; b = b->hnext)
 		if (b->range.addr == addr && b->isa == isa &&
-		    b->space == space) /* the first cache line */
+		    b->space == space) {
+			*fr = b;
 			return b;
+		}
 	/* Addresses without code come back often (a trace of code outside
 	 * the image): remember the last few misses. */
 	uint16_t tag = (uint16_t)(isa << 8 | space);
@@ -254,11 +262,12 @@ struct flow_block *flow_cache_get(struct flow_cache *c, uint64_t addr,
 		return NULL;
 	}
 	if (c->cap - c->used < BLOCK_BYTES_MAX)
-		flush(c);
+		flush(c); /* (the front too) */
 	b = build(c, addr, isa, space, loss);
 	if (b) {
 		b->hnext = c->buckets[h];
 		c->buckets[h] = b;
+		*fr = b;
 	} else {
 		c->miss_addr[m] = addr;
 		c->miss_tag[m] = tag;

@@ -21,6 +21,7 @@
 #include "etmkit/insn.h"
 
 #define FLOW_BLOCK_MAX 32
+#define FLOW_FRONT 512 /* struct flow_cache's front (power of 2) */
 
 /* One instruction, laid out as bytes 8..32 of its insn element (struct
  * etmkit_elem: addr, kind/isa/size/flags, cycles, u.insn), so that an
@@ -80,6 +81,11 @@ struct flow_cache {
 	size_t cap, used;
 	struct flow_block **buckets;
 	uint32_t bits;               /* log2 of the bucket count */
+	struct flow_block *front[FLOW_FRONT]; /* the last block found for
+					each address hash, looked at before
+					the buckets: a few KiB that stay in
+					cache where the buckets (one per
+					128 bytes of arena) do not */
 	uint64_t blocks;             /* built since init */
 	uint64_t flushes;            /* the generation */
 	uint8_t insn_flags;          /* head[3] of every instruction */
