@@ -27,7 +27,9 @@
 #include "flow/block.h"
 
 #define F4_BATCH 64
-#define F4_OUT 1024          /* elements decoded before delivery */
+#define F4_OUT 256           /* elements decoded before delivery: 12 KiB,
+				which the consumer reads while they are
+				still in the L1 data cache */
 #define F4_SPEC 4096         /* speculation queue entries (power of 2) */
 #define F4_DONE (F4_SPEC + 8)/* walk queue entries */
 #define F4_RS 16             /* return stack entries (as OpenCSD) */
