@@ -85,12 +85,12 @@ void flow_cache_fini(struct flow_cache *c)
 	c->arena = NULL;
 }
 
-static uint32_t bucket_of(const struct flow_cache *c, uint64_t addr,
-			  uint8_t isa, uint8_t space)
+/* The key's hash: its top bits index the buckets and the front. */
+static uint64_t hash_of(uint64_t addr, uint8_t isa, uint8_t space)
 {
 	uint64_t k = addr ^ ((uint64_t)isa << 56) ^ ((uint64_t)space << 48);
 
-	return (uint32_t)((k * 0x9e3779b97f4a7c15ull) >> (64 - c->bits));
+	return k * 0x9e3779b97f4a7c15ull;
 }
 
 static void flush(struct flow_cache *c)
@@ -232,6 +232,7 @@ struct flow_block *flow_cache_get(struct flow_cache *c, uint64_t addr,
 				  uint8_t isa, uint8_t space, uint8_t *loss)
 {
 	uint32_t h;
+	uint64_t k;
 	struct flow_block *b, **fr;
 
 	/* Outside every region: no code, and no hashing (a trace that runs
@@ -241,11 +242,12 @@ struct flow_block *flow_cache_get(struct flow_cache *c, uint64_t addr,
 		return NULL;
 	}
 	/* The first cache line of a block holds the key (block.h). */
-	fr = &c->front[(addr >> 1 ^ addr >> 10) & (FLOW_FRONT - 1)];
+	k = hash_of(addr, isa, space);
+	fr = &c->front[k >> (64 - FLOW_FRONT_BITS)];
 	b = *fr;
 	if (b && b->range.addr == addr && b->isa == isa && b->space == space)
 		return b;
-	h = bucket_of(c, addr, isa, space);
+	h = (uint32_t)(k >> (64 - c->bits));
 	for (b = c->buckets[h]; b; b = b->hnext)
 		if (b->range.addr == addr && b->isa == isa &&
 		    b->space == space) {

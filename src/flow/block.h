@@ -21,7 +21,8 @@
 #include "etmkit/insn.h"
 
 #define FLOW_BLOCK_MAX 32
-#define FLOW_FRONT 512 /* struct flow_cache's front (power of 2) */
+#define FLOW_FRONT_BITS 9
+#define FLOW_FRONT (1u << FLOW_FRONT_BITS) /* struct flow_cache's front */
 
 /* One instruction, laid out as bytes 8..32 of its insn element (struct
  * etmkit_elem: addr, kind/isa/size/flags, cycles, u.insn), so that an
