@@ -1232,6 +1232,8 @@ static inline struct etmkit_elem *put_range(struct etm4_flow_decoder *d,
 	return e;
 }
 
+_Static_assert(ETMKIT_INSN_COND_FAIL == ETMKIT_INSN_EXEC + 1 &&
+	       INSN_F_BRANCH == 1, "run_ranges() computes with them");
 _Static_assert(offsetof(struct etmkit_elem, addr) == 8 &&
 	       offsetof(struct etmkit_elem, kind) == 16 &&
 	       offsetof(struct etmkit_elem, flags) == 19 &&
@@ -2017,7 +2019,7 @@ static void run_ranges(struct etm4_flow_decoder *d,
 		bits = a->bits;
 		for (n = a->count; n; n--, bits >>= 1) {
 			struct flow_block *nb;
-			unsigned taken = bits & 1;
+			unsigned taken = bits & 1, slot;
 			uint32_t f;
 
 			if (!b) {
@@ -2049,19 +2051,23 @@ static void run_ranges(struct etm4_flow_decoder *d,
 				goto out; /* ended by its size or the image */
 			e->offset = off;
 			memcpy(&e->addr, &b->range, sizeof(b->range));
-			e->flags = (uint8_t)(ETMKIT_INSN_P0 |
-					     (taken ? ETMKIT_INSN_EXEC :
-						      ETMKIT_INSN_COND_FAIL));
+			/* Without a branch on the atom, which follows no
+			 * pattern: E is EXEC, N is COND_FAIL = EXEC + 1. */
+			e->flags = (uint8_t)((ETMKIT_INSN_P0 |
+					      ETMKIT_INSN_COND_FAIL) - taken);
 			e++;
 			insns += b->range.count;
-			/* Not taken, or no branch: the next instruction;
-			 * taken, direct, no call: the target; else
-			 * after_p0(). */
-			nb = !taken || !(f & INSN_F_BRANCH) ? b->succ[0] :
-			     !(f & (INSN_F_INDIRECT | INSN_F_CALL)) ?
-			     b->succ[1] : NULL;
-			if (!nb)
+			/* Not taken, or no branch: the next instruction
+			 * (slot 0); taken: the target (slot 1), unless
+			 * indirect or a call; those, and successors not
+			 * linked yet, are after_p0()'s. */
+			slot = taken & f & INSN_F_BRANCH;
+			nb = b->succ[slot];
+			if (F4_UNLIKELY(!nb) ||
+			    (slot && (f & (INSN_F_INDIRECT | INSN_F_CALL)))) {
 				after_p0(d, b, taken);
+				nb = NULL;
+			}
 			b = nb;
 		}
 	}
