@@ -272,9 +272,12 @@ int main(int argc, char **argv)
 {
 	const char *path = NULL;
 	unsigned long runs = 3;
-	struct run r, best_r;
+	static const char *const names[4] = { "etmkit", "etmkit (ranges)",
+					      "etmkit profile",
+					      "OpenCSD 1.3.3" };
+	struct run r, best_r[4];
 	struct perf_diag d;
-	double best, decode_best = 0;
+	double best[4];
 	uint64_t want = 0;
 	int rc = 0, v3;
 	unsigned forms = FORMS_ALL;
@@ -345,78 +348,78 @@ int main(int argc, char **argv)
 	}
 	/* Forms: 0 per instruction, 1 ranges (ETMv4/ETE), 2 the profile
 	 * over the form etmkit profile decodes (ranges, or per instruction
-	 * for ETMv3), compared with that form's decode. */
+	 * for ETMv3), compared with that form's decode, 3 OpenCSD. They take
+	 * turns, run after run, so that a busy spell of the machine does not
+	 * fall on one of them only. */
 	v3 = r.cs->nr_cpu && r.cs->cpus[0].protocol == etmkit_proto_etmv3;
-	for (int form = 0; form < 3; form++) {
-		if ((form == 1 && v3) || !(forms & 1u << form))
-			continue;
-		best = 1e30;
-		for (unsigned long k = 0; k < runs; k++) {
+	if (v3)
+		forms &= ~2u;
+#ifndef ETMKIT_HAVE_OPENCSD
+	if (forms & FORM_OPENCSD)
+		printf("perf_decode OpenCSD: not built (libopencsd-dev "
+		       "missing)\n");
+	forms &= ~FORM_OPENCSD;
+#endif
+	for (int form = 0; form < 4; form++)
+		best[form] = 1e30;
+	for (unsigned long k = 0; k < runs; k++)
+		for (int form = 0; form < 4; form++) {
 			double t0;
+			int err;
 
+			if (!(forms & 1u << form))
+				continue;
 			r.aux_bytes = r.insns = r.elems = r.gaps = 0;
 			r.ranges = form == 1 || (form == 2 && !v3);
 			t0 = bench_now();
-			if (etmkit_run(&r, form == 2)) {
-				fprintf(stderr, WHO ": etmkit %s failed\n",
-					form == 2 ? "profile" : "decode");
+#ifdef ETMKIT_HAVE_OPENCSD
+			err = form == 3 ? ocsd_run(&r, mem, nmem) :
+					  etmkit_run(&r, form == 2);
+#else
+			err = etmkit_run(&r, form == 2);
+#endif
+			if (err) {
+				fprintf(stderr, WHO ": %s failed\n",
+					names[form]);
 				return 1;
 			}
-			if (bench_now() - t0 < best) {
-				best = bench_now() - t0;
-				best_r = r;
+			if (bench_now() - t0 < best[form]) {
+				best[form] = bench_now() - t0;
+				best_r[form] = r;
 			}
 		}
-		report(form == 2 ? "etmkit profile" : form ? "etmkit (ranges)"
-		       : "etmkit", &best_r, best);
+	for (int form = 0; form < 4; form++) {
+		if (!(forms & 1u << form))
+			continue;
+		report(names[form], &best_r[form], best[form]);
 		if (form == 2) {
+			int dec = v3 ? 0 : 1;
+
 			printf("perf_decode %-18s %zu distinct ranges, %zu "
-			       "branches", "", best_r.ranges_counted,
-			       best_r.branches_counted);
-			if (decode_best > 0)
-				printf("; %.0f%% of the decode's rate",
-				       100.0 * decode_best / best);
+			       "branches", "", best_r[2].ranges_counted,
+			       best_r[2].branches_counted);
+			if (forms & 1u << dec)
+				printf("; %.0f%% of the %s decode's rate",
+				       100.0 * best[dec] / best[2],
+				       dec ? "ranges" : "per-instruction");
 			printf("\n");
-			if (want && best_r.insns != want) {
-				fprintf(stderr, WHO ": the profile's decode "
-					"saw %" PRIu64 " instructions, not %"
-					PRIu64 "\n", best_r.insns, want);
-				rc = 1;
-			}
-		} else {
-			decode_best = best;
 		}
-		want = best_r.insns;
+		for (int f = 0; form == 3 && f < 3; f++)
+			if (forms & 1u << f)
+				printf("perf_decode %-18s %.1fx  (%s / "
+				       "OpenCSD)\n", "ratio", best[3] / best[f],
+				       names[f]);
+		if (want && best_r[form].insns != want) {
+			fprintf(stderr, WHO ": %s: %" PRIu64 " instructions, "
+				"not %" PRIu64 "\n", names[form],
+				best_r[form].insns, want);
+			rc = 1;
+		}
+		want = best_r[form].insns;
 	}
 #ifdef ETMKIT_HAVE_OPENCSD
-	if (!(forms & FORM_OPENCSD))
-		goto done;
-	best = 1e30;
-	for (unsigned long k = 0; k < runs; k++) {
-		double t0;
-
-		r.aux_bytes = r.insns = r.elems = r.gaps = 0;
-		t0 = bench_now();
-		if (ocsd_run(&r, mem, nmem)) {
-			fprintf(stderr, WHO ": OpenCSD decode failed\n");
-			return 1;
-		}
-		if (bench_now() - t0 < best) {
-			best = bench_now() - t0;
-			best_r = r;
-		}
-	}
-	report("OpenCSD 1.3.3", &best_r, best);
-	if (want && best_r.insns != want) {
-		fprintf(stderr, WHO ": instruction counts differ: etmkit %"
-			PRIu64 ", OpenCSD %" PRIu64 "\n", want, best_r.insns);
-		rc = 1;
-	}
-done:
 	for (int i = 0; i < nmem; i++)
 		free(mem[i].b.data);
-#else
-	printf("perf_decode OpenCSD: not built (libopencsd-dev missing)\n");
 #endif
 	perf_file_free(r.pf);
 	locate_free(r.loc);

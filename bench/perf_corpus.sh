@@ -13,10 +13,11 @@
 #
 # Then:
 #   - bench_perf_decode: etmkit's and OpenCSD's full decode of the file's
-#     AUX data from memory (MB/s, instructions per second; the counts must
-#     agree);
-#   - peak memory (maximum RSS, /usr/bin/time -v) of the encoder writing
-#     the file, and of `etmkit decode FILE.data --elf ... --stats`.
+#     AUX data (MB/s, instructions per second; the counts must agree), and
+#     etmkit's profile of it;
+#   - time and peak memory (maximum RSS, /usr/bin/time -v) of the encoder
+#     writing the file, of `etmkit decode FILE.data --elf ... --stats` and
+#     of `etmkit profile FILE.data --elf ... --format autofdo`.
 #
 #   bench/perf_corpus.sh [--mb N] [--protocol ete|etmv4|etmv3] [--procs N]
 #                        [--out DIR] [--build DIR] [--runs N] [--reuse]
@@ -110,3 +111,6 @@ echo "== $proto perf.data: $(( $(stat -c %s "$file") / 1000000 )) MB, $procs pro
 /usr/bin/time -v "$etmkit" decode "$file" "${elfs[@]}" --stats \
 	> /dev/null 2> "$out/decode.time"
 echo "etmkit decode --stats: $(awk -F': ' '/Elapsed/ {print $2}' "$out/decode.time") wall, peak RSS $(rss "$out/decode.time") KiB"
+/usr/bin/time -v "$etmkit" profile "$file" "${elfs[@]}" --format autofdo \
+	-o "$out/$proto.autofdo.txt" 2> "$out/profile.time"
+echo "etmkit profile: $(awk -F': ' '/Elapsed/ {print $2}' "$out/profile.time") wall, $(( $(stat -c %s "$file") / 1000000 )) MB, peak RSS $(rss "$out/profile.time") KiB"

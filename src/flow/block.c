@@ -1,4 +1,5 @@
 /* Block cache: see block.h. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,6 +15,10 @@
 #define FLOW_READ (FLOW_BLOCK_LIMIT * 4 + INSN_MAX_BYTES)
 #define BLOCK_BYTES_MAX \
 	(sizeof(struct flow_block) + FLOW_BLOCK_LIMIT * sizeof(struct flow_insn))
+/* Blocks start on a cache line (block.h). */
+#define FLOW_ALIGN 64u
+_Static_assert(offsetof(struct flow_block, start) == FLOW_ALIGN,
+	       "a block's walk fields fill its first cache line");
 
 /* The span of the image's regions, first to last byte (lo > hi when it
  * has none), and the region count it was computed for. */
@@ -59,7 +64,8 @@ int flow_cache_init(struct flow_cache *c, const struct image *img,
 	nb = (size_t)1 << c->bits;
 	c->buckets = calloc(nb, sizeof(*c->buckets));
 	c->cap = bytes - nb * sizeof(*c->buckets);
-	c->arena = malloc(c->cap);
+	c->cap &= ~(size_t)(FLOW_ALIGN - 1);
+	c->arena = aligned_alloc(FLOW_ALIGN, c->cap);
 	if (!c->buckets || !c->arena) {
 		flow_cache_fini(c);
 		return -etmkit_err_nomem;
@@ -79,17 +85,18 @@ void flow_cache_fini(struct flow_cache *c)
 	c->arena = NULL;
 }
 
-static uint32_t bucket_of(const struct flow_cache *c, uint64_t addr,
-			  uint8_t isa, uint8_t space)
+/* The key's hash: its top bits index the buckets and the front. */
+static uint64_t hash_of(uint64_t addr, uint8_t isa, uint8_t space)
 {
 	uint64_t k = addr ^ ((uint64_t)isa << 56) ^ ((uint64_t)space << 48);
 
-	return (uint32_t)((k * 0x9e3779b97f4a7c15ull) >> (64 - c->bits));
+	return k * 0x9e3779b97f4a7c15ull;
 }
 
 static void flush(struct flow_cache *c)
 {
 	memset(c->buckets, 0, ((size_t)1 << c->bits) * sizeof(*c->buckets));
+	memset(c->front, 0, sizeof(c->front));
 	c->used = 0;
 	c->flushes++;
 }
@@ -171,6 +178,23 @@ static unsigned fill_block(struct flow_block *b, const uint8_t *buf,
 	return n;
 }
 
+/* The block's range template (block.h). */
+static void set_range(struct flow_block *b)
+{
+	const struct flow_insn *last = &b->insn[b->n - 1];
+
+	memset(&b->range, 0, sizeof(b->range));
+	b->range.addr = b->start;
+	b->range.head[0] = etmkit_elem_insn_range;
+	b->range.head[1] = b->isa;
+	b->range.head[2] = last->head[2];
+	b->range.head[3] = ETMKIT_INSN_EXEC;
+	b->range.opcode = last->opcode;
+	b->range.class_flags = last->flags;
+	b->range.end = b->start + b->len;
+	b->range.count = b->n;
+}
+
 /* Build the block at @addr in the arena (room for the largest block has
  * been made). Returns it, or NULL with *loss set. */
 static struct flow_block *build(struct flow_cache *c, uint64_t addr,
@@ -197,7 +221,9 @@ static struct flow_block *build(struct flow_cache *c, uint64_t addr,
 		return NULL;
 	}
 	b->n = (uint8_t)n;
-	c->used += (sizeof(*b) + n * sizeof(b->insn[0]) + 7) & ~(size_t)7;
+	set_range(b);
+	c->used += (sizeof(*b) + n * sizeof(b->insn[0]) + FLOW_ALIGN - 1) &
+		   ~(size_t)(FLOW_ALIGN - 1);
 	c->blocks++;
 	return b;
 }
@@ -206,7 +232,8 @@ struct flow_block *flow_cache_get(struct flow_cache *c, uint64_t addr,
 				  uint8_t isa, uint8_t space, uint8_t *loss)
 {
 	uint32_t h;
-	struct flow_block *b;
+	uint64_t k;
+	struct flow_block *b, **fr;
 
 	/* Outside every region: no code, and no hashing (a trace that runs
 	 * mostly outside the image, as juno_r1_1's, asks this often). */
@@ -214,11 +241,19 @@ struct flow_block *flow_cache_get(struct flow_cache *c, uint64_t addr,
 		*loss = etmkit_loss_unmapped;
 		return NULL;
 	}
-	h = bucket_of(c, addr, isa, space);
-
+	/* The first cache line of a block holds the key (block.h). */
+	k = hash_of(addr, isa, space);
+	fr = &c->front[k >> (64 - FLOW_FRONT_BITS)];
+	b = *fr;
+	if (b && b->range.addr == addr && b->isa == isa && b->space == space)
+		return b;
+	h = (uint32_t)(k >> (64 - c->bits));
 	for (b = c->buckets[h]; b; b = b->hnext)
-		if (b->start == addr && b->isa == isa && b->space == space)
+		if (b->range.addr == addr && b->isa == isa &&
+		    b->space == space) {
+			*fr = b;
 			return b;
+		}
 	/* Addresses without code come back often (a trace of code outside
 	 * the image): remember the last few misses. */
 	uint16_t tag = (uint16_t)(isa << 8 | space);
@@ -229,11 +264,12 @@ struct flow_block *flow_cache_get(struct flow_cache *c, uint64_t addr,
 		return NULL;
 	}
 	if (c->cap - c->used < BLOCK_BYTES_MAX)
-		flush(c);
+		flush(c); /* (the front too) */
 	b = build(c, addr, isa, space, loss);
 	if (b) {
 		b->hnext = c->buckets[h];
 		c->buckets[h] = b;
+		*fr = b;
 	} else {
 		c->miss_addr[m] = addr;
 		c->miss_tag[m] = tag;

@@ -21,6 +21,8 @@
 #include "etmkit/insn.h"
 
 #define FLOW_BLOCK_MAX 32
+#define FLOW_FRONT_BITS 9
+#define FLOW_FRONT (1u << FLOW_FRONT_BITS) /* struct flow_cache's front */
 
 /* One instruction, laid out as bytes 8..32 of its insn element (struct
  * etmkit_elem: addr, kind/isa/size/flags, cycles, u.insn), so that an
@@ -36,22 +38,41 @@ struct flow_insn {
 	uint32_t flags;  /* INSN_F_*; COND also inside a T32 IT block */
 };
 
+/* The whole block as one instruction range, laid out as bytes 8..48 of
+ * its insn_range element (struct etmkit_elem: addr, kind/isa/size/flags,
+ * cycles, u.range), so that a range element of the whole block is a copy
+ * of it with offset (and flags) stored over. flags is ETMKIT_INSN_EXEC. */
+struct flow_range {
+	uint64_t addr;
+	uint8_t head[4]; /* etmkit_elem_insn_range, isa, last size, flags */
+	uint32_t cycles; /* 0 */
+	uint32_t opcode; /* the last instruction's */
+	uint32_t class_flags;
+	uint64_t end;    /* the address after the last instruction */
+	uint32_t count;  /* n */
+	uint32_t pad;
+};
+
+/* The first 64 bytes (one cache line: blocks are 64-byte aligned in the
+ * arena) hold what a walk from block to block reads: the range template,
+ * the successors, the key's instruction set and memory space, the size. */
 struct flow_block {
-	uint64_t start;
-	uint64_t target;             /* last instruction: direct target, or
-					the next address of an ISA switch */
-	struct flow_block *hnext;    /* hash chain */
+	struct flow_range range;     /* the whole block as a range */
 	struct flow_block *succ[2];  /* [0] after the last instruction falls
 					through, [1] after it branches (direct)
 					or switches ISA; NULL until known */
-	struct flow_block *ind;      /* the last target of its indirect
-					branch (a guess, checked before use;
-					ETMv4/ETE), or NULL */
 	uint16_t len;                /* bytes */
 	uint8_t n;                   /* instructions, 1..FLOW_BLOCK_MAX (+4 to
 					end an IT block) */
 	uint8_t isa, space;
 	uint8_t target_isa;
+	uint64_t start;              /* = range.addr */
+	uint64_t target;             /* last instruction: direct target, or
+					the next address of an ISA switch */
+	struct flow_block *hnext;    /* hash chain */
+	struct flow_block *ind;      /* the last target of its indirect
+					branch (a guess, checked before use;
+					ETMv4/ETE), or NULL */
 	struct flow_insn insn[];
 };
 
@@ -61,6 +82,11 @@ struct flow_cache {
 	size_t cap, used;
 	struct flow_block **buckets;
 	uint32_t bits;               /* log2 of the bucket count */
+	struct flow_block *front[FLOW_FRONT]; /* the last block found for
+					each address hash, looked at before
+					the buckets: a few KiB that stay in
+					cache where the buckets (one per
+					128 bytes of arena) do not */
 	uint64_t blocks;             /* built since init */
 	uint64_t flushes;            /* the generation */
 	uint8_t insn_flags;          /* head[3] of every instruction */

@@ -27,7 +27,9 @@
 #include "flow/block.h"
 
 #define F4_BATCH 64
-#define F4_OUT 1024          /* elements decoded before delivery */
+#define F4_OUT 256           /* elements decoded before delivery: 12 KiB,
+				which the consumer reads while they are
+				still in the L1 data cache */
 #define F4_SPEC 4096         /* speculation queue entries (power of 2) */
 #define F4_DONE (F4_SPEC + 8)/* walk queue entries */
 #define F4_RS 16             /* return stack entries (as OpenCSD) */
@@ -173,8 +175,6 @@ struct etm4_flow_decoder {
 
 	/* Output. */
 	size_t n, delivered;
-	size_t reserve;           /* elements kept free for the tally */
-	ptrdiff_t lim;            /* F4_OUT - reserve: room() */
 	uint8_t last_closed;      /* the last element delivered is a range
 				     that ended (ETM4_FLOW_TALLY) */
 	uint32_t ntally;          /* tally entries in use: */
@@ -182,7 +182,9 @@ struct etm4_flow_decoder {
 	struct f4_tally tallies[F4_TALLY];
 	size_t next_pos, next_n;
 	const struct etmkit_elem *next_batch;
-	struct etmkit_elem out[F4_OUT];
+	/* F4_OUT, then room for delivering every tally entry (2 elements
+	 * each): written only by tally_flush() */
+	struct etmkit_elem out[F4_OUT + 2 * F4_TALLY];
 
 	struct etm4_flow_stats stats;
 	uint64_t blocks_base, flushes_base;
@@ -288,8 +290,6 @@ int etm4_flow_alloc(struct etm4_flow_decoder **out,
 	d->atoms = etm4_pkt_atom_table(d->pkt);
 	d->ranges = !!(flags & ETM4_FLOW_RANGES);
 	d->tally = !!(flags & ETM4_FLOW_TALLY);
-	d->reserve = d->tally ? 2 * F4_TALLY : 0;
-	d->lim = (ptrdiff_t)(F4_OUT - d->reserve);
 	if (cfg->size >= offsetof(struct etm4_flow_config, image_ctx) +
 				 sizeof(cfg->image_ctx)) {
 		d->image_for_context = cfg->image_for_context;
@@ -366,7 +366,7 @@ static void tally_put(struct etm4_flow_decoder *d, struct f4_tally *t)
 }
 
 /* Deliver every counted range: before an element of another kind, and at
- * the end of a batch. Room: d->reserve. Ranges may come between: only
+ * the end of a batch. Room: out[] beyond F4_OUT. Ranges may come between: only
  * whole ones are counted, after a range that ended, so none of them
  * continues a range a packet cut. */
 static void tally_flush(struct etm4_flow_decoder *d)
@@ -391,12 +391,12 @@ static struct etmkit_elem *emit(struct etm4_flow_decoder *d, uint8_t kind,
 	return e;
 }
 
-/* Elements that may still be written. ETM4_FLOW_TALLY keeps d->reserve
- * free for the counted ranges, which may take it when they are delivered:
- * then there is no room (0 or less) until the batch is delivered. */
+/* Elements that may still be written. Counted ranges (ETM4_FLOW_TALLY)
+ * delivered may go beyond F4_OUT (out[] has room for them all): then
+ * there is no room (0 or less) until the batch is delivered. */
 static ptrdiff_t room(const struct etm4_flow_decoder *d)
 {
-	return d->lim - (ptrdiff_t)d->n;
+	return (ptrdiff_t)F4_OUT - (ptrdiff_t)d->n;
 }
 
 /* ---- Queues ------------------------------------------------------------- */
@@ -1171,6 +1171,30 @@ static int no_code(struct etm4_flow_decoder *d, uint64_t offset, uint8_t loss)
 	return 0;
 }
 
+/* POS_ADDR after an indirect branch: if the address is the target that
+ * branch took last time, make it that block without a lookup. Returns
+ * the block, or NULL. */
+static inline struct flow_block *ind_guess(struct etm4_flow_decoder *d)
+{
+	struct flow_block *g;
+	/* One byte each: d->isa was just stored (target_address()), and a
+	 * wider load across it would wait for the store to complete. */
+	uint8_t isa = d->isa, space = d->space;
+
+	if (!d->ind_from || d->ind_gen != flow_cache_generation(&d->cache))
+		return NULL;
+	g = d->ind_from->ind;
+	if (!g || g->range.addr != d->addr || g->isa != isa ||
+	    g->space != space)
+		return NULL;
+	d->ind_from = NULL;
+	d->link_from = NULL;
+	d->blk = g;
+	d->idx = 0;
+	d->pos = POS_BLOCK;
+	return g;
+}
+
 /* Make POS_ADDR a block. Returns 1, or 0 after reporting no_image. */
 static int resolve_lookup(struct etm4_flow_decoder *d, uint64_t offset)
 {
@@ -1179,20 +1203,8 @@ static int resolve_lookup(struct etm4_flow_decoder *d, uint64_t offset)
 	struct flow_block *b = NULL;
 	uint64_t align = d->isa == etmkit_isa_thumb ? 1u : 3u;
 
-	if (d->ind_from && gen == d->ind_gen) {
-		/* After an indirect branch: the target it took last time? */
-		struct flow_block *g = d->ind_from->ind;
-
-		if (g && g->start == d->addr && g->isa == d->isa &&
-		    g->space == d->space) {
-			d->ind_from = NULL;
-			d->link_from = NULL;
-			d->blk = g;
-			d->idx = 0;
-			d->pos = POS_BLOCK;
-			return 1;
-		}
-	}
+	if (ind_guess(d))
+		return 1;
 	if (!(d->addr & align))
 		b = flow_cache_get(&d->cache, d->addr, d->isa, d->space, &loss);
 	if (b) {
@@ -1294,6 +1306,20 @@ static inline struct etmkit_elem *put_range(struct etm4_flow_decoder *d,
 	return e;
 }
 
+_Static_assert(ETMKIT_INSN_COND_FAIL == ETMKIT_INSN_EXEC + 1 &&
+	       INSN_F_BRANCH == 1, "run_ranges() computes with them");
+_Static_assert(offsetof(struct etmkit_elem, addr) == 8 &&
+	       offsetof(struct etmkit_elem, kind) == 16 &&
+	       offsetof(struct etmkit_elem, flags) == 19 &&
+	       offsetof(struct etmkit_elem, cycles) == 20 &&
+	       offsetof(struct etmkit_elem, u.range.opcode) == 24 &&
+	       offsetof(struct etmkit_elem, u.range.class_flags) == 28 &&
+	       offsetof(struct etmkit_elem, u.range.end) == 32 &&
+	       offsetof(struct etmkit_elem, u.range.count) == 40 &&
+	       sizeof(struct etmkit_elem) == 48 &&
+	       sizeof(struct flow_range) == 40,
+	       "struct flow_range is bytes 8..48 of a range element");
+
 /* Deliver instruction @fi, the current one of block d->blk (its
  * template, block.h), executed. Returns its element (or range), whose
  * flags the caller may change. */
@@ -1386,11 +1412,13 @@ static inline void tally_run(struct etm4_flow_decoder *d,
 	d->stats.insns += b->n;
 }
 
-/* After the P0 instruction @fi, the last of block @b, with atom @taken. */
-static void after_p0(struct etm4_flow_decoder *d, struct flow_block *b,
-		     const struct flow_insn *fi, unsigned taken)
+/* After the P0 instruction that ends block @b (the cache ends blocks at
+ * them, alloc), with atom @taken. */
+static inline void after_p0(struct etm4_flow_decoder *d,
+			    struct flow_block *b, unsigned taken)
 {
-	uint32_t f = fi->flags;
+	/* The last instruction's, from the block's first cache line */
+	uint32_t f = b->range.class_flags;
 
 	if (!taken || !(f & INSN_F_BRANCH)) {
 		/* Not taken, or ISB / WFx / TSTART: the next instruction. */
@@ -1398,7 +1426,7 @@ static void after_p0(struct etm4_flow_decoder *d, struct flow_block *b,
 		return;
 	}
 	if ((f & INSN_F_CALL) && d->info.retstack)
-		rs_push(d, fi->addr + fi->head[2], b->isa);
+		rs_push(d, b->range.end, b->isa); /* after the call */
 	if (!(f & INSN_F_INDIRECT)) {
 		leave_block(d, b, 1, b->target, b->target_isa);
 		return;
@@ -1472,7 +1500,7 @@ static int walk_atom(struct etm4_flow_decoder *d, unsigned taken,
 			e->flags = (uint8_t)(ETMKIT_INSN_P0 |
 				      (taken ? ETMKIT_INSN_EXEC :
 					       ETMKIT_INSN_COND_FAIL));
-			after_p0(d, b, fi, taken);
+			after_p0(d, b, taken);
 			d->atom_started = 0;
 			return 1;
 		}
@@ -1793,7 +1821,7 @@ static int walk_source(struct etm4_flow_decoder *d, struct ent *e)
 	 * there, so that a consumer sees where it ended. */
 	x->flags = ETMKIT_INSN_P0 | ETMKIT_INSN_EXEC;
 	if (fi->flags & d->p0_flags)
-		after_p0(d, b, fi, 1);
+		after_p0(d, b, 1);
 	else if (++d->idx == b->n)
 		leave_block(d, b, 0, flow_block_end(b), b->isa);
 	return 1;
@@ -1951,16 +1979,16 @@ static void queue_atoms(struct etm4_flow_decoder *d, uint32_t bits,
 
 /* Atoms @bits (@n, the oldest in bit 0) of the packet at @off, when all
  * of them are committed at once and nothing is queued before them: walked
- * at once, without the queues. Returns 1, or 0 when the output filled
- * (the atoms left are then the walk queue's only entry). @tally: d->tally,
- * a constant in each of walk_atoms_now()'s two copies. */
+ * at once, without the queues. *@pclosed: the last element is known not
+ * to be an open range (reading it back right after writing it stalls on
+ * store forwarding), in and out. Returns 1, or 0 when the output filled
+ * (the atoms left are then the walk queue's only entry). @tally:
+ * d->tally, a constant in each of walk_atoms_now()'s two copies. */
 static inline __attribute__((always_inline)) int
 walk_atoms_loop(struct etm4_flow_decoder *d, uint32_t bits, unsigned n,
-		uint64_t off, const int tally)
+		uint64_t off, int *pclosed, const int tally)
 {
-	/* Known: the last element is not an open range (reading it back
-	 * right after writing it stalls on store forwarding). */
-	int closed = 0;
+	int closed = *pclosed;
 	/* Fixed at alloc: kept in registers (stores to elements may alias
 	 * the decoder as far as the compiler knows). */
 	const uint32_t p0_flags = d->p0_flags;
@@ -1987,6 +2015,7 @@ walk_atoms_loop(struct etm4_flow_decoder *d, uint32_t bits, unsigned n,
 				if (d->pos == POS_NONE ||
 				    (room(d) >= 2 && !resolve(d, off))) {
 					d->stats.atoms_lost += n;
+					*pclosed = closed;
 					return 1;
 				}
 				if (d->pos != POS_BLOCK)
@@ -2016,7 +2045,7 @@ walk_atoms_loop(struct etm4_flow_decoder *d, uint32_t bits, unsigned n,
 			if (nb)
 				d->blk = nb;
 			else
-				after_p0(d, b, fi, taken);
+				after_p0(d, b, taken);
 			bits >>= 1;
 			n--;
 		}
@@ -2025,19 +2054,21 @@ walk_atoms_loop(struct etm4_flow_decoder *d, uint32_t bits, unsigned n,
 		closed = 0;
 		if (!walk_atom(d, bits & 1, off)) {
 			queue_atoms(d, bits, n, off);
+			*pclosed = 0;
 			return 0;
 		}
 		bits >>= 1;
 		n--;
 	}
+	*pclosed = closed;
 	return 1;
 }
 
 static int walk_atoms_now(struct etm4_flow_decoder *d, uint32_t bits,
-			  unsigned n, uint64_t off)
+			  unsigned n, uint64_t off, int *pclosed)
 {
-	return d->tally ? walk_atoms_loop(d, bits, n, off, 1) :
-			  walk_atoms_loop(d, bits, n, off, 0);
+	return d->tally ? walk_atoms_loop(d, bits, n, off, pclosed, 1) :
+			  walk_atoms_loop(d, bits, n, off, pclosed, 0);
 }
 
 /* Deliver the speculation queue, which holds no P0 element: 1, or 0 when
@@ -2074,6 +2105,145 @@ static inline int commits_at_once(const struct etm4_flow_decoder *d)
 	return d->synced && !d->info.maxspec && !d->depth && !d->pend;
 }
 
+/* ETM4_FLOW_RANGES, in run_direct()'s state with nothing speculative and
+ * the last element no open range: the packets of run record @p from byte
+ * *@ph and address *@pia on, while each atom covers a whole block ending
+ * in a P0 instruction (an atom is the instructions up to and including
+ * the next P0 one, D4.3.5.1) and the output has room. Each atom's element
+ * is a copy of its block's range template (block.h); the walk follows the
+ * blocks' successor links, and after_p0() where none is known yet; a
+ * Target Address is walked at once (run_direct()). Stops at the run's end
+ * (*@pn 0) or at an atom packet the general path must go on with:
+ * *@ph is then its byte, *@pbits and *@pn its atoms not walked yet.
+ * @tally (d->tally, a constant in each of run_ranges()'s two copies): the
+ * atoms' ranges are counted (tally_run()), not written. */
+static inline __attribute__((always_inline)) void
+run_ranges_loop(struct etm4_flow_decoder *d, const struct etm4_packet *p,
+		uint32_t *ph, uint32_t *pia, uint32_t *pbits, unsigned *pn,
+		const int tally)
+{
+	/* In locals: stores to elements may alias them as far as the
+	 * compiler knows. */
+	const struct etm4_atom_run *r = &p->u.run;
+	const struct etm4_atoms *tab = d->atoms;
+	const uint8_t *hd = r->headers;
+	const uint64_t *offs = r->offsets, base = p->offset;
+	const struct etm4_run_addr *addrs = r->addrs;
+	const uint32_t p0_flags = d->p0_flags, count = r->count;
+	struct etmkit_elem *e = &d->out[d->n];
+	struct etmkit_elem *const end = &d->out[F4_OUT - 1]; /* room(d) >= 2 */
+	uint32_t h = *ph, ia = *pia, bits = 0;
+	unsigned n = 0;
+	uint64_t insns = 0, packets = 0, lost = 0;
+	/* The walk's block while it only follows successor links: the walk
+	 * stays at the start of a block, no atom begun (d->blk is set on
+	 * leaving); NULL: look at d. */
+	struct flow_block *b = NULL;
+
+	for (; h < count; h++, packets++) {
+		const struct etm4_atoms *a = &tab[hd[h]];
+		uint64_t off;
+
+		if (!a->count) {
+			const struct etm4_run_addr *x = &addrs[ia++];
+
+			target_address(d, x->addr.addr, x->addr.is);
+			h += x->length - 1;
+			/* An atom next (no Context between can change the
+			 * instruction set or memory space, D4.3.6.3): the
+			 * guess resolve() would take at it, taken now. */
+			b = h + 1 < count && tab[hd[h + 1]].count ?
+				    ind_guess(d) : NULL;
+			continue;
+		}
+		off = offs ? offs[h] : base + h;
+		bits = a->bits;
+		for (n = a->count; n; n--, bits >>= 1) {
+			struct flow_block *nb;
+			unsigned taken = bits & 1, slot;
+			uint32_t f;
+
+			if (!b) {
+				/* walk_atoms_now()'s start of an atom */
+				if (d->atom_started || e >= end)
+					goto out;
+				if (d->pos != POS_BLOCK) {
+					if (d->pop_pending)
+						rs_pop(d);
+					d->n = (size_t)(e - d->out);
+					if (d->pos == POS_NONE ||
+					    !resolve(d, off)) {
+						/* this atom and the packet's
+						 * others are lost */
+						e = &d->out[d->n];
+						lost += n;
+						n = 0;
+						break;
+					}
+				}
+				if (d->idx)
+					goto out;
+				b = d->blk;
+			}
+			if (e >= end)
+				goto out;
+			f = b->range.class_flags;
+			if (!(f & p0_flags))
+				goto out; /* ended by its size or the image */
+			if (tally) {
+				/* may deliver another range: 2 elements */
+				d->n = (size_t)(e - d->out);
+				tally_run(d, b, taken, off);
+				e = &d->out[d->n];
+			} else {
+				e->offset = off;
+				memcpy(&e->addr, &b->range, sizeof(b->range));
+				/* Without a branch on the atom, which follows
+				 * no pattern: E is EXEC, N is COND_FAIL =
+				 * EXEC + 1. */
+				e->flags = (uint8_t)((ETMKIT_INSN_P0 |
+						      ETMKIT_INSN_COND_FAIL) -
+						     taken);
+				e++;
+				insns += b->range.count;
+			}
+			/* Not taken, or no branch: the next instruction
+			 * (slot 0); taken: the target (slot 1), unless
+			 * indirect or a call; those, and successors not
+			 * linked yet, are after_p0()'s. */
+			slot = taken & f & INSN_F_BRANCH;
+			nb = b->succ[slot];
+			if (F4_UNLIKELY(!nb) ||
+			    (slot && (f & (INSN_F_INDIRECT | INSN_F_CALL)))) {
+				after_p0(d, b, taken);
+				nb = NULL;
+			}
+			b = nb;
+		}
+	}
+out:
+	if (b)
+		d->blk = b;
+	d->n = (size_t)(e - d->out);
+	d->stats.insns += insns;
+	d->stats.packets += packets;
+	d->stats.atoms_lost += lost;
+	*ph = h;
+	*pia = ia;
+	*pbits = bits;
+	*pn = n;
+}
+
+static void run_ranges(struct etm4_flow_decoder *d,
+		       const struct etm4_packet *p, uint32_t *ph,
+		       uint32_t *pia, uint32_t *pbits, unsigned *pn)
+{
+	if (d->tally)
+		run_ranges_loop(d, p, ph, pia, pbits, pn, 1);
+	else
+		run_ranges_loop(d, p, ph, pia, pbits, pn, 0);
+}
+
 /* Run record @p from byte *@ph and address *@pia on, in the state where
  * every P0 element is committed as it comes and nothing waits for an
  * address (synced, MAXSPEC 0, depth 0, nothing pending: digest 7.2), which
@@ -2094,11 +2264,27 @@ static int run_direct(struct etm4_flow_decoder *d, const struct etm4_packet *p,
 	uint32_t h = *ph, ia = *pia, count = r->count;
 	uint64_t packets = 0, lost = 0;
 	int ok = 1;
+	/* walk_atoms_now()'s, kept from packet to packet; read back once
+	 * per run */
+	int closed = !d->n ||
+		     d->out[d->n - 1].kind != etmkit_elem_insn_range ||
+		     d->out[d->n - 1].flags != ETMKIT_INSN_EXEC;
+	uint32_t bits;
+	unsigned left;
 
 	while (h < count) {
 		const struct etm4_atoms *a = &tab[hd[h]];
 		uint64_t off;
 
+		if (d->ranges && closed && d->sh == d->st) {
+			run_ranges(d, p, &h, &ia, &bits, &left);
+			if (!left)
+				break; /* the run's end */
+			a = &tab[hd[h]];
+		} else {
+			bits = a->bits;
+			left = a->count;
+		}
 		packets++;
 		/* (offsets only where an element may take them) */
 		if (!a->count) {
@@ -2122,16 +2308,19 @@ static int run_direct(struct etm4_flow_decoder *d, const struct etm4_packet *p,
 		}
 		off = r->offsets ? r->offsets[h] : p->offset + h;
 		h++;
-		if (d->sh != d->st && !flush_spec(d)) {
-			queue_atoms(d, a->bits, a->count, off);
-			ok = 0;
-			break;
+		if (d->sh != d->st) {
+			closed = 0;
+			if (!flush_spec(d)) {
+				queue_atoms(d, a->bits, a->count, off);
+				ok = 0;
+				break;
+			}
 		}
 		if (d->pos == POS_NONE && !d->pop_pending && !d->atom_started) {
-			lost += a->count; /* nowhere to walk from */
+			lost += left; /* nowhere to walk from */
 			continue;
 		}
-		if (!walk_atoms_now(d, a->bits, a->count, off)) {
+		if (!walk_atoms_now(d, bits, left, off, &closed)) {
 			ok = 0;
 			break;
 		}
@@ -2331,10 +2520,13 @@ int etm4_flow_batch(struct etm4_flow_decoder *d,
 	drop_delivered(d);
 	flow_cache_sync(&d->cache);
 	decode(d);
-	/* The counted ranges, unless the last element is a range a packet
-	 * cut: its rest comes first, in the next batch. */
-	if (d->ntally && (!d->n || range_closed(&d->out[d->n - 1]) ||
-			  d->out[d->n - 1].kind != etmkit_elem_insn_range))
+	/* At the end of the trace or where an error stopped it, the counted
+	 * ranges (before, they wait for more: the input comes in pieces),
+	 * unless the last element is a range a packet cut: its rest comes
+	 * first, in the next batch. */
+	if (d->ntally && (d->finishing || d->stopped) && !d->full &&
+	    (!d->n || range_closed(&d->out[d->n - 1]) ||
+	     d->out[d->n - 1].kind != etmkit_elem_insn_range))
 		tally_flush(d);
 	if (d->n)
 		d->last_closed = (uint8_t)range_closed(&d->out[d->n - 1]);

@@ -19,8 +19,10 @@
 #define DFMT_FRAME 16u
 #define DFMT_FRAME_DATA 15u
 #define DFMT_AUX 15u
-/* Run buffer size, in data bytes: at least one frame's worth. */
-#define DFMT_RUN_CAP 4096u
+/* Run buffer size, in data bytes: at least one frame's worth. 1 KiB (and
+ * 8 KiB of offsets) delivered at a time keeps the bytes, their offsets and
+ * what the decoders make of them in the L1 data cache. */
+#define DFMT_RUN_CAP 1024u
 /* DDI 0314H 8.12.4, digest §3: sync patterns as they appear in the input. */
 #define DFMT_SYNC_FF 0xFFu
 #define DFMT_SYNC_7F 0x7Fu
