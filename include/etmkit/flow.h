@@ -177,8 +177,12 @@ const struct etm3_flow_stats *etm3_flow_get_stats(
  * offsets (a counted range carries the offset of its first run): every
  * counted range comes after the elements of other kinds that preceded
  * its runs and before those that followed them, and a range a packet
- * cut is followed by its rest, as without the flag. So much cheaper per
- * range that a profile costs less than the plain ranges decode. */
+ * cut is followed by its rest, as without the flag. Counted ranges wait
+ * across feeds: they come with the next element of another kind, when a
+ * table of 256 ranges needs the room, or at the end of the trace
+ * (etm4_flow_finish()), and the instruction count of the stats includes
+ * them from the start. So much cheaper per range that a profile costs
+ * less than the plain ranges decode (bench/README.md). */
 #define ETM4_FLOW_TALLY 0x2u
 
 struct etm4_flow_config {

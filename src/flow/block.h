@@ -78,7 +78,8 @@ struct flow_block {
 
 struct flow_cache {
 	const struct image *image;
-	uint8_t *arena;
+	uint8_t *arena;              /* FLOW_ALIGN-aligned, in: */
+	void *arena_mem;             /* the allocation (freed) */
 	size_t cap, used;
 	struct flow_block **buckets;
 	uint32_t bits;               /* log2 of the bucket count */

@@ -1483,6 +1483,14 @@ static int walk_atom(struct etm4_flow_decoder *d, unsigned taken,
 		}
 		b = d->blk;
 		n = b->n;
+		if (d->tally && !d->idx &&
+		    (b->range.class_flags & d->p0_flags) && last_closed(d)) {
+			/* The whole block is the atom's range: counted. */
+			tally_run(d, b, taken, offset);
+			after_p0(d, b, taken);
+			d->atom_started = 0;
+			return 1;
+		}
 		/* An element per instruction, or one range for them all. */
 		lim = d->ranges ? n : d->idx + (uint32_t)room(d) - 1;
 		if (lim > n)
