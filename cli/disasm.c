@@ -68,25 +68,6 @@ void cli_disasm_free(struct cli_disasm *d)
 	free(d);
 }
 
-/* The instruction's bytes in memory order (insn.h: opcode layout). */
-static size_t opcode_bytes(const struct etmkit_elem *e, uint8_t *b)
-{
-	uint32_t op = e->u.insn.opcode;
-
-	if (e->isa == etmkit_isa_arm || e->isa == etmkit_isa_a64 ||
-	    e->size == 2) {
-		for (unsigned i = 0; i < e->size && i < 4; i++)
-			b[i] = (uint8_t)(op >> (8 * i));
-		return e->size;
-	}
-	/* 32-bit T32: the first halfword is the high half of the opcode. */
-	b[0] = (uint8_t)(op >> 16);
-	b[1] = (uint8_t)(op >> 24);
-	b[2] = (uint8_t)op;
-	b[3] = (uint8_t)(op >> 8);
-	return 4;
-}
-
 /* The text of an instruction capstone rejects, from the classifier. */
 static void classifier_text(const struct etmkit_elem *e, const uint8_t *b,
 			    size_t n, char *text)
@@ -124,7 +105,8 @@ static void disassemble(struct cli_disasm *d, const struct etmkit_elem *e,
 				(8 * ((e->size < 4 ? e->size : 4) - 1)))));
 		return;
 	}
-	n = opcode_bytes(e, b);
+	n = insn_opcode_bytes((enum etmkit_isa)e->isa, e->u.insn.opcode,
+			      e->size, b);
 	h = e->isa == etmkit_isa_arm ? d->arm :
 	    e->isa == etmkit_isa_a64 ? d->a64 : d->thumb;
 	if (cs_disasm(h, b, n, e->addr, 1, &insn) == 1) {

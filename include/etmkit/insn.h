@@ -119,6 +119,16 @@ struct insn_info {
 int insn_decode(struct insn_info *info, enum etmkit_isa isa, uint64_t addr,
 		const uint8_t *bytes, size_t avail);
 
+/* The memory bytes of an instruction of @isa, @size bytes, from its
+ * insn_info.opcode @opcode: the inverse of that layout (A32, A64 and a
+ * 16-bit T32 instruction little-endian; a 32-bit T32 one's first halfword
+ * first; Jazelle's first min(@size, 4) bytes, first highest). Writes them
+ * to @out and returns how many (what insn_decode() needs to classify it
+ * again, except for a Jazelle instruction longer than 4 bytes), or 0 for
+ * a size the instruction set cannot have or an unknown @isa. */
+size_t insn_opcode_bytes(enum etmkit_isa isa, uint32_t opcode, unsigned size,
+			 uint8_t out[4]);
+
 /* The name the classifier gives the instruction @opcode (insn_info.opcode
  * layout) of instruction set @isa, for the encodings of docs/insn.md's
  * name table: the ones capstone 4 does not disassemble (A64 UDF, BC.cond,

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "etmkit/exec.h"
+#include "etmkit/insn.h"
 
 static const char *const exc_names[exec_exc_count] = {
 	[exec_exc_reset] = "reset", [exec_exc_undef] = "undef",
@@ -22,30 +23,11 @@ const char *exec_exc_name(enum exec_exc kind)
 
 size_t exec_insn_bytes(const struct exec_rec *r, uint8_t out[4])
 {
-	uint32_t op = r->opcode;
-
-	if (r->kind != exec_insn)
+	if (r->kind != exec_insn ||
+	    (r->isa == etmkit_isa_jazelle && r->size > 4))
 		return 0;
-	if (r->isa == etmkit_isa_jazelle) {
-		/* Jazelle: the first bytes, first highest (insn.h) */
-		if (r->size < 1 || r->size > 4)
-			return 0;
-		for (unsigned i = 0; i < r->size; i++)
-			out[i] = (uint8_t)(op >> (8 * (r->size - 1 - i)));
-		return r->size;
-	}
-	if (r->size == 2) {
-		out[0] = (uint8_t)op;
-		out[1] = (uint8_t)(op >> 8);
-		return 2;
-	}
-	if (r->size != 4)
-		return 0;
-	if (r->isa == etmkit_isa_thumb || r->isa == etmkit_isa_thumbee)
-		op = op >> 16 | op << 16; /* first halfword first in memory */
-	for (unsigned i = 0; i < 4; i++)
-		out[i] = (uint8_t)(op >> (8 * i));
-	return 4;
+	return insn_opcode_bytes((enum etmkit_isa)r->isa, r->opcode, r->size,
+				 out);
 }
 
 /* ---- Reading ------------------------------------------------------------- */

@@ -44,40 +44,16 @@ void profile_free(struct profile *p)
 
 /* The target of direct branch @le (an insn or insn_range element, whose
  * last instruction it is) at address @at, or 0 with *@ok 0 when it
- * cannot be decoded. The opcode is rebuilt into memory order as
- * insn_info.opcode describes it (insn.h). */
+ * cannot be decoded. */
 static uint64_t direct_target(const struct etmkit_elem *le, uint32_t op,
 			      uint64_t at, uint8_t *ok)
 {
 	uint8_t b[INSN_MAX_BYTES] = { 0 };
 	struct insn_info ii;
-	size_t n = 4;
+	size_t n = insn_opcode_bytes((enum etmkit_isa)le->isa, op, le->size,
+				     b);
 
-	switch (le->isa) {
-	case etmkit_isa_thumb:
-	case etmkit_isa_thumbee:
-		if (le->size == 2) {
-			b[0] = (uint8_t)op;
-			b[1] = (uint8_t)(op >> 8);
-			n = 2;
-		} else {
-			b[0] = (uint8_t)(op >> 16);
-			b[1] = (uint8_t)(op >> 24);
-			b[2] = (uint8_t)op;
-			b[3] = (uint8_t)(op >> 8);
-		}
-		break;
-	case etmkit_isa_jazelle:
-		n = le->size < 4 ? le->size : 4;
-		for (size_t i = 0; i < n; i++)
-			b[i] = (uint8_t)(op >> (8 * (n - 1 - i)));
-		break;
-	default:
-		for (size_t i = 0; i < 4; i++)
-			b[i] = (uint8_t)(op >> (8 * i));
-		break;
-	}
-	*ok = insn_decode(&ii, (enum etmkit_isa)le->isa, at, b, n) >= 0 &&
+	*ok = n && insn_decode(&ii, (enum etmkit_isa)le->isa, at, b, n) >= 0 &&
 	      (ii.flags & INSN_F_BRANCH) && !(ii.flags & INSN_F_INDIRECT);
 	return *ok ? ii.target : 0;
 }

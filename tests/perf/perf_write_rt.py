@@ -140,8 +140,8 @@ def profile_blocks(text):
     return out
 
 
-def first_load_vaddr(elf):
-    """p_vaddr of the first PT_LOAD in the program headers."""
+def load_segments(elf):
+    """(p_offset, p_vaddr) of each PT_LOAD, in program header order."""
     d = open(elf, "rb").read(8192)
     is64 = d[4] == 2
     phoff, = struct.unpack_from("<Q" if is64 else "<I", d,
@@ -149,10 +149,18 @@ def first_load_vaddr(elf):
     phent, phnum = struct.unpack_from("<HH", d, 0x36 if is64 else 0x2A)
     for i in range(phnum):
         h = phoff + i * phent
-        typ, = struct.unpack_from("<I", d, h)
+        if is64:
+            typ, _fl, off, va = struct.unpack_from("<IIQQ", d, h)
+        else:
+            typ, off, va = struct.unpack_from("<III", d, h)
         if typ == 1:
-            return struct.unpack_from("<Q" if is64 else "<I", d,
-                                      h + (16 if is64 else 8))[0]
+            yield off, va
+
+
+def first_load_vaddr(elf):
+    """p_vaddr of the first PT_LOAD in the program headers."""
+    for _off, va in load_segments(elf):
+        return va
     sys.exit(f"{elf}: no PT_LOAD")
 
 
@@ -217,18 +225,8 @@ def check_profile(a, data, name, elfs, recs, bids):
 
 def text_base(elf):
     """The address of file offset 0: the PT_LOAD from offset 0."""
-    d = open(elf, "rb").read(8192)
-    is64 = d[4] == 2
-    phoff, = struct.unpack_from("<Q" if is64 else "<I", d,
-                                0x20 if is64 else 0x1C)
-    phent, phnum = struct.unpack_from("<HH", d, 0x36 if is64 else 0x2A)
-    for i in range(phnum):
-        h = phoff + i * phent
-        if is64:
-            typ, _fl, off, va = struct.unpack_from("<IIQQ", d, h)
-        else:
-            typ, off, va = struct.unpack_from("<III", d, h)
-        if typ == 1 and off == 0:
+    for off, va in load_segments(elf):
+        if off == 0:
             return va
     sys.exit(f"{elf}: no PT_LOAD from offset 0")
 

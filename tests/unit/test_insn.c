@@ -1148,6 +1148,45 @@ static void test_jazelle_mnemonic(void **state)
 		assert_non_null(insn_jazelle_mnemonic((uint8_t)op));
 }
 
+/* insn_opcode_bytes() gives back the bytes insn_decode() read, from the
+ * opcode it reported: A32, A64, 16- and 32-bit T32, ThumbEE, Jazelle. */
+static void test_opcode_bytes(void **state)
+{
+	static const struct {
+		enum etmkit_isa isa;
+		uint8_t b[4];
+		unsigned n;
+	} c[] = {
+		{ etmkit_isa_arm, { 0x02, 0x00, 0x00, 0xea }, 4 },    /* b */
+		{ etmkit_isa_a64, { 0x04, 0x00, 0x00, 0x94 }, 4 },    /* bl */
+		{ etmkit_isa_thumb, { 0x70, 0x47 }, 2 },              /* bx lr */
+		{ etmkit_isa_thumb, { 0x00, 0xf0, 0x02, 0xf8 }, 4 },  /* bl */
+		{ etmkit_isa_thumbee, { 0x00, 0xf0, 0x02, 0xb8 }, 4 },
+		{ etmkit_isa_jazelle, { 0xa7, 0x00, 0x10 }, 3 },      /* goto */
+		{ etmkit_isa_jazelle, { 0x04 }, 1 },                  /* iconst_1 */
+	};
+	uint8_t out[4];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		struct insn_info ii;
+
+		assert_int_equal(insn_decode(&ii, c[i].isa, 0x1000, c[i].b,
+					     c[i].n), 0);
+		assert_int_equal(ii.size, c[i].n);
+		memset(out, 0xee, sizeof(out));
+		assert_int_equal(insn_opcode_bytes(c[i].isa, ii.opcode,
+						   ii.size, out), c[i].n);
+		assert_memory_equal(out, c[i].b, c[i].n);
+	}
+	/* sizes an instruction set cannot have, an unknown one */
+	assert_int_equal(insn_opcode_bytes(etmkit_isa_a64, 0, 2, out), 0);
+	assert_int_equal(insn_opcode_bytes(etmkit_isa_thumb, 0, 3, out), 0);
+	assert_int_equal(insn_opcode_bytes(etmkit_isa_jazelle, 0, 0, out), 0);
+	assert_int_equal(insn_opcode_bytes((enum etmkit_isa)99, 0, 4, out),
+			 0);
+}
+
 /* insn_name(): encodings worked out from the manuals (the table's
  * sources), cross-checked with llvm-mc 14 (-mattr=+v8.7a,+hbc,+pauth,+tme,
  * +wfxt; thumbv8.1m.main +lob,+mve) where it knows them. */
@@ -1272,6 +1311,7 @@ int main(void)
 		cmocka_unit_test(test_jazelle_truncated),
 		cmocka_unit_test(test_jazelle_mnemonic),
 		cmocka_unit_test(test_insn_name),
+		cmocka_unit_test(test_opcode_bytes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
