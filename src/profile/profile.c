@@ -1,6 +1,7 @@
 /* Profiles: ranges and branches from execution elements, as simpleperf's
  * inject forms them from OpenCSD instruction ranges (digest perf-data.md
- * 4a; the flush rules of 3.10, 3.11). */
+ * 4a; where ranges end, 3.10 and 3.11; a direct branch's target:
+ * include/etmkit/profile.h). */
 #include <stdlib.h>
 #include <string.h>
 

@@ -33,7 +33,6 @@ Exit status: 0 match, 1 mismatch, 77 input missing (fails with CI=true).
 """
 import argparse
 import bisect
-import json
 import os
 import re
 import subprocess
@@ -92,8 +91,7 @@ def etmv3_record_end_atoms(etmkit, data, tids):
         print(f"etmkit packets failed ({p.returncode}): {p.stderr}")
         sys.exit(1)
     last = {}
-    for line in p.stdout.splitlines():
-        k = json.loads(line)
+    for k in compare_flow4.etmkit_json.lines(p.stdout, "packets"):
         if k["id"] not in tids or k["type"] == "gap":
             continue
         r = bisect.bisect_right(starts, k["offset"]) - 1

@@ -24,10 +24,13 @@ proves nothing).
 Exit status: 0 equal, 1 different, 77 skipped.
 """
 import argparse
-import json
 import os
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                ".."))
+import etmkit_json  # noqa: E402  (reads etmkit JSON, schema-checked)
 import tempfile
 
 from symfs import make_symfs  # tests/perf/symfs.py, shared with compare_perf_ocsd.py
@@ -56,10 +59,9 @@ def our_insns(etmkit, data, symfs):
         print(f"etmkit decode failed ({p.returncode}): {p.stderr}")
         sys.exit(1)
     out = {}
-    for line in p.stdout.splitlines():
-        e = json.loads(line)
+    for e in etmkit_json.lines(p.stdout, "elements"):
         if e.get("kind") == "insn":
-            out.setdefault(e["cpu"], []).append(int(e["addr"], 16))
+            out.setdefault(e["cpu"], []).append(etmkit_json.num(e["addr"]))
     return out
 
 
