@@ -121,7 +121,9 @@ int cli_session_feed(const char *cmd, struct etmkit_session *s,
  * file order, each AUX record a piece of its own: with @s, its bytes are
  * fed at their file offsets and a break follows it (the reason from its
  * flags); an AUX record with no data is a gap (aux_missing) of its CPU's
- * trace ID. Both return 0 or a cli_exit after a message. */
+ * trace ID; after each record fed its end's file offset goes to
+ * cli_progress_at(@pr) (cli/progress.h). Both return 0 or a cli_exit
+ * after a message. */
 int cli_is_perf_file(const char *path);
 int cli_perf_resolve(struct cli_input *in, unsigned protos);
 struct cli_progress;
@@ -184,10 +186,11 @@ int cli_id_wanted(const struct cli_input *in, uint8_t id);
 /* Release what cli_input_resolve() kept (the snapshot, the perf file). */
 void cli_input_free(struct cli_input *in);
 
-/* Read the buffer file and feed it to @feed in chunks. A perf.data input
- * is fed AUX record by AUX record, with an etmkit_session_break() on @s
- * between them when @s is not NULL (cli_perf_stream()). Returns 0, or a
- * cli_exit after printing a message. */
+/* Read the buffer file and feed it to @feed in chunks, showing progress
+ * (cli/progress.h) as the --progress options and stderr say. A perf.data
+ * input is fed AUX record by AUX record, with an etmkit_session_break()
+ * on @s between them when @s is not NULL (cli_perf_stream()). Returns 0,
+ * or a cli_exit after printing a message. */
 int cli_input_stream(const struct cli_input *in,
 		     int (*feed)(void *ctx, const uint8_t *buf, size_t n),
 		     void *ctx, struct etmkit_session *s);

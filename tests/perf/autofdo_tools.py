@@ -26,7 +26,8 @@ writes the profile, and then:
    (AutoFDO SymbolMap::MAX); the function's total is the sum of its keys,
    its head count the count of its first instruction (main's is not
    compared: create_gcov gives it 1 in the static builds, but 0 in the
-   PIE, where its first instruction also runs once; not explained here);
+   PIE, where its first instruction also runs once and main is the first
+   function of .text; not explained here);
    a call line lists
    hot/cold with the count of the record's calls from it. hot and cold must
    be the two hottest functions by total.
