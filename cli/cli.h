@@ -76,6 +76,10 @@ struct cli_input {
 	uint8_t ids[CLI_MAX_IDS];
 	int keep_snapshot;          /* keep the snapshot open in ss */
 	struct cli_ranges cpus;     /* --cpu (perf.data): CPUs wanted */
+	int stdout_free;            /* the command writes nothing on stdout
+				       while it reads (profile): progress
+				       may show on a terminal shared with
+				       it */
 	uint64_t *chunk_offset;     /* perf.data: set to the file offset of
 				       each AUX record before its bytes are
 				       fed (NULL: not wanted) */
@@ -117,12 +121,16 @@ int cli_session_feed(const char *cmd, struct etmkit_session *s,
  * file order, each AUX record a piece of its own: with @s, its bytes are
  * fed at their file offsets and a break follows it (the reason from its
  * flags); an AUX record with no data is a gap (aux_missing) of its CPU's
- * trace ID. Both return 0 or a cli_exit after a message. */
+ * trace ID; after each record fed its end's file offset goes to
+ * cli_progress_at(@pr) (cli/progress.h). Both return 0 or a cli_exit
+ * after a message. */
 int cli_is_perf_file(const char *path);
 int cli_perf_resolve(struct cli_input *in, unsigned protos);
+struct cli_progress;
 int cli_perf_stream(const struct cli_input *in,
 		    int (*feed)(void *ctx, const uint8_t *buf, size_t n),
-		    void *ctx, struct etmkit_session *s);
+		    void *ctx, struct etmkit_session *s,
+		    struct cli_progress *pr);
 /* While cli_perf_stream() feeds a raw (TRBE) AUX record, the trace ID of
  * its CPU, whose decoder alone takes the bytes; else -1. */
 int cli_perf_raw_piece(void);
@@ -178,10 +186,11 @@ int cli_id_wanted(const struct cli_input *in, uint8_t id);
 /* Release what cli_input_resolve() kept (the snapshot, the perf file). */
 void cli_input_free(struct cli_input *in);
 
-/* Read the buffer file and feed it to @feed in chunks. A perf.data input
- * is fed AUX record by AUX record, with an etmkit_session_break() on @s
- * between them when @s is not NULL (cli_perf_stream()). Returns 0, or a
- * cli_exit after printing a message. */
+/* Read the buffer file and feed it to @feed in chunks, showing progress
+ * (cli/progress.h) as the --progress options and stderr say. A perf.data
+ * input is fed AUX record by AUX record, with an etmkit_session_break()
+ * on @s between them when @s is not NULL (cli_perf_stream()). Returns 0,
+ * or a cli_exit after printing a message. */
 int cli_input_stream(const struct cli_input *in,
 		     int (*feed)(void *ctx, const uint8_t *buf, size_t n),
 		     void *ctx, struct etmkit_session *s);
@@ -240,7 +249,7 @@ enum cli_opt {
 	opt_etmccer, opt_frames, opt_help, opt_buffer,
 	opt_trcidr0, /* then the other enum cli_trc_reg registers in order */
 	opt_trc_last = opt_trcidr0 + cli_trc_count - 1,
-	opt_quiet, opt_cpu,
+	opt_quiet, opt_cpu, opt_progress, opt_no_progress,
 	/* encode */
 	opt_from_record, opt_from_qemu, opt_record_out, opt_out, opt_preset,
 	opt_sync_period, opt_spec_depth, opt_mispredict_every,

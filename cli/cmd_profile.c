@@ -297,6 +297,9 @@ int cmd_profile(int argc, char **argv)
 		cleanup(&r);
 		return rc < 0 ? 0 : rc;
 	}
+	/* the profile is written once the trace is read: progress may
+	 * share a terminal with stdout */
+	r.in.stdout_free = 1;
 	rc = cli_input_resolve(&r.in, "profile");
 	if (!rc)
 		rc = setup(&r);

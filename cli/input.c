@@ -5,8 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "cli.h"
+#include "progress.h"
 
 /* Option names of the ETMv4/ETE registers, by enum cli_trc_reg. */
 static const char *const trc_names[cli_trc_count] = {
@@ -689,12 +691,22 @@ int cli_input_stream(const struct cli_input *in,
 		     void *ctx, struct etmkit_session *s)
 {
 	enum { chunk = 1 << 20 };
+	struct cli_progress pr;
+	struct stat st;
+	uint64_t done = 0;
 	FILE *f;
 	uint8_t *buf;
 	int rc = 0;
 
-	if (in->perf)
-		return cli_perf_stream(in, feed, ctx, s);
+	if (in->perf) {
+		/* the AUX data is most of the file: its position is the
+		 * progress */
+		cli_progress_start(&pr, stat(in->file, &st) ? 0 :
+				   (uint64_t)st.st_size, in->stdout_free);
+		rc = cli_perf_stream(in, feed, ctx, s, &pr);
+		cli_progress_end(&pr);
+		return rc;
+	}
 	f = fopen(in->buffer_path, "rb");
 	if (!f) {
 		cli_error("%s: cannot open: %s", in->buffer_path,
@@ -707,6 +719,8 @@ int cli_input_stream(const struct cli_input *in,
 		cli_error("out of memory");
 		return cli_exit_input;
 	}
+	cli_progress_start(&pr, fstat(fileno(f), &st) ? 0 :
+			   (uint64_t)st.st_size, in->stdout_free);
 	for (;;) {
 		size_t n = fread(buf, 1, chunk, f);
 
@@ -714,6 +728,8 @@ int cli_input_stream(const struct cli_input *in,
 			rc = cli_exit_input;
 			break;
 		}
+		done += n;
+		cli_progress_at(&pr, done);
 		if (n < chunk) {
 			if (ferror(f)) {
 				cli_error("%s: read error",
@@ -723,6 +739,7 @@ int cli_input_stream(const struct cli_input *in,
 			break;
 		}
 	}
+	cli_progress_end(&pr);
 	free(buf);
 	fclose(f);
 	return rc;
@@ -756,6 +773,13 @@ int cli_parse_args(const struct cli_command *cmd,
 		}
 		if (o->code == opt_quiet) {
 			cli_msg_quiet(1);
+			cli_progress_quiet(1);
+			continue;
+		}
+		if (o->code == opt_progress || o->code == opt_no_progress) {
+			cli_progress_set_mode(o->code == opt_progress ?
+					      cli_progress_on :
+					      cli_progress_off);
 			continue;
 		}
 		if (o->code) {

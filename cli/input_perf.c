@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "progress.h"
 
 int cli_is_perf_file(const char *path)
 {
@@ -265,7 +266,8 @@ int cli_perf_raw_piece(void)
  * session nothing reads them, they are left out. */
 int cli_perf_stream(const struct cli_input *in,
 		    int (*feed)(void *ctx, const uint8_t *buf, size_t n),
-		    void *ctx, struct etmkit_session *s)
+		    void *ctx, struct etmkit_session *s,
+		    struct cli_progress *pr)
 {
 	struct perf_aux_iter ai;
 	struct perf_aux_chunk ch;
@@ -297,6 +299,7 @@ int cli_perf_stream(const struct cli_input *in,
 		raw_piece = -1;
 		if (!err && s)
 			err = etmkit_session_break(s, perf_aux_loss(ch.flags));
+		cli_progress_at(pr, ch.data_offset + ch.data_size);
 	}
 	if (err < 0) {
 		cli_error("%s: %s", in->file, etmkit_errstr(err));

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "progress.h"
 
 /* The process's message state: which command runs, -q, and the notes
  * already printed. The CLI runs one command per process on one thread;
@@ -31,6 +32,7 @@ void cli_msg_quiet(int quiet)
 
 static void prefix(void)
 {
+	cli_progress_clear(); /* a message starts on a line of its own */
 	if (msg.cmd)
 		fprintf(stderr, "etmkit %s: ", msg.cmd);
 	else

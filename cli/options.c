@@ -228,6 +228,16 @@ static const struct cli_option options[] = {
 	{ .cmds = CLI_CMD_ALL, .help = "General:" },
 	{ "quiet", 'q', NULL, opt_quiet, CLI_CMD_ALL,
 	  "no notes on stderr (errors and warnings still print)" },
+	{ "progress", 0, NULL, opt_progress, D | P | F | R,
+	  "show the progress of reading the trace on stderr (bytes done "
+	  "and in all, rate, time left; one line rewritten at most four "
+	  "times a second, cleared at the end) even when stderr is not a "
+	  "terminal or the input is small (default: only on a terminal, "
+	  "for inputs of 4 MiB or more, after half a second, unless -q or "
+	  "a listing goes to the same terminal)" },
+	{ "no-progress", 0, NULL, opt_no_progress, D | P | F | R,
+	  "never show progress (the last of --progress, --no-progress "
+	  "wins)" },
 	{ "help", 'h', NULL, opt_help, CLI_CMD_ALL, "print this help" },
 };
 

@@ -89,8 +89,11 @@ def main():
                      "qemu-user and the cross compilers)")
         with tempfile.TemporaryDirectory() as tmp:
             for name in sorted(os.listdir(a.workloads)):
-                # busy.c is the long run for speed; tiny.c is in --logs
-                if not name.endswith(".c") or name in ("busy.c", "tiny.c"):
+                # busy.c is the long run for speed; hot.c, AutoFDO's (1.2
+                # million instructions), too long a state-mode log here
+                # (tests/perf/autofdo_tools.py); tiny.c is in --logs
+                if not name.endswith(".c") or name in ("busy.c", "hot.c",
+                                                       "tiny.c"):
                     continue
                 for arch in ("a64", "a32", "t32"):
                     out = os.path.join(tmp, f"{name[:-2]}-{arch}")
