@@ -213,6 +213,10 @@ static const struct cli_option options[] = {
 	{ "json", 0, NULL, 0, D | P,
 	  "JSON Lines instead of text, one object per line (fields and "
 	  "JSON Schema files: docs/json.md)" },
+	{ "lines", 0, NULL, 0, D,
+	  "the source file and line of each instruction, and the inlined "
+	  "calls it is in, from the ELF files' DWARF line tables (text: "
+	  "after the function column; JSON: file, line, column, inline)" },
 	{ "stats", 0, NULL, 0, D,
 	  "per trace ID counts (elements, instructions, no_image, gaps) "
 	  "on stderr" },
