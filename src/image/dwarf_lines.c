@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/text.h"
 #include "common/vec.h"
 #include "etmkit/lines.h"
 
@@ -59,6 +60,9 @@ struct build {
 	const char *comp_dir; /* the current unit's DW_AT_comp_dir, or NULL */
 	char path_buf[4096];
 };
+
+static int fail(struct build *b, int err, const char *fmt, ...)
+	ETMKIT_PRINTF(3, 4);
 
 static int fail(struct build *b, int err, const char *fmt, ...)
 {
