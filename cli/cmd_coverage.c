@@ -506,9 +506,12 @@ static int write_lcov(struct coverage_run *r, FILE *f)
 	}
 	if (r->oom)
 		return -etmkit_err_nomem;
-	qsort(r->da, r->nda, sizeof(*r->da), cmp_da);
-	qsort(r->fn, r->nfn, sizeof(*r->fn), cmp_fn);
-	qsort(r->br, r->nbr, sizeof(*r->br), cmp_br);
+	if (r->nda)
+		qsort(r->da, r->nda, sizeof(*r->da), cmp_da);
+	if (r->nfn)
+		qsort(r->fn, r->nfn, sizeof(*r->fn), cmp_fn);
+	if (r->nbr)
+		qsort(r->br, r->nbr, sizeof(*r->br), cmp_br);
 	r->nda = merge_da(r->da, r->nda);
 	r->nfn = merge_fn(r->fn, r->nfn);
 	while ((file = next_file(r, fi, bi, di)))

@@ -416,7 +416,8 @@ static void sort_rows(struct lines *ln)
 {
 	size_t k = 0;
 
-	qsort(ln->rows, ln->nrows, sizeof(*ln->rows), cmp_row);
+	if (ln->nrows)
+		qsort(ln->rows, ln->nrows, sizeof(*ln->rows), cmp_row);
 	for (size_t i = 0; i < ln->nrows; i++) {
 		struct lines_row r = ln->rows[i];
 
@@ -512,8 +513,10 @@ static int finish(struct build *b)
 	long n;
 
 	sort_rows(ln);
-	qsort(b->ispans, b->nis, sizeof(*b->ispans), cmp_span);
-	qsort(b->fspans, b->nfs, sizeof(*b->fspans), cmp_span);
+	if (b->nis)
+		qsort(b->ispans, b->nis, sizeof(*b->ispans), cmp_span);
+	if (b->nfs)
+		qsort(b->fspans, b->nfs, sizeof(*b->fspans), cmp_span);
 	n = flatten(b->ispans, b->nis, &ln->inl_spans);
 	if (n < 0)
 		return nomem(b);

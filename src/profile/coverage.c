@@ -338,7 +338,8 @@ int coverage_finish(struct coverage *c)
 		ev[n++] = (struct cov_event){ s->bin, s->from, s->count, 0 };
 		ev[n++] = (struct cov_event){ s->bin, s->to, 0, s->count };
 	}
-	qsort(ev, n, sizeof(*ev), cmp_event);
+	if (n)
+		qsort(ev, n, sizeof(*ev), cmp_event);
 	err = sweep(c, ev, n);
 	free(ev);
 	if (err)

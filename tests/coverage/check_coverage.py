@@ -7,7 +7,10 @@ Workloads (tests/workloads, and tests/lines/inlined.c for inlined code)
 are cross-compiled for AArch64 with -g -O1 (DWARF 5; one with DWARF 4),
 run under QEMU (tools/qemu-trace), and encoded from the log as ETE and
 ETMv4 trace (`etmkit encode --record-out` writes the record it encoded).
-Then for each:
+condexec.c is also built for A32 (-marm), run with conditions evaluated
+(qemu-trace --mode state) and encoded as ETMv3, which traces every
+instruction's condition: its BRDA entries are every conditional A32
+instruction (condition field not AL), passed and failed. Then for each:
 
 1. the lcov tracefile equals what the record gives:
    - DA: per (file, line), the largest number of times one instruction of
@@ -141,7 +144,9 @@ def info_funcs(elf):
 
 
 def read_record(path):
-    """Executions per address, and (taken, not taken) per address."""
+    """Executions per address, and (passed, failed) per address: a branch
+    passed when taken (->), another instruction when its condition did
+    not fail (no x)."""
     count, outcome = {}, {}
     for line in open(path):
         f = line.split("#")[0].split()
@@ -150,17 +155,34 @@ def read_record(path):
         a = int(f[0], 16)
         count[a] = count.get(a, 0) + 1
         t = outcome.setdefault(a, [0, 0])
-        t[0 if any(w.startswith("->") for w in f[3:]) else 1] += 1
+        if "b" in f[3:] or "bi" in f[3:]:
+            passed = any(w.startswith("->") for w in f[3:])  # taken
+        else:
+            passed = "x" not in f[3:]       # its condition passed
+        t[0 if passed else 1] += 1
     return count, outcome
 
 
 COND = re.compile(r"^(b\.\w+|bc\.\w+|cbz|cbnz|tbz|tbnz)$")
 
 
-def expected_lcov(elf, count, outcome):
+def a32_conditional(elf):
+    """{addr: True} of the A32 words objdump -d shows whose condition
+    field (bits 31:28) is neither AL (0xE) nor the unconditional 0xF."""
+    res = {}
+    for line in run([CROSS + "objdump", "-d", elf]).stdout.splitlines():
+        m = re.match(r"\s+([0-9a-f]+):\s+([0-9a-f]{8})\s", line)
+        if m:
+            res[int(m.group(1), 16)] = int(m.group(2)[0], 16) < 0xE
+    return res
+
+
+def expected_lcov(elf, count, outcome, a32=False):
     """The tracefile's content by the definitions (docstring 1), keyed by
-    source base name."""
+    source base name. @a32: ETMv3 trace of A32 code, every conditional
+    instruction a branch entry."""
     dis = disassembly(elf)
+    cond_a32 = a32_conditional(elf) if a32 else {}
     da, br = {}, {}
     for lo, hi, f, ln in decoded_rows(elf):
         if not ln:
@@ -169,7 +191,7 @@ def expected_lcov(elf, count, outcome):
         insns = [a for a in range(lo, hi, 4) if a in dis]
         da[k] = max([da.get(k, 0)] + [count.get(a, 0) for a in insns])
         for a in insns:
-            if COND.match(dis[a]):
+            if cond_a32.get(a) if a32 else COND.match(dis[a]):
                 br.setdefault(k, set()).add(a)
     brda = {}
     for (f, ln), addrs in br.items():
@@ -303,14 +325,18 @@ def check_text(a, tag, snap, elf, count):
             {n: v for n, v in want.items()})
 
 
-def case(a, tmp, name, src, dwarf, protocols, cflags="-O1"):
+def case(a, tmp, name, src, dwarf, protocols, cflags="-O1", arch="a64"):
+    global CROSS
+    CROSS = "arm-linux-gnueabihf-" if arch == "a32" else "aarch64-linux-gnu-"
     out = os.path.join(tmp, name)
     log = os.path.join(out, "qemu.log")
     inc = f" -I{os.path.dirname(src)}"
-    run([a.qemu_trace, "--no-install", "--no-encode", "--arch", "a64",
+    # state mode: conditions evaluated (x in the record), for ETMv3
+    run([a.qemu_trace, "--no-install", "--no-encode", "--arch", arch,
+         "--mode", "state" if arch == "a32" else "block",
          "--cflags", f"-g -gdwarf-{dwarf} {cflags}{inc}", "--out", out,
          "--log", log, src])
-    elf = os.path.join(out, os.path.basename(src)[:-2] + ".a64")
+    elf = os.path.join(out, os.path.basename(src)[:-2] + "." + arch)
     for proto in protocols:
         tag = f"{name}/{proto}"
         snap = os.path.join(out, "snap-" + proto)
@@ -323,7 +349,8 @@ def case(a, tmp, name, src, dwarf, protocols, cflags="-O1"):
              "-o", info])
         text = open(info).read()
         got_da, got_fn, got_br, totals = parse_lcov(text)
-        want_da, want_fn, want_br = expected_lcov(elf, count, outcome)
+        want_da, want_fn, want_br = expected_lcov(elf, count, outcome,
+                                                  arch == "a32")
         compare(tag, "DA", got_da, want_da)
         compare(tag, "FN/FNDA", got_fn, want_fn)
         compare(tag, "BRDA", got_br, want_br)
@@ -337,7 +364,9 @@ def case(a, tmp, name, src, dwarf, protocols, cflags="-O1"):
         if not os.path.isfile(os.path.join(html, "index.html")):
             fail(f"{tag}: genhtml wrote no index.html")
         nl = check_lines_json(a, tag, snap, elf)
-        if proto == protocols[0]:
+        if proto == protocols[0] and arch == "a64":
+            # (A32: literal pools inside functions; objdump lists them as
+            # words, the summary decodes what is there)
             check_text(a, tag, snap, elf, count)
         hit_br = sum(1 for v in got_br.values() if v[0] not in ("-", "0")
                      and v[1] not in ("-", "0"))
@@ -346,6 +375,11 @@ def case(a, tmp, name, src, dwarf, protocols, cflags="-O1"):
               f"instructions ({hit_br} both ways); decode --lines: "
               f"{nl[0] if nl else 0} instructions ({nl[1] if nl else 0} inlined)")
     return elf, os.path.join(out, "snap-" + protocols[0])
+
+
+def CROSS_A64():
+    global CROSS
+    CROSS = "aarch64-linux-gnu-"
 
 
 def bad_input(a, tmp, elf, snap):
@@ -394,6 +428,12 @@ def main():
         case(a, tmp, "condexec", os.path.join(w, "condexec.c"), 5, ("etmv4",))
         case(a, tmp, "inlined", os.path.join(HERE, "..", "lines", "inlined.c"),
              5, ("ete",), cflags="-O2")
+        if shutil.which("qemu-arm") and shutil.which("arm-linux-gnueabihf-gcc"):
+            case(a, tmp, "condexec-a32", os.path.join(w, "condexec.c"), 5,
+                 ("etmv3",), cflags="-O1 -marm", arch="a32")
+        elif CI:
+            fail("qemu-arm or arm-linux-gnueabihf-gcc missing")
+        CROSS_A64()
         bad_input(a, tmp, elf, snap)
     if FAILS:
         print(f"{len(FAILS)} failure(s)")
