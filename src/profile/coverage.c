@@ -32,10 +32,24 @@ struct cov_memo {
 	size_t bin;
 };
 
+/* A range element seen before (the fast path): its run-time start and
+ * length, and the slots of its range and of its last instruction's
+ * outcomes (NULL: not conditional), valid while the memo and the maps
+ * stay as they were (gen). */
+struct cov_cache {
+	uint64_t addr, len;
+	struct count_slot *range, *cond;
+	uint64_t gen;
+};
+
+#define CACHE_SIZE 64   /* per ID, direct-mapped by start address */
+
 struct cov_id {
 	struct cov_run run;
 	struct cov_memo memo;
+	uint64_t memo_gen;         /* bumped when the memo changes */
 	uint8_t cond_traced;
+	struct cov_cache cache[CACHE_SIZE];
 };
 
 /* Per-address counts of one binary: [pt[i].addr, pt[i + 1].addr) ran
@@ -131,6 +145,7 @@ static int where(struct coverage *c, uint8_t id, uint64_t addr, size_t *bin,
 	}
 	memset(&w, 0, sizeof(w));
 	m->span = 0;
+	c->ids[id].memo_gen++;
 	err = c->cfg.resolve(c->cfg.ctx, id, addr, &w);
 	if (err < 0)
 		return err;
@@ -226,37 +241,105 @@ static int count_outcome(struct coverage *c, uint8_t id, uint64_t at,
 	return 0;
 }
 
+/* Whether the last instruction of @e has an outcome to count. */
+static int has_outcome(const struct coverage *c, uint8_t id,
+		       const struct etmkit_elem *e)
+{
+	/* u.range begins with u.insn's fields: class_flags for either. */
+	return (e->u.insn.class_flags & INSN_F_COND) &&
+	       ((e->flags & ETMKIT_INSN_P0) || c->ids[id].cond_traced);
+}
+
+/* The generation a cache entry of trace ID @id is valid for. */
+static uint64_t cache_gen(const struct coverage *c, uint8_t id)
+{
+	return c->ids[id].memo_gen ^ (c->ranges.grows << 40) ^
+	       (c->conds.grows << 52);
+}
+
+/* An insn_range element, @n runs of [e->addr, e->u.range.end): from the
+ * cache when the same range came before, else counted and cached when it
+ * lies inside one resolver extent (else split by count_addrs()). */
+static int count_range_elem(struct coverage *c, uint8_t id,
+			    const struct etmkit_elem *e, uint64_t n)
+{
+	struct cov_id *st = &c->ids[id];
+	uint64_t len = e->u.range.end - e->addr, last = e->u.range.end - e->size;
+	struct cov_cache *ce = &st->cache[(e->addr >> 2) & (CACHE_SIZE - 1)];
+	int cond = has_outcome(c, id, e), err;
+	uint64_t va, room;
+	size_t bin;
+
+	if (ce->addr == e->addr && ce->len == len && ce->range &&
+	    ce->gen == cache_gen(c, id) && (!cond || ce->cond)) {
+		ce->range->count = count_add(ce->range->count, n,
+					     &c->ranges.saturated);
+		if (cond) {
+			ce->cond->count = count_add(ce->cond->count, n,
+						    &c->conds.saturated);
+			if (!(e->flags & ETMKIT_INSN_COND_FAIL))
+				ce->cond->aux_count = count_add(
+					ce->cond->aux_count, n, &c->saturated);
+		}
+		return 0;
+	}
+	err = where(c, id, e->addr, &bin, &va, &room);
+	if (err == -etmkit_err_not_found)
+		return 0;
+	if (err < 0)
+		return err;
+	if (room < len || !len) {
+		err = count_addrs(c, id, e->addr, len, n);
+		if (!err && cond)
+			err = count_outcome(c, id, last,
+				!(e->flags & ETMKIT_INSN_COND_FAIL), n);
+		return err;
+	}
+	ce->range = NULL;
+	ce->cond = NULL;
+	if (cond) {
+		ce->cond = count_map_add_slot(&c->conds, bin, va + (last - e->addr),
+					      0, n);
+		if (!ce->cond)
+			return -etmkit_err_nomem;
+		if (!(e->flags & ETMKIT_INSN_COND_FAIL))
+			ce->cond->aux_count = count_add(ce->cond->aux_count, n,
+							&c->saturated);
+	}
+	ce->range = count_map_add_slot(&c->ranges, bin, va, va + len, n);
+	if (!ce->range)
+		return -etmkit_err_nomem;
+	/* A slot taken before a growth of the other map stays valid: the
+	 * generation covers both maps from here on. */
+	ce->addr = e->addr;
+	ce->len = len;
+	ce->gen = cache_gen(c, id);
+	return 0;
+}
+
 int coverage_elem(struct coverage *c, uint8_t id, const struct etmkit_elem *e)
 {
-	uint64_t n, start, len, last;
 	int err;
 
 	if (!c || !e || id >= IDS)
 		return -etmkit_err_invalid;
-	if (e->kind == etmkit_elem_insn) {
-		if (e->flags & ETMKIT_INSN_CANCEL)
-			return 0;   /* did not complete */
-		n = 1;
-		start = e->addr;
-		len = e->size ? e->size : 1;
-		last = e->addr;
-	} else if (e->kind == etmkit_elem_insn_range) {
-		n = (uint64_t)e->u.range.repeats + 1;
-		start = e->addr;
-		len = e->u.range.end - e->addr;
-		last = e->u.range.end - e->size;
-	} else {
-		return 0;
+	if (e->kind == etmkit_elem_insn_range)
+		return count_range_elem(c, id, e,
+					(uint64_t)e->u.range.repeats + 1);
+	if (e->kind == etmkit_elem_context) {
+		/* Maybe another process's memory: ask the resolver again. */
+		c->ids[id].memo.span = 0;
+		c->ids[id].memo_gen++;
+		return flush_run(c, &c->ids[id].run);
 	}
-	err = count_addrs(c, id, start, len, n);
-	if (err)
-		return err;
-	/* u.range begins with u.insn's fields: class_flags for either. */
-	if ((e->u.insn.class_flags & INSN_F_COND) &&
-	    ((e->flags & ETMKIT_INSN_P0) || c->ids[id].cond_traced))
-		return count_outcome(c, id, last,
-				     !(e->flags & ETMKIT_INSN_COND_FAIL), n);
-	return 0;
+	if (e->kind != etmkit_elem_insn || (e->flags & ETMKIT_INSN_CANCEL))
+		return 0;   /* a canceled instruction did not complete */
+	/* One instruction: joined to the run of those before it. */
+	err = count_addrs(c, id, e->addr, e->size ? e->size : 1, 1);
+	if (!err && has_outcome(c, id, e))
+		err = count_outcome(c, id, e->addr,
+				    !(e->flags & ETMKIT_INSN_COND_FAIL), 1);
+	return err;
 }
 
 /* ---- Per-address counts ------------------------------------------------- */
@@ -322,8 +405,11 @@ int coverage_finish(struct coverage *c)
 
 	if (!c)
 		return -etmkit_err_invalid;
-	for (int id = 0; id < IDS && !err; id++)
+	for (int id = 0; id < IDS && !err; id++) {
 		err = flush_run(c, &c->ids[id].run);
+		c->ids[id].memo.span = 0;   /* the next input's images */
+		c->ids[id].memo_gen++;
+	}
 	if (err)
 		return err;
 	free_bins(c);
