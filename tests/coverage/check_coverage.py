@@ -24,6 +24,8 @@ instruction (condition field not AL), passed and failed. Then for each:
      taken = record lines with a target (->), not taken = without, '-'
      when the instruction never ran;
    - FNF/FNH, BRF/BRH, LF/LH agree with the entries;
+   and the same run written as a perf.data recording (etmkit encode
+   --format perf-data) gives the same tracefile;
 2. genhtml (lcov) renders it with --branch-coverage into a temporary
    folder, exit 0 and no WARNING on stderr;
 3. `decode --lines --json`: every instruction's file, line and inline
@@ -363,6 +365,17 @@ def case(a, tmp, name, src, dwarf, protocols, cflags="-O1", arch="a64"):
             fail(f"{tag}: genhtml: exit {p.returncode} {p.stderr.strip()[:300]}")
         if not os.path.isfile(os.path.join(html, "index.html")):
             fail(f"{tag}: genhtml wrote no index.html")
+        if proto == "ete" and arch == "a64":
+            # the same run as a perf.data recording (INPUT as profile
+            # takes it): the binary placed by its MMAP2 record
+            data = os.path.join(out, "perf.data")
+            run([a.etmkit, "encode", "--from-qemu", log, "--elf", elf,
+                 "--protocol", "ete", "--format", "perf-data", "-o", data,
+                 "-q"])
+            p = run([a.etmkit, "coverage", data, "--elf", elf])
+            if p.stdout != text:
+                fail(f"{tag}: perf.data: the tracefile differs from the "
+                     f"snapshot's")
         nl = check_lines_json(a, tag, snap, elf)
         if proto == protocols[0] and arch == "a64":
             # (A32: literal pools inside functions; objdump lists them as
