@@ -514,6 +514,10 @@ static int write_lcov(struct coverage_run *r, FILE *f)
 		qsort(r->br, r->nbr, sizeof(*r->br), cmp_br);
 	r->nda = merge_da(r->da, r->nda);
 	r->nfn = merge_fn(r->fn, r->nfn);
+	if (!next_file(r, fi, bi, di))
+		cli_note("no binary with DWARF line information: the tracefile "
+			 "is empty (--format text summarises ELF binaries from "
+			 "their symbols)");
 	while ((file = next_file(r, fi, bi, di)))
 		write_record(r, f, file, &fi, &bi, &di);
 	return 0;
