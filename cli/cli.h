@@ -240,6 +240,7 @@ int cmd_frames(int argc, char **argv);
 int cmd_decode(int argc, char **argv);
 int cmd_encode(int argc, char **argv);
 int cmd_profile(int argc, char **argv);
+int cmd_coverage(int argc, char **argv);
 
 /* What an option does, for the code that handles it (struct cli_option's
  * code): the input options (cli_input_option()), -h and -q (cli_parse_args())
@@ -264,7 +265,8 @@ enum cli_opt {
 #define CLI_CMD_FRAMES  0x4u
 #define CLI_CMD_ENCODE  0x8u
 #define CLI_CMD_PROFILE 0x10u
-#define CLI_CMD_ALL     0x1fu
+#define CLI_CMD_COVERAGE 0x20u
+#define CLI_CMD_ALL     0x3fu
 
 /* One line of a command's help, and with a name an option the command's
  * parser takes: the option table (cli/options.c) is the only place an
@@ -291,7 +293,7 @@ struct cli_command {
 };
 
 extern const struct cli_command cli_cmd_decode, cli_cmd_packets,
-	cli_cmd_frames, cli_cmd_encode, cli_cmd_profile;
+	cli_cmd_frames, cli_cmd_encode, cli_cmd_profile, cli_cmd_coverage;
 
 /* The command named @name, or NULL. */
 const struct cli_command *cli_command_find(const char *name);

@@ -80,6 +80,7 @@ struct decode_run {
 	 * every image built; show_where: some binary has them to show. */
 	struct cli_symbols *syms;
 	int show_where;
+	int lines;                   /* --lines */
 };
 
 /* ---- Options: the perf.data filters (the image options are
@@ -363,6 +364,7 @@ int cmd_decode(int argc, char **argv)
 			{ .name = "binary", .value = opt_binary, .ctx = &r },
 			{ .name = "header", .target = &r.header },
 			{ .name = "no-header", .target = &r.no_header },
+			{ .name = "lines", .target = &r.lines },
 			{ .name = NULL }
 		};
 
@@ -379,6 +381,8 @@ int cmd_decode(int argc, char **argv)
 		cli_error("out of memory");
 		rc = cli_exit_input;
 	}
+	if (!rc && r.lines)
+		cli_symbols_want_lines(r.syms);
 	if (!rc)
 		rc = setup(&r);
 	r.show_where = cli_symbols_any(r.syms);

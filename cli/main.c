@@ -14,6 +14,8 @@ static const char main_usage[] =
 "            (ETMv3, ETMv4, ETE)\n"
 "  profile   count the executed ranges and branches per binary: an AutoFDO\n"
 "            profile (ETMv3, ETMv4, ETE)\n"
+"  coverage  line, function and branch coverage from trace and DWARF: an\n"
+"            lcov tracefile, or a per-function summary\n"
 "  packets   list the trace packets of each trace source (ETMv3, ETMv4, ETE)\n"
 "  frames    show the CoreSight formatter frames and trace IDs of a capture\n"
 "  encode    turn an execution record or a QEMU log into trace and a\n"
@@ -34,6 +36,7 @@ static const char main_usage[] =
 "  etmkit packets trace.bin --protocol etmv3 --etmcr 0x1000 \\\n"
 "         --etmidr 0x410cf250 --frames none --json\n"
 "  etmkit profile perf.data --elf prog@0x5500000000 -o prog.afdo\n"
+"  etmkit coverage --snapshot snap/ --elf prog -o prog.info\n"
 "  etmkit frames --snapshot path/to/snapshot --summary\n"
 "  etmkit encode --from-qemu qemu.log --protocol ete --out snap/\n"
 "\n"
@@ -52,6 +55,8 @@ static int run(const char *cmd, int argc, char **argv)
 		return cmd_encode(argc, argv);
 	if (!strcmp(cmd, "profile"))
 		return cmd_profile(argc, argv);
+	if (!strcmp(cmd, "coverage"))
+		return cmd_coverage(argc, argv);
 	cli_error("unknown command '%s' (see etmkit help)", cmd);
 	return cli_exit_usage;
 }
@@ -84,7 +89,7 @@ int main(int argc, char **argv)
 	const char *cmd = argc > 1 ? argv[1] : NULL;
 
 	if (!cmd) {
-		cli_error("no command: decode, profile, packets, frames, encode, "
+		cli_error("no command: decode, profile, coverage, packets, frames, encode, "
 			  "version "
 			  "or help (see etmkit help)");
 		return cli_exit_usage;

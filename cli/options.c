@@ -12,12 +12,13 @@
 #define F CLI_CMD_FRAMES
 #define E CLI_CMD_ENCODE
 #define R CLI_CMD_PROFILE
+#define C CLI_CMD_COVERAGE
 
 /* Rows in the order each command's help lists them. */
 static const struct cli_option options[] = {
 	/* ---- decode, packets, frames: the input ---- */
-	{ .cmds = D | P | F | R, .help = "Input:" },
-	{ "snapshot", 0, "DIR", opt_snapshot, D | P | R,
+	{ .cmds = D | P | F | R | C, .help = "Input:" },
+	{ "snapshot", 0, "DIR", opt_snapshot, D | P | R | C,
 	  "a trace snapshot directory (snapshot.ini, trace.ini and the "
 	  "device .ini files): the sources writing to the first trace buffer "
 	  "that holds one, each with the protocol its device type names "
@@ -25,57 +26,57 @@ static const struct cli_option options[] = {
 	{ "snapshot", 0, "DIR", opt_snapshot, F,
 	  "a trace snapshot: its first trace buffer, framed as trace.ini "
 	  "says" },
-	{ "buffer", 0, "NAME", opt_buffer, D | P | F | R,
+	{ "buffer", 0, "NAME", opt_buffer, D | P | F | R | C,
 	  "with --snapshot: trace buffer NAME (trace.ini's name=) instead "
 	  "of the first one" },
-	{ NULL, 0, "FILE", 0, D | P | R,
+	{ NULL, 0, "FILE", 0, D | P | R | C,
 	  "a raw trace buffer; give --protocol and the registers (numbers "
 	  "in decimal or 0x hex). Or a perf.data recording (Linux perf, "
 	  "simpleperf; known by its header): each CPU's AUX trace, with the "
 	  "protocol and registers of its cs_etm metadata (docs/perf-data.md)" },
 	{ NULL, 0, "FILE", 0, F, "a raw capture file" },
-	{ "protocol", 0, "P", opt_protocol, D | P | R,
+	{ "protocol", 0, "P", opt_protocol, D | P | R | C,
 	  "the protocol of FILE: etmv3, etmv4 or ete" },
-	{ "etmcr", 0, "X", opt_etmcr, D | P | R, "(etmv3, required) ETMCR" },
-	{ "etmidr", 0, "X", opt_etmidr, D | P | R, "(etmv3, required) ETMIDR" },
-	{ "etmccer", 0, "X", opt_etmccer, D | P | R,
+	{ "etmcr", 0, "X", opt_etmcr, D | P | R | C, "(etmv3, required) ETMCR" },
+	{ "etmidr", 0, "X", opt_etmidr, D | P | R | C, "(etmv3, required) ETMIDR" },
+	{ "etmccer", 0, "X", opt_etmccer, D | P | R | C,
 	  "(etmv3) ETMCCER, for timestamps and Hyp (default 0)" },
-	{ "trcidr0", 0, "V", opt_trcidr0 + cli_trcidr0, D | P | R,
+	{ "trcidr0", 0, "V", opt_trcidr0 + cli_trcidr0, D | P | R | C,
 	  "(etmv4, ete) TRCIDR0; default 0x28000EA1 (etmv4), "
 	  "0x2801CEA1 (ete)" },
-	{ "trcidr1", 0, "V", opt_trcidr0 + cli_trcidr1, D | P | R,
+	{ "trcidr1", 0, "V", opt_trcidr0 + cli_trcidr1, D | P | R | C,
 	  "TRCIDR1; default 0x4100F403 (ETMv4.0), 0x4100FFF0" },
-	{ "trcidr2", 0, "V", opt_trcidr0 + cli_trcidr2, D | P | R,
+	{ "trcidr2", 0, "V", opt_trcidr0 + cli_trcidr2, D | P | R | C,
 	  "TRCIDR2; default 0x00000488, 0xD0001088" },
-	{ "trcidr8", 0, "V", opt_trcidr0 + cli_trcidr8, D | P | R,
+	{ "trcidr8", 0, "V", opt_trcidr0 + cli_trcidr8, D | P | R | C,
 	  "TRCIDR8; default 0" },
-	{ "trcconfigr", 0, "V", opt_trcidr0 + cli_trcconfigr, D | P | R,
+	{ "trcconfigr", 0, "V", opt_trcidr0 + cli_trcconfigr, D | P | R | C,
 	  "TRCCONFIGR; default 0x000000C1, 0x00000001" },
-	{ "trcdevarch", 0, "V", opt_trcidr0 + cli_trcdevarch, D | P | R,
+	{ "trcdevarch", 0, "V", opt_trcidr0 + cli_trcdevarch, D | P | R | C,
 	  "TRCDEVARCH; default 0, 0x47705A13 (ETE 1.0)" },
-	{ "frames", 0, "MODE", opt_frames, D | P | F | R,
+	{ "frames", 0, "MODE", opt_frames, D | P | F | R | C,
 	  "how FILE is framed: coresight (16-byte formatter frames, the "
 	  "default), tpiu (frames aligned by FSYNC), tpiu-hsync (also "
 	  "removes HSYNCs) or none (one raw source); with --snapshot it "
 	  "overrides the buffer's format" },
-	{ "id", 0, "ID", opt_id, D | P | R,
+	{ "id", 0, "ID", opt_id, D | P | R | C,
 	  "a trace ID to decode; may repeat (default: every source); "
 	  "a framed FILE needs exactly one" },
 	{ "id", 0, "ID", opt_id, F,
 	  "with --snapshot: the first buffer holding a source with this "
 	  "trace ID; may repeat" },
-	{ "m-profile", 0, NULL, 0, D | P | R,
+	{ "m-profile", 0, NULL, 0, D | P | R | C,
 	  "(etmv3) FILE comes from an ARMv7-M core (exception numbers and "
 	  "packets of IHI 0014Q 7.5); with --snapshot the traced core's "
 	  "type says so" },
 
 	/* ---- decode, profile: the program image ---- */
-	{ .cmds = D | R, .help = "Program image (after the snapshot's memory dumps; "
+	{ .cmds = D | R | C, .help = "Program image (after the snapshot's memory dumps; "
 			     "the last given wins\nwhere they overlap):" },
-	{ "image", 0, "FILE@ADDR", 0, D | R,
+	{ "image", 0, "FILE@ADDR", 0, D | R | C,
 	  "map the whole of FILE at address ADDR; may repeat (a perf.data "
 	  "recording: in every process, over its maps)" },
-	{ "elf", 0, "FILE[@BIAS]", 0, D | R,
+	{ "elf", 0, "FILE[@BIAS]", 0, D | R | C,
 	  "map the loadable segments of ELF file FILE, moved by BIAS "
 	  "(default 0; may be negative); may repeat. With a perf.data "
 	  "recording: the file of the recorded binary with its build id, "
@@ -83,17 +84,17 @@ static const struct cli_option options[] = {
 	  "that matches none is mapped at BIAS in every process)" },
 
 	/* ---- decode, profile: perf.data ---- */
-	{ .cmds = D | R, .help = "perf.data recordings (each process with its own "
+	{ .cmds = D | R | C, .help = "perf.data recordings (each process with its own "
 			     "image;\ndocs/perf-data.md):" },
-	{ "symfs", 0, "DIR", 0, D | R,
+	{ "symfs", 0, "DIR", 0, D | R | C,
 	  "find each recorded binary at DIR/recorded-path, else at "
 	  "DIR/its-file-name" },
-	{ "buildid-dir", 0, "DIR", 0, D | R,
+	{ "buildid-dir", 0, "DIR", 0, D | R | C,
 	  "find binaries by build id in perf's cache layout: "
 	  "DIR/.build-id/xx/rest (a file, or a folder with elf in it)" },
-	{ "vmlinux", 0, "FILE", 0, D | R,
+	{ "vmlinux", 0, "FILE", 0, D | R | C,
 	  "the kernel's ELF file, for [kernel.kallsyms] addresses" },
-	{ "cpu", 0, "LIST", opt_cpu, D | P | R,
+	{ "cpu", 0, "LIST", opt_cpu, D | P | R | C,
 	  "only the trace of these CPUs (perf.data), as 0,2-3" },
 	{ "pid", 0, "LIST", 0, D,
 	  "list only elements of these processes (the context ID, or the "
@@ -205,6 +206,14 @@ static const struct cli_option options[] = {
 	{ "binary", 0, "REGEX", 0, R,
 	  "only binaries whose recorded path matches REGEX (POSIX extended "
 	  "regular expression, anywhere in the path)" },
+	{ "format", 0, "FORMAT", 0, C,
+	  "lcov (the default): an lcov tracefile (geninfo(1) format; "
+	  "genhtml reads it) with line (DA), function (FN, FNDA) and branch "
+	  "(BRDA) counts from the binaries' DWARF; text: per binary and "
+	  "function, the instructions that ran of those in the function "
+	  "(its ELF symbol's size), and the entry's count" },
+	{ "output", 'o', "FILE", 0, C,
+	  "write the coverage to FILE (default: standard output)" },
 	{ "header", 0, NULL, 0, D | P,
 	  "print the header line naming the columns (default: only when "
 	  "the output is a terminal)" },
@@ -213,6 +222,10 @@ static const struct cli_option options[] = {
 	{ "json", 0, NULL, 0, D | P,
 	  "JSON Lines instead of text, one object per line (fields and "
 	  "JSON Schema files: docs/json.md)" },
+	{ "lines", 0, NULL, 0, D,
+	  "the source file and line of each instruction, and the inlined "
+	  "calls it is in, from the ELF files' DWARF line tables (text: "
+	  "after the function column; JSON: file, line, column, inline)" },
 	{ "stats", 0, NULL, 0, D,
 	  "per trace ID counts (elements, instructions, no_image, gaps) "
 	  "on stderr" },
@@ -228,14 +241,14 @@ static const struct cli_option options[] = {
 	{ .cmds = CLI_CMD_ALL, .help = "General:" },
 	{ "quiet", 'q', NULL, opt_quiet, CLI_CMD_ALL,
 	  "no notes on stderr (errors and warnings still print)" },
-	{ "progress", 0, NULL, opt_progress, D | P | F | R,
+	{ "progress", 0, NULL, opt_progress, D | P | F | R | C,
 	  "show the progress of reading the trace on stderr (bytes done "
 	  "and in all, rate, time left; one line rewritten at most four "
 	  "times a second, cleared at the end) even when stderr is not a "
 	  "terminal or the input is small (default: only on a terminal, "
 	  "for inputs of 4 MiB or more, after half a second, unless -q or "
 	  "a listing goes to the same terminal)" },
-	{ "no-progress", 0, NULL, opt_no_progress, D | P | F | R,
+	{ "no-progress", 0, NULL, opt_no_progress, D | P | F | R | C,
 	  "never show progress (the last of --progress, --no-progress "
 	  "wins)" },
 	{ "help", 'h', NULL, opt_help, CLI_CMD_ALL, "print this help" },
@@ -245,7 +258,7 @@ static const struct cli_option options[] = {
 
 static const struct cli_command *const commands[] = {
 	&cli_cmd_decode, &cli_cmd_packets, &cli_cmd_frames, &cli_cmd_encode,
-	&cli_cmd_profile
+	&cli_cmd_profile, &cli_cmd_coverage
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -84,6 +84,37 @@ static void where_tail(char *b, size_t cap, const char *text,
 	tail_put(b, at, cap, w->text_post, strlen(w->text_post));
 }
 
+/* decode --lines: "  FILE:LINE" where the line table puts the
+ * instruction, then for each inlined call holding it, innermost first,
+ * " (F, inlined at FILE:LINE in G, inlined at ... in H)": F the inlined
+ * function, G the function it was inlined into, H the outermost. Appended
+ * at @at of @b. */
+static void lines_tail(char *b, size_t at, size_t cap,
+		       const struct cli_where *w)
+{
+	uint32_t i = w->loc.inl;
+	const struct lines_inline *in = lines_inline_at(w->lines, i);
+
+	if (!w->has_line || at >= cap)
+		return;
+	at += (size_t)snprintf(b + at, cap - at, "  %s:%" PRIu32, w->loc.file,
+			       w->loc.line);
+	if (in && at < cap)
+		at += (size_t)snprintf(b + at, cap - at, " (%s", in->name);
+	for (; in && at < cap; in = lines_inline_at(w->lines, in->parent)) {
+		const char *outer = in->parent != LINES_NONE ?
+			lines_inline_at(w->lines, in->parent)->name :
+			lines_func_at(w->lines, in->func)->name;
+
+		at += (size_t)snprintf(b + at, cap - at,
+				       ", inlined at %s:%" PRIu32 " in %s",
+				       in->call_file ? in->call_file : "??",
+				       in->call_line, outer);
+	}
+	if (w->loc.inl != LINES_NONE && at < cap)
+		snprintf(b + at, cap - at, ")");
+}
+
 /* Columns: address, instruction set (etmkit_isa_name()), opcode, status,
  * cycles, disassembly, and with @w where it ran (where_tail()); the
  * header of cli_print_elem_header() names them. @bad_image adds the
@@ -100,6 +131,8 @@ static void text_insn(FILE *f, const struct etmkit_elem *e,
 		snprintf(cyc, sizeof(cyc), "%" PRIu32, e->cycles);
 	if (w) {
 		where_tail(tail, sizeof(tail), text, w);
+		if (w->lines)
+			lines_tail(tail, strlen(tail), sizeof(tail), w);
 		text = tail;
 	}
 	fprintf(f, "%08" PRIx64 "  %-7s  %0*" PRIx32 "%*s  %-7s %6s  %s%s\n",
@@ -295,6 +328,39 @@ static void json_where(FILE *f, const struct cli_where *w)
 	fputs(num + k, f);
 }
 
+/* decode --lines (docs/json.md): "file", "line", "column" when known,
+ * and "inline": the inlined calls holding the instruction, innermost
+ * first, each {"func", "call_file", "call_line"}. */
+static void json_lines(FILE *f, const struct cli_where *w)
+{
+	uint32_t i = w->loc.inl;
+	const char *sep = ",\"inline\":[";
+
+	fputs(",\"file\":", f);
+	json_string(f, w->loc.file);
+	fprintf(f, ",\"line\":%" PRIu32, w->loc.line);
+	if (w->loc.column)
+		fprintf(f, ",\"column\":%" PRIu32, w->loc.column);
+	while (i != LINES_NONE) {
+		const struct lines_inline *in = lines_inline_at(w->lines, i);
+
+		if (!in)
+			break;
+		fputs(sep, f);
+		fputs("{\"func\":", f);
+		json_string(f, in->name);
+		if (in->call_file) {
+			fputs(",\"call_file\":", f);
+			json_string(f, in->call_file);
+		}
+		fprintf(f, ",\"call_line\":%" PRIu32 "}", in->call_line);
+		sep = ",";
+		i = in->parent;
+	}
+	if (w->loc.inl != LINES_NONE)
+		fputc(']', f);
+}
+
 static void json_insn(FILE *f, const struct etmkit_elem *e,
 		      const struct cli_where *w)
 {
@@ -312,6 +378,8 @@ static void json_insn(FILE *f, const struct etmkit_elem *e,
 		  "undefined");
 	if (w)
 		json_where(f, w);
+	if (w && w->has_line)
+		json_lines(f, w);
 }
 
 static void json_data(FILE *f, const struct etmkit_elem *e)

@@ -25,12 +25,19 @@ struct span {
 	const struct elf_symbol *sym;
 	const char *dso_short;
 	char *text_pre, *text_post, *json; /* formatted at fill(), owned */
+	const struct lines *lines; /* the binary's, or NULL */
 };
 
 struct cli_symbols {
 	struct locate *loc;
 	struct span spans[128][SPANS_PER_ID];
 	uint8_t next[128];        /* slot to replace */
+	int want_lines;
+	/* Per binary (locate_binary_at() index): its line tables, read
+	 * when first met (tried), NULL when it has none. */
+	struct lines **lines;
+	uint8_t *tried;
+	size_t nlines;
 };
 
 struct cli_symbols *cli_symbols_alloc(void)
@@ -59,6 +66,10 @@ void cli_symbols_free(struct cli_symbols *sy)
 	for (size_t i = 0; i < 128; i++)
 		for (size_t k = 0; k < SPANS_PER_ID; k++)
 			span_clear(&sy->spans[i][k]);
+	for (size_t i = 0; i < sy->nlines; i++)
+		lines_free(sy->lines[i]);
+	free(sy->lines);
+	free(sy->tried);
 	locate_free(sy->loc);
 	free(sy);
 }
@@ -162,6 +173,55 @@ int cli_symbols_add_image(struct cli_symbols *sy, const struct image *img)
 	return 0;
 }
 
+void cli_symbols_want_lines(struct cli_symbols *sy)
+{
+	if (sy)
+		sy->want_lines = 1;
+}
+
+/* The line tables of binary @i (@b), read the first time: NULL when it
+ * has none (noted once; a broken one warned about once). */
+static const struct lines *binary_lines(struct cli_symbols *sy, size_t i,
+					const struct locate_binary *b)
+{
+	struct image_diag d;
+	int err;
+
+	if (i >= sy->nlines) {
+		size_t n = locate_binary_count(sy->loc);
+		struct lines **l = realloc(sy->lines, n * sizeof(*l));
+		uint8_t *t;
+
+		if (!l)
+			return NULL;
+		sy->lines = l;
+		t = realloc(sy->tried, n);
+		if (!t)
+			return NULL;
+		sy->tried = t;
+		memset(l + sy->nlines, 0, (n - sy->nlines) * sizeof(*l));
+		memset(t + sy->nlines, 0, n - sy->nlines);
+		sy->nlines = n;
+		if (i >= n)
+			return NULL;
+	}
+	if (sy->tried[i])
+		return sy->lines[i];
+	sy->tried[i] = 1;
+	if (!b->elf)
+		return NULL;
+	err = lines_open(&sy->lines[i], b->file, &d);
+	if (err == -etmkit_err_not_found)
+		cli_note("%s: %s: listing without source lines for it",
+			 b->file, d.message);
+	else if (err < 0)
+		cli_warn("%s: %s (%s): listing without source lines for it",
+			 d.path[0] ? d.path : b->file,
+			 d.message[0] ? d.message : "cannot read",
+			 etmkit_errstr(err));
+	return sy->lines[i];
+}
+
 struct locate *cli_symbols_locate(struct cli_symbols *sy)
 {
 	return sy ? sy->loc : NULL;
@@ -211,6 +271,8 @@ static void fill(struct cli_symbols *sy, struct span *s,
 	s->sym = r.vaddr_known ? r.sym : NULL;
 	s->delta = r.vaddr - addr;
 	s->dso_short = last_component(r.bin->name);
+	if (sy->want_lines && r.vaddr_known)
+		s->lines = binary_lines(sy, r.bin_index, r.bin);
 	if (s->show && format_span(s) < 0)
 		s->show = 0; /* out of memory: this span goes without */
 }
@@ -245,5 +307,8 @@ int cli_symbols_find(struct cli_symbols *sy, uint8_t id,
 	w->text_pre = s->text_pre;
 	w->text_post = s->text_post;
 	w->json = s->json;
+	w->lines = s->lines;
+	w->has_line = s->lines &&
+		      lines_find(s->lines, addr + s->delta, &w->loc) == 0;
 	return 1;
 }

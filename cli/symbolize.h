@@ -23,12 +23,18 @@
  * Lookups are cached per trace ID over the address span locate_find()
  * reports (the function's bytes, cut by region and segment), a few spans
  * per ID, so a loop or a call and its return do not search again.
+ *
+ * With cli_symbols_want_lines() (decode --lines), each ELF binary's DWARF
+ * line tables are read once, when the listing first meets it (lines.h),
+ * and every instruction gets its source line: a binary search, no
+ * allocation. A binary without line information is noted once.
  */
 #ifndef ETMKIT_CLI_SYMBOLIZE_H
 #define ETMKIT_CLI_SYMBOLIZE_H
 
 #include <stdint.h>
 
+#include "etmkit/lines.h"
 #include "etmkit/locate.h"
 
 struct cli_symbols;
@@ -44,6 +50,11 @@ struct cli_where {
 	 * " (dso_short)" (or "(dso_short)"); JSON ,"dso":"..."[,"sym":"..."]
 	 * with the strings escaped. */
 	const char *text_pre, *text_post, *json;
+	/* With cli_symbols_want_lines(): the binary's line tables (NULL:
+	 * none), and where @addr is in them (valid when has_line). */
+	const struct lines *lines;
+	int has_line;
+	struct lines_loc loc;
 };
 
 /* NULL when out of memory. */
@@ -55,6 +66,9 @@ void cli_symbols_free(struct cli_symbols *sy);
  * and the image's files from it on are not shown (the decode goes on).
  * Returns 0, or cli_exit_input after "out of memory". */
 int cli_symbols_add_image(struct cli_symbols *sy, const struct image *img);
+
+/* Look up source lines too (before the first cli_symbols_find()). */
+void cli_symbols_want_lines(struct cli_symbols *sy);
 
 /* The locator, to name binaries (locate_set_name()) before the first
  * cli_symbols_find(). */

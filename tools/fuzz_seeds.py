@@ -354,6 +354,26 @@ def elf_file_seeds(outdir, shared):
             write(outdir, "fuzz_elf_file", name, open(p, "rb").read()[:65536])
 
 
+def lines_seeds(outdir, root):
+    """fuzz_lines: tests/lines/inlined.c linked without libc, DWARF 4 and
+    5 (a few KiB each), by the AArch64 cross compiler or the host's."""
+    import shutil
+    import subprocess
+    import tempfile
+    cc = shutil.which("aarch64-linux-gnu-gcc") or shutil.which("cc")
+    if not cc:
+        return
+    src = os.path.join(root, "tests", "lines", "inlined.c")
+    with tempfile.TemporaryDirectory() as tmp:
+        for dw in (4, 5):
+            out = os.path.join(tmp, "a.out")
+            if subprocess.run([cc, "-g", f"-gdwarf-{dw}", "-O2", "-nostdlib",
+                               "-static", "-Wl,-e,main", "-o", out, src],
+                              capture_output=True).returncode == 0:
+                write(outdir, "fuzz_lines", f"inlined-dwarf{dw}",
+                      open(out, "rb").read()[:65536])
+
+
 def write(outdir, target, name, blob):
     d = os.path.join(outdir, target)
     os.makedirs(d, exist_ok=True)
@@ -424,6 +444,7 @@ def main():
     # Execution records and QEMU logs of the project's own tests.
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     exec_text_seeds(outdir, root)
+    lines_seeds(outdir, root)
     for sub, target in (("tests/data/records", "fuzz_exec_text"),
                         ("tests/data/qemu", "fuzz_qemu_log")):
         d = os.path.join(root, sub)

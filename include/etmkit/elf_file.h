@@ -55,6 +55,8 @@ struct elf_symbol {
 			      Thumb bit, ELF for the Arm Architecture 5.5.3) */
 	uint64_t size;     /* st_size, 0 if unknown */
 	const char *name;  /* valid while the handle lives */
+	uint8_t thumb;     /* ARM (32-bit) STT_FUNC with bit 0 of st_value
+			      set: a Thumb (T32) function */
 };
 
 struct elf_file;

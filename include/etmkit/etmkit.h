@@ -34,5 +34,7 @@
 #include "etmkit/perf.h"
 #include "etmkit/perf_write.h"
 #include "etmkit/profile.h"
+#include "etmkit/lines.h"
+#include "etmkit/coverage.h"
 
 #endif /* ETMKIT_ETMKIT_H */

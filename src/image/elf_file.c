@@ -444,8 +444,11 @@ static int rd_symtab(struct elf_read *r, Elf_Scn *scn, const GElf_Shdr *sh)
 			continue;
 		s = &ef->sym[ef->nsym++];
 		s->addr = st.st_value + (text ? text->addr : 0);
-		if (r->eh.e_machine == EM_ARM && type == STT_FUNC)
+		s->thumb = 0;
+		if (r->eh.e_machine == EM_ARM && type == STT_FUNC) {
+			s->thumb = (uint8_t)(s->addr & 1);
 			s->addr &= ~(uint64_t)1; /* the Thumb bit */
+		}
 		s->size = st.st_size;
 		s->name = ef->sym_names + st.st_name;
 	}

@@ -4,7 +4,7 @@
 `etmkit help --options` lists every option the parsers take (the table in
 cli/options.c). Each must appear as an option line of its command's help,
 and as an item of the man page (docs/etmkit.1): OPTIONS for decode, packets,
-frames and profile, ENCODE for encode. `CMD --help`, `CMD -h` and
+frames, profile and coverage, ENCODE for encode. `CMD --help`, `CMD -h` and
 `etmkit help CMD` must print the same help, with lines of at most 79 columns; decode's and
 packets' help must name the three protocols they decode.
 
@@ -15,9 +15,9 @@ import re
 import subprocess
 import sys
 
-COMMANDS = ("decode", "packets", "frames", "encode", "profile")
+COMMANDS = ("decode", "packets", "frames", "encode", "profile", "coverage")
 MAN_SECTION = {"decode": "OPTIONS", "packets": "OPTIONS", "frames": "OPTIONS",
-               "encode": "ENCODE", "profile": "OPTIONS"}
+               "encode": "ENCODE", "profile": "OPTIONS", "coverage": "OPTIONS"}
 
 
 def run(etmkit, args):
