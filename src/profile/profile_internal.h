@@ -37,6 +37,10 @@ struct profile_trace {
 				       and end are the branch's source */
 	uint64_t pend_bin, pend_from, pend_to; /* its key, to find it again
 				       when the map grew */
+	struct count_slot *prev;    /* the range before the one being built,
+				       whose branch led to it, or NULL */
+	uint64_t prev_grows;        /* ranges.grows when prev was taken: the
+				       slot is stale when it changed */
 };
 
 struct profile_id {

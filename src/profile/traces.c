@@ -17,6 +17,7 @@ static int close_range(struct profile *p, uint8_t id, struct profile_id *st,
 
 	t->open = 0;
 	t->pend = 0;
+	t->prev = NULL;
 	err = profile_where_of(p, id, &st->memo, t->start, &bin, &vstart);
 	if (err == -etmkit_err_not_found)
 		return 0;               /* outside known binaries (3.11) */
@@ -71,16 +72,22 @@ int profile_trace_end(struct profile *p, uint8_t id)
 	if (st->tr.open)
 		err = close_range(p, id, st, 0);
 	st->tr.pend = 0;
+	st->tr.prev = NULL;
 	return err;
 }
 
-int profile_trace_elem(struct profile *p, uint8_t id,
-		       const struct etmkit_elem *e)
+/* Any element, the general way: out of line, so that the fast path
+ * saves no registers for it. */
+static __attribute__((noinline)) int trace_elem(struct profile *p,
+						uint8_t id,
+						const struct etmkit_elem *e)
 {
 	struct profile_id *st = &p->ids[id];
 	struct profile_trace *t = &st->tr;
 	uint64_t last, next;
 	int err = 0, err2 = 0;
+
+	t->prev = NULL;
 
 	switch (e->kind) {
 	case etmkit_elem_insn_range:
@@ -120,4 +127,82 @@ int profile_trace_elem(struct profile *p, uint8_t id,
 	if (profile_taken(e, e->u.insn.class_flags))
 		err2 = close_range(p, id, st, 1);
 	return err ? err : err2;
+}
+
+/* The usual element: an insn_range that goes on from the one before, or
+ * starts a range after a taken branch seen before with this target, in
+ * the remembered extent; when it ends in a taken branch, a range seen
+ * before. Anything else (or a count about to saturate) goes the general
+ * way, before anything changed, or (the range's end) through
+ * close_range(). Runs once per element: kept short. */
+int profile_trace_elem(struct profile *p, uint8_t id,
+		       const struct etmkit_elem *e)
+{
+	struct profile_id *st = &p->ids[id];
+	struct profile_trace *t = &st->tr;
+	const struct profile_memo *m = &st->memo;
+	struct count_slot *sl;
+	struct count_slot *prev;
+	uint64_t a = e->addr, last, vstart, vend;
+
+	if (e->kind != etmkit_elem_insn_range || e->u.range.repeats)
+		return trace_elem(p, id, e);
+	if (t->open) {
+		if (a != t->next)
+			return trace_elem(p, id, e);
+	} else {
+		if (t->pend) {
+			sl = t->pend_slot;
+			if (t->pend_grows != p->ranges.grows ||
+			    a - m->lo >= m->span || m->bin != t->pend_bin ||
+			    !sl->aux_count || sl->aux != a + m->delta ||
+			    sl->aux_count == UINT64_MAX)
+				return trace_elem(p, id, e);
+			sl->aux_count++;
+			t->pend = 0;
+			t->prev = sl;
+			t->prev_grows = p->ranges.grows;
+		}
+		t->open = 1;
+		t->start = a;
+	}
+	last = e->u.range.end - e->size;
+	t->last = last;
+	t->next = e->u.range.end;
+	if (!profile_taken(e, e->u.range.class_flags))
+		return 0;
+	if (t->start - m->lo >= m->span || !p->ranges.cap)
+		return close_range(p, id, st, 1);
+	vstart = t->start + m->delta;
+	vend = last + m->delta;
+	/* The range that ran after @prev's last time (the slot's target
+	 * field, unused by traces: an index, checked by its key), else the
+	 * hash table. */
+	sl = NULL;
+	prev = t->prev_grows == p->ranges.grows ? t->prev : NULL;
+	t->prev = NULL;
+	if (prev && prev->target < p->ranges.cap) {
+		struct count_slot *c = &p->ranges.slots[prev->target];
+
+		if (c->from == vstart && c->to == vend && c->bin == m->bin &&
+		    c->count)
+			sl = c;
+	}
+	if (!sl) {
+		sl = count_map_find(p->ranges.slots, p->ranges.cap, m->bin,
+				    vstart, vend);
+		if (prev)
+			prev->target = (uint64_t)(sl - p->ranges.slots);
+	}
+	if (!sl->count || sl->count == UINT64_MAX)
+		return close_range(p, id, st, 1);
+	sl->count++;
+	t->open = 0;
+	t->pend = 1;
+	t->pend_slot = sl;
+	t->pend_grows = p->ranges.grows;
+	t->pend_bin = sl->bin;
+	t->pend_from = vstart;
+	t->pend_to = vend;
+	return 0;
 }
