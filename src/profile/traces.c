@@ -155,10 +155,25 @@ int profile_trace_elem(struct profile *p, uint8_t id,
 			sl = t->pend_slot;
 			if (t->pend_grows != p->ranges.grows ||
 			    a - m->lo >= m->span || m->bin != t->pend_bin ||
-			    !sl->aux_count || sl->aux != a + m->delta ||
-			    sl->aux_count == UINT64_MAX)
+			    !sl->aux_count)
 				return trace_elem(p, id, e);
-			sl->aux_count++;
+			if (sl->aux == a + m->delta &&
+			    sl->aux_count != UINT64_MAX) {
+				sl->aux_count++;
+			} else {
+				/* another target (an indirect branch):
+				 * one seen before, in the branches */
+				struct count_slot *b;
+
+				if (!p->branches.cap)
+					return trace_elem(p, id, e);
+				b = count_map_find(p->branches.slots,
+						   p->branches.cap, sl->bin,
+						   sl->to, a + m->delta);
+				if (!b->count || b->count == UINT64_MAX)
+					return trace_elem(p, id, e);
+				b->count++;
+			}
 			t->pend = 0;
 			t->prev = sl;
 			t->prev_grows = p->ranges.grows;
