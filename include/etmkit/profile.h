@@ -6,7 +6,8 @@
  * elements of a session (elem.h), trace ID by trace ID, and several
  * inputs and trace IDs add into one profile. Writers turn it into the
  * text formats profile-guided optimisers read (AutoFDO: digest
- * perf-data.md 4a).
+ * perf-data.md 4a; with cfg.traces, taken-branch traces for BOLT and
+ * llvm-profgen: 4c, 4d, "Taken-branch traces" below).
  *
  *   struct profile_config cfg;
  *   profile_config_init(&cfg);
@@ -186,8 +187,8 @@ struct profile_binary {
  * "// " and the name, and an empty line. With more than one block, the
  * file starts with the line "// Please split this file. AutoFDO only
  * accepts profile for one binary." Returns 0; -etmkit_err_invalid (NULL
- * argument, a traces profile, a binary index counted that is not below @nbins, a NULL
- * name), -etmkit_err_nomem, -etmkit_err_io (writing @f failed). Call
+ * argument, a traces profile, a binary index counted that is not below
+ * @nbins, a NULL name), -etmkit_err_nomem, -etmkit_err_io (writing @f failed). Call
  * profile_finish() first. */
 int profile_write_autofdo(const struct profile *p, FILE *f,
 			  const struct profile_binary *bins, size_t nbins);
