@@ -27,20 +27,17 @@ struct profile_memo {
 };
 
 /* Taken-branch traces (cfg.traces): the range being built, and the
- * taken branch that waits for its target (the next element's start). */
+ * taken branch that waits for its target (the next element's start).
+ * The slot pointers are kept valid when the ranges map grows
+ * (traces.c add_range()). */
 struct profile_trace {
 	uint8_t open, pend;
 	uint64_t start, last, next; /* run-time: first, last instruction;
 				       after it */
-	uint64_t pend_grows;        /* ranges.grows when pend_slot was taken */
 	struct count_slot *pend_slot; /* the range the branch ends: its bin
 				       and end are the branch's source */
-	uint64_t pend_bin, pend_from, pend_to; /* its key, to find it again
-				       when the map grew */
-	struct count_slot *prev;    /* the range before the one being built,
-				       whose branch led to it, or NULL */
-	uint64_t prev_grows;        /* ranges.grows when prev was taken: the
-				       slot is stale when it changed */
+	struct count_slot *prev;    /* a hint: the range whose branch led to
+				       the one being built, or NULL */
 };
 
 struct profile_id {

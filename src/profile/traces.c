@@ -4,6 +4,57 @@
  * include/etmkit/profile.h "Taken-branch traces"). */
 #include "profile_internal.h"
 
+/* Count range @bin:@from-@to once. When the map must grow, the slots the
+ * trace IDs point at (pend_slot, prev) are found again afterwards, so
+ * that the fast path never checks whether they moved. */
+static struct count_slot *add_range(struct profile *p, uint64_t bin,
+				    uint64_t from, uint64_t to)
+{
+	struct count_map *m = &p->ranges;
+	struct { uint64_t bin, from, to; } keep[PROFILE_IDS][2];
+	struct count_slot *sl;
+	uint64_t grows = m->grows;
+
+	if (m->cap) {
+		sl = count_map_find(m->slots, m->cap, bin, from, to);
+		if (sl->count) {
+			sl->count = count_add(sl->count, 1, &m->saturated);
+			return sl;
+		}
+	}
+	if ((m->used + 1) * 2 > m->cap) {          /* it will grow */
+		for (unsigned i = 0; i < PROFILE_IDS; i++) {
+			struct profile_trace *t = &p->ids[i].tr;
+			struct count_slot *s[2] = { t->pend_slot, t->prev };
+
+			for (int k = 0; k < 2; k++)
+				if (s[k]) {
+					keep[i][k].bin = s[k]->bin;
+					keep[i][k].from = s[k]->from;
+					keep[i][k].to = s[k]->to;
+				}
+		}
+	}
+	sl = count_map_add_slot(m, bin, from, to, 1);
+	if (m->grows == grows)
+		return sl;
+	for (unsigned i = 0; i < PROFILE_IDS; i++) {
+		struct profile_trace *t = &p->ids[i].tr;
+
+		if (t->pend_slot)
+			t->pend_slot = count_map_find(m->slots, m->cap,
+						      keep[i][0].bin,
+						      keep[i][0].from,
+						      keep[i][0].to);
+		if (t->prev)
+			t->prev = count_map_find(m->slots, m->cap,
+						 keep[i][1].bin,
+						 keep[i][1].from,
+						 keep[i][1].to);
+	}
+	return sl;
+}
+
 /* The range being built ends at its last instruction; @branch: that one
  * is a taken branch whose target the next element gives. */
 static int close_range(struct profile *p, uint8_t id, struct profile_id *st,
@@ -17,24 +68,18 @@ static int close_range(struct profile *p, uint8_t id, struct profile_id *st,
 
 	t->open = 0;
 	t->pend = 0;
-	t->prev = NULL;
 	err = profile_where_of(p, id, &st->memo, t->start, &bin, &vstart);
 	if (err == -etmkit_err_not_found)
 		return 0;               /* outside known binaries (3.11) */
 	if (err < 0)
 		return err;
 	/* The end in the same binary as the start (as for AutoFDO). */
-	sl = count_map_add_slot(&p->ranges, bin, vstart,
-				vstart + (t->last - t->start), 1);
+	sl = add_range(p, bin, vstart, vstart + (t->last - t->start));
 	if (!sl)
 		return -etmkit_err_nomem;
 	if (branch) {
 		t->pend = 1;
 		t->pend_slot = sl;
-		t->pend_grows = p->ranges.grows;
-		t->pend_bin = sl->bin;
-		t->pend_from = sl->from;
-		t->pend_to = sl->to;
 	}
 	return 0;
 }
@@ -45,7 +90,6 @@ static int count_pending(struct profile *p, uint8_t id, struct profile_id *st,
 			 uint64_t to)
 {
 	struct profile_trace *t = &st->tr;
-	struct count_slot *sl = t->pend_slot;
 	size_t bin;
 	uint64_t vto;
 	int err;
@@ -56,12 +100,9 @@ static int count_pending(struct profile *p, uint8_t id, struct profile_id *st,
 		return 0;
 	if (err < 0)
 		return err;
-	if (bin != t->pend_bin)
+	if (bin != t->pend_slot->bin)
 		return 0;               /* into another binary */
-	if (t->pend_grows != p->ranges.grows)  /* the slots moved */
-		sl = count_map_find(p->ranges.slots, p->ranges.cap, bin,
-				    t->pend_from, t->pend_to);
-	return profile_count_branch(p, sl, vto, 1);
+	return profile_count_branch(p, t->pend_slot, vto, 1);
 }
 
 int profile_trace_end(struct profile *p, uint8_t id)
@@ -72,7 +113,6 @@ int profile_trace_end(struct profile *p, uint8_t id)
 	if (st->tr.open)
 		err = close_range(p, id, st, 0);
 	st->tr.pend = 0;
-	st->tr.prev = NULL;
 	return err;
 }
 
@@ -86,8 +126,6 @@ static __attribute__((noinline)) int trace_elem(struct profile *p,
 	struct profile_trace *t = &st->tr;
 	uint64_t last, next;
 	int err = 0, err2 = 0;
-
-	t->prev = NULL;
 
 	switch (e->kind) {
 	case etmkit_elem_insn_range:
@@ -141,9 +179,8 @@ int profile_trace_elem(struct profile *p, uint8_t id,
 	struct profile_id *st = &p->ids[id];
 	struct profile_trace *t = &st->tr;
 	const struct profile_memo *m = &st->memo;
-	struct count_slot *sl;
-	struct count_slot *prev;
-	uint64_t a = e->addr, last, vstart, vend;
+	struct count_slot *sl, *prev;
+	uint64_t a = e->addr, start, last, vstart, vend;
 
 	if (e->kind != etmkit_elem_insn_range || e->u.range.repeats)
 		return trace_elem(p, id, e);
@@ -152,13 +189,13 @@ int profile_trace_elem(struct profile *p, uint8_t id,
 			return trace_elem(p, id, e);
 	} else {
 		if (t->pend) {
+			uint64_t vto = a + m->delta;
+
 			sl = t->pend_slot;
-			if (t->pend_grows != p->ranges.grows ||
-			    a - m->lo >= m->span || m->bin != t->pend_bin ||
+			if (a - m->lo >= m->span || m->bin != sl->bin ||
 			    !sl->aux_count)
 				return trace_elem(p, id, e);
-			if (sl->aux == a + m->delta &&
-			    sl->aux_count != UINT64_MAX) {
+			if (sl->aux == vto && sl->aux_count != UINT64_MAX) {
 				sl->aux_count++;
 			} else {
 				/* another target (an indirect branch):
@@ -169,14 +206,13 @@ int profile_trace_elem(struct profile *p, uint8_t id,
 					return trace_elem(p, id, e);
 				b = count_map_find(p->branches.slots,
 						   p->branches.cap, sl->bin,
-						   sl->to, a + m->delta);
+						   sl->to, vto);
 				if (!b->count || b->count == UINT64_MAX)
 					return trace_elem(p, id, e);
 				b->count++;
 			}
 			t->pend = 0;
 			t->prev = sl;
-			t->prev_grows = p->ranges.grows;
 		}
 		t->open = 1;
 		t->start = a;
@@ -186,16 +222,16 @@ int profile_trace_elem(struct profile *p, uint8_t id,
 	t->next = e->u.range.end;
 	if (!profile_taken(e, e->u.range.class_flags))
 		return 0;
-	if (t->start - m->lo >= m->span || !p->ranges.cap)
+	start = t->start;
+	if (start - m->lo >= m->span || !p->ranges.cap)
 		return close_range(p, id, st, 1);
-	vstart = t->start + m->delta;
+	vstart = start + m->delta;
 	vend = last + m->delta;
-	/* The range that ran after @prev's last time (the slot's target
-	 * field, unused by traces: an index, checked by its key), else the
-	 * hash table. */
+	/* The range that ran after the one before it last time (that
+	 * slot's target field, unused by traces: an index, checked by its
+	 * key), else the hash table. */
+	prev = t->prev;
 	sl = NULL;
-	prev = t->prev_grows == p->ranges.grows ? t->prev : NULL;
-	t->prev = NULL;
 	if (prev && prev->target < p->ranges.cap) {
 		struct count_slot *c = &p->ranges.slots[prev->target];
 
@@ -215,9 +251,5 @@ int profile_trace_elem(struct profile *p, uint8_t id,
 	t->open = 0;
 	t->pend = 1;
 	t->pend_slot = sl;
-	t->pend_grows = p->ranges.grows;
-	t->pend_bin = sl->bin;
-	t->pend_from = vstart;
-	t->pend_to = vend;
 	return 0;
 }
