@@ -4,7 +4,8 @@ traces (include/etmkit/profile.h; digest perf-data.md 4c, 4d), checked
 against the execution record and by the real readers.
 
 1. Exactness: A64 workloads (tests/workloads) run under QEMU
-   (tools/qemu-trace, static), encoded as ETE and ETMv4 perf.data
+   (tools/qemu-trace, static), encoded as ETE and ETMv4 perf.data (and
+   A32 + T32 ones as ETMv3, an element per instruction)
    (`etmkit encode --format perf-data`, two processes on one CPU: two
    binaries with counts); per binary (--binary) every line of both outputs
    equals what the execution record gives, computed here from the record
@@ -72,16 +73,23 @@ def run(cmd, ok=True):
 
 
 def exec_segments(elf):
-    """[(lo, hi)] of the executable PT_LOADs and the first one's p_vaddr,
-    read from the program headers here."""
+    """[(lo, hi)] of the executable PT_LOADs, read from the program
+    headers here (32- and 64-bit)."""
     import struct
     d = open(elf, "rb").read(8192)
-    phoff, = struct.unpack_from("<Q", d, 0x20)
-    phent, phnum = struct.unpack_from("<HH", d, 0x36)
+    is64 = d[4] == 2
+    phoff, = struct.unpack_from("<Q" if is64 else "<I", d,
+                                0x20 if is64 else 0x1C)
+    phent, phnum = struct.unpack_from("<HH", d, 0x36 if is64 else 0x2A)
     segs = []
     for i in range(phnum):
-        typ, fl, _off, va, _pa, _fs, msz = struct.unpack_from(
-            "<IIQQQQQ", d, phoff + i * phent)
+        h = phoff + i * phent
+        if is64:
+            typ, fl, _off, va, _pa, _fs, msz = struct.unpack_from(
+                "<IIQQQQQ", d, h)
+        else:
+            typ, _off, va, _pa, _fs, msz, fl = struct.unpack_from(
+                "<IIIIIII", d, h)
         if typ == 1 and fl & 1:
             segs.append((va, va + msz))
     return segs
@@ -370,6 +378,16 @@ def main():
                   for w, addr in (("loops", 0), ("calls", 0x600000))]
         for protocol in ("ete", "etmv4"):
             data, elfs = exactness(a, tmp, builds, protocol)
+        if shutil.which("qemu-arm") and shutil.which(
+                "arm-linux-gnueabihf-gcc"):
+            # ETMv3: an element per instruction, A32 and T32 (interwork.c)
+            b32 = [perf_write_rt.build(a.qemu_trace, a.workloads, tmp, w,
+                                       arch, addr)
+                   for w, arch, addr in (("interwork", "a32", 0),
+                                         ("loops", "t32", 0x600000))]
+            exactness(a, tmp, b32, "etmv3")
+        else:
+            skip("qemu-arm or arm-linux-gnueabihf-gcc missing")
         usage_errors(a, tmp, data, elfs)
         real_readers(a, tmp)
     if FAILS:
