@@ -3,7 +3,8 @@
  * the files).
  *
  *   bench_perf_decode FILE.data --elf FILE[@BIAS]... --mem FILE@ADDR...
- *                     [--runs N] [--forms insns,ranges,profile,opencsd]
+ *                     [--runs N]
+ *                     [--forms insns,ranges,profile,opencsd,traces]
  *
  * The file is read into memory once (untimed). Timed, best of --runs:
  *   - etmkit: a session (include/etmkit/session.h) taking CoreSight frames,
@@ -18,6 +19,10 @@
  *     profile` does: its resolver asks a locator over the --elf files
  *     (locate_find_binary()) for the binary and ELF address, and
  *     profile_finish() ends the run;
+ *   - traces: the profile as `etmkit profile --format bolt|profgen`
+ *     counts it (taken-branch traces, profile_config.traces), over the
+ *     ranges decode without ETM4_FLOW_TALLY (traces need the ranges in
+ *     order); its time is reported against the ranges decode's;
  *   - OpenCSD: per CPU a decode tree taking memory-aligned frames with
  *     its builtin decoder configured from the metadata, an OCSD_OP_RESET
  *     before every AUX record of that CPU, as perf drives it (digest
@@ -86,6 +91,7 @@ static int resolve(void *ctx, uint8_t id, uint64_t addr,
 	return profile_where_locate(r->loc, r->img, IMAGE_SPACE_ANY, addr, w);
 }
 
+/* @profile: 0 none, 1 AutoFDO's (tallied ranges), 2 taken-branch traces */
 static int etmkit_run(struct run *r, int profile)
 {
 	struct etmkit_session_config sc;
@@ -106,6 +112,7 @@ static int etmkit_run(struct run *r, int profile)
 		profile_config_init(&pc);
 		pc.resolve = resolve;
 		pc.ctx = r;
+		pc.traces = profile == 2;
 		r->prof_err = 0;
 		if ((err = profile_alloc(&r->prof, &pc))) {
 			etmkit_session_free(s);
@@ -129,7 +136,7 @@ static int etmkit_run(struct run *r, int profile)
 			fc.etm = c->etm4;
 			fc.image = r->img;
 			fc.flags = r->ranges ? ETM4_FLOW_RANGES : 0;
-			if (r->ranges && profile)   /* as etmkit profile */
+			if (r->ranges && profile == 1) /* etmkit profile */
 				fc.flags |= ETM4_FLOW_TALLY;
 			err = etmkit_session_add_etm4_flow(s, c->trace_id, &fc);
 		}
@@ -231,14 +238,16 @@ static int ocsd_run(struct run *r, const struct mem_file *mem, int nmem)
 }
 #endif
 
-/* --forms: a comma-separated list of insns, ranges, profile, opencsd. */
+/* --forms: a comma-separated list of insns, ranges, profile, opencsd,
+ * traces. */
 #define FORM_OPENCSD (1u << 3)
-#define FORMS_ALL 0xfu
+#define NFORMS 5
+#define FORMS_ALL 0x1fu
 
 static int parse_forms(const char *arg, unsigned *out)
 {
 	static const char *const names[] = { "insns", "ranges", "profile",
-					      "opencsd" };
+					      "opencsd", "traces" };
 	const char *p = arg;
 
 	*out = 0;
@@ -246,12 +255,13 @@ static int parse_forms(const char *arg, unsigned *out)
 		size_t n = strcspn(p, ",");
 		unsigned k;
 
-		for (k = 0; k < 4; k++)
+		for (k = 0; k < NFORMS; k++)
 			if (strlen(names[k]) == n && !strncmp(p, names[k], n))
 				break;
-		if (k == 4) {
+		if (k == NFORMS) {
 			fprintf(stderr, WHO ": --forms: unknown form in '%s' "
-				"(insns, ranges, profile, opencsd)\n", arg);
+				"(insns, ranges, profile, opencsd, traces)\n",
+				arg);
 			return -1;
 		}
 		*out |= 1u << k;
@@ -272,12 +282,13 @@ int main(int argc, char **argv)
 {
 	const char *path = NULL;
 	unsigned long runs = 3;
-	static const char *const names[4] = { "etmkit", "etmkit (ranges)",
-					      "etmkit profile",
-					      "OpenCSD 1.3.3" };
-	struct run r, best_r[4];
+	static const char *const names[NFORMS] = {
+		"etmkit", "etmkit (ranges)", "etmkit profile", "OpenCSD 1.3.3",
+		"etmkit traces"
+	};
+	struct run r, best_r[NFORMS];
 	struct perf_diag d;
-	double best[4];
+	double best[NFORMS];
 	uint64_t want = 0;
 	int rc = 0, v3;
 	unsigned forms = FORMS_ALL;
@@ -353,30 +364,31 @@ int main(int argc, char **argv)
 	 * fall on one of them only. */
 	v3 = r.cs->nr_cpu && r.cs->cpus[0].protocol == etmkit_proto_etmv3;
 	if (v3)
-		forms &= ~2u;
+		forms &= ~(2u | 16u);
 #ifndef ETMKIT_HAVE_OPENCSD
 	if (forms & FORM_OPENCSD)
 		printf("perf_decode OpenCSD: not built (libopencsd-dev "
 		       "missing)\n");
 	forms &= ~FORM_OPENCSD;
 #endif
-	for (int form = 0; form < 4; form++)
+	for (int form = 0; form < NFORMS; form++)
 		best[form] = 1e30;
 	for (unsigned long k = 0; k < runs; k++)
-		for (int form = 0; form < 4; form++) {
+		for (int form = 0; form < NFORMS; form++) {
 			double t0;
 			int err;
 
 			if (!(forms & 1u << form))
 				continue;
 			r.aux_bytes = r.insns = r.elems = r.gaps = 0;
-			r.ranges = form == 1 || (form == 2 && !v3);
+			r.ranges = form == 1 || form == 4 || (form == 2 && !v3);
 			t0 = bench_now();
 #ifdef ETMKIT_HAVE_OPENCSD
 			err = form == 3 ? ocsd_run(&r, mem, nmem) :
-					  etmkit_run(&r, form == 2);
+					  etmkit_run(&r, form == 2 ? 1 :
+							 form == 4 ? 2 : 0);
 #else
-			err = etmkit_run(&r, form == 2);
+			err = etmkit_run(&r, form == 2 ? 1 : form == 4 ? 2 : 0);
 #endif
 			if (err) {
 				fprintf(stderr, WHO ": %s failed\n",
@@ -388,10 +400,19 @@ int main(int argc, char **argv)
 				best_r[form] = r;
 			}
 		}
-	for (int form = 0; form < 4; form++) {
+	for (int form = 0; form < NFORMS; form++) {
 		if (!(forms & 1u << form))
 			continue;
 		report(names[form], &best_r[form], best[form]);
+		if (form == 4) {
+			printf("perf_decode %-18s %zu distinct ranges, %zu "
+			       "branches", "", best_r[4].ranges_counted,
+			       best_r[4].branches_counted);
+			if (forms & 2u)
+				printf("; %.2fx the ranges decode's time",
+				       best[4] / best[1]);
+			printf("\n");
+		}
 		if (form == 2) {
 			int dec = v3 ? 0 : 1;
 

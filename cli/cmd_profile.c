@@ -22,7 +22,8 @@ static const char profile_usage[] =
 "                      [--image FILE@ADDR]... [--elf FILE[@BIAS]]... [OPTIONS]\n"
 "       etmkit profile FILE --protocol etmv3|etmv4|ete [REGISTERS]\n"
 "                      (--image FILE@ADDR | --elf FILE[@BIAS])... [OPTIONS]\n"
-"  OPTIONS: [--format autofdo] [-o FILE] [--binary REGEX] [--quiet]\n"
+"  OPTIONS: [--format autofdo|bolt|profgen] [-o FILE] [--binary REGEX]\n"
+"           [--quiet]\n"
 "\n"
 "Count what the cores ran, per binary: the straight-line ranges of\n"
 "instructions and the taken branches between them, at the binaries' ELF\n"
@@ -35,6 +36,16 @@ static const char profile_notes[] =
 "ret) goes to 0, its target not being traced. Addresses are ELF virtual\n"
 "addresses less the first loadable segment's. With several binaries the\n"
 "file starts with a line asking to split it: AutoFDO reads one binary.\n"
+"The bolt and profgen formats count taken-branch traces, as LBR-based\n"
+"tools see execution: a range runs from a taken branch's target to the\n"
+"next taken branch, across not-taken ones, and a taken branch has its\n"
+"real target, indirect ones included. bolt is BOLT's pre-aggregated\n"
+"profile for perf2bolt -pa (LLVM 16 reads B and F lines): 'B from to\n"
+"count 0' and 'F start end count' at ELF addresses; profgen is\n"
+"llvm-profgen's unsymbolized profile (--unsymbolized-profile): ranges\n"
+"and branches at offsets from the first executable segment's address\n"
+"rounded down to 4 KiB. Both hold one binary: with several that have\n"
+"counts, --binary picks it.\n"
 "A perf.data recording names each binary by the path and build id it\n"
 "recorded for the ELF file given with the same build id.\n"
 "\n"
@@ -54,6 +65,7 @@ struct profile_run {
 	struct cli_symbols *syms;          /* its locator names binaries */
 	struct locate *loc;
 	const char *format, *output, *binary;
+	int traces;                        /* bolt, profgen */
 	regex_t re;
 	int have_re;
 	int err;                           /* the first profile error */
@@ -68,12 +80,14 @@ static int opt_prof_format(void *ctx, const char *arg)
 {
 	struct profile_run *r = ctx;
 
-	if (strcmp(arg, "autofdo")) {
+	if (strcmp(arg, "autofdo") && strcmp(arg, "bolt") &&
+	    strcmp(arg, "profgen")) {
 		cli_error("unknown profile format '%s' for --format: the "
-			  "formats are autofdo", arg);
+			  "formats are autofdo, bolt, profgen", arg);
 		return -1;
 	}
 	r->format = arg;
+	r->traces = strcmp(arg, "autofdo") != 0;
 	return 0;
 }
 
@@ -187,15 +201,19 @@ static int setup(struct profile_run *r)
 	profile_config_init(&pc);
 	pc.resolve = resolve;
 	pc.ctx = r;
+	pc.traces = r->traces;
 	if (!err)
 		err = profile_alloc(&r->prof, &pc);
 	if (err < 0) {
 		cli_error("cannot set up the decoder: %s", etmkit_errstr(err));
 		return cli_exit_input;
 	}
-	/* ETMv4/ETE: instruction ranges, the fast path. */
+	/* ETMv4/ETE: instruction ranges, the fast path; tallied for
+	 * AutoFDO, whose ranges need no order, in execution order for
+	 * taken-branch traces (profile.h). */
 	rc = cli_images_setup(&r->images, &r->in, r->session,
-			      ETM4_FLOW_RANGES | ETM4_FLOW_TALLY);
+			      ETM4_FLOW_RANGES |
+			      (r->traces ? 0 : ETM4_FLOW_TALLY));
 	if (!rc)
 		rc = cli_images_symbols(&r->images, r->syms);
 	r->loc = cli_symbols_locate(r->syms);
@@ -209,6 +227,22 @@ static int setup(struct profile_run *r)
 }
 
 /* ---- Output ------------------------------------------------------------- */
+
+/* llvm-profgen's base for offsets (--use-offset, digest 4d): the
+ * p_vaddr of the first executable PT_LOAD, rounded down to 4 KiB; 0
+ * without one. */
+static uint64_t text_base(const struct elf_file *ef)
+{
+	size_t n = ef ? elf_file_segment_count(ef) : 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct elf_segment *s = elf_file_segment(ef, i);
+
+		if (s->flags & ELF_FILE_PF_X)
+			return s->vaddr & ~(uint64_t)0xfff;
+	}
+	return 0;
+}
 
 /* The writer's view of the locator's binaries: name, build id, the first
  * PT_LOAD's address, and --binary. */
@@ -225,10 +259,52 @@ static struct profile_binary *binaries(const struct profile_run *r, size_t *n)
 		memcpy(pb[i].build_id, b->build_id, 20);
 		if (b->elf && elf_file_first_load_vaddr(b->elf, &pb[i].base) < 0)
 			pb[i].base = 0;
+		pb[i].text_base = text_base(b->elf);
 		pb[i].skip = r->have_re &&
 			     regexec(&r->re, b->name, 0, NULL, 0) != 0;
 	}
 	return pb;
+}
+
+/* bolt and profgen hold one binary: with several that have counts (and
+ * --binary does not pick one), say which. */
+static int one_binary(const struct profile_run *r)
+{
+	const struct profile_binary *pb;
+	unsigned char *has;
+	size_t nb, n = 0, len = 0;
+	char list[512];
+	struct profile_binary *bins;
+
+	if (!r->traces)
+		return 0;
+	bins = binaries(r, &nb);
+	has = calloc(nb ? nb : 1, 1);
+	if (!bins || !has || profile_counted_binaries(r->prof, nb, has) < 0) {
+		free(bins);
+		free(has);
+		cli_error("cannot list the binaries: %s",
+			  etmkit_errstr(-etmkit_err_nomem));
+		return cli_exit_input;
+	}
+	list[0] = 0;
+	for (size_t i = 0; i < nb; i++) {
+		pb = &bins[i];
+		if (!has[i] || pb->skip)
+			continue;
+		n++;
+		if (len < sizeof(list))
+			len += (size_t)snprintf(list + len, sizeof(list) - len,
+						"%s%s", n > 1 ? ", " : "",
+						pb->name);
+	}
+	free(bins);
+	free(has);
+	if (n <= 1)
+		return 0;
+	cli_error("the %s format holds one binary and %zu have counts: %s; "
+		  "pick one with --binary REGEX", r->format, n, list);
+	return cli_exit_usage;
 }
 
 static int write_profile(struct profile_run *r)
@@ -244,7 +320,14 @@ static int write_profile(struct profile_run *r)
 		return cli_exit_input;
 	}
 	pb = binaries(r, &nb);
-	err = pb ? profile_write_autofdo(r->prof, f, pb, nb) : -etmkit_err_nomem;
+	if (!pb)
+		err = -etmkit_err_nomem;
+	else if (!strcmp(r->format, "bolt"))
+		err = profile_write_bolt(r->prof, f, pb, nb);
+	else if (!strcmp(r->format, "profgen"))
+		err = profile_write_profgen(r->prof, f, pb, nb);
+	else
+		err = profile_write_autofdo(r->prof, f, pb, nb);
 	free(pb);
 	if (r->output)
 		closed = fclose(f);
@@ -278,6 +361,7 @@ int cmd_profile(int argc, char **argv)
 	int rc;
 
 	memset(&r, 0, sizeof(r));
+	r.format = "autofdo";
 	r.in.frames = -1;
 	r.in.keep_snapshot = 1;
 	r.in.protos = CLI_PROTO_ALL;
@@ -318,6 +402,8 @@ int cmd_profile(int argc, char **argv)
 			rc = cli_exit_input;
 		}
 	}
+	if (!rc)
+		rc = one_binary(&r);
 	if (!rc)
 		rc = write_profile(&r);
 	if (!rc && r.errors) {

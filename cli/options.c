@@ -200,12 +200,17 @@ static const struct cli_option options[] = {
 	{ "format", 0, "FORMAT", 0, R,
 	  "the profile's format: autofdo (the default), the AutoFDO text "
 	  "profile as simpleperf's inject writes it: per binary its "
-	  "ranges, branches, build id and recorded path" },
+	  "ranges, branches, build id and recorded path; bolt, BOLT's "
+	  "pre-aggregated profile (perf2bolt -pa): B and F lines of "
+	  "taken-branch traces; profgen, llvm-profgen's unsymbolized "
+	  "profile: ranges and branches of taken-branch traces, at offsets "
+	  "from the text segment; bolt and profgen hold one binary" },
 	{ "output", 'o', "FILE", 0, R,
 	  "write the profile to FILE (default: standard output)" },
 	{ "binary", 0, "REGEX", 0, R,
 	  "only binaries whose recorded path matches REGEX (POSIX extended "
-	  "regular expression, anywhere in the path)" },
+	  "regular expression, anywhere in the path); bolt and profgen: "
+	  "the one binary to write when several have counts" },
 	{ "format", 0, "FORMAT", 0, C,
 	  "lcov (the default): an lcov tracefile (geninfo(1) format; "
 	  "genhtml reads it) with line (DA), function (FN, FNDA) and branch "

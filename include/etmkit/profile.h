@@ -6,7 +6,8 @@
  * elements of a session (elem.h), trace ID by trace ID, and several
  * inputs and trace IDs add into one profile. Writers turn it into the
  * text formats profile-guided optimisers read (AutoFDO: digest
- * perf-data.md 4a).
+ * perf-data.md 4a; with cfg.traces, taken-branch traces for BOLT and
+ * llvm-profgen: 4c, 4d, "Taken-branch traces" below).
  *
  *   struct profile_config cfg;
  *   profile_config_init(&cfg);
@@ -86,11 +87,37 @@ struct profile_config {
 	size_t size;               /* sizeof(struct profile_config) */
 	profile_resolve_fn resolve;
 	void *ctx;                 /* for resolve */
+	int traces;                /* count taken-branch traces (below), for
+				      profile_write_bolt() and
+				      profile_write_profgen(), instead of
+				      AutoFDO's ranges */
 };
 
 void profile_config_init(struct profile_config *cfg);
 
 struct profile;
+
+/* Taken-branch traces (cfg.traces; digest perf-data.md 4c, 4d): how
+ * LBR-based tools (perf2bolt, llvm-profgen) see execution. A range (a
+ * fall-through) runs from where execution arrived by a taken branch, or
+ * from the start of the trace or a cut, to the source of the next TAKEN
+ * branch, which it includes: it goes on across not-taken branches and
+ * across the end of an element whose next instruction is the next
+ * element's first. A taken branch from->to counts with its real target,
+ * indirect ones (BR, BLR, RET, ERET) included: the first instruction of
+ * the element that follows it, when no cut comes between. A cut is a
+ * trace_on, gap, no_image, overflow, exception, exception_entry or Q
+ * element, an element that does not start where the one before went
+ * on, and profile_finish(): the range being built ends at the last
+ * instruction before it, and a taken branch before it counts no branch
+ * (an exception is no branch edge: the handler's first range starts a
+ * range of its own). A range counts in the binary of its first
+ * instruction, its end at the same offset there; a branch counts only
+ * when its source and target are in the same binary (a call into a
+ * shared library, a return out of it: the ranges count, not the branch).
+ * The elements must come in execution order: an insn_range element with
+ * u.range.repeats (ETM4_FLOW_TALLY, which reorders ranges) makes
+ * profile_elem() return -etmkit_err_unsupported; decode without it. */
 
 /* Returns 0 and sets *@p; -etmkit_err_invalid (NULL argument, bad size,
  * no resolve), -etmkit_err_nomem. */
@@ -100,7 +127,8 @@ void profile_free(struct profile *p);
 /* Count element @e of trace ID @id (0-127). Returns 0, -etmkit_err_nomem
  * (a new range or branch found no room; the profile stays usable and
  * misses that one), -etmkit_err_invalid (NULL argument, @id above 127),
- * or the resolver's error. */
+ * -etmkit_err_unsupported (traces: a tallied range, above), or the
+ * resolver's error. */
 int profile_elem(struct profile *p, uint8_t id, const struct etmkit_elem *e);
 
 /* End of an input (or of the trace of every ID): the ranges being built
@@ -141,6 +169,11 @@ struct profile_binary {
 				      p_vaddr of the binary's first PT_LOAD
 				      (simpleperf's AutoFDO writer; 0 for a
 				      raw dump) */
+	uint64_t text_base;        /* profile_write_profgen(): subtracted
+				      from every address: the p_vaddr of
+				      the first executable PT_LOAD rounded
+				      down to 4 KiB (llvm-profgen's
+				      --use-offset, digest 4d) */
 	int skip;                  /* leave the binary out */
 };
 
@@ -154,10 +187,49 @@ struct profile_binary {
  * "// " and the name, and an empty line. With more than one block, the
  * file starts with the line "// Please split this file. AutoFDO only
  * accepts profile for one binary." Returns 0; -etmkit_err_invalid (NULL
- * argument, a binary index counted that is not below @nbins, a NULL
- * name), -etmkit_err_nomem, -etmkit_err_io (writing @f failed). Call
+ * argument, a traces profile, a binary index counted that is not below
+ * @nbins, a NULL name), -etmkit_err_nomem, -etmkit_err_io (writing @f failed). Call
  * profile_finish() first. */
 int profile_write_autofdo(const struct profile *p, FILE *f,
+			  const struct profile_binary *bins, size_t nbins);
+
+/* Which binaries have counts: @has[i] (@nbins bytes) becomes 1 for
+ * binary index i with a range or a branch, else 0. Returns how many have
+ * counts; -etmkit_err_invalid (NULL argument, a binary counted that is
+ * not below @nbins). */
+long profile_counted_binaries(const struct profile *p, size_t nbins,
+			      unsigned char *has);
+
+/* ---- BOLT pre-aggregated text (digest perf-data.md 4c) ------------------ */
+
+/* Write the taken-branch traces (cfg.traces) of the one binary that has
+ * counts and is not skipped, as perf2bolt -pa reads them in LLVM 16
+ * (which accepts the legacy lines only: docs/perf-data.md "Profiles"):
+ * "B <from> <to> <count> 0" per taken branch (no misprediction is
+ * traced), then "F <start> <end> <count>" per range, each sorted by
+ * addresses, in lowercase hex without 0x, at the binary's ELF virtual
+ * addresses (for BOLT the offset from the binary's load base: the
+ * address itself for an executable, the ELF address of a position-
+ * independent one whose first segment is at 0). Nothing is written when
+ * no binary has counts. Returns 0; -etmkit_err_invalid (NULL argument,
+ * not a traces profile, a binary counted that is not below @nbins or has
+ * a NULL name, more than one binary to write: pick one with skip),
+ * -etmkit_err_nomem, -etmkit_err_io (writing @f failed). Call
+ * profile_finish() first. */
+int profile_write_bolt(const struct profile *p, FILE *f,
+		       const struct profile_binary *bins, size_t nbins);
+
+/* ---- llvm-profgen unsymbolized profile (digest perf-data.md 4d) --------- */
+
+/* Write the taken-branch traces (cfg.traces) of the one binary that has
+ * counts and is not skipped, as llvm-profgen --skip-symbolization writes
+ * them and --unsymbolized-profile reads them: the number of ranges,
+ * "start-end:count" lines, the number of branches, "from->to:count"
+ * lines, each sorted by addresses, in lowercase hex without 0x, less
+ * @text_base (the offsets of llvm-profgen's default --use-offset); a
+ * range or branch with an address below @text_base is left out. With no
+ * binary to write: "0" and "0". Returns as profile_write_bolt(). */
+int profile_write_profgen(const struct profile *p, FILE *f,
 			  const struct profile_binary *bins, size_t nbins);
 
 #ifdef __cplusplus

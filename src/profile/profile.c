@@ -59,11 +59,8 @@ static uint64_t direct_target(const struct etmkit_elem *le, uint32_t op,
 	return *ok ? ii.target : 0;
 }
 
-/* Count @n taken branches at the end of range @sl to @target: in the
- * range's slot when they go where it went before (always, for a direct
- * branch within its binary: the usual case), moved to the branches at
- * profile_finish(); in the branches otherwise. */
-static int count_branch(struct profile *p, struct count_slot *sl,
+/* profile_internal.h */
+int profile_count_branch(struct profile *p, struct count_slot *sl,
 			uint64_t target, uint64_t n)
 {
 	if (!sl->aux_count || sl->aux == target) {
@@ -95,18 +92,9 @@ static inline uint64_t runs_of(const struct etmkit_elem *e)
 	       (uint64_t)e->u.range.repeats + 1 : 1;
 }
 
-/* Whether the last instruction of @e is a branch that was taken. */
-static inline int taken(const struct etmkit_elem *e, uint32_t cls)
-{
-	return (cls & INSN_F_BRANCH) &&
-	       (e->flags & (ETMKIT_INSN_EXEC | ETMKIT_INSN_COND_FAIL |
-			    ETMKIT_INSN_CANCEL)) == ETMKIT_INSN_EXEC;
-}
-
-/* Ask the resolver where @addr is: its binary and ELF address, and
- * remember the extent it gives in @m. */
-static int ask(struct profile *p, uint8_t id, struct profile_memo *m,
-	       uint64_t addr, size_t *bin, uint64_t *vaddr)
+/* profile_internal.h */
+int profile_ask(struct profile *p, uint8_t id, struct profile_memo *m,
+		uint64_t addr, size_t *bin, uint64_t *vaddr)
 {
 	struct profile_where w;
 	int err;
@@ -125,19 +113,6 @@ static int ask(struct profile *p, uint8_t id, struct profile_memo *m,
 		m->delta = w.vaddr - addr;
 	}
 	return 0;
-}
-
-/* The binary and ELF address of @addr: the extent remembered in @m, or
- * the resolver. */
-static int where(struct profile *p, uint8_t id, struct profile_memo *m,
-		 uint64_t addr, size_t *bin, uint64_t *vaddr)
-{
-	if (addr - m->lo < m->span) {
-		*bin = m->bin;
-		*vaddr = addr + m->delta;
-		return 0;
-	}
-	return ask(p, id, m, addr, bin, vaddr);
 }
 
 /* The ELF address of the target of the direct branch that ends range @sl
@@ -160,7 +135,7 @@ static int branch_target(struct profile *p, uint8_t id, struct profile_id *st,
 		*target = t + st->memo.delta;
 		return 0;
 	}
-	err = where(p, id, &st->target, t, &bin, target);
+	err = profile_where_of(p, id, &st->target, t, &bin, target);
 	if (err == -etmkit_err_not_found) {
 		*target = sl->target;
 		return 0;
@@ -181,7 +156,7 @@ static int count_range(struct profile *p, uint8_t id, struct profile_id *st,
 	struct count_slot *sl;
 	size_t bin;
 	uint64_t vstart, vend, target;
-	int err = where(p, id, &st->memo, start, &bin, &vstart);
+	int err = profile_where_of(p, id, &st->memo, start, &bin, &vstart);
 
 	if (err == -etmkit_err_not_found)
 		return 0;               /* outside known binaries (3.11) */
@@ -193,15 +168,15 @@ static int count_range(struct profile *p, uint8_t id, struct profile_id *st,
 	sl = count_map_add_slot(&p->ranges, bin, vstart, vend, n);
 	if (!sl)
 		return -etmkit_err_nomem;
-	if (!taken(le, cls))
+	if (!profile_taken(le, cls))
 		return 0;
 	if (cls & INSN_F_INDIRECT)
-		return count_branch(p, sl, 0, n);
+		return profile_count_branch(p, sl, 0, n);
 	if (!sl->has_target)    /* decoded once per range */
 		sl->target = direct_target(le, last_opcode(le), vend,
 					   &sl->has_target);
 	err = branch_target(p, id, st, sl, last, &target);
-	return err < 0 ? err : count_branch(p, sl, target, n);
+	return err < 0 ? err : profile_count_branch(p, sl, target, n);
 }
 
 /* count_range() for insn_range element @e that is a whole range, in the
@@ -230,7 +205,7 @@ static inline int count_fast(struct profile *p, struct profile_id *st,
 	n = (uint64_t)e->u.range.repeats + 1;
 	if (!sl->count || sl->count > UINT64_MAX - n)
 		return 0;
-	tk = taken(e, cls);
+	tk = profile_taken(e, cls);
 	if (tk) {
 		if (!(cls & INSN_F_INDIRECT)) {
 			uint64_t t = last + (sl->target - sl->to);
@@ -330,6 +305,8 @@ int profile_elem(struct profile *p, uint8_t id, const struct etmkit_elem *e)
 {
 	if (!p || !e || id >= PROFILE_IDS)
 		return -etmkit_err_invalid;
+	if (p->cfg.traces)
+		return profile_trace_elem(p, id, e);
 	if (count_fast(p, &p->ids[id], e))
 		return 0;
 	return count_elem(p, id, &p->ids[id], e);
@@ -359,7 +336,8 @@ int profile_finish(struct profile *p)
 	if (!p)
 		return -etmkit_err_invalid;
 	for (unsigned id = 0; id < PROFILE_IDS; id++) {
-		int e = close_run(p, (uint8_t)id, &p->ids[id]);
+		int e = p->cfg.traces ? profile_trace_end(p, (uint8_t)id) :
+					close_run(p, (uint8_t)id, &p->ids[id]);
 
 		p->ids[id].memo.span = 0;   /* the next input's images */
 		p->ids[id].target.span = 0;

@@ -3,6 +3,7 @@
 #ifndef ETMKIT_PROFILE_INTERNAL_H
 #define ETMKIT_PROFILE_INTERNAL_H
 
+#include "etmkit/insn.h"
 #include "etmkit/profile.h"
 #include "count_map.h"
 
@@ -25,8 +26,23 @@ struct profile_memo {
 	size_t bin;
 };
 
+/* Taken-branch traces (cfg.traces): the range being built, and the
+ * taken branch that waits for its target (the next element's start).
+ * The slot pointers are kept valid when the ranges map grows
+ * (traces.c add_range()). */
+struct profile_trace {
+	uint8_t open, pend;
+	uint64_t start, last, next; /* run-time: first, last instruction;
+				       after it */
+	struct count_slot *pend_slot; /* the range the branch ends: its bin
+				       and end are the branch's source */
+	struct count_slot *prev;    /* a hint: the range whose branch led to
+				       the one being built, or NULL */
+};
+
 struct profile_id {
 	struct profile_run run;
+	struct profile_trace tr;
 	struct profile_memo target; /* for branch targets outside memo */
 	struct profile_memo memo;
 };
@@ -37,5 +53,67 @@ struct profile {
 	struct count_map branches; /* (bin, from, to) */
 	struct profile_id ids[PROFILE_IDS];
 };
+
+/* Ask the resolver where @addr is: its binary and ELF address, and
+ * remember the extent it gives in @m (profile.c). */
+int profile_ask(struct profile *p, uint8_t id, struct profile_memo *m,
+		uint64_t addr, size_t *bin, uint64_t *vaddr);
+
+/* The binary and ELF address of @addr: the extent remembered in @m, or
+ * the resolver. */
+static inline int profile_where_of(struct profile *p, uint8_t id,
+				   struct profile_memo *m, uint64_t addr,
+				   size_t *bin, uint64_t *vaddr)
+{
+	if (addr - m->lo < m->span) {
+		*bin = m->bin;
+		*vaddr = addr + m->delta;
+		return 0;
+	}
+	return profile_ask(p, id, m, addr, bin, vaddr);
+}
+
+/* Count @n taken branches at the end of range @sl to @target: in the
+ * range's slot when they go where it went before (always, for a direct
+ * branch within its binary: the usual case), moved to the branches at
+ * profile_finish(); in the branches otherwise (profile.c). */
+int profile_count_branch(struct profile *p, struct count_slot *sl,
+			 uint64_t target, uint64_t n);
+
+/* Whether the last instruction of @e (an insn or insn_range element,
+ * with classification @cls) is a branch that was taken. */
+static inline int profile_taken(const struct etmkit_elem *e, uint32_t cls)
+{
+	return (cls & INSN_F_BRANCH) &&
+	       (e->flags & (ETMKIT_INSN_EXEC | ETMKIT_INSN_COND_FAIL |
+			    ETMKIT_INSN_CANCEL)) == ETMKIT_INSN_EXEC;
+}
+
+/* Taken-branch traces (traces.c): profile_elem() and profile_finish()
+ * for cfg.traces. */
+int profile_trace_elem(struct profile *p, uint8_t id,
+		       const struct etmkit_elem *e);
+int profile_trace_end(struct profile *p, uint8_t id);
+
+/* Shared by the writers (lines.c). */
+struct profile_line {
+	uint64_t from, to, count;
+};
+
+/* The entries of binary @bin in @m, less @base, sorted: ranges need both
+ * ends at or above @base; branches need their source there, and a target
+ * below it becomes 0 when @low_to_zero, else they are left out. */
+size_t profile_collect(const struct count_map *m, size_t bin, uint64_t base,
+		       int branches, int low_to_zero,
+		       struct profile_line *out);
+
+/* The one binary a single-binary writer writes: 0 and *@bin, 1 when
+ * none has counts, -etmkit_err_invalid / -etmkit_err_nomem. */
+int profile_one_binary(const struct profile *p,
+		       const struct profile_binary *bins, size_t nbins,
+		       size_t *bin);
+
+/* Room for the lines of the larger map; NULL: no memory. */
+struct profile_line *profile_lines_alloc(const struct profile *p);
 
 #endif

@@ -200,9 +200,9 @@ def etm3_round_trip(tmp):
 
 def bad_input(tmp):
     data = os.path.join(PERF, "perf_etm.data")
-    rc, _, err = run(data, "--format", "bolt")
-    check(rc == 2 and "unknown profile format 'bolt'" in err,
-          "--format bolt: %d %s" % (rc, err))
+    rc, _, err = run(data, "--format", "lbr")
+    check(rc == 2 and "unknown profile format 'lbr'" in err,
+          "--format lbr: %d %s" % (rc, err))
     rc, _, err = run(data, "--binary", "(")
     check(rc == 2 and "invalid regular expression '('" in err,
           "--binary (: %d %s" % (rc, err))

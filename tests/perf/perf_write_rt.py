@@ -74,13 +74,15 @@ def run(cmd, **kw):
     return p
 
 
-def build(tool, workloads, tmp, name, arch, text_addr, tag=""):
+def build(tool, workloads, tmp, name, arch, text_addr, tag="",
+          dynamic=False, cflags="-O2"):
     out = os.path.join(tmp, f"{name}-{arch}{tag}")
     log = os.path.join(out, "qemu.log")
-    cflags = "-O2" + (f" -Wl,-Ttext-segment={text_addr:#x}" if text_addr else "")
+    cflags += f" -Wl,-Ttext-segment={text_addr:#x}" if text_addr else ""
     run([tool, "--no-install", "--no-encode", "--arch", arch, "--cflags",
-         cflags, "--out", out, "--log", log,
-         os.path.join(workloads, name + ".c")])
+         cflags, "--out", out, "--log", log] +
+        (["--dynamic"] if dynamic else []) +
+        [os.path.join(workloads, name + ".c")])
     return log, os.path.join(out, f"{name}.{arch}")
 
 

@@ -63,7 +63,8 @@ static struct profile *new_profile(void)
 
 /* An executed A64 instruction; P0 when it is a branch (as ETMv4 traces
  * it); @fail: its atom was N. */
-static void insn(struct profile *p, uint64_t addr, uint32_t op, int fail)
+static void insn_id(struct profile *p, uint8_t id, uint64_t addr,
+		    uint32_t op, int fail)
 {
 	struct etmkit_elem e;
 	struct insn_info ii;
@@ -84,7 +85,12 @@ static void insn(struct profile *p, uint64_t addr, uint32_t op, int fail)
 				    ETMKIT_INSN_COND_FAIL);
 	e.u.insn.opcode = op;
 	e.u.insn.class_flags = ii.flags;
-	assert_int_equal(profile_elem(p, 0x10, &e), 0);
+	assert_int_equal(profile_elem(p, id, &e), 0);
+}
+
+static void insn(struct profile *p, uint64_t addr, uint32_t op, int fail)
+{
+	insn_id(p, 0x10, addr, op, fail);
 }
 
 static void event(struct profile *p, enum etmkit_elem_kind kind)
@@ -702,6 +708,130 @@ static void test_errors(void **state)
 	profile_free(p);
 }
 
+static struct profile *new_traces(void)
+{
+	struct profile_config cfg;
+	struct profile *p;
+
+	profile_config_init(&cfg);
+	cfg.resolve = resolve;
+	cfg.traces = 1;
+	assert_int_equal(profile_alloc(&p, &cfg), 0);
+	return p;
+}
+
+/* Taken-branch traces: a range goes on across a not-taken branch and
+ * ends at the next taken one; a taken branch, indirect too, goes to the
+ * next instruction; an exception cuts (no branch edge); a branch into
+ * another binary counts no branch; a tallied range is refused. */
+static void test_traces(void **state)
+{
+	struct profile *p = new_traces();
+	struct etmkit_elem e;
+
+	(void)state;
+	insn(p, 0x1000, NOP, 0);
+	insn(p, 0x1004, CBZ_8, 1);      /* not taken: goes on */
+	insn(p, 0x1008, NOP, 0);
+	insn(p, 0x100c, BL_16, 0);      /* taken: 0x101c */
+	insn(p, 0x101c, RET, 0);        /* taken: 0x1010 */
+	insn(p, 0x1010, BR17, 0);       /* taken: 0x1040 */
+	insn(p, 0x1040, NOP, 0);
+	insn(p, 0x1044, B_8, 0);        /* taken, then an exception */
+	event(p, etmkit_elem_exception);
+	insn(p, 0x104c, RET, 0);        /* taken into binary 1 */
+	insn(p, 0x2000, RET, 0);        /* taken back into binary 0 */
+	insn(p, 0x1050, NOP, 0);
+	assert_int_equal(profile_finish(p), 0);
+	assert_int_equal(profile_range_count(p), 7);
+	assert_int_equal(RANGE(p, 0, 0x11000, 0x1100c), 1);
+	assert_int_equal(RANGE(p, 0, 0x1101c, 0x1101c), 1);
+	assert_int_equal(RANGE(p, 0, 0x11010, 0x11010), 1);
+	assert_int_equal(RANGE(p, 0, 0x11040, 0x11044), 1);
+	assert_int_equal(RANGE(p, 0, 0x1104c, 0x1104c), 1);
+	assert_int_equal(RANGE(p, 1, 0x2000, 0x2000), 1);
+	assert_int_equal(RANGE(p, 0, 0x11050, 0x11050), 1);
+	assert_int_equal(profile_branch_count(p), 3);
+	assert_int_equal(BRANCH(p, 0, 0x1100c, 0x1101c), 1);
+	assert_int_equal(BRANCH(p, 0, 0x1101c, 0x11010), 1);
+	assert_int_equal(BRANCH(p, 0, 0x11010, 0x11040), 1);
+	/* the AutoFDO writer refuses a traces profile */
+	assert_int_equal(profile_write_autofdo(p, stdout, NULL, 0),
+			 -etmkit_err_invalid);
+	memset(&e, 0, sizeof(e));
+	e.kind = etmkit_elem_insn_range;
+	e.isa = etmkit_isa_a64;
+	e.size = 4;
+	e.flags = ETMKIT_INSN_EXEC | ETMKIT_INSN_P0;
+	e.addr = 0x1000;
+	e.u.range.end = 0x1008;
+	e.u.range.count = 2;
+	e.u.range.opcode = 0x17ffffffu;      /* b . - 4 */
+	e.u.range.class_flags = INSN_F_BRANCH;
+	e.u.range.repeats = 3;
+	assert_int_equal(profile_elem(p, 0x10, &e), -etmkit_err_unsupported);
+	profile_free(p);
+}
+
+/* A branch waits for its target while another trace ID's ranges make
+ * the map grow (its range's slot moves): counted all the same. */
+static void test_traces_grow(void **state)
+{
+	struct profile *p = new_traces();
+
+	(void)state;
+	insn_id(p, 0x10, 0x1000, B_8, 0);          /* waits for 0x1008 */
+	for (int k = 0; k < 300; k++) {
+		insn_id(p, 0x11, 0x1100 + 8 * (uint64_t)k, B_8, 0);
+		insn_id(p, 0x11, 0x1108 + 8 * (uint64_t)k, NOP, 0);
+		insn_id(p, 0x11, 0x1f00, NOP, 0);
+		assert_int_equal(profile_trace_end(p, 0x11), 0);
+	}
+	insn_id(p, 0x10, 0x1008, NOP, 0);
+	assert_int_equal(profile_finish(p), 0);
+	assert_true(profile_range_count(p) > 300);
+	assert_int_equal(BRANCH(p, 0, 0x11000, 0x11008), 1);
+	assert_int_equal(BRANCH(p, 0, 0x11100, 0x11108), 1);
+	assert_int_equal(RANGE(p, 0, 0x11008, 0x11008), 1);
+	profile_free(p);
+}
+
+/* BOLT and profgen text of one binary; several: refused. */
+static void test_traces_write(void **state)
+{
+	struct profile *p = new_traces();
+	struct profile_binary bins[2];
+	char buf[256];
+	size_t len;
+	FILE *f = tmpfile();
+
+	(void)state;
+	insn(p, 0x1000, CBZ_8, 1);
+	insn(p, 0x1004, B_8, 0);
+	insn(p, 0x100c, RET, 0);
+	insn(p, 0x2000, NOP, 0);
+	assert_int_equal(profile_finish(p), 0);
+	memset(bins, 0, sizeof(bins));
+	bins[0].name = "/a";
+	bins[0].text_base = 0x11000;
+	bins[1].name = "/b";
+	assert_non_null(f);
+	assert_int_equal(profile_write_bolt(p, f, bins, 2),
+			 -etmkit_err_invalid);
+	bins[1].skip = 1;
+	assert_int_equal(profile_write_bolt(p, f, bins, 2), 0);
+	assert_int_equal(profile_write_profgen(p, f, bins, 2), 0);
+	rewind(f);
+	len = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[len] = 0;
+	fclose(f);
+	assert_string_equal(buf, "B 11004 1100c 1 0\n"
+				 "F 11000 11004 1\n"
+				 "F 1100c 1100c 1\n"
+				 "2\n0-4:1\nc-c:1\n1\n4->c:1\n");
+	profile_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -719,6 +849,9 @@ int main(void)
 		cmocka_unit_test(test_model),
 		cmocka_unit_test(test_write),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_traces),
+		cmocka_unit_test(test_traces_grow),
+		cmocka_unit_test(test_traces_write),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

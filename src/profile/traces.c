@@ -1,0 +1,255 @@
+/* Taken-branch traces: ranges from a taken branch's target to the next
+ * taken branch, and taken branches with their real targets, as LBR-based
+ * tools count them (digest perf-data.md 4c, 4d; the rules:
+ * include/etmkit/profile.h "Taken-branch traces"). */
+#include "profile_internal.h"
+
+/* Count range @bin:@from-@to once. When the map must grow, the slots the
+ * trace IDs point at (pend_slot, prev) are found again afterwards, so
+ * that the fast path never checks whether they moved. */
+static struct count_slot *add_range(struct profile *p, uint64_t bin,
+				    uint64_t from, uint64_t to)
+{
+	struct count_map *m = &p->ranges;
+	struct { uint64_t bin, from, to; } keep[PROFILE_IDS][2];
+	struct count_slot *sl;
+	uint64_t grows = m->grows;
+
+	if (m->cap) {
+		sl = count_map_find(m->slots, m->cap, bin, from, to);
+		if (sl->count) {
+			sl->count = count_add(sl->count, 1, &m->saturated);
+			return sl;
+		}
+	}
+	if ((m->used + 1) * 2 > m->cap) {          /* it will grow */
+		for (unsigned i = 0; i < PROFILE_IDS; i++) {
+			struct profile_trace *t = &p->ids[i].tr;
+			struct count_slot *s[2] = { t->pend_slot, t->prev };
+
+			for (int k = 0; k < 2; k++)
+				if (s[k]) {
+					keep[i][k].bin = s[k]->bin;
+					keep[i][k].from = s[k]->from;
+					keep[i][k].to = s[k]->to;
+				}
+		}
+	}
+	sl = count_map_add_slot(m, bin, from, to, 1);
+	if (m->grows == grows)
+		return sl;
+	for (unsigned i = 0; i < PROFILE_IDS; i++) {
+		struct profile_trace *t = &p->ids[i].tr;
+
+		if (t->pend_slot)
+			t->pend_slot = count_map_find(m->slots, m->cap,
+						      keep[i][0].bin,
+						      keep[i][0].from,
+						      keep[i][0].to);
+		if (t->prev)
+			t->prev = count_map_find(m->slots, m->cap,
+						 keep[i][1].bin,
+						 keep[i][1].from,
+						 keep[i][1].to);
+	}
+	return sl;
+}
+
+/* The range being built ends at its last instruction; @branch: that one
+ * is a taken branch whose target the next element gives. */
+static int close_range(struct profile *p, uint8_t id, struct profile_id *st,
+		       int branch)
+{
+	struct profile_trace *t = &st->tr;
+	struct count_slot *sl;
+	size_t bin;
+	uint64_t vstart;
+	int err;
+
+	t->open = 0;
+	t->pend = 0;
+	err = profile_where_of(p, id, &st->memo, t->start, &bin, &vstart);
+	if (err == -etmkit_err_not_found)
+		return 0;               /* outside known binaries (3.11) */
+	if (err < 0)
+		return err;
+	/* The end in the same binary as the start (as for AutoFDO). */
+	sl = add_range(p, bin, vstart, vstart + (t->last - t->start));
+	if (!sl)
+		return -etmkit_err_nomem;
+	if (branch) {
+		t->pend = 1;
+		t->pend_slot = sl;
+	}
+	return 0;
+}
+
+/* The taken branch that ended the last range went to run-time address
+ * @to: counted when @to is in the binary of its source. */
+static int count_pending(struct profile *p, uint8_t id, struct profile_id *st,
+			 uint64_t to)
+{
+	struct profile_trace *t = &st->tr;
+	size_t bin;
+	uint64_t vto;
+	int err;
+
+	t->pend = 0;
+	err = profile_where_of(p, id, &st->memo, to, &bin, &vto);
+	if (err == -etmkit_err_not_found)
+		return 0;
+	if (err < 0)
+		return err;
+	if (bin != t->pend_slot->bin)
+		return 0;               /* into another binary */
+	return profile_count_branch(p, t->pend_slot, vto, 1);
+}
+
+int profile_trace_end(struct profile *p, uint8_t id)
+{
+	struct profile_id *st = &p->ids[id];
+	int err = 0;
+
+	if (st->tr.open)
+		err = close_range(p, id, st, 0);
+	st->tr.pend = 0;
+	return err;
+}
+
+/* Any element, the general way: out of line, so that the fast path
+ * saves no registers for it. */
+static __attribute__((noinline)) int trace_elem(struct profile *p,
+						uint8_t id,
+						const struct etmkit_elem *e)
+{
+	struct profile_id *st = &p->ids[id];
+	struct profile_trace *t = &st->tr;
+	uint64_t last, next;
+	int err = 0, err2 = 0;
+
+	switch (e->kind) {
+	case etmkit_elem_insn_range:
+		if (e->u.range.repeats)
+			return -etmkit_err_unsupported; /* order lost */
+		last = e->u.range.end - e->size;
+		next = e->u.range.end;
+		break;
+	case etmkit_elem_insn:
+		last = e->addr;
+		next = e->addr + e->size;
+		break;
+	case etmkit_elem_trace_on:    /* 3.10: a discontinuity */
+	case etmkit_elem_gap:
+	case etmkit_elem_no_image:    /* 3.11: memory that cannot be read */
+	case etmkit_elem_overflow:
+	case etmkit_elem_exception:
+	case etmkit_elem_exception_entry:
+	case etmkit_elem_q:           /* path not traced */
+		return profile_trace_end(p, id);
+	case etmkit_elem_context:     /* maybe another process's memory */
+		st->memo.span = 0;
+		return 0;
+	default:
+		return 0;
+	}
+	if (t->open && e->addr != t->next)
+		err = close_range(p, id, st, 0); /* not where it went on */
+	else if (t->pend)
+		err = count_pending(p, id, st, e->addr);
+	if (!t->open) {
+		t->open = 1;
+		t->start = e->addr;
+	}
+	t->last = last;
+	t->next = next;
+	if (profile_taken(e, e->u.insn.class_flags))
+		err2 = close_range(p, id, st, 1);
+	return err ? err : err2;
+}
+
+/* The usual element: an insn_range that goes on from the one before, or
+ * starts a range after a taken branch seen before with this target, in
+ * the remembered extent; when it ends in a taken branch, a range seen
+ * before. Anything else (or a count about to saturate) goes the general
+ * way, before anything changed, or (the range's end) through
+ * close_range(). Runs once per element: kept short. */
+int profile_trace_elem(struct profile *p, uint8_t id,
+		       const struct etmkit_elem *e)
+{
+	struct profile_id *st = &p->ids[id];
+	struct profile_trace *t = &st->tr;
+	const struct profile_memo *m = &st->memo;
+	struct count_slot *sl, *prev;
+	uint64_t a = e->addr, start, last, vstart, vend;
+
+	if (e->kind != etmkit_elem_insn_range || e->u.range.repeats)
+		return trace_elem(p, id, e);
+	if (t->open) {
+		if (a != t->next)
+			return trace_elem(p, id, e);
+	} else {
+		if (t->pend) {
+			uint64_t vto = a + m->delta;
+
+			sl = t->pend_slot;
+			if (a - m->lo >= m->span || m->bin != sl->bin ||
+			    !sl->aux_count)
+				return trace_elem(p, id, e);
+			if (sl->aux == vto && sl->aux_count != UINT64_MAX) {
+				sl->aux_count++;
+			} else {
+				/* another target (an indirect branch):
+				 * one seen before, in the branches */
+				struct count_slot *b;
+
+				if (!p->branches.cap)
+					return trace_elem(p, id, e);
+				b = count_map_find(p->branches.slots,
+						   p->branches.cap, sl->bin,
+						   sl->to, vto);
+				if (!b->count || b->count == UINT64_MAX)
+					return trace_elem(p, id, e);
+				b->count++;
+			}
+			t->pend = 0;
+			t->prev = sl;
+		}
+		t->open = 1;
+		t->start = a;
+	}
+	last = e->u.range.end - e->size;
+	t->last = last;
+	t->next = e->u.range.end;
+	if (!profile_taken(e, e->u.range.class_flags))
+		return 0;
+	start = t->start;
+	if (start - m->lo >= m->span || !p->ranges.cap)
+		return close_range(p, id, st, 1);
+	vstart = start + m->delta;
+	vend = last + m->delta;
+	/* The range that ran after the one before it last time (that
+	 * slot's target field, unused by traces: an index, checked by its
+	 * key), else the hash table. */
+	prev = t->prev;
+	sl = NULL;
+	if (prev && prev->target < p->ranges.cap) {
+		struct count_slot *c = &p->ranges.slots[prev->target];
+
+		if (c->from == vstart && c->to == vend && c->bin == m->bin &&
+		    c->count)
+			sl = c;
+	}
+	if (!sl) {
+		sl = count_map_find(p->ranges.slots, p->ranges.cap, m->bin,
+				    vstart, vend);
+		if (prev)
+			prev->target = (uint64_t)(sl - p->ranges.slots);
+	}
+	if (!sl->count || sl->count == UINT64_MAX)
+		return close_range(p, id, st, 1);
+	sl->count++;
+	t->open = 0;
+	t->pend = 1;
+	t->pend_slot = sl;
+	return 0;
+}
