@@ -34,5 +34,6 @@
 #include "etmkit/perf.h"
 #include "etmkit/perf_write.h"
 #include "etmkit/profile.h"
+#include "etmkit/stacks.h"
 
 #endif /* ETMKIT_ETMKIT_H */
