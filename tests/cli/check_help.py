@@ -15,9 +15,9 @@ import re
 import subprocess
 import sys
 
-COMMANDS = ("decode", "packets", "frames", "encode", "profile")
+COMMANDS = ("decode", "packets", "frames", "encode", "profile", "flame")
 MAN_SECTION = {"decode": "OPTIONS", "packets": "OPTIONS", "frames": "OPTIONS",
-               "encode": "ENCODE", "profile": "OPTIONS"}
+               "encode": "ENCODE", "profile": "OPTIONS", "flame": "OPTIONS"}
 
 
 def run(etmkit, args):
