@@ -133,8 +133,10 @@ void stacks_free(struct stacks *s);
  * argument, @id above 127), or the callbacks' error. */
 int stacks_elem(struct stacks *s, uint8_t id, const struct etmkit_elem *e);
 
-/* End of an input: every frame ends (events), every stack is forgotten.
- * Returns 0 or the event callback's error; -etmkit_err_invalid. */
+/* End of an input: every frame ends (events), every stack is forgotten,
+ * and the weights are complete (a running frame's instructions are added
+ * to its stack when the frame changes): call before reading or writing
+ * them. Returns 0 or the event callback's error; -etmkit_err_invalid. */
 int stacks_finish(struct stacks *s);
 
 /* Whether a weight reached UINT64_MAX and stopped there. */

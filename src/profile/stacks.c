@@ -95,13 +95,24 @@ static int grow_hash(struct stacks *s)
  * of memory. */
 static uint32_t child(struct stacks *s, uint32_t parent, uint64_t key)
 {
-	size_t mask = s->caphash - 1, k = node_hash(parent, key, mask);
+	size_t mask, k;
 	struct stacks_tree_node *n;
+
+	/* The child taken last from this parent: a loop calling one
+	 * function finds it without hashing. */
+	if (s->nodes[parent].memo_child &&
+	    s->nodes[parent].memo_key == key)
+		return s->nodes[parent].memo_child;
+	mask = s->caphash - 1;
+	k = node_hash(parent, key, mask);
 
 	for (; s->hash[k]; k = (k + 1) & mask) {
 		n = &s->nodes[s->hash[k] - 1];
-		if (n->parent == parent && n->key == key)
+		if (n->parent == parent && n->key == key) {
+			s->nodes[parent].memo_key = key;
+			s->nodes[parent].memo_child = s->hash[k] - 1;
 			return s->hash[k] - 1;
+		}
 	}
 	if (s->nnodes >= UINT32_MAX - 1)
 		return 0;
@@ -141,6 +152,20 @@ static void add(struct stacks *s, uint64_t *w, uint64_t n)
 
 /* ---- A thread's stack ---------------------------------------------------- */
 
+/* The instructions and cycles run since the top frame last changed go to
+ * its node: done when it changes, not per element. */
+static void flush(struct stacks *s, struct stacks_thread *t)
+{
+	uint64_t *w;
+
+	if (!t->depth || !(t->acc[0] | t->acc[1]))
+		return;
+	w = s->nodes[t->e[t->depth - 1].node].weight;
+	add(s, &w[stacks_insns], t->acc[0]);
+	add(s, &w[stacks_cycles], t->acc[1]);
+	t->acc[0] = t->acc[1] = 0;
+}
+
 static int emit(struct stacks *s, struct stacks_event *ev,
 		const struct stacks_thread *t)
 {
@@ -161,6 +186,11 @@ static int pop(struct stacks *s, struct stacks_thread *t)
 	struct stacks_entry *en = &t->e[t->depth - 1];
 	struct stacks_event ev;
 
+	flush(s, t);
+	if (!s->cfg.event) {
+		t->depth--;
+		return 0;
+	}
 	memset(&ev, 0, sizeof(ev));
 	ev.kind = stacks_ev_frame;
 	ev.exc = en->exc;
@@ -199,6 +229,7 @@ static int push_key(struct stacks *s, struct stacks_thread *t, uint64_t key,
 		t->beyond++;
 		return 0;
 	}
+	flush(s, t);
 	if (t->depth == STACKS_MAX_DEPTH - 1)
 		key = STACKS_KEY_TRUNCATED;
 	node = child(s, parent, key);
@@ -339,27 +370,32 @@ static uint64_t *top_weight(struct stacks *s, struct stacks_thread *t)
 	return s->nodes[t->depth ? t->e[t->depth - 1].node : 0].weight;
 }
 
-/* Instructions from @e->addr (@n of them, @cycles with them), the last
- * one's classification @cls and flags @fl. */
-static int run_insns(struct stacks *s, struct stacks_thread *t,
-		     const struct etmkit_elem *e, uint64_t n, uint32_t cls)
+/* Instructions from @e->addr (@n of them), the last one's
+ * classification @cls: once per element, kept inline. */
+static inline int run_insns(struct stacks *s, struct stacks_thread *t,
+			    const struct etmkit_elem *e, uint64_t n,
+			    uint32_t cls)
 {
-	uint64_t *w, *clk = s->clk[t->id];
-	int err = settle(s, t, e->addr);
+	uint64_t *clk = s->clk[t->id];
 
-	if (err < 0)
-		return err;
-	w = top_weight(s, t);
-	add(s, &w[stacks_insns], n);
-	add(s, &clk[stacks_insns], n);
-	if (e->flags & ETMKIT_INSN_CYCLES) {
-		add(s, &w[stacks_cycles], e->cycles);
-		add(s, &clk[stacks_cycles], e->cycles);
+	if (t->pending != stacks_none || !t->depth) {
+		int err = settle(s, t, e->addr);
+
+		if (err < 0)
+			return err;
 	}
-	if (!(cls & INSN_F_BRANCH) ||
+	/* Plain sums: 2^64 instructions or cycles are not in one trace. */
+	t->acc[0] += n;
+	clk[stacks_insns] += n;
+	if (e->flags & ETMKIT_INSN_CYCLES) {
+		t->acc[1] += e->cycles;
+		clk[stacks_cycles] += e->cycles;
+	}
+	if (!(cls & (INSN_F_CALL | INSN_F_RETURN | INSN_F_EXC_RETURN)) ||
+	    !(cls & INSN_F_BRANCH) ||
 	    (e->flags & (ETMKIT_INSN_EXEC | ETMKIT_INSN_COND_FAIL |
 			 ETMKIT_INSN_CANCEL)) != ETMKIT_INSN_EXEC)
-		return 0;                     /* not taken */
+		return 0;             /* changes no frame, or not taken */
 	if (cls & INSN_F_EXC_RETURN)
 		t->pending = stacks_exc_ret;
 	else if (cls & INSN_F_CALL)
@@ -428,13 +464,12 @@ static int timestamp(struct stacks *s, struct stacks_thread *t,
 	return 0;
 }
 
-int stacks_elem(struct stacks *s, uint8_t id, const struct etmkit_elem *e)
+/* Any element, the general way: out of line, so that the fast path of
+ * stacks_elem() saves no registers for it. */
+static __attribute__((noinline)) int elem_slow(struct stacks *s, uint8_t id,
+					       struct stacks_thread *t,
+					       const struct etmkit_elem *e)
 {
-	struct stacks_thread *t;
-
-	if (!s || !e || id >= STACKS_IDS)
-		return -etmkit_err_invalid;
-	t = s->cur[id];
 	switch (e->kind) {
 	case etmkit_elem_insn:
 		return run_insns(s, t, e, 1, e->u.insn.class_flags);
@@ -469,6 +504,32 @@ int stacks_elem(struct stacks *s, uint8_t id, const struct etmkit_elem *e)
 	default:
 		return 0;
 	}
+}
+
+int stacks_elem(struct stacks *s, uint8_t id, const struct etmkit_elem *e)
+{
+	struct stacks_thread *t;
+	uint32_t cls;
+
+	if (!s || !e || id >= STACKS_IDS)
+		return -etmkit_err_invalid;
+	t = s->cur[id];
+	/* The usual element: a range with nothing to settle, whose last
+	 * instruction calls or returns nothing, no cycles. */
+	if (e->kind != etmkit_elem_insn_range || t->pending != stacks_none ||
+	    !t->depth || (e->flags & ETMKIT_INSN_CYCLES))
+		return elem_slow(s, id, t, e);
+	cls = e->u.range.class_flags;
+	if (cls & (INSN_F_CALL | INSN_F_RETURN | INSN_F_EXC_RETURN))
+		return elem_slow(s, id, t, e);
+	{
+		uint64_t n = (uint64_t)e->u.range.count *
+			     ((uint64_t)e->u.range.repeats + 1);
+
+		t->acc[0] += n;
+		s->clk[id][stacks_insns] += n;
+	}
+	return 0;
 }
 
 int stacks_finish(struct stacks *s)

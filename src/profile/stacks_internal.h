@@ -28,12 +28,16 @@ struct stacks_thread {
 	uint32_t thread;
 	uint32_t depth;            /* entries in use (0: forgotten) */
 	uint64_t beyond;           /* calls past the depth limit */
+	uint64_t acc[2];           /* instructions, cycles not yet added to
+				      the top frame's node (flush()) */
 	struct stacks_entry e[STACKS_MAX_DEPTH];
 };
 
 struct stacks_tree_node {
 	uint32_t parent, depth;
 	uint64_t key;
+	uint64_t memo_key;         /* the last child looked up (memo_child: */
+	uint32_t memo_child;       /* its node; 0: none) */
 	uint64_t weight[stacks_clock_count];
 };
 
