@@ -2,15 +2,17 @@
 """Call stacks from QEMU runs of the workloads (docs/stacks.md).
 
 tests/workloads/calls.c (function pointers, a jump table, recursion) is
-compiled for A64 and run under QEMU (tools/qemu-trace); `etmkit encode
---from-qemu` writes its execution record and an ETMv4 (and an ETE) trace
-snapshot. Then, from the snapshot with the program as --elf:
+compiled for A64, A32 and T32 and run under QEMU (tools/qemu-trace);
+`etmkit encode --from-qemu` writes its execution record and a trace
+snapshot: ETMv4 and ETE for A64, ETMv3 for A32 and T32. Then, from the
+snapshot with the program as --elf:
 
 1. `etmkit profile --format folded` equals, line for line and count for
    count, the folded stacks computed here from the record alone: calls
-   and returns found by A64 opcode (BL, BLR, BLRAA...; RET, RETAA...;
-   ERET...) among the record's taken branches, functions by the ELF
-   symbol table read here (readelf), the rules of docs/stacks.md;
+   and returns found by opcode (A64 BL, BLR, BLRAA...; RET, RETAA...;
+   A32/T32 BL, BLX; BX LR, POP {pc}...) among the record's taken
+   branches, functions by the ELF symbol table read here (readelf), the
+   rules of docs/stacks.md;
 2. `etmkit flame` is well-formed XML (xml.etree) whose frames are the
    prefixes of those stacks, each as wide as its count's share;
 3. `etmkit profile --format chrome` is valid JSON in the trace event
@@ -20,7 +22,7 @@ snapshot. Then, from the snapshot with the program as --elf:
 Bad options give clear errors.
 
 Usage: stacks_rt.py --etmkit ETMKIT --workloads DIR --tool QEMU_TRACE
-Exit: 0 pass, 1 fail, 77 qemu-user or the cross compiler missing (fails
+Exit: 0 pass, 1 fail, 77 qemu-user or the cross compilers missing (fails
 with CI=true)."""
 import argparse
 import json
@@ -77,10 +79,62 @@ def a64_kind(op):
     return None
 
 
+def a32_kind(op):
+    """The same for A32 opcode @op (Arm ARM A8.8): BL, BLX (immediate and
+    register); BX LR, MOV PC, LR, LDM SP! / POP with PC, LDR PC, [SP],
+    #4; SUBS PC, LR, #imm and ERET for exception returns."""
+    cond = op >> 28
+    if cond == 0xF:
+        return "call" if op & 0x0E000000 == 0x0A000000 else None  # BLX imm
+    if op & 0x0F000000 == 0x0B000000 or op & 0x0FFFFFF0 == 0x012FFF30:
+        return "call"
+    if op & 0x0FFFFFFF in (0x012FFF1E, 0x01A0F00E, 0x049DF004):
+        return "ret"
+    if op & 0x0FFF8000 == 0x08BD8000:
+        return "ret"
+    if op & 0x0FFFF000 == 0x025EF000 or op & 0x0FFFFFFF == 0x0160006E:
+        return "eret"
+    return None
+
+
+def t32_kind(op, size):
+    """The same for T32 (@size 2 or 4, @op as the record writes it: first
+    halfword then second): BL, BLX; BX LR, POP {..., pc}, LDM.W SP! with
+    PC, LDR.W PC, [SP], #4; SUBS PC, LR, #imm."""
+    if size == 2:
+        if op & 0xFF87 == 0x4780:
+            return "call"
+        if op == 0x4770 or op & 0xFF00 == 0xBD00:
+            return "ret"
+        return None
+    hw1, hw2 = op >> 16, op & 0xFFFF
+    if hw1 & 0xF800 == 0xF000 and hw2 & 0xC000 == 0xC000:
+        return "call"                         # BL (hw2 bit 12), BLX
+    if hw1 == 0xE8BD and hw2 & 0x8000:
+        return "ret"
+    if (hw1, hw2) == (0xF85D, 0xFB04):
+        return "ret"
+    if hw1 == 0xF3DE and hw2 & 0xFF00 == 0x8F00:
+        return "eret"
+    return None
+
+
+def branch_kind(isa, opcode):
+    op = int(opcode, 16)
+    if isa == "a64":
+        return a64_kind(op)
+    if isa == "arm":
+        return a32_kind(op)
+    if isa == "thumb":
+        return t32_kind(op, len(opcode) // 2)
+    return None
+
+
 def elf_functions(path):
     """[(addr, size, name)] of the function symbols, by readelf: FUNC, or
     NOTYPE in an executable section; no mapping symbols ($x, $d...)."""
     execs = set()
+    arm32 = open(path, "rb").read(5)[4] == 1
     for line in run(["readelf", "-SW", path]).stdout.splitlines():
         m = re.match(r"\s*\[\s*(\d+)\]\s+\S+\s+\S+\s+\S+\s+\S+\s+\S+"
                      r"\s+\S+\s+(\S*)", line)
@@ -95,7 +149,10 @@ def elf_functions(path):
             continue
         if re.fullmatch(r"\$[atdx](\..*)?", f[7]):
             continue
-        out.append((int(f[1], 16), int(f[2], 0), f[7].split("@")[0]))
+        a = int(f[1], 16)
+        if f[3] == "FUNC" and arm32:
+            a &= ~1                            # the Thumb bit
+        out.append((a, int(f[2], 0), f[7].split("@")[0]))
     return out
 
 
@@ -189,8 +246,8 @@ def record_stacks(rec, names):
         folded[key] = folded.get(key, 0) + 1
         clock += 1
         taken = any(w.startswith("->") for w in t[3:])
-        if taken and t[1] == "a64":
-            pending = a64_kind(int(t[2], 16))
+        if taken:
+            pending = branch_kind(t[1], t[2])
     forget()
     return folded, slices
 
@@ -371,6 +428,31 @@ def bad_options(a, snap, elf):
         fail(f"--width 5: {p.stderr}")
 
 
+def case(a, tmp, arch, proto, log, elf, names):
+    tag = f"calls {arch} {proto}"
+    snap = os.path.join(tmp, f"snap-{arch}-{proto}")
+    rec = os.path.join(tmp, f"rec-{arch}-{proto}.txt")
+    run([a.etmkit, "encode", "--from-qemu", log, "--protocol", proto,
+         "--out", snap, "--record-out", rec, "-q"])
+    want, slices = record_stacks(rec, names)
+    src = ["--snapshot", snap, "--elf", elf]
+    text = run([a.etmkit, "profile"] + src + ["--format", "folded"]).stdout
+    got = check_folded(tag, text, want)
+    if not any("fib;fib;fib" in ";".join(s) for s, _ in got):
+        fail(f"{tag}: no recursion of fib in the stacks")
+    svg = os.path.join(tmp, f"{arch}-{proto}.svg")
+    run([a.etmkit, "flame"] + src + ["-o", svg, "--title", "calls <&>",
+                                     "--width", "900"])
+    nframes = check_svg(tag, svg, got)
+    chrome = run([a.etmkit, "profile"] + src +
+                 ["--format", "chrome"]).stdout
+    nslices = check_chrome(tag, chrome, slices)
+    print(f"{tag}: {len(got)} stacks, {sum(want.values())} instructions, "
+          f"{nframes} SVG frames, {nslices} slices")
+    if proto == "etmv4":
+        bad_options(a, snap, elf)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--etmkit", required=True)
@@ -380,37 +462,21 @@ def main():
     if not shutil.which("qemu-aarch64") or \
             not shutil.which("aarch64-linux-gnu-gcc"):
         skip("qemu-aarch64 or aarch64-linux-gnu-gcc missing")
+    if not shutil.which("qemu-arm") or \
+            not shutil.which("arm-linux-gnueabihf-gcc"):
+        skip("qemu-arm or arm-linux-gnueabihf-gcc missing")
     with tempfile.TemporaryDirectory() as tmp:
-        out = os.path.join(tmp, "calls-a64")
-        log = os.path.join(out, "qemu.log")
-        run([a.tool, "--no-install", "--no-encode", "--arch", "a64",
-             "--out", out, "--log", log,
-             os.path.join(a.workloads, "calls.c")])
-        elf = os.path.join(out, "calls.a64")
-        names = Names(elf_functions(elf))
-        for proto in ("etmv4", "ete"):
-            tag = f"calls a64 {proto}"
-            snap = os.path.join(tmp, "snap-" + proto)
-            rec = os.path.join(tmp, "rec-" + proto + ".txt")
-            run([a.etmkit, "encode", "--from-qemu", log, "--protocol",
-                 proto, "--out", snap, "--record-out", rec, "-q"])
-            want, slices = record_stacks(rec, names)
-            src = ["--snapshot", snap, "--elf", elf]
-            text = run([a.etmkit, "profile"] + src +
-                       ["--format", "folded"]).stdout
-            got = check_folded(tag, text, want)
-            if not any("fib;fib;fib" in ";".join(s) for s, _ in got):
-                fail(f"{tag}: no recursion of fib in the stacks")
-            svg = os.path.join(tmp, proto + ".svg")
-            run([a.etmkit, "flame"] + src + ["-o", svg, "--title",
-                                             "calls <&>", "--width", "900"])
-            nframes = check_svg(tag, svg, got)
-            chrome = run([a.etmkit, "profile"] + src +
-                         ["--format", "chrome"]).stdout
-            nslices = check_chrome(tag, chrome, slices)
-            print(f"{tag}: {len(got)} stacks, {sum(want.values())} "
-                  f"instructions, {nframes} SVG frames, {nslices} slices")
-        bad_options(a, snap, elf)
+        for arch, protos in (("a64", ("etmv4", "ete")), ("a32", ("etmv3",)),
+                             ("t32", ("etmv3",))):
+            out = os.path.join(tmp, "calls-" + arch)
+            log = os.path.join(out, "qemu.log")
+            run([a.tool, "--no-install", "--no-encode", "--arch", arch,
+                 "--out", out, "--log", log,
+                 os.path.join(a.workloads, "calls.c")])
+            elf = os.path.join(out, "calls." + arch)
+            names = Names(elf_functions(elf))
+            for proto in protos:
+                case(a, tmp, arch, proto, log, elf, names)
     print(f"{len(FAILS)} failure(s)")
     return 1 if FAILS else 0
 
