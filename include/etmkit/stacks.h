@@ -78,7 +78,9 @@ enum stacks_clock {
 /* The key of the frame entered at run-time address @addr by trace ID @id
  * (@exc: an exception's handler): any number below STACKS_KEY_TRUNCATED,
  * the same for frames that should merge (the CLI: one per function
- * name). Returns 0 with *@key set; a negative value stops stacks_elem(),
+ * name). The answer must depend on @id and @addr only, between context
+ * elements of any trace ID and stacks_finish() calls: the tracker may
+ * reuse it meanwhile. Returns 0 with *@key set; a negative value stops stacks_elem(),
  * which returns it. */
 typedef int (*stacks_frame_fn)(void *ctx, uint8_t id, uint64_t addr,
 			       int exc, uint64_t *key);

@@ -244,18 +244,45 @@ static int push_key(struct stacks *s, struct stacks_thread *t, uint64_t key,
 	return 0;
 }
 
-/* Push the frame entered at @addr. */
+/* Push the frame entered at @addr. A call from a stack to the address
+ * it called last (same trace ID, no context element since: the frame
+ * callback would answer the same) takes the child remembered without
+ * asking the callback. */
 static int push(struct stacks *s, struct stacks_thread *t, uint64_t addr,
 		int exc)
 {
+	uint32_t parent = t->depth ? t->e[t->depth - 1].node : 0;
+	struct stacks_tree_node *p = &s->nodes[parent];
 	uint64_t key;
-	int err = s->cfg.frame(s->cfg.ctx, t->id, addr, exc, &key);
+	int err;
 
+	if (!exc && p->addr_child && p->addr == addr && p->addr_id == t->id &&
+	    p->addr_gen == s->gen && !t->beyond &&
+	    t->depth < STACKS_MAX_DEPTH - 1) {
+		struct stacks_entry *en;
+
+		flush(s, t);
+		en = &t->e[t->depth++];
+		en->node = p->addr_child;
+		en->exc = 0;
+		en->begin = now(s, t);
+		return 0;
+	}
+	err = s->cfg.frame(s->cfg.ctx, t->id, addr, exc, &key);
 	if (err < 0)
 		return err;
 	if (key >= STACKS_KEY_TRUNCATED)
 		key = STACKS_KEY_TRUNCATED - 1;
-	return push_key(s, t, key, exc);
+	err = push_key(s, t, key, exc);
+	if (err < 0 || exc || t->beyond ||
+	    s->nodes[t->e[t->depth - 1].node].key != key)
+		return err;                /* not a plain frame pushed */
+	p = &s->nodes[parent];             /* the nodes may have moved */
+	p->addr = addr;
+	p->addr_id = t->id;
+	p->addr_gen = s->gen;
+	p->addr_child = t->e[t->depth - 1].node;
+	return 0;
 }
 
 /* Start a forgotten stack: [unknown] and the frame at @addr. */
@@ -493,6 +520,7 @@ static __attribute__((noinline)) int elem_slow(struct stacks *s, uint8_t id,
 	case etmkit_elem_timestamp:
 		return timestamp(s, t, e);
 	case etmkit_elem_context:
+		s->gen++;        /* frame keys may change: push()'s memo */
 		if (!(e->flags & ETMKIT_CTX_CONTEXT_ID) ||
 		    (t->has_thread && t->thread == e->u.context.context_id))
 			return 0;
@@ -538,6 +566,7 @@ int stacks_finish(struct stacks *s)
 
 	if (!s)
 		return -etmkit_err_invalid;
+	s->gen++;                /* the next input's images */
 	for (unsigned id = 0; id < STACKS_IDS; id++) {
 		int e = forget(s, &s->none[id]);
 

@@ -38,6 +38,10 @@ struct stacks_tree_node {
 	uint64_t key;
 	uint64_t memo_key;         /* the last child looked up (memo_child: */
 	uint32_t memo_child;       /* its node; 0: none) */
+	uint64_t addr;             /* the address called last from this */
+	uint64_t addr_gen;         /* stack by trace ID addr_id, at context */
+	uint32_t addr_child;       /* generation addr_gen: its node (0: */
+	uint8_t addr_id;           /* none) */
 	uint64_t weight[stacks_clock_count];
 };
 
@@ -53,6 +57,7 @@ struct stacks {
 	struct stacks_thread none[STACKS_IDS];  /* before any context ID */
 	uint64_t clk[STACKS_IDS][stacks_clock_count];
 	uint8_t has_ts[STACKS_IDS];
+	uint64_t gen;              /* context elements and inputs seen */
 	int saturated;
 };
 
