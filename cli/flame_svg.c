@@ -16,6 +16,7 @@
 #define BOTTOM 30        /* details line */
 #define FONT 12
 #define MIN_PX 0.1       /* narrower frames are not drawn */
+#define CHAR_W 7.2       /* a character's width (monospace, FONT px) */
 
 struct fnode {
 	const char *name;    /* into the text (not NUL-ended): name, len */
@@ -150,6 +151,23 @@ static int by_name(const void *a, const void *b)
 	return c ? c : (x->len > y->len) - (x->len < y->len);
 }
 
+/* The name as far as it fits in @w pixels (as the script's label()
+ * does after a zoom): "" under 3 characters, else cut with "..". */
+static void label(FILE *f, const struct fnode *nd, double w)
+{
+	double c = (w - 6) / CHAR_W;
+	size_t fit = c > 0 ? (size_t)c : 0;
+
+	if (fit < 3)
+		return;
+	if (nd->len <= fit) {
+		put_xml(f, nd->name, nd->len);
+		return;
+	}
+	put_xml(f, nd->name, fit - 2);
+	fputs("..", f);
+}
+
 /* Draw node @k at unit offset @lo, row @row (0: bottom), then its
  * children in name order. */
 static int draw(struct flame *fl, size_t k, uint64_t lo, unsigned row)
@@ -171,10 +189,12 @@ static int draw(struct flame *fl, size_t k, uint64_t lo, unsigned row)
 	put_xml(fl->f, nd->name, nd->len);
 	fprintf(fl->f, " (%" PRIu64 " %s, %.2f%%)</title><rect x=\"%.4f\" "
 		"y=\"%u\" width=\"%.4f\" height=\"%u\" fill=\"rgb(%u,%u,%u)\" "
-		"rx=\"2\"/><text x=\"%.2f\" y=\"%u\"></text></g>\n",
+		"rx=\"2\"/><text x=\"%.2f\" y=\"%u\">",
 		nd->count, fl->unit, 100.0 * (double)nd->count /
 		(double)(fl->total ? fl->total : 1), x, y, w, FRAME_H - 1,
 		r, g, b, x + 3, y + FRAME_H - 4);
+	label(fl->f, nd, w);
+	fputs("</text></g>\n", fl->f);
 	for (size_t c = nd->child; c; c = fl->nodes[c].next)
 		nc++;
 	if (!nc)

@@ -14,7 +14,8 @@ snapshot with the program as --elf:
    branches, functions by the ELF symbol table read here (readelf), the
    rules of docs/stacks.md;
 2. `etmkit flame` is well-formed XML (xml.etree) whose frames are the
-   prefixes of those stacks, each as wide as its count's share;
+   prefixes of those stacks, each as wide as its count's share; with node,
+   its script zooms, searches and resets (tests/perf/flame_js.js);
 3. `etmkit profile --format chrome` is valid JSON in the trace event
    format (fields per phase; X slices nest per pid/tid) and its slices
    are the record's function activations, in order, with their
@@ -35,6 +36,7 @@ import tempfile
 import xml.etree.ElementTree as ET
 
 CI = os.environ.get("CI") == "true"
+HERE = os.path.dirname(os.path.abspath(__file__))
 FAILS = []
 
 
@@ -347,7 +349,43 @@ def check_svg(tag, path, folded):
                k not in seen]
     if missing:
         fail(f"{tag}: SVG frames missing: {missing[:5]}")
+    check_script(tag, root, folded, total)
     return len(seen)
+
+
+def check_script(tag, root, folded, total):
+    """The embedded script under node (tests/perf/flame_js.js): zoom into a
+    frame, search "fib" (the share of instructions under a fib frame, from
+    the folded stacks), Escape. Without node: not run (said)."""
+    if not shutil.which("node"):
+        print(f"{tag}: node missing: the SVG's script not run")
+        return
+    ns = "{http://www.w3.org/2000/svg}"
+    frames = []
+    for g in root.iter(f"{ns}g"):
+        if g.get("class") == "f":
+            frames.append({"attrs": dict(g.attrib),
+                           "title": g.find(f"{ns}title").text,
+                           "rect": dict(g.find(f"{ns}rect").attrib),
+                           "text": g.find(f"{ns}text").text or ""})
+    under = sum(c for frames_, c in folded if any("fib" in f
+                                                  for f in frames_))
+    with tempfile.TemporaryDirectory() as d:
+        fj = os.path.join(d, "frames.json")
+        js = os.path.join(d, "script.js")
+        with open(fj, "w") as f:
+            json.dump(frames, f)
+        text = root.find(f"{ns}script").text
+        with open(js, "w") as f:
+            f.write(text)
+        p = subprocess.run(["node", os.path.join(HERE, "flame_js.js"), fj,
+                            js, "fib", "%.2f" % (100 * under / total),
+                            root.get("width")],
+                           capture_output=True, text=True)
+    if p.returncode:
+        fail(f"{tag}: the SVG's script: {p.stdout}{p.stderr}")
+    else:
+        print(f"{tag}: {p.stdout.strip()}")
 
 
 # ---- The timeline --------------------------------------------------------
