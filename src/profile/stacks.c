@@ -440,6 +440,8 @@ static int lost(struct stacks *s, struct stacks_thread *t,
 	struct stacks_event ev;
 	int err = forget(s, t), e2;
 
+	if (!s->cfg.event)
+		return err;
 	memset(&ev, 0, sizeof(ev));
 	ev.kind = stacks_ev_lost;
 	ev.elem = e->kind;
@@ -470,6 +472,8 @@ static int exception(struct stacks *s, struct stacks_thread *t,
 		return err;
 	if (t->depth)
 		t->pending = stacks_exc;
+	if (!s->cfg.event)
+		return 0;
 	memset(&ev, 0, sizeof(ev));
 	ev.kind = stacks_ev_exception;
 	ev.number = e->u.exception.number;
