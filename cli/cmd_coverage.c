@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "counting.h"
 #include "images.h"
 #include "symbolize.h"
 #include "etmkit/coverage.h"
@@ -71,19 +72,11 @@ struct cov_br {
 };
 
 struct coverage_run {
-	struct cli_input in;
-	struct cli_images images;
-	struct etmkit_session *session;
+	struct cli_counting c;             /* input, images, locator */
 	struct coverage *cov;
-	struct cli_symbols *syms;          /* its locator names binaries */
-	struct locate *loc;
 	const char *format, *output;
-	int err;                           /* the first counting error */
 	int etm3;                          /* an ETMv3 source: conditions of
 					      every instruction traced */
-	uint64_t errors;                   /* decode errors (gaps) */
-	const struct image *id_image[DEFORMAT_ID_COUNT];
-	uint8_t id_space[DEFORMAT_ID_COUNT];
 	/* lcov */
 	struct lines **lines;              /* per binary, or NULL */
 	struct cov_da *da;
@@ -114,98 +107,37 @@ static int opt_cov_output(void *ctx, const char *arg)
 
 /* ---- Counting ----------------------------------------------------------- */
 
-/* Losses that are not decode errors (as in decode and profile). */
-static int expected_loss(unsigned reason)
+static int count(void *ctx, uint8_t id, const struct etmkit_elem *e)
 {
-	return reason == etmkit_loss_truncated ||
-	       (reason >= etmkit_loss_aux_truncated &&
-		reason <= etmkit_loss_aux_missing);
-}
-
-static int on_elem(void *ctx, uint8_t id, const struct etmkit_elem *e)
-{
-	struct coverage_run *r = ctx;
-	int err;
-
-	id &= 0x7f;
-	if (r->images.sb && e->kind != etmkit_elem_insn_range &&
-	    e->kind != etmkit_elem_insn) {
-		struct cli_task task;
-
-		/* Follow the process (perf.data), as profile does. */
-		cli_perf_sb_elem(r->images.sb, id, e, &task);
-		if (e->kind == etmkit_elem_context)
-			r->id_image[id] = cli_perf_sb_image(r->images.sb, id);
-	}
-	if (e->kind == etmkit_elem_context)
-		r->id_space[id] = cli_context_space(e);
-	else if (e->kind == etmkit_elem_gap && !expected_loss(e->u.loss.reason))
-		r->errors++;
-	err = coverage_elem(r->cov, id, e);
-	if (err < 0 && !r->err)
-		r->err = err;
-	return 0;
-}
-
-static int resolve(void *ctx, uint8_t id, uint64_t addr,
-		   struct profile_where *w)
-{
-	struct coverage_run *r = ctx;
-
-	if (!r->id_image[id])
-		return -etmkit_err_not_found;
-	return profile_where_locate(r->loc, r->id_image[id], r->id_space[id],
-				    addr, w);
-}
-
-static int feed(void *ctx, const uint8_t *buf, size_t n)
-{
-	struct coverage_run *r = ctx;
-	int stopped = 0;
-
-	return cli_session_feed("coverage", r->session, buf, n, 0, &stopped);
+	return coverage_elem(((struct coverage_run *)ctx)->cov, id, e);
 }
 
 static int setup(struct coverage_run *r)
 {
-	struct etmkit_session_config sc;
 	struct coverage_config cc;
 	int err, rc;
 
-	etmkit_session_config_init(&sc);
-	sc.frames = r->in.mode;
-	sc.raw_id = r->in.src[0].id;
-	sc.on_elem = on_elem;
-	sc.ctx = r;
-	err = etmkit_session_alloc(&r->session, &sc);
-	if (!err && !(r->syms = cli_symbols_alloc()))
-		err = -etmkit_err_nomem;
+	r->c.count = count;
+	r->c.ctx = r;
+	/* ETMv4/ETE: instruction ranges with repeats, the fast path. */
+	rc = cli_counting_setup(&r->c, ETM4_FLOW_RANGES | ETM4_FLOW_TALLY);
+	if (rc)
+		return rc;
 	coverage_config_init(&cc);
-	cc.resolve = resolve;
-	cc.ctx = r;
-	if (!err)
-		err = coverage_alloc(&r->cov, &cc);
+	cc.resolve = cli_counting_resolve;
+	cc.ctx = &r->c;
+	err = coverage_alloc(&r->cov, &cc);
 	if (err < 0) {
 		cli_error("cannot set up the decoder: %s", etmkit_errstr(err));
 		return cli_exit_input;
 	}
-	/* ETMv4/ETE: instruction ranges with repeats, the fast path. */
-	rc = cli_images_setup(&r->images, &r->in, r->session,
-			      ETM4_FLOW_RANGES | ETM4_FLOW_TALLY);
-	if (!rc)
-		rc = cli_images_symbols(&r->images, r->syms);
-	r->loc = cli_symbols_locate(r->syms);
-	for (int i = 0; !rc && i < r->in.nsrc; i++) {
-		uint8_t id = r->in.src[i].id & 0x7f;
-
-		r->id_image[id] = cli_images_of(&r->images, &r->in, id);
-		r->id_space[id] = IMAGE_SPACE_ANY;
-		if (r->in.src[i].proto == etmkit_proto_etmv3) {
-			coverage_conditions_traced(r->cov, id, 1);
+	for (int i = 0; i < r->c.in.nsrc; i++)
+		if (r->c.in.src[i].proto == etmkit_proto_etmv3) {
+			coverage_conditions_traced(r->cov,
+						   r->c.in.src[i].id & 0x7f, 1);
 			r->etm3 = 1;
 		}
-	}
-	return rc;
+	return 0;
 }
 
 /* ---- Instructions of a binary ------------------------------------------- */
@@ -492,14 +424,14 @@ static const char *next_file(const struct coverage_run *r, size_t fi,
 
 static int write_lcov(struct coverage_run *r, FILE *f)
 {
-	size_t nb = locate_binary_count(r->loc), fi = 0, bi = 0, di = 0;
+	size_t nb = locate_binary_count(r->c.loc), fi = 0, bi = 0, di = 0;
 	const char *file;
 
 	r->lines = calloc(nb ? nb : 1, sizeof(*r->lines));
 	if (!r->lines)
 		return -etmkit_err_nomem;
 	for (size_t i = 0; i < nb; i++) {
-		const struct locate_binary *b = locate_binary_at(r->loc, i);
+		const struct locate_binary *b = locate_binary_at(r->c.loc, i);
 
 		if (b->elf)
 			collect_binary(r, i, b);
@@ -547,10 +479,10 @@ static void count_function(const struct coverage_run *r, size_t i,
 
 static int write_text(struct coverage_run *r, FILE *f)
 {
-	size_t nb = locate_binary_count(r->loc);
+	size_t nb = locate_binary_count(r->c.loc);
 
 	for (size_t i = 0; i < nb; i++) {
-		const struct locate_binary *b = locate_binary_at(r->loc, i);
+		const struct locate_binary *b = locate_binary_at(r->c.loc, i);
 		uint64_t all = 0, all_ran = 0, nf = 0, entered = 0;
 		struct image_diag d;
 		struct image *img = NULL;
@@ -622,7 +554,7 @@ static int write_coverage(struct coverage_run *r)
 
 static void cleanup(struct coverage_run *r)
 {
-	size_t nb = r->loc ? locate_binary_count(r->loc) : 0;
+	size_t nb = r->c.loc ? locate_binary_count(r->c.loc) : 0;
 
 	for (size_t i = 0; r->lines && i < nb; i++)
 		lines_free(r->lines[i]);
@@ -630,11 +562,8 @@ static void cleanup(struct coverage_run *r)
 	free(r->da);
 	free(r->fn);
 	free(r->br);
-	etmkit_session_free(r->session);
 	coverage_free(r->cov);
-	cli_symbols_free(r->syms);
-	cli_images_free(&r->images);
-	cli_input_free(&r->in);
+	cli_counting_free(&r->c);
 }
 
 int cmd_coverage(int argc, char **argv)
@@ -643,19 +572,17 @@ int cmd_coverage(int argc, char **argv)
 	int rc;
 
 	memset(&r, 0, sizeof(r));
-	r.in.frames = -1;
-	r.in.keep_snapshot = 1;
-	r.in.protos = CLI_PROTO_ALL;
+	cli_counting_init(&r.c);
 	{
 		const struct cli_flag flags[] = {
 			{ .name = "format", .value = opt_cov_format, .ctx = &r },
 			{ .name = "output", .value = opt_cov_output, .ctx = &r },
-			{ .name = "m-profile", .target = &r.in.m_profile },
-			CLI_IMAGES_FLAGS(&r.images),
+			{ .name = "m-profile", .target = &r.c.in.m_profile },
+			CLI_IMAGES_FLAGS(&r.c.images),
 			{ .name = NULL }
 		};
 
-		rc = cli_parse_args(&cli_cmd_coverage, flags, &r.in, argc,
+		rc = cli_parse_args(&cli_cmd_coverage, flags, &r.c.in, argc,
 				    argv);
 	}
 	if (rc) {
@@ -664,30 +591,28 @@ int cmd_coverage(int argc, char **argv)
 	}
 	/* the coverage is written once the trace is read: progress may
 	 * share a terminal with stdout */
-	r.in.stdout_free = 1;
-	rc = cli_input_resolve(&r.in, "coverage");
+	r.c.in.stdout_free = 1;
+	rc = cli_input_resolve(&r.c.in, "coverage");
 	if (!rc)
 		rc = setup(&r);
 	if (!rc)
-		rc = cli_input_stream(&r.in, feed, &r, r.session);
-	if (!rc && etmkit_session_finish(r.session) < 0)
-		rc = cli_exit_input;
+		rc = cli_counting_stream(&r.c, "coverage");
 	if (!rc) {
 		int err = coverage_finish(r.cov);
 
-		if (err < 0 && !r.err)
-			r.err = err;
-		if (r.err) {
+		if (err < 0 && !r.c.err)
+			r.c.err = err;
+		if (r.c.err) {
 			cli_error("cannot count the trace: %s",
-				  etmkit_errstr(r.err));
+				  etmkit_errstr(r.c.err));
 			rc = cli_exit_input;
 		}
 	}
 	if (!rc)
 		rc = write_coverage(&r);
-	if (!rc && r.errors) {
+	if (!rc && r.c.errors) {
 		cli_error("%" PRIu64 " decode error%s in the trace (gaps)",
-			  r.errors, r.errors == 1 ? "" : "s");
+			  r.c.errors, r.c.errors == 1 ? "" : "s");
 		rc = cli_exit_trace_errors;
 	}
 	cleanup(&r);

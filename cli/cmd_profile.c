@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "counting.h"
 #include "images.h"
 #include "chrome_trace.h"
 #include "flame_svg.h"
@@ -84,12 +85,8 @@ static const char *const weight_units[stacks_clock_count] = {
 };
 
 struct profile_run {
-	struct cli_input in;
-	struct cli_images images;
-	struct etmkit_session *session;
+	struct cli_counting c;             /* input, images, locator */
 	struct profile *prof;
-	struct cli_symbols *syms;          /* its locator names binaries */
-	struct locate *loc;
 	const char *format, *output, *binary, *title;
 	int fmt;                           /* enum prof_format */
 	int traces;                        /* bolt, profgen */
@@ -101,10 +98,6 @@ struct profile_run {
 	FILE *out;                         /* chrome: opened at set-up */
 	regex_t re;
 	int have_re;
-	int err;                           /* the first profile error */
-	uint64_t errors;                   /* decode errors (gaps) */
-	const struct image *id_image[DEFORMAT_ID_COUNT];
-	uint8_t id_space[DEFORMAT_ID_COUNT];
 };
 
 /* ---- Options ------------------------------------------------------------ */
@@ -196,57 +189,12 @@ static int opt_prof_binary(void *ctx, const char *arg)
 
 /* ---- Counting ----------------------------------------------------------- */
 
-/* Losses that are not decode errors (as in decode): a packet cut at the
- * end of a piece, and trace the recorder says it lost (digest 3.7). */
-static int expected_loss(unsigned reason)
-{
-	return reason == etmkit_loss_truncated ||
-	       (reason >= etmkit_loss_aux_truncated &&
-		reason <= etmkit_loss_aux_missing);
-}
-
-static int on_elem(void *ctx, uint8_t id, const struct etmkit_elem *e)
-{
-	struct profile_run *r = ctx;
-	int err;
-
-	id &= 0x7f;
-	if (r->images.sb && e->kind != etmkit_elem_insn_range &&
-	    e->kind != etmkit_elem_insn) {
-		struct cli_task task;
-
-		/* Follow the process (perf.data): the thread of the context
-		 * ID picks its image. Every element counts: --pid and
-		 * --binary of decode are listing filters, so the side-band
-		 * has nothing to say of an instruction. */
-		cli_perf_sb_elem(r->images.sb, id, e, &task);
-		if (e->kind == etmkit_elem_context)
-			r->id_image[id] = cli_perf_sb_image(r->images.sb, id);
-	}
-	if (e->kind == etmkit_elem_context)
-		r->id_space[id] = cli_context_space(e);
-	else if (e->kind == etmkit_elem_gap && !expected_loss(e->u.loss.reason))
-		r->errors++;
-	err = r->stacks ? stacks_elem(r->stacks, id, e)
-			: profile_elem(r->prof, id, e);
-	if (err < 0 && !r->err)
-		r->err = err;   /* reported at the end; counting goes on */
-	return 0;
-}
-
-/* The profile's resolver: the binary and ELF address of @addr through
- * the locator, in the memory space trace ID @id is in, with the span over
- * which the locator's answer holds. A file offset outside the loadable
- * segments has no ELF address: not a binary's code, as for simpleperf. */
-static int resolve(void *ctx, uint8_t id, uint64_t addr,
-		   struct profile_where *w)
+static int count(void *ctx, uint8_t id, const struct etmkit_elem *e)
 {
 	struct profile_run *r = ctx;
 
-	if (!r->id_image[id])
-		return -etmkit_err_not_found;
-	return profile_where_locate(r->loc, r->id_image[id], r->id_space[id],
-				    addr, w);
+	return r->stacks ? stacks_elem(r->stacks, id, e)
+			 : profile_elem(r->prof, id, e);
 }
 
 /* The stack tracker's frame keys: one per function name. */
@@ -256,7 +204,7 @@ static int frame_key(void *ctx, uint8_t id, uint64_t addr, int exc,
 	struct profile_run *r = ctx;
 
 	(void)exc;
-	return stack_names_key(r->names, id, r->id_image[id], r->id_space[id],
+	return stack_names_key(r->names, id, r->c.id_image[id], r->c.id_space[id],
 			       addr, key);
 }
 
@@ -268,14 +216,6 @@ static int stack_event(void *ctx, const struct stacks_event *ev)
 static const char *frame_name(void *ctx, uint64_t key)
 {
 	return stack_names_name(((struct profile_run *)ctx)->names, key);
-}
-
-static int feed(void *ctx, const uint8_t *buf, size_t n)
-{
-	struct profile_run *r = ctx;
-	int stopped = 0;
-
-	return cli_session_feed("profile", r->session, buf, n, 0, &stopped);
 }
 
 /* ---- Set-up ------------------------------------------------------------- */
@@ -296,7 +236,7 @@ static int setup_stacks(struct profile_run *r)
 	struct stacks_config sc;
 	int err;
 
-	r->names = stack_names_alloc(r->loc);
+	r->names = stack_names_alloc(r->c.loc);
 	if (!r->names) {
 		cli_error("out of memory");
 		return cli_exit_input;
@@ -326,47 +266,31 @@ static int setup_stacks(struct profile_run *r)
 
 static int setup(struct profile_run *r)
 {
-	struct etmkit_session_config sc;
 	struct profile_config pc;
 	int err, rc;
 
-	etmkit_session_config_init(&sc);
-	sc.frames = r->in.mode;
-	sc.raw_id = r->in.src[0].id;
-	sc.on_elem = on_elem;
-	sc.ctx = r;
-	err = etmkit_session_alloc(&r->session, &sc);
-	if (!err && !(r->syms = cli_symbols_alloc()))
-		err = -etmkit_err_nomem;
-	profile_config_init(&pc);
-	pc.resolve = resolve;
-	pc.ctx = r;
-	pc.traces = r->traces;
-	if (!err)
-		err = profile_alloc(&r->prof, &pc);
-	if (err < 0) {
-		cli_error("cannot set up the decoder: %s", etmkit_errstr(err));
-		return cli_exit_input;
-	}
+	r->c.count = count;
+	r->c.ctx = r;
 	/* ETMv4/ETE: instruction ranges, the fast path; a tally (a block
 	 * run again) only for AutoFDO's ranges and branches, which need no
 	 * order: taken-branch traces (profile.h) need the order, and a
 	 * stack changes at every call and return of a block. */
-	rc = cli_images_setup(&r->images, &r->in, r->session,
-			      ETM4_FLOW_RANGES |
-			      (r->fmt == fmt_autofdo ? ETM4_FLOW_TALLY : 0));
-	if (!rc)
-		rc = cli_images_symbols(&r->images, r->syms);
-	r->loc = cli_symbols_locate(r->syms);
-	if (!rc && r->fmt != fmt_autofdo && !r->traces)
-		rc = setup_stacks(r);
-	for (int i = 0; !rc && i < r->in.nsrc; i++) {
-		uint8_t id = r->in.src[i].id & 0x7f;
-
-		r->id_image[id] = cli_images_of(&r->images, &r->in, id);
-		r->id_space[id] = IMAGE_SPACE_ANY;
+	rc = cli_counting_setup(&r->c, ETM4_FLOW_RANGES |
+				(r->fmt == fmt_autofdo ? ETM4_FLOW_TALLY : 0));
+	if (rc)
+		return rc;
+	profile_config_init(&pc);
+	pc.resolve = cli_counting_resolve;
+	pc.ctx = &r->c;
+	pc.traces = r->traces;
+	err = profile_alloc(&r->prof, &pc);
+	if (err < 0) {
+		cli_error("cannot set up the decoder: %s", etmkit_errstr(err));
+		return cli_exit_input;
 	}
-	return rc;
+	if (r->fmt != fmt_autofdo && !r->traces)
+		return setup_stacks(r);
+	return 0;
 }
 
 /* ---- Output ------------------------------------------------------------- */
@@ -391,12 +315,12 @@ static uint64_t text_base(const struct elf_file *ef)
  * PT_LOAD's address, and --binary. */
 static struct profile_binary *binaries(const struct profile_run *r, size_t *n)
 {
-	size_t nb = locate_binary_count(r->loc);
+	size_t nb = locate_binary_count(r->c.loc);
 	struct profile_binary *pb = calloc(nb ? nb : 1, sizeof(*pb));
 
 	*n = nb;
 	for (size_t i = 0; pb && i < nb; i++) {
-		const struct locate_binary *b = locate_binary_at(r->loc, i);
+		const struct locate_binary *b = locate_binary_at(r->c.loc, i);
 
 		pb[i].name = b->name;
 		memcpy(pb[i].build_id, b->build_id, 20);
@@ -525,16 +449,13 @@ static int write_profile(struct profile_run *r)
 
 static void cleanup(struct profile_run *r)
 {
-	etmkit_session_free(r->session);
 	profile_free(r->prof);
 	stacks_free(r->stacks);
 	chrome_trace_free(r->chrome);
 	stack_names_free(r->names);
 	if (r->out && r->out != stdout)
 		fclose(r->out);
-	cli_symbols_free(r->syms);
-	cli_images_free(&r->images);
-	cli_input_free(&r->in);
+	cli_counting_free(&r->c);
 	if (r->have_re)
 		regfree(&r->re);
 }
@@ -549,9 +470,7 @@ int cli_profile_main(const struct cli_command *cmd, int flame, int argc,
 	memset(&r, 0, sizeof(r));
 	r.fmt = flame ? fmt_flame : fmt_autofdo;
 	r.format = flame ? "flame" : "autofdo";
-	r.in.frames = -1;
-	r.in.keep_snapshot = 1;
-	r.in.protos = CLI_PROTO_ALL;
+	cli_counting_init(&r.c);
 	{
 		/* Each command's own: profile's, then flame's. */
 		const struct cli_flag flags[] = {
@@ -559,8 +478,8 @@ int cli_profile_main(const struct cli_command *cmd, int flame, int argc,
 			{ .name = "binary", .value = opt_prof_binary, .ctx = &r },
 			{ .name = "output", .value = opt_prof_output, .ctx = &r },
 			{ .name = "weight", .value = opt_prof_weight, .ctx = &r },
-			{ .name = "m-profile", .target = &r.in.m_profile },
-			CLI_IMAGES_FLAGS(&r.images),
+			{ .name = "m-profile", .target = &r.c.in.m_profile },
+			CLI_IMAGES_FLAGS(&r.c.images),
 			{ .name = NULL }
 		};
 		const struct cli_flag flame_flags[] = {
@@ -568,12 +487,12 @@ int cli_profile_main(const struct cli_command *cmd, int flame, int argc,
 			{ .name = "width", .value = opt_flame_width, .ctx = &r },
 			{ .name = "output", .value = opt_prof_output, .ctx = &r },
 			{ .name = "weight", .value = opt_prof_weight, .ctx = &r },
-			{ .name = "m-profile", .target = &r.in.m_profile },
-			CLI_IMAGES_FLAGS(&r.images),
+			{ .name = "m-profile", .target = &r.c.in.m_profile },
+			CLI_IMAGES_FLAGS(&r.c.images),
 			{ .name = NULL }
 		};
 
-		rc = cli_parse_args(cmd, flame ? flame_flags : flags, &r.in,
+		rc = cli_parse_args(cmd, flame ? flame_flags : flags, &r.c.in,
 				    argc, argv);
 	}
 	if (rc) {
@@ -588,23 +507,21 @@ int cli_profile_main(const struct cli_command *cmd, int flame, int argc,
 	}
 	/* the profile is written once the trace is read: progress may
 	 * share a terminal with stdout */
-	r.in.stdout_free = 1;
-	rc = cli_input_resolve(&r.in, cmd->name);
+	r.c.in.stdout_free = 1;
+	rc = cli_input_resolve(&r.c.in, cmd->name);
 	if (!rc)
 		rc = setup(&r);
 	if (!rc)
-		rc = cli_input_stream(&r.in, feed, &r, r.session);
-	if (!rc && etmkit_session_finish(r.session) < 0)
-		rc = cli_exit_input;
+		rc = cli_counting_stream(&r.c, cmd->name);
 	if (!rc) {
 		int err = r.stacks ? stacks_finish(r.stacks)
 				   : profile_finish(r.prof);
 
-		if (err < 0 && !r.err)
-			r.err = err;
-		if (r.err) {
+		if (err < 0 && !r.c.err)
+			r.c.err = err;
+		if (r.c.err) {
 			cli_error("cannot count the trace: %s",
-				  etmkit_errstr(r.err));
+				  etmkit_errstr(r.c.err));
 			rc = cli_exit_input;
 		}
 	}
@@ -612,9 +529,9 @@ int cli_profile_main(const struct cli_command *cmd, int flame, int argc,
 		rc = one_binary(&r);
 	if (!rc)
 		rc = write_profile(&r);
-	if (!rc && r.errors) {
+	if (!rc && r.c.errors) {
 		cli_error("%" PRIu64 " decode error%s in the trace (gaps)",
-			  r.errors, r.errors == 1 ? "" : "s");
+			  r.c.errors, r.c.errors == 1 ? "" : "s");
 		rc = cli_exit_trace_errors;
 	}
 	cleanup(&r);
