@@ -120,7 +120,9 @@ def symbols(elf, dynamic=False):
                     (["-D"] if dynamic else []) + [elf]).stdout.splitlines():
         f = line.split()
         if len(f) == 4 and f[2] in "tTwW":
-            res.append((int(f[0], 16), int(f[1], 16), f[3]))
+            # .dynsym names carry their version (memcpy@@GLIBC_2.17)
+            res.append((int(f[0], 16), int(f[1], 16),
+                        f[3].split("@")[0] if dynamic else f[3]))
     return res
 
 
@@ -478,4 +480,5 @@ def main():
     print("ok")
 
 
-main()
+if __name__ == "__main__":
+    main()
