@@ -13,12 +13,18 @@
  *            maps an address to its image region (the binary), keeps
  *            the address (a raw dump's ELF address is its own) and gives
  *            the region as the extent.
+ *   stacks   ETM4_FLOW_RANGES (no tally: what etmkit profile --format
+ *            folded decodes with), every element also to stacks_elem()
+ *            (include/etmkit/stacks.h), frames keyed by their address
+ *            (the CLI's symbol lookup, cached per function, is not in
+ *            it), then the folded stacks written to /dev/null.
  * Timed: decoder and profile allocation, decoding, profile_finish(),
  * release. Best of --runs runs, taking turns. The profile's counts are
  * checked against the decode: the same instructions, the ranges' counts
  * add up to at most the ranges seen (each repeats + 1 times), and its
  * memory must stop growing once the distinct ranges are known (the last
- * copies add no allocation).
+ * copies add no allocation); so must the stacks' once the distinct stacks
+ * are, and their instruction weights add up to the decode's.
  */
 #define _GNU_SOURCE /* mallinfo2 */
 #include <inttypes.h>
@@ -29,6 +35,7 @@
 
 #include "etmkit/flow.h"
 #include "etmkit/profile.h"
+#include "etmkit/stacks.h"
 #include "etmkit/snapshot.h"
 #include "bench_common.h"
 
@@ -38,6 +45,8 @@ struct counts {
 	uint64_t insns, elems, ranges_seen;
 	uint64_t range_total;     /* sum of the profile's range counts */
 	size_t distinct_ranges, distinct_branches;
+	size_t stacks;            /* distinct stacks */
+	uint64_t stack_insns;     /* sum of their instruction weights */
 };
 
 static void usage(FILE *f)
@@ -64,9 +73,28 @@ static int resolve(void *ctx, uint8_t id, uint64_t addr,
 	return 0;
 }
 
-/* Decode @n bytes; with @prof, feed it every element. */
+static int frame_key(void *ctx, uint8_t id, uint64_t addr, int exc,
+		     uint64_t *key)
+{
+	(void)ctx;
+	(void)id;
+	(void)exc;
+	*key = addr;
+	return 0;
+}
+
+static const char *frame_name(void *ctx, uint64_t key)
+{
+	(void)ctx;
+	(void)key;
+	return NULL;
+}
+
+/* Decode @n bytes; with @prof, feed it every element; with @st, to the
+ * stack tracker. */
 static int run(const struct etm4_flow_config *cfg, const uint8_t *buf,
-	       size_t n, struct profile *prof, uint8_t id, struct counts *c)
+	       size_t n, struct profile *prof, struct stacks *st, uint8_t id,
+	       struct counts *c)
 {
 	struct etm4_flow_decoder *dec = NULL;
 	const struct etmkit_elem *el;
@@ -90,6 +118,8 @@ static int run(const struct etm4_flow_config *cfg, const uint8_t *buf,
 				}
 				if (prof && (err = profile_elem(prof, id, e)))
 					break;
+				if (st && (err = stacks_elem(st, id, e)))
+					break;
 			}
 			c->elems += (uint64_t)k;
 			if (err)
@@ -102,7 +132,71 @@ static int run(const struct etm4_flow_config *cfg, const uint8_t *buf,
 	}
 	if (!err && prof)
 		err = profile_finish(prof);
+	if (!err && st)
+		err = stacks_finish(st);
 	etm4_flow_free(dec);
+	return err;
+}
+
+static size_t heap_in_use(void);
+
+static struct stacks *stacks_new(void)
+{
+	struct stacks_config sc;
+	struct stacks *st = NULL;
+
+	stacks_config_init(&sc);
+	sc.frame = frame_key;
+	return stacks_alloc(&st, &sc) ? NULL : st;
+}
+
+/* The stacks form: decode without the tally, every element to the
+ * tracker, the folded stacks written out. */
+static int timed_stacks(const struct etm4_flow_config *cfg,
+			const struct bench_input *in, uint8_t id, int r,
+			double *best, struct counts *c)
+{
+	double t0 = bench_now();
+	struct stacks *st = stacks_new();
+	FILE *null = fopen("/dev/null", "w");
+	int err = st && null ? 0 : -etmkit_err_nomem;
+
+	if (!err)
+		err = run(cfg, in->buf, in->n, NULL, st, id, c);
+	if (!err)
+		err = stacks_write_folded(st, null, stacks_insns, frame_name,
+					  NULL);
+	if (!err) {
+		struct stacks_node nd;
+
+		c->stacks = stacks_node_count(st);
+		for (size_t i = 0; i < c->stacks; i++)
+			if (stacks_node_at(st, i, &nd) == 0)
+				c->stack_insns += nd.weight[stacks_insns];
+	}
+	if (null)
+		fclose(null);
+	stacks_free(st);
+	return bench_keep_best(WHO, err, bench_now() - t0, r, best);
+}
+
+/* The tracker's heap after two copies and after all: equal. */
+static int heap_check_stacks(const struct etm4_flow_config *cfg,
+			     const struct bench_input *in, uint8_t id,
+			     size_t *grow)
+{
+	struct stacks *st = stacks_new();
+	struct counts c;
+	size_t h2;
+	int err = st ? 0 : -etmkit_err_nomem;
+
+	if (!err)
+		err = run(cfg, in->buf, 2 * in->copy_len, NULL, st, id, &c);
+	h2 = heap_in_use();
+	if (!err)
+		err = run(cfg, in->buf, in->n, NULL, st, id, &c);
+	*grow = heap_in_use() - h2;
+	stacks_free(st);
 	return err;
 }
 
@@ -124,7 +218,7 @@ static int timed(const struct etm4_flow_config *dcfg,
 	if (with_profile)
 		err = profile_alloc(&prof, &pc);
 	if (!err)
-		err = run(cfg, in->buf, in->n, prof, id, c);
+		err = run(cfg, in->buf, in->n, prof, NULL, id, c);
 	if (!err && prof) {
 		struct profile_entry e;
 
@@ -165,10 +259,10 @@ static int heap_check(const struct etm4_flow_config *cfg,
 	pc.ctx = (void *)cfg->image;
 	err = profile_alloc(&prof, &pc);
 	if (!err)
-		err = run(cfg, in->buf, 2 * in->copy_len, prof, id, &c);
+		err = run(cfg, in->buf, 2 * in->copy_len, prof, NULL, id, &c);
 	h2 = heap_in_use();
 	if (!err)
-		err = run(cfg, in->buf, in->n, prof, id, &c);
+		err = run(cfg, in->buf, in->n, prof, NULL, id, &c);
 	*grow = heap_in_use() - h2;
 	profile_free(prof);
 	return err;
@@ -182,10 +276,10 @@ int main(int argc, char **argv)
 	struct image *img = NULL;
 	struct image_diag idiag;
 	struct etm4_flow_config cfg;
-	struct counts dec, prof;
+	struct counts dec, prof, stk;
 	const char *snap = "juno_r1_1";
-	double best_d = 0.0, best_p = 0.0;
-	size_t grow = 0;
+	double best_d = 0.0, best_p = 0.0, best_s = 0.0;
+	size_t grow = 0, grow_s = 0;
 	int status = 1;
 
 	memset(&in, 0, sizeof(in));
@@ -211,9 +305,11 @@ int main(int argc, char **argv)
 	cfg.flags = ETM4_FLOW_RANGES;
 	for (int r = 0; r < o.runs; r++)
 		if (timed(&cfg, &in, src.id, 0, r, &best_d, &dec) ||
-		    timed(&cfg, &in, src.id, 1, r, &best_p, &prof))
+		    timed(&cfg, &in, src.id, 1, r, &best_p, &prof) ||
+		    timed_stacks(&cfg, &in, src.id, r, &best_s, &stk))
 			goto out;
-	if (heap_check(&cfg, &in, src.id, &grow))
+	if (heap_check(&cfg, &in, src.id, &grow) ||
+	    heap_check_stacks(&cfg, &in, src.id, &grow_s))
 		goto out;
 	printf(WHO "  decode   %7.1f MB  %8.1f MB/s  %8.2f Minsn/s  %8.1f ms"
 	       "  best of %d; ETM4_FLOW_RANGES: %" PRIu64 " insn_range "
@@ -231,7 +327,23 @@ int main(int argc, char **argv)
 	       100.0 * best_d / best_p,
 	       (best_p - best_d) * 1e9 / (double)(dec.ranges_seen ?
 						  dec.ranges_seen : 1));
+	printf(WHO "  stacks   %7.1f MB  %8.1f MB/s  %8.2f Minsn/s  %8.1f ms"
+	       "  best of %d; decode + stacks_elem() + folded: %zu distinct "
+	       "stacks; %.2fx the decode's time\n",
+	       (double)in.n / MIB, (double)in.n / MIB / best_s,
+	       (double)stk.insns / best_s / 1e6, best_s * 1e3, o.runs,
+	       stk.stacks, best_s / best_d);
 	status = 0;
+	if (stk.insns != dec.insns || stk.stack_insns != dec.insns) {
+		printf(WHO "  MISMATCH: %" PRIu64 " instructions decoded, %"
+		       PRIu64 " in the stacks\n", dec.insns, stk.stack_insns);
+		status = 1;
+	}
+	if (grow_s) {
+		printf(WHO "  MISMATCH: the stacks' heap grew by %zu bytes "
+		       "over copies that add no new stack\n", grow_s);
+		status = 1;
+	}
 	if (prof.insns != dec.insns || prof.range_total == 0 ||
 	    prof.range_total > prof.ranges_seen) {
 		printf(WHO "  MISMATCH: %" PRIu64 " instructions decoded, %"

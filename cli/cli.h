@@ -241,6 +241,11 @@ int cmd_decode(int argc, char **argv);
 int cmd_encode(int argc, char **argv);
 int cmd_profile(int argc, char **argv);
 int cmd_coverage(int argc, char **argv);
+int cmd_flame(int argc, char **argv);
+struct cli_command;
+/* profile and flame (cli/cmd_profile.c): @flame draws the call stacks. */
+int cli_profile_main(const struct cli_command *cmd, int flame, int argc,
+		     char **argv);
 
 /* What an option does, for the code that handles it (struct cli_option's
  * code): the input options (cli_input_option()), -h and -q (cli_parse_args())
@@ -266,7 +271,8 @@ enum cli_opt {
 #define CLI_CMD_ENCODE  0x8u
 #define CLI_CMD_PROFILE 0x10u
 #define CLI_CMD_COVERAGE 0x20u
-#define CLI_CMD_ALL     0x3fu
+#define CLI_CMD_FLAME   0x40u
+#define CLI_CMD_ALL     0x7fu
 
 /* One line of a command's help, and with a name an option the command's
  * parser takes: the option table (cli/options.c) is the only place an
@@ -293,7 +299,8 @@ struct cli_command {
 };
 
 extern const struct cli_command cli_cmd_decode, cli_cmd_packets,
-	cli_cmd_frames, cli_cmd_encode, cli_cmd_profile, cli_cmd_coverage;
+	cli_cmd_frames, cli_cmd_encode, cli_cmd_profile, cli_cmd_coverage,
+	cli_cmd_flame;
 
 /* The command named @name, or NULL. */
 const struct cli_command *cli_command_find(const char *name);

@@ -11,9 +11,13 @@
 
 #include "cli.h"
 #include "images.h"
+#include "chrome_trace.h"
+#include "flame_svg.h"
+#include "stack_names.h"
 #include "symbolize.h"
 #include "etmkit/locate.h"
 #include "etmkit/profile.h"
+#include "etmkit/stacks.h"
 
 static const char profile_usage[] =
 "Usage: etmkit profile PERF.DATA [--elf FILE[@BIAS]]... [--image FILE@ADDR]...\n"
@@ -22,12 +26,15 @@ static const char profile_usage[] =
 "                      [--image FILE@ADDR]... [--elf FILE[@BIAS]]... [OPTIONS]\n"
 "       etmkit profile FILE --protocol etmv3|etmv4|ete [REGISTERS]\n"
 "                      (--image FILE@ADDR | --elf FILE[@BIAS])... [OPTIONS]\n"
-"  OPTIONS: [--format autofdo|bolt|profgen] [-o FILE] [--binary REGEX]\n"
+"  OPTIONS: [--format autofdo|bolt|profgen|folded|chrome]\n"
+"           [--weight insns|cycles|time] [-o FILE] [--binary REGEX]\n"
 "           [--quiet]\n"
 "\n"
 "Count what the cores ran, per binary: the straight-line ranges of\n"
 "instructions and the taken branches between them, at the binaries' ELF\n"
-"addresses; write them as a profile for a profile-guided optimiser.\n";
+"addresses; write them as a profile for a profile-guided optimiser. Or\n"
+"follow the calls and returns: the call stacks, as folded stacks for\n"
+"flame graphs, or as a Chrome / Perfetto JSON timeline.\n";
 
 static const char profile_notes[] =
 "The autofdo format is the text profile of AutoFDO's create_llvm_prof\n"
@@ -49,12 +56,31 @@ static const char profile_notes[] =
 "A perf.data recording names each binary by the path and build id it\n"
 "recorded for the ELF file given with the same build id.\n"
 "\n"
+"The folded format has a line 'ROOT;...;LEAF COUNT' per call stack: its\n"
+"frames are the functions called (symbols of the binaries), under\n"
+"[unknown] for what the trace does not show (its start, after gaps, a\n"
+"return past the known calls); COUNT is the --weight that ran with that\n"
+"stack on top. The chrome format has a slice per function call per\n"
+"trace ID and thread, its clock the --weight. docs/stacks.md has the\n"
+"rules.\n"
+"\n"
 "Exit status: 0 success; 1 the trace had decode errors (the profile is\n"
 "written without what they hid); 2 usage error; 3 input missing,\n"
 "unreadable or malformed, or the output cannot be written.\n";
 
 const struct cli_command cli_cmd_profile = {
 	"profile", CLI_CMD_PROFILE, profile_usage, profile_notes
+};
+
+enum prof_format {
+	fmt_autofdo = 0, fmt_folded, fmt_chrome, fmt_flame, fmt_bolt, fmt_profgen
+};
+
+static const char *const weight_names[stacks_clock_count] = {
+	"insns", "cycles", "time"
+};
+static const char *const weight_units[stacks_clock_count] = {
+	"instructions", "cycles", "timestamp units"
 };
 
 struct profile_run {
@@ -64,8 +90,15 @@ struct profile_run {
 	struct profile *prof;
 	struct cli_symbols *syms;          /* its locator names binaries */
 	struct locate *loc;
-	const char *format, *output, *binary;
+	const char *format, *output, *binary, *title;
+	int fmt;                           /* enum prof_format */
 	int traces;                        /* bolt, profgen */
+	unsigned weight;                   /* enum stacks_clock */
+	unsigned width;                    /* flame: pixels */
+	struct stacks *stacks;             /* folded, chrome, flame */
+	struct stack_names *names;
+	struct chrome_trace *chrome;
+	FILE *out;                         /* chrome: opened at set-up */
 	regex_t re;
 	int have_re;
 	int err;                           /* the first profile error */
@@ -80,14 +113,55 @@ static int opt_prof_format(void *ctx, const char *arg)
 {
 	struct profile_run *r = ctx;
 
-	if (strcmp(arg, "autofdo") && strcmp(arg, "bolt") &&
-	    strcmp(arg, "profgen")) {
-		cli_error("unknown profile format '%s' for --format: the "
-			  "formats are autofdo, bolt, profgen", arg);
+	static const char *const names[] = { "autofdo", "folded", "chrome",
+					     "bolt", "profgen" };
+
+	for (int i = 0; i < 5; i++)
+		if (!strcmp(arg, names[i])) {
+			r->format = arg;
+			r->fmt = i < 3 ? i : fmt_bolt + (i - 3);
+			r->traces = r->fmt == fmt_bolt || r->fmt == fmt_profgen;
+			return 0;
+		}
+	cli_error("unknown profile format '%s' for --format: the formats are "
+		  "autofdo, bolt, profgen, folded and chrome", arg);
+	return -1;
+}
+
+static int opt_prof_weight(void *ctx, const char *arg)
+{
+	struct profile_run *r = ctx;
+
+	for (unsigned i = 0; i < stacks_clock_count; i++)
+		if (!strcmp(arg, weight_names[i])) {
+			r->weight = i;
+			return 0;
+		}
+	cli_error("unknown weight '%s' for --weight: the weights are insns, "
+		  "cycles and time", arg);
+	return -1;
+}
+
+static int opt_flame_title(void *ctx, const char *arg)
+{
+	((struct profile_run *)ctx)->title = arg;
+	return 0;
+}
+
+static int opt_flame_width(void *ctx, const char *arg)
+{
+	struct profile_run *r = ctx;
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(arg, &end, 10);
+	if (errno || end == arg || *end || v < 100 || v > 100000) {
+		cli_error("invalid width '%s' for --width: a number of pixels "
+			  "from 100 to 100000", arg);
 		return -1;
 	}
-	r->format = arg;
-	r->traces = strcmp(arg, "autofdo") != 0;
+	r->width = (unsigned)v;
 	return 0;
 }
 
@@ -153,7 +227,8 @@ static int on_elem(void *ctx, uint8_t id, const struct etmkit_elem *e)
 		r->id_space[id] = cli_context_space(e);
 	else if (e->kind == etmkit_elem_gap && !expected_loss(e->u.loss.reason))
 		r->errors++;
-	err = profile_elem(r->prof, id, e);
+	err = r->stacks ? stacks_elem(r->stacks, id, e)
+			: profile_elem(r->prof, id, e);
 	if (err < 0 && !r->err)
 		r->err = err;   /* reported at the end; counting goes on */
 	return 0;
@@ -174,6 +249,27 @@ static int resolve(void *ctx, uint8_t id, uint64_t addr,
 				    addr, w);
 }
 
+/* The stack tracker's frame keys: one per function name. */
+static int frame_key(void *ctx, uint8_t id, uint64_t addr, int exc,
+		     uint64_t *key)
+{
+	struct profile_run *r = ctx;
+
+	(void)exc;
+	return stack_names_key(r->names, id, r->id_image[id], r->id_space[id],
+			       addr, key);
+}
+
+static int stack_event(void *ctx, const struct stacks_event *ev)
+{
+	return chrome_trace_event(((struct profile_run *)ctx)->chrome, ev);
+}
+
+static const char *frame_name(void *ctx, uint64_t key)
+{
+	return stack_names_name(((struct profile_run *)ctx)->names, key);
+}
+
 static int feed(void *ctx, const uint8_t *buf, size_t n)
 {
 	struct profile_run *r = ctx;
@@ -183,6 +279,50 @@ static int feed(void *ctx, const uint8_t *buf, size_t n)
 }
 
 /* ---- Set-up ------------------------------------------------------------- */
+
+static FILE *open_output(const struct profile_run *r)
+{
+	FILE *f = r->output ? fopen(r->output, "w") : stdout;
+
+	if (!f)
+		cli_error("%s: cannot write: %s", r->output, cli_strerror(errno));
+	return f;
+}
+
+/* Call stacks (folded, chrome, flame): the tracker, its frame names and
+ * for chrome the timeline, written as it goes. */
+static int setup_stacks(struct profile_run *r)
+{
+	struct stacks_config sc;
+	int err;
+
+	r->names = stack_names_alloc(r->loc);
+	if (!r->names) {
+		cli_error("out of memory");
+		return cli_exit_input;
+	}
+	stacks_config_init(&sc);
+	sc.frame = frame_key;
+	sc.ctx = r;
+	sc.clock = (uint8_t)r->weight;
+	if (r->fmt == fmt_chrome) {
+		if (!(r->out = open_output(r)))
+			return cli_exit_input;
+		r->chrome = chrome_trace_alloc(r->out, r->weight, r->names);
+		if (!r->chrome) {
+			cli_error("out of memory");
+			return cli_exit_input;
+		}
+		sc.event = stack_event;
+	}
+	err = stacks_alloc(&r->stacks, &sc);
+	if (err < 0) {
+		cli_error("cannot set up the call stacks: %s",
+			  etmkit_errstr(err));
+		return cli_exit_input;
+	}
+	return 0;
+}
 
 static int setup(struct profile_run *r)
 {
@@ -208,15 +348,18 @@ static int setup(struct profile_run *r)
 		cli_error("cannot set up the decoder: %s", etmkit_errstr(err));
 		return cli_exit_input;
 	}
-	/* ETMv4/ETE: instruction ranges, the fast path; tallied for
-	 * AutoFDO, whose ranges need no order, in execution order for
-	 * taken-branch traces (profile.h). */
+	/* ETMv4/ETE: instruction ranges, the fast path; a tally (a block
+	 * run again) only for AutoFDO's ranges and branches, which need no
+	 * order: taken-branch traces (profile.h) need the order, and a
+	 * stack changes at every call and return of a block. */
 	rc = cli_images_setup(&r->images, &r->in, r->session,
 			      ETM4_FLOW_RANGES |
-			      (r->traces ? 0 : ETM4_FLOW_TALLY));
+			      (r->fmt == fmt_autofdo ? ETM4_FLOW_TALLY : 0));
 	if (!rc)
 		rc = cli_images_symbols(&r->images, r->syms);
 	r->loc = cli_symbols_locate(r->syms);
+	if (!rc && r->fmt != fmt_autofdo && !r->traces)
+		rc = setup_stacks(r);
 	for (int i = 0; !rc && i < r->in.nsrc; i++) {
 		uint8_t id = r->in.src[i].id & 0x7f;
 
@@ -307,28 +450,64 @@ static int one_binary(const struct profile_run *r)
 	return cli_exit_usage;
 }
 
+/* The flame graph: the folded stacks, drawn. */
+static int write_flame(struct profile_run *r, FILE *f)
+{
+	struct flame_options o;
+	char *text = NULL;
+	size_t n = 0;
+	FILE *m = open_memstream(&text, &n);
+	int err;
+
+	if (!m)
+		return -etmkit_err_nomem;
+	err = stacks_write_folded(r->stacks, m, r->weight, frame_name, r);
+	if (fclose(m) && !err)
+		err = -etmkit_err_nomem;
+	memset(&o, 0, sizeof(o));
+	o.title = r->title;
+	o.unit = weight_units[r->weight];
+	o.width = r->width;
+	if (!err)
+		err = flame_svg_write(f, text, n, &o);
+	free(text);
+	return err;
+}
+
 static int write_profile(struct profile_run *r)
 {
 	const char *path = r->output ? r->output : "(standard output)";
-	FILE *f = r->output ? fopen(r->output, "w") : stdout;
+	FILE *f = r->out ? r->out : open_output(r);
 	struct profile_binary *pb;
 	size_t nb;
 	int err, closed = 0;
 
-	if (!f) {
-		cli_error("%s: cannot write: %s", path, cli_strerror(errno));
+	if (!f)
 		return cli_exit_input;
+	r->out = NULL;
+	switch (r->fmt) {
+	case fmt_folded:
+		err = stacks_write_folded(r->stacks, f, r->weight, frame_name,
+					  r);
+		break;
+	case fmt_chrome:
+		err = chrome_trace_end(r->chrome);
+		break;
+	case fmt_flame:
+		err = write_flame(r, f);
+		break;
+	default:
+		pb = binaries(r, &nb);
+		if (!pb)
+			err = -etmkit_err_nomem;
+		else if (r->fmt == fmt_bolt)
+			err = profile_write_bolt(r->prof, f, pb, nb);
+		else if (r->fmt == fmt_profgen)
+			err = profile_write_profgen(r->prof, f, pb, nb);
+		else
+			err = profile_write_autofdo(r->prof, f, pb, nb);
+		free(pb);
 	}
-	pb = binaries(r, &nb);
-	if (!pb)
-		err = -etmkit_err_nomem;
-	else if (!strcmp(r->format, "bolt"))
-		err = profile_write_bolt(r->prof, f, pb, nb);
-	else if (!strcmp(r->format, "profgen"))
-		err = profile_write_profgen(r->prof, f, pb, nb);
-	else
-		err = profile_write_autofdo(r->prof, f, pb, nb);
-	free(pb);
 	if (r->output)
 		closed = fclose(f);
 	else
@@ -338,7 +517,7 @@ static int write_profile(struct profile_run *r)
 			  err < 0 ? etmkit_errstr(err) : cli_strerror(errno));
 		return cli_exit_input;
 	}
-	if (profile_saturated(r->prof))
+	if (profile_saturated(r->prof) || stacks_saturated(r->stacks))
 		cli_note("some counts reached %" PRIu64 " and stopped there",
 			 UINT64_MAX);
 	return 0;
@@ -348,6 +527,11 @@ static void cleanup(struct profile_run *r)
 {
 	etmkit_session_free(r->session);
 	profile_free(r->prof);
+	stacks_free(r->stacks);
+	chrome_trace_free(r->chrome);
+	stack_names_free(r->names);
+	if (r->out && r->out != stdout)
+		fclose(r->out);
 	cli_symbols_free(r->syms);
 	cli_images_free(&r->images);
 	cli_input_free(&r->in);
@@ -355,36 +539,57 @@ static void cleanup(struct profile_run *r)
 		regfree(&r->re);
 }
 
-int cmd_profile(int argc, char **argv)
+/* profile, and flame (@flame: the folded stacks drawn as an SVG). */
+int cli_profile_main(const struct cli_command *cmd, int flame, int argc,
+		     char **argv)
 {
 	static struct profile_run r;
 	int rc;
 
 	memset(&r, 0, sizeof(r));
-	r.format = "autofdo";
+	r.fmt = flame ? fmt_flame : fmt_autofdo;
+	r.format = flame ? "flame" : "autofdo";
 	r.in.frames = -1;
 	r.in.keep_snapshot = 1;
 	r.in.protos = CLI_PROTO_ALL;
 	{
+		/* Each command's own: profile's, then flame's. */
 		const struct cli_flag flags[] = {
 			{ .name = "format", .value = opt_prof_format, .ctx = &r },
-			{ .name = "output", .value = opt_prof_output, .ctx = &r },
 			{ .name = "binary", .value = opt_prof_binary, .ctx = &r },
+			{ .name = "output", .value = opt_prof_output, .ctx = &r },
+			{ .name = "weight", .value = opt_prof_weight, .ctx = &r },
+			{ .name = "m-profile", .target = &r.in.m_profile },
+			CLI_IMAGES_FLAGS(&r.images),
+			{ .name = NULL }
+		};
+		const struct cli_flag flame_flags[] = {
+			{ .name = "title", .value = opt_flame_title, .ctx = &r },
+			{ .name = "width", .value = opt_flame_width, .ctx = &r },
+			{ .name = "output", .value = opt_prof_output, .ctx = &r },
+			{ .name = "weight", .value = opt_prof_weight, .ctx = &r },
 			{ .name = "m-profile", .target = &r.in.m_profile },
 			CLI_IMAGES_FLAGS(&r.images),
 			{ .name = NULL }
 		};
 
-		rc = cli_parse_args(&cli_cmd_profile, flags, &r.in, argc, argv);
+		rc = cli_parse_args(cmd, flame ? flame_flags : flags, &r.in,
+				    argc, argv);
 	}
 	if (rc) {
 		cleanup(&r);
 		return rc < 0 ? 0 : rc;
 	}
+	if (r.have_re && !(r.fmt == fmt_autofdo || r.traces)) {
+		cli_error("--binary is for the autofdo, bolt and profgen "
+			  "formats");
+		cleanup(&r);
+		return cli_exit_usage;
+	}
 	/* the profile is written once the trace is read: progress may
 	 * share a terminal with stdout */
 	r.in.stdout_free = 1;
-	rc = cli_input_resolve(&r.in, "profile");
+	rc = cli_input_resolve(&r.in, cmd->name);
 	if (!rc)
 		rc = setup(&r);
 	if (!rc)
@@ -392,7 +597,8 @@ int cmd_profile(int argc, char **argv)
 	if (!rc && etmkit_session_finish(r.session) < 0)
 		rc = cli_exit_input;
 	if (!rc) {
-		int err = profile_finish(r.prof);
+		int err = r.stacks ? stacks_finish(r.stacks)
+				   : profile_finish(r.prof);
 
 		if (err < 0 && !r.err)
 			r.err = err;
@@ -413,4 +619,9 @@ int cmd_profile(int argc, char **argv)
 	}
 	cleanup(&r);
 	return rc;
+}
+
+int cmd_profile(int argc, char **argv)
+{
+	return cli_profile_main(&cli_cmd_profile, 0, argc, argv);
 }

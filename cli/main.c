@@ -13,9 +13,11 @@ static const char main_usage[] =
 "  decode    rebuild the executed instructions from trace and program image\n"
 "            (ETMv3, ETMv4, ETE)\n"
 "  profile   count the executed ranges and branches per binary: an AutoFDO\n"
-"            profile (ETMv3, ETMv4, ETE)\n"
+"            profile (ETMv3, ETMv4, ETE); or the call stacks, folded or\n"
+"            as a Chrome JSON timeline\n"
 "  coverage  line, function and branch coverage from trace and DWARF: an\n"
 "            lcov tracefile, or a per-function summary\n"
+"  flame     draw the call stacks as a flame graph (SVG)\n"
 "  packets   list the trace packets of each trace source (ETMv3, ETMv4, ETE)\n"
 "  frames    show the CoreSight formatter frames and trace IDs of a capture\n"
 "  encode    turn an execution record or a QEMU log into trace and a\n"
@@ -57,6 +59,8 @@ static int run(const char *cmd, int argc, char **argv)
 		return cmd_profile(argc, argv);
 	if (!strcmp(cmd, "coverage"))
 		return cmd_coverage(argc, argv);
+	if (!strcmp(cmd, "flame"))
+		return cmd_flame(argc, argv);
 	cli_error("unknown command '%s' (see etmkit help)", cmd);
 	return cli_exit_usage;
 }
@@ -89,7 +93,8 @@ int main(int argc, char **argv)
 	const char *cmd = argc > 1 ? argv[1] : NULL;
 
 	if (!cmd) {
-		cli_error("no command: decode, profile, coverage, packets, frames, encode, "
+		cli_error("no command: decode, profile, coverage, flame, packets, "
+			  "frames, encode, "
 			  "version "
 			  "or help (see etmkit help)");
 		return cli_exit_usage;

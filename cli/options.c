@@ -11,7 +11,9 @@
 #define P CLI_CMD_PACKETS
 #define F CLI_CMD_FRAMES
 #define E CLI_CMD_ENCODE
-#define R CLI_CMD_PROFILE
+#define R (CLI_CMD_PROFILE | CLI_CMD_FLAME) /* trace in, profile out */
+#define PR CLI_CMD_PROFILE
+#define FL CLI_CMD_FLAME
 #define C CLI_CMD_COVERAGE
 
 /* Rows in the order each command's help lists them. */
@@ -198,20 +200,35 @@ static const struct cli_option options[] = {
 	  "one line per 16-byte frame (input offset, the frame's bytes, the "
 	  "runs of data bytes as ID:count), one per sync removed or bytes "
 	  "skipped, then the data bytes per trace ID" },
-	{ "format", 0, "FORMAT", 0, R,
+	{ "format", 0, "FORMAT", 0, PR,
 	  "the profile's format: autofdo (the default), the AutoFDO text "
 	  "profile as simpleperf's inject writes it: per binary its "
 	  "ranges, branches, build id and recorded path; bolt, BOLT's "
 	  "pre-aggregated profile (perf2bolt -pa): B and F lines of "
 	  "taken-branch traces; profgen, llvm-profgen's unsymbolized "
 	  "profile: ranges and branches of taken-branch traces, at offsets "
-	  "from the text segment; bolt and profgen hold one binary" },
-	{ "output", 'o', "FILE", 0, R,
+	  "from the text segment (bolt and profgen hold one binary); "
+	  "folded, the call stacks as folded lines for flame graphs "
+	  "('a;b;c COUNT', root first, sorted); chrome, a Chrome / "
+	  "Perfetto trace-event JSON timeline with a slice per function "
+	  "call" },
+	{ "output", 'o', "FILE", 0, PR,
 	  "write the profile to FILE (default: standard output)" },
-	{ "binary", 0, "REGEX", 0, R,
-	  "only binaries whose recorded path matches REGEX (POSIX extended "
-	  "regular expression, anywhere in the path); bolt and profgen: "
-	  "the one binary to write when several have counts" },
+	{ "output", 'o', "FILE", 0, FL,
+	  "write the SVG to FILE (default: standard output)" },
+	{ "binary", 0, "REGEX", 0, PR,
+	  "(autofdo, bolt, profgen) only binaries whose recorded path "
+	  "matches REGEX (POSIX extended regular expression, anywhere in "
+	  "the path); bolt and profgen: the one binary to write when "
+	  "several have counts" },
+	{ "weight", 0, "W", 0, R,
+	  "(folded, chrome, flame) what a stack counts and the timeline's "
+	  "clock: insns, the instructions executed (the default); cycles "
+	  "(cycle-accurate trace); time, timestamp units" },
+	{ "title", 0, "TEXT", 0, FL,
+	  "the flame graph's title (default: Flame Graph)" },
+	{ "width", 0, "PIXELS", 0, FL,
+	  "the flame graph's width (default: 1200)" },
 	{ "format", 0, "FORMAT", 0, C,
 	  "lcov (the default): an lcov tracefile (geninfo(1) format; "
 	  "genhtml reads it) with line (DA), function (FN, FNDA) and branch "
@@ -264,7 +281,7 @@ static const struct cli_option options[] = {
 
 static const struct cli_command *const commands[] = {
 	&cli_cmd_decode, &cli_cmd_packets, &cli_cmd_frames, &cli_cmd_encode,
-	&cli_cmd_profile, &cli_cmd_coverage
+	&cli_cmd_profile, &cli_cmd_coverage, &cli_cmd_flame
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

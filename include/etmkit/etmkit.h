@@ -36,5 +36,6 @@
 #include "etmkit/profile.h"
 #include "etmkit/lines.h"
 #include "etmkit/coverage.h"
+#include "etmkit/stacks.h"
 
 #endif /* ETMKIT_ETMKIT_H */

@@ -15,9 +15,11 @@ import re
 import subprocess
 import sys
 
-COMMANDS = ("decode", "packets", "frames", "encode", "profile", "coverage")
+COMMANDS = ("decode", "packets", "frames", "encode", "profile", "coverage",
+            "flame")
 MAN_SECTION = {"decode": "OPTIONS", "packets": "OPTIONS", "frames": "OPTIONS",
-               "encode": "ENCODE", "profile": "OPTIONS", "coverage": "OPTIONS"}
+               "encode": "ENCODE", "profile": "OPTIONS", "coverage": "OPTIONS",
+               "flame": "OPTIONS"}
 
 
 def run(etmkit, args):

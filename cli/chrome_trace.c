@@ -1,0 +1,179 @@
+/* etmkit CLI: Chrome / Perfetto trace-event JSON (cli/chrome_trace.h;
+ * the event fields: digest perf-data.md 4f). */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "chrome_trace.h"
+
+static const char *const clock_names[stacks_clock_count] = {
+	"instructions", "cycles", "timestamps"
+};
+
+struct chrome_tid {
+	uint32_t pid, tid;
+};
+
+struct chrome_trace {
+	FILE *f;
+	unsigned clock;
+	const struct stack_names *names;
+	int first;                  /* no event written yet */
+	struct chrome_tid *seen;    /* pid/tid named so far */
+	size_t nseen, capseen;
+	uint8_t pid_seen[128];
+};
+
+static void put_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fprintf(f, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			fprintf(f, "\\u%04x", (unsigned char)*s);
+		else
+			fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static void sep(struct chrome_trace *ct)
+{
+	fputs(ct->first ? "\n" : ",\n", ct->f);
+	ct->first = 0;
+}
+
+struct chrome_trace *chrome_trace_alloc(FILE *f, unsigned clock,
+					const struct stack_names *names)
+{
+	struct chrome_trace *ct = calloc(1, sizeof(*ct));
+
+	if (!ct)
+		return NULL;
+	ct->f = f;
+	ct->clock = clock < stacks_clock_count ? clock : 0;
+	ct->names = names;
+	ct->first = 1;
+	fputs("{\"traceEvents\":[", f);
+	return ct;
+}
+
+/* The metadata events of pid @pid / tid @tid, the first time. */
+static int name_tid(struct chrome_trace *ct, const struct stacks_event *ev,
+		    uint32_t pid, uint32_t tid)
+{
+	for (size_t i = ct->nseen; i-- > 0;)
+		if (ct->seen[i].pid == pid && ct->seen[i].tid == tid)
+			return 0;
+	if (ct->nseen == ct->capseen) {
+		size_t cap = ct->capseen ? ct->capseen * 2 : 16;
+		struct chrome_tid *n = realloc(ct->seen, cap * sizeof(*n));
+
+		if (!n)
+			return -etmkit_err_nomem;
+		ct->seen = n;
+		ct->capseen = cap;
+	}
+	ct->seen[ct->nseen].pid = pid;
+	ct->seen[ct->nseen++].tid = tid;
+	if (!ct->pid_seen[pid & 0x7f]) {
+		ct->pid_seen[pid & 0x7f] = 1;
+		sep(ct);
+		fprintf(ct->f, "{\"name\":\"process_name\",\"ph\":\"M\","
+			"\"pid\":%" PRIu32 ",\"tid\":%" PRIu32 ",\"args\":"
+			"{\"name\":\"trace ID 0x%02" PRIx32 "\"}}", pid, tid,
+			pid);
+		sep(ct);
+		fprintf(ct->f, "{\"name\":\"process_labels\",\"ph\":\"M\","
+			"\"pid\":%" PRIu32 ",\"tid\":%" PRIu32 ",\"args\":"
+			"{\"labels\":\"ts: %s\"}}", pid, tid,
+			clock_names[ct->clock]);
+	}
+	sep(ct);
+	if (ev->has_thread)
+		fprintf(ct->f, "{\"name\":\"thread_name\",\"ph\":\"M\","
+			"\"pid\":%" PRIu32 ",\"tid\":%" PRIu32 ",\"args\":"
+			"{\"name\":\"context ID %" PRIu32 "\"}}", pid, tid,
+			tid);
+	else
+		fprintf(ct->f, "{\"name\":\"thread_name\",\"ph\":\"M\","
+			"\"pid\":%" PRIu32 ",\"tid\":%" PRIu32 ",\"args\":"
+			"{\"name\":\"trace ID 0x%02" PRIx32 "\"}}", pid, tid,
+			pid);
+	return 0;
+}
+
+static void frame_name(const struct chrome_trace *ct, uint64_t key)
+{
+	const char *n;
+
+	if (key == STACKS_KEY_UNKNOWN)
+		n = "[unknown]";
+	else if (key == STACKS_KEY_TRUNCATED)
+		n = "[truncated]";
+	else
+		n = stack_names_name(ct->names, key);
+	if (n)
+		put_str(ct->f, n);
+	else
+		fprintf(ct->f, "\"0x%" PRIx64 "\"", key);
+}
+
+int chrome_trace_event(void *ctx, const struct stacks_event *ev)
+{
+	struct chrome_trace *ct = ctx;
+	uint32_t pid = ev->id, tid = ev->has_thread ? ev->thread : ev->id;
+	int err = name_tid(ct, ev, pid, tid);
+
+	if (err < 0)
+		return err;
+	sep(ct);
+	switch (ev->kind) {
+	case stacks_ev_frame:
+		fputs("{\"name\":", ct->f);
+		frame_name(ct, ev->key);
+		fprintf(ct->f, ",\"cat\":\"%s\",\"ph\":\"X\",\"ts\":%" PRIu64
+			",\"dur\":%" PRIu64 ",\"pid\":%" PRIu32 ",\"tid\":%"
+			PRIu32 ",\"args\":{\"depth\":%" PRIu32 "}}",
+			ev->exc ? "exception" : "function", ev->begin,
+			ev->end - ev->begin, pid, tid, ev->depth);
+		break;
+	case stacks_ev_exception:
+		fprintf(ct->f, "{\"name\":\"exception\",\"cat\":\"exception\","
+			"\"ph\":\"i\",\"s\":\"t\",\"ts\":%" PRIu64 ",\"pid\":%"
+			PRIu32 ",\"tid\":%" PRIu32 ",\"args\":{\"number\":%u}}",
+			ev->begin, pid, tid, (unsigned)ev->number);
+		break;
+	default:
+		fputs("{\"name\":", ct->f);
+		put_str(ct->f, etmkit_elem_kind_name(ev->elem));
+		fprintf(ct->f, ",\"cat\":\"trace\",\"ph\":\"i\",\"s\":\"t\","
+			"\"ts\":%" PRIu64 ",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32
+			",\"args\":{", ev->begin, pid, tid);
+		if (ev->elem == etmkit_elem_gap ||
+		    ev->elem == etmkit_elem_no_image) {
+			fputs("\"reason\":", ct->f);
+			put_str(ct->f, etmkit_loss_name(ev->loss));
+		}
+		fputs("}}", ct->f);
+		break;
+	}
+	return 0;
+}
+
+int chrome_trace_end(struct chrome_trace *ct)
+{
+	fprintf(ct->f, "\n],\"displayTimeUnit\":\"ns\",\"otherData\":"
+		"{\"generator\":\"etmkit\",\"clock\":\"%s\"}}\n",
+		clock_names[ct->clock]);
+	return ferror(ct->f) ? -etmkit_err_io : 0;
+}
+
+void chrome_trace_free(struct chrome_trace *ct)
+{
+	if (!ct)
+		return;
+	free(ct->seen);
+	free(ct);
+}
