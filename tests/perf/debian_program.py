@@ -337,6 +337,15 @@ def check_cov_text(a, data, elfs, rec, bins):
         if len(w) < 20 or len(g) != len(w):
             fail(f"coverage text {name}: {len(g)} functions listed, "
                  f"{len(w)} of them symbols with instructions")
+        # aliases: one name per address is listed, but every address
+        by_addr = {}
+        for x, _size, n in check_coverage.symbols(elf, True):
+            if n in want:
+                by_addr.setdefault(x, set()).add(n)
+        unlisted = [hex(x) for x, ns in by_addr.items() if not ns & set(g)]
+        if unlisted:
+            fail(f"coverage text {name}: {len(unlisted)} functions not "
+                 f"listed under any of their names: {unlisted[:5]}")
         bad = [(n, g[n], w[n]) for n in sorted(w) if g[n] != w[n]]
         if bad:
             fail(f"coverage text {name}: {len(bad)} functions differ "
