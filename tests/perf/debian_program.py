@@ -401,6 +401,8 @@ def main():
     ap.add_argument("--etmkit", required=True)
     ap.add_argument("--qemu-trace", required=True)
     ap.add_argument("--keep", help="work in this folder and keep it")
+    ap.add_argument("--lines", type=int, default=120,
+                    help="lines of input text (120: 1.4 M instructions)")
     a = ap.parse_args()
     for t in ("qemu-aarch64", "aarch64-linux-gnu-objdump", "dpkg-deb",
               "apt-get"):
@@ -421,12 +423,12 @@ def main():
 
 
 def check(a, tmp, ldso, libc):
-    # a deterministic, compressible input: 120 lines of 12 words
+    # a deterministic, compressible input: --lines lines of 12 words
     r = random.Random(16)
     words = ["trace", "etm", "decode", "branch", "atom", "packet", "range",
              "profile", "coverage", "gzip", "debian", "arm64"]
     text = "".join(" ".join(r.choice(words) for _ in range(12)) + "\n"
-                   for _ in range(120))
+                   for _ in range(a.lines))
     inp = os.path.join(tmp, "input.txt")
     open(inp, "w").write(text)
     out = os.path.join(tmp, "run")
