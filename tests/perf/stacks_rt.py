@@ -458,7 +458,7 @@ def bad_options(a, snap, elf):
     if "unknown weight 'bytes'" not in p.stderr:
         fail(f"--weight bytes: {p.stderr}")
     p = run(base + ["--format", "folded", "--binary", "x"], ok=(2,))
-    if "--binary is for the autofdo format" not in p.stderr:
+    if "--binary is for the autofdo, bolt and profgen formats" not in p.stderr:
         fail(f"--binary with folded: {p.stderr}")
     p = run([a.etmkit, "flame", "--snapshot", snap, "--elf", elf,
              "--width", "5"], ok=(2,))
