@@ -47,9 +47,11 @@ encoder cuts after a branch). Without it BOLT's and profgen's ranges that
 run across a not-taken branch at a cut, the taken branch just before a
 cut, and the stacks after it differ.
 
-lcov is not checked: the binaries have no DWARF, and gzip-dbgsym is not in
-the main archive (debian-debug), so there is no line table to check a
-tracefile against.
+lcov is not checked: the binaries have no DWARF. gzip-dbgsym is not in
+the main archive (it is in debian-debug); libc6-dbg:arm64 is, but it holds
+separate debug files (not read: lines.h) for Debian's libc6:arm64 build,
+not for the cross sysroot's libc (libc6-arm64-cross) that runs here. So
+there is no line table to check a tracefile against.
 
 Exit: 0 pass, 1 fail, 77 qemu-user, the cross tools or the package
 missing (fails with CI=true)."""
