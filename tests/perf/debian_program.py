@@ -195,7 +195,7 @@ def exec_bytes_cache(elf):
 
 # ---- the checks -------------------------------------------------------------
 
-def shift(d, bias, ok=lambda k: True):
+def shift(d, bias):
     """@d's (x, y) keys less @bias (y = 0 stays 0)."""
     out = {}
     for (x, y), n in d.items():
