@@ -137,14 +137,15 @@ static int elf_option(struct enc_input *in, char *arg)
 {
 	char *at = strrchr(arg, '@');
 
-	in->elf = arg;
+	in->elf[in->nelf] = arg;
+	in->bias[in->nelf++] = 0;
 	if (at) {
 		uint64_t v;
 
 		if (cli_parse_u64(at + 1, &v, 1))
 			return bad_value("elf", arg, "expected FILE[@BIAS]");
 		*at = 0;
-		in->bias = v;
+		in->bias[in->nelf - 1] = v;
 	}
 	return 0;
 }
@@ -182,10 +183,15 @@ static int parse_options(struct encode_run *r, int argc, char **argv)
 			r->inputs[r->ninputs++].qemu = o->code == opt_from_qemu;
 			continue;
 		case opt_elf_enc:
-			if (!r->ninputs || r->inputs[r->ninputs - 1].elf) {
+			if (!r->ninputs) {
 				cli_error("--elf %s: give it after its input "
-					  "(--from-qemu or --from-record), once",
+					  "(--from-qemu or --from-record)",
 					  optarg);
+				return cli_exit_usage;
+			}
+			if (r->inputs[r->ninputs - 1].nelf == ENC_MAX_ELFS) {
+				cli_error("--elf %s: more than %d binaries for "
+					  "one input", optarg, ENC_MAX_ELFS);
 				return cli_exit_usage;
 			}
 			rc = elf_option(&r->inputs[r->ninputs - 1], optarg);
@@ -253,7 +259,7 @@ static int parse_options(struct encode_run *r, int argc, char **argv)
 	}
 	if (r->format != enc_fmt_perf &&
 	    (r->cpus || r->aux_size || r->truncate_every || r->pmu_type ||
-	     r->inputs[0].elf)) {
+	     r->inputs[0].nelf)) {
 		cli_error("--cpus, --aux-size, --truncate-every, --pmu-type and "
 			  "--elf are --format perf-data options");
 		return cli_exit_usage;

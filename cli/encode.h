@@ -42,13 +42,17 @@ struct continuity {
 	uint8_t isa;
 };
 
+#define ENC_MAX_ELFS 16
+
 /* One --from-record / --from-qemu input: with --format perf-data, one
- * process (its binary given by --elf after it). */
+ * process (its binaries given by --elf after it: the program, then the
+ * shared libraries it loaded). */
 struct enc_input {
 	const char *path;          /* "-": stdin */
 	int qemu;                  /* a QEMU log, not a record */
-	const char *elf;           /* --elf FILE (perf-data), or NULL */
-	uint64_t bias;             /* --elf FILE@BIAS */
+	const char *elf[ENC_MAX_ELFS]; /* --elf FILE (perf-data) */
+	uint64_t bias[ENC_MAX_ELFS];   /* --elf FILE@BIAS */
+	size_t nelf;
 	FILE *in;
 	struct rec_source src;
 	struct continuity k;

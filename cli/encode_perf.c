@@ -18,7 +18,8 @@
  * Records: AUXTRACE_INFO (cs_etm v1: a block per CPU with the encoder's
  * registers), then per process COMM (exec) and MMAP2 of its binary's
  * executable segments with the build id (elf_file.h); ITRACE_START when a process first
- * runs on its CPU. Features: BUILD_ID, NRCPUS, PMU_MAPPINGS, AUXTRACE. */
+ * runs on its CPU; a process's binaries are its --elf files (the program,
+ * then the libraries it loaded), the first naming it. Features: BUILD_ID, NRCPUS, PMU_MAPPINGS, AUXTRACE. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <inttypes.h>
@@ -41,15 +42,21 @@
 #define TRCAUTHSTATUS 0xCCu /* non-secure invasive and non-invasive
 			       debug enabled (as Juno reports) */
 
-/* What a process's --elf says: its executable PT_LOAD segments and the
- * GNU build id note. */
+/* What one --elf says: its executable PT_LOAD segments and the GNU build
+ * id note. */
 struct proc_elf {
 	char path[PATH_MAX];
-	char comm[16];
 	uint8_t bid[20];
 	size_t bid_size;
 	struct { uint64_t start, len, pgoff; } seg[MAX_SEGS];
 	size_t nseg;
+};
+
+/* A process: its name (the first --elf's file name) and its binaries. */
+struct proc {
+	char comm[16];
+	struct proc_elf bin[ENC_MAX_ELFS];
+	size_t nbin;
 };
 
 struct cpu_state {
@@ -63,7 +70,7 @@ struct perf_run {
 	struct perf_writer *w;
 	uint32_t ncpu;
 	struct cpu_state cpu[128];
-	struct proc_elf *elf;   /* one per input */
+	struct proc *proc;      /* one per input */
 	uint8_t *buf;           /* one AUX record's frames */
 	size_t len, cap;
 	int buf_err;
@@ -88,7 +95,6 @@ static int read_elf(struct proc_elf *e, const char *path, uint64_t bias)
 {
 	struct elf_file *ef = NULL;
 	struct image_diag d;
-	const char *base;
 	int err;
 
 	memset(&d, 0, sizeof(d));
@@ -100,8 +106,6 @@ static int read_elf(struct proc_elf *e, const char *path, uint64_t bias)
 	}
 	if (!realpath(path, e->path))
 		snprintf(e->path, sizeof(e->path), "%s", path);
-	base = strrchr(e->path, '/');
-	set_comm(e->comm, base ? base + 1 : e->path);
 	e->bid_size = elf_file_build_id(ef, e->bid);
 	if (e->bid_size > 20)
 		e->bid_size = 20;
@@ -127,6 +131,19 @@ static int read_elf(struct proc_elf *e, const char *path, uint64_t bias)
 }
 
 /* ---- Output ------------------------------------------------------------ */
+
+/* Was binary @b of input @i's file already given a BUILD_ID entry (an
+ * earlier binary of the same path, of this input or an earlier one)? */
+static int build_id_written(const struct perf_run *p, size_t i, size_t b)
+{
+	for (size_t j = 0; j <= i; j++)
+		for (size_t k = 0; k < (j == i ? b : p->proc[j].nbin); k++)
+			if (p->proc[j].bin[k].bid_size &&
+			    !strcmp(p->proc[j].bin[k].path,
+				    p->proc[i].bin[b].path))
+				return 1;
+	return 0;
+}
 
 static int writer_error(struct perf_run *p, int err)
 {
@@ -196,19 +213,26 @@ static int write_start(struct perf_run *p)
 	free(cpus);
 	for (size_t i = 0; !err && i < r->ninputs; i++) {
 		struct enc_input *in = &r->inputs[i];
-		struct proc_elf *e = &p->elf[i];
+		struct proc *pr = &p->proc[i];
 		struct perf_write_sid s = sid_of(p, in);
 
-		err = perf_write_comm(p->w, in->pid, in->pid, e->comm, 1, &s);
-		for (size_t k = 0; !err && k < e->nseg; k++)
-			err = perf_write_mmap2(p->w, in->pid, in->pid,
-					       e->seg[k].start, e->seg[k].len,
-					       e->seg[k].pgoff, PROT_R_X,
-					       MAP_PRIV, e->bid_size ? e->bid :
-					       NULL, e->bid_size, e->path, &s);
-		if (!err && e->bid_size)
-			err = perf_write_build_id(p->w, -1, e->bid,
-						  e->bid_size, e->path);
+		err = perf_write_comm(p->w, in->pid, in->pid, pr->comm, 1, &s);
+		for (size_t b = 0; !err && b < pr->nbin; b++) {
+			struct proc_elf *e = &pr->bin[b];
+
+			for (size_t k = 0; !err && k < e->nseg; k++)
+				err = perf_write_mmap2(
+					p->w, in->pid, in->pid,
+					e->seg[k].start, e->seg[k].len,
+					e->seg[k].pgoff, PROT_R_X, MAP_PRIV,
+					e->bid_size ? e->bid : NULL,
+					e->bid_size, e->path, &s);
+			/* digest 1.4: one BUILD_ID entry per file */
+			if (!err && e->bid_size && !build_id_written(p, i, b))
+				err = perf_write_build_id(p->w, -1, e->bid,
+							  e->bid_size,
+							  e->path);
+		}
 	}
 	return err ? writer_error(p, err) : 0;
 }
@@ -338,8 +362,8 @@ static int run(struct perf_run *p)
 	if (!r->aux_size)
 		r->aux_size = DEFAULT_AUX_SIZE;
 	r->chunk_limit = 1;
-	p->elf = calloc(r->ninputs, sizeof(*p->elf));
-	if (!p->elf) {
+	p->proc = calloc(r->ninputs, sizeof(*p->proc));
+	if (!p->proc) {
 		cli_error("out of memory");
 		return cli_exit_input;
 	}
@@ -348,14 +372,18 @@ static int run(struct perf_run *p)
 
 		in->pid = PROC_PID0 + (uint32_t)i;
 		in->cpu = (uint32_t)(i % p->ncpu);
-		if (in->elf) {
-			if ((ret = read_elf(&p->elf[i], in->elf, in->bias)))
-				return ret;
-		} else {
-			const char *b = strrchr(in->path, '/');
+		const char *name, *b;
 
-			set_comm(p->elf[i].comm, b ? b + 1 : in->path);
+		for (size_t k = 0; k < in->nelf; k++) {
+			ret = read_elf(&p->proc[i].bin[k], in->elf[k],
+				       in->bias[k]);
+			if (ret)
+				return ret;
 		}
+		p->proc[i].nbin = in->nelf;
+		name = in->nelf ? p->proc[i].bin[0].path : in->path;
+		b = strrchr(name, '/');
+		set_comm(p->proc[i].comm, b ? b + 1 : name);
 		if ((ret = encode_open_input(r, in)))
 			return ret;
 	}
@@ -423,7 +451,7 @@ int encode_perf(struct encode_run *r)
 	for (size_t i = 0; i < r->ninputs; i++)
 		encode_close_input(&r->inputs[i]);
 	perf_writer_free(p.w);
-	free(p.elf);
+	free(p.proc);
 	free(p.buf);
 	return ret;
 }

@@ -119,9 +119,10 @@ static const struct cli_option options[] = {
 	{ "record-out", 0, "FILE", opt_record_out, E,
 	  "also write the record read, in the text form" },
 	{ "elf", 0, "FILE[@BIAS]", opt_elf_enc, E,
-	  "(perf-data) the binary the input before it ran, loaded at its "
+	  "(perf-data) a binary the input before it ran, loaded at its "
 	  "link addresses moved by BIAS: its MMAP2 records (executable "
-	  "segments), build id and process name" },
+	  "segments) and build id; may repeat (the program, then its "
+	  "shared libraries), the first naming the process" },
 	{ .cmds = E, .help = "Trace:" },
 	{ "protocol", 0, "P", opt_protocol, E,
 	  "etmv3, etmv4 or ete (required)" },

@@ -234,7 +234,10 @@ def bad_perf_options():
     bad("cpus_snapshot", base + ["--cpus", "2"], 2, "--cpus")
     bad("elf_snapshot", base + ["--elf", rec], 2, "--elf")
     bad("elf_first", ["--elf", rec] + perf, 2, "--elf")
-    bad("elf_twice", perf + ["--elf", rec, "--elf", rec], 2, "--elf")
+    # --elf repeats (a process's program and libraries), 16 at most
+    bad("elf_17", perf + ["--elf", rec] * 17, 2, "more than 16 binaries")
+    host = os.path.realpath(ETMKIT)      # an ELF file with a build id
+    bad("elf_second_not_elf", perf + ["--elf", host, "--elf", rec], 3, rec)
     bad("cpus_zero", perf + ["--cpus", "0"], 2, "cpus")
     bad("aux_size_odd", perf + ["--aux-size", "1000"], 2, "--aux-size 1000")
     bad("record_out", perf + ["--record-out", path("r.txt")], 2,
@@ -254,6 +257,15 @@ def bad_perf_options():
     rc, err = encode(perf + ["--from-record", rec, "--cpus", "2"])
     check(rc == 0 and os.path.getsize(out) > 104,
           f"perf-data from two records: {rc} {err}")
+    # two binaries for one process: each one's MMAP2 (its path), its
+    # build id once (tests/perf/debian_program.py decodes such a file)
+    os.unlink(out)
+    rc, err = encode(perf + ["--elf", host, "--elf", f"{host}@0x10000000"])
+    data = open(out, "rb").read() if rc == 0 else b""
+    times = data.count(host.encode() + b"\0")
+    check(rc == 0 and times == 3,
+          f"perf-data, --elf twice: {rc} {err}, {host} {times} times, "
+          "not in 2 MMAP2 records and 1 BUILD_ID entry")
     # raw AUX records (TRBE, digest perf-data.md 3.6) hold bytes, not
     # 16-byte frames: any --aux-size (tests/perf/cli_perf.py reads them)
     os.unlink(out)
