@@ -5,9 +5,9 @@
 perf_etm.data's last AUX chunk (a whole trace piece: A-sync to a packet
 boundary) is repeated by tests/perf/perf_repeat (the project's writer) into
 a 2 MiB and a 32 MiB perf.data of 64 KiB AUX records, in the build
-directory. `etmkit profile`, `etmkit decode` (every instruction decoded,
-none listed: --pid of no process) and `etmkit frames --summary` run on
-each; each run's peak resident set (tests/perf/peak_rss: the child's
+directory. `etmkit profile` (every --format), `etmkit flame`, `etmkit
+coverage`, `etmkit decode` (every instruction decoded, none listed: --pid
+of no process) and `etmkit frames --summary` run on each; each run's peak resident set (tests/perf/peak_rss: the child's
 ru_maxrss from wait4) on the
 big file must stay within 8 MiB of that on the small one, and decode must
 find the same instructions in every AUX record of both (no gap). The file is
@@ -72,6 +72,15 @@ def main():
                        "--stats"],
             "frames": ["frames", "--summary", "{f}"],
         }
+        # Every output of issue 16: memory follows the distinct ranges,
+        # branches, stacks and instructions, not the trace's length.
+        for fmt in ("bolt", "profgen", "folded", "chrome"):
+            cmds["profile --format " + fmt] = [
+                "profile", "{f}", "--elf", elf, "--format", fmt,
+                "-o", os.devnull]
+        cmds["flame"] = ["flame", "{f}", "--elf", elf, "-o", os.devnull]
+        cmds["coverage"] = ["coverage", "{f}", "--elf", elf, "--format",
+                            "text", "-o", os.devnull]
         for name, args in cmds.items():
             rss, stats = {}, {}
             for mb in (SMALL_MB, BIG_MB):
