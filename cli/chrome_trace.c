@@ -22,6 +22,8 @@ struct chrome_trace {
 	struct chrome_tid *seen;    /* pid/tid named so far */
 	size_t nseen, capseen;
 	uint8_t pid_seen[128];
+	const char *(*comm)(void *ctx, uint8_t id);
+	void *comm_ctx;
 };
 
 static void put_str(FILE *f, const char *s)
@@ -59,10 +61,28 @@ struct chrome_trace *chrome_trace_alloc(FILE *f, unsigned clock,
 	return ct;
 }
 
+void chrome_trace_thread_names(struct chrome_trace *ct,
+			       const char *(*comm)(void *ctx, uint8_t id),
+			       void *ctx)
+{
+	ct->comm = comm;
+	ct->comm_ctx = ctx;
+}
+
+/* A thread's name: its process's "COMM (tid N)", as a JSON string. */
+static void put_name_tid(FILE *f, const char *comm, uint32_t tid)
+{
+	char buf[96];
+
+	snprintf(buf, sizeof(buf), "%.63s (tid %" PRIu32 ")", comm, tid);
+	put_str(f, buf);
+}
+
 /* The metadata events of pid @pid / tid @tid, the first time. */
 static int name_tid(struct chrome_trace *ct, const struct stacks_event *ev,
 		    uint32_t pid, uint32_t tid)
 {
+	const char *comm;
 	for (size_t i = ct->nseen; i-- > 0;)
 		if (ct->seen[i].pid == pid && ct->seen[i].tid == tid)
 			return 0;
@@ -91,7 +111,15 @@ static int name_tid(struct chrome_trace *ct, const struct stacks_event *ev,
 			clock_names[ct->clock]);
 	}
 	sep(ct);
-	if (ev->has_thread)
+	comm = ev->has_thread && ct->comm ?
+	       ct->comm(ct->comm_ctx, (uint8_t)pid) : NULL;
+	if (comm) {
+		fprintf(ct->f, "{\"name\":\"thread_name\",\"ph\":\"M\","
+			"\"pid\":%" PRIu32 ",\"tid\":%" PRIu32 ",\"args\":"
+			"{\"name\":", pid, tid);
+		put_name_tid(ct->f, comm, tid);
+		fputs("}}", ct->f);
+	} else if (ev->has_thread)
 		fprintf(ct->f, "{\"name\":\"thread_name\",\"ph\":\"M\","
 			"\"pid\":%" PRIu32 ",\"tid\":%" PRIu32 ",\"args\":"
 			"{\"name\":\"context ID %" PRIu32 "\"}}", pid, tid,

@@ -5,7 +5,8 @@
  *
  * {"traceEvents":[ ... ],"displayTimeUnit":"ns","otherData":{...}}:
  * pid = the trace ID, tid = the context ID when traced (else the trace
- * ID); "M" process_name, thread_name and process_labels (the clock) once
+ * ID); "M" process_name, thread_name (the process's name and the
+ * context ID, with chrome_trace_thread_names()) and process_labels (the clock) once
  * per pid / tid; "X" per frame activation (cat "function" or
  * "exception"), ts and dur in the clock's units; "i" (thread scope) for
  * exceptions and for trace lost or restarted. */
@@ -22,6 +23,11 @@ struct chrome_trace;
 /* NULL when out of memory. Writes the head of the file to @f. */
 struct chrome_trace *chrome_trace_alloc(FILE *f, unsigned clock,
 					const struct stack_names *names);
+/* Name threads (perf.data: the process's COMM) by @comm(@ctx, trace ID),
+ * NULL when it does not know. */
+void chrome_trace_thread_names(struct chrome_trace *ct,
+			       const char *(*comm)(void *ctx, uint8_t id),
+			       void *ctx);
 /* A stacks_event_fn: @ctx is the chrome_trace. Returns 0 or
  * -etmkit_err_nomem. */
 int chrome_trace_event(void *ctx, const struct stacks_event *ev);

@@ -229,6 +229,12 @@ static FILE *open_output(const struct profile_run *r)
 	return f;
 }
 
+/* chrome's thread names on a perf.data: the process's COMM. */
+static const char *thread_comm(void *ctx, uint8_t id)
+{
+	return cli_perf_sb_comm(ctx, id);
+}
+
 /* Call stacks (folded, chrome, flame): the tracker, its frame names and
  * for chrome the timeline, written as it goes. */
 static int setup_stacks(struct profile_run *r)
@@ -253,6 +259,9 @@ static int setup_stacks(struct profile_run *r)
 			cli_error("out of memory");
 			return cli_exit_input;
 		}
+		if (r->c.images.sb)
+			chrome_trace_thread_names(r->chrome, thread_comm,
+						  r->c.images.sb);
 		sc.event = stack_event;
 	}
 	err = stacks_alloc(&r->stacks, &sc);

@@ -239,6 +239,13 @@ const struct image *cli_perf_sb_image(const struct cli_perf_sb *sb, uint8_t id)
 					   perf_maps_kernel_image(sb->maps);
 }
 
+const char *cli_perf_sb_comm(const struct cli_perf_sb *sb, uint8_t id)
+{
+	const struct sb_id *x = &sb->ids[id & 0x7f];
+
+	return x->proc && x->proc->comm[0] ? x->proc->comm : NULL;
+}
+
 /* The map of @addr in the current process of @x (kernel maps first). */
 static const struct perf_map *map_at(struct cli_perf_sb *sb, struct sb_id *x,
 				     uint64_t addr)

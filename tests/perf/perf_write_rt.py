@@ -25,6 +25,8 @@ small (--aux-size) with some flagged TRUNCATED. Then:
    recorded path, build id = the ELF note, ELF addresses) the ranges and
    branches digest 4a's rules give from the processes' execution records
    (tests/perf/cli_profile.py's record_profile()).
+5. `etmkit profile FILE --format chrome` names each process's thread by
+   its COMM record and tid.
 
 Cases: A64 under ETE and ETMv4, A32 + T32 under ETMv3; A64 under ETE
 written raw (--frames none: FORMAT_RAW AUX records, as a TRBE writes them,
@@ -164,6 +166,24 @@ def first_load_vaddr(elf):
     for _off, va in load_segments(elf):
         return va
     sys.exit(f"{elf}: no PT_LOAD")
+
+
+def check_chrome_names(a, data, name, elfs, ncpu):
+    """`etmkit profile FILE --format chrome`: each process's thread is
+    named by its COMM record (the program's base name, 15 bytes at most)
+    and its tid, under its CPU's trace ID (the pid of the timeline)."""
+    cmd = [a.etmkit, "profile", data, "--format", "chrome"]
+    for e in elfs:
+        cmd += ["--elf", e]
+    events = json.loads(run(cmd).stdout)["traceEvents"]
+    names = {(ev["pid"], ev["tid"]): ev["args"]["name"] for ev in events
+             if ev.get("ph") == "M" and ev.get("name") == "thread_name"}
+    for i, e in enumerate(elfs):
+        key = (0x10 + 2 * (i % ncpu), 1000 + i)
+        want_name = f"{os.path.basename(e)[:15]} (tid {1000 + i})"
+        if names.get(key) != want_name:
+            fail(f"{name}: chrome thread {key}: {names.get(key)!r}, "
+                 f"expected {want_name!r}")
 
 
 def check_profile(a, data, name, elfs, recs, bids):
@@ -511,6 +531,7 @@ def case(a, tmp, name, protocol, builds, ncpu, extra, same_text=False):
                  snapshot_regs(tmp, f"{name}0"))
     # 4: the profile of the recording against the records
     check_profile(a, data, name, [e for _, e in builds], recs, bids)
+    check_chrome_names(a, data, name, [e for _, e in builds], ncpu)
     print(f"{name}: {len(builds)} processes on {ncpu} CPUs, {naux} AUX "
           f"records; decode {dict(sorted(kinds.items()))}")
 
