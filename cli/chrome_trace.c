@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "chrome_trace.h"
+#include "text_out.h"
 
 static const char *const clock_names[stacks_clock_count] = {
 	"instructions", "cycles", "timestamps"
@@ -25,20 +26,6 @@ struct chrome_trace {
 	const char *(*comm)(void *ctx, uint8_t id);
 	void *comm_ctx;
 };
-
-static void put_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fprintf(f, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			fprintf(f, "\\u%04x", (unsigned char)*s);
-		else
-			fputc(*s, f);
-	}
-	fputc('"', f);
-}
 
 static void sep(struct chrome_trace *ct)
 {
@@ -73,9 +60,13 @@ void chrome_trace_thread_names(struct chrome_trace *ct,
 static void put_name_tid(FILE *f, const char *comm, uint32_t tid)
 {
 	char buf[96];
+	size_t n = strlen(comm);
 
-	snprintf(buf, sizeof(buf), "%.63s (tid %" PRIu32 ")", comm, tid);
-	put_str(f, buf);
+	if (n > 63)
+		n = cli_utf8_cut(comm, 63);
+	snprintf(buf, sizeof(buf), "%.*s (tid %" PRIu32 ")", (int)n, comm,
+		 tid);
+	cli_json_string(f, buf);
 }
 
 /* The metadata events of pid @pid / tid @tid, the first time. */
@@ -143,7 +134,7 @@ static void frame_name(const struct chrome_trace *ct, uint64_t key)
 	else
 		n = stack_names_name(ct->names, key);
 	if (n)
-		put_str(ct->f, n);
+		cli_json_string(ct->f, n);
 	else
 		fprintf(ct->f, "\"0x%" PRIx64 "\"", key);
 }
@@ -175,14 +166,14 @@ int chrome_trace_event(void *ctx, const struct stacks_event *ev)
 		break;
 	default:
 		fputs("{\"name\":", ct->f);
-		put_str(ct->f, etmkit_elem_kind_name(ev->elem));
+		cli_json_string(ct->f, etmkit_elem_kind_name(ev->elem));
 		fprintf(ct->f, ",\"cat\":\"trace\",\"ph\":\"i\",\"s\":\"t\","
 			"\"ts\":%" PRIu64 ",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32
 			",\"args\":{", ev->begin, pid, tid);
 		if (ev->elem == etmkit_elem_gap ||
 		    ev->elem == etmkit_elem_no_image) {
 			fputs("\"reason\":", ct->f);
-			put_str(ct->f, etmkit_loss_name(ev->loss));
+			cli_json_string(ct->f, etmkit_loss_name(ev->loss));
 		}
 		fputs("}}", ct->f);
 		break;

@@ -230,7 +230,7 @@ static void row_branches(struct coverage_run *r, size_t bin,
 static int collect_binary(struct coverage_run *r, size_t i,
 			  const struct locate_binary *b)
 {
-	struct image_diag d;
+	struct image_diag d = { 0 };
 	struct image *img = NULL;
 	struct lines *ln;
 	int err = lines_open(&ln, b->file, &d);
@@ -359,6 +359,15 @@ static void put_count(FILE *f, uint64_t exec, uint64_t n)
 		fputc('-', f);
 }
 
+/* A name in a tracefile line: one line whatever the DWARF says (a line
+ * break would start another record line; lcov has no escapes). */
+static void put_lcov_name(FILE *f, const char *s)
+{
+	for (; *s; s++)
+		fputc(*s == '\n' || *s == '\r' ? ' ' : *s, f);
+	fputc('\n', f);
+}
+
 /* One record of the tracefile (digest 4e): source file @file with its
  * functions fn[*fi..], branches br[*bi..] and lines da[*di..]. */
 static void write_record(struct coverage_run *r, FILE *f, const char *file,
@@ -367,12 +376,15 @@ static void write_record(struct coverage_run *r, FILE *f, const char *file,
 	size_t i, found = 0, hit = 0, block = 0;
 	uint32_t line = 0;
 
-	fprintf(f, "TN:\nSF:%s\n", file);
-	for (i = *fi; i < r->nfn && !strcmp(r->fn[i].file, file); i++)
-		fprintf(f, "FN:%" PRIu32 ",%s\n", r->fn[i].line, r->fn[i].name);
+	fputs("TN:\nSF:", f);
+	put_lcov_name(f, file);
 	for (i = *fi; i < r->nfn && !strcmp(r->fn[i].file, file); i++) {
-		fprintf(f, "FNDA:%" PRIu64 ",%s\n", r->fn[i].count,
-			r->fn[i].name);
+		fprintf(f, "FN:%" PRIu32 ",", r->fn[i].line);
+		put_lcov_name(f, r->fn[i].name);
+	}
+	for (i = *fi; i < r->nfn && !strcmp(r->fn[i].file, file); i++) {
+		fprintf(f, "FNDA:%" PRIu64 ",", r->fn[i].count);
+		put_lcov_name(f, r->fn[i].name);
 		found++;
 		hit += r->fn[i].count != 0;
 	}
@@ -484,7 +496,7 @@ static int write_text(struct coverage_run *r, FILE *f)
 	for (size_t i = 0; i < nb; i++) {
 		const struct locate_binary *b = locate_binary_at(r->c.loc, i);
 		uint64_t all = 0, all_ran = 0, nf = 0, entered = 0;
-		struct image_diag d;
+		struct image_diag d = { 0 };
 		struct image *img = NULL;
 
 		if (!b->elf)

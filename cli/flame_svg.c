@@ -9,6 +9,7 @@
 
 #include "etmkit/common.h"
 #include "flame_svg.h"
+#include "text_out.h"
 
 #define FRAME_H 16       /* pixels per frame row */
 #define PAD 10           /* left and right margin */
@@ -107,22 +108,6 @@ static int add_line(struct flame *fl, const char *s, size_t len)
 	return 0;
 }
 
-static void put_xml(FILE *f, const char *s, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		switch (s[i]) {
-		case '&': fputs("&amp;", f); break;
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '"': fputs("&quot;", f); break;
-		case '\'': fputs("&apos;", f); break;
-		default:
-			if ((unsigned char)s[i] >= 0x20 || s[i] == '\t')
-				fputc(s[i], f);
-		}
-	}
-}
-
 /* A warm colour from the name, grey for the markers. */
 static void colour(const struct fnode *nd, unsigned *r, unsigned *g,
 		   unsigned *b)
@@ -161,10 +146,10 @@ static void label(FILE *f, const struct fnode *nd, double w)
 	if (fit < 3)
 		return;
 	if (nd->len <= fit) {
-		put_xml(f, nd->name, nd->len);
+		cli_xml_text(f, nd->name, nd->len);
 		return;
 	}
-	put_xml(f, nd->name, fit - 2);
+	cli_xml_text(f, nd->name, cli_utf8_cut(nd->name, fit - 2));
 	fputs("..", f);
 }
 
@@ -186,7 +171,7 @@ static int draw(struct flame *fl, size_t k, uint64_t lo, unsigned row)
 	colour(nd, &r, &g, &b);
 	fprintf(fl->f, "<g class=\"f\" data-lo=\"%" PRIu64 "\" data-n=\"%"
 		PRIu64 "\" data-d=\"%u\"><title>", lo, nd->count, row);
-	put_xml(fl->f, nd->name, nd->len);
+	cli_xml_text(fl->f, nd->name, nd->len);
 	fprintf(fl->f, " (%" PRIu64 " %s, %.2f%%)</title><rect x=\"%.4f\" "
 		"y=\"%u\" width=\"%.4f\" height=\"%u\" fill=\"rgb(%u,%u,%u)\" "
 		"rx=\"2\"/><text x=\"%.2f\" y=\"%u\">",
@@ -281,7 +266,7 @@ static void head(struct flame *fl, const struct flame_options *o,
 		"fill=\"#f8f8f0\"/>\n<text x=\"%u\" y=\"24\" "
 		"text-anchor=\"middle\" style=\"font-size:17px\">",
 		width, height, width, height, FONT, width, height, width / 2);
-	put_xml(fl->f, title, strlen(title));
+	cli_xml_text(fl->f, title, strlen(title));
 	fprintf(fl->f, "</text>\n<text id=\"reset\" x=\"%u\" y=\"24\" "
 		"style=\"display:none\">Reset Zoom</text>\n"
 		"<text id=\"search\" x=\"%u\" y=\"24\" text-anchor=\"end\">"

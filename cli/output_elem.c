@@ -4,6 +4,7 @@
 
 #include "cli.h"
 #include "symbolize.h"
+#include "text_out.h"
 
 static const char *isa_name(unsigned v)
 {
@@ -291,22 +292,6 @@ static void json_flag(FILE *f, int on, const char *name)
 		fprintf(f, ",\"%s\":true", name);
 }
 
-/* A static string from the library: plain ASCII without quotes, but
- * escaped anyway. */
-static void json_string(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fputc('\\', f);
-		if ((unsigned char)*s < 0x20)
-			fprintf(f, "\\u%04x", (unsigned char)*s);
-		else
-			fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
 /* Where it ran (docs/json.md): "dso", and "sym" with "symoff" when the
  * binary has a symbol there (the strings formatted once per span). */
 static void json_where(FILE *f, const struct cli_where *w)
@@ -337,7 +322,7 @@ static void json_lines(FILE *f, const struct cli_where *w)
 	const char *sep = ",\"inline\":[";
 
 	fputs(",\"file\":", f);
-	json_string(f, w->loc.file);
+	cli_json_string(f, w->loc.file);
 	fprintf(f, ",\"line\":%" PRIu32, w->loc.line);
 	if (w->loc.column)
 		fprintf(f, ",\"column\":%" PRIu32, w->loc.column);
@@ -348,10 +333,10 @@ static void json_lines(FILE *f, const struct cli_where *w)
 			break;
 		fputs(sep, f);
 		fputs("{\"func\":", f);
-		json_string(f, in->name);
+		cli_json_string(f, in->name);
 		if (in->call_file) {
 			fputs(",\"call_file\":", f);
-			json_string(f, in->call_file);
+			cli_json_string(f, in->call_file);
 		}
 		fprintf(f, ",\"call_line\":%" PRIu32 "}", in->call_line);
 		sep = ",";
@@ -461,7 +446,7 @@ static void json_event(FILE *f, const struct etmkit_elem *e, int m_profile)
 		fprintf(f, ",\"reason\":\"%s\"", etmkit_loss_name(e->u.loss.reason));
 		if (e->u.loss.why) {
 			fputs(",\"why\":", f);
-			json_string(f, e->u.loss.why);
+			cli_json_string(f, e->u.loss.why);
 		}
 		break;
 	case etmkit_elem_no_image:

@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "symbolize.h"
+#include "text_out.h"
 
 #define SPANS_PER_ID 4
 
@@ -106,24 +107,34 @@ static void puts_(struct buf *b, const char *s)
 	put(b, s, strlen(s));
 }
 
-/* A JSON string: quotes, backslashes and control characters escaped. */
+/* A JSON string: quotes, backslashes and control characters escaped,
+ * bytes of no valid UTF-8 sequence as \ufffd (cli/text_out.h). */
 static void put_json(struct buf *b, const char *s)
 {
+	size_t n = strlen(s);
+
 	put(b, "\"", 1);
-	for (; *s; s++) {
+	for (size_t i = 0; i < n;) {
+		size_t l = cli_utf8_len(s + i, n - i);
 		char esc[8];
 
-		if (*s == '"' || *s == '\\') {
+		if (!l) {
+			put(b, "\\ufffd", 6);
+			i++;
+			continue;
+		}
+		if (s[i] == '"' || s[i] == '\\') {
 			esc[0] = '\\';
-			esc[1] = *s;
+			esc[1] = s[i];
 			put(b, esc, 2);
-		} else if ((unsigned char)*s < 0x20) {
+		} else if ((unsigned char)s[i] < 0x20) {
 			snprintf(esc, sizeof(esc), "\\u%04x",
-				 (unsigned char)*s);
+				 (unsigned char)s[i]);
 			put(b, esc, 6);
 		} else {
-			put(b, s, 1);
+			put(b, s + i, l);
 		}
+		i += l;
 	}
 	put(b, "\"", 1);
 }

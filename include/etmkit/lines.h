@@ -92,8 +92,9 @@ struct lines;
  * or read), -etmkit_err_not_found (an ELF file without DWARF line
  * information: "no line information"), -etmkit_err_format (not an ELF
  * file, or DWARF libdw cannot read: a broken unit, line program or
- * debugging entry), -etmkit_err_nomem; then @diag (may be NULL) names the
- * file and says why. */
+ * debugging entry), -etmkit_err_nomem, -etmkit_err_internal (libelf
+ * refused its version: a broken installation); then @diag (may be NULL)
+ * names the file and says why. */
 int lines_open(struct lines **ln, const char *path, struct image_diag *diag);
 /* The same from @n bytes at @data (copied), named @name in messages:
  * for files in memory and the fuzz target. Returns as lines_open(),

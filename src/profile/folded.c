@@ -61,11 +61,14 @@ static char *line_of(const struct stacks *s, size_t i, stacks_name_fn name,
 					    tmp, sizeof(tmp));
 		size_t n = strlen(nm);
 
+		if (n + 1 > len - at)   /* a name that grew since measured */
+			n = len - at ? len - at - 1 : 0;
 		for (size_t c = 0; c < n; c++)
 			text[at + c] = nm[c] == ';' || nm[c] == '\n' ||
 				       nm[c] == '\r' ? '_' : nm[c];
 		at += n;
-		text[at++] = ';';
+		if (at < len)
+			text[at++] = ';';
 	}
 	text[at ? at - 1 : 0] = '\0';
 	return text;

@@ -1,0 +1,104 @@
+/* JSON strings and XML text in valid UTF-8: cli/text_out.h. */
+#include "text_out.h"
+
+size_t cli_utf8_len(const char *s, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t len;
+	unsigned c;
+
+	if (!n)
+		return 0;
+	if (u[0] < 0x80)
+		return 1;
+	if (u[0] >= 0xc2 && u[0] <= 0xdf) {
+		len = 2;
+		c = u[0] & 0x1f;
+	} else if (u[0] >= 0xe0 && u[0] <= 0xef) {
+		len = 3;
+		c = u[0] & 0x0f;
+	} else if (u[0] >= 0xf0 && u[0] <= 0xf4) {
+		len = 4;
+		c = u[0] & 0x07;
+	} else {
+		return 0;       /* continuation byte, C0, C1, F5..FF */
+	}
+	if (n < len)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((u[i] & 0xc0) != 0x80)
+			return 0;
+		c = c << 6 | (u[i] & 0x3f);
+	}
+	if ((len == 3 && (c < 0x800 || (c >= 0xd800 && c <= 0xdfff))) ||
+	    (len == 4 && (c < 0x10000 || c > 0x10ffff)))
+		return 0;       /* overlong, surrogate, out of range */
+	return len;
+}
+
+size_t cli_utf8_cut(const char *s, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)s;
+
+	/* s[n] continues a sequence: cut before its first byte (at most 3
+	 * back; a stray continuation byte is cut at n, it is a U+FFFD of
+	 * its own) */
+	if ((u[n] & 0xc0) != 0x80)
+		return n;
+	for (size_t k = n; k > 0 && n - k < 3; k--)
+		if ((u[k - 1] & 0xc0) != 0x80)
+			return u[k - 1] >= 0xc2 ? k - 1 : n;
+	return n;
+}
+
+void cli_json_string(FILE *f, const char *s)
+{
+	size_t n = 0;
+
+	while (s[n])
+		n++;
+	fputc('"', f);
+	for (size_t i = 0; i < n;) {
+		unsigned char c = (unsigned char)s[i];
+		size_t l = cli_utf8_len(s + i, n - i);
+
+		if (!l) {
+			fputs("\\ufffd", f);
+			i++;
+			continue;
+		}
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fwrite(s + i, 1, l, f);
+		i += l;
+	}
+	fputc('"', f);
+}
+
+void cli_xml_text(FILE *f, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n;) {
+		unsigned char c = (unsigned char)s[i];
+		size_t l = cli_utf8_len(s + i, n - i);
+
+		if (!l) {
+			fputs("\xef\xbf\xbd", f);       /* U+FFFD */
+			i++;
+			continue;
+		}
+		switch (c) {
+		case '&': fputs("&amp;", f); break;
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '"': fputs("&quot;", f); break;
+		case '\'': fputs("&apos;", f); break;
+		default:
+			if (c >= 0x20 || c == '\t')
+				fwrite(s + i, 1, l, f);
+		}
+		i += l;
+	}
+}
