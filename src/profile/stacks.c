@@ -42,18 +42,30 @@ int stacks_alloc(struct stacks **s, const struct stacks_config *cfg)
 	ns->nnodes = 1;              /* node 0: the empty stack */
 	for (unsigned id = 0; id < STACKS_IDS; id++) {
 		ns->none[id].id = (uint8_t)id;
+		ns->none[id].e = ns->none[id].inline_e;
+		ns->none[id].cap = STACKS_INLINE_DEPTH;
 		ns->cur[id] = &ns->none[id];
 	}
 	*s = ns;
 	return 0;
 }
 
+static void thread_free(struct stacks_thread *t)
+{
+	if (t && t->e != t->inline_e)
+		free(t->e);
+	free(t);
+}
+
 void stacks_free(struct stacks *s)
 {
 	if (!s)
 		return;
+	for (unsigned id = 0; id < STACKS_IDS; id++)
+		if (s->none[id].e != s->none[id].inline_e)
+			free(s->none[id].e);
 	for (size_t i = 0; i < s->capthreads; i++)
-		free(s->threads[i]);
+		thread_free(s->threads[i]);
 	free(s->threads);
 	free(s->nodes);
 	free(s->hash);
@@ -218,6 +230,30 @@ static int forget(struct stacks *s, struct stacks_thread *t)
 	return err;
 }
 
+/* Room for one more frame on @t (up to STACKS_MAX_DEPTH): 0 or
+ * -etmkit_err_nomem. */
+static int room(struct stacks_thread *t)
+{
+	uint32_t cap;
+	struct stacks_entry *ne;
+
+	if (t->depth < t->cap)
+		return 0;
+	cap = t->cap * 2 < STACKS_MAX_DEPTH ? t->cap * 2 : STACKS_MAX_DEPTH;
+	if (t->e == t->inline_e) {
+		ne = malloc(cap * sizeof(*ne));
+		if (ne)
+			memcpy(ne, t->e, t->depth * sizeof(*ne));
+	} else {
+		ne = realloc(t->e, cap * sizeof(*ne));
+	}
+	if (!ne)
+		return -etmkit_err_nomem;
+	t->e = ne;
+	t->cap = cap;
+	return 0;
+}
+
 /* Push frame @key (an exception frame when @exc) on @t. */
 static int push_key(struct stacks *s, struct stacks_thread *t, uint64_t key,
 		    int exc)
@@ -233,7 +269,7 @@ static int push_key(struct stacks *s, struct stacks_thread *t, uint64_t key,
 	if (t->depth == STACKS_MAX_DEPTH - 1)
 		key = STACKS_KEY_TRUNCATED;
 	node = child(s, parent, key);
-	if (!node) {
+	if (!node || room(t) < 0) {
 		forget(s, t);
 		return -etmkit_err_nomem;
 	}
@@ -258,7 +294,7 @@ static int push(struct stacks *s, struct stacks_thread *t, uint64_t addr,
 
 	if (!exc && p->addr_child && p->addr == addr && p->addr_id == t->id &&
 	    p->addr_gen == s->gen && !t->beyond &&
-	    t->depth < STACKS_MAX_DEPTH - 1) {
+	    t->depth < STACKS_MAX_DEPTH - 1 && t->depth < t->cap) {
 		struct stacks_entry *en;
 
 		flush(s, t);
@@ -386,6 +422,8 @@ static struct stacks_thread *thread_of(struct stacks *s, uint8_t id,
 	if (!s->threads[k])
 		return NULL;
 	s->threads[k]->id = id;
+	s->threads[k]->e = s->threads[k]->inline_e;
+	s->threads[k]->cap = STACKS_INLINE_DEPTH;
 	s->threads[k]->has_thread = 1;
 	s->threads[k]->thread = cid;
 	s->nthreads++;

@@ -22,6 +22,8 @@ enum stacks_pending {
 	stacks_exc_ret             /* pop to the last exception frame */
 };
 
+#define STACKS_INLINE_DEPTH 8
+
 struct stacks_thread {
 	uint8_t id, has_thread;
 	uint8_t pending;           /* enum stacks_pending */
@@ -30,7 +32,11 @@ struct stacks_thread {
 	uint64_t beyond;           /* calls past the depth limit */
 	uint64_t acc[2];           /* instructions, cycles not yet added to
 				      the top frame's node (flush()) */
-	struct stacks_entry e[STACKS_MAX_DEPTH];
+	struct stacks_entry *e;    /* cap entries: first the few inline */
+	uint32_t cap;              /* (memory grows with the depth a thread
+				      reached, not a fixed STACKS_MAX_DEPTH
+				      per thread: a trace may name many) */
+	struct stacks_entry inline_e[STACKS_INLINE_DEPTH];
 };
 
 struct stacks_tree_node {
