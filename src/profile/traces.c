@@ -73,8 +73,11 @@ static int close_range(struct profile *p, uint8_t id, struct profile_id *st,
 		return 0;               /* outside known binaries (3.11) */
 	if (err < 0)
 		return err;
-	/* The end in the same binary as the start (as for AutoFDO). */
-	sl = add_range(p, bin, vstart, vstart + (t->last - t->start));
+	/* The end in the same binary as the start (as for AutoFDO); with
+	 * contexts, the context in the key's high half. */
+	sl = add_range(p, p->cfg.contexts ? (uint64_t)bin | (uint64_t)t->ctx << 32 :
+					    bin,
+		       vstart, vstart + (t->last - t->start));
 	if (!sl)
 		return -etmkit_err_nomem;
 	if (branch) {
@@ -100,7 +103,7 @@ static int count_pending(struct profile *p, uint8_t id, struct profile_id *st,
 		return 0;
 	if (err < 0)
 		return err;
-	if (bin != t->pend_slot->bin)
+	if (bin != PROFILE_KEY_BIN(t->pend_slot->bin))
 		return 0;               /* into another binary */
 	return profile_count_branch(p, t->pend_slot, vto, 1);
 }
@@ -113,7 +116,32 @@ int profile_trace_end(struct profile *p, uint8_t id)
 	if (st->tr.open)
 		err = close_range(p, id, st, 0);
 	st->tr.pend = 0;
+	st->tr.ctx = 0;         /* the calls since are not known */
+	st->tr.over = 0;
 	return err;
+}
+
+/* With contexts: taken branch @last (run-time address), classified
+ * @cls, may call or return. */
+static int enter_or_leave(struct profile *p, uint8_t id,
+			  struct profile_id *st, uint64_t last, uint32_t cls)
+{
+	size_t bin = PROFILE_CTX_EXTERNAL;
+	uint64_t site = 0;
+	int err;
+
+	if (!(cls & (INSN_F_CALL | INSN_F_RETURN)))
+		return 0;
+	if (cls & INSN_F_CALL) {
+		err = profile_where_of(p, id, &st->memo, last, &bin, &site);
+		if (err == -etmkit_err_not_found) {
+			bin = PROFILE_CTX_EXTERNAL;
+			site = 0;
+		} else if (err < 0) {
+			return err;
+		}
+	}
+	return profile_ctx_branch(p, id, bin, site, cls);
 }
 
 /* Any element, the general way: out of line, so that the fast path
@@ -148,7 +176,7 @@ static __attribute__((noinline)) int trace_elem(struct profile *p,
 		return profile_trace_end(p, id);
 	case etmkit_elem_context:     /* maybe another process's memory */
 		st->memo.span = 0;
-		return 0;
+		return p->cfg.contexts ? profile_ctx_thread(p, id, e) : 0;
 	default:
 		return 0;
 	}
@@ -162,8 +190,16 @@ static __attribute__((noinline)) int trace_elem(struct profile *p,
 	}
 	t->last = last;
 	t->next = next;
-	if (profile_taken(e, e->u.insn.class_flags))
+	if (profile_taken(e, e->u.insn.class_flags)) {
 		err2 = close_range(p, id, st, 1);
+		if (p->cfg.contexts) {
+			int err3 = enter_or_leave(p, id, st, last,
+						  e->u.insn.class_flags);
+
+			if (!err2)
+				err2 = err3;
+		}
+	}
 	return err ? err : err2;
 }
 
@@ -182,7 +218,8 @@ int profile_trace_elem(struct profile *p, uint8_t id,
 	struct count_slot *sl, *prev;
 	uint64_t a = e->addr, start, last, vstart, vend;
 
-	if (e->kind != etmkit_elem_insn_range || e->u.range.repeats)
+	if (e->kind != etmkit_elem_insn_range || e->u.range.repeats ||
+	    p->cfg.contexts)
 		return trace_elem(p, id, e);
 	if (t->open) {
 		if (a != t->next)

@@ -44,6 +44,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import perf_write_rt  # noqa: E402  (build, load_segments)
+import stacks_rt  # noqa: E402  (branch_kind)
 
 CI = os.environ.get("CI") == "true"
 LLVM = "/usr/lib/llvm-16/bin"
@@ -139,6 +140,96 @@ def record_traces(path, segs):
     return ranges, branches
 
 
+def record_cs_traces(path, segs):
+    """record_traces() split by call context (--stacks): {(ctx, start,
+    end): n}, {(ctx, from, to): n}, ctx the tuple of the call sites of
+    the calls not yet returned, root first, from the record's taken
+    calls and returns (stacks_rt.branch_kind: A64 BL, BLR...; RET...;
+    A32/T32 too), emptied by a gap or an exception; a return past the
+    known calls leaves it empty. A range and the taken branch that ends
+    it count in the context that ran it (before that branch's call or
+    return)."""
+    ranges, branches = {}, {}
+    start = last = pend = None
+    ctx = pend_ctx = ()
+
+    def inside(a):
+        return any(lo <= a < hi for lo, hi in segs)
+
+    def count(d, k):
+        d[k] = d.get(k, 0) + 1
+
+    def end_range(taken):
+        nonlocal start, pend, pend_ctx
+        if start is not None and inside(start):
+            count(ranges, (ctx, start, last))
+            pend = last if taken else None
+            pend_ctx = ctx
+        else:
+            pend = None
+        start = None
+
+    for line in open(path):
+        f = line.split("#")[0].split()
+        if not f or f[0] == "etmkit-exec":
+            continue
+        if f[0] in ("gap", "exc"):
+            end_range(False)
+            ctx = ()
+            continue
+        if not f[0].startswith("0x"):
+            continue              # ctx, ts
+        addr = int(f[0], 16)
+        if pend is not None:
+            if inside(addr):
+                count(branches, (pend_ctx, pend, addr))
+            pend = None
+        if start is None:
+            start = addr
+        last = addr
+        if any(w.startswith("->") for w in f[3:]):
+            end_range(True)
+            kind = stacks_rt.branch_kind(f[1], f[2])
+            if kind == "call":
+                ctx = ctx + (addr,)
+            elif kind == "ret" and ctx:
+                ctx = ctx[:-1]
+    end_range(False)
+    return ranges, branches
+
+
+def want_profgen_cs(r, b, base, segs):
+    """The context-sensitive unsymbolized profile (digest 4d): per
+    context, sorted by its text, '[0xSITE @ ...]' (root first, less
+    @base, from the frame after the last call site outside the binary),
+    then its ranges and branches as want_profgen(), indented by two."""
+    def text(ctx):
+        frames = []
+        for a in ctx:
+            if any(lo <= a < hi for lo, hi in segs) and a >= base:
+                frames.append(f"0x{a - base:x}")
+            else:
+                frames = []
+        return " @ ".join(frames)
+
+    per = {}
+    for k, d in ((0, r), (1, b)):
+        for (ctx, x, y), n in d.items():
+            if x < base or y < base:
+                continue
+            key = (text(ctx), x - base, y - base)
+            sec = per.setdefault(key[0], ({}, {}))[k]
+            sec[key[1:]] = sec.get(key[1:], 0) + n
+    out = []
+    for t in sorted(per, key=lambda s: s.encode()):
+        out.append(f"[{t}]")
+        for sec, sep in zip(per[t], ("-", "->")):
+            out.append(f"  {len(sec)}")
+            out += [f"  {x:x}{sep}{y:x}:{n}" for (x, y), n in
+                    sorted(sec.items())]
+    return "".join(x + "\n" for x in out)
+
+
 def want_bolt(r, b):
     out = [f"B {f:x} {t:x} {n} 0" for (f, t), n in sorted(b.items())]
     out += [f"F {s:x} {e:x} {n}" for (s, e), n in sorted(r.items())]
@@ -202,6 +293,22 @@ def exactness(a, tmp, builds, protocol):
             elif p.stdout != want:
                 fail(f"{tag} {name} {fmt}: differs from the record: "
                      f"{first_diff(p.stdout, want)}")
+        # --stacks: the same split by call context
+        cr, cb = record_cs_traces(rec, segs)
+        want = want_profgen_cs(cr, cb, base, segs)
+        p = profile(a, data, elfs, "profgen", "--binary", rx, "--stacks")
+        if p.returncode != 0:
+            fail(f"{tag} {name} profgen --stacks: exit {p.returncode}: "
+                 f"{p.stderr}")
+        elif p.stdout != want:
+            fail(f"{tag} {name} profgen --stacks: differs from the record: "
+                 f"{first_diff(p.stdout, want)}")
+        nctx = len({c for c, _, _ in cr})
+        deep = max((len(c) for c, _, _ in cr), default=0)
+        print(f"{tag} {name} --stacks: {nctx} contexts (depth up to "
+              f"{deep}), {len(cr)} ranges, {len(cb)} branches")
+        if name.startswith("calls") and deep < 2:
+            fail(f"{tag} {name}: no call depth to check")
         # not the AutoFDO counts: ranges go on across not-taken branches
         nt = sum(1 for line in open(rec) if re.search(r" bi? *$", line))
         print(f"{tag} {name}: {len(r)} ranges, {len(b)} branches, "
