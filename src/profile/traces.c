@@ -176,7 +176,15 @@ static __attribute__((noinline)) int trace_elem(struct profile *p,
 		return profile_trace_end(p, id);
 	case etmkit_elem_context:     /* maybe another process's memory */
 		st->memo.span = 0;
-		return p->cfg.contexts ? profile_ctx_thread(p, id, e) : 0;
+		if (!p->cfg.contexts || !(e->flags & ETMKIT_CTX_CONTEXT_ID) ||
+		    (t->has_thread && t->thread == e->u.context.context_id))
+			return 0;
+		/* another thread: what ran before counts in its context */
+		if (t->open)
+			err = close_range(p, id, st, 0);
+		t->pend = 0;
+		err2 = profile_ctx_thread(p, id, e);
+		return err ? err : err2;
 	default:
 		return 0;
 	}
