@@ -28,8 +28,14 @@ against the execution record and by the real readers.
    profgen file with the binary when it supports the target (then its
    hottest function must be the record's); LLVM 16's refuses AArch64
    ("unsupported target"): then the file is checked against 4d's grammar.
+   --stacks (llvm-profgen's context-sensitive form): every context's
+   lines equal the record's split by call context (record_cs_traces():
+   the call sites of the record's taken calls not yet returned), and the
+   file's grammar is checked (LLVM 16 reads it on x86-64 only; its
+   address contexts are meant for pseudo-probe binaries:
+   docs/perf-data.md "Profiles").
 3. Usage errors: several binaries without --binary, an unknown format, an
-   unwritable output, a cut perf.data.
+   unwritable output, a cut perf.data, --stacks with another format.
 
 Exit: 0 pass, 1 fail, 77 qemu-user, the cross compiler or the LLVM 16
 tools missing (fails with CI=true)."""
@@ -341,6 +347,12 @@ def usage_errors(a, tmp, data, elfs):
                 "-o", os.path.join(tmp, "no", "dir", "x"))
     if p.returncode != 3 or "cannot write" not in p.stderr:
         fail(f"unwritable -o: exit {p.returncode}, {p.stderr!r}")
+    for fmt in ("bolt", "autofdo", "folded"):
+        p = profile(a, data, elfs, fmt, "--stacks")
+        if p.returncode != 2 or "--stacks is for the profgen format" \
+                not in p.stderr or p.stdout:
+            fail(f"--format {fmt} --stacks: exit {p.returncode}, "
+                 f"{p.stderr!r}")
     bad = os.path.join(tmp, "cut.data")
     with open(data, "rb") as f, open(bad, "wb") as g:
         g.write(f.read(100))     # the header, cut
@@ -368,6 +380,33 @@ def grammar_4d(text):
                 return f"bad line '{line}'"
         i += 1 + n
     return None if i == len(lines) else f"{len(lines) - i} lines after"
+
+
+def grammar_4d_cs(text):
+    """The context-sensitive form (digest 4d): '[CONTEXT]' lines, CONTEXT
+    empty or '0x' hex frames joined by ' @ ', distinct and sorted
+    bytewise, each followed by grammar_4d()'s sections indented by two
+    spaces."""
+    lines = text.splitlines()
+    heads = [i for i, x in enumerate(lines) if x.startswith("[")]
+    if not heads or heads[0] != 0:
+        return "no [context] first"
+    ctxs = []
+    for k, i in enumerate(heads):
+        m = re.fullmatch(r"\[((?:0x[0-9a-f]+(?: @ 0x[0-9a-f]+)*)?)\]",
+                         lines[i])
+        if not m:
+            return f"bad context line '{lines[i]}'"
+        ctxs.append(m.group(1).encode())
+        body = lines[i + 1:heads[k + 1] if k + 1 < len(heads) else None]
+        if any(not x.startswith("  ") or x[2:3] == " " for x in body):
+            return f"[{m.group(1)}]: a line not indented by two"
+        bad = grammar_4d("".join(x[2:] + "\n" for x in body))
+        if bad:
+            return f"[{m.group(1)}]: {bad}"
+    if ctxs != sorted(set(ctxs)):
+        return "contexts not distinct and sorted"
+    return None
 
 
 def hottest_in_record(rec, elf):
@@ -448,13 +487,21 @@ def real_readers(a, tmp):
     bad = grammar_4d(text)
     if bad:
         fail(f"profgen file against digest 4d: {bad}")
+    run([a.etmkit, "profile", data, "--elf", elf, "--format", "profgen",
+         "--binary", "loops", "--stacks", "-o", pg + ".cs"])
+    cs = open(pg + ".cs").read()
+    bad = grammar_4d_cs(cs)
+    if bad:
+        fail(f"profgen --stacks file against digest 4d: {bad}")
     sp = os.path.join(tmp, "loops.afdo")
     p = run([profgen, "--unsymbolized-profile=" + pg, "--binary=" + elf,
              "--format=text", "--output=" + sp], ok=False)
     if "unsupported target" in p.stderr:
         print("llvm-profgen 16 refuses AArch64 binaries "
-              f"({p.stderr.strip()}): the file checked against digest 4d's "
-              f"grammar only ({len(text.splitlines())} lines)")
+              f"({p.stderr.strip()}): the files checked against digest 4d's "
+              f"grammar only ({len(text.splitlines())} lines; --stacks "
+              f"{len(cs.splitlines())} lines, "
+              f"{cs.count(chr(10) + '[') + 1} contexts)")
         return
     if p.returncode != 0:
         fail(f"llvm-profgen: exit {p.returncode}: {p.stderr[-1500:]}")
