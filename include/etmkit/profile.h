@@ -140,7 +140,7 @@ struct profile;
  * returns are counted, not kept, until they balance. Contexts are the
  * nodes of a call-site tree, interned: memory grows with the distinct
  * contexts times the ranges that run in them, nothing per element once
- * they are known. The elements go the general way (no fast path). A
+ * they are known. A
  * context element naming another thread ends the range being built (a
  * taken branch before it counts no branch) and takes up that thread's
  * context (the empty one for a thread not seen before). */

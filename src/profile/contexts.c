@@ -17,7 +17,7 @@ static int child(struct profile *p, uint32_t parent, uint32_t bin,
 	struct count_slot *sl;
 
 	if (m->cap) {
-		sl = count_map_find(m->slots, m->cap, parent, bin, site);
+		sl = count_map_find(m->slots, m->cap, bin, site, parent);
 		if (sl->count) {
 			*node = (uint32_t)sl->count;
 			return 0;
@@ -44,7 +44,7 @@ static int child(struct profile *p, uint32_t parent, uint32_t bin,
 			p->ctx_count = 1;
 		}
 	}
-	if (!count_map_add_slot(m, parent, bin, site, p->ctx_count))
+	if (!count_map_add_slot(m, bin, site, parent, p->ctx_count))
 		return -etmkit_err_nomem;
 	*node = (uint32_t)p->ctx_count;
 	p->ctx_nodes[*node].parent = parent;

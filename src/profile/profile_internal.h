@@ -72,7 +72,7 @@ struct profile {
 	struct profile_config cfg;
 	struct count_map ranges;   /* (bin, start, end) */
 	struct count_map branches; /* (bin, from, to) */
-	struct count_map ctx_index;   /* (parent, bin, site) -> node */
+	struct count_map ctx_index;   /* (bin, site, parent) -> node */
 	struct count_map ctx_threads; /* (id, thread, 0) -> node + 1 */
 	struct profile_ctx_node *ctx_nodes;
 	size_t ctx_count, ctx_cap;
