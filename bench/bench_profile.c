@@ -18,6 +18,10 @@
  *            (include/etmkit/stacks.h), frames keyed by their address
  *            (the CLI's symbol lookup, cached per function, is not in
  *            it), then the folded stacks written to /dev/null.
+ *   contexts ETM4_FLOW_RANGES (no tally), every element to profile_elem()
+ *            of a taken-branch traces profile with call contexts
+ *            (profile_config.contexts: etmkit profile --format profgen
+ *            --stacks), its heap checked as the profile's.
  * Timed: decoder and profile allocation, decoding, profile_finish(),
  * release. Best of --runs runs, taking turns. The profile's counts are
  * checked against the decode: the same instructions, the ranges' counts
@@ -211,10 +215,12 @@ static int timed(const struct etm4_flow_config *dcfg,
 	double t0 = bench_now();
 	int err = 0;
 
-	tcfg.flags |= ETM4_FLOW_TALLY;   /* as etmkit profile decodes */
+	if (with_profile == 1)           /* as etmkit profile decodes */
+		tcfg.flags |= ETM4_FLOW_TALLY;
 	profile_config_init(&pc);
 	pc.resolve = resolve;
 	pc.ctx = (void *)cfg->image;
+	pc.traces = pc.contexts = with_profile == 2;
 	if (with_profile)
 		err = profile_alloc(&prof, &pc);
 	if (!err)
@@ -242,7 +248,8 @@ static size_t heap_in_use(void)
 /* The profile's heap after one copy and after all: equal once the
  * distinct ranges are known (the second copy onwards repeats them). */
 static int heap_check(const struct etm4_flow_config *cfg,
-		      const struct bench_input *in, uint8_t id, size_t *grow)
+		      const struct bench_input *in, uint8_t id, int contexts,
+		      size_t *grow)
 {
 	struct profile_config pc;
 	struct profile *prof = NULL;
@@ -252,11 +259,13 @@ static int heap_check(const struct etm4_flow_config *cfg,
 
 	struct etm4_flow_config tcfg = *cfg;
 
-	tcfg.flags |= ETM4_FLOW_TALLY;
+	if (!contexts)
+		tcfg.flags |= ETM4_FLOW_TALLY;
 	cfg = &tcfg;
 	profile_config_init(&pc);
 	pc.resolve = resolve;
 	pc.ctx = (void *)cfg->image;
+	pc.traces = pc.contexts = contexts;
 	err = profile_alloc(&prof, &pc);
 	if (!err)
 		err = run(cfg, in->buf, 2 * in->copy_len, prof, NULL, id, &c);
@@ -276,10 +285,10 @@ int main(int argc, char **argv)
 	struct image *img = NULL;
 	struct image_diag idiag;
 	struct etm4_flow_config cfg;
-	struct counts dec, prof, stk;
+	struct counts dec, prof, stk, cs;
 	const char *snap = "juno_r1_1";
-	double best_d = 0.0, best_p = 0.0, best_s = 0.0;
-	size_t grow = 0, grow_s = 0;
+	double best_d = 0.0, best_p = 0.0, best_s = 0.0, best_c = 0.0;
+	size_t grow = 0, grow_s = 0, grow_c = 0;
 	int status = 1;
 
 	memset(&in, 0, sizeof(in));
@@ -306,9 +315,11 @@ int main(int argc, char **argv)
 	for (int r = 0; r < o.runs; r++)
 		if (timed(&cfg, &in, src.id, 0, r, &best_d, &dec) ||
 		    timed(&cfg, &in, src.id, 1, r, &best_p, &prof) ||
-		    timed_stacks(&cfg, &in, src.id, r, &best_s, &stk))
+		    timed_stacks(&cfg, &in, src.id, r, &best_s, &stk) ||
+		    timed(&cfg, &in, src.id, 2, r, &best_c, &cs))
 			goto out;
-	if (heap_check(&cfg, &in, src.id, &grow) ||
+	if (heap_check(&cfg, &in, src.id, 0, &grow) ||
+	    heap_check(&cfg, &in, src.id, 1, &grow_c) ||
 	    heap_check_stacks(&cfg, &in, src.id, &grow_s))
 		goto out;
 	printf(WHO "  decode   %7.1f MB  %8.1f MB/s  %8.2f Minsn/s  %8.1f ms"
@@ -333,7 +344,26 @@ int main(int argc, char **argv)
 	       (double)in.n / MIB, (double)in.n / MIB / best_s,
 	       (double)stk.insns / best_s / 1e6, best_s * 1e3, o.runs,
 	       stk.stacks, best_s / best_d);
+	printf(WHO "  contexts %7.1f MB  %8.1f MB/s  %8.2f Minsn/s  %8.1f ms"
+	       "  best of %d; decode + profile_elem() with traces and call "
+	       "contexts (profgen --stacks): %zu distinct ranges in their "
+	       "contexts; %.2fx the decode's time\n",
+	       (double)in.n / MIB, (double)in.n / MIB / best_c,
+	       (double)cs.insns / best_c / 1e6, best_c * 1e3, o.runs,
+	       cs.distinct_ranges, best_c / best_d);
 	status = 0;
+	if (cs.insns != dec.insns || cs.range_total == 0) {
+		printf(WHO "  MISMATCH: %" PRIu64 " instructions decoded, %"
+		       PRIu64 " with the contexts profile, %" PRIu64
+		       " range counts\n", dec.insns, cs.insns, cs.range_total);
+		status = 1;
+	}
+	if (grow_c) {
+		printf(WHO "  MISMATCH: the contexts profile's heap grew by %zu "
+		       "bytes over copies that add no new context or range\n",
+		       grow_c);
+		status = 1;
+	}
 	if (stk.insns != dec.insns || stk.stack_insns != dec.insns) {
 		printf(WHO "  MISMATCH: %" PRIu64 " instructions decoded, %"
 		       PRIu64 " in the stacks\n", dec.insns, stk.stack_insns);

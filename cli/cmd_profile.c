@@ -29,7 +29,7 @@ static const char profile_usage[] =
 "                      (--image FILE@ADDR | --elf FILE[@BIAS])... [OPTIONS]\n"
 "  OPTIONS: [--format autofdo|bolt|profgen|folded|chrome]\n"
 "           [--weight insns|cycles|time] [-o FILE] [--binary REGEX]\n"
-"           [--quiet]\n"
+"           [--stacks] [--quiet]\n"
 "\n"
 "Count what the cores ran, per binary: the straight-line ranges of\n"
 "instructions and the taken branches between them, at the binaries' ELF\n"
@@ -53,7 +53,10 @@ static const char profile_notes[] =
 "llvm-profgen's unsymbolized profile (--unsymbolized-profile): ranges\n"
 "and branches at offsets from the first executable segment's address\n"
 "rounded down to 4 KiB. Both hold one binary: with several that have\n"
-"counts, --binary picks it.\n"
+"counts, --binary picks it. profgen --stacks is the context-sensitive\n"
+"form: a '[CONTEXT]' line per call context (the call sites of the calls\n"
+"not yet returned, root first, ' @ ' between, empty after a gap until a\n"
+"call) and its ranges and branches, indented.\n"
 "A perf.data recording names each binary by the path and build id it\n"
 "recorded for the ELF file given with the same build id.\n"
 "\n"
@@ -90,6 +93,7 @@ struct profile_run {
 	const char *format, *output, *binary, *title;
 	int fmt;                           /* enum prof_format */
 	int traces;                        /* bolt, profgen */
+	int cs;                            /* profgen --stacks */
 	unsigned weight;                   /* enum stacks_clock */
 	unsigned width;                    /* flame: pixels */
 	struct stacks *stacks;             /* folded, chrome, flame */
@@ -292,6 +296,7 @@ static int setup(struct profile_run *r)
 	pc.resolve = cli_counting_resolve;
 	pc.ctx = &r->c;
 	pc.traces = r->traces;
+	pc.contexts = r->cs;
 	err = profile_alloc(&r->prof, &pc);
 	if (err < 0) {
 		cli_error("cannot set up the decoder: %s", etmkit_errstr(err));
@@ -487,6 +492,7 @@ int cli_profile_main(const struct cli_command *cmd, int flame, int argc,
 			{ .name = "binary", .value = opt_prof_binary, .ctx = &r },
 			{ .name = "output", .value = opt_prof_output, .ctx = &r },
 			{ .name = "weight", .value = opt_prof_weight, .ctx = &r },
+			{ .name = "stacks", .target = &r.cs },
 			{ .name = "m-profile", .target = &r.c.in.m_profile },
 			CLI_IMAGES_FLAGS(&r.c.images),
 			{ .name = NULL }
@@ -511,6 +517,12 @@ int cli_profile_main(const struct cli_command *cmd, int flame, int argc,
 	if (r.have_re && !(r.fmt == fmt_autofdo || r.traces)) {
 		cli_error("--binary is for the autofdo, bolt and profgen "
 			  "formats");
+		cleanup(&r);
+		return cli_exit_usage;
+	}
+	if (r.cs && r.fmt != fmt_profgen) {
+		cli_error("--stacks is for the profgen format (llvm-profgen's "
+			  "context-sensitive profile)");
 		cleanup(&r);
 		return cli_exit_usage;
 	}

@@ -221,6 +221,10 @@ static const struct cli_option options[] = {
 	  "matches REGEX (POSIX extended regular expression, anywhere in "
 	  "the path); bolt and profgen: the one binary to write when "
 	  "several have counts" },
+	{ "stacks", 0, NULL, 0, PR,
+	  "(profgen) the context-sensitive profile: the ranges and branches "
+	  "per call context, the call sites of the calls not yet returned "
+	  "(a [CONTEXT] line per context, its sections indented)" },
 	{ "weight", 0, "W", 0, R,
 	  "(folded, chrome, flame) what a stack counts and the timeline's "
 	  "clock: insns, the instructions executed (the default); cycles "

@@ -7,7 +7,8 @@
  * - taken-branch traces: every branch follows a range that ended in it,
  *   so the branches of a binary count at most what its ranges count, and
  *   every range and branch lies in the binary the resolver gave;
- * - the writers of each kind succeed on one binary at a time. */
+ * - the writers of each kind succeed on one binary at a time (with call
+ *   contexts, the profgen writer; the BOLT writer refuses them). */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,7 +42,8 @@ static const uint8_t kinds[] = {
 	etmkit_elem_no_image, etmkit_elem_q
 };
 
-static void check(int traces, const uint8_t *data, size_t size)
+static void check(int traces, int contexts, const uint8_t *data,
+		  size_t size)
 {
 	struct profile_config cfg;
 	struct profile *p;
@@ -52,6 +54,7 @@ static void check(int traces, const uint8_t *data, size_t size)
 	profile_config_init(&cfg);
 	cfg.resolve = resolve;
 	cfg.traces = traces;
+	cfg.contexts = contexts;
 	if (profile_alloc(&p, &cfg))
 		abort();
 	for (size_t i = 0; i + 8 <= size; i += 8) {
@@ -74,7 +77,13 @@ static void check(int traces, const uint8_t *data, size_t size)
 			e.u.range.repeats = d[5] & 0x80 ? d[5] & 3 : 0;
 		}
 		e.u.insn.class_flags = d[6] & 1 ? INSN_F_BRANCH |
-			(d[6] & 2 ? INSN_F_INDIRECT : 0) : 0;
+			(d[6] & 2 ? INSN_F_INDIRECT : 0) |
+			(d[6] & 8 ? INSN_F_CALL : 0) |
+			(d[6] & 16 ? INSN_F_RETURN : 0) : 0;
+		if (e.kind == etmkit_elem_context && d[7] & 1) {
+			e.flags = ETMKIT_CTX_CONTEXT_ID;
+			e.u.context.context_id = d[7] >> 1 & 3;
+		}
 		e.u.insn.opcode = d[6] & 4 ? 0x14000000u | d[7] : 0xd65f03c0u;
 		err = profile_elem(p, (uint8_t)(d[1] >> 6), &e);
 		if (err && !(traces && err == -etmkit_err_unsupported &&
@@ -109,7 +118,10 @@ static void check(int traces, const uint8_t *data, size_t size)
 	for (int b = 0; b < 2; b++) {
 		bins[b].skip = 0;
 		bins[!b].skip = 1;
-		if (traces ? profile_write_bolt(p, f, bins, 2) ||
+		if (contexts ? profile_write_profgen(p, f, bins, 2) ||
+			       profile_write_bolt(p, f, bins, 2) !=
+			       -etmkit_err_invalid :
+		    traces ? profile_write_bolt(p, f, bins, 2) ||
 			     profile_write_profgen(p, f, bins, 2) :
 			     profile_write_autofdo(p, f, bins, 2))
 			abort();
@@ -120,7 +132,8 @@ static void check(int traces, const uint8_t *data, size_t size)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	check(0, data, size);
-	check(1, data, size);
+	check(0, 0, data, size);
+	check(1, 0, data, size);
+	check(1, 1, data, size);
 	return 0;
 }

@@ -91,6 +91,9 @@ struct profile_config {
 				      profile_write_bolt() and
 				      profile_write_profgen(), instead of
 				      AutoFDO's ranges */
+	int contexts;              /* with traces: count them per call
+				      context ("Call contexts" below), for
+				      profile_write_profgen() */
 };
 
 void profile_config_init(struct profile_config *cfg);
@@ -119,8 +122,31 @@ struct profile;
  * u.range.repeats (ETM4_FLOW_TALLY, which reorders ranges) makes
  * profile_elem() return -etmkit_err_unsupported; decode without it. */
 
+/* Call contexts (cfg.contexts, with cfg.traces; llvm-profgen's
+ * context-sensitive profile, digest perf-data.md 4d, docs/perf-data.md
+ * "Profiles"): every range and taken branch counts in the call context
+ * that ran it: the call instructions of the calls not yet returned, at
+ * their ELF addresses, root first, followed per trace ID and thread (the
+ * context ID, when traced). A taken call (INSN_F_CALL) enters a context
+ * after the range it ends (that range and its branch count in the
+ * caller's context); a taken return (INSN_F_RETURN, not an exception
+ * return) leaves one, and a return past the calls seen leaves the empty
+ * context (the calls before the trace are not known). Every cut (above)
+ * forgets the context: after a trace_on, gap, overflow, exception...
+ * the code runs in the empty context until its calls are seen. A call
+ * whose instruction no binary holds enters a context that has no
+ * address there (the writer starts the context after it). At most
+ * PROFILE_CTX_MAX_DEPTH (1024) calls are kept; deeper calls and their
+ * returns are counted, not kept, until they balance. Contexts are the
+ * nodes of a call-site tree, interned: memory grows with the distinct
+ * contexts times the ranges that run in them, nothing per element once
+ * they are known. A
+ * context element naming another thread ends the range being built (a
+ * taken branch before it counts no branch) and takes up that thread's
+ * context (the empty one for a thread not seen before). */
+
 /* Returns 0 and sets *@p; -etmkit_err_invalid (NULL argument, bad size,
- * no resolve), -etmkit_err_nomem. */
+ * no resolve, contexts without traces), -etmkit_err_nomem. */
 int profile_alloc(struct profile **p, const struct profile_config *cfg);
 void profile_free(struct profile *p);
 
@@ -153,6 +179,8 @@ size_t profile_branch_count(const struct profile *p);
 struct profile_entry {
 	size_t bin;
 	uint64_t from, to, count;
+	uint32_t ctx;              /* cfg.contexts: the call context, a node
+				      (0: the empty context) */
 };
 int profile_range_at(const struct profile *p, size_t i,
 		     struct profile_entry *out);
@@ -212,7 +240,7 @@ long profile_counted_binaries(const struct profile *p, size_t nbins,
  * address itself for an executable, the ELF address of a position-
  * independent one whose first segment is at 0). Nothing is written when
  * no binary has counts. Returns 0; -etmkit_err_invalid (NULL argument,
- * not a traces profile, a binary counted that is not below @nbins or has
+ * not a traces profile, a contexts profile, a binary counted that is not below @nbins or has
  * a NULL name, more than one binary to write: pick one with skip),
  * -etmkit_err_nomem, -etmkit_err_io (writing @f failed). Call
  * profile_finish() first. */
@@ -228,7 +256,15 @@ int profile_write_bolt(const struct profile *p, FILE *f,
  * lines, each sorted by addresses, in lowercase hex without 0x, less
  * @text_base (the offsets of llvm-profgen's default --use-offset); a
  * range or branch with an address below @text_base is left out. With no
- * binary to write: "0" and "0". Returns as profile_write_bolt(). */
+ * binary to write: "0" and "0". Returns as profile_write_bolt().
+ * With cfg.contexts, the context-sensitive form: per context, sorted by
+ * its text (bytewise), a line "[CONTEXT]" then its two sections, every
+ * line indented by two spaces. CONTEXT is the call sites, root first,
+ * each "0x" and its offset (less @text_base) in lowercase hex, joined by
+ * " @ "; empty for the empty context ("[]"). The frames of a context up
+ * to its last call site that is in no binary, in another binary or below
+ * @text_base are left out (as llvm-profgen cuts contexts at external
+ * frames): contexts that become the same merge, their counts summed. */
 int profile_write_profgen(const struct profile *p, FILE *f,
 			  const struct profile_binary *bins, size_t nbins);
 

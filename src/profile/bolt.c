@@ -12,7 +12,8 @@ int profile_write_bolt(const struct profile *p, FILE *f,
 	size_t bin = 0, n;
 	int err;
 
-	if (!p || !f || (!bins && nbins) || !p->cfg.traces)
+	if (!p || !f || (!bins && nbins) || !p->cfg.traces ||
+	    p->cfg.contexts)
 		return -etmkit_err_invalid;
 	err = profile_one_binary(p, bins, nbins, &bin);
 	if (err)

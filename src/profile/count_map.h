@@ -48,15 +48,16 @@ static inline uint64_t count_add(uint64_t c, uint64_t n, int *saturated)
 }
 void count_map_free(struct count_map *m);
 
-/* The key folded into 64 bits and multiplied once; the high half is
+/* The key folded into 64 bits (bin's high half, the profile's call
+ * context, above bit 12) and multiplied once; the high half is
  * folded back so that the low bits the table uses depend on every bit
  * below 32 + log2(cap) of the key (addresses that differ only above bit
  * 52 or so may collide: probing still tells them apart). Once per range:
  * kept short. */
 static inline size_t count_map_hash(uint64_t bin, uint64_t from, uint64_t to)
 {
-	uint64_t h = (from ^ (to << 29 | to >> 35) ^ (bin << 56)) *
-		     0x9E3779B97F4A7C15ull;
+	uint64_t h = (from ^ (to << 29 | to >> 35) ^ (bin << 56) ^
+		      (bin >> 32 << 12)) * 0x9E3779B97F4A7C15ull;
 
 	return (size_t)(h ^ (h >> 32));
 }

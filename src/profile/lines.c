@@ -24,7 +24,8 @@ size_t profile_collect(const struct count_map *m, size_t bin, uint64_t base,
 	for (size_t k = 0; k < m->cap; k++) {
 		const struct count_slot *s = &m->slots[k];
 
-		if (!s->count || s->bin != bin || s->from < base)
+		if (!s->count || PROFILE_KEY_BIN(s->bin) != bin ||
+		    s->from < base)
 			continue;
 		if (s->to < base && (!branches || !low_to_zero))
 			continue;
@@ -52,13 +53,14 @@ long profile_counted_binaries(const struct profile *p, size_t nbins,
 	for (int m = 0; m < 2; m++)
 		for (size_t k = 0; k < maps[m]->cap; k++) {
 			const struct count_slot *s = &maps[m]->slots[k];
+			size_t b = PROFILE_KEY_BIN(s->bin);
 
 			if (!s->count)
 				continue;
-			if (s->bin >= nbins)
+			if (b >= nbins)
 				return -etmkit_err_invalid;
-			if (!has[s->bin]) {
-				has[s->bin] = 1;
+			if (!has[b]) {
+				has[b] = 1;
 				n++;
 			}
 		}

@@ -22,7 +22,8 @@ int profile_alloc(struct profile **p, const struct profile_config *cfg)
 
 	if (p)
 		*p = NULL;
-	if (!p || !cfg || cfg->size < sizeof(*cfg) || !cfg->resolve)
+	if (!p || !cfg || cfg->size < sizeof(*cfg) || !cfg->resolve ||
+	    (cfg->contexts && !cfg->traces))
 		return -etmkit_err_invalid;
 	np = calloc(1, sizeof(*np));
 	if (!np)
@@ -38,6 +39,7 @@ void profile_free(struct profile *p)
 		return;
 	count_map_free(&p->ranges);
 	count_map_free(&p->branches);
+	profile_ctx_free(p);
 	free(p);
 }
 
@@ -374,7 +376,8 @@ static int entry_at(const struct count_map *m, size_t i,
 		if (!m->slots[k].count)
 			continue;
 		if (i-- == 0) {
-			out->bin = (size_t)m->slots[k].bin;
+			out->bin = PROFILE_KEY_BIN(m->slots[k].bin);
+			out->ctx = PROFILE_KEY_CTX(m->slots[k].bin);
 			out->from = m->slots[k].from;
 			out->to = m->slots[k].to;
 			out->count = m->slots[k].count;

@@ -38,6 +38,12 @@ struct profile_trace {
 				       and end are the branch's source */
 	struct count_slot *prev;    /* a hint: the range whose branch led to
 				       the one being built, or NULL */
+	/* cfg.contexts (contexts.c): the call context that runs (a node of
+	 * the call-site tree, 0: none known), calls beyond
+	 * PROFILE_CTX_MAX_DEPTH not kept, the thread (context ID) */
+	uint32_t ctx, over;
+	uint8_t has_thread;
+	uint32_t thread;
 };
 
 struct profile_id {
@@ -47,10 +53,29 @@ struct profile_id {
 	struct profile_memo memo;
 };
 
+/* A call context (cfg.contexts): its caller's context (the parent
+ * node), and the call instruction, in binary bin (PROFILE_CTX_EXTERNAL:
+ * in none) at ELF address site. Node 0 is the empty context. */
+#define PROFILE_CTX_MAX_DEPTH 1024
+#define PROFILE_CTX_EXTERNAL UINT32_MAX
+struct profile_ctx_node {
+	uint32_t parent, depth, bin;
+	uint64_t site;
+};
+
+/* With cfg.contexts the ranges' and branches' key bin holds the binary
+ * in its low 32 bits and the context node above them. */
+#define PROFILE_KEY_BIN(k) ((size_t)((k) & 0xffffffffu))
+#define PROFILE_KEY_CTX(k) ((uint32_t)((k) >> 32))
+
 struct profile {
 	struct profile_config cfg;
 	struct count_map ranges;   /* (bin, start, end) */
 	struct count_map branches; /* (bin, from, to) */
+	struct count_map ctx_index;   /* (bin, site, parent) -> node */
+	struct count_map ctx_threads; /* (id, thread, 0) -> node + 1 */
+	struct profile_ctx_node *ctx_nodes;
+	size_t ctx_count, ctx_cap;
 	struct profile_id ids[PROFILE_IDS];
 };
 
@@ -94,6 +119,20 @@ static inline int profile_taken(const struct etmkit_elem *e, uint32_t cls)
 int profile_trace_elem(struct profile *p, uint8_t id,
 		       const struct etmkit_elem *e);
 int profile_trace_end(struct profile *p, uint8_t id);
+
+/* Call contexts (contexts.c), for cfg.contexts: the taken branch at the
+ * end of a range of trace ID @id, at ELF address @site of binary @bin
+ * (PROFILE_CTX_EXTERNAL: none), with classification @cls: a call enters
+ * a context, a return leaves one. Returns 0 or -etmkit_err_nomem (the
+ * context is forgotten: 0). */
+int profile_ctx_branch(struct profile *p, uint8_t id, size_t bin,
+		       uint64_t site, uint32_t cls);
+/* Element @e changed the thread (a context element with a context ID):
+ * the last thread's context is kept, the new one's taken up. Returns 0
+ * or -etmkit_err_nomem (then the context is forgotten). */
+int profile_ctx_thread(struct profile *p, uint8_t id,
+		       const struct etmkit_elem *e);
+void profile_ctx_free(struct profile *p);
 
 /* Shared by the writers (lines.c). */
 struct profile_line {

@@ -73,8 +73,11 @@ static int close_range(struct profile *p, uint8_t id, struct profile_id *st,
 		return 0;               /* outside known binaries (3.11) */
 	if (err < 0)
 		return err;
-	/* The end in the same binary as the start (as for AutoFDO). */
-	sl = add_range(p, bin, vstart, vstart + (t->last - t->start));
+	/* The end in the same binary as the start (as for AutoFDO); with
+	 * contexts, the context in the key's high half. */
+	sl = add_range(p, p->cfg.contexts ? (uint64_t)bin | (uint64_t)t->ctx << 32 :
+					    bin,
+		       vstart, vstart + (t->last - t->start));
 	if (!sl)
 		return -etmkit_err_nomem;
 	if (branch) {
@@ -100,7 +103,7 @@ static int count_pending(struct profile *p, uint8_t id, struct profile_id *st,
 		return 0;
 	if (err < 0)
 		return err;
-	if (bin != t->pend_slot->bin)
+	if (bin != PROFILE_KEY_BIN(t->pend_slot->bin))
 		return 0;               /* into another binary */
 	return profile_count_branch(p, t->pend_slot, vto, 1);
 }
@@ -113,7 +116,32 @@ int profile_trace_end(struct profile *p, uint8_t id)
 	if (st->tr.open)
 		err = close_range(p, id, st, 0);
 	st->tr.pend = 0;
+	st->tr.ctx = 0;         /* the calls since are not known */
+	st->tr.over = 0;
 	return err;
+}
+
+/* With contexts: taken branch @last (run-time address), classified
+ * @cls, may call or return. */
+static int enter_or_leave(struct profile *p, uint8_t id,
+			  struct profile_id *st, uint64_t last, uint32_t cls)
+{
+	size_t bin = PROFILE_CTX_EXTERNAL;
+	uint64_t site = 0;
+	int err;
+
+	if (!(cls & (INSN_F_CALL | INSN_F_RETURN)))
+		return 0;
+	if (cls & INSN_F_CALL) {
+		err = profile_where_of(p, id, &st->memo, last, &bin, &site);
+		if (err == -etmkit_err_not_found) {
+			bin = PROFILE_CTX_EXTERNAL;
+			site = 0;
+		} else if (err < 0) {
+			return err;
+		}
+	}
+	return profile_ctx_branch(p, id, bin, site, cls);
 }
 
 /* Any element, the general way: out of line, so that the fast path
@@ -148,7 +176,15 @@ static __attribute__((noinline)) int trace_elem(struct profile *p,
 		return profile_trace_end(p, id);
 	case etmkit_elem_context:     /* maybe another process's memory */
 		st->memo.span = 0;
-		return 0;
+		if (!p->cfg.contexts || !(e->flags & ETMKIT_CTX_CONTEXT_ID) ||
+		    (t->has_thread && t->thread == e->u.context.context_id))
+			return 0;
+		/* another thread: what ran before counts in its context */
+		if (t->open)
+			err = close_range(p, id, st, 0);
+		t->pend = 0;
+		err2 = profile_ctx_thread(p, id, e);
+		return err ? err : err2;
 	default:
 		return 0;
 	}
@@ -162,25 +198,79 @@ static __attribute__((noinline)) int trace_elem(struct profile *p,
 	}
 	t->last = last;
 	t->next = next;
-	if (profile_taken(e, e->u.insn.class_flags))
+	if (profile_taken(e, e->u.insn.class_flags)) {
 		err2 = close_range(p, id, st, 1);
+		if (p->cfg.contexts) {
+			int err3 = enter_or_leave(p, id, st, last,
+						  e->u.insn.class_flags);
+
+			if (!err2)
+				err2 = err3;
+		}
+	}
 	return err ? err : err2;
+}
+
+/* The taken branch at @last ends the range being built (the fast path's
+ * end): a range seen before, in the remembered extent, counted here;
+ * anything else through close_range(). */
+static inline int count_taken(struct profile *p, uint8_t id,
+			      struct profile_id *st, uint64_t last)
+{
+	struct profile_trace *t = &st->tr;
+	const struct profile_memo *m = &st->memo;
+	struct count_slot *sl, *prev;
+	uint64_t start = t->start, vstart, vend, kbin;
+
+	if (start - m->lo >= m->span || !p->ranges.cap)
+		return close_range(p, id, st, 1);
+	vstart = start + m->delta;
+	vend = last + m->delta;
+	kbin = (uint64_t)m->bin | (uint64_t)t->ctx << 32; /* ctx 0: none */
+	/* The range that ran after the one before it last time (that
+	 * slot's target field, unused by traces: an index, checked by its
+	 * key), else the hash table. */
+	prev = t->prev;
+	sl = NULL;
+	if (prev && prev->target < p->ranges.cap) {
+		struct count_slot *c = &p->ranges.slots[prev->target];
+
+		if (c->from == vstart && c->to == vend && c->bin == kbin &&
+		    c->count)
+			sl = c;
+	}
+	if (!sl) {
+		sl = count_map_find(p->ranges.slots, p->ranges.cap, kbin,
+				    vstart, vend);
+		if (prev)
+			prev->target = (uint64_t)(sl - p->ranges.slots);
+	}
+	if (!sl->count || sl->count == UINT64_MAX)
+		return close_range(p, id, st, 1);
+	sl->count++;
+	t->open = 0;
+	t->pend = 1;
+	t->pend_slot = sl;
+	return 0;
 }
 
 /* The usual element: an insn_range that goes on from the one before, or
  * starts a range after a taken branch seen before with this target, in
  * the remembered extent; when it ends in a taken branch, a range seen
- * before. Anything else (or a count about to saturate) goes the general
- * way, before anything changed, or (the range's end) through
- * close_range(). Runs once per element: kept short. */
+ * before (in the context that runs, with contexts: a call or return then
+ * enters or leaves one). Anything else (or a count about to saturate)
+ * goes the general way, before anything changed, or (the range's end)
+ * through close_range(). Runs once per element: kept short. */
 int profile_trace_elem(struct profile *p, uint8_t id,
 		       const struct etmkit_elem *e)
 {
 	struct profile_id *st = &p->ids[id];
 	struct profile_trace *t = &st->tr;
 	const struct profile_memo *m = &st->memo;
-	struct count_slot *sl, *prev;
-	uint64_t a = e->addr, start, last, vstart, vend;
+	struct count_slot *sl;
+	uint64_t a = e->addr, last;
+	uint32_t cls;
+	int err, err2;
 
 	if (e->kind != etmkit_elem_insn_range || e->u.range.repeats)
 		return trace_elem(p, id, e);
@@ -192,7 +282,8 @@ int profile_trace_elem(struct profile *p, uint8_t id,
 			uint64_t vto = a + m->delta;
 
 			sl = t->pend_slot;
-			if (a - m->lo >= m->span || m->bin != sl->bin ||
+			if (a - m->lo >= m->span ||
+			    m->bin != PROFILE_KEY_BIN(sl->bin) ||
 			    !sl->aux_count)
 				return trace_elem(p, id, e);
 			if (sl->aux == vto && sl->aux_count != UINT64_MAX) {
@@ -220,36 +311,12 @@ int profile_trace_elem(struct profile *p, uint8_t id,
 	last = e->u.range.end - e->size;
 	t->last = last;
 	t->next = e->u.range.end;
-	if (!profile_taken(e, e->u.range.class_flags))
+	cls = e->u.range.class_flags;
+	if (!profile_taken(e, cls))
 		return 0;
-	start = t->start;
-	if (start - m->lo >= m->span || !p->ranges.cap)
-		return close_range(p, id, st, 1);
-	vstart = start + m->delta;
-	vend = last + m->delta;
-	/* The range that ran after the one before it last time (that
-	 * slot's target field, unused by traces: an index, checked by its
-	 * key), else the hash table. */
-	prev = t->prev;
-	sl = NULL;
-	if (prev && prev->target < p->ranges.cap) {
-		struct count_slot *c = &p->ranges.slots[prev->target];
-
-		if (c->from == vstart && c->to == vend && c->bin == m->bin &&
-		    c->count)
-			sl = c;
-	}
-	if (!sl) {
-		sl = count_map_find(p->ranges.slots, p->ranges.cap, m->bin,
-				    vstart, vend);
-		if (prev)
-			prev->target = (uint64_t)(sl - p->ranges.slots);
-	}
-	if (!sl->count || sl->count == UINT64_MAX)
-		return close_range(p, id, st, 1);
-	sl->count++;
-	t->open = 0;
-	t->pend = 1;
-	t->pend_slot = sl;
-	return 0;
+	err = count_taken(p, id, st, last);
+	if (!p->cfg.contexts || !(cls & (INSN_F_CALL | INSN_F_RETURN)))
+		return err;
+	err2 = enter_or_leave(p, id, st, last, cls);
+	return err ? err : err2;
 }

@@ -28,8 +28,14 @@ against the execution record and by the real readers.
    profgen file with the binary when it supports the target (then its
    hottest function must be the record's); LLVM 16's refuses AArch64
    ("unsupported target"): then the file is checked against 4d's grammar.
+   --stacks (llvm-profgen's context-sensitive form): every context's
+   lines equal the record's split by call context (record_cs_traces():
+   the call sites of the record's taken calls not yet returned), and the
+   file's grammar is checked (LLVM 16 reads it on x86-64 only; its
+   address contexts are meant for pseudo-probe binaries:
+   docs/perf-data.md "Profiles").
 3. Usage errors: several binaries without --binary, an unknown format, an
-   unwritable output, a cut perf.data.
+   unwritable output, a cut perf.data, --stacks with another format.
 
 Exit: 0 pass, 1 fail, 77 qemu-user, the cross compiler or the LLVM 16
 tools missing (fails with CI=true)."""
@@ -44,6 +50,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import perf_write_rt  # noqa: E402  (build, load_segments)
+import stacks_rt  # noqa: E402  (branch_kind)
 
 CI = os.environ.get("CI") == "true"
 LLVM = "/usr/lib/llvm-16/bin"
@@ -139,6 +146,96 @@ def record_traces(path, segs):
     return ranges, branches
 
 
+def record_cs_traces(path, segs):
+    """record_traces() split by call context (--stacks): {(ctx, start,
+    end): n}, {(ctx, from, to): n}, ctx the tuple of the call sites of
+    the calls not yet returned, root first, from the record's taken
+    calls and returns (stacks_rt.branch_kind: A64 BL, BLR...; RET...;
+    A32/T32 too), emptied by a gap or an exception; a return past the
+    known calls leaves it empty. A range and the taken branch that ends
+    it count in the context that ran it (before that branch's call or
+    return)."""
+    ranges, branches = {}, {}
+    start = last = pend = None
+    ctx = pend_ctx = ()
+
+    def inside(a):
+        return any(lo <= a < hi for lo, hi in segs)
+
+    def count(d, k):
+        d[k] = d.get(k, 0) + 1
+
+    def end_range(taken):
+        nonlocal start, pend, pend_ctx
+        if start is not None and inside(start):
+            count(ranges, (ctx, start, last))
+            pend = last if taken else None
+            pend_ctx = ctx
+        else:
+            pend = None
+        start = None
+
+    for line in open(path):
+        f = line.split("#")[0].split()
+        if not f or f[0] == "etmkit-exec":
+            continue
+        if f[0] in ("gap", "exc"):
+            end_range(False)
+            ctx = ()
+            continue
+        if not f[0].startswith("0x"):
+            continue              # ctx, ts
+        addr = int(f[0], 16)
+        if pend is not None:
+            if inside(addr):
+                count(branches, (pend_ctx, pend, addr))
+            pend = None
+        if start is None:
+            start = addr
+        last = addr
+        if any(w.startswith("->") for w in f[3:]):
+            end_range(True)
+            kind = stacks_rt.branch_kind(f[1], f[2])
+            if kind == "call":
+                ctx = ctx + (addr,)
+            elif kind == "ret" and ctx:
+                ctx = ctx[:-1]
+    end_range(False)
+    return ranges, branches
+
+
+def want_profgen_cs(r, b, base, segs):
+    """The context-sensitive unsymbolized profile (digest 4d): per
+    context, sorted by its text, '[0xSITE @ ...]' (root first, less
+    @base, from the frame after the last call site outside the binary),
+    then its ranges and branches as want_profgen(), indented by two."""
+    def text(ctx):
+        frames = []
+        for a in ctx:
+            if any(lo <= a < hi for lo, hi in segs) and a >= base:
+                frames.append(f"0x{a - base:x}")
+            else:
+                frames = []
+        return " @ ".join(frames)
+
+    per = {}
+    for k, d in ((0, r), (1, b)):
+        for (ctx, x, y), n in d.items():
+            if x < base or y < base:
+                continue
+            key = (text(ctx), x - base, y - base)
+            sec = per.setdefault(key[0], ({}, {}))[k]
+            sec[key[1:]] = sec.get(key[1:], 0) + n
+    out = []
+    for t in sorted(per, key=lambda s: s.encode()):
+        out.append(f"[{t}]")
+        for sec, sep in zip(per[t], ("-", "->")):
+            out.append(f"  {len(sec)}")
+            out += [f"  {x:x}{sep}{y:x}:{n}" for (x, y), n in
+                    sorted(sec.items())]
+    return "".join(x + "\n" for x in out)
+
+
 def want_bolt(r, b):
     out = [f"B {f:x} {t:x} {n} 0" for (f, t), n in sorted(b.items())]
     out += [f"F {s:x} {e:x} {n}" for (s, e), n in sorted(r.items())]
@@ -202,6 +299,22 @@ def exactness(a, tmp, builds, protocol):
             elif p.stdout != want:
                 fail(f"{tag} {name} {fmt}: differs from the record: "
                      f"{first_diff(p.stdout, want)}")
+        # --stacks: the same split by call context
+        cr, cb = record_cs_traces(rec, segs)
+        want = want_profgen_cs(cr, cb, base, segs)
+        p = profile(a, data, elfs, "profgen", "--binary", rx, "--stacks")
+        if p.returncode != 0:
+            fail(f"{tag} {name} profgen --stacks: exit {p.returncode}: "
+                 f"{p.stderr}")
+        elif p.stdout != want:
+            fail(f"{tag} {name} profgen --stacks: differs from the record: "
+                 f"{first_diff(p.stdout, want)}")
+        nctx = len({c for c, _, _ in cr})
+        deep = max((len(c) for c, _, _ in cr), default=0)
+        print(f"{tag} {name} --stacks: {nctx} contexts (depth up to "
+              f"{deep}), {len(cr)} ranges, {len(cb)} branches")
+        if name.startswith("calls") and deep < 2:
+            fail(f"{tag} {name}: no call depth to check")
         # not the AutoFDO counts: ranges go on across not-taken branches
         nt = sum(1 for line in open(rec) if re.search(r" bi? *$", line))
         print(f"{tag} {name}: {len(r)} ranges, {len(b)} branches, "
@@ -234,6 +347,12 @@ def usage_errors(a, tmp, data, elfs):
                 "-o", os.path.join(tmp, "no", "dir", "x"))
     if p.returncode != 3 or "cannot write" not in p.stderr:
         fail(f"unwritable -o: exit {p.returncode}, {p.stderr!r}")
+    for fmt in ("bolt", "autofdo", "folded"):
+        p = profile(a, data, elfs, fmt, "--stacks")
+        if p.returncode != 2 or "--stacks is for the profgen format" \
+                not in p.stderr or p.stdout:
+            fail(f"--format {fmt} --stacks: exit {p.returncode}, "
+                 f"{p.stderr!r}")
     bad = os.path.join(tmp, "cut.data")
     with open(data, "rb") as f, open(bad, "wb") as g:
         g.write(f.read(100))     # the header, cut
@@ -261,6 +380,33 @@ def grammar_4d(text):
                 return f"bad line '{line}'"
         i += 1 + n
     return None if i == len(lines) else f"{len(lines) - i} lines after"
+
+
+def grammar_4d_cs(text):
+    """The context-sensitive form (digest 4d): '[CONTEXT]' lines, CONTEXT
+    empty or '0x' hex frames joined by ' @ ', distinct and sorted
+    bytewise, each followed by grammar_4d()'s sections indented by two
+    spaces."""
+    lines = text.splitlines()
+    heads = [i for i, x in enumerate(lines) if x.startswith("[")]
+    if not heads or heads[0] != 0:
+        return "no [context] first"
+    ctxs = []
+    for k, i in enumerate(heads):
+        m = re.fullmatch(r"\[((?:0x[0-9a-f]+(?: @ 0x[0-9a-f]+)*)?)\]",
+                         lines[i])
+        if not m:
+            return f"bad context line '{lines[i]}'"
+        ctxs.append(m.group(1).encode())
+        body = lines[i + 1:heads[k + 1] if k + 1 < len(heads) else None]
+        if any(not x.startswith("  ") or x[2:3] == " " for x in body):
+            return f"[{m.group(1)}]: a line not indented by two"
+        bad = grammar_4d("".join(x[2:] + "\n" for x in body))
+        if bad:
+            return f"[{m.group(1)}]: {bad}"
+    if ctxs != sorted(set(ctxs)):
+        return "contexts not distinct and sorted"
+    return None
 
 
 def hottest_in_record(rec, elf):
@@ -341,13 +487,21 @@ def real_readers(a, tmp):
     bad = grammar_4d(text)
     if bad:
         fail(f"profgen file against digest 4d: {bad}")
+    run([a.etmkit, "profile", data, "--elf", elf, "--format", "profgen",
+         "--binary", "loops", "--stacks", "-o", pg + ".cs"])
+    cs = open(pg + ".cs").read()
+    bad = grammar_4d_cs(cs)
+    if bad:
+        fail(f"profgen --stacks file against digest 4d: {bad}")
     sp = os.path.join(tmp, "loops.afdo")
     p = run([profgen, "--unsymbolized-profile=" + pg, "--binary=" + elf,
              "--format=text", "--output=" + sp], ok=False)
     if "unsupported target" in p.stderr:
         print("llvm-profgen 16 refuses AArch64 binaries "
-              f"({p.stderr.strip()}): the file checked against digest 4d's "
-              f"grammar only ({len(text.splitlines())} lines)")
+              f"({p.stderr.strip()}): the files checked against digest 4d's "
+              f"grammar only ({len(text.splitlines())} lines; --stacks "
+              f"{len(cs.splitlines())} lines, "
+              f"{cs.count(chr(10) + '[') + 1} contexts)")
         return
     if p.returncode != 0:
         fail(f"llvm-profgen: exit {p.returncode}: {p.stderr[-1500:]}")

@@ -832,6 +832,135 @@ static void test_traces_write(void **state)
 	profile_free(p);
 }
 
+/* Call contexts (cfg.contexts): the profgen writer's context-sensitive
+ * text for binary 0 at @base. */
+static struct profile *new_contexts(void)
+{
+	struct profile_config cfg;
+	struct profile *p;
+
+	profile_config_init(&cfg);
+	cfg.resolve = resolve;
+	cfg.traces = 1;
+	cfg.contexts = 1;
+	assert_int_equal(profile_alloc(&p, &cfg), 0);
+	return p;
+}
+
+static void write_cs(struct profile *p, uint64_t base, char *buf,
+		     size_t size)
+{
+	struct profile_binary bins[2];
+	size_t len;
+	FILE *f = tmpfile();
+
+	assert_non_null(f);
+	memset(bins, 0, sizeof(bins));
+	bins[0].name = "/a";
+	bins[0].text_base = base;
+	bins[1].name = "/b";
+	bins[1].skip = 1;
+	assert_int_equal(profile_finish(p), 0);
+	assert_int_equal(profile_write_profgen(p, f, bins, 2), 0);
+	rewind(f);
+	len = fread(buf, 1, size - 1, f);
+	buf[len] = 0;
+	fclose(f);
+}
+
+/* Calls enter contexts (the range and branch that call count in the
+ * caller's), returns leave them; a return past the known calls stays in
+ * the empty context; a gap forgets the context (and the branch before
+ * it). */
+static void test_contexts(void **state)
+{
+	struct profile *p = new_contexts();
+	char buf[1024];
+
+	(void)state;
+	insn(p, 0x1000, BL_16, 0);      /* [] -> 0x1010, enters [0x0] */
+	insn(p, 0x1010, BL_16, 0);      /* [0x0] -> 0x1020, [0x0 @ 0x10] */
+	insn(p, 0x1020, RET, 0);        /* back to 0x1004, [0x0] */
+	insn(p, 0x1004, RET, 0);        /* to 0x1030, [] */
+	insn(p, 0x1030, RET, 0);        /* past the known calls: [] */
+	insn(p, 0x1040, BL_16, 0);      /* [] enters [0x40], then a gap */
+	event(p, etmkit_elem_gap);
+	insn(p, 0x1050, NOP, 0);        /* forgotten: [] */
+	insn(p, 0x1054, RET, 0);        /* to 0x1060, stays [] */
+	insn(p, 0x1060, NOP, 0);
+	write_cs(p, 0x11000, buf, sizeof(buf));
+	assert_string_equal(buf,
+		"[]\n"
+		"  5\n  0-0:1\n  30-30:1\n  40-40:1\n  50-54:1\n  60-60:1\n"
+		"  3\n  0->10:1\n  30->40:1\n  54->60:1\n"
+		"[0x0]\n"
+		"  2\n  4-4:1\n  10-10:1\n"
+		"  2\n  4->30:1\n  10->20:1\n"
+		"[0x0 @ 0x10]\n"
+		"  1\n  20-20:1\n"
+		"  1\n  20->4:1\n");
+	/* the context-free writers refuse it; contexts need traces */
+	assert_int_equal(profile_write_bolt(p, stdout, NULL, 0),
+			 -etmkit_err_invalid);
+	profile_free(p);
+	{
+		struct profile_config cfg;
+
+		profile_config_init(&cfg);
+		cfg.resolve = resolve;
+		cfg.contexts = 1;
+		assert_int_equal(profile_alloc(&p, &cfg),
+				 -etmkit_err_invalid);
+	}
+}
+
+static void context_id(struct profile *p, uint32_t cid)
+{
+	struct etmkit_elem e;
+
+	memset(&e, 0, sizeof(e));
+	e.kind = etmkit_elem_context;
+	e.flags = ETMKIT_CTX_CONTEXT_ID;
+	e.u.context.context_id = cid;
+	assert_int_equal(profile_elem(p, 0x10, &e), 0);
+}
+
+/* Each thread (context ID) keeps its context; a call from another
+ * binary, or below the text base, starts the context after it (as
+ * llvm-profgen cuts contexts at external frames), and contexts that
+ * become the same merge. */
+static void test_contexts_threads(void **state)
+{
+	struct profile *p = new_contexts();
+	char buf[1024];
+
+	(void)state;
+	context_id(p, 1);
+	insn(p, 0x1100, BL_16, 0);      /* thread 1: [] calls, [0x0] */
+	insn(p, 0x1110, NOP, 0);        /* its range ends at the switch */
+	context_id(p, 2);
+	insn(p, 0x2000, BL_16, 0);      /* binary 1: [ext] */
+	insn(p, 0x1110, NOP, 0);        /* [ext] 0x10-0x14: as [] */
+	insn(p, 0x1114, RET, 0);
+	insn(p, 0x2004, NOP, 0);        /* back in binary 1 */
+	context_id(p, 1);
+	insn(p, 0x1114, RET, 0);        /* thread 1 again: [0x0] */
+	insn(p, 0x1104, NOP, 0);
+	context_id(p, 3);
+	insn(p, 0x1000, BL_16, 0);      /* below the base: [low] */
+	insn(p, 0x1110, NOP, 0);        /* [low] 0x10-0x14: as [], */
+	insn(p, 0x1114, RET, 0);        /* merged with [ext]'s */
+	write_cs(p, 0x11100, buf, sizeof(buf));
+	assert_string_equal(buf,
+		"[]\n"
+		"  3\n  0-0:1\n  4-4:1\n  10-14:2\n"
+		"  1\n  0->10:1\n"
+		"[0x0]\n"
+		"  2\n  10-10:1\n  14-14:1\n"
+		"  1\n  14->4:1\n");
+	profile_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -852,6 +981,8 @@ int main(void)
 		cmocka_unit_test(test_traces),
 		cmocka_unit_test(test_traces_grow),
 		cmocka_unit_test(test_traces_write),
+		cmocka_unit_test(test_contexts),
+		cmocka_unit_test(test_contexts_threads),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
