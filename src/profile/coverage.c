@@ -15,6 +15,7 @@
 #include "etmkit/coverage.h"
 #include "etmkit/insn.h"
 #include "count_map.h"
+#include "where_memo.h"
 
 #define IDS 128
 
@@ -26,11 +27,6 @@ struct cov_run {
 	uint64_t next;             /* run-time address after it */
 };
 
-/* The last resolver answer with an extent (as profile.c's memo). */
-struct cov_memo {
-	uint64_t lo, span, delta;
-	size_t bin;
-};
 
 /* A range element seen before (the fast path): its run-time start and
  * length, and the slots of its range and of its last instruction's
@@ -46,7 +42,7 @@ struct cov_cache {
 
 struct cov_id {
 	struct cov_run run;
-	struct cov_memo memo;
+	struct profile_memo memo;
 	uint64_t memo_gen;         /* bumped when the memo changes */
 	uint8_t cond_traced;
 	struct cov_cache cache[CACHE_SIZE];
@@ -133,8 +129,7 @@ int coverage_conditions_traced(struct coverage *c, uint8_t id, int on)
 static int where(struct coverage *c, uint8_t id, uint64_t addr, size_t *bin,
 		 uint64_t *vaddr, uint64_t *room)
 {
-	struct cov_memo *m = &c->ids[id].memo;
-	struct profile_where w;
+	struct profile_memo *m = &c->ids[id].memo;
 	int err;
 
 	if (addr - m->lo < m->span) {
@@ -143,22 +138,13 @@ static int where(struct coverage *c, uint8_t id, uint64_t addr, size_t *bin,
 		*room = m->span - (addr - m->lo);
 		return 0;
 	}
-	memset(&w, 0, sizeof(w));
-	m->span = 0;
 	c->ids[id].memo_gen++;
-	err = c->cfg.resolve(c->cfg.ctx, id, addr, &w);
+	err = profile_memo_ask(m, c->cfg.resolve, c->cfg.ctx, id, addr, bin,
+			       vaddr);
 	if (err < 0)
 		return err;
-	*bin = w.bin;
-	*vaddr = w.vaddr;
-	*room = 1;    /* no extent: this address alone */
-	if (w.lo <= addr && addr < w.hi) {
-		m->lo = w.lo;
-		m->span = w.hi - w.lo;
-		m->bin = w.bin;
-		m->delta = w.vaddr - addr;
-		*room = w.hi - addr;
-	}
+	*room = m->span ? m->span - (addr - m->lo)
+			: 1;  /* no extent: this address alone */
 	return 0;
 }
 

@@ -98,23 +98,8 @@ static inline uint64_t runs_of(const struct etmkit_elem *e)
 int profile_ask(struct profile *p, uint8_t id, struct profile_memo *m,
 		uint64_t addr, size_t *bin, uint64_t *vaddr)
 {
-	struct profile_where w;
-	int err;
-
-	memset(&w, 0, sizeof(w));
-	m->span = 0;
-	err = p->cfg.resolve(p->cfg.ctx, id, addr, &w);
-	if (err < 0)
-		return err;
-	*bin = w.bin;
-	*vaddr = w.vaddr;
-	if (w.lo <= addr && addr < w.hi) {
-		m->lo = w.lo;
-		m->span = w.hi - w.lo;
-		m->bin = w.bin;
-		m->delta = w.vaddr - addr;
-	}
-	return 0;
+	return profile_memo_ask(m, p->cfg.resolve, p->cfg.ctx, id, addr, bin,
+				vaddr);
 }
 
 /* The ELF address of the target of the direct branch that ends range @sl

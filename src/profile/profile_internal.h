@@ -6,6 +6,7 @@
 #include "etmkit/insn.h"
 #include "etmkit/profile.h"
 #include "count_map.h"
+#include "where_memo.h"
 
 #define PROFILE_IDS 128
 
@@ -19,12 +20,6 @@ struct profile_run {
 	struct etmkit_elem el;     /* the element of the last one */
 };
 
-/* The last struct profile_where with an extent: addresses in
- * [lo, lo + span) are in binary bin at addr + delta (span 0: none). */
-struct profile_memo {
-	uint64_t lo, span, delta;
-	size_t bin;
-};
 
 /* Taken-branch traces (cfg.traces): the range being built, and the
  * taken branch that waits for its target (the next element's start).
