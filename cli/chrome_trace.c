@@ -22,6 +22,7 @@ struct chrome_trace {
 	int first;                  /* no event written yet */
 	struct chrome_tid *seen;    /* pid/tid named so far */
 	size_t nseen, capseen;
+	size_t last;                /* seen[] index of the last event's */
 	uint8_t pid_seen[128];
 	const char *(*comm)(void *ctx, uint8_t id);
 	void *comm_ctx;
@@ -74,9 +75,16 @@ static int name_tid(struct chrome_trace *ct, const struct stacks_event *ev,
 		    uint32_t pid, uint32_t tid)
 {
 	const char *comm;
+
+	/* the thread of the event before, almost always */
+	if (ct->nseen && ct->seen[ct->last].pid == pid &&
+	    ct->seen[ct->last].tid == tid)
+		return 0;
 	for (size_t i = ct->nseen; i-- > 0;)
-		if (ct->seen[i].pid == pid && ct->seen[i].tid == tid)
+		if (ct->seen[i].pid == pid && ct->seen[i].tid == tid) {
+			ct->last = i;
 			return 0;
+		}
 	if (ct->nseen == ct->capseen) {
 		size_t cap = ct->capseen ? ct->capseen * 2 : 16;
 		struct chrome_tid *n = realloc(ct->seen, cap * sizeof(*n));
@@ -86,6 +94,7 @@ static int name_tid(struct chrome_trace *ct, const struct stacks_event *ev,
 		ct->seen = n;
 		ct->capseen = cap;
 	}
+	ct->last = ct->nseen;
 	ct->seen[ct->nseen].pid = pid;
 	ct->seen[ct->nseen++].tid = tid;
 	if (!ct->pid_seen[pid & 0x7f]) {
