@@ -130,8 +130,9 @@ int stacks_alloc(struct stacks **s, const struct stacks_config *cfg);
 void stacks_free(struct stacks *s);
 
 /* Follow element @e of trace ID @id (0-127). Returns 0,
- * -etmkit_err_nomem (a new stack or thread found no room: that thread's
- * stack is forgotten, as after a gap), -etmkit_err_invalid (NULL
+ * -etmkit_err_nomem (a new frame found no room: that thread's stack is
+ * forgotten, as after a gap; a new thread found none: the thread that ran
+ * before stays current), -etmkit_err_invalid (NULL
  * argument, @id above 127), or the callbacks' error. */
 int stacks_elem(struct stacks *s, uint8_t id, const struct etmkit_elem *e);
 
