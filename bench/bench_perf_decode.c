@@ -21,8 +21,11 @@
  *     profile_finish() ends the run;
  *   - traces: the profile as `etmkit profile --format bolt|profgen`
  *     counts it (taken-branch traces, profile_config.traces), over the
- *     ranges decode without ETM4_FLOW_TALLY (traces need the ranges in
- *     order); its time is reported against the ranges decode's;
+ *     ranges decode with the decoder counting whole traces itself
+ *     (ETM4_FLOW_TRACES); its time is reported against the ranges
+ *     decode's. Its branch_run elements carry no instruction count: its
+ *     instructions are counted from their ends in A64 and A32 code, and
+ *     not compared when T32 code was among them;
  *   - OpenCSD: per CPU a decode tree taking memory-aligned frames with
  *     its builtin decoder configured from the metadata, an OCSD_OP_RESET
  *     before every AUX record of that CPU, as perf drives it (digest
@@ -55,6 +58,7 @@ struct run {
 	int prof_err;
 	uint64_t aux_bytes;
 	uint64_t insns, elems, gaps;
+	int insns_unknown;        /* a branch_run of T32 code was counted */
 	size_t ranges_counted, branches_counted;
 	int ranges;
 };
@@ -75,6 +79,12 @@ static int on_elem(void *ctx, uint8_t id, const struct etmkit_elem *e)
 	else if (e->kind == etmkit_elem_insn_range)   /* each run */
 		r->insns += (uint64_t)e->u.range.count *
 			    (e->u.range.repeats + 1u);
+	else if (e->kind == etmkit_elem_branch_run) /* fixed-size code */
+		if (e->isa == etmkit_isa_a64 || e->isa == etmkit_isa_arm)
+			r->insns += (e->u.brun.end - e->addr) / 4 *
+				    (e->u.brun.repeats + 1u);
+		else
+			r->insns_unknown = 1;
 	else if (e->kind == etmkit_elem_gap)
 		r->gaps++;
 	return 0;
@@ -138,6 +148,8 @@ static int etmkit_run(struct run *r, int profile)
 			fc.flags = r->ranges ? ETM4_FLOW_RANGES : 0;
 			if (r->ranges && profile == 1) /* etmkit profile */
 				fc.flags |= ETM4_FLOW_TALLY;
+			if (r->ranges && profile == 2) /* bolt, profgen */
+				fc.flags |= ETM4_FLOW_TRACES;
 			err = etmkit_session_add_etm4_flow(s, c->trace_id, &fc);
 		}
 	}
@@ -381,6 +393,7 @@ int main(int argc, char **argv)
 			if (!(forms & 1u << form))
 				continue;
 			r.aux_bytes = r.insns = r.elems = r.gaps = 0;
+			r.insns_unknown = 0;
 			r.ranges = form == 1 || form == 4 || (form == 2 && !v3);
 			t0 = bench_now();
 #ifdef ETMKIT_HAVE_OPENCSD
@@ -430,6 +443,8 @@ int main(int argc, char **argv)
 				printf("perf_decode %-18s %.1fx  (%s / "
 				       "OpenCSD)\n", "ratio", best[3] / best[f],
 				       names[f]);
+		if (best_r[form].insns_unknown)
+			continue;       /* no instruction count */
 		if (want && best_r[form].insns != want) {
 			fprintf(stderr, WHO ": %s: %" PRIu64 " instructions, "
 				"not %" PRIu64 "\n", names[form],

@@ -284,12 +284,13 @@ static int setup(struct profile_run *r)
 
 	r->c.count = count;
 	r->c.ctx = r;
-	/* ETMv4/ETE: instruction ranges, the fast path; a tally (a block
-	 * run again) only for AutoFDO's ranges and branches, which need no
-	 * order: taken-branch traces (profile.h) need the order, and a
-	 * stack changes at every call and return of a block. */
+	/* ETMv4/ETE: instruction ranges, the fast path, counted by the
+	 * decoder where the order of calls and returns does not matter
+	 * (flow.h): blocks for AutoFDO's ranges and branches, taken-branch
+	 * traces for BOLT's and llvm-profgen's without call contexts. */
 	rc = cli_counting_setup(&r->c, ETM4_FLOW_RANGES |
-				(r->fmt == fmt_autofdo ? ETM4_FLOW_TALLY : 0));
+				(r->fmt == fmt_autofdo ? ETM4_FLOW_TALLY :
+				 r->traces && !r->cs ? ETM4_FLOW_TRACES : 0));
 	if (rc)
 		return rc;
 	profile_config_init(&pc);

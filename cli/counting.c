@@ -28,7 +28,7 @@ static int on_elem(void *ctx, uint8_t id, const struct etmkit_elem *e)
 
 	id &= 0x7f;
 	if (c->images.sb && e->kind != etmkit_elem_insn_range &&
-	    e->kind != etmkit_elem_insn) {
+	    e->kind != etmkit_elem_insn && e->kind != etmkit_elem_branch_run) {
 		struct cli_task task;
 
 		/* Follow the process (perf.data): the thread of the context

@@ -14,7 +14,8 @@
  *   [2] bits 0-2 the minor version: ETMv4 4.(n % 7), ETE revision n % 4;
  *       bit 3 the ranges decode (ETM4_FLOW_RANGES) is chunked as below,
  *       else one feed; bit 4 the same for the tally decode
- *       (ETM4_FLOW_TALLY)
+ *       (ETM4_FLOW_TALLY); bit 5 for the traces decode
+ *       (ETM4_FLOW_TRACES)
  *   [3] chunk size for the chunked decodes (1-256)
  *   [4] element count per etm4_flow_next() call (1-64)
  *   then the trace bytes. The image is fixed: the A64 program below at
@@ -61,7 +62,11 @@
  * - with ETM4_FLOW_TALLY as well, the elements of other kinds are the
  *   ranges decode's, in order, and between two of them the ranges are
  *   the same once each is taken repeats + 1 times (flow.h); only ranges
- *   flagged P0 repeat; the stats count the same instructions.
+ *   flagged P0 repeat; the stats count the same instructions;
+ * - with ETM4_FLOW_TRACES instead, the elements of other kinds are the
+ *   ranges decode's, in order, and between two of them the taken-branch
+ *   traces, with their targets and counts, are the same
+ *   (tests/branch_traces.h); the stats count the same instructions.
  *
  * FUZZ_ETM4_LAX (environment, comma-separated) turns checks off, to fuzz
  * past a known finding: "flags" (EXEC on every instruction, COND_FAIL
@@ -77,6 +82,7 @@
 #include "etmkit/etm4.h"
 #include "etmkit/flow.h"
 #include "etmkit/insn.h"
+#include "../tests/branch_traces.h"
 #include "../tests/elem_same.h"
 
 #define MAX_ELEMS (1u << 22)
@@ -816,6 +822,38 @@ static void check_tally(const struct elems *rng, uint64_t rng_insns,
 	free(b.e);
 }
 
+/* @trc, decoded with ETM4_FLOW_RANGES | ETM4_FLOW_TRACES (stats:
+ * @trc_insns), against the ranges decode @rng (@rng_insns). */
+static void check_traces(const struct elems *rng, uint64_t rng_insns,
+			 const struct elems *trc, uint64_t trc_insns)
+{
+	struct btraces a = { 0 }, b = { 0 };
+	size_t i = 0, j = 0;
+
+	for (;;) {
+		if (btraces_segment(rng->e, rng->n, &i, &a) ||
+		    btraces_segment(trc->e, trc->n, &j, &b))
+			fail("traces: a range that repeats");
+		if (!btraces_same(&a, &b))
+			fail("traces: other taken-branch traces between two "
+			     "other elements");
+		if (i == rng->n || j == trc->n) {
+			if (i != rng->n || j != trc->n)
+				fail("traces: another number of elements");
+			break;
+		}
+		if (!elem4_same(&rng->e[i], &trc->e[j]))
+			fail_at("traces: not the ranges decode's element",
+				&trc->e[j]);
+		i++;
+		j++;
+	}
+	if (rng_insns != trc_insns)
+		fail("traces: stats insns differ from the ranges decode's");
+	free(a.v);
+	free(b.v);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -823,8 +861,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct etm4_flow_config cfg;
 	struct etm4_flow_decoder *probe;
 	struct elems ref = { 0 }, got = { 0 }, gap = { 0 }, stop = { 0 };
-	struct elems rng = { 0 }, tly = { 0 };
-	uint64_t ref_insns, rng_insns, tly_insns;
+	struct elems rng = { 0 }, tly = { 0 }, trc = { 0 };
+	uint64_t ref_insns, rng_insns, tly_insns, trc_insns;
 	struct pkt_view pv;
 	struct image_bytes ib;
 	struct image *img = NULL;
@@ -888,6 +926,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		reference(&cfg, t, n, &tly, &tly_insns);
 	check_tally(&rng, rng_insns, &tly, tly_insns);
 
+	cfg.flags = ETM4_FLOW_RANGES | ETM4_FLOW_TRACES;
+	if (data[2] & 32)
+		chunked(&cfg, t, n, chunk, max, (size_t)-1, &trc, &trc_insns);
+	else
+		reference(&cfg, t, n, &trc, &trc_insns);
+	check_traces(&rng, rng_insns, &trc, trc_insns);
+
 	config(data, &cfg, img, ETM4_CFG_STOP_ON_ERROR);
 	reference(&cfg, t, n, &stop, NULL);
 	check_stop(&ref, &stop);
@@ -898,6 +943,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	free(stop.e);
 	free(rng.e);
 	free(tly.e);
+	free(trc.e);
 	free(pv.tinfo.v);
 	free(pv.addr.v);
 	free(pv.src.v);

@@ -42,6 +42,17 @@ static inline int elem_same(const struct etmkit_elem *a,
 	case etmkit_elem_no_image:
 		return a->u.loss.reason == b->u.loss.reason &&
 		       a->u.loss.space == b->u.loss.space;
+	case etmkit_elem_insn_range:
+		return a->u.range.opcode == b->u.range.opcode &&
+		       a->u.range.class_flags == b->u.range.class_flags &&
+		       a->u.range.end == b->u.range.end &&
+		       a->u.range.count == b->u.range.count &&
+		       a->u.range.repeats == b->u.range.repeats;
+	case etmkit_elem_branch_run:
+		return a->u.brun.class_flags == b->u.brun.class_flags &&
+		       a->u.brun.repeats == b->u.brun.repeats &&
+		       a->u.brun.end == b->u.brun.end &&
+		       a->u.brun.target == b->u.brun.target;
 	default:
 		return 1;
 	}

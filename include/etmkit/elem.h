@@ -65,6 +65,14 @@ enum etmkit_elem_kind {
 					 u.range.end (exclusive) in isa: what
 					 count insn elements would say, in one
 					 element (ETM4_FLOW_RANGES) */
+	etmkit_elem_branch_run,       /* ETM4_FLOW_TRACES: a taken-branch
+					 trace the decoder counted (u.brun):
+					 from addr, the target of a taken
+					 branch, instructions one after
+					 another through branches not taken
+					 to the taken branch that ends at
+					 u.brun.end, which went to
+					 u.brun.target */
 	etmkit_elem_kind_count
 };
 
@@ -262,6 +270,20 @@ struct etmkit_elem {
 		} range;             /* insn_range: size and flags are the last
 					instruction's; every other one was
 					executed (ETMKIT_INSN_EXEC) */
+		struct {
+			uint32_t class_flags;/* the taken branch's INSN_F_* */
+			uint32_t repeats;    /* runs beyond the first, each
+						from addr to the same branch
+						and target */
+			uint64_t end;        /* the address after the branch
+						(size: its bytes) */
+			uint64_t target;     /* where it went */
+		} brun;              /* branch_run: isa the instructions';
+					flags ETMKIT_INSN_EXEC and
+					ETMKIT_INSN_P0; offset the packet of
+					the first run. No count: the
+					decoder's stats have the
+					instructions */
 		struct {
 			uint64_t target;     /* q: where execution goes on */
 			uint32_t count;      /* q: instructions, 0 if unknown */

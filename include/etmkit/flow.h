@@ -185,6 +185,35 @@ const struct etm3_flow_stats *etm3_flow_get_stats(
  * less than the plain ranges decode (bench/README.md). */
 #define ETM4_FLOW_TALLY 0x2u
 
+/* With ETM4_FLOW_RANGES, for consumers of taken-branch traces (BOLT's
+ * and llvm-profgen's ranges and branches, digest perf-data.md 4c, 4d),
+ * in place of ETM4_FLOW_TALLY: a trace is what runs from the target of
+ * a taken branch to the next taken branch, through branches not taken
+ * (and ISB, WFx, TSTART, whose atoms take nothing). A trace walked as
+ * whole cached blocks after a range that ended, ended by a taken branch
+ * and followed by another such block, is counted inside the decoder by
+ * its start, its end and its branch's target, where that block starts
+ * (for a direct branch too: a Target Address packet may move the walk
+ * where the image is not what ran). It is delivered later as one
+ * branch_run element per distinct trace (elem.h: u.brun, repeats the
+ * extra runs). The counted traces come in the order in which each first
+ * ran, before any element of another kind or any insn_range that
+ * followed them, so that the first run of the first one delivered is
+ * the trace that ran right after the element before it: it goes on from
+ * that element's range when it starts where that range ends, and it is
+ * where that element's taken branch went. The trace walked last, not
+ * counted (not ended, or not followed by a block yet) when another
+ * element comes, or cut where an address packet moves the walk between
+ * its blocks, is delivered before it as one insn_range element from
+ * the trace's start to the last block's P0 instruction, with that one's
+ * flags: such a range may pass P0 instructions not taken, as a
+ * branch_run does. Counted traces wait across feeds as ETM4_FLOW_TALLY's
+ * ranges do (a table of 256, all delivered when a new trace finds no
+ * room). The order of calls and returns among counted traces is lost:
+ * not for call-context profiles. Requires ETM4_FLOW_RANGES; excludes
+ * ETM4_FLOW_TALLY. */
+#define ETM4_FLOW_TRACES 0x4u
+
 struct etm4_flow_config {
 	size_t size;              /* sizeof(struct etm4_flow_config) */
 	struct etm4_config etm;   /* the trace unit's registers */

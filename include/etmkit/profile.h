@@ -120,7 +120,13 @@ struct profile;
  * shared library, a return out of it: the ranges count, not the branch).
  * The elements must come in execution order: an insn_range element with
  * u.range.repeats (ETM4_FLOW_TALLY, which reorders ranges) makes
- * profile_elem() return -etmkit_err_unsupported; decode without it. */
+ * profile_elem() return -etmkit_err_unsupported; decode without it. The
+ * decoder may count the traces itself (ETM4_FLOW_TRACES, flow.h): a
+ * branch_run element is repeats + 1 traces, each a range and its branch
+ * to u.brun.target; its first goes on from the range being built when it
+ * starts where that one ends, and is where the branch before went. Not
+ * with cfg.contexts (-etmkit_err_unsupported): the order of calls and
+ * returns is lost. */
 
 /* Call contexts (cfg.contexts, with cfg.traces; llvm-profgen's
  * context-sensitive profile, digest perf-data.md 4d, docs/perf-data.md

@@ -25,6 +25,7 @@ const char *etmkit_elem_kind_name(unsigned kind)
 		[etmkit_elem_transaction] = "transaction",
 		[etmkit_elem_ts_marker] = "ts_marker",
 		[etmkit_elem_q] = "q",
+		[etmkit_elem_branch_run] = "branch_run",
 	};
 
 	return kind < etmkit_elem_kind_count ? names[kind] : "invalid";

@@ -107,7 +107,25 @@ struct f4_tally {
 	uint64_t start, end, offset;
 	uint32_t opcode, cls, count;
 	uint8_t isa, size;
-	uint32_t runs[2];         /* [1] taken (EXEC), [0] not (COND_FAIL) */
+	uint32_t runs[2];         /* [1] taken (EXEC), [0] not (COND_FAIL);
+				     ETM4_FLOW_TRACES: [1] the runs */
+	uint64_t target;          /* ETM4_FLOW_TRACES: the branch's */
+};
+
+/* ETM4_FLOW_TRACES: the trace being walked in whole blocks, not counted
+ * yet: F4_TR_OPEN, its blocks' atoms so far not taken (or no branch);
+ * F4_TR_PEND, ended by a taken branch whose target is where the next
+ * block starts (a direct branch's too: a Target Address packet may say
+ * otherwise, where the image is not what ran). Copied from the blocks,
+ * which a cache flush may free. */
+enum { F4_TR_NONE = 0, F4_TR_OPEN, F4_TR_PEND };
+struct f4_trace {
+	uint8_t state;
+	uint8_t isa, size, taken; /* taken: the last block's atom */
+	uint32_t count;
+	uint32_t opcode, cls;     /* the last instruction's, laid out as */
+	uint64_t end;             /* in struct flow_range (one copy) */
+	uint64_t start, offset;
 };
 
 struct etm4_flow_decoder {
@@ -116,7 +134,9 @@ struct etm4_flow_decoder {
 	struct flow_cache cache;
 	uint32_t p0_flags;        /* INSN_F_* of P0 instructions */
 	uint8_t ranges;           /* ETM4_FLOW_RANGES */
-	uint8_t tally;            /* ETM4_FLOW_TALLY */
+	uint8_t tally;            /* ETM4_FLOW_TALLY or ETM4_FLOW_TRACES */
+	uint8_t traces;           /* ETM4_FLOW_TRACES */
+	struct f4_trace tr;
 
 	struct etm4_packet batch[F4_BATCH];
 	int nbatch, ibatch;
@@ -253,8 +273,11 @@ int etm4_flow_alloc(struct etm4_flow_decoder **out,
 	if (!out || !cfg ||
 	    cfg->size < offsetof(struct etm4_flow_config, flags) ||
 	    cfg->etm.size < sizeof(cfg->etm) ||
-	    (flags & ~(ETM4_FLOW_RANGES | ETM4_FLOW_TALLY)) ||
-	    ((flags & ETM4_FLOW_TALLY) && !(flags & ETM4_FLOW_RANGES)))
+	    (flags & ~(ETM4_FLOW_RANGES | ETM4_FLOW_TALLY |
+		       ETM4_FLOW_TRACES)) ||
+	    ((flags & (ETM4_FLOW_TALLY | ETM4_FLOW_TRACES)) &&
+	     !(flags & ETM4_FLOW_RANGES)) ||
+	    ((flags & ETM4_FLOW_TALLY) && (flags & ETM4_FLOW_TRACES)))
 		return -etmkit_err_invalid;
 	*out = NULL;
 	d = calloc(1, sizeof(*d));
@@ -289,7 +312,8 @@ int etm4_flow_alloc(struct etm4_flow_decoder **out,
 	flow_cache_set_ends(&d->cache, d->p0_flags);
 	d->atoms = etm4_pkt_atom_table(d->pkt);
 	d->ranges = !!(flags & ETM4_FLOW_RANGES);
-	d->tally = !!(flags & ETM4_FLOW_TALLY);
+	d->tally = !!(flags & (ETM4_FLOW_TALLY | ETM4_FLOW_TRACES));
+	d->traces = !!(flags & ETM4_FLOW_TRACES);
 	if (cfg->size >= offsetof(struct etm4_flow_config, image_ctx) +
 				 sizeof(cfg->image_ctx)) {
 		d->image_for_context = cfg->image_for_context;
@@ -324,6 +348,7 @@ void etm4_flow_reset(struct etm4_flow_decoder *d)
 	d->ntally = 0;
 	d->last_closed = 0;
 	memset(d->tallies, 0, sizeof(d->tallies));
+	memset(&d->tr, 0, sizeof(d->tr));
 	reset_trace_state(d);
 	memset(&d->stats, 0, sizeof(d->stats));
 	d->blocks_base = d->cache.blocks;
@@ -338,9 +363,32 @@ etm4_flow_get_stats(const struct etm4_flow_decoder *d)
 
 /* ---- Output ------------------------------------------------------------- */
 
+/* ETM4_FLOW_TRACES: deliver the trace counted in @t. */
+static void trace_put(struct etm4_flow_decoder *d, struct f4_tally *t)
+{
+	struct etmkit_elem *e = &d->out[d->n++];
+
+	memset(e, 0, sizeof(*e));
+	e->offset = t->offset;
+	e->addr = t->start;
+	e->kind = etmkit_elem_branch_run;
+	e->isa = t->isa;
+	e->size = t->size;
+	e->flags = ETMKIT_INSN_P0 | ETMKIT_INSN_EXEC;
+	e->u.brun.class_flags = t->cls;
+	e->u.brun.repeats = t->runs[1] - 1;
+	e->u.brun.end = t->end;
+	e->u.brun.target = t->target;
+	t->runs[1] = 0;                /* free */
+}
+
 /* ETM4_FLOW_TALLY: deliver the runs counted in @t. */
 static void tally_put(struct etm4_flow_decoder *d, struct f4_tally *t)
 {
+	if (d->traces) {
+		trace_put(d, t);
+		return;
+	}
 	for (int k = 1; k >= 0; k--) {
 		struct etmkit_elem *e;
 
@@ -369,11 +417,55 @@ static void tally_put(struct etm4_flow_decoder *d, struct f4_tally *t)
  * the end of a batch. Room: out[] beyond F4_OUT. Ranges may come between: only
  * whole ones are counted, after a range that ended, so none of them
  * continues a range a packet cut. */
-static void tally_flush(struct etm4_flow_decoder *d)
+static void tally_flush_table(struct etm4_flow_decoder *d)
 {
 	for (uint32_t i = 0; i < d->ntally; i++)
 		tally_put(d, &d->tallies[d->tally_used[i]]);
 	d->ntally = 0;
+}
+
+/* ETM4_FLOW_TRACES: one run of a trace as a range (flow.h), from
+ * @start to the P0 instruction before @end, whose atom was @taken. */
+static void trace_put_range(struct etm4_flow_decoder *d, uint64_t offset,
+			    uint64_t start, uint64_t end, uint8_t isa,
+			    uint8_t size, unsigned taken, uint32_t opcode,
+			    uint32_t cls, uint32_t count)
+{
+	struct etmkit_elem *e = &d->out[d->n++];
+
+	memset(e, 0, sizeof(*e));
+	e->offset = offset;
+	e->addr = start;
+	e->kind = etmkit_elem_insn_range;
+	e->isa = isa;
+	e->size = size;
+	e->flags = (uint8_t)(ETMKIT_INSN_P0 | (taken ? ETMKIT_INSN_EXEC :
+						ETMKIT_INSN_COND_FAIL));
+	e->u.range.opcode = opcode;
+	e->u.range.class_flags = cls;
+	e->u.range.end = end;
+	e->u.range.count = count;
+}
+
+/* Deliver everything counted, and the trace being walked (which ran
+ * last: what comes next tells where its taken branch went, or that a cut
+ * came first: profile.h). */
+static void tally_flush(struct etm4_flow_decoder *d)
+{
+	struct f4_trace *tr = &d->tr;
+
+	tally_flush_table(d);
+	if (tr->state)
+		trace_put_range(d, tr->offset, tr->start, tr->end, tr->isa,
+				tr->size, tr->taken, tr->opcode, tr->cls,
+				tr->count);
+	tr->state = F4_TR_NONE;
+}
+
+/* Whether anything counted waits (tally_flush() delivers it). */
+static inline int tally_waits(const struct etm4_flow_decoder *d)
+{
+	return d->ntally || d->tr.state;
 }
 
 static struct etmkit_elem *emit(struct etm4_flow_decoder *d, uint8_t kind,
@@ -381,7 +473,7 @@ static struct etmkit_elem *emit(struct etm4_flow_decoder *d, uint8_t kind,
 {
 	struct etmkit_elem *e;
 
-	if (d->ntally)
+	if (tally_waits(d))
 		tally_flush(d);
 	e = &d->out[d->n++];
 
@@ -1269,6 +1361,9 @@ static inline struct etmkit_elem *put_range(struct etm4_flow_decoder *d,
 					    uint32_t i, uint32_t j,
 					    uint64_t offset, int may_extend)
 {
+	/* ETM4_FLOW_TRACES: what was counted ran before these. */
+	if (F4_UNLIKELY(d->traces) && tally_waits(d))
+		tally_flush(d);
 	/* Every field read before the first store: stores to the element
 	 * may alias the block as far as the compiler knows. The block's own
 	 * start saves a load of another cache line. */
@@ -1366,8 +1461,9 @@ static inline struct etmkit_elem *put_insns(struct etm4_flow_decoder *d,
  * is continued by the next range. */
 static inline int range_closed(const struct etmkit_elem *e)
 {
-	return e->kind == etmkit_elem_insn_range &&
-	       e->flags != ETMKIT_INSN_EXEC;
+	return (e->kind == etmkit_elem_insn_range &&
+		e->flags != ETMKIT_INSN_EXEC) ||
+	       e->kind == etmkit_elem_branch_run;
 }
 
 /* ETM4_FLOW_TALLY: whether the last element is a range that ended, so
@@ -1377,17 +1473,132 @@ static int last_closed(const struct etm4_flow_decoder *d)
 	return d->n ? range_closed(&d->out[d->n - 1]) : d->last_closed;
 }
 
+/* trace_run() copies the last instruction's fields at once. */
+_Static_assert(offsetof(struct f4_trace, cls) ==
+		       offsetof(struct f4_trace, opcode) + 4 &&
+	       offsetof(struct f4_trace, end) ==
+		       offsetof(struct f4_trace, opcode) + 8 &&
+	       offsetof(struct flow_range, class_flags) ==
+		       offsetof(struct flow_range, opcode) + 4 &&
+	       offsetof(struct flow_range, end) ==
+		       offsetof(struct flow_range, opcode) + 8,
+	       "f4_trace and flow_range: opcode, class, end");
+
+/* ETM4_FLOW_TRACES: the table's slots for the trace @start..@end to
+ * @target are F4_TRACE_PROBES from this one. */
+#define F4_TRACE_PROBES 4
+static inline uint32_t trace_hash(uint64_t start, uint64_t end,
+				  uint64_t target)
+{
+	uint64_t h = (start >> 2) + (end >> 2) * 3 + (target >> 2) * 5;
+
+	return (uint32_t)(h ^ h >> 8 ^ h >> 16) & (F4_TALLY - 1);
+}
+
+/* trace_count() when the trace is not in its first slot, or its count
+ * is full: counted in its slot, found or taken. When it finds none, everything
+ * counted before is delivered first (the order in which traces first
+ * ran kept). */
+static __attribute__((noinline)) void
+trace_insert(struct etm4_flow_decoder *d, uint64_t target)
+{
+	const struct f4_trace *tr = &d->tr;
+	struct f4_tally *t = NULL;
+	uint32_t h = trace_hash(tr->start, tr->end, target), i = h;
+
+	for (int k = 0; k < F4_TRACE_PROBES; k++, i = (i + 1) & (F4_TALLY - 1)) {
+		t = &d->tallies[i];
+		if (!t->runs[1] || (t->start == tr->start && t->end == tr->end &&
+				    t->target == target))
+			break;
+		t = NULL;
+	}
+	if (!t || t->runs[1] == UINT32_MAX) {
+		tally_flush_table(d);
+		i = h;
+		t = &d->tallies[i];
+	}
+	if (!t->runs[1]) {            /* free: taken */
+		d->tally_used[d->ntally++] = (uint16_t)i;
+		t->start = tr->start;
+		t->end = tr->end;
+		t->target = target;
+		t->offset = tr->offset;
+		t->cls = tr->cls;
+		t->opcode = tr->opcode;
+		t->count = tr->count;
+		t->isa = tr->isa;
+		t->size = tr->size;
+	}
+	t->runs[1]++;
+}
+
+/* ETM4_FLOW_TRACES: the trace walked (d->tr) ended, its branch taken to
+ * @target: counted. */
+static inline void trace_count(struct etm4_flow_decoder *d, uint64_t target)
+{
+	struct f4_trace *tr = &d->tr;
+	uint32_t i = trace_hash(tr->start, tr->end, target);
+	struct f4_tally *t = &d->tallies[i];
+
+	if (F4_LIKELY(t->runs[1] && t->start == tr->start &&
+		      t->end == tr->end && t->target == target &&
+		      t->runs[1] != UINT32_MAX))
+		t->runs[1]++;
+	else
+		trace_insert(d, target);
+	tr->state = F4_TR_NONE;
+}
+
+/* ETM4_FLOW_TRACES: a run of the whole of block @b, which ends in a P0
+ * instruction, with atom @taken, from the packet at @offset: it goes on
+ * with the trace walked where that one ended, or begins one; a taken
+ * branch ends it. */
+static inline void trace_run(struct etm4_flow_decoder *d,
+			     const struct flow_block *b, unsigned taken,
+			     uint64_t offset)
+{
+	struct f4_trace *tr = &d->tr;
+	uint32_t f = b->range.class_flags;
+
+	d->stats.insns += b->n;
+	/* An address packet moved the walk: the trace is cut there. */
+	if (tr->state == F4_TR_OPEN && F4_UNLIKELY(b->start != tr->end))
+		tally_flush(d);
+	if (tr->state != F4_TR_OPEN) {
+		if (tr->state == F4_TR_PEND) /* its branch came here */
+			trace_count(d, b->start);
+		tr->state = F4_TR_OPEN;
+		tr->start = b->start;
+		tr->offset = offset;
+		tr->isa = b->isa;
+		tr->count = 0;
+	}
+	tr->count += b->n;
+	memcpy(&tr->opcode, &b->range.opcode, 16); /* opcode, cls, end */
+	tr->size = b->range.head[2];
+	tr->taken = (uint8_t)taken;
+	if (taken && (f & INSN_F_BRANCH))
+		tr->state = F4_TR_PEND; /* else the next block goes on */
+}
+
 /* ETM4_FLOW_TALLY: count a run of the whole of block @b, which ends in a
  * P0 instruction, with atom @taken, from the packet at @offset. The entry
  * is found by the block's address; another range there is delivered to
- * make room (2 elements at most). */
+ * make room (2 elements at most). ETM4_FLOW_TRACES: trace_run(). */
 static inline void tally_run(struct etm4_flow_decoder *d,
 			     const struct flow_block *b, unsigned taken,
 			     uint64_t offset)
 {
-	uint64_t gen = flow_cache_generation(&d->cache);
-	struct f4_tally *t = &d->tallies[(b->start >> 2 ^ b->start >> 9) &
-					 (F4_TALLY - 1)];
+	uint64_t gen;
+	struct f4_tally *t;
+
+	if (d->traces) {
+		trace_run(d, b, taken, offset);
+		return;
+	}
+	gen = flow_cache_generation(&d->cache);
+	t = &d->tallies[(b->start >> 2 ^ b->start >> 9) & (F4_TALLY - 1)];
 
 	if (F4_UNLIKELY(t->blk != b || t->gen != gen ||
 			t->runs[taken] == UINT32_MAX)) {
@@ -2532,7 +2743,7 @@ int etm4_flow_batch(struct etm4_flow_decoder *d,
 	 * ranges (before, they wait for more: the input comes in pieces),
 	 * unless the last element is a range a packet cut: its rest comes
 	 * first, in the next batch. */
-	if (d->ntally && (d->finishing || d->stopped) && !d->full &&
+	if (tally_waits(d) && (d->finishing || d->stopped) && !d->full &&
 	    (!d->n || range_closed(&d->out[d->n - 1]) ||
 	     d->out[d->n - 1].kind != etmkit_elem_insn_range))
 		tally_flush(d);

@@ -4,11 +4,11 @@
  * include/etmkit/profile.h "Taken-branch traces"). */
 #include "profile_internal.h"
 
-/* Count range @bin:@from-@to once. When the map must grow, the slots the
+/* Count range @bin:@from-@to @n times. When the map must grow, the slots the
  * trace IDs point at (pend_slot, prev) are found again afterwards, so
  * that the fast path never checks whether they moved. */
 static struct count_slot *add_range(struct profile *p, uint64_t bin,
-				    uint64_t from, uint64_t to)
+				    uint64_t from, uint64_t to, uint64_t n)
 {
 	struct count_map *m = &p->ranges;
 	struct { uint64_t bin, from, to; } keep[PROFILE_IDS][2];
@@ -18,7 +18,7 @@ static struct count_slot *add_range(struct profile *p, uint64_t bin,
 	if (m->cap) {
 		sl = count_map_find(m->slots, m->cap, bin, from, to);
 		if (sl->count) {
-			sl->count = count_add(sl->count, 1, &m->saturated);
+			sl->count = count_add(sl->count, n, &m->saturated);
 			return sl;
 		}
 	}
@@ -35,7 +35,7 @@ static struct count_slot *add_range(struct profile *p, uint64_t bin,
 				}
 		}
 	}
-	sl = count_map_add_slot(m, bin, from, to, 1);
+	sl = count_map_add_slot(m, bin, from, to, n);
 	if (m->grows == grows)
 		return sl;
 	for (unsigned i = 0; i < PROFILE_IDS; i++) {
@@ -55,10 +55,11 @@ static struct count_slot *add_range(struct profile *p, uint64_t bin,
 	return sl;
 }
 
-/* The range being built ends at its last instruction; @branch: that one
- * is a taken branch whose target the next element gives. */
+/* The range being built ends at its last instruction, run @n times;
+ * @branch: that one is a taken branch whose target the next element
+ * gives (or count_pending()'s caller). */
 static int close_range(struct profile *p, uint8_t id, struct profile_id *st,
-		       int branch)
+		       int branch, uint64_t n)
 {
 	struct profile_trace *t = &st->tr;
 	struct count_slot *sl;
@@ -77,7 +78,7 @@ static int close_range(struct profile *p, uint8_t id, struct profile_id *st,
 	 * contexts, the context in the key's high half. */
 	sl = add_range(p, p->cfg.contexts ? (uint64_t)bin | (uint64_t)t->ctx << 32 :
 					    bin,
-		       vstart, vstart + (t->last - t->start));
+		       vstart, vstart + (t->last - t->start), n);
 	if (!sl)
 		return -etmkit_err_nomem;
 	if (branch) {
@@ -88,9 +89,9 @@ static int close_range(struct profile *p, uint8_t id, struct profile_id *st,
 }
 
 /* The taken branch that ended the last range went to run-time address
- * @to: counted when @to is in the binary of its source. */
+ * @to (@n times): counted when @to is in the binary of its source. */
 static int count_pending(struct profile *p, uint8_t id, struct profile_id *st,
-			 uint64_t to)
+			 uint64_t to, uint64_t n)
 {
 	struct profile_trace *t = &st->tr;
 	size_t bin;
@@ -105,7 +106,7 @@ static int count_pending(struct profile *p, uint8_t id, struct profile_id *st,
 		return err;
 	if (bin != PROFILE_KEY_BIN(t->pend_slot->bin))
 		return 0;               /* into another binary */
-	return profile_count_branch(p, t->pend_slot, vto, 1);
+	return profile_count_branch(p, t->pend_slot, vto, n);
 }
 
 int profile_trace_end(struct profile *p, uint8_t id)
@@ -114,7 +115,7 @@ int profile_trace_end(struct profile *p, uint8_t id)
 	int err = 0;
 
 	if (st->tr.open)
-		err = close_range(p, id, st, 0);
+		err = close_range(p, id, st, 0, 1);
 	st->tr.pend = 0;
 	st->tr.ctx = 0;         /* the calls since are not known */
 	st->tr.over = 0;
@@ -144,6 +145,46 @@ static int enter_or_leave(struct profile *p, uint8_t id,
 	return profile_ctx_branch(p, id, bin, site, cls);
 }
 
+/* A trace the decoder counted (ETM4_FLOW_TRACES, include/etmkit/flow.h):
+ * its first run goes on from the range being built when it starts where
+ * that one ends, or is where the branch waiting for its target went;
+ * every run counts its range and its branch. The order of calls and
+ * returns among them is lost: not with contexts. */
+static int count_branch_run(struct profile *p, uint8_t id,
+			    struct profile_id *st, const struct etmkit_elem *e)
+{
+	struct profile_trace *t = &st->tr;
+	uint64_t runs = (uint64_t)e->u.brun.repeats + 1;
+	uint64_t last = e->u.brun.end - e->size;
+	int err = 0, err2 = 0;
+
+	if (p->cfg.contexts)
+		return -etmkit_err_unsupported;
+	if (t->open && e->addr == t->next) {
+		t->last = last;
+		err = close_range(p, id, st, 1, 1);
+		if (!err && t->pend)
+			err = count_pending(p, id, st, e->u.brun.target, 1);
+		runs--;
+	} else if (t->open) {
+		err = close_range(p, id, st, 0, 1);
+	} else if (t->pend) {
+		err = count_pending(p, id, st, e->addr, 1);
+	}
+	if (runs) {
+		t->start = e->addr;
+		t->last = last;
+		err2 = close_range(p, id, st, 1, runs);
+		if (!err2 && t->pend)
+			err2 = count_pending(p, id, st, e->u.brun.target,
+					     runs);
+	}
+	t->open = 0;
+	t->pend = 0;
+	t->prev = NULL;
+	return err ? err : err2;
+}
+
 /* Any element, the general way: out of line, so that the fast path
  * saves no registers for it. */
 static __attribute__((noinline)) int trace_elem(struct profile *p,
@@ -156,6 +197,8 @@ static __attribute__((noinline)) int trace_elem(struct profile *p,
 	int err = 0, err2 = 0;
 
 	switch (e->kind) {
+	case etmkit_elem_branch_run:
+		return count_branch_run(p, id, st, e);
 	case etmkit_elem_insn_range:
 		if (e->u.range.repeats)
 			return -etmkit_err_unsupported; /* order lost */
@@ -181,7 +224,7 @@ static __attribute__((noinline)) int trace_elem(struct profile *p,
 			return 0;
 		/* another thread: what ran before counts in its context */
 		if (t->open)
-			err = close_range(p, id, st, 0);
+			err = close_range(p, id, st, 0, 1);
 		t->pend = 0;
 		err2 = profile_ctx_thread(p, id, e);
 		return err ? err : err2;
@@ -189,9 +232,9 @@ static __attribute__((noinline)) int trace_elem(struct profile *p,
 		return 0;
 	}
 	if (t->open && e->addr != t->next)
-		err = close_range(p, id, st, 0); /* not where it went on */
+		err = close_range(p, id, st, 0, 1); /* not where it went on */
 	else if (t->pend)
-		err = count_pending(p, id, st, e->addr);
+		err = count_pending(p, id, st, e->addr, 1);
 	if (!t->open) {
 		t->open = 1;
 		t->start = e->addr;
@@ -199,7 +242,7 @@ static __attribute__((noinline)) int trace_elem(struct profile *p,
 	t->last = last;
 	t->next = next;
 	if (profile_taken(e, e->u.insn.class_flags)) {
-		err2 = close_range(p, id, st, 1);
+		err2 = close_range(p, id, st, 1, 1);
 		if (p->cfg.contexts) {
 			int err3 = enter_or_leave(p, id, st, last,
 						  e->u.insn.class_flags);
@@ -223,7 +266,7 @@ static inline int count_taken(struct profile *p, uint8_t id,
 	uint64_t start = t->start, vstart, vend, kbin;
 
 	if (start - m->lo >= m->span || !p->ranges.cap)
-		return close_range(p, id, st, 1);
+		return close_range(p, id, st, 1, 1);
 	vstart = start + m->delta;
 	vend = last + m->delta;
 	kbin = (uint64_t)m->bin | (uint64_t)t->ctx << 32; /* ctx 0: none */
@@ -246,7 +289,7 @@ static inline int count_taken(struct profile *p, uint8_t id,
 			prev->target = (uint64_t)(sl - p->ranges.slots);
 	}
 	if (!sl->count || sl->count == UINT64_MAX)
-		return close_range(p, id, st, 1);
+		return close_range(p, id, st, 1, 1);
 	sl->count++;
 	t->open = 0;
 	t->pend = 1;

@@ -629,6 +629,97 @@ static void test_ranges(void **state)
 	assert_null(d);
 }
 
+/* ETM4_FLOW_TRACES (flow.h), with the return stack (TRCCONFIGR.RS) and
+ * MAXSPEC 0: three times N on b.eq at 1008, E on bl at 1010 (to 1020,
+ * push 1014), E on ret at 1024 (popped: 1014), E on ret at 1018 (the
+ * stack empty: the Address 95 00 gives 0x1000; the last time none).
+ * Offsets: HEAD 0-20, then one byte per atom packet, 2 per address.
+ * By the rules: the first range follows the Context, not a range that
+ * ended: written (1000-100c, N). Then, counted, traces from a taken
+ * branch's target to the next taken branch, by start, end and where the
+ * next block starts: 100c-1014 to 1020 (the first, going on from that
+ * range), 1020-1028 to 1014 three times, 1014-101c to 1000 twice, and
+ * 1000-1014 to 1020 twice (the second and third times round), in the
+ * order each first ran; the last trace, 1014-101c, has no next block:
+ * a range (taken) after them. */
+static void test_traces(void **state)
+{
+	static const uint8_t t[] = { HEAD, 0xf6, 0xf7, 0xf7, 0xf7, 0x95, 0x00,
+				     0xf6, 0xf7, 0xf7, 0xf7, 0x95, 0x00,
+				     0xf6, 0xf7, 0xf7, 0xf7 };
+	static const struct {
+		uint64_t addr, end, target, offset;
+		uint32_t repeats;
+		uint32_t opcode;
+	} runs[] = {
+		{ 0x100c, 0x1014, 0x1020, 22, 0, 0x94000004 },
+		{ 0x1020, 0x1028, 0x1014, 23, 2, 0xd65f03c0 },
+		{ 0x1014, 0x101c, 0x1000, 24, 1, 0xd65f03c0 },
+		{ 0x1000, 0x1014, 0x1020, 27, 1, 0x94000004 },
+	};
+	static const struct want first[] = {
+		OTHER(etmkit_elem_trace_on, 14),
+		OTHER(etmkit_elem_context, 15),
+		RANGE(0x1000, 0x100c, 3, ETMKIT_INSN_P0 | ETMKIT_INSN_COND_FAIL,
+		      21),
+	};
+	const struct etmkit_elem *e;
+
+	(void)state;
+	decode_flags(&R, t, sizeof(t), 0, 1u << 12, 0,
+		     ETM4_FLOW_RANGES | ETM4_FLOW_TRACES);
+	assert_int_equal(R.n, 3 + 4 + 1);
+	R.n = 3;
+	expect_ranges(&R, first, 3);
+	for (size_t i = 0; i < 4; i++) {
+		e = &R.e[3 + i];
+		assert_int_equal(e->kind, etmkit_elem_branch_run);
+		assert_int_equal(e->addr, runs[i].addr);
+		assert_int_equal(e->u.brun.end, runs[i].end);
+		assert_int_equal(e->u.brun.target, runs[i].target);
+		assert_int_equal(e->u.brun.repeats, runs[i].repeats);
+		assert_int_equal(e->offset, runs[i].offset);
+		assert_int_equal(e->flags, ETMKIT_INSN_P0 | ETMKIT_INSN_EXEC);
+		assert_int_equal(e->isa, etmkit_isa_a64);
+		assert_int_equal(e->size, 4);
+		assert_int_equal(e->u.brun.class_flags & (INSN_F_BRANCH |
+							  INSN_F_CALL |
+							  INSN_F_RETURN),
+				 INSN_F_BRANCH | (runs[i].opcode == 0x94000004 ?
+						  INSN_F_CALL : INSN_F_RETURN));
+	}
+	e = &R.e[7];
+	assert_int_equal(e->kind, etmkit_elem_insn_range);
+	assert_int_equal(e->addr, 0x1014);
+	assert_int_equal(e->u.range.end, 0x101c);
+	assert_int_equal(e->u.range.count, 2);
+	assert_int_equal(e->flags, ETMKIT_INSN_P0 | ETMKIT_INSN_EXEC);
+	assert_int_equal(e->offset, 36);
+	assert_int_equal(e->u.range.opcode, 0xd65f03c0);
+}
+
+/* flow.h: ETM4_FLOW_TALLY and ETM4_FLOW_TRACES need ETM4_FLOW_RANGES and
+ * exclude each other. */
+static void test_tally_flags(void **state)
+{
+	static const uint32_t bad[] = {
+		ETM4_FLOW_TALLY, ETM4_FLOW_TRACES,
+		ETM4_FLOW_RANGES | ETM4_FLOW_TALLY | ETM4_FLOW_TRACES,
+	};
+	struct etm4_flow_config c;
+	struct etm4_flow_decoder *d = NULL;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		config(&c, 255, 0, 0, bad[i]);
+		assert_int_equal(etm4_flow_alloc(&d, &c), -etmkit_err_invalid);
+		assert_null(d);
+	}
+	config(&c, 255, 0, 0, ETM4_FLOW_RANGES | ETM4_FLOW_TRACES);
+	assert_int_equal(etm4_flow_alloc(&d, &c), 0);
+	etm4_flow_free(d);
+}
+
 /* A buffer that ends inside a packet (here the first byte of a short
  * address packet) is how a ring buffer normally ends: the gap says
  * truncated, not packet_error, so that tools do not count it as a decode
@@ -754,6 +845,8 @@ int main(void)
 		cmocka_unit_test(test_q_count_at_image_end),
 		cmocka_unit_test(test_q_context_before_address),
 		cmocka_unit_test(test_ranges),
+		cmocka_unit_test(test_traces),
+		cmocka_unit_test(test_tally_flags),
 		cmocka_unit_test(test_cut_last_packet),
 		cmocka_unit_test(test_image_for_context),
 	};

@@ -1,8 +1,10 @@
-/* ETM4_FLOW_TALLY (flow.h) against ETM4_FLOW_RANGES on every ETMv4 and
- * ETE source of the real captures: between two elements of other kinds
- * (which must be the same, in the same order), the ranges delivered are
- * the same once each counted element is taken for its repeats + 1 runs;
- * and profiles built from the two are equal. */
+/* ETM4_FLOW_TALLY and ETM4_FLOW_TRACES (flow.h) against ETM4_FLOW_RANGES
+ * on every ETMv4 and ETE source of the real captures: between two
+ * elements of other kinds (which must be the same, in the same order),
+ * the ranges delivered are the same once each counted element is taken
+ * for its repeats + 1 runs, and the taken-branch traces are the same
+ * (tests/branch_traces.h); and profiles built from them are equal:
+ * AutoFDO's from the tally, taken-branch traces from the traces. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -17,6 +19,7 @@
 
 #include "etmkit/etmkit.h"
 #include "profile/profile_internal.h"
+#include "../branch_traces.h"
 #include "test_util.h"
 
 struct elems {
@@ -141,7 +144,7 @@ static int resolve(void *ctx, uint8_t id, uint64_t addr,
 }
 
 static struct profile *profile_of(const struct elems *l,
-				  const struct image *img)
+				  const struct image *img, int traces)
 {
 	struct profile_config pc;
 	struct profile *p;
@@ -149,6 +152,7 @@ static struct profile *profile_of(const struct elems *l,
 	profile_config_init(&pc);
 	pc.resolve = resolve;
 	pc.ctx = (void *)img;
+	pc.traces = (uint8_t)traces;
 	assert_int_equal(profile_alloc(&p, &pc), 0);
 	for (size_t i = 0; i < l->n; i++)
 		assert_int_equal(profile_elem(p, 0x10, &l->e[i]), 0);
@@ -170,9 +174,49 @@ static void same_counts(const struct count_map *a, const struct count_map *b)
 	}
 }
 
-/* One source: returns the runs counted by the tally. */
+/* @trc, decoded with ETM4_FLOW_TRACES, against the ranges decode @rng:
+ * returns the runs counted together. */
+static uint64_t check_traces(const struct elems *rng, const struct elems *trc,
+			     const struct image *img)
+{
+	struct btraces a = { 0 }, b = { 0 };
+	struct profile *pa, *pb;
+	uint64_t counted = 0;
+	size_t i = 0, j = 0;
+
+	for (;;) {
+		assert_int_equal(btraces_segment(rng->e, rng->n, &i, &a), 0);
+		assert_int_equal(btraces_segment(trc->e, trc->n, &j, &b), 0);
+		assert_true(btraces_same(&a, &b));
+		if (i == rng->n || j == trc->n) {
+			assert_int_equal(i, rng->n);
+			assert_int_equal(j, trc->n);
+			break;
+		}
+		assert_memory_equal(&rng->e[i], &trc->e[j],
+				    sizeof(rng->e[i]));
+		i++;
+		j++;
+	}
+	for (size_t k = 0; k < trc->n; k++)
+		if (trc->e[k].kind == etmkit_elem_branch_run)
+			counted += trc->e[k].u.brun.repeats;
+	pa = profile_of(rng, img, 1);
+	pb = profile_of(trc, img, 1);
+	same_counts(&pa->ranges, &pb->ranges);
+	same_counts(&pa->branches, &pb->branches);
+	profile_free(pa);
+	profile_free(pb);
+	free(a.v);
+	free(b.v);
+	return counted;
+}
+
+/* One source: returns the runs counted by the tally (*@traced: by the
+ * traces). */
 static uint64_t check_source(const struct snapshot *ss,
-			     const struct snapshot_source *src)
+			     const struct snapshot_source *src,
+			     uint64_t *traced)
 {
 	static struct etmkit_elem sa[1 << 16], sb[1 << 16];
 	const struct snapshot_device *dev = snapshot_find_device(ss, src->name);
@@ -180,7 +224,7 @@ static uint64_t check_source(const struct snapshot *ss,
 								 src->buffer);
 	const struct snapshot_device *core = src->core ?
 		snapshot_find_device(ss, src->core) : NULL;
-	struct elems ranges = { 0 }, tally = { 0 };
+	struct elems ranges = { 0 }, tally = { 0 }, traces = { 0 };
 	struct etm4_flow_config fc;
 	struct snapshot_diag sd;
 	struct image_diag idiag;
@@ -203,6 +247,8 @@ static uint64_t check_source(const struct snapshot *ss,
 	fc.image = img;
 	decode(buf, id, &fc, ETM4_FLOW_RANGES, &ranges);
 	decode(buf, id, &fc, ETM4_FLOW_RANGES | ETM4_FLOW_TALLY, &tally);
+	decode(buf, id, &fc, ETM4_FLOW_RANGES | ETM4_FLOW_TRACES, &traces);
+	*traced += check_traces(&ranges, &traces, img);
 	for (;;) {
 		size_t na = segment(&ranges, &i, sa, 1 << 16);
 		size_t nb = segment(&tally, &j, sb, 1 << 16);
@@ -226,14 +272,15 @@ static uint64_t check_source(const struct snapshot *ss,
 	for (size_t k = 0; k < tally.n; k++)
 		if (tally.e[k].kind == etmkit_elem_insn_range)
 			counted += tally.e[k].u.range.repeats;
-	pa = profile_of(&ranges, img);
-	pb = profile_of(&tally, img);
+	pa = profile_of(&ranges, img, 0);
+	pb = profile_of(&tally, img, 0);
 	same_counts(&pa->ranges, &pb->ranges);
 	same_counts(&pa->branches, &pb->branches);
 	profile_free(pa);
 	profile_free(pb);
 	free(ranges.e);
 	free(tally.e);
+	free(traces.e);
 	image_free(img);
 	return counted;
 }
@@ -248,7 +295,7 @@ static int shared_missing(void)
 static void test_captures(void **state)
 {
 	static const char *const kinds[] = { "etmv4", "ete" };
-	uint64_t counted = 0;
+	uint64_t counted = 0, traced = 0;
 	int sources = 0;
 
 	(void)state;
@@ -274,17 +321,21 @@ static void test_captures(void **state)
 				continue;
 			for (size_t s = 0; s < snapshot_source_count(ss); s++) {
 				counted += check_source(ss,
-						snapshot_source_at(ss, s));
+						snapshot_source_at(ss, s),
+						&traced);
 				sources++;
 			}
 			snapshot_free(ss);
 		}
 		closedir(dir);
 	}
-	print_message("%d sources, %llu runs counted together\n", sources, (unsigned long long)counted);
-	/* the tally did count runs together somewhere */
+	print_message("%d sources, %llu runs counted together, %llu traces\n",
+		      sources, (unsigned long long)counted,
+		      (unsigned long long)traced);
+	/* the tally and the traces did count runs together somewhere */
 	assert_true(sources > 10);
 	assert_true(counted > 1000);
+	assert_true(traced > 100);
 }
 
 int main(void)
