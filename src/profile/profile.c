@@ -299,6 +299,36 @@ int profile_elem(struct profile *p, uint8_t id, const struct etmkit_elem *e)
 	return count_elem(p, id, &p->ids[id], e);
 }
 
+int profile_elems(struct profile *p, uint8_t id, const struct etmkit_elem *e,
+		  size_t n)
+{
+	struct profile_id *st;
+	int err = 0;
+
+	if (!p || (!e && n) || id >= PROFILE_IDS)
+		return -etmkit_err_invalid;
+	st = &p->ids[id];
+	if (p->cfg.traces) {
+		for (size_t i = 0; i < n; i++) {
+			int r = profile_trace_elem(p, id, &e[i]);
+
+			if (r < 0 && !err)
+				err = r;
+		}
+		return err;
+	}
+	for (size_t i = 0; i < n; i++) {
+		int r;
+
+		if (count_fast(p, st, &e[i]))
+			continue;
+		r = count_elem(p, id, st, &e[i]);
+		if (r < 0 && !err)
+			err = r;
+	}
+	return err;
+}
+
 /* Move the branch counts kept in the range slots to the branches. On
  * -etmkit_err_nomem what could not move stays for the next call. */
 static int fold_branches(struct profile *p)
