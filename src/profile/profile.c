@@ -302,27 +302,29 @@ int profile_elem(struct profile *p, uint8_t id, const struct etmkit_elem *e)
 int profile_elems(struct profile *p, uint8_t id, const struct etmkit_elem *e,
 		  size_t n)
 {
+	const struct etmkit_elem *end;
 	struct profile_id *st;
 	int err = 0;
 
 	if (!p || (!e && n) || id >= PROFILE_IDS)
 		return -etmkit_err_invalid;
 	st = &p->ids[id];
+	end = e + n;
 	if (p->cfg.traces) {
-		for (size_t i = 0; i < n; i++) {
-			int r = profile_trace_elem(p, id, &e[i]);
+		for (; e < end; e++) {
+			int r = profile_trace_elem(p, id, e);
 
 			if (r < 0 && !err)
 				err = r;
 		}
 		return err;
 	}
-	for (size_t i = 0; i < n; i++) {
+	for (; e < end; e++) {
 		int r;
 
-		if (count_fast(p, st, &e[i]))
+		if (count_fast(p, st, e))
 			continue;
-		r = count_elem(p, id, st, &e[i]);
+		r = count_elem(p, id, st, e);
 		if (r < 0 && !err)
 			err = r;
 	}

@@ -612,18 +612,19 @@ int stacks_elem(struct stacks *s, uint8_t id, const struct etmkit_elem *e)
 int stacks_elems(struct stacks *s, uint8_t id, const struct etmkit_elem *e,
 		 size_t n)
 {
+	const struct etmkit_elem *end;
 	int err = 0;
 
 	if (!s || (!e && n) || id >= STACKS_IDS)
 		return -etmkit_err_invalid;
-	for (size_t i = 0; i < n; i++) {
+	for (end = e + n; e < end; e++) {
 		/* The thread may change at a context element. */
 		struct stacks_thread *t = s->cur[id];
 		int r;
 
-		if (elem_fast(s, id, t, &e[i]))
+		if (elem_fast(s, id, t, e))
 			continue;
-		r = elem_slow(s, id, t, &e[i]);
+		r = elem_slow(s, id, t, e);
 		if (r < 0 && !err)
 			err = r;
 	}
