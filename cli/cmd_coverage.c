@@ -107,9 +107,10 @@ static int opt_cov_output(void *ctx, const char *arg)
 
 /* ---- Counting ----------------------------------------------------------- */
 
-static int count(void *ctx, uint8_t id, const struct etmkit_elem *e)
+static int count(void *ctx, uint8_t id, const struct etmkit_elem *e,
+		 size_t n)
 {
-	return coverage_elem(((struct coverage_run *)ctx)->cov, id, e);
+	return coverage_elems(((struct coverage_run *)ctx)->cov, id, e, n);
 }
 
 static int setup(struct coverage_run *r)

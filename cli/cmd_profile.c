@@ -193,12 +193,13 @@ static int opt_prof_binary(void *ctx, const char *arg)
 
 /* ---- Counting ----------------------------------------------------------- */
 
-static int count(void *ctx, uint8_t id, const struct etmkit_elem *e)
+static int count(void *ctx, uint8_t id, const struct etmkit_elem *e,
+		 size_t n)
 {
 	struct profile_run *r = ctx;
 
-	return r->stacks ? stacks_elem(r->stacks, id, e)
-			 : profile_elem(r->prof, id, e);
+	return r->stacks ? stacks_elems(r->stacks, id, e, n)
+			 : profile_elems(r->prof, id, e, n);
 }
 
 /* The stack tracker's frame keys: one per function name. */

@@ -21,14 +21,25 @@ static int expected_loss(unsigned reason)
 		reason <= etmkit_loss_aux_missing);
 }
 
-static int on_elem(void *ctx, uint8_t id, const struct etmkit_elem *e)
+/* Whether elements of kind @kind have work of the counting's own
+ * (below): instruction elements have none. Looked up per element in
+ * c->own, set once the side-band is known. */
+static int has_own(const struct cli_counting *c, unsigned kind)
 {
-	struct cli_counting *c = ctx;
-	int err;
+	return kind != etmkit_elem_insn_range && kind != etmkit_elem_insn &&
+	       kind != etmkit_elem_branch_run &&
+	       (c->images.sb || kind == etmkit_elem_context ||
+		kind == etmkit_elem_gap);
+}
 
-	id &= 0x7f;
-	if (c->images.sb && e->kind != etmkit_elem_insn_range &&
-	    e->kind != etmkit_elem_insn && e->kind != etmkit_elem_branch_run) {
+/* The counting's own work for element @e of trace ID @id, done after the
+ * elements before it are counted and before it is: the resolver and the
+ * frame names read id_image and id_space, chrome's thread names the
+ * side-band. */
+static void own_elem(struct cli_counting *c, uint8_t id,
+		     const struct etmkit_elem *e)
+{
+	if (c->images.sb) {
 		struct cli_task task;
 
 		/* Follow the process (perf.data): the thread of the context
@@ -43,9 +54,36 @@ static int on_elem(void *ctx, uint8_t id, const struct etmkit_elem *e)
 		c->id_space[id] = cli_context_space(e);
 	else if (e->kind == etmkit_elem_gap && !expected_loss(e->u.loss.reason))
 		c->errors++;
-	err = c->count(c->ctx, id, e);
+}
+
+static void count(struct cli_counting *c, uint8_t id,
+		  const struct etmkit_elem *e, size_t n)
+{
+	int err = n ? c->count(c->ctx, id, e, n) : 0;
+
 	if (err < 0 && !c->err)
 		c->err = err;
+}
+
+/* A batch of the session (on_elems): the command counts the elements
+ * from one with work of the counting's own up to the next such one in
+ * one call (the runs of instructions between them whole), the counting's
+ * work done in between, so each element sees what it saw one by one. */
+static int on_elems(void *ctx, uint8_t id, const struct etmkit_elem *e,
+		    size_t n)
+{
+	struct cli_counting *c = ctx;
+	const struct etmkit_elem *from = e, *end = e + n;
+
+	id &= 0x7f;
+	for (const struct etmkit_elem *p = e; p < end; p++) {
+		if (!c->own[p->kind])
+			continue;
+		count(c, id, from, (size_t)(p - from));
+		own_elem(c, id, p);
+		from = p;
+	}
+	count(c, id, from, (size_t)(end - from));
 	return 0;
 }
 
@@ -72,7 +110,7 @@ int cli_counting_setup(struct cli_counting *c, unsigned flow_flags)
 	etmkit_session_config_init(&sc);
 	sc.frames = c->in.mode;
 	sc.raw_id = c->in.src[0].id;
-	sc.on_elem = on_elem;
+	sc.on_elems = on_elems;
 	sc.ctx = c;
 	err = etmkit_session_alloc(&c->session, &sc);
 	if (!err && !(c->syms = cli_symbols_alloc()))
@@ -91,6 +129,8 @@ int cli_counting_setup(struct cli_counting *c, unsigned flow_flags)
 		c->id_image[id] = cli_images_of(&c->images, &c->in, id);
 		c->id_space[id] = IMAGE_SPACE_ANY;
 	}
+	for (unsigned k = 0; k < sizeof(c->own); k++)
+		c->own[k] = (uint8_t)has_own(c, k);
 	return rc;
 }
 

@@ -18,14 +18,19 @@ struct cli_counting {
 	struct etmkit_session *session;
 	struct cli_symbols *syms;          /* its locator names binaries */
 	struct locate *loc;
-	/* The command's counter: its first error is kept in err (reported
-	 * at the end; counting goes on). */
-	int (*count)(void *ctx, uint8_t id, const struct etmkit_elem *e);
+	/* The command's counter, given the elements in batches (@e[0..@n-1]
+	 * in order, each counted whatever the one before returned; the
+	 * library's *_elems()): it returns the first error, kept in err
+	 * (reported at the end; counting goes on). */
+	int (*count)(void *ctx, uint8_t id, const struct etmkit_elem *e,
+		     size_t n);
 	void *ctx;
 	int err;
 	uint64_t errors;                   /* decode errors (gaps) */
 	const struct image *id_image[DEFORMAT_ID_COUNT];
 	uint8_t id_space[DEFORMAT_ID_COUNT];
+	uint8_t own[256];                  /* per element kind: work of the
+					      counting's own (counting.c) */
 };
 
 /* Before cli_parse_args(): the input's defaults (any frames, snapshot

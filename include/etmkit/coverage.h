@@ -10,6 +10,7 @@
  *   coverage_alloc(&c, &cfg);
  *   coverage_conditions_traced(c, id, 1);     ETMv3 sources
  *   coverage_elem(c, id, e);                  every element (on_elem)
+ *     (or coverage_elems(c, id, e, n);        a batch of them, on_elems)
  *   coverage_finish(c);
  *   coverage_max(c, bin, lo, hi);             a source line's count
  *   coverage_outcomes(c, bin, addr, &taken, &not_taken);
@@ -72,6 +73,15 @@ int coverage_conditions_traced(struct coverage *c, uint8_t id, int on);
  * error. Addresses no binary holds are not counted. */
 int coverage_elem(struct coverage *c, uint8_t id,
 		  const struct etmkit_elem *e);
+
+/* Count elements @e[0..@n-1] of trace ID @id in order (a session's
+ * on_elems batch), with the arguments checked once: the same as
+ * coverage_elem() on each element in turn, each counted whatever the one
+ * before returned. Returns 0, the first error of an element (as
+ * coverage_elem()), or -etmkit_err_invalid (NULL @c, NULL @e with @n > 0,
+ * @id above 127: nothing counted). */
+int coverage_elems(struct coverage *c, uint8_t id,
+		   const struct etmkit_elem *e, size_t n);
 
 /* Turn the ranges counted so far into per-address counts, for the
  * look-ups below (again after more elements). Returns 0,

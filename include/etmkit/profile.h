@@ -15,6 +15,7 @@
  *   struct profile *p;
  *   profile_alloc(&p, &cfg);
  *   profile_elem(p, id, e);              for every element (on_elem)
+ *     (or profile_elems(p, id, e, n);    a batch of them, on_elems)
  *   profile_finish(p);                   at the end of each input
  *   profile_write_autofdo(p, f, bins, nbins);
  *   profile_free(p);
@@ -162,6 +163,15 @@ void profile_free(struct profile *p);
  * -etmkit_err_unsupported (traces: a tallied range, above), or the
  * resolver's error. */
 int profile_elem(struct profile *p, uint8_t id, const struct etmkit_elem *e);
+
+/* Count elements @e[0..@n-1] of trace ID @id in order (a session's
+ * on_elems batch), with the arguments checked once: the same as
+ * profile_elem() on each element in turn, each counted whatever the one
+ * before returned. Returns 0, the first error of an element (as
+ * profile_elem()), or -etmkit_err_invalid (NULL @p, NULL @e with @n > 0,
+ * @id above 127: nothing counted). */
+int profile_elems(struct profile *p, uint8_t id, const struct etmkit_elem *e,
+		  size_t n);
 
 /* End of an input (or of the trace of every ID): the ranges being built
  * are counted. Call before writing. Returns 0, -etmkit_err_nomem,

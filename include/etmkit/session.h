@@ -4,8 +4,9 @@
  * layer), hands each trace ID's bytes to the decoder configured for it, and
  * delivers what it decodes through one callback, in input order per ID: a
  * packet decoder's records through on_packet, a flow decoder's elements
- * (instructions and events, elem.h) through on_elem. IDs without a decoder
- * are skipped (and counted by the transport statistics).
+ * (instructions and events, elem.h) through on_elem, or through on_elems
+ * in batches. IDs without a decoder are skipped (and counted by the
+ * transport statistics).
  *
  * Use:
  *   struct etmkit_session_config sc;
@@ -44,10 +45,19 @@ typedef int (*etmkit_packet_fn)(void *ctx, uint8_t id,
 typedef int (*etmkit_elem_fn)(void *ctx, uint8_t id,
 			      const struct etmkit_elem *elem);
 
+/* Elements @e[0..@n-1] (@n >= 1) of the flow decoder of trace source @id,
+ * in decode order, valid during the call: what the decoder had ready at
+ * once (etm3_flow_batch(), etm4_flow_batch()), so a consumer pays its
+ * call and its argument checks once per batch rather than per element.
+ * Same return convention as etmkit_packet_fn: a negative value stops the
+ * feed, and the elements after the batch are not delivered. */
+typedef int (*etmkit_elems_fn)(void *ctx, uint8_t id,
+			       const struct etmkit_elem *e, size_t n);
+
 /* Trace of source @id was lost at input offset @offset for @reason (an
  * enum etmkit_loss, etmkit_loss_aux_*): reported by
  * etmkit_session_break() for packet sources (flow sources get a gap
- * element through on_elem instead). Same return convention. */
+ * element through on_elem or on_elems instead). Same return convention. */
 typedef int (*etmkit_gap_fn)(void *ctx, uint8_t id, enum etmkit_loss reason,
 			     uint64_t offset);
 
@@ -64,9 +74,19 @@ struct etmkit_session_config {
 	 * -etmkit_err_bad_packet. Input ending inside a frame or packet is
 	 * reported at etmkit_session_finish() and does not stop. */
 	uint8_t stop_on_error;
-	etmkit_elem_fn on_elem;     /* required for flow decoders */
+	etmkit_elem_fn on_elem;     /* flow decoders: this or on_elems */
 	etmkit_gap_fn on_gap;       /* optional: losses at a break, for
 				       packet sources */
+	/* Optional: when set, flow sources deliver their elements through
+	 * it, in batches, and on_elem is not called (it may be NULL; either
+	 * one is required for flow decoders). The elements and their order
+	 * are those on_elem would see, one after another: the decoder's
+	 * elements come as the batches it makes, and the elements the
+	 * session makes itself (the gap element of etmkit_session_break()
+	 * and etmkit_session_lose()) as batches of 1. A negative return
+	 * stops the feed after the whole batch (on_elem: after the element).
+	 * Callers that predate it (a smaller size) get on_elem. */
+	etmkit_elems_fn on_elems;
 };
 
 /* Fill @cfg with defaults: zeros (deformat_none, no callbacks,
@@ -77,8 +97,8 @@ void etmkit_session_config_init(struct etmkit_session_config *cfg);
 
 struct etmkit_session;
 
-/* Returns 0 and sets *@s; -etmkit_err_invalid (NULL, bad size, neither
- * on_packet nor on_elem), -etmkit_err_nomem. */
+/* Returns 0 and sets *@s; -etmkit_err_invalid (NULL, bad size, none of
+ * on_packet, on_elem and on_elems), -etmkit_err_nomem. */
 int etmkit_session_alloc(struct etmkit_session **s,
 			 const struct etmkit_session_config *cfg);
 void etmkit_session_free(struct etmkit_session *s);
@@ -98,16 +118,17 @@ int etmkit_session_add_etm4(struct etmkit_session *s, uint8_t id,
 			    const struct etm4_config *cfg);
 
 /* Decode trace ID @id as ETMv3 down to execution: a flow decoder with
- * @cfg (the image it names must outlive the session). Needs on_elem.
- * Returns 0; -etmkit_err_invalid (no on_elem, ID 0 or >= 0x70 in framed
- * input, already added), or etm3_flow_alloc()'s errors. */
+ * @cfg (the image it names must outlive the session). Needs on_elem or
+ * on_elems. Returns 0; -etmkit_err_invalid (neither, ID 0 or >= 0x70 in
+ * framed input, already added), or etm3_flow_alloc()'s errors. */
 int etmkit_session_add_etm3_flow(struct etmkit_session *s, uint8_t id,
 				 const struct etm3_flow_config *cfg);
 
 /* Decode trace ID @id as ETMv4 or ETE (ETM4_CFG_ETE) down to execution:
  * a flow decoder with @cfg (the image it names must outlive the session).
- * Needs on_elem. Returns 0; -etmkit_err_invalid (no on_elem, ID 0 or >=
- * 0x70 in framed input, already added), or etm4_flow_alloc()'s errors. */
+ * Needs on_elem or on_elems. Returns 0; -etmkit_err_invalid (neither, ID
+ * 0 or >= 0x70 in framed input, already added), or etm4_flow_alloc()'s
+ * errors. */
 int etmkit_session_add_etm4_flow(struct etmkit_session *s, uint8_t id,
 				 const struct etm4_flow_config *cfg);
 
@@ -144,7 +165,7 @@ int etmkit_session_feed_raw(struct etmkit_session *s, uint8_t id,
  * When @why is not etmkit_loss_none, trace was lost at the break (the
  * piece's AUX flags): each source that received bytes since the previous
  * break (or the start) gets a gap of reason @why at the offset of the next
- * byte: a gap element through on_elem for a flow source, an on_gap call
+ * byte: a gap element (on_elem or on_elems) for a flow source, an on_gap call
  * for a packet source (when set). A second break with nothing fed between
  * only adds its gaps (to no source: none received bytes), so a caller may
  * call it once per reason.

@@ -12,6 +12,7 @@
  *   struct stacks *s;
  *   stacks_alloc(&s, &cfg);
  *   stacks_elem(s, id, e);                  for every element
+ *     (or stacks_elems(s, id, e, n);         for a batch of them)
  *   stacks_finish(s);                       at the end of each input
  *   stacks_write_folded(s, f, stacks_insns, my_name, ctx);
  *   stacks_free(s);
@@ -135,6 +136,15 @@ void stacks_free(struct stacks *s);
  * before stays current), -etmkit_err_invalid (NULL
  * argument, @id above 127), or the callbacks' error. */
 int stacks_elem(struct stacks *s, uint8_t id, const struct etmkit_elem *e);
+
+/* Follow elements @e[0..@n-1] of trace ID @id in order (a session's
+ * on_elems batch), with the arguments checked once: the same as
+ * stacks_elem() on each element in turn, each followed whatever the one
+ * before returned. Returns 0, the first error of an element (as
+ * stacks_elem()), or -etmkit_err_invalid (NULL @s, NULL @e with @n > 0,
+ * @id above 127: nothing followed). */
+int stacks_elems(struct stacks *s, uint8_t id, const struct etmkit_elem *e,
+		 size_t n);
 
 /* End of an input: every frame ends (events), every stack is forgotten,
  * and the weights are complete (a running frame's instructions are added

@@ -303,12 +303,13 @@ static int count_range_elem(struct coverage *c, uint8_t id,
 	return 0;
 }
 
-int coverage_elem(struct coverage *c, uint8_t id, const struct etmkit_elem *e)
+/* Element @e of trace ID @id, the arguments checked: inline in
+ * coverage_elem() and in coverage_elems()'s loop. */
+static inline int count_elem(struct coverage *c, uint8_t id,
+			     const struct etmkit_elem *e)
 {
 	int err;
 
-	if (!c || !e || id >= IDS)
-		return -etmkit_err_invalid;
 	if (e->kind == etmkit_elem_insn_range)
 		return count_range_elem(c, id, e,
 					(uint64_t)e->u.range.repeats + 1);
@@ -325,6 +326,29 @@ int coverage_elem(struct coverage *c, uint8_t id, const struct etmkit_elem *e)
 	if (!err && has_outcome(c, id, e))
 		err = count_outcome(c, id, e->addr,
 				    !(e->flags & ETMKIT_INSN_COND_FAIL), 1);
+	return err;
+}
+
+int coverage_elem(struct coverage *c, uint8_t id, const struct etmkit_elem *e)
+{
+	if (!c || !e || id >= IDS)
+		return -etmkit_err_invalid;
+	return count_elem(c, id, e);
+}
+
+int coverage_elems(struct coverage *c, uint8_t id,
+		   const struct etmkit_elem *e, size_t n)
+{
+	int err = 0;
+
+	if (!c || (!e && n) || id >= IDS)
+		return -etmkit_err_invalid;
+	for (size_t i = 0; i < n; i++) {
+		int r = count_elem(c, id, &e[i]);
+
+		if (r < 0 && !err)
+			err = r;
+	}
 	return err;
 }
 

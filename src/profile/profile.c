@@ -299,6 +299,38 @@ int profile_elem(struct profile *p, uint8_t id, const struct etmkit_elem *e)
 	return count_elem(p, id, &p->ids[id], e);
 }
 
+int profile_elems(struct profile *p, uint8_t id, const struct etmkit_elem *e,
+		  size_t n)
+{
+	const struct etmkit_elem *end;
+	struct profile_id *st;
+	int err = 0;
+
+	if (!p || (!e && n) || id >= PROFILE_IDS)
+		return -etmkit_err_invalid;
+	st = &p->ids[id];
+	end = e + n;
+	if (p->cfg.traces) {
+		for (; e < end; e++) {
+			int r = profile_trace_elem(p, id, e);
+
+			if (r < 0 && !err)
+				err = r;
+		}
+		return err;
+	}
+	for (; e < end; e++) {
+		int r;
+
+		if (count_fast(p, st, e))
+			continue;
+		r = count_elem(p, id, st, e);
+		if (r < 0 && !err)
+			err = r;
+	}
+	return err;
+}
+
 /* Move the branch counts kept in the range slots to the branches. On
  * -etmkit_err_nomem what could not move stays for the next call. */
 static int fold_branches(struct profile *p)

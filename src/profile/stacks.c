@@ -576,30 +576,59 @@ static __attribute__((noinline)) int elem_slow(struct stacks *s, uint8_t id,
 	}
 }
 
+/* The usual element, counted: a range with nothing to settle, whose last
+ * instruction calls or returns nothing, no cycles. Returns 1 when
+ * counted, 0 when elem_slow() must take it (nothing changed). Inline in
+ * stacks_elem() and in stacks_elems()'s loop. */
+static inline int elem_fast(struct stacks *s, uint8_t id,
+			    struct stacks_thread *t,
+			    const struct etmkit_elem *e)
+{
+	uint64_t n;
+
+	if (e->kind != etmkit_elem_insn_range || t->pending != stacks_none ||
+	    !t->depth || (e->flags & ETMKIT_INSN_CYCLES) ||
+	    (e->u.range.class_flags &
+	     (INSN_F_CALL | INSN_F_RETURN | INSN_F_EXC_RETURN)))
+		return 0;
+	n = (uint64_t)e->u.range.count * ((uint64_t)e->u.range.repeats + 1);
+	t->acc[0] += n;
+	s->clk[id][stacks_insns] += n;
+	return 1;
+}
+
 int stacks_elem(struct stacks *s, uint8_t id, const struct etmkit_elem *e)
 {
 	struct stacks_thread *t;
-	uint32_t cls;
 
 	if (!s || !e || id >= STACKS_IDS)
 		return -etmkit_err_invalid;
 	t = s->cur[id];
-	/* The usual element: a range with nothing to settle, whose last
-	 * instruction calls or returns nothing, no cycles. */
-	if (e->kind != etmkit_elem_insn_range || t->pending != stacks_none ||
-	    !t->depth || (e->flags & ETMKIT_INSN_CYCLES))
-		return elem_slow(s, id, t, e);
-	cls = e->u.range.class_flags;
-	if (cls & (INSN_F_CALL | INSN_F_RETURN | INSN_F_EXC_RETURN))
-		return elem_slow(s, id, t, e);
-	{
-		uint64_t n = (uint64_t)e->u.range.count *
-			     ((uint64_t)e->u.range.repeats + 1);
+	if (elem_fast(s, id, t, e))
+		return 0;
+	return elem_slow(s, id, t, e);
+}
 
-		t->acc[0] += n;
-		s->clk[id][stacks_insns] += n;
+int stacks_elems(struct stacks *s, uint8_t id, const struct etmkit_elem *e,
+		 size_t n)
+{
+	const struct etmkit_elem *end;
+	int err = 0;
+
+	if (!s || (!e && n) || id >= STACKS_IDS)
+		return -etmkit_err_invalid;
+	for (end = e + n; e < end; e++) {
+		/* The thread may change at a context element. */
+		struct stacks_thread *t = s->cur[id];
+		int r;
+
+		if (elem_fast(s, id, t, e))
+			continue;
+		r = elem_slow(s, id, t, e);
+		if (r < 0 && !err)
+			err = r;
 	}
-	return 0;
+	return err;
 }
 
 int stacks_finish(struct stacks *s)

@@ -14,9 +14,9 @@
 enum session_kind {
 	src_none = 0,
 	src_etm3_pkt,   /* ETMv3 packets -> on_packet */
-	src_etm3_flow,  /* ETMv3 execution -> on_elem */
+	src_etm3_flow,  /* ETMv3 execution -> on_elem(s) */
 	src_etm4_pkt,   /* ETMv4 or ETE packets -> on_packet */
-	src_etm4_flow   /* ETMv4 or ETE execution -> on_elem */
+	src_etm4_flow   /* ETMv4 or ETE execution -> on_elem(s) */
 };
 
 struct session_source {
@@ -84,7 +84,8 @@ static int drain_etm4(struct etmkit_session *s, uint8_t id,
 	}
 }
 
-/* Drain flow decoder @dec of trace ID @id into the element callback. */
+/* Drain flow decoder @dec of trace ID @id into the element callback:
+ * on_elems takes each of the decoder's batches whole. */
 static int drain_flow(struct etmkit_session *s, uint8_t id,
 		      struct session_source *src)
 {
@@ -98,6 +99,14 @@ static int drain_flow(struct etmkit_session *s, uint8_t id,
 			return 0;
 		if (n < 0)
 			return n;
+		if (s->cfg.on_elems) {
+			int err = n ? s->cfg.on_elems(s->cfg.ctx, id, el,
+						      (size_t)n) : 0;
+
+			if (err < 0)
+				return err;
+			continue;
+		}
 		for (int i = 0; i < n; i++) {
 			int err = s->cfg.on_elem(s->cfg.ctx, id, &el[i]);
 
@@ -105,6 +114,16 @@ static int drain_flow(struct etmkit_session *s, uint8_t id,
 				return err;
 		}
 	}
+}
+
+/* One element the session made itself, for source @id: a batch of 1 for
+ * on_elems. */
+static int deliver_elem(struct etmkit_session *s, uint8_t id,
+			const struct etmkit_elem *e)
+{
+	if (s->cfg.on_elems)
+		return s->cfg.on_elems(s->cfg.ctx, id, e, 1);
+	return s->cfg.on_elem(s->cfg.ctx, id, e);
 }
 
 /* ---- Per-kind operations ------------------------------------------------- */
@@ -299,7 +318,7 @@ int etmkit_session_alloc(struct etmkit_session **out,
 		return -etmkit_err_nomem;
 	memcpy(&s->cfg, cfg, cfg->size < sizeof(s->cfg) ? cfg->size :
 						       sizeof(s->cfg));
-	if (!s->cfg.on_packet && !s->cfg.on_elem) {
+	if (!s->cfg.on_packet && !s->cfg.on_elem && !s->cfg.on_elems) {
 		free(s);
 		return -etmkit_err_invalid;
 	}
@@ -369,7 +388,8 @@ int etmkit_session_add_etm3_flow(struct etmkit_session *s, uint8_t id,
 	struct etm3_flow_config c;
 	int err;
 
-	if (!s || !cfg || cfg->size < sizeof(c) || !s->cfg.on_elem ||
+	if (!s || !cfg || cfg->size < sizeof(c) ||
+	    (!s->cfg.on_elem && !s->cfg.on_elems) ||
 	    !(src = free_slot(s, id)))
 		return -etmkit_err_invalid;
 	c = *cfg;
@@ -412,7 +432,8 @@ int etmkit_session_add_etm4_flow(struct etmkit_session *s, uint8_t id,
 	struct etm4_flow_config c;
 	int err;
 
-	if (!s || !cfg || cfg->size < sizeof(c) || !s->cfg.on_elem ||
+	if (!s || !cfg || cfg->size < sizeof(c) ||
+	    (!s->cfg.on_elem && !s->cfg.on_elems) ||
 	    !(src = free_slot(s, id)))
 		return -etmkit_err_invalid;
 	c = *cfg;
@@ -487,7 +508,7 @@ static int source_lose(struct etmkit_session *s, uint8_t id,
 		e.offset = s->next_off;
 		e.u.loss.reason = (uint8_t)why;
 		e.u.loss.why = loss_why(why);
-		return s->cfg.on_elem(s->cfg.ctx, id, &e);
+		return deliver_elem(s, id, &e);
 	case src_etm3_pkt:
 	case src_etm4_pkt:
 		if (!s->cfg.on_gap)

@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "etmkit/session.h"
+#include "etmkit/image.h"
 
 /* Gaps reported through on_gap (session breaks). */
 struct gaps {
@@ -965,6 +966,201 @@ static void test_feed_raw_in_framed_session(void **state)
 	etmkit_session_free(ses);
 }
 
+/* on_elems (session.h): the elements of a flow source in the batches the
+ * decoder makes, the session's own gaps as batches of 1, the same
+ * elements in the same order as on_elem. An ETE source (raw, ID 0x10)
+ * over a small A64 program at 0x1000 (the nops, b.eq and bl of
+ * test_etm4_flow.c): A-sync, Trace Info, Trace On, Address + Context
+ * 0x1000, a source address, an address, an E atom and a commit, three
+ * times, with a break (aux_partial) and a lose (aux_missing) between. */
+static const uint32_t flow_prog[] = {
+	0xd503201f, 0xd503201f, 0x54000040, 0xd503201f, /* 1000 */
+	0x94000004, 0xd503201f, 0xd65f03c0, 0xd503201f, /* 1010 */
+	0xd503201f, 0xd65f03c0,                         /* 1020 */
+};
+
+struct flow_seen {
+	struct etmkit_elem e[128];
+	size_t n;
+	size_t batch[64];   /* on_elems: the size of each call */
+	size_t nb;
+	int stop;           /* on_elems: return -etmkit_err_nomem at call
+			       number stop (1 the first; 0 never) */
+};
+
+static void flow_keep(struct flow_seen *f, uint8_t id,
+		      const struct etmkit_elem *e)
+{
+	assert_int_equal(id, 0x10);
+	assert_true(f->n < 128);
+	f->e[f->n++] = *e;
+}
+
+static int flow_one(void *ctx, uint8_t id, const struct etmkit_elem *e)
+{
+	flow_keep(ctx, id, e);
+	return 0;
+}
+
+static int flow_many(void *ctx, uint8_t id, const struct etmkit_elem *e,
+		     size_t n)
+{
+	struct flow_seen *f = ctx;
+
+	assert_true(n >= 1);
+	assert_true(f->nb < 64);
+	f->batch[f->nb++] = n;
+	for (size_t i = 0; i < n; i++)
+		flow_keep(f, id, &e[i]);
+	return f->stop && (int)f->nb == f->stop ? -etmkit_err_nomem : 0;
+}
+
+/* Decode the three pieces into @f through on_elem (@batched 0) or
+ * on_elems; returns the first feed's result. */
+static int flow_run(struct flow_seen *f, int batched)
+{
+	static const uint8_t piece[] = {
+		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x80, 0x01, 0x00, 0x04,
+		0x82, 0x00, 0x08, 0x00, 0x00, 0x11,
+		0xb4, 0x06, 0x95, 0x00, 0xf7, 0x2d, 0x02,
+	};
+	uint8_t code[sizeof(flow_prog)];
+	struct etmkit_session_config sc;
+	struct etm4_flow_config fc;
+	struct etmkit_session *ses;
+	struct image *img;
+	int first;
+
+	for (size_t i = 0; i < sizeof(code); i++)
+		code[i] = (uint8_t)(flow_prog[i / 4] >> (8 * (i % 4)));
+	assert_int_equal(image_alloc(&img), 0);
+	assert_int_equal(image_add_buffer(img, code, sizeof(code), 0x1000, 0),
+			 0);
+	etmkit_session_config_init(&sc);
+	sc.frames = deformat_none;
+	sc.raw_id = 0x10;
+	if (batched)
+		sc.on_elems = flow_many;
+	else
+		sc.on_elem = flow_one;
+	sc.ctx = f;
+	assert_int_equal(etmkit_session_alloc(&ses, &sc), 0);
+	etm4_flow_config_init(&fc);
+	ete_config(&fc.etm);
+	fc.image = img;
+	assert_int_equal(etmkit_session_add_etm4_flow(ses, 0x10, &fc), 0);
+	first = etmkit_session_feed(ses, piece, sizeof(piece));
+	if (first == 0) {
+		assert_int_equal(etmkit_session_break(ses,
+						      etmkit_loss_aux_partial),
+				 0);
+		assert_int_equal(etmkit_session_feed(ses, piece,
+						     sizeof(piece)), 0);
+		assert_int_equal(etmkit_session_lose(ses, 0x10,
+						     etmkit_loss_aux_missing),
+				 0);
+		assert_int_equal(etmkit_session_feed(ses, piece,
+						     sizeof(piece)), 0);
+		assert_int_equal(etmkit_session_finish(ses), 0);
+	}
+	etmkit_session_free(ses);
+	image_free(img);
+	return first;
+}
+
+static void test_flow_batches(void **state)
+{
+	static struct flow_seen one, many;
+	size_t k = 0, big = 0, gaps = 0;
+
+	(void)state;
+	memset(&one, 0, sizeof(one));
+	memset(&many, 0, sizeof(many));
+	assert_int_equal(flow_run(&one, 0), 0);
+	assert_int_equal(flow_run(&many, 1), 0);
+	assert_int_equal(many.n, one.n);
+	assert_true(one.n > 20);
+	for (size_t i = 0; i < one.n; i++) {
+		const struct etmkit_elem *a = &one.e[i], *b = &many.e[i];
+
+		assert_int_equal(b->kind, a->kind);
+		assert_int_equal(b->offset, a->offset);
+		assert_int_equal(b->addr, a->addr);
+		assert_int_equal(b->flags, a->flags);
+		assert_int_equal(b->size, a->size);
+		if (a->kind == etmkit_elem_insn)
+			assert_int_equal(b->u.insn.opcode, a->u.insn.opcode);
+		if (a->kind == etmkit_elem_gap)
+			assert_int_equal(b->u.loss.reason, a->u.loss.reason);
+	}
+	/* The decoder's batches hold several elements; the session's own
+	 * gaps (the break's and the lose's, at the offsets of the bytes
+	 * after their piece) come alone. */
+	for (size_t b = 0; b < many.nb; b++) {
+		const struct etmkit_elem *e = &many.e[k];
+
+		if (many.batch[b] > 1)
+			big++;
+		if (e->kind == etmkit_elem_gap &&
+		    (e->u.loss.reason == etmkit_loss_aux_partial ||
+		     e->u.loss.reason == etmkit_loss_aux_missing)) {
+			assert_int_equal(many.batch[b], 1);
+			assert_int_equal(e->offset, 28 * (gaps + 1));
+			gaps++;
+		}
+		k += many.batch[b];
+	}
+	assert_int_equal(k, many.n);
+	assert_int_equal(gaps, 2);
+	assert_true(big > 0);
+	assert_true(many.nb < many.n);
+
+	/* A negative return stops the feed after that batch. */
+	memset(&many, 0, sizeof(many));
+	many.stop = 1;
+	assert_int_equal(flow_run(&many, 1), -etmkit_err_nomem);
+	assert_int_equal(many.nb, 1);
+}
+
+/* A session with on_elems alone takes flow decoders, not packet ones; a
+ * caller whose struct ends before on_elems gets on_elem. */
+static void test_elems_config(void **state)
+{
+	struct etmkit_session_config sc;
+	struct etm4_flow_config fc;
+	struct etm4_config pc;
+	struct etmkit_session *ses;
+	struct flow_seen f;
+
+	(void)state;
+	etmkit_session_config_init(&sc);
+	assert_null(sc.on_elems);
+	sc.frames = deformat_none;
+	sc.raw_id = 0x10;
+	sc.on_elems = flow_many;
+	sc.ctx = &f;
+	assert_int_equal(etmkit_session_alloc(&ses, &sc), 0);
+	etm4_flow_config_init(&fc);
+	ete_config(&fc.etm);
+	ete_config(&pc);
+	assert_int_equal(etmkit_session_add_etm4(ses, 0x10, &pc),
+			 -etmkit_err_invalid);
+	assert_int_equal(etmkit_session_add_etm4_flow(ses, 0x10, &fc), 0);
+	etmkit_session_free(ses);
+	/* Size before on_elems: it is not read, so no element callback. */
+	sc.size = offsetof(struct etmkit_session_config, on_elems);
+	assert_int_equal(etmkit_session_alloc(&ses, &sc), -etmkit_err_invalid);
+	sc.on_elem = flow_one;
+	assert_int_equal(etmkit_session_alloc(&ses, &sc), 0);
+	memset(&f, 0, sizeof(f));
+	assert_int_equal(etmkit_session_add_etm4_flow(ses, 0x10, &fc), 0);
+	assert_int_equal(etmkit_session_lose(ses, 0x10,
+					     etmkit_loss_aux_missing), 0);
+	assert_int_equal(f.n, 1);
+	assert_int_equal(f.nb, 0);       /* through on_elem */
+	etmkit_session_free(ses);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -986,6 +1182,8 @@ int main(void)
 		cmocka_unit_test(test_break_etm3_flow),
 		cmocka_unit_test(test_break_ete_flow_framed),
 		cmocka_unit_test(test_feed_raw_in_framed_session),
+		cmocka_unit_test(test_flow_batches),
+		cmocka_unit_test(test_elems_config),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
