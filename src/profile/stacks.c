@@ -280,26 +280,41 @@ static int push_key(struct stacks *s, struct stacks_thread *t, uint64_t key,
 	return 0;
 }
 
-/* Push the frame entered at @addr. A call from a stack to the address
- * it called last (same trace ID, no context element since: the frame
- * callback would answer the same) takes the child remembered without
- * asking the callback. */
+/* The node of the call to @addr from stack @p that trace ID @t->id made
+ * lately (one of its last two: a loop that calls two functions in turn
+ * finds both), in this context generation; 0 when none. */
+static inline uint32_t called_child(const struct stacks *s,
+				    const struct stacks_tree_node *p,
+				    const struct stacks_thread *t,
+				    uint64_t addr)
+{
+	for (int k = 0; k < 2; k++)
+		if (p->called[k].child && p->called[k].addr == addr &&
+		    p->called[k].id == t->id && p->called[k].gen == s->gen)
+			return p->called[k].child;
+	return 0;
+}
+
+/* Push the frame entered at @addr. A call from a stack to an address
+ * it called lately (called_child(): same trace ID, no context element
+ * since: the frame callback would answer the same) takes the child
+ * remembered without asking the callback. */
 static int push(struct stacks *s, struct stacks_thread *t, uint64_t addr,
 		int exc)
 {
 	uint32_t parent = t->depth ? t->e[t->depth - 1].node : 0;
 	struct stacks_tree_node *p = &s->nodes[parent];
+	uint32_t memo = exc ? 0 : called_child(s, p, t, addr);
 	uint64_t key;
 	int err;
 
-	if (!exc && p->addr_child && p->addr == addr && p->addr_id == t->id &&
-	    p->addr_gen == s->gen && !t->beyond &&
+	if (memo && !t->beyond &&
 	    t->depth < STACKS_MAX_DEPTH - 1 && t->depth < t->cap) {
 		struct stacks_entry *en;
 
 		flush(s, t);
 		en = &t->e[t->depth++];
-		en->node = p->addr_child;
+		en->node = memo;
 		en->exc = 0;
 		en->begin = now(s, t);
 		return 0;
@@ -314,10 +329,11 @@ static int push(struct stacks *s, struct stacks_thread *t, uint64_t addr,
 	    s->nodes[t->e[t->depth - 1].node].key != key)
 		return err;                /* not a plain frame pushed */
 	p = &s->nodes[parent];             /* the nodes may have moved */
-	p->addr = addr;
-	p->addr_id = t->id;
-	p->addr_gen = s->gen;
-	p->addr_child = t->e[t->depth - 1].node;
+	p->called[1] = p->called[0];
+	p->called[0].addr = addr;
+	p->called[0].id = t->id;
+	p->called[0].gen = s->gen;
+	p->called[0].child = t->e[t->depth - 1].node;
 	return 0;
 }
 
@@ -576,6 +592,42 @@ static __attribute__((noinline)) int elem_slow(struct stacks *s, uint8_t id,
 	}
 }
 
+/* settle() for the usual call and return, at @addr, the next
+ * instruction: a call to the address this stack called last (push()'s
+ * remembered child), or a return that leaves a known caller on the stack,
+ * with no frame events to write (folded stacks, flame graphs). Returns 1
+ * when done, 0 when settle() must do it (nothing changed). Inline in
+ * elem_fast(). */
+static inline int settle_fast(struct stacks *s, struct stacks_thread *t,
+			      uint64_t addr)
+{
+	struct stacks_entry *en;
+	uint32_t memo;
+
+	if (t->beyond || s->cfg.event)
+		return 0;
+	if (t->pending == stacks_ret) {
+		if (t->depth <= 2)
+			return 0;     /* past what is known: unwind() */
+		flush(s, t);
+		t->depth--;
+		t->pending = stacks_none;
+		return 1;
+	}
+	if (t->pending != stacks_call)
+		return 0;
+	memo = called_child(s, &s->nodes[t->e[t->depth - 1].node], t, addr);
+	if (!memo || t->depth >= STACKS_MAX_DEPTH - 1 || t->depth >= t->cap)
+		return 0;
+	flush(s, t);
+	en = &t->e[t->depth++];
+	en->node = memo;
+	en->exc = 0;
+	en->begin = now(s, t);
+	t->pending = stacks_none;
+	return 1;
+}
+
 /* The usual element, counted: a range with nothing to settle, whose last
  * instruction calls or returns nothing, no cycles. Returns 1 when
  * counted, 0 when elem_slow() must take it (nothing changed). Inline in
@@ -584,16 +636,24 @@ static inline int elem_fast(struct stacks *s, uint8_t id,
 			    struct stacks_thread *t,
 			    const struct etmkit_elem *e)
 {
+	uint32_t cls = e->u.range.class_flags;
 	uint64_t n;
 
-	if (e->kind != etmkit_elem_insn_range || t->pending != stacks_none ||
-	    !t->depth || (e->flags & ETMKIT_INSN_CYCLES) ||
-	    (e->u.range.class_flags &
-	     (INSN_F_CALL | INSN_F_RETURN | INSN_F_EXC_RETURN)))
+	if (e->kind != etmkit_elem_insn_range || !t->depth ||
+	    (e->flags & ETMKIT_INSN_CYCLES))
+		return 0;
+	if (t->pending != stacks_none && !settle_fast(s, t, e->addr))
 		return 0;
 	n = (uint64_t)e->u.range.count * ((uint64_t)e->u.range.repeats + 1);
 	t->acc[0] += n;
 	s->clk[id][stacks_insns] += n;
+	/* run_insns()'s: a taken call or return acts at the next one */
+	if ((cls & (INSN_F_CALL | INSN_F_RETURN | INSN_F_EXC_RETURN)) &&
+	    (cls & INSN_F_BRANCH) &&
+	    (e->flags & (ETMKIT_INSN_EXEC | ETMKIT_INSN_COND_FAIL |
+			 ETMKIT_INSN_CANCEL)) == ETMKIT_INSN_EXEC)
+		t->pending = (cls & INSN_F_EXC_RETURN) ? stacks_exc_ret :
+			     (cls & INSN_F_CALL) ? stacks_call : stacks_ret;
 	return 1;
 }
 

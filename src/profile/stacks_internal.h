@@ -44,10 +44,12 @@ struct stacks_tree_node {
 	uint64_t key;
 	uint64_t memo_key;         /* the last child looked up (memo_child: */
 	uint32_t memo_child;       /* its node; 0: none) */
-	uint64_t addr;             /* the address called last from this */
-	uint64_t addr_gen;         /* stack by trace ID addr_id, at context */
-	uint32_t addr_child;       /* generation addr_gen: its node (0: */
-	uint8_t addr_id;           /* none) */
+	struct {                   /* the last two addresses called from */
+		uint64_t addr;     /* this stack ([0] the last) by trace */
+		uint64_t gen;      /* ID id, at context generation gen: */
+		uint32_t child;    /* their nodes (0: none) */
+		uint8_t id;
+	} called[2];
 	uint64_t weight[stacks_clock_count];
 };
 

@@ -144,6 +144,49 @@ static void test_calls_and_returns(void **state)
 	stacks_free(t.s);
 }
 
+/* Range element @addr..@end (4-byte instructions), its last one of
+ * class @cls, taken. */
+static void range(struct t *t, uint64_t addr, uint64_t end, uint32_t cls)
+{
+	struct etmkit_elem e;
+
+	memset(&e, 0, sizeof(e));
+	e.kind = etmkit_elem_insn_range;
+	e.addr = addr;
+	e.size = 4;
+	e.flags = ETMKIT_INSN_EXEC | ETMKIT_INSN_P0;
+	e.u.range.class_flags = cls;
+	e.u.range.end = end;
+	e.u.range.count = (uint32_t)((end - addr) / 4);
+	assert_int_equal(stacks_elems(t->s, 0, &e, 1), 0);
+}
+
+/* Ranges, the usual elements: a loop in f10 calling f20 and f30 in turn
+ * (three rounds: the calls after the first are remembered ones), then a
+ * return from f10, past the known frames, to 0x4000. Per round f10 runs
+ * 2 + 1 + 2 instructions, f20 3, f30 2; the return's range adds 1 to
+ * f10. */
+static void test_ranges(void **state)
+{
+	struct t t;
+
+	(void)state;
+	setup_t(&t, 0);
+	for (int round = 0; round < 3; round++) {
+		range(&t, 0x1000, 0x1008, CALL);          /* bl f20 */
+		range(&t, 0x2000, 0x200c, RET);
+		range(&t, 0x1008, 0x100c, CALL);          /* bl f30 */
+		range(&t, 0x3000, 0x3008, RET);
+		range(&t, 0x100c, 0x1014, INSN_F_BRANCH); /* b 0x1000 */
+	}
+	range(&t, 0x1000, 0x1004, RET);
+	range(&t, 0x4000, 0x4004, 0);
+	assert_int_equal(stacks_finish(t.s), 0);
+	expect(&t, stacks_insns, "[unknown];f10 16\n[unknown];f10;f20 9\n"
+				 "[unknown];f10;f30 6\n[unknown];f40 1\n");
+	stacks_free(t.s);
+}
+
 /* A return past the known frames: [unknown] and where it returned to;
  * a gap and a trace_on forget the stack. */
 static void test_unknown(void **state)
@@ -338,6 +381,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_calls_and_returns),
+		cmocka_unit_test(test_ranges),
 		cmocka_unit_test(test_unknown),
 		cmocka_unit_test(test_exceptions),
 		cmocka_unit_test(test_depth),
