@@ -45,7 +45,7 @@ int main(int argc, char **argv)
 	size_t found = 0;
 	int err;
 
-	for (int i = 1; i < argc; i++) {
+	for (int i = 1; i < argc; i += 2) { /* an option and its value */
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
 
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
@@ -62,7 +62,6 @@ int main(int argc, char **argv)
 			usage(stderr);
 			return 2;
 		}
-		i++;
 	}
 	err = lines_open(&ln, file, &d);
 	if (err < 0) {

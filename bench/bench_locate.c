@@ -51,7 +51,7 @@ int main(int argc, char **argv)
 	double best_open = 1e9, best_find = 1e9, best_sym = 1e9;
 	size_t hits = 0;
 
-	for (int i = 1; i < argc; i++) {
+	for (int i = 1; i < argc; i += 2) { /* an option and its value */
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
 
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
@@ -68,7 +68,6 @@ int main(int argc, char **argv)
 			usage(stderr);
 			return 2;
 		}
-		i++;
 	}
 	if (elf_file_open(&ef, file, &d) < 0) {
 		fprintf(stderr, WHO ": %s: %s\n", d.path, d.message);

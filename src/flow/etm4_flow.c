@@ -363,6 +363,33 @@ etm4_flow_get_stats(const struct etm4_flow_decoder *d)
 
 /* ---- Output ------------------------------------------------------------- */
 
+/* A range counted in the decoder, delivered: from @start to the P0
+ * instruction before @end (@count instructions, the last @size bytes,
+ * @opcode, @cls), whose atom was @taken. */
+static struct etmkit_elem *counted_range(struct etm4_flow_decoder *d,
+					 uint64_t offset, uint64_t start,
+					 uint64_t end, uint8_t isa,
+					 uint8_t size, unsigned taken,
+					 uint32_t opcode, uint32_t cls,
+					 uint32_t count)
+{
+	struct etmkit_elem *e = &d->out[d->n++];
+
+	memset(e, 0, sizeof(*e));
+	e->offset = offset;
+	e->addr = start;
+	e->kind = etmkit_elem_insn_range;
+	e->isa = isa;
+	e->size = size;
+	e->flags = (uint8_t)(ETMKIT_INSN_P0 | (taken ? ETMKIT_INSN_EXEC :
+						ETMKIT_INSN_COND_FAIL));
+	e->u.range.opcode = opcode;
+	e->u.range.class_flags = cls;
+	e->u.range.end = end;
+	e->u.range.count = count;
+	return e;
+}
+
 /* ETM4_FLOW_TRACES: deliver the trace counted in @t. */
 static void trace_put(struct etm4_flow_decoder *d, struct f4_tally *t)
 {
@@ -394,19 +421,9 @@ static void tally_put(struct etm4_flow_decoder *d, struct f4_tally *t)
 
 		if (!t->runs[k])
 			continue;
-		e = &d->out[d->n++];
-		memset(e, 0, sizeof(*e));
-		e->offset = t->offset;
-		e->addr = t->start;
-		e->kind = etmkit_elem_insn_range;
-		e->isa = t->isa;
-		e->size = t->size;
-		e->flags = (uint8_t)(ETMKIT_INSN_P0 | (k ? ETMKIT_INSN_EXEC :
-						      ETMKIT_INSN_COND_FAIL));
-		e->u.range.opcode = t->opcode;
-		e->u.range.class_flags = t->cls;
-		e->u.range.end = t->end;
-		e->u.range.count = t->count;
+		e = counted_range(d, t->offset, t->start, t->end, t->isa,
+				  t->size, (unsigned)k, t->opcode, t->cls,
+				  t->count);
 		e->u.range.repeats = t->runs[k] - 1;
 		t->runs[k] = 0;
 	}
@@ -424,29 +441,6 @@ static void tally_flush_table(struct etm4_flow_decoder *d)
 	d->ntally = 0;
 }
 
-/* ETM4_FLOW_TRACES: one run of a trace as a range (flow.h), from
- * @start to the P0 instruction before @end, whose atom was @taken. */
-static void trace_put_range(struct etm4_flow_decoder *d, uint64_t offset,
-			    uint64_t start, uint64_t end, uint8_t isa,
-			    uint8_t size, unsigned taken, uint32_t opcode,
-			    uint32_t cls, uint32_t count)
-{
-	struct etmkit_elem *e = &d->out[d->n++];
-
-	memset(e, 0, sizeof(*e));
-	e->offset = offset;
-	e->addr = start;
-	e->kind = etmkit_elem_insn_range;
-	e->isa = isa;
-	e->size = size;
-	e->flags = (uint8_t)(ETMKIT_INSN_P0 | (taken ? ETMKIT_INSN_EXEC :
-						ETMKIT_INSN_COND_FAIL));
-	e->u.range.opcode = opcode;
-	e->u.range.class_flags = cls;
-	e->u.range.end = end;
-	e->u.range.count = count;
-}
-
 /* Deliver everything counted, and the trace being walked (which ran
  * last: what comes next tells where its taken branch went, or that a cut
  * came first: profile.h). */
@@ -456,9 +450,9 @@ static void tally_flush(struct etm4_flow_decoder *d)
 
 	tally_flush_table(d);
 	if (tr->state)
-		trace_put_range(d, tr->offset, tr->start, tr->end, tr->isa,
-				tr->size, tr->taken, tr->opcode, tr->cls,
-				tr->count);
+		counted_range(d, tr->offset, tr->start, tr->end, tr->isa,
+			      tr->size, tr->taken, tr->opcode, tr->cls,
+			      tr->count);
 	tr->state = F4_TR_NONE;
 }
 
