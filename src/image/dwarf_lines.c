@@ -438,52 +438,98 @@ static int cmp_span(const void *x, const void *y)
 	       a->order < b->order ? -1 : a->order > b->order;
 }
 
+/* Heap orders for flatten(): the span that ends first; the innermost
+ * span (the deepest; of equal depth the one found last). */
+static int ends_first(const struct span *a, const struct span *b)
+{
+	return a->hi < b->hi;
+}
+
+static int inner(const struct span *a, const struct span *b)
+{
+	return a->depth > b->depth ||
+	       (a->depth == b->depth && a->order > b->order);
+}
+
+typedef int (*span_before_fn)(const struct span *, const struct span *);
+
+/* Binary heap of @n spans in @h, the first by @before on top. */
+static void heap_push(struct span **h, size_t *n, struct span *x,
+		      span_before_fn before)
+{
+	size_t i = (*n)++;
+
+	while (i && before(x, h[(i - 1) / 2])) {
+		h[i] = h[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	h[i] = x;
+}
+
+static void heap_pop(struct span **h, size_t *n, span_before_fn before)
+{
+	struct span *x = h[--*n];
+	size_t i = 0;
+
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= *n)
+			break;
+		if (c + 1 < *n && before(h[c + 1], h[c]))
+			c++;
+		if (!before(h[c], x))
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	if (*n)
+		h[i] = x;
+}
+
 /* Spans @s (sorted by start) to stretches that do not overlap, each
  * with the innermost span over it (the deepest; of equal depth the one
  * found last). Returns the number, or -1 out of memory. Adjacent
- * stretches of the same span are merged. */
+ * stretches of the same span are merged. A sweep over the starts and
+ * ends with the spans open in two heaps (by end, by depth; a span that
+ * ended leaves them when it comes on top): O(n log n) however the spans
+ * nest or overlap, as hostile DWARF may make them. */
 static long flatten(struct span *s, size_t n, struct span **out)
 {
-	struct span *o = NULL, **act = NULL;
-	size_t no = 0, cap = 0, nact = 0, cap_act = 0, next = 0;
+	struct span *o = NULL, **ends, **inn;
+	size_t no = 0, cap = 0, nends = 0, ninn = 0, next = 0;
 	uint64_t at;
 
 	*out = NULL;
 	if (!n)
 		return 0;
+	ends = malloc(n * sizeof(*ends));
+	inn = malloc(n * sizeof(*inn));
+	if (!ends || !inn)
+		goto oom;
 	at = s[0].lo;
 	for (;;) {
-		uint64_t end = UINT64_MAX;
-		struct span *best = NULL;
-		size_t k = 0;
+		uint64_t end;
+		const struct span *best;
 
 		while (next < n && s[next].lo <= at) {
-			struct span **a = vec_room(act, nact, &cap_act,
-						   sizeof(*a));
-
-			if (!a)
-				goto oom;
-			act = a;
-			act[nact++] = &s[next++];
+			heap_push(ends, &nends, &s[next], ends_first);
+			heap_push(inn, &ninn, &s[next], inner);
+			next++;
 		}
-		for (size_t i = 0; i < nact; i++)
-			if (act[i]->hi > at)
-				act[k++] = act[i];
-		nact = k;
-		if (!nact && next == n)
+		while (nends && ends[0]->hi <= at)
+			heap_pop(ends, &nends, ends_first);
+		while (ninn && inn[0]->hi <= at)
+			heap_pop(inn, &ninn, inner);
+		if (!nends && next == n)
 			break;
-		if (!nact) {
+		if (!nends) {
 			at = s[next].lo;
 			continue;
 		}
-		for (size_t i = 0; i < nact; i++) {
-			if (act[i]->hi < end)
-				end = act[i]->hi;
-			if (!best || act[i]->depth > best->depth ||
-			    (act[i]->depth == best->depth &&
-			     act[i]->order > best->order))
-				best = act[i];
-		}
+		/* Every open span is in both heaps: inn's top is open. */
+		end = ends[0]->hi;
+		best = inn[0];
 		if (next < n && s[next].lo < end)
 			end = s[next].lo;
 		if (no && o[no - 1].hi == at && o[no - 1].idx == best->idx) {
@@ -498,11 +544,13 @@ static long flatten(struct span *s, size_t n, struct span **out)
 		}
 		at = end;
 	}
-	free(act);
+	free(ends);
+	free(inn);
 	*out = o;
 	return (long)no;
 oom:
-	free(act);
+	free(ends);
+	free(inn);
 	free(o);
 	return -1;
 }
