@@ -22,6 +22,7 @@
 struct fnode {
 	const char *name;    /* into the text (not NUL-ended): name, len */
 	size_t len;
+	size_t parent;
 	size_t child, next;  /* first child, next sibling (0: none) */
 	uint64_t count;      /* with the descendants */
 };
@@ -29,6 +30,9 @@ struct fnode {
 struct flame {
 	struct fnode *nodes;
 	size_t n, cap;
+	size_t *slots;       /* nodes by (parent, name), open addressing:
+				node index, 0 free (the root is no child) */
+	size_t nslots;       /* a power of two, above twice n */
 	FILE *f;
 	double scale;        /* pixels per unit */
 	unsigned depth;      /* rows */
@@ -36,15 +40,56 @@ struct flame {
 	const char *unit;
 };
 
+static size_t slot_of(size_t parent, const char *name, size_t len,
+		      size_t nslots)
+{
+	uint64_t h = 1469598103934665603ull ^ parent;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)name[i]) * 1099511628211ull;
+	return (size_t)(h ^ h >> 29) & (nslots - 1);
+}
+
+/* Twice the slots, every node put again: 0, or -1 out of memory. */
+static int grow_slots(struct flame *fl)
+{
+	size_t ns = fl->nslots ? fl->nslots * 2 : 1024;
+	size_t *sl = calloc(ns, sizeof(*sl));
+
+	if (!sl)
+		return -1;
+	for (size_t k = 1; k < fl->n; k++) {
+		size_t i = slot_of(fl->nodes[k].parent, fl->nodes[k].name,
+				   fl->nodes[k].len, ns);
+
+		while (sl[i])
+			i = (i + 1) & (ns - 1);
+		sl[i] = k;
+	}
+	free(fl->slots);
+	fl->slots = sl;
+	fl->nslots = ns;
+	return 0;
+}
+
+/* The child @name (@len bytes) of node @parent, made when new (a look-up
+ * in the slots, however many children a frame has); 0 out of memory. */
 static size_t node_add(struct flame *fl, size_t parent, const char *name,
 		       size_t len)
 {
 	struct fnode *p;
+	size_t i;
 
-	for (size_t c = fl->nodes[parent].child; c; c = fl->nodes[c].next)
-		if (fl->nodes[c].len == len &&
-		    !memcmp(fl->nodes[c].name, name, len))
-			return c;
+	if ((fl->n + 1) * 2 > fl->nslots && grow_slots(fl) < 0)
+		return 0;
+	for (i = slot_of(parent, name, len, fl->nslots); fl->slots[i];
+	     i = (i + 1) & (fl->nslots - 1)) {
+		const struct fnode *c = &fl->nodes[fl->slots[i]];
+
+		if (c->parent == parent && c->len == len &&
+		    !memcmp(c->name, name, len))
+			return fl->slots[i];
+	}
 	if (fl->n == fl->cap) {
 		size_t cap = fl->cap * 2;
 		struct fnode *nn = realloc(fl->nodes, cap * sizeof(*nn));
@@ -58,8 +103,10 @@ static size_t node_add(struct flame *fl, size_t parent, const char *name,
 	memset(p, 0, sizeof(*p));
 	p->name = name;
 	p->len = len;
+	p->parent = parent;
 	p->next = fl->nodes[parent].child;
 	fl->nodes[parent].child = fl->n;
+	fl->slots[i] = fl->n;
 	return fl->n++;
 }
 
@@ -314,6 +361,7 @@ int flame_svg_write(FILE *f, const char *text, size_t n,
 		fputs("</svg>\n", f);
 	}
 	free(fl.nodes);
+	free(fl.slots);
 	if (!err && ferror(f))
 		err = -etmkit_err_io;
 	return err;
