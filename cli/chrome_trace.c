@@ -15,6 +15,15 @@ struct chrome_tid {
 	uint32_t pid, tid;
 };
 
+/* Frame names as JSON strings, by frame key: each escaped once (a
+ * slot holds the last key that hashed there). */
+#define NAME_SLOTS 1024
+struct chrome_name {
+	uint64_t key;
+	char *json;                 /* NULL: empty */
+	size_t len;
+};
+
 struct chrome_trace {
 	FILE *f;
 	unsigned clock;
@@ -26,6 +35,7 @@ struct chrome_trace {
 	uint8_t pid_seen[128];
 	const char *(*comm)(void *ctx, uint8_t id);
 	void *comm_ctx;
+	struct chrome_name names_json[NAME_SLOTS];
 };
 
 static void sep(struct chrome_trace *ct)
@@ -132,20 +142,103 @@ static int name_tid(struct chrome_trace *ct, const struct stacks_event *ev,
 	return 0;
 }
 
-static void frame_name(const struct chrome_trace *ct, uint64_t key)
+/* Frame @key's name as a JSON string (its slot's), or NULL out of
+ * memory. */
+static const struct chrome_name *frame_name(struct chrome_trace *ct,
+					    uint64_t key)
 {
+	struct chrome_name *s = &ct->names_json[(key ^ key >> 17) *
+						0x9E3779B97F4A7C15ull >> 54];
 	const char *n;
+	char hex[24];
 
+	if (s->json && s->key == key)
+		return s;
 	if (key == STACKS_KEY_UNKNOWN)
 		n = "[unknown]";
 	else if (key == STACKS_KEY_TRUNCATED)
 		n = "[truncated]";
 	else
 		n = stack_names_name(ct->names, key);
-	if (n)
-		cli_json_string(ct->f, n);
-	else
-		fprintf(ct->f, "\"0x%" PRIx64 "\"", key);
+	if (!n) {
+		snprintf(hex, sizeof(hex), "0x%" PRIx64, key);
+		n = hex;
+	}
+	free(s->json);
+	s->json = cli_json_quote(n, &s->len);
+	s->key = key;
+	return s->json ? s : NULL;
+}
+
+/* @v in decimal at @p: the end. Two digits a step. */
+static char *put_u64(char *p, uint64_t v)
+{
+	static const char pairs[] =
+		"00010203040506070809101112131415161718192021222324"
+		"25262728293031323334353637383940414243444546474849"
+		"50515253545556575859606162636465666768697071727374"
+		"75767778798081828384858687888990919293949596979899";
+	char d[20];
+	int n = 20;
+
+	while (v >= 100) {
+		const char *q = &pairs[2 * (v % 100)];
+
+		v /= 100;
+		d[--n] = q[1];
+		d[--n] = q[0];
+	}
+	if (v >= 10) {
+		d[--n] = pairs[2 * v + 1];
+		d[--n] = pairs[2 * v];
+	} else {
+		d[--n] = (char)('0' + v);
+	}
+	memcpy(p, d + n, (size_t)(20 - n));
+	return p + (20 - n);
+}
+
+static char *put_str(char *p, const char *s, size_t n)
+{
+	memcpy(p, s, n);
+	return p + n;
+}
+
+#define PUT(p, lit) put_str((p), (lit), sizeof(lit) - 1)
+
+/* A frame's slice, after its separator: put together in memory, one
+ * write. */
+static int frame_event(struct chrome_trace *ct, const struct stacks_event *ev,
+		       uint32_t pid, uint32_t tid)
+{
+	const struct chrome_name *nm = frame_name(ct, ev->key);
+	char fixed[256], *buf = fixed, *p;
+	size_t need;
+
+	if (!nm)
+		return -etmkit_err_nomem;
+	need = nm->len + 200;
+	if (need > sizeof(fixed) && !(buf = malloc(need)))
+		return -etmkit_err_nomem;
+	p = ct->first ? PUT(buf, "\n{\"name\":") : PUT(buf, ",\n{\"name\":");
+	ct->first = 0;
+	p = put_str(p, nm->json, nm->len);
+	p = ev->exc ? PUT(p, ",\"cat\":\"exception\",\"ph\":\"X\",\"ts\":") :
+		      PUT(p, ",\"cat\":\"function\",\"ph\":\"X\",\"ts\":");
+	p = put_u64(p, ev->begin);
+	p = PUT(p, ",\"dur\":");
+	p = put_u64(p, ev->end - ev->begin);
+	p = PUT(p, ",\"pid\":");
+	p = put_u64(p, pid);
+	p = PUT(p, ",\"tid\":");
+	p = put_u64(p, tid);
+	p = PUT(p, ",\"args\":{\"depth\":");
+	p = put_u64(p, ev->depth);
+	p = PUT(p, "}}");
+	fwrite(buf, 1, (size_t)(p - buf), ct->f);
+	if (buf != fixed)
+		free(buf);
+	return 0;
 }
 
 int chrome_trace_event(void *ctx, const struct stacks_event *ev)
@@ -156,17 +249,10 @@ int chrome_trace_event(void *ctx, const struct stacks_event *ev)
 
 	if (err < 0)
 		return err;
+	if (ev->kind == stacks_ev_frame)
+		return frame_event(ct, ev, pid, tid); /* its separator too */
 	sep(ct);
 	switch (ev->kind) {
-	case stacks_ev_frame:
-		fputs("{\"name\":", ct->f);
-		frame_name(ct, ev->key);
-		fprintf(ct->f, ",\"cat\":\"%s\",\"ph\":\"X\",\"ts\":%" PRIu64
-			",\"dur\":%" PRIu64 ",\"pid\":%" PRIu32 ",\"tid\":%"
-			PRIu32 ",\"args\":{\"depth\":%" PRIu32 "}}",
-			ev->exc ? "exception" : "function", ev->begin,
-			ev->end - ev->begin, pid, tid, ev->depth);
-		break;
 	case stacks_ev_exception:
 		fprintf(ct->f, "{\"name\":\"exception\",\"cat\":\"exception\","
 			"\"ph\":\"i\",\"s\":\"t\",\"ts\":%" PRIu64 ",\"pid\":%"
@@ -203,5 +289,7 @@ void chrome_trace_free(struct chrome_trace *ct)
 	if (!ct)
 		return;
 	free(ct->seen);
+	for (size_t i = 0; i < NAME_SLOTS; i++)
+		free(ct->names_json[i].json);
 	free(ct);
 }

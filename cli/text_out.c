@@ -1,4 +1,8 @@
 /* JSON strings and XML text in valid UTF-8: cli/text_out.h. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdlib.h>
+#include <string.h>
+
 #include "text_out.h"
 
 size_t cli_utf8_len(const char *s, size_t n)
@@ -51,31 +55,68 @@ size_t cli_utf8_cut(const char *s, size_t n)
 	return n;
 }
 
-void cli_json_string(FILE *f, const char *s)
+/* The bytes of @s (@n) that JSON takes as they are, from the start:
+ * valid UTF-8 but '"', '\\' and control characters. */
+static size_t json_plain(const char *s, size_t n)
 {
-	size_t n = 0;
+	size_t i = 0;
 
-	while (s[n])
-		n++;
-	fputc('"', f);
-	for (size_t i = 0; i < n;) {
+	while (i < n) {
 		unsigned char c = (unsigned char)s[i];
-		size_t l = cli_utf8_len(s + i, n - i);
+		size_t l;
 
-		if (!l) {
-			fputs("\\ufffd", f);
+		if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
 			i++;
 			continue;
 		}
+		l = c >= 0x80 ? cli_utf8_len(s + i, n - i) : 0;
+		if (!l)
+			break;
+		i += l;
+	}
+	return i;
+}
+
+void cli_json_string(FILE *f, const char *s)
+{
+	size_t n = strlen(s);
+
+	fputc('"', f);
+	for (size_t i = 0; i < n;) {
+		size_t k = json_plain(s + i, n - i);
+		unsigned char c;
+
+		if (k) {                        /* a run as it is */
+			fwrite(s + i, 1, k, f);
+			i += k;
+			continue;
+		}
+		c = (unsigned char)s[i++];
 		if (c == '"' || c == '\\')
 			fprintf(f, "\\%c", c);
 		else if (c < 0x20)
 			fprintf(f, "\\u%04x", c);
 		else
-			fwrite(s + i, 1, l, f);
-		i += l;
+			fputs("\\ufffd", f);  /* no valid sequence */
 	}
 	fputc('"', f);
+}
+
+char *cli_json_quote(const char *s, size_t *len)
+{
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&buf, &n);
+
+	if (!f)
+		return NULL;
+	cli_json_string(f, s);
+	if (fclose(f) != 0) {
+		free(buf);
+		return NULL;
+	}
+	*len = n;
+	return buf;
 }
 
 void cli_xml_text(FILE *f, const char *s, size_t n)

@@ -593,9 +593,9 @@ static __attribute__((noinline)) int elem_slow(struct stacks *s, uint8_t id,
 }
 
 /* settle() for the usual call and return, at @addr, the next
- * instruction: a call to the address this stack called last (push()'s
- * remembered child), or a return that leaves a known caller on the stack,
- * with no frame events to write (folded stacks, flame graphs). Returns 1
+ * instruction: a call to an address this stack called lately (push()'s
+ * remembered child), or a return that leaves a known caller on the stack
+ * with no frame event to write (folded stacks, flame graphs). Returns 1
  * when done, 0 when settle() must do it (nothing changed). Inline in
  * elem_fast(). */
 static inline int settle_fast(struct stacks *s, struct stacks_thread *t,
@@ -604,11 +604,12 @@ static inline int settle_fast(struct stacks *s, struct stacks_thread *t,
 	struct stacks_entry *en;
 	uint32_t memo;
 
-	if (t->beyond || s->cfg.event)
+	if (t->beyond)
 		return 0;
 	if (t->pending == stacks_ret) {
-		if (t->depth <= 2)
-			return 0;     /* past what is known: unwind() */
+		if (t->depth <= 2 || s->cfg.event)
+			return 0;     /* past what is known: unwind(); an
+					 event to write: pop() */
 		flush(s, t);
 		t->depth--;
 		t->pending = stacks_none;

@@ -58,6 +58,21 @@ static void test_json(void **state)
 	assert_string_equal(json_of("caf\xc3\xa9"), "\"caf\xc3\xa9\"");
 	assert_string_equal(json_of("a\xff" "b\xc3"), "\"a\\ufffdb\\ufffd\"");
 	assert_string_equal(json_of("\xe2\x82"), "\"\\ufffd\\ufffd\"");
+	/* cli_json_quote(): the same text in memory */
+	{
+		static const char *const v[] = { "", "plain", "f\"o\\o\n",
+			"caf\xc3\xa9", "a\xff" "b\xc3", "\x7f\x01\xf0\x9f\x98\x80" };
+
+		for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+			size_t n = 0;
+			char *q = cli_json_quote(v[i], &n);
+
+			assert_non_null(q);
+			assert_string_equal(q, json_of(v[i]));
+			assert_int_equal(n, strlen(q));
+			free(q);
+		}
+	}
 }
 
 static void test_xml(void **state)
