@@ -33,7 +33,7 @@ struct chrome_trace {
 	size_t nseen, capseen;
 	size_t last;                /* seen[] index of the last event's */
 	uint8_t pid_seen[128];
-	const char *(*comm)(void *ctx, uint8_t id);
+	const char *(*comm)(void *ctx, uint8_t id, uint32_t tid);
 	void *comm_ctx;
 	struct chrome_name names_json[NAME_SLOTS];
 };
@@ -60,7 +60,8 @@ struct chrome_trace *chrome_trace_alloc(FILE *f, unsigned clock,
 }
 
 void chrome_trace_thread_names(struct chrome_trace *ct,
-			       const char *(*comm)(void *ctx, uint8_t id),
+			       const char *(*comm)(void *ctx, uint8_t id,
+						   uint32_t tid),
 			       void *ctx)
 {
 	ct->comm = comm;
@@ -122,7 +123,7 @@ static int name_tid(struct chrome_trace *ct, const struct stacks_event *ev,
 	}
 	sep(ct);
 	comm = ev->has_thread && ct->comm ?
-	       ct->comm(ct->comm_ctx, (uint8_t)pid) : NULL;
+	       ct->comm(ct->comm_ctx, (uint8_t)pid, tid) : NULL;
 	if (comm) {
 		fprintf(ct->f, "{\"name\":\"thread_name\",\"ph\":\"M\","
 			"\"pid\":%" PRIu32 ",\"tid\":%" PRIu32 ",\"args\":"

@@ -23,10 +23,11 @@ struct chrome_trace;
 /* NULL when out of memory. Writes the head of the file to @f. */
 struct chrome_trace *chrome_trace_alloc(FILE *f, unsigned clock,
 					const struct stack_names *names);
-/* Name threads (perf.data: the process's COMM) by @comm(@ctx, trace ID),
- * NULL when it does not know. */
+/* Name threads (perf.data: the process's COMM) by @comm(@ctx, trace ID,
+ * context ID), NULL when it does not know. */
 void chrome_trace_thread_names(struct chrome_trace *ct,
-			       const char *(*comm)(void *ctx, uint8_t id),
+			       const char *(*comm)(void *ctx, uint8_t id,
+						   uint32_t tid),
 			       void *ctx);
 /* A stacks_event_fn: @ctx is the chrome_trace. Returns 0 or
  * -etmkit_err_nomem. */

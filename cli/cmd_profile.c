@@ -235,9 +235,9 @@ static FILE *open_output(const struct profile_run *r)
 }
 
 /* chrome's thread names on a perf.data: the process's COMM. */
-static const char *thread_comm(void *ctx, uint8_t id)
+static const char *thread_comm(void *ctx, uint8_t id, uint32_t tid)
 {
-	return cli_perf_sb_comm(ctx, id);
+	return cli_perf_sb_comm(ctx, id, tid);
 }
 
 /* Call stacks (folded, chrome, flame): the tracker, its frame names and

@@ -239,11 +239,14 @@ const struct image *cli_perf_sb_image(const struct cli_perf_sb *sb, uint8_t id)
 					   perf_maps_kernel_image(sb->maps);
 }
 
-const char *cli_perf_sb_comm(const struct cli_perf_sb *sb, uint8_t id)
+const char *cli_perf_sb_comm(const struct cli_perf_sb *sb, uint8_t id,
+			     uint32_t tid)
 {
 	const struct sb_id *x = &sb->ids[id & 0x7f];
+	const struct perf_process *p = x->has_tid && x->tid == tid ? x->proc :
+		perf_maps_process_at(sb->maps, tid, sb->chunk_offset);
 
-	return x->proc && x->proc->comm[0] ? x->proc->comm : NULL;
+	return p && p->comm[0] ? p->comm : NULL;
 }
 
 /* The map of @addr in the current process of @x (kernel maps first). */
