@@ -308,6 +308,8 @@ int profile_elems(struct profile *p, uint8_t id, const struct etmkit_elem *e,
 
 	if (!p || (!e && n) || id >= PROFILE_IDS)
 		return -etmkit_err_invalid;
+	if (!n)
+		return 0;       /* (e may be NULL: no e + n) */
 	st = &p->ids[id];
 	end = e + n;
 	if (p->cfg.traces) {

@@ -678,6 +678,8 @@ int stacks_elems(struct stacks *s, uint8_t id, const struct etmkit_elem *e,
 
 	if (!s || (!e && n) || id >= STACKS_IDS)
 		return -etmkit_err_invalid;
+	if (!n)
+		return 0;       /* (e may be NULL: no e + n) */
 	for (end = e + n; e < end; e++) {
 		/* The thread may change at a context element. */
 		struct stacks_thread *t = s->cur[id];

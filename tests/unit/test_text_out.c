@@ -61,7 +61,8 @@ static void test_json(void **state)
 	/* cli_json_quote(): the same text in memory */
 	{
 		static const char *const v[] = { "", "plain", "f\"o\\o\n",
-			"caf\xc3\xa9", "a\xff" "b\xc3", "\x7f\x01\xf0\x9f\x98\x80" };
+			"caf\xc3\xa9", ("a\xff" "b\xc3"),
+			"\x7f\x01\xf0\x9f\x98\x80" };
 
 		for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
 			size_t n = 0;
