@@ -1,10 +1,11 @@
 /* bench: shared helpers (see bench_common.h). */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* mallinfo2 */
 
 #include "bench_common.h"
 #include "ocsd_flow_peer.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,21 @@ double bench_now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+size_t bench_heap_in_use(void)
+{
+	struct mallinfo2 mi = mallinfo2();
+
+	return mi.uordblks + mi.hblkhd;
+}
+
+uint64_t bench_next_rand(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
 }
 
 int bench_parse_ulong(const char *s, unsigned long max, unsigned long *out)
@@ -103,6 +119,38 @@ int bench_parse_args(const char *who, int argc, char **argv,
 		if (bad) {
 			fprintf(stderr, "%s: bad value for %s: %s\n", who, a,
 				val);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void lookup_usage(FILE *f, const char *name)
+{
+	fprintf(f, "usage: %s [--file ELF] [--lookups N] [--runs N]\n", name);
+}
+
+int bench_lookup_args(const char *name, int argc, char **argv,
+		      struct bench_lookup_options *o)
+{
+	o->file = "/proc/self/exe";
+	o->lookups = 4000000;
+	o->runs = 3;
+	for (int i = 1; i < argc; i += 2) { /* an option and its value */
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			lookup_usage(stdout, name);
+			exit(0);
+		}
+		if (v && !strcmp(argv[i], "--file"))
+			o->file = v;
+		else if (!v || (strcmp(argv[i], "--lookups") &&
+				strcmp(argv[i], "--runs")) ||
+			 bench_parse_ulong(v, 1ul << 30, argv[i][2] == 'l' ?
+					   &o->lookups : &o->runs) < 0 ||
+			 o->lookups == 0 || o->runs == 0) {
+			lookup_usage(stderr, name);
 			return -1;
 		}
 	}

@@ -1,5 +1,7 @@
 /* bench: what the benchmarks share — reading files, the repeated input
- * (TC2's ETMv3, ETMv4 and ETE snapshots), the clock and option values. */
+ * (TC2's ETMv3, ETMv4 and ETE snapshots), the clock, the heap, option
+ * values, and the setup of the benches that decode beside an output
+ * (bench_profile, bench_coverage). */
 #ifndef ETMKIT_BENCH_COMMON_H
 #define ETMKIT_BENCH_COMMON_H
 
@@ -7,6 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "etmkit/flow.h"
 #include "etmkit/snapshot.h"
 
 #ifndef ETMKIT_BENCH_SHARED_DIR
@@ -26,6 +29,10 @@ struct bytes {
 };
 
 double bench_now(void);
+/* The heap's bytes in use (glibc mallinfo2: allocated plus mmapped). */
+size_t bench_heap_in_use(void);
+/* The next of the xorshift64 sequence (Marsaglia 2003) in *@s, not 0. */
+uint64_t bench_next_rand(uint64_t *s);
 /* 0 and *out, or -1 for a bad number or one above @max. */
 int bench_parse_ulong(const char *s, unsigned long max, unsigned long *out);
 /* A size in MiB, above 0 and at most 65536. */
@@ -52,6 +59,19 @@ int bench_parse_args(const char *who, int argc, char **argv,
 		     struct bench_options *o, double ocsd_mb,
 		     bench_option_fn extra, void *ctx,
 		     void (*usage)(FILE *f));
+/* The options of the look-up benches (bench_lines, bench_locate). */
+struct bench_lookup_options {
+	const char *file;        /* --file ELF, default /proc/self/exe */
+	unsigned long lookups;   /* --lookups N, default 4000000 */
+	unsigned long runs;      /* --runs N, default 3 */
+};
+
+/* Parse argv as OPTION VALUE pairs into @o (defaults first). --help
+ * prints bench @name's usage to stdout and exits 0. Returns 0, or -1
+ * after the usage on stderr (an unknown option, a missing value, a
+ * number that is 0 or above 2^30). */
+int bench_lookup_args(const char *name, int argc, char **argv,
+		      struct bench_lookup_options *o);
 int bench_bytes_append(struct bytes *b, const uint8_t *data, size_t n);
 /* Read all of @path into @out (appended). Messages name @who. */
 int bench_read_file(const char *who, const char *path, struct bytes *out);
@@ -138,6 +158,61 @@ int bench_keep_best(const char *who, int err, double secs, int r,
  * and --snapshot, --id), for bench @who, OpenCSD's default MiB
  * @ocsd_default. */
 void bench_etm4_usage(FILE *f, const char *who, const char *ocsd_default);
+
+/* ---- bench_etm4_image.c: one ETMv4/ETE source and its core's image,
+ * decoded beside an output (bench_profile, bench_coverage) ---- */
+
+/* A profile or coverage resolver (profile.h, coverage.h) on the image
+ * @ctx: an address's binary is its image region, its ELF address the
+ * address itself (a raw dump's), its extent the region (as far as no
+ * later region overlaps it: these images' regions do not overlap). */
+struct profile_where;
+int bench_region_resolve(void *ctx, uint8_t id, uint64_t addr,
+			 struct profile_where *w);
+
+struct bench_etm4_image {
+	struct bench_etm4_source src;
+	struct bench_input in;
+	struct image *img;              /* the program image of src's core */
+	struct etm4_flow_config cfg;    /* src's registers, img; the ranges
+					   form (ETM4_FLOW_RANGES) */
+};
+
+/* What bench_etm4_drain() counted of a decode's elements. */
+struct bench_drained {
+	uint64_t insns;        /* instructions of the insn_range elements,
+				  each repeats + 1 times */
+	uint64_t elems;        /* elements */
+	uint64_t ranges_seen;  /* insn_range elements, repeats + 1 each */
+	uint64_t first_addr;   /* the first insn_range's address, or 0 */
+};
+
+/* @k elements of a batch, for an output beside the decode. Returns 0 or
+ * a negated etmkit_err_* (the decode stops). */
+typedef int (*bench_batch_fn)(void *ctx, const struct etmkit_elem *el,
+			      int k);
+
+/* Decode @n bytes at @buf with an ETMv4/ETE flow decoder of @cfg, to its
+ * end (etm4_flow_finish()), counting every element into @c (zeroed
+ * first); with @each, every batch also goes to @each(@ctx, ...) after it
+ * is counted. Returns 0 or the first error (negated etmkit_err_*). */
+int bench_etm4_drain(const struct etm4_flow_config *cfg, const uint8_t *buf,
+		     size_t n, bench_batch_fn each, void *ctx,
+		     struct bench_drained *c);
+
+/* Open snapshot @snap's source (bench_etm4_open(), @o's --shared and
+ * --id), its input of @o->mb MiB and its core's image into @b; print the
+ * input line, prefixed with @who. Returns 0, or -1 after a message. Free
+ * with bench_etm4_image_close() either way. */
+int bench_etm4_image_open(const char *who, struct bench_etm4_image *b,
+			  const struct bench_options *o, const char *snap);
+void bench_etm4_image_close(struct bench_etm4_image *b);
+/* The start of a timed line: @who, @label, the input's MiB, MiB/s and
+ * million instructions per second of @insns in the best time @best, its
+ * milliseconds and the runs; the caller ends the line. */
+void bench_print_rate(const char *who, const char *label,
+		      const struct bench_input *in, double best,
+		      uint64_t insns, int runs);
 
 /* The regions of @img as OpenCSD memory buffers (ocsd_flow_peer.h): each
  * region's file read whole into @files[i] (to be freed), @mem[i] pointing

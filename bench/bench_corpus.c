@@ -15,9 +15,7 @@
  * allocation and at the end of decoding), which must not depend on the
  * length of the trace.
  */
-#define _GNU_SOURCE /* mallinfo2 */
 #include <inttypes.h>
-#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,13 +46,6 @@ struct source {
 	struct image *img;
 };
 
-static size_t heap_in_use(void)
-{
-	struct mallinfo2 mi = mallinfo2();
-
-	return mi.uordblks + mi.hblkhd;
-}
-
 static void tally(const struct etmkit_elem *el, int n, struct counts *c)
 {
 	for (int i = 0; i < n; i++) {
@@ -77,7 +68,7 @@ static int decode_etm3(const struct source *s, struct counts *c)
 	struct etm3_flow_config cfg;
 	struct etm3_flow_decoder *dec = NULL;
 	const struct etmkit_elem *el;
-	size_t heap0 = heap_in_use();
+	size_t heap0 = bench_heap_in_use();
 	int err, n;
 
 	etm3_flow_config_init(&cfg);
@@ -86,7 +77,7 @@ static int decode_etm3(const struct source *s, struct counts *c)
 	err = etm3_flow_alloc(&dec, &cfg);
 	if (err)
 		return err;
-	c->heap_alloc = heap_in_use() - heap0;
+	c->heap_alloc = bench_heap_in_use() - heap0;
 	err = etm3_flow_feed(dec, s->stream.data, s->stream.n, NULL, 0);
 	for (int round = 0; !err && round < 2; round++) {
 		while ((n = etm3_flow_batch(dec, &el)) > 0)
@@ -95,7 +86,7 @@ static int decode_etm3(const struct source *s, struct counts *c)
 		if (!err && round == 0)
 			err = etm3_flow_finish(dec);
 	}
-	c->heap_end = heap_in_use() - heap0;
+	c->heap_end = bench_heap_in_use() - heap0;
 	etm3_flow_free(dec);
 	return err;
 }
@@ -106,7 +97,7 @@ static int decode_etm4(const struct source *s, uint32_t flags,
 	struct etm4_flow_config cfg;
 	struct etm4_flow_decoder *dec = NULL;
 	const struct etmkit_elem *el;
-	size_t heap0 = heap_in_use();
+	size_t heap0 = bench_heap_in_use();
 	int err, n;
 
 	etm4_flow_config_init(&cfg);
@@ -116,7 +107,7 @@ static int decode_etm4(const struct source *s, uint32_t flags,
 	err = etm4_flow_alloc(&dec, &cfg);
 	if (err)
 		return err;
-	c->heap_alloc = heap_in_use() - heap0;
+	c->heap_alloc = bench_heap_in_use() - heap0;
 	err = etm4_flow_feed(dec, s->stream.data, s->stream.n, NULL, 0);
 	for (int round = 0; !err && round < 2; round++) {
 		while ((n = etm4_flow_batch(dec, &el)) > 0)
@@ -125,7 +116,7 @@ static int decode_etm4(const struct source *s, uint32_t flags,
 		if (!err && round == 0)
 			err = etm4_flow_finish(dec);
 	}
-	c->heap_end = heap_in_use() - heap0;
+	c->heap_end = bench_heap_in_use() - heap0;
 	etm4_flow_free(dec);
 	return err;
 }

@@ -11,9 +11,7 @@
  * The consumer counts instructions and sums their addresses, so every
  * element is read.
  */
-#define _GNU_SOURCE /* mallinfo2 */
 #include <inttypes.h>
-#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,13 +46,6 @@ static void usage(FILE *f)
 }
 
 /* Heap bytes in use (glibc): the decoder must not grow with the trace. */
-static size_t heap_in_use(void)
-{
-	struct mallinfo2 mi = mallinfo2();
-
-	return mi.uordblks + mi.hblkhd;
-}
-
 /* Timed consumer: every element read (zero-copy batches); tallies in
  * locals. */
 static int drain(struct etm3_flow_decoder *dec, struct flow_counts *c)
@@ -88,14 +79,14 @@ static int etmkit_decode(const struct etm3_flow_config *cfg,
 			 const uint8_t *buf, size_t n, struct flow_counts *c)
 {
 	struct etm3_flow_decoder *dec = NULL;
-	size_t heap0 = heap_in_use();
+	size_t heap0 = bench_heap_in_use();
 	int err;
 
 	memset(c, 0, sizeof(*c));
 	err = etm3_flow_alloc(&dec, cfg);
 	if (err)
 		return err;
-	c->heap_after_alloc = heap_in_use() - heap0;
+	c->heap_after_alloc = bench_heap_in_use() - heap0;
 	err = etm3_flow_feed(dec, buf, n, NULL, 0);
 	if (!err)
 		err = drain(dec, c);
@@ -103,7 +94,7 @@ static int etmkit_decode(const struct etm3_flow_config *cfg,
 		err = etm3_flow_finish(dec);
 	if (!err)
 		err = drain(dec, c);
-	c->heap_after_decode = heap_in_use() - heap0;
+	c->heap_after_decode = bench_heap_in_use() - heap0;
 	etm3_flow_free(dec);
 	return err;
 }

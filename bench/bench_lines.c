@@ -21,23 +21,9 @@
 
 #define WHO "lines"
 
-static void usage(FILE *f)
-{
-	fputs("usage: bench_lines [--file ELF] [--lookups N] [--runs N]\n", f);
-}
-
-static uint64_t next_rand(uint64_t *s)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return *s;
-}
-
 int main(int argc, char **argv)
 {
-	const char *file = "/proc/self/exe";
-	unsigned long lookups = 4000000, runs = 3;
+	struct bench_lookup_options o;
 	struct lines *ln = NULL;
 	struct image_diag d;
 	uint64_t seed = 88172645463325252ull, *addr, lo, hi;
@@ -45,47 +31,31 @@ int main(int argc, char **argv)
 	size_t found = 0;
 	int err;
 
-	for (int i = 1; i < argc; i += 2) { /* an option and its value */
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			usage(stdout);
-			return 0;
-		}
-		if (v && !strcmp(argv[i], "--file"))
-			file = v;
-		else if (!v || (strcmp(argv[i], "--lookups") &&
-				strcmp(argv[i], "--runs")) ||
-			 bench_parse_ulong(v, 1ul << 30, argv[i][2] == 'l' ?
-						 &lookups : &runs) < 0 ||
-			 lookups == 0 || runs == 0) {
-			usage(stderr);
-			return 2;
-		}
-	}
-	err = lines_open(&ln, file, &d);
+	if (bench_lookup_args("bench_lines", argc, argv, &o))
+		return 2;
+	err = lines_open(&ln, o.file, &d);
 	if (err < 0) {
 		fprintf(stderr, WHO ": %s: %s\n", d.path, d.message);
 		return 1;
 	}
 	lo = lines_row_at(ln, 0)->lo;
 	hi = lines_row_at(ln, lines_row_count(ln) - 1)->hi;
-	addr = malloc(lookups * sizeof(*addr));
+	addr = malloc(o.lookups * sizeof(*addr));
 	if (!addr)
 		return 1;
-	for (unsigned long i = 0; i < lookups; i++)
-		addr[i] = lo + next_rand(&seed) % (hi - lo);
-	for (unsigned long r = 0; r < runs; r++) {
+	for (unsigned long i = 0; i < o.lookups; i++)
+		addr[i] = lo + bench_next_rand(&seed) % (hi - lo);
+	for (unsigned long r = 0; r < o.runs; r++) {
 		struct lines *l2;
 		struct lines_loc loc;
 		double t0 = bench_now(), t1, t2;
 		size_t h = 0;
 
-		if (lines_open(&l2, file, &d) < 0)
+		if (lines_open(&l2, o.file, &d) < 0)
 			return 1;
 		lines_free(l2);
 		t1 = bench_now();
-		for (unsigned long i = 0; i < lookups; i++)
+		for (unsigned long i = 0; i < o.lookups; i++)
 			if (lines_find(ln, addr[i], &loc) == 0 &&
 			    loc.line + (loc.inl != LINES_NONE))
 				h++;
@@ -97,14 +67,14 @@ int main(int argc, char **argv)
 			best_find = t2 - t1;
 	}
 	printf(WHO "    input    %s: %zu rows, %zu functions, %zu inlined "
-	       "calls, 0x%" PRIx64 " bytes of code\n", file,
+	       "calls, 0x%" PRIx64 " bytes of code\n", o.file,
 	       lines_row_count(ln), lines_func_count(ln),
 	       lines_inline_count(ln), hi - lo);
 	printf(WHO "    open     %8.3f ms  best of %lu\n", best_open * 1e3,
-	       runs);
+	       o.runs);
 	printf(WHO "    find     %8.2f Mlookup/s  lines_find(), random "
-	       "addresses (%.0f%% with a line)\n", lookups / best_find / 1e6,
-	       100.0 * (double)found / (double)lookups);
+	       "addresses (%.0f%% with a line)\n", o.lookups / best_find / 1e6,
+	       100.0 * (double)found / (double)o.lookups);
 	free(addr);
 	lines_free(ln);
 	return 0;

@@ -25,23 +25,9 @@
 #define WHO "locate"
 #define BASE 0x400000ull
 
-static void usage(FILE *f)
-{
-	fputs("usage: bench_locate [--file ELF] [--lookups N] [--runs N]\n", f);
-}
-
-static uint64_t next_rand(uint64_t *s)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return *s;
-}
-
 int main(int argc, char **argv)
 {
-	const char *file = "/proc/self/exe";
-	unsigned long lookups = 4000000, runs = 3;
+	struct bench_lookup_options o;
 	struct elf_file *ef = NULL;
 	struct image *img = NULL;
 	struct locate *loc = NULL;
@@ -51,60 +37,44 @@ int main(int argc, char **argv)
 	double best_open = 1e9, best_find = 1e9, best_sym = 1e9;
 	size_t hits = 0;
 
-	for (int i = 1; i < argc; i += 2) { /* an option and its value */
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			usage(stdout);
-			return 0;
-		}
-		if (v && !strcmp(argv[i], "--file"))
-			file = v;
-		else if (!v || (strcmp(argv[i], "--lookups") &&
-				strcmp(argv[i], "--runs")) ||
-			 bench_parse_ulong(v, 1ul << 30, argv[i][2] == 'l' ?
-						 &lookups : &runs) < 0 ||
-			 lookups == 0 || runs == 0) {
-			usage(stderr);
-			return 2;
-		}
-	}
-	if (elf_file_open(&ef, file, &d) < 0) {
+	if (bench_lookup_args("bench_locate", argc, argv, &o))
+		return 2;
+	if (elf_file_open(&ef, o.file, &d) < 0) {
 		fprintf(stderr, WHO ": %s: %s\n", d.path, d.message);
 		return 1;
 	}
 	if (elf_file_min_exec_vaddr(ef, &va, &off) < 0) {
-		fprintf(stderr, WHO ": %s: no executable segment\n", file);
+		fprintf(stderr, WHO ": %s: no executable segment\n", o.file);
 		return 1;
 	}
 	for (size_t i = 0; i < elf_file_segment_count(ef); i++)
 		if (elf_file_segment(ef, i)->vaddr == va)
 			seg = elf_file_segment(ef, i);
-	addr = malloc(lookups * sizeof(*addr));
+	addr = malloc(o.lookups * sizeof(*addr));
 	if (!addr || image_alloc(&img) < 0 || locate_alloc(&loc) < 0 ||
-	    image_add_file(img, file, BASE, 0, 0, 0, &d) < 0 ||
+	    image_add_file(img, o.file, BASE, 0, 0, 0, &d) < 0 ||
 	    locate_add_image(loc, img, &d) < 0) {
-		fprintf(stderr, WHO ": %s: %s\n", file, d.message);
+		fprintf(stderr, WHO ": %s: %s\n", o.file, d.message);
 		return 1;
 	}
-	for (unsigned long i = 0; i < lookups; i++)
-		addr[i] = seg->offset + next_rand(&seed) % seg->filesz;
-	for (unsigned long r = 0; r < runs; r++) {
+	for (unsigned long i = 0; i < o.lookups; i++)
+		addr[i] = seg->offset + bench_next_rand(&seed) % seg->filesz;
+	for (unsigned long r = 0; r < o.runs; r++) {
 		struct elf_file *e2;
 		struct locate_result lr;
 		double t0 = bench_now(), t1, t2, t3;
 		size_t h = 0;
 
-		if (elf_file_open(&e2, file, &d) < 0)
+		if (elf_file_open(&e2, o.file, &d) < 0)
 			return 1;
 		elf_file_free(e2);
 		t1 = bench_now();
-		for (unsigned long i = 0; i < lookups; i++)
+		for (unsigned long i = 0; i < o.lookups; i++)
 			if (locate_find(loc, img, IMAGE_SPACE_ANY, BASE + addr[i],
 					&lr) == 0 && lr.sym)
 				h++;
 		t2 = bench_now();
-		for (unsigned long i = 0; i < lookups; i++)
+		for (unsigned long i = 0; i < o.lookups; i++)
 			if (elf_file_symbol(ef, addr[i] - seg->offset +
 						    seg->vaddr))
 				h--;
@@ -118,12 +88,13 @@ int main(int argc, char **argv)
 			best_sym = t3 - t2;
 	}
 	printf(WHO "   input    %s: %zu symbols, exec segment 0x%" PRIx64
-	       " bytes\n", file, elf_file_symbol_count(ef), seg->filesz);
-	printf(WHO "   open     %8.3f ms  best of %lu\n", best_open * 1e3, runs);
+	       " bytes\n", o.file, elf_file_symbol_count(ef), seg->filesz);
+	printf(WHO "   open     %8.3f ms  best of %lu\n", best_open * 1e3,
+	       o.runs);
 	printf(WHO "   find     %8.2f Mlookup/s  locate_find(), random "
-	       "addresses\n", lookups / best_find / 1e6);
+	       "addresses\n", o.lookups / best_find / 1e6);
 	printf(WHO "   symbol   %8.2f Mlookup/s  elf_file_symbol()%s\n",
-	       lookups / best_sym / 1e6, hits ? "  (DISAGREE)" : "");
+	       o.lookups / best_sym / 1e6, hits ? "  (DISAGREE)" : "");
 	free(addr);
 	locate_free(loc);
 	image_free(img);

@@ -30,9 +30,7 @@
  * copies add no allocation); so must the stacks' once the distinct stacks
  * are, and their instruction weights add up to the decode's.
  */
-#define _GNU_SOURCE /* mallinfo2 */
 #include <inttypes.h>
-#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,7 +44,7 @@
 #define WHO "profile"
 
 struct counts {
-	uint64_t insns, elems, ranges_seen;
+	struct bench_drained d;   /* the decode's */
 	uint64_t range_total;     /* sum of the profile's range counts */
 	size_t distinct_ranges, distinct_branches;
 	size_t stacks;            /* distinct stacks */
@@ -56,25 +54,6 @@ struct counts {
 static void usage(FILE *f)
 {
 	bench_etm4_usage(f, "bench_profile", "0 (no OpenCSD run)");
-}
-
-static int resolve(void *ctx, uint8_t id, uint64_t addr,
-		   struct profile_where *w)
-{
-	const struct image *img = ctx;
-	const struct image_region *r = image_region_find(img, IMAGE_SPACE_ANY,
-							 addr);
-
-	(void)id;
-	if (!r)
-		return -etmkit_err_not_found;
-	w->bin = (size_t)(r - image_region_at(img, 0));
-	w->vaddr = addr;
-	/* the region, as far as no later region overlaps it: this image's
-	 * regions do not overlap */
-	w->lo = r->addr;
-	w->hi = r->addr + r->length;
-	return 0;
 }
 
 static int frame_key(void *ctx, uint8_t id, uint64_t addr, int exc,
@@ -94,55 +73,44 @@ static const char *frame_name(void *ctx, uint64_t key)
 	return NULL;
 }
 
+struct feed {
+	struct profile *prof;
+	struct stacks *st;
+	uint8_t id;
+};
+
+static int feed_batch(void *ctx, const struct etmkit_elem *el, int k)
+{
+	const struct feed *f = ctx;
+	int err = 0;
+
+	for (int i = 0; i < k && !err; i++) {
+		if (f->prof)
+			err = profile_elem(f->prof, f->id, &el[i]);
+		if (!err && f->st)
+			err = stacks_elem(f->st, f->id, &el[i]);
+	}
+	return err;
+}
+
 /* Decode @n bytes; with @prof, feed it every element; with @st, to the
  * stack tracker. */
 static int run(const struct etm4_flow_config *cfg, const uint8_t *buf,
 	       size_t n, struct profile *prof, struct stacks *st, uint8_t id,
 	       struct counts *c)
 {
-	struct etm4_flow_decoder *dec = NULL;
-	const struct etmkit_elem *el;
-	int err, k = 0;
+	struct feed f = { prof, st, id };
+	int err;
 
 	memset(c, 0, sizeof(*c));
-	err = etm4_flow_alloc(&dec, cfg);
-	if (!err)
-		err = etm4_flow_feed(dec, buf, n, NULL, 0);
-	for (int pass = 0; !err && pass < 2; pass++) {
-		while ((k = etm4_flow_batch(dec, &el)) > 0) {
-			for (int i = 0; i < k; i++) {
-				const struct etmkit_elem *e = &el[i];
-
-				if (e->kind == etmkit_elem_insn_range) {
-					uint64_t runs = e->u.range.repeats +
-							1ull;
-
-					c->insns += e->u.range.count * runs;
-					c->ranges_seen += runs;
-				}
-				if (prof && (err = profile_elem(prof, id, e)))
-					break;
-				if (st && (err = stacks_elem(st, id, e)))
-					break;
-			}
-			c->elems += (uint64_t)k;
-			if (err)
-				break;
-		}
-		if (!err && k != -etmkit_err_eos)
-			err = k;
-		if (!err && pass == 0)
-			err = etm4_flow_finish(dec);
-	}
+	err = bench_etm4_drain(cfg, buf, n, prof || st ? feed_batch : NULL,
+			       &f, &c->d);
 	if (!err && prof)
 		err = profile_finish(prof);
 	if (!err && st)
 		err = stacks_finish(st);
-	etm4_flow_free(dec);
 	return err;
 }
-
-static size_t heap_in_use(void);
 
 static struct stacks *stacks_new(void)
 {
@@ -196,10 +164,10 @@ static int heap_check_stacks(const struct etm4_flow_config *cfg,
 
 	if (!err)
 		err = run(cfg, in->buf, 2 * in->copy_len, NULL, st, id, &c);
-	h2 = heap_in_use();
+	h2 = bench_heap_in_use();
 	if (!err)
 		err = run(cfg, in->buf, in->n, NULL, st, id, &c);
-	*grow = heap_in_use() - h2;
+	*grow = bench_heap_in_use() - h2;
 	stacks_free(st);
 	return err;
 }
@@ -218,7 +186,7 @@ static int timed(const struct etm4_flow_config *dcfg,
 	if (with_profile == 1)           /* as etmkit profile decodes */
 		tcfg.flags |= ETM4_FLOW_TALLY;
 	profile_config_init(&pc);
-	pc.resolve = resolve;
+	pc.resolve = bench_region_resolve;
 	pc.ctx = (void *)cfg->image;
 	pc.traces = pc.contexts = with_profile == 2;
 	if (with_profile)
@@ -236,13 +204,6 @@ static int timed(const struct etm4_flow_config *dcfg,
 	}
 	profile_free(prof);
 	return bench_keep_best(WHO, err, bench_now() - t0, r, best);
-}
-
-static size_t heap_in_use(void)
-{
-	struct mallinfo2 mi = mallinfo2();
-
-	return mi.uordblks + mi.hblkhd;
 }
 
 /* The profile's heap after one copy and after all: equal once the
@@ -263,16 +224,16 @@ static int heap_check(const struct etm4_flow_config *cfg,
 		tcfg.flags |= ETM4_FLOW_TALLY;
 	cfg = &tcfg;
 	profile_config_init(&pc);
-	pc.resolve = resolve;
+	pc.resolve = bench_region_resolve;
 	pc.ctx = (void *)cfg->image;
 	pc.traces = pc.contexts = contexts;
 	err = profile_alloc(&prof, &pc);
 	if (!err)
 		err = run(cfg, in->buf, 2 * in->copy_len, prof, NULL, id, &c);
-	h2 = heap_in_use();
+	h2 = bench_heap_in_use();
 	if (!err)
 		err = run(cfg, in->buf, in->n, prof, NULL, id, &c);
-	*grow = heap_in_use() - h2;
+	*grow = bench_heap_in_use() - h2;
 	profile_free(prof);
 	return err;
 }
@@ -280,82 +241,55 @@ static int heap_check(const struct etm4_flow_config *cfg,
 int main(int argc, char **argv)
 {
 	struct bench_options o;
-	struct bench_input in;
-	struct bench_etm4_source src;
-	struct image *img = NULL;
-	struct image_diag idiag;
-	struct etm4_flow_config cfg;
+	struct bench_etm4_image b;
+	const struct bench_input *in = &b.in;
+	const struct etm4_flow_config *cfg = &b.cfg;
 	struct counts dec, prof, stk, cs;
 	const char *snap = "juno_r1_1";
 	double best_d = 0.0, best_p = 0.0, best_s = 0.0, best_c = 0.0;
 	size_t grow = 0, grow_s = 0, grow_c = 0;
 	int status = 1;
 
-	memset(&in, 0, sizeof(in));
-	memset(&src, 0, sizeof(src));
+	memset(&b, 0, sizeof(b));
 	if (bench_parse_args("bench_profile", argc, argv, &o, 0.0,
 			     bench_snapshot_option, &snap, usage))
 		return 2;
-	if (bench_etm4_open(WHO, &src, o.shared, snap, o.id) ||
-	    bench_etm4_input(WHO, &src, o.mb, &in))
+	if (bench_etm4_image_open(WHO, &b, &o, snap))
 		goto out;
-	if (image_alloc(&img) ||
-	    image_add_snapshot_device(img, src.core, &idiag)) {
-		fprintf(stderr, WHO ": image of %s: %s: %s\n", src.core->name,
-			idiag.path, idiag.message);
-		goto out;
-	}
-	printf(WHO "  input    %s, %s: %zu-byte copy x %zu = %.1f MB; image "
-	       "%zu region(s)\n", src.buf->file, src.what, in.copy_len,
-	       in.copies, (double)in.n / MIB, image_region_count(img));
-	etm4_flow_config_init(&cfg);
-	cfg.etm = src.cfg;
-	cfg.image = img;
-	cfg.flags = ETM4_FLOW_RANGES;
 	for (int r = 0; r < o.runs; r++)
-		if (timed(&cfg, &in, src.id, 0, r, &best_d, &dec) ||
-		    timed(&cfg, &in, src.id, 1, r, &best_p, &prof) ||
-		    timed_stacks(&cfg, &in, src.id, r, &best_s, &stk) ||
-		    timed(&cfg, &in, src.id, 2, r, &best_c, &cs))
+		if (timed(cfg, in, b.src.id, 0, r, &best_d, &dec) ||
+		    timed(cfg, in, b.src.id, 1, r, &best_p, &prof) ||
+		    timed_stacks(cfg, in, b.src.id, r, &best_s, &stk) ||
+		    timed(cfg, in, b.src.id, 2, r, &best_c, &cs))
 			goto out;
-	if (heap_check(&cfg, &in, src.id, 0, &grow) ||
-	    heap_check(&cfg, &in, src.id, 1, &grow_c) ||
-	    heap_check_stacks(&cfg, &in, src.id, &grow_s))
+	if (heap_check(cfg, in, b.src.id, 0, &grow) ||
+	    heap_check(cfg, in, b.src.id, 1, &grow_c) ||
+	    heap_check_stacks(cfg, in, b.src.id, &grow_s))
 		goto out;
-	printf(WHO "  decode   %7.1f MB  %8.1f MB/s  %8.2f Minsn/s  %8.1f ms"
-	       "  best of %d; ETM4_FLOW_RANGES: %" PRIu64 " insn_range "
-	       "elements, counted\n",
-	       (double)in.n / MIB, (double)in.n / MIB / best_d,
-	       (double)dec.insns / best_d / 1e6, best_d * 1e3, o.runs,
-	       dec.ranges_seen);
-	printf(WHO "  profile  %7.1f MB  %8.1f MB/s  %8.2f Minsn/s  %8.1f ms"
-	       "  best of %d; tally decode + profile_elem(): %zu distinct "
-	       "ranges, %zu branches; %.0f%% of decode's rate, %.1f ns per "
-	       "range more\n",
-	       (double)in.n / MIB, (double)in.n / MIB / best_p,
-	       (double)prof.insns / best_p / 1e6, best_p * 1e3, o.runs,
+	bench_print_rate(WHO, "  decode   ", in, best_d, dec.d.insns, o.runs);
+	printf("ETM4_FLOW_RANGES: %" PRIu64 " insn_range elements, counted\n",
+	       dec.d.ranges_seen);
+	bench_print_rate(WHO, "  profile  ", in, best_p, prof.d.insns, o.runs);
+	printf("tally decode + profile_elem(): %zu distinct ranges, %zu "
+	       "branches; %.0f%% of decode's rate, %.1f ns per range more\n",
 	       prof.distinct_ranges, prof.distinct_branches,
 	       100.0 * best_d / best_p,
-	       (best_p - best_d) * 1e9 / (double)(dec.ranges_seen ?
-						  dec.ranges_seen : 1));
-	printf(WHO "  stacks   %7.1f MB  %8.1f MB/s  %8.2f Minsn/s  %8.1f ms"
-	       "  best of %d; decode + stacks_elem() + folded: %zu distinct "
-	       "stacks; %.2fx the decode's time\n",
-	       (double)in.n / MIB, (double)in.n / MIB / best_s,
-	       (double)stk.insns / best_s / 1e6, best_s * 1e3, o.runs,
-	       stk.stacks, best_s / best_d);
-	printf(WHO "  contexts %7.1f MB  %8.1f MB/s  %8.2f Minsn/s  %8.1f ms"
-	       "  best of %d; decode + profile_elem() with traces and call "
-	       "contexts (profgen --stacks): %zu distinct ranges in their "
-	       "contexts; %.2fx the decode's time\n",
-	       (double)in.n / MIB, (double)in.n / MIB / best_c,
-	       (double)cs.insns / best_c / 1e6, best_c * 1e3, o.runs,
-	       cs.distinct_ranges, best_c / best_d);
+	       (best_p - best_d) * 1e9 / (double)(dec.d.ranges_seen ?
+						  dec.d.ranges_seen : 1));
+	bench_print_rate(WHO, "  stacks   ", in, best_s, stk.d.insns, o.runs);
+	printf("decode + stacks_elem() + folded: %zu distinct stacks; %.2fx "
+	       "the decode's time\n", stk.stacks, best_s / best_d);
+	bench_print_rate(WHO, "  contexts ", in, best_c, cs.d.insns, o.runs);
+	printf("decode + profile_elem() with traces and call contexts "
+	       "(profgen --stacks): %zu distinct ranges in their contexts; "
+	       "%.2fx the decode's time\n", cs.distinct_ranges,
+	       best_c / best_d);
 	status = 0;
-	if (cs.insns != dec.insns || cs.range_total == 0) {
+	if (cs.d.insns != dec.d.insns || cs.range_total == 0) {
 		printf(WHO "  MISMATCH: %" PRIu64 " instructions decoded, %"
 		       PRIu64 " with the contexts profile, %" PRIu64
-		       " range counts\n", dec.insns, cs.insns, cs.range_total);
+		       " range counts\n", dec.d.insns, cs.d.insns,
+		       cs.range_total);
 		status = 1;
 	}
 	if (grow_c) {
@@ -364,9 +298,9 @@ int main(int argc, char **argv)
 		       grow_c);
 		status = 1;
 	}
-	if (stk.insns != dec.insns || stk.stack_insns != dec.insns) {
+	if (stk.d.insns != dec.d.insns || stk.stack_insns != dec.d.insns) {
 		printf(WHO "  MISMATCH: %" PRIu64 " instructions decoded, %"
-		       PRIu64 " in the stacks\n", dec.insns, stk.stack_insns);
+		       PRIu64 " in the stacks\n", dec.d.insns, stk.stack_insns);
 		status = 1;
 	}
 	if (grow_s) {
@@ -374,12 +308,12 @@ int main(int argc, char **argv)
 		       "over copies that add no new stack\n", grow_s);
 		status = 1;
 	}
-	if (prof.insns != dec.insns || prof.range_total == 0 ||
-	    prof.range_total > prof.ranges_seen) {
+	if (prof.d.insns != dec.d.insns || prof.range_total == 0 ||
+	    prof.range_total > prof.d.ranges_seen) {
 		printf(WHO "  MISMATCH: %" PRIu64 " instructions decoded, %"
 		       PRIu64 " with the profile; %" PRIu64 " range counts "
-		       "for %" PRIu64 " insn_range elements\n", dec.insns,
-		       prof.insns, prof.range_total, prof.ranges_seen);
+		       "for %" PRIu64 " insn_range elements\n", dec.d.insns,
+		       prof.d.insns, prof.range_total, prof.d.ranges_seen);
 		status = 1;
 	}
 	if (grow) {
@@ -388,8 +322,6 @@ int main(int argc, char **argv)
 		status = 1;
 	}
 out:
-	image_free(img);
-	bench_etm4_close(&src);
-	bench_input_free(&in);
+	bench_etm4_image_close(&b);
 	return status;
 }

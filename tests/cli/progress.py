@@ -27,14 +27,10 @@ import sys
 import tempfile
 import time
 
-FAILS = []
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from verdict import FAILS, fail  # noqa: E402  (tests/verdict.py)
 LINE = re.compile(r"\r(\d+\.\d) of (\d+\.\d) MB of trace \((\d+)%\), "
                   r"(\d+\.\d) MB/s(, \d+ s left)? *")
-
-
-def fail(msg):
-    FAILS.append(msg)
-    print("FAIL: " + msg)
 
 
 def on_pty(cmd, stdout_tty=False):

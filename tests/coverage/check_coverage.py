@@ -50,22 +50,9 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "lines"))
-CI = os.environ.get("CI") == "true"
+sys.path.insert(0, os.path.join(HERE, ".."))
+from verdict import CI, FAILS, fail, skip  # noqa: E402  (tests/verdict.py)
 CROSS = "aarch64-linux-gnu-"
-FAILS = []
-
-
-def fail(msg):
-    FAILS.append(msg)
-    print("FAIL: " + msg)
-
-
-def skip(msg):
-    if CI:
-        print("FAIL (CI=true): " + msg)
-        sys.exit(1)
-    print("SKIP: " + msg)
-    sys.exit(77)
 
 
 def run(cmd, inp=None, ok=(0,)):

@@ -20,8 +20,9 @@ import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cli"))
 import msg_style  # noqa: E402  (the one style of etmkit's messages)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from verdict import FAILS, fail  # noqa: E402  (tests/verdict.py)
 
-FAILS = []
 TMP = None
 ETMKIT = None
 RECORDS = None
@@ -38,8 +39,7 @@ GOOD = """etmkit-exec 1
 
 def check(ok, what):
     if not ok:
-        FAILS.append(what)
-        print("FAIL: " + what)
+        fail(what)
 
 
 def path(name):

@@ -23,6 +23,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import etmkit_json  # noqa: E402  (tests/etmkit_json.py: schema check of every record)
+from verdict import FAILS, fail  # noqa: E402  (tests/verdict.py)
 
 ISAS = {"arm", "thumb", "thumbee", "jazelle", "a64"}
 STATUS = {"exec", "fail", "cancel", "implied"}
@@ -32,12 +33,6 @@ INSN = re.compile(r"^ *(\d+)  ([0-9a-f]{2})  ([0-9a-f]{8,16})  (\S+) +"
 HEADER_DECODE = "#   offset  id  address   isa      opcode    status  cycles  disassembly"
 HEADER_PACKETS = "#   offset  id  bytes  type fields"
 
-failures = []
-
-
-def fail(msg):
-    failures.append(msg)
-    print("FAIL: " + msg)
 
 
 def run(etmkit, args):
@@ -181,8 +176,8 @@ def main():
     check_columns(a.etmkit, td)
     check_names(a.etmkit, td)
     check_bad_image(a.etmkit, td)
-    print("%d failure%s" % (len(failures), "" if len(failures) == 1 else "s"))
-    return 1 if failures else 0
+    print("%d failure%s" % (len(FAILS), "" if len(FAILS) == 1 else "s"))
+    return 1 if FAILS else 0
 
 
 if __name__ == "__main__":

@@ -38,16 +38,8 @@ import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import etmkit_json  # noqa: E402  (tests/etmkit_json.py: schema check of every record)
+from verdict import skip  # noqa: E402  (tests/verdict.py)
 
-CI = os.environ.get("CI") == "true"
-
-
-def skip(msg):
-    if CI:
-        print("FAIL (CI=true): " + msg)
-        sys.exit(1)
-    print("SKIP: " + msg)
-    sys.exit(77)
 
 
 def decode(etmkit, snapshot, tid):

@@ -34,8 +34,8 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import etmkit_json  # noqa: E402  (tests/etmkit_json.py: schema check of every record)
+from verdict import skip  # noqa: E402  (tests/verdict.py)
 
-CI = os.environ.get("CI") == "true"
 
 RANGE = re.compile(r"^Idx:(\d+); ID:([0-9a-fA-F]+); "
                    r"OCSD_GEN_TRC_ELEM_INSTR_RANGE\(exec range=0x([0-9a-f]+):"
@@ -54,14 +54,6 @@ EXCEPTIONS = {
         "of branches in that span: the range is unknown. "
         "test_etm4_flow: test_exception_after_indirect.",
 }
-
-
-def skip(msg):
-    if CI:
-        print("FAIL (CI=true): " + msg)
-        sys.exit(1)
-    print("SKIP: " + msg)
-    sys.exit(77)
 
 
 def decode(etmkit, snapshot, ids=(), buffer=None):

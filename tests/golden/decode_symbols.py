@@ -34,20 +34,14 @@ import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import etmkit_json  # noqa: E402  (schema check of every record)
+from verdict import CI, FAILS, fail  # noqa: E402  (tests/verdict.py)
 
-CI = os.environ.get("CI") == "true"
 RECORDED = "/data/local/tmp/etm_test_loop"
 HEADER_OLD = "#   offset  id  address   isa      opcode    status  cycles  disassembly"
 INSN = re.compile(r"^ *(\d+)  ([0-9a-f]{2})  ([0-9a-f]{8,16})  (\S+) +"
                   r"([0-9a-f]{2,8}) +(\S+) +(\S+)  (.*)$")
 WHERE = re.compile(r"^(.*?)  +(?:(\S+)\+0x([0-9a-f]+) )?\(([^()]+)\)$")
 
-failures = []
-
-
-def fail(msg):
-    failures.append(msg)
-    print("FAIL: " + msg)
 
 
 def run(cmd):
@@ -288,8 +282,8 @@ def main():
                 check_workload(a.etmkit, a.qemu_trace,
                                os.path.join(a.workloads, "calls.c"), arch, tmp)
         ran += 1
-    if failures:
-        print("%d failures" % len(failures))
+    if FAILS:
+        print("%d failures" % len(FAILS))
         return 1
     return 0 if ran == 2 else 77
 

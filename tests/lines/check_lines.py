@@ -31,22 +31,9 @@ import subprocess
 import sys
 import tempfile
 
-CI = os.environ.get("CI") == "true"
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from verdict import FAILS, fail, skip  # noqa: E402  (tests/verdict.py)
 CROSS = "aarch64-linux-gnu-"
-FAILS = []
-
-
-def fail(msg):
-    FAILS.append(msg)
-    print("FAIL: " + msg)
-
-
-def skip(msg):
-    if CI:
-        print("FAIL (CI=true): " + msg)
-        sys.exit(1)
-    print("SKIP: " + msg)
-    sys.exit(77)
 
 
 def out(cmd, inp=None):

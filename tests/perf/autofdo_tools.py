@@ -71,24 +71,11 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import cli_profile  # noqa: E402  (record_profile: digest 4a from a record)
+sys.path.insert(0, os.path.join(HERE, ".."))
+from verdict import FAILS, fail, skip  # noqa: E402  (tests/verdict.py)
 
-CI = os.environ.get("CI") == "true"
 LLVM = "/usr/lib/llvm-16/bin"
 GCC = "aarch64-linux-gnu-gcc"
-FAILS = []
-
-
-def fail(msg):
-    FAILS.append(msg)
-    print("FAIL: " + msg)
-
-
-def skip(msg):
-    if CI:
-        print("FAIL (CI=true): " + msg)
-        sys.exit(1)
-    print("SKIP: " + msg)
-    sys.exit(77)
 
 
 def run(cmd, ok=True, **kw):

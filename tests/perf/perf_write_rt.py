@@ -49,22 +49,9 @@ sys.path.insert(0, os.path.join(HERE, "..", "encode"))
 import round_trip  # noqa: E402  (read_record: the record's own parser)
 sys.path.insert(0, HERE)
 import cli_profile  # noqa: E402  (record_profile: digest 4a from a record)
+sys.path.insert(0, os.path.join(HERE, ".."))
+from verdict import FAILS, fail, skip  # noqa: E402  (tests/verdict.py)
 
-CI = os.environ.get("CI") == "true"
-FAILS = []
-
-
-def fail(msg):
-    FAILS.append(msg)
-    print("FAIL: " + msg)
-
-
-def skip(msg):
-    if CI:
-        print("FAIL (CI=true): " + msg)
-        sys.exit(1)
-    print("SKIP: " + msg)
-    sys.exit(77)
 
 
 def run(cmd, **kw):

@@ -51,23 +51,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import perf_write_rt  # noqa: E402  (build, load_segments)
 import stacks_rt  # noqa: E402  (branch_kind)
+sys.path.insert(0, os.path.join(HERE, ".."))
+from verdict import FAILS, fail, skip  # noqa: E402  (tests/verdict.py)
 
-CI = os.environ.get("CI") == "true"
 LLVM = "/usr/lib/llvm-16/bin"
-FAILS = []
-
-
-def fail(msg):
-    FAILS.append(msg)
-    print("FAIL: " + msg)
-
-
-def skip(msg):
-    if CI:
-        print("FAIL (CI=true): " + msg)
-        sys.exit(1)
-    print("SKIP: " + msg)
-    sys.exit(77)
 
 
 def run(cmd, ok=True):
