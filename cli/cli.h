@@ -172,9 +172,10 @@ int cli_perf_sb_elem(struct cli_perf_sb *sb, uint8_t id,
 /* The image trace ID @id's listing is at (its current process). */
 const struct image *cli_perf_sb_image(const struct cli_perf_sb *sb,
 				      uint8_t id);
-/* The name (COMM) of thread @tid's process, seen on trace ID @id: the
- * current process of @id when @tid runs there now, else @tid's process
- * at the AUX data read last; NULL when not known. */
+/* The name (COMM) of thread @tid's process (@tid a context ID), seen on
+ * trace ID @id: the current process of @id when @tid runs there now or
+ * when the recording traces the pid in the VMID (digest 3.3), else
+ * @tid's process at the AUX data read last; NULL when not known. */
 const char *cli_perf_sb_comm(const struct cli_perf_sb *sb, uint8_t id,
 			     uint32_t tid);
 /* Give every image to @syms (cli/symbolize.h) and name the binaries as

@@ -243,9 +243,12 @@ const char *cli_perf_sb_comm(const struct cli_perf_sb *sb, uint8_t id,
 			     uint32_t tid)
 {
 	const struct sb_id *x = &sb->ids[id & 0x7f];
-	const struct perf_process *p = x->has_tid && x->tid == tid ? x->proc :
-		perf_maps_process_at(sb->maps, tid, sb->chunk_offset);
+	const struct perf_process *p = x->proc;
 
+	/* @tid names the thread unless the pid comes in the VMID: then
+	 * only the current process is known */
+	if (!x->vmid_pid && !(x->has_tid && x->tid == tid))
+		p = perf_maps_process_at(sb->maps, tid, sb->chunk_offset);
 	return p && p->comm[0] ? p->comm : NULL;
 }
 

@@ -69,8 +69,10 @@ int coverage_conditions_traced(struct coverage *c, uint8_t id, int on);
 
 /* Count element @e of trace ID @id. Returns 0, -etmkit_err_nomem (a new
  * range or conditional instruction found no room; the rest is kept),
- * -etmkit_err_invalid (NULL argument, @id above 127), or the resolver's
- * error. Addresses no binary holds are not counted. */
+ * -etmkit_err_invalid (NULL argument, @id above 127),
+ * -etmkit_err_unsupported (a branch_run element, ETM4_FLOW_TRACES: the
+ * outcomes of its branches are not in it), or the resolver's error.
+ * Addresses no binary holds are not counted. */
 int coverage_elem(struct coverage *c, uint8_t id,
 		  const struct etmkit_elem *e);
 

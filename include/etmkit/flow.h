@@ -201,7 +201,10 @@ const struct etm3_flow_stats *etm3_flow_get_stats(
  * followed them, so that the first run of the first one delivered is
  * the trace that ran right after the element before it: it goes on from
  * that element's range when it starts where that range ends, and it is
- * where that element's taken branch went. The trace walked last, not
+ * where that element's taken branch went, when that element is no
+ * branch_run (a trace that finds no room delivers the table before it
+ * counts itself: then the first one delivered is the first that ran
+ * since the last delivery). The trace walked last, not
  * counted (not ended, or not followed by a block yet) when another
  * element comes, or cut where an address packet moves the walk between
  * its blocks, is delivered before it as one insn_range element from

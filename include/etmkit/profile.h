@@ -127,7 +127,8 @@ struct profile;
  * to u.brun.target; its first goes on from the range being built when it
  * starts where that one ends, and is where the branch before went. Not
  * with cfg.contexts (-etmkit_err_unsupported): the order of calls and
- * returns is lost. */
+ * returns is lost; nor without cfg.traces (the same error: AutoFDO's
+ * ranges end at every branch). */
 
 /* Call contexts (cfg.contexts, with cfg.traces; llvm-profgen's
  * context-sensitive profile, digest perf-data.md 4d, docs/perf-data.md

@@ -134,7 +134,9 @@ void stacks_free(struct stacks *s);
  * -etmkit_err_nomem (a new frame found no room: that thread's stack is
  * forgotten, as after a gap; a new thread found none: the thread that ran
  * before stays current), -etmkit_err_invalid (NULL
- * argument, @id above 127), or the callbacks' error. */
+ * argument, @id above 127), -etmkit_err_unsupported (a branch_run
+ * element, ETM4_FLOW_TRACES: its calls and returns are out of order),
+ * or the callbacks' error. */
 int stacks_elem(struct stacks *s, uint8_t id, const struct etmkit_elem *e);
 
 /* Follow elements @e[0..@n-1] of trace ID @id in order (a session's

@@ -319,6 +319,9 @@ static inline int count_elem(struct coverage *c, uint8_t id,
 		c->ids[id].memo_gen++;
 		return flush_run(c, &c->ids[id].run);
 	}
+	if (e->kind == etmkit_elem_branch_run)
+		return -etmkit_err_unsupported; /* ETM4_FLOW_TRACES: no
+						   outcomes of its branches */
 	if (e->kind != etmkit_elem_insn || (e->flags & ETMKIT_INSN_CANCEL))
 		return 0;   /* a canceled instruction did not complete */
 	/* One instruction: joined to the run of those before it. */

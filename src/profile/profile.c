@@ -283,6 +283,8 @@ static __attribute__((noinline)) int count_elem(struct profile *p,
 		st->memo.span = 0;
 		st->target.span = 0;
 		return 0;
+	case etmkit_elem_branch_run:  /* ETM4_FLOW_TRACES: not its ranges */
+		return -etmkit_err_unsupported;
 	default:
 		return 0;
 	}

@@ -577,6 +577,8 @@ static __attribute__((noinline)) int elem_slow(struct stacks *s, uint8_t id,
 		return lost(s, t, e);
 	case etmkit_elem_timestamp:
 		return timestamp(s, t, e);
+	case etmkit_elem_branch_run:  /* ETM4_FLOW_TRACES: calls reordered */
+		return -etmkit_err_unsupported;
 	case etmkit_elem_context:
 		s->gen++;        /* frame keys may change: push()'s memo */
 		if (!(e->flags & ETMKIT_CTX_CONTEXT_ID) ||

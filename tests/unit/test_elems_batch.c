@@ -457,6 +457,52 @@ static void test_coverage_elems(void **state)
 	coverage_free(c[1]);
 }
 
+/* A branch_run (ETM4_FLOW_TRACES) is for the taken-branch traces
+ * profile only: the other counters refuse it rather than drop its
+ * instructions unseen. */
+static void test_branch_run_refused(void **state)
+{
+	struct etmkit_elem br;
+	struct profile_config pc;
+	struct coverage_config cc;
+	struct stacks_config sc;
+	struct profile *p;
+	struct coverage *c;
+	struct stacks *st;
+
+	(void)state;
+	memset(&br, 0, sizeof(br));
+	br.kind = etmkit_elem_branch_run;
+	br.addr = 0x1000;
+	br.size = 4;
+	br.flags = ETMKIT_INSN_EXEC | ETMKIT_INSN_P0;
+	br.u.brun.class_flags = INSN_F_BRANCH;
+	br.u.brun.end = 0x1010;
+	br.u.brun.target = 0x1000;
+	profile_config_init(&pc);
+	pc.resolve = resolve;
+	assert_int_equal(profile_alloc(&p, &pc), 0);
+	assert_int_equal(profile_elem(p, 0, &br), -etmkit_err_unsupported);
+	assert_int_equal(profile_elems(p, 0, &br, 1), -etmkit_err_unsupported);
+	profile_free(p);
+	pc.traces = 1;                  /* the one that takes it */
+	assert_int_equal(profile_alloc(&p, &pc), 0);
+	assert_int_equal(profile_elem(p, 0, &br), 0);
+	assert_int_equal(profile_finish(p), 0);
+	assert_int_equal(profile_range_count(p), 1);
+	profile_free(p);
+	coverage_config_init(&cc);
+	cc.resolve = resolve;
+	assert_int_equal(coverage_alloc(&c, &cc), 0);
+	assert_int_equal(coverage_elem(c, 0, &br), -etmkit_err_unsupported);
+	coverage_free(c);
+	stacks_config_init(&sc);
+	sc.frame = frame;
+	assert_int_equal(stacks_alloc(&st, &sc), 0);
+	assert_int_equal(stacks_elem(st, 0, &br), -etmkit_err_unsupported);
+	stacks_free(st);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -464,6 +510,7 @@ int main(void)
 		cmocka_unit_test(test_profile_elems_args),
 		cmocka_unit_test(test_stacks_elems),
 		cmocka_unit_test(test_coverage_elems),
+		cmocka_unit_test(test_branch_run_refused),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
