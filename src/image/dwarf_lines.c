@@ -600,6 +600,36 @@ static int has_debug_info(Elf *elf)
 	return 0;
 }
 
+/* The first DWARF string section (.debug_str, .debug_line_str) that
+ * does not end in a NUL byte, as libdw holds it (decompressed): a string
+ * there would run past its end, which libdw does not check (a damaged
+ * or hostile file); NULL when none. */
+static const char *unended_strings(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (!name || (strcmp(name, ".debug_str") &&
+			      strcmp(name, ".debug_line_str")))
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (d && d->d_size &&
+		    (!d->d_buf || ((const char *)d->d_buf)[d->d_size - 1]))
+			return name;
+	}
+	return NULL;
+}
+
 static int read_dwarf(struct build *b, Elf *elf)
 {
 	Dwarf *dw;
@@ -608,6 +638,7 @@ static int read_dwarf(struct build *b, Elf *elf)
 	Dwarf_Attribute comp_dir;
 	uint8_t unit_type;
 	Dwarf_Half version;
+	const char *bad;
 	int rc, err = 0;
 
 	if (!elf || elf_kind(elf) != ELF_K_ELF)
@@ -619,6 +650,11 @@ static int read_dwarf(struct build *b, Elf *elf)
 	dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
 	if (!dw)
 		return fail_dw(b, "cannot read");
+	if ((bad = unended_strings(elf))) {
+		dwarf_end(dw);
+		return fail(b, -etmkit_err_format, "damaged DWARF: %s does not "
+			    "end in a NUL byte", bad);
+	}
 	while (!err && (rc = dwarf_get_units(dw, cu, &cu, &version,
 					     &unit_type, &cudie,
 					     &subdie)) == 0) {

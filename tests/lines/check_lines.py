@@ -202,23 +202,30 @@ def check_binary(dump, elf, tag):
 
 
 def damaged(dump, elf, tmp):
-    """A copy of @elf whose first .debug_info unit says DWARF version 99,
-    and one with .debug_line overwritten by 0xff."""
+    """Copies of @elf: its first .debug_info unit says DWARF version 99;
+    .debug_line overwritten by 0xff; the last byte of .debug_str and of
+    .debug_line_str (DWARF 5) not NUL (libdw would read past them).
+    Returns (path, what its error must say)."""
     data = bytearray(open(elf, "rb").read())
     res = []
     for line in out([CROSS + "objdump", "-h", elf]).splitlines():
         f = line.split()
-        if len(f) > 5 and f[1] in (".debug_info", ".debug_line"):
+        if len(f) > 5 and f[1] in (".debug_info", ".debug_line",
+                                   ".debug_str", ".debug_line_str"):
             size, off = int(f[2], 16), int(f[5], 16)
             d = bytearray(data)
+            want = "broken DWARF"
             if f[1] == ".debug_info":
                 # the first unit's version: 99
                 d[off + 4:off + 6] = (99).to_bytes(2, "little")
-            else:
+            elif f[1] == ".debug_line":
                 d[off:off + size] = b"\xff" * size
+            else:
+                d[off + size - 1] = ord("x")
+                want = f"{f[1]} does not end in a NUL byte"
             p = os.path.join(tmp, os.path.basename(elf) + f[1])
             open(p, "wb").write(d)
-            res.append(p)
+            res.append((p, want))
     return res
 
 
@@ -255,10 +262,15 @@ def main():
         if p.returncode != 4 or "no line information" not in p.stderr \
                 or stripped not in p.stderr:
             fail(f"no DWARF: exit {p.returncode}, {p.stderr.strip()}")
-        for bad in damaged(a.dump, built[0], tmp):
+        bads = damaged(a.dump, built[0], tmp)
+        bads += damaged(a.dump, [e for e in built if "dwarf5" in e][0], tmp)
+        if not any(".debug_line_str" in w for _, w in bads):
+            fail("no .debug_line_str in a DWARF 5 build: its check went "
+                 "untested")
+        for bad, want in bads:
             p = subprocess.run([a.dump, bad, "rows"], capture_output=True,
                                text=True)
-            if p.returncode != 3 or "broken DWARF" not in p.stderr or \
+            if p.returncode != 3 or want not in p.stderr or \
                     bad not in p.stderr:
                 fail(f"{os.path.basename(bad)}: exit {p.returncode}, "
                      f"{p.stderr.strip()[:200]}")
