@@ -354,6 +354,8 @@ int exec_text_next(struct exec_text_reader *rd, struct exec_rec *r,
 		}
 		rd->line++;
 		len = strlen(rd->buf);
+		if (!len)   /* fgets() read a byte: a NUL one first */
+			return fail(diag, rd->line, "NUL byte in line", NULL);
 		if (len > LINE_MAX_LEN && rd->buf[len - 1] != '\n')
 			return fail(diag, rd->line, "line too long", NULL);
 		/* fgets() stops at a newline or a full buffer: a shorter

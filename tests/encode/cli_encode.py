@@ -99,6 +99,9 @@ def bad_records():
     bad_record("long_line", hdr + "0x10000 arm e3a00001" + " " * 600 +
                "\n", 2, "too long")
     bad_record("nul_byte", hdr + "0x10000 arm e3a0\0\n", 2, "NUL byte")
+    # a NUL byte first in a line longer than the reader's buffer: the
+    # line, not a later one (fgets() read it in two pieces)
+    bad_record("nul_first", hdr + "\0" + "y" * 800 + "\n", 2, "NUL byte")
     bad_record("no_header", "0x10000 arm e3a00001\n", 1, "etmkit-exec 1")
     bad_record("version", "etmkit-exec 2\n", 1, "version")
     # the flow breaks: 0x10004 follows 0x10000, not 0x10008
