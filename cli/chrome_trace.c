@@ -213,7 +213,8 @@ static int frame_event(struct chrome_trace *ct, const struct stacks_event *ev,
 		       uint32_t pid, uint32_t tid)
 {
 	const struct chrome_name *nm = frame_name(ct, ev->key);
-	char fixed[256], *buf = fixed, *p;
+	/* on the heap only for names over 800 bytes (C++ templates) */
+	char fixed[1024], *buf = fixed, *p;
 	size_t need;
 
 	if (!nm)
