@@ -50,6 +50,24 @@ static struct elf_file *open_ok(const char *path)
 	return ef;
 }
 
+/* @off in the file is at virtual address @va (a hand-worked pair). */
+static void expect_vaddr(const struct elf_file *ef, uint64_t off, uint64_t va)
+{
+	uint64_t got;
+
+	assert_int_equal(elf_file_offset_to_vaddr(ef, off, &got), 0);
+	assert_int_equal(got, va);
+}
+
+/* Virtual address @va is at @off in the file (a hand-worked pair). */
+static void expect_offset(const struct elf_file *ef, uint64_t va, uint64_t off)
+{
+	uint64_t got;
+
+	assert_int_equal(elf_file_vaddr_to_offset(ef, va, &got), 0);
+	assert_int_equal(got, off);
+}
+
 /* ---- Real binaries --------------------------------------------------------- */
 
 /* readelf -n: "Build ID: 0c9a20bf9c009d0e4e8bbf9fad0300ae"; readelf -l:
@@ -98,12 +116,10 @@ static void test_loop_binary(void **state)
 	assert_int_equal(off, 0x1000);
 	assert_int_equal(elf_file_first_load_vaddr(ef, &va), 0);
 	assert_int_equal(va, 0);
-	assert_int_equal(elf_file_offset_to_vaddr(ef, 0x1010, &va), 0);
-	assert_int_equal(va, 0x1010);
+	expect_vaddr(ef, 0x1010, 0x1010);
 	assert_int_equal(elf_file_offset_to_vaddr(ef, 0x10f0, &va),
 			 -etmkit_err_not_found);
-	assert_int_equal(elf_file_vaddr_to_offset(ef, 0x2227, &off), 0);
-	assert_int_equal(off, 0x2227);
+	expect_offset(ef, 0x2227, 0x2227);
 	assert_int_equal(elf_file_vaddr_to_offset(ef, 0x2228, &off),
 			 -etmkit_err_not_found);
 	assert_int_equal(elf_file_section(ef, ".text", &va, &off, &sz), 0);
@@ -142,7 +158,7 @@ static void test_kernel_module(void **state)
 	const struct elf_segment *s;
 	const struct elf_symbol *sym;
 	uint8_t id[20];
-	uint64_t va, off;
+	uint64_t va;
 	size_t i;
 
 	(void)state;
@@ -159,10 +175,8 @@ static void test_kernel_module(void **state)
 	assert_int_equal(s->filesz, 0x2fc);
 	assert_int_equal(s->memsz, 0x2fc);
 	assert_int_equal(s->flags, ELF_FILE_PF_R | ELF_FILE_PF_X);
-	assert_int_equal(elf_file_offset_to_vaddr(ef, 0x1114, &va), 0);
-	assert_int_equal(va, 0x114);
-	assert_int_equal(elf_file_vaddr_to_offset(ef, 0x2fb, &off), 0);
-	assert_int_equal(off, 0x12fb);
+	expect_vaddr(ef, 0x1114, 0x114);
+	expect_offset(ef, 0x2fb, 0x12fb);
 	assert_int_equal(elf_file_offset_to_vaddr(ef, 0x12fc, &va),
 			 -etmkit_err_not_found);
 
@@ -276,22 +290,16 @@ static void test_segments(void **state)
 	assert_int_equal(id[0], 0xa0);
 	assert_int_equal(id[19], 0xb3);
 
-	assert_int_equal(elf_file_offset_to_vaddr(ef, 0x0, &v), 0);
-	assert_int_equal(v, 0x8000);
-	assert_int_equal(elf_file_offset_to_vaddr(ef, 0x1ff, &v), 0);
-	assert_int_equal(v, 0x81ff);
+	expect_vaddr(ef, 0x0, 0x8000);
+	expect_vaddr(ef, 0x1ff, 0x81ff);
 	assert_int_equal(elf_file_offset_to_vaddr(ef, 0x200, &v),
 			 -etmkit_err_not_found);
-	assert_int_equal(elf_file_offset_to_vaddr(ef, 0x1010, &v), 0);
-	assert_int_equal(v, 0x9010);
-	assert_int_equal(elf_file_offset_to_vaddr(ef, 0x11ff, &v), 0);
-	assert_int_equal(v, 0xa0ff);
+	expect_vaddr(ef, 0x1010, 0x9010);
+	expect_vaddr(ef, 0x11ff, 0xa0ff);
 	assert_int_equal(elf_file_offset_to_vaddr(ef, 0x1200, &v),
 			 -etmkit_err_not_found);
-	assert_int_equal(elf_file_vaddr_to_offset(ef, 0x9010, &o), 0);
-	assert_int_equal(o, 0x1010);
-	assert_int_equal(elf_file_vaddr_to_offset(ef, 0x7010, &o), 0);
-	assert_int_equal(o, 0x110);
+	expect_offset(ef, 0x9010, 0x1010);
+	expect_offset(ef, 0x7010, 0x110);
 	/* .bss part of the data segment: no file bytes. */
 	assert_int_equal(elf_file_vaddr_to_offset(ef, 0xa100, &o),
 			 -etmkit_err_not_found);
