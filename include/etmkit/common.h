@@ -1,5 +1,7 @@
 /* etmkit: version, error codes and types shared by every layer.
  *
+ * Layer: common, shared by every layer (src/common/).
+ *
  * Conventions used by every public function of etmkit:
  * - functions that can fail return an int: 0 (or a non-negative count) on
  *   success, a negated enum etmkit_error value on failure;

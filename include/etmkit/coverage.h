@@ -3,6 +3,8 @@
  * at the binaries' ELF virtual addresses (the addresses DWARF line tables
  * use, lines.h).
  *
+ * Layer: profile (src/profile/), above flow: consumes elements.
+ *
  *   struct coverage_config cfg;
  *   coverage_config_init(&cfg);
  *   cfg.resolve = my_resolve;  cfg.ctx = ...;   as for a profile

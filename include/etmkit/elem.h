@@ -1,5 +1,7 @@
 /* etmkit: execution elements, what flow decoders deliver.
  *
+ * Layer: flow (src/flow/): the flow layer's output.
+ *
  * A flow decoder (etm3_flow_* for ETMv3) turns a trace source's packets
  * and the program image into the sequence of what the core did: one
  * element per instruction, and elements for the events between them

@@ -2,6 +2,8 @@
  * binaries: its GNU build id, its loadable segments (file offset <-> ELF
  * virtual address), and its function symbols.
  *
+ * Layer: image (src/image/).
+ *
  * Program images map an ELF file's bytes (image.h, image_add_elf());
  * this is the other half: given an address the trace ran at and the file
  * it came from, which binary, which ELF virtual address, which function.

@@ -1,5 +1,8 @@
 /* etmkit: ETMv3 (ETMv3.0 to ETMv3.5) packet layer.
  *
+ * Layer: packets (src/packets/etmv3/); its encoder section (etm3_enc_*)
+ * is the encode layer (src/encode/).
+ *
  * The ETMv3 packet decoder turns the byte stream of one ETMv3 trace source
  * into packets (ARM IHI 0014Q chapter 7). It is configured from the trace
  * unit's ETMCR, ETMIDR and ETMCCER registers, searches for A-sync, then

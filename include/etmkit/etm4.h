@@ -1,5 +1,8 @@
 /* etmkit: ETMv4 and ETE packet layer.
  *
+ * Layer: packets (src/packets/etmv4/); its encoder section (ete_enc_*)
+ * is the encode layer (src/encode/).
+ *
  * The ETMv4 packet decoder turns the byte stream of one ETMv4 (IHI 0064) or
  * ETE (Arm ARM chapter D4, FEAT_ETE) trace source into packets: layer 1 of
  * the trace model (seed 002 D4.3.1, Table D4-3). It is configured from the

@@ -1,18 +1,40 @@
 /* etmkit: ARM embedded trace decoder. One include for the whole public API.
  *
- * Layers (the trace-element model of ETE, applied to every protocol):
- *   transport.h  CoreSight formatter frames, TPIU syncs, demultiplexing by ID
- *   etm3.h       ETMv3 packets
- *   image.h      program images: raw dumps, ELF files, snapshot dumps
- *   elf_file.h   an ELF file's build id, segments and function symbols
- *   locate.h     address -> binary, ELF virtual address, function
- *   insn.h       instruction classification (A32, T32, ThumbEE, Jazelle)
- *   elem.h       execution elements: instructions and events
- *   flow.h       flow decoders: trace + image -> elements
- *   session.h    a capture wired through the layers: bytes in, packets or
- *                elements out
- *   snapshot.h   the trace snapshot directory format
- * Errors, versions and shared types are in common.h.
+ * Layer: none of its own; it includes every layer's header. The layers
+ * follow the trace-element model of ETE, applied to every protocol, each
+ * in its folder src/<layer>/. The public headers, by layer:
+ * common
+ *   common.h      error codes, version, conventions shared by every layer
+ * transport
+ *   transport.h   CoreSight formatter frames, TPIU syncs, demultiplexing by ID
+ * packets
+ *   etm3.h        ETMv3 packets (and the ETMv3 encoder, encode layer)
+ *   etm4.h        ETMv4 and ETE packets (and the ETE encoder, encode layer)
+ * isa
+ *   insn.h        instruction classes: A32, T32, ThumbEE, Jazelle, A64
+ * image
+ *   image.h       program images: raw dumps, ELF files, snapshot dumps
+ *   elf_file.h    an ELF file's build id, segments and function symbols
+ *   locate.h      address -> binary, ELF virtual address, function
+ *   lines.h       source lines and inlined calls from an ELF file's DWARF
+ * flow
+ *   elem.h        execution elements: instructions and events
+ *   flow.h        flow decoders: trace + image -> elements
+ * session
+ *   session.h     a capture's bytes in, packets or elements out
+ * snapshot
+ *   snapshot.h    the trace snapshot directory format
+ * perf
+ *   perf.h        perf.data reader: records, cs_etm metadata, AUX trace
+ *   perf_maps.h   perf.data side-band: processes, mapped binaries, images
+ *   perf_write.h  perf.data writer, as Linux perf writes CoreSight trace
+ * profile
+ *   profile.h     execution profiles for AutoFDO, BOLT and llvm-profgen
+ *   coverage.h    code coverage: instruction counts, branch outcomes
+ *   stacks.h      call stacks: folded stacks for flame graphs, activations
+ * encode
+ *   exec.h        execution records, the encoders' input (text format)
+ *   qemu_log.h    execution records from QEMU user-mode logs
  */
 #ifndef ETMKIT_ETMKIT_H
 #define ETMKIT_ETMKIT_H
@@ -32,6 +54,7 @@
 #include "etmkit/elem.h"
 #include "etmkit/flow.h"
 #include "etmkit/perf.h"
+#include "etmkit/perf_maps.h"
 #include "etmkit/perf_write.h"
 #include "etmkit/profile.h"
 #include "etmkit/lines.h"

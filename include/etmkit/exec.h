@@ -1,5 +1,7 @@
 /* etmkit: execution records, the input of the trace encoders.
  *
+ * Layer: encode (src/encode/): the encoders' input.
+ *
  * An execution record is what a core did, instruction by instruction: the
  * ground truth that etmkit's encoders (etm3_enc_*, ete_enc_*) turn into the
  * trace a trace unit would have emitted for it, so that a decode of that

@@ -1,5 +1,7 @@
 /* etmkit: flow decoders, trace plus program image to execution.
  *
+ * Layer: flow (src/flow/), above packets and image.
+ *
  * A flow decoder takes one trace source's bytes, decodes its packets with
  * the protocol's packet decoder (held inside it), and walks the program
  * image as the packets direct, delivering struct etmkit_elem records

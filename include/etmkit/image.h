@@ -1,5 +1,7 @@
 /* etmkit: program images.
  *
+ * Layer: image (src/image/), the code the flow layer walks.
+ *
  * Flow reconstruction needs the code the core executed. An image is a set
  * of memory regions, each taken from a file: a raw dump mapped at an
  * address (snapshot [dump] sections, FILE@ADDR on the command line) or the

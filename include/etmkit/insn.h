@@ -1,5 +1,7 @@
 /* etmkit: instruction classification.
  *
+ * Layer: isa (src/isa/), used by the flow layer's walk through the image.
+ *
  * Flow reconstruction (layer 3 of the trace model, seed 002 D4.3.1) walks
  * the program image: for every instruction the trace says was executed it
  * must know the instruction's size, whether it can change the flow, and

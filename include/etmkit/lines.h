@@ -1,6 +1,8 @@
 /* etmkit: source lines of an ELF file's code, from its DWARF debugging
  * information (read through libdw, elfutils).
  *
+ * Layer: image (src/image/), used by the profile layer and the CLI.
+ *
  * For an address (an ELF virtual address, as locate.h gives): the source
  * file, line and column the line table maps it to (DWARF 4 and 5, section
  * 6.2 "Line Number Information"); the chain of functions inlined there

@@ -1,6 +1,8 @@
 /* etmkit: from an address the trace ran at to the binary it belongs to,
  * its ELF virtual address there, and the function.
  *
+ * Layer: image (src/image/), used by the profile layer.
+ *
  * An image (image.h) maps file bytes at run-time addresses; each region
  * remembers its file and the offset of its first byte. A locator opens
  * the ELF files behind an image's regions once (elf_file.h) and turns

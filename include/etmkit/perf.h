@@ -1,6 +1,8 @@
 /* etmkit: reader of perf.data files holding CoreSight trace (Linux perf's
  * `perf record -e cs_etm//` and Android simpleperf's `-e cs-etm`).
  *
+ * Layer: perf (src/perf/): the perf.data input beside snapshots.
+ *
  * The format is described in the digest ../shared/spec/perf-data.md
  * (section numbers below are the digest's); docs/perf-data.md says what is
  * supported.

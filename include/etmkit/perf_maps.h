@@ -3,6 +3,8 @@
  * those binaries, one per process image (digest perf-data.md 2.1, 3.9,
  * 3.11).
  *
+ * Layer: perf (src/perf/).
+ *
  *   struct perf_maps *m;
  *   perf_maps_open(&m, pf, &diag);           replay MMAP/MMAP2/COMM/FORK
  *   struct perf_maps_options o;  perf_maps_options_init(&o);

@@ -2,6 +2,8 @@
  * `perf record -e cs_etm//u` writes them in file mode (little-endian): the
  * inverse of the reader in perf.h where the two meet.
  *
+ * Layer: perf (src/perf/).
+ *
  * The format is the digest ../shared/spec/perf-data.md (section numbers
  * below are the digest's).
  *

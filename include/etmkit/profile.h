@@ -1,5 +1,7 @@
 /* etmkit: execution profiles built from decoded trace.
  *
+ * Layer: profile (src/profile/), above flow: consumes elements.
+ *
  * A profile counts what the trace says the cores ran: straight-line
  * ranges of instructions and the taken branches between them, per binary,
  * at the binaries' ELF virtual addresses. It consumes the execution

@@ -1,5 +1,7 @@
 /* etmkit: execution records from QEMU user-mode logs.
  *
+ * Layer: encode (src/encode/): an exec.h record source.
+ *
  * Turns the log of a program run under qemu-aarch64 or qemu-arm into an
  * execution record (exec.h), one struct exec_rec at a time, in memory that
  * depends on the amount of distinct code translated, not on the log's

@@ -1,5 +1,7 @@
 /* etmkit: a capture wired through the layers.
  *
+ * Layer: session (src/session/), above transport, packets and flow.
+ *
  * A session takes the bytes of one trace buffer, deformats them (transport
  * layer), hands each trace ID's bytes to the decoder configured for it, and
  * delivers what it decodes through one callback, in input order per ID: a

@@ -1,5 +1,8 @@
 /* etmkit: trace snapshot directory reader.
  *
+ * Layer: snapshot (src/snapshot/): the capture description sessions
+ * and images are built from.
+ *
  * A snapshot directory (the format OpenCSD, DS-5 and perf tooling exchange)
  * holds snapshot.ini (device list, pointer to the trace metadata),
  * trace.ini (trace buffers, which source feeds which buffer, which core each

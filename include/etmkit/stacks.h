@@ -1,5 +1,7 @@
 /* etmkit: call stacks reconstructed from decoded trace.
  *
+ * Layer: profile (src/profile/), above flow: consumes elements.
+ *
  * A stack tracker follows the calls and returns of the execution elements
  * (elem.h) of each trace ID, per thread (the context ID, when traced),
  * and counts the instructions (and cycles, and time) each distinct call

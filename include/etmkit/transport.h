@@ -1,4 +1,7 @@
-/* etmkit: transport layer.
+/* etmkit: transport layer: a capture's bytes to the byte stream of each
+ * trace source ID.
+ *
+ * Layer: transport (src/transport/): first of the decode layers.
  *
  * Takes the bytes of a trace capture and delivers, per trace source ID, the
  * byte stream that source emitted, keeping for every byte its offset in the
