@@ -747,6 +747,8 @@ int main(int argc, char **argv)
 				     .a64 = true };
 	static struct stats a64i = { .name = "A64 snapshot dumps",
 				     .a64 = true };
+	static struct stats a64f = { .name = "A64 atom-ending forms",
+				     .a64 = true };
 	static struct a64_images images;
 	/* optional: sample count and seed (defaults fixed, for ctest) */
 	unsigned long n = argc > 1 ? strtoul(argv[1], NULL, 0) : 3000000;
@@ -773,6 +775,7 @@ int main(int argc, char **argv)
 	run_a64_random(&a64r, h64, n);
 	run_a64_branch_sys(&a64b, h64, n);
 	run_a64_images(&a64i, h64, &images);
+	run_a64_forms(&a64f, h64);
 	have_kernel = have_kernel && images.dumps;
 	cs_close(&ha);
 	cs_close(&ht);
@@ -792,11 +795,13 @@ int main(int argc, char **argv)
 	printf("%-22s (%lu distinct A64 dumps, %lu bytes)\n", "",
 	       images.dumps, images.bytes);
 	report(&a64i);
+	report(&a64f);
 	bad = a32r.unexplained + t16a.unexplained + t32r.unexplained +
 	      kt.unexplained + ka.unexplained + a64r.unexplained +
-	      a64b.unexplained + a64i.unexplained;
+	      a64b.unexplained + a64i.unexplained + a64f.unexplained;
 	total = a32r.compared + t16a.compared + t32r.compared + kt.compared +
-		ka.compared + a64r.compared + a64b.compared + a64i.compared;
+		ka.compared + a64r.compared + a64b.compared + a64i.compared +
+		a64f.compared;
 	printf("exceptions (all runs):\n");
 	for (size_t e = 0; e < NEXC; e++)
 		printf("  %8lu  %s\n            %s\n", exceptions[e].count,

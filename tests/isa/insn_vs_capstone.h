@@ -31,5 +31,8 @@ struct a64_images {
 void run_a64_random(struct stats *s, csh h, unsigned long n);
 void run_a64_branch_sys(struct stats *s, csh h, unsigned long n);
 void run_a64_images(struct stats *s, csh h, struct a64_images *im);
+/* Each form that ends an atom's range, 64 samples; prints which forms
+ * capstone decodes. */
+void run_a64_forms(struct stats *s, csh h);
 
 #endif

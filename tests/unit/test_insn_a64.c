@@ -88,6 +88,31 @@ static const struct tc64 a64_direct[] = {
 	{ "CBBHS W1, W2, -4", 0x1000, 0x7462bfe1, BR | COND, 0xffc, 14 },
 	{ "CBHEQ W0, W3, +1020", 0x1000, 0x74c3dfe0, BR | COND, 0x13fc,
 	  14 },
+	/* every cc of each FEAT_CMPBR form (cc 000 GT, 001 GE/LT, 010 HI,
+	 * 011 HS/LO, 110 EQ, 111 NE), forward and back */
+	{ "CBGE X2, X2, -1024", 0x10000, 0xf4222002, BR | COND, 0xfc00, 14 },
+	{ "CBHI X5, X5, +1020", 0x1000, 0xf4451fe5, BR | COND, 0x13fc, 14 },
+	{ "CBHS W5, W5, +1020", 0x1000, 0x74651fe5, BR | COND, 0x13fc, 14 },
+	{ "CBEQ X5, X5, +1020", 0x1000, 0xf4c51fe5, BR | COND, 0x13fc, 14 },
+	{ "CBNE W5, W5, -1024", 0x10000, 0x74e52005, BR | COND, 0xfc00, 14 },
+	{ "CBBGT W5, W5, -1024", 0x10000, 0x7405a005, BR | COND, 0xfc00,
+	  14 },
+	{ "CBBNE W5, W5, -1024", 0x10000, 0x74e5a005, BR | COND, 0xfc00,
+	  14 },
+	{ "CBHGE W5, W5, -1024", 0x10000, 0x7425e005, BR | COND, 0xfc00,
+	  14 },
+	{ "CBHHI W5, W5, -1024", 0x10000, 0x7445e005, BR | COND, 0xfc00,
+	  14 },
+	{ "CBGT W5, #63, +1020", 0x1000, 0x751f9fe5, BR | COND, 0x13fc, 14 },
+	{ "CBLT X5, #0, -1024", 0x10000, 0xf5202005, BR | COND, 0xfc00, 14 },
+	{ "CBHI X5, #63, -1024", 0x10000, 0xf55fa005, BR | COND, 0xfc00,
+	  14 },
+	{ "CBLO W5, #31, +1020", 0x1000, 0x756f9fe5, BR | COND, 0x13fc, 14 },
+	{ "CBEQ X5, #31, -1024", 0x10000, 0xf5cfa005, BR | COND, 0xfc00,
+	  14 },
+	{ "CBNE W5, #31, +1020", 0x1000, 0x75ef9fe5, BR | COND, 0x13fc, 14 },
+	{ "CBEQ wraps below 0", 0, 0xf5cfa005, BR | COND,
+	  0xfffffffffffffc00ull, 14 },
 };
 
 static const struct tc64 a64_indirect[] = {
@@ -111,10 +136,16 @@ static const struct tc64 a64_indirect[] = {
 	{ "RETAB", 0, 0xd65f0fff, BR | IND | RET, 0, 14 },
 	{ "ERETAA", 0, 0xd69f0bff, BR | IND | ERET, 0, 14 },
 	{ "ERETAB", 0, 0xd69f0fff, BR | IND | ERET, 0, 14 },
-	/* FEAT_PAuth_LR: RETAASPPC X2 (RET with op3 000010, Rn 11111, op4
+	/* FEAT_PAuth_LR: RETAASPPCR X2 (RET with op3 000010, Rn 11111, op4
 	 * Xm); RETAASPPC <label>: 0101 0101 000 imm16 11111 */
-	{ "RETAASPPC X2", 0, 0xd65f0be2, BR | IND | RET, 0, 14 },
-	{ "RETABSPPC X2", 0, 0xd65f0fe2, BR | IND | RET, 0, 14 },
+	{ "RETAASPPCR X2", 0, 0xd65f0be2, BR | IND | RET, 0, 14 },
+	{ "RETABSPPCR X2", 0, 0xd65f0fe2, BR | IND | RET, 0, 14 },
+	{ "RETAASPPCR X30", 0, 0xd65f0bfe, BR | IND | RET, 0, 14 },
+	{ "RETABSPPC <label> -4", 0x1000, 0x553fffff, BR | IND | RET, 0, 14 },
+	/* FEAT_TEV TEXIT {NB}: 1101011 0111 11111 00000 NB 11111 00000; it
+	 * returns as ERET does (ELR, SPSR), so it is an exception return */
+	{ "TEXIT", 0, 0xd6ff03e0, BR | IND | ERET, 0, 14 },
+	{ "TEXIT NB", 0, 0xd6ff07e0, BR | IND | ERET, 0, 14 },
 	{ "RETAASPPC <label>", 0x1000, 0x5500009f, BR | IND | RET, 0, 14 },
 	{ "RETABSPPC <label>", 0x1000, 0x5520009f, BR | IND | RET, 0, 14 },
 };
@@ -200,6 +231,13 @@ static const struct tc64 a64_undefined[] = {
 	{ "branch (register) op3 000001", 0, 0xd61f0420, UND, 0, 14 },
 	{ "ERET with Rn 0", 0, 0xd69f0000, UND, 0, 14 },
 	{ "RET op3 000010 with Rn 0", 0, 0xd65f0800, UND, 0, 14 },
+	{ "TEXIT with Rn 0", 0, 0xd6ff0000, UND, 0, 14 },
+	{ "TEXIT with op4 00001", 0, 0xd6ff03e1, UND, 0, 14 },
+	{ "TEXIT with op3 000010", 0, 0xd6ff0be0, UND, 0, 14 },
+	{ "ERETAA with op4 0", 0, 0xd69f0be0, UND, 0, 14 },
+	{ "DRPS with op3 000010", 0, 0xd6bf0bff, UND, 0, 14 },
+	{ "branch (register) opc 0110", 0, 0xd6df03e0, UND, 0, 14 },
+	{ "BRAA with op3 000000", 0, 0xd71f0020, UND, 0, 14 },
 	{ "exception opc 000 LL 00", 0, 0xd4000000, UND, 0, 14 },
 	{ "SVC with op2 001", 0, 0xd4000005, UND, 0, 14 },
 	{ "exception opc 111", 0, 0xd4e00000, UND, 0, 14 },
@@ -270,7 +308,11 @@ static void test_insn_name(void **state)
 		{ etmkit_isa_a64, 0xd71f0862, "braa" },     /* braa x3, x2 */
 		{ etmkit_isa_a64, 0xd65f0bff, "retaa" },
 		{ etmkit_isa_a64, 0xd65f0fff, "retab" },
-		{ etmkit_isa_a64, 0xd65f0be2, "retaasppc" },/* retaasppc x2 */
+		{ etmkit_isa_a64, 0xd65f0be2, "retaasppcr" },/* retaasppcr x2 */
+		{ etmkit_isa_a64, 0xd65f0fe2, "retabsppcr" },
+		{ etmkit_isa_a64, 0xd6ff03e0, "texit" },    /* FEAT_TEV */
+		{ etmkit_isa_a64, 0xd6ff07e0, "texit" },    /* texit nb */
+		{ etmkit_isa_a64, 0xd6ff0000, NULL },       /* Rn 0 */
 		{ etmkit_isa_a64, 0x5500005f, "retaasppc" },/* <label> */
 		{ etmkit_isa_a64, 0xd69f0fff, "eretab" },
 		{ etmkit_isa_a64, 0xd65f03c0, NULL },       /* ret */
