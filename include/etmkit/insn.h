@@ -40,11 +40,14 @@ extern "C" {
 #define INSN_F_RETURN     (1u << 3)  /* function return: BX LR, MOV PC,LR,
 					POP/LDM SP! with PC, LDR PC,[SP],#4;
 					A64 RET, RETAA, RETAB, RETAASPPC,
-					RETABSPPC (both forms) */
+					RETABSPPC and their register forms
+					RETAASPPCR, RETABSPPCR */
 #define INSN_F_EXC_RETURN (1u << 4)  /* exception return: SUBS PC,LR,#imm and
 					the other S-form PC writes, LDM with
 					PC and ^, RFE, ERET; A64 ERET,
-					ERETAA, ERETAB */
+					ERETAA, ERETAB, and TEXIT (FEAT_TEV:
+					returns from ELR and SPSR as ERET
+					does) */
 #define INSN_F_COND       (1u << 5)  /* carries a condition other than
 					"always" in its encoding (A32 cond,
 					T32 B<c>, CBZ/CBNZ, WLS(TP), LE(TP)
@@ -134,10 +137,10 @@ size_t insn_opcode_bytes(enum etmkit_isa isa, uint32_t opcode, unsigned size,
 /* The name the classifier gives the instruction @opcode (insn_info.opcode
  * layout) of instruction set @isa, for the encodings of docs/insn.md's
  * name table: the ones capstone 4 does not disassemble (A64 UDF, BC.cond,
- * pointer authentication, TME, WFET/WFIT, FEAT_CMPBR; the Armv8.1-M
- * low-overhead loop instructions). A lowercase mnemonic without operands
- * ("bc.eq", "retaa", "wls"), a static string; NULL for any other opcode or
- * instruction set. It does not check that the encoding is allocated: use
+ * pointer authentication, TME, WFET/WFIT, FEAT_CMPBR, FEAT_TEV's TEXIT;
+ * the Armv8.1-M low-overhead loop instructions). A lowercase mnemonic
+ * without operands ("bc.eq", "retaa", "wls"), a static string; NULL for
+ * any other opcode or instruction set. It does not check that the encoding is allocated: use
  * it for an instruction insn_decode() did not classify INSN_F_UNDEFINED. */
 const char *insn_name(enum etmkit_isa isa, uint32_t opcode);
 

@@ -69,25 +69,59 @@ static void a64_cond_branch(struct insn_info *info, uint32_t w, uint64_t addr)
 	}
 }
 
-/* FEAT_CMPBR compare and branch, bits [31:29] = x11 (Armv9.6; DDI 0602
- * 2024-12 "CB<cc> (register)", "CB<cc> (immediate)", "CBB<cc>",
- * "CBH<cc>"): sf 111010 I cc(3) Rm/imm6 ... imm9 Rt, PC + imm9:'00'. cc
- * 000 GT, 001 GE (register) or LT (immediate), 010 HI, 011 HS or LO, 110
- * EQ, 111 NE. Register forms: bits [15:14] 00 CB, 10 CBB, 11 CBH (32-bit
- * only); immediate: bit 14 is 0. The other values are taken as
- * unallocated: inferred (LT, LE, LO, LS of two registers are aliases with
- * Rt and Rm swapped, so no encoding needs cc 100 or 101), not confirmed
- * from the manual; see docs/insn.md. */
+/* ---- Encoding tables ----------------------------------------------------
+ * Where a class is a list of allocated encodings rather than a tree of
+ * fields, it is written as one: rows of (mask, value, flags), one per
+ * encoding or family of the class, the mnemonics and their fixed fields
+ * beside each row. Rows of a table are disjoint; an encoding matched by
+ * none is unallocated (INSN_F_UNDEFINED). Each table is a handful of rows
+ * and is read only for its class.
+ */
+struct a64_row {
+	uint32_t mask, value;
+	uint32_t flags; /* INSN_F_* of the encodings the row matches */
+};
+
+#define A64_ROWS(t) (t), sizeof(t) / sizeof((t)[0])
+
+/* The first row of @rows (@n of them) that matches @w, or NULL. */
+static const struct a64_row *a64_match(const struct a64_row *rows, size_t n,
+				       uint32_t w)
+{
+	for (size_t i = 0; i < n; i++)
+		if ((w & rows[i].mask) == rows[i].value)
+			return &rows[i];
+	return NULL;
+}
+
+#define B_IND (INSN_F_BRANCH | INSN_F_INDIRECT)
+
+/* FEAT_CMPBR compare and branch (Armv9.6; DDI 0602 2024-12 "CB<cc>
+ * (register)", "CB<cc> (immediate)", "CBB<cc>", "CBH<cc>"), bits [30:25] =
+ * 111010: sf 111010 I cc(3) ... imm9 Rt, PC + imm9:'00'. cc 000 GT, 001 GE
+ * (register) or LT (immediate), 010 HI, 011 HS or LO, 110 EQ, 111 NE; cc
+ * 100 and 101 are unallocated (LT, LE, LO, LS of two registers are
+ * aliases with the registers swapped). Encodings as LLVM's assembler
+ * tests give them (cmpbr.s: 74052005 CBGT W5, W5, #-1024, 7405a005
+ * CBBGT, 7405e005 CBHGT, 751f9fe5 CBGT W5, #63, ...). */
+static const struct a64_row a64_cmpbr_rows[] = {
+	/* CB<cc> (register): sf 1110100 cc Rm 00 imm9 Rt */
+	{ 0x7f80c000u, 0x74000000u, INSN_F_BRANCH | INSN_F_COND }, /* 0xx */
+	{ 0x7fc0c000u, 0x74c00000u, INSN_F_BRANCH | INSN_F_COND }, /* 11x */
+	/* CBB<cc>: 0 1110100 cc Rm 10 imm9 Rt (32-bit only) */
+	{ 0xff80c000u, 0x74008000u, INSN_F_BRANCH | INSN_F_COND },
+	{ 0xffc0c000u, 0x74c08000u, INSN_F_BRANCH | INSN_F_COND },
+	/* CBH<cc>: 0 1110100 cc Rm 11 imm9 Rt (32-bit only) */
+	{ 0xff80c000u, 0x7400c000u, INSN_F_BRANCH | INSN_F_COND },
+	{ 0xffc0c000u, 0x74c0c000u, INSN_F_BRANCH | INSN_F_COND },
+	/* CB<cc> (immediate): sf 1110101 cc imm6 0 imm9 Rt */
+	{ 0x7f804000u, 0x75000000u, INSN_F_BRANCH | INSN_F_COND },
+	{ 0x7fc04000u, 0x75c00000u, INSN_F_BRANCH | INSN_F_COND },
+};
+
 static void a64_cmpbr(struct insn_info *info, uint32_t w, uint64_t addr)
 {
-	uint32_t h = insn_bits(w, 15, 14);
-	int ok = !insn_bit(w, 25) && (insn_bits(w, 23, 21) & 6) != 4;
-
-	if (insn_bit(w, 24))
-		ok = ok && !insn_bit(w, 14);
-	else
-		ok = ok && h != 1 && !(h >= 2 && insn_bit(w, 31));
-	if (!ok) {
+	if (!a64_match(A64_ROWS(a64_cmpbr_rows), w)) {
 		a64_undef(info);
 		return;
 	}
@@ -97,87 +131,69 @@ static void a64_cmpbr(struct insn_info *info, uint32_t w, uint64_t addr)
 
 /* "Unconditional branch (register)", bits [31:25] = 1101011: opc = bits
  * [24:21], op2 = [20:16] (11111), op3 = [15:10], Rn = [9:5], op4 = [4:0].
- * op3 000000 is the plain form (BR, BLR, RET, ERET, DRPS); 00001M the
- * pointer-authenticated one (FEAT_PAuth: BRAAZ, BRAA, RETAA, ERETAA, ...,
- * M selecting key B; FEAT_PAuth_LR adds RETAASPPC <Xm> as RET's op3
- * 00001M with Rn 11111 and op4 = Xm). */
+ * op3 000000 is the plain form; 00001M the pointer-authenticated one
+ * (FEAT_PAuth, M = bit 10 selects key B; FEAT_PAuth_LR's RETAASPPCR,
+ * RETABSPPCR <Xm> are RETAA, RETAB with op4 = Xm). TEXIT (FEAT_TEV, opc
+ * 0111, op3 00000 NB) returns from a TENTER as ERET does, from ELR and
+ * SPSR: an exception return (encoding from LLVM's tev.s: d6ff03e0, NB
+ * d6ff07e0). DRPS exists in Debug state only and restores PSTATE from
+ * SPSR: a branch, not an exception return. */
+static const struct a64_row a64_branch_reg_rows[] = {
+	/* RET Xn: opc 0010, op3 000000, op4 00000 */
+	{ 0xfffffc1fu, 0xd65f0000u, B_IND | INSN_F_RETURN },
+	/* BLR Xn: opc 0001 */
+	{ 0xfffffc1fu, 0xd63f0000u, B_IND | INSN_F_CALL },
+	/* BR Xn: opc 0000 */
+	{ 0xfffffc1fu, 0xd61f0000u, B_IND },
+	/* RETAA, RETAB (op4 11111), RETAASPPCR, RETABSPPCR Xm (op4 = Xm):
+	 * opc 0010, op3 00001M, Rn 11111 */
+	{ 0xfffffbe0u, 0xd65f0be0u, B_IND | INSN_F_RETURN },
+	/* BLRAAZ, BLRABZ Xn: opc 0001, op3 00001M, op4 11111 */
+	{ 0xfffff81fu, 0xd63f081fu, B_IND | INSN_F_CALL },
+	/* BRAAZ, BRABZ Xn: opc 0000, op3 00001M, op4 11111 */
+	{ 0xfffff81fu, 0xd61f081fu, B_IND },
+	/* BLRAA, BLRAB Xn, Xm|SP: opc 1001, op3 00001M, op4 = Xm */
+	{ 0xfffff800u, 0xd73f0800u, B_IND | INSN_F_CALL },
+	/* BRAA, BRAB Xn, Xm|SP: opc 1000, op3 00001M */
+	{ 0xfffff800u, 0xd71f0800u, B_IND },
+	/* ERET: opc 0100, op3 000000, Rn 11111, op4 00000 */
+	{ 0xffffffffu, 0xd69f03e0u, B_IND | INSN_F_EXC_RETURN },
+	/* ERETAA, ERETAB: opc 0100, op3 00001M, Rn 11111, op4 11111 */
+	{ 0xfffffbffu, 0xd69f0bffu, B_IND | INSN_F_EXC_RETURN },
+	/* TEXIT {NB}: opc 0111, op3 00000 NB, Rn 11111, op4 00000 */
+	{ 0xfffffbffu, 0xd6ff03e0u, B_IND | INSN_F_EXC_RETURN },
+	/* DRPS: opc 0101, op3 000000, Rn 11111, op4 00000 */
+	{ 0xffffffffu, 0xd6bf03e0u, B_IND },
+};
+
 static void a64_branch_reg(struct insn_info *info, uint32_t w)
 {
-	uint32_t opc = insn_bits(w, 24, 21);
-	uint32_t op3 = insn_bits(w, 15, 10);
-	uint32_t rn = insn_bits(w, 9, 5);
-	uint32_t op4 = insn_bits(w, 4, 0);
-	uint32_t kind = 0;
-	int pac = (op3 & 0x3e) == 2;
-	int ok = insn_bits(w, 20, 16) == 31 && (op3 == 0 || pac);
+	const struct a64_row *r = a64_match(A64_ROWS(a64_branch_reg_rows), w);
 
-	switch (opc) {
-	case 0: /* BR; BRAAZ, BRABZ (op4 11111) */
-		ok = ok && op4 == (pac ? 31u : 0u);
-		break;
-	case 1: /* BLR; BLRAAZ, BLRABZ */
-		ok = ok && op4 == (pac ? 31u : 0u);
-		kind = INSN_F_CALL;
-		break;
-	case 2: /* RET; RETAA, RETAB (Rn, op4 11111), RETA?SPPC <Xm> */
-		ok = ok && (pac ? rn == 31 : op4 == 0);
-		kind = INSN_F_RETURN;
-		break;
-	case 4: /* ERET; ERETAA, ERETAB */
-		ok = ok && rn == 31 && op4 == (pac ? 31u : 0u);
-		kind = INSN_F_EXC_RETURN;
-		break;
-	case 5: /* DRPS (Debug state only; restores PSTATE from SPSR) */
-		ok = ok && !pac && rn == 31 && op4 == 0;
-		break;
-	case 8: /* BRAA, BRAB: op4 is the modifier register */
-		ok = ok && pac;
-		break;
-	case 9: /* BLRAA, BLRAB */
-		ok = ok && pac;
-		kind = INSN_F_CALL;
-		break;
-	default:
-		ok = 0;
-		break;
-	}
-	info->flags |= ok ? INSN_F_BRANCH | INSN_F_INDIRECT | kind
-			  : INSN_F_UNDEFINED;
+	info->flags |= r ? r->flags : INSN_F_UNDEFINED;
 }
 
-/* "Exception generation", bits [31:24] = 11010100: opc = [23:21], op2 =
- * [4:2] (000), LL = [1:0]. SVC, HVC, SMC (opc 000, LL 01-11), BRK (001),
- * HLT (010) generate exceptions; TCANCEL (011, FEAT_TME) ends a
- * transaction; DCPS1-3 (101) exist in Debug state only, where nothing is
- * traced, and carry no flag. */
+/* "Exception generation", bits [31:24] = 11010100: opc = [23:21], imm16 =
+ * [20:5], op2 = [4:2] (000), LL = [1:0]. SVC, HVC, SMC, BRK, HLT generate
+ * exceptions; TCANCEL (FEAT_TME) ends a transaction; DCPS1-3 exist in
+ * Debug state only, where nothing is traced: allocated, no flag. */
+static const struct a64_row a64_exception_rows[] = {
+	{ 0xffe0001fu, 0xd4000001u, INSN_F_EXCEPTION }, /* SVC: 000, LL 01 */
+	{ 0xffe0001fu, 0xd4000002u, INSN_F_EXCEPTION }, /* HVC: 000, LL 10 */
+	{ 0xffe0001fu, 0xd4000003u, INSN_F_EXCEPTION }, /* SMC: 000, LL 11 */
+	{ 0xffe0001fu, 0xd4200000u, INSN_F_EXCEPTION }, /* BRK: 001, LL 00 */
+	{ 0xffe0001fu, 0xd4400000u, INSN_F_EXCEPTION }, /* HLT: 010, LL 00 */
+	{ 0xffe0001fu, 0xd4600000u, 0 },                /* TCANCEL: 011 */
+	{ 0xffe0001fu, 0xd4a00001u, 0 },                /* DCPS1: 101, 01 */
+	{ 0xffe0001fu, 0xd4a00002u, 0 },                /* DCPS2: 101, 10 */
+	{ 0xffe0001fu, 0xd4a00003u, 0 },                /* DCPS3: 101, 11 */
+};
+
 static void a64_exception(struct insn_info *info, uint32_t w)
 {
-	uint32_t opc = insn_bits(w, 23, 21);
-	uint32_t ll = insn_bits(w, 1, 0);
-	int ok;
+	const struct a64_row *r = a64_match(A64_ROWS(a64_exception_rows), w);
 
-	switch (opc) {
-	case 0:
-		ok = ll != 0;
-		break;
-	case 1:
-	case 2:
-	case 3:
-		ok = ll == 0;
-		break;
-	case 5:
-		ok = ll != 0;
-		break;
-	default:
-		ok = 0;
-		break;
-	}
-	if (!ok || insn_bits(w, 4, 2)) {
-		a64_undef(info);
-		return;
-	}
-	if (opc < 3)
-		info->flags |= INSN_F_EXCEPTION;
+	info->flags |= r ? r->flags : INSN_F_UNDEFINED;
 }
 
 /* "Barriers", 1101 0101 0000 0011 0011 CRm op2 Rt (Rt 11111): op2 001

@@ -56,10 +56,13 @@ static const struct insn_name_entry insn_names[] = {
 	A64(0xfffffc1fu, 0xd63f0c1fu, "blrabz"),
 	A64(0xffffffffu, 0xd65f0bffu, "retaa"),
 	A64(0xffffffffu, 0xd65f0fffu, "retab"),
-	A64(0xffffffe0u, 0xd65f0be0u, "retaasppc"), /* <Xm>: Rm in [4:0] */
-	A64(0xffffffe0u, 0xd65f0fe0u, "retabsppc"),
+	/* FEAT_PAuth_LR register forms: Rm in [4:0] */
+	A64(0xffffffe0u, 0xd65f0be0u, "retaasppcr"),
+	A64(0xffffffe0u, 0xd65f0fe0u, "retabsppcr"),
 	A64(0xffffffffu, 0xd69f0bffu, "eretaa"),
 	A64(0xffffffffu, 0xd69f0fffu, "eretab"),
+	/* FEAT_TEV TEXIT {NB}: opc 0111, op3 00000 NB */
+	A64(0xfffffbffu, 0xd6ff03e0u, "texit"),
 	A64(0xfffffc00u, 0xd71f0800u, "braa"),
 	A64(0xfffffc00u, 0xd71f0c00u, "brab"),
 	A64(0xfffffc00u, 0xd73f0800u, "blraa"),

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "etmkit/insn.h"
+#include "insn_vs_capstone.h"
 
 /* What is compared (one bit each). */
 enum {
@@ -572,8 +573,8 @@ static void show(const struct stats *s, const struct cmp *c, unsigned kind)
 
 /* Classify the instruction at @b both ways and compare. Returns our size
  * (0 when we cannot decode it, which is itself a failure). */
-static unsigned one(struct stats *s, csh h, enum etmkit_isa isa,
-		    const uint8_t *b, size_t n, uint64_t addr)
+unsigned one(struct stats *s, csh h, enum etmkit_isa isa,
+	     const uint8_t *b, size_t n, uint64_t addr)
 {
 	struct cmp c;
 	bool bad = false, exc_used[NEXC] = { false };
@@ -650,7 +651,7 @@ static void report(const struct stats *s)
 			       exceptions[e].name);
 }
 
-static void store_le(uint8_t *b, uint32_t v, unsigned n)
+void store_le(uint8_t *b, uint32_t v, unsigned n)
 {
 	for (unsigned i = 0; i < n; i++)
 		b[i] = (uint8_t)(v >> (8 * i));
@@ -659,7 +660,7 @@ static void store_le(uint8_t *b, uint32_t v, unsigned n)
 /* xorshift64*, fixed seed: the same samples on every run. */
 static uint64_t rng_state = 0x2545f4914f6cdd1dull;
 
-static uint32_t rng(void)
+uint32_t rng(void)
 {
 	rng_state ^= rng_state >> 12;
 	rng_state ^= rng_state << 25;
@@ -733,213 +734,6 @@ static int run_kernel(struct stats *st, struct stats *sa, csh ht, csh ha)
 	return 0;
 }
 
-/* ---- A64 ---------------------------------------------------------------- */
-
-static void run_a64_random(struct stats *s, csh h, unsigned long n)
-{
-	uint8_t b[4];
-
-	for (unsigned long i = 0; i < n; i++) {
-		uint64_t addr = ((uint64_t)rng() << 32 | rng()) & ~3ull;
-
-		store_le(b, rng(), 4);
-		one(s, h, etmkit_isa_a64, b, 4, addr);
-	}
-}
-
-static void one_a64(struct stats *s, csh h, uint32_t w)
-{
-	uint8_t b[4];
-	uint64_t addr = ((uint64_t)rng() << 32 | rng()) & ~3ull;
-
-	store_le(b, w, 4);
-	one(s, h, etmkit_isa_a64, b, 4, addr);
-}
-
-/* The "Branches, Exception Generating and System instructions" group
- * (bits [28:26] = 101) is 1/8 of the random words: n/4 more from it, and
- * every value of the fields its decode reads in the classes where
- * capstone's view differs most: "Unconditional branch (register)" (opc,
- * op2, op3 with Rn and op4 in {0, 1, 30, 31}), "Exception generation" (opc,
- * op2, LL) and the op0 00 system space (op1, CRn, CRm, op2, L, Rt in {0,
- * 31}). */
-static void run_a64_branch_sys(struct stats *s, csh h, unsigned long n)
-{
-	static const uint32_t regs[] = { 0, 1, 30, 31 };
-
-	for (unsigned long i = 0; i < n / 4; i++)
-		one_a64(s, h, (rng() & ~0x1c000000u) | 0x14000000u);
-	for (uint32_t f = 0; f < (1u << 15); f++)
-		for (unsigned r = 0; r < 16; r++)
-			one_a64(s, h, 0xd6000000u | f << 10 |
-					      regs[r >> 2] << 5 | regs[r & 3]);
-	for (uint32_t f = 0; f < (1u << 8); f++)
-		one_a64(s, h, 0xd4000000u | (f >> 5) << 21 | (f & 31) |
-				      (rng() & 0xffffu) << 5);
-	for (uint32_t f = 0; f < (1u << 15); f++)
-		for (unsigned rt = 0; rt < 2; rt++)
-			one_a64(s, h, 0xd5000000u | (f >> 14) << 21 |
-					      (f & 0x3fff) << 5 | (rt ? 31 : 0));
-}
-
-/* Every [dump] of a core whose .ini type is AArch64 ("ARM-AA64" or a
- * Cortex-A53/A57) in the ETMv4 and ETE snapshots, word by word; dumps
- * under bindir_32 (ete_ip's AArch32 code) are skipped, and a dump whose
- * bytes and address were already swept (the same kernel for every core)
- * is swept once. */
-#define PATH_LEN 1024
-
-struct dump {
-	char file[256];
-	uint64_t addr, len, off;
-};
-
-#define MAX_DUMPS 512
-
-struct a64_images {
-	unsigned long dumps, bytes;
-	uint64_t seen[MAX_DUMPS * 4];
-	size_t nseen;
-};
-
-static bool a64_core(const char *type)
-{
-	return !strcmp(type, "ARM-AA64") || !strcmp(type, "Cortex-A53") ||
-	       !strcmp(type, "Cortex-A57");
-}
-
-/* FNV-1a of the bytes and the address: the dump's identity. */
-static uint64_t dump_key(const uint8_t *p, size_t n, uint64_t addr)
-{
-	uint64_t h = 0xcbf29ce484222325ull ^ addr;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ p[i]) * 0x100000001b3ull;
-	return h;
-}
-
-static void run_dump(struct stats *s, csh h, struct a64_images *im,
-		     const char *dir, const struct dump *d)
-{
-	char path[PATH_LEN];
-	FILE *f;
-	uint8_t *buf;
-	size_t n;
-	uint64_t key;
-
-	if (strstr(d->file, "bindir_32/") ||
-	    snprintf(path, sizeof(path), "%s/%s", dir, d->file) >=
-		    (int)sizeof(path))
-		return;
-	f = fopen(path, "rb");
-	if (!f)
-		return;
-	buf = malloc(d->len);
-	n = buf && !fseek(f, (long)d->off, SEEK_SET) ? fread(buf, 1, d->len, f)
-						    : 0;
-	fclose(f);
-	key = dump_key(buf, n, d->addr);
-	for (size_t i = 0; i < im->nseen; i++)
-		if (im->seen[i] == key)
-			n = 0;
-	if (n && im->nseen < sizeof(im->seen) / sizeof(im->seen[0]))
-		im->seen[im->nseen++] = key;
-	if (n) {
-		im->dumps++;
-		im->bytes += n;
-	}
-	for (size_t o = 0; o + 4 <= n; o += 4)
-		one(s, h, etmkit_isa_a64, buf + o, 4, d->addr + o);
-	free(buf);
-}
-
-/* One core .ini: [device] type=..., [dump*] file=, address=, length=,
- * offset= (the snapshot format of OpenCSD, docs/snapshot.md). */
-static void run_ini(struct stats *s, csh h, struct a64_images *im,
-		    const char *dir, const char *ini)
-{
-	static struct dump dumps[MAX_DUMPS];
-	char path[PATH_LEN], line[512], type[64] = "";
-	size_t nd = 0;
-	bool in_dump = false;
-	FILE *f;
-
-	if (snprintf(path, sizeof(path), "%s/%s", dir, ini) >=
-	    (int)sizeof(path))
-		return;
-	f = fopen(path, "r");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		char *eq = strchr(line, '=');
-
-		line[strcspn(line, "\r\n")] = 0;
-		if (line[0] == '[') {
-			in_dump = !strncmp(line, "[dump", 5) && nd < MAX_DUMPS;
-			if (in_dump)
-				memset(&dumps[nd++], 0, sizeof(dumps[0]));
-			continue;
-		}
-		if (!eq)
-			continue;
-		*eq++ = 0;
-		if (!strcmp(line, "type"))
-			snprintf(type, sizeof(type), "%s", eq);
-		if (!in_dump)
-			continue;
-		if (!strcmp(line, "file"))
-			snprintf(dumps[nd - 1].file, sizeof(dumps[0].file), "%s",
-				 eq);
-		else if (!strcmp(line, "address"))
-			dumps[nd - 1].addr = strtoull(eq, NULL, 0);
-		else if (!strcmp(line, "length"))
-			dumps[nd - 1].len = strtoull(eq, NULL, 0);
-		else if (!strcmp(line, "offset"))
-			dumps[nd - 1].off = strtoull(eq, NULL, 0);
-	}
-	fclose(f);
-	if (!a64_core(type))
-		return;
-	for (size_t i = 0; i < nd; i++)
-		if (dumps[i].file[0] && dumps[i].len)
-			run_dump(s, h, im, dir, &dumps[i]);
-}
-
-static void run_a64_images(struct stats *s, csh h, struct a64_images *im)
-{
-	static const char *const protocols[] = { "etmv4", "ete" };
-
-	for (size_t p = 0; p < 2; p++) {
-		char top[PATH_LEN];
-		DIR *dt;
-		struct dirent *e;
-
-		snprintf(top, sizeof(top), "%s/testdata/%s", ETMKIT_SHARED_DIR,
-			 protocols[p]);
-		dt = opendir(top);
-		while (dt && (e = readdir(dt))) {
-			char dir[PATH_LEN];
-			DIR *ds;
-			struct dirent *f;
-
-			if (e->d_name[0] == '.' ||
-			    snprintf(dir, sizeof(dir), "%s/%s", top,
-				     e->d_name) >= (int)sizeof(dir))
-				continue;
-			ds = opendir(dir);
-			while (ds && (f = readdir(ds))) {
-				size_t l = strlen(f->d_name);
-
-				if (l > 4 && !strcmp(f->d_name + l - 4, ".ini"))
-					run_ini(s, h, im, dir, f->d_name);
-			}
-			if (ds)
-				closedir(ds);
-		}
-		if (dt)
-			closedir(dt);
-	}
-}
 
 int main(int argc, char **argv)
 {
@@ -952,6 +746,8 @@ int main(int argc, char **argv)
 	static struct stats a64b = { .name = "A64 branch/system",
 				     .a64 = true };
 	static struct stats a64i = { .name = "A64 snapshot dumps",
+				     .a64 = true };
+	static struct stats a64f = { .name = "A64 atom-ending forms",
 				     .a64 = true };
 	static struct a64_images images;
 	/* optional: sample count and seed (defaults fixed, for ctest) */
@@ -979,6 +775,7 @@ int main(int argc, char **argv)
 	run_a64_random(&a64r, h64, n);
 	run_a64_branch_sys(&a64b, h64, n);
 	run_a64_images(&a64i, h64, &images);
+	run_a64_forms(&a64f, h64);
 	have_kernel = have_kernel && images.dumps;
 	cs_close(&ha);
 	cs_close(&ht);
@@ -998,11 +795,13 @@ int main(int argc, char **argv)
 	printf("%-22s (%lu distinct A64 dumps, %lu bytes)\n", "",
 	       images.dumps, images.bytes);
 	report(&a64i);
+	report(&a64f);
 	bad = a32r.unexplained + t16a.unexplained + t32r.unexplained +
 	      kt.unexplained + ka.unexplained + a64r.unexplained +
-	      a64b.unexplained + a64i.unexplained;
+	      a64b.unexplained + a64i.unexplained + a64f.unexplained;
 	total = a32r.compared + t16a.compared + t32r.compared + kt.compared +
-		ka.compared + a64r.compared + a64b.compared + a64i.compared;
+		ka.compared + a64r.compared + a64b.compared + a64i.compared +
+		a64f.compared;
 	printf("exceptions (all runs):\n");
 	for (size_t e = 0; e < NEXC; e++)
 		printf("  %8lu  %s\n            %s\n", exceptions[e].count,
