@@ -47,6 +47,7 @@ enum {
 	SS_MAX_DUMPS = 4096,   /* per device file */
 	SS_MAX_BUFFERS = 4096,
 	SS_MAX_ENTRIES = 4096, /* sections, source and core lines (trace.ini) */
+	SS_MAX_NOTES = 4096,   /* kept; later ones are counted, not kept */
 	SS_MAX_PATH = 4096,
 	/* inih cuts section names to MAX_SECTION - 1 = 49 characters (ini.c);
 	 * two long names that differ past that would silently merge. */
@@ -188,6 +189,8 @@ struct snapshot {
 	size_t nbuffers, cap_buffers;
 	struct snapshot_source *sources;
 	size_t nsources, cap_sources;
+	struct snapshot_note *notes;
+	size_t nnotes, cap_notes;
 };
 
 /* State of one snapshot_open() call. */
@@ -235,6 +238,46 @@ static int fail(struct snapshot_diag *d, int err, const char *path, int line,
 static int fail_nomem(struct snapshot_diag *d, const char *path)
 {
 	return fail(d, -etmkit_err_nomem, path, 0, "out of memory");
+}
+
+/* ---- Notes: what was skipped --------------------------------------------- */
+
+/* Record that @name (in [@section] of @path, line @line) was skipped, with
+ * the reason as a message. Past SS_MAX_NOTES notes, the note is dropped
+ * (the snapshot still opens). */
+static int add_note(struct loader *ld, enum snapshot_note_kind kind,
+		    const char *path, int line, const char *section,
+		    const char *name, const char *fmt, ...) ETMKIT_PRINTF(7, 8);
+
+static int add_note(struct loader *ld, enum snapshot_note_kind kind,
+		    const char *path, int line, const char *section,
+		    const char *name, const char *fmt, ...)
+{
+	struct snapshot *ss = ld->ss;
+	struct snapshot_note *p;
+	char msg[256];
+	va_list ap;
+
+	if (ss->nnotes >= SS_MAX_NOTES)
+		return 0;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	p = vec_room(ss->notes, ss->nnotes, &ss->cap_notes, sizeof(*p));
+	if (!p)
+		return fail_nomem(ld->diag, path);
+	ss->notes = p;
+	p += ss->nnotes;
+	p->kind = kind;
+	p->line = line;
+	p->path = arena_strdup(&ss->arena, path);
+	p->section = arena_strdup(&ss->arena, section);
+	p->name = arena_strdup(&ss->arena, name);
+	p->message = arena_strdup(&ss->arena, msg);
+	if (!p->path || !p->section || !p->name || !p->message)
+		return fail_nomem(ld->diag, path);
+	ss->nnotes++;
+	return 0;
 }
 
 /* ---- Loading a text file ------------------------------------------------- */
@@ -1101,6 +1144,20 @@ static int dev_check(struct loader *ld, const char *path,
 	return dev_check_dumps(ld, path, dp);
 }
 
+/* A dump that maps no bytes: no length (or length 0, "the whole file"),
+ * and a file that is empty. CoreSight Access Library snapshots write such
+ * dumps; they are left out with a note. A file that cannot be examined
+ * here is kept: reading it is the image's job (image.h). */
+static int dump_is_empty(const struct snapshot_dump *d)
+{
+	struct stat st;
+
+	if (d->has_length && d->length)
+		return 0;
+	return stat(d->file, &st) == 0 && S_ISREG(st.st_mode) &&
+	       st.st_size == 0;
+}
+
 /* Move the parsed device into the snapshot, its arrays into the arena. */
 static int dev_commit(struct loader *ld, const char *path,
 		      struct dev_parse *dp)
@@ -1109,7 +1166,8 @@ static int dev_commit(struct loader *ld, const char *path,
 	struct snapshot_device *dev;
 	struct snapshot_reg *regs = NULL;
 	struct snapshot_dump *dumps = NULL;
-	size_t i;
+	size_t i, n = 0;
+	int rc;
 
 	if (dp->dev.nregs &&
 	    !(regs = arena_alloc(&ss->arena, dp->dev.nregs * sizeof(*regs))))
@@ -1124,12 +1182,24 @@ static int dev_commit(struct loader *ld, const char *path,
 	ss->devices = dev;
 	if (dp->dev.nregs)
 		memcpy(regs, dp->regs, dp->dev.nregs * sizeof(*regs));
-	for (i = 0; i < dp->ndumps; i++)
-		dumps[i] = dp->dumps[i].d;
+	for (i = 0; i < dp->ndumps; i++) {
+		const struct dump_build *b = &dp->dumps[i];
+
+		if (!dump_is_empty(&b->d)) {
+			dumps[n++] = b->d;
+			continue;
+		}
+		rc = add_note(ld, snapshot_note_empty_dump, path, b->line,
+			      b->section, b->d.file,
+			      "dump [%s] maps no bytes: %s is empty: skipped",
+			      b->section, base_name(b->d.file));
+		if (rc)
+			return rc;
+	}
 	dp->dev.path = path;
 	dp->dev.regs = regs;
-	dp->dev.dumps = dumps;
-	dp->dev.ndumps = dp->ndumps;
+	dp->dev.dumps = n ? dumps : NULL;
+	dp->dev.ndumps = n;
 	ss->devices[ss->ndevices++] = dp->dev;
 	return 0;
 }
@@ -1415,9 +1485,6 @@ static int trace_add_source(struct loader *ld, const char *path,
 	struct snapshot_source *p;
 	const char *sec = "source_buffers";
 
-	if (!snapshot_find_device(ss, pr->key))
-		return fail(ld->diag, -etmkit_err_format, path, pr->line,
-			    "unknown device %s in [%s]", pr->key, sec);
 	if (!snapshot_find_buffer(ss, pr->value))
 		return fail(ld->diag, -etmkit_err_format, path, pr->line,
 			    "unknown buffer %s for source %s in [%s]",
@@ -1425,6 +1492,13 @@ static int trace_add_source(struct loader *ld, const char *path,
 	if (find_source(ss, pr->key))
 		return fail(ld->diag, -etmkit_err_format, path, pr->line,
 			    "duplicate source %s in [%s]", pr->key, sec);
+	/* Real snapshots list sources whose device file was not written
+	 * (OpenCSD reads them too): left out, with a note. */
+	if (!snapshot_find_device(ss, pr->key))
+		return add_note(ld, snapshot_note_source_no_device, path,
+				pr->line, sec, pr->key,
+				"trace source %s in [%s] has no device file: "
+				"skipped", pr->key, sec);
 	p = vec_room(ss->sources, ss->nsources, &ss->cap_sources, sizeof(*p));
 	if (!p)
 		return fail_nomem(ld->diag, path);
@@ -1448,14 +1522,18 @@ static int trace_set_core(struct loader *ld, const char *path,
 
 	if (!src)
 		return 0;
-	if (!snapshot_find_device(ld->ss, pr->key))
-		return fail(ld->diag, -etmkit_err_format, path, pr->line,
-			    "unknown core device %s for source %s in [%s]",
-			    pr->key, pr->value, sec);
 	if (src->core)
 		return fail(ld->diag, -etmkit_err_format, path, pr->line,
 			    "source %s already has core %s in [%s]",
 			    src->name, src->core, sec);
+	/* A core that no device file describes: the source is kept, with
+	 * no core (so no memory dumps), and a note. */
+	if (!snapshot_find_device(ld->ss, pr->key))
+		return add_note(ld, snapshot_note_core_no_device, path,
+				pr->line, sec, pr->key,
+				"core %s of trace source %s in [%s] has no "
+				"device file: %s is decoded without a core",
+				pr->key, pr->value, sec, pr->value);
 	src->core = pr->key;
 	return 0;
 }
@@ -1568,6 +1646,7 @@ void snapshot_free(struct snapshot *ss)
 	free(ss->devices);
 	free(ss->buffers);
 	free(ss->sources);
+	free(ss->notes);
 	arena_free(&ss->arena);
 	free(ss);
 }
@@ -1631,6 +1710,17 @@ const struct snapshot_source *snapshot_source_at(const struct snapshot *ss,
 						 size_t i)
 {
 	return (ss && i < ss->nsources) ? &ss->sources[i] : NULL;
+}
+
+size_t snapshot_note_count(const struct snapshot *ss)
+{
+	return ss ? ss->nnotes : 0;
+}
+
+const struct snapshot_note *snapshot_note_at(const struct snapshot *ss,
+					     size_t i)
+{
+	return (ss && i < ss->nnotes) ? &ss->notes[i] : NULL;
 }
 
 int snapshot_reg_value(const struct snapshot_device *dev, const char *name,
