@@ -426,6 +426,17 @@ static int explain_ids(const struct cli_input *in, const struct snapshot *ss,
 	return missing;
 }
 
+/* What snapshot_open() skipped (snapshot.h, struct snapshot_note): one
+ * warning each, naming the file and line. */
+static void warn_snapshot_notes(const struct snapshot *ss)
+{
+	for (size_t i = 0; i < snapshot_note_count(ss); i++) {
+		const struct snapshot_note *n = snapshot_note_at(ss, i);
+
+		cli_warn("%s:%d: %s", n->path, n->line, n->message);
+	}
+}
+
 static int resolve_snapshot(struct cli_input *in)
 {
 	struct snapshot *ss = NULL;
@@ -437,6 +448,7 @@ static int resolve_snapshot(struct cli_input *in)
 	err = snapshot_open(&ss, in->snapshot, &d);
 	if (err < 0)
 		return diag_error(&d, err);
+	warn_snapshot_notes(ss);
 	if (snapshot_buffer_count(ss) == 0) {
 		cli_error("snapshot %s lists no trace buffer", in->snapshot);
 		rc = cli_exit_input;

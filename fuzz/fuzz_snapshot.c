@@ -81,6 +81,20 @@ static void check_open(const struct snapshot *ss)
 		if (!b || !b->name || !b->file || !b->format)
 			abort();
 	}
+	/* What was skipped: every note complete; a skipped source is not
+	 * among the sources (snapshot.h, struct snapshot_note). */
+	for (size_t i = 0; i < snapshot_note_count(ss); i++) {
+		const struct snapshot_note *n = snapshot_note_at(ss, i);
+
+		if (!n || !n->path || !n->section || !n->name || !n->message ||
+		    !*n->message || n->line < 0)
+			abort();
+		if (n->kind == snapshot_note_source_no_device &&
+		    snapshot_find_device(ss, n->name))
+			abort();
+	}
+	if (snapshot_note_at(ss, snapshot_note_count(ss)))
+		abort();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -9,7 +9,16 @@
  * source traces), one .ini per device ([device] name/class/type, [regs]
  * NAME(offset)=value, [dump] file/address/length/offset sections) and the
  * binary files they name. snapshot_open() reads and checks all the .ini files
- * (not the binary files) and keeps what they say.
+ * (not the binary files, whose sizes only it looks at) and keeps what they
+ * say. Layer: input (below the packet decoders; the CLI and benchmarks
+ * read snapshots through it).
+ *
+ * Snapshots as real tools write them (issue 17): what a snapshot names but
+ * cannot be used is skipped, not refused, and each skip is a note
+ * (struct snapshot_note) for the caller to show: a trace source with no
+ * device file, a core with no device file, a dump that maps no bytes.
+ * Devices of a type this version does not decode are kept (their protocol
+ * is etmkit_proto_none; the caller skips them). The library never prints.
  */
 #ifndef ETMKIT_SNAPSHOT_H
 #define ETMKIT_SNAPSHOT_H
@@ -70,14 +79,48 @@ struct snapshot_buffer {
 };
 
 /* A trace source as trace.ini's [source_buffers] and [core_trace_sources]
- * name it: one per [source_buffers] line, in file order. A
- * [core_trace_sources] line naming a source that feeds no buffer is
- * ignored (real snapshots list such sources). */
+ * name it: one per [source_buffers] line whose source has a device file,
+ * in file order (one without is skipped: snapshot_note_source_no_device).
+ * A [core_trace_sources] line naming a source that feeds no buffer is
+ * ignored silently (real snapshots list such sources). */
 struct snapshot_source {
 	const char *name;   /* the trace source device name, e.g. "ETM_0" */
 	const char *buffer; /* the buffer it writes to */
 	const char *core;   /* the core device it traces, or NULL if none is
-			       named */
+			       named or the one named has no device file
+			       (snapshot_note_core_no_device) */
+};
+
+/* Why snapshot_open() skipped something the snapshot names. */
+enum snapshot_note_kind {
+	/* [source_buffers] names a trace source that no device file (listed
+	 * in snapshot.ini's [device_list]) describes: the source is left
+	 * out of the sources. */
+	snapshot_note_source_no_device,
+	/* [core_trace_sources] names, for a kept source, a core that no
+	 * device file describes: the source is kept with core NULL (no
+	 * memory dumps; --elf or --image can give the code). */
+	snapshot_note_core_no_device,
+	/* A [dump] that maps no bytes: its file is empty and it has no
+	 * length or length 0. Left out of its device's dumps. */
+	snapshot_note_empty_dump
+};
+
+/* One thing skipped, for the caller to show as a warning. Strings stay
+ * valid until snapshot_free(). */
+struct snapshot_note {
+	enum snapshot_note_kind kind;
+	const char *path;    /* the .ini file that names it */
+	int line;            /* its line there (1-based; for a dump, the
+				[dump] header's) */
+	const char *section; /* "source_buffers", "core_trace_sources",
+				"dump1"... */
+	const char *name;    /* what was skipped: the source's or core's
+				name, the dump's file (resolved path) */
+	const char *message; /* the reason, one line, lower case, no final
+				period: "trace source ETM_8 in
+				[source_buffers] has no device file:
+				skipped" */
 };
 
 struct snapshot;
@@ -85,13 +128,17 @@ struct snapshot;
 /* Read the snapshot in directory @dir. Every string and array reached
  * from *@ss stays valid until snapshot_free(). Limits: 4 MiB per .ini
  * file; lines as long as inih allows (197 characters in its default
- * build); 4096 devices, registers and dumps per device, buffers, sources.
- * Returns 0 and sets *@ss (and leaves @diag's message empty); or
- * -etmkit_err_invalid (NULL arguments), -etmkit_err_io (a file cannot be
- * read), -etmkit_err_format (a file is malformed or inconsistent: missing
- * section or key, bad number, unknown device or buffer named),
- * -etmkit_err_nomem; then @diag (if not NULL) names the file, line and
- * reason. */
+ * build); 4096 devices, registers and dumps per device, buffers, sources,
+ * notes (later notes are not kept).
+ * Returns 0 and sets *@ss (and leaves @diag's message empty; what was
+ * skipped is in snapshot_note_at()); or -etmkit_err_invalid (NULL
+ * arguments), -etmkit_err_io (an .ini file cannot be read: snapshot.ini,
+ * a device file listed in [device_list], trace.ini), -etmkit_err_format
+ * (a file is malformed or inconsistent: missing section or key, bad
+ * number, duplicate name, unknown buffer named, a dump longer than the
+ * address space), -etmkit_err_nomem; then @diag (if not NULL) names the
+ * file, line and reason. Binary files (buffers, dumps) are not read: a
+ * missing one is the reader's error (deformat, image.h). */
 int snapshot_open(struct snapshot **ss, const char *dir,
 		  struct snapshot_diag *diag);
 void snapshot_free(struct snapshot *ss);
@@ -112,6 +159,12 @@ const struct snapshot_buffer *snapshot_find_buffer(const struct snapshot *ss,
 size_t snapshot_source_count(const struct snapshot *ss);
 const struct snapshot_source *snapshot_source_at(const struct snapshot *ss,
 						 size_t i);
+
+/* What snapshot_open() skipped, in the order met (0 notes and NULL for a
+ * NULL @ss or @i out of range). */
+size_t snapshot_note_count(const struct snapshot *ss);
+const struct snapshot_note *snapshot_note_at(const struct snapshot *ss,
+					     size_t i);
 
 /* Register @name (case-insensitive) of @dev. Returns 0 and sets *@value, or
  * -etmkit_err_not_found, or -etmkit_err_invalid (NULL argument). */
