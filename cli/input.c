@@ -274,13 +274,20 @@ static int add_snapshot_sources(struct cli_input *in, const struct snapshot *ss,
 		proto = snapshot_device_protocol(dev);
 		if (proto == etmkit_proto_none ||
 		    !(protos_of(in) & CLI_PROTO(proto))) {
-			if (!quiet && !in->nids)
-				cli_note("%s: skipping %s "
-					 "(type %s): protocol not decoded by this "
-					 "%s", dev->path, dev->name,
-					 dev->type ? dev->type : "?",
-					 proto == etmkit_proto_none ? "version" :
-								      "command");
+			/* A source of a type this version does not decode
+			 * is a warning (issue 17: the snapshot is accepted,
+			 * what is left out is named); one this command does
+			 * not take is a note. */
+			if (!quiet && !in->nids && proto == etmkit_proto_none)
+				cli_warn("%s: skipping %s (type %s): protocol "
+					 "not decoded by this version",
+					 dev->path, dev->name,
+					 dev->type ? dev->type : "?");
+			else if (!quiet && !in->nids)
+				cli_note("%s: skipping %s (type %s): protocol "
+					 "not decoded by this command",
+					 dev->path, dev->name,
+					 dev->type ? dev->type : "?");
 			continue;
 		}
 		if (in->nsrc >= CLI_MAX_IDS)

@@ -4,7 +4,7 @@ of every command; notes once per run and silenced by -q (--quiet), which
 every command takes.
 
 --shared DIR: the shared captures (the TC2 snapshot has PTM and ITM
-sources, which decode and packets skip with a note)."""
+sources, which decode and packets skip with a warning)."""
 import argparse
 import os
 import subprocess
@@ -94,10 +94,12 @@ def main():
             base = [cmd, "--snapshot", tc2, "--json"]
             rc, err = check(base)
             notes = [l for l in err.splitlines() if ": note: " in l]
-            if not any("skipping" in l for l in notes):
-                failures.append("%s: no note of the skipped PTM sources: %r" % (cmd, err))
-            if len(notes) != len(set(notes)):
-                failures.append("%s: a note printed twice: %r" % (cmd, notes))
+            skips = [l for l in err.splitlines()
+                     if ": warning: " in l and "skipping" in l]
+            if not skips:
+                failures.append("%s: no warning of the skipped PTM sources: %r" % (cmd, err))
+            if len(notes) != len(set(notes)) or len(skips) != len(set(skips)):
+                failures.append("%s: a note or warning printed twice: %r" % (cmd, err))
             rc_q, err_q = check(base + ["-q"])
             if rc_q != rc or ": note: " in err_q:
                 failures.append("%s -q: status %d (without: %d), notes %r" % (cmd, rc_q, rc, err_q))
