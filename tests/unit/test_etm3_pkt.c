@@ -774,7 +774,8 @@ static void test_normal_data(void **state)
 	 * 0x80 | 0x11, 0x80 | 0x22, 0x80 | 0x33, 0x80 | 0x44, 0x1a (BE in
 	 * bit 4, A[31:28] = 0xa); value 78 56 34 12. Then 0x26 (A = 1, SS =
 	 * 01) with a 1-byte address 0x05 and value 0xff; then 0x22 (A = 1,
-	 * SS = 00): an address and no value; then 0x02 (A = 0, SS = 00). */
+	 * SS = 00): an address and the value 0, no byte; then 0x02 (A = 0,
+	 * SS = 00). */
 	static const uint8_t b[] = { 0x2e, 0x91, 0xa2, 0xb3, 0xc4, 0x1a, 0x78,
 				     0x56, 0x34, 0x12, 0x26, 0x05, 0xff, 0x22,
 				     0x06, 0x02, 0x84 };
@@ -823,6 +824,47 @@ static void test_data_fields_follow_etmcr(void **state)
 	/* Data tracing off altogether: a data header is an error. */
 	p = decode_body(0, IDR(5), 0, c, sizeof(c), &R);
 	assert_int_equal(p[0].error, -etmkit_err_bad_packet);
+}
+
+/* SS = 00 (header bits [3:2]) with data values traced (ETMCR[2] = 1) is
+ * the value 0 with no value byte, not "no value": Q Table 6.3 (seed 001)
+ * "b00 | Value = 0, no data bytes follow", unchanged in ETMv3 (Q Table
+ * 7.1; digest etmv3.md 4.12 "00 -> none (value 0)"). Only with value
+ * tracing off is there no value at all. */
+static void test_ss00_is_value_zero_when_values_traced(void **state)
+{
+	/* 0x22 = b00100010: A = 1, SS = 00, address 0x06; 0x02: A = 0,
+	 * SS = 00, nothing follows; then a P-header. */
+	static const uint8_t b[] = { 0x22, 0x06, 0x02, 0x84 };
+	struct etm3_packet *p;
+
+	(void)state;
+	p = decode_body(CR_DATA, IDR(5), 0, b, sizeof(b), &R);
+	assert_int_equal(p[0].type, etm3_pkt_normal_data);
+	assert_int_equal(p[0].length, 2);
+	assert_int_equal(p[0].u.data.addr, 6);
+	assert_int_equal(p[0].u.data.has_value, 1);
+	assert_int_equal(p[0].u.data.value, 0);
+	assert_int_equal(p[0].u.data.size, 0);
+	assert_int_equal(p[1].type, etm3_pkt_normal_data);
+	assert_int_equal(p[1].length, 1);
+	assert_int_equal(p[1].u.data.has_value, 1);
+	assert_int_equal(p[1].u.data.value, 0);
+	assert_int_equal(p[2].type, etm3_pkt_p_header);
+	/* Values not traced (ETMCR[2] = 0): the same bytes carry none. */
+	p = decode_body(ETM3_ETMCR_DATA_ADDR, IDR(5), 0, b, sizeof(b), &R);
+	assert_int_equal(p[0].type, etm3_pkt_normal_data);
+	assert_int_equal(p[0].length, 2);
+	assert_int_equal(p[0].u.data.has_value, 0);
+	assert_int_equal(p[1].length, 1);
+	assert_int_equal(p[1].u.data.has_value, 0);
+	assert_int_equal(p[2].type, etm3_pkt_p_header);
+	/* SS = 01 with values off: still no value (the SS bits are ignored). */
+	p = decode_body(ETM3_ETMCR_DATA_ADDR, IDR(5), 0,
+			(const uint8_t[]){ 0x06, 0x84 }, 2, &R);
+	assert_int_equal(p[0].length, 1);
+	assert_int_equal(p[0].u.data.has_value, 0);
+	assert_int_equal(p[1].type, etm3_pkt_p_header);
 }
 
 static void test_value_not_traced_and_markers(void **state)
@@ -1392,6 +1434,7 @@ int main(void)
 		cmocka_unit_test(test_single_byte_packets),
 		cmocka_unit_test(test_normal_data),
 		cmocka_unit_test(test_data_fields_follow_etmcr),
+		cmocka_unit_test(test_ss00_is_value_zero_when_values_traced),
 		cmocka_unit_test(test_value_not_traced_and_markers),
 		cmocka_unit_test(test_out_of_order),
 		cmocka_unit_test(test_ooo_not_consecutive_is_not_a_pair),
