@@ -542,8 +542,11 @@ static int parse_normal_data(struct etm3_pkt_decoder *dec, const uint8_t *p,
 	unsigned vb = dec->info.data_value ? ss_bytes(p[0]) : 0;
 
 	memset(&pkt->u.data, 0, sizeof(pkt->u.data));
-	/* SS = 00 carries no value field (Q Table 7.1, Table 6.3). */
-	pkt->u.data.has_value = vb != 0;
+	/* Q Table 6.3 (seed 001), unchanged in ETMv3 (Q Table 7.1): "b00 |
+	 * Value = 0, no data bytes follow". SS = 00 is the value 0 with no
+	 * value byte, not "no value"; only with value tracing off
+	 * (ETMCR[2] = 0) is there no value (digest etmv3.md 4.12). */
+	pkt->u.data.has_value = dec->info.data_value;
 	pkt->u.data.pair = -1;
 	return parse_data_fields(dec, p, avail, has_addr, vb, pkt);
 }
