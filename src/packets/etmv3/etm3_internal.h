@@ -109,6 +109,48 @@ struct etm3_pkt_decoder {
 	uint8_t have_pending;
 };
 
+/* Unsynced runs are split before their length overflows uint32_t. */
+#define ETM3_UNSYNCED_MAX (1u << 30)
+
+static inline uint64_t off_at(const struct etm3_pkt_decoder *dec, size_t i)
+{
+	return dec->offs ? dec->offs[i] : dec->base + i;
+}
+
+/* Stream position (bytes consumed since reset) of input index i. Replayed
+ * bytes are the last ones before the current chunk. */
+static inline uint64_t stream_at(const struct etm3_pkt_decoder *dec, size_t i)
+{
+	return dec->replaying ? dec->consumed - dec->n + i : dec->consumed + i;
+}
+
+/* etm3_pkt.c: the packets (IHI 0014Q chapter 7). */
+
+/* Decode the packet at p[0..avail) (p[0] is not 0x00). Returns its length
+ * (> 0), 0 when more bytes are needed, or -(length) for a rejected packet
+ * (pkt->why set). Fills pkt's type, size, raw and payload; not offset. */
+int etm3_decode_one(struct etm3_pkt_decoder *dec, const uint8_t *p,
+		    size_t avail, struct etm3_packet *pkt);
+/* Where the search for A-sync restarts in a rejected packet (its length
+ * cut there); see etm3_pkt.c. */
+unsigned etm3_restart_point(const uint8_t *p, int len, unsigned from,
+			    struct etm3_packet *pkt);
+/* Forget every compression reference (digest 5.4). */
+void etm3_reset_state(struct etm3_pkt_decoder *dec);
+/* The bookkeeping after a packet (out-of-order data, 7.4.3; an error
+ * loses sync); @start and @end are its stream positions. */
+void etm3_after_packet(struct etm3_pkt_decoder *dec, struct etm3_packet *pkt,
+		       uint64_t start, uint64_t end);
+/* The synced fast path of etm3_pkt_next(): P-headers and whole packets
+ * into pkts[out..max). Returns the new count of records. */
+size_t etm3_next_synced(struct etm3_pkt_decoder *dec,
+			struct etm3_packet *pkts, size_t out, size_t max);
+
+/* etm3_stream.c: the stream. */
+
+/* Every decode error ends here: resynchronise, or stop if asked to. */
+void etm3_lose_sync(struct etm3_pkt_decoder *dec);
+
 /* Build the header and P-header tables for the decoder's configuration. */
 void etm3_build_tables(struct etm3_pkt_decoder *dec);
 
