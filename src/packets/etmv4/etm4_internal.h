@@ -127,6 +127,31 @@ struct etm4_pkt_decoder {
 	uint8_t have_pending;
 };
 
+/* Unsynced runs (and runs of zeros) are split before their length
+ * overflows uint32_t. */
+#define ETM4_UNSYNCED_MAX (1u << 30)
+
+static inline uint64_t off_at(const struct etm4_pkt_decoder *dec, size_t i)
+{
+	return dec->offs ? dec->offs[i] : dec->base + i;
+}
+
+/* etm4_pkt.c: the packets (digest 4, 5). */
+
+/* Decode the packet at p[0..avail) (p[0] is not 0x00); returns its length,
+ * 0 when more bytes are needed, or -(length) for a rejected packet. */
+int etm4_decode_one(struct etm4_pkt_decoder *dec, const uint8_t *p,
+		    size_t avail, struct etm4_packet *pkt);
+/* Where the search for A-sync restarts in a rejected packet of -@len
+ * bytes (the record cut there); see etm4_pkt.c. */
+unsigned etm4_restart_point(const uint8_t *p, int len, struct etm4_packet *pkt);
+/* Forget every reference (after reset and after losing sync). */
+void etm4_reset_state(struct etm4_pkt_decoder *dec);
+/* The synced fast path of etm4_pkt_next(): whole packets into
+ * pkts[out..max). Returns the new count of records. */
+size_t etm4_next_synced(struct etm4_pkt_decoder *dec,
+			struct etm4_packet *pkts, size_t out, size_t max);
+
 /* Build the header tables for the decoder's configuration. */
 void etm4_build_tables(struct etm4_pkt_decoder *dec);
 
