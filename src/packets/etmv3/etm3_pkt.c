@@ -833,21 +833,21 @@ static void make_run(const struct etm3_pkt_decoder *dec, size_t pos, size_t end,
 	pkt->size = 1;
 	pkt->error = 0;
 	pkt->length = (uint32_t)(end - pos);
-	pkt->raw[0] = dec->buf[pos];
-	pkt->u.run.headers = dec->buf + pos;
-	pkt->u.run.offsets = dec->offs ? dec->offs + pos : NULL;
+	pkt->raw[0] = dec->in.buf[pos];
+	pkt->u.run.headers = dec->in.buf + pos;
+	pkt->u.run.offsets = dec->in.offs ? dec->in.offs + pos : NULL;
 	pkt->u.run.count = (uint32_t)(end - pos);
 }
 
 /* The synced path: P-headers and whole packets, as long as they come.
  * Anything else (an A-sync, a packet cut by the end of the input, an
- * error) is left at dec->pos for next_slow(). Returns the new count of
+ * error) is left at dec->in.pos for next_slow(). Returns the new count of
  * records in pkts[]. */
 size_t etm3_next_synced(struct etm3_pkt_decoder *dec,
 			  struct etm3_packet *pkts, size_t out, size_t max)
 {
-	const uint8_t *buf = dec->buf;
-	size_t pos = dec->pos, n = dec->n;
+	const uint8_t *buf = dec->in.buf;
+	size_t pos = dec->in.pos, n = dec->in.n;
 	int runs = !!(dec->cfg.flags & ETM3_CFG_P_HEADER_RUNS);
 
 	while (out < max && pos < n) {
@@ -865,8 +865,8 @@ size_t etm3_next_synced(struct etm3_pkt_decoder *dec,
 				make_run(dec, pos, end, pkt);
 				out++;
 			} else {
-				fill_p_headers(dec->ph, buf, pos, end, dec->offs,
-					       dec->base, pkt);
+				fill_p_headers(dec->ph, buf, pos, end, dec->in.offs,
+					       dec->in.base, pkt);
 				out += end - pos;
 			}
 			pos = end;
@@ -888,7 +888,7 @@ size_t etm3_next_synced(struct etm3_pkt_decoder *dec,
 		pos += (size_t)len;
 		out++;
 	}
-	dec->pos = pos;
+	dec->in.pos = pos;
 	return out;
 }
 

@@ -45,19 +45,11 @@ void etm3_pkt_reset(struct etm3_pkt_decoder *dec)
 {
 	if (!dec)
 		return;
-	dec->buf = NULL;
-	dec->offs = NULL;
-	dec->n = dec->pos = 0;
-	dec->finished = 0;
-	dec->stopped = 0;
-	dec->gap = 0;
-	dec->replaying = 0;
-	dec->part_len = 0;
+	pkt_stream_reset(&dec->in);
 	dec->scan = etm3_scan_unsynced;
 	dec->zeros = 0;
 	dec->uns_len = 0;
 	dec->have_pending = 0;
-	dec->consumed = 0;
 	etm3_reset_state(dec);
 }
 
@@ -69,34 +61,23 @@ int etm3_pkt_synced(const struct etm3_pkt_decoder *dec)
 int etm3_pkt_feed(struct etm3_pkt_decoder *dec, const uint8_t *buf, size_t n,
 		  const uint64_t *offsets, uint64_t base)
 {
-	if (!dec || (!buf && n))
+	if (!dec)
 		return -etmkit_err_invalid;
-	if (dec->stopped)
-		return -etmkit_err_bad_packet;
-	if (dec->pos < dec->n || dec->finished)
-		return -etmkit_err_invalid;
-	dec->consumed += dec->n;
-	dec->buf = buf;
-	dec->n = n;
-	dec->pos = 0;
-	dec->offs = offsets;
-	dec->base = base;
-	return 0;
+	return pkt_stream_feed(&dec->in, buf, n, offsets, base);
 }
 
 int etm3_pkt_gap(struct etm3_pkt_decoder *dec)
 {
-	if (!dec || dec->pos < dec->n)
+	if (!dec)
 		return -etmkit_err_invalid;
-	dec->gap = 1;
-	return 0;
+	return pkt_stream_gap(&dec->in);
 }
 
 int etm3_pkt_finish(struct etm3_pkt_decoder *dec)
 {
 	if (!dec)
 		return -etmkit_err_invalid;
-	dec->finished = 1;
+	dec->in.finished = 1;
 	return 0;
 }
 
@@ -115,7 +96,7 @@ static void drop_sync(struct etm3_pkt_decoder *dec)
 void etm3_lose_sync(struct etm3_pkt_decoder *dec)
 {
 	if (dec->cfg.flags & ETM3_CFG_STOP_ON_ERROR)
-		dec->stopped = 1;
+		dec->in.stopped = 1;
 	drop_sync(dec);
 }
 
@@ -181,16 +162,16 @@ static int split_unsynced(struct etm3_pkt_decoder *dec, struct etm3_packet *out)
 static int scan_unsynced(struct etm3_pkt_decoder *dec, struct etm3_packet *out,
 			 size_t room)
 {
-	while (dec->pos < dec->n) {
-		uint8_t b = dec->buf[dec->pos];
-		uint64_t off = off_at(dec, dec->pos);
+	while (dec->in.pos < dec->in.n) {
+		uint8_t b = dec->in.buf[dec->in.pos];
+		uint64_t off = off_at(dec, dec->in.pos);
 
 		if (dec->uns_len == 0)
 			dec->uns_off = off;
 		if (dec->uns_len < ETM3_PKT_MAX_BYTES)
 			dec->uns_raw[dec->uns_len] = b;
 		dec->uns_len++;
-		dec->pos++;
+		dec->in.pos++;
 		if (b == 0x00) {
 			dec->zero_off[dec->zeros % 5] = off;
 			dec->zeros++;
@@ -248,19 +229,19 @@ static int async_too_long(struct etm3_pkt_decoder *dec, struct etm3_packet *out)
  * (0 or 1). */
 static int scan_async(struct etm3_pkt_decoder *dec, struct etm3_packet *out)
 {
-	while (dec->pos < dec->n) {
-		uint8_t b = dec->buf[dec->pos];
+	while (dec->in.pos < dec->in.n) {
+		uint8_t b = dec->in.buf[dec->in.pos];
 
 		if (b == 0x00) {
-			dec->zero_off[dec->zeros % 5] = off_at(dec, dec->pos);
+			dec->zero_off[dec->zeros % 5] = off_at(dec, dec->in.pos);
 			dec->zeros++;
-			dec->pos++;
+			dec->in.pos++;
 			if (dec->zeros >= dec->uns_max)
 				return async_too_long(dec, out);
 			continue;
 		}
 		if (b == 0x80 && dec->zeros >= 5) {
-			dec->pos++;
+			dec->in.pos++;
 			make_async(out, dec->async_off, dec->zeros);
 			dec->scan = etm3_scan_synced;
 			dec->zeros = 0;
@@ -278,72 +259,42 @@ static int scan_async(struct etm3_pkt_decoder *dec, struct etm3_packet *out)
 
 /* ---- The record loop ------------------------------------------------------ */
 
-/* Make @n kept bytes (with their offsets) the input, setting the current
- * input aside until they are used up (see etm3_pkt_next()). */
-static void replay(struct etm3_pkt_decoder *dec, const uint8_t *b,
-		   const uint64_t *offs, size_t n)
-{
-	memmove(dec->rp_buf, b, n);
-	memmove(dec->rp_offs, offs, n * sizeof(*offs));
-	dec->sv_buf = dec->buf;
-	dec->sv_offs = dec->offs;
-	dec->sv_base = dec->base;
-	dec->sv_n = dec->n;
-	dec->sv_pos = dec->pos;
-	dec->buf = dec->rp_buf;
-	dec->offs = dec->rp_offs;
-	dec->n = n;
-	dec->pos = 0;
-	dec->replaying = 1;
-}
-
-/* Replayed bytes used up: back to the input set aside. */
-static void end_replay(struct etm3_pkt_decoder *dec)
-{
-	dec->buf = dec->sv_buf;
-	dec->offs = dec->sv_offs;
-	dec->base = dec->sv_base;
-	dec->n = dec->sv_n;
-	dec->pos = dec->sv_pos;
-	dec->replaying = 0;
-}
-
 /* Complete a packet begun in an earlier chunk. Returns records written. */
 static int resume_partial(struct etm3_pkt_decoder *dec, struct etm3_packet *pkt)
 {
 	uint8_t tmp[ETM3_PKT_MAX_BYTES];
-	size_t have = dec->part_len;
-	size_t take = dec->n - dec->pos;
+	size_t have = dec->in.part_len;
+	size_t take = dec->in.n - dec->in.pos;
 	int len;
 
 	if (take > sizeof(tmp) - have)
 		take = sizeof(tmp) - have;
-	memcpy(tmp, dec->part, have);
-	memcpy(tmp + have, dec->buf + dec->pos, take);
+	memcpy(tmp, dec->in.part, have);
+	memcpy(tmp + have, dec->in.buf + dec->in.pos, take);
 	len = etm3_decode_one(dec, tmp, have + take, pkt);
 	if (len == 0) {
 		/* Still short: everything given so far is kept. */
-		memcpy(dec->part, tmp, have + take);
+		memcpy(dec->in.part, tmp, have + take);
 		for (size_t i = 0; i < take; i++)
-			dec->part_offs[have + i] = off_at(dec, dec->pos + i);
-		dec->part_len = (uint8_t)(have + take);
-		dec->pos += take;
+			dec->in.part_offs[have + i] = off_at(dec, dec->in.pos + i);
+		dec->in.part_len = (uint8_t)(have + take);
+		dec->in.pos += take;
 		return 0;
 	}
-	pkt->offset = dec->part_off;
-	dec->part_len = 0;
+	pkt->offset = dec->in.part_off;
+	dec->in.part_len = 0;
 	if (len < 0) {
 		size_t k = etm3_restart_point(tmp, len, 1, pkt);
 
 		if (k < have) {
 			/* The search restarts inside the bytes kept from
 			 * earlier chunks: scan them again first. */
-			replay(dec, dec->part + k, dec->part_offs + k, have - k);
+			pkt_stream_replay(&dec->in, dec->in.part + k, dec->in.part_offs + k, have - k);
 			return 1;
 		}
 		len = -(int)k;
 	}
-	dec->pos += (size_t)(len < 0 ? -len : len) - have;
+	dec->in.pos += (size_t)(len < 0 ? -len : len) - have;
 	return 1;
 }
 
@@ -351,18 +302,18 @@ static int resume_partial(struct etm3_pkt_decoder *dec, struct etm3_packet *pkt)
  * unfinished A-sync. */
 static int flush_final(struct etm3_pkt_decoder *dec, struct etm3_packet *pkt)
 {
-	if (dec->part_len) {
-		int len = etm3_decode_one(dec, dec->part, dec->part_len, pkt);
+	if (dec->in.part_len) {
+		int len = etm3_decode_one(dec, dec->in.part, dec->in.part_len, pkt);
 
 		if (len == 0) {
-			pkt->length = dec->part_len;
-			pkt->size = dec->part_len;
-			memcpy(pkt->raw, dec->part, dec->part_len);
+			pkt->length = dec->in.part_len;
+			pkt->size = dec->in.part_len;
+			memcpy(pkt->raw, dec->in.part, dec->in.part_len);
 			pkt->error = -etmkit_err_truncated;
 			pkt->why = "input ends inside the packet";
 		}
-		pkt->offset = dec->part_off;
-		dec->part_len = 0;
+		pkt->offset = dec->in.part_off;
+		dec->in.part_len = 0;
 		drop_sync(dec);
 		return 1;
 	}
@@ -386,45 +337,45 @@ static int flush_final(struct etm3_pkt_decoder *dec, struct etm3_packet *pkt)
 static int next_slow(struct etm3_pkt_decoder *dec, struct etm3_packet *out,
 		     size_t room)
 {
-	size_t pos = dec->pos;
+	size_t pos = dec->in.pos;
 	int len;
 
-	if (dec->part_len) {
-		uint64_t start = stream_at(dec, pos) - dec->part_len;
+	if (dec->in.part_len) {
+		uint64_t start = stream_at(dec, pos) - dec->in.part_len;
 
 		if (!resume_partial(dec, out))
 			return 0;
-		etm3_after_packet(dec, out, start, stream_at(dec, dec->pos));
+		etm3_after_packet(dec, out, start, stream_at(dec, dec->in.pos));
 		return 1;
 	}
 	if (dec->scan == etm3_scan_unsynced)
 		return scan_unsynced(dec, out, room);
 	if (dec->scan == etm3_scan_async)
 		return scan_async(dec, out);
-	if (dec->buf[pos] == 0x00) {
+	if (dec->in.buf[pos] == 0x00) {
 		dec->scan = etm3_scan_async;
 		dec->async_off = off_at(dec, pos);
 		dec->zero_off[0] = dec->async_off;
 		dec->zeros = 1;
-		dec->pos++;
+		dec->in.pos++;
 		return 0;
 	}
-	len = etm3_decode_one(dec, dec->buf + pos, dec->n - pos, out);
+	len = etm3_decode_one(dec, dec->in.buf + pos, dec->in.n - pos, out);
 	if (len == 0) {
 		/* Cut by the end of the chunk: keep the bytes. */
-		dec->part_len = (uint8_t)(dec->n - pos);
-		memcpy(dec->part, dec->buf + pos, dec->part_len);
-		for (size_t i = 0; i < dec->part_len; i++)
-			dec->part_offs[i] = off_at(dec, pos + i);
-		dec->part_off = dec->part_offs[0];
-		dec->pos = dec->n;
+		dec->in.part_len = (uint8_t)(dec->in.n - pos);
+		memcpy(dec->in.part, dec->in.buf + pos, dec->in.part_len);
+		for (size_t i = 0; i < dec->in.part_len; i++)
+			dec->in.part_offs[i] = off_at(dec, pos + i);
+		dec->in.part_off = dec->in.part_offs[0];
+		dec->in.pos = dec->in.n;
 		return 0;
 	}
 	if (len < 0)
-		len = -(int)etm3_restart_point(dec->buf + pos, len, 1, out);
+		len = -(int)etm3_restart_point(dec->in.buf + pos, len, 1, out);
 	out->offset = off_at(dec, pos);
-	dec->pos = pos + (size_t)(len < 0 ? -len : len);
-	etm3_after_packet(dec, out, stream_at(dec, pos), stream_at(dec, dec->pos));
+	dec->in.pos = pos + (size_t)(len < 0 ? -len : len);
+	etm3_after_packet(dec, out, stream_at(dec, pos), stream_at(dec, dec->in.pos));
 	return 1;
 }
 
@@ -435,16 +386,16 @@ static int handle_gap(struct etm3_pkt_decoder *dec, struct etm3_packet *pkt)
 {
 	int n = 0;
 
-	dec->gap = 0;
-	if (dec->part_len) {
-		etm3_decode_one(dec, dec->part, dec->part_len, pkt);
-		pkt->offset = dec->part_off;
-		pkt->length = dec->part_len;
-		pkt->size = dec->part_len;
-		memcpy(pkt->raw, dec->part, dec->part_len);
+	dec->in.gap = 0;
+	if (dec->in.part_len) {
+		etm3_decode_one(dec, dec->in.part, dec->in.part_len, pkt);
+		pkt->offset = dec->in.part_off;
+		pkt->length = dec->in.part_len;
+		pkt->size = dec->in.part_len;
+		memcpy(pkt->raw, dec->in.part, dec->in.part_len);
 		pkt->error = -etmkit_err_bad_frame;
 		pkt->why = "packet cut by data lost in transport";
-		dec->part_len = 0;
+		dec->in.part_len = 0;
 		n = 1;
 	} else if (dec->scan == etm3_scan_async) {
 		make_bad_zeros(pkt, dec->async_off, dec->zeros, -etmkit_err_bad_frame,
@@ -472,26 +423,26 @@ int etm3_pkt_next(struct etm3_pkt_decoder *dec, struct etm3_packet *pkts,
 		pkts[out++] = dec->pending;
 		dec->have_pending = 0;
 	}
-	if (dec->gap && out < max && !dec->stopped)
+	if (dec->in.gap && out < max && !dec->in.stopped)
 		out += (size_t)handle_gap(dec, &pkts[out]);
-	while (out < max && !dec->stopped) {
-		if (dec->scan == etm3_scan_synced && !dec->part_len) {
+	while (out < max && !dec->in.stopped) {
+		if (dec->scan == etm3_scan_synced && !dec->in.part_len) {
 			out = etm3_next_synced(dec, pkts, out, max);
 			if (out >= max)
 				break;
 		}
-		if (dec->pos >= dec->n) {
-			if (dec->replaying) {
-				end_replay(dec);
+		if (dec->in.pos >= dec->in.n) {
+			if (dec->in.replaying) {
+				pkt_stream_end_replay(&dec->in);
 				continue;
 			}
-			if (dec->finished)
+			if (dec->in.finished)
 				out += (size_t)flush_final(dec, &pkts[out]);
 			break;
 		}
 		out += (size_t)next_slow(dec, &pkts[out], max - out);
 	}
 	if (out == 0)
-		return dec->stopped ? -etmkit_err_bad_packet : -etmkit_err_eos;
+		return dec->in.stopped ? -etmkit_err_bad_packet : -etmkit_err_eos;
 	return (int)out;
 }

@@ -779,8 +779,8 @@ static inline unsigned fast_other(int len, const uint8_t *p, size_t pos,
 static unsigned synced_other(struct etm4_pkt_decoder *dec, size_t pos,
 			     struct etm4_packet *pkt)
 {
-	const uint8_t *p = dec->buf + pos;
-	size_t avail = dec->n - pos;
+	const uint8_t *p = dec->in.buf + pos;
+	size_t avail = dec->in.n - pos;
 	unsigned k = dec->kind[p[0]];
 	int len;
 
@@ -854,9 +854,9 @@ static inline unsigned run_address(struct etm4_pkt_decoder *dec,
 static size_t make_run(struct etm4_pkt_decoder *dec, size_t pos, int addrs,
 		       struct etm4_packet *pkt)
 {
-	const uint8_t *buf = dec->buf;
+	const uint8_t *buf = dec->in.buf;
 	const struct etm4_atoms *atoms = dec->atoms;
-	size_t n = dec->n;
+	size_t n = dec->in.n;
 	/* count fits 32 bits, an address packet included */
 	size_t lim = n - pos < UINT32_MAX - 16 ? n : pos + UINT32_MAX - 16;
 	uint32_t a0 = dec->nraddr;
@@ -886,7 +886,7 @@ static size_t make_run(struct etm4_pkt_decoder *dec, size_t pos, int addrs,
 	pkt->length = (uint32_t)(end - pos);
 	pkt->raw[0] = buf[pos];
 	pkt->u.run.headers = buf + pos;
-	pkt->u.run.offsets = dec->offs ? dec->offs + pos : NULL;
+	pkt->u.run.offsets = dec->in.offs ? dec->in.offs + pos : NULL;
 	pkt->u.run.count = (uint32_t)(end - pos);
 	pkt->u.run.naddr = dec->nraddr - a0;
 	pkt->u.run.addrs = dec->nraddr > a0 ? &dec->raddr[a0] : NULL;
@@ -896,19 +896,19 @@ static size_t make_run(struct etm4_pkt_decoder *dec, size_t pos, int addrs,
 /* The synced path: whole packets as long as they come, one-byte packets
  * from their templates and the commonest others inline (most of a typical
  * stream, digest 9). Anything else (a 0x00 header, a packet cut by the end
- * of the input, an error) is left at dec->pos for next_slow(). Records get
+ * of the input, an error) is left at dec->in.pos for next_slow(). Records get
  * input positions first, turned into offsets at the end: the loop keeps
  * fewer values live. Returns the new count of records in pkts[]. */
 size_t etm4_next_synced(struct etm4_pkt_decoder *dec,
 			  struct etm4_packet *pkts, size_t out, size_t max)
 {
-	const uint8_t *buf = dec->buf;
+	const uint8_t *buf = dec->in.buf;
 	const struct etm4_tmpl *tmpl = dec->tmpl;
 	const struct etm4_atoms *atoms = dec->atoms;
 	unsigned flags = dec->cfg.flags;
 	int addrs = !!(flags & ETM4_CFG_ADDR_RUNS);
 	int runs = addrs || (flags & ETM4_CFG_ATOM_RUNS);
-	size_t pos = dec->pos, n = dec->n, first = out;
+	size_t pos = dec->in.pos, n = dec->in.n, first = out;
 
 	while (out < max && pos < n) {
 		uint8_t b = buf[pos];
@@ -944,14 +944,14 @@ size_t etm4_next_synced(struct etm4_pkt_decoder *dec,
 		pos += len;
 		out++;
 	}
-	if (dec->offs) {
+	if (dec->in.offs) {
 		for (size_t i = first; i < out; i++)
-			pkts[i].offset = dec->offs[pkts[i].offset];
-	} else if (dec->base) {
+			pkts[i].offset = dec->in.offs[pkts[i].offset];
+	} else if (dec->in.base) {
 		for (size_t i = first; i < out; i++)
-			pkts[i].offset += dec->base;
+			pkts[i].offset += dec->in.base;
 	}
-	dec->pos = pos;
+	dec->in.pos = pos;
 	return out;
 }
 

@@ -45,14 +45,7 @@ void etm4_pkt_reset(struct etm4_pkt_decoder *dec)
 {
 	if (!dec)
 		return;
-	dec->buf = NULL;
-	dec->offs = NULL;
-	dec->n = dec->pos = 0;
-	dec->finished = 0;
-	dec->stopped = 0;
-	dec->gap = 0;
-	dec->replaying = 0;
-	dec->part_len = 0;
+	pkt_stream_reset(&dec->in);
 	dec->scan = etm4_scan_unsynced;
 	dec->zeros = 0;
 	dec->uns_len = 0;
@@ -68,33 +61,23 @@ const struct etm4_config_info *etm4_pkt_config(const struct etm4_pkt_decoder *de
 int etm4_pkt_feed(struct etm4_pkt_decoder *dec, const uint8_t *buf, size_t n,
 		  const uint64_t *offsets, uint64_t base)
 {
-	if (!dec || (!buf && n))
+	if (!dec)
 		return -etmkit_err_invalid;
-	if (dec->stopped)
-		return -etmkit_err_bad_packet;
-	if (dec->pos < dec->n || dec->finished)
-		return -etmkit_err_invalid;
-	dec->buf = buf;
-	dec->n = n;
-	dec->pos = 0;
-	dec->offs = offsets;
-	dec->base = base;
-	return 0;
+	return pkt_stream_feed(&dec->in, buf, n, offsets, base);
 }
 
 int etm4_pkt_gap(struct etm4_pkt_decoder *dec)
 {
-	if (!dec || dec->pos < dec->n)
+	if (!dec)
 		return -etmkit_err_invalid;
-	dec->gap = 1;
-	return 0;
+	return pkt_stream_gap(&dec->in);
 }
 
 int etm4_pkt_finish(struct etm4_pkt_decoder *dec)
 {
 	if (!dec)
 		return -etmkit_err_invalid;
-	dec->finished = 1;
+	dec->in.finished = 1;
 	return 0;
 }
 
@@ -113,7 +96,7 @@ static void drop_sync(struct etm4_pkt_decoder *dec)
 static void lose_sync(struct etm4_pkt_decoder *dec)
 {
 	if (dec->cfg.flags & ETM4_CFG_STOP_ON_ERROR)
-		dec->stopped = 1;
+		dec->in.stopped = 1;
 	drop_sync(dec);
 }
 
@@ -207,16 +190,16 @@ static int put_async(struct etm4_pkt_decoder *dec, struct etm4_packet *out,
 static int scan_unsynced(struct etm4_pkt_decoder *dec, struct etm4_packet *out,
 			 size_t room)
 {
-	while (dec->pos < dec->n) {
-		uint8_t b = dec->buf[dec->pos];
-		uint64_t off = off_at(dec, dec->pos);
+	while (dec->in.pos < dec->in.n) {
+		uint8_t b = dec->in.buf[dec->in.pos];
+		uint64_t off = off_at(dec, dec->in.pos);
 
 		if (dec->uns_len == 0)
 			dec->uns_off = off;
 		if (dec->uns_len < ETM4_PKT_MAX_BYTES)
 			dec->uns_raw[dec->uns_len] = b;
 		dec->uns_len++;
-		dec->pos++;
+		dec->in.pos++;
 		if (b == 0x00) {
 			note_zero(dec, off);
 			if (dec->uns_len >= dec->uns_max)
@@ -270,18 +253,18 @@ static int zeros_too_long(struct etm4_pkt_decoder *dec, struct etm4_packet *out)
 static int scan_zeros(struct etm4_pkt_decoder *dec, struct etm4_packet *out,
 		      size_t room)
 {
-	while (dec->pos < dec->n) {
-		uint8_t b = dec->buf[dec->pos];
+	while (dec->in.pos < dec->in.n) {
+		uint8_t b = dec->in.buf[dec->in.pos];
 
 		if (b == 0x00) {
-			note_zero(dec, off_at(dec, dec->pos));
-			dec->pos++;
+			note_zero(dec, off_at(dec, dec->in.pos));
+			dec->in.pos++;
 			if (dec->zeros >= dec->uns_max)
 				return zeros_too_long(dec, out);
 			continue;
 		}
 		if (dec->zeros == 1) {
-			dec->pos++;
+			dec->in.pos++;
 			make_zeros(out, b == 0x03 ? etm4_pkt_discard :
 					b == 0x05 ? etm4_pkt_overflow :
 						    etm4_pkt_reserved,
@@ -299,7 +282,7 @@ static int scan_zeros(struct etm4_pkt_decoder *dec, struct etm4_packet *out,
 			return 1;
 		}
 		if (b == 0x80 && dec->zeros == ETM4_ASYNC_ZEROS) {
-			dec->pos++;
+			dec->in.pos++;
 			make_async(out, dec->zeros_off);
 			dec->scan = etm4_scan_synced;
 			dec->zeros = 0;
@@ -308,13 +291,13 @@ static int scan_zeros(struct etm4_pkt_decoder *dec, struct etm4_packet *out,
 		if (b == 0x80 && dec->zeros > ETM4_ASYNC_ZEROS) {
 			uint64_t aoff = async_start(dec);
 
-			dec->pos++;
+			dec->in.pos++;
 			make_bad_zeros(out, dec->zeros_off,
 				       dec->zeros - ETM4_ASYNC_ZEROS,
 				       -etmkit_err_bad_packet,
 				       "A-sync: more than 11 zeros");
 			lose_sync(dec);
-			if (dec->stopped)
+			if (dec->in.stopped)
 				return 1;
 			dec->scan = etm4_scan_synced;
 			return put_async(dec, out, 1, room, aoff);
@@ -331,84 +314,54 @@ static int scan_zeros(struct etm4_pkt_decoder *dec, struct etm4_packet *out,
 
 /* ---- The record loop ------------------------------------------------------ */
 
-/* Make @n kept bytes (with their offsets) the input, setting the current
- * input aside until they are used up (see etm4_pkt_next()). */
-static void replay(struct etm4_pkt_decoder *dec, const uint8_t *b,
-		   const uint64_t *offs, size_t n)
-{
-	memmove(dec->rp_buf, b, n);
-	memmove(dec->rp_offs, offs, n * sizeof(*offs));
-	dec->sv_buf = dec->buf;
-	dec->sv_offs = dec->offs;
-	dec->sv_base = dec->base;
-	dec->sv_n = dec->n;
-	dec->sv_pos = dec->pos;
-	dec->buf = dec->rp_buf;
-	dec->offs = dec->rp_offs;
-	dec->n = n;
-	dec->pos = 0;
-	dec->replaying = 1;
-}
-
-/* Replayed bytes used up: back to the input set aside. */
-static void end_replay(struct etm4_pkt_decoder *dec)
-{
-	dec->buf = dec->sv_buf;
-	dec->offs = dec->sv_offs;
-	dec->base = dec->sv_base;
-	dec->n = dec->sv_n;
-	dec->pos = dec->sv_pos;
-	dec->replaying = 0;
-}
-
 /* Keep the bytes from @pos to the end of the input: a packet cut by the
  * end of the chunk. */
 static void keep_partial(struct etm4_pkt_decoder *dec, size_t pos)
 {
-	dec->part_len = (uint8_t)(dec->n - pos);
-	memcpy(dec->part, dec->buf + pos, dec->part_len);
-	for (size_t i = 0; i < dec->part_len; i++)
-		dec->part_offs[i] = off_at(dec, pos + i);
-	dec->part_off = dec->part_offs[0];
-	dec->pos = dec->n;
+	dec->in.part_len = (uint8_t)(dec->in.n - pos);
+	memcpy(dec->in.part, dec->in.buf + pos, dec->in.part_len);
+	for (size_t i = 0; i < dec->in.part_len; i++)
+		dec->in.part_offs[i] = off_at(dec, pos + i);
+	dec->in.part_off = dec->in.part_offs[0];
+	dec->in.pos = dec->in.n;
 }
 
 /* Complete a packet begun in an earlier chunk. Returns records written. */
 static int resume_partial(struct etm4_pkt_decoder *dec, struct etm4_packet *pkt)
 {
 	uint8_t tmp[ETM4_PKT_MAX_BYTES];
-	size_t have = dec->part_len;
-	size_t take = dec->n - dec->pos;
+	size_t have = dec->in.part_len;
+	size_t take = dec->in.n - dec->in.pos;
 	int len;
 
 	if (take > sizeof(tmp) - have)
 		take = sizeof(tmp) - have;
-	memcpy(tmp, dec->part, have);
-	memcpy(tmp + have, dec->buf + dec->pos, take);
+	memcpy(tmp, dec->in.part, have);
+	memcpy(tmp + have, dec->in.buf + dec->in.pos, take);
 	len = etm4_decode_one(dec, tmp, have + take, pkt);
 	if (len == 0) {
 		/* Still short: everything given so far is kept. */
-		memcpy(dec->part, tmp, have + take);
+		memcpy(dec->in.part, tmp, have + take);
 		for (size_t i = 0; i < take; i++)
-			dec->part_offs[have + i] = off_at(dec, dec->pos + i);
-		dec->part_len = (uint8_t)(have + take);
-		dec->pos += take;
+			dec->in.part_offs[have + i] = off_at(dec, dec->in.pos + i);
+		dec->in.part_len = (uint8_t)(have + take);
+		dec->in.pos += take;
 		return 0;
 	}
-	pkt->offset = dec->part_off;
-	dec->part_len = 0;
+	pkt->offset = dec->in.part_off;
+	dec->in.part_len = 0;
 	if (len < 0) {
 		size_t k = etm4_restart_point(tmp, len, pkt);
 
 		if (k < have) {
 			/* The search restarts inside the bytes kept from
 			 * earlier chunks: scan them again first. */
-			replay(dec, dec->part + k, dec->part_offs + k, have - k);
+			pkt_stream_replay(&dec->in, dec->in.part + k, dec->in.part_offs + k, have - k);
 			return 1;
 		}
 		len = -(int)k;
 	}
-	dec->pos += (size_t)(len < 0 ? -len : len) - have;
+	dec->in.pos += (size_t)(len < 0 ? -len : len) - have;
 	return 1;
 }
 
@@ -422,18 +375,18 @@ static void after_packet(struct etm4_pkt_decoder *dec, const struct etm4_packet 
  * unfinished zeros. */
 static int flush_final(struct etm4_pkt_decoder *dec, struct etm4_packet *pkt)
 {
-	if (dec->part_len) {
-		int len = etm4_decode_one(dec, dec->part, dec->part_len, pkt);
+	if (dec->in.part_len) {
+		int len = etm4_decode_one(dec, dec->in.part, dec->in.part_len, pkt);
 
 		if (len == 0) {
-			pkt->length = dec->part_len;
-			pkt->size = dec->part_len;
-			memcpy(pkt->raw, dec->part, dec->part_len);
+			pkt->length = dec->in.part_len;
+			pkt->size = dec->in.part_len;
+			memcpy(pkt->raw, dec->in.part, dec->in.part_len);
 			pkt->error = -etmkit_err_truncated;
 			pkt->why = "input ends inside the packet";
 		}
-		pkt->offset = dec->part_off;
-		dec->part_len = 0;
+		pkt->offset = dec->in.part_off;
+		dec->in.part_len = 0;
 		drop_sync(dec);
 		return 1;
 	}
@@ -457,10 +410,10 @@ static int flush_final(struct etm4_pkt_decoder *dec, struct etm4_packet *pkt)
 static int next_slow(struct etm4_pkt_decoder *dec, struct etm4_packet *out,
 		     size_t room)
 {
-	size_t pos = dec->pos;
+	size_t pos = dec->in.pos;
 	int len;
 
-	if (dec->part_len) {
+	if (dec->in.part_len) {
 		if (!resume_partial(dec, out))
 			return 0;
 		after_packet(dec, out);
@@ -470,23 +423,23 @@ static int next_slow(struct etm4_pkt_decoder *dec, struct etm4_packet *out,
 		return scan_unsynced(dec, out, room);
 	if (dec->scan == etm4_scan_zeros)
 		return scan_zeros(dec, out, room);
-	if (dec->buf[pos] == 0x00) {
+	if (dec->in.buf[pos] == 0x00) {
 		dec->scan = etm4_scan_zeros;
 		dec->zeros_off = off_at(dec, pos);
 		dec->zeros = 0;
 		note_zero(dec, dec->zeros_off);
-		dec->pos++;
+		dec->in.pos++;
 		return 0;
 	}
-	len = etm4_decode_one(dec, dec->buf + pos, dec->n - pos, out);
+	len = etm4_decode_one(dec, dec->in.buf + pos, dec->in.n - pos, out);
 	if (len == 0) {
 		keep_partial(dec, pos);
 		return 0;
 	}
 	if (len < 0)
-		len = -(int)etm4_restart_point(dec->buf + pos, len, out);
+		len = -(int)etm4_restart_point(dec->in.buf + pos, len, out);
 	out->offset = off_at(dec, pos);
-	dec->pos = pos + (size_t)(len < 0 ? -len : len);
+	dec->in.pos = pos + (size_t)(len < 0 ? -len : len);
 	after_packet(dec, out);
 	return 1;
 }
@@ -498,16 +451,16 @@ static int handle_gap(struct etm4_pkt_decoder *dec, struct etm4_packet *pkt)
 {
 	int n = 0;
 
-	dec->gap = 0;
-	if (dec->part_len) {
-		etm4_decode_one(dec, dec->part, dec->part_len, pkt);
-		pkt->offset = dec->part_off;
-		pkt->length = dec->part_len;
-		pkt->size = dec->part_len;
-		memcpy(pkt->raw, dec->part, dec->part_len);
+	dec->in.gap = 0;
+	if (dec->in.part_len) {
+		etm4_decode_one(dec, dec->in.part, dec->in.part_len, pkt);
+		pkt->offset = dec->in.part_off;
+		pkt->length = dec->in.part_len;
+		pkt->size = dec->in.part_len;
+		memcpy(pkt->raw, dec->in.part, dec->in.part_len);
 		pkt->error = -etmkit_err_bad_frame;
 		pkt->why = "packet cut by data lost in transport";
-		dec->part_len = 0;
+		dec->in.part_len = 0;
 		n = 1;
 	} else if (dec->scan == etm4_scan_zeros) {
 		make_bad_zeros(pkt, dec->zeros_off, dec->zeros, -etmkit_err_bad_frame,
@@ -536,27 +489,27 @@ int etm4_pkt_next(struct etm4_pkt_decoder *dec, struct etm4_packet *pkts,
 		pkts[out++] = dec->pending;
 		dec->have_pending = 0;
 	}
-	if (dec->gap && out < max && !dec->stopped)
+	if (dec->in.gap && out < max && !dec->in.stopped)
 		out += (size_t)handle_gap(dec, &pkts[out]);
-	while (out < max && !dec->stopped) {
-		if (dec->scan == etm4_scan_synced && !dec->part_len) {
+	while (out < max && !dec->in.stopped) {
+		if (dec->scan == etm4_scan_synced && !dec->in.part_len) {
 			out = etm4_next_synced(dec, pkts, out, max);
 			if (out >= max)
 				break;
 		}
-		if (dec->pos >= dec->n) {
-			if (dec->replaying) {
-				end_replay(dec);
+		if (dec->in.pos >= dec->in.n) {
+			if (dec->in.replaying) {
+				pkt_stream_end_replay(&dec->in);
 				continue;
 			}
-			if (dec->finished)
+			if (dec->in.finished)
 				out += (size_t)flush_final(dec, &pkts[out]);
 			break;
 		}
 		out += (size_t)next_slow(dec, &pkts[out], max - out);
 	}
 	if (out == 0)
-		return dec->stopped ? -etmkit_err_bad_packet : -etmkit_err_eos;
+		return dec->in.stopped ? -etmkit_err_bad_packet : -etmkit_err_eos;
 	return (int)out;
 }
 
