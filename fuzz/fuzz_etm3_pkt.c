@@ -12,36 +12,9 @@
 #include <string.h>
 
 #include "etmkit/etm3.h"
+#include "fuzz_pkt_rec.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-struct rec {
-	uint64_t offset;
-	uint32_t length, atoms;
-	uint8_t type;
-	int16_t error;
-};
-
-static uint32_t rd32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
-}
-
-static void put(struct rec *r, size_t *n, size_t cap, uint64_t off, uint32_t len,
-		uint8_t type, int16_t err, uint32_t atoms)
-{
-	if (*n >= cap)
-		abort();
-	/* Zeroed first: records are compared with memcmp, padding included. */
-	memset(&r[*n], 0, sizeof(r[*n]));
-	r[*n].offset = off;
-	r[*n].length = len;
-	r[*n].atoms = atoms;
-	r[*n].type = type;
-	r[*n].error = err;
-	++*n;
-}
 
 /* Decode @data with @cfg in chunks of @chunk bytes; records into r[]. */
 static size_t decode(const struct etm3_config *cfg, const uint8_t *data,
@@ -141,22 +114,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (expect != size || stopped)
 		abort();
 	nb = decode(&cfg, data, size, chunk, b, cap, &stopped);
-	if (cfg.flags & ETM3_CFG_STOP_ON_ERROR) {
-		/* The reference up to its first error (inclusive), then no
-		 * more; an error that is a truncation at the end does not
-		 * stop anything. */
-		size_t first = na;
-
-		for (size_t i = 0; i < na; i++)
-			if (a[i].error && a[i].error != -etmkit_err_truncated) {
-				first = i + 1;
-				break;
-			}
-		if (nb != first || memcmp(a, b, nb * sizeof(*a)) != 0)
-			abort();
-	} else if (nb != na || stopped || memcmp(a, b, na * sizeof(*a)) != 0) {
-		abort();
-	}
+	same_records(a, na, b, nb, !!(cfg.flags & ETM3_CFG_STOP_ON_ERROR), stopped);
 	free(a);
 	free(b);
 	return 0;

@@ -17,22 +17,9 @@
 #include <string.h>
 
 #include "etmkit/etm4.h"
+#include "fuzz_pkt_rec.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-struct rec {
-	uint64_t offset;
-	uint64_t value; /* the packet's main decoded value */
-	uint32_t length;
-	uint8_t type;
-	int16_t error;
-};
-
-static uint32_t rd32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
-}
 
 /* Framed input (data[0] bit 3): byte i is at offset OFF0 + 3 * i. */
 #define OFF0 (1ull << 40)
@@ -40,21 +27,6 @@ static uint32_t rd32(const uint8_t *p)
 static uint64_t atoms_value(const struct etm4_atoms *a)
 {
 	return (uint64_t)a->format << 40 | (uint64_t)a->count << 32 | a->bits;
-}
-
-static void put(struct rec *r, size_t *n, size_t cap, uint64_t off,
-		uint32_t len, uint8_t type, int16_t err, uint64_t value)
-{
-	if (*n >= cap)
-		abort();
-	/* Zeroed first: records are compared with memcmp, padding included. */
-	memset(&r[*n], 0, sizeof(r[*n]));
-	r[*n].offset = off;
-	r[*n].value = value;
-	r[*n].length = len;
-	r[*n].type = type;
-	r[*n].error = err;
-	++*n;
 }
 
 /* The input position of a record's first byte. */
@@ -260,21 +232,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (expect != size || stopped)
 		abort();
 	nb = decode(&cfg, data, size, offs, chunk, batch, b, cap, &stopped);
-	if (cfg.flags & ETM4_CFG_STOP_ON_ERROR) {
-		/* The reference up to its first error (inclusive), then no
-		 * more; a truncation at the end stops nothing. */
-		size_t first = na;
-
-		for (size_t i = 0; i < na; i++)
-			if (a[i].error && a[i].error != -etmkit_err_truncated) {
-				first = i + 1;
-				break;
-			}
-		if (nb != first || memcmp(a, b, nb * sizeof(*a)) != 0)
-			abort();
-	} else if (nb != na || stopped || memcmp(a, b, na * sizeof(*a)) != 0) {
-		abort();
-	}
+	same_records(a, na, b, nb, !!(cfg.flags & ETM4_CFG_STOP_ON_ERROR), stopped);
 	free(offs);
 	free(a);
 	free(b);

@@ -193,11 +193,12 @@ struct etm3_timestamp {
 
 struct etm3_data {
 	uint32_t addr;     /* data address after merging, if has_addr */
-	uint32_t value;    /* data value, if size > 0 (least byte first) */
+	uint32_t value;    /* data value, if has_value (least byte first) */
 	uint8_t has_addr;
 	uint8_t addr_bits; /* low address bits carried */
 	uint8_t size;      /* value bytes: 0, 1, 2 or 4 */
-	uint8_t has_value; /* a value field was present (size > 0) */
+	uint8_t has_value; /* a value is traced: data values on (ETMCR[2]);
+			      size 0 is the value 0 (SS = 00, Q Table 6.3) */
 	uint8_t tag;       /* out-of-order tag 1..3 */
 	uint8_t be;        /* BE-8 transfer (from a 5-byte address) */
 	/* Out-of-order data only (IHI 0014Q 7.4.3): */

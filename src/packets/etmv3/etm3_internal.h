@@ -3,6 +3,7 @@
 #define ETMKIT_ETM3_INTERNAL_H
 
 #include "etmkit/etm3.h"
+#include "packets/pkt_stream.h"
 
 /* What a header byte starts, for the configured version and mode
  * (IHI 0014Q Table 7.1). Values are enum etm3_pkt_type, plus: */
@@ -49,30 +50,8 @@ struct etm3_pkt_decoder {
 	uint8_t simd_excl16[16];          /* simd_excluded, 16 times */
 	uint8_t simd_fmt4_16[16];         /* simd_fmt4, 16 times */
 
-	/* Input. */
-	const uint8_t *buf;
-	const uint64_t *offs;
-	uint64_t base;
-	size_t n, pos;
-	uint8_t finished;
-	uint8_t stopped;        /* ETM3_CFG_STOP_ON_ERROR and an error seen */
-	uint8_t gap;            /* etm3_pkt_gap() called, not yet handled */
-
-	/* A packet cut by the end of a chunk. */
-	uint8_t part[ETM3_PKT_MAX_BYTES];
-	uint8_t part_len;
-	uint64_t part_off;
-	uint64_t part_offs[ETM3_PKT_MAX_BYTES]; /* each byte's offset */
-
-	/* Bytes of a rejected packet that began in an earlier chunk, scanned
-	 * again before the current input (which is set aside meanwhile). */
-	uint8_t replaying;
-	uint8_t rp_buf[ETM3_PKT_MAX_BYTES];
-	uint64_t rp_offs[ETM3_PKT_MAX_BYTES];
-	const uint8_t *sv_buf;
-	const uint64_t *sv_offs;
-	uint64_t sv_base;
-	size_t sv_n, sv_pos;
+	/* Input, cut packets, replay (pkt_stream.h). */
+	struct pkt_stream in;
 
 	/* Synchronisation (IHI 0014Q 7.10.1). */
 	uint8_t scan;           /* enum etm3_scan */
@@ -102,14 +81,56 @@ struct etm3_pkt_decoder {
 	uint8_t prev_tag;       /* its tag, for placeholders */
 	uint64_t prev_end;      /* stream position after it */
 
-	/* Stream position: bytes of earlier chunks. */
-	uint64_t consumed;
 	/* A record that did not fit the caller's array. */
 	struct etm3_packet pending;
 	uint8_t have_pending;
 };
 
+/* Unsynced runs are split before their length overflows uint32_t. */
+#define ETM3_UNSYNCED_MAX (1u << 30)
+
+static inline uint64_t off_at(const struct etm3_pkt_decoder *dec, size_t i)
+{
+	return pkt_stream_off_at(&dec->in, i);
+}
+
+/* Stream position (bytes consumed since reset) of input index i. */
+static inline uint64_t stream_at(const struct etm3_pkt_decoder *dec, size_t i)
+{
+	return pkt_stream_at(&dec->in, i);
+}
+
+/* etm3_pkt.c: the packets (IHI 0014Q chapter 7). */
+
+/* Decode the packet at p[0..avail) (p[0] is not 0x00). Returns its length
+ * (> 0), 0 when more bytes are needed, or -(length) for a rejected packet
+ * (pkt->why set). Fills pkt's type, size, raw and payload; not offset. */
+int etm3_decode_one(struct etm3_pkt_decoder *dec, const uint8_t *p,
+		    size_t avail, struct etm3_packet *pkt);
+/* Where the search for A-sync restarts in a rejected packet (its length
+ * cut there); see etm3_pkt.c. */
+unsigned etm3_restart_point(const uint8_t *p, int len, unsigned from,
+			    struct etm3_packet *pkt);
+/* Forget every compression reference (digest 5.4). */
+void etm3_reset_state(struct etm3_pkt_decoder *dec);
+/* The bookkeeping after a packet (out-of-order data, 7.4.3; an error
+ * loses sync); @start and @end are its stream positions. */
+void etm3_after_packet(struct etm3_pkt_decoder *dec, struct etm3_packet *pkt,
+		       uint64_t start, uint64_t end);
+/* The synced fast path of etm3_pkt_next(): P-headers and whole packets
+ * into pkts[out..max). Returns the new count of records. */
+size_t etm3_next_synced(struct etm3_pkt_decoder *dec,
+			struct etm3_packet *pkts, size_t out, size_t max);
+
+/* etm3_stream.c: the stream. */
+
+/* Every decode error ends here: resynchronise, or stop if asked to. */
+void etm3_lose_sync(struct etm3_pkt_decoder *dec);
+
 /* Build the header and P-header tables for the decoder's configuration. */
 void etm3_build_tables(struct etm3_pkt_decoder *dec);
+
+_Static_assert(ETM3_PKT_MAX_BYTES <= PKT_STREAM_MAX_BYTES,
+	       "a cut packet fits pkt_stream");
 
 #endif

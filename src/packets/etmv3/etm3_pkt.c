@@ -28,9 +28,6 @@
 		return -(int)(len);                                            \
 	} while (0)
 
-/* Unsynced runs are split before their length overflows uint32_t. */
-#define ETM3_UNSYNCED_MAX (1u << 30)
-
 _Static_assert(sizeof(struct etm3_ph_tmpl) == 16, "template size");
 _Static_assert(offsetof(struct etm3_packet, u) ==
 		       offsetof(struct etm3_packet, type) + 8,
@@ -542,8 +539,11 @@ static int parse_normal_data(struct etm3_pkt_decoder *dec, const uint8_t *p,
 	unsigned vb = dec->info.data_value ? ss_bytes(p[0]) : 0;
 
 	memset(&pkt->u.data, 0, sizeof(pkt->u.data));
-	/* SS = 00 carries no value field (Q Table 7.1, Table 6.3). */
-	pkt->u.data.has_value = vb != 0;
+	/* Q Table 6.3 (seed 001), unchanged in ETMv3 (Q Table 7.1): "b00 |
+	 * Value = 0, no data bytes follow". SS = 00 is the value 0 with no
+	 * value byte, not "no value"; only with value tracing off
+	 * (ETMCR[2] = 0) is there no value (digest etmv3.md 4.12). */
+	pkt->u.data.has_value = dec->info.data_value;
 	pkt->u.data.pair = -1;
 	return parse_data_fields(dec, p, avail, has_addr, vb, pkt);
 }
@@ -659,7 +659,7 @@ static int parse_payload(unsigned type, struct etm3_pkt_decoder *dec,
 /* Decode the packet at p[0..avail) (p[0] is not 0x00). Returns its length
  * (> 0), 0 when more bytes are needed, or -(length) for a rejected packet
  * (pkt->why set). Fills pkt's type, size, raw and payload; not offset. */
-static int decode_one(struct etm3_pkt_decoder *dec, const uint8_t *p,
+int etm3_decode_one(struct etm3_pkt_decoder *dec, const uint8_t *p,
 		      size_t avail, struct etm3_packet *pkt)
 {
 	unsigned type = dec->hdr[p[0]];
@@ -709,7 +709,7 @@ static int decode_one(struct etm3_pkt_decoder *dec, const uint8_t *p,
  * its first zero at or after index @from (at least 1), so an A-sync the bad
  * packet ran into is not missed; the record is cut there. Returns the
  * record's new length. */
-static unsigned restart_point(const uint8_t *p, int len, unsigned from,
+unsigned etm3_restart_point(const uint8_t *p, int len, unsigned from,
 			      struct etm3_packet *pkt)
 {
 	unsigned n = (unsigned)-len;
@@ -724,41 +724,9 @@ static unsigned restart_point(const uint8_t *p, int len, unsigned from,
 	return n;
 }
 
-/* ---- Decoder object ------------------------------------------------------- */
-
-int etm3_pkt_alloc(struct etm3_pkt_decoder **out, const struct etm3_config *cfg)
-{
-	struct etm3_pkt_decoder *dec;
-	struct etm3_config_info info;
-	int err;
-
-	if (!out)
-		return -etmkit_err_invalid;
-	*out = NULL;
-	err = etm3_config_decode(cfg, &info);
-	if (err < 0)
-		return err;
-	dec = calloc(1, sizeof(*dec));
-	if (!dec)
-		return -etmkit_err_nomem;
-	dec->cfg = *cfg;
-	dec->cfg.size = sizeof(dec->cfg);
-	dec->info = info;
-	etm3_build_tables(dec);
-	dec->uns_max = ETM3_UNSYNCED_MAX;
-	etm3_pkt_reset(dec);
-	*out = dec;
-	return 0;
-}
-
-void etm3_pkt_free(struct etm3_pkt_decoder *dec)
-{
-	free(dec);
-}
-
 /* Forget every compression reference: after reset and after losing sync,
  * nothing decoded before may be relied on (digest 5.4). */
-static void reset_state(struct etm3_pkt_decoder *dec)
+void etm3_reset_state(struct etm3_pkt_decoder *dec)
 {
 	dec->addr = 0;
 	dec->isa = etmkit_isa_unknown;
@@ -774,329 +742,11 @@ static void reset_state(struct etm3_pkt_decoder *dec)
 	dec->prev_end = ~0ull;
 }
 
-void etm3_pkt_reset(struct etm3_pkt_decoder *dec)
-{
-	if (!dec)
-		return;
-	dec->buf = NULL;
-	dec->offs = NULL;
-	dec->n = dec->pos = 0;
-	dec->finished = 0;
-	dec->stopped = 0;
-	dec->gap = 0;
-	dec->replaying = 0;
-	dec->part_len = 0;
-	dec->scan = etm3_scan_unsynced;
-	dec->zeros = 0;
-	dec->uns_len = 0;
-	dec->have_pending = 0;
-	dec->consumed = 0;
-	reset_state(dec);
-}
-
-int etm3_pkt_synced(const struct etm3_pkt_decoder *dec)
-{
-	return dec && dec->scan != etm3_scan_unsynced;
-}
-
-int etm3_pkt_feed(struct etm3_pkt_decoder *dec, const uint8_t *buf, size_t n,
-		  const uint64_t *offsets, uint64_t base)
-{
-	if (!dec || (!buf && n))
-		return -etmkit_err_invalid;
-	if (dec->stopped)
-		return -etmkit_err_bad_packet;
-	if (dec->pos < dec->n || dec->finished)
-		return -etmkit_err_invalid;
-	dec->consumed += dec->n;
-	dec->buf = buf;
-	dec->n = n;
-	dec->pos = 0;
-	dec->offs = offsets;
-	dec->base = base;
-	return 0;
-}
-
-int etm3_pkt_gap(struct etm3_pkt_decoder *dec)
-{
-	if (!dec || dec->pos < dec->n)
-		return -etmkit_err_invalid;
-	dec->gap = 1;
-	return 0;
-}
-
-int etm3_pkt_finish(struct etm3_pkt_decoder *dec)
-{
-	if (!dec)
-		return -etmkit_err_invalid;
-	dec->finished = 1;
-	return 0;
-}
-
-static uint64_t off_at(const struct etm3_pkt_decoder *dec, size_t i)
-{
-	return dec->offs ? dec->offs[i] : dec->base + i;
-}
-
-/* Stream position (bytes consumed since reset) of input index i. Replayed
- * bytes are the last ones before the current chunk. */
-static uint64_t stream_at(const struct etm3_pkt_decoder *dec, size_t i)
-{
-	return dec->replaying ? dec->consumed - dec->n + i : dec->consumed + i;
-}
-
-/* ---- Synchronisation (IHI 0014Q 7.10.1) ----------------------------------- */
-
-/* Back to searching for A-sync, with no state kept. */
-static void drop_sync(struct etm3_pkt_decoder *dec)
-{
-	dec->scan = etm3_scan_unsynced;
-	dec->zeros = 0;
-	dec->uns_len = 0;
-	reset_state(dec);
-}
-
-/* Every decode error ends here: resynchronise, or stop if asked to. */
-static void lose_sync(struct etm3_pkt_decoder *dec)
-{
-	if (dec->cfg.flags & ETM3_CFG_STOP_ON_ERROR)
-		dec->stopped = 1;
-	drop_sync(dec);
-}
-
-static void make_unsynced(const struct etm3_pkt_decoder *dec, uint64_t len,
-			  struct etm3_packet *pkt)
-{
-	memset(pkt, 0, offsetof(struct etm3_packet, raw));
-	pkt->type = etm3_pkt_unsynced;
-	pkt->offset = dec->uns_off;
-	pkt->length = (uint32_t)len;
-	pkt->size = (uint8_t)(len < ETM3_PKT_MAX_BYTES ? len : ETM3_PKT_MAX_BYTES);
-	memcpy(pkt->raw, dec->uns_raw, pkt->size);
-	pkt->why = NULL;
-}
-
-static void make_async(struct etm3_packet *pkt, uint64_t off, uint64_t zeros)
-{
-	uint64_t len = zeros + 1;
-
-	memset(pkt, 0, offsetof(struct etm3_packet, raw));
-	pkt->type = etm3_pkt_a_sync;
-	pkt->offset = off;
-	pkt->length = (uint32_t)(len > ETM3_UNSYNCED_MAX ? ETM3_UNSYNCED_MAX : len);
-	pkt->size = (uint8_t)(len < ETM3_PKT_MAX_BYTES ? len : ETM3_PKT_MAX_BYTES);
-	memset(pkt->raw, 0, sizeof(pkt->raw));
-	if (len <= ETM3_PKT_MAX_BYTES)
-		pkt->raw[len - 1] = 0x80;
-	pkt->why = NULL;
-}
-
-/* An error record for @zeros zero bytes that did not make an A-sync. */
-static void make_bad_zeros(struct etm3_packet *pkt, uint64_t off, uint64_t zeros,
-			   int err, const char *why)
-{
-	make_async(pkt, off, zeros);
-	pkt->length = (uint32_t)(zeros > ETM3_UNSYNCED_MAX ? ETM3_UNSYNCED_MAX : zeros);
-	pkt->size = (uint8_t)(zeros < ETM3_PKT_MAX_BYTES ? zeros : ETM3_PKT_MAX_BYTES);
-	memset(pkt->raw, 0, sizeof(pkt->raw));
-	pkt->error = (int16_t)err;
-	pkt->why = why;
-}
-
-/* Close an unsynced run that reached dec->uns_max bytes, keeping its
- * last zeros (up to five, the start of a possible A-sync) as the start of
- * the next run. Returns 1 (one record written). */
-static int split_unsynced(struct etm3_pkt_decoder *dec, struct etm3_packet *out)
-{
-	uint64_t keep = dec->zeros < 5 ? dec->zeros : 5;
-
-	make_unsynced(dec, dec->uns_len - keep, out);
-	dec->uns_len = keep;
-	if (keep)
-		dec->uns_off = dec->zero_off[(dec->zeros - keep) % 5];
-	memset(dec->uns_raw, 0, sizeof(dec->uns_raw));
-	return 1;
-}
-
-/* Scan unsynced bytes for five or more 0x00 followed by 0x80. The A-sync
- * packet is the last five zeros and the 0x80; earlier zeros belong to the
- * unsynced run (they may end a packet we could not parse). Returns the
- * number of records written to out[] (0, 1 or 2; a second one may go to
- * dec->pending). */
-static int scan_unsynced(struct etm3_pkt_decoder *dec, struct etm3_packet *out,
-			 size_t room)
-{
-	while (dec->pos < dec->n) {
-		uint8_t b = dec->buf[dec->pos];
-		uint64_t off = off_at(dec, dec->pos);
-
-		if (dec->uns_len == 0)
-			dec->uns_off = off;
-		if (dec->uns_len < ETM3_PKT_MAX_BYTES)
-			dec->uns_raw[dec->uns_len] = b;
-		dec->uns_len++;
-		dec->pos++;
-		if (b == 0x00) {
-			dec->zero_off[dec->zeros % 5] = off;
-			dec->zeros++;
-			if (dec->uns_len >= dec->uns_max)
-				return split_unsynced(dec, out);
-			continue;
-		}
-		if (b == 0x80 && dec->zeros >= 5) {
-			uint64_t run = dec->uns_len - 6;
-			uint64_t aoff = dec->zero_off[(dec->zeros - 5) % 5];
-			int n = 0;
-
-			if (run) {
-				make_unsynced(dec, run, &out[n++]);
-			}
-			make_async(n < (int)room ? &out[n] : &dec->pending,
-				   aoff, 5);
-			if (n < (int)room)
-				n++;
-			else
-				dec->have_pending = 1;
-			dec->scan = etm3_scan_synced;
-			dec->zeros = 0;
-			dec->uns_len = 0;
-			dec->prev_type = etm3_pkt_a_sync;
-			return n;
-		}
-		dec->zeros = 0;
-		if (dec->uns_len >= dec->uns_max)
-			return split_unsynced(dec, out);
-	}
-	return 0;
-}
-
-/* A synced A-sync whose zeros reach dec->uns_max: report all but the
- * last five as a malformed A-sync and search on from those five. */
-static int async_too_long(struct etm3_pkt_decoder *dec, struct etm3_packet *out)
-{
-	uint64_t ring[5];
-
-	for (unsigned i = 0; i < 5; i++)
-		ring[i] = dec->zero_off[(dec->zeros - 5 + i) % 5];
-	make_bad_zeros(out, dec->async_off, dec->zeros - 5, -etmkit_err_bad_packet,
-		       "A-sync: too many zeros");
-	lose_sync(dec);
-	memcpy(dec->zero_off, ring, sizeof(ring));
-	dec->zeros = 5;
-	dec->uns_off = ring[0];
-	dec->uns_len = 5;
-	memset(dec->uns_raw, 0, sizeof(dec->uns_raw));
-	return 1;
-}
-
-/* Inside the zeros of an A-sync met while synced. Returns records written
- * (0 or 1). */
-static int scan_async(struct etm3_pkt_decoder *dec, struct etm3_packet *out)
-{
-	while (dec->pos < dec->n) {
-		uint8_t b = dec->buf[dec->pos];
-
-		if (b == 0x00) {
-			dec->zero_off[dec->zeros % 5] = off_at(dec, dec->pos);
-			dec->zeros++;
-			dec->pos++;
-			if (dec->zeros >= dec->uns_max)
-				return async_too_long(dec, out);
-			continue;
-		}
-		if (b == 0x80 && dec->zeros >= 5) {
-			dec->pos++;
-			make_async(out, dec->async_off, dec->zeros);
-			dec->scan = etm3_scan_synced;
-			dec->zeros = 0;
-			dec->prev_type = etm3_pkt_a_sync;
-			return 1;
-		}
-		/* Too few zeros, or zeros not closed by 0x80. */
-		make_bad_zeros(out, dec->async_off, dec->zeros, -etmkit_err_bad_packet,
-			       "A-sync: zeros not followed by 0x80 after five or more");
-		lose_sync(dec);
-		return 1;
-	}
-	return 0;
-}
-
-/* ---- The record loop ------------------------------------------------------ */
-
-/* Make @n kept bytes (with their offsets) the input, setting the current
- * input aside until they are used up (see etm3_pkt_next()). */
-static void replay(struct etm3_pkt_decoder *dec, const uint8_t *b,
-		   const uint64_t *offs, size_t n)
-{
-	memmove(dec->rp_buf, b, n);
-	memmove(dec->rp_offs, offs, n * sizeof(*offs));
-	dec->sv_buf = dec->buf;
-	dec->sv_offs = dec->offs;
-	dec->sv_base = dec->base;
-	dec->sv_n = dec->n;
-	dec->sv_pos = dec->pos;
-	dec->buf = dec->rp_buf;
-	dec->offs = dec->rp_offs;
-	dec->n = n;
-	dec->pos = 0;
-	dec->replaying = 1;
-}
-
-/* Replayed bytes used up: back to the input set aside. */
-static void end_replay(struct etm3_pkt_decoder *dec)
-{
-	dec->buf = dec->sv_buf;
-	dec->offs = dec->sv_offs;
-	dec->base = dec->sv_base;
-	dec->n = dec->sv_n;
-	dec->pos = dec->sv_pos;
-	dec->replaying = 0;
-}
-
-/* Complete a packet begun in an earlier chunk. Returns records written. */
-static int resume_partial(struct etm3_pkt_decoder *dec, struct etm3_packet *pkt)
-{
-	uint8_t tmp[ETM3_PKT_MAX_BYTES];
-	size_t have = dec->part_len;
-	size_t take = dec->n - dec->pos;
-	int len;
-
-	if (take > sizeof(tmp) - have)
-		take = sizeof(tmp) - have;
-	memcpy(tmp, dec->part, have);
-	memcpy(tmp + have, dec->buf + dec->pos, take);
-	len = decode_one(dec, tmp, have + take, pkt);
-	if (len == 0) {
-		/* Still short: everything given so far is kept. */
-		memcpy(dec->part, tmp, have + take);
-		for (size_t i = 0; i < take; i++)
-			dec->part_offs[have + i] = off_at(dec, dec->pos + i);
-		dec->part_len = (uint8_t)(have + take);
-		dec->pos += take;
-		return 0;
-	}
-	pkt->offset = dec->part_off;
-	dec->part_len = 0;
-	if (len < 0) {
-		size_t k = restart_point(tmp, len, 1, pkt);
-
-		if (k < have) {
-			/* The search restarts inside the bytes kept from
-			 * earlier chunks: scan them again first. */
-			replay(dec, dec->part + k, dec->part_offs + k, have - k);
-			return 1;
-		}
-		len = -(int)k;
-	}
-	dec->pos += (size_t)(len < 0 ? -len : len) - have;
-	return 1;
-}
-
-static void after_packet(struct etm3_pkt_decoder *dec, struct etm3_packet *pkt,
+void etm3_after_packet(struct etm3_pkt_decoder *dec, struct etm3_packet *pkt,
 			 uint64_t start, uint64_t end)
 {
 	if (pkt->error) {
-		lose_sync(dec);
+		etm3_lose_sync(dec);
 		dec->prev_type = pkt->type;
 		return;
 	}
@@ -1107,87 +757,6 @@ static void after_packet(struct etm3_pkt_decoder *dec, struct etm3_packet *pkt,
 	if (pkt->type == etm3_pkt_ooo_data)
 		match_ooo_data(dec, pkt);
 	dec->prev_type = pkt->type;
-}
-
-/* Records at the end of input: a cut packet, an open unsynced run, an
- * unfinished A-sync. */
-static int flush_final(struct etm3_pkt_decoder *dec, struct etm3_packet *pkt)
-{
-	if (dec->part_len) {
-		int len = decode_one(dec, dec->part, dec->part_len, pkt);
-
-		if (len == 0) {
-			pkt->length = dec->part_len;
-			pkt->size = dec->part_len;
-			memcpy(pkt->raw, dec->part, dec->part_len);
-			pkt->error = -etmkit_err_truncated;
-			pkt->why = "input ends inside the packet";
-		}
-		pkt->offset = dec->part_off;
-		dec->part_len = 0;
-		drop_sync(dec);
-		return 1;
-	}
-	if (dec->scan == etm3_scan_unsynced && dec->uns_len) {
-		make_unsynced(dec, dec->uns_len, pkt);
-		dec->uns_len = 0;
-		dec->zeros = 0;
-		return 1;
-	}
-	if (dec->scan == etm3_scan_async) {
-		make_bad_zeros(pkt, dec->async_off, dec->zeros, -etmkit_err_truncated,
-			       "input ends inside an A-sync");
-		drop_sync(dec);
-		return 1;
-	}
-	return 0;
-}
-
-/* One record from the slow path (anything but a P-header at a packet
- * boundary with the packet wholly in the buffer). */
-static int next_slow(struct etm3_pkt_decoder *dec, struct etm3_packet *out,
-		     size_t room)
-{
-	size_t pos = dec->pos;
-	int len;
-
-	if (dec->part_len) {
-		uint64_t start = stream_at(dec, pos) - dec->part_len;
-
-		if (!resume_partial(dec, out))
-			return 0;
-		after_packet(dec, out, start, stream_at(dec, dec->pos));
-		return 1;
-	}
-	if (dec->scan == etm3_scan_unsynced)
-		return scan_unsynced(dec, out, room);
-	if (dec->scan == etm3_scan_async)
-		return scan_async(dec, out);
-	if (dec->buf[pos] == 0x00) {
-		dec->scan = etm3_scan_async;
-		dec->async_off = off_at(dec, pos);
-		dec->zero_off[0] = dec->async_off;
-		dec->zeros = 1;
-		dec->pos++;
-		return 0;
-	}
-	len = decode_one(dec, dec->buf + pos, dec->n - pos, out);
-	if (len == 0) {
-		/* Cut by the end of the chunk: keep the bytes. */
-		dec->part_len = (uint8_t)(dec->n - pos);
-		memcpy(dec->part, dec->buf + pos, dec->part_len);
-		for (size_t i = 0; i < dec->part_len; i++)
-			dec->part_offs[i] = off_at(dec, pos + i);
-		dec->part_off = dec->part_offs[0];
-		dec->pos = dec->n;
-		return 0;
-	}
-	if (len < 0)
-		len = -(int)restart_point(dec->buf + pos, len, 1, out);
-	out->offset = off_at(dec, pos);
-	dec->pos = pos + (size_t)(len < 0 ? -len : len);
-	after_packet(dec, out, stream_at(dec, pos), stream_at(dec, dec->pos));
-	return 1;
 }
 
 /* The end of the run of valid P-headers starting at buf[pos].
@@ -1264,21 +833,21 @@ static void make_run(const struct etm3_pkt_decoder *dec, size_t pos, size_t end,
 	pkt->size = 1;
 	pkt->error = 0;
 	pkt->length = (uint32_t)(end - pos);
-	pkt->raw[0] = dec->buf[pos];
-	pkt->u.run.headers = dec->buf + pos;
-	pkt->u.run.offsets = dec->offs ? dec->offs + pos : NULL;
+	pkt->raw[0] = dec->in.buf[pos];
+	pkt->u.run.headers = dec->in.buf + pos;
+	pkt->u.run.offsets = dec->in.offs ? dec->in.offs + pos : NULL;
 	pkt->u.run.count = (uint32_t)(end - pos);
 }
 
 /* The synced path: P-headers and whole packets, as long as they come.
  * Anything else (an A-sync, a packet cut by the end of the input, an
- * error) is left at dec->pos for next_slow(). Returns the new count of
+ * error) is left at dec->in.pos for next_slow(). Returns the new count of
  * records in pkts[]. */
-static size_t next_synced(struct etm3_pkt_decoder *dec,
+size_t etm3_next_synced(struct etm3_pkt_decoder *dec,
 			  struct etm3_packet *pkts, size_t out, size_t max)
 {
-	const uint8_t *buf = dec->buf;
-	size_t pos = dec->pos, n = dec->n;
+	const uint8_t *buf = dec->in.buf;
+	size_t pos = dec->in.pos, n = dec->in.n;
 	int runs = !!(dec->cfg.flags & ETM3_CFG_P_HEADER_RUNS);
 
 	while (out < max && pos < n) {
@@ -1296,8 +865,8 @@ static size_t next_synced(struct etm3_pkt_decoder *dec,
 				make_run(dec, pos, end, pkt);
 				out++;
 			} else {
-				fill_p_headers(dec->ph, buf, pos, end, dec->offs,
-					       dec->base, pkt);
+				fill_p_headers(dec->ph, buf, pos, end, dec->in.offs,
+					       dec->in.base, pkt);
 				out += end - pos;
 			}
 			pos = end;
@@ -1306,87 +875,20 @@ static size_t next_synced(struct etm3_pkt_decoder *dec,
 		}
 		if (b == 0x00)
 			break; /* an A-sync: next_slow() */
-		len = decode_one(dec, buf + pos, n - pos, pkt);
+		len = etm3_decode_one(dec, buf + pos, n - pos, pkt);
 		if (len <= 0)
 			break; /* cut or rejected: next_slow() decodes it again */
 		pkt->offset = off_at(dec, pos);
 		if (pkt->type == etm3_pkt_ooo_placeholder ||
 		    pkt->type == etm3_pkt_ooo_data)
-			after_packet(dec, pkt, stream_at(dec, pos),
+			etm3_after_packet(dec, pkt, stream_at(dec, pos),
 				     stream_at(dec, pos + (size_t)len));
 		else
 			dec->prev_type = pkt->type;
 		pos += (size_t)len;
 		out++;
 	}
-	dec->pos = pos;
+	dec->in.pos = pos;
 	return out;
 }
 
-/* Data was lost before the next byte (etm3_pkt_gap()): report what it
- * cut, and let nothing decoded before it be relied on. Returns the records
- * written (0 or 1). */
-static int handle_gap(struct etm3_pkt_decoder *dec, struct etm3_packet *pkt)
-{
-	int n = 0;
-
-	dec->gap = 0;
-	if (dec->part_len) {
-		decode_one(dec, dec->part, dec->part_len, pkt);
-		pkt->offset = dec->part_off;
-		pkt->length = dec->part_len;
-		pkt->size = dec->part_len;
-		memcpy(pkt->raw, dec->part, dec->part_len);
-		pkt->error = -etmkit_err_bad_frame;
-		pkt->why = "packet cut by data lost in transport";
-		dec->part_len = 0;
-		n = 1;
-	} else if (dec->scan == etm3_scan_async) {
-		make_bad_zeros(pkt, dec->async_off, dec->zeros, -etmkit_err_bad_frame,
-			       "A-sync cut by data lost in transport");
-		n = 1;
-	}
-	/* An unsynced run goes on (it is not decoded anyway), but zeros on
-	 * both sides of the loss must not make an A-sync. */
-	if (dec->scan == etm3_scan_unsynced) {
-		dec->zeros = 0;
-		return n;
-	}
-	drop_sync(dec);
-	return n;
-}
-
-int etm3_pkt_next(struct etm3_pkt_decoder *dec, struct etm3_packet *pkts,
-		  size_t max)
-{
-	size_t out = 0;
-
-	if (!dec || !pkts || !max)
-		return -etmkit_err_invalid;
-	if (dec->have_pending) {
-		pkts[out++] = dec->pending;
-		dec->have_pending = 0;
-	}
-	if (dec->gap && out < max && !dec->stopped)
-		out += (size_t)handle_gap(dec, &pkts[out]);
-	while (out < max && !dec->stopped) {
-		if (dec->scan == etm3_scan_synced && !dec->part_len) {
-			out = next_synced(dec, pkts, out, max);
-			if (out >= max)
-				break;
-		}
-		if (dec->pos >= dec->n) {
-			if (dec->replaying) {
-				end_replay(dec);
-				continue;
-			}
-			if (dec->finished)
-				out += (size_t)flush_final(dec, &pkts[out]);
-			break;
-		}
-		out += (size_t)next_slow(dec, &pkts[out], max - out);
-	}
-	if (out == 0)
-		return dec->stopped ? -etmkit_err_bad_packet : -etmkit_err_eos;
-	return (int)out;
-}

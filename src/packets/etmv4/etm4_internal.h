@@ -3,6 +3,7 @@
 #define ETMKIT_ETM4_INTERNAL_H
 
 #include "etmkit/etm4.h"
+#include "packets/pkt_stream.h"
 
 /* Zeros in an A-sync (digest etmv4-ete.md 5.1): 11 x 0x00, then 0x80. */
 #define ETM4_ASYNC_ZEROS 11
@@ -70,30 +71,8 @@ struct etm4_pkt_decoder {
 	struct etm4_tmpl tmpl[256];    /* K_TMPL records */
 	struct etm4_atoms atoms[256];  /* atom headers' atoms, else count 0 */
 
-	/* Input. */
-	const uint8_t *buf;
-	const uint64_t *offs;
-	uint64_t base;
-	size_t n, pos;
-	uint8_t finished;
-	uint8_t stopped;        /* ETM4_CFG_STOP_ON_ERROR and an error seen */
-	uint8_t gap;            /* etm4_pkt_gap() called, not yet handled */
-
-	/* A packet cut by the end of a chunk. */
-	uint8_t part[ETM4_PKT_MAX_BYTES];
-	uint8_t part_len;
-	uint64_t part_off;
-	uint64_t part_offs[ETM4_PKT_MAX_BYTES];
-
-	/* Bytes of a rejected packet that began in an earlier chunk, scanned
-	 * again before the current input (which is set aside meanwhile). */
-	uint8_t replaying;
-	uint8_t rp_buf[ETM4_PKT_MAX_BYTES];
-	uint64_t rp_offs[ETM4_PKT_MAX_BYTES];
-	const uint8_t *sv_buf;
-	const uint64_t *sv_offs;
-	uint64_t sv_base;
-	size_t sv_n, sv_pos;
+	/* Input, cut packets, replay (pkt_stream.h). */
+	struct pkt_stream in;
 
 	/* Synchronisation (digest 3). */
 	uint8_t scan;           /* enum etm4_scan */
@@ -127,7 +106,35 @@ struct etm4_pkt_decoder {
 	uint8_t have_pending;
 };
 
+/* Unsynced runs (and runs of zeros) are split before their length
+ * overflows uint32_t. */
+#define ETM4_UNSYNCED_MAX (1u << 30)
+
+static inline uint64_t off_at(const struct etm4_pkt_decoder *dec, size_t i)
+{
+	return pkt_stream_off_at(&dec->in, i);
+}
+
+/* etm4_pkt.c: the packets (digest 4, 5). */
+
+/* Decode the packet at p[0..avail) (p[0] is not 0x00); returns its length,
+ * 0 when more bytes are needed, or -(length) for a rejected packet. */
+int etm4_decode_one(struct etm4_pkt_decoder *dec, const uint8_t *p,
+		    size_t avail, struct etm4_packet *pkt);
+/* Where the search for A-sync restarts in a rejected packet of -@len
+ * bytes (the record cut there); see etm4_pkt.c. */
+unsigned etm4_restart_point(const uint8_t *p, int len, struct etm4_packet *pkt);
+/* Forget every reference (after reset and after losing sync). */
+void etm4_reset_state(struct etm4_pkt_decoder *dec);
+/* The synced fast path of etm4_pkt_next(): whole packets into
+ * pkts[out..max). Returns the new count of records. */
+size_t etm4_next_synced(struct etm4_pkt_decoder *dec,
+			struct etm4_packet *pkts, size_t out, size_t max);
+
 /* Build the header tables for the decoder's configuration. */
 void etm4_build_tables(struct etm4_pkt_decoder *dec);
+
+_Static_assert(ETM4_PKT_MAX_BYTES <= PKT_STREAM_MAX_BYTES,
+	       "a cut packet fits pkt_stream");
 
 #endif

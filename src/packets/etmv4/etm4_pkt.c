@@ -13,166 +13,13 @@
 #include <string.h>
 
 #include "packets/etmv4/etm4_internal.h"
-
-#define NEED(k)                                                                \
-	do {                                                                   \
-		if ((size_t)(k) > avail)                                       \
-			return 0;                                              \
-	} while (0)
-
-/* A rejected packet: the parser returns -(bytes it spans). */
-#define BAD(len, text)                                                         \
-	do {                                                                   \
-		pkt->why = (text);                                             \
-		return -(int)(len);                                            \
-	} while (0)
-
-/* Unsynced runs (and runs of zeros) are split before their length
- * overflows uint32_t. */
-#define ETM4_UNSYNCED_MAX (1u << 30)
+#include "packets/etmv4/etm4_fields.h"
 
 _Static_assert(sizeof(struct etm4_tmpl) == 16, "template size");
 _Static_assert(offsetof(struct etm4_packet, u) ==
 		       offsetof(struct etm4_packet, type) + 8,
 	       "one-byte template must cover type..8 bytes of u");
 _Static_assert(sizeof(struct etm4_atoms) <= 8, "atoms fit the template");
-
-/* ---- Field readers (digest 2.1-2.3) -------------------------------------- */
-
-/* A continuation ("C7") field of at most @max bytes: 7 value bits per
- * byte, least significant first, bit 7 set when another byte follows.
- * Returns bytes used, 0 if more are needed, or -max when byte @max still
- * continues (overrun: the packet is malformed). */
-static int read_c7(const uint8_t *p, size_t avail, unsigned max, uint32_t *value)
-{
-	uint32_t v = 0;
-
-	for (unsigned k = 0; k < max; k++) {
-		if (k >= avail)
-			return 0;
-		v |= (uint32_t)(p[k] & 0x7f) << (7 * k);
-		if (!(p[k] & 0x80)) {
-			*value = v;
-			return (int)k + 1;
-		}
-	}
-	return -(int)max;
-}
-
-/* Timestamp field (digest 2.2): up to 8 C7 bytes; a 9th byte, after eight
- * that all continue, gives bits 63:56 whole. */
-static int read_ts(const uint8_t *p, size_t avail, uint64_t *value,
-		   unsigned *bits)
-{
-	uint64_t v = 0;
-
-	for (unsigned k = 0; k < 8; k++) {
-		NEED(k + 1);
-		v |= (uint64_t)(p[k] & 0x7f) << (7 * k);
-		if (!(p[k] & 0x80)) {
-			*value = v;
-			*bits = 7 * (k + 1);
-			return (int)k + 1;
-		}
-	}
-	NEED(9);
-	*value = v | (uint64_t)p[8] << 56;
-	*bits = 64;
-	return 9;
-}
-
-static uint64_t le_n(const uint8_t *p, unsigned n)
-{
-	uint64_t v = 0;
-
-	for (unsigned i = 0; i < n; i++)
-		v |= (uint64_t)p[i] << (8 * i);
-	return v;
-}
-
-static uint64_t mask64(unsigned bits)
-{
-	return bits >= 64 ? ~0ull : (1ull << bits) - 1;
-}
-
-/* ---- Addresses (digest 2.3, 2.4) ----------------------------------------- */
-
-static void push_addr(struct etm4_pkt_decoder *dec, const struct etm4_address *a)
-{
-	dec->hist_addr[2] = dec->hist_addr[1];
-	dec->hist_addr[1] = dec->hist_addr[0];
-	dec->hist_addr[0] = a->addr;
-	dec->hist_is[2] = dec->hist_is[1];
-	dec->hist_is[1] = dec->hist_is[0];
-	dec->hist_is[0] = a->is;
-}
-
-static void addr_exact(const struct etm4_pkt_decoder *dec, unsigned k,
-		       struct etm4_address *a)
-{
-	a->addr = dec->hist_addr[k];
-	a->is = dec->hist_is[k];
-	a->form = etm4_addr_exact;
-	a->bits = 0;
-	a->hist = (uint8_t)k;
-}
-
-/* Short address: 1 byte replaces A[8:0] (IS0) or A[7:0] (IS1) of history
- * entry 0, 2 bytes A[16:0] or A[15:0]; the implied low bits become 0. The
- * second byte has no continuation bit. Returns bytes used or 0. */
-static int read_short(const struct etm4_pkt_decoder *dec, const uint8_t *p,
-		      size_t avail, unsigned is, struct etm4_address *a)
-{
-	unsigned shift = is ? 1 : 2, bits = 7 + shift, n = 1;
-	uint64_t v;
-
-	NEED(1);
-	v = (uint64_t)(p[0] & 0x7f) << shift;
-	if (p[0] & 0x80) {
-		NEED(2);
-		v |= (uint64_t)p[1] << (7 + shift);
-		bits += 8;
-		n = 2;
-	}
-	a->addr = (dec->hist_addr[0] & ~mask64(bits)) | v;
-	a->is = (uint8_t)is;
-	a->form = etm4_addr_short;
-	a->bits = (uint8_t)bits;
-	a->hist = 0;
-	return (int)n;
-}
-
-/* Long address, 4 or 8 bytes: byte 0 holds A[8:2] (IS0) or A[7:1] (IS1),
- * byte 1 A[15:9] or A[15:8], then whole bytes. A 32-bit address replaces
- * A[31:0]; A[63:32] are those of history entry 0 when @keep_upper, else
- * zero (the policy is the caller's, see sf_upper()). */
-static void read_long(const struct etm4_pkt_decoder *dec, const uint8_t *p,
-		      unsigned is, unsigned nbytes, int keep_upper,
-		      struct etm4_address *a)
-{
-	uint64_t v;
-
-	if (is)
-		v = (uint64_t)(p[0] & 0x7f) << 1 | (uint64_t)p[1] << 8;
-	else
-		v = (uint64_t)(p[0] & 0x7f) << 2 | (uint64_t)(p[1] & 0x7f) << 9;
-	v |= le_n(p + 2, nbytes - 2) << 16;
-	if (nbytes == 4 && keep_upper)
-		v |= dec->hist_addr[0] & 0xffffffff00000000ull;
-	a->addr = v;
-	a->is = (uint8_t)is;
-	a->form = nbytes == 4 ? etm4_addr_long32 : etm4_addr_long64;
-	a->bits = (uint8_t)(8 * nbytes);
-	a->hist = 0;
-}
-
-/* Whether a 32-bit address keeps the upper half of history entry 0
- * (digest 2.3, U17): only when the last context packet since sync said
- * AArch64, as OpenCSD does; an AArch32 or unknown context zero-extends. */
-static int sf_upper(const struct etm4_pkt_decoder *dec)
-{
-	return dec->sf_known && dec->sf;
-}
 
 /* ---- Packet parsers --------------------------------------------------------- */
 
@@ -746,7 +593,7 @@ static int parse_payload(struct etm4_pkt_decoder *dec, unsigned kind,
  * (> 0), 0 when more bytes are needed, or -(length) for a rejected packet
  * (pkt->why set). Fills pkt's type, size, error, length, raw and payload;
  * not offset. */
-static int decode_one(struct etm4_pkt_decoder *dec, const uint8_t *p,
+int etm4_decode_one(struct etm4_pkt_decoder *dec, const uint8_t *p,
 		      size_t avail, struct etm4_packet *pkt)
 {
 	unsigned kind = dec->kind[p[0]];
@@ -786,7 +633,7 @@ static int decode_one(struct etm4_pkt_decoder *dec, const uint8_t *p,
 /* A rejected packet of -@len bytes at p: the search for A-sync restarts at
  * its first zero after the header, so an A-sync the bad packet ran into is
  * not missed; the record is cut there. Returns the record's length. */
-static unsigned restart_point(const uint8_t *p, int len, struct etm4_packet *pkt)
+unsigned etm4_restart_point(const uint8_t *p, int len, struct etm4_packet *pkt)
 {
 	unsigned n = (unsigned)-len;
 
@@ -800,16 +647,9 @@ static unsigned restart_point(const uint8_t *p, int len, struct etm4_packet *pkt
 	return n;
 }
 
-/* ---- Decoder object ------------------------------------------------------- */
-
-static uint64_t off_at(const struct etm4_pkt_decoder *dec, size_t i)
-{
-	return dec->offs ? dec->offs[i] : dec->base + i;
-}
-
 /* Forget every reference: after reset and after losing sync nothing
  * decoded before may be relied on. */
-static void reset_state(struct etm4_pkt_decoder *dec)
+void etm4_reset_state(struct etm4_pkt_decoder *dec)
 {
 	memset(dec->hist_addr, 0, sizeof(dec->hist_addr));
 	memset(dec->hist_is, 0, sizeof(dec->hist_is));
@@ -819,492 +659,12 @@ static void reset_state(struct etm4_pkt_decoder *dec)
 	dec->sf_known = 0;
 }
 
-int etm4_pkt_alloc(struct etm4_pkt_decoder **out, const struct etm4_config *cfg)
-{
-	struct etm4_pkt_decoder *dec;
-	struct etm4_config_info info;
-	int err;
-
-	if (!out)
-		return -etmkit_err_invalid;
-	*out = NULL;
-	err = etm4_config_decode(cfg, &info);
-	if (err < 0)
-		return err;
-	dec = calloc(1, sizeof(*dec));
-	if (!dec)
-		return -etmkit_err_nomem;
-	dec->cfg = *cfg;
-	dec->cfg.size = sizeof(dec->cfg);
-	dec->info = info;
-	etm4_build_tables(dec);
-	dec->uns_max = ETM4_UNSYNCED_MAX;
-	etm4_pkt_reset(dec);
-	*out = dec;
-	return 0;
-}
-
-void etm4_pkt_free(struct etm4_pkt_decoder *dec)
-{
-	free(dec);
-}
-
-void etm4_pkt_reset(struct etm4_pkt_decoder *dec)
-{
-	if (!dec)
-		return;
-	dec->buf = NULL;
-	dec->offs = NULL;
-	dec->n = dec->pos = 0;
-	dec->finished = 0;
-	dec->stopped = 0;
-	dec->gap = 0;
-	dec->replaying = 0;
-	dec->part_len = 0;
-	dec->scan = etm4_scan_unsynced;
-	dec->zeros = 0;
-	dec->uns_len = 0;
-	dec->have_pending = 0;
-	reset_state(dec);
-}
-
-const struct etm4_config_info *etm4_pkt_config(const struct etm4_pkt_decoder *dec)
-{
-	return dec ? &dec->info : NULL;
-}
-
-int etm4_pkt_feed(struct etm4_pkt_decoder *dec, const uint8_t *buf, size_t n,
-		  const uint64_t *offsets, uint64_t base)
-{
-	if (!dec || (!buf && n))
-		return -etmkit_err_invalid;
-	if (dec->stopped)
-		return -etmkit_err_bad_packet;
-	if (dec->pos < dec->n || dec->finished)
-		return -etmkit_err_invalid;
-	dec->buf = buf;
-	dec->n = n;
-	dec->pos = 0;
-	dec->offs = offsets;
-	dec->base = base;
-	return 0;
-}
-
-int etm4_pkt_gap(struct etm4_pkt_decoder *dec)
-{
-	if (!dec || dec->pos < dec->n)
-		return -etmkit_err_invalid;
-	dec->gap = 1;
-	return 0;
-}
-
-int etm4_pkt_finish(struct etm4_pkt_decoder *dec)
-{
-	if (!dec)
-		return -etmkit_err_invalid;
-	dec->finished = 1;
-	return 0;
-}
-
-/* ---- Synchronisation (digest 3) -------------------------------------------- */
-
-/* Back to searching for A-sync, with no state kept. */
-static void drop_sync(struct etm4_pkt_decoder *dec)
-{
-	dec->scan = etm4_scan_unsynced;
-	dec->zeros = 0;
-	dec->uns_len = 0;
-	reset_state(dec);
-}
-
-/* Every decode error ends here: resynchronise, or stop if asked to. */
-static void lose_sync(struct etm4_pkt_decoder *dec)
-{
-	if (dec->cfg.flags & ETM4_CFG_STOP_ON_ERROR)
-		dec->stopped = 1;
-	drop_sync(dec);
-}
-
-static void make_unsynced(const struct etm4_pkt_decoder *dec, uint64_t len,
-			  struct etm4_packet *pkt)
-{
-	memset(pkt, 0, offsetof(struct etm4_packet, raw));
-	pkt->type = etm4_pkt_unsynced;
-	pkt->offset = dec->uns_off;
-	pkt->length = (uint32_t)len;
-	pkt->size = (uint8_t)(len < ETM4_PKT_MAX_BYTES ? len : ETM4_PKT_MAX_BYTES);
-	memcpy(pkt->raw, dec->uns_raw, pkt->size);
-	pkt->why = NULL;
-}
-
-/* A record of @len bytes at @off, all zeros except a final 0x80 when
- * @async: an A-sync (12 bytes), or zeros that did not make one. */
-static void make_zeros(struct etm4_packet *pkt, uint8_t type, uint64_t off,
-		       uint64_t len, int async)
-{
-	memset(pkt, 0, offsetof(struct etm4_packet, raw));
-	pkt->type = type;
-	pkt->offset = off;
-	pkt->length = (uint32_t)len;
-	pkt->size = (uint8_t)(len < ETM4_PKT_MAX_BYTES ? len : ETM4_PKT_MAX_BYTES);
-	memset(pkt->raw, 0, sizeof(pkt->raw));
-	if (async)
-		pkt->raw[len - 1] = 0x80;
-	pkt->why = NULL;
-}
-
-static void make_async(struct etm4_packet *pkt, uint64_t off)
-{
-	make_zeros(pkt, etm4_pkt_a_sync, off, ETM4_ASYNC_ZEROS + 1, 1);
-}
-
-static void make_bad_zeros(struct etm4_packet *pkt, uint64_t off, uint64_t zeros,
-			   int err, const char *why)
-{
-	make_zeros(pkt, etm4_pkt_a_sync, off, zeros, 0);
-	pkt->error = (int16_t)err;
-	pkt->why = why;
-}
-
-/* Offset of the first of the last 11 zeros seen. */
-static uint64_t async_start(const struct etm4_pkt_decoder *dec)
-{
-	return dec->zero_off[(dec->zeros - ETM4_ASYNC_ZEROS) % ETM4_ASYNC_ZEROS];
-}
-
-static void note_zero(struct etm4_pkt_decoder *dec, uint64_t off)
-{
-	dec->zero_off[dec->zeros % ETM4_ASYNC_ZEROS] = off;
-	dec->zeros++;
-}
-
-/* Close an unsynced run that reached dec->uns_max bytes, keeping its
- * last zeros (up to 11, the start of a possible A-sync) as the start of
- * the next run. Returns 1 (one record written). */
-static int split_unsynced(struct etm4_pkt_decoder *dec, struct etm4_packet *out)
-{
-	uint64_t keep = dec->zeros < ETM4_ASYNC_ZEROS ? dec->zeros : ETM4_ASYNC_ZEROS;
-
-	make_unsynced(dec, dec->uns_len - keep, out);
-	dec->uns_len = keep;
-	if (keep)
-		dec->uns_off = dec->zero_off[(dec->zeros - keep) % ETM4_ASYNC_ZEROS];
-	memset(dec->uns_raw, 0, sizeof(dec->uns_raw));
-	return 1;
-}
-
-/* Deliver @pkt's A-sync at out[n] or, when out[] is full, keep it for the
- * next call. Returns the records written. */
-static int put_async(struct etm4_pkt_decoder *dec, struct etm4_packet *out,
-		     int n, size_t room, uint64_t off)
-{
-	if ((size_t)n < room) {
-		make_async(&out[n], off);
-		return n + 1;
-	}
-	make_async(&dec->pending, off);
-	dec->have_pending = 1;
-	return n;
-}
-
-/* Scan unsynced bytes for 11 or more 0x00 followed by 0x80 (digest 3.1).
- * The A-sync packet is the last 11 zeros and the 0x80; earlier zeros
- * belong to the unsynced run (OpenCSD drops them the same way). Returns
- * the number of records written to out[] (0, 1 or 2; a second one may go
- * to dec->pending). */
-static int scan_unsynced(struct etm4_pkt_decoder *dec, struct etm4_packet *out,
-			 size_t room)
-{
-	while (dec->pos < dec->n) {
-		uint8_t b = dec->buf[dec->pos];
-		uint64_t off = off_at(dec, dec->pos);
-
-		if (dec->uns_len == 0)
-			dec->uns_off = off;
-		if (dec->uns_len < ETM4_PKT_MAX_BYTES)
-			dec->uns_raw[dec->uns_len] = b;
-		dec->uns_len++;
-		dec->pos++;
-		if (b == 0x00) {
-			note_zero(dec, off);
-			if (dec->uns_len >= dec->uns_max)
-				return split_unsynced(dec, out);
-			continue;
-		}
-		if (b == 0x80 && dec->zeros >= ETM4_ASYNC_ZEROS) {
-			uint64_t run = dec->uns_len - (ETM4_ASYNC_ZEROS + 1);
-			int n = 0;
-
-			if (run)
-				make_unsynced(dec, run, &out[n++]);
-			n = put_async(dec, out, n, room, async_start(dec));
-			dec->scan = etm4_scan_synced;
-			dec->zeros = 0;
-			dec->uns_len = 0;
-			return n;
-		}
-		dec->zeros = 0;
-		if (dec->uns_len >= dec->uns_max)
-			return split_unsynced(dec, out);
-	}
-	return 0;
-}
-
-/* Synced zeros reaching dec->uns_max: report all but the last 11 as a
- * malformed A-sync and search on from those 11. */
-static int zeros_too_long(struct etm4_pkt_decoder *dec, struct etm4_packet *out)
-{
-	uint64_t ring[ETM4_ASYNC_ZEROS];
-
-	for (unsigned i = 0; i < ETM4_ASYNC_ZEROS; i++)
-		ring[i] = dec->zero_off[(dec->zeros - ETM4_ASYNC_ZEROS + i) %
-					ETM4_ASYNC_ZEROS];
-	make_bad_zeros(out, dec->zeros_off, dec->zeros - ETM4_ASYNC_ZEROS,
-		       -etmkit_err_bad_packet, "A-sync: more than 11 zeros");
-	lose_sync(dec);
-	memcpy(dec->zero_off, ring, sizeof(ring));
-	dec->zeros = ETM4_ASYNC_ZEROS;
-	dec->uns_off = ring[0];
-	dec->uns_len = ETM4_ASYNC_ZEROS;
-	memset(dec->uns_raw, 0, sizeof(dec->uns_raw));
-	return 1;
-}
-
-/* After a 0x00 header, synced (digest 3, 5.1, 5.12, 5.13): `00 03` is a
- * Discard, `00 05` an Overflow, exactly 11 zeros and 0x80 an A-sync;
- * anything else is malformed. More than 11 zeros before the 0x80: the
- * extra ones are reported malformed and the A-sync is kept. Returns the
- * records written (0, 1 or 2; a second one may go to dec->pending). */
-static int scan_zeros(struct etm4_pkt_decoder *dec, struct etm4_packet *out,
-		      size_t room)
-{
-	while (dec->pos < dec->n) {
-		uint8_t b = dec->buf[dec->pos];
-
-		if (b == 0x00) {
-			note_zero(dec, off_at(dec, dec->pos));
-			dec->pos++;
-			if (dec->zeros >= dec->uns_max)
-				return zeros_too_long(dec, out);
-			continue;
-		}
-		if (dec->zeros == 1) {
-			dec->pos++;
-			make_zeros(out, b == 0x03 ? etm4_pkt_discard :
-					b == 0x05 ? etm4_pkt_overflow :
-						    etm4_pkt_reserved,
-				   dec->zeros_off, 2, 0);
-			out->raw[1] = b;
-			dec->zeros = 0;
-			if (b == 0x03 || b == 0x05) {
-				dec->scan = etm4_scan_synced;
-				return 1;
-			}
-			out->error = -etmkit_err_bad_packet;
-			out->why = "reserved extension packet (0x00, then not "
-				   "0x00, 0x03 or 0x05)";
-			lose_sync(dec);
-			return 1;
-		}
-		if (b == 0x80 && dec->zeros == ETM4_ASYNC_ZEROS) {
-			dec->pos++;
-			make_async(out, dec->zeros_off);
-			dec->scan = etm4_scan_synced;
-			dec->zeros = 0;
-			return 1;
-		}
-		if (b == 0x80 && dec->zeros > ETM4_ASYNC_ZEROS) {
-			uint64_t aoff = async_start(dec);
-
-			dec->pos++;
-			make_bad_zeros(out, dec->zeros_off,
-				       dec->zeros - ETM4_ASYNC_ZEROS,
-				       -etmkit_err_bad_packet,
-				       "A-sync: more than 11 zeros");
-			lose_sync(dec);
-			if (dec->stopped)
-				return 1;
-			dec->scan = etm4_scan_synced;
-			return put_async(dec, out, 1, room, aoff);
-		}
-		/* Too few zeros, or zeros not closed by 0x80: the byte is
-		 * left for the search. */
-		make_bad_zeros(out, dec->zeros_off, dec->zeros, -etmkit_err_bad_packet,
-			       "A-sync: zeros not followed by 0x80 after exactly 11");
-		lose_sync(dec);
-		return 1;
-	}
-	return 0;
-}
-
-/* ---- The record loop ------------------------------------------------------ */
-
-/* Make @n kept bytes (with their offsets) the input, setting the current
- * input aside until they are used up (see etm4_pkt_next()). */
-static void replay(struct etm4_pkt_decoder *dec, const uint8_t *b,
-		   const uint64_t *offs, size_t n)
-{
-	memmove(dec->rp_buf, b, n);
-	memmove(dec->rp_offs, offs, n * sizeof(*offs));
-	dec->sv_buf = dec->buf;
-	dec->sv_offs = dec->offs;
-	dec->sv_base = dec->base;
-	dec->sv_n = dec->n;
-	dec->sv_pos = dec->pos;
-	dec->buf = dec->rp_buf;
-	dec->offs = dec->rp_offs;
-	dec->n = n;
-	dec->pos = 0;
-	dec->replaying = 1;
-}
-
-/* Replayed bytes used up: back to the input set aside. */
-static void end_replay(struct etm4_pkt_decoder *dec)
-{
-	dec->buf = dec->sv_buf;
-	dec->offs = dec->sv_offs;
-	dec->base = dec->sv_base;
-	dec->n = dec->sv_n;
-	dec->pos = dec->sv_pos;
-	dec->replaying = 0;
-}
-
-/* Keep the bytes from @pos to the end of the input: a packet cut by the
- * end of the chunk. */
-static void keep_partial(struct etm4_pkt_decoder *dec, size_t pos)
-{
-	dec->part_len = (uint8_t)(dec->n - pos);
-	memcpy(dec->part, dec->buf + pos, dec->part_len);
-	for (size_t i = 0; i < dec->part_len; i++)
-		dec->part_offs[i] = off_at(dec, pos + i);
-	dec->part_off = dec->part_offs[0];
-	dec->pos = dec->n;
-}
-
-/* Complete a packet begun in an earlier chunk. Returns records written. */
-static int resume_partial(struct etm4_pkt_decoder *dec, struct etm4_packet *pkt)
-{
-	uint8_t tmp[ETM4_PKT_MAX_BYTES];
-	size_t have = dec->part_len;
-	size_t take = dec->n - dec->pos;
-	int len;
-
-	if (take > sizeof(tmp) - have)
-		take = sizeof(tmp) - have;
-	memcpy(tmp, dec->part, have);
-	memcpy(tmp + have, dec->buf + dec->pos, take);
-	len = decode_one(dec, tmp, have + take, pkt);
-	if (len == 0) {
-		/* Still short: everything given so far is kept. */
-		memcpy(dec->part, tmp, have + take);
-		for (size_t i = 0; i < take; i++)
-			dec->part_offs[have + i] = off_at(dec, dec->pos + i);
-		dec->part_len = (uint8_t)(have + take);
-		dec->pos += take;
-		return 0;
-	}
-	pkt->offset = dec->part_off;
-	dec->part_len = 0;
-	if (len < 0) {
-		size_t k = restart_point(tmp, len, pkt);
-
-		if (k < have) {
-			/* The search restarts inside the bytes kept from
-			 * earlier chunks: scan them again first. */
-			replay(dec, dec->part + k, dec->part_offs + k, have - k);
-			return 1;
-		}
-		len = -(int)k;
-	}
-	dec->pos += (size_t)(len < 0 ? -len : len) - have;
-	return 1;
-}
-
-static void after_packet(struct etm4_pkt_decoder *dec, const struct etm4_packet *pkt)
-{
-	if (pkt->error)
-		lose_sync(dec);
-}
-
-/* Records at the end of input: a cut packet, an open unsynced run,
- * unfinished zeros. */
-static int flush_final(struct etm4_pkt_decoder *dec, struct etm4_packet *pkt)
-{
-	if (dec->part_len) {
-		int len = decode_one(dec, dec->part, dec->part_len, pkt);
-
-		if (len == 0) {
-			pkt->length = dec->part_len;
-			pkt->size = dec->part_len;
-			memcpy(pkt->raw, dec->part, dec->part_len);
-			pkt->error = -etmkit_err_truncated;
-			pkt->why = "input ends inside the packet";
-		}
-		pkt->offset = dec->part_off;
-		dec->part_len = 0;
-		drop_sync(dec);
-		return 1;
-	}
-	if (dec->scan == etm4_scan_unsynced && dec->uns_len) {
-		make_unsynced(dec, dec->uns_len, pkt);
-		dec->uns_len = 0;
-		dec->zeros = 0;
-		return 1;
-	}
-	if (dec->scan == etm4_scan_zeros) {
-		make_bad_zeros(pkt, dec->zeros_off, dec->zeros, -etmkit_err_truncated,
-			       "input ends inside an A-sync or extension packet");
-		drop_sync(dec);
-		return 1;
-	}
-	return 0;
-}
-
-/* One record from the slow path (anything but a whole packet at a packet
- * boundary in sync). Returns records written. */
-static int next_slow(struct etm4_pkt_decoder *dec, struct etm4_packet *out,
-		     size_t room)
-{
-	size_t pos = dec->pos;
-	int len;
-
-	if (dec->part_len) {
-		if (!resume_partial(dec, out))
-			return 0;
-		after_packet(dec, out);
-		return 1;
-	}
-	if (dec->scan == etm4_scan_unsynced)
-		return scan_unsynced(dec, out, room);
-	if (dec->scan == etm4_scan_zeros)
-		return scan_zeros(dec, out, room);
-	if (dec->buf[pos] == 0x00) {
-		dec->scan = etm4_scan_zeros;
-		dec->zeros_off = off_at(dec, pos);
-		dec->zeros = 0;
-		note_zero(dec, dec->zeros_off);
-		dec->pos++;
-		return 0;
-	}
-	len = decode_one(dec, dec->buf + pos, dec->n - pos, out);
-	if (len == 0) {
-		keep_partial(dec, pos);
-		return 0;
-	}
-	if (len < 0)
-		len = -(int)restart_point(dec->buf + pos, len, out);
-	out->offset = off_at(dec, pos);
-	dec->pos = pos + (size_t)(len < 0 ? -len : len);
-	after_packet(dec, out);
-	return 1;
-}
-
 /* ---- Fast paths --------------------------------------------------------- */
 /* The commonest multi-byte packets (digest 9: atoms, then short and long
  * addresses, exact matches and, with cycle counting, formats 2 and 3;
  * exceptions and contexts), decoded in the synced loop when 16 bytes of
  * input are at hand (none of them is longer: a context with VMID and
- * Context ID is 10). Each writes the record decode_one() would (raw: the
+ * Context ID is 10). Each writes the record etm4_decode_one() would (raw: the
  * packet's bytes, then whatever follows, outside size). */
 #define ETM4_FAST_MIN 16
 
@@ -1389,7 +749,7 @@ static inline unsigned fast_cc(struct etm4_pkt_decoder *dec, unsigned kind,
 		(p[0] & 1) ? (int64_t)dec->info.maxspec - 15 + a : a + 1;
 
 	if (commit < 0 && !dec->info.commopt)
-		return 0; /* F = 1 below zero: decode_one() reports it */
+		return 0; /* F = 1 below zero: etm4_decode_one() reports it */
 	cc->count = (f3 ? p[0] & 3u : p[1] & 0xfu) + dec->cyct;
 	cc->commit = dec->info.commopt ? 0 : (uint32_t)commit;
 	cc->format = (uint8_t)(3 - !f3);
@@ -1400,7 +760,7 @@ static inline unsigned fast_cc(struct etm4_pkt_decoder *dec, unsigned kind,
 }
 
 /* The record of a packet another parser read from p[0..16): complete, or
- * 0 when rejected (decode_one() reports it). */
+ * 0 when rejected (etm4_decode_one() reports it). */
 static inline unsigned fast_other(int len, const uint8_t *p, size_t pos,
 				  struct etm4_packet *pkt)
 {
@@ -1419,8 +779,8 @@ static inline unsigned fast_other(int len, const uint8_t *p, size_t pos,
 static unsigned synced_other(struct etm4_pkt_decoder *dec, size_t pos,
 			     struct etm4_packet *pkt)
 {
-	const uint8_t *p = dec->buf + pos;
-	size_t avail = dec->n - pos;
+	const uint8_t *p = dec->in.buf + pos;
+	size_t avail = dec->in.n - pos;
 	unsigned k = dec->kind[p[0]];
 	int len;
 
@@ -1444,7 +804,7 @@ static unsigned synced_other(struct etm4_pkt_decoder *dec, size_t pos,
 	}
 	if (p[0] == 0x00)
 		return 0; /* A-sync, discard, overflow: next_slow() */
-	len = decode_one(dec, p, avail, pkt);
+	len = etm4_decode_one(dec, p, avail, pkt);
 	if (len <= 0)
 		return 0; /* cut or rejected: next_slow() decodes it again */
 	pkt->offset = pos;
@@ -1494,9 +854,9 @@ static inline unsigned run_address(struct etm4_pkt_decoder *dec,
 static size_t make_run(struct etm4_pkt_decoder *dec, size_t pos, int addrs,
 		       struct etm4_packet *pkt)
 {
-	const uint8_t *buf = dec->buf;
+	const uint8_t *buf = dec->in.buf;
 	const struct etm4_atoms *atoms = dec->atoms;
-	size_t n = dec->n;
+	size_t n = dec->in.n;
 	/* count fits 32 bits, an address packet included */
 	size_t lim = n - pos < UINT32_MAX - 16 ? n : pos + UINT32_MAX - 16;
 	uint32_t a0 = dec->nraddr;
@@ -1526,7 +886,7 @@ static size_t make_run(struct etm4_pkt_decoder *dec, size_t pos, int addrs,
 	pkt->length = (uint32_t)(end - pos);
 	pkt->raw[0] = buf[pos];
 	pkt->u.run.headers = buf + pos;
-	pkt->u.run.offsets = dec->offs ? dec->offs + pos : NULL;
+	pkt->u.run.offsets = dec->in.offs ? dec->in.offs + pos : NULL;
 	pkt->u.run.count = (uint32_t)(end - pos);
 	pkt->u.run.naddr = dec->nraddr - a0;
 	pkt->u.run.addrs = dec->nraddr > a0 ? &dec->raddr[a0] : NULL;
@@ -1536,19 +896,19 @@ static size_t make_run(struct etm4_pkt_decoder *dec, size_t pos, int addrs,
 /* The synced path: whole packets as long as they come, one-byte packets
  * from their templates and the commonest others inline (most of a typical
  * stream, digest 9). Anything else (a 0x00 header, a packet cut by the end
- * of the input, an error) is left at dec->pos for next_slow(). Records get
+ * of the input, an error) is left at dec->in.pos for next_slow(). Records get
  * input positions first, turned into offsets at the end: the loop keeps
  * fewer values live. Returns the new count of records in pkts[]. */
-static size_t next_synced(struct etm4_pkt_decoder *dec,
+size_t etm4_next_synced(struct etm4_pkt_decoder *dec,
 			  struct etm4_packet *pkts, size_t out, size_t max)
 {
-	const uint8_t *buf = dec->buf;
+	const uint8_t *buf = dec->in.buf;
 	const struct etm4_tmpl *tmpl = dec->tmpl;
 	const struct etm4_atoms *atoms = dec->atoms;
 	unsigned flags = dec->cfg.flags;
 	int addrs = !!(flags & ETM4_CFG_ADDR_RUNS);
 	int runs = addrs || (flags & ETM4_CFG_ATOM_RUNS);
-	size_t pos = dec->pos, n = dec->n, first = out;
+	size_t pos = dec->in.pos, n = dec->in.n, first = out;
 
 	while (out < max && pos < n) {
 		uint8_t b = buf[pos];
@@ -1584,87 +944,14 @@ static size_t next_synced(struct etm4_pkt_decoder *dec,
 		pos += len;
 		out++;
 	}
-	if (dec->offs) {
+	if (dec->in.offs) {
 		for (size_t i = first; i < out; i++)
-			pkts[i].offset = dec->offs[pkts[i].offset];
-	} else if (dec->base) {
+			pkts[i].offset = dec->in.offs[pkts[i].offset];
+	} else if (dec->in.base) {
 		for (size_t i = first; i < out; i++)
-			pkts[i].offset += dec->base;
+			pkts[i].offset += dec->in.base;
 	}
-	dec->pos = pos;
+	dec->in.pos = pos;
 	return out;
 }
 
-/* Data was lost before the next byte (etm4_pkt_gap()): report what it
- * cut, and let nothing decoded before it be relied on. Returns the records
- * written (0 or 1). */
-static int handle_gap(struct etm4_pkt_decoder *dec, struct etm4_packet *pkt)
-{
-	int n = 0;
-
-	dec->gap = 0;
-	if (dec->part_len) {
-		decode_one(dec, dec->part, dec->part_len, pkt);
-		pkt->offset = dec->part_off;
-		pkt->length = dec->part_len;
-		pkt->size = dec->part_len;
-		memcpy(pkt->raw, dec->part, dec->part_len);
-		pkt->error = -etmkit_err_bad_frame;
-		pkt->why = "packet cut by data lost in transport";
-		dec->part_len = 0;
-		n = 1;
-	} else if (dec->scan == etm4_scan_zeros) {
-		make_bad_zeros(pkt, dec->zeros_off, dec->zeros, -etmkit_err_bad_frame,
-			       "A-sync cut by data lost in transport");
-		n = 1;
-	}
-	/* An unsynced run goes on (it is not decoded anyway), but zeros on
-	 * both sides of the loss must not make an A-sync. */
-	if (dec->scan == etm4_scan_unsynced) {
-		dec->zeros = 0;
-		return n;
-	}
-	drop_sync(dec);
-	return n;
-}
-
-int etm4_pkt_next(struct etm4_pkt_decoder *dec, struct etm4_packet *pkts,
-		  size_t max)
-{
-	size_t out = 0;
-
-	if (!dec || !pkts || !max)
-		return -etmkit_err_invalid;
-	dec->nraddr = 0; /* the last call's runs are gone */
-	if (dec->have_pending) {
-		pkts[out++] = dec->pending;
-		dec->have_pending = 0;
-	}
-	if (dec->gap && out < max && !dec->stopped)
-		out += (size_t)handle_gap(dec, &pkts[out]);
-	while (out < max && !dec->stopped) {
-		if (dec->scan == etm4_scan_synced && !dec->part_len) {
-			out = next_synced(dec, pkts, out, max);
-			if (out >= max)
-				break;
-		}
-		if (dec->pos >= dec->n) {
-			if (dec->replaying) {
-				end_replay(dec);
-				continue;
-			}
-			if (dec->finished)
-				out += (size_t)flush_final(dec, &pkts[out]);
-			break;
-		}
-		out += (size_t)next_slow(dec, &pkts[out], max - out);
-	}
-	if (out == 0)
-		return dec->stopped ? -etmkit_err_bad_packet : -etmkit_err_eos;
-	return (int)out;
-}
-
-const struct etm4_atoms *etm4_pkt_atom_table(const struct etm4_pkt_decoder *dec)
-{
-	return dec ? dec->atoms : NULL;
-}
