@@ -124,6 +124,9 @@ struct etm3_flow_decoder {
 	 * out by the last etm3_flow_batch(). */
 	size_t n, delivered;
 	long hold;               /* q[hold] may still be canceled, or -1 */
+	long open;               /* ETM3_FLOW_RANGES: q[open] is a range the
+				    next instruction may extend, or -1 */
+	uint8_t ranges;          /* ETM3_FLOW_RANGES */
 	size_t next_pos, next_n; /* etm3_flow_next(): the batch it copies */
 	const struct etmkit_elem *next_batch;
 	struct etmkit_elem q[FLOW_QUEUE];
@@ -148,6 +151,7 @@ void etm3_flow_config_init(struct etm3_flow_config *cfg)
 
 static void reset_trace_state(struct etm3_flow_decoder *d)
 {
+	d->open = -1;
 	d->synced = 0;
 	d->pos = POS_NONE;
 	d->blk = NULL;
@@ -216,9 +220,16 @@ int etm3_flow_alloc(struct etm3_flow_decoder **out,
 		return err;
 	}
 	build_ph(d, etm3_pkt_atom_table(d->pkt));
-	if (cfg->size >= sizeof(*cfg)) {
+	if (cfg->size >= offsetof(struct etm3_flow_config, flags)) {
 		d->image_for_context = cfg->image_for_context;
 		d->image_ctx = cfg->image_ctx;
+	}
+	if (cfg->size >= sizeof(*cfg)) {
+		if (cfg->flags & ~(uint32_t)ETM3_FLOW_RANGES) {
+			etm3_flow_free(d);
+			return -etmkit_err_invalid;
+		}
+		d->ranges = !!(cfg->flags & ETM3_FLOW_RANGES);
 	}
 	d->eos = 1; /* nothing fed: drained */
 	d->hold = -1;
@@ -270,6 +281,7 @@ static struct etmkit_elem *emit(struct etm3_flow_decoder *d, uint8_t kind,
 	memset(e, 0, sizeof(*e));
 	e->kind = kind;
 	e->offset = offset;
+	d->open = -1; /* an element between: the range ends */
 	return e;
 }
 
@@ -357,6 +369,7 @@ static void go_to(struct etm3_flow_decoder *d, uint64_t addr, uint8_t isa)
 	d->link_from = NULL;
 	d->waiting = 0;
 	d->lost_reported = 0;
+	d->open = -1;
 }
 
 /* The address of the next instruction, if known. */
@@ -449,6 +462,45 @@ static FLOW_INLINE void put_insn(struct etmkit_elem *e,
 	e->flags = (uint8_t)(fi->head[3] + (x ^ 1));
 }
 
+/* ETM3_FLOW_RANGES: fill @e as a range of @fi alone, as put_insn() fills
+ * an insn element (u.range's opcode and class_flags are u.insn's). */
+static FLOW_INLINE void put_range(struct etmkit_elem *e,
+				  const struct flow_insn *fi, unsigned x,
+				  uint64_t off, uint32_t w)
+{
+	put_insn(e, fi, x, off, w);
+	e->kind = etmkit_elem_insn_range;
+	e->u.range.end = fi->addr + fi->head[2];
+	e->u.range.count = 1;
+	e->u.range.repeats = 0;
+}
+
+/* ETM3_FLOW_RANGES: instruction @fi, the next after open range @e, joins
+ * it: the range takes its flags, size and opcode, and adds its cycles
+ * (saturated: elem.h, cycles at or above FLOW_W_CAP mean at least). */
+static FLOW_INLINE void extend_range(struct etmkit_elem *e,
+				     const struct flow_insn *fi, unsigned x,
+				     uint32_t w)
+{
+	uint64_t c = (uint64_t)e->cycles + w;
+
+	e->flags = (uint8_t)(fi->head[3] + (x ^ 1));
+	e->size = fi->head[2];
+	e->cycles = c > FLOW_W_CAP ? FLOW_W_CAP : (uint32_t)c;
+	e->u.range.opcode = fi->opcode;
+	e->u.range.class_flags = fi->flags;
+	e->u.range.end = fi->addr + fi->head[2];
+	e->u.range.count++;
+}
+
+/* Whether the instruction after @fi, executed if @x, may join its range:
+ * it is the next in memory (no taken branch or instruction set change)
+ * and @fi passed its condition (flow.h: an N atom ends a range). */
+static FLOW_INLINE int range_goes_on(const struct flow_insn *fi, unsigned x)
+{
+	return x && !(fi->flags & (INSN_F_BRANCH | INSN_F_ISA_SWITCH));
+}
+
 /* Which way block @b is left after its last instruction @fi, executed if
  * @x: 1, a taken direct branch or instruction set change (to b->target);
  * 0, the next instruction (fall through or failed condition); -1, a taken
@@ -464,6 +516,7 @@ static FLOW_INLINE int exit_slot(const struct flow_insn *fi, unsigned x)
 static void lose_atom(struct etm3_flow_decoder *d, uint64_t offset)
 {
 	d->stats.atoms_lost++;
+	d->open = -1;
 	d->w = 0;
 	/* The atom's instruction came after the held one, which therefore
 	 * completed; a Cancel or a data packet that follows refers to the
@@ -515,8 +568,18 @@ static inline void step(struct etm3_flow_decoder *d, unsigned exec,
 	}
 	b = d->blk;
 	fi = &b->insn[d->idx];
-	d->hold = (long)d->n;
-	put_insn(&d->q[d->n++], fi, exec, offset, d->w);
+	if (!d->ranges) {
+		d->hold = (long)d->n;
+		put_insn(&d->q[d->n++], fi, exec, offset, d->w);
+	} else if (d->open >= 0) {
+		d->hold = d->open;
+		extend_range(&d->q[d->open], fi, exec, d->w);
+	} else {
+		d->hold = (long)d->n;
+		put_range(&d->q[d->n++], fi, exec, offset, d->w);
+	}
+	if (d->ranges)
+		d->open = range_goes_on(fi, exec) ? d->hold : -1;
 	d->stats.insns++;
 	d->w = 0;
 	d->last_addr = fi->addr;
@@ -543,6 +606,10 @@ struct walk {
 	uint32_t w;
 	uint64_t data;                /* data trace on: last data instruction */
 	uint8_t data_valid;
+	/* ETM3_FLOW_RANGES (the walk's @ranges): */
+	struct etmkit_elem *open;     /* the range the next one may extend */
+	struct etmkit_elem *last;     /* the last instruction's range */
+	uint32_t insns;               /* instructions since walk_load() */
 };
 
 static FLOW_INLINE void walk_load(struct etm3_flow_decoder *d, struct walk *k)
@@ -553,10 +620,13 @@ static FLOW_INLINE void walk_load(struct etm3_flow_decoder *d, struct walk *k)
 	k->w = d->w;
 	k->data = d->data_insn;
 	k->data_valid = d->data_insn_valid;
+	k->open = d->open >= 0 ? &d->q[d->open] : NULL;
+	k->last = NULL;
+	k->insns = 0;
 }
 
 static FLOW_INLINE void walk_save(struct etm3_flow_decoder *d,
-				  const struct walk *k)
+				  const struct walk *k, int ranges)
 {
 	size_t n = (size_t)(k->e - d->q);
 
@@ -566,9 +636,18 @@ static FLOW_INLINE void walk_save(struct etm3_flow_decoder *d,
 		d->idx = (uint32_t)(k->fi - k->b->insn);
 	}
 
-	/* d->n is where walk_load() started: the elements since are
-	 * instructions. */
-	if (n != d->n) {
+	if (ranges) {
+		/* Ranges: extended, or new since walk_load(). */
+		if (k->insns) {
+			d->stats.insns += k->insns;
+			d->hold = (long)(k->last - d->q);
+			d->last_addr = k->last->u.range.end - k->last->size;
+			d->last_valid = 1;
+		}
+		d->open = k->open ? (long)(k->open - d->q) : -1;
+	} else if (n != d->n) {
+		/* d->n is where walk_load() started: the elements since are
+		 * instructions. */
 		d->stats.insns += n - d->n;
 		d->hold = (long)(k->e - 1 - d->q);
 		d->last_addr = k->e[-1].addr;
@@ -584,7 +663,8 @@ static FLOW_INLINE void walk_save(struct etm3_flow_decoder *d,
  * successor here, anything else in block_end(). */
 static FLOW_INLINE void walk_block_end(struct etm3_flow_decoder *d,
 				       struct walk *k,
-				       const struct flow_insn *fi, unsigned x)
+				       const struct flow_insn *fi, unsigned x,
+				       int ranges)
 {
 	int slot = exit_slot(fi, x);
 	struct flow_block *nb = slot < 0 ? NULL : k->b->succ[slot];
@@ -594,7 +674,7 @@ static FLOW_INLINE void walk_block_end(struct etm3_flow_decoder *d,
 		k->fi = nb->insn;
 		return;
 	}
-	walk_save(d, k);
+	walk_save(d, k, ranges);
 	d->idx++;
 	block_end(d, k->b, fi, x);
 	walk_load(d, k);
@@ -603,19 +683,32 @@ static FLOW_INLINE void walk_block_end(struct etm3_flow_decoder *d,
 /* One E (@x 1) or N atom of the P-header at @off; W atoms in k->w. */
 static FLOW_INLINE void walk_insn(struct etm3_flow_decoder *d,
 				  struct walk *k, unsigned x, uint64_t off,
-				  int data_on)
+				  int data_on, int ranges)
 {
 	const struct flow_insn *fi = k->fi;
 	struct etmkit_elem *e = k->e;
 
 	if (!k->b) {
-		walk_save(d, k);
+		walk_save(d, k, ranges);
 		step(d, x, off); /* resolves, or loses the atom */
 		walk_load(d, k);
 		return;
 	}
-	k->e = e + 1;
-	put_insn(e, fi, x, off, k->w);
+	if (ranges) {
+		if (k->open) {
+			e = k->open;
+			extend_range(e, fi, x, k->w);
+		} else {
+			k->e = e + 1;
+			put_range(e, fi, x, off, k->w);
+		}
+		k->last = e;
+		k->open = range_goes_on(fi, x) ? e : NULL;
+		k->insns++;
+	} else {
+		k->e = e + 1;
+		put_insn(e, fi, x, off, k->w);
+	}
 	k->w = 0;
 	if (data_on && x && (fi->flags & FLOW_DATA_INSN)) {
 		k->data = fi->addr;
@@ -625,7 +718,7 @@ static FLOW_INLINE void walk_insn(struct etm3_flow_decoder *d,
 		k->fi = fi + 1;
 		return;
 	}
-	walk_block_end(d, k, fi, x);
+	walk_block_end(d, k, fi, x, ranges);
 }
 
 _Static_assert(ETMKIT_INSN_COND_FAIL == ETMKIT_INSN_EXEC + 1,
@@ -649,13 +742,13 @@ _Static_assert(sizeof(struct flow_ph) == 32, "flow_ph is indexed by shifting");
 static FLOW_INLINE void walk_header(struct etm3_flow_decoder *d,
 				    struct walk *k, const struct flow_ph *ph,
 				    uint32_t i, uint32_t end, uint64_t off,
-				    int data_on)
+				    int data_on, int ranges)
 {
 	for (; i < end; i++) {
 		unsigned v = ph->item[i];
 
 		k->w += v >> 1;
-		walk_insn(d, k, v & 1, off, data_on);
+		walk_insn(d, k, v & 1, off, data_on, ranges);
 	}
 }
 
@@ -666,7 +759,7 @@ static FLOW_INLINE void walk_header(struct etm3_flow_decoder *d,
  * last data instruction is tracked only when data packets can come). */
 static FLOW_INLINE int walk_run(struct etm3_flow_decoder *d,
 				const struct etm3_packet *p, int offs_given,
-				int data_on)
+				int data_on, int ranges)
 {
 	const struct etm3_p_header_run *r = &p->u.run;
 	const uint8_t *hdr = r->headers;
@@ -684,7 +777,7 @@ static FLOW_INLINE int walk_run(struct etm3_flow_decoder *d,
 
 		walk_header(d, &k, ph, d->run_a, ph->n, offs_given ?
 			    r->offsets[hp - hdr] : obase + (uint64_t)(uintptr_t)hp,
-			    data_on);
+			    data_on, ranges);
 		k.w += ph->trail;
 		d->run_a = 0;
 		hp++;
@@ -707,6 +800,8 @@ static FLOW_INLINE int walk_run(struct etm3_flow_decoder *d,
 		}
 		off = offs_given ? r->offsets[hp - hdr] :
 				   obase + (uint64_t)(uintptr_t)hp;
+		if (ranges)
+			k.open = NULL; /* a range never spans two packets */
 		/* Up to the queue's last 32 places a header fits whatever it
 		 * holds: 16 instructions of two elements at most. Past them, as
 		 * many as fit, and the position is kept. */
@@ -714,8 +809,9 @@ static FLOW_INLINE int walk_run(struct etm3_flow_decoder *d,
 			uint32_t fit = (uint32_t)((&d->q[FLOW_QUEUE] - k.e) / 2);
 
 			if (fit < n) {
-				walk_header(d, &k, ph, 0, fit, off, data_on);
-				walk_save(d, &k);
+				walk_header(d, &k, ph, 0, fit, off, data_on,
+					    ranges);
+				walk_save(d, &k, ranges);
 				d->stats.packets += (uint32_t)(hp - hdr) - d->run_h;
 				d->run_h = (uint32_t)(hp - hdr);
 				d->run_a = fit;
@@ -726,13 +822,26 @@ static FLOW_INLINE int walk_run(struct etm3_flow_decoder *d,
 			unsigned v = *it++;
 
 			k.w += v >> 1;
-			walk_insn(d, &k, v & 1, off, data_on);
+			walk_insn(d, &k, v & 1, off, data_on, ranges);
 		} while (--n);
 		k.w += ph->trail;
 	}
-	walk_save(d, &k);
+	walk_save(d, &k, ranges);
 	d->stats.packets += r->count - d->run_h;
 	return 1;
+}
+
+/* ETM3_FLOW_RANGES: walk_run()'s copies for ranges, kept out of line so
+ * that the per-instruction ones stay as they were. */
+static __attribute__((noinline)) int
+walk_run_ranges(struct etm3_flow_decoder *d, const struct etm3_packet *p,
+		int data_on)
+{
+	if (data_on)
+		return p->u.run.offsets ? walk_run(d, p, 1, 1, 1) :
+					  walk_run(d, p, 0, 1, 1);
+	return p->u.run.offsets ? walk_run(d, p, 1, 0, 1) :
+				  walk_run(d, p, 0, 0, 1);
 }
 
 static int expand_run(struct etm3_flow_decoder *d, const struct etm3_packet *p)
@@ -747,9 +856,12 @@ static int expand_run(struct etm3_flow_decoder *d, const struct etm3_packet *p)
 		d->stats.packets += r->count - d->run_h;
 		return 1;
 	}
+	if (d->ranges)
+		return walk_run_ranges(d, p, data_on);
 	if (data_on)
-		return r->offsets ? walk_run(d, p, 1, 1) : walk_run(d, p, 0, 1);
-	return r->offsets ? walk_run(d, p, 1, 0) : walk_run(d, p, 0, 0);
+		return r->offsets ? walk_run(d, p, 1, 1, 0) :
+				    walk_run(d, p, 0, 1, 0);
+	return r->offsets ? walk_run(d, p, 1, 0, 0) : walk_run(d, p, 0, 0, 0);
 }
 
 /* A single P-header record (the packet decoder gives runs, except after
@@ -779,7 +891,7 @@ static void cancel_last(struct etm3_flow_decoder *d)
 	if (d->hold < 0)
 		return;
 	e = &d->q[d->hold];
-	if (e->kind == etmkit_elem_insn) {
+	if (e->kind == etmkit_elem_insn || e->kind == etmkit_elem_insn_range) {
 		if (e->flags & ETMKIT_INSN_EXEC)
 			e->flags = (uint8_t)((e->flags & ~ETMKIT_INSN_EXEC) |
 					     ETMKIT_INSN_CANCEL);
@@ -854,7 +966,10 @@ static void lsip_insn(struct etm3_flow_decoder *d, const struct etm3_isync *is,
 	d->hold = (long)d->n;
 	e = &d->q[d->n++];
 	memset(e, 0, sizeof(*e));
-	put_insn(e, fi, 1, offset, 0);
+	if (d->ranges)
+		put_range(e, fi, 1, offset, 0); /* a range of its own */
+	else
+		put_insn(e, fi, 1, offset, 0);
 	/* No atom: no cycles of its own. */
 	e->flags = ETMKIT_INSN_EXEC | ETMKIT_INSN_IMPLIED;
 	d->stats.insns++;
@@ -1212,6 +1327,8 @@ static void drop_delivered(struct etm3_flow_decoder *d)
 	d->n -= k;
 	if (d->hold >= 0)
 		d->hold -= (long)k;
+	if (d->open >= 0)
+		d->open = d->open >= (long)k ? d->open - (long)k : -1;
 	d->delivered = 0;
 }
 
