@@ -552,10 +552,26 @@ static void block_end(struct etm3_flow_decoder *d, struct flow_block *b,
 	}
 }
 
+/* ETM3_FLOW_RANGES: step()'s instruction @fi, into the open range or a
+ * new one (out of line: step() inlines into the hot loop). */
+static __attribute__((noinline)) void
+step_range(struct etm3_flow_decoder *d, const struct flow_insn *fi,
+	   unsigned exec, uint64_t offset)
+{
+	if (d->open >= 0) {
+		d->hold = d->open;
+		extend_range(&d->q[d->open], fi, exec, d->w);
+	} else {
+		d->hold = (long)d->n;
+		put_range(&d->q[d->n++], fi, exec, offset, d->w);
+	}
+	d->open = range_goes_on(fi, exec) ? d->hold : -1;
+}
+
 /* One E (@exec 1) or N atom: the next instruction, with the W atoms in
  * d->w. The caller made room for two elements. */
 static inline void step(struct etm3_flow_decoder *d, unsigned exec,
-			uint64_t offset)
+			uint64_t offset, int ranges)
 {
 	struct flow_block *b;
 	const struct flow_insn *fi;
@@ -568,18 +584,12 @@ static inline void step(struct etm3_flow_decoder *d, unsigned exec,
 	}
 	b = d->blk;
 	fi = &b->insn[d->idx];
-	if (!d->ranges) {
-		d->hold = (long)d->n;
-		put_insn(&d->q[d->n++], fi, exec, offset, d->w);
-	} else if (d->open >= 0) {
-		d->hold = d->open;
-		extend_range(&d->q[d->open], fi, exec, d->w);
+	if (ranges) {
+		step_range(d, fi, exec, offset);
 	} else {
 		d->hold = (long)d->n;
-		put_range(&d->q[d->n++], fi, exec, offset, d->w);
+		put_insn(&d->q[d->n++], fi, exec, offset, d->w);
 	}
-	if (d->ranges)
-		d->open = range_goes_on(fi, exec) ? d->hold : -1;
 	d->stats.insns++;
 	d->w = 0;
 	d->last_addr = fi->addr;
@@ -606,13 +616,19 @@ struct walk {
 	uint32_t w;
 	uint64_t data;                /* data trace on: last data instruction */
 	uint8_t data_valid;
-	/* ETM3_FLOW_RANGES (the walk's @ranges): */
+};
+
+/* ETM3_FLOW_RANGES: the walk's ranges (the walk functions' @ranges; NULL
+ * in the per-instruction copies, where it folds away, leaving struct walk
+ * as it was). */
+struct walk_ranges {
 	struct etmkit_elem *open;     /* the range the next one may extend */
 	struct etmkit_elem *last;     /* the last instruction's range */
 	uint32_t insns;               /* instructions since walk_load() */
 };
 
-static FLOW_INLINE void walk_load(struct etm3_flow_decoder *d, struct walk *k)
+static FLOW_INLINE void walk_load(struct etm3_flow_decoder *d, struct walk *k,
+				  struct walk_ranges *ranges)
 {
 	k->b = d->pos == POS_BLOCK ? d->blk : NULL;
 	k->fi = k->b ? &k->b->insn[d->idx] : NULL;
@@ -620,13 +636,16 @@ static FLOW_INLINE void walk_load(struct etm3_flow_decoder *d, struct walk *k)
 	k->w = d->w;
 	k->data = d->data_insn;
 	k->data_valid = d->data_insn_valid;
-	k->open = d->open >= 0 ? &d->q[d->open] : NULL;
-	k->last = NULL;
-	k->insns = 0;
+	if (ranges) {
+		ranges->open = d->open >= 0 ? &d->q[d->open] : NULL;
+		ranges->last = NULL;
+		ranges->insns = 0;
+	}
 }
 
 static FLOW_INLINE void walk_save(struct etm3_flow_decoder *d,
-				  const struct walk *k, int ranges)
+				  const struct walk *k,
+				  struct walk_ranges *ranges)
 {
 	size_t n = (size_t)(k->e - d->q);
 
@@ -638,13 +657,14 @@ static FLOW_INLINE void walk_save(struct etm3_flow_decoder *d,
 
 	if (ranges) {
 		/* Ranges: extended, or new since walk_load(). */
-		if (k->insns) {
-			d->stats.insns += k->insns;
-			d->hold = (long)(k->last - d->q);
-			d->last_addr = k->last->u.range.end - k->last->size;
+		if (ranges->insns) {
+			d->stats.insns += ranges->insns;
+			d->hold = (long)(ranges->last - d->q);
+			d->last_addr = ranges->last->u.range.end -
+				       ranges->last->size;
 			d->last_valid = 1;
 		}
-		d->open = k->open ? (long)(k->open - d->q) : -1;
+		d->open = ranges->open ? (long)(ranges->open - d->q) : -1;
 	} else if (n != d->n) {
 		/* d->n is where walk_load() started: the elements since are
 		 * instructions. */
@@ -664,7 +684,7 @@ static FLOW_INLINE void walk_save(struct etm3_flow_decoder *d,
 static FLOW_INLINE void walk_block_end(struct etm3_flow_decoder *d,
 				       struct walk *k,
 				       const struct flow_insn *fi, unsigned x,
-				       int ranges)
+				       struct walk_ranges *ranges)
 {
 	int slot = exit_slot(fi, x);
 	struct flow_block *nb = slot < 0 ? NULL : k->b->succ[slot];
@@ -677,34 +697,35 @@ static FLOW_INLINE void walk_block_end(struct etm3_flow_decoder *d,
 	walk_save(d, k, ranges);
 	d->idx++;
 	block_end(d, k->b, fi, x);
-	walk_load(d, k);
+	walk_load(d, k, ranges);
 }
 
 /* One E (@x 1) or N atom of the P-header at @off; W atoms in k->w. */
 static FLOW_INLINE void walk_insn(struct etm3_flow_decoder *d,
 				  struct walk *k, unsigned x, uint64_t off,
-				  int data_on, int ranges)
+				  int data_on, struct walk_ranges *ranges)
 {
 	const struct flow_insn *fi = k->fi;
 	struct etmkit_elem *e = k->e;
 
 	if (!k->b) {
 		walk_save(d, k, ranges);
-		step(d, x, off); /* resolves, or loses the atom */
-		walk_load(d, k);
+		step(d, x, off, ranges != NULL); /* resolves, or loses
+						    the atom */
+		walk_load(d, k, ranges);
 		return;
 	}
 	if (ranges) {
-		if (k->open) {
-			e = k->open;
+		if (ranges->open) {
+			e = ranges->open;
 			extend_range(e, fi, x, k->w);
 		} else {
 			k->e = e + 1;
 			put_range(e, fi, x, off, k->w);
 		}
-		k->last = e;
-		k->open = range_goes_on(fi, x) ? e : NULL;
-		k->insns++;
+		ranges->last = e;
+		ranges->open = range_goes_on(fi, x) ? e : NULL;
+		ranges->insns++;
 	} else {
 		k->e = e + 1;
 		put_insn(e, fi, x, off, k->w);
@@ -742,7 +763,7 @@ _Static_assert(sizeof(struct flow_ph) == 32, "flow_ph is indexed by shifting");
 static FLOW_INLINE void walk_header(struct etm3_flow_decoder *d,
 				    struct walk *k, const struct flow_ph *ph,
 				    uint32_t i, uint32_t end, uint64_t off,
-				    int data_on, int ranges)
+				    int data_on, struct walk_ranges *ranges)
 {
 	for (; i < end; i++) {
 		unsigned v = ph->item[i];
@@ -759,9 +780,11 @@ static FLOW_INLINE void walk_header(struct etm3_flow_decoder *d,
  * last data instruction is tracked only when data packets can come). */
 static FLOW_INLINE int walk_run(struct etm3_flow_decoder *d,
 				const struct etm3_packet *p, int offs_given,
-				int data_on, int ranges)
+				int data_on, int with_ranges)
 {
 	const struct etm3_p_header_run *r = &p->u.run;
+	struct walk_ranges rs;
+	struct walk_ranges *ranges = with_ranges ? &rs : NULL;
 	const uint8_t *hdr = r->headers;
 	const uint8_t *hp = hdr + d->run_h;
 	const uint8_t *hend = hdr + r->count;
@@ -770,7 +793,7 @@ static FLOW_INLINE int walk_run(struct etm3_flow_decoder *d,
 	const uint64_t obase = p->offset - (uint64_t)(uintptr_t)hdr;
 	struct walk k;
 
-	walk_load(d, &k);
+	walk_load(d, &k, ranges);
 	if (d->run_a) {
 		/* The rest of a header the last call stopped in. */
 		const struct flow_ph *ph = &d->ph[*hp];
@@ -801,7 +824,7 @@ static FLOW_INLINE int walk_run(struct etm3_flow_decoder *d,
 		off = offs_given ? r->offsets[hp - hdr] :
 				   obase + (uint64_t)(uintptr_t)hp;
 		if (ranges)
-			k.open = NULL; /* a range never spans two packets */
+			ranges->open = NULL; /* a range never spans two packets */
 		/* Up to the queue's last 32 places a header fits whatever it
 		 * holds: 16 instructions of two elements at most. Past them, as
 		 * many as fit, and the position is kept. */
