@@ -1,5 +1,6 @@
 /* etmkit CLI: execution elements as text lines and as JSON Lines. */
 #include <inttypes.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "cli.h"
@@ -379,13 +380,14 @@ static void json_lines(FILE *f, const struct cli_where *w)
 		fputc(']', f);
 }
 
-static void json_insn(FILE *f, const struct etmkit_elem *e,
-		      const struct cli_where *w)
+/* Cycles and the status flags of an insn element, or of an insn_range's
+ * last instruction (u.range's class_flags is where u.insn's is). */
+_Static_assert(offsetof(struct etmkit_elem, u.range.class_flags) ==
+	       offsetof(struct etmkit_elem, u.insn.class_flags),
+	       "json_insn_status() reads either");
+
+static void json_insn_status(FILE *f, const struct etmkit_elem *e)
 {
-	fprintf(f, ",\"addr\":\"0x%" PRIx64 "\",\"size\":%u,\"isa\":\"%s\","
-		"\"opcode\":\"0x%" PRIx32 "\",\"exec\":%s", e->addr, e->size,
-		isa_name(e->isa), e->u.insn.opcode,
-		(e->flags & ETMKIT_INSN_EXEC) ? "true" : "false");
 	if (e->flags & ETMKIT_INSN_CYCLES)
 		fprintf(f, ",\"cycles\":%" PRIu32, e->cycles);
 	json_flag(f, e->flags & ETMKIT_INSN_COND_FAIL, "cond_fail");
@@ -394,6 +396,16 @@ static void json_insn(FILE *f, const struct etmkit_elem *e,
 	json_flag(f, e->flags & ETMKIT_INSN_P0, "p0");
 	json_flag(f, e->u.insn.class_flags & (INSN_F_UNDEFINED | INSN_F_UDF),
 		  "undefined");
+}
+
+static void json_insn(FILE *f, const struct etmkit_elem *e,
+		      const struct cli_where *w)
+{
+	fprintf(f, ",\"addr\":\"0x%" PRIx64 "\",\"size\":%u,\"isa\":\"%s\","
+		"\"opcode\":\"0x%" PRIx32 "\",\"exec\":%s", e->addr, e->size,
+		isa_name(e->isa), e->u.insn.opcode,
+		(e->flags & ETMKIT_INSN_EXEC) ? "true" : "false");
+	json_insn_status(f, e);
 	if (w)
 		json_where(f, w);
 	if (w && w->has_line)
@@ -415,14 +427,7 @@ static void json_range(FILE *f, const struct etmkit_elem *e,
 		(e->flags & ETMKIT_INSN_EXEC) ? "true" : "false");
 	if (e->u.range.repeats)
 		fprintf(f, ",\"repeats\":%" PRIu32, e->u.range.repeats);
-	if (e->flags & ETMKIT_INSN_CYCLES)
-		fprintf(f, ",\"cycles\":%" PRIu32, e->cycles);
-	json_flag(f, e->flags & ETMKIT_INSN_COND_FAIL, "cond_fail");
-	json_flag(f, e->flags & ETMKIT_INSN_CANCEL, "cancel");
-	json_flag(f, e->flags & ETMKIT_INSN_IMPLIED, "implied");
-	json_flag(f, e->flags & ETMKIT_INSN_P0, "p0");
-	json_flag(f, e->u.range.class_flags & (INSN_F_UNDEFINED | INSN_F_UDF),
-		  "undefined");
+	json_insn_status(f, e);
 	if (w)
 		json_where(f, w);
 }
