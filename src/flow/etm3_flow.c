@@ -25,6 +25,7 @@
 
 #include "etmkit/flow.h"
 #include "flow/block.h"
+#include "flow/flow_driver.h"
 
 #define FLOW_BATCH 64
 /* The hot loop's pieces must inline for its state to stay in registers. */
@@ -73,18 +74,11 @@ struct etm3_flow_decoder {
 	struct flow_ph ph[256];
 	struct flow_cache cache;
 
-	/* Packets read, and where the P-header run at batch[ibatch] is. */
+	/* Packets read, and where the P-header run at batch[drv.ibatch]
+	 * is. */
 	struct etm3_packet batch[FLOW_BATCH];
-	int nbatch, ibatch;
+	struct flow_drive drv;   /* flow_driver.h */
 	uint32_t run_h, run_a;
-	uint8_t finishing;       /* etm3_flow_finish() called */
-	uint8_t eos;             /* the packet decoder has nothing more */
-	uint8_t full;            /* the last decode() stopped for room */
-	uint8_t gap_pending;     /* etm3_flow_gap(): a gap element to emit */
-	const char *gap_why;
-	uint64_t gap_offset;
-	uint8_t stopped;         /* stop-on-error: the error was delivered */
-	uint64_t fed_end;        /* offset after the last byte fed */
 
 	/* Where execution is (IHI 0014Q 7.10.5: nothing before an I-sync). */
 	uint8_t synced;          /* an I-sync seen since (re)sync */
@@ -127,8 +121,6 @@ struct etm3_flow_decoder {
 	long open;               /* ETM3_FLOW_RANGES: q[open] is a range the
 				    next instruction may extend, or -1 */
 	uint8_t ranges;          /* ETM3_FLOW_RANGES */
-	size_t next_pos, next_n; /* etm3_flow_next(): the batch it copies */
-	const struct etmkit_elem *next_batch;
 	struct etmkit_elem q[FLOW_QUEUE];
 
 	struct etm3_flow_stats stats;
@@ -231,7 +223,7 @@ int etm3_flow_alloc(struct etm3_flow_decoder **out,
 		}
 		d->ranges = !!(cfg->flags & ETM3_FLOW_RANGES);
 	}
-	d->eos = 1; /* nothing fed: drained */
+	flow_drive_reset(&d->drv);
 	d->hold = -1;
 	reset_trace_state(d);
 	*out = d;
@@ -252,12 +244,9 @@ void etm3_flow_reset(struct etm3_flow_decoder *d)
 	if (!d)
 		return;
 	etm3_pkt_reset(d->pkt);
-	d->nbatch = d->ibatch = 0;
+	flow_drive_reset(&d->drv);
 	d->run_h = d->run_a = 0;
-	d->finishing = d->stopped = d->full = d->gap_pending = 0;
-	d->eos = 1;
 	d->n = d->delivered = 0;
-	d->next_pos = d->next_n = 0;
 	d->hold = -1;
 	reset_trace_state(d);
 	memset(&d->stats, 0, sizeof(d->stats));
@@ -411,12 +400,8 @@ static int resolve(struct etm3_flow_decoder *d, uint64_t offset)
 		d->pos = POS_BLOCK;
 		return 1;
 	}
-	struct etmkit_elem *e = emit(d, etmkit_elem_no_image, offset);
-
-	e->addr = d->addr;
-	e->isa = d->isa;
-	e->u.loss.reason = loss;
-	e->u.loss.space = d->space;
+	flow_no_image(emit(d, etmkit_elem_no_image, offset), d->addr, d->isa,
+		      loss, d->space);
 	d->pos = POS_NONE;
 	d->link_from = NULL;
 	d->lost_reported = 1;
@@ -1240,13 +1225,11 @@ int etm3_flow_feed(struct etm3_flow_decoder *d, const uint8_t *buf, size_t n,
 {
 	int err;
 
-	if (!d || d->ibatch < d->nbatch || !d->eos)
+	if (!d || flow_drive_busy(&d->drv))
 		return -etmkit_err_invalid;
 	err = etm3_pkt_feed(d->pkt, buf, n, offsets, base);
 	if (!err)
-		d->eos = 0;
-	if (!err && n)
-		d->fed_end = (offsets ? offsets[n - 1] : base + n - 1) + 1;
+		flow_drive_fed(&d->drv, n, offsets, base);
 	return err;
 }
 
@@ -1254,8 +1237,7 @@ int etm3_flow_finish(struct etm3_flow_decoder *d)
 {
 	if (!d)
 		return -etmkit_err_invalid;
-	d->finishing = 1;
-	d->eos = 0; /* a packet cut by the end may come yet */
+	flow_drive_finish(&d->drv);
 	return etm3_pkt_finish(d->pkt);
 }
 
@@ -1264,7 +1246,7 @@ int etm3_flow_gap(struct etm3_flow_decoder *d)
 	struct etm3_packet cut;
 	int err;
 
-	if (!d || d->ibatch < d->nbatch || !d->eos)
+	if (!d || flow_drive_busy(&d->drv))
 		return -etmkit_err_invalid;
 	err = etm3_pkt_gap(d->pkt);
 	if (err)
@@ -1274,9 +1256,7 @@ int etm3_flow_gap(struct etm3_flow_decoder *d)
 	memset(&cut, 0, sizeof(cut));
 	if (etm3_pkt_next(d->pkt, &cut, 1) != 1)
 		cut.error = 0;
-	d->gap_pending = 1;
-	d->gap_offset = cut.error ? cut.offset : d->fed_end;
-	d->gap_why = cut.error ? cut.why : "data lost in transport";
+	flow_drive_gap(&d->drv, cut.error, cut.offset, cut.why);
 	return 0;
 }
 
@@ -1286,43 +1266,32 @@ static int refill(struct etm3_flow_decoder *d)
 {
 	int r = etm3_pkt_next(d->pkt, d->batch, FLOW_BATCH);
 
-	d->ibatch = 0;
 	d->run_h = d->run_a = 0;
-	if (r < 0) {
-		d->nbatch = 0;
-		d->eos = 1;
-		if (r == -etmkit_err_bad_packet)
-			d->stopped = 1;
-		return 0;
-	}
-	d->nbatch = r;
-	return 1;
+	return flow_drive_refilled(&d->drv, r);
 }
 
 /* Decode into the queue until it is full or the input is used up. */
 static void decode(struct etm3_flow_decoder *d)
 {
-	d->full = 1;
-	if (d->gap_pending) {
+	d->drv.full = 1;
+	if (d->drv.gap_pending) {
 		struct etmkit_elem *e;
 
 		if (room(d) < FLOW_PKT_ELEMS)
 			return;
 		release(d);
-		e = emit(d, etmkit_elem_gap, d->gap_offset);
-		e->u.loss.reason = etmkit_loss_transport;
-		e->u.loss.why = d->gap_why;
+		e = emit(d, etmkit_elem_gap, d->drv.gap_offset);
+		flow_drive_gap_elem(&d->drv, e);
 		reset_trace_state(d);
-		d->gap_pending = 0;
 	}
 	for (;;) {
 		const struct etm3_packet *p;
 
-		if (d->ibatch >= d->nbatch && (d->stopped || !refill(d))) {
-			d->full = 0;
+		if (d->drv.ibatch >= d->drv.nbatch && (d->drv.stopped || !refill(d))) {
+			d->drv.full = 0;
 			return;
 		}
-		p = &d->batch[d->ibatch];
+		p = &d->batch[d->drv.ibatch];
 		if (p->type == etm3_pkt_p_header_run && !p->error) {
 			if (!expand_run(d, p))
 				return;
@@ -1334,7 +1303,7 @@ static void decode(struct etm3_flow_decoder *d)
 				return;
 			on_packet(d, p);
 		}
-		d->ibatch++;
+		d->drv.ibatch++;
 		d->run_h = d->run_a = 0;
 	}
 }
@@ -1342,17 +1311,14 @@ static void decode(struct etm3_flow_decoder *d)
 /* Forget the elements the last batch handed out. */
 static void drop_delivered(struct etm3_flow_decoder *d)
 {
-	size_t k = d->delivered;
+	size_t k = flow_drop_delivered(d->q, &d->n, &d->delivered);
 
 	if (!k)
 		return;
-	memmove(d->q, d->q + k, (d->n - k) * sizeof(d->q[0]));
-	d->n -= k;
 	if (d->hold >= 0)
 		d->hold -= (long)k;
 	if (d->open >= 0)
 		d->open = d->open >= (long)k ? d->open - (long)k : -1;
-	d->delivered = 0;
 }
 
 int etm3_flow_batch(struct etm3_flow_decoder *d,
@@ -1370,11 +1336,11 @@ int etm3_flow_batch(struct etm3_flow_decoder *d,
 	final = d->n;
 	/* The last instruction waits for what follows it, unless nothing
 	 * will follow, or the queue is full behind it. */
-	if (d->eos && (d->finishing || d->stopped) && !d->full)
+	if (d->drv.eos && (d->drv.finishing || d->drv.stopped) && !d->drv.full)
 		release(d);
 	if (d->hold >= 0) {
 		/* Full behind the held element: let it go. */
-		if (d->hold == 0 && d->full)
+		if (d->hold == 0 && d->drv.full)
 			release(d);
 		else
 			final = (size_t)d->hold;
@@ -1382,29 +1348,18 @@ int etm3_flow_batch(struct etm3_flow_decoder *d,
 	d->delivered = final;
 	*elems = d->q;
 	if (!final)
-		return d->stopped ? -etmkit_err_bad_packet : -etmkit_err_eos;
+		return d->drv.stopped ? -etmkit_err_bad_packet : -etmkit_err_eos;
 	return (int)final;
+}
+
+static int batch_of(void *d, const struct etmkit_elem **elems)
+{
+	return etm3_flow_batch(d, elems);
 }
 
 int etm3_flow_next(struct etm3_flow_decoder *d, struct etmkit_elem *elems,
 		   size_t max)
 {
-	size_t k;
-
-	if (!d || !elems || !max)
-		return -etmkit_err_invalid;
-	if (d->next_pos == d->next_n) {
-		int r = etm3_flow_batch(d, &d->next_batch);
-
-		d->next_pos = d->next_n = 0;
-		if (r < 0)
-			return r;
-		d->next_n = (size_t)r;
-	}
-	k = d->next_n - d->next_pos;
-	if (k > max)
-		k = max;
-	memcpy(elems, d->next_batch + d->next_pos, k * sizeof(elems[0]));
-	d->next_pos += k;
-	return (int)k;
+	return d ? flow_drive_next(&d->drv, d, batch_of, elems, max) :
+		   -etmkit_err_invalid;
 }
