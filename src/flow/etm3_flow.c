@@ -1220,46 +1220,6 @@ static void on_packet(struct etm3_flow_decoder *d, const struct etm3_packet *p)
 
 /* ---- Driving ------------------------------------------------------------ */
 
-int etm3_flow_feed(struct etm3_flow_decoder *d, const uint8_t *buf, size_t n,
-		   const uint64_t *offsets, uint64_t base)
-{
-	int err;
-
-	if (!d || flow_drive_busy(&d->drv))
-		return -etmkit_err_invalid;
-	err = etm3_pkt_feed(d->pkt, buf, n, offsets, base);
-	if (!err)
-		flow_drive_fed(&d->drv, n, offsets, base);
-	return err;
-}
-
-int etm3_flow_finish(struct etm3_flow_decoder *d)
-{
-	if (!d)
-		return -etmkit_err_invalid;
-	flow_drive_finish(&d->drv);
-	return etm3_pkt_finish(d->pkt);
-}
-
-int etm3_flow_gap(struct etm3_flow_decoder *d)
-{
-	struct etm3_packet cut;
-	int err;
-
-	if (!d || flow_drive_busy(&d->drv))
-		return -etmkit_err_invalid;
-	err = etm3_pkt_gap(d->pkt);
-	if (err)
-		return err;
-	/* A packet the loss cut comes back as an error record: it becomes
-	 * the gap element (offset and reason), emitted by the next batch. */
-	memset(&cut, 0, sizeof(cut));
-	if (etm3_pkt_next(d->pkt, &cut, 1) != 1)
-		cut.error = 0;
-	flow_drive_gap(&d->drv, cut.error, cut.offset, cut.why);
-	return 0;
-}
-
 /* Read the next batch of packets. Returns 1, or 0 at the end of input
  * (or when stopped). */
 static int refill(struct etm3_flow_decoder *d)
@@ -1352,14 +1312,5 @@ int etm3_flow_batch(struct etm3_flow_decoder *d,
 	return (int)final;
 }
 
-static int batch_of(void *d, const struct etmkit_elem **elems)
-{
-	return etm3_flow_batch(d, elems);
-}
-
-int etm3_flow_next(struct etm3_flow_decoder *d, struct etmkit_elem *elems,
-		   size_t max)
-{
-	return d ? flow_drive_next(&d->drv, d, batch_of, elems, max) :
-		   -etmkit_err_invalid;
-}
+/* feed, finish, gap and next: the skeleton's (flow_driver.h). */
+FLOW_DRIVE_API(etm3, struct etm3_packet)

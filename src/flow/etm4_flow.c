@@ -2585,44 +2585,6 @@ static int atom_run(struct etm4_flow_decoder *d, const struct etm4_packet *p)
 
 /* ---- Driving ------------------------------------------------------------ */
 
-int etm4_flow_feed(struct etm4_flow_decoder *d, const uint8_t *buf, size_t n,
-		   const uint64_t *offsets, uint64_t base)
-{
-	int err;
-
-	if (!d || d->drv.ibatch < d->drv.nbatch)
-		return -etmkit_err_invalid;
-	err = etm4_pkt_feed(d->pkt, buf, n, offsets, base);
-	if (!err)
-		flow_drive_fed(&d->drv, n, offsets, base);
-	return err;
-}
-
-int etm4_flow_finish(struct etm4_flow_decoder *d)
-{
-	if (!d)
-		return -etmkit_err_invalid;
-	flow_drive_finish(&d->drv);
-	return etm4_pkt_finish(d->pkt);
-}
-
-int etm4_flow_gap(struct etm4_flow_decoder *d)
-{
-	struct etm4_packet cut;
-	int err;
-
-	if (!d || flow_drive_busy(&d->drv))
-		return -etmkit_err_invalid;
-	err = etm4_pkt_gap(d->pkt);
-	if (err)
-		return err;
-	memset(&cut, 0, sizeof(cut));
-	if (etm4_pkt_next(d->pkt, &cut, 1) != 1)
-		cut.error = 0;
-	flow_drive_gap(&d->drv, cut.error, cut.offset, cut.why);
-	return 0;
-}
-
 static int refill(struct etm4_flow_decoder *d)
 {
 	return flow_drive_refilled(&d->drv,
@@ -2724,14 +2686,5 @@ int etm4_flow_batch(struct etm4_flow_decoder *d,
 	return (int)d->delivered;
 }
 
-static int batch_of(void *d, const struct etmkit_elem **elems)
-{
-	return etm4_flow_batch(d, elems);
-}
-
-int etm4_flow_next(struct etm4_flow_decoder *d, struct etmkit_elem *elems,
-		   size_t max)
-{
-	return d ? flow_drive_next(&d->drv, d, batch_of, elems, max) :
-		   -etmkit_err_invalid;
-}
+/* feed, finish, gap and next: the skeleton's (flow_driver.h). */
+FLOW_DRIVE_API(etm4, struct etm4_packet)

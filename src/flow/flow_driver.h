@@ -170,4 +170,62 @@ static inline void flow_no_image(struct etmkit_elem *e, uint64_t addr,
 	e->u.loss.space = space;
 }
 
+/* The driving half of protocol @P's flow API (flow.h), the same for
+ * every protocol: @P##_flow_feed(), _finish(), _gap() and _next() over
+ * the decoder's packet decoder (d->pkt, whose @P##_pkt_feed(), _finish(),
+ * _gap() and _next() behave as etm3_pkt_*'s) and its batch function
+ * @P##_flow_batch(). A packet the loss cut comes back from the packet
+ * decoder as an error record (struct @PKT): it becomes the gap element
+ * (offset and reason), emitted by the next batch. */
+#define FLOW_DRIVE_API(P, PKT)                                              \
+int P##_flow_feed(struct P##_flow_decoder *d, const uint8_t *buf,          \
+		  size_t n, const uint64_t *offsets, uint64_t base)          \
+{                                                                           \
+	int err;                                                            \
+									    \
+	if (!d || flow_drive_busy(&d->drv))                                 \
+		return -etmkit_err_invalid;                                 \
+	err = P##_pkt_feed(d->pkt, buf, n, offsets, base);                  \
+	if (!err)                                                           \
+		flow_drive_fed(&d->drv, n, offsets, base);                  \
+	return err;                                                         \
+}                                                                           \
+									    \
+int P##_flow_finish(struct P##_flow_decoder *d)                             \
+{                                                                           \
+	if (!d)                                                             \
+		return -etmkit_err_invalid;                                 \
+	flow_drive_finish(&d->drv);                                         \
+	return P##_pkt_finish(d->pkt);                                      \
+}                                                                           \
+									    \
+int P##_flow_gap(struct P##_flow_decoder *d)                                \
+{                                                                           \
+	PKT cut;                                                            \
+	int err;                                                            \
+									    \
+	if (!d || flow_drive_busy(&d->drv))                                 \
+		return -etmkit_err_invalid;                                 \
+	err = P##_pkt_gap(d->pkt);                                          \
+	if (err)                                                            \
+		return err;                                                 \
+	memset(&cut, 0, sizeof(cut));                                       \
+	if (P##_pkt_next(d->pkt, &cut, 1) != 1)                             \
+		cut.error = 0;                                              \
+	flow_drive_gap(&d->drv, cut.error, cut.offset, cut.why);            \
+	return 0;                                                           \
+}                                                                           \
+									    \
+static int P##_batch_of(void *d, const struct etmkit_elem **elems)          \
+{                                                                           \
+	return P##_flow_batch(d, elems);                                    \
+}                                                                           \
+									    \
+int P##_flow_next(struct P##_flow_decoder *d, struct etmkit_elem *elems,   \
+		  size_t max)                                               \
+{                                                                           \
+	return d ? flow_drive_next(&d->drv, d, P##_batch_of, elems, max) :  \
+		   -etmkit_err_invalid;                                     \
+}
+
 #endif /* ETMKIT_FLOW_DRIVER_H */
