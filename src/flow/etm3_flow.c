@@ -23,112 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "etmkit/flow.h"
-#include "flow/block.h"
-#include "flow/flow_driver.h"
-
-#define FLOW_BATCH 64
-/* The hot loop's pieces must inline for its state to stay in registers. */
-#if defined(__GNUC__)
-#define FLOW_INLINE inline __attribute__((always_inline))
-#define FLOW_LIKELY(x) __builtin_expect(!!(x), 1)
-#else
-#define FLOW_INLINE inline
-#define FLOW_LIKELY(x) (x)
-#endif
-/* Decoded elements waiting to be delivered. An instruction that may still
- * be canceled is kept back with what follows it until a packet settles it,
- * or until this many elements wait behind it (then it is let go: the
- * exception's cancel flag is then the only record). */
-#define FLOW_QUEUE 256
-/* W atoms since the last instruction saturate here (elem.h: cycles at or
- * above it mean at least that many): headroom for the W atoms of one
- * P-header on top. */
-#define FLOW_W_CAP 0xFFFF0000u
-/* Most elements one packet other than a P-header run can produce
- * (overflow, trace_on, context, LSiP: no_image or insn, then a context
- * for the security state its current address gives). */
-#define FLOW_PKT_ELEMS 5
-
-/* A P-header byte as the instructions it traces (IHI 0014Q 7.3.1): n
- * instructions; item i is the number of W atoms before instruction i,
- * shifted left once, plus 1 if it executed (E; else N, condition failed);
- * trail W atoms after the last. Built once from the packet decoder's atom
- * table, so a W atom costs nothing of its own. */
-struct flow_ph {
-	uint8_t item[16];
-	uint8_t n;
-	uint8_t trail;
-	uint8_t pad[14]; /* 32 bytes: the table is indexed by shifting */
-};
-
-enum flow_pos {
-	POS_NONE = 0, /* next address unknown */
-	POS_ADDR,     /* next address known, block not looked up yet */
-	POS_BLOCK     /* next instruction is blk->insn[idx] */
-};
-
-struct etm3_flow_decoder {
-	struct etm3_pkt_decoder *pkt;
-	struct etm3_config_info info;
-	struct flow_ph ph[256];
-	struct flow_cache cache;
-
-	/* Packets read, and where the P-header run at batch[drv.ibatch]
-	 * is. */
-	struct etm3_packet batch[FLOW_BATCH];
-	struct flow_drive drv;   /* flow_driver.h */
-	uint32_t run_h, run_a;
-
-	/* Where execution is (IHI 0014Q 7.10.5: nothing before an I-sync). */
-	uint8_t synced;          /* an I-sync seen since (re)sync */
-	uint8_t pos;             /* enum flow_pos */
-	uint8_t isa;             /* POS_ADDR */
-	uint8_t space;           /* IMAGE_SPACE_* of the current state */
-	uint8_t waiting;         /* a taken indirect branch awaits its address */
-	uint8_t lost_reported;   /* a gap was reported for atoms since */
-	uint64_t addr;           /* POS_ADDR */
-	struct flow_block *blk;  /* POS_BLOCK */
-	uint32_t idx;
-	/* POS_ADDR reached from blk->succ[slot]: link it when built. */
-	struct flow_block *link_from;
-	uint8_t link_slot;
-	uint64_t link_gen;
-	uint32_t w;              /* W atoms since the last instruction */
-	uint32_t gap_w;          /* w when trace last restarted: part of the
-				    gap a cycle count packet then reports */
-
-	/* Context (7.3.6, 7.3.7, 7.10.5). */
-	uint8_t ctx_sent;
-	uint8_t ns, hyp;
-	uint32_t context_id, vmid;
-	uint8_t vmid_seen;
-
-	/* For exceptions and data. */
-	uint64_t last_addr;      /* the last instruction traced */
-	uint8_t last_valid;
-	uint64_t data_insn;      /* the last data instruction executed */
-	uint8_t data_insn_valid;
-	struct {
-		uint64_t insn;
-		uint8_t valid;
-	} ooo[4];                /* out-of-order tag -> its instruction */
-
-	/* Output: q[0..n) decoded, of which the first `delivered` were handed
-	 * out by the last etm3_flow_batch(). */
-	size_t n, delivered;
-	long hold;               /* q[hold] may still be canceled, or -1 */
-	long open;               /* ETM3_FLOW_RANGES: q[open] is a range the
-				    next instruction may extend, or -1 */
-	uint8_t ranges;          /* ETM3_FLOW_RANGES */
-	struct etmkit_elem q[FLOW_QUEUE];
-
-	struct etm3_flow_stats stats;
-	uint64_t blocks_base, flushes_base; /* the cache's counts at reset */
-
-	etmkit_image_for_context_fn image_for_context; /* flow.h */
-	void *image_ctx;
-};
+#include "flow/etm3_flow_int.h"
 
 /* ---- Set-up ------------------------------------------------------------- */
 
@@ -141,7 +36,7 @@ void etm3_flow_config_init(struct etm3_flow_config *cfg)
 	etm3_config_init(&cfg->etm);
 }
 
-static void reset_trace_state(struct etm3_flow_decoder *d)
+void etm3_flow_forget(struct etm3_flow_decoder *d)
 {
 	d->open = -1;
 	d->synced = 0;
@@ -225,7 +120,7 @@ int etm3_flow_alloc(struct etm3_flow_decoder **out,
 	}
 	flow_drive_reset(&d->drv);
 	d->hold = -1;
-	reset_trace_state(d);
+	etm3_flow_forget(d);
 	*out = d;
 	return 0;
 }
@@ -248,7 +143,7 @@ void etm3_flow_reset(struct etm3_flow_decoder *d)
 	d->run_h = d->run_a = 0;
 	d->n = d->delivered = 0;
 	d->hold = -1;
-	reset_trace_state(d);
+	etm3_flow_forget(d);
 	memset(&d->stats, 0, sizeof(d->stats));
 	d->blocks_base = d->cache.blocks;
 	d->flushes_base = d->cache.flushes;
@@ -260,120 +155,7 @@ etm3_flow_get_stats(const struct etm3_flow_decoder *d)
 	return d ? &d->stats : NULL;
 }
 
-/* ---- Output ------------------------------------------------------------- */
-
-static struct etmkit_elem *emit(struct etm3_flow_decoder *d, uint8_t kind,
-				uint64_t offset)
-{
-	struct etmkit_elem *e = &d->q[d->n++];
-
-	memset(e, 0, sizeof(*e));
-	e->kind = kind;
-	e->offset = offset;
-	d->open = -1; /* an element between: the range ends */
-	return e;
-}
-
-static size_t room(const struct etm3_flow_decoder *d)
-{
-	return FLOW_QUEUE - d->n;
-}
-
-/* What follows shows the held element completed. */
-static void release(struct etm3_flow_decoder *d)
-{
-	d->hold = -1;
-}
-
-/* The memory space the core is in (image.h): ETMv3 knows the security
- * state and, from ETMv3.5, Hyp mode. */
-static uint8_t current_space(const struct etm3_flow_decoder *d)
-{
-	if (!d->ns)
-		return IMAGE_SPACE_S;
-	return d->hyp ? IMAGE_SPACE_EL2 : IMAGE_SPACE_EL1N;
-}
-
-/* Read from @img from now on (flow.h, image_for_context): a new image
- * empties the block cache, so a walk inside a block goes on from its
- * address, looked up afresh in @img. */
-static void switch_image(struct etm3_flow_decoder *d, const struct image *img)
-{
-	if (img == d->cache.image)
-		return;
-	if (d->pos == POS_BLOCK) {
-		d->addr = d->blk->insn[d->idx].addr;
-		d->isa = d->blk->isa;
-		d->pos = POS_ADDR;
-	}
-	d->blk = NULL;
-	d->link_from = NULL;
-	flow_cache_set_image(&d->cache, img);
-}
-
-static void emit_context(struct etm3_flow_decoder *d, uint64_t offset)
-{
-	struct etmkit_elem *e = emit(d, etmkit_elem_context, offset);
-
-	e->u.context.ns = d->ns;
-	e->u.context.hyp = d->hyp;
-	if (d->info.context_id_bytes) {
-		e->flags |= ETMKIT_CTX_CONTEXT_ID;
-		e->u.context.context_id = d->context_id;
-	}
-	if (d->vmid_seen) {
-		e->flags |= ETMKIT_CTX_VMID;
-		e->u.context.vmid = d->vmid;
-	}
-	d->ctx_sent = 1;
-	if (d->image_for_context)
-		switch_image(d, d->image_for_context(d->image_ctx, e));
-}
-
-/* Set the context; report it if it changed (or was never reported since
- * trace began). */
-static void set_context(struct etm3_flow_decoder *d, uint64_t offset,
-			uint8_t ns, uint8_t hyp, uint32_t cid)
-{
-	int changed = !d->ctx_sent || ns != d->ns || hyp != d->hyp ||
-		      (d->info.context_id_bytes && cid != d->context_id);
-
-	d->ns = ns;
-	d->hyp = hyp;
-	if (d->info.context_id_bytes)
-		d->context_id = cid;
-	d->space = current_space(d);
-	if (changed && d->synced)
-		emit_context(d, offset);
-}
-
 /* ---- Position ----------------------------------------------------------- */
-
-static void go_to(struct etm3_flow_decoder *d, uint64_t addr, uint8_t isa)
-{
-	d->pos = POS_ADDR;
-	d->addr = addr;
-	d->isa = isa;
-	d->blk = NULL;
-	d->link_from = NULL;
-	d->waiting = 0;
-	d->lost_reported = 0;
-	d->open = -1;
-}
-
-/* The address of the next instruction, if known. */
-static int next_addr(const struct etm3_flow_decoder *d, uint64_t *addr)
-{
-	if (d->pos == POS_BLOCK) {
-		*addr = d->blk->insn[d->idx].addr;
-		return 1;
-	}
-	if (d->pos == POS_ADDR) {
-		*addr = d->addr;
-		return 1;
-	}
-	return 0;
-}
 
 /* Make POS_ADDR a block. Returns 1, or 0 after reporting no_image (one
  * element: the caller made room). */
@@ -408,6 +190,12 @@ static int resolve(struct etm3_flow_decoder *d, uint64_t offset)
 	return 0;
 }
 
+/* etm3_flow_int.h (resolve() stays static for the walk). */
+int etm3_flow_resolve(struct etm3_flow_decoder *d, uint64_t offset)
+{
+	return resolve(d, offset);
+}
+
 /* After the last instruction of the block: go to successor @slot at
  * @addr. */
 static void leave_block(struct etm3_flow_decoder *d, struct flow_block *b,
@@ -430,61 +218,6 @@ static void leave_block(struct etm3_flow_decoder *d, struct flow_block *b,
 }
 
 /* ---- Atoms -------------------------------------------------------------- */
-
-/* Instructions whose execution data packets belong to (7.4.2). */
-#define FLOW_DATA_INSN (INSN_F_LOAD | INSN_F_STORE | INSN_F_CPRT)
-
-/* Fill insn element @e for @fi, traced by an E (@x 1) or N atom of the
- * P-header at @off after @w W atoms: the instruction's template (block.h),
- * then offset and cycles over it. */
-static FLOW_INLINE void put_insn(struct etmkit_elem *e,
-				 const struct flow_insn *fi, unsigned x,
-				 uint64_t off, uint32_t w)
-{
-	memcpy(&e->addr, fi, 24);
-	e->offset = off;
-	e->cycles = w;
-	e->flags = (uint8_t)(fi->head[3] + (x ^ 1));
-}
-
-/* ETM3_FLOW_RANGES: fill @e as a range of @fi alone, as put_insn() fills
- * an insn element (u.range's opcode and class_flags are u.insn's). */
-static FLOW_INLINE void put_range(struct etmkit_elem *e,
-				  const struct flow_insn *fi, unsigned x,
-				  uint64_t off, uint32_t w)
-{
-	put_insn(e, fi, x, off, w);
-	e->kind = etmkit_elem_insn_range;
-	e->u.range.end = fi->addr + fi->head[2];
-	e->u.range.count = 1;
-	e->u.range.repeats = 0;
-}
-
-/* ETM3_FLOW_RANGES: instruction @fi, the next after open range @e, joins
- * it: the range takes its flags, size and opcode, and adds its cycles
- * (saturated: elem.h, cycles at or above FLOW_W_CAP mean at least). */
-static FLOW_INLINE void extend_range(struct etmkit_elem *e,
-				     const struct flow_insn *fi, unsigned x,
-				     uint32_t w)
-{
-	uint64_t c = (uint64_t)e->cycles + w;
-
-	e->flags = (uint8_t)(fi->head[3] + (x ^ 1));
-	e->size = fi->head[2];
-	e->cycles = c > FLOW_W_CAP ? FLOW_W_CAP : (uint32_t)c;
-	e->u.range.opcode = fi->opcode;
-	e->u.range.class_flags = fi->flags;
-	e->u.range.end = fi->addr + fi->head[2];
-	e->u.range.count++;
-}
-
-/* Whether the instruction after @fi, executed if @x, may join its range:
- * it is the next in memory (no taken branch or instruction set change)
- * and @fi passed its condition (flow.h: an N atom ends a range). */
-static FLOW_INLINE int range_goes_on(const struct flow_insn *fi, unsigned x)
-{
-	return x && !(fi->flags & (INSN_F_BRANCH | INSN_F_ISA_SWITCH));
-}
 
 /* Which way block @b is left after its last instruction @fi, executed if
  * @x: 1, a taken direct branch or instruction set change (to b->target);
@@ -885,339 +618,6 @@ static int expand_one(struct etm3_flow_decoder *d, const struct etm3_packet *p)
 	return expand_run(d, &q);
 }
 
-/* ---- Other packets ------------------------------------------------------ */
-
-/* Cancel the last traced element if it is still held (Q 7.3.5: the
- * instruction did not complete; after an exception-exit packet the cancel
- * applies to the exception return, M3 14.5.2). An instruction that failed
- * its condition did nothing to cancel: it stays as it is (the exception
- * element says cancel). */
-static void cancel_last(struct etm3_flow_decoder *d)
-{
-	struct etmkit_elem *e;
-
-	if (d->hold < 0)
-		return;
-	e = &d->q[d->hold];
-	if (e->kind == etmkit_elem_insn || e->kind == etmkit_elem_insn_range) {
-		if (e->flags & ETMKIT_INSN_EXEC)
-			e->flags = (uint8_t)((e->flags & ~ETMKIT_INSN_EXEC) |
-					     ETMKIT_INSN_CANCEL);
-	} else {
-		e->flags |= ETMKIT_EXC_CANCEL;
-	}
-}
-
-static void on_branch(struct etm3_flow_decoder *d, const struct etm3_packet *p)
-{
-	const struct etm3_branch *b = &p->u.branch;
-	int exception = b->exception || b->exc_in_addr;
-	uint64_t ret;
-	int has_ret;
-
-	if (!d->synced || b->partial)
-		return; /* no I-sync yet: nothing to place it against */
-	if (b->cancel)
-		cancel_last(d);
-	release(d);
-	if (b->cancel && d->last_valid) {
-		ret = d->last_addr;
-		has_ret = 1;
-	} else {
-		has_ret = next_addr(d, &ret);
-	}
-	if (exception) {
-		struct etmkit_elem *e = emit(d, etmkit_elem_exception, p->offset);
-
-		e->addr = b->addr;
-		e->isa = b->isa;
-		if (b->exc_in_addr) {
-			e->flags |= ETMKIT_EXC_LEGACY;
-			e->u.exception.number = b->legacy_exception;
-		} else {
-			e->u.exception.number = b->exception;
-		}
-		if (b->cancel)
-			e->flags |= ETMKIT_EXC_CANCEL;
-		if (d->info.m_profile)
-			e->flags |= ETMKIT_EXC_M_PROFILE;
-		if (b->has_resume) {
-			e->flags |= ETMKIT_EXC_RESUME;
-			e->u.exception.resume = b->resume;
-		}
-		if (has_ret) {
-			e->flags |= ETMKIT_EXC_RET_ADDR;
-			e->u.exception.ret_addr = ret;
-		}
-	}
-	/* Exception information bytes carry the state after the branch
-	 * (7.3.5); without them NS and Hyp stay. */
-	if (b->exc_bytes)
-		set_context(d, p->offset, b->ns, b->hyp, d->context_id);
-	go_to(d, b->addr, b->isa);
-}
-
-/* The instruction an LSiP I-sync implies executed (seed 003: as if an E
- * atom were traced for it before the current address). */
-static void lsip_insn(struct etm3_flow_decoder *d, const struct etm3_isync *is,
-		      uint64_t offset)
-{
-	struct etmkit_elem *e;
-	const struct flow_insn *fi;
-
-	go_to(d, is->addr, is->isa);
-	if (!resolve(d, offset))
-		return;
-	fi = &d->blk->insn[0];
-	/* The last instruction traced: a data abort on it comes as a Cancel
-	 * (7.3.5), so it is held like an atom's. */
-	d->hold = (long)d->n;
-	e = &d->q[d->n++];
-	memset(e, 0, sizeof(*e));
-	if (d->ranges)
-		put_range(e, fi, 1, offset, 0); /* a range of its own */
-	else
-		put_insn(e, fi, 1, offset, 0);
-	/* No atom: no cycles of its own. */
-	e->flags = ETMKIT_INSN_EXEC | ETMKIT_INSN_IMPLIED;
-	d->stats.insns++;
-	d->last_addr = is->addr;
-	d->last_valid = 1;
-	d->data_insn = is->addr;
-	d->data_insn_valid = 1;
-}
-
-/* A gap's length: the W atoms after the last instruction plus a cycle
- * count, saturated. */
-static uint32_t gap_cycles(uint32_t w, uint32_t count)
-{
-	uint64_t sum = (uint64_t)w + count;
-
-	return sum > UINT32_MAX ? UINT32_MAX : (uint32_t)sum;
-}
-
-static void emit_trace_on(struct etm3_flow_decoder *d,
-			  const struct etm3_packet *p)
-{
-	const struct etm3_isync *is = &p->u.isync;
-	struct etmkit_elem *e;
-
-	if (is->reason == etm3_reason_overflow)
-		emit(d, etmkit_elem_overflow, p->offset);
-	e = emit(d, etmkit_elem_trace_on, p->offset);
-	e->u.trace_on.reason = is->reason;
-	if (!is->data_only) {
-		e->addr = is->addr;
-		e->isa = is->isa;
-	}
-	/* The I-sync's cycle count covers the cycles since the last P-header
-	 * (seed 003, I-sync with cycle count); with the W atoms that followed
-	 * the last instruction it is the gap since that instruction, as DS-5
-	 * reports it. Unknown after an overflow (ETMv3.5). */
-	if (p->type == etm3_pkt_i_sync_cycle &&
-	    is->reason != etm3_reason_periodic &&
-	    is->reason != etm3_reason_overflow) {
-		/* A count of 0 is the counter's overflow (and reset) value:
-		 * the gap's length is unknown (7.3.4). */
-		if (is->cycles) {
-			e->flags |= ETMKIT_TRACE_ON_CYCLES;
-			e->cycles = gap_cycles(d->gap_w, is->cycles);
-		}
-		d->gap_w = 0;
-	}
-}
-
-static void on_isync(struct etm3_flow_decoder *d, const struct etm3_packet *p)
-{
-	const struct etm3_isync *is = &p->u.isync;
-	int restart = !d->synced || is->reason != etm3_reason_periodic;
-
-	/* A periodic I-sync is a sync point in running trace: it keeps the
-	 * held element, as a Cancel after it still refers to the last
-	 * instruction traced (7.3.5). */
-	if (restart) {
-		/* A non-periodic I-sync follows a gap in the trace: the last
-		 * element completed, a Cancel or data packet after it cannot
-		 * refer to anything before it, and the W atoms since the last
-		 * instruction belong to the gap, not to the next one. */
-		release(d);
-		d->last_valid = 0;
-		d->data_insn_valid = 0;
-		d->gap_w = d->synced ? d->w : 0;
-		d->w = 0;
-		d->synced = 1;
-		d->ctx_sent = 0;
-		emit_trace_on(d, p);
-	}
-	set_context(d, p->offset, is->ns, is->hyp, is->context_id);
-	if (is->data_only)
-		return;
-	if (is->lsip) {
-		lsip_insn(d, is, p->offset);
-		/* The 6-byte form of the current address: its information
-		 * byte changes the security state (and Hyp) from the data
-		 * instruction's to the current one's (7.10.5). */
-		if (is->lsip_next.exc_bytes)
-			set_context(d, p->offset, is->lsip_next.ns,
-				    is->lsip_next.hyp, d->context_id);
-		go_to(d, is->lsip_next.addr, is->lsip_next.isa);
-	} else {
-		go_to(d, is->addr, is->isa);
-	}
-}
-
-static void on_data(struct etm3_flow_decoder *d, const struct etm3_packet *p)
-{
-	const struct etm3_data *dd = &p->u.data;
-	struct etmkit_elem *e;
-	uint64_t insn = d->data_insn;
-	int has_insn = d->data_insn_valid;
-
-	switch (p->type) {
-	case etm3_pkt_ooo_placeholder:
-		/* The value comes later, in out-of-order data (7.4.3). */
-		d->ooo[dd->tag & 3].insn = insn;
-		d->ooo[dd->tag & 3].valid = (uint8_t)has_insn;
-		return;
-	case etm3_pkt_ooo_data:
-		if (!dd->ooo_match)
-			return; /* no pending placeholder: ignored (7.4.3) */
-		insn = d->ooo[dd->tag & 3].insn;
-		has_insn = d->ooo[dd->tag & 3].valid;
-		break;
-	default:
-		break;
-	}
-	e = emit(d, etmkit_elem_data, p->offset);
-	if (has_insn) {
-		e->flags |= ETMKIT_DATA_INSN;
-		e->addr = insn;
-	}
-	switch (p->type) {
-	case etm3_pkt_store_failed:
-		e->flags |= ETMKIT_DATA_STORE_FAILED;
-		return;
-	case etm3_pkt_data_suppressed:
-		e->flags |= ETMKIT_DATA_SUPPRESSED;
-		return;
-	case etm3_pkt_ooo_data:
-		e->flags |= ETMKIT_DATA_OOO;
-		e->u.data.tag = dd->tag;
-		e->u.data.half = (uint8_t)(dd->pair >= 0 ? dd->pair + 1 : 0);
-		break;
-	default:
-		break;
-	}
-	if (dd->has_addr) {
-		e->flags |= ETMKIT_DATA_ADDR;
-		e->u.data.data_addr = dd->addr;
-		if (dd->be)
-			e->flags |= ETMKIT_DATA_BE;
-	}
-	if (dd->has_value) {
-		e->flags |= ETMKIT_DATA_VALUE;
-		e->size = dd->size;
-		e->u.data.value = dd->value;
-	}
-}
-
-static enum etmkit_loss loss_of(int error)
-{
-	if (error == -etmkit_err_truncated)
-		return etmkit_loss_truncated;
-	if (error == -etmkit_err_bad_frame)
-		return etmkit_loss_transport;
-	return etmkit_loss_packet;
-}
-
-/* A packet the packet decoder rejected: trace is lost until the next
- * A-sync and I-sync. */
-static void on_error(struct etm3_flow_decoder *d, const struct etm3_packet *p)
-{
-	struct etmkit_elem *e;
-
-	release(d);
-	e = emit(d, etmkit_elem_gap, p->offset);
-	e->u.loss.reason = (uint8_t)loss_of(p->error);
-	e->u.loss.why = p->why;
-	reset_trace_state(d);
-}
-
-static void on_packet(struct etm3_flow_decoder *d, const struct etm3_packet *p)
-{
-	struct etmkit_elem *e;
-
-	d->stats.packets++;
-	if (p->error) {
-		on_error(d, p);
-		return;
-	}
-	switch (p->type) {
-	case etm3_pkt_i_sync:
-	case etm3_pkt_i_sync_cycle:
-		on_isync(d, p);
-		break;
-	case etm3_pkt_branch_address:
-		on_branch(d, p);
-		break;
-	case etm3_pkt_cycle_count:
-		/* The gap before the last non-periodic I-sync (7.3.4), counted
-		 * from the last instruction as for an I-sync's count. */
-		if (d->synced) {
-			e = emit(d, etmkit_elem_cycle_count, p->offset);
-			if (p->u.cycles)
-				e->cycles = gap_cycles(d->gap_w, p->u.cycles);
-			else
-				e->flags |= ETMKIT_CC_UNKNOWN; /* as for I-sync */
-			d->gap_w = 0;
-		}
-		break;
-	case etm3_pkt_timestamp:
-		e = emit(d, etmkit_elem_timestamp, p->offset);
-		e->u.timestamp.value = p->u.timestamp.value;
-		if (p->u.timestamp.clock_change)
-			e->flags |= ETMKIT_TS_CLOCK_CHANGE;
-		break;
-	case etm3_pkt_context_id:
-		set_context(d, p->offset, d->ns, d->hyp, p->u.context_id);
-		break;
-	case etm3_pkt_vmid:
-		if (!d->vmid_seen || p->u.vmid != d->vmid) {
-			d->vmid = p->u.vmid;
-			d->vmid_seen = 1;
-			if (d->synced)
-				emit_context(d, p->offset);
-		}
-		break;
-	case etm3_pkt_exception_exit:
-		/* Right after the return instruction's atom (Q 7.6). */
-		if (d->synced) {
-			release(d);
-			d->hold = (long)d->n;
-			emit(d, etmkit_elem_exception_return, p->offset);
-		}
-		break;
-	case etm3_pkt_exception_entry:
-		if (d->synced)
-			emit(d, etmkit_elem_exception_entry, p->offset);
-		break;
-	case etm3_pkt_trigger:
-		emit(d, etmkit_elem_trigger, p->offset);
-		break;
-	case etm3_pkt_normal_data:
-	case etm3_pkt_ooo_placeholder:
-	case etm3_pkt_ooo_data:
-	case etm3_pkt_value_not_traced:
-	case etm3_pkt_store_failed:
-	case etm3_pkt_data_suppressed:
-		on_data(d, p);
-		break;
-	default:
-		/* a_sync, ignore, unsynced: nothing happened on the core */
-		break;
-	}
-}
-
 /* ---- Driving ------------------------------------------------------------ */
 
 /* Read the next batch of packets. Returns 1, or 0 at the end of input
@@ -1242,7 +642,7 @@ static void decode(struct etm3_flow_decoder *d)
 		release(d);
 		e = emit(d, etmkit_elem_gap, d->drv.gap_offset);
 		flow_drive_gap_elem(&d->drv, e);
-		reset_trace_state(d);
+		etm3_flow_forget(d);
 	}
 	for (;;) {
 		const struct etm3_packet *p;
@@ -1261,7 +661,7 @@ static void decode(struct etm3_flow_decoder *d)
 		} else {
 			if (room(d) < FLOW_PKT_ELEMS)
 				return;
-			on_packet(d, p);
+			etm3_flow_packet(d, p);
 		}
 		d->drv.ibatch++;
 		d->run_h = d->run_a = 0;
