@@ -173,14 +173,8 @@ static inline void emit_context(struct etm3_flow_decoder *d, uint64_t offset)
 
 	e->u.context.ns = d->ns;
 	e->u.context.hyp = d->hyp;
-	if (d->info.context_id_bytes) {
-		e->flags |= ETMKIT_CTX_CONTEXT_ID;
-		e->u.context.context_id = d->context_id;
-	}
-	if (d->vmid_seen) {
-		e->flags |= ETMKIT_CTX_VMID;
-		e->u.context.vmid = d->vmid;
-	}
+	flow_context_ids(e, d->info.context_id_bytes != 0, d->context_id,
+			 d->vmid_seen, d->vmid);
 	d->ctx_sent = 1;
 	if (d->image_for_context)
 		switch_image(d, d->image_for_context(d->image_ctx, e));

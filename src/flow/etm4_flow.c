@@ -1811,14 +1811,7 @@ static void emit_context(struct etm4_flow_decoder *d, uint64_t offset)
 	e->u.context.aarch64 = d->sf;
 	e->u.context.ns = d->ns;
 	e->u.context.sec = (uint8_t)((d->nse ? 2 : 0) | d->ns);
-	if (d->has_cid) {
-		e->flags |= ETMKIT_CTX_CONTEXT_ID;
-		e->u.context.context_id = d->cid;
-	}
-	if (d->has_vmid) {
-		e->flags |= ETMKIT_CTX_VMID;
-		e->u.context.vmid = d->vmid;
-	}
+	flow_context_ids(e, d->has_cid, d->cid, d->has_vmid, d->vmid);
 	d->ctx_sent = 1;
 	if (d->image_for_context)
 		switch_image(d, d->image_for_context(d->image_ctx, e));

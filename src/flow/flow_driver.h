@@ -170,6 +170,21 @@ static inline void flow_no_image(struct etmkit_elem *e, uint64_t addr,
 	e->u.loss.space = space;
 }
 
+/* Fill the IDs of @e, a context element: the context ID @cid if @has_cid
+ * (traced), the VMID @vmid if @has_vmid. */
+static inline void flow_context_ids(struct etmkit_elem *e, int has_cid,
+				    uint32_t cid, int has_vmid, uint32_t vmid)
+{
+	if (has_cid) {
+		e->flags |= ETMKIT_CTX_CONTEXT_ID;
+		e->u.context.context_id = cid;
+	}
+	if (has_vmid) {
+		e->flags |= ETMKIT_CTX_VMID;
+		e->u.context.vmid = vmid;
+	}
+}
+
 /* The driving half of protocol @P's flow API (flow.h), the same for
  * every protocol: @P##_flow_feed(), _finish(), _gap() and _next() over
  * the decoder's packet decoder (d->pkt, whose @P##_pkt_feed(), _finish(),
