@@ -118,7 +118,8 @@ struct etm3_flow_decoder {
 
 /* ---- Output ------------------------------------------------------------- */
 
-static inline struct etmkit_elem *emit(struct etm3_flow_decoder *d, uint8_t kind,
+static inline struct etmkit_elem *emit(struct etm3_flow_decoder *d,
+				       uint8_t kind,
 				uint64_t offset)
 {
 	struct etmkit_elem *e = &d->q[d->n++];
@@ -153,7 +154,8 @@ static inline uint8_t current_space(const struct etm3_flow_decoder *d)
 /* Read from @img from now on (flow.h, image_for_context): a new image
  * empties the block cache, so a walk inside a block goes on from its
  * address, looked up afresh in @img. */
-static inline void switch_image(struct etm3_flow_decoder *d, const struct image *img)
+static inline void switch_image(struct etm3_flow_decoder *d,
+				const struct image *img)
 {
 	if (img == d->cache.image)
 		return;
@@ -199,7 +201,8 @@ static inline void set_context(struct etm3_flow_decoder *d, uint64_t offset,
 
 /* ---- Position ----------------------------------------------------------- */
 
-static inline void go_to(struct etm3_flow_decoder *d, uint64_t addr, uint8_t isa)
+static inline void go_to(struct etm3_flow_decoder *d, uint64_t addr,
+			 uint8_t isa)
 {
 	d->pos = POS_ADDR;
 	d->addr = addr;
