@@ -119,8 +119,7 @@ struct etm3_flow_decoder {
 /* ---- Output ------------------------------------------------------------- */
 
 static inline struct etmkit_elem *emit(struct etm3_flow_decoder *d,
-				       uint8_t kind,
-				uint64_t offset)
+				       uint8_t kind, uint64_t offset)
 {
 	struct etmkit_elem *e = &d->q[d->n++];
 
