@@ -22,8 +22,8 @@ static const char decode_usage[] =
 "       etmkit decode PERF.DATA [--symfs DIR] [--buildid-dir DIR]\n"
 "                     [--vmlinux FILE] [--elf FILE]... [--cpu LIST]\n"
 "                     [--pid LIST] [--binary REGEX] [OPTIONS]\n"
-"  OPTIONS: [--frames MODE] [--id ID] [--json] [--stats] [--stop-on-error]\n"
-"           [--quiet]\n"
+"  OPTIONS: [--frames MODE] [--id ID] [--json] [--ranges] [--stats]\n"
+"           [--stop-on-error] [--quiet]\n"
 "\n"
 "Rebuild what the core executed, instruction by instruction, from the trace\n"
 "of each ETMv3, ETMv4 and ETE source and the program image.\n";
@@ -81,6 +81,7 @@ struct decode_run {
 	struct cli_symbols *syms;
 	int show_where;
 	int lines;                   /* --lines */
+	int ranges;                  /* --ranges */
 };
 
 /* ---- Options: the perf.data filters (the image options are
@@ -217,6 +218,11 @@ static int on_elem(void *ctx, uint8_t id, const struct etmkit_elem *e)
 			r->id_image[id] = cli_perf_sb_image(r->images.sb, id);
 	}
 	switch (e->kind) {
+	case etmkit_elem_insn_range:
+		/* --ranges: the last instruction's class flags are the
+		 * range's; its first instruction says where it ran. */
+		c->insns += e->u.range.count - 1;
+		/* fall through */
 	case etmkit_elem_insn:
 		c->insns++;
 		bad = check_undefined(r, id, e);
@@ -284,7 +290,11 @@ static int setup(struct decode_run *r)
 			  etmkit_errstr(err));
 		return cli_exit_input;
 	}
-	rc = cli_images_setup(&r->images, &r->in, r->session, 0);
+	/* --ranges: every flow decoder delivers insn_range elements
+	 * (flow.h ETM3_FLOW_RANGES, ETM4_FLOW_RANGES). */
+	r->images.etm3_flags = r->ranges ? ETM3_FLOW_RANGES : 0;
+	rc = cli_images_setup(&r->images, &r->in, r->session,
+			      r->ranges ? ETM4_FLOW_RANGES : 0);
 	if (!rc)
 		rc = cli_images_symbols(&r->images, r->syms);
 	for (int i = 0; !rc && i < r->in.nsrc; i++) {
@@ -365,6 +375,7 @@ int cmd_decode(int argc, char **argv)
 			{ .name = "header", .target = &r.header },
 			{ .name = "no-header", .target = &r.no_header },
 			{ .name = "lines", .target = &r.lines },
+			{ .name = "ranges", .target = &r.ranges },
 			{ .name = NULL }
 		};
 

@@ -246,6 +246,7 @@ int cli_images_setup(struct cli_images *ci, struct cli_input *in,
 			etm3_flow_config_init(&fc);
 			fc.etm = cs->cfg;
 			fc.image = ci->images[i];
+			fc.flags = ci->etm3_flags;
 			if (ci->sb)
 				cli_perf_sb_etm3(ci->sb, cs, &fc);
 			err = etmkit_session_add_etm3_flow(s, cs->id, &fc);

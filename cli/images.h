@@ -29,6 +29,8 @@ struct cli_images {
 					      --pid and --binary */
 	struct perf_maps_override ovr[CLI_MAX_IMAGE_ARGS];
 	struct cli_perf_sb *sb;
+	uint32_t etm3_flags;               /* ETM3_FLOW_* of the ETMv3 flow
+					      decoders (decode --ranges) */
 };
 
 /* --image FILE@ADDR (@elf 0) and --elf FILE[@BIAS] (@elf 1): 0, or -1

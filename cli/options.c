@@ -253,6 +253,11 @@ static const struct cli_option options[] = {
 	  "the source file and line of each instruction, and the inlined "
 	  "calls it is in, from the ELF files' DWARF line tables (text: "
 	  "after the function column; JSON: file, line, column, inline)" },
+	{ "ranges", 0, NULL, 0, D,
+	  "one line (JSON: an insn_range record) per range of instructions "
+	  "run one after another in a packet, up to a taken branch or a "
+	  "failed condition, instead of one per instruction; the other "
+	  "lines stay (docs/json.md)" },
 	{ "stats", 0, NULL, 0, D,
 	  "per trace ID counts (elements, instructions, no_image, gaps) "
 	  "on stderr" },

@@ -1,5 +1,6 @@
 /* etmkit CLI: execution elements as text lines and as JSON Lines. */
 #include <inttypes.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "cli.h"
@@ -142,6 +143,37 @@ static void text_insn(FILE *f, const struct etmkit_elem *e,
 		insn_status(e), cyc, text, bad_image ? "  [bad image]" : "");
 }
 
+/* An insn_range element (decode --ranges): the first instruction's
+ * address, then the last one's opcode, status and disassembly as for an
+ * insn line, the range's cycles (the sum of its instructions'), and where
+ * the range ends and how many instructions it holds. @w: where its first
+ * instruction ran. */
+static void text_range(FILE *f, const struct etmkit_elem *e,
+		       struct cli_disasm *dis, int bad_image,
+		       const struct cli_where *w)
+{
+	char cyc[16] = "-", head[64], tail[1024];
+	struct etmkit_elem last = *e;
+	const char *text;
+
+	last.kind = etmkit_elem_insn;
+	last.addr = e->u.range.end - e->size;
+	text = dis ? cli_disasm(dis, &last) : "";
+	if (e->flags & ETMKIT_INSN_CYCLES)
+		snprintf(cyc, sizeof(cyc), "%" PRIu32, e->cycles);
+	snprintf(head, sizeof(head), "to %08" PRIx64 " %" PRIu32 " insns: ",
+		 e->u.range.end, e->u.range.count);
+	if (w) {
+		where_tail(tail, sizeof(tail), text, w);
+		text = tail;
+	}
+	fprintf(f, "%08" PRIx64 "  %-7s  %0*" PRIx32 "%*s  %-7s %6s  %s%s%s\n",
+		e->addr, isa_name(e->isa), (int)opcode_digits(e),
+		e->u.range.opcode, (int)(8 - opcode_digits(e)), "",
+		insn_status(e), cyc, head, text,
+		bad_image ? "  [bad image]" : "");
+}
+
 static void text_data(FILE *f, const struct etmkit_elem *e)
 {
 	fputs("data", f);
@@ -274,6 +306,8 @@ void cli_print_elem_text(FILE *f, uint8_t id, const struct etmkit_elem *e,
 	fprintf(f, "%10" PRIu64 "  %02x  ", e->offset, id);
 	if (e->kind == etmkit_elem_insn)
 		text_insn(f, e, dis, bad_image, w);
+	else if (e->kind == etmkit_elem_insn_range)
+		text_range(f, e, dis, bad_image, w);
 	else if (e->kind == etmkit_elem_data)
 		text_data(f, e);
 	else
@@ -346,13 +380,14 @@ static void json_lines(FILE *f, const struct cli_where *w)
 		fputc(']', f);
 }
 
-static void json_insn(FILE *f, const struct etmkit_elem *e,
-		      const struct cli_where *w)
+/* Cycles and the status flags of an insn element, or of an insn_range's
+ * last instruction (u.range's class_flags is where u.insn's is). */
+_Static_assert(offsetof(struct etmkit_elem, u.range.class_flags) ==
+	       offsetof(struct etmkit_elem, u.insn.class_flags),
+	       "json_insn_status() reads either");
+
+static void json_insn_status(FILE *f, const struct etmkit_elem *e)
 {
-	fprintf(f, ",\"addr\":\"0x%" PRIx64 "\",\"size\":%u,\"isa\":\"%s\","
-		"\"opcode\":\"0x%" PRIx32 "\",\"exec\":%s", e->addr, e->size,
-		isa_name(e->isa), e->u.insn.opcode,
-		(e->flags & ETMKIT_INSN_EXEC) ? "true" : "false");
 	if (e->flags & ETMKIT_INSN_CYCLES)
 		fprintf(f, ",\"cycles\":%" PRIu32, e->cycles);
 	json_flag(f, e->flags & ETMKIT_INSN_COND_FAIL, "cond_fail");
@@ -361,10 +396,40 @@ static void json_insn(FILE *f, const struct etmkit_elem *e,
 	json_flag(f, e->flags & ETMKIT_INSN_P0, "p0");
 	json_flag(f, e->u.insn.class_flags & (INSN_F_UNDEFINED | INSN_F_UDF),
 		  "undefined");
+}
+
+static void json_insn(FILE *f, const struct etmkit_elem *e,
+		      const struct cli_where *w)
+{
+	fprintf(f, ",\"addr\":\"0x%" PRIx64 "\",\"size\":%u,\"isa\":\"%s\","
+		"\"opcode\":\"0x%" PRIx32 "\",\"exec\":%s", e->addr, e->size,
+		isa_name(e->isa), e->u.insn.opcode,
+		(e->flags & ETMKIT_INSN_EXEC) ? "true" : "false");
+	json_insn_status(f, e);
 	if (w)
 		json_where(f, w);
 	if (w && w->has_line)
 		json_lines(f, w);
+}
+
+/* An insn_range element (decode --ranges): as an insn record of its last
+ * instruction (size, opcode, status flags), but for addr (the first
+ * instruction's), end, count and cycles (the sum of its instructions');
+ * dso and sym are where the first instruction ran. */
+static void json_range(FILE *f, const struct etmkit_elem *e,
+		       const struct cli_where *w)
+{
+	fprintf(f, ",\"addr\":\"0x%" PRIx64 "\",\"end\":\"0x%" PRIx64
+		"\",\"count\":%" PRIu32 ",\"size\":%u,\"isa\":\"%s\","
+		"\"opcode\":\"0x%" PRIx32 "\",\"exec\":%s", e->addr,
+		e->u.range.end, e->u.range.count, e->size, isa_name(e->isa),
+		e->u.range.opcode,
+		(e->flags & ETMKIT_INSN_EXEC) ? "true" : "false");
+	if (e->u.range.repeats)
+		fprintf(f, ",\"repeats\":%" PRIu32, e->u.range.repeats);
+	json_insn_status(f, e);
+	if (w)
+		json_where(f, w);
 }
 
 static void json_data(FILE *f, const struct etmkit_elem *e)
@@ -488,6 +553,8 @@ void cli_print_elem_json(FILE *f, uint8_t id, const struct etmkit_elem *e,
 			t->tid);
 	if (e->kind == etmkit_elem_insn)
 		json_insn(f, e, w);
+	else if (e->kind == etmkit_elem_insn_range)
+		json_range(f, e, w);
 	else if (e->kind == etmkit_elem_data)
 		json_data(f, e);
 	else

@@ -23,7 +23,11 @@
  *   element equal the reference's (the cancel flag of the last
  *   instruction or exception return aside), and the gap element is there;
  * - stop-on-error stops at the first gap of a packet error and its
- *   elements are the reference's up to that gap.
+ *   elements are the reference's up to that gap;
+ * - with ETM3_FLOW_RANGES (chunked and drained as above), every range
+ *   stands for the reference's instructions, one after another, its
+ *   cycles their sum, no range is continued by the next, and the other
+ *   elements are the reference's (tests/range_same.h).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -31,6 +35,7 @@
 
 #include "etmkit/flow.h"
 #include "../tests/elem_same.h"
+#include "../tests/range_same.h"
 
 #define MAX_ELEMS (1u << 22)
 
@@ -166,6 +171,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct etm3_flow_config cfg;
 	struct elems ref = { 0 }, got = { 0 }, gap = { 0 }, stop = { 0 };
+	struct elems rng = { 0 };
+	struct range_diff rd;
 	struct image *img = NULL;
 	uint64_t base;
 	size_t ilen, chunk, max, n;
@@ -202,6 +209,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (size_t i = 0; i < ref.n; i++)
 		if (!elem_same(&ref.e[i], &got.e[i], 1))
 			abort();
+
+	/* The ranges form: the same instructions and elements. */
+	cfg.flags = ETM3_FLOW_RANGES;
+	chunked(&cfg, t, n, chunk, max, (size_t)-1, &rng);
+	cfg.flags = 0;
+	if (ranges_same(ref.e, ref.n, rng.e, rng.n, 1, &rd))
+		abort();
 
 	/* A gap halfway: before its gap element, the same elements as the
 	 * reference, but for the last element a cancel could still reach (an
@@ -264,6 +278,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	free(got.e);
 	free(gap.e);
 	free(stop.e);
+	free(rng.e);
 	image_free(img);
 	return 0;
 }

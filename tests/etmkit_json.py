@@ -30,7 +30,7 @@ KINDS = ("packets", "packets-etmv3", "packets-etmv4", "elements")
 
 # Members written as "0x..." strings (docs/json.md): a member's name alone
 # says whether it is a hex string or a number, in every output.
-HEX_MEMBERS = frozenset(("addr", "next_addr", "data_addr", "insn_addr", "ret_addr",
+HEX_MEMBERS = frozenset(("addr", "end", "next_addr", "data_addr", "insn_addr", "ret_addr",
                          "target", "opcode", "value", "timestamp", "context_id",
                          "vmid"))
 HEX_RE = re.compile(r"0x(0|[1-9a-f][0-9a-f]{0,15})\Z")

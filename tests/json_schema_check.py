@@ -174,6 +174,8 @@ def main():
                 continue
             c.run(["packets", "--snapshot", snap, "--json"], "packets", rel + " packets")
             c.run(["decode", "--snapshot", snap, "--json"], "elements", rel + " decode")
+            c.run(["decode", "--snapshot", snap, "--json", "--ranges"],
+                  "elements", rel + " decode --ranges")
         # A perf.data recording with TRUNCATED AUX records: `gap` records
         # and elements of reason aux_truncated (perf-data.md 3.7).
         perf = os.path.join(testdata, "perf", "perf_kernel.data")

@@ -24,7 +24,7 @@ import sys
 # Members etmkit writes as "0x..." hex strings, whatever the record
 # (docs/json.md): addresses, opcodes, data values, timestamps, context IDs
 # and VMIDs. Counts, lengths, offsets and codes stay numbers.
-HEX_MEMBERS = ("addr", "next_addr", "data_addr", "insn_addr", "ret_addr", "target",
+HEX_MEMBERS = ("addr", "end", "next_addr", "data_addr", "insn_addr", "ret_addr", "target",
                "opcode", "value", "timestamp", "context_id", "vmid")
 
 

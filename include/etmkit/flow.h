@@ -68,15 +68,36 @@ struct etm3_flow_config {
 	 * size and has none): */
 	etmkit_image_for_context_fn image_for_context;
 	void *image_ctx;          /* its first argument */
+	uint32_t flags;           /* ETM3_FLOW_* */
 };
+
+/* Deliver executed instructions as insn_range elements instead of one
+ * insn element each, as ETM4_FLOW_RANGES does for ETMv4: consecutive
+ * instructions of one P-header (ETMv3 traces one atom per instruction,
+ * IHI 0014Q 7.3.1), each the next after the one before, make one range,
+ * which ends at an instruction that failed its condition (N atom), at a
+ * taken branch or instruction set change, or where the P-header's atoms
+ * end (a range never spans two packets). The range's flags, size and
+ * opcode are its last instruction's (ETMKIT_INSN_COND_FAIL, and
+ * ETMKIT_INSN_CANCEL when a Cancel follows it, as for an insn element);
+ * every other instruction of it was executed. The LSiP I-sync's implied
+ * instruction is a range of its own (ETMKIT_INSN_IMPLIED). The elements
+ * of other kinds are the same, in the same order, and the instructions
+ * the ranges stand for are the insn elements' in order.
+ * Cycle-accurate trace: a range carries ETMKIT_INSN_CYCLES and cycles,
+ * the sum of its instructions' cycles (the W atoms before each, as an
+ * insn element counts them; saturated as there): how they split between
+ * the instructions of the range is not delivered. */
+#define ETM3_FLOW_RANGES 0x1u
 
 /* Fill @cfg with defaults: zeros, etm3_config_init(&cfg->etm), size. */
 void etm3_flow_config_init(struct etm3_flow_config *cfg);
 
 struct etm3_flow_decoder;
 
-/* Returns 0 and sets *@dec; -etmkit_err_invalid (NULL, bad sizes),
- * -etmkit_err_bad_config (ETMIDR is not ETMv3), -etmkit_err_nomem. */
+/* Returns 0 and sets *@dec; -etmkit_err_invalid (NULL, bad sizes, flags
+ * other than ETM3_FLOW_*), -etmkit_err_bad_config (ETMIDR is not ETMv3),
+ * -etmkit_err_nomem. */
 int etm3_flow_alloc(struct etm3_flow_decoder **dec,
 		    const struct etm3_flow_config *cfg);
 void etm3_flow_free(struct etm3_flow_decoder *dec);

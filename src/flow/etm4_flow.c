@@ -25,6 +25,7 @@
 
 #include "etmkit/flow.h"
 #include "flow/block.h"
+#include "flow/flow_driver.h"
 
 #define F4_BATCH 64
 #define F4_OUT 256           /* elements decoded before delivery: 12 KiB,
@@ -139,16 +140,11 @@ struct etm4_flow_decoder {
 	struct f4_trace tr;
 
 	struct etm4_packet batch[F4_BATCH];
-	int nbatch, ibatch;
+	struct flow_drive drv;    /* flow_driver.h */
 	const struct etm4_atoms *atoms; /* the packet decoder's atom table */
 	uint32_t run_h;           /* next byte of the run at batch[ibatch]
 				     (0: not begun) */
 	uint32_t run_a;           /* and its next address */
-	uint8_t finishing, eos, stopped, full;
-	uint8_t gap_pending;
-	const char *gap_why;
-	uint64_t gap_offset;
-	uint64_t fed_end;
 
 	/* Resolution (layer 2). */
 	uint8_t synced;           /* a Trace Info since sync */
@@ -200,8 +196,6 @@ struct etm4_flow_decoder {
 	uint32_t ntally;          /* tally entries in use: */
 	uint16_t tally_used[F4_TALLY]; /* their indexes */
 	struct f4_tally tallies[F4_TALLY];
-	size_t next_pos, next_n;
-	const struct etmkit_elem *next_batch;
 	/* F4_OUT, then room for delivering every tally entry (2 elements
 	 * each): written only by tally_flush() */
 	struct etmkit_elem out[F4_OUT + 2 * F4_TALLY];
@@ -319,7 +313,7 @@ int etm4_flow_alloc(struct etm4_flow_decoder **out,
 		d->image_for_context = cfg->image_for_context;
 		d->image_ctx = cfg->image_ctx;
 	}
-	d->eos = 1;
+	flow_drive_reset(&d->drv);
 	reset_trace_state(d);
 	*out = d;
 	return 0;
@@ -339,12 +333,9 @@ void etm4_flow_reset(struct etm4_flow_decoder *d)
 	if (!d)
 		return;
 	etm4_pkt_reset(d->pkt);
-	d->nbatch = d->ibatch = 0;
+	flow_drive_reset(&d->drv);
 	d->run_h = d->run_a = 0;
-	d->finishing = d->stopped = d->full = d->gap_pending = 0;
-	d->eos = 1;
 	d->n = d->delivered = 0;
-	d->next_pos = d->next_n = 0;
 	d->ntally = 0;
 	d->last_closed = 0;
 	memset(d->tallies, 0, sizeof(d->tallies));
@@ -1245,12 +1236,8 @@ static void rs_pop(struct etm4_flow_decoder *d)
  * and forget the position. Returns 0. */
 static int no_code(struct etm4_flow_decoder *d, uint64_t offset, uint8_t loss)
 {
-	struct etmkit_elem *e = emit(d, etmkit_elem_no_image, offset);
-
-	e->addr = d->addr;
-	e->isa = d->isa;
-	e->u.loss.reason = loss;
-	e->u.loss.space = d->space;
+	flow_no_image(emit(d, etmkit_elem_no_image, offset), d->addr, d->isa,
+		      loss, d->space);
 	d->pos = POS_NONE;
 	d->link_from = NULL;
 	d->ind_from = NULL;
@@ -1824,14 +1811,7 @@ static void emit_context(struct etm4_flow_decoder *d, uint64_t offset)
 	e->u.context.aarch64 = d->sf;
 	e->u.context.ns = d->ns;
 	e->u.context.sec = (uint8_t)((d->nse ? 2 : 0) | d->ns);
-	if (d->has_cid) {
-		e->flags |= ETMKIT_CTX_CONTEXT_ID;
-		e->u.context.context_id = d->cid;
-	}
-	if (d->has_vmid) {
-		e->flags |= ETMKIT_CTX_VMID;
-		e->u.context.vmid = d->vmid;
-	}
+	flow_context_ids(e, d->has_cid, d->cid, d->has_vmid, d->vmid);
 	d->ctx_sent = 1;
 	if (d->image_for_context)
 		switch_image(d, d->image_for_context(d->image_ctx, e));
@@ -2598,63 +2578,10 @@ static int atom_run(struct etm4_flow_decoder *d, const struct etm4_packet *p)
 
 /* ---- Driving ------------------------------------------------------------ */
 
-int etm4_flow_feed(struct etm4_flow_decoder *d, const uint8_t *buf, size_t n,
-		   const uint64_t *offsets, uint64_t base)
-{
-	int err;
-
-	if (!d || d->ibatch < d->nbatch)
-		return -etmkit_err_invalid;
-	err = etm4_pkt_feed(d->pkt, buf, n, offsets, base);
-	if (!err)
-		d->eos = 0;
-	if (!err && n)
-		d->fed_end = (offsets ? offsets[n - 1] : base + n - 1) + 1;
-	return err;
-}
-
-int etm4_flow_finish(struct etm4_flow_decoder *d)
-{
-	if (!d)
-		return -etmkit_err_invalid;
-	d->finishing = 1;
-	d->eos = 0;
-	return etm4_pkt_finish(d->pkt);
-}
-
-int etm4_flow_gap(struct etm4_flow_decoder *d)
-{
-	struct etm4_packet cut;
-	int err;
-
-	if (!d || d->ibatch < d->nbatch || !d->eos)
-		return -etmkit_err_invalid;
-	err = etm4_pkt_gap(d->pkt);
-	if (err)
-		return err;
-	memset(&cut, 0, sizeof(cut));
-	if (etm4_pkt_next(d->pkt, &cut, 1) != 1)
-		cut.error = 0;
-	d->gap_pending = 1;
-	d->gap_offset = cut.error ? cut.offset : d->fed_end;
-	d->gap_why = cut.error ? cut.why : "data lost in transport";
-	return 0;
-}
-
 static int refill(struct etm4_flow_decoder *d)
 {
-	int r = etm4_pkt_next(d->pkt, d->batch, F4_BATCH);
-
-	d->ibatch = 0;
-	if (r < 0) {
-		d->nbatch = 0;
-		d->eos = 1;
-		if (r == -etmkit_err_bad_packet)
-			d->stopped = 1;
-		return 0;
-	}
-	d->nbatch = r;
-	return 1;
+	return flow_drive_refilled(&d->drv,
+				   etm4_pkt_next(d->pkt, d->batch, F4_BATCH));
 }
 
 /* End of the trace: what precedes the first uncommitted P0 element and is
@@ -2676,39 +2603,38 @@ static void end_of_trace(struct etm4_flow_decoder *d)
 
 static void decode(struct etm4_flow_decoder *d)
 {
-	d->full = 1;
+	d->drv.full = 1;
 	if (!walk(d))
 		return;
-	if (d->gap_pending) {
+	if (d->drv.gap_pending) {
 		struct etmkit_elem *e;
 
 		drop_speculative(d);
 		if (!walk(d))
 			return;
-		e = emit(d, etmkit_elem_gap, d->gap_offset);
-		e->u.loss.reason = etmkit_loss_transport;
-		e->u.loss.why = d->gap_why;
+		e = emit(d, etmkit_elem_gap, d->drv.gap_offset);
+		flow_drive_gap_elem(&d->drv, e);
 		reset_trace_state(d);
-		d->gap_pending = 0;
 	}
 	for (;;) {
-		if (d->ibatch >= d->nbatch && (d->stopped || !refill(d))) {
-			if (d->finishing && !d->stopped) {
+		if (d->drv.ibatch >= d->drv.nbatch &&
+		    (d->drv.stopped || !refill(d))) {
+			if (d->drv.finishing && !d->drv.stopped) {
 				end_of_trace(d);
 				if (!walk(d))
 					return;
 			}
-			d->full = 0;
+			d->drv.full = 0;
 			return;
 		}
-		if (d->batch[d->ibatch].type == etm4_pkt_atom_run) {
-			if (!atom_run(d, &d->batch[d->ibatch]))
+		if (d->batch[d->drv.ibatch].type == etm4_pkt_atom_run) {
+			if (!atom_run(d, &d->batch[d->drv.ibatch]))
 				return;
-			d->ibatch++;
+			d->drv.ibatch++;
 			continue;
 		}
 		d->stats.packets++;
-		on_packet(d, &d->batch[d->ibatch++]);
+		on_packet(d, &d->batch[d->drv.ibatch++]);
 		if (d->dt && !walk(d))
 			return;
 	}
@@ -2716,13 +2642,7 @@ static void decode(struct etm4_flow_decoder *d)
 
 static void drop_delivered(struct etm4_flow_decoder *d)
 {
-	size_t k = d->delivered;
-
-	if (!k)
-		return;
-	memmove(d->out, d->out + k, (d->n - k) * sizeof(d->out[0]));
-	d->n -= k;
-	d->delivered = 0;
+	flow_drop_delivered(d->out, &d->n, &d->delivered);
 }
 
 int etm4_flow_batch(struct etm4_flow_decoder *d,
@@ -2737,7 +2657,8 @@ int etm4_flow_batch(struct etm4_flow_decoder *d,
 	 * ranges (before, they wait for more: the input comes in pieces),
 	 * unless the last element is a range a packet cut: its rest comes
 	 * first, in the next batch. */
-	if (tally_waits(d) && (d->finishing || d->stopped) && !d->full &&
+	if (tally_waits(d) && (d->drv.finishing || d->drv.stopped) &&
+	    !d->drv.full &&
 	    (!d->n || range_closed(&d->out[d->n - 1]) ||
 	     d->out[d->n - 1].kind != etmkit_elem_insn_range))
 		tally_flush(d);
@@ -2748,35 +2669,15 @@ int etm4_flow_batch(struct etm4_flow_decoder *d,
 	d->delivered = d->n;
 	/* Stopped for room with a range still open: it is kept back, so
 	 * that the rest of its packet's instructions extend it. */
-	if (d->full && d->n > 1 &&
+	if (d->drv.full && d->n > 1 &&
 	    d->out[d->n - 1].kind == etmkit_elem_insn_range &&
 	    d->out[d->n - 1].flags == ETMKIT_INSN_EXEC)
 		d->delivered = d->n - 1;
 	*elems = d->out;
 	if (!d->delivered)
-		return d->stopped ? -etmkit_err_bad_packet : -etmkit_err_eos;
+		return d->drv.stopped ? -etmkit_err_bad_packet : -etmkit_err_eos;
 	return (int)d->delivered;
 }
 
-int etm4_flow_next(struct etm4_flow_decoder *d, struct etmkit_elem *elems,
-		   size_t max)
-{
-	size_t k;
-
-	if (!d || !elems || !max)
-		return -etmkit_err_invalid;
-	if (d->next_pos == d->next_n) {
-		int r = etm4_flow_batch(d, &d->next_batch);
-
-		d->next_pos = d->next_n = 0;
-		if (r < 0)
-			return r;
-		d->next_n = (size_t)r;
-	}
-	k = d->next_n - d->next_pos;
-	if (k > max)
-		k = max;
-	memcpy(elems, d->next_batch + d->next_pos, k * sizeof(elems[0]));
-	d->next_pos += k;
-	return (int)k;
-}
+/* feed, finish, gap and next: the skeleton's (flow_driver.h). */
+FLOW_DRIVE_API(etm4, struct etm4_packet)

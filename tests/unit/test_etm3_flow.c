@@ -14,10 +14,15 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include <dirent.h>
+
 #include "unit/test_util.h"
 
 #include "etmkit/flow.h"
 #include "elem_same.h"
+#include "range_same.h"
+#include "etmkit/image.h"
+#include "etmkit/snapshot.h"
 #include "etmkit/insn.h"
 #include "etmkit/session.h"
 
@@ -426,6 +431,13 @@ static int on_elem(void *ctx, uint8_t id, const struct etmkit_elem *e)
 	return 0;
 }
 
+static int on_elem_any(void *ctx, uint8_t id, const struct etmkit_elem *e)
+{
+	(void)id;
+	put(ctx, e);
+	return 0;
+}
+
 static void test_tc2_session(void **state)
 {
 	struct tc2 *t = need_tc2(state);
@@ -638,6 +650,159 @@ static void test_break_delivers_held_atom(void **state)
 	image_free(img);
 }
 
+/* ---- Ranges (ETM3_FLOW_RANGES) ----------------------------------------- */
+
+/* Every ETMv3 source of the shared captures, decoded per instruction and
+ * as ranges through a session (in 4096-byte feeds, as a reader would
+ * feed it): the ranges stand for exactly the insn elements, and every
+ * other element is the same (tests/range_same.h). */
+static void ranges_decode(const struct snapshot_buffer *buf, uint8_t id,
+			  const struct etm3_flow_config *cfg, uint32_t flags,
+			  struct list *out)
+{
+	struct etmkit_session_config sc;
+	struct etmkit_session *s = NULL;
+	struct etm3_flow_config fc = *cfg;
+	size_t n = 0;
+	uint8_t *bytes = slurp(buf->file, &n);
+
+	assert_non_null(bytes);
+	etmkit_session_config_init(&sc);
+	sc.frames = strcmp(buf->format, "source_data") ? deformat_coresight :
+							deformat_none;
+	sc.on_elem = on_elem_any;
+	sc.ctx = out;
+	assert_int_equal(etmkit_session_alloc(&s, &sc), 0);
+	fc.flags = flags;
+	assert_int_equal(etmkit_session_add_etm3_flow(s, id, &fc), 0);
+	for (size_t o = 0; o < n; o += 4096)
+		assert_true(etmkit_session_feed(s, bytes + o, n - o < 4096 ?
+						n - o : 4096) >= 0);
+	assert_true(etmkit_session_finish(s) >= 0);
+	etmkit_session_free(s);
+	free(bytes);
+}
+
+static void assert_ranges_same(const struct list *ref, const struct list *rng)
+{
+	struct range_diff rd;
+
+	if (ranges_same(ref->e, ref->n, rng->e, rng->n, 1, &rd))
+		fail_msg("ranges: %s (reference element %zu, range element "
+			 "%zu, offset %llu)", rd.why, rd.ref_at, rd.rng_at,
+			 rd.rng_at < rng->n ?
+			 (unsigned long long)rng->e[rd.rng_at].offset : 0ull);
+}
+
+static void test_ranges_captures(void **state)
+{
+	char path[1024];
+	struct dirent *de;
+	DIR *dir;
+	int sources = 0, multi = 0, cycled = 0;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/testdata/etmv3", ETMKIT_SHARED_DIR);
+	dir = opendir(path);
+	test_need(!dir, path);
+	while ((de = readdir(dir))) {
+		struct snapshot *ss = NULL;
+		struct snapshot_diag sd;
+		char snap[2048];
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(snap, sizeof(snap), "%s/%s", path, de->d_name);
+		if (snapshot_open(&ss, snap, &sd) < 0)
+			continue;
+		for (size_t k = 0; k < snapshot_source_count(ss); k++) {
+			const struct snapshot_source *src =
+				snapshot_source_at(ss, k);
+			const struct snapshot_device *dev =
+				snapshot_find_device(ss, src->name);
+			const struct snapshot_buffer *buf =
+				snapshot_find_buffer(ss, src->buffer);
+			const struct snapshot_device *core = src->core ?
+				snapshot_find_device(ss, src->core) : NULL;
+			struct list ref = { 0 }, rng = { 0 };
+			struct etm3_flow_config fc;
+			struct image_diag idiag;
+			struct image *img = NULL;
+			uint8_t id;
+
+			etm3_flow_config_init(&fc);
+			if (!dev || !buf || !core ||
+			    snapshot_device_protocol(dev) != etmkit_proto_etmv3 ||
+			    snapshot_etm3_config(dev, &fc.etm, &id, &sd) < 0)
+				continue;
+			assert_int_equal(image_alloc(&img), 0);
+			assert_true(image_add_snapshot_device(img, core,
+							      &idiag) >= 0);
+			fc.image = img;
+			ranges_decode(buf, id, &fc, 0, &ref);
+			ranges_decode(buf, id, &fc, ETM3_FLOW_RANGES, &rng);
+			assert_ranges_same(&ref, &rng);
+			for (size_t i = 0; i < rng.n; i++) {
+				const struct etmkit_elem *e = &rng.e[i];
+
+				if (e->kind != etmkit_elem_insn_range)
+					continue;
+				multi += e->u.range.count > 1;
+				cycled += e->u.range.count > 1 &&
+					  (e->flags & ETMKIT_INSN_CYCLES) &&
+					  e->cycles > 0;
+			}
+			sources++;
+			free(ref.e);
+			free(rng.e);
+			image_free(img);
+		}
+		snapshot_free(ss);
+	}
+	closedir(dir);
+	print_message("%d ETMv3 sources, %d ranges of several instructions "
+		      "(%d with cycles)\n", sources, multi, cycled);
+	assert_true(sources >= 3);
+	assert_true(multi > 100);
+	assert_true(cycled > 10);
+}
+
+/* The ranges decode of TC2 0x10 fed byte by byte and drained one element
+ * a call, with a cache that must start afresh: the same elements as in
+ * one feed, and what the per-instruction decode says. */
+static void test_ranges_feeding(void **state)
+{
+	struct tc2 *t = need_tc2(state);
+	struct etm3_flow_config c;
+	struct etm3_flow_stats s0, s1, s2;
+	struct list ref = { 0 }, a = { 0 }, b = { 0 };
+
+	cfg_tc2(&c, t->img);
+	decode_chunked(&c, t, t->n, 8, &ref, &s0);
+	c.flags = ETM3_FLOW_RANGES;
+	decode_chunked(&c, t, t->n, 8, &a, &s1);
+	c.cache_bytes = 64 * 1024;
+	decode_chunked(&c, t, 1, 1, &b, &s2);
+	assert_ranges_same(&ref, &a);
+	assert_int_equal(a.n, b.n);
+	for (size_t i = 0; i < a.n; i++)
+		assert_same(&a.e[i], &b.e[i], 1);
+	assert_true(a.n < ref.n);
+	assert_int_equal(s0.insns, 7205);
+	assert_int_equal(s1.insns, 7205);
+	assert_int_equal(s2.insns, 7205);
+	/* Flags other than ETM3_FLOW_* are refused. */
+	{
+		struct etm3_flow_decoder *d = NULL;
+
+		c.flags = 0x2;
+		assert_int_equal(etm3_flow_alloc(&d, &c), -etmkit_err_invalid);
+	}
+	free(ref.e);
+	free(a.e);
+	free(b.e);
+}
+
 int main(void)
 {
 	FILE *f = fopen(TC2 "/cstrace.bin", "rb");
@@ -650,6 +815,8 @@ int main(void)
 		cmocka_unit_test(test_tc2_session),
 		cmocka_unit_test(test_image_for_context),
 		cmocka_unit_test(test_break_delivers_held_atom),
+		cmocka_unit_test(test_ranges_captures),
+		cmocka_unit_test(test_ranges_feeding),
 	};
 	if (f)
 		fclose(f);
