@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "etmkit/insn.h"
+#include "common/text.h" /* hexval */
 
 #define QL_BUF_SIZE (1u << 20)
 #define QL_QUEUE    8          /* pending items: power of two */
@@ -156,17 +157,6 @@ static int ql_fail(struct qemu_log_reader *rd, int err, uint64_t line,
 	vsnprintf(rd->diag.message, sizeof rd->diag.message, fmt, ap);
 	va_end(ap);
 	return err;
-}
-
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
 }
 
 /* Hex digits at *@p (at most 16) into *@v; returns the count, 0 if none.
