@@ -20,6 +20,10 @@
 #include "etmkit/image.h"
 #include "etmkit/insn.h"
 
+#include "ts_out.h"
+#include "ts_prog32.h"
+#include "ts_rec.h"
+
 #define IDR35     0x410CF250u /* ETMv3.5, original branch encoding */
 #define IDR35_ALT 0x411CF250u /* ETMv3.5, alternative encoding (ETMIDR[20]) */
 #define IDR32     0x410CF220u /* ETMv3.2: no format 4, no AltISA */
@@ -27,33 +31,8 @@
 
 /* ---- Output capture ------------------------------------------------------- */
 
-struct out {
-	uint8_t *b;
-	size_t n, cap;
-	unsigned calls;
-	int fail; /* return this from the sink */
-};
-
-static int sink(void *ctx, const uint8_t *data, size_t len)
-{
-	struct out *o = ctx;
-
-	o->calls++;
-	if (o->fail)
-		return o->fail;
-	assert_true(len > 0);
-	if (o->n + len > o->cap) {
-		o->cap = (o->n + len) * 2;
-		o->b = realloc(o->b, o->cap);
-		assert_non_null(o->b);
-	}
-	memcpy(o->b + o->n, data, len);
-	o->n += len;
-	return 0;
-}
-
 static struct etm3_enc *enc_new(uint32_t etmcr, uint32_t etmidr,
-				uint32_t etmccer, struct out *o)
+				uint32_t etmccer, struct ts_out *o)
 {
 	struct etm3_enc_config c;
 	struct etm3_enc *e = NULL;
@@ -63,30 +42,16 @@ static struct etm3_enc *enc_new(uint32_t etmcr, uint32_t etmidr,
 	c.etmidr = etmidr;
 	c.etmccer = etmccer;
 	memset(o, 0, sizeof(*o));
-	assert_int_equal(etm3_enc_alloc(&e, &c, sink, o), 0);
+	assert_int_equal(etm3_enc_alloc(&e, &c, ts_out_sink, o), 0);
 	return e;
 }
 
 /* ---- Record items ------------------------------------------------------- */
 
-static struct exec_rec insn(uint8_t isa, uint32_t addr, uint8_t size,
-			    uint32_t flags)
-{
-	struct exec_rec r;
-
-	memset(&r, 0, sizeof(r));
-	r.kind = exec_insn;
-	r.isa = isa;
-	r.addr = addr;
-	r.size = size;
-	r.flags = flags;
-	return r;
-}
-
 static void put_insn(struct etm3_enc *e, uint8_t isa, uint32_t addr,
 		     uint8_t size, uint32_t flags)
 {
-	struct exec_rec r = insn(isa, addr, size, flags);
+	struct exec_rec r = ts_insn(isa, addr, size, flags);
 
 	assert_int_equal(etm3_enc_put(e, &r), 0);
 }
@@ -94,7 +59,7 @@ static void put_insn(struct etm3_enc *e, uint8_t isa, uint32_t addr,
 static void put_cyc(struct etm3_enc *e, uint32_t addr, uint32_t flags,
 		    uint32_t cycles)
 {
-	struct exec_rec r = insn(etmkit_isa_arm, addr, 4, flags | EXEC_F_CYCLES);
+	struct exec_rec r = ts_insn(etmkit_isa_arm, addr, 4, flags | EXEC_F_CYCLES);
 
 	r.cycles = cycles;
 	assert_int_equal(etm3_enc_put(e, &r), 0);
@@ -104,7 +69,7 @@ static void put_cyc(struct etm3_enc *e, uint32_t addr, uint32_t flags,
 static void put_bx(struct etm3_enc *e, uint8_t isa, uint32_t addr,
 		   uint8_t size, uint32_t target, uint8_t tisa)
 {
-	struct exec_rec r = insn(isa, addr, size, EXEC_F_BRANCH |
+	struct exec_rec r = ts_insn(isa, addr, size, EXEC_F_BRANCH |
 				 EXEC_F_INDIRECT | EXEC_F_TAKEN);
 
 	r.target = target;
@@ -147,10 +112,11 @@ static void put_ts(struct etm3_enc *e, uint64_t ts)
 	assert_int_equal(etm3_enc_put(e, &r), 0);
 }
 
-static void expect_bytes(struct etm3_enc *e, struct out *o,
+static void expect_bytes(struct etm3_enc *e, struct ts_out *o,
 			 const uint8_t *want, size_t n)
 {
 	assert_int_equal(etm3_enc_finish(e), 0);
+	assert_int_equal(o->empty, 0); /* the sink never gets 0 bytes */
 	if (o->n != n || memcmp(o->b, want, n)) {
 		char got[512] = "", *p = got;
 
@@ -179,61 +145,61 @@ static void test_config(void **state)
 {
 	struct etm3_enc_config c;
 	struct etm3_enc *e = NULL;
-	struct out o = { 0 };
+	struct ts_out o = { 0 };
 	struct exec_rec r;
 
 	(void)state;
 	etm3_enc_config_init(&c);
 	c.etmidr = IDR35;
-	assert_int_equal(etm3_enc_alloc(NULL, &c, sink, &o), -etmkit_err_invalid);
-	assert_int_equal(etm3_enc_alloc(&e, NULL, sink, &o), -etmkit_err_invalid);
+	assert_int_equal(etm3_enc_alloc(NULL, &c, ts_out_sink, &o), -etmkit_err_invalid);
+	assert_int_equal(etm3_enc_alloc(&e, NULL, ts_out_sink, &o), -etmkit_err_invalid);
 	assert_int_equal(etm3_enc_alloc(&e, &c, NULL, &o), -etmkit_err_invalid);
 	c.size = 4;
-	assert_int_equal(etm3_enc_alloc(&e, &c, sink, &o), -etmkit_err_invalid);
+	assert_int_equal(etm3_enc_alloc(&e, &c, ts_out_sink, &o), -etmkit_err_invalid);
 	c.size = sizeof(c);
 	c.etmidr = 0x410CF150u; /* major field 1: ETMv2 */
-	assert_int_equal(etm3_enc_alloc(&e, &c, sink, &o), -etmkit_err_bad_config);
+	assert_int_equal(etm3_enc_alloc(&e, &c, ts_out_sink, &o), -etmkit_err_bad_config);
 	c.etmidr = IDR35;
 	/* Data-only, ARMv7-M: not encoded; out-of-order data needs values. */
 	c.etmcr = ETM3_ETMCR_DATA_ONLY | ETM3_ETMCR_DATA_VALUE;
-	assert_int_equal(etm3_enc_alloc(&e, &c, sink, &o), -etmkit_err_unsupported);
+	assert_int_equal(etm3_enc_alloc(&e, &c, ts_out_sink, &o), -etmkit_err_unsupported);
 	c.etmcr = ETM3_ETMCR_DATA_ADDR;
 	c.flags = ETM3_ENC_OOO;
-	assert_int_equal(etm3_enc_alloc(&e, &c, sink, &o), -etmkit_err_bad_config);
+	assert_int_equal(etm3_enc_alloc(&e, &c, ts_out_sink, &o), -etmkit_err_bad_config);
 	c.flags = 0;
 	c.etmcr = ETM3_ETMCR_DATA_ONLY;
-	assert_int_equal(etm3_enc_alloc(&e, &c, sink, &o), -etmkit_err_unsupported);
+	assert_int_equal(etm3_enc_alloc(&e, &c, ts_out_sink, &o), -etmkit_err_unsupported);
 	c.etmcr = 0;
 	c.flags = ETM3_CFG_M_PROFILE;
-	assert_int_equal(etm3_enc_alloc(&e, &c, sink, &o), -etmkit_err_unsupported);
+	assert_int_equal(etm3_enc_alloc(&e, &c, ts_out_sink, &o), -etmkit_err_unsupported);
 	c.flags = 0;
 	/* Timestamps without ETMCCER[22], or before ETMv3.5; VMID before 3.5. */
 	c.etmcr = ETM3_ETMCR_TIMESTAMP;
-	assert_int_equal(etm3_enc_alloc(&e, &c, sink, &o), -etmkit_err_bad_config);
+	assert_int_equal(etm3_enc_alloc(&e, &c, ts_out_sink, &o), -etmkit_err_bad_config);
 	c.etmccer = ETM3_ETMCCER_TIMESTAMP;
 	c.etmidr = IDR32;
-	assert_int_equal(etm3_enc_alloc(&e, &c, sink, &o), -etmkit_err_bad_config);
+	assert_int_equal(etm3_enc_alloc(&e, &c, ts_out_sink, &o), -etmkit_err_bad_config);
 	c.etmcr = ETM3_ETMCR_VMID;
-	assert_int_equal(etm3_enc_alloc(&e, &c, sink, &o), -etmkit_err_bad_config);
+	assert_int_equal(etm3_enc_alloc(&e, &c, ts_out_sink, &o), -etmkit_err_bad_config);
 	assert_null(e);
 
 	/* Items it refuses change nothing. */
 	e = enc_new(0, IDR32, 0, &o);
 	assert_int_equal(etm3_enc_put(e, NULL), -etmkit_err_invalid);
-	r = insn(etmkit_isa_a64, 0x8000, 4, 0);
+	r = ts_insn(etmkit_isa_a64, 0x8000, 4, 0);
 	assert_int_equal(etm3_enc_put(e, &r), -etmkit_err_unsupported);
-	r = insn(etmkit_isa_thumbee, 0x8000, 2, 0); /* no AltISA in v3.2 */
+	r = ts_insn(etmkit_isa_thumbee, 0x8000, 2, 0); /* no AltISA in v3.2 */
 	assert_int_equal(etm3_enc_put(e, &r), -etmkit_err_unsupported);
-	r = insn(etmkit_isa_thumb, 0x8000, 2, EXEC_F_ISA_SWITCH);
+	r = ts_insn(etmkit_isa_thumb, 0x8000, 2, EXEC_F_ISA_SWITCH);
 	r.target_isa = etmkit_isa_a64;
 	assert_int_equal(etm3_enc_put(e, &r), -etmkit_err_unsupported);
-	r = insn(etmkit_isa_arm, 0x8000, 4, EXEC_F_BRANCH | EXEC_F_TAKEN);
+	r = ts_insn(etmkit_isa_arm, 0x8000, 4, EXEC_F_BRANCH | EXEC_F_TAKEN);
 	r.target = 0x100000000ull;
 	assert_int_equal(etm3_enc_put(e, &r), -etmkit_err_invalid);
-	r = insn(etmkit_isa_arm, 0x8000, 4, 0);
+	r = ts_insn(etmkit_isa_arm, 0x8000, 4, 0);
 	r.addr = 0x100000000ull;
 	assert_int_equal(etm3_enc_put(e, &r), -etmkit_err_invalid);
-	r = insn(etmkit_isa_arm, 0x8000, 0, 0);
+	r = ts_insn(etmkit_isa_arm, 0x8000, 0, 0);
 	assert_int_equal(etm3_enc_put(e, &r), -etmkit_err_invalid);
 	r.kind = 99;
 	assert_int_equal(etm3_enc_put(e, &r), -etmkit_err_invalid);
@@ -243,7 +209,8 @@ static void test_config(void **state)
 	assert_int_equal(etm3_enc_offset(e), 0);
 	assert_int_equal(etm3_enc_finish(e), 0);
 	assert_int_equal(o.n, 0); /* nothing traced: nothing emitted */
-	r = insn(etmkit_isa_arm, 0x8000, 4, 0);
+	assert_int_equal(o.empty, 0);
+	r = ts_insn(etmkit_isa_arm, 0x8000, 4, 0);
 	assert_int_equal(etm3_enc_put(e, &r), -etmkit_err_invalid); /* finished */
 	etm3_enc_free(e);
 	etm3_enc_free(NULL);
@@ -267,7 +234,7 @@ static void test_config(void **state)
  * P-header holding its atom (7.3.5), E at 0x8100. */
 static void test_small_stream(void **state)
 {
-	struct out o;
+	struct ts_out o;
 	struct etm3_enc *e = enc_new(0, IDR35, 0, &o);
 
 	(void)state;
@@ -285,7 +252,7 @@ static void test_small_stream(void **state)
  * a not-taken branch (IHI 0014Q 7.3.1). */
 static void test_branch_not_taken(void **state)
 {
-	struct out o;
+	struct ts_out o;
 	struct etm3_enc *e = enc_new(0, IDR35, 0, &o);
 
 	(void)state;
@@ -301,7 +268,7 @@ static void test_branch_not_taken(void **state)
  * runs longer than format 1's 15 E atoms. */
 static void test_example_7_1(void **state)
 {
-	struct out o;
+	struct ts_out o;
 	struct etm3_enc *e;
 
 	(void)state;
@@ -336,7 +303,7 @@ static void test_example_7_1(void **state)
  * one before a branch packet (Table 7.4). */
 static void test_example_7_2(void **state)
 {
-	struct out o;
+	struct ts_out o;
 	struct etm3_enc *e;
 
 	(void)state;
@@ -381,7 +348,7 @@ static void test_example_7_2(void **state)
 static void check_branch(uint32_t etmidr, uint8_t isa, uint32_t target,
 			 uint8_t tisa, const uint8_t *pkt, size_t n)
 {
-	struct out o;
+	struct ts_out o;
 	struct etm3_enc *e = enc_new(0, etmidr, 0, &o);
 	uint8_t want[64] = { ASYNC, 0x08, 0x21, 0x00, 0x80, 0x00, 0x00 };
 	size_t k = 12;
@@ -447,13 +414,13 @@ static void test_branch_lengths(void **state)
  * address bit 0 an address bit (Table 7.20). */
 static void test_state_changes(void **state)
 {
-	struct out o;
+	struct ts_out o;
 	struct etm3_enc *e;
 	struct exec_rec r;
 
 	(void)state;
 	e = enc_new(0, IDR35, 0, &o);
-	r = insn(etmkit_isa_arm, 0x8000, 4, EXEC_F_BRANCH | EXEC_F_TAKEN);
+	r = ts_insn(etmkit_isa_arm, 0x8000, 4, EXEC_F_BRANCH | EXEC_F_TAKEN);
 	r.target = 0x8102;
 	r.target_isa = etmkit_isa_thumb;
 	assert_int_equal(etm3_enc_put(e, &r), 0);
@@ -470,7 +437,7 @@ static void test_state_changes(void **state)
  * 0x8000 -> 0x00120000 (3 bytes) -> 0x00120010 (1 byte). */
 static void test_branch_reference(void **state)
 {
-	struct out o;
+	struct ts_out o;
 	struct etm3_enc *e = enc_new(0, IDR35, 0, &o);
 
 	(void)state;
@@ -484,7 +451,7 @@ static void test_branch_reference(void **state)
 	 * a failed one does not. */
 	e = enc_new(ETM3_ETMCR_BRANCH_OUTPUT, IDR35, 0, &o);
 	{
-		struct exec_rec r = insn(etmkit_isa_arm, 0x8000, 4,
+		struct exec_rec r = ts_insn(etmkit_isa_arm, 0x8000, 4,
 					 EXEC_F_BRANCH | EXEC_F_TAKEN);
 
 		r.target = 0x8010;
@@ -504,7 +471,7 @@ static void test_branch_reference(void **state)
  * byte bit 6 set). */
 static void test_exception(void **state)
 {
-	struct out o;
+	struct ts_out o;
 	struct etm3_enc *e;
 
 	(void)state;
@@ -541,7 +508,7 @@ static void test_exception(void **state)
 
 static void test_isync_forms(void **state)
 {
-	struct out o;
+	struct ts_out o;
 	struct etm3_enc *e;
 
 	(void)state;
@@ -590,7 +557,7 @@ static void test_isync_forms(void **state)
  * on change (7.3.7). */
 static void test_timestamp_vmid(void **state)
 {
-	struct out o;
+	struct ts_out o;
 	struct etm3_enc *e;
 
 	(void)state;
@@ -615,7 +582,7 @@ static void test_timestamp_vmid(void **state)
  * stores and coprocessor transfers make them). */
 static void put_op(struct etm3_enc *e, uint32_t addr, uint32_t opcode)
 {
-	struct exec_rec r = insn(etmkit_isa_arm, addr, 4, 0);
+	struct exec_rec r = ts_insn(etmkit_isa_arm, addr, 4, 0);
 
 	r.opcode = opcode;
 	assert_int_equal(etm3_enc_put(e, &r), 0);
@@ -660,7 +627,7 @@ static void put_data(struct etm3_enc *e, int store, uint64_t addr,
  * significant byte first; a 64-bit transfer as two 32-bit ones. */
 static void test_data_normal(void **state)
 {
-	struct out o;
+	struct ts_out o;
 	struct etm3_enc *e = enc_new(CR_DATA, IDR35, 0, &o);
 
 	(void)state;
@@ -709,12 +676,12 @@ static void test_data_normal(void **state)
 		c.etmidr = IDR35;
 		c.sync_period = 16;
 		memset(&o, 0, sizeof(o));
-		assert_int_equal(etm3_enc_alloc(&e, &c, sink, &o), 0);
+		assert_int_equal(etm3_enc_alloc(&e, &c, ts_out_sink, &o), 0);
 	}
 	put_op(e, 0x8000, LDR);
 	put_data(e, 0, 0x20000000, 4, 0x1);
 	{
-		struct exec_rec r = insn(etmkit_isa_arm, 0x8004, 4,
+		struct exec_rec r = ts_insn(etmkit_isa_arm, 0x8004, 4,
 					 EXEC_F_BRANCH | EXEC_F_INDIRECT |
 					 EXEC_F_TAKEN);
 
@@ -742,7 +709,7 @@ static void test_data_ooo(void **state)
 {
 	struct etm3_enc_config c;
 	struct etm3_enc *e;
-	struct out o;
+	struct ts_out o;
 	struct exec_rec r;
 
 	(void)state;
@@ -752,7 +719,7 @@ static void test_data_ooo(void **state)
 	c.flags = ETM3_ENC_OOO;
 	c.ooo_delay = 1;
 	memset(&o, 0, sizeof(o));
-	assert_int_equal(etm3_enc_alloc(&e, &c, sink, &o), 0);
+	assert_int_equal(etm3_enc_alloc(&e, &c, ts_out_sink, &o), 0);
 	put_op(e, 0x8000, LDR);
 	put_data(e, 0, 0x20000000, 4, 0xab);
 	put_op(e, 0x8004, LDRD);
@@ -773,7 +740,7 @@ static void test_data_ooo(void **state)
 	c.etmcr = ETM3_ETMCR_DATA_VALUE;
 	c.ooo_delay = 100;
 	memset(&o, 0, sizeof(o));
-	assert_int_equal(etm3_enc_alloc(&e, &c, sink, &o), 0);
+	assert_int_equal(etm3_enc_alloc(&e, &c, ts_out_sink, &o), 0);
 	put_op(e, 0x8000, LDM45);
 	put_data(e, 0, 0x20000000, 4, 0x1);
 	put_data(e, 0, 0x20000004, 4, 0x2);
@@ -797,7 +764,7 @@ static void test_data_ooo(void **state)
 	assert_int_equal(etm3_enc_put(e, &r), -etmkit_err_invalid);
 	put_op(e, 0x8000, ADD);
 	assert_int_equal(etm3_enc_put(e, &r), -etmkit_err_invalid);
-	r = insn(etmkit_isa_arm, 0x8004, 4, EXEC_F_COND_FAIL);
+	r = ts_insn(etmkit_isa_arm, 0x8004, 4, EXEC_F_COND_FAIL);
 	r.opcode = 0x05910000; /* ldreq r0, [r1] */
 	assert_int_equal(etm3_enc_put(e, &r), 0);
 	r = data_rec(0, 0x1000, 4, 1);
@@ -850,266 +817,40 @@ static uint32_t below(uint32_t n)
 /* Programs with loads and stores (data trace round trips). */
 static int gen_data;
 
-struct region {
-	uint32_t base;
-	uint8_t isa;
-	uint8_t mem[REGION_BYTES];
-	uint32_t starts[REGION_BYTES / 2]; /* instruction addresses */
-	uint32_t nstarts;
-};
-
 struct prog {
-	struct region *r;
+	struct ts_region *r; /* code.r */
 	unsigned n;
+	struct ts_prog32 code;
 	struct image *img;
 };
 
-static void st16(struct region *g, uint32_t a, uint16_t v)
+static uint32_t rnd_of(void *ctx)
 {
-	g->mem[a - g->base] = (uint8_t)v;
-	g->mem[a - g->base + 1] = (uint8_t)(v >> 8);
+	(void)ctx;
+	return rnd();
 }
 
-static void st32(struct region *g, uint32_t a, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		g->mem[a - g->base + (uint32_t)i] = (uint8_t)(v >> (8 * i));
-}
-
-/* A Thumb BL (T1) or BLX (T2, to ARM) at @a to @t (ARMv7-AR A8.8.25). */
-static void st_bl(struct region *g, uint32_t a, uint32_t t, int blx)
-{
-	uint32_t pc = blx ? (a + 4) & ~3u : a + 4;
-	uint32_t off = t - pc;
-	uint32_t s = (off >> 24) & 1, i1 = (off >> 23) & 1, i2 = (off >> 22) & 1;
-	uint32_t j1 = (~(i1 ^ s)) & 1, j2 = (~(i2 ^ s)) & 1;
-	uint16_t hw1 = (uint16_t)(0xf000 | s << 10 | ((off >> 12) & 0x3ff));
-	uint16_t hw2 = (uint16_t)((blx ? 0xc000 : 0xd000) | j1 << 13 | j2 << 11 |
-				  ((off >> 1) & 0x7ff));
-
-	if (blx)
-		hw2 &= 0xfffe;
-	st16(g, a, hw1);
-	st16(g, a + 2, hw2);
-}
-
-static const struct region *region_near(const struct prog *p, uint8_t isa,
-					uint32_t a, uint32_t range)
-{
-	for (unsigned i = 0; i < p->n; i++) {
-		const struct region *g = &p->r[i];
-
-		if (g->isa == isa && (g->base - a < range || a - g->base < range))
-			return g;
-	}
-	return NULL;
-}
-
-static uint32_t pick(const struct region *g)
-{
-	return g->starts[below(g->nstarts)];
-}
-
-/* A start of @g within [lo, hi], or 0. */
-static uint32_t pick_in(const struct region *g, uint32_t lo, uint32_t hi)
-{
-	for (int tries = 0; tries < 16; tries++) {
-		uint32_t t = pick(g);
-
-		if (t >= lo && t <= hi)
-			return t;
-	}
-	return 0;
-}
-
-static void gen_arm(struct prog *p, struct region *g)
-{
-	uint32_t end = g->base + REGION_BYTES - 4;
-
-	for (uint32_t a = g->base; a < end; a += 4) {
-		uint32_t k = below(100), cond = below(4) ? 14 : below(14);
-		uint32_t v = cond << 28 | 0x02800001; /* ADD<c> r0, r0, #1 */
-
-		if (k < 12) { /* B<c> / BL<c> */
-			uint32_t t = pick(g);
-
-			v = cond << 28 | 0x0a000000 | (k & 1) << 24 |
-			    (((t - (a + 8)) >> 2) & 0xffffff);
-		} else if (k < 18) { /* BX / BLX (register) */
-			v = (k & 1 ? 0xe12fff30u : 0xe12fff10u) | below(13);
-		} else if (k < 21) { /* LDR pc, [sp], #4 */
-			v = 0xe49df004u;
-		} else if (gen_data && k >= 25 && k < 37) {
-			/* loads and stores (ARMv7-AR A8.8.62 ff.) */
-			static const uint32_t ops[8] = {
-				0x05910000, /* LDR<c> r0, [r1, #imm] */
-				0x05810000, /* STR<c> r0, [r1, #imm] */
-				0x05d10000, /* LDRB<c> r0, [r1, #imm] */
-				0x01c100b0, /* STRH<c> r0, [r1] */
-				0x08910000, /* LDM<c> r1, {r4-r7 subset} */
-				0x092d0000, /* PUSH<c> {r4-r7 subset} */
-				0x01c120d0, /* LDRD<c> r2, r3, [r1] */
-				0x01c120f0, /* STRD<c> r2, r3, [r1] */
-			};
-			uint32_t op = ops[k & 7];
-
-			v = cond << 28 | op;
-			if ((k & 7) < 3)
-				v |= below(64) * 4;
-			else if ((k & 7) == 4 || (k & 7) == 5)
-				v |= (1 + below(15)) << 4;
-		} else if (k < 25) { /* BLX (immediate) to Thumb */
-			const struct region *tg =
-				region_near(p, etmkit_isa_thumb, a, 0x1000000);
-
-			if (tg) {
-				uint32_t off = pick(tg) - (a + 8);
-
-				v = 0xfa000000u | ((off >> 1) & 1) << 24 |
-				    ((off >> 2) & 0xffffff);
-			}
-		}
-		st32(g, a, v);
-	}
-	/* Back to the start: B */
-	st32(g, end, 0xea000000u | (((g->base - (end + 8)) >> 2) & 0xffffff));
-}
-
-static void gen_thumb(struct prog *p, struct region *g)
-{
-	uint32_t end = g->base + REGION_BYTES - 4, a;
-	uint8_t kind[REGION_BYTES / 2];
-	uint32_t n = 0;
-
-	/* Lay out the sizes first, so branches can target any start. */
-	for (a = g->base; a < end;) {
-		uint32_t k = below(100);
-
-		if (k >= 60 && k < 72 && a + 4 <= end) { /* 32-bit */
-			kind[n] = (uint8_t)k;
-			g->starts[n++] = a;
-			a += 4;
-		} else if (k >= 90 && a + 10 <= end) { /* IT block */
-			uint32_t m = 1 + below(4);
-
-			kind[n] = 90 + (uint8_t)m;
-			g->starts[n++] = a;
-			a += 2;
-			for (uint32_t i = 0; i < m; i++) {
-				kind[n] = 0;
-				g->starts[n++] = a;
-				a += 2;
-			}
-		} else {
-			kind[n] = (uint8_t)(k >= 60 && k < 72 ? 0 : k >= 90 ? 0 : k);
-			g->starts[n++] = a;
-			a += 2;
-		}
-	}
-	g->nstarts = n;
-	for (uint32_t i = 0; i < n; i++) {
-		uint32_t k = kind[i];
-		uint16_t v = (uint16_t)(0x2000 | below(256)); /* MOVS r0, #imm */
-
-		a = g->starts[i];
-		if (k >= 60 && k < 66) { /* BL */
-			st_bl(g, a, pick(g), 0);
-			continue;
-		}
-		if (k >= 66 && k < 69) { /* BLX (immediate) to ARM */
-			const struct region *ag =
-				region_near(p, etmkit_isa_arm, a, 0x800000);
-
-			if (ag) {
-				st_bl(g, a, pick(ag), 1);
-				continue;
-			}
-		}
-		if (k >= 60 && k < 72) { /* ADD.W r0, r0, #1 */
-			st16(g, a, 0xf100);
-			st16(g, a + 2, 0x0001);
-			continue;
-		}
-		if (k > 90) { /* IT<x> <cond>: mask with m instructions */
-			uint32_t m = k - 90, c = below(14);
-			uint32_t mask = (1u << (4 - m)) | (below(16) << (5 - m));
-
-			v = (uint16_t)(0xbf00 | c << 4 | (mask & 0xf));
-		} else if (k >= 30 && k < 38) { /* B<c> (T1), +-256 */
-			uint32_t t = pick_in(g, a + 4 - 256, a + 4 + 254);
-
-			if (t)
-				v = (uint16_t)(0xd000 | below(14) << 8 |
-					       (((t - (a + 4)) >> 1) & 0xff));
-		} else if (k >= 38 && k < 44) { /* B (T2), +-2 KB */
-			uint32_t t = pick_in(g, a + 4 - 2048, a + 4 + 2046);
-
-			if (t)
-				v = (uint16_t)(0xe000 |
-					       (((t - (a + 4)) >> 1) & 0x7ff));
-		} else if (k >= 44 && k < 50) { /* BX / BLX (register) */
-			v = (uint16_t)((k & 1 ? 0x4780 : 0x4700) | below(15) << 3);
-		} else if (k >= 50 && k < 53) { /* POP {pc} */
-			v = 0xbd00;
-		} else if (k >= 53 && k < 60) {
-			v = 0x3101; /* ADDS r1, #1 */
-		} else if (gen_data && k >= 72 && k < 84) {
-			/* loads and stores (ARMv7-AR A8.8.63 ff.) */
-			static const uint16_t ops[6] = {
-				0x6808, /* LDR r0, [r1, #imm5 * 4] */
-				0x6008, /* STR r0, [r1, #imm5 * 4] */
-				0x7808, /* LDRB r0, [r1, #imm5] */
-				0x8008, /* STRH r0, [r1, #imm5 * 2] */
-				0xc900, /* LDM r1!, {r4-r7 subset} */
-				0xb400, /* PUSH {r4-r7 subset} */
-			};
-			uint32_t j = k % 6;
-
-			v = ops[j];
-			v |= (uint16_t)(j < 4 ? below(32) << 6 :
-					(1 + below(15)) << 4);
-		}
-		st16(g, a, v);
-	}
-	st_bl(g, end, g->base, 0); /* back to the start */
-	g->starts[g->nstarts++] = end;
-}
-
-/* Regions: ARM and Thumb close together (BLX immediate between them),
- * and apart by every distance a branch address length covers. */
+/* Regions (tests/support/ts_prog32.h): ARM and Thumb close together (BLX
+ * immediate between them), and apart by every distance a branch address
+ * length covers. */
 static void prog_build(struct prog *p, int arm, int thumb)
 {
 	static const uint32_t arm_base[4] = { 0x00008000u, 0x00108000u,
 					      0x02008000u, 0x92340000u };
 	static const uint32_t thumb_base[4] = { 0x00400000u, 0x00480000u,
 						0x08400000u, 0xc0000000u };
+	struct ts_prog32_opts o = {
+		.region_bytes = REGION_BYTES,
+		.arm_base = arm ? arm_base : NULL,
+		.thumb_base = thumb ? thumb_base : NULL,
+		.nbase = 4,
+		.data = gen_data,
+		.rnd = rnd_of,
+	};
 
-	p->r = calloc(8, sizeof(*p->r));
-	assert_non_null(p->r);
-	p->n = 0;
-	for (int i = 0; i < 4; i++) {
-		if (arm) {
-			p->r[p->n].base = arm_base[i];
-			p->r[p->n++].isa = etmkit_isa_arm;
-		}
-		if (thumb) {
-			p->r[p->n].base = thumb_base[i];
-			p->r[p->n++].isa = etmkit_isa_thumb;
-		}
-	}
-	/* Every start first: BLX (immediate) targets the other set. ARM
-	 * instructions are words. */
-	for (unsigned i = 0; i < p->n; i++)
-		if (p->r[i].isa == etmkit_isa_arm)
-			for (uint32_t a = 0; a < REGION_BYTES; a += 4)
-				p->r[i].starts[p->r[i].nstarts++] =
-					p->r[i].base + a;
-	for (unsigned i = 0; i < p->n; i++)
-		if (p->r[i].isa == etmkit_isa_thumb)
-			gen_thumb(p, &p->r[i]);
-	for (unsigned i = 0; i < p->n; i++)
-		if (p->r[i].isa == etmkit_isa_arm)
-			gen_arm(p, &p->r[i]);
+	ts_prog32_make(&p->code, &o);
+	p->r = p->code.r;
+	p->n = p->code.n;
 	assert_int_equal(image_alloc(&p->img), 0);
 	for (unsigned i = 0; i < p->n; i++)
 		assert_int_equal(image_add_buffer(p->img, p->r[i].mem,
@@ -1120,16 +861,21 @@ static void prog_build(struct prog *p, int arm, int thumb)
 static void prog_free(struct prog *p)
 {
 	image_free(p->img);
-	free(p->r);
+	ts_prog32_free(&p->code);
 }
 
-static const struct region *region_of(const struct prog *p, uint32_t a)
+static const struct ts_region *region_of(const struct prog *p, uint32_t a)
 {
-	for (unsigned i = 0; i < p->n; i++)
-		if (a - p->r[i].base < REGION_BYTES)
-			return &p->r[i];
-	fail_msg("address 0x%x outside the image", a);
-	return NULL;
+	const struct ts_region *g = ts_region_of(&p->code, a);
+
+	if (!g)
+		fail_msg("address 0x%x outside the image", a);
+	return g;
+}
+
+static uint32_t pick(const struct ts_region *g)
+{
+	return g->starts[below(g->nstarts)];
 }
 
 /* A 32-bit data transfer the decode must give back (a 64-bit one is
@@ -1265,7 +1011,7 @@ static void walk_data(const struct walk_opts *o, struct etm3_enc *e,
 static void walk(const struct prog *p, const struct walk_opts *o,
 		 struct etm3_enc *e, struct want *w)
 {
-	const struct region *g = &p->r[below(p->n)];
+	const struct ts_region *g = &p->r[below(p->n)];
 	uint32_t a = pick(g), it_left = 0;
 	uint8_t isa = g->isa;
 	uint64_t ts = 1000;
@@ -1390,7 +1136,7 @@ static void walk(const struct prog *p, const struct walk_opts *o,
 		if ((r.flags & EXEC_F_BRANCH) && !(r.flags & EXEC_F_COND_FAIL)) {
 			r.flags |= EXEC_F_TAKEN;
 			if (info.flags & INSN_F_INDIRECT) {
-				const struct region *t = &p->r[below(p->n)];
+				const struct ts_region *t = &p->r[below(p->n)];
 
 				r.target = pick(t);
 				r.target_isa = t->isa;
@@ -1480,7 +1226,7 @@ static void check_data(const struct walk_opts *o, const struct etmkit_elem *x,
 
 /* Decode @o->n bytes with etm3_flow fed in random chunks; compare. */
 static void check_decode(const struct walk_opts *o, const struct prog *p,
-			 const struct out *t, const struct want *w)
+			 const struct ts_out *t, const struct want *w)
 {
 	size_t nd_in = 0, nd_ooo = 0; /* next in-order, out-of-order data */
 	struct etm3_flow_config c;
@@ -1628,7 +1374,7 @@ struct census {
 	uint64_t last_a_sync;     /* offset of the last A-sync */
 };
 
-static void take_census(const struct walk_opts *o, const struct out *t,
+static void take_census(const struct walk_opts *o, const struct ts_out *t,
 			struct census *c)
 {
 	struct etm3_config cfg;
@@ -1702,7 +1448,7 @@ static void take_census(const struct walk_opts *o, const struct out *t,
  * must give the record's last instructions, and nothing else: the
  * periodic sync carries everything a decode needs. */
 static void check_tail(const struct walk_opts *o, const struct prog *p,
-		       const struct out *t, uint64_t from, const struct want *w)
+		       const struct ts_out *t, uint64_t from, const struct want *w)
 {
 	struct etm3_flow_config c;
 	struct etm3_flow_decoder *d;
@@ -1765,7 +1511,7 @@ static void round_trip_census(const struct walk_opts *o, uint64_t seed,
 			      struct census *cen, unsigned *sink_calls)
 {
 	struct prog p;
-	struct out t;
+	struct ts_out t;
 	struct want *w = calloc(1, sizeof(*w));
 	struct etm3_enc_config c;
 	struct etm3_enc *e;
@@ -1782,9 +1528,10 @@ static void round_trip_census(const struct walk_opts *o, uint64_t seed,
 	c.flags = o->flags;
 	c.ooo_delay = o->ooo_delay;
 	memset(&t, 0, sizeof(t));
-	assert_int_equal(etm3_enc_alloc(&e, &c, sink, &t), 0);
+	assert_int_equal(etm3_enc_alloc(&e, &c, ts_out_sink, &t), 0);
 	walk(&p, o, e, w);
 	assert_int_equal(etm3_enc_finish(e), 0);
+	assert_int_equal(t.empty, 0); /* the sink never gets 0 bytes */
 	assert_int_equal(etm3_enc_offset(e), t.n);
 	etm3_enc_free(e);
 	check_decode(o, &p, &t, w);
@@ -1887,7 +1634,7 @@ static void test_round_trip_mixed(void **state)
 		struct walk_opts o;
 		struct want *w = calloc(1, sizeof(*w));
 		struct etm3_enc *e;
-		struct out t;
+		struct ts_out t;
 
 		assert_non_null(w);
 		memset(&o, 0, sizeof(o));
@@ -1931,6 +1678,7 @@ static void test_round_trip_mixed(void **state)
 			}
 		}
 		assert_int_equal(etm3_enc_finish(e), 0);
+		assert_int_equal(t.empty, 0); /* the sink never gets 0 bytes */
 		etm3_enc_free(e);
 		check_decode(&o, &p, &t, w);
 		free(t.b);
