@@ -22,7 +22,7 @@ int ts_out_sink(void *ctx, const uint8_t *data, size_t len)
 	struct ts_out *o = ctx;
 
 	o->calls++;
-	if (o->fail && o->calls >= (o->fail_at ? o->fail_at : 1))
+	if (o->fail && (!o->fail_at || o->calls == o->fail_at))
 		return o->fail;
 	if (!len)
 		o->empty++;

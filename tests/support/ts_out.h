@@ -15,15 +15,16 @@ struct ts_out {
 	unsigned calls;   /* sink calls so far */
 	unsigned empty;   /* of them, calls with no bytes */
 	int fail;         /* when not 0: the error (a negated etmkit_err_*) */
-	unsigned fail_at; /* that calls from this one (1-based; 0 = 1) return */
+	unsigned fail_at; /* that this call (1-based) returns; 0: every call */
 };
 
 /* Append @len bytes at @d to @o. */
 void ts_out_put(struct ts_out *o, const uint8_t *d, size_t len);
 
 /* The sink: @ctx is a struct ts_out. Counts the call; returns o->fail
- * when it is set and this is call o->fail_at or a later one, else keeps
- * the bytes and returns 0. */
+ * when it is set and this is call o->fail_at (any call when 0), else keeps
+ * the bytes and returns 0. A single failing call shows that an encoder
+ * remembers the error rather than asking the sink again. */
 int ts_out_sink(void *ctx, const uint8_t *data, size_t len);
 
 /* Free @o's bytes and zero it. */

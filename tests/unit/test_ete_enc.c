@@ -25,6 +25,9 @@
 #include "etmkit/flow.h"
 #include "etmkit/image.h"
 
+#include "ts_out.h"
+#include "ts_rec.h"
+
 /* A64 opcodes. */
 #define NOP 0xd503201fu
 #define RET 0xd65f03c0u
@@ -36,71 +39,19 @@ static uint32_t op_bl(int64_t off) { return 0x94000000u | (uint32_t)((off / 4) &
 static uint32_t op_bcond(int64_t off) { return 0x54000000u | (uint32_t)((off / 4) & 0x7ffff) << 5; }
 static uint32_t op_cbz(int64_t off) { return 0xb4000000u | (uint32_t)((off / 4) & 0x7ffff) << 5; }
 
-/* ---- Output collection ------------------------------------------------------ */
-
-struct out {
-	uint8_t *b;
-	size_t n, cap;
-	unsigned calls;
-	int fail_at;  /* sink call that fails (1-based), 0 never */
-};
-
-static int sink(void *ctx, const uint8_t *data, size_t len)
-{
-	struct out *o = ctx;
-
-	o->calls++;
-	if (o->fail_at && (int)o->calls == o->fail_at)
-		return -etmkit_err_io;
-	if (o->n + len > o->cap) {
-		o->cap = (o->n + len) * 2;
-		o->b = realloc(o->b, o->cap);
-		assert_non_null(o->b);
-	}
-	memcpy(o->b + o->n, data, len);
-	o->n += len;
-	return 0;
-}
-
 /* ---- Records ---------------------------------------------------------------- */
 
-struct rec {
-	struct exec_rec *r;
-	size_t n, cap;
-};
-
-static struct exec_rec *rec_add(struct rec *rc, uint8_t kind)
-{
-	if (rc->n == rc->cap) {
-		rc->cap = rc->cap ? rc->cap * 2 : 256;
-		rc->r = realloc(rc->r, rc->cap * sizeof(*rc->r));
-		assert_non_null(rc->r);
-	}
-	memset(&rc->r[rc->n], 0, sizeof(rc->r[0]));
-	rc->r[rc->n].kind = kind;
-	return &rc->r[rc->n++];
-}
-
 /* An A64 instruction @op at @addr; @flags EXEC_F_*; @target when taken. */
-static void a64(struct rec *rc, uint64_t addr, uint32_t op, uint32_t flags,
+static void a64(struct ts_rec *rc, uint64_t addr, uint32_t op, uint32_t flags,
 		uint64_t target)
 {
-	struct exec_rec *r = rec_add(rc, exec_insn);
-
-	r->isa = etmkit_isa_a64;
-	r->size = 4;
-	r->addr = addr;
-	r->opcode = op;
-	r->flags = flags;
-	if (flags & EXEC_F_TAKEN) {
-		r->target = target;
-		r->target_isa = etmkit_isa_a64;
-	}
+	ts_rec_insn(rc, etmkit_isa_a64, 4, addr, op, flags, target,
+		    etmkit_isa_a64);
 }
 
-static void exc(struct rec *rc, unsigned number, uint64_t ret)
+static void exc(struct ts_rec *rc, unsigned number, uint64_t ret)
 {
-	struct exec_rec *r = rec_add(rc, exec_exception);
+	struct exec_rec *r = ts_rec_add(rc, exec_exception);
 
 	r->number = number;
 	r->addr = ret;
@@ -113,13 +64,13 @@ static void exc(struct rec *rc, unsigned number, uint64_t ret)
 static struct ete_enc_stats last_stats; /* of encode()'s encoder */
 
 /* Encode @rc with @c; the trace into @o (freed by the caller). */
-static void encode(const struct ete_enc_config *c, const struct rec *rc,
-		   struct out *o)
+static void encode(const struct ete_enc_config *c, const struct ts_rec *rc,
+		   struct ts_out *o)
 {
 	struct ete_enc *e;
 
 	memset(o, 0, sizeof(*o));
-	assert_int_equal(ete_enc_alloc(&e, c, sink, o), 0);
+	assert_int_equal(ete_enc_alloc(&e, c, ts_out_sink, o), 0);
 	for (size_t i = 0; i < rc->n; i++)
 		assert_int_equal(ete_enc_put(e, &rc->r[i]), 0);
 	assert_int_equal(ete_enc_finish(e), 0);
@@ -135,7 +86,7 @@ static const uint8_t head[] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x80,
 				0x82, 0x00, 0x08, 0x00, 0x00, 0x31 };
 
 /* @o is head[] then the @n bytes @want. */
-static void expect_after_head(const struct out *o, const uint8_t *want,
+static void expect_after_head(const struct ts_out *o, const uint8_t *want,
 			      size_t n)
 {
 	char msg[512];
@@ -153,11 +104,11 @@ static void expect_after_head(const struct out *o, const uint8_t *want,
 
 /* A run of b.eq +4 at 0x1000, 0x1004, ..., taken as @pattern says ('E'
  * taken, 'N' not): its atoms, oldest first. */
-static void atoms_trace(const char *pattern, struct out *o, uint32_t maxspec,
+static void atoms_trace(const char *pattern, struct ts_out *o, uint32_t maxspec,
 			uint32_t depth)
 {
 	struct ete_enc_config c;
-	struct rec rc = { 0 };
+	struct ts_rec rc = { 0 };
 
 	for (size_t i = 0; pattern[i]; i++) {
 		uint64_t a = 0x1000 + 4 * i;
@@ -174,7 +125,7 @@ static void atoms_trace(const char *pattern, struct out *o, uint32_t maxspec,
 
 static void expect_atoms(const char *pattern, const uint8_t *want, size_t n)
 {
-	struct out o;
+	struct ts_out o;
 
 	atoms_trace(pattern, &o, 0, 0);
 	expect_after_head(&o, want, n);
@@ -228,7 +179,7 @@ static void test_commit_depth(void **state)
 				     0xf7, 0x2d, 0x02 };
 	/* spec_depth 0 under MAXSPEC 8: each packet committed at once. */
 	static const uint8_t w0[] = { 0xc1, 0x2d, 0x05 };
-	struct out o;
+	struct ts_out o;
 
 	(void)state;
 	atoms_trace("EEEEE", &o, 4, 2);
@@ -244,8 +195,8 @@ static void test_commit_depth(void **state)
 static void expect_target(uint64_t target, const uint8_t *want, size_t n)
 {
 	struct ete_enc_config c;
-	struct rec rc = { 0 };
-	struct out o;
+	struct ts_rec rc = { 0 };
+	struct ts_out o;
 	uint8_t w[16];
 
 	a64(&rc, 0x1000, BR_X0, IND, target);
@@ -294,8 +245,8 @@ static void test_address_history(void **state)
 	static const uint8_t w[] = { 0xf7, 0x95, 0x80, 0x10, 0xf7, 0x91,
 				     0xf7, 0x91 };
 	struct ete_enc_config c;
-	struct rec rc = { 0 };
-	struct out o;
+	struct ts_rec rc = { 0 };
+	struct ts_out o;
 
 	(void)state;
 	a64(&rc, 0x1000, BR_X0, IND, 0x2000);
@@ -324,13 +275,13 @@ static void test_context(void **state)
 		0xf7,                                   /* b.eq */
 	};
 	struct ete_enc_config c;
-	struct rec rc = { 0 };
+	struct ts_rec rc = { 0 };
 	struct exec_rec *r;
-	struct out o;
+	struct ts_out o;
 
 	(void)state;
 	a64(&rc, 0x1000, ISB, 0, 0);
-	r = rec_add(&rc, exec_context);
+	r = ts_rec_add(&rc, exec_context);
 	r->flags = EXEC_CTX_EL;
 	r->el = 2;
 	a64(&rc, 0x1004, op_bcond(4), TAKEN, 0x1008);
@@ -361,8 +312,8 @@ static void test_exception(void **state)
 		0xf7,                                     /* b.eq */
 	};
 	struct ete_enc_config c;
-	struct rec rc = { 0 };
-	struct out o;
+	struct ts_rec rc = { 0 };
+	struct ts_out o;
 
 	(void)state;
 	a64(&rc, 0x1000, NOP, 0, 0);
@@ -387,13 +338,13 @@ static void test_timestamp(void **state)
 	static const uint8_t w[] = { 0x02, 0xd7, 0xdf, 0x01, 0xf7, 0x02, 0x58,
 				     0xf7 };
 	struct ete_enc_config c;
-	struct rec rc = { 0 };
-	struct out o;
+	struct ts_rec rc = { 0 };
+	struct ts_out o;
 
 	(void)state;
-	rec_add(&rc, exec_timestamp)->value = 0x6fd7;
+	ts_rec_add(&rc, exec_timestamp)->value = 0x6fd7;
 	a64(&rc, 0x1000, op_bcond(4), TAKEN, 0x1004);
-	rec_add(&rc, exec_timestamp)->value = 0x6fd8;
+	ts_rec_add(&rc, exec_timestamp)->value = 0x6fd8;
 	a64(&rc, 0x1004, op_bcond(4), TAKEN, 0x1008);
 	ete_enc_config_init(&c);
 	c.etm.trcconfigr = 1u << 11;
@@ -414,13 +365,13 @@ static void test_timestamp_marker(void **state)
 	static const uint8_t w10[] = { 0x02, 0xd7, 0xdf, 0x01, 0xf7, 0x02,
 				       0x58, 0xf7 };
 	struct ete_enc_config c;
-	struct rec rc = { 0 };
-	struct out o;
+	struct ts_rec rc = { 0 };
+	struct ts_out o;
 
 	(void)state;
-	rec_add(&rc, exec_timestamp)->value = 0x6fd7;
+	ts_rec_add(&rc, exec_timestamp)->value = 0x6fd7;
 	a64(&rc, 0x1000, op_bcond(4), TAKEN, 0x1004);
-	rec_add(&rc, exec_timestamp)->value = 0x6fd8;
+	ts_rec_add(&rc, exec_timestamp)->value = 0x6fd8;
 	a64(&rc, 0x1004, op_bcond(4), TAKEN, 0x1008);
 	for (int rev = 0; rev <= 1; rev++) {
 		ete_enc_config_init(&c);
@@ -443,12 +394,12 @@ static void test_gap(void **state)
 {
 	static const uint8_t w[] = { 0xf7, 0x04, 0x81, 0x31, 0x90, 0xf7 };
 	struct ete_enc_config c;
-	struct rec rc = { 0 };
-	struct out o;
+	struct ts_rec rc = { 0 };
+	struct ts_out o;
 
 	(void)state;
 	a64(&rc, 0x1000, op_bcond(4), TAKEN, 0x1004);
-	rec_add(&rc, exec_gap);
+	ts_rec_add(&rc, exec_gap);
 	a64(&rc, 0x1000, op_bcond(4), TAKEN, 0x1004);
 	ete_enc_config_init(&c);
 	encode(&c, &rc, &o);
@@ -464,8 +415,8 @@ static void test_mispredict_bytes(void **state)
 {
 	static const uint8_t w[] = { 0x33, 0xf7, 0x30, 0x2d, 0x02 };
 	struct ete_enc_config c;
-	struct rec rc = { 0 };
-	struct out o;
+	struct ts_rec rc = { 0 };
+	struct ts_out o;
 
 	(void)state;
 	a64(&rc, 0x1000, op_bcond(4), TAKEN, 0x1004);
@@ -497,8 +448,8 @@ static void test_cycle_counts(void **state)
 	};
 	static const uint32_t cyc[] = { 5, 2, 100, 0, 3, 1u << 22 };
 	struct ete_enc_config c;
-	struct rec rc = { 0 };
-	struct out o;
+	struct ts_rec rc = { 0 };
+	struct ts_out o;
 
 	(void)state;
 	for (int i = 0; i < 6; i++) {
@@ -519,7 +470,7 @@ static void test_cycle_counts(void **state)
 	{
 		struct ete_enc *e;
 
-		assert_int_equal(ete_enc_alloc(&e, &c, sink, &o),
+		assert_int_equal(ete_enc_alloc(&e, &c, ts_out_sink, &o),
 				 -etmkit_err_unsupported);
 	}
 	free(rc.r);
@@ -545,8 +496,8 @@ static void q_config(struct ete_enc_config *c, uint32_t every)
 static void expect_q(uint64_t target, const uint8_t *want, size_t n)
 {
 	struct ete_enc_config c;
-	struct rec rc = { 0 };
-	struct out o;
+	struct ts_rec rc = { 0 };
+	struct ts_out o;
 
 	a64(&rc, 0x1000, NOP, 0, 0);
 	a64(&rc, 0x1004, BR_X0, IND, target);
@@ -593,8 +544,8 @@ static void test_q_capture(void **state)
 				     0xa5, 0x96, 0x44, 0x01,
 				     0xa5, 0x86, 0x1c, 0x03 };
 	struct ete_enc_config c;
-	struct rec rc = { 0 };
-	struct out o;
+	struct ts_rec rc = { 0 };
+	struct ts_out o;
 
 	(void)state;
 	a64(&rc, 0x1000, NOP, 0, 0);
@@ -622,8 +573,8 @@ static void test_q_history(void **state)
 	static const uint8_t w[] = { 0xa5, 0x80, 0x10, 0x01, 0xa1, 0x01,
 				     0xa5, 0x80, 0x18, 0x01, 0xa2, 0x01 };
 	struct ete_enc_config c;
-	struct rec rc = { 0 };
-	struct out o;
+	struct ts_rec rc = { 0 };
+	struct ts_out o;
 
 	(void)state;
 	a64(&rc, 0x1000, BR_X0, IND, 0x2000);
@@ -655,8 +606,8 @@ static void test_q_runs(void **state)
 	static const uint8_t w2[] = { 0xf7, 0xa5, 0x02, 0x01,
 				      0xf7, 0xa5, 0x04, 0x01 };
 	struct ete_enc_config c;
-	struct rec rc = { 0 };
-	struct out o;
+	struct ts_rec rc = { 0 };
+	struct ts_out o;
 
 	(void)state;
 	a64(&rc, 0x1000, NOP, 0, 0);
@@ -696,8 +647,8 @@ static void test_q_commit(void **state)
 	static const uint8_t w2[] = { 0xac, 0x01, 0x9d, 0x00, 0x08, 0x00, 0x00,
 				      0x80, 0xff, 0xff, 0xff, 0x2d, 0x01 };
 	struct ete_enc_config c;
-	struct rec rc = { 0 };
-	struct out o;
+	struct ts_rec rc = { 0 };
+	struct ts_out o;
 
 	(void)state;
 	for (int i = 0; i < 4; i++)
@@ -719,7 +670,7 @@ static void test_q_commit(void **state)
 	free(rc.r);
 }
 
-static void t32(struct rec *rc, uint64_t addr, uint32_t op, uint32_t flags,
+static void t32(struct ts_rec *rc, uint64_t addr, uint32_t op, uint32_t flags,
 		uint64_t target, uint8_t tisa);
 
 /* IS1 forms (digest 2.3, 5.17): T32 nop at 0x9000, bx lr to 0x9010: a
@@ -735,8 +686,8 @@ static void test_q_t32(void **state)
 		0xa6, 0x08, 0x02, 0xab, 0x3c, 0x56, 0x34, 0x12, 0x01,
 	};
 	struct ete_enc_config c;
-	struct rec rc = { 0 };
-	struct out o;
+	struct ts_rec rc = { 0 };
+	struct ts_out o;
 
 	(void)state;
 	t32(&rc, 0x9000, 0xbf00, 0, 0, 0);
@@ -758,7 +709,7 @@ static void test_q_config(void **state)
 	static const uint32_t qe[] = { 1, 1, 0, 0, 2, 1, 3 };
 	struct ete_enc_config c;
 	struct ete_enc *e;
-	struct out o = { 0 };
+	struct ts_out o = { 0 };
 
 	(void)state;
 	for (int i = 0; i < 7; i++) {
@@ -766,16 +717,16 @@ static void test_q_config(void **state)
 		c.etm.trcidr0 = (c.etm.trcidr0 & ~(3u << 15)) | qsupp[i] << 15;
 		c.etm.trcconfigr = qe[i] << 13;
 		if (i < 5) {
-			assert_int_equal(ete_enc_alloc(&e, &c, sink, &o),
+			assert_int_equal(ete_enc_alloc(&e, &c, ts_out_sink, &o),
 					 -etmkit_err_bad_config);
 		} else {
-			assert_int_equal(ete_enc_alloc(&e, &c, sink, &o), 0);
+			assert_int_equal(ete_enc_alloc(&e, &c, ts_out_sink, &o), 0);
 			ete_enc_free(e);
 		}
 	}
 	/* Q enabled but not asked for: atoms only. */
 	q_config(&c, 0);
-	assert_int_equal(ete_enc_alloc(&e, &c, sink, &o), 0);
+	assert_int_equal(ete_enc_alloc(&e, &c, ts_out_sink, &o), 0);
 	ete_enc_free(e);
 }
 
@@ -784,30 +735,30 @@ static void test_config(void **state)
 {
 	struct ete_enc_config c;
 	struct ete_enc *e;
-	struct out o = { 0 };
+	struct ts_out o = { 0 };
 
 	(void)state;
 	ete_enc_config_init(&c);
-	assert_int_equal(ete_enc_alloc(NULL, &c, sink, &o), -etmkit_err_invalid);
+	assert_int_equal(ete_enc_alloc(NULL, &c, ts_out_sink, &o), -etmkit_err_invalid);
 	assert_int_equal(ete_enc_alloc(&e, &c, NULL, &o), -etmkit_err_invalid);
 	c.size = 8;
-	assert_int_equal(ete_enc_alloc(&e, &c, sink, &o), -etmkit_err_invalid);
+	assert_int_equal(ete_enc_alloc(&e, &c, ts_out_sink, &o), -etmkit_err_invalid);
 	ete_enc_config_init(&c);
 	c.spec_depth = 1; /* MAXSPEC 0 */
-	assert_int_equal(ete_enc_alloc(&e, &c, sink, &o), -etmkit_err_bad_config);
+	assert_int_equal(ete_enc_alloc(&e, &c, ts_out_sink, &o), -etmkit_err_bad_config);
 	ete_enc_config_init(&c);
 	c.cancel_every = 3;
 	c.etm.trcidr8 = 1;
-	assert_int_equal(ete_enc_alloc(&e, &c, sink, &o), -etmkit_err_bad_config);
+	assert_int_equal(ete_enc_alloc(&e, &c, ts_out_sink, &o), -etmkit_err_bad_config);
 	ete_enc_config_init(&c);
 	c.etm.trcconfigr = 1u << 12; /* return stack */
-	assert_int_equal(ete_enc_alloc(&e, &c, sink, &o),
+	assert_int_equal(ete_enc_alloc(&e, &c, ts_out_sink, &o),
 			 -etmkit_err_unsupported);
 	ete_enc_config_init(&c);
 	c.etm.trcdevarch = 0x47704a13; /* ETMv4 devarch with ETE flag */
-	assert_int_equal(ete_enc_alloc(&e, &c, sink, &o), -etmkit_err_bad_config);
+	assert_int_equal(ete_enc_alloc(&e, &c, ts_out_sink, &o), -etmkit_err_bad_config);
 	ete_enc_config_init(&c);
-	assert_int_equal(ete_enc_alloc(&e, &c, sink, &o), 0);
+	assert_int_equal(ete_enc_alloc(&e, &c, ts_out_sink, &o), 0);
 	{
 		struct exec_rec r;
 
@@ -831,14 +782,15 @@ static void test_sink_error(void **state)
 {
 	struct ete_enc_config c;
 	struct ete_enc *e;
-	struct out o = { 0 };
+	struct ts_out o = { 0 };
 	struct exec_rec r;
 	int rc = 0;
 
 	(void)state;
 	ete_enc_config_init(&c);
+	o.fail = -etmkit_err_io;
 	o.fail_at = 1;
-	assert_int_equal(ete_enc_alloc(&e, &c, sink, &o), 0);
+	assert_int_equal(ete_enc_alloc(&e, &c, ts_out_sink, &o), 0);
 	memset(&r, 0, sizeof(r));
 	r.kind = exec_insn;
 	r.isa = etmkit_isa_a64;
@@ -913,7 +865,7 @@ static const uint16_t exc_type[exec_exc_count] = {
 
 /* The events of record @rc: every instruction up to the last P0 one
  * (@last_p0: index of the item after it), and every exception. */
-static void expected_of(const struct rec *rc, size_t end,
+static void expected_of(const struct ts_rec *rc, size_t end,
 			const struct ete_enc_config *c, struct evs *s)
 {
 	uint64_t cid = c->context_id, vmid = c->vmid, el = c->el, ns = c->ns;
@@ -1033,7 +985,7 @@ static void drain(struct etm4_flow_decoder *d, struct cmp *c)
 
 /* Decode @o (in chunks of 1 to @chunk bytes from @seed, or whole when
  * @chunk is 0) over @img and compare with @want. */
-static void decode_check(const struct ete_enc_config *ec, const struct out *o,
+static void decode_check(const struct ete_enc_config *ec, const struct ts_out *o,
 			 const struct image *img, const struct evs *want,
 			 unsigned chunk, uint32_t seed)
 {
@@ -1041,11 +993,11 @@ static void decode_check(const struct ete_enc_config *ec, const struct out *o,
 	struct etm4_flow_decoder *d;
 	struct ete_enc *e;
 	static struct cmp c;
-	struct out dummy = { 0 };
+	struct ts_out dummy = { 0 };
 	size_t at = 0;
 
 	etm4_flow_config_init(&fc);
-	assert_int_equal(ete_enc_alloc(&e, ec, sink, &dummy), 0);
+	assert_int_equal(ete_enc_alloc(&e, ec, ts_out_sink, &dummy), 0);
 	assert_int_equal(ete_enc_decoder_config(e, &fc.etm), 0);
 	ete_enc_free(e);
 	fc.image = img;
@@ -1188,7 +1140,7 @@ static uint64_t prog_addr(uint64_t *s, uint64_t *base, unsigned far)
 
 /* A random walk of @o->steps instructions; returns the number of items up
  * to and including the last P0 instruction. */
-static size_t walk(const struct prog *p, struct rec *rc, uint64_t seed,
+static size_t walk(const struct prog *p, struct ts_rec *rc, uint64_t seed,
 		   const struct walk_opts *o)
 {
 	uint64_t base = PROG_BASE, pc = prog_addr(&seed, &base, o->far);
@@ -1210,7 +1162,7 @@ static size_t walk(const struct prog *p, struct rec *rc, uint64_t seed,
 		if (o->ts_pct10 && rnd(&seed) % 1000 < o->ts_pct10) {
 			ts += rnd(&seed) % 3 ? rnd(&seed) % 100 :
 			      (uint64_t)rnd(&seed) << 20;
-			rec_add(rc, exec_timestamp)->value = ts;
+			ts_rec_add(rc, exec_timestamp)->value = ts;
 		}
 		switch (k) {
 		case K_B:
@@ -1260,7 +1212,7 @@ static size_t walk(const struct prog *p, struct rec *rc, uint64_t seed,
 
 			exc(rc, num, pc);
 			if (o->ctx_pct && rnd(&seed) % 100 < o->ctx_pct) {
-				struct exec_rec *r = rec_add(rc, exec_context);
+				struct exec_rec *r = ts_rec_add(rc, exec_context);
 
 				if (rnd(&seed) % 2)
 					el = (uint8_t)(el == 1 ? 2 : 1);
@@ -1272,15 +1224,15 @@ static size_t walk(const struct prog *p, struct rec *rc, uint64_t seed,
 				r->vmid = rnd(&seed) % 3;
 			}
 			if (rnd(&seed) % 100 < o->untraced_handlers)
-				rec_add(rc, exec_gap);
+				ts_rec_add(rc, exec_gap);
 			last = rc->n;
 			pc = prog_addr(&seed, &base, o->far);
 		} else if (p0 && o->gap_pct10 &&
 			   rnd(&seed) % 1000 < o->gap_pct10) {
-			rec_add(rc, exec_gap);
+			ts_rec_add(rc, exec_gap);
 			pc = prog_addr(&seed, &base, o->far);
 		} else if (o->ctx_pct10 && rnd(&seed) % 1000 < o->ctx_pct10) {
-			struct exec_rec *r = rec_add(rc, exec_context);
+			struct exec_rec *r = ts_rec_add(rc, exec_context);
 
 			el = (uint8_t)(el == 1 ? 2 : 1);
 			r->flags = EXEC_CTX_EL | EXEC_CTX_CONTEXTID |
@@ -1333,16 +1285,16 @@ static void round_trip(const struct rt_case *k, const struct walk_opts *wo,
 {
 	struct ete_enc_config c;
 	struct ete_enc *e;
-	struct rec rc = { 0 };
+	struct ts_rec rc = { 0 };
 	static struct evs want;
-	struct out o = { 0 };
+	struct ts_out o = { 0 };
 	struct image *img;
 	size_t end;
 	uint64_t ncc;
 
 	end = walk(&P, &rc, seed, wo);
 	rt_config(&c, k);
-	assert_int_equal(ete_enc_alloc(&e, &c, sink, &o), 0);
+	assert_int_equal(ete_enc_alloc(&e, &c, ts_out_sink, &o), 0);
 	for (size_t i = 0; i < end; i++)
 		assert_int_equal(ete_enc_put(e, &rc.r[i]), 0);
 	assert_int_equal(ete_enc_finish(e), 0);
@@ -1463,9 +1415,9 @@ static void test_q_context(void **state)
 				     0xa5, 0x05, 0x01 };
 	const uint32_t ops[] = { NOP, ISB, NOP, op_bcond(8) };
 	struct ete_enc_config c;
-	struct rec rc = { 0 };
+	struct ts_rec rc = { 0 };
 	struct exec_rec *r;
-	struct out o;
+	struct ts_out o;
 	struct image *img;
 	static struct evs want;
 	uint8_t code[32];
@@ -1478,7 +1430,7 @@ static void test_q_context(void **state)
 	a64(&rc, 0x1000, ops[0], 0, 0);
 	a64(&rc, 0x1004, ops[1], 0, 0);
 	a64(&rc, 0x1008, ops[2], 0, 0);
-	r = rec_add(&rc, exec_context);
+	r = ts_rec_add(&rc, exec_context);
 	r->flags = EXEC_CTX_EL;
 	r->el = 2;
 	r->ns = 1;
@@ -1613,8 +1565,8 @@ static void test_reset(void **state)
 	static const uint8_t w_v4[] = { 0xf7, 0x06, 0x01, 0x95, 0x02, 0x95,
 					0x80, 0x10, 0xf7 };
 	struct ete_enc_config c;
-	struct rec rc = { 0 };
-	struct out o;
+	struct ts_rec rc = { 0 };
+	struct ts_out o;
 
 	(void)state;
 	a64(&rc, 0x1000, op_bcond(4), TAKEN, 0x1004);
@@ -1642,28 +1594,16 @@ static void test_reset(void **state)
  *   800c bx r1          9006 bx lr
  * The walk: 8000 8004 800c -> 9000 9002 9006 -> 8000 ..., an IRQ in
  * T32 after 9000 (return address 0x9002, IS1), its handler at 0x8008. */
-static void t32(struct rec *rc, uint64_t addr, uint32_t op, uint32_t flags,
+static void t32(struct ts_rec *rc, uint64_t addr, uint32_t op, uint32_t flags,
 		uint64_t target, uint8_t tisa)
 {
-	struct exec_rec *r = rec_add(rc, exec_insn);
-
-	r->isa = etmkit_isa_thumb;
-	r->size = 2;
-	r->addr = addr;
-	r->opcode = op;
-	r->flags = flags;
-	if (flags & EXEC_F_TAKEN) {
-		r->target = target;
-		r->target_isa = tisa;
-	}
+	ts_rec_insn(rc, etmkit_isa_thumb, 2, addr, op, flags, target, tisa);
 }
 
-static void a32(struct rec *rc, uint64_t addr, uint32_t op, uint32_t flags,
+static void a32(struct ts_rec *rc, uint64_t addr, uint32_t op, uint32_t flags,
 		uint64_t target, uint8_t tisa)
 {
-	t32(rc, addr, op, flags, target, tisa);
-	rc->r[rc->n - 1].isa = etmkit_isa_arm;
-	rc->r[rc->n - 1].size = 4;
+	ts_rec_insn(rc, etmkit_isa_arm, 4, addr, op, flags, target, tisa);
 }
 
 static void test_rt_aarch32(void **state)
@@ -1681,8 +1621,8 @@ static void test_rt_aarch32(void **state)
 	};
 	uint8_t code[0x1008];
 	struct ete_enc_config c;
-	struct rec rc = { 0 };
-	struct out o;
+	struct ts_rec rc = { 0 };
+	struct ts_out o;
 	struct image *img;
 	static struct evs want;
 
@@ -1744,8 +1684,8 @@ static void test_rt_interstate(void **state)
 	};
 	uint8_t code[0x2008];
 	struct ete_enc_config c;
-	struct rec rc = { 0 };
-	struct out o;
+	struct ts_rec rc = { 0 };
+	struct ts_out o;
 	struct image *img;
 	struct exec_rec *r;
 	static struct evs want;
@@ -1759,20 +1699,20 @@ static void test_rt_interstate(void **state)
 		for (int b = 0; b < 4; b++)
 			code[0x2000 + 4 * i + b] = (uint8_t)(a64c[i] >> (8 * b));
 	for (int it = 0; it < 4; it++) {
-		r = rec_add(&rc, exec_context);
+		r = ts_rec_add(&rc, exec_context);
 		r->flags = EXEC_CTX_EL;
 		r->el = 0;
 		r->ns = 1;
 		a32(&rc, 0x8000, arm[0], 0, 0, 0);
 		exc(&rc, exec_exc_call, 0x8004);
-		r = rec_add(&rc, exec_context);
+		r = ts_rec_add(&rc, exec_context);
 		r->flags = EXEC_CTX_EL;
 		r->el = 1;
 		r->ns = 1;
 		a64(&rc, 0xa000, a64c[0], 0, 0);
 		a64(&rc, 0xa004, a64c[1], IND, 0x8004);
 		rc.r[rc.n - 1].target_isa = etmkit_isa_arm;
-		r = rec_add(&rc, exec_context);
+		r = ts_rec_add(&rc, exec_context);
 		r->flags = EXEC_CTX_EL;
 		r->el = 0;
 		r->ns = 1;
@@ -1810,8 +1750,8 @@ static void test_ctx_after_blx(void **state)
 	uint8_t armcode[8];
 	struct insn_info in;
 	struct ete_enc_config c;
-	struct rec rc = { 0 };
-	struct out o;
+	struct ts_rec rc = { 0 };
+	struct ts_out o;
 	struct image *img;
 	struct exec_rec *r;
 	static struct evs want;
@@ -1829,7 +1769,7 @@ static void test_ctx_after_blx(void **state)
 	t32(&rc, 0x400b10, 0xf407eefc, BRANCH | TAKEN, 0x890c,
 	    etmkit_isa_arm);
 	rc.r[rc.n - 1].size = 4;
-	r = rec_add(&rc, exec_context);
+	r = ts_rec_add(&rc, exec_context);
 	r->flags = EXEC_CTX_EL;
 	r->el = 1;
 	r->ns = 0;
