@@ -92,6 +92,10 @@
 #include "etmkit/insn.h"
 #include "etmkit/transport.h"
 
+#include "ts_out.h"
+#include "ts_prog32.h"
+#include "ts_rec.h"
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define HDR 12
@@ -146,47 +150,6 @@ static unsigned u16(struct src *s)
 	unsigned v = byte(s);
 
 	return v | byte(s) << 8;
-}
-
-struct out {
-	uint8_t *b;
-	size_t n, cap;
-};
-
-static void out_put(struct out *o, const uint8_t *d, size_t len)
-{
-	if (o->n + len > o->cap) {
-		o->cap = (o->n + len) * 2 + 256;
-		o->b = realloc(o->b, o->cap);
-		if (!o->b)
-			abort();
-	}
-	memcpy(o->b + o->n, d, len);
-	o->n += len;
-}
-
-static int sink(void *ctx, const uint8_t *data, size_t len)
-{
-	out_put(ctx, data, len);
-	return 0;
-}
-
-struct rec {
-	struct exec_rec *r;
-	size_t n, cap;
-};
-
-static struct exec_rec *rec_add(struct rec *rc, uint8_t kind)
-{
-	if (rc->n == rc->cap) {
-		rc->cap = rc->cap ? rc->cap * 2 : 256;
-		rc->r = realloc(rc->r, rc->cap * sizeof(*rc->r));
-		if (!rc->r)
-			abort();
-	}
-	memset(&rc->r[rc->n], 0, sizeof(rc->r[0]));
-	rc->r[rc->n].kind = kind;
-	return &rc->r[rc->n++];
 }
 
 /* ---- A64 program (test_ete_enc.c's, smaller) -------------------------------- */
@@ -277,245 +240,43 @@ static const uint64_t bases[] = {
 /* ---- A32/T32 program (test_etm3_enc.c's, smaller) --------------------------- */
 
 #define REGION_BYTES 0x1000u
-#define NREGIONS 6
 
-struct region {
-	uint32_t base;
-	uint8_t isa;
-	uint8_t mem[REGION_BYTES];
-	uint32_t starts[REGION_BYTES / 2];
-	uint32_t nstarts;
-};
-
-struct prog32 {
-	struct region r[NREGIONS];
-	unsigned n;
-};
-
-static void st16(struct region *g, uint32_t a, uint16_t v)
+static uint32_t rnd_of(void *ctx)
 {
-	g->mem[a - g->base] = (uint8_t)v;
-	g->mem[a - g->base + 1] = (uint8_t)(v >> 8);
+	return rnd(ctx);
 }
 
-static void st32(struct region *g, uint32_t a, uint32_t v)
-{
-	st_le32(g->mem + (a - g->base), v);
-}
-
-/* A Thumb BL (T1) or BLX (T2, to ARM) at @a to @t (ARMv7-AR A8.8.25). */
-static void st_bl(struct region *g, uint32_t a, uint32_t t, int blx)
-{
-	uint32_t pc = blx ? (a + 4) & ~3u : a + 4;
-	uint32_t off = t - pc;
-	uint32_t s = (off >> 24) & 1, i1 = (off >> 23) & 1, i2 = (off >> 22) & 1;
-	uint32_t j1 = (~(i1 ^ s)) & 1, j2 = (~(i2 ^ s)) & 1;
-	uint16_t hw1 = (uint16_t)(0xf000 | s << 10 | ((off >> 12) & 0x3ff));
-	uint16_t hw2 = (uint16_t)((blx ? 0xc000 : 0xd000) | j1 << 13 | j2 << 11 |
-				  ((off >> 1) & 0x7ff));
-
-	if (blx)
-		hw2 &= 0xfffe;
-	st16(g, a, hw1);
-	st16(g, a + 2, hw2);
-}
-
-static const struct region *region_near(const struct prog32 *p, uint8_t isa,
-					uint32_t a, uint32_t range)
-{
-	for (unsigned i = 0; i < p->n; i++) {
-		const struct region *g = &p->r[i];
-
-		if (g->isa == isa && (g->base - a < range || a - g->base < range))
-			return g;
-	}
-	return NULL;
-}
-
-static uint32_t pick(const struct region *g, uint64_t *s)
-{
-	return g->starts[rnd(s) % g->nstarts];
-}
-
-static uint32_t pick_in(const struct region *g, uint32_t lo, uint32_t hi,
-			uint64_t *s)
-{
-	for (int tries = 0; tries < 16; tries++) {
-		uint32_t t = pick(g, s);
-
-		if (t >= lo && t <= hi)
-			return t;
-	}
-	return 0;
-}
-
-static void gen_arm(struct prog32 *p, struct region *g, uint64_t *s)
-{
-	uint32_t end = g->base + REGION_BYTES - 4;
-
-	for (uint32_t a = g->base; a < end; a += 4) {
-		uint32_t k = rnd(s) % 100;
-		uint32_t cond = rnd(s) % 4 ? 14 : rnd(s) % 14;
-		uint32_t v = cond << 28 | 0x02800001; /* ADD<c> r0, r0, #1 */
-
-		if (k < 12) { /* B<c> / BL<c> */
-			uint32_t t = pick(g, s);
-
-			v = cond << 28 | 0x0a000000 | (k & 1) << 24 |
-			    (((t - (a + 8)) >> 2) & 0xffffff);
-		} else if (k < 18) { /* BX / BLX (register) */
-			v = (k & 1 ? 0xe12fff30u : 0xe12fff10u) | rnd(s) % 13;
-		} else if (k < 21) { /* LDR pc, [sp], #4 */
-			v = 0xe49df004u;
-		} else if (k < 25) { /* BLX (immediate) to Thumb */
-			const struct region *tg =
-				region_near(p, etmkit_isa_thumb, a, 0x1000000);
-
-			if (tg) {
-				uint32_t off = pick(tg, s) - (a + 8);
-
-				v = 0xfa000000u | ((off >> 1) & 1) << 24 |
-				    ((off >> 2) & 0xffffff);
-			}
-		} else if (k < 27) { /* ISB */
-			v = 0xf57ff06fu;
-		}
-		st32(g, a, v);
-	}
-	st32(g, end, 0xea000000u | (((g->base - (end + 8)) >> 2) & 0xffffff));
-}
-
-static void gen_thumb(struct prog32 *p, struct region *g, uint64_t *s)
-{
-	uint32_t end = g->base + REGION_BYTES - 4, a;
-	uint8_t kind[REGION_BYTES / 2];
-	uint32_t n = 0;
-
-	for (a = g->base; a < end;) {
-		uint32_t k = rnd(s) % 100;
-
-		if (k >= 60 && k < 72 && a + 4 <= end) { /* 32-bit */
-			kind[n] = (uint8_t)k;
-			g->starts[n++] = a;
-			a += 4;
-		} else if (k >= 90 && a + 10 <= end) { /* IT block */
-			uint32_t m = 1 + rnd(s) % 4;
-
-			kind[n] = (uint8_t)(90 + m);
-			g->starts[n++] = a;
-			a += 2;
-			for (uint32_t i = 0; i < m; i++) {
-				kind[n] = 0;
-				g->starts[n++] = a;
-				a += 2;
-			}
-		} else {
-			kind[n] = (uint8_t)(k >= 60 && k < 72 ? 0 :
-					    k >= 90 ? 0 : k);
-			g->starts[n++] = a;
-			a += 2;
-		}
-	}
-	g->nstarts = n;
-	for (uint32_t i = 0; i < n; i++) {
-		uint32_t k = kind[i];
-		uint16_t v = (uint16_t)(0x2000 | rnd(s) % 256); /* MOVS r0 */
-
-		a = g->starts[i];
-		if (k >= 60 && k < 66) { /* BL */
-			st_bl(g, a, pick(g, s), 0);
-			continue;
-		}
-		if (k >= 66 && k < 69) { /* BLX (immediate) to ARM */
-			const struct region *ag =
-				region_near(p, etmkit_isa_arm, a, 0x800000);
-
-			if (ag) {
-				st_bl(g, a, pick(ag, s), 1);
-				continue;
-			}
-		}
-		if (k >= 60 && k < 72) { /* ADD.W r0, r0, #1 */
-			st16(g, a, 0xf100);
-			st16(g, a + 2, 0x0001);
-			continue;
-		}
-		if (k > 90) { /* IT<x> <cond> */
-			uint32_t m = k - 90, c = rnd(s) % 14;
-			uint32_t mask = (1u << (4 - m)) | ((rnd(s) % 16) << (5 - m));
-
-			v = (uint16_t)(0xbf00 | c << 4 | (mask & 0xf));
-		} else if (k >= 30 && k < 38) { /* B<c> (T1) */
-			uint32_t t = pick_in(g, a + 4 - 256, a + 4 + 254, s);
-
-			if (t)
-				v = (uint16_t)(0xd000 | (rnd(s) % 14) << 8 |
-					       (((t - (a + 4)) >> 1) & 0xff));
-		} else if (k >= 38 && k < 44) { /* B (T2) */
-			uint32_t t = pick_in(g, a + 4 - 2048, a + 4 + 2046, s);
-
-			if (t)
-				v = (uint16_t)(0xe000 |
-					       (((t - (a + 4)) >> 1) & 0x7ff));
-		} else if (k >= 44 && k < 50) { /* BX / BLX (register) */
-			v = (uint16_t)((k & 1 ? 0x4780 : 0x4700) |
-				       (rnd(s) % 15) << 3);
-		} else if (k >= 50 && k < 53) { /* POP {pc} */
-			v = 0xbd00;
-		} else if (k >= 53 && k < 56) { /* CBZ r0, forward */
-			uint32_t t = pick_in(g, a + 4, a + 4 + 126, s);
-
-			if (t)
-				v = (uint16_t)(0xb100 |
-					       (((t - (a + 4)) >> 6) & 1) << 9 |
-					       (((t - (a + 4)) >> 1) & 0x1f) << 3);
-		} else if (k >= 56 && k < 60) {
-			v = 0x3101; /* ADDS r1, #1 */
-		}
-		st16(g, a, v);
-	}
-	st_bl(g, end, g->base, 0);
-	g->starts[g->nstarts++] = end;
-}
-
-static void prog32_make(struct prog32 *p, uint64_t seed, int arm, int thumb)
+/* Regions (tests/support/ts_prog32.h) with ISB and CBZ, no loads or
+ * stores. */
+static void prog32_make(struct ts_prog32 *p, uint64_t seed, int arm, int thumb)
 {
 	static const uint32_t arm_base[3] = { 0x00008000u, 0x02008000u,
 					      0x92340000u };
 	static const uint32_t thumb_base[3] = { 0x00400000u, 0x00480000u,
 						0xc0000000u };
+	struct ts_prog32_opts o = {
+		.region_bytes = REGION_BYTES,
+		.arm_base = arm ? arm_base : NULL,
+		.thumb_base = thumb ? thumb_base : NULL,
+		.nbase = 3,
+		.isb = 1,
+		.cbz = 1,
+		.rnd = rnd_of,
+		.rnd_ctx = &seed,
+	};
 
-	memset(p, 0, sizeof(*p));
-	for (int i = 0; i < 3; i++) {
-		if (arm) {
-			p->r[p->n].base = arm_base[i];
-			p->r[p->n++].isa = etmkit_isa_arm;
-		}
-		if (thumb) {
-			p->r[p->n].base = thumb_base[i];
-			p->r[p->n++].isa = etmkit_isa_thumb;
-		}
-	}
-	for (unsigned i = 0; i < p->n; i++)
-		if (p->r[i].isa == etmkit_isa_arm)
-			for (uint32_t a = 0; a < REGION_BYTES; a += 4)
-				p->r[i].starts[p->r[i].nstarts++] =
-					p->r[i].base + a;
-	for (unsigned i = 0; i < p->n; i++)
-		if (p->r[i].isa == etmkit_isa_thumb)
-			gen_thumb(p, &p->r[i], &seed);
-	for (unsigned i = 0; i < p->n; i++)
-		if (p->r[i].isa == etmkit_isa_arm)
-			gen_arm(p, &p->r[i], &seed);
+	ts_prog32_free(p);
+	ts_prog32_make(p, &o);
 }
 
-static const struct region *region_of(const struct prog32 *p, uint32_t a)
+static const struct ts_region *region_of(const struct ts_prog32 *p,
+					 uint32_t a)
 {
-	for (unsigned i = 0; i < p->n; i++)
-		if (a - p->r[i].base < REGION_BYTES)
-			return &p->r[i];
-	fail("walk: address 0x%x outside the image", a);
-	return NULL;
+	const struct ts_region *g = ts_region_of(p, a);
+
+	if (!g)
+		fail("walk: address 0x%x outside the image", a);
+	return g;
 }
 
 /* ---- The configuration ------------------------------------------------------ */
@@ -684,7 +445,7 @@ enum { EV_GAP = 0, EV_EXC = 4, EV_CTX = 14, EV_TS = 20, EV_NONE = 26 };
 
 /* A64 walk for ETMv4/ETE; returns the items up to the last P0 element. */
 static size_t walk64(const struct prog64 *p, const struct setup *su,
-		     struct src *in, struct rec *rc)
+		     struct src *in, struct ts_rec *rc)
 {
 	uint64_t base = bases[byte(in) % NBASES];
 	uint64_t pc = base + 4ull * (u16(in) % PROG_N), ts = 1000;
@@ -703,17 +464,17 @@ static size_t walk64(const struct prog64 *p, const struct setup *su,
 			unsigned ev = b & 0x1f;
 
 			if (ev < EV_EXC && (prev_p0 || !prev_insn) && rc->n) {
-				rec_add(rc, exec_gap);
+				ts_rec_add(rc, exec_gap);
 				base = bases[byte(in) % NBASES];
 				pc = base + 4ull * (u16(in) % PROG_N);
 				prev_insn = 0;
 			} else if (ev >= EV_EXC && ev < EV_CTX && prev_insn) {
-				struct exec_rec *r = rec_add(rc, exec_exception);
+				struct exec_rec *r = ts_rec_add(rc, exec_exception);
 
 				r->number = 1 + ev % (exec_exc_count - 1);
 				r->addr = pc;
 				if (ev & 1) {
-					r = rec_add(rc, exec_context);
+					r = ts_rec_add(rc, exec_context);
 					if (byte(in) & 1)
 						el = (uint8_t)(el == 1 ? 2 : 1);
 					r->flags = EXEC_CTX_EL |
@@ -725,14 +486,14 @@ static size_t walk64(const struct prog64 *p, const struct setup *su,
 					r->vmid = byte(in) % 3;
 				}
 				if (ev & 2)
-					rec_add(rc, exec_gap);
+					ts_rec_add(rc, exec_gap);
 				last = rc->n;
 				if (byte(in) % 4 == 0)
 					base = bases[byte(in) % NBASES];
 				pc = base + 4ull * (u16(in) % PROG_N);
 				prev_insn = 0;
 			} else if (ev >= EV_CTX && ev < EV_TS) {
-				struct exec_rec *r = rec_add(rc, exec_context);
+				struct exec_rec *r = ts_rec_add(rc, exec_context);
 
 				r->flags = ev & 1 ? EXEC_CTX_CONTEXTID :
 						    EXEC_CTX_VMID;
@@ -742,7 +503,7 @@ static size_t walk64(const struct prog64 *p, const struct setup *su,
 				unsigned d = byte(in);
 
 				ts += d & 1 ? d : (uint64_t)d << 20;
-				rec_add(rc, exec_timestamp)->value = ts;
+				ts_rec_add(rc, exec_timestamp)->value = ts;
 			}
 			if (!more(in))
 				break;
@@ -799,7 +560,7 @@ static size_t walk64(const struct prog64 *p, const struct setup *su,
 		if (fl & EXEC_F_TAKEN)
 			next = t;
 		{
-			struct exec_rec *r = rec_add(rc, exec_insn);
+			struct exec_rec *r = ts_rec_add(rc, exec_insn);
 
 			r->isa = etmkit_isa_a64;
 			r->size = 4;
@@ -828,10 +589,10 @@ static size_t walk64(const struct prog64 *p, const struct setup *su,
 
 /* A32/T32 walk for ETMv3 (@v3) and ETMv4; returns the items to encode
  * (ETMv4: up to the last P0 element). */
-static size_t walk32(const struct prog32 *p, const struct setup *su,
-		     struct src *in, struct rec *rc, int v3)
+static size_t walk32(const struct ts_prog32 *p, const struct setup *su,
+		     struct src *in, struct ts_rec *rc, int v3)
 {
-	const struct region *g = &p->r[byte(in) % p->n];
+	const struct ts_region *g = &p->r[byte(in) % p->n];
 	uint32_t a = g->starts[u16(in) % g->nstarts], it_left = 0;
 	uint8_t isa = g->isa, ns = 0, el = 1;
 	uint64_t ts = 1000;
@@ -852,19 +613,19 @@ static size_t walk32(const struct prog32 *p, const struct setup *su,
 
 			if (ev < EV_EXC && (v3 || prev_p0 || !prev_insn) &&
 			    rc->n) {
-				rec_add(rc, exec_gap);
+				ts_rec_add(rc, exec_gap);
 				g = &p->r[byte(in) % p->n];
 				a = g->starts[u16(in) % g->nstarts];
 				isa = g->isa;
 				it_left = 0;
 				prev_insn = 0;
 			} else if (ev >= EV_EXC && ev < EV_CTX && prev_insn) {
-				r = rec_add(rc, exec_exception);
+				r = ts_rec_add(rc, exec_exception);
 				r->number = v3 ? ev % exec_exc_count :
 					    1 + ev % (exec_exc_count - 1);
 				r->addr = a;
 				if (ev & 2) {
-					rec_add(rc, exec_gap);
+					ts_rec_add(rc, exec_gap);
 				} else if (ev & 1) {
 					/* The handler runs in another state. */
 					unsigned c = byte(in);
@@ -872,7 +633,7 @@ static size_t walk32(const struct prog32 *p, const struct setup *su,
 					ns = (uint8_t)(c & 1);
 					el = ns && (virt || !v3) && (c & 2) ?
 					     2 : 1;
-					r = rec_add(rc, exec_context);
+					r = ts_rec_add(rc, exec_context);
 					r->flags = EXEC_CTX_EL;
 					r->el = el;
 					r->ns = ns;
@@ -886,7 +647,7 @@ static size_t walk32(const struct prog32 *p, const struct setup *su,
 			} else if (ev >= EV_CTX && ev < EV_TS) {
 				unsigned c = byte(in);
 
-				r = rec_add(rc, exec_context);
+				r = ts_rec_add(rc, exec_context);
 				if (ev & 1 && (cid_on || !v3)) {
 					r->flags = EXEC_CTX_CONTEXTID;
 					r->value = (uint64_t)u16(in) * 0x10001u;
@@ -905,7 +666,7 @@ static size_t walk32(const struct prog32 *p, const struct setup *su,
 				}
 			} else if (ev >= EV_TS && ev < EV_NONE) {
 				ts += 1 + ((uint64_t)byte(in) << (ev & 15));
-				rec_add(rc, exec_timestamp)->value = ts;
+				ts_rec_add(rc, exec_timestamp)->value = ts;
 			}
 			if (!more(in))
 				break;
@@ -916,7 +677,7 @@ static size_t walk32(const struct prog32 *p, const struct setup *su,
 		if (insn_decode(&info, (enum etmkit_isa)isa, a, g->mem + off,
 				REGION_BYTES - off))
 			fail("walk: insn_decode refuses 0x%x", a);
-		r = rec_add(rc, exec_insn);
+		r = ts_rec_add(rc, exec_insn);
 		r->isa = isa;
 		r->addr = a;
 		r->size = info.size;
@@ -948,7 +709,7 @@ static size_t walk32(const struct prog32 *p, const struct setup *su,
 		    !(r->flags & EXEC_F_COND_FAIL)) {
 			r->flags |= EXEC_F_TAKEN;
 			if (info.flags & INSN_F_INDIRECT) {
-				const struct region *t =
+				const struct ts_region *t =
 					&p->r[((b >> 1) & 7) % p->n];
 
 				r->target = t->starts[u16(in) % t->nstarts];
@@ -981,7 +742,7 @@ static const uint16_t exc4[exec_exc_count] = {
 	0x00, 0x03, 0x02, 0x0b, 0x0c, 0x0e, 0x0f, 0x06,
 };
 
-static void expect3(const struct setup *su, const struct rec *rc,
+static void expect3(const struct setup *su, const struct ts_rec *rc,
 		    struct want *w)
 {
 	unsigned minor = (su->c3.etmidr >> 4) & 0xf;
@@ -1048,7 +809,7 @@ static void expect3(const struct setup *su, const struct rec *rc,
 	}
 }
 
-static void expect4(const struct ete_enc_config *c, const struct rec *rc,
+static void expect4(const struct ete_enc_config *c, const struct ts_rec *rc,
 		    size_t end, struct want *w)
 {
 	uint64_t cid = c->context_id, vmid = c->vmid, el = c->el, ns = c->ns;
@@ -1358,7 +1119,7 @@ static void dec_end(struct dec *d)
 /* Decode @t whole (@chunk_max 0) or in chunks of 1 to @chunk_max bytes. */
 static void decode_check(const struct setup *su, const struct etm4_config *c4,
 			 const struct image *img, const struct want *w,
-			 const struct out *t, size_t chunk_max, uint32_t seed)
+			 const struct ts_out *t, size_t chunk_max, uint32_t seed)
 {
 	struct dec d;
 	size_t at = 0;
@@ -1384,13 +1145,13 @@ static void decode_check(const struct setup *su, const struct etm4_config *c4,
 struct framed {
 	struct dec d;
 	uint8_t id, other;
-	const struct out *trace, *junk;
+	const struct ts_out *trace, *junk;
 	size_t at_trace, at_junk;
 };
 
 static int frames_sink(void *ctx, const uint8_t *frames, size_t len)
 {
-	out_put(ctx, frames, len);
+	ts_out_put(ctx, frames, len);
 	return 0;
 }
 
@@ -1398,7 +1159,7 @@ static int on_data(void *ctx, uint8_t id, const uint8_t *data,
 		   const uint64_t *offsets, uint64_t base, size_t n)
 {
 	struct framed *f = ctx;
-	const struct out *o = id == f->id ? f->trace : f->junk;
+	const struct ts_out *o = id == f->id ? f->trace : f->junk;
 	size_t *at = id == f->id ? &f->at_trace : &f->at_junk;
 
 	if (id != f->id && id != f->other)
@@ -1422,13 +1183,13 @@ static int on_gap(void *ctx, uint64_t offset)
 
 static void framed_check(const struct setup *su, const struct etm4_config *c4,
 			 const struct image *img, const struct want *w,
-			 const struct out *t, const uint8_t *junk_src,
+			 const struct ts_out *t, const uint8_t *junk_src,
 			 size_t junk_n)
 {
 	struct frame_enc *fe;
 	struct deformatter *df;
 	struct deformat_config dc;
-	struct out frames = { 0 }, junk = { 0 };
+	struct ts_out frames = { 0 }, junk = { 0 };
 	struct framed f;
 	uint8_t other = (uint8_t)(su->id % 0x6f + 1);
 	uint32_t seed = su->chunk_seed ^ 0x5a5a;
@@ -1453,7 +1214,7 @@ static void framed_check(const struct setup *su, const struct etm4_config *c4,
 			for (size_t i = 0; i < k; i++) {
 				uint8_t b = junk_src[j++ % junk_n];
 
-				out_put(&junk, &b, 1);
+				ts_out_put(&junk, &b, 1);
 				if (frame_enc_put(fe, other, &b, 1))
 					fail("frame_enc_put refuses ID 0x%x",
 					     other);
@@ -1496,7 +1257,7 @@ static void framed_check(const struct setup *su, const struct etm4_config *c4,
 
 /* FUZZ_ENCODE_DUMP in the environment: the record's first @n items, in
  * the text form (docs/exec-record.md), on stderr. */
-static void dump(const struct rec *rc, size_t n)
+static void dump(const struct ts_rec *rc, size_t n)
 {
 	char line[160];
 
@@ -1513,7 +1274,7 @@ static void dump(const struct rec *rc, size_t n)
 /* Images are pure functions of (protocol class, seed, code): the last one
  * is kept. */
 static struct prog64 P64;
-static struct prog32 P32;
+static struct ts_prog32 P32;
 static int p64_key = -1, p32_key = -1;
 
 static struct image *image_of(const struct setup *su, unsigned seed)
@@ -1554,8 +1315,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct setup su;
 	struct src in;
-	struct rec rc = { 0 };
-	struct out t = { 0 };
+	struct ts_rec rc = { 0 };
+	struct ts_out t = { 0 };
 	struct want w;
 	struct etm4_config c4;
 	struct image *img;
@@ -1575,7 +1336,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct etm3_enc *e;
 
 		end = walk32(&P32, &su, &in, &rc, 1);
-		err = etm3_enc_alloc(&e, &su.c3, sink, &t);
+		err = etm3_enc_alloc(&e, &su.c3, ts_out_sink, &t);
 		if (err)
 			fail("etm3_enc_alloc: %d for ETMCR 0x%x ETMIDR 0x%x "
 			     "ETMCCER 0x%x", err, su.c3.etmcr, su.c3.etmidr,
@@ -1598,7 +1359,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			end = walk32(&P32, &su, &in, &rc, 0);
 		else
 			end = walk64(&P64, &su, &in, &rc);
-		err = ete_enc_alloc(&e, &su.c4, sink, &t);
+		err = ete_enc_alloc(&e, &su.c4, ts_out_sink, &t);
 		if (err)
 			fail("ete_enc_alloc: %d", err);
 		for (size_t i = 0; i < end; i++)
