@@ -184,7 +184,7 @@ void ete_emit_context(struct ete_enc *e);
 void ete_emit_context_address(struct ete_enc *e, uint64_t a, uint8_t is);
 void ete_q_close(struct ete_enc *e);
 int ete_trace_q(struct ete_enc *e, const struct exec_rec *r, uint64_t n,
-		   int branch, int taken);
+		int branch, int taken);
 void ete_q_to_context(struct ete_enc *e, const struct exec_rec *r);
 void ete_emit_timestamp(struct ete_enc *e, uint64_t v);
 void ete_emit_sync(struct ete_enc *e);
