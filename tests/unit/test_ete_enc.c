@@ -88,6 +88,19 @@ void expect_after_head(const struct ts_out *o, const uint8_t *want,
 		fail_msg("trace: %s", msg);
 }
 
+/* Encode @rc (freed here) with @c: the trace must be head[] then the @n
+ * bytes @want; last_stats holds the encoder's statistics after. */
+static void expect_trace(const struct ete_enc_config *c, struct ts_rec *rc,
+			 const uint8_t *want, size_t n)
+{
+	struct ts_out o;
+
+	encode(c, rc, &o);
+	expect_after_head(&o, want, n);
+	free(o.b);
+	ts_rec_free(rc);
+}
+
 /* ---- Byte-exact ------------------------------------------------------------- */
 
 /* A run of b.eq +4 at 0x1000, 0x1004, ..., taken as @pattern says ('E'
@@ -184,19 +197,15 @@ static void expect_target(uint64_t target, const uint8_t *want, size_t n)
 {
 	struct ete_enc_config c;
 	struct ts_rec rc = { 0 };
-	struct ts_out o;
 	uint8_t w[16];
 
 	a64(&rc, 0x1000, BR_X0, IND, target);
 	a64(&rc, target, NOP, 0, 0);
 	ete_enc_config_init(&c);
-	encode(&c, &rc, &o);
-	assert_int_equal(last_stats.untraceable, 1); /* the nop */
 	w[0] = 0xf7;
 	memcpy(w + 1, want, n);
-	expect_after_head(&o, w, n + 1);
-	free(o.b);
-	free(rc.r);
+	expect_trace(&c, &rc, w, n + 1);
+	assert_int_equal(last_stats.untraceable, 1); /* the nop */
 }
 
 #define EXPECT_TARGET(t, ...)                                                  \
@@ -234,7 +243,6 @@ static void test_address_history(void **state)
 				     0xf7, 0x91 };
 	struct ete_enc_config c;
 	struct ts_rec rc = { 0 };
-	struct ts_out o;
 
 	(void)state;
 	a64(&rc, 0x1000, BR_X0, IND, 0x2000);
@@ -242,10 +250,7 @@ static void test_address_history(void **state)
 	a64(&rc, 0x1000, BR_X0, IND, 0x2000);
 	a64(&rc, 0x2000, NOP, 0, 0);
 	ete_enc_config_init(&c);
-	encode(&c, &rc, &o);
-	expect_after_head(&o, w, sizeof(w));
-	free(o.b);
-	free(rc.r);
+	expect_trace(&c, &rc, w, sizeof(w));
 }
 
 /* Digest 5.18, 5.20: context ID and VMID traced (TRCCONFIGR bits 6, 7;
@@ -301,7 +306,6 @@ static void test_exception(void **state)
 	};
 	struct ete_enc_config c;
 	struct ts_rec rc = { 0 };
-	struct ts_out o;
 
 	(void)state;
 	a64(&rc, 0x1000, NOP, 0, 0);
@@ -312,10 +316,7 @@ static void test_exception(void **state)
 	exc(&rc, exec_exc_irq, 0x3000);
 	a64(&rc, 0x2000, op_bcond(4), TAKEN, 0x2004);
 	ete_enc_config_init(&c);
-	encode(&c, &rc, &o);
-	expect_after_head(&o, w, sizeof(w));
-	free(o.b);
-	free(rc.r);
+	expect_trace(&c, &rc, w, sizeof(w));
 }
 
 /* Digest 2.2, 5.3: TRCCONFIGR.TS; a timestamp before the first
@@ -327,7 +328,6 @@ static void test_timestamp(void **state)
 				     0xf7 };
 	struct ete_enc_config c;
 	struct ts_rec rc = { 0 };
-	struct ts_out o;
 
 	(void)state;
 	ts_rec_add(&rc, exec_timestamp)->value = 0x6fd7;
@@ -336,10 +336,7 @@ static void test_timestamp(void **state)
 	a64(&rc, 0x1004, op_bcond(4), TAKEN, 0x1008);
 	ete_enc_config_init(&c);
 	c.etm.trcconfigr = 1u << 11;
-	encode(&c, &rc, &o);
-	expect_after_head(&o, w, sizeof(w));
-	free(o.b);
-	free(rc.r);
+	expect_trace(&c, &rc, w, sizeof(w));
 }
 
 /* Digest 5.24: a timestamp marker (88) before each timestamp when
@@ -383,17 +380,13 @@ static void test_gap(void **state)
 	static const uint8_t w[] = { 0xf7, 0x04, 0x81, 0x31, 0x90, 0xf7 };
 	struct ete_enc_config c;
 	struct ts_rec rc = { 0 };
-	struct ts_out o;
 
 	(void)state;
 	a64(&rc, 0x1000, op_bcond(4), TAKEN, 0x1004);
 	ts_rec_add(&rc, exec_gap);
 	a64(&rc, 0x1000, op_bcond(4), TAKEN, 0x1004);
 	ete_enc_config_init(&c);
-	encode(&c, &rc, &o);
-	expect_after_head(&o, w, sizeof(w));
-	free(o.b);
-	free(rc.r);
+	expect_trace(&c, &rc, w, sizeof(w));
 }
 
 /* Digest 5.10, 5.11: with mispredict_every 1 and MAXSPEC 4, the first
@@ -404,7 +397,6 @@ static void test_mispredict_bytes(void **state)
 	static const uint8_t w[] = { 0x33, 0xf7, 0x30, 0x2d, 0x02 };
 	struct ete_enc_config c;
 	struct ts_rec rc = { 0 };
-	struct ts_out o;
 
 	(void)state;
 	a64(&rc, 0x1000, op_bcond(4), TAKEN, 0x1004);
@@ -413,10 +405,7 @@ static void test_mispredict_bytes(void **state)
 	c.etm.trcidr8 = 4;
 	c.spec_depth = 4;
 	c.mispredict_every = 1;
-	encode(&c, &rc, &o);
-	expect_after_head(&o, w, sizeof(w));
-	free(o.b);
-	free(rc.r);
+	expect_trace(&c, &rc, w, sizeof(w));
 }
 
 /* Digest 5.8, D4.3.7.1: cycle counts with commit mode 1 (TRCIDR0.COMMOPT
@@ -485,17 +474,13 @@ static void expect_q(uint64_t target, const uint8_t *want, size_t n)
 {
 	struct ete_enc_config c;
 	struct ts_rec rc = { 0 };
-	struct ts_out o;
 
 	a64(&rc, 0x1000, NOP, 0, 0);
 	a64(&rc, 0x1004, BR_X0, IND, target);
 	q_config(&c, 1);
-	encode(&c, &rc, &o);
+	expect_trace(&c, &rc, want, n);
 	assert_int_equal(last_stats.untraceable, 0);
 	assert_int_equal(last_stats.p0, 1);
-	expect_after_head(&o, want, n);
-	free(o.b);
-	free(rc.r);
 }
 
 #define EXPECT_Q(t, ...)                                                       \
@@ -616,10 +601,7 @@ static void test_q_runs(void **state)
 		a64(&rc, 0x1000 + 4 * (uint64_t)i, op_bcond(4), TAKEN,
 		    0x1004 + 4 * (uint64_t)i);
 	q_config(&c, 2);
-	encode(&c, &rc, &o);
-	expect_after_head(&o, w2, sizeof(w2));
-	free(o.b);
-	free(rc.r);
+	expect_trace(&c, &rc, w2, sizeof(w2));
 }
 
 /* Digest 7.2: a Q is one P0 element for commits. MAXSPEC 4, spec_depth

@@ -224,21 +224,28 @@ static void test_config(void **state)
 
 /* ---- P-headers (7.3.1) ----------------------------------------------------- */
 
+/* The stream of test_small_stream with @third_flags on its third
+ * instruction. */
+static void small_stream(uint32_t third_flags)
+{
+	struct ts_out o;
+	struct etm3_enc *e = enc_new(0, IDR35, 0, &o);
+
+	put_insn(e, etmkit_isa_arm, 0x8000, 4, 0);
+	put_insn(e, etmkit_isa_arm, 0x8004, 4, 0);
+	put_insn(e, etmkit_isa_arm, 0x8008, 4, third_flags);
+	put_bx(e, etmkit_isa_arm, 0x800c, 4, 0x8100, etmkit_isa_arm);
+	put_insn(e, etmkit_isa_arm, 0x8100, 4, 0);
+	EXPECT(e, &o, ASYNC, ISYNC_8000, 0xc8, 0x84, 0x81, 0x01, 0x84);
+}
+
 /* The stream test_etm3_flow.c decodes: A-sync, I-sync at 0x8000, E E N
  * (0xc8, Table 7.2 format 1), E for BX r3, its branch packet after the
  * P-header holding its atom (7.3.5), E at 0x8100. */
 static void test_small_stream(void **state)
 {
-	struct ts_out o;
-	struct etm3_enc *e = enc_new(0, IDR35, 0, &o);
-
 	(void)state;
-	put_insn(e, etmkit_isa_arm, 0x8000, 4, 0);
-	put_insn(e, etmkit_isa_arm, 0x8004, 4, 0);
-	put_insn(e, etmkit_isa_arm, 0x8008, 4, EXEC_F_COND_FAIL);
-	put_bx(e, etmkit_isa_arm, 0x800c, 4, 0x8100, etmkit_isa_arm);
-	put_insn(e, etmkit_isa_arm, 0x8100, 4, 0);
-	EXPECT(e, &o, ASYNC, ISYNC_8000, 0xc8, 0x84, 0x81, 0x01, 0x84);
+	small_stream(EXEC_F_COND_FAIL);
 }
 
 /* A branch the record says was not taken, without EXEC_F_COND_FAIL (what
@@ -247,16 +254,8 @@ static void test_small_stream(void **state)
  * a not-taken branch (IHI 0014Q 7.3.1). */
 static void test_branch_not_taken(void **state)
 {
-	struct ts_out o;
-	struct etm3_enc *e = enc_new(0, IDR35, 0, &o);
-
 	(void)state;
-	put_insn(e, etmkit_isa_arm, 0x8000, 4, 0);
-	put_insn(e, etmkit_isa_arm, 0x8004, 4, 0);
-	put_insn(e, etmkit_isa_arm, 0x8008, 4, EXEC_F_BRANCH);
-	put_bx(e, etmkit_isa_arm, 0x800c, 4, 0x8100, etmkit_isa_arm);
-	put_insn(e, etmkit_isa_arm, 0x8100, 4, 0);
-	EXPECT(e, &o, ASYNC, ISYNC_8000, 0xc8, 0x84, 0x81, 0x01, 0x84);
+	small_stream(EXEC_F_BRANCH);
 }
 
 /* Example 7.1 turned around: EEN is b11001000, NE is b10001010; and
