@@ -303,17 +303,10 @@ size_t walk64(const struct prog64 *p, const struct setup *su,
 		if (fl & EXEC_F_TAKEN)
 			next = t;
 		{
-			struct exec_rec *r = ts_rec_add(rc, exec_insn);
+			struct exec_rec *r = ts_rec_insn(rc, etmkit_isa_a64, 4,
+							 pc, op, fl, t,
+							 etmkit_isa_a64);
 
-			r->isa = etmkit_isa_a64;
-			r->size = 4;
-			r->addr = pc;
-			r->opcode = op;
-			r->flags = fl;
-			if (fl & EXEC_F_TAKEN) {
-				r->target = t;
-				r->target_isa = etmkit_isa_a64;
-			}
 			if (su->cycles) {
 				r->flags |= EXEC_F_CYCLES;
 				r->cycles = (b >> 4) & 7;
@@ -555,7 +548,7 @@ void expect3(const struct setup *su, const struct ts_rec *rc,
 void expect4(const struct ete_enc_config *c, const struct ts_rec *rc,
 		    size_t end, struct want *w)
 {
-	uint64_t cid = c->context_id, vmid = c->vmid, el = c->el, ns = c->ns;
+	struct ts_ctx x = { c->el, c->ns, c->context_id, c->vmid };
 	struct etm4_config_info info;
 	int cid_on, vmid_on;
 
@@ -573,20 +566,10 @@ void expect4(const struct ete_enc_config *c, const struct ts_rec *rc,
 		if (r->kind == exec_timestamp &&
 		    (c->etm.trcconfigr & (1u << 11)))
 			want_ts(w, r->value);
-		if (r->kind == exec_context) {
-			if (r->flags & EXEC_CTX_EL) {
-				el = r->el;
-				ns = r->ns;
-			}
-			if (r->flags & EXEC_CTX_CONTEXTID)
-				cid = (uint32_t)r->value;
-			if (r->flags & EXEC_CTX_VMID)
-				vmid = r->vmid;
-		}
+		ts_ctx_take(&x, r);
 		if (r->kind == exec_insn) {
 			ctx_add(&w->ctx, &w->nctx, &w->cap_ctx,
-				el | ns << 2 | (cid_on ? cid << 8 : 0) |
-				(vmid_on ? vmid << 40 : 0));
+				ts_ctx_key(&x, cid_on, vmid_on));
 			e = want_ev(w, etmkit_elem_insn);
 			e->addr = r->addr;
 			e->isa = r->isa;

@@ -54,3 +54,23 @@ struct exec_rec ts_insn(uint8_t isa, uint64_t addr, uint8_t size,
 	r.flags = flags;
 	return r;
 }
+
+void ts_ctx_take(struct ts_ctx *x, const struct exec_rec *r)
+{
+	if (r->kind != exec_context)
+		return;
+	if (r->flags & EXEC_CTX_EL) {
+		x->el = r->el;
+		x->ns = r->ns;
+	}
+	if (r->flags & EXEC_CTX_CONTEXTID)
+		x->cid = (uint32_t)r->value;
+	if (r->flags & EXEC_CTX_VMID)
+		x->vmid = r->vmid;
+}
+
+uint64_t ts_ctx_key(const struct ts_ctx *x, int cid_on, int vmid_on)
+{
+	return x->el | x->ns << 2 | (cid_on ? x->cid << 8 : 0) |
+	       (vmid_on ? x->vmid << 40 : 0);
+}

@@ -33,4 +33,19 @@ void ts_rec_free(struct ts_rec *rc);
 struct exec_rec ts_insn(uint8_t isa, uint64_t addr, uint8_t size,
 			uint32_t flags);
 
+/* The context a record's exec_context items set, followed item by item:
+ * EL, NS, context ID, VMID. */
+struct ts_ctx {
+	uint64_t el, ns, cid, vmid;
+};
+
+/* When @r is an exec_context item, take into @x the fields its flags
+ * (EXEC_CTX_*) name; any other item leaves @x as it is. */
+void ts_ctx_take(struct ts_ctx *x, const struct exec_rec *r);
+
+/* @x as one number, el | ns << 2 | cid << 8 | vmid << 40, the context ID
+ * 0 unless @cid_on, the VMID 0 unless @vmid_on (what a trace that carries
+ * them or not tells a decoder). */
+uint64_t ts_ctx_key(const struct ts_ctx *x, int cid_on, int vmid_on);
+
 #endif

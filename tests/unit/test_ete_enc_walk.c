@@ -61,7 +61,7 @@ static const uint16_t exc_type[exec_exc_count] = {
 void expected_of(const struct ts_rec *rc, size_t end,
 			const struct ete_enc_config *c, struct evs *s)
 {
-	uint64_t cid = c->context_id, vmid = c->vmid, el = c->el, ns = c->ns;
+	struct ts_ctx x = { c->el, c->ns, c->context_id, c->vmid };
 	int cid_on = (c->etm.trcconfigr >> 6) & 1;
 	int vmid_on = (c->etm.trcconfigr >> 7) & 1;
 
@@ -71,19 +71,9 @@ void expected_of(const struct ts_rec *rc, size_t end,
 
 		if (r->kind == exec_timestamp && (c->etm.trcconfigr & (1u << 11)))
 			s->ts[s->nts++] = r->value;
-		if (r->kind == exec_context) {
-			if (r->flags & EXEC_CTX_EL) {
-				el = r->el;
-				ns = r->ns;
-			}
-			if (r->flags & EXEC_CTX_CONTEXTID)
-				cid = (uint32_t)r->value;
-			if (r->flags & EXEC_CTX_VMID)
-				vmid = r->vmid;
-		}
+		ts_ctx_take(&x, r);
 		if (r->kind == exec_insn) {
-			ctx_add(s, el | ns << 2 | (cid_on ? cid << 8 : 0) |
-				       (vmid_on ? vmid << 40 : 0));
+			ctx_add(s, ts_ctx_key(&x, cid_on, vmid_on));
 			ev_add(s, etmkit_elem_insn, r->addr, r->isa, r->size, 0);
 			if (r->flags & EXEC_F_CYCLES)
 				s->v[s->n - 1].cycles = r->cycles;
