@@ -116,7 +116,10 @@ struct encode_run {
 };
 
 
-/* cmd_encode.c: a fresh encoder of the run's protocol and registers
+/* cmd_encode.c: the sink of the run's encoder (@ctx the run): into
+ * r->framer with r->trace_id, else r->raw_sink when set, else r->trace. */
+int encoder_sink(void *ctx, const uint8_t *data, size_t len);
+/* encode_setup.c: a fresh encoder of the run's protocol and registers
  * writing to encoder_sink (r->framer with r->trace_id, else
  * r->raw_sink when set, else r->trace); 0 or a cli_exit
  * after a message. */

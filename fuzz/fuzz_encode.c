@@ -92,18 +92,15 @@
 #include "etmkit/insn.h"
 #include "etmkit/transport.h"
 
+#include "ts_out.h"
+#include "ts_prog32.h"
+#include "ts_rec.h"
+
+#include "fuzz_encode.h"
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define HDR 12
-/* Walk bytes read at most (later ones are ignored): a few thousand steps
- * reach every packet form; longer walks only cost time. */
-#define MAX_WALK 8192u
-
-enum proto { P_ETM3 = 0, P_ETM4_A64, P_ETE, P_ETM4_A32 };
-
-static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static void fail(const char *fmt, ...)
+void fail(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -117,419 +114,7 @@ static void fail(const char *fmt, ...)
 
 /* ---- Small helpers --------------------------------------------------------- */
 
-static uint32_t rnd(uint64_t *s)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return (uint32_t)(*s >> 11);
-}
-
-/* The walk's bytes. */
-struct src {
-	const uint8_t *p;
-	size_t n, at;
-};
-
-static int more(const struct src *s)
-{
-	return s->at < s->n;
-}
-
-static unsigned byte(struct src *s)
-{
-	return s->at < s->n ? s->p[s->at++] : 0;
-}
-
-static unsigned u16(struct src *s)
-{
-	unsigned v = byte(s);
-
-	return v | byte(s) << 8;
-}
-
-struct out {
-	uint8_t *b;
-	size_t n, cap;
-};
-
-static void out_put(struct out *o, const uint8_t *d, size_t len)
-{
-	if (o->n + len > o->cap) {
-		o->cap = (o->n + len) * 2 + 256;
-		o->b = realloc(o->b, o->cap);
-		if (!o->b)
-			abort();
-	}
-	memcpy(o->b + o->n, d, len);
-	o->n += len;
-}
-
-static int sink(void *ctx, const uint8_t *data, size_t len)
-{
-	out_put(ctx, data, len);
-	return 0;
-}
-
-struct rec {
-	struct exec_rec *r;
-	size_t n, cap;
-};
-
-static struct exec_rec *rec_add(struct rec *rc, uint8_t kind)
-{
-	if (rc->n == rc->cap) {
-		rc->cap = rc->cap ? rc->cap * 2 : 256;
-		rc->r = realloc(rc->r, rc->cap * sizeof(*rc->r));
-		if (!rc->r)
-			abort();
-	}
-	memset(&rc->r[rc->n], 0, sizeof(rc->r[0]));
-	rc->r[rc->n].kind = kind;
-	return &rc->r[rc->n++];
-}
-
-/* ---- A64 program (test_ete_enc.c's, smaller) -------------------------------- */
-
-#define NOP 0xd503201fu
-enum { K_NOP, K_ADD, K_LDR, K_B, K_BL, K_BCOND, K_CBZ, K_CBNZ, K_TBZ, K_RET,
-       K_BR, K_BLR, K_ERET, K_ISB, K_WFI, K_WFE, K_TSTART };
-
-#define PROG_BASE 0x40000ull
-#define PROG_N 1024u
-
-struct prog64 {
-	uint8_t bytes[PROG_N * 4];
-	uint8_t kind[PROG_N];
-	uint64_t target[PROG_N];
-};
-
-static void st_le32(uint8_t *p, uint32_t v)
-{
-	for (int b = 0; b < 4; b++)
-		p[b] = (uint8_t)(v >> (8 * b));
-}
-
-static void prog64_make(struct prog64 *p, uint64_t seed, int ete)
-{
-	for (unsigned i = 0; i < PROG_N; i++) {
-		uint64_t a = PROG_BASE + 4ull * i, t;
-		unsigned r = rnd(&seed) % 100, k;
-		int64_t off;
-		uint32_t op;
-
-		k = r < 40 ? K_NOP : r < 47 ? K_ADD : r < 50 ? K_LDR :
-		    r < 56 ? K_B : r < 61 ? K_BL : r < 71 ? K_BCOND :
-		    r < 74 ? K_CBZ : r < 76 ? K_CBNZ : r < 79 ? K_TBZ :
-		    r < 83 ? K_RET : r < 87 ? K_BR : r < 90 ? K_BLR :
-		    r < 91 ? K_ERET : r < 94 ? K_ISB : r < 96 ? K_WFI :
-		    r < 97 ? K_WFE : r < 98 && ete ? K_TSTART : K_NOP;
-		if (i == PROG_N - 1)
-			k = K_B; /* never run off the end */
-		if (rnd(&seed) % 8)
-			t = a + 4 * ((int64_t)(rnd(&seed) % 64) - 8);
-		else
-			t = PROG_BASE + 4ull * (rnd(&seed) % PROG_N);
-		if ((k == K_B || k == K_BL) && t <= a)
-			t = a + 4 * (1 + rnd(&seed) % 64);
-		if (t < PROG_BASE || t >= PROG_BASE + 4ull * PROG_N)
-			t = PROG_BASE;
-		off = (int64_t)(t - a) / 4;
-		switch (k) {
-		case K_ADD: op = 0x91000400u; break; /* add x0, x0, #1 */
-		case K_LDR: op = 0xf9400020u; break; /* ldr x0, [x1] */
-		case K_B: op = 0x14000000u | (uint32_t)(off & 0x3ffffff); break;
-		case K_BL: op = 0x94000000u | (uint32_t)(off & 0x3ffffff); break;
-		case K_BCOND:
-			op = 0x54000000u | (uint32_t)(off & 0x7ffff) << 5 |
-			     rnd(&seed) % 14;
-			break;
-		case K_CBZ: op = 0xb4000000u | (uint32_t)(off & 0x7ffff) << 5; break;
-		case K_CBNZ: op = 0x35000001u | (uint32_t)(off & 0x7ffff) << 5; break;
-		case K_TBZ: /* tbz/tbnz w1, #3 */
-			op = 0x36180001u | (rnd(&seed) % 2) << 24 |
-			     (uint32_t)(off & 0x3fff) << 5;
-			break;
-		case K_RET: op = 0xd65f03c0u; break;
-		case K_BR: op = 0xd61f0000u; break;  /* br x0 */
-		case K_BLR: op = 0xd63f0020u; break; /* blr x1 */
-		case K_ERET: op = 0xd69f03e0u; break;
-		case K_ISB: op = 0xd5033fdfu; break;
-		case K_WFI: op = 0xd503207fu; break;
-		case K_WFE: op = 0xd503205fu; break;
-		case K_TSTART: op = 0xd5233060u; break; /* tstart x0 */
-		default: op = NOP; break;
-		}
-		p->kind[i] = (uint8_t)k;
-		p->target[i] = t;
-		st_le32(p->bytes + 4 * i, op);
-	}
-}
-
-/* The program is mapped at each of these bases, so that indirect branches
- * between them need every address form. */
-static const uint64_t bases[] = {
-	PROG_BASE, 0x50000ull, 0x60000ull, 0x12340000ull, 0x100040000ull,
-	0xffff800000040000ull,
-};
-#define NBASES (sizeof(bases) / sizeof(bases[0]))
-
-/* ---- A32/T32 program (test_etm3_enc.c's, smaller) --------------------------- */
-
-#define REGION_BYTES 0x1000u
-#define NREGIONS 6
-
-struct region {
-	uint32_t base;
-	uint8_t isa;
-	uint8_t mem[REGION_BYTES];
-	uint32_t starts[REGION_BYTES / 2];
-	uint32_t nstarts;
-};
-
-struct prog32 {
-	struct region r[NREGIONS];
-	unsigned n;
-};
-
-static void st16(struct region *g, uint32_t a, uint16_t v)
-{
-	g->mem[a - g->base] = (uint8_t)v;
-	g->mem[a - g->base + 1] = (uint8_t)(v >> 8);
-}
-
-static void st32(struct region *g, uint32_t a, uint32_t v)
-{
-	st_le32(g->mem + (a - g->base), v);
-}
-
-/* A Thumb BL (T1) or BLX (T2, to ARM) at @a to @t (ARMv7-AR A8.8.25). */
-static void st_bl(struct region *g, uint32_t a, uint32_t t, int blx)
-{
-	uint32_t pc = blx ? (a + 4) & ~3u : a + 4;
-	uint32_t off = t - pc;
-	uint32_t s = (off >> 24) & 1, i1 = (off >> 23) & 1, i2 = (off >> 22) & 1;
-	uint32_t j1 = (~(i1 ^ s)) & 1, j2 = (~(i2 ^ s)) & 1;
-	uint16_t hw1 = (uint16_t)(0xf000 | s << 10 | ((off >> 12) & 0x3ff));
-	uint16_t hw2 = (uint16_t)((blx ? 0xc000 : 0xd000) | j1 << 13 | j2 << 11 |
-				  ((off >> 1) & 0x7ff));
-
-	if (blx)
-		hw2 &= 0xfffe;
-	st16(g, a, hw1);
-	st16(g, a + 2, hw2);
-}
-
-static const struct region *region_near(const struct prog32 *p, uint8_t isa,
-					uint32_t a, uint32_t range)
-{
-	for (unsigned i = 0; i < p->n; i++) {
-		const struct region *g = &p->r[i];
-
-		if (g->isa == isa && (g->base - a < range || a - g->base < range))
-			return g;
-	}
-	return NULL;
-}
-
-static uint32_t pick(const struct region *g, uint64_t *s)
-{
-	return g->starts[rnd(s) % g->nstarts];
-}
-
-static uint32_t pick_in(const struct region *g, uint32_t lo, uint32_t hi,
-			uint64_t *s)
-{
-	for (int tries = 0; tries < 16; tries++) {
-		uint32_t t = pick(g, s);
-
-		if (t >= lo && t <= hi)
-			return t;
-	}
-	return 0;
-}
-
-static void gen_arm(struct prog32 *p, struct region *g, uint64_t *s)
-{
-	uint32_t end = g->base + REGION_BYTES - 4;
-
-	for (uint32_t a = g->base; a < end; a += 4) {
-		uint32_t k = rnd(s) % 100;
-		uint32_t cond = rnd(s) % 4 ? 14 : rnd(s) % 14;
-		uint32_t v = cond << 28 | 0x02800001; /* ADD<c> r0, r0, #1 */
-
-		if (k < 12) { /* B<c> / BL<c> */
-			uint32_t t = pick(g, s);
-
-			v = cond << 28 | 0x0a000000 | (k & 1) << 24 |
-			    (((t - (a + 8)) >> 2) & 0xffffff);
-		} else if (k < 18) { /* BX / BLX (register) */
-			v = (k & 1 ? 0xe12fff30u : 0xe12fff10u) | rnd(s) % 13;
-		} else if (k < 21) { /* LDR pc, [sp], #4 */
-			v = 0xe49df004u;
-		} else if (k < 25) { /* BLX (immediate) to Thumb */
-			const struct region *tg =
-				region_near(p, etmkit_isa_thumb, a, 0x1000000);
-
-			if (tg) {
-				uint32_t off = pick(tg, s) - (a + 8);
-
-				v = 0xfa000000u | ((off >> 1) & 1) << 24 |
-				    ((off >> 2) & 0xffffff);
-			}
-		} else if (k < 27) { /* ISB */
-			v = 0xf57ff06fu;
-		}
-		st32(g, a, v);
-	}
-	st32(g, end, 0xea000000u | (((g->base - (end + 8)) >> 2) & 0xffffff));
-}
-
-static void gen_thumb(struct prog32 *p, struct region *g, uint64_t *s)
-{
-	uint32_t end = g->base + REGION_BYTES - 4, a;
-	uint8_t kind[REGION_BYTES / 2];
-	uint32_t n = 0;
-
-	for (a = g->base; a < end;) {
-		uint32_t k = rnd(s) % 100;
-
-		if (k >= 60 && k < 72 && a + 4 <= end) { /* 32-bit */
-			kind[n] = (uint8_t)k;
-			g->starts[n++] = a;
-			a += 4;
-		} else if (k >= 90 && a + 10 <= end) { /* IT block */
-			uint32_t m = 1 + rnd(s) % 4;
-
-			kind[n] = (uint8_t)(90 + m);
-			g->starts[n++] = a;
-			a += 2;
-			for (uint32_t i = 0; i < m; i++) {
-				kind[n] = 0;
-				g->starts[n++] = a;
-				a += 2;
-			}
-		} else {
-			kind[n] = (uint8_t)(k >= 60 && k < 72 ? 0 :
-					    k >= 90 ? 0 : k);
-			g->starts[n++] = a;
-			a += 2;
-		}
-	}
-	g->nstarts = n;
-	for (uint32_t i = 0; i < n; i++) {
-		uint32_t k = kind[i];
-		uint16_t v = (uint16_t)(0x2000 | rnd(s) % 256); /* MOVS r0 */
-
-		a = g->starts[i];
-		if (k >= 60 && k < 66) { /* BL */
-			st_bl(g, a, pick(g, s), 0);
-			continue;
-		}
-		if (k >= 66 && k < 69) { /* BLX (immediate) to ARM */
-			const struct region *ag =
-				region_near(p, etmkit_isa_arm, a, 0x800000);
-
-			if (ag) {
-				st_bl(g, a, pick(ag, s), 1);
-				continue;
-			}
-		}
-		if (k >= 60 && k < 72) { /* ADD.W r0, r0, #1 */
-			st16(g, a, 0xf100);
-			st16(g, a + 2, 0x0001);
-			continue;
-		}
-		if (k > 90) { /* IT<x> <cond> */
-			uint32_t m = k - 90, c = rnd(s) % 14;
-			uint32_t mask = (1u << (4 - m)) | ((rnd(s) % 16) << (5 - m));
-
-			v = (uint16_t)(0xbf00 | c << 4 | (mask & 0xf));
-		} else if (k >= 30 && k < 38) { /* B<c> (T1) */
-			uint32_t t = pick_in(g, a + 4 - 256, a + 4 + 254, s);
-
-			if (t)
-				v = (uint16_t)(0xd000 | (rnd(s) % 14) << 8 |
-					       (((t - (a + 4)) >> 1) & 0xff));
-		} else if (k >= 38 && k < 44) { /* B (T2) */
-			uint32_t t = pick_in(g, a + 4 - 2048, a + 4 + 2046, s);
-
-			if (t)
-				v = (uint16_t)(0xe000 |
-					       (((t - (a + 4)) >> 1) & 0x7ff));
-		} else if (k >= 44 && k < 50) { /* BX / BLX (register) */
-			v = (uint16_t)((k & 1 ? 0x4780 : 0x4700) |
-				       (rnd(s) % 15) << 3);
-		} else if (k >= 50 && k < 53) { /* POP {pc} */
-			v = 0xbd00;
-		} else if (k >= 53 && k < 56) { /* CBZ r0, forward */
-			uint32_t t = pick_in(g, a + 4, a + 4 + 126, s);
-
-			if (t)
-				v = (uint16_t)(0xb100 |
-					       (((t - (a + 4)) >> 6) & 1) << 9 |
-					       (((t - (a + 4)) >> 1) & 0x1f) << 3);
-		} else if (k >= 56 && k < 60) {
-			v = 0x3101; /* ADDS r1, #1 */
-		}
-		st16(g, a, v);
-	}
-	st_bl(g, end, g->base, 0);
-	g->starts[g->nstarts++] = end;
-}
-
-static void prog32_make(struct prog32 *p, uint64_t seed, int arm, int thumb)
-{
-	static const uint32_t arm_base[3] = { 0x00008000u, 0x02008000u,
-					      0x92340000u };
-	static const uint32_t thumb_base[3] = { 0x00400000u, 0x00480000u,
-						0xc0000000u };
-
-	memset(p, 0, sizeof(*p));
-	for (int i = 0; i < 3; i++) {
-		if (arm) {
-			p->r[p->n].base = arm_base[i];
-			p->r[p->n++].isa = etmkit_isa_arm;
-		}
-		if (thumb) {
-			p->r[p->n].base = thumb_base[i];
-			p->r[p->n++].isa = etmkit_isa_thumb;
-		}
-	}
-	for (unsigned i = 0; i < p->n; i++)
-		if (p->r[i].isa == etmkit_isa_arm)
-			for (uint32_t a = 0; a < REGION_BYTES; a += 4)
-				p->r[i].starts[p->r[i].nstarts++] =
-					p->r[i].base + a;
-	for (unsigned i = 0; i < p->n; i++)
-		if (p->r[i].isa == etmkit_isa_thumb)
-			gen_thumb(p, &p->r[i], &seed);
-	for (unsigned i = 0; i < p->n; i++)
-		if (p->r[i].isa == etmkit_isa_arm)
-			gen_arm(p, &p->r[i], &seed);
-}
-
-static const struct region *region_of(const struct prog32 *p, uint32_t a)
-{
-	for (unsigned i = 0; i < p->n; i++)
-		if (a - p->r[i].base < REGION_BYTES)
-			return &p->r[i];
-	fail("walk: address 0x%x outside the image", a);
-	return NULL;
-}
-
 /* ---- The configuration ------------------------------------------------------ */
-
-struct setup {
-	enum proto proto;
-	int arm, thumb;            /* ETMv3 and ETMv4 A32/T32 code */
-	int cycles;                /* the record carries cycle counts */
-	struct etm3_enc_config c3;
-	struct ete_enc_config c4;
-	size_t chunk_max;
-	uint32_t chunk_seed;
-	uint8_t id, junk;
-};
 
 static const uint32_t maxspecs[8] = { 0, 1, 2, 3, 4, 8, 16, 255 };
 
@@ -607,493 +192,6 @@ static int setup_of(const uint8_t *h, struct setup *s)
 		c->sync_period = h[5] ? 16 + 8u * h[5] : 0;
 		c->flags = (h[0] & 64) ? ETE_ENC_NO_COMPRESS : 0;
 		return 0;
-	}
-}
-
-/* ---- What the decode must give ---------------------------------------------- */
-
-struct ev {
-	uint8_t kind;     /* etmkit_elem_insn or etmkit_elem_exception */
-	uint8_t isa, size;
-	uint8_t fail;     /* ETMv3: N atom */
-	uint16_t number;
-	uint32_t cycles;  /* ETMv3 CA: what the decoder reports; ETE CCI:
-			     the record's */
-	uint64_t addr;    /* insn address; exception: return address */
-	uint64_t ctx;     /* ETMv3: ns | hyp << 1 | cid << 8 at the insn */
-};
-
-struct want {
-	struct ev *v;     /* ETMv3: instructions; ETMv4: both kinds */
-	size_t n, cap;
-	uint16_t *exc;    /* ETMv3: exception numbers */
-	size_t nexc, cap_exc;
-	uint64_t *ts;
-	size_t nts, cap_ts;
-	uint64_t *ctx;    /* ETMv4: contexts, without consecutive repeats */
-	size_t nctx, cap_ctx;
-	uint64_t ncc;     /* ETE: cycle counts the encoder wrote */
-};
-
-#define GROW(arr, n, cap) do { \
-	if ((n) == (cap)) { \
-		(cap) = (cap) ? 2 * (cap) : 64; \
-		(arr) = realloc((arr), (cap) * sizeof(*(arr))); \
-		if (!(arr)) \
-			abort(); \
-	} \
-} while (0)
-
-static struct ev *want_ev(struct want *w, uint8_t kind)
-{
-	GROW(w->v, w->n, w->cap);
-	memset(&w->v[w->n], 0, sizeof(w->v[0]));
-	w->v[w->n].kind = kind;
-	return &w->v[w->n++];
-}
-
-static void want_ts(struct want *w, uint64_t ts)
-{
-	GROW(w->ts, w->nts, w->cap_ts);
-	w->ts[w->nts++] = ts;
-}
-
-static void ctx_add(uint64_t **v, size_t *n, size_t *cap, uint64_t c)
-{
-	if (*n && (*v)[*n - 1] == c)
-		return;
-	GROW(*v, *n, *cap);
-	(*v)[(*n)++] = c;
-}
-
-static void want_free(struct want *w)
-{
-	free(w->v);
-	free(w->exc);
-	free(w->ts);
-	free(w->ctx);
-	memset(w, 0, sizeof(*w));
-}
-
-/* ---- Walks ------------------------------------------------------------------ */
-
-#define TAKEN (EXEC_F_BRANCH | EXEC_F_TAKEN)
-
-/* What a step's event byte asks for (0xE0-0xFF, low 5 bits). */
-enum { EV_GAP = 0, EV_EXC = 4, EV_CTX = 14, EV_TS = 20, EV_NONE = 26 };
-
-/* A64 walk for ETMv4/ETE; returns the items up to the last P0 element. */
-static size_t walk64(const struct prog64 *p, const struct setup *su,
-		     struct src *in, struct rec *rc)
-{
-	uint64_t base = bases[byte(in) % NBASES];
-	uint64_t pc = base + 4ull * (u16(in) % PROG_N), ts = 1000;
-	uint64_t hot[3] = { pc, pc, pc };
-	size_t last = 0;
-	uint8_t el = 1;
-	int prev_p0 = 0, prev_insn = 0; /* the last item: a P0 insn, insn */
-
-	while (more(in)) {
-		unsigned b = byte(in), i, k;
-		uint32_t fl = 0, op;
-		uint64_t next, t = 0;
-		int p0;
-
-		if (b >= 0xe0) {
-			unsigned ev = b & 0x1f;
-
-			if (ev < EV_EXC && (prev_p0 || !prev_insn) && rc->n) {
-				rec_add(rc, exec_gap);
-				base = bases[byte(in) % NBASES];
-				pc = base + 4ull * (u16(in) % PROG_N);
-				prev_insn = 0;
-			} else if (ev >= EV_EXC && ev < EV_CTX && prev_insn) {
-				struct exec_rec *r = rec_add(rc, exec_exception);
-
-				r->number = 1 + ev % (exec_exc_count - 1);
-				r->addr = pc;
-				if (ev & 1) {
-					r = rec_add(rc, exec_context);
-					if (byte(in) & 1)
-						el = (uint8_t)(el == 1 ? 2 : 1);
-					r->flags = EXEC_CTX_EL |
-						   EXEC_CTX_CONTEXTID |
-						   EXEC_CTX_VMID;
-					r->el = el;
-					r->ns = 1;
-					r->value = u16(in) * 0x10001u;
-					r->vmid = byte(in) % 3;
-				}
-				if (ev & 2)
-					rec_add(rc, exec_gap);
-				last = rc->n;
-				if (byte(in) % 4 == 0)
-					base = bases[byte(in) % NBASES];
-				pc = base + 4ull * (u16(in) % PROG_N);
-				prev_insn = 0;
-			} else if (ev >= EV_CTX && ev < EV_TS) {
-				struct exec_rec *r = rec_add(rc, exec_context);
-
-				r->flags = ev & 1 ? EXEC_CTX_CONTEXTID :
-						    EXEC_CTX_VMID;
-				r->value = (uint64_t)u16(in) << 8;
-				r->vmid = byte(in) % 5;
-			} else if (ev >= EV_TS && ev < EV_NONE) {
-				unsigned d = byte(in);
-
-				ts += d & 1 ? d : (uint64_t)d << 20;
-				rec_add(rc, exec_timestamp)->value = ts;
-			}
-			if (!more(in))
-				break;
-			b = byte(in) & 0x7f;
-		}
-		i = (unsigned)((pc - base) / 4);
-		k = p->kind[i];
-		op = (uint32_t)p->bytes[4 * i] |
-		     (uint32_t)p->bytes[4 * i + 1] << 8 |
-		     (uint32_t)p->bytes[4 * i + 2] << 16 |
-		     (uint32_t)p->bytes[4 * i + 3] << 24;
-		next = pc + 4;
-		switch (k) {
-		case K_B:
-		case K_BL:
-			fl = TAKEN;
-			t = base + (p->target[i] - PROG_BASE);
-			break;
-		case K_BCOND:
-		case K_CBZ:
-		case K_CBNZ:
-		case K_TBZ:
-			fl = b & 1 ? TAKEN : EXEC_F_BRANCH;
-			t = base + (p->target[i] - PROG_BASE);
-			break;
-		case K_RET:
-		case K_BR:
-		case K_BLR:
-		case K_ERET:
-			fl = (b & 0xe) ? TAKEN | EXEC_F_INDIRECT :
-					 EXEC_F_BRANCH | EXEC_F_INDIRECT;
-			if (!(fl & EXEC_F_TAKEN)) {
-				t = 0;
-			} else if (((b >> 1) & 7) <= 3) {
-				t = hot[((b >> 1) & 7) % 3];
-				for (unsigned j = 0; j < NBASES; j++)
-					if (t >= bases[j] &&
-					    t < bases[j] + 4ull * PROG_N)
-						base = bases[j];
-			} else {
-				if (((b >> 1) & 7) == 7)
-					base = bases[byte(in) % NBASES];
-				t = base + 4ull * (u16(in) % PROG_N);
-				hot[b % 3] = t;
-			}
-			break;
-		default:
-			break;
-		}
-		p0 = k >= K_B && k <= K_TSTART &&
-		     !((k == K_WFI || k == K_WFE) &&
-		       !(su->c4.etm.trcidr2 >> 31)) &&
-		     !(k == K_TSTART && su->proto != P_ETE);
-		if (fl & EXEC_F_TAKEN)
-			next = t;
-		{
-			struct exec_rec *r = rec_add(rc, exec_insn);
-
-			r->isa = etmkit_isa_a64;
-			r->size = 4;
-			r->addr = pc;
-			r->opcode = op;
-			r->flags = fl;
-			if (fl & EXEC_F_TAKEN) {
-				r->target = t;
-				r->target_isa = etmkit_isa_a64;
-			}
-			if (su->cycles) {
-				r->flags |= EXEC_F_CYCLES;
-				r->cycles = (b >> 4) & 7;
-				if (r->cycles == 7)
-					r->cycles = byte(in) * 3001u;
-			}
-		}
-		if (p0)
-			last = rc->n;
-		prev_p0 = p0;
-		prev_insn = 1;
-		pc = next;
-	}
-	return last;
-}
-
-/* A32/T32 walk for ETMv3 (@v3) and ETMv4; returns the items to encode
- * (ETMv4: up to the last P0 element). */
-static size_t walk32(const struct prog32 *p, const struct setup *su,
-		     struct src *in, struct rec *rc, int v3)
-{
-	const struct region *g = &p->r[byte(in) % p->n];
-	uint32_t a = g->starts[u16(in) % g->nstarts], it_left = 0;
-	uint8_t isa = g->isa, ns = 0, el = 1;
-	uint64_t ts = 1000;
-	size_t last = 0;
-	int virt = !!(su->c3.etmccer & ETM3_ETMCCER_VIRT_EXT);
-	int cid_on = v3 && (su->c3.etmcr & (3u << ETM3_ETMCR_CID_SHIFT));
-	int prev_p0 = 0, prev_insn = 0;
-
-	while (more(in)) {
-		unsigned b = byte(in);
-		struct insn_info info;
-		struct exec_rec *r;
-		uint32_t off;
-		int p0;
-
-		if (b >= 0xe0) {
-			unsigned ev = b & 0x1f;
-
-			if (ev < EV_EXC && (v3 || prev_p0 || !prev_insn) &&
-			    rc->n) {
-				rec_add(rc, exec_gap);
-				g = &p->r[byte(in) % p->n];
-				a = g->starts[u16(in) % g->nstarts];
-				isa = g->isa;
-				it_left = 0;
-				prev_insn = 0;
-			} else if (ev >= EV_EXC && ev < EV_CTX && prev_insn) {
-				r = rec_add(rc, exec_exception);
-				r->number = v3 ? ev % exec_exc_count :
-					    1 + ev % (exec_exc_count - 1);
-				r->addr = a;
-				if (ev & 2) {
-					rec_add(rc, exec_gap);
-				} else if (ev & 1) {
-					/* The handler runs in another state. */
-					unsigned c = byte(in);
-
-					ns = (uint8_t)(c & 1);
-					el = ns && (virt || !v3) && (c & 2) ?
-					     2 : 1;
-					r = rec_add(rc, exec_context);
-					r->flags = EXEC_CTX_EL;
-					r->el = el;
-					r->ns = ns;
-				}
-				last = rc->n;
-				g = &p->r[byte(in) % p->n];
-				a = g->starts[u16(in) % g->nstarts];
-				isa = g->isa;
-				it_left = 0;
-				prev_insn = 0;
-			} else if (ev >= EV_CTX && ev < EV_TS) {
-				unsigned c = byte(in);
-
-				r = rec_add(rc, exec_context);
-				if (ev & 1 && (cid_on || !v3)) {
-					r->flags = EXEC_CTX_CONTEXTID;
-					r->value = (uint64_t)u16(in) * 0x10001u;
-					if (v3 && !(su->c3.etmcr & (1u << 15)))
-						r->value &= 0xff;
-					else if (v3 && !(su->c3.etmcr &
-							 (1u << 14)))
-						r->value &= 0xffff;
-				} else {
-					ns = (uint8_t)(c & 1);
-					el = ns && (virt || !v3) && (c & 2) ?
-					     2 : 1;
-					r->flags = EXEC_CTX_EL;
-					r->el = el;
-					r->ns = ns;
-				}
-			} else if (ev >= EV_TS && ev < EV_NONE) {
-				ts += 1 + ((uint64_t)byte(in) << (ev & 15));
-				rec_add(rc, exec_timestamp)->value = ts;
-			}
-			if (!more(in))
-				break;
-			b = byte(in) & 0x7f;
-		}
-		g = region_of(p, a);
-		off = a - g->base;
-		if (insn_decode(&info, (enum etmkit_isa)isa, a, g->mem + off,
-				REGION_BYTES - off))
-			fail("walk: insn_decode refuses 0x%x", a);
-		r = rec_add(rc, exec_insn);
-		r->isa = isa;
-		r->addr = a;
-		r->size = info.size;
-		r->opcode = info.opcode;
-		if (it_left) {
-			it_left--;
-			if (b & 1)
-				r->flags |= EXEC_F_COND_FAIL;
-		} else if ((info.flags & INSN_F_COND) && (b & 1)) {
-			r->flags |= EXEC_F_COND_FAIL;
-		}
-		if (info.flags & INSN_F_IT) {
-			unsigned m = info.it_mask & 0xf;
-
-			it_left = m & 1 ? 4 : m & 2 ? 3 : m & 4 ? 2 : 1;
-		}
-		if (su->cycles) {
-			r->flags |= EXEC_F_CYCLES;
-			r->cycles = (b >> 4) & 7;
-			if (r->cycles == 7)
-				r->cycles = byte(in) % 40;
-		}
-		if (info.flags & INSN_F_BRANCH) {
-			r->flags |= EXEC_F_BRANCH;
-			if (info.flags & INSN_F_INDIRECT)
-				r->flags |= EXEC_F_INDIRECT;
-		}
-		if ((r->flags & EXEC_F_BRANCH) &&
-		    !(r->flags & EXEC_F_COND_FAIL)) {
-			r->flags |= EXEC_F_TAKEN;
-			if (info.flags & INSN_F_INDIRECT) {
-				const struct region *t =
-					&p->r[((b >> 1) & 7) % p->n];
-
-				r->target = t->starts[u16(in) % t->nstarts];
-				r->target_isa = t->isa;
-			} else {
-				r->target = (uint32_t)info.target;
-				r->target_isa = info.target_isa;
-			}
-		}
-		p0 = (info.flags & (INSN_F_BRANCH | INSN_F_ISB)) != 0;
-		if (p0 || v3)
-			last = rc->n;
-		prev_p0 = p0;
-		prev_insn = 1;
-		if (r->flags & EXEC_F_TAKEN) {
-			a = (uint32_t)r->target;
-			isa = r->target_isa;
-			it_left = 0;
-		} else {
-			a += r->size;
-		}
-	}
-	return v3 ? rc->n : last;
-}
-
-/* ---- Expectations ----------------------------------------------------------- */
-
-static const uint16_t exc3[exec_exc_count] = { 8, 9, 10, 11, 12, 14, 15, 11 };
-static const uint16_t exc4[exec_exc_count] = {
-	0x00, 0x03, 0x02, 0x0b, 0x0c, 0x0e, 0x0f, 0x06,
-};
-
-static void expect3(const struct setup *su, const struct rec *rc,
-		    struct want *w)
-{
-	unsigned minor = (su->c3.etmidr >> 4) & 0xf;
-	int ca = !!(su->c3.etmcr & ETM3_ETMCR_CYCLE_ACCURATE);
-	int cid_on = !!(su->c3.etmcr & (3u << ETM3_ETMCR_CID_SHIFT));
-	int ts_on = !!(su->c3.etmcr & ETM3_ETMCR_TIMESTAMP);
-	uint64_t cid = 0;
-	uint8_t ns = 0, hyp = 0;
-	int seen_insn = 0;
-	size_t j, last_insn = 0;
-
-	for (size_t i = 0; i < rc->n; i++)
-		if (rc->r[i].kind == exec_insn)
-			last_insn = i;
-	for (size_t i = 0; i < rc->n; i++) {
-		const struct exec_rec *r = &rc->r[i];
-		struct ev *e;
-
-		switch (r->kind) {
-		case exec_insn:
-			e = want_ev(w, etmkit_elem_insn);
-			e->isa = r->isa;
-			e->size = r->size;
-			e->addr = r->addr;
-			e->fail = !!(r->flags & EXEC_F_COND_FAIL);
-			e->cycles = (r->flags & EXEC_F_CYCLES) ? r->cycles : 1;
-			if (!e->cycles && minor < 3)
-				e->cycles = 1;
-			if (!ca)
-				e->cycles = 0;
-			e->ctx = ns | (uint64_t)hyp << 1 |
-				 (cid_on ? cid << 8 : 0);
-			seen_insn = 1;
-			break;
-		case exec_exception:
-			/* Traced with its handler's first instruction: not
-			 * when a gap or the end comes first. */
-			for (j = i + 1; j < rc->n &&
-			     (rc->r[j].kind == exec_context ||
-			      rc->r[j].kind == exec_timestamp); j++)
-				;
-			if (seen_insn && j < rc->n &&
-			    rc->r[j].kind == exec_insn) {
-				GROW(w->exc, w->nexc, w->cap_exc);
-				w->exc[w->nexc++] = exc3[r->number];
-			}
-			break;
-		case exec_context:
-			if (r->flags & EXEC_CTX_EL) {
-				ns = r->ns;
-				hyp = r->el == 2;
-			}
-			if (r->flags & EXEC_CTX_CONTEXTID)
-				cid = r->value;
-			break;
-		case exec_timestamp:
-			/* "The time at the next instruction": none, none. */
-			if (ts_on && i < last_insn)
-				want_ts(w, r->value);
-			break;
-		default:
-			break;
-		}
-	}
-}
-
-static void expect4(const struct ete_enc_config *c, const struct rec *rc,
-		    size_t end, struct want *w)
-{
-	uint64_t cid = c->context_id, vmid = c->vmid, el = c->el, ns = c->ns;
-	struct etm4_config_info info;
-	int cid_on, vmid_on;
-
-	/* Traced when enabled and the registers give them a size (ETMv4.0
-	 * has no 16- or 32-bit VMID). */
-	if (etm4_config_decode(&c->etm, &info))
-		abort();
-	cid_on = ((c->etm.trcconfigr >> 6) & 1) && info.cid_bytes;
-	vmid_on = ((c->etm.trcconfigr >> 7) & 1) && info.vmid_bytes;
-
-	for (size_t i = 0; i < end; i++) {
-		const struct exec_rec *r = &rc->r[i];
-		struct ev *e;
-
-		if (r->kind == exec_timestamp &&
-		    (c->etm.trcconfigr & (1u << 11)))
-			want_ts(w, r->value);
-		if (r->kind == exec_context) {
-			if (r->flags & EXEC_CTX_EL) {
-				el = r->el;
-				ns = r->ns;
-			}
-			if (r->flags & EXEC_CTX_CONTEXTID)
-				cid = (uint32_t)r->value;
-			if (r->flags & EXEC_CTX_VMID)
-				vmid = r->vmid;
-		}
-		if (r->kind == exec_insn) {
-			ctx_add(&w->ctx, &w->nctx, &w->cap_ctx,
-				el | ns << 2 | (cid_on ? cid << 8 : 0) |
-				(vmid_on ? vmid << 40 : 0));
-			e = want_ev(w, etmkit_elem_insn);
-			e->addr = r->addr;
-			e->isa = r->isa;
-			e->size = r->size;
-			if (r->flags & EXEC_F_CYCLES)
-				e->cycles = r->cycles;
-		} else if (r->kind == exec_exception) {
-			e = want_ev(w, etmkit_elem_exception);
-			e->addr = r->addr;
-			e->number = exc4[r->number];
-		}
 	}
 }
 
@@ -1358,7 +456,7 @@ static void dec_end(struct dec *d)
 /* Decode @t whole (@chunk_max 0) or in chunks of 1 to @chunk_max bytes. */
 static void decode_check(const struct setup *su, const struct etm4_config *c4,
 			 const struct image *img, const struct want *w,
-			 const struct out *t, size_t chunk_max, uint32_t seed)
+			 const struct ts_out *t, size_t chunk_max, uint32_t seed)
 {
 	struct dec d;
 	size_t at = 0;
@@ -1384,13 +482,13 @@ static void decode_check(const struct setup *su, const struct etm4_config *c4,
 struct framed {
 	struct dec d;
 	uint8_t id, other;
-	const struct out *trace, *junk;
+	const struct ts_out *trace, *junk;
 	size_t at_trace, at_junk;
 };
 
 static int frames_sink(void *ctx, const uint8_t *frames, size_t len)
 {
-	out_put(ctx, frames, len);
+	ts_out_put(ctx, frames, len);
 	return 0;
 }
 
@@ -1398,7 +496,7 @@ static int on_data(void *ctx, uint8_t id, const uint8_t *data,
 		   const uint64_t *offsets, uint64_t base, size_t n)
 {
 	struct framed *f = ctx;
-	const struct out *o = id == f->id ? f->trace : f->junk;
+	const struct ts_out *o = id == f->id ? f->trace : f->junk;
 	size_t *at = id == f->id ? &f->at_trace : &f->at_junk;
 
 	if (id != f->id && id != f->other)
@@ -1422,13 +520,13 @@ static int on_gap(void *ctx, uint64_t offset)
 
 static void framed_check(const struct setup *su, const struct etm4_config *c4,
 			 const struct image *img, const struct want *w,
-			 const struct out *t, const uint8_t *junk_src,
+			 const struct ts_out *t, const uint8_t *junk_src,
 			 size_t junk_n)
 {
 	struct frame_enc *fe;
 	struct deformatter *df;
 	struct deformat_config dc;
-	struct out frames = { 0 }, junk = { 0 };
+	struct ts_out frames = { 0 }, junk = { 0 };
 	struct framed f;
 	uint8_t other = (uint8_t)(su->id % 0x6f + 1);
 	uint32_t seed = su->chunk_seed ^ 0x5a5a;
@@ -1453,7 +551,7 @@ static void framed_check(const struct setup *su, const struct etm4_config *c4,
 			for (size_t i = 0; i < k; i++) {
 				uint8_t b = junk_src[j++ % junk_n];
 
-				out_put(&junk, &b, 1);
+				ts_out_put(&junk, &b, 1);
 				if (frame_enc_put(fe, other, &b, 1))
 					fail("frame_enc_put refuses ID 0x%x",
 					     other);
@@ -1496,7 +594,7 @@ static void framed_check(const struct setup *su, const struct etm4_config *c4,
 
 /* FUZZ_ENCODE_DUMP in the environment: the record's first @n items, in
  * the text form (docs/exec-record.md), on stderr. */
-static void dump(const struct rec *rc, size_t n)
+static void dump(const struct ts_rec *rc, size_t n)
 {
 	char line[160];
 
@@ -1513,7 +611,7 @@ static void dump(const struct rec *rc, size_t n)
 /* Images are pure functions of (protocol class, seed, code): the last one
  * is kept. */
 static struct prog64 P64;
-static struct prog32 P32;
+static struct ts_prog32 P32;
 static int p64_key = -1, p32_key = -1;
 
 static struct image *image_of(const struct setup *su, unsigned seed)
@@ -1554,8 +652,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct setup su;
 	struct src in;
-	struct rec rc = { 0 };
-	struct out t = { 0 };
+	struct ts_rec rc = { 0 };
+	struct ts_out t = { 0 };
 	struct want w;
 	struct etm4_config c4;
 	struct image *img;
@@ -1575,7 +673,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct etm3_enc *e;
 
 		end = walk32(&P32, &su, &in, &rc, 1);
-		err = etm3_enc_alloc(&e, &su.c3, sink, &t);
+		err = etm3_enc_alloc(&e, &su.c3, ts_out_sink, &t);
 		if (err)
 			fail("etm3_enc_alloc: %d for ETMCR 0x%x ETMIDR 0x%x "
 			     "ETMCCER 0x%x", err, su.c3.etmcr, su.c3.etmidr,
@@ -1598,7 +696,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			end = walk32(&P32, &su, &in, &rc, 0);
 		else
 			end = walk64(&P64, &su, &in, &rc);
-		err = ete_enc_alloc(&e, &su.c4, sink, &t);
+		err = ete_enc_alloc(&e, &su.c4, ts_out_sink, &t);
 		if (err)
 			fail("ete_enc_alloc: %d", err);
 		for (size_t i = 0; i < end; i++)

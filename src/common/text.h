@@ -1,7 +1,7 @@
 /* Small string helpers (internal): locale-independent ASCII case folding
  * (names in snapshots and memory-space names are ASCII, and tolower() and
- * strcasecmp() follow the locale), a bounded copy, and the printf format
- * check for message builders. */
+ * strcasecmp() follow the locale), a hex digit's value, a bounded copy,
+ * and the printf format check for message builders. */
 #ifndef ETMKIT_COMMON_TEXT_H
 #define ETMKIT_COMMON_TEXT_H
 
@@ -28,6 +28,18 @@ static inline int ascii_casecmp(const char *a, const char *b)
 		b++;
 	}
 	return ascii_lower((unsigned char)*a) - ascii_lower((unsigned char)*b);
+}
+
+/* The value of the hex digit @c (0-9, a-f, A-F), -1 if it is none. */
+static inline int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
 }
 
 /* strncpy that always terminates and never pads (@size > 0). */

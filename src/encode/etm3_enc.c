@@ -14,95 +14,7 @@
  * (shared/spec/etmv3.md); it is the inverse of src/packets/etmv3 and
  * src/flow/etm3_flow.c, tested by round trips through them.
  */
-#include <stdlib.h>
-#include <string.h>
-
-#include "etmkit/etm3.h"
-#include "etmkit/exec.h"
-#include "etmkit/insn.h"
-
-#define ENC_BUF_BYTES (64u * 1024u)
-/* Atoms kept before P-headers are chosen: enough to see the longest
- * header (16 atoms) ahead of every choice. */
-#define ENC_PH_CAP  64u
-#define ENC_PH_KEEP 32u
-#define ENC_SYNC_DEFAULT 1024u /* ETMSYNCFR reset value (IHI 0014Q 3.5.23) */
-#define ENC_OOO_TAGS 3u        /* out-of-order tags 1-3 (7.4.3) */
-
-/* A load whose value a placeholder stands for, until it is returned. */
-struct enc_ooo {
-	uint8_t tag;             /* 1-3 */
-	uint8_t halves;          /* 2: a 64-bit value, two packets */
-	uint32_t value[2];
-	uint64_t due;            /* returned once insns reaches it */
-};
-
-enum enc_atom { ENC_E = 0, ENC_N = 1, ENC_W = 2 };
-
-struct etm3_enc {
-	struct etm3_config_info info;
-	uint32_t sync_period;
-	uint8_t vmid_on;
-	uint8_t branch_output;   /* ETMCR[8]: every taken branch's address */
-	exec_sink_fn sink;
-	void *sink_ctx;
-	int err;                 /* the sink's error: sticky */
-	uint8_t finished;
-
-	uint64_t total;          /* bytes emitted */
-	uint64_t sync_at;        /* total at the last A-sync */
-	size_t pos;              /* bytes in buf */
-
-	/* Atoms not yet in a P-header, oldest first (enum enc_atom). */
-	uint8_t ph[ENC_PH_CAP];
-	unsigned nph;
-
-	/* What the decoder knows: compression and state references, set by
-	 * I-sync and branch packets (7.3.5, 7.10.5). */
-	uint8_t started;         /* an A-sync was emitted */
-	uint8_t need_isync;      /* start, or after a gap */
-	uint32_t ref_addr;
-	uint8_t ref_isa, ref_altisa, ref_ns, ref_hyp;
-	uint8_t exp_valid;       /* the decoder's walk goes to exp_addr */
-	uint32_t exp_addr;
-	uint8_t exp_isa;
-	uint8_t ts_valid;        /* ts_ref holds the last timestamp sent */
-	uint64_t ts_ref;         /* as coded (binary or Gray) */
-
-	/* The processor (from the record). */
-	uint8_t last_isa;        /* instruction set of the last instruction */
-	uint8_t ns, hyp;
-	uint32_t cid;
-	uint8_t vmid;
-	uint8_t cid_dirty, vmid_dirty;
-	uint8_t ts_pending;
-	uint64_t ts;
-	uint32_t gap_cycles;     /* cycle count for the next I-sync */
-
-	/* Pending between instructions. */
-	uint8_t br_pending;      /* a taken branch wants its address packet */
-	uint32_t br_addr;
-	uint8_t br_isa;
-	uint8_t exc_pending;     /* an exception: enum exec_exc in exc_kind */
-	uint8_t exc_kind;
-
-	/* Data trace (7.4). */
-	uint8_t data_addr_on;    /* ETMCR[3]: data addresses */
-	uint8_t data_value_on;   /* ETMCR[2]: data values */
-	uint8_t ooo_on;          /* ETM3_ENC_OOO: loads out of order */
-	uint32_t ooo_delay;
-	uint64_t insns;          /* instructions traced */
-	uint8_t d_ok;            /* the last item is an executed data
-				    instruction or one of its transfers */
-	uint8_t d_first;         /* its next transfer is its first */
-	uint32_t d_next;         /* the address right after its last one */
-	uint8_t dref_valid;      /* a data address was sent since sync */
-	uint32_t dref;           /* the data address reference */
-	struct enc_ooo ooo[ENC_OOO_TAGS]; /* pending, oldest first */
-	unsigned nooo;
-
-	uint8_t buf[ENC_BUF_BYTES];
-};
+#include "etm3_enc_internal.h"
 
 /* ---- Set-up ------------------------------------------------------------- */
 
@@ -174,32 +86,6 @@ void etm3_enc_free(struct etm3_enc *e)
 uint64_t etm3_enc_offset(const struct etm3_enc *e)
 {
 	return e ? e->total : 0;
-}
-
-/* ---- Output ------------------------------------------------------------- */
-
-static void drain(struct etm3_enc *e)
-{
-	if (e->pos && !e->err) {
-		int r = e->sink(e->sink_ctx, e->buf, e->pos);
-
-		if (r)
-			e->err = r < 0 ? r : -r;
-	}
-	e->pos = 0;
-}
-
-/* Room for one packet (ETM3_PKT_MAX_BYTES at most). */
-static void room(struct etm3_enc *e)
-{
-	if (e->pos + ETM3_PKT_MAX_BYTES > sizeof(e->buf))
-		drain(e);
-}
-
-static void put8(struct etm3_enc *e, uint8_t b)
-{
-	e->buf[e->pos++] = b;
-	e->total++;
 }
 
 /* ---- P-headers (IHI 0014Q 7.3.1) ----------------------------------------- */
@@ -321,7 +207,7 @@ static int ph_emit(struct etm3_enc *e, unsigned keep)
 	return 0;
 }
 
-static int flush_atoms(struct etm3_enc *e)
+int etm3_flush_atoms(struct etm3_enc *e)
 {
 	return ph_emit(e, 0);
 }
@@ -369,7 +255,7 @@ static void put_cycles(struct etm3_enc *e, uint32_t v)
 	put8(e, (uint8_t)((v >> 28) & 0x0f));
 }
 
-static void put_le(struct etm3_enc *e, uint32_t v, unsigned n)
+void etm3_put_le(struct etm3_enc *e, uint32_t v, unsigned n)
 {
 	for (unsigned i = 0; i < n; i++)
 		put8(e, (uint8_t)(v >> (8 * i)));
@@ -404,13 +290,13 @@ static void put_isync(struct etm3_enc *e, unsigned reason, uint32_t addr,
 		put8(e, 0x08);
 	}
 	e->gap_cycles = 0;
-	put_le(e, e->cid, e->info.context_id_bytes);
+	etm3_put_le(e, e->cid, e->info.context_id_bytes);
 	/* Bit 7 0: not LSiP; [6:5] reason (Table 7.21); 4 J; 3 NS; 2 AltISA
 	 * (ETMv3.3+); 1 Hyp (ETMv3.5 with the Virtualization Extensions);
 	 * bit 0 is set as trace units set it (digest 4.4). */
 	put8(e, (uint8_t)(reason << 5 | j << 4 | (e->ns & 1u) << 3 | alt << 2 |
 			  hyp << 1 | 1));
-	put_le(e, j ? addr : addr | t, 4);
+	etm3_put_le(e, j ? addr : addr | t, 4);
 	e->cid_dirty = 0;
 	e->ref_addr = addr;
 	e->ref_isa = isa;
@@ -592,201 +478,10 @@ static void put_context_id(struct etm3_enc *e)
 {
 	room(e);
 	put8(e, 0x6e); /* 7.3.6 */
-	put_le(e, e->cid, e->info.context_id_bytes);
+	etm3_put_le(e, e->cid, e->info.context_id_bytes);
 	e->cid_dirty = 0;
 }
 
-/* ---- Data packets (7.4) ---------------------------------------------------- */
-
-/* SS, the value's size field (Q Table 6.3, unchanged in ETMv3, 7.4.2):
- * leading zero bytes are not traced; 00 is the value 0, no byte. */
-static unsigned value_ss(uint32_t v)
-{
-	return v == 0 ? 0 : v < 0x100 ? 1 : v < 0x10000 ? 2 : 3;
-}
-
-static void put_value(struct etm3_enc *e, uint32_t v)
-{
-	static const uint8_t bytes[4] = { 0, 1, 2, 4 };
-
-	put_le(e, v, bytes[value_ss(v)]); /* least significant byte first */
-}
-
-/* A data address (7.4.2): bytes 0-3 carry 7 bits and a continuation bit,
- * the 5th A[31:28] in [3:0] and the BE-8 flag in bit 4 (digest 4.12; 0:
- * the record is little-endian). Only the low bytes up to the highest
- * that differs from the last data address are sent; all five after sync
- * (D-sync, 7.10.6) or a gap (ETMv2's rule, Q 6.4, kept in ETMv3). */
-static void put_data_addr(struct etm3_enc *e, uint32_t a)
-{
-	unsigned n = 5;
-
-	if (e->dref_valid)
-		for (unsigned k = 1; k < 5; k++)
-			if ((a >> (7 * k)) == (e->dref >> (7 * k))) {
-				n = k;
-				break;
-			}
-	for (unsigned k = 0; k < n && k < 4; k++)
-		put8(e, (uint8_t)(((a >> (7 * k)) & 0x7f) |
-				  (k + 1 < n ? 0x80 : 0)));
-	if (n == 5)
-		put8(e, (uint8_t)((a >> 28) & 0x0f));
-	e->dref = a;
-	e->dref_valid = 1;
-}
-
-/* The header's A bit (7.4.2): set on an instruction's first transfer and
- * where the transfers stop being contiguous; the address follows when
- * address tracing is on. */
-static unsigned data_a_bit(const struct etm3_enc *e, uint32_t a)
-{
-	return e->d_first || a != e->d_next;
-}
-
-/* Normal data b00A0SS10 [address] [value] (7.4.2) for the 32-bit
- * transfer of @v at @a. */
-static void put_normal_data(struct etm3_enc *e, uint32_t a, uint32_t v)
-{
-	unsigned abit = data_a_bit(e, a);
-	unsigned ss = e->data_value_on ? value_ss(v) : 0;
-
-	room(e);
-	put8(e, (uint8_t)(0x02 | abit << 5 | ss << 2));
-	if (abit && e->data_addr_on)
-		put_data_addr(e, a);
-	if (e->data_value_on)
-		put_value(e, v);
-}
-
-/* Out-of-order placeholder b01A1TT00 [address] (7.4.3, seed 004). */
-static void put_placeholder(struct etm3_enc *e, uint32_t a, unsigned tag)
-{
-	unsigned abit = data_a_bit(e, a);
-
-	room(e);
-	put8(e, (uint8_t)(0x50 | abit << 5 | tag << 2));
-	if (abit && e->data_addr_on)
-		put_data_addr(e, a);
-}
-
-/* Out-of-order data b0TT0SS00 value, never an address (7.4.3): the value
- * of the oldest pending placeholder, both halves of a 64-bit one
- * consecutively ("in the same cycle"), after the atoms so far. */
-static int return_oldest(struct etm3_enc *e)
-{
-	struct enc_ooo *o = &e->ooo[0];
-	int err = flush_atoms(e);
-
-	if (err)
-		return err;
-	for (unsigned h = 0; h < o->halves; h++) {
-		room(e);
-		put8(e, (uint8_t)(o->tag << 5 | value_ss(o->value[h]) << 2));
-		put_value(e, o->value[h]);
-	}
-	memmove(e->ooo, e->ooo + 1, --e->nooo * sizeof(e->ooo[0]));
-	return 0;
-}
-
-/* Return the values due (@all: every one, before trace stops). */
-static int return_due(struct etm3_enc *e, int all)
-{
-	while (e->nooo && (all || e->ooo[0].due <= e->insns)) {
-		int err = return_oldest(e);
-
-		if (err)
-			return err;
-	}
-	return 0;
-}
-
-/* A tag no pending placeholder holds, returning the oldest value when
- * all three are taken: a tag is reused only after its data came, so two
- * consecutive placeholders with one tag are only ever a 64-bit value's
- * (7.4.3). */
-static int free_tag(struct etm3_enc *e, unsigned *tag)
-{
-	if (e->nooo == ENC_OOO_TAGS) {
-		int err = return_oldest(e);
-
-		if (err)
-			return err;
-	}
-	for (unsigned t = 1; t <= ENC_OOO_TAGS; t++) {
-		unsigned used = 0;
-
-		for (unsigned i = 0; i < e->nooo; i++)
-			used |= e->ooo[i].tag == t;
-		if (!used) {
-			*tag = t;
-			return 0;
-		}
-	}
-	return -etmkit_err_internal;
-}
-
-/* A transfer of the instruction just traced: its packets after the
- * P-header holding the instruction's atom ("a data packet belongs to the
- * most recently traced data instruction", 7.4.2). A 64-bit transfer is
- * two 32-bit ones, the lower address first. A load with ETM3_ENC_OOO
- * gets a placeholder (two with one tag for 64 bits), its value comes
- * later (7.4.3). */
-static int put_data(struct etm3_enc *e, const struct exec_rec *r)
-{
-	unsigned halves = r->size == 8 ? 2 : 1, step = halves == 2 ? 4 : r->size;
-	int ooo = e->ooo_on && !(r->flags & EXEC_D_STORE);
-	unsigned tag = 0;
-	int err;
-
-	if ((r->size != 1 && r->size != 2 && r->size != 4 && r->size != 8) ||
-	    (r->size < 8 && r->value >> (8 * r->size)) ||
-	    (r->flags & ~EXEC_D_STORE))
-		return -etmkit_err_invalid;
-	if (!e->data_addr_on && !e->data_value_on)
-		return 0; /* not traced (ETMCR[3:2] = 0) */
-	if (!e->d_ok || r->addr > 0x100000000ull - r->size)
-		return -etmkit_err_invalid;
-	err = flush_atoms(e);
-	if (!err && ooo)
-		err = free_tag(e, &tag);
-	if (err)
-		return err;
-	for (unsigned h = 0; h < halves; h++) {
-		uint32_t a = (uint32_t)r->addr + 4 * h;
-		uint32_t v = (uint32_t)(r->value >> (32 * h));
-
-		if (ooo)
-			put_placeholder(e, a, tag);
-		else
-			put_normal_data(e, a, v);
-		e->d_first = 0;
-		e->d_next = a + step;
-	}
-	if (ooo) {
-		struct enc_ooo *o = &e->ooo[e->nooo++];
-
-		o->tag = (uint8_t)tag;
-		o->halves = (uint8_t)halves;
-		o->value[0] = (uint32_t)r->value;
-		o->value[1] = (uint32_t)(r->value >> 32);
-		o->due = e->insns + e->ooo_delay;
-	}
-	return 0;
-}
-
-/* Whether @r is an instruction whose transfers the decoder attributes
- * to it: executed, and a load, store or coprocessor transfer (7.4.2). */
-static int is_data_insn(const struct exec_rec *r, int fail)
-{
-	struct insn_info info;
-	uint8_t b[4];
-	size_t n = exec_insn_bytes(r, b);
-
-	return !fail && n &&
-	       !insn_decode(&info, (enum etmkit_isa)r->isa, r->addr, b, n) &&
-	       (info.flags & (INSN_F_LOAD | INSN_F_STORE | INSN_F_CPRT));
-}
 
 /* ---- Items ---------------------------------------------------------------- */
 
@@ -816,7 +511,7 @@ static int put_pending_branch(struct etm3_enc *e)
 
 	if (!e->br_pending)
 		return 0;
-	err = flush_atoms(e);
+	err = etm3_flush_atoms(e);
 	if (err)
 		return err;
 	put_branch(e, e->br_addr, e->br_isa, 0, 0);
@@ -847,14 +542,14 @@ static int before_insn(struct etm3_enc *e, const struct exec_rec *r)
 		if (err)
 			return err;
 		if (e->exc_pending) {
-			err = flush_atoms(e);
+			err = etm3_flush_atoms(e);
 			if (err)
 				return err;
 			put_branch(e, addr, r->isa, 1, exc_number(e->exc_kind));
 			e->exc_pending = 0;
 		}
 		if (e->total - e->sync_at >= e->sync_period) {
-			err = flush_atoms(e);
+			err = etm3_flush_atoms(e);
 			if (err)
 				return err;
 			put_async(e);
@@ -865,7 +560,7 @@ static int before_insn(struct etm3_enc *e, const struct exec_rec *r)
 			/* The security state changed without a branch, or the
 			 * record went on elsewhere than the trace says: an
 			 * I-sync states where and in which state. */
-			err = flush_atoms(e);
+			err = etm3_flush_atoms(e);
 			if (err)
 				return err;
 			put_isync(e, etm3_reason_periodic, addr, r->isa);
@@ -874,7 +569,7 @@ static int before_insn(struct etm3_enc *e, const struct exec_rec *r)
 	if ((e->cid_dirty && e->info.context_id_bytes) ||
 	    (e->vmid_dirty && e->vmid_on) ||
 	    (e->ts_pending && e->info.timestamps)) {
-		err = flush_atoms(e);
+		err = etm3_flush_atoms(e);
 		if (err)
 			return err;
 		if (e->cid_dirty && e->info.context_id_bytes)
@@ -914,7 +609,7 @@ static int put_insn(struct etm3_enc *e, const struct exec_rec *r)
 	}
 	err = before_insn(e, r);
 	if (!err)
-		err = return_due(e, 0);
+		err = etm3_return_due(e, 0);
 	if (err)
 		return err;
 	if (e->info.cycle_accurate) {
@@ -936,7 +631,7 @@ static int put_insn(struct etm3_enc *e, const struct exec_rec *r)
 	if (err)
 		return err;
 	e->insns++;
-	e->d_ok = (e->data_addr_on || e->data_value_on) && is_data_insn(r, fail);
+	e->d_ok = (e->data_addr_on || e->data_value_on) && etm3_is_data_insn(r, fail);
 	e->d_first = 1;
 	e->last_isa = r->isa;
 	e->exp_valid = 1;
@@ -973,12 +668,12 @@ static int put_gap(struct etm3_enc *e, const struct exec_rec *r)
 	if (!e->need_isync) {
 		err = put_pending_branch(e);
 		if (!err)
-			err = flush_atoms(e);
+			err = etm3_flush_atoms(e);
 	}
 	/* Values still out are traced before trace stops (7.4.3: "placed
 	 * in the FIFO as soon as it is available"). */
 	if (!err)
-		err = return_due(e, 1);
+		err = etm3_return_due(e, 1);
 	e->dref_valid = 0;
 	e->br_pending = 0;
 	e->exc_pending = 0;
@@ -1016,7 +711,7 @@ int etm3_enc_put(struct etm3_enc *e, const struct exec_rec *r)
 	if (e->finished)
 		return -etmkit_err_invalid;
 	if (r->kind == exec_data) {
-		int err = put_data(e, r);
+		int err = etm3_put_data(e, r);
 
 		return err ? err : e->err;
 	}
@@ -1071,9 +766,9 @@ int etm3_enc_finish(struct etm3_enc *e)
 	if (!e->finished && !e->need_isync) {
 		err = put_pending_branch(e);
 		if (!err)
-			err = flush_atoms(e);
+			err = etm3_flush_atoms(e);
 		if (!err)
-			err = return_due(e, 1);
+			err = etm3_return_due(e, 1);
 	}
 	e->finished = 1;
 	drain(e);

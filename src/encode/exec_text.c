@@ -8,6 +8,7 @@
 
 #include "etmkit/exec.h"
 #include "etmkit/insn.h"
+#include "common/text.h" /* hexval */
 
 static const char *const exc_names[exec_exc_count] = {
 	[exec_exc_reset] = "reset", [exec_exc_undef] = "undef",
@@ -101,17 +102,6 @@ static int parse_num(const char *s, uint64_t *v)
 	}
 	/* more than 64 bits: not read as UINT64_MAX */
 	return errno == ERANGE ? -1 : 0;
-}
-
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
 }
 
 static int parse_isa(const char *s)

@@ -15,137 +15,14 @@
  * The formats read are those of QEMU 7.2 (Debian 12); docs/qemu-log.md
  * shows an example of each line.
  */
-#include "etmkit/qemu_log.h"
-
-#include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "etmkit/insn.h"
-
-#define QL_BUF_SIZE (1u << 20)
-#define QL_QUEUE    8          /* pending items: power of two */
-#define QL_NO_COND  0xffu
-
-/* What the importer must know about an instruction beyond its class. */
-enum ql_kind {
-	ql_k_plain = 0,
-	ql_k_svc,   /* system call: the kernel runs untraced after it */
-	ql_k_bkpt,  /* BKPT, BRK: SIGTRAP when it executes */
-	ql_k_undef  /* UDF or undefined: SIGILL when it executes */
-};
-
-struct ql_insn {
-	uint64_t addr;
-	uint64_t target; /* direct branch */
-	uint32_t opcode;
-	uint16_t flags;  /* EXEC_F_BRANCH, EXEC_F_INDIRECT */
-	uint8_t size;
-	uint8_t kind;    /* enum ql_kind */
-	uint8_t bcond;   /* NZCV condition of a branch's encoding (A32 cond,
-			    T32 B<c>, A64 B.cond), QL_NO_COND if none */
-	uint8_t acond;   /* A32 cond field of any instruction, else
-			    QL_NO_COND */
-};
-
-struct ql_tb {
-	uint64_t pc;
-	uint64_t cs_base;
-	uint32_t flags;
-	uint32_t first; /* index in the instruction pool */
-	uint32_t n;
-	uint32_t cap;   /* pool slots owned, reused by a re-translation */
-	uint8_t isa;
-};
-
-/* An instruction of a listing not yet bound to a block. */
-struct ql_raw {
-	uint64_t addr;
-	uint32_t opcode; /* word, halfword, or first << 16 | second */
-	uint8_t size;
-	uint8_t halfwords; /* listed as T32 halfwords */
-};
-
-/* One execution of a block: a "Trace" line, a CPU dump, or both. */
-struct ql_event {
-	int active;
-	int has_trace;
-	int has_state;  /* a dump belongs to it */
-	int pc_known;
-	int psr_known;
-	uint64_t pc;
-	uint64_t cs_base;
-	uint32_t flags;
-	uint32_t psr;   /* CPSR or PSTATE */
-	uint8_t trace_isa;
-	uint8_t state_isa;
-	uint64_t line;
-};
-
-/* The last instruction of the previous block, waiting for its successor. */
-struct ql_last {
-	int valid;
-	int cond_fail;  /* from the CPU state: its condition failed */
-	int cond_pass;  /* from the CPU state: its condition passed */
-	uint8_t isa;
-	struct ql_insn in;
-};
-
-struct qemu_log_reader {
-	FILE *file;
-	struct qemu_log_config cfg;
-	int err;
-	struct exec_diag diag;
-
-	/* line input */
-	char *buf;
-	size_t pos, end;
-	int eof;
-	int skip_rest; /* the previous line was cut: drop its rest */
-	uint64_t lineno;
-
-	/* translated blocks */
-	struct ql_tb *tbs;
-	size_t ntbs, cap_tbs;
-	uint32_t *hash;    /* tb index + 1, 0 = empty */
-	size_t hash_size;  /* power of two */
-	struct ql_insn *pool;
-	size_t npool, cap_pool;
-
-	/* the listing being read or waiting for its block's execution */
-	struct ql_raw *raw;
-	size_t nraw, cap_raw;
-	int in_listing;
-	int listing_ready; /* a complete listing waits for its execution */
-	int listing_bad;   /* QEMU could not disassemble all of it */
-	uint64_t listing_line;
-
-	struct ql_event ev;
-	struct ql_last last;
-
-	/* items out */
-	struct exec_rec queue[QL_QUEUE];
-	unsigned qhead, qlen;
-	uint32_t run_tb;    /* block being returned, when run_left */
-	uint32_t run_i;
-	uint32_t run_left;  /* instructions before its last one */
-	int run_first_fail; /* state mode: first instruction's condition */
-	int run_first_pass;
-	int done;
-
-	uint8_t thumb_bit, a64_bit;
-	int cpu_seen;       /* the CPU (thread) of the "Trace" lines */
-	uint64_t cpu;
-	struct qemu_log_stats stats;
-};
+#include "qemu_log_internal.h"
 
 /* ---- Small helpers ------------------------------------------------------ */
 
 #if defined(__GNUC__)
 __attribute__((format(printf, 4, 5)))
 #endif
-static int ql_fail(struct qemu_log_reader *rd, int err, uint64_t line,
+int ql_fail(struct qemu_log_reader *rd, int err, uint64_t line,
 		   const char *fmt, ...)
 {
 	va_list ap;
@@ -158,20 +35,9 @@ static int ql_fail(struct qemu_log_reader *rd, int err, uint64_t line,
 	return err;
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* Hex digits at *@p (at most 16) into *@v; returns the count, 0 if none.
  * More than 16 digits return -1. */
-static int parse_hex(const char **p, const char *end, uint64_t *v)
+int ql_parse_hex(const char **p, const char *end, uint64_t *v)
 {
 	const char *s = *p;
 	uint64_t x = 0;
@@ -240,7 +106,7 @@ static int queue_event(struct qemu_log_reader *rd, enum exec_kind kind,
 	return queue_push(rd, &r);
 }
 
-static const char *isa_text(unsigned isa)
+const char *ql_isa_text(unsigned isa)
 {
 	return etmkit_isa_name((enum etmkit_isa)isa);
 }
@@ -314,318 +180,6 @@ static int next_line(struct qemu_log_reader *rd, const char **line,
 	}
 }
 
-/* ---- Translated blocks -------------------------------------------------- */
-
-static size_t tb_hash(uint64_t pc, uint64_t cs_base, uint32_t flags)
-{
-	uint64_t h = pc * 0x9e3779b97f4a7c15ull;
-
-	h ^= (cs_base + flags * 0xff51afd7ed558ccdull) * 0xc4ceb9fe1a85ec53ull;
-	return (size_t)(h ^ h >> 29);
-}
-
-static struct ql_tb *tb_find(struct qemu_log_reader *rd, uint64_t pc,
-			     uint64_t cs_base, uint32_t flags)
-{
-	size_t mask = rd->hash_size - 1;
-	size_t i = tb_hash(pc, cs_base, flags) & mask;
-
-	for (;; i = (i + 1) & mask) {
-		uint32_t t = rd->hash[i];
-		struct ql_tb *tb;
-
-		if (!t)
-			return NULL;
-		tb = &rd->tbs[t - 1];
-		if (tb->pc == pc && tb->cs_base == cs_base && tb->flags == flags)
-			return tb;
-	}
-}
-
-static int hash_grow(struct qemu_log_reader *rd)
-{
-	size_t nsize = rd->hash_size * 2, i;
-	uint32_t *h = calloc(nsize, sizeof *h);
-
-	if (!h)
-		return -etmkit_err_nomem;
-	for (i = 0; i < rd->ntbs; i++) {
-		const struct ql_tb *tb = &rd->tbs[i];
-		size_t j = tb_hash(tb->pc, tb->cs_base, tb->flags) & (nsize - 1);
-
-		while (h[j])
-			j = (j + 1) & (nsize - 1);
-		h[j] = (uint32_t)(i + 1);
-	}
-	free(rd->hash);
-	rd->hash = h;
-	rd->hash_size = nsize;
-	return 0;
-}
-
-/* A new block entry for the key (its instructions not yet set). */
-static int tb_add(struct qemu_log_reader *rd, uint64_t pc, uint64_t cs_base,
-		  uint32_t flags, struct ql_tb **out)
-{
-	struct ql_tb *tb;
-	size_t j;
-	int err;
-
-	if (rd->ntbs >= UINT32_MAX - 1)
-		return -etmkit_err_nomem;
-	if ((rd->ntbs + 1) * 2 > rd->hash_size) {
-		err = hash_grow(rd);
-		if (err)
-			return err;
-	}
-	if (rd->ntbs == rd->cap_tbs) {
-		size_t ncap = rd->cap_tbs ? rd->cap_tbs * 2 : 256;
-		void *p = realloc(rd->tbs, ncap * sizeof *rd->tbs);
-
-		if (!p)
-			return -etmkit_err_nomem;
-		rd->tbs = p;
-		rd->cap_tbs = ncap;
-	}
-	tb = &rd->tbs[rd->ntbs];
-	memset(tb, 0, sizeof *tb);
-	tb->pc = pc;
-	tb->cs_base = cs_base;
-	tb->flags = flags;
-	j = tb_hash(pc, cs_base, flags) & (rd->hash_size - 1);
-	while (rd->hash[j])
-		j = (j + 1) & (rd->hash_size - 1);
-	rd->hash[j] = (uint32_t)(rd->ntbs + 1);
-	rd->ntbs++;
-	rd->stats.tbs = rd->ntbs;
-	*out = tb;
-	return 0;
-}
-
-static int pool_reserve(struct qemu_log_reader *rd, size_t n)
-{
-	size_t ncap = rd->cap_pool ? rd->cap_pool : 4096;
-	void *p;
-
-	if (rd->npool + n <= rd->cap_pool)
-		return 0;
-	if (rd->npool + n > UINT32_MAX)
-		return -etmkit_err_nomem;
-	while (ncap < rd->npool + n)
-		ncap *= 2;
-	p = realloc(rd->pool, ncap * sizeof *rd->pool);
-	if (!p)
-		return -etmkit_err_nomem;
-	rd->pool = p;
-	rd->cap_pool = ncap;
-	return 0;
-}
-
-/* What the importer needs to know of one instruction, from its class. */
-static void classify_kind(struct ql_insn *in, const struct insn_info *info,
-			  enum etmkit_isa isa)
-{
-	uint32_t op = in->opcode;
-
-	in->kind = ql_k_plain;
-	in->bcond = QL_NO_COND;
-	in->acond = QL_NO_COND;
-	if (isa == etmkit_isa_arm && (op >> 28) < 14)
-		in->acond = (uint8_t)(op >> 28);
-	if (info->flags & INSN_F_UNDEFINED) {
-		in->kind = ql_k_undef;
-	} else if (info->flags & INSN_F_EXCEPTION) {
-		switch (isa) {
-		case etmkit_isa_a64:
-			/* C6.2 SVC: 11010100 000 imm16 000 01 */
-			if ((op & 0xffe0001fu) == 0xd4000001u)
-				in->kind = ql_k_svc;
-			else if ((op & 0xffe0001fu) == 0xd4200000u)
-				in->kind = ql_k_bkpt; /* BRK */
-			else if ((op & 0xffff0000u) == 0)
-				in->kind = ql_k_undef; /* UDF */
-			break;
-		case etmkit_isa_arm:
-			/* F5.1.242 SVC: cond 1111 imm24 */
-			if ((op & 0x0f000000u) == 0x0f000000u)
-				in->kind = ql_k_svc;
-			else if ((op & 0x0ff000f0u) == 0x01200070u)
-				in->kind = ql_k_bkpt;
-			else
-				in->kind = ql_k_undef;
-			break;
-		case etmkit_isa_thumb:
-			if (in->size == 2 && (op & 0xff00u) == 0xdf00u)
-				in->kind = ql_k_svc;
-			else if (in->size == 2 && (op & 0xff00u) == 0xbe00u)
-				in->kind = ql_k_bkpt;
-			else
-				in->kind = ql_k_undef;
-			break;
-		default:
-			break;
-		}
-	}
-	if (!(info->flags & INSN_F_BRANCH) || (info->flags & INSN_F_IT))
-		return;
-	if (isa == etmkit_isa_a64) {
-		/* B.cond, BC.cond: 0101010 0 imm19 o0 cond */
-		if ((op & 0xff000000u) == 0x54000000u && info->cond < 14)
-			in->bcond = info->cond;
-	} else if (isa == etmkit_isa_arm) {
-		in->bcond = in->acond;
-	} else if (info->cond < 14) {
-		in->bcond = info->cond; /* T32 B<c> */
-	}
-}
-
-/* Classify the pending listing in @isa into block @tb's instructions. */
-static int bind_listing(struct qemu_log_reader *rd, struct ql_tb *tb,
-			enum etmkit_isa isa)
-{
-	size_t i, n = rd->nraw;
-	struct ql_insn *dst;
-	int err;
-
-	if (n > tb->cap) {
-		err = pool_reserve(rd, n);
-		if (err)
-			return err;
-		tb->first = (uint32_t)rd->npool;
-		tb->cap = (uint32_t)n;
-		rd->npool += n;
-	}
-	tb->n = (uint32_t)n;
-	tb->isa = (uint8_t)isa;
-	dst = &rd->pool[tb->first];
-	for (i = 0; i < n; i++) {
-		const struct ql_raw *raw = &rd->raw[i];
-		struct insn_info info;
-		uint8_t b[4];
-		struct ql_insn *in = &dst[i];
-
-		if (raw->halfwords != (isa == etmkit_isa_thumb))
-			return ql_fail(rd, -etmkit_err_format,
-				       rd->listing_line + 1 + i,
-				       "instruction at 0x%llx is listed as %s"
-				       " but the logged state says %s (wrong"
-				       " thumb_bit for this QEMU?)",
-				       (unsigned long long)raw->addr,
-				       raw->halfwords ? "T32 halfwords" :
-				       "a word", isa_text(isa));
-		/* A64 and A32 instructions are word-aligned, T32 ones
-		 * halfword-aligned, and AArch32 addresses 32-bit (DDI 0487
-		 * G1.2, E1.2): no trace could show anything else. */
-		if ((raw->addr & (isa == etmkit_isa_thumb ? 1u : 3u)) ||
-		    (isa != etmkit_isa_a64 && raw->addr > 0xffffffffu))
-			return ql_fail(rd, -etmkit_err_format,
-				       rd->listing_line + 1 + i,
-				       "instruction at 0x%llx: not a valid %s"
-				       " address", (unsigned long long)raw->addr,
-				       isa_text(isa));
-		if (raw->size == 4 && raw->halfwords) {
-			b[0] = (uint8_t)(raw->opcode >> 16);
-			b[1] = (uint8_t)(raw->opcode >> 24);
-			b[2] = (uint8_t)raw->opcode;
-			b[3] = (uint8_t)(raw->opcode >> 8);
-		} else {
-			b[0] = (uint8_t)raw->opcode;
-			b[1] = (uint8_t)(raw->opcode >> 8);
-			b[2] = (uint8_t)(raw->opcode >> 16);
-			b[3] = (uint8_t)(raw->opcode >> 24);
-		}
-		if (insn_decode(&info, isa, raw->addr, b, raw->size) < 0 ||
-		    info.size != raw->size)
-			return ql_fail(rd, -etmkit_err_format,
-				       rd->listing_line + 1 + i,
-				       "%s opcode %x at 0x%llx: insn_decode's"
-				       " size differs from the listing's (%u)",
-				       isa_text(isa), raw->opcode,
-				       (unsigned long long)raw->addr,
-				       raw->size);
-		in->addr = raw->addr;
-		in->opcode = raw->opcode;
-		in->size = raw->size;
-		in->target = info.target;
-		in->flags = 0;
-		if (info.flags & INSN_F_BRANCH) {
-			in->flags |= EXEC_F_BRANCH;
-			if (info.flags & INSN_F_INDIRECT)
-				in->flags |= EXEC_F_INDIRECT;
-		}
-		classify_kind(in, &info, isa);
-	}
-	rd->listing_ready = 0;
-	rd->nraw = 0;
-	return 0;
-}
-
-/* ---- Listing lines ------------------------------------------------------ */
-
-/* "0x00010340:  f04f 0b00  mov.w    fp, #0" (T32), "0x00010440:  2803 ..."
- * (T16), "0x00400580:  d503201f  nop" (A32, A64). */
-static int listing_insn(struct qemu_log_reader *rd, const char *s,
-			size_t len)
-{
-	const char *p = s + 2, *end = s + len;
-	uint64_t addr, v, v2;
-	struct ql_raw raw;
-	int n;
-
-	if (rd->listing_bad)
-		return 0;
-	if (parse_hex(&p, end, &addr) <= 0 || p == end || *p != ':')
-		goto bad;
-	p++;
-	while (p < end && *p == ' ')
-		p++;
-	n = parse_hex(&p, end, &v);
-	memset(&raw, 0, sizeof raw);
-	raw.addr = addr;
-	raw.opcode = (uint32_t)v;
-	if (n == 8) {
-		raw.size = 4;
-	} else if (n == 4) {
-		raw.halfwords = 1;
-		raw.size = 2;
-		if (end - p >= 6 && p[0] == ' ' && hexval(p[1]) >= 0) {
-			const char *q = p + 1;
-
-			if (parse_hex(&q, end, &v2) == 4 &&
-			    (q == end || *q == ' ')) {
-				raw.size = 4;
-				raw.opcode = (uint32_t)(v << 16 | v2);
-			}
-		}
-	} else {
-		goto bad;
-	}
-	if (rd->nraw) {
-		const struct ql_raw *prev = &rd->raw[rd->nraw - 1];
-
-		if (prev->addr + prev->size != addr)
-			return ql_fail(rd, -etmkit_err_format, rd->lineno,
-				       "instruction at 0x%llx does not follow"
-				       " the one at 0x%llx",
-				       (unsigned long long)addr,
-				       (unsigned long long)prev->addr);
-	}
-	if (rd->nraw == rd->cap_raw) {
-		size_t ncap = rd->cap_raw ? rd->cap_raw * 2 : 64;
-		void *q = realloc(rd->raw, ncap * sizeof *rd->raw);
-
-		if (!q)
-			return -etmkit_err_nomem;
-		rd->raw = q;
-		rd->cap_raw = ncap;
-	}
-	rd->raw[rd->nraw++] = raw;
-	return 0;
-bad:
-	return ql_fail(rd, -etmkit_err_format, rd->lineno,
-		       "cannot read the address and opcode of this"
-		       " instruction listing line");
-}
 
 /* ---- Execution events --------------------------------------------------- */
 
@@ -742,8 +296,8 @@ static int resolve_block(struct qemu_log_reader *rd, const struct ql_event *ev,
 		return ql_fail(rd, -etmkit_err_format, ev->line,
 			       "TB flags give instruction set %s, the CPU"
 			       " state %s: set thumb_bit/a64_bit for this"
-			       " QEMU version", isa_text(ev->trace_isa),
-			       isa_text(ev->state_isa));
+			       " QEMU version", ql_isa_text(ev->trace_isa),
+			       ql_isa_text(ev->state_isa));
 	if (ev->has_trace) {
 		isa = ev->trace_isa;
 		cs_base = ev->cs_base;
@@ -757,7 +311,7 @@ static int resolve_block(struct qemu_log_reader *rd, const struct ql_event *ev,
 		cs_base = 0;
 		flags = 0x80000000u | isa;
 	}
-	tb = tb_find(rd, ev->pc, cs_base, flags);
+	tb = ql_tb_find(rd, ev->pc, cs_base, flags);
 	if (rd->listing_ready && rd->nraw && rd->raw[0].addr == ev->pc) {
 		if (rd->listing_bad)
 			return ql_fail(rd, -etmkit_err_unsupported,
@@ -766,11 +320,11 @@ static int resolve_block(struct qemu_log_reader *rd, const struct ql_event *ev,
 				       " at 0x%llx",
 				       (unsigned long long)ev->pc);
 		if (!tb) {
-			err = tb_add(rd, ev->pc, cs_base, flags, &tb);
+			err = ql_tb_add(rd, ev->pc, cs_base, flags, &tb);
 			if (err)
 				return err;
 		}
-		err = bind_listing(rd, tb, (enum etmkit_isa)isa);
+		err = ql_bind_listing(rd, tb, (enum etmkit_isa)isa);
 		if (err)
 			return err;
 	} else if (!tb || !tb->n) {
@@ -788,8 +342,8 @@ static int resolve_block(struct qemu_log_reader *rd, const struct ql_event *ev,
 static int commit_event(struct qemu_log_reader *rd)
 {
 	struct ql_event *ev = &rd->ev;
-	struct ql_tb *tb;
-	uint8_t isa;
+	struct ql_tb *tb = NULL; /* set by resolve_block() when it returns 0 */
+	uint8_t isa = 0;
 	int err;
 
 	ev->active = 0;
@@ -852,10 +406,10 @@ static int trace_line(struct qemu_log_reader *rd, const char *s, size_t len)
 		}
 	}
 	p++;
-	if (parse_hex(&p, end, &cs_base) <= 0 || p == end || *p++ != '/' ||
-	    parse_hex(&p, end, &pc) <= 0 || p == end || *p++ != '/' ||
-	    parse_hex(&p, end, &flags) <= 0 || p == end || *p++ != '/' ||
-	    parse_hex(&p, end, &cflags) <= 0 || p == end || *p != ']' ||
+	if (ql_parse_hex(&p, end, &cs_base) <= 0 || p == end || *p++ != '/' ||
+	    ql_parse_hex(&p, end, &pc) <= 0 || p == end || *p++ != '/' ||
+	    ql_parse_hex(&p, end, &flags) <= 0 || p == end || *p++ != '/' ||
+	    ql_parse_hex(&p, end, &cflags) <= 0 || p == end || *p != ']' ||
 	    flags > UINT32_MAX)
 		goto bad;
 	if (rd->ev.active) {
@@ -919,7 +473,7 @@ static int dump_a64_pc(struct qemu_log_reader *rd, const char *s, size_t len)
 	const char *p = s + 4;
 	uint64_t pc;
 
-	if (parse_hex(&p, s + len, &pc) <= 0)
+	if (ql_parse_hex(&p, s + len, &pc) <= 0)
 		return ql_fail(rd, -etmkit_err_format, rd->lineno,
 			       "cannot read the PC of this CPU dump");
 	return dump_start(rd, 1, pc, 1);
@@ -937,7 +491,7 @@ static int dump_a32_pc(struct qemu_log_reader *rd, const char *s, size_t len)
 		if (memcmp(p, "R15=", 4) == 0)
 			break;
 	p += 4;
-	if (p > end || parse_hex(&p, end, &pc) <= 0)
+	if (p > end || ql_parse_hex(&p, end, &pc) <= 0)
 		return ql_fail(rd, -etmkit_err_format, rd->lineno,
 			       "cannot read R15 in this CPU dump");
 	if (rd->ev.has_trace && rd->ev.pc != pc)
@@ -960,7 +514,7 @@ static int dump_psr(struct qemu_log_reader *rd, const char *s, size_t len,
 
 	if (!rd->ev.active || !rd->ev.has_state)
 		return 0;
-	if (parse_hex(&p, s + len, &v) <= 0 || v > UINT32_MAX)
+	if (ql_parse_hex(&p, s + len, &v) <= 0 || v > UINT32_MAX)
 		return ql_fail(rd, -etmkit_err_format, rd->lineno,
 			       "cannot read the PSR of this CPU dump");
 	rd->ev.psr = (uint32_t)v;
@@ -984,7 +538,7 @@ static int stopped_line(struct qemu_log_reader *rd, const char *s,
 	if (!p)
 		return 0;
 	p++;
-	if (parse_hex(&p, s + len, &pc) > 0 && rd->ev.active &&
+	if (ql_parse_hex(&p, s + len, &pc) > 0 && rd->ev.active &&
 	    rd->ev.pc_known && rd->ev.pc == pc) {
 		struct ql_tb *tb;
 		uint8_t isa;
@@ -1008,7 +562,7 @@ static int dispatch(struct qemu_log_reader *rd, const char *s, size_t len)
 		return 0;
 	}
 	if (rd->in_listing && s[0] == '0' && len > 2 && s[1] == 'x')
-		return listing_insn(rd, s, len);
+		return ql_listing_insn(rd, s, len);
 	if (rd->in_listing && !STARTS(s, len, "IN:")) {
 		if (STARTS(s, len, "Disassembler disagrees"))
 			rd->listing_bad = 1;

@@ -31,6 +31,7 @@ import tempfile
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import etmkit_json  # noqa: E402  (tests/etmkit_json.py: schema check of every record)
 from verdict import skip  # noqa: E402  (tests/verdict.py)
+from ocsd_ranges import covers, read_ranges, run_lister  # noqa: E402  (tests/ocsd_ranges.py)
 
 ISAS = ("arm", "thumb", "thumbee", "jazelle", "a64")
 
@@ -116,34 +117,13 @@ def compare(want, got, what):
     return 0
 
 
-RANGE = re.compile(r"ID:([0-9a-f]+); OCSD_GEN_TRC_ELEM_INSTR_RANGE\(exec "
-                   r"range=0x([0-9a-f]+):\[0x([0-9a-f]+)\] num_i\((\d+)\) "
-                   r"last_sz\((\d+)\) \(ISA=([^)]*)\)\)? ([EN]) ")
-OCSD_ISA = {"ARM(32": "arm", "A32": "arm", "T32": "thumb", "A64": "a64",
-            "Jazelle": "jazelle", "TEE": "thumbee"}
-
-
 def lister(snap, tid):
-    exe = shutil.which("trc_pkt_lister")
-    if not exe:
+    if not shutil.which("trc_pkt_lister"):
         skip("trc_pkt_lister not installed (Debian libopencsd-bin)")
-    with tempfile.TemporaryDirectory() as d:
-        subprocess.run([exe, "-ss_dir", os.path.abspath(snap), "-decode",
-                        "-id", hex(tid), "-logfilename", "out.ppl"],
-                       cwd=d, capture_output=True)
-        with open(os.path.join(d, "out.ppl"), errors="replace") as f:
-            text = f.read()
-    ranges, notes = [], {}
+    text = run_lister(snap, tid)
+    ranges, notes = read_ranges(text, tid), {}
     for line in text.splitlines():
-        if "INSTR_RANGE" in line:
-            m = RANGE.search(line)
-            if not m:
-                sys.exit("cannot parse: " + line)
-            ranges.append((int(m.group(2), 16), int(m.group(3), 16),
-                           int(m.group(4)), OCSD_ISA.get(m.group(6),
-                                                         m.group(6)),
-                           m.group(7) == "E"))
-        else:
+        if "INSTR_RANGE" not in line:
             m = re.search(r"OCSD_GEN_TRC_ELEM_([A-Z_]+)", line)
             if m:
                 notes[m.group(1)] = notes.get(m.group(1), 0) + 1
@@ -160,11 +140,7 @@ def compare_ranges(want, ranges):
     i = 0
     for n, (start, end, count, isa, executed) in enumerate(ranges):
         chunk = want[i:i + count]
-        ok = (count > 0 and len(chunk) == count and chunk[0][0] == start and
-              chunk[-1][0] + chunk[-1][1] == end and
-              all(a[0] + a[1] == b[0] for a, b in zip(chunk, chunk[1:])) and
-              all(a[2] == isa for a in chunk) and chunk[-1][3] == executed)
-        if not ok:
+        if not covers(chunk, (start, end, count, isa, executed)):
             print(f"OpenCSD range {n}: 0x{start:x}-0x{end:x} num_i={count} "
                   f"{isa} {'E' if executed else 'N'}; record from "
                   f"instruction {i}: " + " ".join(show(x) for x in chunk[:8]))

@@ -30,15 +30,14 @@ Exit status: 0 match, 1 mismatch, 77 input missing (fails with CI=true).
 """
 import argparse
 import os
-import re
 import shutil
 import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import etmkit_json  # noqa: E402  (tests/etmkit_json.py: schema check of every record)
 from verdict import skip  # noqa: E402  (tests/verdict.py)
+from ocsd_ranges import covers, read_ranges, run_lister  # noqa: E402  (tests/ocsd_ranges.py)
 
 
 
@@ -132,40 +131,14 @@ def compare_ds5(elems, path):
 
 # ---- OpenCSD -------------------------------------------------------------------
 
-RANGE = re.compile(r"INSTR_RANGE\(exec range=0x([0-9a-f]+):\[0x([0-9a-f]+)\] "
-                   r"num_i\((\d+)\) last_sz\((\d+)\) \(ISA=([^)]*)\)\)? "
-                   r"([EN]) ")
-# OpenCSD's ISA names ("ARM(32)" has its own parenthesis) as etmkit's.
-OCSD_ISA = {"ARM(32": "arm", "T32": "thumb", "A64": "a64", "Jazelle": "jazelle",
-            "TEE": "thumbee"}
-
-
-def read_ranges(text, tid):
-    tag = f"ID:{int(tid, 0):x};"
-    out = []
-    for line in text.splitlines():
-        if tag in line and "INSTR_RANGE" in line:
-            m = RANGE.search(line)
-            if not m:
-                print("cannot parse: " + line)
-                sys.exit(1)
-            out.append((int(m.group(1), 16), int(m.group(2), 16),
-                        int(m.group(3)), OCSD_ISA.get(m.group(5), m.group(5)),
-                        m.group(6) == "E"))
-    return out
-
-
 def compare_ranges(elems, ranges, what):
     insns = [e for e in elems if e["kind"] == "insn"]
     bad, i = 0, 0
     for n, (start, end, count, isa, executed) in enumerate(ranges):
         chunk = insns[i:i + count]
         i += count
-        ok = (len(chunk) == count and chunk[0]["addr"] == start and
-              chunk[-1]["addr"] + chunk[-1]["size"] == end and
-              all(a["addr"] + a["size"] == b["addr"] for a, b in zip(chunk, chunk[1:])) and
-              all(a["isa"] == isa for a in chunk) and
-              chunk[-1]["exec"] == executed)
+        ok = covers([(a["addr"], a["size"], a["isa"], a["exec"])
+                     for a in chunk], (start, end, count, isa, executed))
         if not ok:
             print(f"{what} range {n}: 0x{start:x}-0x{end:x} num_i={count} "
                   f"{isa} {'E' if executed else 'N'}; etmkit: " +
@@ -181,15 +154,6 @@ def compare_ranges(elems, ranges, what):
     print(f"{what}: {len(ranges)} ranges, {total} instructions: "
           + ("match" if not bad else f"{bad} differences"))
     return bad
-
-
-def run_lister(snapshot):
-    exe = shutil.which("trc_pkt_lister")
-    with tempfile.TemporaryDirectory() as d:
-        subprocess.run([exe, "-ss_dir", os.path.abspath(snapshot), "-decode",
-                        "-logfilename", "out.ppl"], cwd=d, capture_output=True)
-        with open(os.path.join(d, "out.ppl"), errors="replace") as f:
-            return f.read()
 
 
 def main():
