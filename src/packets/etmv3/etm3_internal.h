@@ -57,7 +57,7 @@ struct etm3_pkt_decoder {
 	uint8_t scan;           /* enum etm3_scan */
 	uint64_t zeros;         /* consecutive 0x00 bytes seen */
 	uint64_t zero_off[5];   /* offsets of the last five of them (ring) */
-	uint64_t async_off;     /* synced A-sync: offset of its first zero */
+	uint64_t zeros_off;     /* synced A-sync: offset of its first zero */
 	uint64_t uns_off;       /* open unsynced run: first byte's offset */
 	uint64_t uns_len;       /* its length so far (zeros included) */
 	uint8_t uns_raw[ETM3_PKT_MAX_BYTES];
