@@ -15,6 +15,11 @@
 #include "flow/block.h"
 #include "flow/flow_driver.h"
 
+/* What this decoder's files share stays inside the library: hidden, so
+ * that where a function is defined the compiler may still inline it (the
+ * library is position-independent code). */
+#pragma GCC visibility push(hidden)
+
 #define F4_BATCH 64
 #define F4_OUT 256           /* elements decoded before delivery: 12 KiB,
 				which the consumer reads while they are
@@ -195,35 +200,26 @@ struct etm4_flow_decoder {
 	void *image_ctx;
 };
 
-/* Functions shared by this decoder's files only: hidden, so that where
- * they are defined the compiler may still inline them (the library is
- * position-independent code). */
-#if defined(__GNUC__)
-#define F4_INTERNAL __attribute__((visibility("hidden")))
-#else
-#define F4_INTERNAL
-#endif
-
 /* etm4_flow.c: set-up and output. */
-F4_INTERNAL void etm4_reset_resolution(struct etm4_flow_decoder *d);
-F4_INTERNAL void etm4_tally_flush(struct etm4_flow_decoder *d);
-F4_INTERNAL void etm4_tally_put(struct etm4_flow_decoder *d, struct f4_tally *t);
-F4_INTERNAL void etm4_tally_flush_table(struct etm4_flow_decoder *d);
-F4_INTERNAL void etm4_trace_insert(struct etm4_flow_decoder *d, uint64_t target);
+void etm4_reset_resolution(struct etm4_flow_decoder *d);
+void etm4_tally_flush(struct etm4_flow_decoder *d);
+void etm4_tally_put(struct etm4_flow_decoder *d, struct f4_tally *t);
+void etm4_tally_flush_table(struct etm4_flow_decoder *d);
+void etm4_trace_insert(struct etm4_flow_decoder *d, uint64_t target);
 
 /* etm4_resolve.c: packets to queue entries (layer 2). */
-F4_INTERNAL int etm4_commit(struct etm4_flow_decoder *d, uint32_t n);
-F4_INTERNAL int etm4_cancel(struct etm4_flow_decoder *d, uint32_t n);
-F4_INTERNAL void etm4_mispredict(struct etm4_flow_decoder *d);
-F4_INTERNAL void etm4_drop_speculative(struct etm4_flow_decoder *d);
-F4_INTERNAL void etm4_on_address(struct etm4_flow_decoder *d, uint64_t offset,
+int etm4_commit(struct etm4_flow_decoder *d, uint32_t n);
+int etm4_cancel(struct etm4_flow_decoder *d, uint32_t n);
+void etm4_mispredict(struct etm4_flow_decoder *d);
+void etm4_drop_speculative(struct etm4_flow_decoder *d);
+void etm4_on_address(struct etm4_flow_decoder *d, uint64_t offset,
 		     const struct etm4_address *a);
-F4_INTERNAL void etm4_on_packet(struct etm4_flow_decoder *d, const struct etm4_packet *p);
+void etm4_on_packet(struct etm4_flow_decoder *d, const struct etm4_packet *p);
 
 /* etm4_walk.c, etm4_walk_entry.c: the walk (layer 3). */
-F4_INTERNAL int etm4_walk(struct etm4_flow_decoder *d);
-F4_INTERNAL int etm4_walk_entry(struct etm4_flow_decoder *d, struct ent *e);
-F4_INTERNAL int etm4_atom_run(struct etm4_flow_decoder *d, const struct etm4_packet *p);
+int etm4_walk(struct etm4_flow_decoder *d);
+int etm4_walk_entry(struct etm4_flow_decoder *d, struct ent *e);
+int etm4_atom_run(struct etm4_flow_decoder *d, const struct etm4_packet *p);
 
 /* Whether anything counted waits (etm4_tally_flush() delivers it). */
 static inline int tally_waits(const struct etm4_flow_decoder *d)
@@ -231,8 +227,9 @@ static inline int tally_waits(const struct etm4_flow_decoder *d)
 	return d->ntally || d->tr.state;
 }
 
-static inline struct etmkit_elem *emit(struct etm4_flow_decoder *d, uint8_t kind,
-				uint64_t offset)
+static inline struct etmkit_elem *
+emit(struct etm4_flow_decoder *d, uint8_t kind,
+     uint64_t offset)
 {
 	struct etmkit_elem *e;
 
@@ -268,13 +265,15 @@ static inline uint32_t spec_len(const struct etm4_flow_decoder *d)
 
 /* A resolution error: what is speculative is lost; a gap follows in the
  * walk queue and sync is dropped until the next Trace Info. */
-F4_INTERNAL void etm4_protocol_error(struct etm4_flow_decoder *d, uint64_t offset,
-			   const char *why);
+void etm4_protocol_error(struct etm4_flow_decoder *d, uint64_t offset,
+			 const char *why);
 static inline struct ent *done_push(struct etm4_flow_decoder *d)
 {
 	/* The walk queue is emptied before each packet and one packet moves
 	 * at most the speculation queue into it, plus a few entries. */
 	return &d->done[d->dt++];
 }
+
+#pragma GCC visibility pop
 
 #endif

@@ -185,7 +185,7 @@ static void lose(struct etm4_flow_decoder *d, uint64_t offset,
 }
 
 void etm4_protocol_error(struct etm4_flow_decoder *d, uint64_t offset,
-			   const char *why)
+			 const char *why)
 {
 	d->stats.protocol_errors++;
 	lose(d, offset, why, etmkit_loss_packet);
@@ -307,7 +307,7 @@ static void on_context(struct etm4_flow_decoder *d, uint64_t offset,
 /* An address packet: the address an exception or Q waits for, or a
  * Target Address element (D4.3.6.2). */
 void etm4_on_address(struct etm4_flow_decoder *d, uint64_t offset,
-		       const struct etm4_address *a)
+		     const struct etm4_address *a)
 {
 	struct ent *e;
 

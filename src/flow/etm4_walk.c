@@ -66,7 +66,7 @@ int etm4_ready(struct etm4_flow_decoder *d, uint64_t offset)
  * Returns 1 when the atom is done, 0 when the output is full (call
  * again). */
 int etm4_walk_atom(struct etm4_flow_decoder *d, unsigned taken,
-		     uint64_t offset)
+		   uint64_t offset)
 {
 	if (!d->atom_started) {
 		d->atom_started = 1;
@@ -132,7 +132,7 @@ int etm4_walk_atom(struct etm4_flow_decoder *d, unsigned taken,
  * @left, until *@left instructions were delivered. Returns 1 when done
  * (or lost: position unknown), 0 when the output is full. */
 int etm4_walk_until(struct etm4_flow_decoder *d, uint64_t stop,
-		      uint32_t *left, enum walk_mode mode, uint64_t offset)
+		    uint32_t *left, enum walk_mode mode, uint64_t offset)
 {
 	for (;;) {
 		struct flow_block *b;
@@ -447,8 +447,8 @@ out:
 }
 
 void etm4_run_ranges(struct etm4_flow_decoder *d,
-		       const struct etm4_packet *p, uint32_t *ph,
-		       uint32_t *pia, uint32_t *pbits, unsigned *pn)
+		     const struct etm4_packet *p, uint32_t *ph,
+		     uint32_t *pia, uint32_t *pbits, unsigned *pn)
 {
 	if (d->tally)
 		run_ranges_loop(d, p, ph, pia, pbits, pn, 1);

@@ -9,13 +9,18 @@
 
 #include "flow/etm4_flow_int.h"
 
-F4_INTERNAL int etm4_no_code(struct etm4_flow_decoder *d, uint64_t offset, uint8_t loss);
-F4_INTERNAL int etm4_resolve_lookup(struct etm4_flow_decoder *d, uint64_t offset);
-F4_INTERNAL void etm4_run_ranges(struct etm4_flow_decoder *d,
+/* What this decoder's files share stays inside the library: hidden, so
+ * that where a function is defined the compiler may still inline it (the
+ * library is position-independent code). */
+#pragma GCC visibility push(hidden)
+
+int etm4_no_code(struct etm4_flow_decoder *d, uint64_t offset, uint8_t loss);
+int etm4_resolve_lookup(struct etm4_flow_decoder *d, uint64_t offset);
+void etm4_run_ranges(struct etm4_flow_decoder *d,
 		     const struct etm4_packet *p, uint32_t *ph,
 		     uint32_t *pia, uint32_t *pbits, unsigned *pn);
-F4_INTERNAL int etm4_ready(struct etm4_flow_decoder *d, uint64_t offset);
-F4_INTERNAL int etm4_walk_atom(struct etm4_flow_decoder *d, unsigned taken,
+int etm4_ready(struct etm4_flow_decoder *d, uint64_t offset);
+int etm4_walk_atom(struct etm4_flow_decoder *d, unsigned taken,
 		   uint64_t offset);
 
 /* The instruction set of a target address (digest 5.18). */
@@ -26,7 +31,8 @@ static inline uint8_t isa_of(const struct etm4_flow_decoder *d, unsigned is)
 	return d->sf ? etmkit_isa_a64 : etmkit_isa_arm;
 }
 
-static inline void go_to(struct etm4_flow_decoder *d, uint64_t addr, uint8_t isa)
+static inline void
+go_to(struct etm4_flow_decoder *d, uint64_t addr, uint8_t isa)
 {
 	d->pos = POS_ADDR;
 	d->addr = addr;
@@ -39,7 +45,8 @@ static inline void go_to(struct etm4_flow_decoder *d, uint64_t addr, uint8_t isa
 /* Go to a traced address with instruction-set bit @is: A64 or A32 depends
  * on the context, which may come after the address (a Context element
  * applies to the next instruction executed, D4.3.6.3). */
-static inline void go_to_is(struct etm4_flow_decoder *d, uint64_t addr, unsigned is)
+static inline void
+go_to_is(struct etm4_flow_decoder *d, uint64_t addr, unsigned is)
 {
 	go_to(d, addr, isa_of(d, is));
 	d->pos_is = (int8_t)is;
@@ -55,7 +62,8 @@ static inline void target_address(struct etm4_flow_decoder *d, uint64_t addr,
 	d->rs_no_push = 0;
 }
 
-static inline void rs_push(struct etm4_flow_decoder *d, uint64_t addr, uint8_t isa)
+static inline void
+rs_push(struct etm4_flow_decoder *d, uint64_t addr, uint8_t isa)
 {
 	if (d->rs_no_push)
 		return;
@@ -114,8 +122,9 @@ static inline int resolve(struct etm4_flow_decoder *d, uint64_t offset)
 	return etm4_resolve_lookup(d, offset);
 }
 
-static inline void leave_block(struct etm4_flow_decoder *d, struct flow_block *b,
-			unsigned slot, uint64_t addr, uint8_t isa)
+static inline void
+leave_block(struct etm4_flow_decoder *d, struct flow_block *b,
+	    unsigned slot, uint64_t addr, uint8_t isa)
 {
 	struct flow_block *nb = b->succ[slot];
 
@@ -414,7 +423,9 @@ enum walk_mode {
  * before the decoder gives up on it (the image does not match). */
 #define F4_WALK_BUDGET (1u << 16)
 
-F4_INTERNAL int etm4_walk_until(struct etm4_flow_decoder *d, uint64_t stop,
+int etm4_walk_until(struct etm4_flow_decoder *d, uint64_t stop,
 		    uint32_t *left, enum walk_mode mode, uint64_t offset);
+
+#pragma GCC visibility pop
 
 #endif
