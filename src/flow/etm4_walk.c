@@ -1,0 +1,596 @@
+/* ETMv4 / ETE flow decoder: the walk through the image of atoms (layer 3
+ * of seed 002 D4.3.1), the runs of atom packets the packet decoder
+ * gives (ETM4_CFG_ADDR_RUNS) and the position's block lookup. The walk of
+ * other queue entries: etm4_walk_entry.c; the pieces both inline:
+ * etm4_walk_int.h. */
+#include <stdint.h>
+#include <string.h>
+
+#include "flow/etm4_walk_int.h"
+
+/* ---- The walk (layer 3) -------------------------------------------------- */
+
+/* The walk stands where the image has no code (@loss): report no_image
+ * and forget the position. Returns 0. */
+int etm4_no_code(struct etm4_flow_decoder *d, uint64_t offset, uint8_t loss)
+{
+	flow_no_image(emit(d, etmkit_elem_no_image, offset), d->addr, d->isa,
+		      loss, d->space);
+	d->pos = POS_NONE;
+	d->link_from = NULL;
+	d->ind_from = NULL;
+	return 0;
+}
+
+/* Make POS_ADDR a block. Returns 1, or 0 after reporting no_image. */
+int etm4_resolve_lookup(struct etm4_flow_decoder *d, uint64_t offset)
+{
+	uint64_t gen = flow_cache_generation(&d->cache);
+	uint8_t loss = etmkit_loss_misaligned;
+	struct flow_block *b = NULL;
+	uint64_t align = d->isa == etmkit_isa_thumb ? 1u : 3u;
+
+	if (ind_guess(d))
+		return 1;
+	if (!(d->addr & align))
+		b = flow_cache_get(&d->cache, d->addr, d->isa, d->space, &loss);
+	if (b) {
+		if (d->ind_from && gen == d->ind_gen &&
+		    gen == flow_cache_generation(&d->cache))
+			d->ind_from->ind = b;
+		d->ind_from = NULL;
+		if (d->link_from && gen == d->link_gen &&
+		    gen == flow_cache_generation(&d->cache))
+			d->link_from->succ[d->link_slot] = b;
+		d->link_from = NULL;
+		d->blk = b;
+		d->idx = 0;
+		d->pos = POS_BLOCK;
+		return 1;
+	}
+	return etm4_no_code(d, offset, loss);
+}
+
+/* Position on an instruction: 1, or 0 (unknown or no image: reported). */
+int etm4_ready(struct etm4_flow_decoder *d, uint64_t offset)
+{
+	if (F4_LIKELY(d->pos == POS_BLOCK))
+		return 1;
+	if (d->pos == POS_NONE)
+		return 0;
+	return resolve(d, offset);
+}
+
+/* Walk one atom: instructions up to and including the next P0
+ * instruction, which the atom says was taken (E) or not (N) (D4.3.5.1).
+ * Returns 1 when the atom is done, 0 when the output is full (call
+ * again). */
+int etm4_walk_atom(struct etm4_flow_decoder *d, unsigned taken,
+		   uint64_t offset)
+{
+	if (!d->atom_started) {
+		d->atom_started = 1;
+		if (d->pop_pending)
+			rs_pop(d);
+		if (d->pos == POS_NONE) {
+			d->stats.atoms_lost++;
+			d->atom_started = 0;
+			return 1;
+		}
+	}
+	for (;;) {
+		struct flow_block *b;
+		const struct flow_insn *fi;
+		struct etmkit_elem *e;
+		uint32_t n, lim;
+
+		if (room(d) < 2)
+			return 0;
+		if (!etm4_ready(d, offset)) {
+			d->stats.atoms_lost++;
+			d->atom_started = 0;
+			return 1;
+		}
+		b = d->blk;
+		n = b->n;
+		if (d->tally && !d->idx &&
+		    (b->range.class_flags & d->p0_flags) && last_closed(d)) {
+			/* The whole block is the atom's range: counted. */
+			tally_run(d, b, taken, offset);
+			after_p0(d, b, taken);
+			d->atom_started = 0;
+			return 1;
+		}
+		/* An element per instruction, or one range for them all. */
+		lim = d->ranges ? n : d->idx + (uint32_t)room(d) - 1;
+		if (lim > n)
+			lim = n;
+		/* Only a block's last instruction can be a P0 one (the cache
+		 * ends blocks at them, alloc), so the copy loop tests
+		 * nothing. */
+		e = put_insns(d, b, d->idx, lim, offset, 1);
+		if (lim < n) {
+			d->idx = lim;
+			return 0;
+		}
+		fi = &b->insn[n - 1];
+		if (fi->flags & d->p0_flags) {
+			e->flags = (uint8_t)(ETMKIT_INSN_P0 |
+				      (taken ? ETMKIT_INSN_EXEC :
+					       ETMKIT_INSN_COND_FAIL));
+			after_p0(d, b, taken);
+			d->atom_started = 0;
+			return 1;
+		}
+		/* The block ended without a P0 instruction (its size limit,
+		 * or the end of the mapped bytes): go on after it. */
+		leave_block(d, b, 0, flow_block_end(b), b->isa);
+	}
+}
+
+/* Walk while the next instruction is not at @stop (exclusive), or, with
+ * @left, until *@left instructions were delivered. Returns 1 when done
+ * (or lost: position unknown), 0 when the output is full. */
+int etm4_walk_until(struct etm4_flow_decoder *d, uint64_t stop,
+		    uint32_t *left, enum walk_mode mode, uint64_t offset)
+{
+	for (;;) {
+		struct flow_block *b;
+		const struct flow_insn *fi;
+		struct etmkit_elem *e;
+
+		/* A count is done before the next instruction is looked up:
+		 * nothing after it is walked (or reported missing). */
+		if (left && !*left)
+			return 1;
+		if (room(d) < 2)
+			return 0;
+		if (!etm4_ready(d, offset))
+			return 1;
+		b = d->blk;
+		fi = &b->insn[d->idx];
+		if (!left && fi->addr == stop)
+			return 1;
+		if (!left && !d->budget--) {
+			d->pos = POS_NONE;
+			return 1;
+		}
+		e = put_insn(d, fi, offset);
+		/* The last instruction of a Q's count ends its range (flow.h):
+		 * flagged as it is delivered, whatever batch it ends. */
+		if (left && !--*left)
+			e->flags |= ETMKIT_INSN_P0;
+		if (fi->flags & d->p0_flags) {
+			/* Not taken; a source address's range runs on
+			 * through it (D4.3.5.3), so it does not end one. */
+			if (mode == WALK_SRC)
+				e->flags = ETMKIT_INSN_COND_FAIL;
+			leave_block(d, b, 0, flow_block_end(b), b->isa);
+			if (mode == WALK_EXC)
+				return 1;
+			continue;
+		}
+		if (++d->idx == b->n)
+			leave_block(d, b, 0, flow_block_end(b), b->isa);
+	}
+}
+
+/* Atoms @bits (@n, the oldest in bit 0) of the packet at @off, to be
+ * walked after what the walk queue holds: its last entry. */
+static void queue_atoms(struct etm4_flow_decoder *d, uint32_t bits,
+			unsigned n, uint64_t off)
+{
+	struct ent *e = done_push(d);
+
+	memset(e, 0, sizeof(*e));
+	e->kind = K_ATOM;
+	e->offset = off;
+	e->b = bits;
+	e->n = (uint8_t)n;
+}
+
+/* Atoms @bits (@n, the oldest in bit 0) of the packet at @off, when all
+ * of them are committed at once and nothing is queued before them: walked
+ * at once, without the queues. *@pclosed: the last element is known not
+ * to be an open range (reading it back right after writing it stalls on
+ * store forwarding), in and out. Returns 1, or 0 when the output filled
+ * (the atoms left are then the walk queue's only entry). @tally:
+ * d->tally, a constant in each of walk_atoms_now()'s two copies. */
+static inline __attribute__((always_inline)) int
+walk_atoms_loop(struct etm4_flow_decoder *d, uint32_t bits, unsigned n,
+		uint64_t off, int *pclosed, const int tally)
+{
+	int closed = *pclosed;
+	/* Fixed at alloc: kept in registers (stores to elements may alias
+	 * the decoder as far as the compiler knows). */
+	const uint32_t p0_flags = d->p0_flags;
+	const int ranges = d->ranges;
+
+	while (n) {
+		/* The common case in a tight loop: the walk stands at the start
+		 * of a block ending in a P0 instruction, with room for all of
+		 * it. Anything else is etm4_walk_atom()'s (which alone starts an
+		 * atom it does not finish). */
+		while (n && !d->atom_started) {
+			struct flow_block *b, *nb;
+			const struct flow_insn *fi;
+			struct etmkit_elem *e;
+			uint32_t bn, f;
+			unsigned taken = bits & 1;
+
+			if (F4_UNLIKELY(d->pos != POS_BLOCK)) {
+				/* etm4_walk_atom()'s start of an atom. */
+				if (d->pop_pending)
+					rs_pop(d);
+				/* Nowhere to walk from: this atom and the
+				 * packet's others are lost. */
+				if (d->pos == POS_NONE ||
+				    (room(d) >= 2 && !resolve(d, off))) {
+					d->stats.atoms_lost += n;
+					*pclosed = closed;
+					return 1;
+				}
+				if (d->pos != POS_BLOCK)
+					break; /* no room */
+			}
+			b = d->blk;
+			bn = b->n;
+			fi = &b->insn[bn - 1];
+			f = fi->flags;
+			if (d->idx || !(f & p0_flags) || room(d) < bn + 1)
+				break;
+			if (tally && (closed || last_closed(d))) {
+				tally_run(d, b, taken, off);
+			} else {
+				e = ranges ? put_range(d, b, 0, bn, off,
+						       !closed) :
+					     put_insns(d, b, 0, bn, off, 1);
+				e->flags = (uint8_t)(ETMKIT_INSN_P0 |
+					   (taken ? ETMKIT_INSN_EXEC :
+						    ETMKIT_INSN_COND_FAIL));
+			}
+			closed = 1; /* the last element: a closed range (or
+				       no_image after it, below) */
+			nb = !taken || !(f & INSN_F_BRANCH) ? b->succ[0] :
+			     !(f & (INSN_F_INDIRECT | INSN_F_CALL)) ?
+			     b->succ[1] : NULL;
+			if (nb)
+				d->blk = nb;
+			else
+				after_p0(d, b, taken);
+			bits >>= 1;
+			n--;
+		}
+		if (!n)
+			break;
+		closed = 0;
+		if (!etm4_walk_atom(d, bits & 1, off)) {
+			queue_atoms(d, bits, n, off);
+			*pclosed = 0;
+			return 0;
+		}
+		bits >>= 1;
+		n--;
+	}
+	*pclosed = closed;
+	return 1;
+}
+
+static int walk_atoms_now(struct etm4_flow_decoder *d, uint32_t bits,
+			  unsigned n, uint64_t off, int *pclosed)
+{
+	return d->tally ? walk_atoms_loop(d, bits, n, off, pclosed, 1) :
+			  walk_atoms_loop(d, bits, n, off, pclosed, 0);
+}
+
+/* Deliver the speculation queue, which holds no P0 element: 1, or 0 when
+ * the output filled (the rest waits in the walk queue). */
+static int flush_spec(struct etm4_flow_decoder *d)
+{
+	/* Walked where they are: copying an entry just written stalls on
+	 * store forwarding. The walk queue is empty (etm4_atom_run()). */
+	for (; d->sh != d->st; d->sh++) {
+		struct ent *e = spec_at(d, d->sh);
+
+		if (e->kind == K_DEAD)
+			continue;
+		if (room(d) < F4_ROOM || !etm4_walk_entry(d, e))
+			break;
+	}
+	if (d->sh == d->st)
+		return 1;
+	/* The output filled: the rest waits in the walk queue. */
+	for (; d->sh != d->st; d->sh++) {
+		struct ent *e = spec_at(d, d->sh);
+
+		if (e->kind != K_DEAD)
+			*done_push(d) = *e;
+	}
+	return 0;
+}
+
+/* Whether every P0 element is committed as it comes and nothing waits
+ * for an address: synced, MAXSPEC 0 (digest 7.2), nothing speculative,
+ * nothing pending. */
+static inline int commits_at_once(const struct etm4_flow_decoder *d)
+{
+	return d->synced && !d->info.maxspec && !d->depth && !d->pend;
+}
+
+/* ETM4_FLOW_RANGES, in run_direct()'s state with nothing speculative and
+ * the last element no open range: the packets of run record @p from byte
+ * *@ph and address *@pia on, while each atom covers a whole block ending
+ * in a P0 instruction (an atom is the instructions up to and including
+ * the next P0 one, D4.3.5.1) and the output has room. Each atom's element
+ * is a copy of its block's range template (block.h); the walk follows the
+ * blocks' successor links, and after_p0() where none is known yet; a
+ * Target Address is walked at once (run_direct()). Stops at the run's end
+ * (*@pn 0) or at an atom packet the general path must go on with:
+ * *@ph is then its byte, *@pbits and *@pn its atoms not walked yet.
+ * @tally (d->tally, a constant in each of etm4_run_ranges()'s two copies): the
+ * atoms' ranges are counted (tally_run()), not written. */
+static inline __attribute__((always_inline)) void
+run_ranges_loop(struct etm4_flow_decoder *d, const struct etm4_packet *p,
+		uint32_t *ph, uint32_t *pia, uint32_t *pbits, unsigned *pn,
+		const int tally)
+{
+	/* In locals: stores to elements may alias them as far as the
+	 * compiler knows. */
+	const struct etm4_atom_run *r = &p->u.run;
+	const struct etm4_atoms *tab = d->atoms;
+	const uint8_t *hd = r->headers;
+	const uint64_t *offs = r->offsets, base = p->offset;
+	const struct etm4_run_addr *addrs = r->addrs;
+	const uint32_t p0_flags = d->p0_flags, count = r->count;
+	struct etmkit_elem *e = &d->out[d->n];
+	struct etmkit_elem *const end = &d->out[F4_OUT - 1]; /* room(d) >= 2 */
+	uint32_t h = *ph, ia = *pia, bits = 0;
+	unsigned n = 0;
+	uint64_t insns = 0, packets = 0, lost = 0;
+	/* The walk's block while it only follows successor links: the walk
+	 * stays at the start of a block, no atom begun (d->blk is set on
+	 * leaving); NULL: look at d. */
+	struct flow_block *b = NULL;
+
+	for (; h < count; h++, packets++) {
+		const struct etm4_atoms *a = &tab[hd[h]];
+		uint64_t off;
+
+		if (!a->count) {
+			const struct etm4_run_addr *x = &addrs[ia++];
+
+			target_address(d, x->addr.addr, x->addr.is);
+			h += x->length - 1;
+			/* An atom next (no Context between can change the
+			 * instruction set or memory space, D4.3.6.3): the
+			 * guess resolve() would take at it, taken now. */
+			b = h + 1 < count && tab[hd[h + 1]].count ?
+				    ind_guess(d) : NULL;
+			continue;
+		}
+		off = offs ? offs[h] : base + h;
+		bits = a->bits;
+		for (n = a->count; n; n--, bits >>= 1) {
+			struct flow_block *nb;
+			unsigned taken = bits & 1, slot;
+			uint32_t f;
+
+			if (!b) {
+				/* walk_atoms_now()'s start of an atom */
+				if (d->atom_started || e >= end)
+					goto out;
+				if (d->pos != POS_BLOCK) {
+					if (d->pop_pending)
+						rs_pop(d);
+					d->n = (size_t)(e - d->out);
+					if (d->pos == POS_NONE ||
+					    !resolve(d, off)) {
+						/* this atom and the packet's
+						 * others are lost */
+						e = &d->out[d->n];
+						lost += n;
+						n = 0;
+						break;
+					}
+				}
+				if (d->idx)
+					goto out;
+				b = d->blk;
+			}
+			if (e >= end)
+				goto out;
+			f = b->range.class_flags;
+			if (!(f & p0_flags))
+				goto out; /* ended by its size or the image */
+			if (tally) {
+				/* may deliver another range: 2 elements */
+				d->n = (size_t)(e - d->out);
+				tally_run(d, b, taken, off);
+				e = &d->out[d->n];
+			} else {
+				e->offset = off;
+				memcpy(&e->addr, &b->range, sizeof(b->range));
+				/* Without a branch on the atom, which follows
+				 * no pattern: E is EXEC, N is COND_FAIL =
+				 * EXEC + 1. */
+				e->flags = (uint8_t)((ETMKIT_INSN_P0 |
+						      ETMKIT_INSN_COND_FAIL) -
+						     taken);
+				e++;
+				insns += b->range.count;
+			}
+			/* Not taken, or no branch: the next instruction
+			 * (slot 0); taken: the target (slot 1), unless
+			 * indirect or a call; those, and successors not
+			 * linked yet, are after_p0()'s. */
+			slot = taken & f & INSN_F_BRANCH;
+			nb = b->succ[slot];
+			if (F4_UNLIKELY(!nb) ||
+			    (slot && (f & (INSN_F_INDIRECT | INSN_F_CALL)))) {
+				after_p0(d, b, taken);
+				nb = NULL;
+			}
+			b = nb;
+		}
+	}
+out:
+	if (b)
+		d->blk = b;
+	d->n = (size_t)(e - d->out);
+	d->stats.insns += insns;
+	d->stats.packets += packets;
+	d->stats.atoms_lost += lost;
+	*ph = h;
+	*pia = ia;
+	*pbits = bits;
+	*pn = n;
+}
+
+void etm4_run_ranges(struct etm4_flow_decoder *d,
+		     const struct etm4_packet *p, uint32_t *ph,
+		     uint32_t *pia, uint32_t *pbits, unsigned *pn)
+{
+	if (d->tally)
+		run_ranges_loop(d, p, ph, pia, pbits, pn, 1);
+	else
+		run_ranges_loop(d, p, ph, pia, pbits, pn, 0);
+}
+
+/* Run record @p from byte *@ph and address *@pia on, in the state where
+ * every P0 element is committed as it comes and nothing waits for an
+ * address (synced, MAXSPEC 0, depth 0, nothing pending: digest 7.2), which
+ * its atoms and addresses leave as it is. Atoms are walked at once
+ * (walk_atoms_now()). A Target Address with nothing queued would be the
+ * next entry walked, and nothing can remove it first (no P0 element to
+ * cancel or mispredict; Discard, Overflow and errors leave the position
+ * unknown either way): it is walked at once too. What waits in the
+ * speculation queue is not P0 and precedes the next atom: delivered first,
+ * as etm4_commit() would. Returns 1 at the run's end, 0 when the output
+ * filled. */
+static int run_direct(struct etm4_flow_decoder *d, const struct etm4_packet *p,
+		      uint32_t *ph, uint32_t *pia)
+{
+	const struct etm4_atom_run *r = &p->u.run;
+	const struct etm4_atoms *tab = d->atoms;
+	const uint8_t *hd = r->headers;
+	uint32_t h = *ph, ia = *pia, count = r->count;
+	uint64_t packets = 0, lost = 0;
+	int ok = 1;
+	/* walk_atoms_now()'s, kept from packet to packet; read back once
+	 * per run */
+	int closed = !d->n ||
+		     d->out[d->n - 1].kind != etmkit_elem_insn_range ||
+		     d->out[d->n - 1].flags != ETMKIT_INSN_EXEC;
+	uint32_t bits;
+	unsigned left;
+
+	while (h < count) {
+		const struct etm4_atoms *a = &tab[hd[h]];
+		uint64_t off;
+
+		if (d->ranges && closed && d->sh == d->st) {
+			etm4_run_ranges(d, p, &h, &ia, &bits, &left);
+			if (!left)
+				break; /* the run's end */
+			a = &tab[hd[h]];
+		} else {
+			bits = a->bits;
+			left = a->count;
+		}
+		packets++;
+		/* (offsets only where an element may take them) */
+		if (!a->count) {
+			const struct etm4_run_addr *x = &r->addrs[ia++];
+
+			h += x->length;
+			if (d->sh == d->st) {
+				target_address(d, x->addr.addr, x->addr.is);
+				continue;
+			}
+			off = r->offsets ? r->offsets[h - x->length] :
+					   p->offset + h - x->length;
+			etm4_on_address(d, off, &x->addr);
+			if (commits_at_once(d))
+				continue;
+			/* The speculation queue overflowed: sync is lost
+			 * (etm4_protocol_error()); the rest of the run is not
+			 * this loop's, and its gap comes first. */
+			ok = !d->dt || etm4_walk(d);
+			break;
+		}
+		off = r->offsets ? r->offsets[h] : p->offset + h;
+		h++;
+		if (d->sh != d->st) {
+			closed = 0;
+			if (!flush_spec(d)) {
+				queue_atoms(d, a->bits, a->count, off);
+				ok = 0;
+				break;
+			}
+		}
+		if (d->pos == POS_NONE && !d->pop_pending && !d->atom_started) {
+			lost += left; /* nowhere to walk from */
+			continue;
+		}
+		if (!walk_atoms_now(d, bits, left, off, &closed)) {
+			ok = 0;
+			break;
+		}
+	}
+	d->stats.packets += packets;
+	d->stats.atoms_lost += lost;
+	*ph = h;
+	*pia = ia;
+	return ok;
+}
+
+/* The packet at byte @h (address *@pia if it is one) of run record @p,
+ * given to etm4_on_packet() as the record it stands for. Returns the byte after
+ * it, with *@full set when the output filled. */
+static uint32_t run_packet(struct etm4_flow_decoder *d,
+			   const struct etm4_packet *p, uint32_t h,
+			   uint32_t *pia, int *full)
+{
+	const struct etm4_atom_run *r = &p->u.run;
+	const struct etm4_atoms *a = &d->atoms[r->headers[h]];
+	struct etm4_packet q; /* etm4_on_packet() reads the fields set here */
+	uint32_t next = h + 1;
+
+	q.offset = r->offsets ? r->offsets[h] : p->offset + h;
+	q.error = 0;
+	if (a->count) {
+		q.type = etm4_pkt_atom;
+		q.u.atoms = *a;
+	} else {
+		q.type = etm4_pkt_address;
+		q.u.a.addr = r->addrs[*pia].addr;
+		next = h + r->addrs[(*pia)++].length;
+	}
+	d->stats.packets++;
+	etm4_on_packet(d, &q);
+	*full = d->dt && !etm4_walk(d);
+	return next;
+}
+
+/* The packets of run record @p (ETM4_CFG_ADDR_RUNS) from byte d->run_h
+ * and address d->run_a on. Returns 1 when the run is done, 0 when the
+ * output filled (d->run_h and d->run_a say where to go on). */
+int etm4_atom_run(struct etm4_flow_decoder *d, const struct etm4_packet *p)
+{
+	uint32_t h = d->run_h, ia = d->run_a;
+	int full = 0;
+
+	while (h < p->u.run.count && !full) {
+		if (commits_at_once(d))
+			full = !run_direct(d, p, &h, &ia);
+		else
+			h = run_packet(d, p, h, &ia, &full);
+	}
+	if (full) {
+		d->run_h = h;
+		d->run_a = ia;
+		return 0;
+	}
+	d->run_h = d->run_a = 0;
+	return 1;
+}
