@@ -173,13 +173,7 @@ static int resolve(struct etm3_flow_decoder *d, uint64_t offset)
 		b = flow_cache_get(&d->cache, d->addr, d->isa, d->space, &loss);
 
 	if (b) {
-		if (d->link_from && gen == d->link_gen &&
-		    gen == flow_cache_generation(&d->cache))
-			d->link_from->succ[d->link_slot] = b;
-		d->link_from = NULL;
-		d->blk = b;
-		d->idx = 0;
-		d->pos = POS_BLOCK;
+		FLOW_ENTER_BLOCK(d, b, gen);
 		return 1;
 	}
 	flow_no_image(emit(d, etmkit_elem_no_image, offset), d->addr, d->isa,
@@ -201,20 +195,7 @@ int etm3_flow_resolve(struct etm3_flow_decoder *d, uint64_t offset)
 static void leave_block(struct etm3_flow_decoder *d, struct flow_block *b,
 			unsigned slot, uint64_t addr, uint8_t isa)
 {
-	struct flow_block *nb = b->succ[slot];
-
-	if (nb) {
-		d->blk = nb;
-		d->idx = 0;
-		return;
-	}
-	d->pos = POS_ADDR;
-	d->addr = addr;
-	d->isa = isa;
-	d->blk = NULL;
-	d->link_from = b;
-	d->link_slot = (uint8_t)slot;
-	d->link_gen = flow_cache_generation(&d->cache);
+	FLOW_LEAVE_BLOCK(d, b, slot, addr, isa, (void)0);
 }
 
 /* ---- Atoms -------------------------------------------------------------- */

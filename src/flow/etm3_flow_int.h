@@ -156,16 +156,7 @@ static inline uint8_t current_space(const struct etm3_flow_decoder *d)
 static inline void switch_image(struct etm3_flow_decoder *d,
 				const struct image *img)
 {
-	if (img == d->cache.image)
-		return;
-	if (d->pos == POS_BLOCK) {
-		d->addr = d->blk->insn[d->idx].addr;
-		d->isa = d->blk->isa;
-		d->pos = POS_ADDR;
-	}
-	d->blk = NULL;
-	d->link_from = NULL;
-	flow_cache_set_image(&d->cache, img);
+	FLOW_SWITCH_IMAGE(d, img, (void)0, (void)0);
 }
 
 static inline void emit_context(struct etm3_flow_decoder *d, uint64_t offset)

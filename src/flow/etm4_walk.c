@@ -39,13 +39,7 @@ int etm4_resolve_lookup(struct etm4_flow_decoder *d, uint64_t offset)
 		    gen == flow_cache_generation(&d->cache))
 			d->ind_from->ind = b;
 		d->ind_from = NULL;
-		if (d->link_from && gen == d->link_gen &&
-		    gen == flow_cache_generation(&d->cache))
-			d->link_from->succ[d->link_slot] = b;
-		d->link_from = NULL;
-		d->blk = b;
-		d->idx = 0;
-		d->pos = POS_BLOCK;
+		FLOW_ENTER_BLOCK(d, b, gen);
 		return 1;
 	}
 	return etm4_no_code(d, offset, loss);

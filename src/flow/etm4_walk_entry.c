@@ -46,18 +46,7 @@ static int next_addr(const struct etm4_flow_decoder *d, uint64_t *addr)
  * address, looked up afresh in @img. */
 static void switch_image(struct etm4_flow_decoder *d, const struct image *img)
 {
-	if (img == d->cache.image)
-		return;
-	if (d->pos == POS_BLOCK) {
-		d->addr = d->blk->insn[d->idx].addr;
-		d->isa = d->blk->isa;
-		d->pos = POS_ADDR;
-		d->pos_is = -1;
-	}
-	d->blk = NULL;
-	d->link_from = NULL;
-	d->ind_from = NULL;
-	flow_cache_set_image(&d->cache, img);
+	FLOW_SWITCH_IMAGE(d, img, d->pos_is = -1, d->ind_from = NULL);
 }
 
 static void emit_context(struct etm4_flow_decoder *d, uint64_t offset)

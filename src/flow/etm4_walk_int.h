@@ -122,28 +122,14 @@ static inline int resolve(struct etm4_flow_decoder *d, uint64_t offset)
 	return etm4_resolve_lookup(d, offset);
 }
 
+/* The walk's address, not a traced one: a Context packet must not re-read
+ * the instruction set from an older address packet's IS (a BLX immediate
+ * has already switched it; Context has no IS), hence pos_is = -1. */
 static inline void
 leave_block(struct etm4_flow_decoder *d, struct flow_block *b,
 	    unsigned slot, uint64_t addr, uint8_t isa)
 {
-	struct flow_block *nb = b->succ[slot];
-
-	if (nb) {
-		d->blk = nb;
-		d->idx = 0;
-		return;
-	}
-	d->pos = POS_ADDR;
-	d->addr = addr;
-	d->isa = isa;
-	/* The walk's address, not a traced one: a Context packet must not
-	 * re-read the instruction set from an older address packet's IS
-	 * (a BLX immediate has already switched it; Context has no IS). */
-	d->pos_is = -1;
-	d->blk = NULL;
-	d->link_from = b;
-	d->link_slot = (uint8_t)slot;
-	d->link_gen = flow_cache_generation(&d->cache);
+	FLOW_LEAVE_BLOCK(d, b, slot, addr, isa, d->pos_is = -1);
 }
 
 /* ETM4_FLOW_RANGES: deliver instructions b->insn[i..j) (j > i) of packet

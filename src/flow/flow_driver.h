@@ -243,4 +243,70 @@ int P##_flow_next(struct P##_flow_decoder *d, struct etmkit_elem *elems,   \
 		   -etmkit_err_invalid;                                     \
 }
 
+/* The walk's position, for decoders whose state has the fields: pos
+ * (POS_ADDR or POS_BLOCK), addr and isa (POS_ADDR), blk and idx
+ * (POS_BLOCK), link_from, link_slot and link_gen (the block whose
+ * successor the next lookup fills in) and cache (block.h). @AT_ADDR is a
+ * statement the protocol adds where the walk goes on from an address.
+ * Macros, not functions: the walk's hot path, the same code in each
+ * decoder as if written there. */
+
+/* Block @B, found by a lookup made at cache generation @GEN, is where the
+ * walk is: link it as the successor the last block left for (if the
+ * cache has not been emptied since), and stand on its first instruction. */
+#define FLOW_ENTER_BLOCK(D, B, GEN)                                         \
+	do {                                                                \
+		if ((D)->link_from && (GEN) == (D)->link_gen &&             \
+		    (GEN) == flow_cache_generation(&(D)->cache))            \
+			(D)->link_from->succ[(D)->link_slot] = (B);         \
+		(D)->link_from = NULL;                                      \
+		(D)->blk = (B);                                             \
+		(D)->idx = 0;                                               \
+		(D)->pos = POS_BLOCK;                                       \
+	} while (0)
+
+/* After the last instruction of block @B: go on to its successor @SLOT if
+ * the cache has it, else to @ADDR in instruction set @ISA, remembering to
+ * link the block found there as that successor. */
+#define FLOW_LEAVE_BLOCK(D, B, SLOT, ADDR, ISA, AT_ADDR)                     \
+	do {                                                                \
+		struct flow_block *nb_ = (B)->succ[SLOT];                   \
+									    \
+		if (nb_) {                                                  \
+			(D)->blk = nb_;                                     \
+			(D)->idx = 0;                                       \
+			break;                                              \
+		}                                                           \
+		(D)->pos = POS_ADDR;                                        \
+		(D)->addr = (ADDR);                                         \
+		(D)->isa = (ISA);                                           \
+		AT_ADDR;                                                    \
+		(D)->blk = NULL;                                            \
+		(D)->link_from = (B);                                       \
+		(D)->link_slot = (uint8_t)(SLOT);                           \
+		(D)->link_gen = flow_cache_generation(&(D)->cache);         \
+	} while (0)
+
+/* Read from image @IMG from now on (flow.h, image_for_context): a new
+ * image empties the block cache, so a walk inside a block goes on from
+ * its address, looked up afresh in @IMG. @FORGET is a statement that drops
+ * what else the protocol keeps of the old image's blocks. */
+#define FLOW_SWITCH_IMAGE(D, IMG, AT_ADDR, FORGET)                          \
+	do {                                                                \
+		const struct image *img_ = (IMG);                           \
+									    \
+		if (img_ == (D)->cache.image)                               \
+			break;                                              \
+		if ((D)->pos == POS_BLOCK) {                                \
+			(D)->addr = (D)->blk->insn[(D)->idx].addr;          \
+			(D)->isa = (D)->blk->isa;                           \
+			(D)->pos = POS_ADDR;                                \
+			AT_ADDR;                                            \
+		}                                                           \
+		(D)->blk = NULL;                                            \
+		(D)->link_from = NULL;                                      \
+		FORGET;                                                     \
+		flow_cache_set_image(&(D)->cache, img_);                    \
+	} while (0)
+
 #endif /* ETMKIT_FLOW_DRIVER_H */
