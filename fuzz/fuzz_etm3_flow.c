@@ -36,6 +36,7 @@
 #include "etmkit/flow.h"
 #include "../tests/elem_same.h"
 #include "../tests/range_same.h"
+#include "fuzz_flow_drive.h"
 
 #define MAX_ELEMS (1u << 22)
 
@@ -99,71 +100,9 @@ static void config(const uint8_t *h, struct etm3_flow_config *c,
 	c->cache_bytes = 64 * 1024; /* small: flushes happen */
 }
 
-/* Decode @t[0..n): one feed, etm3_flow_batch(). */
-static void reference(const struct etm3_flow_config *c, const uint8_t *t,
-		      size_t n, struct elems *out)
-{
-	struct etm3_flow_decoder *d;
-	const struct etmkit_elem *el;
-	int k;
-
-	if (etm3_flow_alloc(&d, c))
-		abort();
-	if (etm3_flow_feed(d, t, n, NULL, 0))
-		abort();
-	for (int pass = 0; pass < 2; pass++) {
-		while ((k = etm3_flow_batch(d, &el)) > 0)
-			for (int i = 0; i < k; i++)
-				put(out, &el[i]);
-		if (k != -etmkit_err_eos && k != -etmkit_err_bad_packet)
-			abort();
-		if (!pass && etm3_flow_finish(d))
-			abort();
-	}
-	etm3_flow_free(d);
-}
-
-static void drain_next(struct etm3_flow_decoder *d, size_t max,
-		       struct elems *out)
-{
-	struct etmkit_elem buf[64];
-	int k;
-
-	while ((k = etm3_flow_next(d, buf, max)) > 0)
-		for (int i = 0; i < k; i++)
-			put(out, &buf[i]);
-	if (k != -etmkit_err_eos)
-		abort();
-}
-
-/* Chunks of @chunk bytes drained with etm3_flow_next(@max); with
- * @gap_at < n, a transport gap declared after byte gap_at - 1. */
-static void chunked(const struct etm3_flow_config *c, const uint8_t *t,
-		    size_t n, size_t chunk, size_t max, size_t gap_at,
-		    struct elems *out)
-{
-	struct etm3_flow_decoder *d;
-	size_t at = 0;
-
-	if (etm3_flow_alloc(&d, c))
-		abort();
-	while (at < n) {
-		size_t len = n - at < chunk ? n - at : chunk;
-
-		if (at < gap_at && at + len > gap_at)
-			len = gap_at - at;
-		if (etm3_flow_feed(d, t + at, len, NULL, at))
-			abort();
-		drain_next(d, max, out);
-		at += len;
-		if (at == gap_at && etm3_flow_gap(d))
-			abort();
-	}
-	if (etm3_flow_finish(d))
-		abort();
-	drain_next(d, max, out);
-	etm3_flow_free(d);
-}
+/* etm3_reference(), etm3_chunked(): the harness stops with abort(). */
+#define FAIL3(what) abort()
+FUZZ_FLOW_DRIVE(etm3, FAIL3)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -197,13 +136,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 
 	config(data, &cfg, img, 0);
-	reference(&cfg, t, n, &ref);
+	etm3_reference(&cfg, t, n, &ref, NULL);
 	for (size_t i = 0; i < ref.n; i++) {
 		check_elem(&ref.e[i], n);
 		if (i && ref.e[i].offset < ref.e[i - 1].offset)
 			abort();
 	}
-	chunked(&cfg, t, n, chunk, max, (size_t)-1, &got);
+	etm3_chunked(&cfg, t, n, chunk, max, (size_t)-1, &got, NULL);
 	if (got.n != ref.n)
 		abort();
 	for (size_t i = 0; i < ref.n; i++)
@@ -212,7 +151,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	/* The ranges form: the same instructions and elements. */
 	cfg.flags = ETM3_FLOW_RANGES;
-	chunked(&cfg, t, n, chunk, max, (size_t)-1, &rng);
+	etm3_chunked(&cfg, t, n, chunk, max, (size_t)-1, &rng, NULL);
 	cfg.flags = 0;
 	if (ranges_same(ref.e, ref.n, rng.e, rng.n, 1, &rd))
 		abort();
@@ -224,7 +163,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (n > 1) {
 		size_t g = 0, last = (size_t)-1;
 
-		chunked(&cfg, t, n, chunk, max, n / 2, &gap);
+		etm3_chunked(&cfg, t, n, chunk, max, n / 2, &gap, NULL);
 		while (g < gap.n && !(gap.e[g].kind == etmkit_elem_gap &&
 				      gap.e[g].u.loss.reason == etmkit_loss_transport))
 			g++;
@@ -255,7 +194,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	/* Stop on error: the reference up to its first packet error. */
 	config(data, &cfg, img, ETM3_CFG_STOP_ON_ERROR);
-	reference(&cfg, t, n, &stop);
+	etm3_reference(&cfg, t, n, &stop, NULL);
 	{
 		size_t k = 0;
 

@@ -84,6 +84,7 @@
 #include "etmkit/insn.h"
 #include "../tests/branch_traces.h"
 #include "../tests/elem_same.h"
+#include "fuzz_flow_drive.h"
 
 #define MAX_ELEMS (1u << 22)
 #define HDR 5
@@ -544,80 +545,7 @@ static void config(const uint8_t *h, struct etm4_flow_config *c,
 	c->cache_bytes = 64 * 1024; /* small: flushes happen */
 }
 
-/* Decode @t[0..n): one feed, etm4_flow_batch(); *@insns (if not NULL):
- * the instructions the stats count. */
-static void reference(const struct etm4_flow_config *c, const uint8_t *t,
-		      size_t n, struct elems *out, uint64_t *insns)
-{
-	struct etm4_flow_decoder *d;
-	const struct etmkit_elem *el;
-	int k;
-
-	if (etm4_flow_alloc(&d, c))
-		abort();
-	if (etm4_flow_feed(d, t, n, NULL, 0))
-		abort();
-	for (int pass = 0; pass < 2; pass++) {
-		while ((k = etm4_flow_batch(d, &el)) > 0)
-			for (int i = 0; i < k; i++)
-				put(out, &el[i]);
-		if (k != -etmkit_err_eos && k != -etmkit_err_bad_packet)
-			fail("etm4_flow_batch: unexpected return value");
-		if (!pass && etm4_flow_finish(d))
-			fail("etm4_flow_finish failed");
-	}
-	if (insns)
-		*insns = etm4_flow_get_stats(d)->insns;
-	etm4_flow_free(d);
-}
-
-static void drain_next(struct etm4_flow_decoder *d, size_t max,
-		       struct elems *out)
-{
-	struct etmkit_elem buf[64];
-	int k;
-
-	while ((k = etm4_flow_next(d, buf, max)) > 0) {
-		if ((size_t)k > max)
-			fail("etm4_flow_next returned more than max");
-		for (int i = 0; i < k; i++)
-			put(out, &buf[i]);
-	}
-	if (k != -etmkit_err_eos)
-		fail("etm4_flow_next: unexpected return value");
-}
-
-/* Chunks of @chunk bytes drained with etm4_flow_next(@max); with
- * @gap_at < n, a transport gap declared after byte gap_at - 1; *@insns
- * (if not NULL): the instructions the stats count. */
-static void chunked(const struct etm4_flow_config *c, const uint8_t *t,
-		    size_t n, size_t chunk, size_t max, size_t gap_at,
-		    struct elems *out, uint64_t *insns)
-{
-	struct etm4_flow_decoder *d;
-	size_t at = 0;
-
-	if (etm4_flow_alloc(&d, c))
-		abort();
-	while (at < n) {
-		size_t len = n - at < chunk ? n - at : chunk;
-
-		if (at < gap_at && at + len > gap_at)
-			len = gap_at - at;
-		if (etm4_flow_feed(d, t + at, len, NULL, at))
-			fail("etm4_flow_feed failed");
-		drain_next(d, max, out);
-		at += len;
-		if (at == gap_at && etm4_flow_gap(d))
-			fail("etm4_flow_gap failed");
-	}
-	if (etm4_flow_finish(d))
-		fail("etm4_flow_finish failed");
-	drain_next(d, max, out);
-	if (insns)
-		*insns = etm4_flow_get_stats(d)->insns;
-	etm4_flow_free(d);
-}
+FUZZ_FLOW_DRIVE(etm4, fail)
 
 /* Kinds a Discard (and so a transport gap) releases (digest 7.5). */
 static int released_by_discard(uint8_t kind)
@@ -895,11 +823,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	etm4_flow_free(probe);
 
-	reference(&cfg, t, n, &ref, &ref_insns);
+	etm4_reference(&cfg, t, n, &ref, &ref_insns);
 	packets(&cfg.etm, t, n, &pv);
 	check_elems(&ref, n, &ib, &pv);
 
-	chunked(&cfg, t, n, chunk, max, (size_t)-1, &got, NULL);
+	etm4_chunked(&cfg, t, n, chunk, max, (size_t)-1, &got, NULL);
 	if (got.n != ref.n)
 		fail("chunked decode: another number of elements");
 	for (size_t i = 0; i < ref.n; i++)
@@ -908,33 +836,33 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				&got.e[i]);
 
 	if (n > 1) {
-		chunked(&cfg, t, n, chunk, max, n / 2, &gap, NULL);
+		etm4_chunked(&cfg, t, n, chunk, max, n / 2, &gap, NULL);
 		check_gap(&ref, &gap);
 	}
 
 	cfg.flags = ETM4_FLOW_RANGES;
 	if (data[2] & 8)
-		chunked(&cfg, t, n, chunk, max, (size_t)-1, &rng, &rng_insns);
+		etm4_chunked(&cfg, t, n, chunk, max, (size_t)-1, &rng, &rng_insns);
 	else
-		reference(&cfg, t, n, &rng, &rng_insns);
+		etm4_reference(&cfg, t, n, &rng, &rng_insns);
 	check_ranges(&ref, ref_insns, &rng, rng_insns);
 
 	cfg.flags = ETM4_FLOW_RANGES | ETM4_FLOW_TALLY;
 	if (data[2] & 16)
-		chunked(&cfg, t, n, chunk, max, (size_t)-1, &tly, &tly_insns);
+		etm4_chunked(&cfg, t, n, chunk, max, (size_t)-1, &tly, &tly_insns);
 	else
-		reference(&cfg, t, n, &tly, &tly_insns);
+		etm4_reference(&cfg, t, n, &tly, &tly_insns);
 	check_tally(&rng, rng_insns, &tly, tly_insns);
 
 	cfg.flags = ETM4_FLOW_RANGES | ETM4_FLOW_TRACES;
 	if (data[2] & 32)
-		chunked(&cfg, t, n, chunk, max, (size_t)-1, &trc, &trc_insns);
+		etm4_chunked(&cfg, t, n, chunk, max, (size_t)-1, &trc, &trc_insns);
 	else
-		reference(&cfg, t, n, &trc, &trc_insns);
+		etm4_reference(&cfg, t, n, &trc, &trc_insns);
 	check_traces(&rng, rng_insns, &trc, trc_insns);
 
 	config(data, &cfg, img, ETM4_CFG_STOP_ON_ERROR);
-	reference(&cfg, t, n, &stop, NULL);
+	etm4_reference(&cfg, t, n, &stop, NULL);
 	check_stop(&ref, &stop);
 
 	free(ref.e);

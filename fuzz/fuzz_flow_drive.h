@@ -1,0 +1,93 @@
+/* The ways the flow fuzz targets drive a flow decoder, written once for
+ * every protocol: FUZZ_FLOW_DRIVE(P, FAIL) defines, for the decoder
+ * P##_flow_* (flow.h), three static functions:
+ * - P##_reference(cfg, t, n, out, insns): one feed, P##_flow_batch();
+ * - P##_chunked(cfg, t, n, chunk, max, gap_at, out, insns): feeds of
+ *   @chunk bytes, each drained with P##_flow_next(@max); with gap_at < n,
+ *   a transport gap declared after byte gap_at - 1;
+ * - P##_drain_next(d, max, out), which P##_chunked() uses.
+ * *insns (if not NULL): the instructions the decoder's stats count. The
+ * including file defines struct elems and put(struct elems *, const
+ * struct etmkit_elem *) first; FAIL(what) stops the run (it must not
+ * return). */
+#ifndef ETMKIT_FUZZ_FLOW_DRIVE_H
+#define ETMKIT_FUZZ_FLOW_DRIVE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "etmkit/flow.h"
+
+#define FUZZ_FLOW_DRIVE(P, FAIL)                                            \
+static void P##_reference(const struct P##_flow_config *c,                 \
+			  const uint8_t *t, size_t n, struct elems *out,     \
+			  uint64_t *insns)                                   \
+{                                                                           \
+	struct P##_flow_decoder *d;                                         \
+	const struct etmkit_elem *el;                                       \
+	int k;                                                              \
+									    \
+	if (P##_flow_alloc(&d, c))                                          \
+		FAIL(#P "_flow_alloc failed");                              \
+	if (P##_flow_feed(d, t, n, NULL, 0))                                \
+		FAIL(#P "_flow_feed failed");                               \
+	for (int pass = 0; pass < 2; pass++) {                              \
+		while ((k = P##_flow_batch(d, &el)) > 0)                    \
+			for (int i = 0; i < k; i++)                         \
+				put(out, &el[i]);                           \
+		if (k != -etmkit_err_eos && k != -etmkit_err_bad_packet)    \
+			FAIL(#P "_flow_batch: unexpected return value");    \
+		if (!pass && P##_flow_finish(d))                            \
+			FAIL(#P "_flow_finish failed");                     \
+	}                                                                   \
+	if (insns)                                                          \
+		*insns = P##_flow_get_stats(d)->insns;                      \
+	P##_flow_free(d);                                                   \
+}                                                                           \
+									    \
+static void P##_drain_next(struct P##_flow_decoder *d, size_t max,         \
+			   struct elems *out)                                \
+{                                                                           \
+	struct etmkit_elem buf[64];                                         \
+	int k;                                                              \
+									    \
+	while ((k = P##_flow_next(d, buf, max)) > 0) {                      \
+		if ((size_t)k > max)                                        \
+			FAIL(#P "_flow_next returned more than max");       \
+		for (int i = 0; i < k; i++)                                 \
+			put(out, &buf[i]);                                  \
+	}                                                                   \
+	if (k != -etmkit_err_eos)                                           \
+		FAIL(#P "_flow_next: unexpected return value");             \
+}                                                                           \
+									    \
+static void P##_chunked(const struct P##_flow_config *c, const uint8_t *t, \
+			size_t n, size_t chunk, size_t max, size_t gap_at,   \
+			struct elems *out, uint64_t *insns)                  \
+{                                                                           \
+	struct P##_flow_decoder *d;                                         \
+	size_t at = 0;                                                      \
+									    \
+	if (P##_flow_alloc(&d, c))                                          \
+		FAIL(#P "_flow_alloc failed");                              \
+	while (at < n) {                                                    \
+		size_t len = n - at < chunk ? n - at : chunk;               \
+									    \
+		if (at < gap_at && at + len > gap_at)                       \
+			len = gap_at - at;                                  \
+		if (P##_flow_feed(d, t + at, len, NULL, at))                \
+			FAIL(#P "_flow_feed failed");                       \
+		P##_drain_next(d, max, out);                                \
+		at += len;                                                  \
+		if (at == gap_at && P##_flow_gap(d))                        \
+			FAIL(#P "_flow_gap failed");                        \
+	}                                                                   \
+	if (P##_flow_finish(d))                                             \
+		FAIL(#P "_flow_finish failed");                             \
+	P##_drain_next(d, max, out);                                        \
+	if (insns)                                                          \
+		*insns = P##_flow_get_stats(d)->insns;                      \
+	P##_flow_free(d);                                                   \
+}
+
+#endif /* ETMKIT_FUZZ_FLOW_DRIVE_H */
