@@ -87,7 +87,6 @@ void ts_prog64_make(struct ts_prog64 *p, const struct ts_prog64_opts *o)
 		}
 		p->kind[i] = (uint8_t)k;
 		p->target[i] = t;
-		for (int b = 0; b < 4; b++)
-			p->bytes[4 * i + b] = (uint8_t)(op >> (8 * b));
+		ts_a64_put(p->bytes + 4 * (size_t)i, op);
 	}
 }

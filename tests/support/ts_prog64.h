@@ -58,6 +58,14 @@ void ts_prog64_make(struct ts_prog64 *p, const struct ts_prog64_opts *o);
 /* Free @p's arrays and zero it. */
 void ts_prog64_free(struct ts_prog64 *p);
 
+/* Store A64 opcode @op at @p, little-endian (instructions are
+ * little-endian whatever the data endianness, ARM DDI 0487). */
+static inline void ts_a64_put(uint8_t *p, uint32_t op)
+{
+	for (int b = 0; b < 4; b++)
+		p[b] = (uint8_t)(op >> (8 * b));
+}
+
 /* Slot @i's opcode. */
 static inline uint32_t ts_prog64_op(const struct ts_prog64 *p, unsigned i)
 {
