@@ -610,7 +610,7 @@ static void dump(const struct ts_rec *rc, size_t n)
 
 /* Images are pure functions of (protocol class, seed, code): the last one
  * is kept. */
-static struct prog64 P64;
+static struct ts_prog64 P64;
 static struct ts_prog32 P32;
 static int p64_key = -1, p32_key = -1;
 
@@ -628,9 +628,9 @@ static struct image *image_of(const struct setup *su, unsigned seed)
 				    su->proto == P_ETE);
 			p64_key = key;
 		}
-		for (unsigned b = 0; b < NBASES; b++)
-			if (image_add_buffer(img, P64.bytes, sizeof(P64.bytes),
-					     bases[b], 0))
+		for (unsigned b = 0; b < TS_PROG64_NBASES; b++)
+			if (image_add_buffer(img, P64.bytes, 4ull * P64.n,
+					     ts_prog64_bases[b], 0))
 				abort();
 	} else {
 		int key = (int)seed << 2 | su->arm << 1 | su->thumb;

@@ -12,6 +12,7 @@
 #include "etmkit/etm4.h"
 #include "etmkit/exec.h"
 #include "ts_prog32.h"
+#include "ts_prog64.h"
 #include "ts_rec.h"
 
 #define HDR 12
@@ -55,18 +56,7 @@ static inline unsigned u16(struct src *s)
 	return v | byte(s) << 8;
 }
 
-#define PROG_BASE 0x40000ull
-#define PROG_N 1024u
-
-struct prog64 {
-	uint8_t bytes[PROG_N * 4];
-	uint8_t kind[PROG_N];
-	uint64_t target[PROG_N];
-};
-
-/* The A64 program is mapped at each of these bases. */
-extern const uint64_t bases[6];
-#define NBASES (sizeof(bases) / sizeof(bases[0]))
+#define PROG_N 1024u /* slots of the A64 program (ts_prog64.h) */
 
 #define REGION_BYTES 0x1000u
 
@@ -105,11 +95,11 @@ struct want {
 };
 
 /* fuzz_encode_walk.c */
-void prog64_make(struct prog64 *p, uint64_t seed, int ete);
+void prog64_make(struct ts_prog64 *p, uint64_t seed, int ete);
 void prog32_make(struct ts_prog32 *p, uint64_t seed, int arm, int thumb);
 void ctx_add(uint64_t **v, size_t *n, size_t *cap, uint64_t c);
 void want_free(struct want *w);
-size_t walk64(const struct prog64 *p, const struct setup *su,
+size_t walk64(const struct ts_prog64 *p, const struct setup *su,
 	      struct src *in, struct ts_rec *rc);
 size_t walk32(const struct ts_prog32 *p, const struct setup *su,
 	      struct src *in, struct ts_rec *rc, int v3);

@@ -18,91 +18,43 @@
 
 #include "ts_out.h"
 #include "ts_prog32.h"
+#include "ts_prog64.h"
 #include "ts_rec.h"
 
 #include "fuzz_encode.h"
 
-/* ---- A64 program (test_ete_enc.c's, smaller) -------------------------------- */
-
-#define NOP 0xd503201fu
-enum { K_NOP, K_ADD, K_LDR, K_B, K_BL, K_BCOND, K_CBZ, K_CBNZ, K_TBZ, K_RET,
-       K_BR, K_BLR, K_ERET, K_ISB, K_WFI, K_WFE, K_TSTART };
-
-static void st_le32(uint8_t *p, uint32_t v)
-{
-	for (int b = 0; b < 4; b++)
-		p[b] = (uint8_t)(v >> (8 * b));
-}
-
-void prog64_make(struct prog64 *p, uint64_t seed, int ete)
-{
-	for (unsigned i = 0; i < PROG_N; i++) {
-		uint64_t a = PROG_BASE + 4ull * i, t;
-		unsigned r = rnd(&seed) % 100, k;
-		int64_t off;
-		uint32_t op;
-
-		k = r < 40 ? K_NOP : r < 47 ? K_ADD : r < 50 ? K_LDR :
-		    r < 56 ? K_B : r < 61 ? K_BL : r < 71 ? K_BCOND :
-		    r < 74 ? K_CBZ : r < 76 ? K_CBNZ : r < 79 ? K_TBZ :
-		    r < 83 ? K_RET : r < 87 ? K_BR : r < 90 ? K_BLR :
-		    r < 91 ? K_ERET : r < 94 ? K_ISB : r < 96 ? K_WFI :
-		    r < 97 ? K_WFE : r < 98 && ete ? K_TSTART : K_NOP;
-		if (i == PROG_N - 1)
-			k = K_B; /* never run off the end */
-		if (rnd(&seed) % 8)
-			t = a + 4 * ((int64_t)(rnd(&seed) % 64) - 8);
-		else
-			t = PROG_BASE + 4ull * (rnd(&seed) % PROG_N);
-		if ((k == K_B || k == K_BL) && t <= a)
-			t = a + 4 * (1 + rnd(&seed) % 64);
-		if (t < PROG_BASE || t >= PROG_BASE + 4ull * PROG_N)
-			t = PROG_BASE;
-		off = (int64_t)(t - a) / 4;
-		switch (k) {
-		case K_ADD: op = 0x91000400u; break; /* add x0, x0, #1 */
-		case K_LDR: op = 0xf9400020u; break; /* ldr x0, [x1] */
-		case K_B: op = 0x14000000u | (uint32_t)(off & 0x3ffffff); break;
-		case K_BL: op = 0x94000000u | (uint32_t)(off & 0x3ffffff); break;
-		case K_BCOND:
-			op = 0x54000000u | (uint32_t)(off & 0x7ffff) << 5 |
-			     rnd(&seed) % 14;
-			break;
-		case K_CBZ: op = 0xb4000000u | (uint32_t)(off & 0x7ffff) << 5; break;
-		case K_CBNZ: op = 0x35000001u | (uint32_t)(off & 0x7ffff) << 5; break;
-		case K_TBZ: /* tbz/tbnz w1, #3 */
-			op = 0x36180001u | (rnd(&seed) % 2) << 24 |
-			     (uint32_t)(off & 0x3fff) << 5;
-			break;
-		case K_RET: op = 0xd65f03c0u; break;
-		case K_BR: op = 0xd61f0000u; break;  /* br x0 */
-		case K_BLR: op = 0xd63f0020u; break; /* blr x1 */
-		case K_ERET: op = 0xd69f03e0u; break;
-		case K_ISB: op = 0xd5033fdfu; break;
-		case K_WFI: op = 0xd503207fu; break;
-		case K_WFE: op = 0xd503205fu; break;
-		case K_TSTART: op = 0xd5233060u; break; /* tstart x0 */
-		default: op = NOP; break;
-		}
-		p->kind[i] = (uint8_t)k;
-		p->target[i] = t;
-		st_le32(p->bytes + 4 * i, op);
-	}
-}
-
-/* The program is mapped at each of these bases, so that indirect branches
- * between them need every address form. */
-const uint64_t bases[] = {
-	PROG_BASE, 0x50000ull, 0x60000ull, 0x12340000ull, 0x100040000ull,
-	0xffff800000040000ull,
-};
-
-/* ---- A32/T32 program (test_etm3_enc.c's, smaller) --------------------------- */
+/* ---- A64 program (test_ete_enc.c's mix and more, smaller; ts_prog64.h) ---- */
 
 static uint32_t rnd_of(void *ctx)
 {
 	return rnd(ctx);
 }
+
+/* Kinds by r % 100: TSTART only for ETE. */
+static const struct ts_k64_mix mix64[] = {
+	{ 40, TS_K_NOP }, { 47, TS_K_ADD }, { 50, TS_K_LDR }, { 56, TS_K_B },
+	{ 61, TS_K_BL }, { 71, TS_K_BCOND }, { 74, TS_K_CBZ },
+	{ 76, TS_K_CBNZ }, { 79, TS_K_TBZ }, { 83, TS_K_RET },
+	{ 87, TS_K_BR }, { 90, TS_K_BLR }, { 91, TS_K_ERET },
+	{ 94, TS_K_ISB }, { 96, TS_K_WFI }, { 97, TS_K_WFE },
+	{ 98, TS_K_TSTART },
+};
+
+void prog64_make(struct ts_prog64 *p, uint64_t seed, int ete)
+{
+	struct ts_prog64_opts o = {
+		.n = PROG_N,
+		.mix = mix64,
+		.nmix = sizeof(mix64) / sizeof(mix64[0]) - !ete,
+		.bcond_rnd = 1,
+		.rnd = rnd_of,
+		.rnd_ctx = &seed,
+	};
+
+	ts_prog64_make(p, &o);
+}
+
+/* ---- A32/T32 program (test_etm3_enc.c's, smaller) --------------------------- */
 
 /* Regions (tests/support/ts_prog32.h) with ISB and CBZ, no loads or
  * stores. */
@@ -187,10 +139,10 @@ void want_free(struct want *w)
 enum { EV_GAP = 0, EV_EXC = 4, EV_CTX = 14, EV_TS = 20, EV_NONE = 26 };
 
 /* A64 walk for ETMv4/ETE; returns the items up to the last P0 element. */
-size_t walk64(const struct prog64 *p, const struct setup *su,
+size_t walk64(const struct ts_prog64 *p, const struct setup *su,
 		     struct src *in, struct ts_rec *rc)
 {
-	uint64_t base = bases[byte(in) % NBASES];
+	uint64_t base = ts_prog64_bases[byte(in) % TS_PROG64_NBASES];
 	uint64_t pc = base + 4ull * (u16(in) % PROG_N), ts = 1000;
 	uint64_t hot[3] = { pc, pc, pc };
 	size_t last = 0;
@@ -208,7 +160,7 @@ size_t walk64(const struct prog64 *p, const struct setup *su,
 
 			if (ev < EV_EXC && (prev_p0 || !prev_insn) && rc->n) {
 				ts_rec_add(rc, exec_gap);
-				base = bases[byte(in) % NBASES];
+				base = ts_prog64_bases[byte(in) % TS_PROG64_NBASES];
 				pc = base + 4ull * (u16(in) % PROG_N);
 				prev_insn = 0;
 			} else if (ev >= EV_EXC && ev < EV_CTX && prev_insn) {
@@ -232,7 +184,7 @@ size_t walk64(const struct prog64 *p, const struct setup *su,
 					ts_rec_add(rc, exec_gap);
 				last = rc->n;
 				if (byte(in) % 4 == 0)
-					base = bases[byte(in) % NBASES];
+					base = ts_prog64_bases[byte(in) % TS_PROG64_NBASES];
 				pc = base + 4ull * (u16(in) % PROG_N);
 				prev_insn = 0;
 			} else if (ev >= EV_CTX && ev < EV_TS) {
@@ -254,41 +206,38 @@ size_t walk64(const struct prog64 *p, const struct setup *su,
 		}
 		i = (unsigned)((pc - base) / 4);
 		k = p->kind[i];
-		op = (uint32_t)p->bytes[4 * i] |
-		     (uint32_t)p->bytes[4 * i + 1] << 8 |
-		     (uint32_t)p->bytes[4 * i + 2] << 16 |
-		     (uint32_t)p->bytes[4 * i + 3] << 24;
+		op = ts_prog64_op(p, i);
 		next = pc + 4;
 		switch (k) {
-		case K_B:
-		case K_BL:
+		case TS_K_B:
+		case TS_K_BL:
 			fl = TAKEN;
-			t = base + (p->target[i] - PROG_BASE);
+			t = ts_prog64_target(p, i, base);
 			break;
-		case K_BCOND:
-		case K_CBZ:
-		case K_CBNZ:
-		case K_TBZ:
+		case TS_K_BCOND:
+		case TS_K_CBZ:
+		case TS_K_CBNZ:
+		case TS_K_TBZ:
 			fl = b & 1 ? TAKEN : EXEC_F_BRANCH;
-			t = base + (p->target[i] - PROG_BASE);
+			t = ts_prog64_target(p, i, base);
 			break;
-		case K_RET:
-		case K_BR:
-		case K_BLR:
-		case K_ERET:
+		case TS_K_RET:
+		case TS_K_BR:
+		case TS_K_BLR:
+		case TS_K_ERET:
 			fl = (b & 0xe) ? TAKEN | EXEC_F_INDIRECT :
 					 EXEC_F_BRANCH | EXEC_F_INDIRECT;
 			if (!(fl & EXEC_F_TAKEN)) {
 				t = 0;
 			} else if (((b >> 1) & 7) <= 3) {
 				t = hot[((b >> 1) & 7) % 3];
-				for (unsigned j = 0; j < NBASES; j++)
-					if (t >= bases[j] &&
-					    t < bases[j] + 4ull * PROG_N)
-						base = bases[j];
+				for (unsigned j = 0; j < TS_PROG64_NBASES; j++)
+					if (t >= ts_prog64_bases[j] &&
+					    t < ts_prog64_bases[j] + 4ull * PROG_N)
+						base = ts_prog64_bases[j];
 			} else {
 				if (((b >> 1) & 7) == 7)
-					base = bases[byte(in) % NBASES];
+					base = ts_prog64_bases[byte(in) % TS_PROG64_NBASES];
 				t = base + 4ull * (u16(in) % PROG_N);
 				hot[b % 3] = t;
 			}
@@ -296,10 +245,10 @@ size_t walk64(const struct prog64 *p, const struct setup *su,
 		default:
 			break;
 		}
-		p0 = k >= K_B && k <= K_TSTART &&
-		     !((k == K_WFI || k == K_WFE) &&
+		p0 = k >= TS_K_B && k <= TS_K_TSTART &&
+		     !((k == TS_K_WFI || k == TS_K_WFE) &&
 		       !(su->c4.etm.trcidr2 >> 31)) &&
-		     !(k == K_TSTART && su->proto != P_ETE);
+		     !(k == TS_K_TSTART && su->proto != P_ETE);
 		if (fl & EXEC_F_TAKEN)
 			next = t;
 		{

@@ -18,6 +18,12 @@ int ts_elems_put(struct ts_elems *v, const struct etmkit_elem *el)
 	return 0;
 }
 
+int ts_elems_on_elem(void *ctx, uint8_t id, const struct etmkit_elem *el)
+{
+	(void)id;
+	return ts_elems_put(ctx, el);
+}
+
 void ts_elems_free(struct ts_elems *v)
 {
 	free(v->e);

@@ -21,6 +21,11 @@ struct ts_elems {
  * makes more elements than it could is the caller's finding. */
 int ts_elems_put(struct ts_elems *v, const struct etmkit_elem *el);
 
+/* A session's on_elem (etmkit_elem_fn) appending to the struct ts_elems
+ * @ctx, every trace source's: 0, or -1 (stops the feed) when the list is
+ * full. */
+int ts_elems_on_elem(void *ctx, uint8_t id, const struct etmkit_elem *el);
+
 /* Free @v's elements and zero it (v->max too). */
 void ts_elems_free(struct ts_elems *v);
 

@@ -12,6 +12,7 @@
 #include "etmkit/exec.h"
 #include "etmkit/image.h"
 #include "ts_out.h"
+#include "ts_prog64.h"
 #include "ts_rec.h"
 
 /* A64 opcodes. */
@@ -50,14 +51,7 @@ struct evs {
 	uint64_t ncc;       /* cycle counts (the encoder's count) */
 };
 
-#define PROG_BASE 0x40000ull
-#define PROG_N 8192u
-
-struct prog {
-	uint8_t bytes[PROG_N * 4];
-	uint8_t kind[PROG_N];
-	uint64_t target[PROG_N];
-};
+#define PROG_N 8192u /* slots of the A64 program (ts_prog64.h) */
 
 struct walk_opts {
 	unsigned steps;
@@ -74,10 +68,6 @@ struct walk_opts {
 	unsigned ctx_pct10;  /* per mille of instructions followed by a
 				context change (EL, CID, VMID) */
 };
-
-/* The program is mapped at each of these bases (test_ete_enc_walk.c). */
-extern const uint64_t bases[6];
-#define NBASES (sizeof(bases) / sizeof(bases[0]))
 
 extern struct ete_enc_stats last_stats; /* of encode()'s encoder */
 
@@ -97,8 +87,8 @@ void decode_check(const struct ete_enc_config *ec, const struct ts_out *o,
 		  const struct image *img, const struct evs *want,
 		  unsigned chunk, uint32_t seed);
 uint32_t rnd(uint64_t *s);
-void prog_make(struct prog *p, uint64_t seed);
-size_t walk(const struct prog *p, struct ts_rec *rc, uint64_t seed,
+void prog_make(struct ts_prog64 *p, uint64_t seed);
+size_t walk(const struct ts_prog64 *p, struct ts_rec *rc, uint64_t seed,
 	    const struct walk_opts *o);
 /* test_ete_enc_rt.c */
 void t32(struct ts_rec *rc, uint64_t addr, uint32_t op, uint32_t flags,

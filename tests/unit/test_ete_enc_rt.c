@@ -57,7 +57,7 @@ static void rt_config(struct ete_enc_config *c, const struct rt_case *k)
 	}
 }
 
-static struct prog P;
+static struct ts_prog64 P;
 
 static void round_trip(const struct rt_case *k, const struct walk_opts *wo,
 		       uint64_t seed, struct ete_enc_stats *st_out)
@@ -88,9 +88,9 @@ static void round_trip(const struct rt_case *k, const struct walk_opts *wo,
 	expected_of(&rc, end, &c, &want);
 	want.ncc = st_out ? st_out->cycle_counts : ncc;
 	assert_int_equal(image_alloc(&img), 0);
-	for (unsigned b = 0; b < NBASES; b++)
-		assert_int_equal(image_add_buffer(img, P.bytes, sizeof(P.bytes),
-						  bases[b], 0), 0);
+	for (unsigned b = 0; b < TS_PROG64_NBASES; b++)
+		assert_int_equal(image_add_buffer(img, P.bytes, 4ull * P.n,
+						  ts_prog64_bases[b], 0), 0);
 	decode_check(&c, &o, img, &want, 0, 0);
 	decode_check(&c, &o, img, &want, 37, (uint32_t)seed);
 	image_free(img);

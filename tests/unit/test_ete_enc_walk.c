@@ -20,6 +20,7 @@
 #include "etmkit/image.h"
 
 #include "ts_out.h"
+#include "ts_prog64.h"
 #include "ts_rec.h"
 
 #include "test_ete_enc.h"
@@ -228,9 +229,6 @@ void decode_check(const struct ete_enc_config *ec, const struct ts_out *o,
 
 /* ---- A generated A64 program and random walks over it ----------------------- */
 
-enum { K_NOP, K_B, K_BL, K_BCOND, K_CBZ, K_RET, K_BR, K_BLR, K_ISB, K_N };
-
-
 uint32_t rnd(uint64_t *s)
 {
 	*s ^= *s << 13;
@@ -239,70 +237,46 @@ uint32_t rnd(uint64_t *s)
 	return (uint32_t)(*s >> 11);
 }
 
-void prog_make(struct prog *p, uint64_t seed)
+static uint32_t rnd_of(void *ctx)
 {
-	for (unsigned i = 0; i < PROG_N; i++) {
-		uint64_t a = PROG_BASE + 4ull * i, t;
-		unsigned r = rnd(&seed) % 100, k;
-		uint32_t op;
-
-		k = r < 55 ? K_NOP : r < 62 ? K_B : r < 67 ? K_BL :
-		    r < 80 ? K_BCOND : r < 85 ? K_CBZ : r < 89 ? K_RET :
-		    r < 93 ? K_BR : r < 96 ? K_BLR : K_ISB;
-		if (i == PROG_N - 1)
-			k = K_B; /* never run off the end */
-		/* Direct targets: near (short addresses), mostly forward
-		 * so that walks do not stay in loops, or anywhere. */
-		if (rnd(&seed) % 8)
-			t = a + 4 * ((int64_t)(rnd(&seed) % 64) - 8);
-		else
-			t = PROG_BASE + 4ull * (rnd(&seed) % PROG_N);
-		if ((k == K_B || k == K_BL) && t <= a)
-			t = a + 4 * (1 + rnd(&seed) % 64); /* no loops of B */
-		if (t < PROG_BASE || t >= PROG_BASE + 4ull * PROG_N)
-			t = PROG_BASE;
-		switch (k) {
-		case K_B: op = op_b((int64_t)(t - a)); break;
-		case K_BL: op = op_bl((int64_t)(t - a)); break;
-		case K_BCOND: op = op_bcond((int64_t)(t - a)); break;
-		case K_CBZ: op = op_cbz((int64_t)(t - a)); break;
-		case K_RET: op = RET; break;
-		case K_BR: op = BR_X0; break;
-		case K_BLR: op = BLR_X1; break;
-		case K_ISB: op = ISB; break;
-		default: op = NOP; break;
-		}
-		p->kind[i] = (uint8_t)k;
-		p->target[i] = t;
-		for (int b = 0; b < 4; b++)
-			p->bytes[4 * i + b] = (uint8_t)(op >> (8 * b));
-	}
+	return rnd(ctx);
 }
 
-
-/* The program is mapped at each of these bases, so that indirect
- * branches between them need every address form: 2-byte short (bit 16),
- * long 32 (bit 17 up), the upper half kept (bit 32 up) or not. */
-const uint64_t bases[] = {
-	PROG_BASE, 0x50000ull, 0x60000ull, 0x12340000ull, 0x100040000ull,
-	0xffff800000040000ull,
+/* Kinds by r % 100 (ts_prog64.h). */
+static const struct ts_k64_mix mix[] = {
+	{ 55, TS_K_NOP }, { 62, TS_K_B }, { 67, TS_K_BL }, { 80, TS_K_BCOND },
+	{ 85, TS_K_CBZ }, { 89, TS_K_RET }, { 93, TS_K_BR }, { 96, TS_K_BLR },
+	{ 100, TS_K_ISB },
 };
+
+void prog_make(struct ts_prog64 *p, uint64_t seed)
+{
+	struct ts_prog64_opts o = {
+		.n = PROG_N,
+		.mix = mix,
+		.nmix = sizeof(mix) / sizeof(mix[0]),
+		.rnd = rnd_of,
+		.rnd_ctx = &seed,
+	};
+
+	ts_prog64_make(p, &o);
+}
 
 /* A random instruction of the program, in region @*base, or (1 in
  * @far) in a random region, which becomes *@base. */
 static uint64_t prog_addr(uint64_t *s, uint64_t *base, unsigned far)
 {
 	if (far && rnd(s) % far == 0)
-		*base = bases[rnd(s) % NBASES];
+		*base = ts_prog64_bases[rnd(s) % TS_PROG64_NBASES];
 	return *base + 4ull * (rnd(s) % PROG_N);
 }
 
 /* A random walk of @o->steps instructions; returns the number of items up
  * to and including the last P0 instruction. */
-size_t walk(const struct prog *p, struct ts_rec *rc, uint64_t seed,
+size_t walk(const struct ts_prog64 *p, struct ts_rec *rc, uint64_t seed,
 		   const struct walk_opts *o)
 {
-	uint64_t base = PROG_BASE, pc = prog_addr(&seed, &base, o->far);
+	uint64_t base = TS_PROG64_BASE, pc = prog_addr(&seed, &base, o->far);
 	uint64_t ts = 1000, hot[3] = { pc, pc, pc };
 	size_t last = 0;
 	uint8_t el = 1;
@@ -310,13 +284,10 @@ size_t walk(const struct prog *p, struct ts_rec *rc, uint64_t seed,
 	rc->n = 0;
 	for (unsigned s = 0; s < o->steps; s++) {
 		unsigned i = (unsigned)((pc - base) / 4), k = p->kind[i];
-		uint32_t op = (uint32_t)p->bytes[4 * i] |
-			      (uint32_t)p->bytes[4 * i + 1] << 8 |
-			      (uint32_t)p->bytes[4 * i + 2] << 16 |
-			      (uint32_t)p->bytes[4 * i + 3] << 24;
+		uint32_t op = ts_prog64_op(p, i);
 		uint32_t fl = 0;
 		uint64_t next = pc + 4, t = 0;
-		int p0 = k != K_NOP;
+		int p0 = k != TS_K_NOP;
 
 		if (o->ts_pct10 && rnd(&seed) % 1000 < o->ts_pct10) {
 			ts += rnd(&seed) % 3 ? rnd(&seed) % 100 :
@@ -324,19 +295,19 @@ size_t walk(const struct prog *p, struct ts_rec *rc, uint64_t seed,
 			ts_rec_add(rc, exec_timestamp)->value = ts;
 		}
 		switch (k) {
-		case K_B:
-		case K_BL:
+		case TS_K_B:
+		case TS_K_BL:
 			fl = TAKEN;
-			t = base + (p->target[i] - PROG_BASE);
+			t = ts_prog64_target(p, i, base);
 			break;
-		case K_BCOND:
-		case K_CBZ:
+		case TS_K_BCOND:
+		case TS_K_CBZ:
 			fl = rnd(&seed) % 2 ? TAKEN : BRANCH;
-			t = base + (p->target[i] - PROG_BASE);
+			t = ts_prog64_target(p, i, base);
 			break;
-		case K_RET:
-		case K_BR:
-		case K_BLR:
+		case TS_K_RET:
+		case TS_K_BR:
+		case TS_K_BLR:
 			fl = rnd(&seed) % 8 ? IND : BRANCH | EXEC_F_INDIRECT;
 			/* Half the time one of three hot targets: exact
 			 * matches of each history entry. */
@@ -344,11 +315,11 @@ size_t walk(const struct prog *p, struct ts_rec *rc, uint64_t seed,
 				t = 0;
 			} else if (rnd(&seed) % 2) {
 				t = hot[rnd(&seed) % 3];
-				base = t - (t - PROG_BASE) % 0x10000;
-				for (unsigned b = 0; b < NBASES; b++)
-					if (t >= bases[b] &&
-					    t < bases[b] + 4ull * PROG_N)
-						base = bases[b];
+				base = t - (t - TS_PROG64_BASE) % 0x10000;
+				for (unsigned b = 0; b < TS_PROG64_NBASES; b++)
+					if (t >= ts_prog64_bases[b] &&
+					    t < ts_prog64_bases[b] + 4ull * PROG_N)
+						base = ts_prog64_bases[b];
 			} else {
 				t = prog_addr(&seed, &base, o->far);
 				hot[rnd(&seed) % 3] = t;

@@ -26,22 +26,13 @@
 #include "etmkit/insn.h"
 #include "etmkit/session.h"
 
+#include "ts_elems.h"
+#include "ts_session.h"
+
 #define TC2 ETMKIT_SHARED_DIR "/testdata/etmv3/TC2"
 
-struct list {
-	struct etmkit_elem *e;
-	size_t n, cap;
-};
-
-static void put(struct list *l, const struct etmkit_elem *e)
-{
-	if (l->n == l->cap) {
-		l->cap = l->cap ? 2 * l->cap : 1024;
-		l->e = realloc(l->e, l->cap * sizeof(*l->e));
-		assert_non_null(l->e);
-	}
-	l->e[l->n++] = *e;
-}
+/* Decoded elements in a list (tests/support/ts_elems.h); no bound. */
+#define put(l, e) assert_int_equal(ts_elems_put((l), (e)), 0)
 
 static void cfg_tc2(struct etm3_flow_config *c, const struct image *img)
 {
@@ -124,7 +115,7 @@ static const uint32_t small_code[] = {
 static const uint32_t small_code2[] = { 0xe1a00000 /* 0x8100 nop */ };
 
 static void decode_all(struct etm3_flow_decoder *d, const uint8_t *t, size_t n,
-		       struct list *out)
+		       struct ts_elems *out)
 {
 	const struct etmkit_elem *el;
 	int k;
@@ -145,7 +136,7 @@ static void test_small_stream(void **state)
 	struct etm3_flow_config c;
 	struct etm3_flow_decoder *d;
 	struct image *img;
-	struct list l = { 0 };
+	struct ts_elems l = { 0 };
 
 	(void)state;
 	assert_int_equal(image_alloc(&img), 0);
@@ -213,28 +204,6 @@ struct tc2 {
 	struct image *img;
 };
 
-static uint8_t *slurp(const char *path, size_t *n)
-{
-	FILE *f = fopen(path, "rb");
-	uint8_t *b;
-	long len;
-
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	len = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	b = malloc((size_t)len);
-	if (!b || fread(b, 1, (size_t)len, f) != (size_t)len) {
-		free(b);
-		fclose(f);
-		return NULL;
-	}
-	fclose(f);
-	*n = (size_t)len;
-	return b;
-}
-
 static int collect(void *ctx, uint8_t id, const uint8_t *data,
 		   const uint64_t *offsets, uint64_t base, size_t n)
 {
@@ -260,8 +229,8 @@ static int tc2_setup(void **state)
 	struct deformat_config dc;
 	struct deformatter *df;
 
-	t->frames = slurp(TC2 "/cstrace.bin", &t->nframes);
-	t->kernel = slurp(TC2 "/kernel_dump.bin", &t->nkernel);
+	t->frames = ts_read_file(TC2 "/cstrace.bin", &t->nframes);
+	t->kernel = ts_read_file(TC2 "/kernel_dump.bin", &t->nkernel);
 	if (!t->frames || !t->kernel) {
 		free(t->frames);
 		free(t->kernel);
@@ -308,7 +277,7 @@ static struct tc2 *need_tc2(void **state)
 
 /* The stream in @chunk-byte feeds, drained @max elements at a time. */
 static void decode_chunked(const struct etm3_flow_config *c, const struct tc2 *t,
-			   size_t chunk, size_t max, struct list *out,
+			   size_t chunk, size_t max, struct ts_elems *out,
 			   struct etm3_flow_stats *st)
 {
 	struct etm3_flow_decoder *d;
@@ -339,7 +308,7 @@ static void test_tc2_feeding(void **state)
 	struct tc2 *t = need_tc2(state);
 	struct etm3_flow_config c;
 	struct etm3_flow_stats s1, s2;
-	struct list a = { 0 }, b = { 0 };
+	struct ts_elems a = { 0 }, b = { 0 };
 	uint64_t insns = 0;
 
 	cfg_tc2(&c, t->img);
@@ -372,7 +341,7 @@ static void test_tc2_reset_and_gap(void **state)
 	struct etm3_flow_config c;
 	struct etm3_flow_decoder *d;
 	const struct etmkit_elem *el;
-	struct list a = { 0 }, b = { 0 }, g = { 0 };
+	struct ts_elems a = { 0 }, b = { 0 }, g = { 0 };
 	size_t half = t->n / 2, i, gap_at = 0;
 	int k, trace_on_after = 0;
 
@@ -431,13 +400,6 @@ static int on_elem(void *ctx, uint8_t id, const struct etmkit_elem *e)
 	return 0;
 }
 
-static int on_elem_any(void *ctx, uint8_t id, const struct etmkit_elem *e)
-{
-	(void)id;
-	put(ctx, e);
-	return 0;
-}
-
 static void test_tc2_session(void **state)
 {
 	struct tc2 *t = need_tc2(state);
@@ -445,7 +407,7 @@ static void test_tc2_session(void **state)
 	struct etmkit_session_config sc;
 	struct etmkit_session *s;
 	struct etm3_flow_stats st;
-	struct list a = { 0 }, b = { 0 };
+	struct ts_elems a = { 0 }, b = { 0 };
 
 	cfg_tc2(&c, t->img);
 	decode_chunked(&c, t, 4096, 8, &a, &st);
@@ -520,7 +482,7 @@ static void test_image_for_context(void **state)
 	hook3_img[1] = a;
 	hook3_img[2] = b;
 	for (int with_hook = 0; with_hook < 2; with_hook++) {
-		struct list l = { 0 };
+		struct ts_elems l = { 0 };
 		char got[256];
 		size_t k = 0;
 
@@ -604,7 +566,7 @@ static void test_break_delivers_held_atom(void **state)
 	c.etm.etmidr = 0x410CF250;
 	c.image = img;
 	for (int brk = 0; brk < 2; brk++) {
-		struct list l = { 0 };
+		struct ts_elems l = { 0 };
 		const struct etmkit_elem *insn = NULL;
 		size_t ninsn = 0;
 
@@ -656,34 +618,31 @@ static void test_break_delivers_held_atom(void **state)
  * as ranges through a session (in 4096-byte feeds, as a reader would
  * feed it): the ranges stand for exactly the insn elements, and every
  * other element is the same (tests/range_same.h). */
-static void ranges_decode(const struct snapshot_buffer *buf, uint8_t id,
-			  const struct etm3_flow_config *cfg, uint32_t flags,
-			  struct list *out)
-{
-	struct etmkit_session_config sc;
-	struct etmkit_session *s = NULL;
-	struct etm3_flow_config fc = *cfg;
-	size_t n = 0;
-	uint8_t *bytes = slurp(buf->file, &n);
+struct add3 {
+	uint8_t id;
+	struct etm3_flow_config fc;
+};
 
-	assert_non_null(bytes);
-	etmkit_session_config_init(&sc);
-	sc.frames = strcmp(buf->format, "source_data") ? deformat_coresight :
-							deformat_none;
-	sc.on_elem = on_elem_any;
-	sc.ctx = out;
-	assert_int_equal(etmkit_session_alloc(&s, &sc), 0);
-	fc.flags = flags;
-	assert_int_equal(etmkit_session_add_etm3_flow(s, id, &fc), 0);
-	for (size_t o = 0; o < n; o += 4096)
-		assert_true(etmkit_session_feed(s, bytes + o, n - o < 4096 ?
-						n - o : 4096) >= 0);
-	assert_true(etmkit_session_finish(s) >= 0);
-	etmkit_session_free(s);
-	free(bytes);
+static int add_etm3(struct etmkit_session *s, void *arg)
+{
+	struct add3 *a = arg;
+
+	return etmkit_session_add_etm3_flow(s, a->id, &a->fc);
 }
 
-static void assert_ranges_same(const struct list *ref, const struct list *rng)
+static void ranges_decode(const struct snapshot_buffer *buf, uint8_t id,
+			  const struct etm3_flow_config *cfg, uint32_t flags,
+			  struct ts_elems *out)
+{
+	struct add3 a = { id, *cfg };
+
+	a.fc.flags = flags;
+	assert_int_equal(ts_session_decode(buf, add_etm3, &a, ts_elems_on_elem,
+					   out), 0);
+}
+
+static void assert_ranges_same(const struct ts_elems *ref,
+			       const struct ts_elems *rng)
 {
 	struct range_diff rd;
 
@@ -724,7 +683,7 @@ static void test_ranges_captures(void **state)
 				snapshot_find_buffer(ss, src->buffer);
 			const struct snapshot_device *core = src->core ?
 				snapshot_find_device(ss, src->core) : NULL;
-			struct list ref = { 0 }, rng = { 0 };
+			struct ts_elems ref = { 0 }, rng = { 0 };
 			struct etm3_flow_config fc;
 			struct image_diag idiag;
 			struct image *img = NULL;
@@ -775,7 +734,7 @@ static void test_ranges_feeding(void **state)
 	struct tc2 *t = need_tc2(state);
 	struct etm3_flow_config c;
 	struct etm3_flow_stats s0, s1, s2;
-	struct list ref = { 0 }, a = { 0 }, b = { 0 };
+	struct ts_elems ref = { 0 }, a = { 0 }, b = { 0 };
 
 	cfg_tc2(&c, t->img);
 	decode_chunked(&c, t, t->n, 8, &ref, &s0);

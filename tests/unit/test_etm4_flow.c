@@ -26,6 +26,7 @@
 
 #include "etmkit/flow.h"
 #include "etmkit/insn.h"
+#include "ts_prog64.h"
 
 static const uint32_t prog[] = {
 	0xd503201f, 0xd503201f, 0x54000040, 0xd503201f, /* 1000 */
@@ -60,8 +61,7 @@ static void config(struct etm4_flow_config *c, uint32_t maxspec,
 static void prog_bytes(uint8_t *code)
 {
 	for (size_t i = 0; i < sizeof(prog) / 4; i++)
-		for (int b = 0; b < 4; b++)
-			code[4 * i + b] = (uint8_t)(prog[i] >> (8 * b));
+		ts_a64_put(code + 4 * i, prog[i]);
 }
 
 /* Every element @d has for now, appended to @r. */

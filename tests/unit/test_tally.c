@@ -22,70 +22,31 @@
 #include "../branch_traces.h"
 #include "test_util.h"
 
-struct elems {
-	struct etmkit_elem *e;
-	size_t n, cap;
+#include "ts_elems.h"
+#include "ts_session.h"
+
+struct add4 {
+	uint8_t id;
+	struct etm4_flow_config fc;
 };
 
-static int collect(void *ctx, uint8_t id, const struct etmkit_elem *e)
+static int add_etm4(struct etmkit_session *s, void *arg)
 {
-	struct elems *l = ctx;
+	struct add4 *a = arg;
 
-	(void)id;
-	if (l->n == l->cap) {
-		l->cap = l->cap ? 2 * l->cap : 4096;
-		l->e = realloc(l->e, l->cap * sizeof(*l->e));
-		assert_non_null(l->e);
-	}
-	l->e[l->n++] = *e;
-	return 0;
-}
-
-static uint8_t *read_all(const char *path, size_t *n)
-{
-	FILE *f = fopen(path, "rb");
-	uint8_t *b;
-	long len;
-
-	assert_non_null(f);
-	assert_int_equal(fseek(f, 0, SEEK_END), 0);
-	len = ftell(f);
-	assert_true(len >= 0);
-	rewind(f);
-	b = malloc((size_t)len + 1);
-	assert_non_null(b);
-	assert_int_equal(fread(b, 1, (size_t)len, f), (size_t)len);
-	fclose(f);
-	*n = (size_t)len;
-	return b;
+	return etmkit_session_add_etm4_flow(s, a->id, &a->fc);
 }
 
 /* Decode trace ID @id of @buf with @cfg and @flags into @out. */
 static void decode(const struct snapshot_buffer *buf, uint8_t id,
 		   const struct etm4_flow_config *cfg, uint32_t flags,
-		   struct elems *out)
+		   struct ts_elems *out)
 {
-	struct etmkit_session_config sc;
-	struct etmkit_session *s = NULL;
-	struct etm4_flow_config fc = *cfg;
-	size_t n;
-	uint8_t *bytes = read_all(buf->file, &n);
+	struct add4 a = { id, *cfg };
 
-	etmkit_session_config_init(&sc);
-	sc.frames = strcmp(buf->format, "source_data") ? deformat_coresight :
-							deformat_none;
-	sc.on_elem = collect;
-	sc.ctx = out;
-	assert_int_equal(etmkit_session_alloc(&s, &sc), 0);
-	fc.flags = flags;
-	assert_int_equal(etmkit_session_add_etm4_flow(s, id, &fc), 0);
-	/* in pieces, as a reader would feed it */
-	for (size_t o = 0; o < n; o += 4096)
-		assert_true(etmkit_session_feed(s, bytes + o, n - o < 4096 ?
-						n - o : 4096) >= 0);
-	assert_true(etmkit_session_finish(s) >= 0);
-	etmkit_session_free(s);
-	free(bytes);
+	a.fc.flags = flags;
+	assert_int_equal(ts_session_decode(buf, add_etm4, &a, ts_elems_on_elem,
+					   out), 0);
 }
 
 /* Range elements compared by what they say, not where they came from. */
@@ -110,7 +71,7 @@ static int cmp_range(const void *a, const void *b)
 
 /* The ranges of @l from @i up to the next element of another kind, one
  * entry per run, sorted; *@i moves there. */
-static size_t segment(const struct elems *l, size_t *i,
+static size_t segment(const struct ts_elems *l, size_t *i,
 		      struct etmkit_elem *out, size_t cap)
 {
 	size_t k = 0;
@@ -143,7 +104,7 @@ static int resolve(void *ctx, uint8_t id, uint64_t addr,
 	return 0;
 }
 
-static struct profile *profile_of(const struct elems *l,
+static struct profile *profile_of(const struct ts_elems *l,
 				  const struct image *img, int traces)
 {
 	struct profile_config pc;
@@ -176,7 +137,8 @@ static void same_counts(const struct count_map *a, const struct count_map *b)
 
 /* @trc, decoded with ETM4_FLOW_TRACES, against the ranges decode @rng:
  * returns the runs counted together. */
-static uint64_t check_traces(const struct elems *rng, const struct elems *trc,
+static uint64_t check_traces(const struct ts_elems *rng,
+			     const struct ts_elems *trc,
 			     const struct image *img)
 {
 	struct btraces a = { 0 }, b = { 0 };
@@ -224,7 +186,7 @@ static uint64_t check_source(const struct snapshot *ss,
 								 src->buffer);
 	const struct snapshot_device *core = src->core ?
 		snapshot_find_device(ss, src->core) : NULL;
-	struct elems ranges = { 0 }, tally = { 0 }, traces = { 0 };
+	struct ts_elems ranges = { 0 }, tally = { 0 }, traces = { 0 };
 	struct etm4_flow_config fc;
 	struct snapshot_diag sd;
 	struct image_diag idiag;
