@@ -37,24 +37,15 @@
 #include "../tests/elem_same.h"
 #include "../tests/range_same.h"
 #include "fuzz_flow_drive.h"
+#include "ts_elems.h"
 
 #define MAX_ELEMS (1u << 22)
 
-struct elems {
-	struct etmkit_elem *e;
-	size_t n, cap;
-};
-
-static void put(struct elems *v, const struct etmkit_elem *e)
+/* Elements collected into a ts_elems list (tests/support), bounded. */
+static void put(struct ts_elems *v, const struct etmkit_elem *e)
 {
-	if (v->n == v->cap) {
-		v->cap = v->cap ? v->cap * 2 : 256;
-		v->e = realloc(v->e, v->cap * sizeof(*v->e));
-		if (!v->e)
-			abort();
-	}
-	v->e[v->n++] = *e;
-	if (v->n > MAX_ELEMS)
+	v->max = MAX_ELEMS;
+	if (ts_elems_put(v, e))
 		abort(); /* more elements than the input could make */
 }
 
@@ -109,8 +100,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct etm3_flow_config cfg;
-	struct elems ref = { 0 }, got = { 0 }, gap = { 0 }, stop = { 0 };
-	struct elems rng = { 0 };
+	struct ts_elems ref = { 0 }, got = { 0 }, gap = { 0 }, stop = { 0 };
+	struct ts_elems rng = { 0 };
 	struct range_diff rd;
 	struct image *img = NULL;
 	uint64_t base;

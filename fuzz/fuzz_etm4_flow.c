@@ -85,6 +85,7 @@
 #include "../tests/branch_traces.h"
 #include "../tests/elem_same.h"
 #include "fuzz_flow_drive.h"
+#include "ts_elems.h"
 
 #define MAX_ELEMS (1u << 22)
 #define HDR 5
@@ -188,11 +189,6 @@ static const uint16_t t32_prog[] = {
 /* Instructions one atom may walk at most: every halfword of the image. */
 #define IMAGE_INSNS ((A64_BYTES + T32_BYTES) / 2)
 
-struct elems {
-	struct etmkit_elem *e;
-	size_t n, cap;
-};
-
 /* Packet offsets of the reference input, ascending. */
 struct offs {
 	uint64_t *v;
@@ -227,16 +223,11 @@ static int lax(const char *what)
 	return l && strstr(l, what);
 }
 
-static void put(struct elems *v, const struct etmkit_elem *e)
+/* Elements collected into a ts_elems list (tests/support), bounded. */
+static void put(struct ts_elems *v, const struct etmkit_elem *e)
 {
-	if (v->n == v->cap) {
-		v->cap = v->cap ? v->cap * 2 : 256;
-		v->e = realloc(v->e, v->cap * sizeof(*v->e));
-		if (!v->e)
-			abort();
-	}
-	v->e[v->n++] = *e;
-	if (v->n > MAX_ELEMS)
+	v->max = MAX_ELEMS;
+	if (ts_elems_put(v, e))
 		fail("more elements than the input could make");
 }
 
@@ -461,7 +452,7 @@ static void check_position(const struct pkt_view *pv,
 }
 
 /* Element checks on the reference decode of @n trace bytes. */
-static void check_elems(const struct elems *r, size_t n,
+static void check_elems(const struct ts_elems *r, size_t n,
 			const struct image_bytes *ib, const struct pkt_view *pv)
 {
 	uint64_t pos_lost = NONE, sync_lost = NONE;
@@ -557,7 +548,7 @@ static int released_by_discard(uint8_t kind)
 	       kind == etmkit_elem_ts_marker;
 }
 
-static void check_gap(const struct elems *ref, const struct elems *gap)
+static void check_gap(const struct ts_elems *ref, const struct ts_elems *gap)
 {
 	size_t g = 0, j = 0;
 
@@ -575,7 +566,7 @@ static void check_gap(const struct elems *ref, const struct elems *gap)
 				"releases", &gap->e[j]);
 }
 
-static void check_stop(const struct elems *ref, const struct elems *stop)
+static void check_stop(const struct ts_elems *ref, const struct ts_elems *stop)
 {
 	if (stop->n > ref->n)
 		fail("stop on error: more elements than the reference");
@@ -633,8 +624,8 @@ static void check_range(const struct etmkit_elem *r,
 
 /* @rng, decoded with ETM4_FLOW_RANGES (stats: @rng_insns), against the
  * reference @ref (stats: @ref_insns). */
-static void check_ranges(const struct elems *ref, uint64_t ref_insns,
-			 const struct elems *rng, uint64_t rng_insns)
+static void check_ranges(const struct ts_elems *ref, uint64_t ref_insns,
+			 const struct ts_elems *rng, uint64_t rng_insns)
 {
 	uint64_t in_ref = 0, in_rng = 0;
 	size_t i = 0;
@@ -697,7 +688,7 @@ static int range_cmp(const void *a, const void *b)
 
 /* The ranges of @l from *@i to the next element of another kind, one per
  * run, sorted, in @out (grown as needed); *@i moves there. */
-static size_t runs_of(const struct elems *l, size_t *i, struct elems *out)
+static size_t runs_of(const struct ts_elems *l, size_t *i, struct ts_elems *out)
 {
 	out->n = 0;
 	for (; *i < l->n && l->e[*i].kind == etmkit_elem_insn_range; (*i)++)
@@ -718,10 +709,10 @@ static size_t runs_of(const struct elems *l, size_t *i, struct elems *out)
 
 /* @tly, decoded with ETM4_FLOW_RANGES | ETM4_FLOW_TALLY (stats:
  * @tly_insns), against the ranges decode @rng (@rng_insns). */
-static void check_tally(const struct elems *rng, uint64_t rng_insns,
-			const struct elems *tly, uint64_t tly_insns)
+static void check_tally(const struct ts_elems *rng, uint64_t rng_insns,
+			const struct ts_elems *tly, uint64_t tly_insns)
 {
-	struct elems a = { 0 }, b = { 0 };
+	struct ts_elems a = { 0 }, b = { 0 };
 	size_t i = 0, j = 0;
 
 	for (;;) {
@@ -752,8 +743,8 @@ static void check_tally(const struct elems *rng, uint64_t rng_insns,
 
 /* @trc, decoded with ETM4_FLOW_RANGES | ETM4_FLOW_TRACES (stats:
  * @trc_insns), against the ranges decode @rng (@rng_insns). */
-static void check_traces(const struct elems *rng, uint64_t rng_insns,
-			 const struct elems *trc, uint64_t trc_insns)
+static void check_traces(const struct ts_elems *rng, uint64_t rng_insns,
+			 const struct ts_elems *trc, uint64_t trc_insns)
 {
 	struct btraces a = { 0 }, b = { 0 };
 	size_t i = 0, j = 0;
@@ -788,8 +779,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct etm4_flow_config cfg;
 	struct etm4_flow_decoder *probe;
-	struct elems ref = { 0 }, got = { 0 }, gap = { 0 }, stop = { 0 };
-	struct elems rng = { 0 }, tly = { 0 }, trc = { 0 };
+	struct ts_elems ref = { 0 }, got = { 0 }, gap = { 0 }, stop = { 0 };
+	struct ts_elems rng = { 0 }, tly = { 0 }, trc = { 0 };
 	uint64_t ref_insns, rng_insns, tly_insns, trc_insns;
 	struct pkt_view pv;
 	struct image_bytes ib;

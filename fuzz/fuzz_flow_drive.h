@@ -7,8 +7,8 @@
  *   a transport gap declared after byte gap_at - 1;
  * - P##_drain_next(d, max, out), which P##_chunked() uses.
  * *insns (if not NULL): the instructions the decoder's stats count. The
- * including file defines struct elems and put(struct elems *, const
- * struct etmkit_elem *) first; FAIL(what) stops the run (it must not
+ * including file defines put(struct ts_elems *, const struct etmkit_elem
+ * *) first (tests/support/ts_elems.h); FAIL(what) stops the run (it must not
  * return). */
 #ifndef ETMKIT_FUZZ_FLOW_DRIVE_H
 #define ETMKIT_FUZZ_FLOW_DRIVE_H
@@ -17,10 +17,11 @@
 #include <stdint.h>
 
 #include "etmkit/flow.h"
+#include "ts_elems.h"
 
 #define FUZZ_FLOW_DRIVE(P, FAIL)                                            \
 static void P##_reference(const struct P##_flow_config *c,                 \
-			  const uint8_t *t, size_t n, struct elems *out,     \
+			  const uint8_t *t, size_t n, struct ts_elems *out,     \
 			  uint64_t *insns)                                   \
 {                                                                           \
 	struct P##_flow_decoder *d;                                         \
@@ -46,7 +47,7 @@ static void P##_reference(const struct P##_flow_config *c,                 \
 }                                                                           \
 									    \
 static void P##_drain_next(struct P##_flow_decoder *d, size_t max,         \
-			   struct elems *out)                                \
+			   struct ts_elems *out)                                \
 {                                                                           \
 	struct etmkit_elem buf[64];                                         \
 	int k;                                                              \
@@ -63,7 +64,7 @@ static void P##_drain_next(struct P##_flow_decoder *d, size_t max,         \
 									    \
 static void P##_chunked(const struct P##_flow_config *c, const uint8_t *t, \
 			size_t n, size_t chunk, size_t max, size_t gap_at,   \
-			struct elems *out, uint64_t *insns)                  \
+			struct ts_elems *out, uint64_t *insns)                  \
 {                                                                           \
 	struct P##_flow_decoder *d;                                         \
 	size_t at = 0;                                                      \
