@@ -144,7 +144,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cfg.flags = ETM3_FLOW_RANGES;
 	etm3_chunked(&cfg, t, n, chunk, max, (size_t)-1, &rng, NULL);
 	cfg.flags = 0;
-	if (ranges_same(ref.e, ref.n, rng.e, rng.n, 1, &rd))
+	if (ranges_same(ref.e, ref.n, rng.e, rng.n, img, 1, &rd))
 		abort();
 
 	/* A gap halfway: before its gap element, the same elements as the

@@ -20,6 +20,7 @@
  * flow
  *   elem.h        execution elements: instructions and events
  *   flow.h        flow decoders: trace + image -> elements
+ *   blocks.h      blocks (instruction ranges) and their instructions
  * session
  *   session.h     a capture's bytes in, packets or elements out
  * snapshot
@@ -53,6 +54,7 @@
 #include "etmkit/insn.h"
 #include "etmkit/elem.h"
 #include "etmkit/flow.h"
+#include "etmkit/blocks.h"
 #include "etmkit/perf.h"
 #include "etmkit/perf_maps.h"
 #include "etmkit/perf_write.h"

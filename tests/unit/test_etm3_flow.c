@@ -642,11 +642,12 @@ static void ranges_decode(const struct snapshot_buffer *buf, uint8_t id,
 }
 
 static void assert_ranges_same(const struct ts_elems *ref,
-			       const struct ts_elems *rng)
+			       const struct ts_elems *rng,
+			       const struct image *img)
 {
 	struct range_diff rd;
 
-	if (ranges_same(ref->e, ref->n, rng->e, rng->n, 1, &rd))
+	if (ranges_same(ref->e, ref->n, rng->e, rng->n, img, 1, &rd))
 		fail_msg("ranges: %s (reference element %zu, range element "
 			 "%zu, offset %llu)", rd.why, rd.ref_at, rd.rng_at,
 			 rd.rng_at < rng->n ?
@@ -700,7 +701,7 @@ static void test_ranges_captures(void **state)
 			fc.image = img;
 			ranges_decode(buf, id, &fc, 0, &ref);
 			ranges_decode(buf, id, &fc, ETM3_FLOW_RANGES, &rng);
-			assert_ranges_same(&ref, &rng);
+			assert_ranges_same(&ref, &rng, img);
 			for (size_t i = 0; i < rng.n; i++) {
 				const struct etmkit_elem *e = &rng.e[i];
 
@@ -742,7 +743,7 @@ static void test_ranges_feeding(void **state)
 	decode_chunked(&c, t, t->n, 8, &a, &s1);
 	c.cache_bytes = 64 * 1024;
 	decode_chunked(&c, t, 1, 1, &b, &s2);
-	assert_ranges_same(&ref, &a);
+	assert_ranges_same(&ref, &a, t->img);
 	assert_int_equal(a.n, b.n);
 	for (size_t i = 0; i < a.n; i++)
 		assert_same(&a.e[i], &b.e[i], 1);
