@@ -70,9 +70,13 @@
  * branch_run elements are not blocks of known length: not iterated.
  *
  * The state is a fixed struct the caller owns; nothing is allocated.
- * Reading code for a block reads the image (image_read(), at most a few
- * hundred bytes at a time), the same bytes the decoder read if the image
- * and memory space are the ones it used.
+ * Reading code for a block reads the image (image_read(), the block's
+ * bytes and a few after them, at most ETMKIT_INSN_ITER_BYTES at a time),
+ * the same bytes the decoder read if the image and memory space are the
+ * ones it used; the state remembers up to ETMKIT_INSN_ITER_CACHE
+ * instructions classified (by address and instruction set, forgotten when
+ * the memory space or the image changes), so code that runs again costs
+ * a look-up per instruction.
  */
 #ifndef ETMKIT_BLOCKS_H
 #define ETMKIT_BLOCKS_H
@@ -87,8 +91,19 @@ extern "C" {
 
 /* Bytes of code the iterator holds at once. */
 #define ETMKIT_INSN_ITER_BYTES 256
+/* Instructions it remembers classified (a power of 2). */
+#define ETMKIT_INSN_ITER_CACHE 4096
 
-/* Caller-owned iterator state; its fields are private. */
+/* One classified instruction (private). */
+struct etmkit_insn_iter_entry {
+	uint64_t addr;
+	uint32_t opcode;
+	uint32_t info;        /* INSN_F_* (bits 0-16), IT mask (17-20),
+				 isa (21-23; 0: empty), size (24-31) */
+};
+
+/* Caller-owned iterator state, about 65 KiB (allocate it, or make it
+ * static, rather than put it on a small stack); its fields are private. */
 struct etmkit_insn_iter {
 	const struct image *image;
 	uint64_t addr;        /* the next instruction */
@@ -108,6 +123,10 @@ struct etmkit_insn_iter {
 	uint8_t err;          /* an error to return next (positive) */
 	uint16_t buf_len;     /* bytes in buf */
 	uint8_t buf[ETMKIT_INSN_ITER_BYTES];
+	/* Instructions classified in this memory space, by address and
+	 * instruction set, so that code run again is not read and
+	 * classified again. */
+	struct etmkit_insn_iter_entry cache[ETMKIT_INSN_ITER_CACHE];
 };
 
 /* The memory space (IMAGE_SPACE_*, image.h) a flow decoder reads code
@@ -123,7 +142,9 @@ void etmkit_insn_iter_init(struct etmkit_insn_iter *it,
 			   const struct image *img, uint8_t space);
 
 /* Read from @img from now on (a flow decoder's image_for_context gave
- * another image at a context element). */
+ * another image at a context element), forgetting every instruction
+ * classified: call it with the same image when regions were added to it
+ * (images are built between decoder calls, image.h). */
 void etmkit_insn_iter_set_image(struct etmkit_insn_iter *it,
 				const struct image *img);
 

@@ -42,6 +42,7 @@ void etmkit_insn_iter_init(struct etmkit_insn_iter *it,
 	if (!it)
 		return;
 	memset(it, 0, offsetof(struct etmkit_insn_iter, buf));
+	memset(it->cache, 0, sizeof(it->cache));
 	it->image = img;
 	it->space = space;
 	it->it_at = UINT64_MAX;
@@ -50,10 +51,11 @@ void etmkit_insn_iter_init(struct etmkit_insn_iter *it,
 void etmkit_insn_iter_set_image(struct etmkit_insn_iter *it,
 				const struct image *img)
 {
-	if (!it || img == it->image)
+	if (!it)
 		return;
 	it->image = img;
 	it->buf_len = 0;
+	memset(it->cache, 0, sizeof(it->cache));
 }
 
 int etmkit_insn_iter_context(struct etmkit_insn_iter *it,
@@ -64,8 +66,11 @@ int etmkit_insn_iter_context(struct etmkit_insn_iter *it,
 	if (!it || !ctx || ctx->kind != etmkit_elem_context)
 		return -etmkit_err_invalid;
 	space = etmkit_context_space(ctx);
-	if (space != it->space)
-		it->buf_len = 0; /* other bytes may serve it */
+	if (space != it->space) {
+		/* Other bytes may serve it. */
+		it->buf_len = 0;
+		memset(it->cache, 0, sizeof(it->cache));
+	}
 	it->space = space;
 	return 0;
 }
@@ -112,11 +117,14 @@ int etmkit_insn_iter_start(struct etmkit_insn_iter *it,
 	return 0;
 }
 
-/* Read code from @it->addr on into the buffer. */
+/* Read code from @it->addr on into the buffer: the rest of the block
+ * and what the classifier may need after its last instruction. */
 static void refill(struct etmkit_insn_iter *it)
 {
 	size_t want = sizeof(it->buf);
 
+	if (it->end - it->addr < want - INSN_MAX_BYTES)
+		want = (size_t)(it->end - it->addr) + INSN_MAX_BYTES;
 	if (narrow(it->isa) && 0x100000000ull - it->addr < want)
 		want = (size_t)(0x100000000ull - it->addr);
 	it->buf_addr = it->addr;
@@ -133,7 +141,7 @@ static const uint8_t *code_at(struct etmkit_insn_iter *it, size_t *avail)
 
 	if (it->addr < it->buf_addr || off >= it->buf_len ||
 	    (it->buf_len - off < INSN_MAX_BYTES &&
-	     it->buf_len == sizeof(it->buf))) {
+	     it->buf_addr + it->buf_len < it->end + INSN_MAX_BYTES)) {
 		refill(it);
 		off = 0;
 	}
@@ -149,6 +157,48 @@ static unsigned it_length(uint8_t mask)
 	return mask ? 4u - (unsigned)__builtin_ctz(mask) : 0u;
 }
 
+/* The cache slot of @addr. */
+static struct etmkit_insn_iter_entry *slot(struct etmkit_insn_iter *it,
+					   uint64_t addr)
+{
+	uint32_t h = (uint32_t)(addr >> 1) * 0x9e3779b1u;
+
+	return &it->cache[h >> (32 - 12)];
+}
+_Static_assert(ETMKIT_INSN_ITER_CACHE == 4096, "slot() takes 12 bits");
+_Static_assert(INSN_F_UDF < (1u << 17), "the class fits 17 bits");
+
+#define INFO_FLAGS(i) ((i) & 0x1ffffu)
+#define INFO_IT(i) ((uint8_t)((i) >> 17 & 0xf))
+#define INFO_ISA(i) ((i) >> 21 & 7u)
+#define INFO_SIZE(i) ((uint8_t)((i) >> 24))
+
+/* The instruction at @it->addr, from the cache or classified from the
+ * image (and cached). Returns 0, or -1 when the image cannot give it. */
+static int classify(struct etmkit_insn_iter *it,
+		    const struct etmkit_insn_iter_entry **out)
+{
+	struct etmkit_insn_iter_entry *c = slot(it, it->addr);
+	struct insn_info ii;
+	const uint8_t *p;
+	size_t avail;
+
+	if (c->addr == it->addr && INFO_ISA(c->info) == it->isa) {
+		*out = c;
+		return 0;
+	}
+	p = code_at(it, &avail);
+	if (!avail || insn_decode(&ii, (enum etmkit_isa)it->isa, it->addr, p,
+				  avail) < 0)
+		return -1;
+	c->addr = it->addr;
+	c->opcode = ii.opcode;
+	c->info = ii.flags | (uint32_t)(ii.it_mask & 0xf) << 17 |
+		  (uint32_t)it->isa << 21 | (uint32_t)ii.size << 24;
+	*out = c;
+	return 0;
+}
+
 /* Stop the block with error @err (positive). */
 static void stop(struct etmkit_insn_iter *it, int err)
 {
@@ -158,76 +208,93 @@ static void stop(struct etmkit_insn_iter *it, int err)
 	it->it_at = UINT64_MAX;
 }
 
+/* Return the error stopped at, once. */
+static int take_err(struct etmkit_insn_iter *it)
+{
+	int err = it->err;
+
+	it->err = 0;
+	return -err;
+}
+
 int etmkit_insn_iter_next(struct etmkit_insn_iter *it,
 			  struct etmkit_elem *out, size_t max)
 {
+	/* The walk's state in locals: stores to @out could alias @it's
+	 * fields, which the compiler would then read again each time. */
+	uint64_t addr, offset, end;
+	uint32_t left;
+	uint8_t isa, it_left;
 	size_t n = 0;
+	int err = 0;
 
 	if (!it || !out || !max)
 		return -etmkit_err_invalid;
-	if (it->err) {
-		int err = it->err;
-
-		it->err = 0;
-		return -err;
-	}
-	while (n < max && it->left) {
+	if (it->err)
+		return take_err(it);
+	addr = it->addr;
+	offset = it->offset;
+	end = it->end;
+	left = it->left;
+	isa = it->isa;
+	it_left = it->it_left;
+	while (n < max && left) {
 		struct etmkit_elem *e = &out[n];
-		struct insn_info ii;
-		const uint8_t *p;
-		size_t avail;
+		const struct etmkit_insn_iter_entry *c = slot(it, addr);
+		uint64_t next;
 		uint32_t cls;
 
-		p = code_at(it, &avail);
-		if (!avail || insn_decode(&ii, (enum etmkit_isa)it->isa,
-					  it->addr, p, avail) < 0) {
-			stop(it, etmkit_err_not_found);
-			break;
-		}
-		cls = ii.flags;
-		if (it->it_left) {
-			cls |= INSN_F_COND;
-			it->it_left--;
-		}
-		if (ii.flags & INSN_F_IT)
-			it->it_left = (uint8_t)it_length(ii.it_mask);
-		memset(e, 0, sizeof(*e));
-		e->offset = it->offset;
-		e->addr = it->addr;
-		e->kind = etmkit_elem_insn;
-		e->isa = it->isa;
-		e->size = ii.size;
-		e->u.insn.opcode = ii.opcode;
-		e->u.insn.class_flags = cls;
-		it->addr += ii.size;
-		n++;
-		if (--it->left) {
-			if (it->addr >= it->end) {
-				stop(it, etmkit_err_format);
-				n--; /* not an instruction of the block */
+		if (c->addr != addr || INFO_ISA(c->info) != isa) {
+			it->addr = addr;
+			if (classify(it, &c)) {
+				err = etmkit_err_not_found;
 				break;
 			}
-			e->flags = ETMKIT_INSN_EXEC;
-			continue;
 		}
-		if (it->addr != it->end || ii.size != it->last_size ||
-		    ii.opcode != it->last_opcode) {
-			stop(it, etmkit_err_format);
-			n--;
+		next = addr + INFO_SIZE(c->info);
+		/* Each instruction but the last ends inside the block. */
+		if (--left && (next >= end || next < addr)) {
+			err = etmkit_err_format;
 			break;
 		}
-		e->flags = it->last_flags;
-		e->cycles = it->cycles;
-		it->it_at = it->end;
-		it->it_isa = it->isa;
+		cls = INFO_FLAGS(c->info);
+		if (it_left) {
+			cls |= INSN_F_COND;
+			it_left--;
+		}
+		if (cls & INSN_F_IT)
+			it_left = (uint8_t)it_length(INFO_IT(c->info));
+		memset(e, 0, sizeof(*e));
+		e->offset = offset;
+		e->addr = addr;
+		e->kind = etmkit_elem_insn;
+		e->isa = isa;
+		e->size = INFO_SIZE(c->info);
+		e->flags = ETMKIT_INSN_EXEC;
+		e->u.insn.opcode = c->opcode;
+		e->u.insn.class_flags = cls;
+		addr = next;
+		n++;
+		if (!left) {
+			/* The last: at the block's end, as the block says. */
+			if (addr != end || e->size != it->last_size ||
+			    e->u.insn.opcode != it->last_opcode) {
+				n--;
+				err = etmkit_err_format;
+				break;
+			}
+			e->flags = it->last_flags;
+			e->cycles = it->cycles;
+			it->it_at = end;
+			it->it_isa = isa;
+		}
 	}
+	it->addr = addr;
+	it->left = left;
+	it->it_left = it_left;
+	if (err)
+		stop(it, err);
 	if (n)
 		return (int)n;
-	if (it->err) {
-		int err = it->err;
-
-		it->err = 0;
-		return -err;
-	}
-	return -etmkit_err_eos;
+	return it->err ? take_err(it) : -etmkit_err_eos;
 }
