@@ -139,9 +139,10 @@ static const uint8_t *code_at(struct etmkit_insn_iter *it, size_t *avail)
 {
 	uint64_t off = it->addr - it->buf_addr;
 
+	/* Fewer than the classifier may need: read on (the same again only
+	 * where the image or the address space ends). */
 	if (it->addr < it->buf_addr || off >= it->buf_len ||
-	    (it->buf_len - off < INSN_MAX_BYTES &&
-	     it->buf_addr + it->buf_len < it->end + INSN_MAX_BYTES)) {
+	    it->buf_len - off < INSN_MAX_BYTES) {
 		refill(it);
 		off = 0;
 	}

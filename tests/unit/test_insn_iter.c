@@ -632,6 +632,34 @@ static void test_errors(void **state)
 				 -etmkit_err_not_found);
 		image_free(cut);
 	}
+	/* A block that ends near 2^64, from a misaligned address inside the
+	 * bytes read for the block before (no decoder makes one;
+	 * fuzz_insn_iter did): the 255 instructions the image holds from
+	 * there, read on as needed, then not found. */
+	{
+		static uint8_t nops[1024];
+		struct image *top = NULL;
+		int n, got = 0;
+
+		for (int i = 0; i < 256; i++)
+			put32(nops + 4 * i, 0xd503201fu);
+		assert_int_equal(image_alloc(&top), 0);
+		assert_int_equal(image_add_buffer(top, nops, sizeof(nops),
+						  0xfffffffffffff000ull, 0), 0);
+		etmkit_insn_iter_set_image(&it, top);
+		/* The bytes read for a block before, around the start. */
+		r = range(0xfffffffffffff000ull, 0xfffffffffffff004ull, 1,
+			  etmkit_isa_a64, 4, 0xd503201fu, ETMKIT_INSN_EXEC);
+		assert_int_equal(expand(&it, &r, 16, out), 1);
+		r = range(0xfffffffffffff002ull, 0xffffffffffffffffull, 300,
+			  etmkit_isa_a64, 4, 0xd503201fu, ETMKIT_INSN_EXEC);
+		assert_int_equal(etmkit_insn_iter_start(&it, &r), 0);
+		while ((n = etmkit_insn_iter_next(&it, out, 1)) > 0)
+			got += n;
+		assert_int_equal(got, 255);
+		assert_int_equal(n, -etmkit_err_not_found);
+		image_free(top);
+	}
 	/* No code at all where the block is. */
 	etmkit_insn_iter_set_image(&it, img);
 	r = range(0x9000, 0x9004, 1, etmkit_isa_a64, 4, 0, ETMKIT_INSN_EXEC);
