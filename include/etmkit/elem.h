@@ -66,7 +66,10 @@ enum etmkit_elem_kind {
 					 after another from addr to
 					 u.range.end (exclusive) in isa: what
 					 count insn elements would say, in one
-					 element (ETM4_FLOW_RANGES) */
+					 element (ETM3_FLOW_RANGES,
+					 ETM4_FLOW_RANGES): a block, the fast
+					 path (blocks.h; etmkit_insn_iter
+					 gives its insn elements) */
 	etmkit_elem_branch_run,       /* ETM4_FLOW_TRACES: a taken-branch
 					 trace the decoder counted (u.brun):
 					 from addr, the target of a taken

@@ -25,6 +25,12 @@
  * Memory is fixed at allocation: the decoder caches decoded blocks of
  * instructions (keyed by address, instruction set and memory space) in
  * cfg.cache_bytes and starts the cache afresh when it is full.
+ *
+ * The fast path is the block form (ETM3_FLOW_RANGES, ETM4_FLOW_RANGES):
+ * each run of instructions as one insn_range element (a block: blocks.h
+ * says what it holds and what comes before it). The default form, one insn
+ * element per instruction, is what etmkit_insn_iter (blocks.h) makes of
+ * the blocks, for those who want it.
  */
 #ifndef ETMKIT_FLOW_H
 #define ETMKIT_FLOW_H
