@@ -600,6 +600,8 @@ int etmkit_session_lose(struct etmkit_session *s, uint8_t id,
 
 int etmkit_session_set_offset(struct etmkit_session *s, uint64_t offset)
 {
+	if (s && s->jobs && sj_error(s))
+		return sj_error(s); /* stopped */
 	if (!s || !s->boundary)
 		return -etmkit_err_invalid;
 	s->next_off = offset;

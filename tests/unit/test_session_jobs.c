@@ -16,83 +16,11 @@
 #include <cmocka.h>
 
 #include "etmkit/etmkit.h"
-#include "elem_same.h"
-#include "ts_elems.h"
+#include "session_log.h"
 #include "ts_session.h"
 
 #define TC2_DIR ETMKIT_SHARED_DIR "/testdata/etmv3/TC2"
 #define JUNO_DIR ETMKIT_SHARED_DIR "/testdata/etmv4/juno_r1_1"
-
-/* One callback: a batch (or one on_elem element) of source @id, @n
- * elements from @first of the element list; or a frame event. */
-struct call {
-	uint8_t what;  /* 1 elements, 2 frame event */
-	uint8_t id;
-	uint8_t ev_kind;
-	int16_t ev_error;
-	uint64_t ev_offset;
-	size_t first, n;
-};
-
-struct log {
-	struct ts_elems el;
-	struct call *c;
-	size_t nc, cap;
-	size_t stop_after; /* 0, or stop once this many elements came */
-	int stopped;       /* then later callbacks (serial decoding may make
-			      some on later calls) are not logged */
-	int rc[4096];      /* what each call returned */
-	size_t ncalls;
-};
-
-static void put_call(struct log *l, const struct call *c)
-{
-	if (l->nc == l->cap) {
-		l->cap = l->cap ? 2 * l->cap : 1024;
-		l->c = realloc(l->c, l->cap * sizeof(*l->c));
-		assert_non_null(l->c);
-	}
-	l->c[l->nc++] = *c;
-}
-
-static int on_elems(void *ctx, uint8_t id, const struct etmkit_elem *e,
-		    size_t n)
-{
-	struct log *l = ctx;
-	struct call c = { .what = 1, .id = id, .first = l->el.n, .n = n };
-
-	assert_true(n >= 1);
-	if (l->stopped)
-		return -etmkit_err_internal;
-	for (size_t i = 0; i < n; i++)
-		assert_int_equal(ts_elems_put(&l->el, &e[i]), 0);
-	put_call(l, &c);
-	if (l->stop_after && l->el.n >= l->stop_after)
-		l->stopped = 1;
-	return l->stopped ? -etmkit_err_internal : 0;
-}
-
-static int on_elem(void *ctx, uint8_t id, const struct etmkit_elem *e)
-{
-	return on_elems(ctx, id, e, 1);
-}
-
-static int on_event(void *ctx, const struct deformat_event *ev)
-{
-	struct log *l = ctx;
-	struct call c = { .what = 2, .ev_kind = ev->kind,
-			  .ev_error = ev->error, .ev_offset = ev->offset };
-
-	put_call(l, &c);
-	return 0;
-}
-
-static void log_free(struct log *l)
-{
-	ts_elems_free(&l->el);
-	free(l->c);
-	memset(l, 0, sizeof(*l));
-}
 
 /* How a run feeds the buffer. */
 struct plan {
@@ -195,15 +123,9 @@ static uint8_t add_sources(struct setup *st, struct etmkit_session *s,
 	return first;
 }
 
-static void note_rc(struct log *l, int rc)
-{
-	assert_true(l->ncalls < 4096);
-	l->rc[l->ncalls++] = rc;
-}
-
 /* Decode the snapshot at @dir with @p and @jobs into @l. */
 static void run(const char *dir, const struct plan *p, unsigned jobs,
-		struct log *l)
+		struct slog *l)
 {
 	struct setup st;
 	struct etmkit_session_config sc;
@@ -221,11 +143,11 @@ static void run(const char *dir, const struct plan *p, unsigned jobs,
 	sc.frames = deformat_coresight;
 	sc.ctx = l;
 	if (p->batches)
-		sc.on_elems = on_elems;
+		sc.on_elems = slog_on_elems;
 	else
-		sc.on_elem = on_elem;
+		sc.on_elem = slog_on_elem;
 	if (p->events)
-		sc.on_frame_event = on_event;
+		sc.on_frame_event = slog_on_event;
 	sc.stop_on_error = (uint8_t)p->stop_on_error;
 	sc.jobs = jobs;
 	assert_int_equal(etmkit_session_alloc(&s, &sc), 0);
@@ -234,75 +156,45 @@ static void run(const char *dir, const struct plan *p, unsigned jobs,
 	for (size_t o = 0; o < st.n; o += p->chunk) {
 		size_t k = st.n - o < p->chunk ? st.n - o : p->chunk;
 
-		note_rc(l, etmkit_session_feed(s, st.bytes + o, k));
+		slog_note(l, etmkit_session_feed(s, st.bytes + o, k));
 		since += k;
 		if (p->break_every && since >= p->break_every) {
 			since = 0;
 			breaks++;
-			note_rc(l, etmkit_session_break(
+			slog_note(l, etmkit_session_break(
 				s, breaks % 2 ? etmkit_loss_aux_truncated :
 						etmkit_loss_none));
 			if (breaks % 3 == 0)
-				note_rc(l, etmkit_session_lose(
+				slog_note(l, etmkit_session_lose(
 					s, first, etmkit_loss_aux_missing));
-			note_rc(l, etmkit_session_set_offset(
+			slog_note(l, etmkit_session_set_offset(
 				s, (uint64_t)o + k + 1000 * breaks));
 		}
 	}
-	note_rc(l, etmkit_session_finish(s));
+	slog_note(l, etmkit_session_finish(s));
 	etmkit_session_free(s);
 	setup_free(&st);
 }
 
-/* The serial run and the one with @jobs made the same calls. With
- * @same_rc each call returned the same; else the first error is the same
- * and, from the call that returned it on, every call returns it. */
-static void same_logs(const struct log *a, const struct log *b, int same_rc)
-{
-	assert_int_equal(a->nc, b->nc);
-	assert_int_equal(a->el.n, b->el.n);
-	for (size_t i = 0; i < a->nc; i++) {
-		const struct call *x = &a->c[i], *y = &b->c[i];
-
-		assert_int_equal(x->what, y->what);
-		assert_int_equal(x->id, y->id);
-		assert_int_equal(x->first, y->first);
-		assert_int_equal(x->n, y->n);
-		assert_int_equal(x->ev_kind, y->ev_kind);
-		assert_int_equal(x->ev_error, y->ev_error);
-		assert_int_equal(x->ev_offset, y->ev_offset);
-	}
-	for (size_t i = 0; i < a->el.n; i++)
-		assert_true(elem_same(&a->el.e[i], &b->el.e[i], 1));
-	assert_int_equal(a->ncalls, b->ncalls);
-	if (same_rc) {
-		for (size_t i = 0; i < a->ncalls; i++)
-			assert_int_equal(a->rc[i], b->rc[i]);
-		return;
-	}
-	for (size_t i = 0, err = 0; i < a->ncalls; i++) {
-		if (!err && a->rc[i] < 0)
-			err = (size_t)-a->rc[i];
-		if (err && b->rc[i] < 0)
-			assert_int_equal(b->rc[i], -(int)err);
-		if (b->rc[i] < 0 && i + 1 < b->ncalls)
-			assert_int_equal(b->rc[i + 1], b->rc[i]);
-	}
-}
-
-static void compare(const char *dir, const struct plan *p, int same_rc)
+/* The serial run and those at 2, 3 and 8 threads logged the same
+ * (session_log.h). */
+static void compare(const char *dir, const struct plan *p)
 {
 	static const unsigned jobs[] = { 2, 3, 8 };
-	struct log ref, got;
+	static struct slog ref, got;
 
 	run(dir, p, 1, &ref);
 	assert_true(ref.el.n > 100);
 	for (size_t j = 0; j < sizeof(jobs) / sizeof(jobs[0]); j++) {
+		const char *d;
+
 		run(dir, p, jobs[j], &got);
-		same_logs(&ref, &got, same_rc);
-		log_free(&got);
+		d = slog_diff(&ref, &got, p->stop_on_error);
+		if (d)
+			fail_msg("jobs %u: %s differs", jobs[j], d);
+		slog_free(&got);
 	}
-	log_free(&ref);
+	slog_free(&ref);
 }
 
 static void tc2_elem(void **state)
@@ -310,7 +202,7 @@ static void tc2_elem(void **state)
 	struct plan p = { .chunk = 4096 };
 
 	(void)state;
-	compare(TC2_DIR, &p, 1);
+	compare(TC2_DIR, &p);
 }
 
 static void tc2_batches_events(void **state)
@@ -318,10 +210,10 @@ static void tc2_batches_events(void **state)
 	struct plan p = { .chunk = 1000, .batches = 1, .events = 1 };
 
 	(void)state;
-	compare(TC2_DIR, &p, 1);
+	compare(TC2_DIR, &p);
 	p.flags = 1;
 	p.chunk = 37;
-	compare(TC2_DIR, &p, 1);
+	compare(TC2_DIR, &p);
 }
 
 static void tc2_breaks(void **state)
@@ -329,7 +221,7 @@ static void tc2_breaks(void **state)
 	struct plan p = { .chunk = 512, .batches = 1, .break_every = 2048 };
 
 	(void)state;
-	compare(TC2_DIR, &p, 1);
+	compare(TC2_DIR, &p);
 }
 
 static void tc2_damaged(void **state)
@@ -338,12 +230,12 @@ static void tc2_damaged(void **state)
 			  .events = 1 };
 
 	(void)state;
-	compare(TC2_DIR, &p, 1);
+	compare(TC2_DIR, &p);
 	p.stop_on_error = 1;
-	compare(TC2_DIR, &p, 1);
+	compare(TC2_DIR, &p);
 	p.events = 0;
 	p.chunk = 333;
-	compare(TC2_DIR, &p, 1);
+	compare(TC2_DIR, &p);
 }
 
 /* A callback stops the decode: the same callbacks up to it, and the
@@ -353,10 +245,10 @@ static void tc2_callback_stops(void **state)
 	struct plan p = { .chunk = 4096, .stop_after = 5000 };
 
 	(void)state;
-	compare(TC2_DIR, &p, 0);
+	compare(TC2_DIR, &p);
 	p.batches = 1;
 	p.stop_after = 12345;
-	compare(TC2_DIR, &p, 0);
+	compare(TC2_DIR, &p);
 }
 
 static void juno(void **state)
@@ -364,14 +256,14 @@ static void juno(void **state)
 	struct plan p = { .chunk = 4096, .batches = 1 };
 
 	(void)state;
-	compare(JUNO_DIR, &p, 1);
+	compare(JUNO_DIR, &p);
 	p.flags = 1;
 	p.break_every = 8192;
-	compare(JUNO_DIR, &p, 1);
+	compare(JUNO_DIR, &p);
 	p.break_every = 0;
 	p.damage = 1;
 	p.stop_on_error = 1;
-	compare(JUNO_DIR, &p, 1);
+	compare(JUNO_DIR, &p);
 }
 
 /* jobs is ignored with a packet decoder, and no decoder is added once
@@ -381,13 +273,13 @@ static void api(void **state)
 	struct etmkit_session_config sc;
 	struct etmkit_session *s;
 	struct etm3_flow_config fc;
-	struct log l;
+	static struct slog l;
 
 	(void)state;
 	memset(&l, 0, sizeof(l));
 	etmkit_session_config_init(&sc);
 	sc.frames = deformat_coresight;
-	sc.on_elem = on_elem;
+	sc.on_elem = slog_on_elem;
 	sc.ctx = &l;
 	sc.jobs = 4;
 	assert_int_equal(etmkit_session_alloc(&s, &sc), 0);
@@ -399,7 +291,7 @@ static void api(void **state)
 			 -etmkit_err_invalid);
 	assert_int_equal(etmkit_session_finish(s), 0);
 	etmkit_session_free(s);
-	log_free(&l);
+	slog_free(&l);
 }
 
 int main(void)
