@@ -102,8 +102,9 @@ struct etmkit_session_config {
 	 * later one than serially: etmkit_session_finish() returns once all
 	 * are made; with stop_on_error every call returns once its own are.
 	 * An error (a callback's negative value, a decoder's error) stops
-	 * the session: the call that meets it and every later one return it
-	 * (frame statistics may then count bytes past it). Sessions with a
+	 * the session: the call that meets it and every later one return it,
+	 * and no callback follows it (where serial decoding would go on at
+	 * later calls; frame statistics may count bytes past it). Sessions with a
 	 * packet decoder stay serial; no decoder can be added once the
 	 * workers run. Memory: about 1.6 MiB per worker, fixed when they
 	 * start (an input ring of 1 MiB, 8192 elements, 4096 records), and
