@@ -39,6 +39,12 @@
 #define SJ_EVENTS 256u         /* frame events in flight */
 #define SJ_KICK (16u << 10)    /* input bytes before a sleeping worker is
 				  woken (sooner when the caller waits) */
+/* A sleeping caller is woken when a piece ends or this many records wait
+ * (sooner when the worker would wait for room), a worker waiting for room
+ * once a quarter of its rings is free: a wake costs a system call, not
+ * one per batch. */
+#define SJ_WAKE_RECS (SJ_RECS / 16u)
+#define SJ_WAKE_ELEMS (SJ_ELEMS / 8u)
 
 /* Item kinds: the commands (enum sj_cmd, 2-4), data and the wrap. */
 enum { item_data = 1, item_gap = sj_gap, item_finish = sj_finish,
@@ -183,8 +189,12 @@ static int put_rec(struct sj_worker *w, const struct etmkit_elem *e,
 		if (off + n > SJ_ELEMS)
 			w->el_head += SJ_ELEMS - off; /* skip the tail */
 	}
-	if (wait_for(w, &w->w_sleep, has_room, n) < 0)
-		return -1;
+	if (!has_room(w, n)) {
+		wake(w, &w->m_sleep); /* the caller may be asleep with
+					 records to take */
+		if (wait_for(w, &w->w_sleep, has_room, n) < 0)
+			return -1;
+	}
 	r = &w->rec[h % SJ_RECS];
 	r->start = w->el_head;
 	r->n = n;
@@ -195,7 +205,13 @@ static int put_rec(struct sj_worker *w, const struct etmkit_elem *e,
 		w->el_head += n;
 	}
 	atomic_store_explicit(&w->rec_head, h + 1, memory_order_release);
-	wake(w, &w->m_sleep);
+	if (end || h + 1 - atomic_load_explicit(&w->rec_tail,
+						memory_order_relaxed) >=
+			   SJ_WAKE_RECS ||
+	    w->el_head - atomic_load_explicit(&w->el_tail,
+					      memory_order_relaxed) >=
+		    SJ_WAKE_ELEMS)
+		wake(w, &w->m_sleep);
 	return 0;
 }
 
@@ -292,19 +308,36 @@ static int has_rec(struct sj_worker *w, uint64_t tail)
 	return atomic_load_explicit(&w->rec_head, memory_order_acquire) != tail;
 }
 
-/* Wake every worker with input it has not been woken for. */
+/* Before the caller waits: wake every sleeping worker (for input it was
+ * not woken for, or for room the caller made). */
 static void kick_all(struct session_jobs *j)
 {
 	for (unsigned i = 0; i < j->nworkers; i++) {
 		struct sj_worker *w = &j->w[i];
-		uint64_t h = atomic_load_explicit(&w->in_head,
-						  memory_order_relaxed);
 
-		if (h != w->kicked) {
-			w->kicked = h;
-			wake(w, &w->w_sleep);
-		}
+		w->kicked = atomic_load_explicit(&w->in_head,
+						 memory_order_relaxed);
+		wake(w, &w->w_sleep);
 	}
+}
+
+/* After the caller took records of @w: wake it if it waits for room and
+ * a quarter of its rings is free. */
+static void wake_for_room(struct sj_worker *w)
+{
+	uint64_t rt = atomic_load_explicit(&w->rec_tail, memory_order_relaxed);
+	uint64_t rh = atomic_load_explicit(&w->rec_head, memory_order_acquire);
+	const struct sj_rec *last = &w->rec[(rh - 1) % SJ_RECS];
+	uint64_t el_used = rh == rt ? 0 :
+			   last->start + last->n -
+				   atomic_load_explicit(&w->el_tail,
+							memory_order_relaxed);
+
+	if (!atomic_load(&w->w_sleep))
+		return;
+	if (rh - rt <= SJ_RECS - SJ_RECS / 4u &&
+	    el_used <= SJ_ELEMS - SJ_ELEMS / 4u)
+		wake(w, &w->w_sleep);
 }
 
 /* Replay what worker op @op has delivered. Returns 1 when it is done, 0
@@ -340,7 +373,7 @@ static int replay_worker(struct etmkit_session *s, struct session_jobs *j,
 		/* the worker may reuse the record from here on */
 		atomic_store_explicit(&w->rec_tail, t + 1,
 				      memory_order_release);
-		wake(w, &w->w_sleep);
+		wake_for_room(w);
 		if (err < 0)
 			return err;
 		if (end)
