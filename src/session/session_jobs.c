@@ -32,6 +32,7 @@
 
 #define SJ_IN_BYTES (1u << 20) /* input ring of a worker */
 #define SJ_PIECE (64u << 10)   /* the most bytes of one data piece */
+#define SJ_PIECE_OFFS (8u << 10) /* the same with offsets (9 bytes each) */
 #define SJ_ELEMS 8192u         /* element ring of a worker */
 #define SJ_REC_MAX 1024u       /* the most elements of one record */
 #define SJ_RECS 4096u          /* records of a worker */
@@ -45,6 +46,10 @@
  * one per batch. */
 #define SJ_WAKE_RECS (SJ_RECS / 16u)
 #define SJ_WAKE_ELEMS (SJ_ELEMS / 8u)
+
+/* An item and the wasted end of the ring before it must fit: */
+_Static_assert(2 * (32 + SJ_PIECE_OFFS * 9 + 32) <= SJ_IN_BYTES &&
+	       2 * (32 + SJ_PIECE + 32) <= SJ_IN_BYTES, "input ring");
 
 /* Item kinds: the commands (enum sj_cmd, 2-4), data and the wrap. */
 enum { item_data = 1, item_gap = sj_gap, item_finish = sj_finish,
@@ -531,9 +536,12 @@ int sj_data(struct etmkit_session *s, uint8_t id, const uint8_t *data,
 {
 	/* A long unformatted feed goes as pieces of SJ_PIECE bytes: the
 	 * elements are the same (flow.h: output depends only on the input),
-	 * a decoder batch may end at a piece's end. */
+	 * a decoder batch may end at a piece's end. (Framed runs, the ones
+	 * with offsets, are at most 4096 bytes: never cut.) */
+	size_t most = offsets ? SJ_PIECE_OFFS : SJ_PIECE;
+
 	while (n) {
-		size_t k = n < SJ_PIECE ? n : SJ_PIECE;
+		size_t k = n < most ? n : most;
 		int err = put_item(s, item_data, id, data, offsets, base, k);
 
 		if (err < 0)
