@@ -5,6 +5,7 @@
  *   bench_perf_decode FILE.data --elf FILE[@BIAS]... --mem FILE@ADDR...
  *                     [--runs N]
  *                     [--forms insns,ranges,profile,opencsd,traces]
+ *                     [--jobs N]
  *
  * The file is read into memory once (untimed). Timed, best of --runs:
  *   - etmkit: a session (include/etmkit/session.h) taking CoreSight frames,
@@ -30,6 +31,8 @@
  *     its builtin decoder configured from the metadata, an OCSD_OP_RESET
  *     before every AUX record of that CPU, as perf drives it (digest
  *     perf-data.md 3.10; tests/perf/perf_ocsd.c), memory the --mem files.
+ * --jobs N: etmkit's session decodes the CPUs on N worker threads
+ * (session.h jobs; default 1, the caller's thread alone).
  * Reported: MB of AUX data, MB/s, millions of instructions per second, and
  * the instruction counts, which must agree (exit 1 if they do not).
  * Peak memory is measured from outside (bench/perf_corpus.sh). */
@@ -47,6 +50,7 @@
 #endif
 
 #define WHO "perf_decode"
+static unsigned long jobs = 1; /* --jobs: etmkit_session_config.jobs */
 #define MAX_FILES 64
 
 struct run {
@@ -114,6 +118,7 @@ static int etmkit_run(struct run *r, int profile)
 	sc.frames = deformat_coresight;
 	sc.on_elem = on_elem;
 	sc.ctx = r;
+	sc.jobs = (unsigned)jobs;
 	if ((err = etmkit_session_alloc(&s, &sc)))
 		return err;
 	if (profile) {
@@ -316,6 +321,9 @@ int main(int argc, char **argv)
 		if (!strcmp(argv[i], "--forms") && i + 1 < argc) {
 			if (parse_forms(argv[++i], &forms))
 				return 2;
+		} else if (!strcmp(argv[i], "--jobs") && i + 1 < argc) {
+			if (bench_parse_ulong(argv[++i], 256, &jobs) || !jobs)
+				return 2;
 		} else if (!strcmp(argv[i], "--runs") && i + 1 < argc) {
 			if (bench_parse_ulong(argv[++i], 1000, &runs) || !runs)
 				return 2;
@@ -349,7 +357,7 @@ int main(int argc, char **argv)
 		} else {
 			fprintf(stderr, "usage: bench_perf_decode FILE.data "
 				"--elf FILE[@BIAS]... --mem FILE@ADDR... "
-				"[--runs N] [--forms LIST]\n");
+				"[--runs N] [--forms LIST] [--jobs N]\n");
 			return 2;
 		}
 	}

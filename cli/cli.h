@@ -80,9 +80,7 @@ struct cli_input {
 				       while it reads (profile): progress
 				       may show on a terminal shared with
 				       it */
-	uint64_t *chunk_offset;     /* perf.data: set to the file offset of
-				       each AUX record before its bytes are
-				       fed (NULL: not wanted) */
+	unsigned jobs;              /* --jobs; 0: not given */
 
 	/* Resolved: */
 	char buffer_path[1024];
@@ -102,6 +100,10 @@ int cli_parse_u64(const char *s, uint64_t *v, int allow_neg);
 /* Handle an input option; returns 1 if @opt was one, 0 if not, -1 on a bad
  * value (message printed). */
 int cli_input_option(struct cli_input *in, int opt, const char *arg);
+
+/* The session's jobs (etmkit_session_config.jobs): --jobs, by default
+ * the number of online cores. */
+unsigned cli_input_jobs(const struct cli_input *in);
 
 /* Resolve sources and buffer. Prints a message and returns a cli_exit on
  * failure, 0 on success. */
@@ -154,7 +156,7 @@ struct cli_perf_opts {
 };
 struct cli_perf_sb;
 /* Read the side-band of in->perf, find binaries, build the images; sets
- * in->chunk_offset. *@sb is set (free it) even on failure. Returns 0 or a
+ * *@sb is set (free it) even on failure. Returns 0 or a
  * cli_exit after a message. */
 int cli_perf_sb_open(struct cli_perf_sb **sb, struct cli_input *in,
 		     const struct cli_perf_opts *o);
@@ -267,7 +269,8 @@ enum cli_opt {
 	opt_sync_period, opt_spec_depth, opt_mispredict_every,
 	opt_cancel_every, opt_q_every, opt_timestamp_every, opt_trace_id,
 	opt_format, opt_elf_enc, opt_cpus, opt_aux_size, opt_truncate_every,
-	opt_pmu_type
+	opt_pmu_type,
+	opt_jobs
 };
 
 /* Commands, for struct cli_option's cmds. */

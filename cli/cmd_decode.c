@@ -284,6 +284,7 @@ static int setup(struct decode_run *r)
 	sc.on_elem = on_elem;
 	sc.ctx = r;
 	sc.stop_on_error = (uint8_t)r->stop_on_error;
+	sc.jobs = cli_input_jobs(&r->in);
 	err = etmkit_session_alloc(&r->session, &sc);
 	if (err < 0) {
 		cli_error("cannot set up the decoder: %s",

@@ -112,6 +112,7 @@ int cli_counting_setup(struct cli_counting *c, unsigned flow_flags)
 	sc.raw_id = c->in.src[0].id;
 	sc.on_elems = on_elems;
 	sc.ctx = c;
+	sc.jobs = cli_input_jobs(&c->in);
 	err = etmkit_session_alloc(&c->session, &sc);
 	if (!err && !(c->syms = cli_symbols_alloc()))
 		err = -etmkit_err_nomem;

@@ -4,6 +4,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <strings.h>
 #include <sys/stat.h>
 
@@ -133,6 +134,13 @@ int cli_input_option(struct cli_input *in, int opt, const char *arg)
 		if (opt == opt_etmcr) { in->etmcr = v; in->have_etmcr = 1; }
 		if (opt == opt_etmidr) { in->etmidr = v; in->have_etmidr = 1; }
 		if (opt == opt_etmccer) { in->etmccer = v; in->have_etmccer = 1; }
+		return 1;
+	case opt_jobs:
+		if (cli_parse_u32(arg, &v) < 0 || v < 1 || v > 256)
+			return bad_value("jobs", arg,
+					 "expected a number of threads from 1 "
+					 "to 256");
+		in->jobs = v;
 		return 1;
 	case opt_cpu:
 		if (cli_parse_ranges(arg, &in->cpus) < 0)
@@ -675,6 +683,16 @@ int cli_input_resolve(struct cli_input *in, const char *cmd)
 	cli_error("no input: give --snapshot DIR or FILE "
 		  "(see etmkit %s --help)", cmd);
 	return cli_exit_usage;
+}
+
+unsigned cli_input_jobs(const struct cli_input *in)
+{
+	long n;
+
+	if (in->jobs)
+		return in->jobs;
+	n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n < 1 ? 1 : n > 256 ? 256 : (unsigned)n;
 }
 
 int cli_session_feed(const char *cmd, struct etmkit_session *s,

@@ -287,8 +287,6 @@ int cli_perf_stream(const struct cli_input *in,
 		}
 		if (is_raw(&ch) && !s)
 			continue;
-		if (in->chunk_offset)
-			*in->chunk_offset = ch.record_offset;
 		if (s)
 			err = etmkit_session_set_offset(s, ch.data_offset);
 		raw_piece = is_raw(&ch) ? cpu_trace_id(in, ch.cpu) : -1;

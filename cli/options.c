@@ -98,6 +98,9 @@ static const struct cli_option options[] = {
 	  "the kernel's ELF file, for [kernel.kallsyms] addresses" },
 	{ "cpu", 0, "LIST", opt_cpu, D | P | R | C,
 	  "only the trace of these CPUs (perf.data), as 0,2-3" },
+	{ "jobs", 'j', "N", opt_jobs, D | R | C,
+	  "decode the trace sources (trace IDs, CPUs) on N threads; the "
+	  "output is the same whatever N (default: the online cores)" },
 	{ "pid", 0, "LIST", 0, D,
 	  "list only elements of these processes (the context ID, or the "
 	  "VMID when the recording traced the pid there, gives the thread; "

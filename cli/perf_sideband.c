@@ -24,10 +24,11 @@ struct sb_id {
 	/* decode time (the hook) */
 	uint8_t dec_has_tid;
 	uint32_t dec_tid;
-	const struct image *dec_img;  /* the image of dec_tid at dec_chunk */
-	uint64_t dec_chunk;
-	/* listing time: proc is of tid at chunk */
-	uint64_t chunk;
+	const struct image *dec_img;  /* the image of dec_tid from dec_lo to
+					 dec_hi (proc_window()) */
+	uint64_t dec_lo, dec_hi;
+	/* listing time: proc is of tid from lo to hi */
+	uint64_t lo, hi;
 	/* listing time (cli_perf_sb_elem(), in element order) */
 	uint8_t has_tid;
 	uint32_t tid, pid;
@@ -38,7 +39,8 @@ struct sb_id {
 struct cli_perf_sb {
 	struct perf_maps *maps;
 	const char *file;
-	uint64_t chunk_offset;  /* the AUX record being fed */
+	uint64_t elem_offset;   /* listing: the offset of the element last
+				   seen (cli_perf_sb_elem()) */
 	struct sb_id ids[128];
 	struct cli_ranges pids;
 	int has_re;
@@ -95,7 +97,6 @@ int cli_perf_sb_open(struct cli_perf_sb **out, struct cli_input *in,
 	}
 	sb->file = in->file;
 	sb->pids = o->pids;
-	in->chunk_offset = &sb->chunk_offset;
 	err = perf_maps_open(&sb->maps, in->perf, &d);
 	if (err < 0) {
 		cli_error("%s: cannot read the side-band: %s", in->file,
@@ -176,23 +177,55 @@ static int context_tid(const struct sb_id *x, const struct etmkit_elem *e,
 	return 1;
 }
 
+/* The file offsets between which the process image of thread @tid
+ * stays the one current at @off: perf_maps_process_at() takes the last
+ * image of its pid that began before the offset, so its answer at @off
+ * holds from *@lo (just after the latest begin before @off) to *@hi (the
+ * first begin at or after it). No side-band record lies inside an AUX
+ * record, so the offsets of the elements decoded from its bytes give what
+ * its record's offset gives, and each element carries its own: the
+ * decoders (on the session's worker threads with --jobs) and the
+ * listing need not know which record is being fed. */
+static void proc_window(const struct perf_maps *m, uint32_t tid,
+			uint64_t off, uint64_t *lo, uint64_t *hi)
+{
+	uint32_t pid = perf_maps_pid_of(m, tid);
+
+	*lo = 0;
+	*hi = UINT64_MAX;
+	for (size_t i = 0; i < perf_maps_process_count(m); i++) {
+		const struct perf_process *p = perf_maps_process(m, i);
+
+		if (p->pid != pid)
+			continue;
+		if (p->begin_offset < off) {
+			if (p->begin_offset + 1 > *lo)
+				*lo = p->begin_offset + 1;
+		} else if (p->begin_offset < *hi) {
+			*hi = p->begin_offset;
+		}
+	}
+}
+
 /* flow.h image_for_context: the image of the thread the context names,
- * as the side-band stands at the AUX record being decoded. */
+ * as the side-band stands at the context's offset. Runs on the decoder's
+ * thread: it touches only the dec_ fields of its own ID. */
 static const struct image *image_for(void *ctx, const struct etmkit_elem *e)
 {
 	struct sb_id *x = ctx;
 	uint32_t tid;
 
 	if (context_tid(x, e, &tid) &&
-	    (!x->dec_has_tid || tid != x->dec_tid ||
-	     x->dec_chunk != x->sb->chunk_offset)) {
+	    (!x->dec_has_tid || tid != x->dec_tid || e->offset < x->dec_lo ||
+	     e->offset > x->dec_hi)) {
 		/* A context element comes at every change of exception
 		 * level too: look the thread up only when it changes. */
 		x->dec_tid = tid;
 		x->dec_has_tid = 1;
-		x->dec_chunk = x->sb->chunk_offset;
 		x->dec_img = perf_maps_image_for_tid(x->sb->maps, tid,
-						     x->dec_chunk);
+						     e->offset);
+		proc_window(x->sb->maps, tid, e->offset, &x->dec_lo,
+			    &x->dec_hi);
 	}
 	return x->dec_has_tid ? x->dec_img : perf_maps_kernel_image(x->sb->maps);
 }
@@ -248,7 +281,7 @@ const char *cli_perf_sb_comm(const struct cli_perf_sb *sb, uint8_t id,
 	/* @tid names the thread unless the pid comes in the VMID: then
 	 * only the current process is known */
 	if (!x->vmid_pid && !(x->has_tid && x->tid == tid))
-		p = perf_maps_process_at(sb->maps, tid, sb->chunk_offset);
+		p = perf_maps_process_at(sb->maps, tid, sb->elem_offset);
 	return p && p->comm[0] ? p->comm : NULL;
 }
 
@@ -285,13 +318,15 @@ int cli_perf_sb_elem(struct cli_perf_sb *sb, uint8_t id,
 	struct sb_id *x = &sb->ids[id & 0x7f];
 	uint32_t tid;
 
+	sb->elem_offset = e->offset;
 	if (e->kind == etmkit_elem_context && context_tid(x, e, &tid) &&
-	    (!x->has_tid || tid != x->tid || x->chunk != sb->chunk_offset)) {
+	    (!x->has_tid || tid != x->tid || e->offset < x->lo ||
+	     e->offset > x->hi)) {
 		x->tid = tid;
 		x->has_tid = 1;
-		x->chunk = sb->chunk_offset;
 		x->pid = perf_maps_pid_of(sb->maps, tid);
-		x->proc = perf_maps_process_at(sb->maps, tid, sb->chunk_offset);
+		x->proc = perf_maps_process_at(sb->maps, tid, e->offset);
+		proc_window(sb->maps, tid, e->offset, &x->lo, &x->hi);
 		x->last_map = NULL;
 	}
 	memset(t, 0, sizeof(*t));

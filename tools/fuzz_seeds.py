@@ -437,6 +437,13 @@ def main():
             # ID 0x10: ETMCR 0x1000D00C, ETMv3.5, ETMCCER timestamps;
             # ID 0x11: ETMv3.4 with the alternative branch encoding.
             write(outdir, "fuzz_session", d, bytes([1, 0x1c, 0x03, 0x50, 0x3c, 0, 0, 0x41, 0, 5]) + data)
+            # fuzz_session_jobs: coresight frames, ETMv3 on 0x10, ETMv4
+            # on 0x11, ETE on 0x12; breaks every 3rd feed, on_elems,
+            # losses; then the same with frame events and stop_on_error.
+            knobs = bytes([0x31, 40, 0, 1, 2, 0, 0x10, 0, 0, 3, 2, 0])
+            write(outdir, "fuzz_session_jobs", d, knobs + data)
+            write(outdir, "fuzz_session_jobs", d + "-stop",
+                  bytes([0x0d]) + knobs[1:] + data)
         if os.path.isfile(os.path.join(examples, d, "snapshot.ini")):
             write(outdir, "fuzz_snapshot", d, snapshot_seed(os.path.join(examples, d)))
     image_seeds(outdir)
@@ -452,6 +459,15 @@ def main():
             with open(os.path.join(d, fn), "rb") as f:
                 write(outdir, target, fn, f.read(65536))
     # Real captures, when ../shared is there.
+    for snap, knobs in (("etmv3/TC2", [0x01, 100, 0, 0, 0, 0x10, 0x10, 0x10,
+                                       0, 1, 2, 0]),
+                        ("etmv4/juno_r1_1", [0x21, 140, 1, 1, 1, 0, 0, 0, 0,
+                                             5, 2, 0])):
+        tb = os.path.join(shared, "testdata", snap, "cstrace.bin")
+        if os.path.isfile(tb):
+            with open(tb, "rb") as f:
+                write(outdir, "fuzz_session_jobs", snap.replace("/", "-"),
+                      bytes(knobs) + f.read(16384))
     perf_seeds(outdir, shared)
     elf_file_seeds(outdir, shared)
     n = 0

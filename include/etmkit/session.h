@@ -89,6 +89,29 @@ struct etmkit_session_config {
 	 * stops the feed after the whole batch (on_elem: after the element).
 	 * Callers that predate it (a smaller size) get on_elem. */
 	etmkit_elems_fn on_elems;
+	/* Optional (a smaller size: 0): 0 or 1 decodes on the caller's
+	 * thread; N > 1 decodes the flow sources on up to N worker threads
+	 * (at most one per source, started at the first feed, break, lose or
+	 * finish) while the caller's thread deformats and makes every
+	 * callback. The callbacks see exactly the serial sequence: the same
+	 * elements, frame events and gaps, in the same order across IDs;
+	 * on_elems gets the decoders' batches as they are, except that an
+	 * unformatted feed (deformat_none, etmkit_session_feed_raw()) is
+	 * decoded in pieces of 64 KiB, at whose ends a batch may be cut in
+	 * two. Callbacks are made during any call that decodes, possibly a
+	 * later one than serially: etmkit_session_finish() returns once all
+	 * are made; with stop_on_error every call returns once its own are.
+	 * An error (a callback's negative value, a decoder's error) stops
+	 * the session: the call that meets it and every later one return it,
+	 * and no callback follows it (where serial decoding would go on at
+	 * later calls; frame statistics may count bytes past it). Sessions with a
+	 * packet decoder stay serial; no decoder can be added once the
+	 * workers run. Memory: about 1.6 MiB per worker, fixed when they
+	 * start (an input ring of 1 MiB, 8192 elements, 4096 records), and
+	 * 4096 ops and 256 frame events in flight. Image hooks
+	 * (image_for_context) are then called on the worker threads, each
+	 * source's always on the same one. */
+	unsigned jobs;
 };
 
 /* Fill @cfg with defaults: zeros (deformat_none, no callbacks,
@@ -100,7 +123,10 @@ void etmkit_session_config_init(struct etmkit_session_config *cfg);
 struct etmkit_session;
 
 /* Returns 0 and sets *@s; -etmkit_err_invalid (NULL, bad size, none of
- * on_packet, on_elem and on_elems), -etmkit_err_nomem. */
+ * on_packet, on_elem and on_elems), -etmkit_err_nomem. The calls that
+ * decode (feed, feed_raw, break, lose, finish) may also return
+ * -etmkit_err_nomem when jobs > 1 and the workers cannot start (memory
+ * or threads). */
 int etmkit_session_alloc(struct etmkit_session **s,
 			 const struct etmkit_session_config *cfg);
 void etmkit_session_free(struct etmkit_session *s);

@@ -5,43 +5,7 @@
 #include <string.h>
 
 #include "etmkit/session.h"
-
-#define SESSION_BATCH 64
-
-/* What decodes a trace ID. Each kind has one case in the source_* helpers
- * below (feed, gap, finish, drain, free); a new decoder kind adds an entry
- * here and a case to each. */
-enum session_kind {
-	src_none = 0,
-	src_etm3_pkt,   /* ETMv3 packets -> on_packet */
-	src_etm3_flow,  /* ETMv3 execution -> on_elem(s) */
-	src_etm4_pkt,   /* ETMv4 or ETE packets -> on_packet */
-	src_etm4_flow   /* ETMv4 or ETE execution -> on_elem(s) */
-};
-
-struct session_source {
-	uint8_t kind;   /* enum session_kind */
-	uint8_t proto;  /* enum etmkit_protocol reported with packets */
-	uint8_t fed;    /* bytes received since the last break */
-	union {
-		struct etm3_pkt_decoder *etm3;
-		struct etm3_flow_decoder *flow;
-		struct etm4_pkt_decoder *etm4;
-		struct etm4_flow_decoder *flow4;
-	} u;
-};
-
-struct etmkit_session {
-	struct etmkit_session_config cfg;
-	struct deformatter *deformat;
-	struct session_source src[DEFORMAT_ID_COUNT];
-	uint64_t next_off;  /* input offset of the next byte fed */
-	uint8_t boundary;   /* nothing fed since alloc or the last break */
-	union {  /* one source is drained at a time */
-		struct etm3_packet etm3[SESSION_BATCH];
-		struct etm4_packet etm4[SESSION_BATCH];
-	} batch;
-};
+#include "session_internal.h"
 
 /* Drain ETMv3 packet decoder @dec of trace ID @id into on_packet. */
 static int drain_etm3(struct etmkit_session *s, uint8_t id,
@@ -84,6 +48,27 @@ static int drain_etm4(struct etmkit_session *s, uint8_t id,
 	}
 }
 
+int session_deliver(struct etmkit_session *s, uint8_t id,
+		    const struct etmkit_elem *e, size_t n)
+{
+	if (s->cfg.on_elems)
+		return n ? s->cfg.on_elems(s->cfg.ctx, id, e, n) : 0;
+	for (size_t i = 0; i < n; i++) {
+		int err = s->cfg.on_elem(s->cfg.ctx, id, &e[i]);
+
+		if (err < 0)
+			return err;
+	}
+	return 0;
+}
+
+int session_source_batch(struct session_source *src,
+			 const struct etmkit_elem **el)
+{
+	return src->kind == src_etm3_flow ? etm3_flow_batch(src->u.flow, el) :
+					    etm4_flow_batch(src->u.flow4, el);
+}
+
 /* Drain flow decoder @dec of trace ID @id into the element callback:
  * on_elems takes each of the decoder's batches whole. */
 static int drain_flow(struct etmkit_session *s, uint8_t id,
@@ -91,28 +76,15 @@ static int drain_flow(struct etmkit_session *s, uint8_t id,
 {
 	for (;;) {
 		const struct etmkit_elem *el;
-		int n = src->kind == src_etm3_flow ?
-				etm3_flow_batch(src->u.flow, &el) :
-				etm4_flow_batch(src->u.flow4, &el);
+		int n = session_source_batch(src, &el);
 
 		if (n == -etmkit_err_eos)
 			return 0;
 		if (n < 0)
 			return n;
-		if (s->cfg.on_elems) {
-			int err = n ? s->cfg.on_elems(s->cfg.ctx, id, el,
-						      (size_t)n) : 0;
-
-			if (err < 0)
-				return err;
-			continue;
-		}
-		for (int i = 0; i < n; i++) {
-			int err = s->cfg.on_elem(s->cfg.ctx, id, &el[i]);
-
-			if (err < 0)
-				return err;
-		}
+		n = session_deliver(s, id, el, (size_t)n);
+		if (n < 0)
+			return n;
 	}
 }
 
@@ -121,9 +93,7 @@ static int drain_flow(struct etmkit_session *s, uint8_t id,
 static int deliver_elem(struct etmkit_session *s, uint8_t id,
 			const struct etmkit_elem *e)
 {
-	if (s->cfg.on_elems)
-		return s->cfg.on_elems(s->cfg.ctx, id, e, 1);
-	return s->cfg.on_elem(s->cfg.ctx, id, e);
+	return session_deliver(s, id, e, 1);
 }
 
 /* ---- Per-kind operations ------------------------------------------------- */
@@ -147,7 +117,7 @@ static int source_drain(struct etmkit_session *s, uint8_t id)
 	return 0;
 }
 
-static int source_feed(struct session_source *src, const uint8_t *data,
+int session_source_feed(struct session_source *src, const uint8_t *data,
 		       size_t n, const uint64_t *offsets, uint64_t base)
 {
 	switch ((enum session_kind)src->kind) {
@@ -165,7 +135,7 @@ static int source_feed(struct session_source *src, const uint8_t *data,
 	return 0;
 }
 
-static int source_gap(struct session_source *src)
+int session_source_gap(struct session_source *src)
 {
 	switch ((enum session_kind)src->kind) {
 	case src_etm3_pkt:
@@ -182,7 +152,7 @@ static int source_gap(struct session_source *src)
 	return 0;
 }
 
-static int source_finish(struct session_source *src)
+int session_source_finish(struct session_source *src)
 {
 	switch ((enum session_kind)src->kind) {
 	case src_etm3_pkt:
@@ -199,7 +169,7 @@ static int source_finish(struct session_source *src)
 	return 0;
 }
 
-static void source_reset(struct session_source *src)
+void session_source_reset(struct session_source *src)
 {
 	switch ((enum session_kind)src->kind) {
 	case src_etm3_pkt:
@@ -252,7 +222,9 @@ static int on_data(void *ctx, uint8_t id, const uint8_t *data,
 	if (src->kind == src_none)
 		return 0;
 	src->fed = 1;
-	err = source_feed(src, data, n, offsets, base);
+	if (s->jobs)
+		return sj_data(s, id, data, offsets, base, n);
+	err = session_source_feed(src, data, n, offsets, base);
 	if (err < 0)
 		return err;
 	return source_drain(s, id);
@@ -269,7 +241,13 @@ static int on_gap(void *ctx, uint64_t offset)
 
 		if (s->src[id].kind == src_none)
 			continue;
-		err = source_gap(&s->src[id]);
+		if (s->jobs) {
+			err = sj_command(s, (uint8_t)id, sj_gap);
+			if (err < 0)
+				return err;
+			continue;
+		}
+		err = session_source_gap(&s->src[id]);
 		if (!err)
 			err = source_drain(s, (uint8_t)id);
 		if (err < 0)
@@ -283,6 +261,8 @@ static int on_event(void *ctx, const struct deformat_event *ev)
 	struct etmkit_session *s = ctx;
 	int err = 0;
 
+	if (s->jobs)
+		return sj_event(s, ev);
 	if (s->cfg.on_frame_event)
 		err = s->cfg.on_frame_event(s->cfg.ctx, ev);
 	if (err < 0)
@@ -344,6 +324,7 @@ void etmkit_session_free(struct etmkit_session *s)
 {
 	if (!s)
 		return;
+	sj_free(s); /* the workers first: they use the decoders */
 	for (unsigned i = 0; i < DEFORMAT_ID_COUNT; i++)
 		source_free(&s->src[i]);
 	deformat_free(s->deformat);
@@ -354,7 +335,7 @@ void etmkit_session_free(struct etmkit_session *s)
  * one. Raw streams may use any ID; formatted ones only 0x01-0x6F. */
 static struct session_source *free_slot(struct etmkit_session *s, uint8_t id)
 {
-	if (id >= DEFORMAT_ID_COUNT)
+	if (id >= DEFORMAT_ID_COUNT || s->jobs)
 		return NULL;
 	if (s->cfg.frames != deformat_none && (id == 0 || id >= 0x70))
 		return NULL;
@@ -448,30 +429,67 @@ int etmkit_session_add_etm4_flow(struct etmkit_session *s, uint8_t id,
 	return 0;
 }
 
+/* Before a call that decodes: start the workers at the first one
+ * (etmkit_session_config.jobs), and with them running return the error
+ * that stopped them (0: none). */
+static int call_begin(struct etmkit_session *s)
+{
+	if (!s->jobs_state) {
+		int err = sj_start(s);
+
+		if (err < 0)
+			return err;
+	}
+	return s->jobs ? sj_error(s) : 0;
+}
+
+/* After a call that decodes, with the workers running: with stop_on_error
+ * every call returns once its elements are delivered, so an error is
+ * returned by the call that serial decoding returns it from. */
+static int call_end(struct etmkit_session *s, int err)
+{
+	if (!s->jobs || err < 0)
+		return err;
+	if (s->cfg.stop_on_error)
+		return sj_sync(s);
+	return sj_error(s);
+}
+
 int etmkit_session_feed(struct etmkit_session *s, const uint8_t *buf, size_t n)
 {
+	int err;
+
 	if (!s || (!buf && n))
 		return -etmkit_err_invalid;
+	err = call_begin(s);
+	if (err < 0)
+		return err;
 	s->next_off += n;
 	if (n)
 		s->boundary = 0;
-	return deformat_feed(s->deformat, buf, n);
+	return call_end(s, deformat_feed(s->deformat, buf, n));
 }
 
 int etmkit_session_feed_raw(struct etmkit_session *s, uint8_t id,
 			    const uint8_t *buf, size_t n)
 {
 	uint64_t base;
+	int err;
 
 	if (!s || (!buf && n) || id >= DEFORMAT_ID_COUNT)
 		return -etmkit_err_invalid;
 	if (!n)
 		return 0;
+	err = call_begin(s);
+	if (err < 0)
+		return err;
 	base = s->next_off;
 	s->next_off += n;
 	s->boundary = 0;
-	return on_data(s, id, buf, NULL, base, n);
+	return call_end(s, on_data(s, id, buf, NULL, base, n));
 }
+
+static int finish_all(struct etmkit_session *s);
 
 /* Static strings for the gap elements of a break. */
 static const char *loss_why(enum etmkit_loss why)
@@ -492,6 +510,16 @@ static const char *loss_why(enum etmkit_loss why)
 	}
 }
 
+void session_loss_elem(struct etmkit_elem *e, enum etmkit_loss why,
+		       uint64_t offset)
+{
+	memset(e, 0, sizeof(*e));
+	e->kind = etmkit_elem_gap;
+	e->offset = offset;
+	e->u.loss.reason = (uint8_t)why;
+	e->u.loss.why = loss_why(why);
+}
+
 /* Report the loss @why at the next offset to source @id: a gap element
  * for a flow source, on_gap for a packet source. */
 static int source_lose(struct etmkit_session *s, uint8_t id,
@@ -503,11 +531,9 @@ static int source_lose(struct etmkit_session *s, uint8_t id,
 	switch ((enum session_kind)src->kind) {
 	case src_etm3_flow:
 	case src_etm4_flow:
-		memset(&e, 0, sizeof(e));
-		e.kind = etmkit_elem_gap;
-		e.offset = s->next_off;
-		e.u.loss.reason = (uint8_t)why;
-		e.u.loss.why = loss_why(why);
+		if (s->jobs)
+			return sj_lose(s, id, why, s->next_off);
+		session_loss_elem(&e, why, s->next_off);
 		return deliver_elem(s, id, &e);
 	case src_etm3_pkt:
 	case src_etm4_pkt:
@@ -526,9 +552,12 @@ int etmkit_session_break(struct etmkit_session *s, enum etmkit_loss why)
 
 	if (!s || (unsigned)why >= etmkit_loss_count)
 		return -etmkit_err_invalid;
+	err = call_begin(s);
+	if (err < 0)
+		return err;
 	/* The end of one piece: cut frames and packets are reported as at
 	 * the end of the input (digest perf-data.md 3.10). */
-	err = etmkit_session_finish(s);
+	err = finish_all(s);
 	if (err < 0)
 		return err;
 	for (unsigned id = 0; id < DEFORMAT_ID_COUNT; id++) {
@@ -536,7 +565,12 @@ int etmkit_session_break(struct etmkit_session *s, enum etmkit_loss why)
 
 		if (src->kind == src_none)
 			continue;
-		source_reset(src);
+		if (s->jobs)
+			err = sj_command(s, (uint8_t)id, sj_reset);
+		else
+			session_source_reset(src);
+		if (err < 0)
+			return err;
 		if (src->fed && why != etmkit_loss_none) {
 			err = source_lose(s, (uint8_t)id, why);
 			if (err < 0)
@@ -545,26 +579,56 @@ int etmkit_session_break(struct etmkit_session *s, enum etmkit_loss why)
 		src->fed = 0;
 	}
 	s->boundary = 1;
-	return deformat_reset(s->deformat, s->next_off);
+	return call_end(s, deformat_reset(s->deformat, s->next_off));
 }
 
 int etmkit_session_lose(struct etmkit_session *s, uint8_t id,
 			enum etmkit_loss why)
 {
+	int err;
+
 	if (!s || why == etmkit_loss_none ||
 	    (unsigned)why >= etmkit_loss_count)
 		return -etmkit_err_invalid;
 	if (id >= DEFORMAT_ID_COUNT)
 		return 0;
-	return source_lose(s, id, why);
+	err = call_begin(s);
+	if (err < 0)
+		return err;
+	return call_end(s, source_lose(s, id, why));
 }
 
 int etmkit_session_set_offset(struct etmkit_session *s, uint64_t offset)
 {
+	if (s && s->jobs && sj_error(s))
+		return sj_error(s); /* stopped */
 	if (!s || !s->boundary)
 		return -etmkit_err_invalid;
 	s->next_off = offset;
 	return deformat_reset(s->deformat, offset);
+}
+
+/* The end of the input or of a piece: the deformatter's partial frame,
+ * then each source's partial packet. */
+static int finish_all(struct etmkit_session *s)
+{
+	int err = deformat_finish(s->deformat);
+
+	if (err < 0)
+		return err;
+	for (unsigned id = 0; id < DEFORMAT_ID_COUNT; id++) {
+		if (s->src[id].kind == src_none)
+			continue;
+		if (s->jobs) {
+			err = sj_command(s, (uint8_t)id, sj_finish);
+		} else {
+			session_source_finish(&s->src[id]);
+			err = source_drain(s, (uint8_t)id);
+		}
+		if (err < 0)
+			return err;
+	}
+	return 0;
 }
 
 int etmkit_session_finish(struct etmkit_session *s)
@@ -573,18 +637,13 @@ int etmkit_session_finish(struct etmkit_session *s)
 
 	if (!s)
 		return -etmkit_err_invalid;
-	err = deformat_finish(s->deformat);
+	err = call_begin(s);
 	if (err < 0)
 		return err;
-	for (unsigned id = 0; id < DEFORMAT_ID_COUNT; id++) {
-		if (s->src[id].kind == src_none)
-			continue;
-		source_finish(&s->src[id]);
-		err = source_drain(s, (uint8_t)id);
-		if (err < 0)
-			return err;
-	}
-	return 0;
+	err = finish_all(s);
+	if (err < 0 || !s->jobs)
+		return err;
+	return sj_sync(s);
 }
 
 const struct deformat_stats *

@@ -1,0 +1,310 @@
+/* Unit tests of etmkit_session_config.jobs (src/session/session_jobs.c):
+ * the callback sequence of a session whose flow sources decode on worker
+ * threads is the serial one, call by call: the elements, the IDs, the
+ * on_elems batches, the frame events, the gaps of breaks and losses, and
+ * what each call returns (with stop_on_error) or the first error (a
+ * callback that stops). On the two multi-source snapshots (TC2: ETMv3
+ * 0x10-0x12 in one formatted buffer; juno_r1_1: ETMv4 0x10-0x13), intact
+ * and damaged, fed in pieces of several sizes, at 2, 3 and 8 threads. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <cmocka.h>
+
+#include "etmkit/etmkit.h"
+#include "session_log.h"
+#include "ts_session.h"
+
+#define TC2_DIR ETMKIT_SHARED_DIR "/testdata/etmv3/TC2"
+#define JUNO_DIR ETMKIT_SHARED_DIR "/testdata/etmv4/juno_r1_1"
+
+/* How a run feeds the buffer. */
+struct plan {
+	size_t chunk;       /* bytes per feed */
+	int batches;        /* on_elems, else on_elem */
+	int events;         /* on_frame_event */
+	int stop_on_error;
+	size_t break_every; /* 0, or a break after every so many bytes (a
+			       loss every other one, a lost piece of the
+			       first source every third) */
+	size_t stop_after;
+	int damage;         /* overwrite every 613th byte */
+	uint32_t flags;     /* ETM3_FLOW_RANGES / ETM4_FLOW_RANGES */
+};
+
+struct setup {
+	struct snapshot *ss;
+	const struct snapshot_buffer *buf;
+	uint8_t *bytes;
+	size_t n;
+	struct image *img[8];
+	size_t nimg;
+};
+
+static void setup_open(struct setup *st, const char *dir)
+{
+	struct snapshot_diag d;
+	struct stat sb;
+
+	memset(st, 0, sizeof(*st));
+	if (stat(dir, &sb) != 0)
+		skip();
+	assert_int_equal(snapshot_open(&st->ss, dir, &d), 0);
+	st->buf = snapshot_buffer_at(st->ss, 0);
+	st->bytes = ts_read_file(st->buf->file, &st->n);
+	assert_non_null(st->bytes);
+}
+
+static void setup_free(struct setup *st)
+{
+	for (size_t i = 0; i < st->nimg; i++)
+		image_free(st->img[i]);
+	free(st->bytes);
+	snapshot_free(st->ss);
+}
+
+/* Every ETMv3/ETMv4 source of the snapshot's first buffer as a flow
+ * decoder with its core's dumps; returns the first source's ID. */
+static uint8_t add_sources(struct setup *st, struct etmkit_session *s,
+			   uint32_t flags)
+{
+	uint8_t first = 0;
+
+	for (size_t i = 0; i < snapshot_source_count(st->ss); i++) {
+		const struct snapshot_source *src =
+			snapshot_source_at(st->ss, i);
+		const struct snapshot_device *dev =
+			snapshot_find_device(st->ss, src->name);
+		const struct snapshot_device *core =
+			src->core ? snapshot_find_device(st->ss, src->core) :
+				    NULL;
+		enum etmkit_protocol p = snapshot_device_protocol(dev);
+		struct image *img = NULL;
+		struct image_diag id;
+		uint8_t tid;
+
+		if (strcmp(src->buffer, st->buf->name) ||
+		    (p != etmkit_proto_etmv3 && p != etmkit_proto_etmv4))
+			continue;
+		assert_true(st->nimg < 8);
+		assert_int_equal(image_alloc(&img), 0);
+		st->img[st->nimg++] = img;
+		if (core)
+			assert_int_equal(image_add_snapshot_device(img, core,
+								   &id), 0);
+		if (p == etmkit_proto_etmv3) {
+			struct etm3_flow_config fc;
+
+			etm3_flow_config_init(&fc);
+			assert_int_equal(snapshot_etm3_config(dev, &fc.etm,
+							      &tid, NULL), 0);
+			fc.image = img;
+			fc.flags = flags ? ETM3_FLOW_RANGES : 0;
+			assert_int_equal(etmkit_session_add_etm3_flow(s, tid,
+								      &fc), 0);
+		} else {
+			struct etm4_flow_config fc;
+
+			etm4_flow_config_init(&fc);
+			assert_int_equal(snapshot_etm4_config(dev, &fc.etm,
+							      &tid, NULL), 0);
+			fc.image = img;
+			fc.flags = flags ? ETM4_FLOW_RANGES : 0;
+			assert_int_equal(etmkit_session_add_etm4_flow(s, tid,
+								      &fc), 0);
+		}
+		if (!first)
+			first = tid;
+	}
+	return first;
+}
+
+/* Decode the snapshot at @dir with @p and @jobs into @l. */
+static void run(const char *dir, const struct plan *p, unsigned jobs,
+		struct slog *l)
+{
+	struct setup st;
+	struct etmkit_session_config sc;
+	struct etmkit_session *s;
+	uint8_t first;
+	size_t since = 0, breaks = 0;
+
+	setup_open(&st, dir);
+	if (p->damage)
+		for (size_t i = 300; i < st.n; i += 613)
+			st.bytes[i] ^= 0xA5;
+	memset(l, 0, sizeof(*l));
+	l->stop_after = p->stop_after;
+	etmkit_session_config_init(&sc);
+	sc.frames = deformat_coresight;
+	sc.ctx = l;
+	if (p->batches)
+		sc.on_elems = slog_on_elems;
+	else
+		sc.on_elem = slog_on_elem;
+	if (p->events)
+		sc.on_frame_event = slog_on_event;
+	sc.stop_on_error = (uint8_t)p->stop_on_error;
+	sc.jobs = jobs;
+	assert_int_equal(etmkit_session_alloc(&s, &sc), 0);
+	first = add_sources(&st, s, p->flags);
+	assert_true(first != 0);
+	for (size_t o = 0; o < st.n; o += p->chunk) {
+		size_t k = st.n - o < p->chunk ? st.n - o : p->chunk;
+
+		slog_note(l, etmkit_session_feed(s, st.bytes + o, k));
+		since += k;
+		if (p->break_every && since >= p->break_every) {
+			since = 0;
+			breaks++;
+			slog_note(l, etmkit_session_break(
+				s, breaks % 2 ? etmkit_loss_aux_truncated :
+						etmkit_loss_none));
+			if (breaks % 3 == 0)
+				slog_note(l, etmkit_session_lose(
+					s, first, etmkit_loss_aux_missing));
+			slog_note(l, etmkit_session_set_offset(
+				s, (uint64_t)o + k + 1000 * breaks));
+		}
+	}
+	slog_note(l, etmkit_session_finish(s));
+	etmkit_session_free(s);
+	setup_free(&st);
+}
+
+/* The serial run and those at 2, 3 and 8 threads logged the same
+ * (session_log.h). */
+static void compare(const char *dir, const struct plan *p)
+{
+	static const unsigned jobs[] = { 2, 3, 8 };
+	static struct slog ref, got;
+
+	run(dir, p, 1, &ref);
+	assert_true(ref.el.n > 100);
+	for (size_t j = 0; j < sizeof(jobs) / sizeof(jobs[0]); j++) {
+		const char *d;
+
+		run(dir, p, jobs[j], &got);
+		d = slog_diff(&ref, &got, p->stop_on_error);
+		if (d)
+			fail_msg("jobs %u: %s differs", jobs[j], d);
+		slog_free(&got);
+	}
+	slog_free(&ref);
+}
+
+static void tc2_elem(void **state)
+{
+	struct plan p = { .chunk = 4096 };
+
+	(void)state;
+	compare(TC2_DIR, &p);
+}
+
+static void tc2_batches_events(void **state)
+{
+	struct plan p = { .chunk = 1000, .batches = 1, .events = 1 };
+
+	(void)state;
+	compare(TC2_DIR, &p);
+	p.flags = 1;
+	p.chunk = 37;
+	compare(TC2_DIR, &p);
+}
+
+static void tc2_breaks(void **state)
+{
+	struct plan p = { .chunk = 512, .batches = 1, .break_every = 2048 };
+
+	(void)state;
+	compare(TC2_DIR, &p);
+}
+
+static void tc2_damaged(void **state)
+{
+	struct plan p = { .chunk = 4096, .batches = 1, .damage = 1,
+			  .events = 1 };
+
+	(void)state;
+	compare(TC2_DIR, &p);
+	p.stop_on_error = 1;
+	compare(TC2_DIR, &p);
+	p.events = 0;
+	p.chunk = 333;
+	compare(TC2_DIR, &p);
+}
+
+/* A callback stops the decode: the same callbacks up to it, and the
+ * same error from then on. */
+static void tc2_callback_stops(void **state)
+{
+	struct plan p = { .chunk = 4096, .stop_after = 5000 };
+
+	(void)state;
+	compare(TC2_DIR, &p);
+	p.batches = 1;
+	p.stop_after = 12345;
+	compare(TC2_DIR, &p);
+}
+
+static void juno(void **state)
+{
+	struct plan p = { .chunk = 4096, .batches = 1 };
+
+	(void)state;
+	compare(JUNO_DIR, &p);
+	p.flags = 1;
+	p.break_every = 8192;
+	compare(JUNO_DIR, &p);
+	p.break_every = 0;
+	p.damage = 1;
+	p.stop_on_error = 1;
+	compare(JUNO_DIR, &p);
+}
+
+/* jobs is ignored with a packet decoder, and no decoder is added once
+ * the workers run. */
+static void api(void **state)
+{
+	struct etmkit_session_config sc;
+	struct etmkit_session *s;
+	struct etm3_flow_config fc;
+	static struct slog l;
+
+	(void)state;
+	memset(&l, 0, sizeof(l));
+	etmkit_session_config_init(&sc);
+	sc.frames = deformat_coresight;
+	sc.on_elem = slog_on_elem;
+	sc.ctx = &l;
+	sc.jobs = 4;
+	assert_int_equal(etmkit_session_alloc(&s, &sc), 0);
+	etm3_flow_config_init(&fc);
+	fc.etm.etmidr = 0x410cf250;
+	assert_int_equal(etmkit_session_add_etm3_flow(s, 0x10, &fc), 0);
+	assert_int_equal(etmkit_session_feed(s, (const uint8_t *)"", 0), 0);
+	assert_int_equal(etmkit_session_add_etm3_flow(s, 0x11, &fc),
+			 -etmkit_err_invalid);
+	assert_int_equal(etmkit_session_finish(s), 0);
+	etmkit_session_free(s);
+	slog_free(&l);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(tc2_elem),
+		cmocka_unit_test(tc2_batches_events),
+		cmocka_unit_test(tc2_breaks),
+		cmocka_unit_test(tc2_damaged),
+		cmocka_unit_test(tc2_callback_stops),
+		cmocka_unit_test(juno),
+		cmocka_unit_test(api),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
