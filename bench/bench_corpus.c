@@ -5,8 +5,8 @@
  * bench/corpus.sh builds with `etmkit encode` from real program runs, or
  * any other). The source's bytes are taken out of their CoreSight frames
  * once, untimed, and decoded whole, from memory, by each decoder in turn:
- * etmkit's flow decoder (ETMv4/ETE: instruction ranges, the form of
- * OpenCSD's output, and one element per instruction) and OpenCSD's full
+ * etmkit's flow decoder (instruction ranges, the form of OpenCSD's
+ * output, and one element per instruction) and OpenCSD's full
  * decoder with the same program image (the snapshot's dumps) as memory
  * buffers. Both must report the same number of instructions.
  *
@@ -63,7 +63,8 @@ static void tally(const struct etmkit_elem *el, int n, struct counts *c)
 	c->elems += (uint64_t)n;
 }
 
-static int decode_etm3(const struct source *s, struct counts *c)
+static int decode_etm3(const struct source *s, uint32_t flags,
+		       struct counts *c)
 {
 	struct etm3_flow_config cfg;
 	struct etm3_flow_decoder *dec = NULL;
@@ -74,6 +75,7 @@ static int decode_etm3(const struct source *s, struct counts *c)
 	etm3_flow_config_init(&cfg);
 	cfg.etm = s->etm3;
 	cfg.image = s->img;
+	cfg.flags |= flags;
 	err = etm3_flow_alloc(&dec, &cfg);
 	if (err)
 		return err;
@@ -127,7 +129,7 @@ static int etmkit_decode(const struct source *s, int form, struct counts *c)
 {
 	memset(c, 0, sizeof(*c));
 	if (s->proto == etmkit_proto_etmv3)
-		return decode_etm3(s, c);
+		return decode_etm3(s, form ? ETM3_FLOW_RANGES : 0, c);
 	return decode_etm4(s, form ? ETM4_FLOW_RANGES : 0, c);
 }
 
@@ -255,7 +257,7 @@ int main(int argc, char **argv)
 	}
 	if (open_source(dir, &s))
 		goto out;
-	forms = s.proto == etmkit_proto_etmv3 ? 1 : 2;
+	forms = 2;
 	printf(WHO "  input    %s: %s, %s, ID 0x%02x: %.1f MB of trace; image "
 	       "%zu regions\n", dir, s.dev->name, s.dev->type, s.id,
 	       (double)s.stream.n / MIB, image_region_count(s.img));
@@ -300,12 +302,11 @@ int main(int argc, char **argv)
 			 PRIu64 " no_image; heap %zu KiB after alloc, %zu KiB "
 			 "at the end", runs, best_c[f].gaps, best_c[f].no_image,
 			 best_c[f].heap_alloc / 1024, best_c[f].heap_end / 1024);
-		print_rate(forms == 1 ? "etmkit" :
-			   f ? "etmkit-ranges" : "etmkit-insn",
+		print_rate(f ? "etmkit-ranges" : "etmkit-insn",
 			   (double)s.stream.n, best[f], best_c[f].insns, note);
 	}
 	status = 0;
-	if (forms == 2 && best_c[0].insns != best_c[1].insns) {
+	if (best_c[0].insns != best_c[1].insns) {
 		printf(WHO "  MISMATCH: per instruction %" PRIu64 ", ranges %"
 		       PRIu64 " instructions\n", best_c[0].insns,
 		       best_c[1].insns);
@@ -321,7 +322,6 @@ int main(int argc, char **argv)
 			printf(WHO "  ratio    %.1fx  (%s / opencsd, instructions "
 			       "per second)\n",
 			       (double)best_c[f].insns / best[f] / orate,
-			       forms == 1 ? "etmkit" :
 			       f ? "etmkit-ranges" : "etmkit-insn");
 		if (best_oc.insns != best_c[0].insns) {
 			printf(WHO "  MISMATCH: etmkit %" PRIu64 " instructions, "

@@ -9,7 +9,9 @@
  * Timed: decoder allocation, decoding every element, end of trace, release
  * (the same for both). Best of --runs runs, the decoders taking turns.
  * The consumer counts instructions and sums their addresses, so every
- * element is read.
+ * element is read. etmkit decodes in two forms: one insn element per
+ * instruction, and ETM3_FLOW_RANGES (insn_range elements, the form of
+ * OpenCSD's output); both must give the same instructions.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -28,6 +30,8 @@
 struct flow_counts {
 	uint64_t insns, elems, checksum;
 	uint64_t gaps, no_image;
+	uint64_t thumb;          /* T32 ranges: the checksum is not exact */
+	uint64_t stats_insns;    /* the decoder's own count */
 	size_t heap_after_alloc, heap_after_decode;
 };
 
@@ -45,10 +49,11 @@ static void usage(FILE *f)
 		ETMKIT_BENCH_SHARED_DIR);
 }
 
-/* Heap bytes in use (glibc): the decoder must not grow with the trace. */
-/* Timed consumer: every element read (zero-copy batches); tallies in
- * locals. */
-static int drain(struct etm3_flow_decoder *dec, struct flow_counts *c)
+/* Timed consumer of insn elements: every element read (zero-copy
+ * batches); tallies in locals. Out of line: callgrind's
+ * --toggle-collect=drain counts this form alone (bench/README.md). */
+static __attribute__((noinline)) int drain(struct etm3_flow_decoder *dec,
+					   struct flow_counts *c)
 {
 	uint64_t insns = 0, elems = 0, sum = 0, gaps = 0, noimg = 0;
 	const struct etmkit_elem *el;
@@ -75,12 +80,55 @@ static int drain(struct etm3_flow_decoder *dec, struct flow_counts *c)
 	return n == -etmkit_err_eos ? 0 : n;
 }
 
+/* Timed consumer of ETM3_FLOW_RANGES: every element read, a range's
+ * addresses summed in closed form (n instructions of the last one's size:
+ * exact for A32; T32 ranges are counted, their sums not compared).
+ * Out of line: --toggle-collect=drain_ranges. */
+static __attribute__((noinline)) int drain_ranges(
+	struct etm3_flow_decoder *dec, struct flow_counts *c)
+{
+	uint64_t insns = 0, elems = 0, sum = 0, gaps = 0, noimg = 0, thumb = 0;
+	const struct etmkit_elem *el;
+	int n;
+
+	while ((n = etm3_flow_batch(dec, &el)) > 0) {
+		for (int i = 0; i < n; i++) {
+			const struct etmkit_elem *e = &el[i];
+
+			if (e->kind == etmkit_elem_insn_range) {
+				uint64_t k = e->u.range.count;
+
+				insns += k;
+				sum += k * e->addr + e->size * (k * (k - 1) / 2);
+				thumb += e->isa != etmkit_isa_arm;
+			} else if (e->kind == etmkit_elem_insn) {
+				insns++; /* none expected in this form */
+				sum += e->addr;
+			} else if (e->kind == etmkit_elem_gap) {
+				gaps++;
+			} else if (e->kind == etmkit_elem_no_image) {
+				noimg++;
+			}
+		}
+		elems += (uint64_t)n;
+	}
+	c->insns += insns;
+	c->elems += elems;
+	c->checksum += sum;
+	c->gaps += gaps;
+	c->no_image += noimg;
+	c->thumb += thumb;
+	return n == -etmkit_err_eos ? 0 : n;
+}
+
 static int etmkit_decode(const struct etm3_flow_config *cfg,
 			 const uint8_t *buf, size_t n, struct flow_counts *c)
 {
 	struct etm3_flow_decoder *dec = NULL;
 	size_t heap0 = bench_heap_in_use();
 	int err;
+
+	int ranges = !!(cfg->flags & ETM3_FLOW_RANGES);
 
 	memset(c, 0, sizeof(*c));
 	err = etm3_flow_alloc(&dec, cfg);
@@ -89,12 +137,13 @@ static int etmkit_decode(const struct etm3_flow_config *cfg,
 	c->heap_after_alloc = bench_heap_in_use() - heap0;
 	err = etm3_flow_feed(dec, buf, n, NULL, 0);
 	if (!err)
-		err = drain(dec, c);
+		err = ranges ? drain_ranges(dec, c) : drain(dec, c);
 	if (!err)
 		err = etm3_flow_finish(dec);
 	if (!err)
-		err = drain(dec, c);
+		err = ranges ? drain_ranges(dec, c) : drain(dec, c);
 	c->heap_after_decode = bench_heap_in_use() - heap0;
+	c->stats_insns = etm3_flow_get_stats(dec)->insns;
 	etm3_flow_free(dec);
 	return err;
 }
@@ -102,7 +151,7 @@ static int etmkit_decode(const struct etm3_flow_config *cfg,
 static void print_rate(const char *who, double bytes, double secs,
 		       uint64_t insns, const char *note)
 {
-	printf("etm3_flow  %-8s %7.1f MB  %8.1f MB/s  %8.2f Minsn/s  %8.1f ms%s\n",
+	printf("etm3_flow  %-13s %7.1f MB  %8.1f MB/s  %8.2f Minsn/s  %8.1f ms%s\n",
 	       who, bytes / MIB, bytes / MIB / secs, (double)insns / secs / 1e6,
 	       secs * 1e3, note);
 }
@@ -113,10 +162,10 @@ int main(int argc, char **argv)
 	struct bench_input in;
 	struct bytes image = { 0 };
 	struct image *img = NULL;
-	struct etm3_flow_config cfg;
-	struct flow_counts one, two, total;
+	struct etm3_flow_config cfg, rcfg;
+	struct flow_counts one, two, total, rtotal;
 	char path[4096];
-	double best = 0.0;
+	double best = 0.0, best_r = 0.0;
 	uint64_t per_copy;
 	int status = 1, err;
 
@@ -145,6 +194,8 @@ int main(int argc, char **argv)
 	cfg.etm.etmidr = TC2_ETMIDR;
 	cfg.etm.etmccer = TC2_ETMCCER;
 	cfg.image = img;
+	rcfg = cfg;
+	rcfg.flags |= ETM3_FLOW_RANGES;
 
 	/* Untimed: one and two copies give what every further copy adds
 	 * (the first copy starts unsynchronised, the others do not). */
@@ -189,6 +240,11 @@ int main(int argc, char **argv)
 		}
 		if (r == 0 || t < best)
 			best = t;
+		t0 = bench_now();
+		err = etmkit_decode(&rcfg, in.buf, in.n, &rtotal);
+		if (bench_keep_best("etm3_flow", err, bench_now() - t0, r,
+				    &best_r))
+			goto out;
 #ifdef ETMKIT_HAVE_OPENCSD
 		t0 = bench_now();
 		if (ocsd_flow_peer_etm3(in.buf, on, TC2_ETMCR, TC2_ETMIDR,
@@ -210,6 +266,23 @@ int main(int argc, char **argv)
 			 total.no_image, total.heap_after_alloc / 1024,
 			 total.heap_after_decode / 1024);
 		print_rate("etmkit", (double)in.n, best, total.insns, note);
+		snprintf(note, sizeof(note), "  best of %d; ETM3_FLOW_RANGES: "
+			 "%" PRIu64 " insn_range elements for the same "
+			 "instructions", o.runs, rtotal.elems - total.elems +
+			 total.insns);
+		print_rate("etmkit-ranges", (double)in.n, best_r, rtotal.insns,
+			   note);
+	}
+	/* The same instructions in both forms, and (as far as the sums are
+	 * exact: A32 only) the same addresses. */
+	if (rtotal.insns != total.insns || rtotal.stats_insns != total.insns ||
+	    total.stats_insns != total.insns ||
+	    (!rtotal.thumb && rtotal.checksum != total.checksum)) {
+		printf("etm3_flow  MISMATCH: ranges decode %" PRIu64
+		       " instructions (sum 0x%" PRIx64 "), insn elements %"
+		       PRIu64 " (sum 0x%" PRIx64 ")\n", rtotal.insns,
+		       rtotal.checksum, total.insns, total.checksum);
+		goto out;
 	}
 	if (total.insns != one.insns + per_copy * (in.copies - 1)) {
 		printf("etm3_flow  MISMATCH: etmkit decoded %" PRIu64
@@ -229,6 +302,9 @@ int main(int argc, char **argv)
 	printf("etm3_flow  ratio    %.1fx  (etmkit / opencsd, instructions per "
 	       "second)\n", ((double)total.insns / best) /
 				((double)ototal.insns / best_o));
+	printf("etm3_flow  ratio    %.1fx  (etmkit-ranges / opencsd: ranges on "
+	       "both sides)\n", ((double)rtotal.insns / best_r) /
+				 ((double)ototal.insns / best_o));
 	/* With one instruction per OpenCSD range (ETMv3: a range per atom),
 	 * the range starts are the instruction addresses: their sums agree
 	 * too. */

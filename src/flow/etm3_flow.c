@@ -58,9 +58,11 @@ static void build_ph(struct etm3_flow_decoder *d, const struct etm3_atoms *t)
 {
 	for (unsigned b = 0; b < 256; b++) {
 		struct flow_ph *ph = &d->ph[b];
+		struct flow_rph *rp = &d->rph[b];
 		unsigned w = 0;
 
 		memset(ph, 0, sizeof(*ph));
+		memset(rp, 0, sizeof(*rp));
 		for (unsigned a = 0; a < t[b].count; a++) {
 			unsigned k = (t[b].bits >> (2 * a)) & 3;
 
@@ -68,10 +70,19 @@ static void build_ph(struct etm3_flow_decoder *d, const struct etm3_atoms *t)
 				w++; /* at most 8 in a row (format 3) */
 				continue;
 			}
+			if (k != etm3_atom_e)
+				rp->nmask |= 1u << ph->n;
+			rp->cw[ph->n + 1] = (uint8_t)(rp->cw[ph->n] + w);
 			ph->item[ph->n++] = (uint8_t)(w << 1 | (k == etm3_atom_e));
 			w = 0;
 		}
 		ph->trail = (uint8_t)w;
+		memcpy(rp->item, ph->item, sizeof(rp->item));
+		rp->n = ph->n;
+		rp->trail = ph->trail;
+		rp->one = ph->n && !(rp->nmask & ((1u << (ph->n - 1)) - 1));
+		rp->xlast = ph->n && !(rp->nmask >> (ph->n - 1));
+		rp->nmask |= 1u << ph->n;
 	}
 }
 
@@ -455,7 +466,31 @@ _Static_assert(offsetof(struct etmkit_elem, addr) == 8 &&
 	       offsetof(struct flow_insn, flags) == 20 &&
 	       sizeof(struct flow_insn) == 24,
 	       "a flow_insn is bytes 8..32 of its element");
-_Static_assert(sizeof(struct flow_ph) == 32, "flow_ph is indexed by shifting");
+_Static_assert(sizeof(struct flow_ph) == 32 && sizeof(struct flow_rph) == 64,
+	       "flow_ph and flow_rph are indexed by shifting");
+
+/* ETM3_FLOW_RANGES, data trace off: write range @e of @cnt instructions
+ * from @start to @last (executed if @x), with the W atoms @w before them:
+ * what put_range() and extend_range() make of them one by one (the
+ * first's cycles as they are; a sum saturated once a second joins). */
+static FLOW_INLINE void write_range(struct etmkit_elem *e,
+				    const struct flow_insn *start,
+				    const struct flow_insn *last, unsigned x,
+				    uint32_t cnt, uint64_t off, uint64_t w)
+{
+	memcpy(&e->addr, last, 24);
+	e->offset = off;
+	e->addr = start->addr;
+	e->kind = etmkit_elem_insn_range;
+	e->flags = (uint8_t)(last->head[3] + (x ^ 1));
+	e->cycles = (uint32_t)w;
+	if (__builtin_expect(w > FLOW_W_CAP, 0) && cnt > 1)
+		e->cycles = FLOW_W_CAP;
+	e->u.range.end = last->addr + last->head[2];
+	e->u.range.count = cnt;
+	e->u.range.repeats = 0;
+}
+
 
 /* Instructions i..end of header @ph at @off, one element each at most
  * two (the caller made room). */
@@ -553,6 +588,224 @@ static FLOW_INLINE int walk_run(struct etm3_flow_decoder *d,
 	return 1;
 }
 
+/* ETM3_FLOW_RANGES with data trace off: the run walked a range at a
+ * time (rng_run()). Its state lives in locals, written back to *d
+ * (RNG_SAVE) only around the general step() and block_end(), out of
+ * line, and read again after (RNG_LOAD), so that nothing of the hot loop
+ * is in memory the element stores might alias. */
+#define RNG_LOAD()                                                          \
+	do {                                                                \
+		b = d->pos == POS_BLOCK ? d->blk : NULL;                    \
+		fi = b ? &b->insn[d->idx] : NULL;                           \
+		e = &d->q[d->n];                                            \
+		le = NULL;                                                  \
+		open = d->open >= 0 ? &d->q[d->open] : NULL;                \
+		w = d->w;                                                   \
+		insns = 0;                                                  \
+	} while (0)
+
+/* walk_save() for rng_run()'s locals. */
+#define RNG_SAVE()                                                          \
+	do {                                                                \
+		if (b) {                                                    \
+			d->blk = b;                                         \
+			d->pos = POS_BLOCK;                                 \
+			d->idx = (uint32_t)(fi - b->insn);                  \
+		}                                                           \
+		if (insns) {                                                \
+			d->stats.insns += insns;                            \
+			d->hold = (long)(le - d->q);                        \
+			d->last_addr = le->u.range.end - le->size;          \
+			d->last_valid = 1;                                  \
+		}                                                           \
+		d->open = open ? (long)(open - d->q) : -1;                  \
+		d->n = (size_t)(e - d->q);                                  \
+		d->w = w;                                                   \
+	} while (0)
+
+/* One instruction the general way: item @v of the header at @off (the
+ * walk's state is in *d). */
+static __attribute__((noinline)) void rng_slow_insn(
+	struct etm3_flow_decoder *d, unsigned v, uint64_t off)
+{
+	d->w += v >> 1;
+	step(d, v & 1, off, 1); /* resolves, or loses the atom */
+}
+
+/* The walk is at an address (d->pos POS_ADDR): its block, if there is
+ * one (resolve()). */
+static __attribute__((noinline)) int rng_resolve(struct etm3_flow_decoder *d,
+						 uint64_t off)
+{
+	return resolve(d, off);
+}
+
+/* After @last, the last instruction of d->blk, executed if @x, with no
+ * successor linked: block_end(). */
+static __attribute__((noinline)) void rng_slow_exit(
+	struct etm3_flow_decoder *d, const struct flow_insn *last, unsigned x)
+{
+	d->idx++;
+	block_end(d, d->blk, last, x);
+}
+
+/* The header at d->run_h of run @p the general way (walk_run() on a run
+ * cut after it): from its start when it may not fit the queue (walk_run()
+ * then stops inside it: returns 0), or the rest of it (d->run_a) when the
+ * queue has been drained (returns 1, d->run_h past it). */
+static __attribute__((noinline)) int rng_part(struct etm3_flow_decoder *d,
+					      const struct etm3_packet *p,
+					      int offs_given)
+{
+	struct etm3_packet q = *p;
+
+	q.u.run.count = d->run_h + 1;
+	if (!(offs_given ? walk_run(d, &q, 1, 0, 1) : walk_run(d, &q, 0, 0, 1)))
+		return 0;
+	d->run_h++;
+	return 1;
+}
+
+/* walk_run() for ETM3_FLOW_RANGES with data trace off. Each header's
+ * instructions a range at a time: a run of E atoms (and the N that ends
+ * it) is taken a block at a time, since within a block only the last
+ * instruction may branch, so the run's instructions up to the block's
+ * end are one range whatever their number, written once. Where the walk
+ * needs more than a linked block (a lookup, an indirect branch, a range
+ * left open by one), an instruction goes the general way (step()). A
+ * header that does not fit the queue (two elements per instruction at
+ * most), or the rest of one, goes the general way (rng_part()). */
+static FLOW_INLINE int rng_run(struct etm3_flow_decoder *d,
+			       const struct etm3_packet *p, int offs_given)
+{
+	const struct etm3_p_header_run *r = &p->u.run;
+	const uint8_t *hdr = r->headers;
+	const uint8_t *hp = hdr + d->run_h;
+	const uint8_t *hend = hdr + r->count;
+	const uint64_t obase = p->offset - (uint64_t)(uintptr_t)hdr;
+	const struct flow_rph *pht = d->rph;
+	const struct etmkit_elem *qlim = &d->q[FLOW_QUEUE - 32];
+	struct flow_block *b;
+	const struct flow_insn *fi;
+	struct etmkit_elem *e, *le, *open;
+	uint32_t w, insns;
+
+	if (d->run_a && !rng_part(d, p, offs_given))
+		return 0;
+	hp = hdr + d->run_h;
+	RNG_LOAD();
+	for (; hp < hend; hp++) {
+		const struct flow_rph *ph = &pht[*hp];
+		unsigned n = ph->n, i = 0;
+		uint32_t nm;
+		uint64_t off;
+
+		if (FLOW_LIKELY(!n)) {
+			w += ph->trail;
+			if (w > FLOW_W_CAP)
+				w = FLOW_W_CAP;
+			continue;
+		}
+		if (e > qlim && (size_t)(&d->q[FLOW_QUEUE] - e) / 2 < n) {
+			RNG_SAVE();
+			d->stats.packets += (uint32_t)(hp - hdr) - d->run_h;
+			d->run_h = (uint32_t)(hp - hdr);
+			return rng_part(d, p, offs_given); /* 0: it stops */
+		}
+		off = offs_given ? r->offsets[hp - hdr] :
+				   obase + (uint64_t)(uintptr_t)hp;
+		open = NULL; /* a range never spans two packets */
+		if (FLOW_LIKELY(b && ph->one && fi + n < b->insn + b->n)) {
+			/* The common case: one range inside the block, not
+			 * up to its last instruction. */
+			write_range(e, fi, fi + n - 1, ph->xlast, n, off,
+				    (uint64_t)w + ph->cw[n]);
+			fi += n;
+			w = ph->trail;
+			le = e++;
+			insns += n;
+			if (ph->xlast)
+				open = le;
+			continue;
+		}
+		nm = ph->nmask;
+		while (i < n) {
+			const struct flow_insn *start, *last;
+			struct flow_block *nb;
+			unsigned i0 = i, x;
+			uint32_t cnt = 0;
+
+			if (!b || open) {
+				RNG_SAVE();
+				if (!open && d->pos == POS_ADDR &&
+				    rng_resolve(d, off)) {
+					RNG_LOAD(); /* on a block now */
+					continue;
+				}
+				rng_slow_insn(d, ph->item[i++], off);
+				RNG_LOAD();
+				continue;
+			}
+			start = fi;
+			for (;;) {
+				unsigned rr = (unsigned)__builtin_ctz(nm >> i);
+				unsigned nat = i + rr < n; /* ends in an N */
+				unsigned len = rr + nat;
+				const struct flow_insn *bend = b->insn + b->n;
+
+				if (fi + len < bend) {
+					last = fi + len - 1;
+					x = !nat;
+					fi += len;
+					cnt += len;
+					i += len;
+					nb = b; /* stays in the block */
+					break;
+				}
+				last = bend - 1;
+				x = !(nat && fi + len == bend);
+				len = (unsigned)(bend - fi);
+				cnt += len;
+				i += len;
+				{
+					int slot = exit_slot(last, x);
+
+					nb = slot < 0 ? NULL : b->succ[slot];
+				}
+				if (!nb || i >= n || !x ||
+				    (last->flags & (INSN_F_BRANCH |
+						    INSN_F_ISA_SWITCH)))
+					break;
+				/* Runs on into the next block (a long
+				 * one's cut). */
+				b = nb;
+				fi = nb->insn;
+			}
+			write_range(e, start, last, x, cnt, off,
+				    (uint64_t)w + ph->cw[i] - ph->cw[i0]);
+			w = 0;
+			le = e++;
+			insns += cnt;
+			open = range_goes_on(last, x) ? le : NULL;
+			if (nb == b && last != b->insn + b->n - 1)
+				continue; /* still inside block b */
+			if (nb) {
+				b = nb;
+				fi = nb->insn;
+				continue;
+			}
+			fi = last;
+			RNG_SAVE();
+			rng_slow_exit(d, last, x);
+			RNG_LOAD();
+		}
+		w += ph->trail;
+	}
+	RNG_SAVE();
+	d->stats.packets += r->count - d->run_h;
+	return 1;
+}
+
 /* ETM3_FLOW_RANGES: walk_run()'s copies for ranges, kept out of line so
  * that the per-instruction ones stay as they were. */
 static __attribute__((noinline)) int
@@ -562,8 +815,7 @@ walk_run_ranges(struct etm3_flow_decoder *d, const struct etm3_packet *p,
 	if (data_on)
 		return p->u.run.offsets ? walk_run(d, p, 1, 1, 1) :
 					  walk_run(d, p, 0, 1, 1);
-	return p->u.run.offsets ? walk_run(d, p, 1, 0, 1) :
-				  walk_run(d, p, 0, 0, 1);
+	return p->u.run.offsets ? rng_run(d, p, 1) : rng_run(d, p, 0);
 }
 
 static int expand_run(struct etm3_flow_decoder *d, const struct etm3_packet *p)

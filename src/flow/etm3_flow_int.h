@@ -48,6 +48,23 @@ struct flow_ph {
 	uint8_t pad[14]; /* 32 bytes: the table is indexed by shifting */
 };
 
+/* The same for the ranges walk (ETM3_FLOW_RANGES), which takes a header's
+ * runs of E atoms a block at a time: nmask, bit i set when instruction i
+ * failed its condition (N), and bit n set (the end); cw[i], the W atoms
+ * before instructions 0..i-1; one, set when the header's instructions
+ * make one range wherever they lie inside a block (no N before the last),
+ * whose last executed if xlast. */
+struct flow_rph {
+	uint8_t item[16];
+	uint8_t n;
+	uint8_t trail;
+	uint8_t one;
+	uint8_t xlast;
+	uint32_t nmask;
+	uint8_t cw[17];
+	uint8_t pad[23]; /* 64 bytes */
+};
+
 enum flow_pos {
 	POS_NONE = 0, /* next address unknown */
 	POS_ADDR,     /* next address known, block not looked up yet */
@@ -58,6 +75,7 @@ struct etm3_flow_decoder {
 	struct etm3_pkt_decoder *pkt;
 	struct etm3_config_info info;
 	struct flow_ph ph[256];
+	struct flow_rph rph[256];
 	struct flow_cache cache;
 
 	/* Packets read, and where the P-header run at batch[drv.ibatch]
