@@ -20,6 +20,8 @@
  * flow
  *   elem.h        execution elements: instructions and events
  *   flow.h        flow decoders: trace + image -> elements
+ * parallel
+ *   parallel.h    one source decoded in pieces on several threads, exactly
  * session
  *   session.h     a capture's bytes in, packets or elements out
  * snapshot
@@ -53,6 +55,7 @@
 #include "etmkit/insn.h"
 #include "etmkit/elem.h"
 #include "etmkit/flow.h"
+#include "etmkit/parallel.h"
 #include "etmkit/perf.h"
 #include "etmkit/perf_maps.h"
 #include "etmkit/perf_write.h"
