@@ -219,10 +219,85 @@ static void test_api(void **state)
 	par_gen_free(&s);
 }
 
+/* ETMv4/ETE cuts: only at an A-sync followed by a Trace Info whose SPEC
+ * is 0 or absent (etmv4-ete.md 5.2, 7.4); ETMv3: at an A-sync followed by
+ * an I-sync (0x08, or 0x70 with cycle count; etmv3.md 4, 4.1). */
+static void test_cuts(void **state)
+{
+	static const uint8_t tinfo_spec2[] = { 0x01, 0x04, 0x02 };
+	static const uint8_t tinfo_info_spec0[] = { 0x01, 0x05, 0x01, 0x00 };
+	static const uint8_t tinfo_cut[] = { 0x01, 0x04 }; /* buffer ends */
+	static const uint8_t isync[] = { 0x08 }, isync_cc[] = { 0x70 },
+			     branch[] = { 0x01 };
+	struct par_stream s;
+	struct etmkit_par_config c;
+	struct etmkit_par *p;
+	uint8_t b[256], walk[64] = { 0 };
+	size_t n = 0, at[4], nat = 0;
+
+	(void)state;
+	assert_int_equal(par_gen(&s, 2, 0, 64, walk, sizeof(walk)), 0);
+	c = cfg_of(&s, 0);
+	c.piece_bytes = 1;
+	/* A-sync + TINFO SPEC 2: no cut; SPEC 0 after INFO: a cut; a TINFO
+	 * cut short by the end: no cut. */
+	memset(b, 0x9d, 8);
+	n = 8;
+	memset(b + n, 0, 11);
+	n += 11;
+	b[n++] = 0x80;
+	memcpy(b + n, tinfo_spec2, sizeof(tinfo_spec2));
+	n += sizeof(tinfo_spec2);
+	at[nat++] = n;
+	memset(b + n, 0, 12); /* 12 zeros: an A-sync of 11 after one */
+	n += 12;
+	b[n++] = 0x80;
+	memcpy(b + n, tinfo_info_spec0, sizeof(tinfo_info_spec0));
+	n += sizeof(tinfo_info_spec0);
+	memset(b + n, 0, 11);
+	n += 11;
+	b[n++] = 0x80;
+	memcpy(b + n, tinfo_cut, sizeof(tinfo_cut));
+	n += sizeof(tinfo_cut);
+	assert_int_equal(etmkit_par_alloc(&p, &c, b, n, NULL, 0), 0);
+	assert_int_equal(etmkit_par_pieces(p), 2);
+	assert_int_equal(etmkit_par_piece_start(p, 1), at[0] + 1);
+	etmkit_par_free(p);
+	par_gen_free(&s);
+
+	/* ETMv3: A-sync + I-sync, A-sync + I-sync with cycle count: cuts;
+	 * A-sync + branch address: none. */
+	assert_int_equal(par_gen(&s, 0, 0, 64, walk, sizeof(walk)), 0);
+	c = cfg_of(&s, 0);
+	c.piece_bytes = 1;
+	n = 0;
+	nat = 0;
+	b[n++] = 0x84;
+	for (int k = 0; k < 3; k++) {
+		const uint8_t *h = k == 0 ? isync : k == 1 ? branch : isync_cc;
+
+		if (k != 1)
+			at[nat++] = n;
+		memset(b + n, 0, 5);
+		n += 5;
+		b[n++] = 0x80;
+		b[n++] = h[0];
+		memset(b + n, 0x11, 6);
+		n += 6;
+	}
+	assert_int_equal(etmkit_par_alloc(&p, &c, b, n, NULL, 0), 0);
+	assert_int_equal(etmkit_par_pieces(p), 3);
+	assert_int_equal(etmkit_par_piece_start(p, 1), at[0]);
+	assert_int_equal(etmkit_par_piece_start(p, 2), at[1]);
+	etmkit_par_free(p);
+	par_gen_free(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_api),
+		cmocka_unit_test(test_cuts),
 		cmocka_unit_test(test_etm3),
 		cmocka_unit_test(test_etm4_a64),
 		cmocka_unit_test(test_ete),
