@@ -24,6 +24,7 @@ int bench_par_option(void *ctx, const char *a, const char *val);
 struct bench_par_counts {
 	uint64_t insns, sum, elems;
 	uint64_t fallbacks, pieces;
+	double secs;         /* bench_par_serial(): its time (one run) */
 };
 
 /* The serial ranges decode (untimed) of @buf[0..@n) for the check: one

@@ -131,6 +131,19 @@ static long p4_snap(const void *dec, void *scratch, uint8_t *out)
 	f->link_gen = 0;
 	f->ind_from = NULL;
 	f->ind_gen = 0;
+	/* Read only under their flags (etm4_resolve.c: flush_pend(),
+	 * push_pend_ctx(); etm4_walk_entry.c: the budget of a started atom;
+	 * flow_driver.h: addr and pos_is at POS_ADDR). */
+	if (!f->pend)
+		memset(&f->pend_ent, 0, sizeof(f->pend_ent));
+	if (!f->pend_ctx)
+		memset(&f->pend_ctx_ent, 0, sizeof(f->pend_ctx_ent));
+	if (!f->atom_started)
+		f->budget = 0;
+	if (f->pos != POS_ADDR) {
+		f->addr = 0;
+		f->pos_is = 0;
+	}
 	f->sh = f->dh = 0;
 	f->st = nspec;
 	f->dt = ndone;

@@ -22,6 +22,9 @@ static const unsigned jobs_list[] = { 1, 2, 3, 8 };
 static const size_t piece_list[] = { 1, 97, 700, 5000 };
 
 static uint64_t rng = 88172645463325252ull;
+/* Over every test: joins where a piece took over, and joins the join
+ * decoded on serially (both paths must be exercised). */
+static uint64_t all_joins, all_fallbacks;
 
 static uint32_t rnd(void)
 {
@@ -90,6 +93,8 @@ static void round_trips(unsigned proto, uint32_t flow_flags)
 		      (unsigned long long)joins);
 	assert_true(joins > 100);
 	assert_true(fallbacks < joins);
+	all_joins += joins;
+	all_fallbacks += fallbacks;
 }
 
 static void test_etm3(void **state)
@@ -147,10 +152,17 @@ static void test_garbage(void **state)
 			}
 		}
 		cut = n - 1 - rnd() % 5;
-		check_all(&s, b, cut, t & 1 ? ETM3_FLOW_RANGES : 0, NULL, NULL);
+		check_all(&s, b, cut, t & 1 ? ETM3_FLOW_RANGES : 0,
+			  &all_fallbacks, &all_joins);
 		free(b);
 		par_gen_free(&s);
 	}
+	/* Run after the round trips: both ways of joining were taken. */
+	print_message("all: %llu of %llu joins fell back\n",
+		      (unsigned long long)all_fallbacks,
+		      (unsigned long long)all_joins);
+	assert_true(all_fallbacks > 0);
+	assert_true(all_fallbacks < all_joins / 4);
 }
 
 /* What the join does not cover is refused; the pieces cover the buffer. */
