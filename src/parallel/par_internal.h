@@ -72,6 +72,9 @@ struct etmkit_par_piece {
 	size_t k;                /* the piece */
 	size_t pos;              /* bytes fed up to here */
 	int decoded;             /* k decoded, not joined yet */
+	int held;                /* kept by the join (set and read on the
+				    joining thread, or before the object is
+				    handed to another) */
 	struct etmkit_elem *el;  /* delivered elements, reused */
 	size_t n, cap;
 	struct par_check start[PAR_CHECKS]; /* after the piece's cut */

@@ -160,8 +160,7 @@ int etmkit_par_decode(const struct etmkit_par *p, size_t k,
 {
 	int rc;
 
-	if (!p || !r || k >= p->ncut || r == p->held ||
-	    r->proto != p->proto)
+	if (!p || !r || k >= p->ncut || r->held || r->proto != p->proto)
 		return -etmkit_err_invalid;
 	rc = par_run_piece(p, r, k, 1);
 	r->err = rc;
@@ -222,6 +221,7 @@ int etmkit_par_join(struct etmkit_par *p, struct etmkit_par_piece *r,
 	p->next++;
 	if (!p->held) {
 		p->held = r;
+		r->held = 1;
 		p->held_from = 0;
 		memset(p->held_stats, 0, sizeof(p->held_stats));
 		return 0;
@@ -232,6 +232,8 @@ int etmkit_par_join(struct etmkit_par *p, struct etmkit_par_piece *r,
 		rc = deliver(p, prev, p->held_from, prev->end[j].nelem,
 			     prev->end[j].stats, sink, ctx);
 		p->held = r;
+		r->held = 1;
+		prev->held = 0;
 		p->held_from = r->start[j].nelem;
 		memcpy(p->held_stats, r->start[j].stats, sizeof(p->held_stats));
 		*freed = prev;
@@ -261,6 +263,7 @@ int etmkit_par_join_end(struct etmkit_par *p, etmkit_par_sink_fn sink,
 	h = p->held;
 	rc = deliver(p, h, p->held_from, h->n, h->final_stats, sink, ctx);
 	p->held = NULL;
+	h->held = 0;
 	*freed = h;
 	return rc;
 }
