@@ -150,10 +150,12 @@ const struct etmkit_par_stats *etmkit_par_get_stats(const struct etmkit_par *p);
 /* The whole decode with cfg->jobs POSIX threads and at most cfg->window
  * pieces in flight; @sink is called on the calling thread, in order.
  * Memory beyond the buffer: (window + 1) piece objects, each a flow
- * decoder (its block cache) plus 8 state snapshots (about 10 KiB for
- * ETMv3, 300 KiB for ETMv4) plus the elements of one piece (at most one a
- * byte for ranges; up to 16 a byte per instruction, 40 bytes each):
- * bounded by piece_bytes and window, whatever the trace length.
+ * decoder (its block cache, cache_bytes), 8 state snapshots (ETMv3: 41
+ * KiB each; ETMv4/ETE: up to 370 KiB each reserved, a few KiB written,
+ * plus one 370 KiB scratch copy) and the elements of one piece, 48 bytes
+ * each, as many as its piece_bytes of trace decode to (tme_test: 1.4
+ * insn_range elements a byte): bounded by piece_bytes and window,
+ * whatever the trace length.
  * Sets *@stats if not NULL. Returns what etmkit_par_alloc(),
  * etmkit_par_decode() and etmkit_par_join() return, or -etmkit_err_nomem
  * when a thread cannot be started. */
