@@ -4,9 +4,10 @@
  *
  * Layer: parallel (src/parallel/), above flow: drives flow decoders.
  *
- * Output: the elements (every field, offsets included) and the summed
- * statistics are those of one etm3_flow / etm4_flow decoder fed the whole
- * buffer and finished. How (src/parallel/par_internal.h): the buffer is
+ * Output: the elements (every field their kind uses, offsets included;
+ * union bytes a kind does not use are undefined in the serial decode too)
+ * and the summed statistics are those of one etm3_flow / etm4_flow
+ * decoder fed the whole buffer and finished. How (src/parallel/par_internal.h): the buffer is
  * cut at A-sync + I-sync (ETMv3) or A-sync + Trace Info with SPEC 0
  * (ETMv4/ETE); each piece is decoded by a fresh decoder, and the decoder
  * of the piece before runs on a little past the cut (up to four
