@@ -22,6 +22,7 @@
 
 #include "etmkit/flow.h"
 #include "bench_common.h"
+#include "bench_par.h"
 
 #ifdef ETMKIT_HAVE_OPENCSD
 #include "ocsd_flow_peer.h"
@@ -220,10 +221,14 @@ static int ocsd_decode(const struct source *s,
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: bench_corpus --snapshot DIR [--runs N] [--no-ocsd]\n"
+	fprintf(f, "usage: bench_corpus --snapshot DIR [--runs N] [--no-ocsd] "
+		"[--jobs N] [--piece-kb K]\n"
 		"  --snapshot DIR  a snapshot with one ETMv3, ETMv4 or ETE source\n"
 		"  --runs N        timed runs per decoder, best kept (default 3)\n"
-		"  --no-ocsd       etmkit only\n");
+		"  --no-ocsd       etmkit only\n"
+		"  --jobs N        also the parallel decode (parallel.h), ranges "
+		"form, N threads\n"
+		"  --piece-kb K    its piece size (default 1024)\n");
 }
 
 int main(int argc, char **argv)
@@ -233,6 +238,11 @@ int main(int argc, char **argv)
 	struct counts c[2], best_c[2];
 	double best[2] = { 0, 0 };
 	int forms, runs = 3, no_ocsd = 0, status = 1;
+	struct bench_par bp = { 0, 0 };
+	struct bench_par_counts pref, ptot;
+	struct etm3_flow_config p3;
+	struct etm4_flow_config p4;
+	double best_p = 0;
 
 	memset(&s, 0, sizeof(s));
 	for (int i = 1; i < argc; i++) {
@@ -245,6 +255,9 @@ int main(int argc, char **argv)
 			runs = (int)v;
 		} else if (!strcmp(argv[i], "--no-ocsd")) {
 			no_ocsd = 1;
+		} else if (i + 1 < argc &&
+			   bench_par_option(&bp, argv[i], argv[i + 1]) == 1) {
+			i++;
 		} else {
 			usage(stderr);
 			return 2;
@@ -271,8 +284,25 @@ int main(int argc, char **argv)
 	if (!files || !mem || bench_ocsd_regions(WHO, s.img, files, mem))
 		goto out_ocsd;
 #endif
+	etm3_flow_config_init(&p3);
+	p3.etm = s.etm3;
+	p3.image = s.img;
+	etm4_flow_config_init(&p4);
+	p4.etm = s.etm4;
+	p4.image = s.img;
 	/* The decoders take turns, so that both see the machine alike. */
 	for (int r = 0; r < runs; r++) {
+		if (bp.jobs) {
+			double t;
+			int err = bench_par_run(&bp, s.proto == etmkit_proto_etmv3 ?
+						&p3 : NULL,
+						s.proto == etmkit_proto_etmv3 ?
+						NULL : &p4, s.stream.data,
+						s.stream.n, &ptot, &t);
+
+			if (bench_keep_best(WHO, err, t, r, &best_p))
+				goto out_ocsd;
+		}
 		for (int f = 0; f < forms; f++) {
 			double t0 = bench_now();
 			int err = etmkit_decode(&s, f, &c[f]);
@@ -306,6 +336,19 @@ int main(int argc, char **argv)
 			   (double)s.stream.n, best[f], best_c[f].insns, note);
 	}
 	status = 0;
+	if (bp.jobs) {
+		int err = bench_par_serial(s.proto == etmkit_proto_etmv3 ? &p3 : NULL,
+					   s.proto == etmkit_proto_etmv3 ? NULL : &p4,
+					   s.stream.data, s.stream.n, &pref);
+
+		if (err) {
+			fprintf(stderr, WHO ": etmkit: %s\n", etmkit_errstr(err));
+			status = 1;
+			goto out_ocsd;
+		}
+		status |= bench_par_report(WHO, &bp, (double)s.stream.n, best_p,
+					   &ptot, &pref, runs);
+	}
 	if (best_c[0].insns != best_c[1].insns) {
 		printf(WHO "  MISMATCH: per instruction %" PRIu64 ", ranges %"
 		       PRIu64 " instructions\n", best_c[0].insns,
@@ -323,6 +366,10 @@ int main(int argc, char **argv)
 			       "per second)\n",
 			       (double)best_c[f].insns / best[f] / orate,
 			       f ? "etmkit-ranges" : "etmkit-insn");
+		if (bp.jobs)
+			printf(WHO "  ratio    %.1fx  (etmkit-ranges-j%u / opencsd, "
+			       "instructions per second)\n",
+			       (double)ptot.insns / best_p / orate, bp.jobs);
 		if (best_oc.insns != best_c[0].insns) {
 			printf(WHO "  MISMATCH: etmkit %" PRIu64 " instructions, "
 			       "opencsd %" PRIu64 "\n", best_c[0].insns,

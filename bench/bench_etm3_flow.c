@@ -20,6 +20,7 @@
 
 #include "etmkit/flow.h"
 #include "bench_common.h"
+#include "bench_par.h"
 
 #ifdef ETMKIT_HAVE_OPENCSD
 #include "ocsd_flow_peer.h"
@@ -39,13 +40,16 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: bench_etm3_flow [--shared DIR] [--id ID] [--mb N] "
-		"[--ocsd-mb N] [--runs N]\n"
+		"[--ocsd-mb N] [--runs N] [--jobs N] [--piece-kb K]\n"
 		"  --shared DIR  folder holding testdata/ (default: $ETMKIT_SHARED,"
 		" else %s)\n"
 		"  --id ID       TC2 trace ID: 0x10, 0x11 or 0x12 (default 0x10)\n"
 		"  --mb N        MiB of repeated trace for etmkit (default 128)\n"
 		"  --ocsd-mb N   MiB for OpenCSD (default 16; it is the slow one)\n"
-		"  --runs N      timed runs per decoder, best kept (default 3)\n",
+		"  --runs N      timed runs per decoder, best kept (default 3)\n"
+		"  --jobs N      also the parallel decode (parallel.h), ranges "
+		"form, N threads\n"
+		"  --piece-kb K  its piece size (default 1024)\n",
 		ETMKIT_BENCH_SHARED_DIR);
 }
 
@@ -164,14 +168,17 @@ int main(int argc, char **argv)
 	struct image *img = NULL;
 	struct etm3_flow_config cfg, rcfg;
 	struct flow_counts one, two, total, rtotal;
+	struct bench_par bp = { 0, 0 };
+	struct bench_par_counts pref, ptot;
+	double best_p = 0.0;
 	char path[4096];
 	double best = 0.0, best_r = 0.0;
 	uint64_t per_copy;
 	int status = 1, err;
 
 	memset(&in, 0, sizeof(in));
-	if (bench_parse_args("bench_etm3_flow", argc, argv, &o, 16.0, NULL, NULL,
-			     usage))
+	if (bench_parse_args("bench_etm3_flow", argc, argv, &o, 16.0,
+			     bench_par_option, &bp, usage))
 		return 2;
 	snprintf(path, sizeof(path), "%s/testdata/etmv3/TC2/kernel_dump.bin",
 		 o.shared);
@@ -245,6 +252,11 @@ int main(int argc, char **argv)
 		if (bench_keep_best("etm3_flow", err, bench_now() - t0, r,
 				    &best_r))
 			goto out;
+		if (bp.jobs) {
+			err = bench_par_run(&bp, &cfg, NULL, in.buf, in.n, &ptot, &t);
+			if (bench_keep_best("etm3_flow", err, t, r, &best_p))
+				goto out;
+		}
 #ifdef ETMKIT_HAVE_OPENCSD
 		t0 = bench_now();
 		if (ocsd_flow_peer_etm3(in.buf, on, TC2_ETMCR, TC2_ETMIDR,
@@ -291,6 +303,15 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	status = 0;
+	if (bp.jobs) {
+		if ((err = bench_par_serial(&cfg, NULL, in.buf, in.n, &pref))) {
+			fprintf(stderr, "etm3_flow: etmkit: %s\n",
+				etmkit_errstr(err));
+			goto out;
+		}
+		status |= bench_par_report("etm3_flow", &bp, (double)in.n, best_p,
+					   &ptot, &pref, o.runs);
+	}
 #ifdef ETMKIT_HAVE_OPENCSD
 	{
 		char note[128];
@@ -305,6 +326,11 @@ int main(int argc, char **argv)
 	printf("etm3_flow  ratio    %.1fx  (etmkit-ranges / opencsd: ranges on "
 	       "both sides)\n", ((double)rtotal.insns / best_r) /
 				 ((double)ototal.insns / best_o));
+	if (bp.jobs)
+		printf("etm3_flow  ratio    %.1fx  (etmkit-ranges-j%u / opencsd, "
+		       "instructions per second)\n",
+		       ((double)ptot.insns / best_p) /
+			       ((double)ototal.insns / best_o), bp.jobs);
 	/* With one instruction per OpenCSD range (ETMv3: a range per atom),
 	 * the range starts are the instruction addresses: their sums agree
 	 * too. */

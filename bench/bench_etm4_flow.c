@@ -25,6 +25,7 @@
 #include "etmkit/flow.h"
 #include "etmkit/snapshot.h"
 #include "bench_common.h"
+#include "bench_par.h"
 
 #ifdef ETMKIT_HAVE_OPENCSD
 #include "ocsd_flow_peer.h"
@@ -49,6 +50,23 @@ struct program {
 static void usage(FILE *f)
 {
 	bench_etm4_usage(f, "bench_etm4_flow", "8; it is the slow one");
+	fprintf(f, "  --jobs N      also the parallel decode (parallel.h), "
+		"ranges form, N threads\n"
+		"  --piece-kb K  its piece size (default 1024)\n");
+}
+
+/* --snapshot, --jobs, --piece-kb. */
+struct extra_opts {
+	const char *snap;
+	struct bench_par bp;
+};
+
+static int extra_option(void *ctx, const char *a, const char *val)
+{
+	struct extra_opts *x = ctx;
+	int r = bench_par_option(&x->bp, a, val);
+
+	return r ? r : bench_snapshot_option(&x->snap, a, val);
 }
 
 /* Heap bytes in use (glibc): the decoder must not grow with the trace. */
@@ -165,8 +183,9 @@ int main(int argc, char **argv)
 	struct etm4_flow_config cfg;
 	struct etm4_flow_config cfg_ranges, *rcfg_p = &cfg_ranges;
 	struct flow_counts one, two, total, rtotal;
-	const char *snap = "juno_r1_1";
-	double best = 0.0, best_r = 0.0;
+	struct extra_opts xo = { "juno_r1_1", { 0, 0 } };
+	struct bench_par_counts pref, ptot;
+	double best = 0.0, best_r = 0.0, best_p = 0.0;
 	uint64_t per_copy;
 	int status = 1, err;
 #ifdef ETMKIT_HAVE_OPENCSD
@@ -178,9 +197,9 @@ int main(int argc, char **argv)
 	memset(&in, 0, sizeof(in));
 	memset(&src, 0, sizeof(src));
 	if (bench_parse_args("bench_etm4_flow", argc, argv, &o, 8.0,
-			     bench_snapshot_option, &snap, usage))
+			     extra_option, &xo, usage))
 		return 2;
-	if (bench_etm4_open(WHO, &src, o.shared, snap, o.id) ||
+	if (bench_etm4_open(WHO, &src, o.shared, xo.snap, o.id) ||
 	    load_image(&src, &prog) ||
 	    bench_etm4_input(WHO, &src, o.mb, &in))
 		goto out;
@@ -243,6 +262,14 @@ int main(int argc, char **argv)
 		if (timed_decode(&cfg, &in, r, &best, &total) ||
 		    timed_decode(rcfg_p, &in, r, &best_r, &rtotal))
 			goto out;
+		if (xo.bp.jobs) {
+			double t;
+
+			err = bench_par_run(&xo.bp, NULL, &cfg, in.buf, in.n,
+					    &ptot, &t);
+			if (bench_keep_best(WHO, err, t, r, &best_p))
+				goto out;
+		}
 #ifdef ETMKIT_HAVE_OPENCSD
 		double t0 = bench_now(), t;
 		if (ocsd_flow_peer_etm4(in.buf, on, &src.cfg, src.id, mem, nreg,
@@ -274,6 +301,15 @@ int main(int argc, char **argv)
 			   rtotal.insns, note);
 	}
 	status = 0;
+	if (xo.bp.jobs) {
+		if ((err = bench_par_serial(NULL, &cfg, in.buf, in.n, &pref))) {
+			fprintf(stderr, WHO ": etmkit: %s\n", etmkit_errstr(err));
+			status = 1;
+			goto out;
+		}
+		status |= bench_par_report(WHO, &xo.bp, (double)in.n, best_p,
+					   &ptot, &pref, o.runs);
+	}
 	/* The same instructions, and (as far as the sums are exact: no T32)
 	 * the same addresses. */
 	if (rtotal.insns != total.insns || rtotal.stats.insns != total.insns ||
@@ -310,6 +346,10 @@ int main(int argc, char **argv)
 	printf(WHO "  ratio    %.1fx  (etmkit-ranges / opencsd: ranges on "
 	       "both sides)\n", ((double)rtotal.insns / best_r) /
 				 ((double)ototal.insns / best_o));
+	if (xo.bp.jobs)
+		printf(WHO "  ratio    %.1fx  (etmkit-ranges-j%u / opencsd: ranges "
+		       "on both sides)\n", ((double)ptot.insns / best_p) /
+			((double)ototal.insns / best_o), xo.bp.jobs);
 	if (ototal.insns != oone.insns + operc * (ocopies - 1)) {
 		printf(WHO "  MISMATCH: opencsd decoded %" PRIu64 " instructions, "
 		       "expected %" PRIu64 "\n", ototal.insns,

@@ -16,7 +16,7 @@ import os
 import re
 import sys
 
-LAYERS = ("common", "transport", "packets", "isa", "image", "flow",
+LAYERS = ("common", "transport", "packets", "isa", "image", "flow", "parallel",
           "session", "snapshot", "perf", "profile", "encode")
 # How far into the leading comment the Layer line may be.
 FIRST_LINES = 14

@@ -278,6 +278,23 @@ def encode_seeds(outdir):
             write(outdir, "fuzz_encode", "%s-%d" % (name, n), hdr + walk)
 
 
+def parallel_seeds(outdir):
+    """fuzz_parallel: a header (see the target's comment) and a walk, for
+    each protocol, both forms, encoder streams (mutated or not) and random
+    bytes as the trace; random bytes from a fixed seed."""
+    import random
+    rng = random.Random(20261127)
+    for proto in range(4):
+        for mode in (0, 4, 8, 12):
+            opt = [rng.randrange(256) for _ in range(4)]
+            hdr = bytes([proto | mode] + opt + [8 + proto * 4,
+                                                 (0, 5)[proto & 1],
+                                                 rng.randrange(256)])
+            walk = bytes(rng.randrange(256) for _ in range(3000))
+            write(outdir, "fuzz_parallel", "p%d-m%d" % (proto, mode),
+                  hdr + walk)
+
+
 def exec_text_seeds(outdir, root):
     """fuzz_exec_text: the example of docs/exec-record.md, and records
     with every item kind and field of the text form, one with CRLF line
@@ -448,6 +465,7 @@ def main():
             write(outdir, "fuzz_snapshot", d, snapshot_seed(os.path.join(examples, d)))
     image_seeds(outdir)
     encode_seeds(outdir)
+    parallel_seeds(outdir)
     # Execution records and QEMU logs of the project's own tests.
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     exec_text_seeds(outdir, root)

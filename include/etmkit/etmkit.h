@@ -21,6 +21,8 @@
  *   elem.h        execution elements: instructions and events
  *   flow.h        flow decoders: trace + image -> elements
  *   blocks.h      blocks (instruction ranges) and their instructions
+ * parallel
+ *   parallel.h    one source decoded in pieces on threads, as the serial decode
  * session
  *   session.h     a capture's bytes in, packets or elements out
  * snapshot
@@ -55,6 +57,7 @@
 #include "etmkit/elem.h"
 #include "etmkit/flow.h"
 #include "etmkit/blocks.h"
+#include "etmkit/parallel.h"
 #include "etmkit/perf.h"
 #include "etmkit/perf_maps.h"
 #include "etmkit/perf_write.h"

@@ -1,0 +1,118 @@
+/* Parallel decode of one trace source, internal: what the cut finder, the
+ * piece decoder, the join and the runner share (include/etmkit/parallel.h).
+ *
+ * Exactness does not rest on an argument about which decoder state an
+ * A-sync and I-sync (or Trace Info) reset: much survives them in the
+ * decoders (ETMv3: timestamp and data address compression, the held
+ * instruction a Cancel may still refer to, W atoms; ETMv4/ETE: the
+ * return stack, context, the timestamp and address history). Instead the
+ * join compares decoder states: the decoder that ran on from the piece
+ * before (the serial one, by induction) and the fresh one of the piece,
+ * both drained at the same byte (a checkpoint), normalised (par_state3.c,
+ * par_state4.c). Equal states decode the rest identically (a decoder is
+ * a function of its state and its input), so from the first checkpoint
+ * where they are equal the fresh piece's elements are the serial ones;
+ * before it, the piece before's elements are used. No checkpoint equal:
+ * the join decodes the piece itself, on from the piece before (serial). */
+#ifndef ETMKIT_PARALLEL_PAR_INTERNAL_H
+#define ETMKIT_PARALLEL_PAR_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "etmkit/parallel.h"
+
+/* Checkpoints after each cut where states are compared. */
+#define PAR_CHECKS 4
+/* Statistics summed over pieces: packets, insns, atoms_lost,
+ * protocol_errors (the first four words of both stats structs but
+ * ETMv3's blocks; see par_proto). */
+#define PAR_NSTATS 4
+
+/* One flow decoder protocol, through void pointers. */
+struct par_proto {
+	int (*alloc)(void **dec, const void *cfg);
+	void (*free)(void *dec);
+	int (*feed)(void *dec, const uint8_t *buf, size_t n,
+		    const uint64_t *offsets, uint64_t base);
+	int (*finish)(void *dec);
+	void (*reset)(void *dec);
+	int (*batch)(void *dec, const struct etmkit_elem **elems);
+	void (*stats)(const void *dec, uint64_t out[PAR_NSTATS]);
+	/* snap() writes the decoder's state, normalised (no pointers,
+	 * caches, counters or ring rotations), to @out (at most
+	 * snap_bytes()) using @scratch (scratch_bytes(), zeroed once) and
+	 * returns its length, or -1 when it is in the middle of something
+	 * the comparison does not cover (then it equals nothing). */
+	size_t (*scratch_bytes)(void);
+	size_t (*snap_bytes)(void);
+	long (*snap)(const void *dec, void *scratch, uint8_t *out);
+};
+
+extern const struct par_proto par_proto_etm3;
+extern const struct par_proto par_proto_etm4;
+
+/* What a piece decode leaves for the join: its elements (all it
+ * delivered), and at each checkpoint the number of elements delivered by
+ * then, the statistics, and the state. */
+struct par_check {
+	uint64_t at;             /* byte index in the buffer */
+	size_t nelem;
+	uint64_t stats[PAR_NSTATS];
+	long snap_len;           /* -1: not comparable */
+	uint8_t *snap;           /* proto snap_bytes() */
+};
+
+struct etmkit_par_piece {
+	const struct par_proto *proto;
+	void *scratch;           /* proto scratch_bytes() */
+	void *dec;               /* the decoder, kept for the join's
+				    fallback (it stands at the last end
+				    checkpoint) */
+	size_t k;                /* the piece */
+	size_t pos;              /* bytes fed up to here */
+	int decoded;             /* k decoded, not joined yet */
+	int held;                /* kept by the join (set and read on the
+				    joining thread, or before the object is
+				    handed to another) */
+	struct etmkit_elem *el;  /* delivered elements, reused */
+	size_t n, cap;
+	struct par_check start[PAR_CHECKS]; /* after the piece's cut */
+	struct par_check end[PAR_CHECKS];   /* after the next cut */
+	size_t nstart, nend;
+	uint64_t final_stats[PAR_NSTATS];   /* last piece: after finish */
+	int err;
+};
+
+struct etmkit_par {
+	struct etmkit_par_config cfg;
+	const struct par_proto *proto;
+	const void *dcfg;        /* the flow decoder's config (copied) */
+	struct etm3_flow_config c3;
+	struct etm4_flow_config c4;
+	const uint8_t *buf;
+	const uint64_t *offsets;
+	uint64_t base;
+	size_t n;
+	size_t *cut;             /* cut[0] = 0 < cut[1] < ... ; cut[ncut] = n */
+	size_t ncut;             /* pieces */
+	/* The join. */
+	size_t next;             /* the next piece to join */
+	struct etmkit_par_piece *held; /* the piece before it */
+	size_t held_from;        /* its elements from here are not out */
+	uint64_t held_stats[PAR_NSTATS]; /* its stats at held_from */
+	struct etmkit_par_stats stats;
+	uint8_t *scratch;        /* a snapshot, for the fallback */
+};
+
+/* par_cuts.c: the sync points to cut at, about every @piece bytes. */
+int par_find_cuts(struct etmkit_par *p);
+
+/* par_piece.c: decode piece @k into @r: with @fresh, from a reset
+ * decoder at its cut, its start checkpoints recorded; else on from where
+ * @r's decoder stands. Then to the next cut and its checkpoints (the end
+ * ones), or, for the last piece, to the end, finished. */
+int par_run_piece(const struct etmkit_par *p, struct etmkit_par_piece *r,
+		  size_t k, int fresh);
+
+#endif

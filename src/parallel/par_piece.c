@@ -1,0 +1,135 @@
+/* Parallel decode: one piece decoded, with the checkpoints the join
+ * compares (par_internal.h). The elements are kept in one array per piece
+ * object, grown by doubling and reused piece after piece: nothing is
+ * allocated per element. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "parallel/par_internal.h"
+
+/* The checkpoints after the cut that begins piece @k (k >= 1): 64, 256,
+ * 1024 and 4096 bytes after it, but not past the next cut. */
+static size_t checks_of(const struct etmkit_par *p, size_t k,
+			size_t at[PAR_CHECKS])
+{
+	size_t n = 0;
+
+	for (unsigned j = 0; j < PAR_CHECKS; j++) {
+		size_t c = p->cut[k] + ((size_t)64 << (2 * j));
+
+		if (c > p->cut[k + 1])
+			c = p->cut[k + 1];
+		if (n && at[n - 1] == c)
+			break;
+		at[n++] = c;
+	}
+	return n;
+}
+
+static int append(struct etmkit_par_piece *r, const struct etmkit_elem *e,
+		  size_t n)
+{
+	if (r->n + n > r->cap) {
+		size_t cap = r->cap ? r->cap : 4096;
+		struct etmkit_elem *el;
+
+		while (cap < r->n + n)
+			cap *= 2;
+		el = realloc(r->el, cap * sizeof(*el));
+		if (!el)
+			return -etmkit_err_nomem;
+		r->el = el;
+		r->cap = cap;
+	}
+	memcpy(r->el + r->n, e, n * sizeof(*e));
+	r->n += n;
+	return 0;
+}
+
+static int drain(struct etmkit_par_piece *r)
+{
+	const struct etmkit_elem *e;
+	int m, rc;
+
+	while ((m = r->proto->batch(r->dec, &e)) > 0) {
+		rc = append(r, e, (size_t)m);
+		if (rc)
+			return rc;
+	}
+	return m == -etmkit_err_eos ? 0 : m;
+}
+
+/* Feed the buffer up to @to and take what it decodes. */
+static int advance(const struct etmkit_par *p, struct etmkit_par_piece *r,
+		   size_t to)
+{
+	int rc;
+
+	if (to <= r->pos)
+		return 0;
+	rc = r->proto->feed(r->dec, p->buf + r->pos, to - r->pos,
+			    p->offsets ? p->offsets + r->pos : NULL,
+			    p->base + r->pos);
+	if (rc)
+		return rc;
+	r->pos = to;
+	return drain(r);
+}
+
+static int record(const struct etmkit_par *p, struct etmkit_par_piece *r,
+		  struct par_check *c, size_t at)
+{
+	int rc = advance(p, r, at);
+
+	if (rc)
+		return rc;
+	c->at = at;
+	c->nelem = r->n;
+	r->proto->stats(r->dec, c->stats);
+	c->snap_len = r->proto->snap(r->dec, r->scratch, c->snap);
+	return 0;
+}
+
+int par_run_piece(const struct etmkit_par *p, struct etmkit_par_piece *r,
+		  size_t k, int fresh)
+{
+	size_t at[PAR_CHECKS], nc;
+	int rc;
+
+	r->k = k;
+	r->n = 0;
+	r->nstart = r->nend = 0;
+	r->decoded = 0;
+	if (fresh) {
+		r->proto->reset(r->dec);
+		r->pos = p->cut[k];
+		nc = k ? checks_of(p, k, at) : 0;
+		for (size_t j = 0; j < nc; j++) {
+			rc = record(p, r, &r->start[j], at[j]);
+			if (rc)
+				return rc;
+			r->nstart++;
+		}
+	}
+	rc = advance(p, r, p->cut[k + 1]);
+	if (rc)
+		return rc;
+	if (k + 1 == p->ncut) {
+		rc = r->proto->finish(r->dec);
+		if (!rc)
+			rc = drain(r);
+		if (rc)
+			return rc;
+		r->proto->stats(r->dec, r->final_stats);
+	} else {
+		nc = checks_of(p, k + 1, at);
+		for (size_t j = 0; j < nc; j++) {
+			rc = record(p, r, &r->end[j], at[j]);
+			if (rc)
+				return rc;
+			r->nend++;
+		}
+	}
+	r->decoded = 1;
+	return 0;
+}

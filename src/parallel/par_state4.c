@@ -1,0 +1,191 @@
+/* Parallel decode: the ETMv4/ETE flow decoder through struct par_proto,
+ * and its state normalised for comparison, as par_state3.c does for
+ * ETMv3: pointers into the block cache, counters and the input buffer are
+ * left out; the speculation and walk queues and the return stack are
+ * compared from their oldest entry, whatever their rotation. */
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "flow/etm4_flow_int.h"
+#include "packets/etmv4/etm4_internal.h"
+#include "parallel/par_internal.h"
+#include "parallel/par_norm.h"
+
+static int p4_alloc(void **dec, const void *cfg)
+{
+	return etm4_flow_alloc((struct etm4_flow_decoder **)dec, cfg);
+}
+
+static void p4_free(void *dec)
+{
+	etm4_flow_free(dec);
+}
+
+static int p4_feed(void *dec, const uint8_t *buf, size_t n,
+		   const uint64_t *offsets, uint64_t base)
+{
+	return etm4_flow_feed(dec, buf, n, offsets, base);
+}
+
+static int p4_finish(void *dec)
+{
+	return etm4_flow_finish(dec);
+}
+
+static void p4_reset(void *dec)
+{
+	etm4_flow_reset(dec);
+}
+
+static int p4_batch(void *dec, const struct etmkit_elem **elems)
+{
+	return etm4_flow_batch(dec, elems);
+}
+
+static void p4_stats(const void *dec, uint64_t out[PAR_NSTATS])
+{
+	const struct etm4_flow_stats *s = etm4_flow_get_stats(dec);
+
+	out[0] = s->packets;
+	out[1] = s->insns;
+	out[2] = s->atoms_lost;
+	out[3] = s->protocol_errors;
+}
+
+/* The state is normalised in a scratch copy of the decoders (@scratch,
+ * zeroed once), then packed: the fixed fields, then only the entries in
+ * use of the big queues, so a snapshot is a few KiB. */
+struct p4_scratch {
+	struct etm4_flow_decoder f;
+	struct etm4_pkt_decoder k;
+};
+
+static size_t p4_scratch_bytes(void)
+{
+	return sizeof(struct p4_scratch);
+}
+
+/* The largest packed state. */
+static size_t p4_snap_bytes(void)
+{
+	return sizeof(struct p4_scratch) + sizeof(uint64_t);
+}
+
+/* Copy @src's bytes [@from, @to) to @dst's. */
+static void seg(void *dst, const void *src, size_t from, size_t to)
+{
+	memcpy((uint8_t *)dst + from, (const uint8_t *)src + from, to - from);
+}
+
+#define OFF(m) offsetof(struct etm4_flow_decoder, m)
+#define END(m) (OFF(m) + sizeof(((struct etm4_flow_decoder *)0)->m))
+#define KOFF(m) offsetof(struct etm4_pkt_decoder, m)
+#define KEND(m) (KOFF(m) + sizeof(((struct etm4_pkt_decoder *)0)->m))
+
+static uint8_t *put(uint8_t *o, const void *p, size_t n)
+{
+	memcpy(o, p, n);
+	return o + n;
+}
+
+static long p4_snap(const void *dec, void *scratch, uint8_t *out)
+{
+	const struct etm4_flow_decoder *d = dec;
+	struct p4_scratch *sc = scratch;
+	struct etm4_flow_decoder *f = &sc->f;
+	struct etm4_pkt_decoder *k = &sc->k;
+	uint32_t i, nspec = d->st - d->sh, ndone = d->dt - d->dh;
+	uint32_t nrs = d->rs_n < F4_RS ? d->rs_n : F4_RS;
+	uint64_t at = 0;
+	uint8_t *o = out;
+
+	if (d->drv.ibatch != d->drv.nbatch || d->delivered ||
+	    d->pkt->in.replaying || nspec > F4_SPEC || ndone > F4_DONE ||
+	    d->dt > F4_DONE || d->n > F4_OUT)
+		return -1;
+	/* Everything but the block cache, the packet batch, the queues
+	 * (copied below as far as they are in use) and the counted ranges
+	 * (ETM4_FLOW_TALLY, refused). */
+	seg(f, d, 0, OFF(cache));
+	seg(f, d, END(cache), OFF(batch));
+	seg(f, d, END(batch), OFF(spec));
+	seg(f, d, END(spec), OFF(done));
+	seg(f, d, END(done), OFF(tallies));
+	seg(f, d, END(tallies), OFF(out));
+	seg(f, d, END(out), sizeof(*f));
+	/* The packet decoder but its tables (from the configuration, the
+	 * same for both) and this call's run addresses. */
+	seg(k, d->pkt, KOFF(in), KOFF(raddr));
+	seg(k, d->pkt, KEND(nraddr), sizeof(*k));
+	if (d->pos == POS_BLOCK)
+		at = d->blk->insn[d->idx].addr;
+	f->pkt = NULL;
+	f->drv.nbatch = f->drv.ibatch = 0;
+	f->drv.next_pos = f->drv.next_n = 0;
+	f->drv.next_batch = NULL;
+	f->atoms = NULL;
+	f->blk = NULL;
+	f->link_from = NULL;
+	f->link_slot = 0;
+	f->link_gen = 0;
+	f->ind_from = NULL;
+	f->ind_gen = 0;
+	/* Read only under their flags (etm4_resolve.c: flush_pend(),
+	 * push_pend_ctx(); etm4_walk_entry.c: the budget of a started atom;
+	 * flow_driver.h: addr and pos_is at POS_ADDR). */
+	if (!f->pend)
+		memset(&f->pend_ent, 0, sizeof(f->pend_ent));
+	if (!f->pend_ctx)
+		memset(&f->pend_ctx_ent, 0, sizeof(f->pend_ctx_ent));
+	if (!f->atom_started)
+		f->budget = 0;
+	if (f->pos != POS_ADDR) {
+		f->addr = 0;
+		f->pos_is = 0;
+	}
+	f->sh = f->dh = 0;
+	f->st = nspec;
+	f->dt = ndone;
+	/* The return stack from its top: entries below rs_n are never
+	 * read (rs_pop). */
+	memset(f->rs, 0, sizeof(f->rs));
+	for (i = 0; i < nrs; i++)
+		f->rs[i] = d->rs[(d->rs_top + F4_RS - i) % F4_RS];
+	f->rs_top = 0;
+	memset(&f->stats, 0, sizeof(f->stats));
+	f->blocks_base = f->flushes_base = 0;
+	f->image_for_context = NULL;
+	f->image_ctx = NULL;
+	par_norm_stream(&k->in);
+	PAR_NORM_SCAN(k, k->zeros);
+
+	o = put(o, &at, sizeof(at));
+	o = put(o, f, OFF(cache));
+	o = put(o, (const uint8_t *)f + END(cache), OFF(batch) - END(cache));
+	o = put(o, (const uint8_t *)f + END(batch), OFF(spec) - END(batch));
+	o = put(o, (const uint8_t *)f + END(spec), OFF(done) - END(spec));
+	o = put(o, (const uint8_t *)f + END(done), OFF(tallies) - END(done));
+	o = put(o, (const uint8_t *)f + END(tallies), OFF(out) - END(tallies));
+	o = put(o, (const uint8_t *)f + END(out), sizeof(*f) - END(out));
+	o = put(o, (const uint8_t *)k + KOFF(in), KOFF(raddr) - KOFF(in));
+	o = put(o, (const uint8_t *)k + KEND(nraddr), sizeof(*k) - KEND(nraddr));
+	/* The queues from their oldest entry (spec is a ring of F4_SPEC). */
+	for (i = 0; i < nspec; i++)
+		o = put(o, &d->spec[(d->sh + i) & (F4_SPEC - 1)],
+			sizeof(d->spec[0]));
+	for (i = 0; i < ndone; i++)
+		o = put(o, &d->done[d->dh + i], sizeof(d->done[0]));
+	for (size_t e = 0; e < d->n; e++) {
+		struct etmkit_elem el = d->out[e];
+
+		par_norm_elem(&el);
+		o = put(o, &el, sizeof(el));
+	}
+	return (long)(o - out);
+}
+
+const struct par_proto par_proto_etm4 = {
+	p4_alloc, p4_free, p4_feed, p4_finish, p4_reset, p4_batch, p4_stats,
+	p4_scratch_bytes, p4_snap_bytes, p4_snap
+};

@@ -1,0 +1,321 @@
+/* Parallel decode (include/etmkit/parallel.h): the joined output is the
+ * serial decode's, element by element (every field, offsets included),
+ * and the statistics sum to the serial ones, at 1, 2, 3 and 8 threads and
+ * piece sizes from 1 byte (a cut at every sync point) up; on encoder
+ * round-trip streams with a sync point every few hundred bytes (ETMv3,
+ * ETMv4 A64 and A32/T32, ETE; per instruction and ranges), and on the
+ * same streams with garbage inserted and cut short (the decoders lose
+ * sync and find it again). Snapshot captures: test_parallel_snap.c. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "etmkit/parallel.h"
+#include "par_gen.h"
+
+static const unsigned jobs_list[] = { 1, 2, 3, 8 };
+static const size_t piece_list[] = { 1, 97, 700, 5000 };
+
+static uint64_t rng = 88172645463325252ull;
+/* Over every test: joins where a piece took over, and joins the join
+ * decoded on serially (both paths must be exercised). */
+static uint64_t all_joins, all_fallbacks;
+
+static uint32_t rnd(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return (uint32_t)(rng >> 11);
+}
+
+static struct etmkit_par_config cfg_of(const struct par_stream *s,
+				       uint32_t flow_flags)
+{
+	static struct etm3_flow_config c3;
+	static struct etm4_flow_config c4;
+	struct etmkit_par_config c;
+
+	etmkit_par_config_init(&c);
+	c.proto = s->proto;
+	c3 = s->c3;
+	c4 = s->c4;
+	c3.flags = flow_flags;
+	c4.flags = flow_flags;
+	c.etm3 = &c3;
+	c.etm4 = &c4;
+	return c;
+}
+
+/* Every thread count and piece size on @buf. */
+static void check_all(const struct par_stream *s, const uint8_t *buf,
+		      size_t n, uint32_t flow_flags, uint64_t *fallbacks,
+		      uint64_t *joins)
+{
+	struct etmkit_par_config c = cfg_of(s, flow_flags);
+	char why[300];
+
+	if (par_check(&c, buf, n, piece_list,
+		      sizeof(piece_list) / sizeof(piece_list[0]), jobs_list,
+		      sizeof(jobs_list) / sizeof(jobs_list[0]), why, sizeof(why),
+		      fallbacks, joins))
+		fail_msg("proto %d, %zu bytes, flags %u: %s", s->proto, n,
+			 flow_flags, why);
+}
+
+static void round_trips(unsigned proto, uint32_t flow_flags)
+{
+	uint8_t walk[4000];
+	uint64_t fallbacks = 0, joins = 0;
+
+	for (unsigned t = 0; t < 4; t++) {
+		struct par_stream s;
+		uint32_t opt = rnd();
+
+		for (size_t i = 0; i < sizeof(walk); i++)
+			walk[i] = (uint8_t)rnd();
+		if (par_gen(&s, proto, opt, 64 + 32 * (t % 4), walk, sizeof(walk))) {
+			par_gen_free(&s);
+			fail_msg("proto %u opt 0x%x: no stream", proto, opt);
+		}
+		assert_true(s.n > 1500);
+		check_all(&s, s.bytes, s.n, flow_flags, &fallbacks, &joins);
+		par_gen_free(&s);
+	}
+	/* Not all serial: most pieces decode on their own. */
+	print_message("proto %u flags %u: %llu of %llu joins fell back\n", proto,
+		      flow_flags, (unsigned long long)fallbacks,
+		      (unsigned long long)joins);
+	assert_true(joins > 100);
+	assert_true(fallbacks < joins);
+	all_joins += joins;
+	all_fallbacks += fallbacks;
+}
+
+static void test_etm3(void **state)
+{
+	(void)state;
+	round_trips(0, 0);
+	round_trips(0, ETM3_FLOW_RANGES);
+}
+
+static void test_etm4_a64(void **state)
+{
+	(void)state;
+	round_trips(1, 0);
+	round_trips(1, ETM4_FLOW_RANGES);
+}
+
+static void test_ete(void **state)
+{
+	(void)state;
+	round_trips(2, 0);
+	round_trips(2, ETM4_FLOW_RANGES);
+}
+
+static void test_etm4_a32(void **state)
+{
+	(void)state;
+	round_trips(3, ETM4_FLOW_RANGES);
+}
+
+/* Garbage: random bytes inserted (runs of zeros among them, which look
+ * like the start of an A-sync), and the stream cut inside a packet. */
+static void test_garbage(void **state)
+{
+	uint8_t walk[4000];
+
+	(void)state;
+	for (unsigned t = 0; t < 8; t++) {
+		struct par_stream s;
+		uint8_t *b;
+		size_t n = 0, cut;
+
+		for (size_t i = 0; i < sizeof(walk); i++)
+			walk[i] = (uint8_t)rnd();
+		assert_int_equal(par_gen(&s, t % 4, rnd(), 96, walk,
+					 sizeof(walk)), 0);
+		b = malloc(s.n * 2 + 64);
+		assert_non_null(b);
+		for (size_t i = 0; i < s.n; i++) {
+			b[n++] = s.bytes[i];
+			if (rnd() % 97 == 0) {
+				unsigned len = 1 + rnd() % 24, zero = rnd() % 3 == 0;
+
+				for (unsigned j = 0; j < len; j++)
+					b[n++] = zero ? 0 : (uint8_t)rnd();
+			}
+		}
+		cut = n - 1 - rnd() % 5;
+		check_all(&s, b, cut, t & 1 ? ETM3_FLOW_RANGES : 0,
+			  &all_fallbacks, &all_joins);
+		free(b);
+		par_gen_free(&s);
+	}
+	/* Run after the round trips: both ways of joining were taken. */
+	print_message("all: %llu of %llu joins fell back\n",
+		      (unsigned long long)all_fallbacks,
+		      (unsigned long long)all_joins);
+	assert_true(all_fallbacks > 0);
+	assert_true(all_fallbacks < all_joins / 4);
+}
+
+/* What the join does not cover is refused; the pieces cover the buffer. */
+static void test_api(void **state)
+{
+	struct par_stream s;
+	struct etmkit_par_config c;
+	struct etmkit_par *p;
+	struct etm4_flow_config c4;
+	uint8_t walk[512];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(walk); i++)
+		walk[i] = (uint8_t)rnd();
+	assert_int_equal(par_gen(&s, 2, 0, 64, walk, sizeof(walk)), 0);
+	c = cfg_of(&s, ETM4_FLOW_RANGES);
+	c4 = *c.etm4;
+	c4.flags |= ETM4_FLOW_TALLY;
+	c.etm4 = &c4;
+	assert_int_equal(etmkit_par_alloc(&p, &c, s.bytes, s.n, NULL, 0),
+			 -etmkit_err_invalid);
+	c4.flags = ETM4_FLOW_RANGES | ETM4_FLOW_TRACES;
+	assert_int_equal(etmkit_par_alloc(&p, &c, s.bytes, s.n, NULL, 0),
+			 -etmkit_err_invalid);
+	c4.flags = ETM4_FLOW_RANGES;
+	c4.etm.flags |= ETM4_CFG_STOP_ON_ERROR;
+	assert_int_equal(etmkit_par_alloc(&p, &c, s.bytes, s.n, NULL, 0),
+			 -etmkit_err_invalid);
+	c4.etm.flags &= ~ETM4_CFG_STOP_ON_ERROR;
+	c.proto = 7;
+	assert_int_equal(etmkit_par_alloc(&p, &c, s.bytes, s.n, NULL, 0),
+			 -etmkit_err_invalid);
+	c.proto = etmkit_par_etm3; /* no ETMv3 config */
+	c.etm3 = NULL;
+	assert_int_equal(etmkit_par_alloc(&p, &c, s.bytes, s.n, NULL, 0),
+			 -etmkit_err_invalid);
+	c = cfg_of(&s, 0);
+	c.piece_bytes = 1;
+	assert_int_equal(etmkit_par_alloc(&p, &c, s.bytes, s.n, NULL, 0), 0);
+	assert_true(etmkit_par_pieces(p) > 3);
+	assert_int_equal(etmkit_par_piece_start(p, 0), 0);
+	for (size_t k = 1; k < etmkit_par_pieces(p); k++) {
+		size_t at = etmkit_par_piece_start(p, k);
+
+		/* An A-sync (11 zeros, 0x80), then Trace Info (0x01). */
+		assert_true(at > etmkit_par_piece_start(p, k - 1));
+		assert_int_equal(s.bytes[at + 11], 0x80);
+		assert_int_equal(s.bytes[at + 12], 0x01);
+	}
+	assert_int_equal(etmkit_par_piece_start(p, etmkit_par_pieces(p)), s.n);
+	{
+		struct etmkit_par_piece *r, *freed;
+
+		assert_int_equal(etmkit_par_piece_alloc(&r, p), 0);
+		assert_int_equal(etmkit_par_decode(p, etmkit_par_pieces(p), r),
+				 -etmkit_err_invalid);
+		assert_int_equal(etmkit_par_decode(p, 1, r), 0);
+		/* out of order: piece 0 first */
+		assert_int_equal(etmkit_par_join(p, r, NULL, NULL, &freed),
+				 -etmkit_err_invalid);
+		assert_int_equal(etmkit_par_join_end(p, NULL, NULL, &freed),
+				 -etmkit_err_invalid);
+		etmkit_par_piece_free(r);
+	}
+	etmkit_par_free(p);
+	par_gen_free(&s);
+}
+
+/* ETMv4/ETE cuts: only at an A-sync followed by a Trace Info whose SPEC
+ * is 0 or absent (etmv4-ete.md 5.2, 7.4); ETMv3: at an A-sync followed by
+ * an I-sync (0x08, or 0x70 with cycle count; etmv3.md 4, 4.1). */
+static void test_cuts(void **state)
+{
+	static const uint8_t tinfo_spec2[] = { 0x01, 0x04, 0x02 };
+	static const uint8_t tinfo_info_spec0[] = { 0x01, 0x05, 0x01, 0x00 };
+	static const uint8_t tinfo_cut[] = { 0x01, 0x04 }; /* buffer ends */
+	static const uint8_t isync[] = { 0x08 }, isync_cc[] = { 0x70 },
+			     branch[] = { 0x01 };
+	struct par_stream s;
+	struct etmkit_par_config c;
+	struct etmkit_par *p;
+	uint8_t b[256], walk[64] = { 0 };
+	size_t n = 0, at[4], nat = 0;
+
+	(void)state;
+	assert_int_equal(par_gen(&s, 2, 0, 64, walk, sizeof(walk)), 0);
+	c = cfg_of(&s, 0);
+	c.piece_bytes = 1;
+	/* A-sync + TINFO SPEC 2: no cut; SPEC 0 after INFO: a cut; a TINFO
+	 * cut short by the end: no cut. */
+	memset(b, 0x9d, 8);
+	n = 8;
+	memset(b + n, 0, 11);
+	n += 11;
+	b[n++] = 0x80;
+	memcpy(b + n, tinfo_spec2, sizeof(tinfo_spec2));
+	n += sizeof(tinfo_spec2);
+	at[nat++] = n;
+	memset(b + n, 0, 12); /* 12 zeros: an A-sync of 11 after one */
+	n += 12;
+	b[n++] = 0x80;
+	memcpy(b + n, tinfo_info_spec0, sizeof(tinfo_info_spec0));
+	n += sizeof(tinfo_info_spec0);
+	memset(b + n, 0, 11);
+	n += 11;
+	b[n++] = 0x80;
+	memcpy(b + n, tinfo_cut, sizeof(tinfo_cut));
+	n += sizeof(tinfo_cut);
+	assert_int_equal(etmkit_par_alloc(&p, &c, b, n, NULL, 0), 0);
+	assert_int_equal(etmkit_par_pieces(p), 2);
+	assert_int_equal(etmkit_par_piece_start(p, 1), at[0] + 1);
+	etmkit_par_free(p);
+	par_gen_free(&s);
+
+	/* ETMv3: A-sync + I-sync, A-sync + I-sync with cycle count: cuts;
+	 * A-sync + branch address: none. */
+	assert_int_equal(par_gen(&s, 0, 0, 64, walk, sizeof(walk)), 0);
+	c = cfg_of(&s, 0);
+	c.piece_bytes = 1;
+	n = 0;
+	nat = 0;
+	b[n++] = 0x84;
+	for (int k = 0; k < 3; k++) {
+		const uint8_t *h = k == 0 ? isync : k == 1 ? branch : isync_cc;
+
+		if (k != 1)
+			at[nat++] = n;
+		memset(b + n, 0, 5);
+		n += 5;
+		b[n++] = 0x80;
+		b[n++] = h[0];
+		memset(b + n, 0x11, 6);
+		n += 6;
+	}
+	assert_int_equal(etmkit_par_alloc(&p, &c, b, n, NULL, 0), 0);
+	assert_int_equal(etmkit_par_pieces(p), 3);
+	assert_int_equal(etmkit_par_piece_start(p, 1), at[0]);
+	assert_int_equal(etmkit_par_piece_start(p, 2), at[1]);
+	etmkit_par_free(p);
+	par_gen_free(&s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_api),
+		cmocka_unit_test(test_cuts),
+		cmocka_unit_test(test_etm3),
+		cmocka_unit_test(test_etm4_a64),
+		cmocka_unit_test(test_ete),
+		cmocka_unit_test(test_etm4_a32),
+		cmocka_unit_test(test_garbage),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

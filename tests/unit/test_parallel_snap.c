@@ -1,0 +1,227 @@
+/* Parallel decode (include/etmkit/parallel.h) on the real captures: every
+ * ETMv3, ETMv4 and ETE snapshot source under ../shared/testdata, its
+ * bytes taken out of their CoreSight frames (or a raw source_data
+ * buffer), decoded serially and in parallel (tests/parallel/par_gen.c:
+ * the bring-your-own-threads API and the runner at 1, 2, 3 and 8
+ * threads; pieces of 1 byte, a cut at every sync point, to 4 KiB), per
+ * instruction and as ranges: the same elements, every field, offsets
+ * (indexes in the source's bytes) included, and the same statistics. */
+#include <dirent.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <cmocka.h>
+
+#include "unit/test_util.h"
+
+#include "etmkit/parallel.h"
+#include "etmkit/snapshot.h"
+#include "etmkit/transport.h"
+#include "par_gen.h"
+#include "ts_session.h"
+
+static const unsigned jobs_list[] = { 1, 2, 3, 8 };
+static const size_t piece_list[] = { 1, 300, 4096 };
+
+struct collect {
+	uint8_t id;
+	uint8_t *b;
+	size_t n, cap;
+};
+
+static int on_data(void *ctx, uint8_t id, const uint8_t *data,
+		   const uint64_t *offsets, uint64_t base, size_t n)
+{
+	struct collect *c = ctx;
+
+	(void)offsets;
+	(void)base;
+	if (id != c->id)
+		return 0;
+	if (c->n + n > c->cap) {
+		c->cap = (c->n + n) * 2;
+		c->b = realloc(c->b, c->cap);
+		assert_non_null(c->b);
+	}
+	memcpy(c->b + c->n, data, n);
+	c->n += n;
+	return 0;
+}
+
+/* The bytes of source @id in @buf's file. */
+static int source_bytes(const struct snapshot_buffer *buf, uint8_t id,
+			struct collect *c)
+{
+	struct deformat_config dc;
+	struct deformatter *d = NULL;
+	size_t n = 0;
+	uint8_t *file = ts_read_file(buf->file, &n);
+	int err;
+
+	memset(c, 0, sizeof(*c));
+	c->id = id;
+	if (!file)
+		return -1;
+	if (strcmp(buf->format, "coresight")) {
+		c->b = file;
+		c->n = n;
+		return 0;
+	}
+	memset(&dc, 0, sizeof(dc));
+	dc.size = sizeof(dc);
+	dc.mode = deformat_coresight;
+	dc.on_data = on_data;
+	dc.ctx = c;
+	err = deformat_alloc(&d, &dc);
+	if (!err)
+		err = deformat_feed(d, file, n);
+	if (!err)
+		err = deformat_finish(d);
+	deformat_free(d);
+	free(file);
+	return err;
+}
+
+/* One source: returns its bytes checked (0 when skipped). */
+static size_t check_source(const char *snap, const struct snapshot *ss,
+			   const struct snapshot_source *src, uint64_t *joins,
+			   uint64_t *fallbacks)
+{
+	const struct snapshot_device *dev = snapshot_find_device(ss, src->name);
+	const struct snapshot_buffer *buf = snapshot_find_buffer(ss,
+								 src->buffer);
+	const struct snapshot_device *core = src->core ?
+		snapshot_find_device(ss, src->core) : NULL;
+	struct etm3_flow_config c3;
+	struct etm4_flow_config c4;
+	struct etmkit_par_config pc;
+	struct snapshot_diag sd;
+	struct image_diag idiag;
+	struct image *img = NULL;
+	struct collect c;
+	enum etmkit_protocol proto;
+	uint8_t id;
+	char why[300];
+
+	if (!dev || !buf || !core)
+		return 0;
+	proto = snapshot_device_protocol(dev);
+	etmkit_par_config_init(&pc);
+	etm3_flow_config_init(&c3);
+	etm4_flow_config_init(&c4);
+	if (proto == etmkit_proto_etmv3) {
+		if (snapshot_etm3_config(dev, &c3.etm, &id, &sd))
+			return 0;
+		pc.proto = etmkit_par_etm3;
+	} else if (proto == etmkit_proto_etmv4 || proto == etmkit_proto_ete) {
+		if (snapshot_etm4_config(dev, &c4.etm, &id, &sd))
+			return 0;
+		pc.proto = etmkit_par_etm4;
+	} else {
+		return 0;
+	}
+	assert_int_equal(image_alloc(&img), 0);
+	if (image_add_snapshot_device(img, core, &idiag)) {
+		image_free(img);
+		return 0;
+	}
+	c3.image = img;
+	c4.image = img;
+	pc.etm3 = &c3;
+	pc.etm4 = &c4;
+	if (source_bytes(buf, id, &c) || !c.n) {
+		free(c.b);
+		image_free(img);
+		return 0;
+	}
+	for (int form = 0; form < 2; form++) {
+		c3.flags = form ? ETM3_FLOW_RANGES : 0;
+		c4.flags = form ? ETM4_FLOW_RANGES : 0;
+		if (pc.proto == etmkit_par_etm4) {
+			/* data or conditional trace: no flow decode */
+			struct etm4_flow_decoder *d4 = NULL;
+			int err = etm4_flow_alloc(&d4, &c4);
+
+			etm4_flow_free(d4);
+			if (err)
+				break;
+		}
+		if (par_check(&pc, c.b, c.n, piece_list,
+			      sizeof(piece_list) / sizeof(piece_list[0]),
+			      jobs_list, sizeof(jobs_list) / sizeof(jobs_list[0]),
+			      why, sizeof(why), fallbacks, joins))
+			fail_msg("%s %s (ID 0x%02x, %zu bytes)%s: %s", snap,
+				 src->name, id, c.n, form ? " ranges" : "", why);
+	}
+	free(c.b);
+	image_free(img);
+	return c.n;
+}
+
+static int shared_missing(void)
+{
+	struct stat st;
+
+	return stat(ETMKIT_SHARED_DIR "/testdata/ete", &st) != 0;
+}
+
+static void test_captures(void **state)
+{
+	static const char *const kinds[] = { "etmv3", "etmv4", "ete" };
+	uint64_t joins = 0, fallbacks = 0, bytes = 0;
+	int sources = 0;
+
+	(void)state;
+	test_need(shared_missing(), ETMKIT_SHARED_DIR);
+	for (int k = 0; k < 3; k++) {
+		char path[1024];
+		struct dirent *de;
+		DIR *dir;
+
+		snprintf(path, sizeof(path), "%s/testdata/%s",
+			 ETMKIT_SHARED_DIR, kinds[k]);
+		dir = opendir(path);
+		assert_non_null(dir);
+		while ((de = readdir(dir))) {
+			struct snapshot *ss = NULL;
+			struct snapshot_diag d;
+			char snap[2048];
+
+			if (de->d_name[0] == '.')
+				continue;
+			snprintf(snap, sizeof(snap), "%s/%s", path, de->d_name);
+			if (snapshot_open(&ss, snap, &d) < 0)
+				continue;
+			for (size_t s = 0; s < snapshot_source_count(ss); s++) {
+				size_t n = check_source(de->d_name, ss,
+							snapshot_source_at(ss, s),
+							&joins, &fallbacks);
+
+				sources += n > 0;
+				bytes += n;
+			}
+			snapshot_free(ss);
+		}
+		closedir(dir);
+	}
+	print_message("%d sources, %llu bytes, %llu joins, %llu fell back\n",
+		      sources, (unsigned long long)bytes,
+		      (unsigned long long)joins, (unsigned long long)fallbacks);
+	assert_true(sources > 20);
+	assert_true(joins > 100);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_captures),
+	};
+	int failed = cmocka_run_group_tests(tests, NULL, NULL);
+
+	return test_exit(failed, shared_missing());
+}
