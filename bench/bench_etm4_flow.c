@@ -49,6 +49,49 @@ struct program {
 static void usage(FILE *f)
 {
 	bench_etm4_usage(f, "bench_etm4_flow", "8; it is the slow one");
+	fprintf(f, "  --forms LIST  of insns, ranges, opencsd, comma-separated"
+		" (default all)\n");
+}
+
+/* --forms: which decodes to time. */
+#define FORM_INSNS 1u
+#define FORM_RANGES 2u
+#define FORM_OPENCSD 4u
+
+struct flow_options {
+	const char *snap;
+	unsigned forms;
+};
+
+static int parse_forms(const char *arg, unsigned *out)
+{
+	static const char *const names[] = { "insns", "ranges", "opencsd" };
+	const char *p = arg;
+
+	*out = 0;
+	while (*p) {
+		size_t n = strcspn(p, ",");
+		unsigned k;
+
+		for (k = 0; k < 3; k++)
+			if (strlen(names[k]) == n && !strncmp(p, names[k], n))
+				break;
+		if (k == 3)
+			return -1;
+		*out |= 1u << k;
+		p += n + (p[n] == ',');
+	}
+	return *out ? 0 : -1;
+}
+
+/* --snapshot and --forms. */
+static int flow_option(void *ctx, const char *a, const char *val)
+{
+	struct flow_options *fo = ctx;
+
+	if (!strcmp(a, "--forms"))
+		return parse_forms(val, &fo->forms) ? -1 : 1;
+	return bench_snapshot_option(&fo->snap, a, val);
 }
 
 /* Heap bytes in use (glibc): the decoder must not grow with the trace. */
@@ -165,7 +208,9 @@ int main(int argc, char **argv)
 	struct etm4_flow_config cfg;
 	struct etm4_flow_config cfg_ranges, *rcfg_p = &cfg_ranges;
 	struct flow_counts one, two, total, rtotal;
-	const char *snap = "juno_r1_1";
+	struct flow_options fo = { "juno_r1_1", 7u };
+	const char *snap;
+	unsigned forms;
 	double best = 0.0, best_r = 0.0;
 	uint64_t per_copy;
 	int status = 1, err;
@@ -176,10 +221,14 @@ int main(int argc, char **argv)
 #endif
 
 	memset(&in, 0, sizeof(in));
+	memset(&total, 0, sizeof(total));
+	memset(&rtotal, 0, sizeof(rtotal));
 	memset(&src, 0, sizeof(src));
 	if (bench_parse_args("bench_etm4_flow", argc, argv, &o, 8.0,
-			     bench_snapshot_option, &snap, usage))
+			     flow_option, &fo, usage))
 		return 2;
+	snap = fo.snap;
+	forms = fo.forms;
 	if (bench_etm4_open(WHO, &src, o.shared, snap, o.id) ||
 	    load_image(&src, &prog) ||
 	    bench_etm4_input(WHO, &src, o.mb, &in))
@@ -227,10 +276,14 @@ int main(int argc, char **argv)
 	if (ocopies > in.copies)
 		ocopies = in.copies;
 	on = ocopies * in.copy_len;
-	if (ocsd_flow_peer_etm4(in.buf, in.copy_len, &src.cfg, src.id, mem,
-				nreg, &oone) ||
-	    ocsd_flow_peer_etm4(in.buf, 2 * in.copy_len, &src.cfg, src.id, mem,
-				nreg, &otwo))
+	memset(&oone, 0, sizeof(oone));
+	memset(&otwo, 0, sizeof(otwo));
+	memset(&ototal, 0, sizeof(ototal));
+	if ((forms & FORM_OPENCSD) &&
+	    (ocsd_flow_peer_etm4(in.buf, in.copy_len, &src.cfg, src.id, mem,
+				 nreg, &oone) ||
+	     ocsd_flow_peer_etm4(in.buf, 2 * in.copy_len, &src.cfg, src.id,
+				 mem, nreg, &otwo)))
 		goto out;
 	operc = otwo.insns - oone.insns;
 	opers = otwo.addr_sum - oone.addr_sum;
@@ -240,10 +293,14 @@ int main(int argc, char **argv)
 	 * state (clock speed, neighbours): the ratio of the bests is then
 	 * steadier than the rates themselves. */
 	for (int r = 0; r < o.runs; r++) {
-		if (timed_decode(&cfg, &in, r, &best, &total) ||
-		    timed_decode(rcfg_p, &in, r, &best_r, &rtotal))
+		if (((forms & FORM_INSNS) &&
+		     timed_decode(&cfg, &in, r, &best, &total)) ||
+		    ((forms & FORM_RANGES) &&
+		     timed_decode(rcfg_p, &in, r, &best_r, &rtotal)))
 			goto out;
 #ifdef ETMKIT_HAVE_OPENCSD
+		if (!(forms & FORM_OPENCSD))
+			continue;
 		double t0 = bench_now(), t;
 		if (ocsd_flow_peer_etm4(in.buf, on, &src.cfg, src.id, mem, nreg,
 					&ototal))
@@ -265,15 +322,28 @@ int main(int argc, char **argv)
 			 total.stats.protocol_errors,
 			 total.heap_after_alloc / 1024,
 			 total.heap_after_decode / 1024);
-		print_rate("etmkit", (double)in.n, best, total.insns, note);
-		snprintf(note, sizeof(note), "  best of %d; ETM4_FLOW_RANGES: "
-			 "%" PRIu64 " insn_range elements for the same "
-			 "instructions", o.runs, rtotal.elems - total.elems +
-			 total.insns);
-		print_rate("etmkit-ranges", (double)in.n, best_r,
-			   rtotal.insns, note);
+		if (forms & FORM_INSNS)
+			print_rate("etmkit", (double)in.n, best, total.insns,
+				   note);
+		if (forms & FORM_INSNS)
+			snprintf(note, sizeof(note), "  best of %d; "
+				 "ETM4_FLOW_RANGES: %" PRIu64 " insn_range "
+				 "elements for the same instructions", o.runs,
+				 rtotal.elems - total.elems + total.insns);
+		else
+			snprintf(note, sizeof(note), "  best of %d; "
+				 "ETM4_FLOW_RANGES: %" PRIu64 " elements",
+				 o.runs, rtotal.elems);
+		if (forms & FORM_RANGES)
+			print_rate("etmkit-ranges", (double)in.n, best_r,
+				   rtotal.insns, note);
 	}
 	status = 0;
+	/* --forms without insns: the ranges stand for them below. */
+	if (!(forms & FORM_INSNS))
+		total = rtotal;
+	else if (!(forms & FORM_RANGES))
+		rtotal = total;
 	/* The same instructions, and (as far as the sums are exact: no T32)
 	 * the same addresses. */
 	if (rtotal.insns != total.insns || rtotal.stats.insns != total.insns ||
@@ -297,6 +367,12 @@ int main(int argc, char **argv)
 		status = 1;
 	}
 #ifdef ETMKIT_HAVE_OPENCSD
+	if (!(forms & FORM_OPENCSD))
+		goto out;
+	if (!(forms & FORM_INSNS))
+		best = best_r;
+	if (!(forms & FORM_RANGES))
+		best_r = best;
 	{
 		char note[128];
 
