@@ -271,8 +271,9 @@ walk_atoms_loop(struct etm4_flow_decoder *d, uint32_t bits, unsigned n,
 	return 1;
 }
 
-static int walk_atoms_now(struct etm4_flow_decoder *d, uint32_t bits,
-			  unsigned n, uint64_t off, int *pclosed)
+static inline __attribute__((always_inline)) int
+walk_atoms_now(struct etm4_flow_decoder *d, uint32_t bits, unsigned n,
+	       uint64_t off, int *pclosed)
 {
 	return d->tally ? walk_atoms_loop(d, bits, n, off, pclosed, 1) :
 			  walk_atoms_loop(d, bits, n, off, pclosed, 0);
@@ -612,7 +613,7 @@ int etm4_fused(struct etm4_flow_decoder *d, int *took)
 			lost += left; /* nowhere to walk from */
 			continue;
 		}
-		if (!walk_atoms_now(d, bits, left, off, &closed)) {
+		if (!walk_atoms_loop(d, bits, left, off, &closed, 0)) {
 			ok = 0;
 			break;
 		}
