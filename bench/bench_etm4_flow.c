@@ -380,12 +380,14 @@ int main(int argc, char **argv)
 			 "the first copies only (--ocsd-mb)", o.runs);
 		print_rate("opencsd", (double)on, best_o, ototal.insns, note);
 	}
-	printf(WHO "  ratio    %.1fx  (etmkit / opencsd, instructions per "
-	       "second)\n", ((double)total.insns / best) /
-				((double)ototal.insns / best_o));
-	printf(WHO "  ratio    %.1fx  (etmkit-ranges / opencsd: ranges on "
-	       "both sides)\n", ((double)rtotal.insns / best_r) /
-				 ((double)ototal.insns / best_o));
+	if (forms & FORM_INSNS)
+		printf(WHO "  ratio    %.1fx  (etmkit / opencsd, instructions "
+		       "per second)\n", ((double)total.insns / best) /
+					 ((double)ototal.insns / best_o));
+	if (forms & FORM_RANGES)
+		printf(WHO "  ratio    %.1fx  (etmkit-ranges / opencsd: ranges "
+		       "on both sides)\n", ((double)rtotal.insns / best_r) /
+					    ((double)ototal.insns / best_o));
 	if (ototal.insns != oone.insns + operc * (ocopies - 1)) {
 		printf(WHO "  MISMATCH: opencsd decoded %" PRIu64 " instructions, "
 		       "expected %" PRIu64 "\n", ototal.insns,
