@@ -50,23 +50,57 @@ struct program {
 static void usage(FILE *f)
 {
 	bench_etm4_usage(f, "bench_etm4_flow", "8; it is the slow one");
-	fprintf(f, "  --jobs N      also the parallel decode (parallel.h), "
+	fprintf(f, "  --forms LIST  of insns, ranges, opencsd, comma-separated"
+		" (default all)\n"
+		"  --jobs N      also the parallel decode (parallel.h), "
 		"ranges form, N threads\n"
 		"  --piece-kb K  its piece size (default 1024)\n");
 }
 
-/* --snapshot, --jobs, --piece-kb. */
-struct extra_opts {
+/* --forms: which decodes to time. */
+#define FORM_INSNS 1u
+#define FORM_RANGES 2u
+#define FORM_OPENCSD 4u
+
+/* --snapshot, --forms, --jobs, --piece-kb. */
+struct flow_options {
 	const char *snap;
+	unsigned forms;
 	struct bench_par bp;
 };
-
-static int extra_option(void *ctx, const char *a, const char *val)
+static int parse_forms(const char *arg, unsigned *out)
 {
-	struct extra_opts *x = ctx;
-	int r = bench_par_option(&x->bp, a, val);
+	static const char *const names[] = { "insns", "ranges", "opencsd" };
+	const char *p = arg;
 
-	return r ? r : bench_snapshot_option(&x->snap, a, val);
+	*out = 0;
+	while (*p) {
+		size_t n = strcspn(p, ",");
+		unsigned k;
+
+		for (k = 0; k < 3; k++)
+			if (strlen(names[k]) == n && !strncmp(p, names[k], n))
+				break;
+		if (k == 3)
+			return -1;
+		*out |= 1u << k;
+		p += n + (p[n] == ',');
+	}
+	return *out ? 0 : -1;
+}
+
+/* --snapshot, --forms, --jobs and --piece-kb. */
+static int flow_option(void *ctx, const char *a, const char *val)
+{
+	struct flow_options *fo = ctx;
+
+	int r;
+
+	if (!strcmp(a, "--forms"))
+		return parse_forms(val, &fo->forms) ? -1 : 1;
+	if ((r = bench_par_option(&fo->bp, a, val)))
+		return r;
+	return bench_snapshot_option(&fo->snap, a, val);
 }
 
 /* Heap bytes in use (glibc): the decoder must not grow with the trace. */
@@ -183,8 +217,10 @@ int main(int argc, char **argv)
 	struct etm4_flow_config cfg;
 	struct etm4_flow_config cfg_ranges, *rcfg_p = &cfg_ranges;
 	struct flow_counts one, two, total, rtotal;
-	struct extra_opts xo = { "juno_r1_1", { 0, 0 } };
+	struct flow_options fo = { "juno_r1_1", 7u, { 0, 0 } };
 	struct bench_par_counts pref, ptot;
+	const char *snap;
+	unsigned forms;
 	double best = 0.0, best_r = 0.0, best_p = 0.0;
 	uint64_t per_copy;
 	int status = 1, err;
@@ -195,11 +231,15 @@ int main(int argc, char **argv)
 #endif
 
 	memset(&in, 0, sizeof(in));
+	memset(&total, 0, sizeof(total));
+	memset(&rtotal, 0, sizeof(rtotal));
 	memset(&src, 0, sizeof(src));
 	if (bench_parse_args("bench_etm4_flow", argc, argv, &o, 8.0,
-			     extra_option, &xo, usage))
+			     flow_option, &fo, usage))
 		return 2;
-	if (bench_etm4_open(WHO, &src, o.shared, xo.snap, o.id) ||
+	snap = fo.snap;
+	forms = fo.forms;
+	if (bench_etm4_open(WHO, &src, o.shared, snap, o.id) ||
 	    load_image(&src, &prog) ||
 	    bench_etm4_input(WHO, &src, o.mb, &in))
 		goto out;
@@ -246,10 +286,14 @@ int main(int argc, char **argv)
 	if (ocopies > in.copies)
 		ocopies = in.copies;
 	on = ocopies * in.copy_len;
-	if (ocsd_flow_peer_etm4(in.buf, in.copy_len, &src.cfg, src.id, mem,
-				nreg, &oone) ||
-	    ocsd_flow_peer_etm4(in.buf, 2 * in.copy_len, &src.cfg, src.id, mem,
-				nreg, &otwo))
+	memset(&oone, 0, sizeof(oone));
+	memset(&otwo, 0, sizeof(otwo));
+	memset(&ototal, 0, sizeof(ototal));
+	if ((forms & FORM_OPENCSD) &&
+	    (ocsd_flow_peer_etm4(in.buf, in.copy_len, &src.cfg, src.id, mem,
+				 nreg, &oone) ||
+	     ocsd_flow_peer_etm4(in.buf, 2 * in.copy_len, &src.cfg, src.id,
+				 mem, nreg, &otwo)))
 		goto out;
 	operc = otwo.insns - oone.insns;
 	opers = otwo.addr_sum - oone.addr_sum;
@@ -259,18 +303,22 @@ int main(int argc, char **argv)
 	 * state (clock speed, neighbours): the ratio of the bests is then
 	 * steadier than the rates themselves. */
 	for (int r = 0; r < o.runs; r++) {
-		if (timed_decode(&cfg, &in, r, &best, &total) ||
-		    timed_decode(rcfg_p, &in, r, &best_r, &rtotal))
+		if (((forms & FORM_INSNS) &&
+		     timed_decode(&cfg, &in, r, &best, &total)) ||
+		    ((forms & FORM_RANGES) &&
+		     timed_decode(rcfg_p, &in, r, &best_r, &rtotal)))
 			goto out;
-		if (xo.bp.jobs) {
+		if (fo.bp.jobs) {
 			double t;
 
-			err = bench_par_run(&xo.bp, NULL, &cfg, in.buf, in.n,
+			err = bench_par_run(&fo.bp, NULL, &cfg, in.buf, in.n,
 					    &ptot, &t);
 			if (bench_keep_best(WHO, err, t, r, &best_p))
 				goto out;
 		}
 #ifdef ETMKIT_HAVE_OPENCSD
+		if (!(forms & FORM_OPENCSD))
+			continue;
 		double t0 = bench_now(), t;
 		if (ocsd_flow_peer_etm4(in.buf, on, &src.cfg, src.id, mem, nreg,
 					&ototal))
@@ -292,24 +340,37 @@ int main(int argc, char **argv)
 			 total.stats.protocol_errors,
 			 total.heap_after_alloc / 1024,
 			 total.heap_after_decode / 1024);
-		print_rate("etmkit", (double)in.n, best, total.insns, note);
-		snprintf(note, sizeof(note), "  best of %d; ETM4_FLOW_RANGES: "
-			 "%" PRIu64 " insn_range elements for the same "
-			 "instructions", o.runs, rtotal.elems - total.elems +
-			 total.insns);
-		print_rate("etmkit-ranges", (double)in.n, best_r,
-			   rtotal.insns, note);
+		if (forms & FORM_INSNS)
+			print_rate("etmkit", (double)in.n, best, total.insns,
+				   note);
+		if (forms & FORM_INSNS)
+			snprintf(note, sizeof(note), "  best of %d; "
+				 "ETM4_FLOW_RANGES: %" PRIu64 " insn_range "
+				 "elements for the same instructions", o.runs,
+				 rtotal.elems - total.elems + total.insns);
+		else
+			snprintf(note, sizeof(note), "  best of %d; "
+				 "ETM4_FLOW_RANGES: %" PRIu64 " elements",
+				 o.runs, rtotal.elems);
+		if (forms & FORM_RANGES)
+			print_rate("etmkit-ranges", (double)in.n, best_r,
+				   rtotal.insns, note);
 	}
 	status = 0;
-	if (xo.bp.jobs) {
+	if (fo.bp.jobs) {
 		if ((err = bench_par_serial(NULL, &cfg, in.buf, in.n, &pref))) {
 			fprintf(stderr, WHO ": etmkit: %s\n", etmkit_errstr(err));
 			status = 1;
 			goto out;
 		}
-		status |= bench_par_report(WHO, &xo.bp, (double)in.n, best_p,
+		status |= bench_par_report(WHO, &fo.bp, (double)in.n, best_p,
 					   &ptot, &pref, o.runs);
 	}
+	/* --forms without insns: the ranges stand for them below. */
+	if (!(forms & FORM_INSNS))
+		total = rtotal;
+	else if (!(forms & FORM_RANGES))
+		rtotal = total;
 	/* The same instructions, and (as far as the sums are exact: no T32)
 	 * the same addresses. */
 	if (rtotal.insns != total.insns || rtotal.stats.insns != total.insns ||
@@ -333,6 +394,12 @@ int main(int argc, char **argv)
 		status = 1;
 	}
 #ifdef ETMKIT_HAVE_OPENCSD
+	if (!(forms & FORM_OPENCSD))
+		goto out;
+	if (!(forms & FORM_INSNS))
+		best = best_r;
+	if (!(forms & FORM_RANGES))
+		best_r = best;
 	{
 		char note[128];
 
@@ -340,16 +407,18 @@ int main(int argc, char **argv)
 			 "the first copies only (--ocsd-mb)", o.runs);
 		print_rate("opencsd", (double)on, best_o, ototal.insns, note);
 	}
-	printf(WHO "  ratio    %.1fx  (etmkit / opencsd, instructions per "
-	       "second)\n", ((double)total.insns / best) /
-				((double)ototal.insns / best_o));
-	printf(WHO "  ratio    %.1fx  (etmkit-ranges / opencsd: ranges on "
-	       "both sides)\n", ((double)rtotal.insns / best_r) /
-				 ((double)ototal.insns / best_o));
-	if (xo.bp.jobs)
+	if (forms & FORM_INSNS)
+		printf(WHO "  ratio    %.1fx  (etmkit / opencsd, instructions "
+		       "per second)\n", ((double)total.insns / best) /
+					 ((double)ototal.insns / best_o));
+	if (forms & FORM_RANGES)
+		printf(WHO "  ratio    %.1fx  (etmkit-ranges / opencsd: ranges "
+		       "on both sides)\n", ((double)rtotal.insns / best_r) /
+					    ((double)ototal.insns / best_o));
+	if (fo.bp.jobs)
 		printf(WHO "  ratio    %.1fx  (etmkit-ranges-j%u / opencsd: ranges "
 		       "on both sides)\n", ((double)ptot.insns / best_p) /
-			((double)ototal.insns / best_o), xo.bp.jobs);
+			((double)ototal.insns / best_o), fo.bp.jobs);
 	if (ototal.insns != oone.insns + operc * (ocopies - 1)) {
 		printf(WHO "  MISMATCH: opencsd decoded %" PRIu64 " instructions, "
 		       "expected %" PRIu64 "\n", ototal.insns,

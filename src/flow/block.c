@@ -91,14 +91,6 @@ void flow_cache_fini(struct flow_cache *c)
 	c->arena_mem = NULL;
 }
 
-/* The key's hash: its top bits index the buckets and the front. */
-static uint64_t hash_of(uint64_t addr, uint8_t isa, uint8_t space)
-{
-	uint64_t k = addr ^ ((uint64_t)isa << 56) ^ ((uint64_t)space << 48);
-
-	return k * 0x9e3779b97f4a7c15ull;
-}
-
 static void flush(struct flow_cache *c)
 {
 	memset(c->buckets, 0, ((size_t)1 << c->bits) * sizeof(*c->buckets));
@@ -248,7 +240,7 @@ struct flow_block *flow_cache_get(struct flow_cache *c, uint64_t addr,
 		return NULL;
 	}
 	/* The first cache line of a block holds the key (block.h). */
-	k = hash_of(addr, isa, space);
+	k = flow_cache_hash(addr, isa, space);
 	fr = &c->front[k >> (64 - FLOW_FRONT_BITS)];
 	b = *fr;
 	if (b && b->range.addr == addr && b->isa == isa && b->space == space)

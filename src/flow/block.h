@@ -21,7 +21,7 @@
 #include "etmkit/insn.h"
 
 #define FLOW_BLOCK_MAX 32
-#define FLOW_FRONT_BITS 9
+#define FLOW_FRONT_BITS 11
 #define FLOW_FRONT (1u << FLOW_FRONT_BITS) /* struct flow_cache's front */
 
 /* One instruction, laid out as bytes 8..32 of its insn element (struct
@@ -141,6 +141,31 @@ static inline int flow_cache_outside(const struct flow_cache *c,
  * cache afresh. */
 struct flow_block *flow_cache_get(struct flow_cache *c, uint64_t addr,
 				  uint8_t isa, uint8_t space, uint8_t *loss);
+
+/* The key's hash: its top bits index the buckets and the front. */
+static inline uint64_t flow_cache_hash(uint64_t addr, uint8_t isa,
+				       uint8_t space)
+{
+	uint64_t k = addr ^ ((uint64_t)isa << 56) ^ ((uint64_t)space << 48);
+
+	return k * 0x9e3779b97f4a7c15ull;
+}
+
+/* The block flow_cache_get() would return at once, from the front: the
+ * last block found for the key's hash, if it has the key; else NULL (ask
+ * flow_cache_get()). Inline, for a caller's hot path: no call, no
+ * registers saved. */
+static inline struct flow_block *flow_cache_front(const struct flow_cache *c,
+						  uint64_t addr, uint8_t isa,
+						  uint8_t space)
+{
+	uint64_t k = flow_cache_hash(addr, isa, space);
+	struct flow_block *b = c->front[k >> (64 - FLOW_FRONT_BITS)];
+
+	if (b && b->range.addr == addr && b->isa == isa && b->space == space)
+		return b;
+	return NULL;
+}
 
 /* Which instructions end a block (INSN_F_* mask, BRANCH always
  * included). Call before any flow_cache_get(). */

@@ -25,6 +25,7 @@
 
 #include "flow/etm4_flow_int.h"
 #include "flow/etm4_walk_int.h"
+#include "packets/etmv4/etm4_view.h"
 
 /* ---- Set-up ------------------------------------------------------------- */
 
@@ -345,6 +346,27 @@ static void decode(struct etm4_flow_decoder *d)
 		reset_trace_state(d);
 	}
 	for (;;) {
+		if (d->drv.ibatch >= d->drv.nbatch && d->ranges &&
+		    !d->tally && !d->drv.stopped) {
+			/* The one pass: atoms and target addresses read from
+			 * the packet decoder's input, the other packets'
+			 * records up to the next of those. */
+			int took;
+
+			if (!etm4_fused(d, &took))
+				return;
+			/* Where the synced fast path stops (a 0x00 header, a
+			 * packet cut, an error), the packet decoder's own
+			 * loop, for one record. */
+			if (took) {
+				int k = (int)etm4_next_others(d->pkt, d->batch,
+							      F4_BATCH);
+
+				if (!k)
+					k = etm4_pkt_next(d->pkt, d->batch, 1);
+				flow_drive_refilled(&d->drv, k);
+			}
+		}
 		if (d->drv.ibatch >= d->drv.nbatch &&
 		    (d->drv.stopped || !refill(d))) {
 			if (d->drv.finishing && !d->drv.stopped) {

@@ -220,6 +220,7 @@ void etm4_on_packet(struct etm4_flow_decoder *d, const struct etm4_packet *p);
 int etm4_walk(struct etm4_flow_decoder *d);
 int etm4_walk_entry(struct etm4_flow_decoder *d, struct ent *e);
 int etm4_atom_run(struct etm4_flow_decoder *d, const struct etm4_packet *p);
+int etm4_fused(struct etm4_flow_decoder *d, int *took);
 
 /* Whether anything counted waits (etm4_tally_flush() delivers it). */
 static inline int tally_waits(const struct etm4_flow_decoder *d)

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "flow/etm4_walk_int.h"
+#include "packets/etmv4/etm4_view.h"
 
 /* ---- The walk (layer 3) -------------------------------------------------- */
 
@@ -270,8 +271,9 @@ walk_atoms_loop(struct etm4_flow_decoder *d, uint32_t bits, unsigned n,
 	return 1;
 }
 
-static int walk_atoms_now(struct etm4_flow_decoder *d, uint32_t bits,
-			  unsigned n, uint64_t off, int *pclosed)
+static inline __attribute__((always_inline)) int
+walk_atoms_now(struct etm4_flow_decoder *d, uint32_t bits, unsigned n,
+	       uint64_t off, int *pclosed)
 {
 	return d->tally ? walk_atoms_loop(d, bits, n, off, pclosed, 1) :
 			  walk_atoms_loop(d, bits, n, off, pclosed, 0);
@@ -311,6 +313,23 @@ static inline int commits_at_once(const struct etm4_flow_decoder *d)
 	return d->synced && !d->info.maxspec && !d->depth && !d->pend;
 }
 
+/* The atom packets of a run from header @h on, up to its end (@count) or
+ * its next address packet, which come where the position is unknown:
+ * their atoms are added to *@lost. Returns the header after them. Out of
+ * line: run_ranges_loop() keeps its registers for the walk. */
+static __attribute__((noinline)) size_t
+skip_atoms(const struct etm4_atoms *tab, const uint8_t *hd, size_t h,
+	   size_t count, uint64_t *lost)
+{
+	uint64_t n = 0;
+	unsigned c;
+
+	for (; h < count && (c = tab[hd[h]].count); h++)
+		n += c;
+	*lost += n;
+	return h;
+}
+
 /* ETM4_FLOW_RANGES, in run_direct()'s state with nothing speculative and
  * the last element no open range: the packets of run record @p from byte
  * *@ph and address *@pia on, while each atom covers a whole block ending
@@ -322,23 +341,30 @@ static inline int commits_at_once(const struct etm4_flow_decoder *d)
  * (*@pn 0) or at an atom packet the general path must go on with:
  * *@ph is then its byte, *@pbits and *@pn its atoms not walked yet.
  * @tally (d->tally, a constant in each of etm4_run_ranges()'s two copies): the
- * atoms' ranges are counted (tally_run()), not written. */
+ * atoms' ranges are counted (tally_run()), not written.
+ * @v (a constant NULL, or not: etm4_fused()): instead of a run record, the
+ * packet decoder's input (etm4_view.h) from byte *@ph on, its atom and
+ * target address packets read here (the one pass); *@pn 0 then also
+ * stops at any other packet (*@ph its byte) and at a target address
+ * without ETM4_FAST_MIN bytes at hand. */
 static inline __attribute__((always_inline)) void
 run_ranges_loop(struct etm4_flow_decoder *d, const struct etm4_packet *p,
-		uint32_t *ph, uint32_t *pia, uint32_t *pbits, unsigned *pn,
-		const int tally)
+		const struct etm4_pkt_view *v, size_t *ph, uint32_t *pia,
+		uint32_t *pbits, unsigned *pn, const int tally)
 {
 	/* In locals: stores to elements may alias them as far as the
 	 * compiler knows. */
-	const struct etm4_atom_run *r = &p->u.run;
 	const struct etm4_atoms *tab = d->atoms;
-	const uint8_t *hd = r->headers;
-	const uint64_t *offs = r->offsets, base = p->offset;
-	const struct etm4_run_addr *addrs = r->addrs;
-	const uint32_t p0_flags = d->p0_flags, count = r->count;
+	const uint8_t *hd = v ? v->buf : p->u.run.headers;
+	const uint64_t *offs = v ? v->offs : p->u.run.offsets;
+	const uint64_t base = v ? v->base : p->offset;
+	const struct etm4_run_addr *addrs = v ? NULL : p->u.run.addrs;
+	const size_t count = v ? v->n : p->u.run.count;
+	const uint32_t p0_flags = d->p0_flags;
 	struct etmkit_elem *e = &d->out[d->n];
 	struct etmkit_elem *const end = &d->out[F4_OUT - 1]; /* room(d) >= 2 */
-	uint32_t h = *ph, ia = *pia, bits = 0;
+	size_t h = *ph;
+	uint32_t ia = *pia, bits = 0;
 	unsigned n = 0;
 	uint64_t insns = 0, packets = 0, lost = 0;
 	/* The walk's block while it only follows successor links: the walk
@@ -351,10 +377,24 @@ run_ranges_loop(struct etm4_flow_decoder *d, const struct etm4_packet *p,
 		uint64_t off;
 
 		if (!a->count) {
-			const struct etm4_run_addr *x = &addrs[ia++];
+			if (v) {
+				struct etm4_address x;
+				unsigned len = count - h >= ETM4_FAST_MIN ?
+					etm4_target_address(d->pkt, hd + h,
+							    &x) : 0;
 
-			target_address(d, x->addr.addr, x->addr.is);
-			h += x->length - 1;
+				if (!len) {
+					n = 0; /* the packet decoder's */
+					goto out;
+				}
+				target_address(d, x.addr, x.is);
+				h += len - 1;
+			} else {
+				const struct etm4_run_addr *x = &addrs[ia++];
+
+				target_address(d, x->addr.addr, x->addr.is);
+				h += x->length - 1;
+			}
 			/* An atom next (no Context between can change the
 			 * instruction set or memory space, D4.3.6.3): the
 			 * guess resolve() would take at it, taken now. */
@@ -380,10 +420,21 @@ run_ranges_loop(struct etm4_flow_decoder *d, const struct etm4_packet *p,
 					if (d->pos == POS_NONE ||
 					    !resolve(d, off)) {
 						/* this atom and the packet's
-						 * others are lost */
+						 * others are lost, and so
+						 * are the next atom
+						 * packets' (the position
+						 * stays unknown, nothing to
+						 * pop: nothing is written)
+						 * up to the next address */
+						size_t h1 = skip_atoms(
+							tab, hd, h + 1, count,
+							&lost);
+
 						e = &d->out[d->n];
 						lost += n;
 						n = 0;
+						packets += h1 - (h + 1);
+						h = h1 - 1;
 						break;
 					}
 				}
@@ -444,10 +495,134 @@ void etm4_run_ranges(struct etm4_flow_decoder *d,
 		     const struct etm4_packet *p, uint32_t *ph,
 		     uint32_t *pia, uint32_t *pbits, unsigned *pn)
 {
+	size_t h = *ph;
+
 	if (d->tally)
-		run_ranges_loop(d, p, ph, pia, pbits, pn, 1);
+		run_ranges_loop(d, p, NULL, &h, pia, pbits, pn, 1);
 	else
-		run_ranges_loop(d, p, ph, pia, pbits, pn, 0);
+		run_ranges_loop(d, p, NULL, &h, pia, pbits, pn, 0);
+	*ph = (uint32_t)h;
+}
+
+/* Whether the last element is known not to be an open range (a range
+ * whose last instruction executed and is not P0, which the next
+ * instructions of its packet would extend). */
+static inline int last_not_open(const struct etm4_flow_decoder *d)
+{
+	return !d->n || d->out[d->n - 1].kind != etmkit_elem_insn_range ||
+	       d->out[d->n - 1].flags != ETMKIT_INSN_EXEC;
+}
+
+/* ETM4_FLOW_RANGES, not counted (issue 18's one pass): where the packet
+ * decoder's batch is used up, in run_direct()'s state (every P0 element
+ * committed as it comes, nothing pending, the walk queue empty), or with
+ * an address pending that the next packet gives (run_packet()), the atom
+ * and target address packets of the packet decoder's input are read here
+ * as run_direct() reads those of a run record, without the record:
+ * run_ranges_loop() walks them while nothing is speculative and the last
+ * element is no open range, the packet-by-packet path the rest. Stops at
+ * any other packet or where that state ends, handing the input back at a
+ * packet boundary. Returns 0 when the output filled, else 1; *@took: 1
+ * when it applied and stopped before the input's end (then
+ * etm4_next_others() decodes what follows, up to the next packet read
+ * here), else 0. */
+int etm4_fused(struct etm4_flow_decoder *d, int *took)
+{
+	const struct etm4_atoms *tab = d->atoms;
+	struct etm4_pkt_view v;
+	uint64_t packets = 0, lost = 0;
+	int closed, ok = 1;
+	size_t h;
+
+	*took = 0;
+	if (d->dt || !d->synced || d->info.maxspec || d->depth ||
+	    !etm4_pkt_view(d->pkt, &v))
+		return 1;
+	closed = last_not_open(d);
+	h = v.pos;
+	while (h < v.n) {
+		const struct etm4_atoms *a = &tab[v.buf[h]];
+		uint32_t bits, ia = 0;
+		unsigned left;
+		uint64_t off;
+
+		if (!commits_at_once(d)) {
+			/* An exception or Q waits for its address (d->pend):
+			 * an address packet next completes it, as
+			 * run_packet() would give it to etm4_on_packet(). */
+			struct etm4_address x;
+			unsigned len;
+
+			if (!d->synced || d->depth || a->count ||
+			    v.n - h < ETM4_FAST_MIN ||
+			    !(len = etm4_target_address(d->pkt, v.buf + h,
+							&x)))
+				break;
+			off = v.offs ? v.offs[h] : v.base + h;
+			h += len;
+			packets++;
+			etm4_on_address(d, off, &x);
+			if (d->dt && !etm4_walk(d)) {
+				ok = 0;
+				break;
+			}
+			closed = last_not_open(d); /* as run_direct() */
+			continue;
+		}
+		if (closed && d->sh == d->st) {
+			run_ranges_loop(d, NULL, &v, &h, &ia, &bits, &left, 0);
+			if (!left)
+				break; /* another packet, or the input's end */
+			a = &tab[v.buf[h]];
+		} else {
+			bits = a->bits;
+			left = a->count;
+		}
+		off = v.offs ? v.offs[h] : v.base + h;
+		if (!a->count) {
+			struct etm4_address x;
+			unsigned len = v.n - h >= ETM4_FAST_MIN ?
+				etm4_target_address(d->pkt, v.buf + h, &x) : 0;
+
+			if (!len)
+				break;
+			h += len;
+			packets++;
+			if (d->sh == d->st) {
+				target_address(d, x.addr, x.is);
+				continue;
+			}
+			etm4_on_address(d, off, &x);
+			if (commits_at_once(d))
+				continue;
+			/* as run_direct() */
+			ok = !d->dt || etm4_walk(d);
+			break;
+		}
+		h++;
+		packets++;
+		if (d->sh != d->st) {
+			closed = 0;
+			if (!flush_spec(d)) {
+				queue_atoms(d, a->bits, a->count, off);
+				ok = 0;
+				break;
+			}
+		}
+		if (d->pos == POS_NONE && !d->pop_pending && !d->atom_started) {
+			lost += left; /* nowhere to walk from */
+			continue;
+		}
+		if (!walk_atoms_loop(d, bits, left, off, &closed, 0)) {
+			ok = 0;
+			break;
+		}
+	}
+	d->stats.packets += packets;
+	d->stats.atoms_lost += lost;
+	etm4_pkt_view_done(d->pkt, h);
+	*took = h < v.n;
+	return ok;
 }
 
 /* Run record @p from byte *@ph and address *@pia on, in the state where
@@ -472,9 +647,7 @@ static int run_direct(struct etm4_flow_decoder *d, const struct etm4_packet *p,
 	int ok = 1;
 	/* walk_atoms_now()'s, kept from packet to packet; read back once
 	 * per run */
-	int closed = !d->n ||
-		     d->out[d->n - 1].kind != etmkit_elem_insn_range ||
-		     d->out[d->n - 1].flags != ETMKIT_INSN_EXEC;
+	int closed = last_not_open(d);
 	uint32_t bits;
 	unsigned left;
 

@@ -113,13 +113,29 @@ static inline struct flow_block *ind_guess(struct etm4_flow_decoder *d)
 }
 
 /* etm4_resolve_lookup(), with an address outside the image (juno_r1_1's
- * commonest case) reported without a lookup. */
+ * commonest case) reported without a lookup, and a block the cache's
+ * front holds (tme_test's indirect targets the guess missed) entered
+ * without a call: what etm4_resolve_lookup() would do with it. Its
+ * ind_guess() would give the same block: a key has one block in a
+ * generation. */
 static inline int resolve(struct etm4_flow_decoder *d, uint64_t offset)
 {
-	if (flow_cache_outside(&d->cache, d->addr) &&
-	    !(d->addr & (d->isa == etmkit_isa_thumb ? 1u : 3u)))
+	struct flow_block *b;
+	uint64_t gen;
+
+	if (d->addr & (d->isa == etmkit_isa_thumb ? 1u : 3u))
+		return etm4_resolve_lookup(d, offset);
+	if (flow_cache_outside(&d->cache, d->addr))
 		return etm4_no_code(d, offset, etmkit_loss_unmapped);
-	return etm4_resolve_lookup(d, offset);
+	b = flow_cache_front(&d->cache, d->addr, d->isa, d->space);
+	if (!b)
+		return etm4_resolve_lookup(d, offset);
+	gen = flow_cache_generation(&d->cache);
+	if (d->ind_from && gen == d->ind_gen)
+		d->ind_from->ind = b;
+	d->ind_from = NULL;
+	FLOW_ENTER_BLOCK(d, b, gen);
+	return 1;
 }
 
 /* The walk's address, not a traced one: a Context packet must not re-read

@@ -160,4 +160,65 @@ static inline int sf_upper(const struct etm4_pkt_decoder *dec)
 }
 
 
+/* ---- Target addresses in bulk (the runs, the flow's one pass) ---------- */
+
+/* Packets decoded on a fast path have this many input bytes at hand (no
+ * packet is longer: a context with VMID and Context ID is 10). */
+#define ETM4_FAST_MIN 16
+
+/* read_short() for the packet at @p (3 bytes at hand) without its branch
+ * on the length, which follows the address bits and so mispredicts.
+ * Returns the packet's length. */
+static inline unsigned short_addr(const struct etm4_pkt_decoder *dec,
+				  const uint8_t *p, struct etm4_address *a)
+{
+	unsigned b = p[0], src = b >= 0xb0;
+	unsigned is = src ? b & 1 : b == 0x96, shift = 2 - is;
+	unsigned two = p[1] >> 7, bits = 7 + shift + 8 * two;
+	uint64_t v = (uint64_t)(p[1] & 0x7f) << shift |
+		     ((uint64_t)p[2] << (7 + shift) & -(uint64_t)two);
+
+	a->addr = (dec->hist_addr[0] & ~mask64(bits)) | v;
+	a->is = (uint8_t)is;
+	a->form = etm4_addr_short;
+	a->bits = (uint8_t)bits;
+	a->hist = 0;
+	return 2 + two;
+}
+
+/* The target address packet at @p (ETM4_FAST_MIN bytes at hand) into @a,
+ * as parse_address() decodes it, and into the address history. Returns
+ * its length, or 0 for any other packet (source addresses included: they
+ * are P0 elements of their own, digest 5.22). */
+static inline unsigned etm4_target_address(struct etm4_pkt_decoder *dec,
+					   const uint8_t *p,
+					   struct etm4_address *a)
+{
+	unsigned b = p[0], len;
+
+	if (b >= 0xb0)
+		return 0;
+	switch (dec->kind[b]) {
+	case ETM4_K_SHORT:
+		len = short_addr(dec, p, a);
+		break;
+	case ETM4_K_EXACT:
+		addr_exact(dec, b & 3, a);
+		len = 1;
+		break;
+	case ETM4_K_LONG32:
+		read_long(dec, p + 1, b & 1, 4, sf_upper(dec), a);
+		len = 5;
+		break;
+	case ETM4_K_LONG64:
+		read_long(dec, p + 1, b == 0x9e, 8, 0, a);
+		len = 9;
+		break;
+	default:
+		return 0;
+	}
+	push_addr(dec, a);
+	return len;
+}
+
 #endif

@@ -14,6 +14,7 @@
 
 #include "packets/etmv4/etm4_internal.h"
 #include "packets/etmv4/etm4_fields.h"
+#include "packets/etmv4/etm4_view.h"
 
 _Static_assert(sizeof(struct etm4_tmpl) == 16, "template size");
 _Static_assert(offsetof(struct etm4_packet, u) ==
@@ -662,11 +663,10 @@ void etm4_reset_state(struct etm4_pkt_decoder *dec)
 /* ---- Fast paths --------------------------------------------------------- */
 /* The commonest multi-byte packets (digest 9: atoms, then short and long
  * addresses, exact matches and, with cycle counting, formats 2 and 3;
- * exceptions and contexts), decoded in the synced loop when 16 bytes of
- * input are at hand (none of them is longer: a context with VMID and
- * Context ID is 10). Each writes the record etm4_decode_one() would (raw: the
- * packet's bytes, then whatever follows, outside size). */
-#define ETM4_FAST_MIN 16
+ * exceptions and contexts), decoded in the synced loop when
+ * ETM4_FAST_MIN (etm4_fields.h) bytes of input are at hand. Each writes
+ * the record etm4_decode_one() would (raw: the packet's bytes, then
+ * whatever follows, outside size). */
 
 static inline void fast_head(struct etm4_packet *pkt, size_t pos,
 			     uint8_t type, unsigned len, const uint8_t *p)
@@ -677,26 +677,6 @@ static inline void fast_head(struct etm4_packet *pkt, size_t pos,
 	pkt->error = 0;
 	pkt->length = len;
 	memcpy(pkt->raw, p, ETM4_FAST_MIN);
-}
-
-/* read_short() for the packet at @p (3 bytes at hand) without its branch
- * on the length, which follows the address bits and so mispredicts.
- * Returns the packet's length. */
-static inline unsigned short_addr(const struct etm4_pkt_decoder *dec,
-				  const uint8_t *p, struct etm4_address *a)
-{
-	unsigned b = p[0], src = b >= 0xb0;
-	unsigned is = src ? b & 1 : b == 0x96, shift = 2 - is;
-	unsigned two = p[1] >> 7, bits = 7 + shift + 8 * two;
-	uint64_t v = (uint64_t)(p[1] & 0x7f) << shift |
-		     ((uint64_t)p[2] << (7 + shift) & -(uint64_t)two);
-
-	a->addr = (dec->hist_addr[0] & ~mask64(bits)) | v;
-	a->is = (uint8_t)is;
-	a->form = etm4_addr_short;
-	a->bits = (uint8_t)bits;
-	a->hist = 0;
-	return 2 + two;
 }
 
 static inline unsigned fast_short(struct etm4_pkt_decoder *dec,
@@ -812,37 +792,16 @@ static unsigned synced_other(struct etm4_pkt_decoder *dec, size_t pos,
 }
 
 /* ETM4_CFG_ADDR_RUNS: the target address packet at @p (ETM4_FAST_MIN
- * bytes at hand) into the run's next address, as parse_address() decodes
- * it. Returns its length, or 0 for any other packet (source addresses
- * included: they are P0 elements of their own, digest 5.22). */
+ * bytes at hand) into the run's next address (etm4_target_address()).
+ * Returns its length, or 0 for any other packet. */
 static inline unsigned run_address(struct etm4_pkt_decoder *dec,
 				   const uint8_t *p)
 {
 	struct etm4_run_addr *r = &dec->raddr[dec->nraddr];
-	unsigned b = p[0], len;
+	unsigned len = etm4_target_address(dec, p, &r->addr);
 
-	if (b >= 0xb0)
+	if (!len)
 		return 0;
-	switch (dec->kind[b]) {
-	case ETM4_K_SHORT:
-		len = short_addr(dec, p, &r->addr);
-		break;
-	case ETM4_K_EXACT:
-		addr_exact(dec, b & 3, &r->addr);
-		len = 1;
-		break;
-	case ETM4_K_LONG32:
-		read_long(dec, p + 1, b & 1, 4, sf_upper(dec), &r->addr);
-		len = 5;
-		break;
-	case ETM4_K_LONG64:
-		read_long(dec, p + 1, b == 0x9e, 8, 0, &r->addr);
-		len = 9;
-		break;
-	default:
-		return 0;
-	}
-	push_addr(dec, &r->addr);
 	r->length = len;
 	dec->nraddr++;
 	return len;
@@ -893,14 +852,26 @@ static size_t make_run(struct etm4_pkt_decoder *dec, size_t pos, int addrs,
 	return end;
 }
 
+/* Whether header @b starts a target address packet: an exact match,
+ * short, or long one below 0xb0 (etm4_target_address()). */
+static inline int target_header(const struct etm4_pkt_decoder *dec,
+				unsigned b)
+{
+	return b < 0xb0 && (unsigned)(dec->kind[b] - ETM4_K_EXACT) <=
+				   (unsigned)(ETM4_K_LONG64 - ETM4_K_EXACT);
+}
+
 /* The synced path: whole packets as long as they come, one-byte packets
  * from their templates and the commonest others inline (most of a typical
  * stream, digest 9). Anything else (a 0x00 header, a packet cut by the end
  * of the input, an error) is left at dec->in.pos for next_slow(). Records get
  * input positions first, turned into offsets at the end: the loop keeps
- * fewer values live. Returns the new count of records in pkts[]. */
-size_t etm4_next_synced(struct etm4_pkt_decoder *dec,
-			  struct etm4_packet *pkts, size_t out, size_t max)
+ * fewer values live. With @others (a constant), atom and target address
+ * packets are left there too (etm4_next_others()). Returns the new count
+ * of records in pkts[]. */
+static inline __attribute__((always_inline)) size_t
+next_synced(struct etm4_pkt_decoder *dec, struct etm4_packet *pkts,
+	    size_t out, size_t max, const int others)
 {
 	const uint8_t *buf = dec->in.buf;
 	const struct etm4_tmpl *tmpl = dec->tmpl;
@@ -917,10 +888,10 @@ size_t etm4_next_synced(struct etm4_pkt_decoder *dec,
 
 		/* Atom packets, one byte each (digest 5.14), and target
 		 * addresses: one record for the run. */
+		if (others && (atoms[b].count || target_header(dec, b)))
+			break;
 		if (runs && (atoms[b].count ||
-			     (addrs && b < 0xb0 &&
-			      dec->kind[b] - ETM4_K_EXACT <=
-				      ETM4_K_LONG64 - ETM4_K_EXACT))) {
+			     (addrs && target_header(dec, b)))) {
 			size_t end = make_run(dec, pos, addrs, pkt);
 
 			if (end != pos) {
@@ -953,5 +924,17 @@ size_t etm4_next_synced(struct etm4_pkt_decoder *dec,
 	}
 	dec->in.pos = pos;
 	return out;
+}
+
+size_t etm4_next_synced(struct etm4_pkt_decoder *dec,
+			struct etm4_packet *pkts, size_t out, size_t max)
+{
+	return next_synced(dec, pkts, out, max, 0);
+}
+
+size_t etm4_next_others(struct etm4_pkt_decoder *dec,
+			struct etm4_packet *pkts, size_t max)
+{
+	return next_synced(dec, pkts, 0, max, 1);
 }
 
