@@ -67,7 +67,7 @@ struct etmkit_par_config {
 	const struct etm3_flow_config *etm3;   /* proto etmkit_par_etm3 */
 	const struct etm4_flow_config *etm4;   /* proto etmkit_par_etm4 */
 	size_t piece_bytes;        /* cut at the first sync point this far
-				      after the last cut; 0: 1 MiB */
+				      after the last cut; 0: 64 KiB */
 	unsigned jobs;             /* etmkit_par_run(): worker threads;
 				      0: 2 */
 	unsigned window;           /* etmkit_par_run(): pieces decoded or

@@ -61,7 +61,7 @@ int etmkit_par_alloc(struct etmkit_par **out,
 		return -etmkit_err_nomem;
 	p->cfg = *cfg;
 	if (!p->cfg.piece_bytes)
-		p->cfg.piece_bytes = (size_t)1 << 20;
+		p->cfg.piece_bytes = (size_t)64 << 10;
 	p->buf = buf;
 	p->n = n;
 	p->offsets = offsets;
