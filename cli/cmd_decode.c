@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "etmkit/blocks.h"
 #include "health.h"
 #include "images.h"
 #include "symbolize.h"
@@ -232,7 +233,7 @@ static int on_elem(void *ctx, uint8_t id, const struct etmkit_elem *e)
 			w = &where;
 		break;
 	case etmkit_elem_context:
-		r->id_space[id] = cli_context_space(e);
+		r->id_space[id] = etmkit_context_space(e);
 		break;
 	case etmkit_elem_no_image:
 		c->no_image++;

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "counting.h"
+#include "etmkit/blocks.h"
 
 void cli_counting_init(struct cli_counting *c)
 {
@@ -51,7 +52,7 @@ static void own_elem(struct cli_counting *c, uint8_t id,
 			c->id_image[id] = cli_perf_sb_image(c->images.sb, id);
 	}
 	if (e->kind == etmkit_elem_context)
-		c->id_space[id] = cli_context_space(e);
+		c->id_space[id] = etmkit_context_space(e);
 	else if (e->kind == etmkit_elem_gap && !expected_loss(e->u.loss.reason))
 		c->errors++;
 }

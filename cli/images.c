@@ -168,33 +168,6 @@ static int build_image(const struct cli_images *ci,
 	return 0;
 }
 
-/* The memory space (image.h) of context element @e, as the flow decoders
- * read the image: ETMv3 from NS and Hyp, ETMv4/ETE from EL and security
- * state. */
-uint8_t cli_context_space(const struct etmkit_elem *e)
-{
-	unsigned el = e->u.context.el;
-
-	if (!(e->flags & ETMKIT_CTX_EL)) {
-		if (!e->u.context.ns)
-			return IMAGE_SPACE_S;
-		return e->u.context.hyp ? IMAGE_SPACE_EL2 : IMAGE_SPACE_EL1N;
-	}
-	if (el == 3)
-		return e->u.context.sec == etmkit_sec_root ? IMAGE_SPACE_ROOT :
-							    IMAGE_SPACE_EL3;
-	switch (e->u.context.sec) {
-	case etmkit_sec_nonsecure:
-		return el == 2 ? IMAGE_SPACE_EL2 : IMAGE_SPACE_EL1N;
-	case etmkit_sec_realm:
-		return el == 2 ? IMAGE_SPACE_EL2R : IMAGE_SPACE_EL1R;
-	case etmkit_sec_root:
-		return IMAGE_SPACE_ROOT;
-	default:
-		return el == 2 ? IMAGE_SPACE_EL2S : IMAGE_SPACE_EL1S;
-	}
-}
-
 /* A perf.data recording: per-process images from its side-band; --image
  * and --elf name files for its binaries (cli/perf_sideband.c). */
 static int setup_perf(struct cli_images *ci, struct cli_input *in)

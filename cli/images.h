@@ -76,9 +76,4 @@ int cli_images_symbols(const struct cli_images *ci, struct cli_symbols *syms);
 
 void cli_images_free(struct cli_images *ci);
 
-/* The memory space (image.h) of context element @e, as the flow decoders
- * read the image: ETMv3 from NS and Hyp, ETMv4/ETE from EL and security
- * state. */
-uint8_t cli_context_space(const struct etmkit_elem *e);
-
 #endif
