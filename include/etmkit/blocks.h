@@ -135,7 +135,10 @@ struct etmkit_insn_iter {
  * and security state. IMAGE_SPACE_ANY for NULL or another kind. */
 uint8_t etmkit_context_space(const struct etmkit_elem *ctx);
 
-/* Start @it with no block: code is read from @img (NULL: an empty image)
+/* Threads: an iterator belongs to one thread at a time; several iterators
+ * may read one image at once (the image is only read).
+ *
+ * Start @it with no block: code is read from @img (NULL: an empty image)
  * as seen from memory space @space (IMAGE_SPACE_ANY until the decoder
  * delivers a context: flow decoders read any space before one). */
 void etmkit_insn_iter_init(struct etmkit_insn_iter *it,

@@ -30,6 +30,9 @@
  *       reused (it is the piece before, or piece[k] itself);
  *   etmkit_par_join_end(p, sink, ctx, &freed);
  *   etmkit_par_get_stats(p);
+ * Threads: etmkit_par_decode() calls may run at once on different piece
+ * objects, and at the same time as etmkit_par_join() on another thread
+ * (the join writes only its own part of @p); joins run on one thread.
  * Or the runner: etmkit_par_run(&cfg, buf, n, NULL, base, sink, ctx,
  * &stats) with cfg.jobs threads.
  *

@@ -338,6 +338,9 @@ static void wake_for_room(struct sj_worker *w)
 				   atomic_load_explicit(&w->el_tail,
 							memory_order_relaxed);
 
+	/* The caller's release of rec_tail/el_tail before the look at the
+	 * worker's flag (the protocol above). */
+	atomic_thread_fence(memory_order_seq_cst);
 	if (!atomic_load(&w->w_sleep))
 		return;
 	if (rh - rt <= SJ_RECS - SJ_RECS / 4u &&
@@ -664,6 +667,9 @@ int sj_start(struct etmkit_session *s)
 	}
 	if (jobs <= 1 || !nflow)
 		return 0;
+	/* Failing, the session stays unstarted: the next call tries again
+	 * rather than decoding serially without a word. */
+	s->jobs_state = 0;
 	j = calloc(1, sizeof(*j));
 	if (!j)
 		return -etmkit_err_nomem;
