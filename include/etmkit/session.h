@@ -129,6 +129,9 @@ struct etmkit_session;
  * or threads). */
 int etmkit_session_alloc(struct etmkit_session **s,
 			 const struct etmkit_session_config *cfg);
+/* Free @s (NULL: nothing). It makes no callback: with jobs > 1 the
+ * workers stop, and input fed but not yet replayed is dropped (call
+ * etmkit_session_finish() first to have it all). */
 void etmkit_session_free(struct etmkit_session *s);
 
 /* Decode trace ID @id as ETMv3 with @cfg. Returns 0; -etmkit_err_invalid

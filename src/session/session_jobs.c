@@ -293,7 +293,10 @@ static void *worker_main(void *arg)
 	for (;;) {
 		const struct sj_item *it;
 
-		if (wait_for(w, &w->w_sleep, has_input, tail) < 0)
+		/* etmkit_session_free() without a finish: what is queued is
+		 * dropped, not decoded for nobody. */
+		if (atomic_load_explicit(&w->quit, memory_order_relaxed) ||
+		    wait_for(w, &w->w_sleep, has_input, tail) < 0)
 			return NULL;
 		it = (const struct sj_item *)(const void *)
 			(w->in + tail % SJ_IN_BYTES);

@@ -21,6 +21,7 @@
 
 #define TC2_DIR ETMKIT_SHARED_DIR "/testdata/etmv3/TC2"
 #define JUNO_DIR ETMKIT_SHARED_DIR "/testdata/etmv4/juno_r1_1"
+#define VMID_DIR ETMKIT_SHARED_DIR "/testdata/ete/trace_file_vmid"
 
 /* How a run feeds the buffer. */
 struct plan {
@@ -34,6 +35,11 @@ struct plan {
 	size_t stop_after;
 	int damage;         /* overwrite every 613th byte */
 	uint32_t flags;     /* ETM3_FLOW_RANGES / ETM4_FLOW_RANGES */
+	int raw;            /* 1: unformatted (deformat_none, raw_id the
+			       first source); 2: etmkit_session_feed_raw()
+			       to the first source of a framed session */
+	unsigned repeat;    /* 0, or the buffer fed as so many copies */
+	int unfinished;     /* free the session without a finish */
 };
 
 struct setup {
@@ -88,7 +94,8 @@ static uint8_t add_sources(struct setup *st, struct etmkit_session *s,
 		uint8_t tid;
 
 		if (strcmp(src->buffer, st->buf->name) ||
-		    (p != etmkit_proto_etmv3 && p != etmkit_proto_etmv4))
+		    (p != etmkit_proto_etmv3 && p != etmkit_proto_etmv4 &&
+		     p != etmkit_proto_ete))
 			continue;
 		assert_true(st->nimg < 8);
 		assert_int_equal(image_alloc(&img), 0);
@@ -123,6 +130,27 @@ static uint8_t add_sources(struct setup *st, struct etmkit_session *s,
 	return first;
 }
 
+/* The trace ID of the first ETMv4/ETE source of the first buffer. */
+static uint8_t first_etm4_id(const struct setup *st)
+{
+	for (size_t i = 0; i < snapshot_source_count(st->ss); i++) {
+		const struct snapshot_source *src =
+			snapshot_source_at(st->ss, i);
+		const struct snapshot_device *dev =
+			snapshot_find_device(st->ss, src->name);
+		struct etm4_config c;
+		uint8_t tid;
+
+		if (strcmp(src->buffer, st->buf->name))
+			continue;
+		etm4_config_init(&c);
+		if (snapshot_etm4_config(dev, &c, &tid, NULL) == 0)
+			return tid;
+	}
+	fail_msg("no ETMv4/ETE source");
+	return 0;
+}
+
 /* Decode the snapshot at @dir with @p and @jobs into @l. */
 static void run(const char *dir, const struct plan *p, unsigned jobs,
 		struct slog *l)
@@ -134,13 +162,25 @@ static void run(const char *dir, const struct plan *p, unsigned jobs,
 	size_t since = 0, breaks = 0;
 
 	setup_open(&st, dir);
+	if (p->repeat > 1) {
+		uint8_t *r = malloc(st.n * p->repeat);
+
+		assert_non_null(r);
+		for (unsigned i = 0; i < p->repeat; i++)
+			memcpy(r + i * st.n, st.bytes, st.n);
+		free(st.bytes);
+		st.bytes = r;
+		st.n *= p->repeat;
+	}
 	if (p->damage)
 		for (size_t i = 300; i < st.n; i += 613)
 			st.bytes[i] ^= 0xA5;
 	memset(l, 0, sizeof(*l));
 	l->stop_after = p->stop_after;
 	etmkit_session_config_init(&sc);
-	sc.frames = deformat_coresight;
+	sc.frames = p->raw == 1 ? deformat_none : deformat_coresight;
+	if (p->raw == 1)
+		sc.raw_id = first_etm4_id(&st);
 	sc.ctx = l;
 	if (p->batches)
 		sc.on_elems = slog_on_elems;
@@ -156,7 +196,11 @@ static void run(const char *dir, const struct plan *p, unsigned jobs,
 	for (size_t o = 0; o < st.n; o += p->chunk) {
 		size_t k = st.n - o < p->chunk ? st.n - o : p->chunk;
 
-		slog_note(l, etmkit_session_feed(s, st.bytes + o, k));
+		if (p->raw == 2)
+			slog_note(l, etmkit_session_feed_raw(s, first,
+							     st.bytes + o, k));
+		else
+			slog_note(l, etmkit_session_feed(s, st.bytes + o, k));
 		since += k;
 		if (p->break_every && since >= p->break_every) {
 			since = 0;
@@ -171,8 +215,15 @@ static void run(const char *dir, const struct plan *p, unsigned jobs,
 				s, (uint64_t)o + k + 1000 * breaks));
 		}
 	}
-	slog_note(l, etmkit_session_finish(s));
-	etmkit_session_free(s);
+	if (p->unfinished) {
+		size_t nc = l->nc;
+
+		etmkit_session_free(s); /* makes no callback (session.h) */
+		assert_int_equal(l->nc, nc);
+	} else {
+		slog_note(l, etmkit_session_finish(s));
+		etmkit_session_free(s);
+	}
 	setup_free(&st);
 }
 
@@ -266,6 +317,44 @@ static void juno(void **state)
 	compare(JUNO_DIR, &p);
 }
 
+/* Unformatted trace longer than the 64 KiB pieces a worker takes it in
+ * (session.h jobs): ETE of one source (4843 bytes, fed as 40 copies:
+ * 194 KB), fed whole and in chunks that are not multiples of 64 KiB,
+ * through deformat_none and through etmkit_session_feed_raw(). */
+static void raw_pieces(void **state)
+{
+	/* on_elem: a batch may be cut at a piece's end (session.h jobs),
+	 * so on_elems would see other batch sizes, the same elements. */
+	struct plan p = { .chunk = 300000, .raw = 1, .repeat = 40 };
+
+	(void)state;
+	compare(VMID_DIR, &p);
+	p.chunk = 70001;
+	p.flags = 1;
+	compare(VMID_DIR, &p);
+	p.raw = 2;
+	compare(VMID_DIR, &p);
+	p.chunk = 150000;
+	p.damage = 1;
+	p.stop_on_error = 1;
+	compare(VMID_DIR, &p);
+}
+
+/* A session freed before its finish, with input queued to the workers:
+ * no callback during the free, nothing leaked (ASan builds). */
+static void free_unfinished(void **state)
+{
+	static const unsigned jobs[] = { 2, 8 };
+	struct plan p = { .chunk = 65536, .raw = 2, .repeat = 40 };
+	static struct slog l;
+
+	(void)state;
+	for (size_t j = 0; j < sizeof(jobs) / sizeof(jobs[0]); j++) {
+		run(VMID_DIR, &p, jobs[j], &l);
+		slog_free(&l);
+	}
+}
+
 /* jobs is ignored with a packet decoder, and no decoder is added once
  * the workers run. */
 static void api(void **state)
@@ -303,6 +392,8 @@ int main(void)
 		cmocka_unit_test(tc2_damaged),
 		cmocka_unit_test(tc2_callback_stops),
 		cmocka_unit_test(juno),
+		cmocka_unit_test(raw_pieces),
+		cmocka_unit_test(free_unfinished),
 		cmocka_unit_test(api),
 	};
 
