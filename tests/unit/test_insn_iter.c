@@ -15,7 +15,6 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include <dirent.h>
 #include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +26,7 @@
 
 #include "ts_elems.h"
 #include "ts_session.h"
+#include "ts_snapshots.h"
 
 /* ---- Snapshots -------------------------------------------------------- */
 
@@ -86,7 +86,7 @@ static void check_same(const char *name, const struct ts_elems *ref,
 	t->it_carried += rd.it_carried;
 }
 
-static void check_source(struct snapshot *ss, const struct snapshot_source *src,
+static void check_source(const struct snapshot *ss, const struct snapshot_source *src,
 			 const char *name, struct tally *t)
 {
 	const struct snapshot_device *dev = snapshot_find_device(ss, src->name);
@@ -146,6 +146,13 @@ static void check_source(struct snapshot *ss, const struct snapshot_source *src,
 	image_free(img);
 }
 
+static void each_source(void *ctx, const char *name,
+			const struct snapshot *ss,
+			const struct snapshot_source *src)
+{
+	check_source(ss, src, name, ctx);
+}
+
 static void test_snapshots(void **state)
 {
 	static const char *const kinds[] = { "etmv3", "etmv4", "ete" };
@@ -156,31 +163,7 @@ static void test_snapshots(void **state)
 	memset(&t, 0, sizeof(t));
 	snprintf(top, sizeof(top), "%s/testdata", ETMKIT_SHARED_DIR);
 	test_need(shared_missing(), top);
-	for (int k = 0; k < 3; k++) {
-		char path[1100];
-		struct dirent *de;
-		DIR *dir;
-
-		snprintf(path, sizeof(path), "%s/%s", top, kinds[k]);
-		dir = opendir(path);
-		assert_non_null(dir);
-		while ((de = readdir(dir))) {
-			struct snapshot *ss = NULL;
-			struct snapshot_diag d;
-			char snap[2048];
-
-			if (de->d_name[0] == '.')
-				continue;
-			snprintf(snap, sizeof(snap), "%s/%s", path, de->d_name);
-			if (snapshot_open(&ss, snap, &d) < 0)
-				continue;
-			for (size_t s = 0; s < snapshot_source_count(ss); s++)
-				check_source(ss, snapshot_source_at(ss, s),
-					     de->d_name, &t);
-			snapshot_free(ss);
-		}
-		closedir(dir);
-	}
+	assert_true(ts_each_source(top, kinds, 3, each_source, &t) > 0);
 	print_message("sources: %d ETMv3, %d ETMv4, %d ETE; instructions "
 		      "A32/T32/A64: ETMv3 %llu/%llu, ETMv4 %llu/%llu/%llu, "
 		      "ETE %llu; IT conditions carried %llu\n",

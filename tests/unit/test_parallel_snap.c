@@ -6,7 +6,6 @@
  * threads; pieces of 1 byte, a cut at every sync point, to 4 KiB), per
  * instruction and as ranges: the same elements, every field, offsets
  * (indexes in the source's bytes) included, and the same statistics. */
-#include <dirent.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -24,6 +23,7 @@
 #include "etmkit/transport.h"
 #include "par_gen.h"
 #include "ts_session.h"
+#include "ts_snapshots.h"
 
 static const unsigned jobs_list[] = { 1, 2, 3, 8 };
 static const size_t piece_list[] = { 1, 300, 4096 };
@@ -170,50 +170,37 @@ static int shared_missing(void)
 	return stat(ETMKIT_SHARED_DIR "/testdata/ete", &st) != 0;
 }
 
+struct walk {
+	uint64_t joins, fallbacks, bytes;
+	int sources;
+};
+
+static void each_source(void *ctx, const char *name,
+			const struct snapshot *ss,
+			const struct snapshot_source *src)
+{
+	struct walk *w = ctx;
+	size_t n = check_source(name, ss, src, &w->joins, &w->fallbacks);
+
+	w->sources += n > 0;
+	w->bytes += n;
+}
+
 static void test_captures(void **state)
 {
 	static const char *const kinds[] = { "etmv3", "etmv4", "ete" };
-	uint64_t joins = 0, fallbacks = 0, bytes = 0;
-	int sources = 0;
+	struct walk w = { 0 };
 
 	(void)state;
 	test_need(shared_missing(), ETMKIT_SHARED_DIR);
-	for (int k = 0; k < 3; k++) {
-		char path[1024];
-		struct dirent *de;
-		DIR *dir;
-
-		snprintf(path, sizeof(path), "%s/testdata/%s",
-			 ETMKIT_SHARED_DIR, kinds[k]);
-		dir = opendir(path);
-		assert_non_null(dir);
-		while ((de = readdir(dir))) {
-			struct snapshot *ss = NULL;
-			struct snapshot_diag d;
-			char snap[2048];
-
-			if (de->d_name[0] == '.')
-				continue;
-			snprintf(snap, sizeof(snap), "%s/%s", path, de->d_name);
-			if (snapshot_open(&ss, snap, &d) < 0)
-				continue;
-			for (size_t s = 0; s < snapshot_source_count(ss); s++) {
-				size_t n = check_source(de->d_name, ss,
-							snapshot_source_at(ss, s),
-							&joins, &fallbacks);
-
-				sources += n > 0;
-				bytes += n;
-			}
-			snapshot_free(ss);
-		}
-		closedir(dir);
-	}
+	assert_true(ts_each_source(ETMKIT_SHARED_DIR "/testdata", kinds, 3,
+				   each_source, &w) > 0);
 	print_message("%d sources, %llu bytes, %llu joins, %llu fell back\n",
-		      sources, (unsigned long long)bytes,
-		      (unsigned long long)joins, (unsigned long long)fallbacks);
-	assert_true(sources > 20);
-	assert_true(joins > 100);
+		      w.sources, (unsigned long long)w.bytes,
+		      (unsigned long long)w.joins,
+		      (unsigned long long)w.fallbacks);
+	assert_true(w.sources > 20);
+	assert_true(w.joins > 100);
 }
 
 int main(void)

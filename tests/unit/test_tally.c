@@ -11,7 +11,6 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include <dirent.h>
 #include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +23,7 @@
 
 #include "ts_elems.h"
 #include "ts_session.h"
+#include "ts_snapshots.h"
 
 struct add4 {
 	uint8_t id;
@@ -254,50 +254,38 @@ static int shared_missing(void)
 	return stat(ETMKIT_SHARED_DIR "/testdata/ete", &st) != 0;
 }
 
+struct walk {
+	uint64_t counted, traced;
+	int sources;
+};
+
+static void each_source(void *ctx, const char *name,
+			const struct snapshot *ss,
+			const struct snapshot_source *src)
+{
+	struct walk *w = ctx;
+
+	(void)name;
+	w->counted += check_source(ss, src, &w->traced);
+	w->sources++;
+}
+
 static void test_captures(void **state)
 {
 	static const char *const kinds[] = { "etmv4", "ete" };
-	uint64_t counted = 0, traced = 0;
-	int sources = 0;
+	struct walk w = { 0 };
 
 	(void)state;
 	test_need(shared_missing(), ETMKIT_SHARED_DIR);
-	for (int k = 0; k < 2; k++) {
-		char path[1024];
-		struct dirent *de;
-		DIR *dir;
-
-		snprintf(path, sizeof(path), "%s/testdata/%s",
-			 ETMKIT_SHARED_DIR, kinds[k]);
-		dir = opendir(path);
-		assert_non_null(dir);
-		while ((de = readdir(dir))) {
-			struct snapshot *ss = NULL;
-			struct snapshot_diag d;
-			char snap[2048];
-
-			if (de->d_name[0] == '.')
-				continue;
-			snprintf(snap, sizeof(snap), "%s/%s", path, de->d_name);
-			if (snapshot_open(&ss, snap, &d) < 0)
-				continue;
-			for (size_t s = 0; s < snapshot_source_count(ss); s++) {
-				counted += check_source(ss,
-						snapshot_source_at(ss, s),
-						&traced);
-				sources++;
-			}
-			snapshot_free(ss);
-		}
-		closedir(dir);
-	}
+	assert_true(ts_each_source(ETMKIT_SHARED_DIR "/testdata", kinds, 2,
+				   each_source, &w) > 0);
 	print_message("%d sources, %llu runs counted together, %llu traces\n",
-		      sources, (unsigned long long)counted,
-		      (unsigned long long)traced);
+		      w.sources, (unsigned long long)w.counted,
+		      (unsigned long long)w.traced);
 	/* the tally and the traces did count runs together somewhere */
-	assert_true(sources > 10);
-	assert_true(counted > 1000);
-	assert_true(traced > 100);
+	assert_true(w.sources > 10);
+	assert_true(w.counted > 1000);
+	assert_true(w.traced > 100);
 }
 
 int main(void)
