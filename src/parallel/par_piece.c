@@ -9,8 +9,8 @@
 
 /* The checkpoints after the cut that begins piece @k (k >= 1): 64, 256,
  * 1024 and 4096 bytes after it, but not past the next cut. */
-static size_t checks_of(const struct etmkit_par *p, size_t k,
-			size_t at[PAR_CHECKS])
+size_t par_checks_of(const struct etmkit_par *p, size_t k,
+		     size_t at[PAR_CHECKS])
 {
 	size_t n = 0;
 
@@ -76,8 +76,8 @@ static int advance(const struct etmkit_par *p, struct etmkit_par_piece *r,
 	return drain(r);
 }
 
-static int record(const struct etmkit_par *p, struct etmkit_par_piece *r,
-		  struct par_check *c, size_t at)
+int par_record(const struct etmkit_par *p, struct etmkit_par_piece *r,
+	       struct par_check *c, size_t at, int snap)
 {
 	int rc = advance(p, r, at);
 
@@ -86,7 +86,8 @@ static int record(const struct etmkit_par *p, struct etmkit_par_piece *r,
 	c->at = at;
 	c->nelem = r->n;
 	r->proto->stats(r->dec, c->stats);
-	c->snap_len = r->proto->snap(r->dec, r->scratch, c->snap);
+	c->snap_len = snap ? r->proto->snap(r->dec, r->scratch, c->snap)
+			   : PAR_SNAP_LATER;
 	return 0;
 }
 
@@ -103,9 +104,13 @@ int par_run_piece(const struct etmkit_par *p, struct etmkit_par_piece *r,
 	if (fresh) {
 		r->proto->reset(r->dec);
 		r->pos = p->cut[k];
-		nc = k ? checks_of(p, k, at) : 0;
+		nc = k ? par_checks_of(p, k, at) : 0;
+		/* The state at the first start checkpoints only: the join
+		 * decodes the start again for a later one it needs
+		 * (par_internal.h, par_redo_start). */
 		for (size_t j = 0; j < nc; j++) {
-			rc = record(p, r, &r->start[j], at[j]);
+			rc = par_record(p, r, &r->start[j], at[j],
+					j < PAR_EAGER_START);
 			if (rc)
 				return rc;
 			r->nstart++;
@@ -122,9 +127,14 @@ int par_run_piece(const struct etmkit_par *p, struct etmkit_par_piece *r,
 			return rc;
 		r->proto->stats(r->dec, r->final_stats);
 	} else {
-		nc = checks_of(p, k + 1, at);
+		/* The first end checkpoint only: the join records the others
+		 * when it needs them (par_join_checks), so a piece costs 64
+		 * bytes of decode past its cut, not 4 KiB. */
+		nc = par_checks_of(p, k + 1, at);
+		if (nc > PAR_EAGER_END)
+			nc = PAR_EAGER_END;
 		for (size_t j = 0; j < nc; j++) {
-			rc = record(p, r, &r->end[j], at[j]);
+			rc = par_record(p, r, &r->end[j], at[j], 1);
 			if (rc)
 				return rc;
 			r->nend++;
