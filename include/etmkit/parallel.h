@@ -12,9 +12,9 @@
  * (ETMv4/ETE); each piece is decoded by a fresh decoder, and the decoder
  * of the piece before runs on a little past the cut (up to four
  * checkpoints, 64 B to 4 KiB past it). At each checkpoint the two
- * decoders' states are compared (the later checkpoints' states only when
- * the earlier did not agree: the join then decodes them itself); from the
- * first where they are equal the
+ * decoders' states are compared (the piece before's decoder runs on to a
+ * later checkpoint, on the joining thread, only when the earlier did not
+ * agree); from the first where they are equal the
  * piece's own elements are taken, before it the piece before's. Where no
  * checkpoint agrees (state that survives the sync point and is not
  * traced again soon: a return stack in use, compressed timestamps, a
@@ -160,9 +160,7 @@ const struct etmkit_par_stats *etmkit_par_get_stats(const struct etmkit_par *p);
  * next is not ready; when that one is on a thread that has fallen behind
  * (the window full), it decodes it too and drops the late result. @sink is
  * called on the calling thread, in order.
- * Memory beyond the buffer: (window + jobs) piece objects and one more
- * for the join (allocated only if a checkpoint's state must be decoded
- * again), each a flow
+ * Memory beyond the buffer: (window + jobs) piece objects, each a flow
  * decoder (its block cache, cache_bytes), 8 state snapshots (ETMv3: 41
  * KiB each; ETMv4/ETE: up to 370 KiB each reserved, a few KiB written,
  * plus one 370 KiB scratch copy) and the elements of one piece, 48 bytes

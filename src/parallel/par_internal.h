@@ -25,21 +25,13 @@
 /* The default piece size: small enough that a piece's elements (48 bytes
  * each; dense ETE decodes to 1.4 a byte, about 1.1 MB for 16 KiB) stay in
  * a core's caches between the decode and the join; the checkpoints cost
- * about 64 bytes of decode and two states a piece. */
+ * about 64 bytes of decode past the next cut and five states a piece. */
 #define PAR_PIECE_DEFAULT (16u << 10)
 /* Checkpoints after each cut where states are compared. */
 #define PAR_CHECKS 4
 /* End checkpoints a piece decode records; the join records the rest,
  * on the joining thread, only where none of these agreed. */
 #define PAR_EAGER_END 1
-/* Start checkpoints whose state a piece decode records (every one's
- * element count and statistics are recorded); the join gets a later
- * one's state by decoding the piece's start again (par_redo_start), only
- * where none of the earlier agreed. A state costs ETMv3 tens of KiB of
- * copying, so this matters at small pieces. */
-#define PAR_EAGER_START 1
-/* snap_len of a checkpoint whose state was not taken. */
-#define PAR_SNAP_LATER (-2)
 /* Statistics summed over pieces: packets, insns, atoms_lost,
  * protocol_errors (the first four words of both stats structs but
  * ETMv3's blocks; see par_proto). */
@@ -75,7 +67,7 @@ struct par_check {
 	uint64_t at;             /* byte index in the buffer */
 	size_t nelem;
 	uint64_t stats[PAR_NSTATS];
-	long snap_len;           /* -1: not comparable; PAR_SNAP_LATER */
+	long snap_len;           /* -1: not comparable */
 	uint8_t *snap;           /* proto snap_bytes() */
 };
 
@@ -121,9 +113,6 @@ struct etmkit_par {
 	uint64_t held_stats[PAR_NSTATS]; /* its stats at held_from */
 	struct etmkit_par_stats stats;
 	uint8_t *scratch;        /* a snapshot, for the fallback */
-	struct etmkit_par_piece *redo; /* the join's: a piece's start decoded
-					  again (par_redo_start), allocated
-					  when first needed */
 };
 
 /* par_cuts.c: the sync points to cut at, about every @piece bytes. */
@@ -135,9 +124,9 @@ size_t par_checks_of(const struct etmkit_par *p, size_t k,
 		     size_t at[PAR_CHECKS]);
 
 /* par_piece.c: run @r's decoder on to byte @at (taking its elements) and
- * record checkpoint @c there, its state with @snap, else PAR_SNAP_LATER. */
+ * record checkpoint @c there. */
 int par_record(const struct etmkit_par *p, struct etmkit_par_piece *r,
-	       struct par_check *c, size_t at, int snap);
+	       struct par_check *c, size_t at);
 
 /* par_piece.c: decode piece @k into @r: with @fresh, from a reset
  * decoder at its cut, its start checkpoints recorded; else on from where

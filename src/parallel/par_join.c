@@ -85,7 +85,6 @@ void etmkit_par_free(struct etmkit_par *p)
 {
 	if (!p)
 		return;
-	etmkit_par_piece_free(p->redo);
 	free(p->cut);
 	free(p);
 }
@@ -187,52 +186,13 @@ static int deliver(struct etmkit_par *p, const struct etmkit_par_piece *r,
 	return 0;
 }
 
-/* The state of piece @k's fresh decoder at its start checkpoint @i (a
- * decode records only the first PAR_EAGER_START): decoded again from the
- * cut by the join's own piece object (a decoder is a function of its
- * state and input, so it is the same state), *@c set to it. */
-static int par_redo_start(struct etmkit_par *p, size_t k, size_t i,
-			  const struct par_check **c)
-{
-	struct etmkit_par_piece *d;
-	size_t at[PAR_CHECKS], nc = par_checks_of(p, k, at);
-	int rc;
-
-	if (!p->redo) {
-		rc = etmkit_par_piece_alloc(&p->redo, p);
-		if (rc)
-			return rc;
-	}
-	d = p->redo;
-	if (i >= nc)
-		return -etmkit_err_invalid;
-	if (d->k != k || !d->decoded || d->nstart > i) {
-		d->proto->reset(d->dec);
-		d->k = k;
-		d->pos = p->cut[k];
-		d->n = 0;
-		d->nstart = 0;
-		d->decoded = 1; /* marks the start as valid for k */
-	}
-	while (d->nstart <= i) {
-		rc = par_record(p, d, &d->start[d->nstart], at[d->nstart], 1);
-		if (rc) {
-			d->decoded = 0;
-			return rc;
-		}
-		d->nstart++;
-	}
-	*c = &d->start[i];
-	return 0;
-}
-
 /* The first checkpoint where the kept piece's decoder (run on past the
  * cut) and @r's fresh one are in the same state: its index in *@j, or -1.
  * The decode recorded the kept piece's first PAR_EAGER_END end
  * checkpoints; the later ones are recorded here, one at a time, while
  * none agrees (so the kept decoder then stands at the last one, where
  * the fallback goes on from). Returns 0 or what par_record() returns. */
-static int par_join_checks(struct etmkit_par *p,
+static int par_join_checks(const struct etmkit_par *p,
 			   struct etmkit_par_piece *prev,
 			   const struct etmkit_par_piece *r, int *j)
 {
@@ -240,17 +200,11 @@ static int par_join_checks(struct etmkit_par *p,
 		const struct par_check *a = &prev->end[i], *b = &r->start[i];
 
 		if (i == prev->nend) {
-			int rc = par_record(p, prev, &prev->end[i], b->at, 1);
+			int rc = par_record(p, prev, &prev->end[i], b->at);
 
 			if (rc)
 				return rc;
 			prev->nend++;
-		}
-		if (b->snap_len == PAR_SNAP_LATER) {
-			int rc = par_redo_start(p, r->k, i, &b);
-
-			if (rc)
-				return rc;
 		}
 		if (a->at == b->at && a->snap_len >= 0 &&
 		    a->snap_len == b->snap_len &&

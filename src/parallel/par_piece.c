@@ -77,7 +77,7 @@ static int advance(const struct etmkit_par *p, struct etmkit_par_piece *r,
 }
 
 int par_record(const struct etmkit_par *p, struct etmkit_par_piece *r,
-	       struct par_check *c, size_t at, int snap)
+	       struct par_check *c, size_t at)
 {
 	int rc = advance(p, r, at);
 
@@ -86,8 +86,7 @@ int par_record(const struct etmkit_par *p, struct etmkit_par_piece *r,
 	c->at = at;
 	c->nelem = r->n;
 	r->proto->stats(r->dec, c->stats);
-	c->snap_len = snap ? r->proto->snap(r->dec, r->scratch, c->snap)
-			   : PAR_SNAP_LATER;
+	c->snap_len = r->proto->snap(r->dec, r->scratch, c->snap);
 	return 0;
 }
 
@@ -105,12 +104,8 @@ int par_run_piece(const struct etmkit_par *p, struct etmkit_par_piece *r,
 		r->proto->reset(r->dec);
 		r->pos = p->cut[k];
 		nc = k ? par_checks_of(p, k, at) : 0;
-		/* The state at the first start checkpoints only: the join
-		 * decodes the start again for a later one it needs
-		 * (par_internal.h, par_redo_start). */
 		for (size_t j = 0; j < nc; j++) {
-			rc = par_record(p, r, &r->start[j], at[j],
-					j < PAR_EAGER_START);
+			rc = par_record(p, r, &r->start[j], at[j]);
 			if (rc)
 				return rc;
 			r->nstart++;
@@ -134,7 +129,7 @@ int par_run_piece(const struct etmkit_par *p, struct etmkit_par_piece *r,
 		if (nc > PAR_EAGER_END)
 			nc = PAR_EAGER_END;
 		for (size_t j = 0; j < nc; j++) {
-			rc = par_record(p, r, &r->end[j], at[j], 1);
+			rc = par_record(p, r, &r->end[j], at[j]);
 			if (rc)
 				return rc;
 			r->nend++;
