@@ -118,11 +118,6 @@ struct etmkit_par {
 /* par_cuts.c: the sync points to cut at, about every @piece bytes. */
 int par_find_cuts(struct etmkit_par *p);
 
-/* par_piece.c: the checkpoints after the cut that begins piece @k >= 1
- * (byte indexes, ascending), their number returned. */
-size_t par_checks_of(const struct etmkit_par *p, size_t k,
-		     size_t at[PAR_CHECKS]);
-
 /* par_piece.c: run @r's decoder on to byte @at (taking its elements) and
  * record checkpoint @c there. */
 int par_record(const struct etmkit_par *p, struct etmkit_par_piece *r,

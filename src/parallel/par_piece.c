@@ -9,8 +9,8 @@
 
 /* The checkpoints after the cut that begins piece @k (k >= 1): 64, 256,
  * 1024 and 4096 bytes after it, but not past the next cut. */
-size_t par_checks_of(const struct etmkit_par *p, size_t k,
-		     size_t at[PAR_CHECKS])
+static size_t checks_of(const struct etmkit_par *p, size_t k,
+			size_t at[PAR_CHECKS])
 {
 	size_t n = 0;
 
@@ -103,7 +103,7 @@ int par_run_piece(const struct etmkit_par *p, struct etmkit_par_piece *r,
 	if (fresh) {
 		r->proto->reset(r->dec);
 		r->pos = p->cut[k];
-		nc = k ? par_checks_of(p, k, at) : 0;
+		nc = k ? checks_of(p, k, at) : 0;
 		for (size_t j = 0; j < nc; j++) {
 			rc = par_record(p, r, &r->start[j], at[j]);
 			if (rc)
@@ -125,7 +125,7 @@ int par_run_piece(const struct etmkit_par *p, struct etmkit_par_piece *r,
 		/* The first end checkpoint only: the join records the others
 		 * when it needs them (par_join_checks), so a piece costs 64
 		 * bytes of decode past its cut, not 4 KiB. */
-		nc = par_checks_of(p, k + 1, at);
+		nc = checks_of(p, k + 1, at);
 		if (nc > PAR_EAGER_END)
 			nc = PAR_EAGER_END;
 		for (size_t j = 0; j < nc; j++) {
