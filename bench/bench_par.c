@@ -157,7 +157,7 @@ int bench_par_report(const char *who, const struct bench_par *bp,
 	       " joined serially; the serial ranges decode: %.1f MB/s (one "
 	       "run)\n", who, name, bytes / MIB, bytes / MIB / secs,
 	       (double)c->insns / secs / 1e6, secs * 1e3, runs, c->pieces,
-	       bp->piece_kb ? bp->piece_kb : 64, c->fallbacks,
+	       bp->piece_kb ? bp->piece_kb : 16, c->fallbacks,
 	       bytes / MIB / ref->secs);
 	if (c->insns != ref->insns || c->sum != ref->sum ||
 	    c->elems != ref->elems) {

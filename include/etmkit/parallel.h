@@ -12,7 +12,9 @@
  * (ETMv4/ETE); each piece is decoded by a fresh decoder, and the decoder
  * of the piece before runs on a little past the cut (up to four
  * checkpoints, 64 B to 4 KiB past it). At each checkpoint the two
- * decoders' states are compared; from the first where they are equal the
+ * decoders' states are compared (the piece before's decoder runs on to a
+ * later checkpoint, on the joining thread, only when the earlier did not
+ * agree); from the first where they are equal the
  * piece's own elements are taken, before it the piece before's. Where no
  * checkpoint agrees (state that survives the sync point and is not
  * traced again soon: a return stack in use, compressed timestamps, a
@@ -34,7 +36,7 @@
  * objects, and at the same time as etmkit_par_join() on another thread
  * (the join writes only its own part of @p); joins run on one thread.
  * Or the runner: etmkit_par_run(&cfg, buf, n, NULL, base, sink, ctx,
- * &stats) with cfg.jobs threads.
+ * &stats) with cfg.jobs threads, the calling one included.
  *
  * Not covered (-etmkit_err_invalid from etmkit_par_alloc()): ETM4_FLOW_TALLY
  * and ETM4_FLOW_TRACES (their counted ranges wait across pieces and are
@@ -70,9 +72,10 @@ struct etmkit_par_config {
 	const struct etm3_flow_config *etm3;   /* proto etmkit_par_etm3 */
 	const struct etm4_flow_config *etm4;   /* proto etmkit_par_etm4 */
 	size_t piece_bytes;        /* cut at the first sync point this far
-				      after the last cut; 0: 64 KiB */
-	unsigned jobs;             /* etmkit_par_run(): worker threads;
-				      0: 2 */
+				      after the last cut; 0: 16 KiB */
+	unsigned jobs;             /* etmkit_par_run(): threads decoding,
+				      the calling thread included (it also
+				      joins): jobs - 1 are started; 0: 2 */
 	unsigned window;           /* etmkit_par_run(): pieces decoded or
 				      waiting to be joined at once, at least
 				      jobs; 0: 2 * jobs */
@@ -151,9 +154,13 @@ int etmkit_par_join_end(struct etmkit_par *p, etmkit_par_sink_fn sink,
 /* The statistics of what was joined. NULL for NULL. */
 const struct etmkit_par_stats *etmkit_par_get_stats(const struct etmkit_par *p);
 
-/* The whole decode with cfg->jobs POSIX threads and at most cfg->window
- * pieces in flight; @sink is called on the calling thread, in order.
- * Memory beyond the buffer: (window + 1) piece objects, each a flow
+/* The whole decode on cfg->jobs threads: the calling thread and jobs - 1
+ * POSIX threads, at most cfg->window pieces in flight. The calling thread
+ * joins each piece as soon as it is decoded and decodes pieces while the
+ * next is not ready; when that one is on a thread that has fallen behind
+ * (the window full), it decodes it too and drops the late result. @sink is
+ * called on the calling thread, in order.
+ * Memory beyond the buffer: (window + jobs) piece objects, each a flow
  * decoder (its block cache, cache_bytes), 8 state snapshots (ETMv3: 41
  * KiB each; ETMv4/ETE: up to 370 KiB each reserved, a few KiB written,
  * plus one 370 KiB scratch copy) and the elements of one piece, 48 bytes

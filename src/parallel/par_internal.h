@@ -22,8 +22,16 @@
 
 #include "etmkit/parallel.h"
 
+/* The default piece size: small enough that a piece's elements (48 bytes
+ * each; dense ETE decodes to 1.4 a byte, about 1.1 MB for 16 KiB) stay in
+ * a core's caches between the decode and the join; the checkpoints cost
+ * about 64 bytes of decode past the next cut and five states a piece. */
+#define PAR_PIECE_DEFAULT (16u << 10)
 /* Checkpoints after each cut where states are compared. */
 #define PAR_CHECKS 4
+/* End checkpoints a piece decode records; the join records the rest,
+ * on the joining thread, only where none of these agreed. */
+#define PAR_EAGER_END 1
 /* Statistics summed over pieces: packets, insns, atoms_lost,
  * protocol_errors (the first four words of both stats structs but
  * ETMv3's blocks; see par_proto). */
@@ -78,7 +86,9 @@ struct etmkit_par_piece {
 	struct etmkit_elem *el;  /* delivered elements, reused */
 	size_t n, cap;
 	struct par_check start[PAR_CHECKS]; /* after the piece's cut */
-	struct par_check end[PAR_CHECKS];   /* after the next cut */
+	struct par_check end[PAR_CHECKS];   /* after the next cut: the
+					       first PAR_EAGER_END by the
+					       decode, the rest by the join */
 	size_t nstart, nend;
 	uint64_t final_stats[PAR_NSTATS];   /* last piece: after finish */
 	int err;
@@ -107,6 +117,11 @@ struct etmkit_par {
 
 /* par_cuts.c: the sync points to cut at, about every @piece bytes. */
 int par_find_cuts(struct etmkit_par *p);
+
+/* par_piece.c: run @r's decoder on to byte @at (taking its elements) and
+ * record checkpoint @c there. */
+int par_record(const struct etmkit_par *p, struct etmkit_par_piece *r,
+	       struct par_check *c, size_t at);
 
 /* par_piece.c: decode piece @k into @r: with @fresh, from a reset
  * decoder at its cut, its start checkpoints recorded; else on from where

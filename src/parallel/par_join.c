@@ -61,7 +61,7 @@ int etmkit_par_alloc(struct etmkit_par **out,
 		return -etmkit_err_nomem;
 	p->cfg = *cfg;
 	if (!p->cfg.piece_bytes)
-		p->cfg.piece_bytes = (size_t)64 << 10;
+		p->cfg.piece_bytes = (size_t)PAR_PIECE_DEFAULT;
 	p->buf = buf;
 	p->n = n;
 	p->offsets = offsets;
@@ -187,21 +187,34 @@ static int deliver(struct etmkit_par *p, const struct etmkit_par_piece *r,
 }
 
 /* The first checkpoint where the kept piece's decoder (run on past the
- * cut) and @r's fresh one are in the same state, or -1. */
-static int agree(const struct etmkit_par_piece *prev,
-		 const struct etmkit_par_piece *r)
+ * cut) and @r's fresh one are in the same state: its index in *@j, or -1.
+ * The decode recorded the kept piece's first PAR_EAGER_END end
+ * checkpoints; the later ones are recorded here, one at a time, while
+ * none agrees (so the kept decoder then stands at the last one, where
+ * the fallback goes on from). Returns 0 or what par_record() returns. */
+static int par_join_checks(const struct etmkit_par *p,
+			   struct etmkit_par_piece *prev,
+			   const struct etmkit_par_piece *r, int *j)
 {
-	size_t n = prev->nend < r->nstart ? prev->nend : r->nstart;
+	for (size_t i = 0; i < r->nstart; i++) {
+		const struct par_check *a = &prev->end[i], *b = &r->start[i];
 
-	for (size_t j = 0; j < n; j++) {
-		const struct par_check *a = &prev->end[j], *b = &r->start[j];
+		if (i == prev->nend) {
+			int rc = par_record(p, prev, &prev->end[i], b->at);
 
+			if (rc)
+				return rc;
+			prev->nend++;
+		}
 		if (a->at == b->at && a->snap_len >= 0 &&
 		    a->snap_len == b->snap_len &&
-		    !memcmp(a->snap, b->snap, (size_t)a->snap_len))
-			return (int)j;
+		    !memcmp(a->snap, b->snap, (size_t)a->snap_len)) {
+			*j = (int)i;
+			return 0;
+		}
 	}
-	return -1;
+	*j = -1;
+	return 0;
 }
 
 int etmkit_par_join(struct etmkit_par *p, struct etmkit_par_piece *r,
@@ -227,7 +240,9 @@ int etmkit_par_join(struct etmkit_par *p, struct etmkit_par_piece *r,
 		return 0;
 	}
 	prev = p->held;
-	j = agree(prev, r);
+	rc = par_join_checks(p, prev, r, &j);
+	if (rc)
+		return rc;
 	if (j >= 0) {
 		rc = deliver(p, prev, p->held_from, prev->end[j].nelem,
 			     prev->end[j].stats, sink, ctx);

@@ -76,8 +76,8 @@ static int advance(const struct etmkit_par *p, struct etmkit_par_piece *r,
 	return drain(r);
 }
 
-static int record(const struct etmkit_par *p, struct etmkit_par_piece *r,
-		  struct par_check *c, size_t at)
+int par_record(const struct etmkit_par *p, struct etmkit_par_piece *r,
+	       struct par_check *c, size_t at)
 {
 	int rc = advance(p, r, at);
 
@@ -105,7 +105,7 @@ int par_run_piece(const struct etmkit_par *p, struct etmkit_par_piece *r,
 		r->pos = p->cut[k];
 		nc = k ? checks_of(p, k, at) : 0;
 		for (size_t j = 0; j < nc; j++) {
-			rc = record(p, r, &r->start[j], at[j]);
+			rc = par_record(p, r, &r->start[j], at[j]);
 			if (rc)
 				return rc;
 			r->nstart++;
@@ -122,9 +122,14 @@ int par_run_piece(const struct etmkit_par *p, struct etmkit_par_piece *r,
 			return rc;
 		r->proto->stats(r->dec, r->final_stats);
 	} else {
+		/* The first end checkpoint only: the join records the others
+		 * when it needs them (par_join_checks), so a piece costs 64
+		 * bytes of decode past its cut, not 4 KiB. */
 		nc = checks_of(p, k + 1, at);
+		if (nc > PAR_EAGER_END)
+			nc = PAR_EAGER_END;
 		for (size_t j = 0; j < nc; j++) {
-			rc = record(p, r, &r->end[j], at[j]);
+			rc = par_record(p, r, &r->end[j], at[j]);
 			if (rc)
 				return rc;
 			r->nend++;

@@ -1,9 +1,23 @@
-/* Parallel decode: the built-in runner. Worker threads take the next
- * piece from a shared counter while a piece object is free, decode it,
- * and mark it done; the calling thread joins the pieces in order and
- * calls the sink. At most window pieces are decoded or waiting (plus the
- * one the join keeps), so memory does not grow with the trace. */
+/* Parallel decode: the built-in runner. jobs threads decode: jobs - 1
+ * workers and the calling thread. Each takes the next piece from a shared
+ * counter while a piece object is free and the piece is within the
+ * window; the calling thread joins the next piece in order as soon as it
+ * is decoded (before it takes another to decode), and calls the sink. So
+ * two threads keep two cores busy, and the pieces the calling thread
+ * decoded itself are delivered from its own cache. At most window pieces
+ * are decoded or waiting (plus the one the join keeps), so memory does not
+ * grow with the trace. A thread wakes another only when that one waits
+ * (no system call per piece while both are busy).
+ *
+ * When the next piece to join is still on a worker and the calling thread
+ * has nothing else to decode (the window is full: that worker is far
+ * behind, usually because it is not getting a core on a loaded machine),
+ * the calling thread decodes that piece itself into a spare object; the
+ * worker's late result is dropped. So the join never waits for a thread
+ * that does not run. Spare objects: one per worker (jobs - 1), each held
+ * at most by one late worker. */
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,14 +29,52 @@ struct run {
 	pthread_cond_t work;     /* a piece object came free, or stop */
 	pthread_cond_t done;     /* a piece was decoded */
 	struct etmkit_par_piece **slot; /* slot[k % window]: piece k, done */
+	uint8_t *state;          /* state[k]: enum piece_state */
 	struct etmkit_par_piece **free_r; /* free piece objects */
 	size_t nfree;
 	size_t next_k;           /* next piece to hand out */
 	size_t joined;           /* pieces joined */
 	size_t window;
+	unsigned wait_work;      /* workers waiting on work */
+	unsigned wait_done;      /* the caller waits on done */
 	int stop;
 	int err;
 };
+
+/* With u->mu held: a piece to decode and an object for it, if there is
+ * one (the next one, within the window). */
+enum piece_state { ST_NEW, ST_WORKER, ST_DONE, ST_STOLEN };
+
+static int take(struct run *u, size_t *k, struct etmkit_par_piece **r)
+{
+	if (u->next_k >= u->p->ncut || !u->nfree ||
+	    u->next_k >= u->joined + u->window)
+		return 0;
+	*k = u->next_k++;
+	*r = u->free_r[--u->nfree];
+	u->state[*k] = ST_WORKER;
+	return 1;
+}
+
+/* Decode piece @k into @r, unlocked; then, locked, put it in its slot. */
+static void decode_one(struct run *u, size_t k, struct etmkit_par_piece *r)
+{
+	int rc;
+
+	pthread_mutex_unlock(&u->mu);
+	rc = etmkit_par_decode(u->p, k, r);
+	pthread_mutex_lock(&u->mu);
+	if (u->state[k] == ST_STOLEN) {
+		/* The calling thread decoded it too, and its result is (or
+		 * was) the one joined. */
+		u->free_r[u->nfree++] = r;
+		return;
+	}
+	if (rc && !u->err)
+		u->err = rc;
+	u->state[k] = ST_DONE;
+	u->slot[k % u->window] = r;
+}
 
 static void *worker(void *arg)
 {
@@ -32,60 +84,85 @@ static void *worker(void *arg)
 	for (;;) {
 		struct etmkit_par_piece *r;
 		size_t k;
-		int rc;
 
-		while (!u->stop && (u->next_k >= u->p->ncut || !u->nfree ||
-				     u->next_k >= u->joined + u->window))
-			pthread_cond_wait(&u->work, &u->mu);
 		if (u->stop)
 			break;
-		k = u->next_k++;
-		r = u->free_r[--u->nfree];
-		pthread_mutex_unlock(&u->mu);
-		rc = etmkit_par_decode(u->p, k, r);
-		pthread_mutex_lock(&u->mu);
-		if (rc && !u->err)
-			u->err = rc;
-		u->slot[k % u->window] = r;
-		pthread_cond_broadcast(&u->done);
+		if (!take(u, &k, &r)) {
+			u->wait_work++;
+			pthread_cond_wait(&u->work, &u->mu);
+			u->wait_work--;
+			continue;
+		}
+		decode_one(u, k, r);
+		if (u->wait_done)
+			pthread_cond_signal(&u->done);
 	}
 	pthread_mutex_unlock(&u->mu);
 	return NULL;
 }
 
-/* Join every piece in order on this thread. */
+/* With u->mu held: return piece object @r to the free ones. */
+static void give_back(struct run *u, struct etmkit_par_piece *r)
+{
+	u->free_r[u->nfree++] = r;
+}
+
+/* Join every piece in order on this thread, decoding pieces while the
+ * next one to join is not ready. */
 static int join_all(struct run *u, etmkit_par_sink_fn sink, void *ctx)
 {
 	struct etmkit_par *p = u->p;
+	size_t k = 0;
 	int rc = 0;
 
-	for (size_t k = 0; k < p->ncut && !rc; k++) {
-		struct etmkit_par_piece *r, *freed = NULL;
+	pthread_mutex_lock(&u->mu);
+	while (k < p->ncut && !rc) {
+		struct etmkit_par_piece *r = u->slot[k % u->window];
+		struct etmkit_par_piece *freed = NULL, *last = NULL;
+		size_t d;
 
-		pthread_mutex_lock(&u->mu);
-		while (!u->slot[k % u->window] && !u->err)
-			pthread_cond_wait(&u->done, &u->mu);
-		r = u->slot[k % u->window];
-		u->slot[k % u->window] = NULL;
-		rc = u->err;
-		pthread_mutex_unlock(&u->mu);
-		if (!rc)
-			rc = etmkit_par_join(p, r, sink, ctx, &freed);
-		if (k + 1 == p->ncut && !rc) {
-			struct etmkit_par_piece *last = NULL;
-
-			rc = etmkit_par_join_end(p, sink, ctx, &last);
-			pthread_mutex_lock(&u->mu);
-			u->free_r[u->nfree++] = last;
-			pthread_mutex_unlock(&u->mu);
+		if (u->err) {
+			rc = u->err;
+			break;
 		}
-		pthread_mutex_lock(&u->mu);
-		u->joined = k + 1;
-		if (freed)
-			u->free_r[u->nfree++] = freed;
-		pthread_cond_broadcast(&u->work);
+		if (!r) {
+			if (take(u, &d, &r)) {
+				decode_one(u, d, r);
+			} else if (u->state[k] == ST_WORKER && u->nfree) {
+				int e;
+
+				/* Piece k is on a worker that is behind:
+				 * decode it here too (see above). */
+				u->state[k] = ST_STOLEN;
+				r = u->free_r[--u->nfree];
+				pthread_mutex_unlock(&u->mu);
+				e = etmkit_par_decode(p, k, r);
+				pthread_mutex_lock(&u->mu);
+				if (e && !u->err)
+					u->err = e;
+				u->slot[k % u->window] = r;
+			} else {
+				u->wait_done++;
+				pthread_cond_wait(&u->done, &u->mu);
+				u->wait_done--;
+			}
+			continue;
+		}
+		u->slot[k % u->window] = NULL;
 		pthread_mutex_unlock(&u->mu);
+		rc = etmkit_par_join(p, r, sink, ctx, &freed);
+		if (k + 1 == p->ncut && !rc)
+			rc = etmkit_par_join_end(p, sink, ctx, &last);
+		pthread_mutex_lock(&u->mu);
+		u->joined = ++k;
+		if (freed)
+			give_back(u, freed);
+		if (last)
+			give_back(u, last);
+		if (u->wait_work)
+			pthread_cond_broadcast(&u->work);
 	}
+	pthread_mutex_unlock(&u->mu);
 	return rc;
 }
 
@@ -114,13 +191,16 @@ int etmkit_par_run(const struct etmkit_par_config *cfg, const uint8_t *buf,
 	u.window = cfg->window ? cfg->window : 2 * (size_t)jobs;
 	if (u.window < jobs)
 		u.window = jobs;
-	/* The window's objects and the one the join keeps. */
-	nall = u.window + 1;
+	/* The window's objects, the one the join keeps, and a spare per
+	 * worker (for a piece the calling thread decodes again while a late
+	 * worker still holds its first object). */
+	nall = u.window + jobs;
 	all = calloc(nall, sizeof(*all));
 	u.free_r = calloc(nall, sizeof(*u.free_r));
 	u.slot = calloc(u.window, sizeof(*u.slot));
+	u.state = calloc(u.p->ncut, sizeof(*u.state));
 	th = calloc(jobs, sizeof(*th));
-	if (!all || !u.free_r || !u.slot || !th)
+	if (!all || !u.free_r || !u.slot || !u.state || !th)
 		rc = -etmkit_err_nomem;
 	for (size_t i = 0; !rc && i < nall; i++) {
 		rc = etmkit_par_piece_alloc(&all[i], u.p);
@@ -129,8 +209,8 @@ int etmkit_par_run(const struct etmkit_par_config *cfg, const uint8_t *buf,
 	}
 	/* Every object but the one the join keeps is a piece in flight:
 	 * pieces next_join .. next_join + window - 1 at most, so slot[]
-	 * never collides. */
-	for (; !rc && started < jobs; started++)
+	 * never collides. The calling thread is one of the jobs. */
+	for (; !rc && started + 1 < jobs; started++)
 		if (pthread_create(&th[started], NULL, worker, &u))
 			rc = -etmkit_err_nomem;
 	if (!rc)
@@ -148,6 +228,7 @@ int etmkit_par_run(const struct etmkit_par_config *cfg, const uint8_t *buf,
 	free(all);
 	free(u.free_r);
 	free(u.slot);
+	free(u.state);
 	free(th);
 	pthread_cond_destroy(&u.done);
 	pthread_cond_destroy(&u.work);
