@@ -448,11 +448,8 @@ run_ranges_loop(struct etm4_flow_decoder *d, const struct etm4_packet *p,
 		}
 		off = offs ? offs[h] : base + h;
 		bits = a->bits;
-		for (n = a->count; n; n--, bits >>= 1) {
-			struct flow_block *nb;
-			unsigned taken = bits & 1, slot;
-			uint32_t f;
-
+		n = a->count;
+		while (n) {
 			if (!b) {
 				/* walk_atoms_loop()'s start of an atom */
 				if (d->atom_started || e >= end)
@@ -485,48 +482,64 @@ run_ranges_loop(struct etm4_flow_decoder *d, const struct etm4_packet *p,
 					goto out;
 				b = d->blk;
 			}
-			if (e >= end)
-				goto out;
-			f = b->range.class_flags;
-			if (!(f & p0_flags))
-				goto out; /* ended by its size or the image */
-			if (tally) {
-				/* may deliver another range: 2 elements */
-				d->n = (size_t)(e - d->out);
-				tally_run(d, b, taken, off);
-				e = &d->out[d->n];
-			} else {
-				e->offset = off;
-				memcpy(&e->addr, &b->range, sizeof(b->range));
-				/* Without a branch on the atom, which follows
-				 * no pattern: E is EXEC, N is COND_FAIL =
-				 * EXEC + 1. */
-				e->flags = (uint8_t)((ETMKIT_INSN_P0 |
-						      ETMKIT_INSN_COND_FAIL) -
-						     taken);
-				e++;
-				insns += b->range.count;
-			}
-			/* Not taken, or no branch: the next instruction
-			 * (slot 0); taken: the target (slot 1), a direct
-			 * call's after its return address is pushed, as
-			 * after_p0() would; indirect branches, and
-			 * successors not linked yet, are after_p0()'s. */
-			slot = taken & f & INSN_F_BRANCH;
-			nb = b->succ[slot];
-			if (slot && (f & (INSN_F_INDIRECT | INSN_F_CALL))) {
-				if (nb && !(f & INSN_F_INDIRECT)) {
-					if (d->info.retstack)
-						rs_push(d, b->range.end,
-							b->isa);
+			/* From block to block while their links are known
+			 * (n and bits: the atoms not walked yet). */
+			do {
+				struct flow_block *nb;
+				unsigned taken = bits & 1, slot;
+				uint32_t f;
+
+				if (e >= end)
+					goto out;
+				f = b->range.class_flags;
+				if (!(f & p0_flags))
+					goto out; /* ended by its size or the
+						     image */
+				if (tally) {
+					/* may deliver another range: 2
+					 * elements */
+					d->n = (size_t)(e - d->out);
+					tally_run(d, b, taken, off);
+					e = &d->out[d->n];
 				} else {
-					after_p0(d, b, taken);
-					nb = NULL;
+					e->offset = off;
+					memcpy(&e->addr, &b->range,
+					       sizeof(b->range));
+					/* Without a branch on the atom, which
+					 * follows no pattern: E is EXEC, N is
+					 * COND_FAIL = EXEC + 1. */
+					e->flags = (uint8_t)((ETMKIT_INSN_P0 |
+							ETMKIT_INSN_COND_FAIL) -
+						       taken);
+					e++;
+					insns += b->range.count;
 				}
-			} else if (F4_UNLIKELY(!nb)) {
-				after_p0(d, b, taken);
-			}
-			b = nb;
+				bits >>= 1;
+				n--;
+				/* Not taken, or no branch: the next
+				 * instruction (slot 0); taken: the target
+				 * (slot 1), a direct call's after its return
+				 * address is pushed, as after_p0() would;
+				 * indirect branches, and successors not
+				 * linked yet, are after_p0()'s. */
+				slot = taken & f & INSN_F_BRANCH;
+				nb = b->succ[slot];
+				if (slot &&
+				    (f & (INSN_F_INDIRECT | INSN_F_CALL))) {
+					if (nb && !(f & INSN_F_INDIRECT)) {
+						if (d->info.retstack)
+							rs_push(d,
+								b->range.end,
+								b->isa);
+					} else {
+						after_p0(d, b, taken);
+						nb = NULL;
+					}
+				} else if (F4_UNLIKELY(!nb)) {
+					after_p0(d, b, taken);
+				}
+				b = nb;
+			} while (n && b);
 		}
 	}
 out:
