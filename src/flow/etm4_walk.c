@@ -17,9 +17,7 @@ int etm4_no_code(struct etm4_flow_decoder *d, uint64_t offset, uint8_t loss)
 {
 	flow_no_image(emit(d, etmkit_elem_no_image, offset), d->addr, d->isa,
 		      loss, d->space);
-	d->pos = POS_NONE;
-	d->link_from = NULL;
-	d->ind_from = NULL;
+	forget_position(d);
 	return 0;
 }
 
@@ -190,7 +188,7 @@ static void queue_atoms(struct etm4_flow_decoder *d, uint32_t bits,
  * to be an open range (reading it back right after writing it stalls on
  * store forwarding), in and out. Returns 1, or 0 when the output filled
  * (the atoms left are then the walk queue's only entry). @tally:
- * d->tally, a constant in each of walk_atoms_now()'s two copies. */
+ * d->tally, a constant in each of atom_step()'s two copies. */
 static inline __attribute__((always_inline)) int
 walk_atoms_loop(struct etm4_flow_decoder *d, uint32_t bits, unsigned n,
 		uint64_t off, int *pclosed, const int tally)
@@ -271,14 +269,6 @@ walk_atoms_loop(struct etm4_flow_decoder *d, uint32_t bits, unsigned n,
 	return 1;
 }
 
-static inline __attribute__((always_inline)) int
-walk_atoms_now(struct etm4_flow_decoder *d, uint32_t bits, unsigned n,
-	       uint64_t off, int *pclosed)
-{
-	return d->tally ? walk_atoms_loop(d, bits, n, off, pclosed, 1) :
-			  walk_atoms_loop(d, bits, n, off, pclosed, 0);
-}
-
 /* Deliver the speculation queue, which holds no P0 element: 1, or 0 when
  * the output filled (the rest waits in the walk queue). */
 static int flush_spec(struct etm4_flow_decoder *d)
@@ -311,6 +301,34 @@ static int flush_spec(struct etm4_flow_decoder *d)
 static inline int commits_at_once(const struct etm4_flow_decoder *d)
 {
 	return d->synced && !d->info.maxspec && !d->depth && !d->pend;
+}
+
+/* The atom packet @a at @off, in run_direct()'s state: its atoms not yet
+ * walked, @bits and @left (all of them, or those run_ranges_loop() left),
+ * after what waits in the speculation queue (not P0, before them:
+ * delivered first, as etm4_commit() would); lost (*@lost) where the walk
+ * has nowhere to start. *@pclosed as walk_atoms_loop()'s. Returns 1, or 0
+ * when the output filled (what is left then waits in the walk queue).
+ * The one atom step of run_direct() and etm4_fused(). */
+static inline __attribute__((always_inline)) int
+atom_step(struct etm4_flow_decoder *d, const struct etm4_atoms *a,
+	  uint32_t bits, unsigned left, uint64_t off, int *pclosed,
+	  uint64_t *lost)
+{
+	if (d->sh != d->st) {
+		*pclosed = 0;
+		if (!flush_spec(d)) {
+			queue_atoms(d, a->bits, a->count, off);
+			return 0;
+		}
+	}
+	if (d->pos == POS_NONE && !d->pop_pending && !d->atom_started) {
+		*lost += left; /* nowhere to walk from */
+		return 1;
+	}
+	/* d->tally a constant in each copy */
+	return d->tally ? walk_atoms_loop(d, bits, left, off, pclosed, 1) :
+			  walk_atoms_loop(d, bits, left, off, pclosed, 0);
 }
 
 /* The atom packets of a run from header @h on, up to its end (@count) or
@@ -363,16 +381,18 @@ run_ranges_loop(struct etm4_flow_decoder *d, const struct etm4_packet *p,
 	const uint32_t p0_flags = d->p0_flags;
 	struct etmkit_elem *e = &d->out[d->n];
 	struct etmkit_elem *const end = &d->out[F4_OUT - 1]; /* room(d) >= 2 */
-	size_t h = *ph;
+	size_t h = *ph, h0 = h;
 	uint32_t ia = *pia, bits = 0;
 	unsigned n = 0;
-	uint64_t insns = 0, packets = 0, lost = 0;
+	/* The packets read: h - h0 less the bytes after the first of each
+	 * address packet (@extra); an atom packet is one byte. */
+	uint64_t insns = 0, extra = 0, lost = 0;
 	/* The walk's block while it only follows successor links: the walk
 	 * stays at the start of a block, no atom begun (d->blk is set on
 	 * leaving); NULL: look at d. */
 	struct flow_block *b = NULL;
 
-	for (; h < count; h++, packets++) {
+	for (; h < count; h++) {
 		const struct etm4_atoms *a = &tab[hd[h]];
 		uint64_t off;
 
@@ -389,28 +409,49 @@ run_ranges_loop(struct etm4_flow_decoder *d, const struct etm4_packet *p,
 				}
 				target_address(d, x.addr, x.is);
 				h += len - 1;
+				extra += len - 1;
 			} else {
 				const struct etm4_run_addr *x = &addrs[ia++];
 
 				target_address(d, x->addr.addr, x->addr.is);
 				h += x->length - 1;
+				extra += x->length - 1u;
 			}
 			/* An atom next (no Context between can change the
 			 * instruction set or memory space, D4.3.6.3): the
 			 * guess resolve() would take at it, taken now. */
-			b = h + 1 < count && tab[hd[h + 1]].count ?
-				    ind_guess(d) : NULL;
+			if (h + 1 >= count || !tab[hd[h + 1]].count) {
+				b = NULL;
+				continue;
+			}
+			b = ind_guess(d);
+			if (!b && e < end && outside_aligned(d) &&
+			    !d->atom_started && !tally_waits(d)) {
+				/* What the atom's walk would do at once,
+				 * juno_r1_1's commonest case (user code
+				 * outside the image): resolve() reports
+				 * no_image at it (etm4_no_code(), written
+				 * here), and its atoms and the next atom
+				 * packets' are lost up to the next address. */
+				size_t h1;
+
+				elem_init(e, etmkit_elem_no_image,
+					  offs ? offs[h + 1] : base + h + 1);
+				flow_no_image(e, d->addr, d->isa,
+					      etmkit_loss_unmapped, d->space);
+				e++;
+				forget_position(d);
+				h1 = skip_atoms(tab, hd, h + 1, count, &lost);
+				h = h1 - 1;
+			}
 			continue;
 		}
 		off = offs ? offs[h] : base + h;
 		bits = a->bits;
-		for (n = a->count; n; n--, bits >>= 1) {
-			struct flow_block *nb;
-			unsigned taken = bits & 1, slot;
-			uint32_t f;
-
+		n = a->count;
+		while (n) {
 			if (!b) {
-				/* walk_atoms_now()'s start of an atom */
+				/* walk_atoms_loop()'s start of an atom */
 				if (d->atom_started || e >= end)
 					goto out;
 				if (d->pos != POS_BLOCK) {
@@ -433,7 +474,6 @@ run_ranges_loop(struct etm4_flow_decoder *d, const struct etm4_packet *p,
 						e = &d->out[d->n];
 						lost += n;
 						n = 0;
-						packets += h1 - (h + 1);
 						h = h1 - 1;
 						break;
 					}
@@ -442,40 +482,64 @@ run_ranges_loop(struct etm4_flow_decoder *d, const struct etm4_packet *p,
 					goto out;
 				b = d->blk;
 			}
-			if (e >= end)
-				goto out;
-			f = b->range.class_flags;
-			if (!(f & p0_flags))
-				goto out; /* ended by its size or the image */
-			if (tally) {
-				/* may deliver another range: 2 elements */
-				d->n = (size_t)(e - d->out);
-				tally_run(d, b, taken, off);
-				e = &d->out[d->n];
-			} else {
-				e->offset = off;
-				memcpy(&e->addr, &b->range, sizeof(b->range));
-				/* Without a branch on the atom, which follows
-				 * no pattern: E is EXEC, N is COND_FAIL =
-				 * EXEC + 1. */
-				e->flags = (uint8_t)((ETMKIT_INSN_P0 |
-						      ETMKIT_INSN_COND_FAIL) -
-						     taken);
-				e++;
-				insns += b->range.count;
-			}
-			/* Not taken, or no branch: the next instruction
-			 * (slot 0); taken: the target (slot 1), unless
-			 * indirect or a call; those, and successors not
-			 * linked yet, are after_p0()'s. */
-			slot = taken & f & INSN_F_BRANCH;
-			nb = b->succ[slot];
-			if (F4_UNLIKELY(!nb) ||
-			    (slot && (f & (INSN_F_INDIRECT | INSN_F_CALL)))) {
-				after_p0(d, b, taken);
-				nb = NULL;
-			}
-			b = nb;
+			/* From block to block while their links are known
+			 * (n and bits: the atoms not walked yet). */
+			do {
+				struct flow_block *nb;
+				unsigned taken = bits & 1, slot;
+				uint32_t f;
+
+				if (e >= end)
+					goto out;
+				f = b->range.class_flags;
+				if (!(f & p0_flags))
+					goto out; /* ended by its size or the
+						     image */
+				if (tally) {
+					/* may deliver another range: 2
+					 * elements */
+					d->n = (size_t)(e - d->out);
+					tally_run(d, b, taken, off);
+					e = &d->out[d->n];
+				} else {
+					e->offset = off;
+					memcpy(&e->addr, &b->range,
+					       sizeof(b->range));
+					/* Without a branch on the atom, which
+					 * follows no pattern: E is EXEC, N is
+					 * COND_FAIL = EXEC + 1. */
+					e->flags = (uint8_t)((ETMKIT_INSN_P0 |
+							ETMKIT_INSN_COND_FAIL) -
+						       taken);
+					e++;
+					insns += b->range.count;
+				}
+				bits >>= 1;
+				n--;
+				/* Not taken, or no branch: the next
+				 * instruction (slot 0); taken: the target
+				 * (slot 1), a direct call's after its return
+				 * address is pushed, as after_p0() would;
+				 * indirect branches, and successors not
+				 * linked yet, are after_p0()'s. */
+				slot = taken & f & INSN_F_BRANCH;
+				nb = b->succ[slot];
+				if (slot &&
+				    (f & (INSN_F_INDIRECT | INSN_F_CALL))) {
+					if (nb && !(f & INSN_F_INDIRECT)) {
+						if (d->info.retstack)
+							rs_push(d,
+								b->range.end,
+								b->isa);
+					} else {
+						after_p0(d, b, taken);
+						nb = NULL;
+					}
+				} else if (F4_UNLIKELY(!nb)) {
+					after_p0(d, b, taken);
+				}
+				b = nb;
+			} while (n && b);
 		}
 	}
 out:
@@ -483,7 +547,7 @@ out:
 		d->blk = b;
 	d->n = (size_t)(e - d->out);
 	d->stats.insns += insns;
-	d->stats.packets += packets;
+	d->stats.packets += h - h0 - extra;
 	d->stats.atoms_lost += lost;
 	*ph = h;
 	*pia = ia;
@@ -601,19 +665,7 @@ int etm4_fused(struct etm4_flow_decoder *d, int *took)
 		}
 		h++;
 		packets++;
-		if (d->sh != d->st) {
-			closed = 0;
-			if (!flush_spec(d)) {
-				queue_atoms(d, a->bits, a->count, off);
-				ok = 0;
-				break;
-			}
-		}
-		if (d->pos == POS_NONE && !d->pop_pending && !d->atom_started) {
-			lost += left; /* nowhere to walk from */
-			continue;
-		}
-		if (!walk_atoms_loop(d, bits, left, off, &closed, 0)) {
+		if (!atom_step(d, a, bits, left, off, &closed, &lost)) {
 			ok = 0;
 			break;
 		}
@@ -629,7 +681,7 @@ int etm4_fused(struct etm4_flow_decoder *d, int *took)
  * every P0 element is committed as it comes and nothing waits for an
  * address (synced, MAXSPEC 0, depth 0, nothing pending: digest 7.2), which
  * its atoms and addresses leave as it is. Atoms are walked at once
- * (walk_atoms_now()). A Target Address with nothing queued would be the
+ * (atom_step()). A Target Address with nothing queued would be the
  * next entry walked, and nothing can remove it first (no P0 element to
  * cancel or mispredict; Discard, Overflow and errors leave the position
  * unknown either way): it is walked at once too. What waits in the
@@ -645,7 +697,7 @@ static int run_direct(struct etm4_flow_decoder *d, const struct etm4_packet *p,
 	uint32_t h = *ph, ia = *pia, count = r->count;
 	uint64_t packets = 0, lost = 0;
 	int ok = 1;
-	/* walk_atoms_now()'s, kept from packet to packet; read back once
+	/* atom_step()'s, kept from packet to packet; read back once
 	 * per run */
 	int closed = last_not_open(d);
 	uint32_t bits;
@@ -687,19 +739,7 @@ static int run_direct(struct etm4_flow_decoder *d, const struct etm4_packet *p,
 		}
 		off = r->offsets ? r->offsets[h] : p->offset + h;
 		h++;
-		if (d->sh != d->st) {
-			closed = 0;
-			if (!flush_spec(d)) {
-				queue_atoms(d, a->bits, a->count, off);
-				ok = 0;
-				break;
-			}
-		}
-		if (d->pos == POS_NONE && !d->pop_pending && !d->atom_started) {
-			lost += left; /* nowhere to walk from */
-			continue;
-		}
-		if (!walk_atoms_now(d, bits, left, off, &closed)) {
+		if (!atom_step(d, a, bits, left, off, &closed, &lost)) {
 			ok = 0;
 			break;
 		}

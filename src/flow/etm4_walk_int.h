@@ -112,6 +112,22 @@ static inline struct flow_block *ind_guess(struct etm4_flow_decoder *d)
 	return g;
 }
 
+/* The position is unknown (etm4_no_code()). */
+static inline void forget_position(struct etm4_flow_decoder *d)
+{
+	d->pos = POS_NONE;
+	d->link_from = NULL;
+	d->ind_from = NULL;
+}
+
+/* Whether resolve() would report POS_ADDR outside the image at once
+ * (aligned, outside the cache's bounds). */
+static inline int outside_aligned(const struct etm4_flow_decoder *d)
+{
+	return !(d->addr & (d->isa == etmkit_isa_thumb ? 1u : 3u)) &&
+	       flow_cache_outside(&d->cache, d->addr);
+}
+
 /* etm4_resolve_lookup(), with an address outside the image (juno_r1_1's
  * commonest case) reported without a lookup, and a block the cache's
  * front holds (tme_test's indirect targets the guess missed) entered

@@ -194,14 +194,18 @@ static inline unsigned etm4_target_address(struct etm4_pkt_decoder *dec,
 					   const uint8_t *p,
 					   struct etm4_address *a)
 {
-	unsigned b = p[0], len;
+	unsigned b = p[0], len, k;
 
 	if (b >= 0xb0)
 		return 0;
-	switch (dec->kind[b]) {
-	case ETM4_K_SHORT:
+	/* The commonest first (a switch tests it third) */
+	k = dec->kind[b];
+	if (k == ETM4_K_SHORT) {
 		len = short_addr(dec, p, a);
-		break;
+		push_addr(dec, a);
+		return len;
+	}
+	switch (k) {
 	case ETM4_K_EXACT:
 		addr_exact(dec, b & 3, a);
 		len = 1;
