@@ -799,6 +799,11 @@ static FLOW_INLINE int rng_run(struct etm3_flow_decoder *d,
 	 * are walked the general way, the range the next may extend. */
 	struct etmkit_elem *e, *e0, *open;
 	uint64_t w; /* saturated at FLOW_W_CAP where used (see below) */
+	/* Cycle-accurate trace: headers of at most two instructions, half
+	 * of them none, come in long runs that rng_fast() takes in a loop of
+	 * their own; elsewhere (longer headers, often across blocks, that it
+	 * would take one at a time) the same cases are inline. */
+	const int ca = d->info.cycle_accurate;
 
 	if (d->run_a && !rng_part(d, p, offs_given))
 		return 0;
@@ -810,33 +815,8 @@ static FLOW_INLINE int rng_run(struct etm3_flow_decoder *d,
 		uint32_t nm;
 		uint64_t off;
 
-		if (FLOW_LIKELY(b != NULL)) {
-			/* The common headers (rng_fast()), up to one it
-			 * does not take. */
-			struct rng_fast fs = { b, fi, e, w, NULL, 0 };
-
-			hp = offs_given ? rng_fast_offs(d, &fs, hp, hend, obase) :
-					  rng_fast_plain(d, &fs, hp, hend, obase);
-			b = fs.b;
-			fi = fs.fi;
-			e = fs.e;
-			w = fs.w;
-			if (fs.exit) {
-				/* Its range went on if it can (as below). */
-				open = range_goes_on(fs.exit, fs.exit_x) ?
-					       e - 1 : NULL;
-				RNG_SAVE();
-				rng_slow_exit(d, fs.exit, fs.exit_x);
-				RNG_LOAD();
-				hp--; /* the header after it, next */
-				continue;
-			}
-			if (hp == hend)
-				break;
-		}
 		ph = &d->rph[*hp];
 		n = ph->n;
-
 		if (FLOW_LIKELY(!n)) {
 			/* Only W atoms. Saturated at the next header with
 			 * instructions (or RNG_SAVE), not here: w is at most
@@ -857,24 +837,47 @@ static FLOW_INLINE int rng_run(struct etm3_flow_decoder *d,
 			d->run_h = (uint32_t)(hp - hdr);
 			return rng_part(d, p, offs_given); /* 0: it stops */
 		}
-		off = offs_given ?
-			*(const uint64_t *)(obase + 8 * (uintptr_t)hp) :
-			(uint64_t)(obase + (uintptr_t)hp);
 		/* A range never spans two packets: every header starts with
 		 * none open, so what the fast cases leave in open is never
 		 * read (nor d->open between headers), and they leave it. */
+		if (ca && FLOW_LIKELY(b && ph->one) &&
+		    fi + n <= b->insn + b->n) {
+			/* This header (rng_fast() makes the same tests, so
+			 * it takes it) and the common ones after it, up to
+			 * one it does not take. */
+			struct rng_fast fs = { b, fi, e, w, NULL, 0 };
+
+			hp = offs_given ? rng_fast_offs(d, &fs, hp, hend, obase) :
+					  rng_fast_plain(d, &fs, hp, hend, obase);
+			b = fs.b;
+			fi = fs.fi;
+			e = fs.e;
+			w = fs.w;
+			if (fs.exit) {
+				/* Its range goes on if it can (as below). */
+				open = range_goes_on(fs.exit, fs.exit_x) ?
+					       e - 1 : NULL;
+				RNG_SAVE();
+				rng_slow_exit(d, fs.exit, fs.exit_x);
+				RNG_LOAD();
+			}
+			hp--; /* the loop's step: hp next */
+			continue;
+		}
 		if (FLOW_LIKELY(b && ph->one)) {
+			/* The same cases inline (not cycle-accurate). */
 			const struct flow_insn *last = fi + n - 1;
 			const struct flow_insn *bend = b->insn + b->n;
-			/* Read before the element's stores (which may alias
-			 * the table). */
-			unsigned trail = ph->trail;
+			unsigned trail = ph->trail, x = ph->xlast;
 			uint64_t wr = w + ph->cw[n];
 
+			off = offs_given ?
+				*(const uint64_t *)(obase + 8 * (uintptr_t)hp) :
+				(uint64_t)(obase + (uintptr_t)hp);
 			if (FLOW_LIKELY(last + 1 < bend)) {
-				/* The common case: one range inside the
-				 * block, not up to its last instruction. */
-				write_range(e, fi, last, ph->xlast, n, off, wr);
+				/* One range inside the block, not up to its
+				 * last instruction. */
+				write_range(e, fi, last, x, n, off, wr);
 				fi += n;
 				w = trail;
 				d->stats.insns += n;
@@ -885,7 +888,6 @@ static FLOW_INLINE int rng_run(struct etm3_flow_decoder *d,
 				/* One range up to the block's last
 				 * instruction: then its linked successor,
 				 * or block_end(). */
-				unsigned x = ph->xlast;
 				int slot = exit_slot(last, x);
 				struct flow_block *nb =
 					slot < 0 ? NULL : b->succ[slot];
@@ -907,6 +909,9 @@ static FLOW_INLINE int rng_run(struct etm3_flow_decoder *d,
 				continue;
 			}
 		}
+		off = offs_given ?
+			*(const uint64_t *)(obase + 8 * (uintptr_t)hp) :
+			(uint64_t)(obase + (uintptr_t)hp);
 		open = NULL;
 		nm = ph->nmask;
 		while (i < n) {
