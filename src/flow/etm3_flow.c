@@ -598,10 +598,9 @@ static FLOW_INLINE int walk_run(struct etm3_flow_decoder *d,
 		b = d->pos == POS_BLOCK ? d->blk : NULL;                    \
 		fi = b ? &b->insn[d->idx] : NULL;                           \
 		e = &d->q[d->n];                                            \
-		le = NULL;                                                  \
 		open = d->open >= 0 ? &d->q[d->open] : NULL;                \
+		e0 = e;                                                     \
 		w = d->w;                                                   \
-		insns = 0;                                                  \
 	} while (0)
 
 /* walk_save() for rng_run()'s locals. */
@@ -612,15 +611,14 @@ static FLOW_INLINE int walk_run(struct etm3_flow_decoder *d,
 			d->pos = POS_BLOCK;                                 \
 			d->idx = (uint32_t)(fi - b->insn);                  \
 		}                                                           \
-		if (insns) {                                                \
-			d->stats.insns += insns;                            \
-			d->hold = (long)(le - d->q);                        \
-			d->last_addr = le->u.range.end - le->size;          \
+		if (e != e0) {                                              \
+			d->hold = (long)(e - 1 - d->q);                     \
+			d->last_addr = e[-1].u.range.end - e[-1].size;      \
 			d->last_valid = 1;                                  \
 		}                                                           \
 		d->open = open ? (long)(open - d->q) : -1;                  \
 		d->n = (size_t)(e - d->q);                                  \
-		d->w = w;                                                   \
+		d->w = w > FLOW_W_CAP ? FLOW_W_CAP : (uint32_t)w;           \
 	} while (0)
 
 /* One instruction the general way: item @v of the header at @off (the
@@ -666,15 +664,121 @@ static __attribute__((noinline)) int rng_part(struct etm3_flow_decoder *d,
 	return 1;
 }
 
+/* rng_run()'s state handed to and from rng_fast(). */
+struct rng_fast {
+	struct flow_block *b;          /* non-NULL */
+	const struct flow_insn *fi;
+	struct etmkit_elem *e;
+	uint64_t w;
+	const struct flow_insn *exit; /* set: the last header's range ended
+					 at this, the block's last, executed
+					 if exit_x, with no successor linked */
+	unsigned exit_x;
+};
+
+/* rng_run()'s common headers, in a loop of their own so that its few
+ * variables stay in registers (in rng_run() they are spilled around its
+ * general cases): headers of W atoms only, and headers whose
+ * instructions are one range in block s->b, up to its last instruction
+ * at most (then on to a linked successor). Returns the first header from
+ * @hp on that it does not take, or, with s->exit set, the one after a
+ * header whose range left the block with no successor linked (the
+ * caller goes on with block_end()). Its checks are rng_run()'s: it stops
+ * where rng_run() would leave the fast way. */
+static FLOW_INLINE const uint8_t *
+rng_fast_body(struct etm3_flow_decoder *d, struct rng_fast *s,
+	      const uint8_t *hp, const uint8_t *hend, uintptr_t obase,
+	      int offs_given)
+{
+	struct flow_block *b = s->b;
+	const struct flow_insn *fi = s->fi;
+	struct etmkit_elem *e = s->e;
+	uint64_t w = s->w;
+
+	for (; hp < hend; hp++) {
+		const struct flow_rph *ph = &d->rph[*hp];
+		unsigned n = ph->n;
+		const struct flow_insn *last, *bend;
+		unsigned trail, x;
+		uint64_t wr, off;
+
+		if (FLOW_LIKELY(!n)) {
+			w += ph->trail; /* saturated below (rng_run()) */
+			continue;
+		}
+		if (w > FLOW_W_CAP)
+			w = FLOW_W_CAP;
+		last = fi + n - 1;
+		bend = b->insn + b->n;
+		if (!ph->one || last >= bend ||
+		    (e > &d->q[FLOW_QUEUE - 32] &&
+		     (size_t)(&d->q[FLOW_QUEUE] - e) / 2 < n))
+			break;
+		off = offs_given ?
+			*(const uint64_t *)(obase + 8 * (uintptr_t)hp) :
+			(uint64_t)(obase + (uintptr_t)hp);
+		/* Read before the element's stores (which may alias the
+		 * table). */
+		trail = ph->trail;
+		x = ph->xlast;
+		wr = w + ph->cw[n];
+		write_range(e, fi, last, x, n, off, wr);
+		e++;
+		w = trail;
+		d->stats.insns += n;
+		if (FLOW_LIKELY(last + 1 < bend)) {
+			fi = last + 1;
+			continue;
+		}
+		{
+			int slot = exit_slot(last, x);
+			struct flow_block *nb = slot < 0 ? NULL : b->succ[slot];
+
+			if (!nb) {
+				fi = last;
+				s->exit = last;
+				s->exit_x = x;
+				hp++;
+				break;
+			}
+			b = nb;
+			fi = nb->insn;
+		}
+	}
+	s->b = b;
+	s->fi = fi;
+	s->e = e;
+	s->w = w;
+	return hp;
+}
+
+static __attribute__((noinline)) const uint8_t *
+rng_fast_offs(struct etm3_flow_decoder *d, struct rng_fast *s,
+	      const uint8_t *hp, const uint8_t *hend, uintptr_t obase)
+{
+	return rng_fast_body(d, s, hp, hend, obase, 1);
+}
+
+static __attribute__((noinline)) const uint8_t *
+rng_fast_plain(struct etm3_flow_decoder *d, struct rng_fast *s,
+	       const uint8_t *hp, const uint8_t *hend, uintptr_t obase)
+{
+	return rng_fast_body(d, s, hp, hend, obase, 0);
+}
+
 /* walk_run() for ETM3_FLOW_RANGES with data trace off. Each header's
- * instructions a range at a time: a run of E atoms (and the N that ends
- * it) is taken a block at a time, since within a block only the last
+ * instructions a range at a time (its atoms: IHI 0014Q 7.3.1, Tables 7.2
+ * and 7.3; spec etmv3.md 4.3; the table struct flow_rph): a run of E
+ * atoms (and the N that ends it) is taken a block at a time, since within
+ * a block only the last
  * instruction may branch, so the run's instructions up to the block's
  * end are one range whatever their number, written once. Where the walk
  * needs more than a linked block (a lookup, an indirect branch, a range
  * left open by one), an instruction goes the general way (step()). A
  * header that does not fit the queue (two elements per instruction at
- * most), or the rest of one, goes the general way (rng_part()). */
+ * most), or the rest of one, goes the general way (rng_part()). The
+ * common headers (no instructions, or one range inside a linked block)
+ * go through rng_fast(), whose loop keeps its state in registers. */
 static FLOW_INLINE int rng_run(struct etm3_flow_decoder *d,
 			       const struct etm3_packet *p, int offs_given)
 {
@@ -682,52 +786,133 @@ static FLOW_INLINE int rng_run(struct etm3_flow_decoder *d,
 	const uint8_t *hdr = r->headers;
 	const uint8_t *hp = hdr + d->run_h;
 	const uint8_t *hend = hdr + r->count;
-	const uint64_t obase = p->offset - (uint64_t)(uintptr_t)hdr;
-	const struct flow_rph *pht = d->rph;
-	const struct etmkit_elem *qlim = &d->q[FLOW_QUEUE - 32];
+	/* A header's offset: obase plus its address, or the table's entry
+	 * at obase plus eight times its address (one register either way;
+	 * unsigned arithmetic, so the wrap is defined). */
+	const uintptr_t obase = offs_given ?
+		(uintptr_t)r->offsets - 8 * (uintptr_t)hdr :
+		(uintptr_t)(p->offset - (uint64_t)(uintptr_t)hdr);
 	struct flow_block *b;
 	const struct flow_insn *fi;
-	struct etmkit_elem *e, *le, *open;
-	uint32_t w, insns;
+	/* e: the next free element; e0, e at RNG_LOAD (e[-1], the last
+	 * range written, if e != e0); open: while a header's instructions
+	 * are walked the general way, the range the next may extend. */
+	struct etmkit_elem *e, *e0, *open;
+	uint64_t w; /* saturated at FLOW_W_CAP where used (see below) */
+	/* Cycle-accurate trace: headers of at most two instructions, half
+	 * of them none, come in long runs that rng_fast() takes in a loop of
+	 * their own; elsewhere (longer headers, often across blocks, that it
+	 * would take one at a time) the same cases are inline. */
+	const int ca = d->info.cycle_accurate;
 
 	if (d->run_a && !rng_part(d, p, offs_given))
 		return 0;
 	hp = hdr + d->run_h;
 	RNG_LOAD();
 	for (; hp < hend; hp++) {
-		const struct flow_rph *ph = &pht[*hp];
-		unsigned n = ph->n, i = 0;
+		const struct flow_rph *ph;
+		unsigned n, i = 0;
 		uint32_t nm;
 		uint64_t off;
 
+		ph = &d->rph[*hp];
+		n = ph->n;
 		if (FLOW_LIKELY(!n)) {
+			/* Only W atoms. Saturated at the next header with
+			 * instructions (or RNG_SAVE), not here: w is at most
+			 * FLOW_W_CAP at every header's start, and adding
+			 * trails then saturating once gives what saturating
+			 * after each does (a run's count fits 32 bits and a
+			 * trail 8 bits: no overflow of 64). */
 			w += ph->trail;
-			if (w > FLOW_W_CAP)
-				w = FLOW_W_CAP;
 			continue;
 		}
-		if (e > qlim && (size_t)(&d->q[FLOW_QUEUE] - e) / 2 < n) {
+		if (w > FLOW_W_CAP)
+			w = FLOW_W_CAP;
+		if (e > &d->q[FLOW_QUEUE - 32] &&
+		    (size_t)(&d->q[FLOW_QUEUE] - e) / 2 < n) {
+			open = NULL;
 			RNG_SAVE();
 			d->stats.packets += (uint32_t)(hp - hdr) - d->run_h;
 			d->run_h = (uint32_t)(hp - hdr);
 			return rng_part(d, p, offs_given); /* 0: it stops */
 		}
-		off = offs_given ? r->offsets[hp - hdr] :
-				   obase + (uint64_t)(uintptr_t)hp;
-		open = NULL; /* a range never spans two packets */
-		if (FLOW_LIKELY(b && ph->one && fi + n < b->insn + b->n)) {
-			/* The common case: one range inside the block, not
-			 * up to its last instruction. */
-			write_range(e, fi, fi + n - 1, ph->xlast, n, off,
-				    (uint64_t)w + ph->cw[n]);
-			fi += n;
-			w = ph->trail;
-			le = e++;
-			insns += n;
-			if (ph->xlast)
-				open = le;
+		/* A range never spans two packets: every header starts with
+		 * none open, so what the fast cases leave in open is never
+		 * read (nor d->open between headers), and they leave it. */
+		if (ca && FLOW_LIKELY(b && ph->one) &&
+		    fi + n <= b->insn + b->n) {
+			/* This header (rng_fast() makes the same tests, so
+			 * it takes it) and the common ones after it, up to
+			 * one it does not take. */
+			struct rng_fast fs = { b, fi, e, w, NULL, 0 };
+
+			hp = offs_given ? rng_fast_offs(d, &fs, hp, hend, obase) :
+					  rng_fast_plain(d, &fs, hp, hend, obase);
+			b = fs.b;
+			fi = fs.fi;
+			e = fs.e;
+			w = fs.w;
+			if (fs.exit) {
+				/* Its range goes on if it can (as below). */
+				open = range_goes_on(fs.exit, fs.exit_x) ?
+					       e - 1 : NULL;
+				RNG_SAVE();
+				rng_slow_exit(d, fs.exit, fs.exit_x);
+				RNG_LOAD();
+			}
+			hp--; /* the loop's step: hp next */
 			continue;
 		}
+		if (FLOW_LIKELY(b && ph->one)) {
+			/* The same cases inline (not cycle-accurate). */
+			const struct flow_insn *last = fi + n - 1;
+			const struct flow_insn *bend = b->insn + b->n;
+			unsigned trail = ph->trail, x = ph->xlast;
+			uint64_t wr = w + ph->cw[n];
+
+			off = offs_given ?
+				*(const uint64_t *)(obase + 8 * (uintptr_t)hp) :
+				(uint64_t)(obase + (uintptr_t)hp);
+			if (FLOW_LIKELY(last + 1 < bend)) {
+				/* One range inside the block, not up to its
+				 * last instruction. */
+				write_range(e, fi, last, x, n, off, wr);
+				fi += n;
+				w = trail;
+				d->stats.insns += n;
+				e++;
+				continue;
+			}
+			if (last + 1 == bend) {
+				/* One range up to the block's last
+				 * instruction: then its linked successor,
+				 * or block_end(). */
+				int slot = exit_slot(last, x);
+				struct flow_block *nb =
+					slot < 0 ? NULL : b->succ[slot];
+
+				write_range(e, fi, last, x, n, off, wr);
+				w = trail;
+				d->stats.insns += n;
+				e++;
+				if (FLOW_LIKELY(nb != NULL)) {
+					b = nb;
+					fi = nb->insn;
+					continue;
+				}
+				open = range_goes_on(last, x) ? e - 1 : NULL;
+				fi = last;
+				RNG_SAVE();
+				rng_slow_exit(d, last, x);
+				RNG_LOAD();
+				continue;
+			}
+		}
+		off = offs_given ?
+			*(const uint64_t *)(obase + 8 * (uintptr_t)hp) :
+			(uint64_t)(obase + (uintptr_t)hp);
+		open = NULL;
 		nm = ph->nmask;
 		while (i < n) {
 			const struct flow_insn *start, *last;
@@ -782,11 +967,11 @@ static FLOW_INLINE int rng_run(struct etm3_flow_decoder *d,
 				fi = nb->insn;
 			}
 			write_range(e, start, last, x, cnt, off,
-				    (uint64_t)w + ph->cw[i] - ph->cw[i0]);
+				    w + ph->cw[i] - ph->cw[i0]);
 			w = 0;
-			le = e++;
-			insns += cnt;
-			open = range_goes_on(last, x) ? le : NULL;
+			d->stats.insns += cnt;
+			open = range_goes_on(last, x) ? e : NULL;
+			e++;
 			if (nb == b && last != b->insn + b->n - 1)
 				continue; /* still inside block b */
 			if (nb) {
@@ -801,6 +986,7 @@ static FLOW_INLINE int rng_run(struct etm3_flow_decoder *d,
 		}
 		w += ph->trail;
 	}
+	open = NULL; /* none between headers */
 	RNG_SAVE();
 	d->stats.packets += r->count - d->run_h;
 	return 1;
