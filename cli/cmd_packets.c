@@ -140,18 +140,18 @@ static int on_frame_event(void *ctx, const struct deformat_event *ev)
 		return 0;
 	msg = ev->message ? ev->message : etmkit_errstr(ev->error);
 	if (r->json) {
-		cli_out_str(&r->out, "{\"offset\":");
+		cli_out_lit(&r->out, "{\"offset\":");
 		cli_out_udec(&r->out, ev->offset);
-		cli_out_str(&r->out, ",\"type\":\"frame_error\",\"length\":");
+		cli_out_lit(&r->out, ",\"type\":\"frame_error\",\"length\":");
 		cli_out_udec(&r->out, ev->length);
-		cli_out_str(&r->out, ",\"error\":\"");
+		cli_out_lit(&r->out, ",\"error\":\"");
 		cli_out_str(&r->out, msg);
-		cli_out_str(&r->out, "\"}");
+		cli_out_lit(&r->out, "\"}");
 	} else {
 		cli_out_udec_w(&r->out, ev->offset, 10);
-		cli_out_str(&r->out, "  --  frame_error ");
+		cli_out_lit(&r->out, "  --  frame_error ");
 		cli_out_udec(&r->out, ev->length);
-		cli_out_str(&r->out, " bytes  ERROR: ");
+		cli_out_lit(&r->out, " bytes  ERROR: ");
 		cli_out_str(&r->out, msg);
 	}
 	cli_out_eol(&r->out);
@@ -167,18 +167,18 @@ static int on_gap(void *ctx, uint8_t id, enum etmkit_loss reason,
 	struct packets_run *r = ctx;
 
 	if (r->json) {
-		cli_out_str(&r->out, "{\"offset\":");
+		cli_out_lit(&r->out, "{\"offset\":");
 		cli_out_udec(&r->out, offset);
-		cli_out_str(&r->out, ",\"id\":");
+		cli_out_lit(&r->out, ",\"id\":");
 		cli_out_udec(&r->out, id);
-		cli_out_str(&r->out, ",\"type\":\"gap\",\"reason\":\"");
+		cli_out_lit(&r->out, ",\"type\":\"gap\",\"reason\":\"");
 		cli_out_str(&r->out, etmkit_loss_name(reason));
-		cli_out_str(&r->out, "\"}");
+		cli_out_lit(&r->out, "\"}");
 	} else {
 		cli_out_udec_w(&r->out, offset, 10);
 		cli_out_mem(&r->out, "  ", 2);
 		cli_out_hex(&r->out, id, 2);
-		cli_out_str(&r->out, "  --  gap ");
+		cli_out_lit(&r->out, "  --  gap ");
 		cli_out_str(&r->out, etmkit_loss_name(reason));
 	}
 	cli_out_eol(&r->out);

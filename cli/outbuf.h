@@ -68,6 +68,9 @@ static inline void cli_out_str(struct cli_out *o, const char *s)
 	cli_out_mem(o, s, strlen(s));
 }
 
+/* A string literal @lit: its length known when compiled. */
+#define cli_out_lit(o, lit) cli_out_mem((o), "" lit "", sizeof(lit) - 1)
+
 /* "%c" */
 static inline void cli_out_char(struct cli_out *o, char c)
 {

@@ -49,67 +49,74 @@ static const char *isa(unsigned v)
 	return etmkit_isa_name((enum etmkit_isa)v);
 }
 
-/* Text fields: @key (" NAME=" or " NAME=0x") then the value. */
-static void t_hex(struct cli_out *o, const char *key, uint64_t v,
-		  unsigned width)
+/* Text fields: @key (" NAME=" or " NAME=0x", a string literal) then the
+ * value. */
+#define t_hex(o, key, v, width) t_hex_n(o, key, sizeof(key) - 1, v, width)
+static void t_hex_n(struct cli_out *o, const char *key, size_t klen,
+		    uint64_t v, unsigned width)
 {
-	cli_out_str(o, key);
+	cli_out_mem(o, key, klen);
 	cli_out_hex(o, v, width);
 }
 
-static void t_dec(struct cli_out *o, const char *key, uint64_t v)
+#define t_dec(o, key, v) t_dec_n(o, key, sizeof(key) - 1, v)
+static void t_dec_n(struct cli_out *o, const char *key, size_t klen,
+		    uint64_t v)
 {
-	cli_out_str(o, key);
+	cli_out_mem(o, key, klen);
 	cli_out_udec(o, v);
 }
 
-static void t_str(struct cli_out *o, const char *key, const char *v)
+#define t_str(o, key, v) t_str_n(o, key, sizeof(key) - 1, v)
+static void t_str_n(struct cli_out *o, const char *key, size_t klen,
+		    const char *v)
 {
-	cli_out_str(o, key);
+	cli_out_mem(o, key, klen);
 	cli_out_str(o, v);
 }
 
-/* JSON fields: ,"PRENAME": then the value (@pre may be ""). */
-static void j_key(struct cli_out *o, const char *pre, const char *name)
+/* JSON fields: ,"PRENAME": then the value (@pre: "" or a prefix, @name a
+ * string literal). */
+#define j_key(o, pre, name) j_key_n(o, pre, name, sizeof(name) - 1)
+static void j_key_n(struct cli_out *o, const char *pre, const char *name,
+		    size_t nlen)
 {
 	cli_out_mem(o, ",\"", 2);
-	cli_out_str(o, pre);
-	cli_out_str(o, name);
+	if (*pre)
+		cli_out_str(o, pre);
+	cli_out_mem(o, name, nlen);
 	cli_out_mem(o, "\":", 2);
 }
 
-static void j_dec(struct cli_out *o, const char *pre, const char *name,
-		  uint64_t v)
-{
-	j_key(o, pre, name);
-	cli_out_udec(o, v);
-}
+#define j_dec(o, pre, name, v) \
+	do { \
+		j_key(o, pre, name); \
+		cli_out_udec(o, v); \
+	} while (0)
 
 /* "0x..." */
-static void j_hex(struct cli_out *o, const char *pre, const char *name,
-		  uint64_t v)
-{
-	j_key(o, pre, name);
-	cli_out_mem(o, "\"0x", 3);
-	cli_out_hex(o, v, 0);
-	cli_out_char(o, '"');
-}
+#define j_hex(o, pre, name, v) \
+	do { \
+		j_key(o, pre, name); \
+		cli_out_mem(o, "\"0x", 3); \
+		cli_out_hex(o, v, 0); \
+		cli_out_char(o, '"'); \
+	} while (0)
 
 /* A string that needs no escapes. */
-static void j_str(struct cli_out *o, const char *pre, const char *name,
-		  const char *v)
-{
-	j_key(o, pre, name);
-	cli_out_char(o, '"');
-	cli_out_str(o, v);
-	cli_out_char(o, '"');
-}
+#define j_str(o, pre, name, v) \
+	do { \
+		j_key(o, pre, name); \
+		cli_out_char(o, '"'); \
+		cli_out_str(o, v); \
+		cli_out_char(o, '"'); \
+	} while (0)
 
-static void j_true(struct cli_out *o, const char *pre, const char *name)
-{
-	j_key(o, pre, name);
-	cli_out_mem(o, "true", 4);
-}
+#define j_true(o, pre, name) \
+	do { \
+		j_key(o, pre, name); \
+		cli_out_mem(o, "true", 4); \
+	} while (0)
 
 /* ---- Text ---------------------------------------------------------------- */
 
@@ -119,7 +126,7 @@ static void text_branch(struct cli_out *o, const struct etm3_branch *b,
 	t_hex(o, " addr=0x", b->addr, 8);
 	t_dec(o, " bits=", b->addr_bits);
 	if (b->partial)
-		cli_out_str(o, " partial");
+		cli_out_lit(o, " partial");
 	if (b->isa_change || b->exc_bytes)
 		t_str(o, " isa=", isa(b->isa));
 	if (b->exc_bytes) {
@@ -162,11 +169,11 @@ static void text_isync(struct cli_out *o, const struct etm3_packet *p,
 	if (p->type == etm3_pkt_i_sync_cycle)
 		t_dec(o, " cycles=", s->cycles);
 	if (s->lsip) {
-		cli_out_str(o, " lsip next:");
+		cli_out_lit(o, " lsip next:");
 		text_branch(o, &s->lsip_next, m_profile);
 	}
 	if (s->data_only)
-		cli_out_str(o, " data-only");
+		cli_out_lit(o, " data-only");
 }
 
 static void text_data(struct cli_out *o, const struct etm3_packet *p)
@@ -185,11 +192,11 @@ static void text_data(struct cli_out *o, const struct etm3_packet *p)
 	}
 	if (p->type == etm3_pkt_ooo_data) {
 		if (!d->ooo_match)
-			cli_out_str(o, " unexpected(ignored)");
+			cli_out_lit(o, " unexpected(ignored)");
 		else
 			t_dec(o, " placeholder@", d->placeholder_offset);
 		if (d->pair >= 0) {
-			cli_out_str(o, " pair=");
+			cli_out_lit(o, " pair=");
 			cli_out_sdec(o, d->pair);
 		}
 	}
@@ -228,7 +235,7 @@ static void text_fields(struct cli_out *o, const struct etm3_packet *p,
 		t_dec(o, " (", p->u.timestamp.value);
 		t_dec(o, ") bits=", p->u.timestamp.bits);
 		if (p->u.timestamp.clock_change)
-			cli_out_str(o, " clock_change");
+			cli_out_lit(o, " clock_change");
 		break;
 	case etm3_pkt_normal_data:
 	case etm3_pkt_ooo_placeholder:
@@ -239,7 +246,7 @@ static void text_fields(struct cli_out *o, const struct etm3_packet *p,
 	case etm3_pkt_unsynced:
 		cli_out_char(o, ' ');
 		cli_out_udec(o, p->length);
-		cli_out_str(o, " bytes");
+		cli_out_lit(o, " bytes");
 		break;
 	default:
 		break;
@@ -248,7 +255,7 @@ static void text_fields(struct cli_out *o, const struct etm3_packet *p,
 
 void cli_print_packet_header(struct cli_out *o)
 {
-	cli_out_str(o, "#   offset  id  bytes  type fields");
+	cli_out_lit(o, "#   offset  id  bytes  type fields");
 	cli_out_eol(o);
 }
 
@@ -262,7 +269,7 @@ int cli_header_wanted(FILE *f, int on, int off)
 /* "  ERROR: WHY" */
 static void text_error(struct cli_out *o, const char *why, int error)
 {
-	cli_out_str(o, "  ERROR: ");
+	cli_out_lit(o, "  ERROR: ");
 	cli_out_str(o, why ? why : etmkit_errstr(error));
 }
 
@@ -417,7 +424,7 @@ static void json_fields(struct cli_out *o, const struct etm3_packet *p)
 static void json_start(struct cli_out *o, uint64_t offset, uint8_t id,
 		       const char *type)
 {
-	cli_out_str(o, "{\"offset\":");
+	cli_out_lit(o, "{\"offset\":");
 	cli_out_udec(o, offset);
 	j_dec(o, "", "id", id);
 	j_str(o, "", "type", type);
@@ -447,7 +454,7 @@ void cli_print_etm3_json(struct cli_out *o, uint8_t id,
 		json_end(o);
 		return;
 	}
-	cli_out_str(o, ",\"bytes\":\"");
+	cli_out_lit(o, ",\"bytes\":\"");
 	put_hex(o, p, "");
 	cli_out_char(o, '"');
 	if (p->error)
@@ -515,7 +522,7 @@ static void text4_addr(struct cli_out *o, const struct etm4_address *a)
 static void text4_context(struct cli_out *o, const struct etm4_context *c)
 {
 	if (!c->updated) {
-		cli_out_str(o, " unchanged");
+		cli_out_lit(o, " unchanged");
 		return;
 	}
 	t_dec(o, " el=", c->el);
@@ -559,7 +566,7 @@ static void text4_spec(struct cli_out *o, const struct etm4_packet *p)
 		t_dec(o, " format=", s->format);
 	}
 	if (p->type == etm4_pkt_cancel && s->mispredict)
-		cli_out_str(o, " mispredict");
+		cli_out_lit(o, " mispredict");
 }
 
 static void text4_q(struct cli_out *o, const struct etm4_q *q)
@@ -570,7 +577,7 @@ static void text4_q(struct cli_out *o, const struct etm4_q *q)
 	if (q->has_count)
 		t_dec(o, " count=", q->count);
 	if (q->addr_follows)
-		cli_out_str(o, " addr_follows");
+		cli_out_lit(o, " addr_follows");
 }
 
 static void text4_cond(struct cli_out *o, const struct etm4_cond *c)
@@ -607,11 +614,11 @@ static void text4_fields(struct cli_out *o, const struct etm4_packet *p,
 		t_str(o, " addr_interp=",
 		      etm4_exc_addr_name(p->u.exception.addr_interp));
 		if (p->u.exception.pending)
-			cli_out_str(o, " pending");
+			cli_out_lit(o, " pending");
 		break;
 	case etm4_pkt_cycle_count:
 		if (p->u.cc.unknown)
-			cli_out_str(o, " cycles=unknown");
+			cli_out_lit(o, " cycles=unknown");
 		else
 			t_dec(o, " cycles=", p->u.cc.count);
 		if (p->u.cc.has_commit)
@@ -657,7 +664,7 @@ static void text4_fields(struct cli_out *o, const struct etm4_packet *p,
 	case etm4_pkt_unsynced:
 		cli_out_char(o, ' ');
 		cli_out_udec(o, p->length);
-		cli_out_str(o, " bytes");
+		cli_out_lit(o, " bytes");
 		break;
 	default:
 		break;
@@ -851,7 +858,7 @@ void cli_print_etm4_json(struct cli_out *o, uint8_t id,
 		json_end(o);
 		return;
 	}
-	cli_out_str(o, ",\"bytes\":\"");
+	cli_out_lit(o, ",\"bytes\":\"");
 	etm4_put_hex(o, p, "");
 	cli_out_char(o, '"');
 	if (p->length > p->size && p->type != etm4_pkt_a_sync)

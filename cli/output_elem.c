@@ -210,7 +210,7 @@ static void text_insn(struct cli_out *o, uint8_t id,
 	cli_out_end(o, insn_columns(p, e, e->u.insn.opcode));
 	put_text(o, text, w);
 	if (bad_image)
-		cli_out_str(o, "  [bad image]");
+		cli_out_lit(o, "  [bad image]");
 	cli_out_eol(o);
 }
 
@@ -241,7 +241,7 @@ static void text_range(struct cli_out *o, uint8_t id,
 	cli_out_end(o, p + 8);
 	put_text(o, text, w);
 	if (bad_image)
-		cli_out_str(o, "  [bad image]");
+		cli_out_lit(o, "  [bad image]");
 	cli_out_eol(o);
 }
 
@@ -255,31 +255,31 @@ static void put_hex_field(struct cli_out *o, const char *name, uint64_t v,
 
 static void text_data(struct cli_out *o, const struct etmkit_elem *e)
 {
-	cli_out_str(o, "data");
+	cli_out_lit(o, "data");
 	if (e->flags & ETMKIT_DATA_INSN)
 		put_hex_field(o, " insn=0x", e->addr, 8);
 	if (e->flags & ETMKIT_DATA_ADDR) {
 		put_hex_field(o, " addr=0x", e->u.data.data_addr, 8);
 		if (e->flags & ETMKIT_DATA_BE)
-			cli_out_str(o, " be");
+			cli_out_lit(o, " be");
 	}
 	if (e->flags & ETMKIT_DATA_VALUE) {
 		put_hex_field(o, " value=0x", e->u.data.value, 0);
-		cli_out_str(o, " size=");
+		cli_out_lit(o, " size=");
 		cli_out_udec(o, e->size);
 	}
 	if (e->flags & ETMKIT_DATA_OOO) {
-		cli_out_str(o, " ooo tag=");
+		cli_out_lit(o, " ooo tag=");
 		cli_out_udec(o, e->u.data.tag);
 		if (e->u.data.half) {
-			cli_out_str(o, " half=");
+			cli_out_lit(o, " half=");
 			cli_out_udec(o, e->u.data.half);
 		}
 	}
 	if (e->flags & ETMKIT_DATA_STORE_FAILED)
-		cli_out_str(o, " store_failed");
+		cli_out_lit(o, " store_failed");
 	if (e->flags & ETMKIT_DATA_SUPPRESSED)
-		cli_out_str(o, " suppressed");
+		cli_out_lit(o, " suppressed");
 	cli_out_eol(o);
 }
 
@@ -288,7 +288,7 @@ static void put_addr_isa(struct cli_out *o, const char *key,
 			 const struct etmkit_elem *e)
 {
 	put_hex_field(o, key, e->addr, 8);
-	cli_out_str(o, " isa=");
+	cli_out_lit(o, " isa=");
 	cli_out_str(o, isa_name(e->isa));
 }
 
@@ -300,34 +300,34 @@ static void text_event(struct cli_out *o, const struct etmkit_elem *e,
 	cli_out_str(o, name);
 	switch (e->kind) {
 	case etmkit_elem_trace_on:
-		cli_out_str(o, " reason=");
+		cli_out_lit(o, " reason=");
 		cli_out_str(o, etmkit_trace_on_reason_name(e->u.trace_on.reason));
 		if (e->isa != etmkit_isa_unknown)
 			put_addr_isa(o, " addr=0x", e);
 		if (e->flags & ETMKIT_TRACE_ON_CYCLES) {
-			cli_out_str(o, " gap_cycles=");
+			cli_out_lit(o, " gap_cycles=");
 			cli_out_udec(o, e->cycles);
 		}
 		break;
 	case etmkit_elem_context:
 		if (e->flags & ETMKIT_CTX_EL) {
-			cli_out_str(o, " el=");
+			cli_out_lit(o, " el=");
 			cli_out_udec(o, e->u.context.el);
 			cli_out_char(o, ' ');
 			cli_out_str(o, etmkit_sec_name(e->u.context.sec));
 			cli_out_str(o, e->u.context.aarch64 ? " aarch64" :
 							       " aarch32");
 		} else {
-			cli_out_str(o, " ns=");
+			cli_out_lit(o, " ns=");
 			cli_out_udec(o, e->u.context.ns);
-			cli_out_str(o, " hyp=");
+			cli_out_lit(o, " hyp=");
 			cli_out_udec(o, e->u.context.hyp);
 		}
 		if (e->flags & ETMKIT_CTX_CONTEXT_ID)
 			put_hex_field(o, " context_id=0x",
 				      e->u.context.context_id, 0);
 		if (e->flags & ETMKIT_CTX_VMID) {
-			cli_out_str(o, " vmid=");
+			cli_out_lit(o, " vmid=");
 			cli_out_udec(o, e->u.context.vmid);
 		}
 		break;
@@ -343,43 +343,43 @@ static void text_event(struct cli_out *o, const struct etmkit_elem *e,
 		if (e->flags & ETMKIT_EXC_RET_ADDR)
 			put_hex_field(o, " ret=0x", e->u.exception.ret_addr, 8);
 		if (e->flags & ETMKIT_EXC_CANCEL)
-			cli_out_str(o, " cancel");
+			cli_out_lit(o, " cancel");
 		if (e->flags & ETMKIT_EXC_LEGACY)
-			cli_out_str(o, " legacy");
+			cli_out_lit(o, " legacy");
 		if (e->flags & ETMKIT_EXC_RESUME) {
-			cli_out_str(o, " resume=");
+			cli_out_lit(o, " resume=");
 			cli_out_udec(o, e->u.exception.resume);
 		}
 		break;
 	case etmkit_elem_exception_return:
 		if (e->flags & ETMKIT_EXC_CANCEL)
-			cli_out_str(o, " cancel");
+			cli_out_lit(o, " cancel");
 		break;
 	case etmkit_elem_timestamp:
 		cli_out_char(o, ' ');
 		cli_out_udec(o, e->u.timestamp.value);
 		if (e->flags & ETMKIT_TS_CLOCK_CHANGE)
-			cli_out_str(o, " clock_change");
+			cli_out_lit(o, " clock_change");
 		break;
 	case etmkit_elem_cycle_count:
 		if (e->flags & ETMKIT_CC_UNKNOWN) {
-			cli_out_str(o, " unknown");
+			cli_out_lit(o, " unknown");
 		} else {
 			cli_out_char(o, ' ');
 			cli_out_udec(o, e->cycles);
 		}
 		break;
 	case etmkit_elem_gap:
-		cli_out_str(o, " reason=");
+		cli_out_lit(o, " reason=");
 		cli_out_str(o, etmkit_loss_name(e->u.loss.reason));
 		if (e->u.loss.why) {
-			cli_out_str(o, ": ");
+			cli_out_lit(o, ": ");
 			cli_out_str(o, e->u.loss.why);
 		}
 		break;
 	case etmkit_elem_no_image:
 		put_addr_isa(o, " addr=0x", e);
-		cli_out_str(o, " reason=");
+		cli_out_lit(o, " reason=");
 		cli_out_str(o, etmkit_loss_name(e->u.loss.reason));
 		break;
 	case etmkit_elem_event:
@@ -387,7 +387,7 @@ static void text_event(struct cli_out *o, const struct etmkit_elem *e,
 		break;
 	case etmkit_elem_instrumentation:
 		put_hex_field(o, " value=0x", e->u.ite.value, 0);
-		cli_out_str(o, " el=");
+		cli_out_lit(o, " el=");
 		cli_out_udec(o, e->u.ite.el);
 		break;
 	case etmkit_elem_transaction:
@@ -396,7 +396,7 @@ static void text_event(struct cli_out *o, const struct etmkit_elem *e,
 		break;
 	case etmkit_elem_q:
 		put_hex_field(o, " from=0x", e->addr, 8);
-		cli_out_str(o, " count=");
+		cli_out_lit(o, " count=");
 		cli_out_udec(o, e->u.q.count);
 		put_hex_field(o, " target=0x", e->u.q.target, 8);
 		break;
@@ -408,13 +408,13 @@ static void text_event(struct cli_out *o, const struct etmkit_elem *e,
 
 void cli_print_elem_header(struct cli_out *o, int where)
 {
-	cli_out_str(o, "#   offset  id  address   isa      opcode    status  "
+	cli_out_lit(o, "#   offset  id  address   isa      opcode    status  "
 		    "cycles  ");
 	if (where) {
 		cli_out_str_left(o, "disassembly", DIS_WIDTH);
-		cli_out_str(o, "  function+offset (binary)");
+		cli_out_lit(o, "  function+offset (binary)");
 	} else {
-		cli_out_str(o, "disassembly");
+		cli_out_lit(o, "disassembly");
 	}
 	cli_out_eol(o);
 }
@@ -445,34 +445,41 @@ void cli_print_elem_text(struct cli_out *o, uint8_t id,
  * written as "0x..." strings (docs/json.md): JSON parsers that read numbers
  * as doubles (JavaScript, jq) would round 64-bit ones silently. */
 
-static void json_flag(struct cli_out *o, int on, const char *name)
-{
-	if (on) {
-		cli_out_mem(o, ",\"", 2);
-		cli_out_str(o, name);
-		cli_out_mem(o, "\":true", 6);
-	}
-}
+/* ,"NAME":true when @on (@name a string literal). */
+#define json_flag(o, on, name) \
+	do { \
+		if (on) \
+			cli_out_lit(o, ",\"" name "\":true"); \
+	} while (0)
+
+/* The key of each field below is a string literal, its length known when
+ * compiled: json_hex(o, ",\"KEY\":\"0x", v) and so on. */
 
 /* ,"KEY":"0x..." ("%s" then "0x%" PRIx64 "\""); @key holds ,"KEY":"0x */
-static void json_hex(struct cli_out *o, const char *key, uint64_t v)
+#define json_hex(o, key, v) json_hex_n(o, key, sizeof(key) - 1, v)
+static void json_hex_n(struct cli_out *o, const char *key, size_t klen,
+		       uint64_t v)
 {
-	cli_out_str(o, key);
+	cli_out_mem(o, key, klen);
 	cli_out_hex(o, v, 0);
 	cli_out_char(o, '"');
 }
 
 /* ,"KEY":N; @key holds ,"KEY": */
-static void json_num(struct cli_out *o, const char *key, uint64_t v)
+#define json_num(o, key, v) json_num_n(o, key, sizeof(key) - 1, v)
+static void json_num_n(struct cli_out *o, const char *key, size_t klen,
+		       uint64_t v)
 {
-	cli_out_str(o, key);
+	cli_out_mem(o, key, klen);
 	cli_out_udec(o, v);
 }
 
 /* ,"KEY":"NAME"; @key holds ,"KEY":" (names need no escapes) */
-static void json_name(struct cli_out *o, const char *key, const char *name)
+#define json_name(o, key, name) json_name_n(o, key, sizeof(key) - 1, name)
+static void json_name_n(struct cli_out *o, const char *key, size_t klen,
+			const char *name)
 {
-	cli_out_str(o, key);
+	cli_out_mem(o, key, klen);
 	cli_out_str(o, name);
 	cli_out_char(o, '"');
 }
@@ -494,7 +501,7 @@ static void json_lines(struct cli_out *o, const struct cli_where *w)
 	uint32_t i = w->loc.inl;
 	const char *sep = ",\"inline\":[";
 
-	cli_out_str(o, ",\"file\":");
+	cli_out_lit(o, ",\"file\":");
 	cli_out_json_string(o, w->loc.file);
 	json_num(o, ",\"line\":", w->loc.line);
 	if (w->loc.column)
@@ -505,10 +512,10 @@ static void json_lines(struct cli_out *o, const struct cli_where *w)
 		if (!in)
 			break;
 		cli_out_str(o, sep);
-		cli_out_str(o, "{\"func\":");
+		cli_out_lit(o, "{\"func\":");
 		cli_out_json_string(o, in->name);
 		if (in->call_file) {
-			cli_out_str(o, ",\"call_file\":");
+			cli_out_lit(o, ",\"call_file\":");
 			cli_out_json_string(o, in->call_file);
 		}
 		json_num(o, ",\"call_line\":", in->call_line);
@@ -538,22 +545,43 @@ static void json_insn_status(struct cli_out *o, const struct etmkit_elem *e)
 		  "undefined");
 }
 
-/* ,"size":N,"isa":"NAME","opcode":"0x...","exec":BOOL */
-static void json_size_isa_opcode(struct cli_out *o,
-				 const struct etmkit_elem *e, uint32_t opcode)
+/* The fields every insn and insn_range record has, written at @p with
+ * room known (at most 160 bytes: names of fixed tables, <= 8 bytes). */
+#define put_lit(p, lit) \
+	(memcpy((p), "" lit "", sizeof(lit) - 1), (p) + sizeof(lit) - 1)
+
+/* "0x..." */
+static char *put_json_hex(char *p, uint64_t v)
 {
-	json_num(o, ",\"size\":", e->size);
-	json_name(o, ",\"isa\":\"", isa_name(e->isa));
-	json_hex(o, ",\"opcode\":\"0x", opcode);
-	cli_out_str(o, (e->flags & ETMKIT_INSN_EXEC) ? ",\"exec\":true" :
-						       ",\"exec\":false");
+	p = put_lit(p, "\"0x");
+	p = cli_put_hex(p, v, 0);
+	*p++ = '"';
+	return p;
+}
+
+/* ,"size":N,"isa":"NAME","opcode":"0x...","exec":BOOL */
+static char *json_size_isa_opcode(char *p, const struct etmkit_elem *e,
+				  uint32_t opcode)
+{
+	p = put_lit(p, ",\"size\":");
+	p = cli_put_udec_w(p, e->size, 0);
+	p = put_lit(p, ",\"isa\":\"");
+	p = cli_put_left(p, isa_name(e->isa), 0);
+	p = put_lit(p, "\",\"opcode\":");
+	p = put_json_hex(p, opcode);
+	if (e->flags & ETMKIT_INSN_EXEC)
+		return put_lit(p, ",\"exec\":true");
+	return put_lit(p, ",\"exec\":false");
 }
 
 static void json_insn(struct cli_out *o, const struct etmkit_elem *e,
 		      const struct cli_where *w)
 {
-	json_hex(o, ",\"addr\":\"0x", e->addr);
-	json_size_isa_opcode(o, e, e->u.insn.opcode);
+	char *p = cli_out_room(o, 160);
+
+	p = put_lit(p, ",\"addr\":");
+	p = put_json_hex(p, e->addr);
+	cli_out_end(o, json_size_isa_opcode(p, e, e->u.insn.opcode));
 	json_insn_status(o, e);
 	if (w)
 		json_where(o, w);
@@ -568,10 +596,15 @@ static void json_insn(struct cli_out *o, const struct etmkit_elem *e,
 static void json_range(struct cli_out *o, const struct etmkit_elem *e,
 		       const struct cli_where *w)
 {
-	json_hex(o, ",\"addr\":\"0x", e->addr);
-	json_hex(o, ",\"end\":\"0x", e->u.range.end);
-	json_num(o, ",\"count\":", e->u.range.count);
-	json_size_isa_opcode(o, e, e->u.range.opcode);
+	char *p = cli_out_room(o, 160);
+
+	p = put_lit(p, ",\"addr\":");
+	p = put_json_hex(p, e->addr);
+	p = put_lit(p, ",\"end\":");
+	p = put_json_hex(p, e->u.range.end);
+	p = put_lit(p, ",\"count\":");
+	p = cli_put_udec_w(p, e->u.range.count, 0);
+	cli_out_end(o, json_size_isa_opcode(p, e, e->u.range.opcode));
 	if (e->u.range.repeats)
 		json_num(o, ",\"repeats\":", e->u.range.repeats);
 	json_insn_status(o, e);
@@ -663,7 +696,7 @@ static void json_event(struct cli_out *o, const struct etmkit_elem *e,
 	case etmkit_elem_gap:
 		json_name(o, ",\"reason\":\"", etmkit_loss_name(e->u.loss.reason));
 		if (e->u.loss.why) {
-			cli_out_str(o, ",\"why\":");
+			cli_out_lit(o, ",\"why\":");
 			cli_out_json_string(o, e->u.loss.why);
 		}
 		break;
@@ -695,9 +728,15 @@ void cli_print_elem_json(struct cli_out *o, uint8_t id,
 			 const struct etmkit_elem *e, int m_profile,
 			 const struct cli_where *w, const struct cli_task *t)
 {
-	json_name(o, "{\"kind\":\"", etmkit_elem_kind_name(e->kind));
-	json_num(o, ",\"id\":", id);
-	json_num(o, ",\"offset\":", e->offset);
+	char *p = cli_out_room(o, 80);
+
+	/* {"kind":"NAME","id":N,"offset":N (kind names: <= 20 bytes) */
+	p = put_lit(p, "{\"kind\":\"");
+	p = cli_put_left(p, etmkit_elem_kind_name(e->kind), 0);
+	p = put_lit(p, "\",\"id\":");
+	p = cli_put_udec_w(p, id, 0);
+	p = put_lit(p, ",\"offset\":");
+	cli_out_end(o, cli_put_udec_w(p, e->offset, 0));
 	if (t && t->has_cpu)
 		json_num(o, ",\"cpu\":", t->cpu);
 	if (t && t->has_tid) {

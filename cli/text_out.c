@@ -97,10 +97,10 @@ void cli_out_json_string(struct cli_out *o, const char *s)
 			cli_out_char(o, '\\');
 			cli_out_char(o, (char)c);
 		} else if (c < 0x20) {
-			cli_out_str(o, "\\u00");
+			cli_out_lit(o, "\\u00");
 			cli_out_hex(o, c, 2);
 		} else {
-			cli_out_str(o, "\\ufffd");  /* no valid sequence */
+			cli_out_lit(o, "\\ufffd");  /* no valid sequence */
 		}
 	}
 	cli_out_char(o, '"');
