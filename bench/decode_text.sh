@@ -13,7 +13,8 @@
 #     --runs N      runs per command (default 3)
 #     --jobs N      also time each form with --jobs N
 #   INPUT ARGS: what selects the trace and the images, as given to
-#   `etmkit decode` (a perf.data with --elf options, --snapshot DIR, ...).
+#   `etmkit decode` (a perf.data with --elf options, --snapshot DIR, ...);
+#   `etmkit packets` gets them without the image options.
 #
 # Example (bench/README.md "Listing text"):
 #   C=/tmp/perf-corpus
@@ -33,6 +34,16 @@ while [ $# -gt 0 ]; do
 	esac
 done
 [ $# -gt 0 ] || { echo "decode_text.sh: no input (-- INPUT ARGS)" >&2; exit 2; }
+dargs=("$@")
+# packets takes no images: the same input without the image options
+pargs=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	--elf|--image|--mem|--symfs|--vmlinux|--buildid-dir) shift 2 ;;
+	*) pargs+=("$1"); shift ;;
+	esac
+done
+set -- "${dargs[@]}"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -52,7 +63,11 @@ for form in "decode" "decode --ranges" "decode --json" "decode --ranges --json" 
 	for j in "" ${jobs:+"--jobs $jobs"}; do
 		[[ $form == packets* && -n $j ]] && continue
 		# shellcheck disable=SC2086
-		cmd=($form "$@" $j)
+		if [[ $form == packets* ]]; then
+			cmd=($form "${pargs[@]}")
+		else
+			cmd=($form "${dargs[@]}" $j)
+		fi
 		"$bin" "${cmd[@]}" 2>/dev/null | cksum >"$tmp/new" || true
 		size=$(awk '{printf "%.1f", $2 / 1e6}' "$tmp/new")
 		read -r w c < <(best "$bin" "${cmd[@]}")
