@@ -60,6 +60,13 @@ char *cli_put_hex(char *p, uint64_t v, unsigned width)
 	unsigned n = 1;
 	char *end;
 
+	if (width == 8 && v <= 0xffffffffu) {   /* the listings' addresses */
+		memcpy(p, hex_pairs + 2 * (v >> 24), 2);
+		memcpy(p + 2, hex_pairs + 2 * ((v >> 16) & 0xff), 2);
+		memcpy(p + 4, hex_pairs + 2 * ((v >> 8) & 0xff), 2);
+		memcpy(p + 6, hex_pairs + 2 * (v & 0xff), 2);
+		return p + 8;
+	}
 #if defined(__GNUC__)
 	if (v)
 		n = (67 - (unsigned)__builtin_clzll(v)) / 4;
