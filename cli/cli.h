@@ -204,23 +204,24 @@ int cli_input_stream(const struct cli_input *in,
 		     void *ctx, struct etmkit_session *s);
 
 /* Output of ETMv3 packets. */
-void cli_print_etm3_text(FILE *f, uint8_t id, const struct etm3_packet *p,
-			 int m_profile);
-void cli_print_etm3_json(FILE *f, uint8_t id, const struct etm3_packet *p,
-			 int m_profile);
+struct cli_out;          /* cli/outbuf.h */
+void cli_print_etm3_text(struct cli_out *o, uint8_t id,
+			 const struct etm3_packet *p, int m_profile);
+void cli_print_etm3_json(struct cli_out *o, uint8_t id,
+			 const struct etm3_packet *p, int m_profile);
 
 /* The header line of the packet text listing. */
-void cli_print_packet_header(FILE *f);
+void cli_print_packet_header(struct cli_out *o);
 
 /* Whether a text listing starts with a header line: --no-header (@off)
  * drops it, --header (@on) forces it, else only on a terminal. */
 int cli_header_wanted(FILE *f, int on, int off);
 
 /* Output of ETMv4 and ETE packets (@ete: the source is an ETE). */
-void cli_print_etm4_text(FILE *f, uint8_t id, const struct etm4_packet *p,
-			 int ete);
-void cli_print_etm4_json(FILE *f, uint8_t id, const struct etm4_packet *p,
-			 int ete);
+void cli_print_etm4_text(struct cli_out *o, uint8_t id,
+			 const struct etm4_packet *p, int ete);
+void cli_print_etm4_json(struct cli_out *o, uint8_t id,
+			 const struct etm4_packet *p, int ete);
 
 /* Disassembly of instruction elements (capstone), cached by address. */
 struct cli_disasm;
@@ -235,13 +236,14 @@ const char *cli_disasm(struct cli_disasm *d, const struct etmkit_elem *e);
  * header names the text columns; @where: with the "function+offset
  * (binary)" column. */
 struct cli_where;
-void cli_print_elem_header(FILE *f, int where);
-void cli_print_elem_text(FILE *f, uint8_t id, const struct etmkit_elem *e,
-			 int m_profile, struct cli_disasm *dis, int bad_image,
+void cli_print_elem_header(struct cli_out *o, int where);
+void cli_print_elem_text(struct cli_out *o, uint8_t id,
+			 const struct etmkit_elem *e, int m_profile,
+			 struct cli_disasm *dis, int bad_image,
 			 const struct cli_where *w);
-void cli_print_elem_json(FILE *f, uint8_t id, const struct etmkit_elem *e,
-			 int m_profile, const struct cli_where *w,
-			 const struct cli_task *t);
+void cli_print_elem_json(struct cli_out *o, uint8_t id,
+			 const struct etmkit_elem *e, int m_profile,
+			 const struct cli_where *w, const struct cli_task *t);
 
 int cmd_packets(int argc, char **argv);
 int cmd_frames(int argc, char **argv);

@@ -3,11 +3,13 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "etmkit/blocks.h"
 #include "health.h"
 #include "images.h"
+#include "outbuf.h"
 #include "symbolize.h"
 
 static const char decode_usage[] =
@@ -68,7 +70,9 @@ struct decode_run {
 	struct decode_counts counts[DEFORMAT_ID_COUNT];
 	struct cli_health health;    /* most of a source failing? */
 	struct cli_disasm *dis;
-	FILE *out;
+	/* The listing: stdout through a buffer of lines (cli/outbuf.h). */
+	struct cli_out out;
+	char out_buf[64 * 1024];
 	int header, no_header;             /* --header, --no-header */
 	/* The undefined-instruction check (check_undefined()), per trace ID:
 	 * the source's image, protocol and current memory space. */
@@ -256,10 +260,10 @@ static int on_elem(void *ctx, uint8_t id, const struct etmkit_elem *e)
 	if (!listed)
 		return 0;
 	if (r->json)
-		cli_print_elem_json(r->out, id, e, r->m_profile[id & 0x7f], w,
+		cli_print_elem_json(&r->out, id, e, r->m_profile[id & 0x7f], w,
 				    t);
 	else
-		cli_print_elem_text(r->out, id, e, r->m_profile[id & 0x7f],
+		cli_print_elem_text(&r->out, id, e, r->m_profile[id & 0x7f],
 				    r->dis, bad, w);
 	return 0;
 }
@@ -364,7 +368,8 @@ int cmd_decode(int argc, char **argv)
 	r.in.frames = -1;
 	r.in.keep_snapshot = 1;
 	r.in.protos = CLI_PROTO_ALL;
-	r.out = stdout;
+	cli_out_init(&r.out, stdout, r.out_buf, sizeof(r.out_buf),
+		     isatty(fileno(stdout)));
 	{
 		const struct cli_flag flags[] = {
 			{ .name = "json", .target = &r.json },
@@ -399,8 +404,8 @@ int cmd_decode(int argc, char **argv)
 	if (!rc)
 		rc = setup(&r);
 	r.show_where = cli_symbols_any(r.syms);
-	if (!rc && !r.json && cli_header_wanted(r.out, r.header, r.no_header))
-		cli_print_elem_header(r.out, r.show_where);
+	if (!rc && !r.json && cli_header_wanted(stdout, r.header, r.no_header))
+		cli_print_elem_header(&r.out, r.show_where);
 	if (!rc)
 		rc = cli_input_stream(&r.in, feed, &r, r.session);
 	if (r.stopped)
@@ -413,7 +418,7 @@ int cmd_decode(int argc, char **argv)
 	if (!rc)
 		cli_health_report(&r.health, &r.in,
 				  etmkit_session_frame_stats(r.session));
-	if (fflush(stdout) != 0) {
+	if (cli_out_flush(&r.out) != 0 || fflush(stdout) != 0) {
 		cli_error("cannot write the output");
 		rc = cli_exit_input;
 	}

@@ -1,11 +1,14 @@
 /* etmkit packets: list the packets of each trace source (ETMv3, ETMv4,
  * ETE). */
+#define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "health.h"
+#include "outbuf.h"
 #include "packet_forms.h"
 
 static const char packets_usage[] =
@@ -55,7 +58,9 @@ struct packets_run {
 	uint64_t counts[DEFORMAT_ID_COUNT][PACKETS_MAX_TYPES];
 	struct cli_form_table forms;       /* --stats: records per ID and form */
 	struct cli_health health;          /* most of a source failing? */
-	FILE *out;
+	/* The listing: stdout through a buffer of lines (cli/outbuf.h). */
+	struct cli_out out;
+	char out_buf[64 * 1024];
 };
 
 /* Count record @type with error @error of trace ID @id at @offset
@@ -83,9 +88,9 @@ static void on_etm3(struct packets_run *r, uint8_t id,
 	int m = r->m_profile[id & 0x7f];
 
 	if (r->json)
-		cli_print_etm3_json(r->out, id, p, m);
+		cli_print_etm3_json(&r->out, id, p, m);
 	else
-		cli_print_etm3_text(r->out, id, p, m);
+		cli_print_etm3_text(&r->out, id, p, m);
 	count(r, id, p->type, etm3_pkt_type_count, p->error, p->offset);
 	if (r->stats)
 		cli_form_count(&r->forms, id & 0x7f,
@@ -98,9 +103,9 @@ static void on_etm4(struct packets_run *r, uint8_t id,
 	int ete = proto == etmkit_proto_ete;
 
 	if (r->json)
-		cli_print_etm4_json(r->out, id, p, ete);
+		cli_print_etm4_json(&r->out, id, p, ete);
 	else
-		cli_print_etm4_text(r->out, id, p, ete);
+		cli_print_etm4_text(&r->out, id, p, ete);
 	count(r, id, p->type, etm4_pkt_type_count, p->error, p->offset);
 	if (r->stats)
 		cli_form_count(&r->forms, id & 0x7f, cli_form_etm4_key(p));
@@ -134,13 +139,22 @@ static int on_frame_event(void *ctx, const struct deformat_event *ev)
 	if (ev->kind != deformat_ev_error || ev->error == -etmkit_err_truncated)
 		return 0;
 	msg = ev->message ? ev->message : etmkit_errstr(ev->error);
-	if (r->json)
-		fprintf(r->out, "{\"offset\":%" PRIu64 ",\"type\":\"frame_error\","
-			"\"length\":%" PRIu64 ",\"error\":\"%s\"}\n", ev->offset,
-			ev->length, msg);
-	else
-		fprintf(r->out, "%10" PRIu64 "  --  frame_error %" PRIu64
-			" bytes  ERROR: %s\n", ev->offset, ev->length, msg);
+	if (r->json) {
+		cli_out_lit(&r->out, "{\"offset\":");
+		cli_out_udec(&r->out, ev->offset);
+		cli_out_lit(&r->out, ",\"type\":\"frame_error\",\"length\":");
+		cli_out_udec(&r->out, ev->length);
+		cli_out_lit(&r->out, ",\"error\":\"");
+		cli_out_str(&r->out, msg);
+		cli_out_lit(&r->out, "\"}");
+	} else {
+		cli_out_udec_w(&r->out, ev->offset, 10);
+		cli_out_lit(&r->out, "  --  frame_error ");
+		cli_out_udec(&r->out, ev->length);
+		cli_out_lit(&r->out, " bytes  ERROR: ");
+		cli_out_str(&r->out, msg);
+	}
+	cli_out_eol(&r->out);
 	r->errors++;
 	return 0;
 }
@@ -152,13 +166,22 @@ static int on_gap(void *ctx, uint8_t id, enum etmkit_loss reason,
 {
 	struct packets_run *r = ctx;
 
-	if (r->json)
-		fprintf(r->out, "{\"offset\":%" PRIu64 ",\"id\":%u,"
-			"\"type\":\"gap\",\"reason\":\"%s\"}\n", offset,
-			(unsigned)id, etmkit_loss_name(reason));
-	else
-		fprintf(r->out, "%10" PRIu64 "  %02x  --  gap %s\n", offset, id,
-			etmkit_loss_name(reason));
+	if (r->json) {
+		cli_out_lit(&r->out, "{\"offset\":");
+		cli_out_udec(&r->out, offset);
+		cli_out_lit(&r->out, ",\"id\":");
+		cli_out_udec(&r->out, id);
+		cli_out_lit(&r->out, ",\"type\":\"gap\",\"reason\":\"");
+		cli_out_str(&r->out, etmkit_loss_name(reason));
+		cli_out_lit(&r->out, "\"}");
+	} else {
+		cli_out_udec_w(&r->out, offset, 10);
+		cli_out_mem(&r->out, "  ", 2);
+		cli_out_hex(&r->out, id, 2);
+		cli_out_lit(&r->out, "  --  gap ");
+		cli_out_str(&r->out, etmkit_loss_name(reason));
+	}
+	cli_out_eol(&r->out);
 	return 0;
 }
 
@@ -273,7 +296,8 @@ int cmd_packets(int argc, char **argv)
 	memset(&r, 0, sizeof(r));
 	r.in.frames = -1;
 	r.in.protos = CLI_PROTO_ALL;
-	r.out = stdout;
+	cli_out_init(&r.out, stdout, r.out_buf, sizeof(r.out_buf),
+		     isatty(fileno(stdout)));
 	rc = parse_args(&r, argc, argv);
 	if (rc)
 		return rc < 0 ? 0 : rc;
@@ -298,8 +322,8 @@ int cmd_packets(int argc, char **argv)
 		cli_input_free(&r.in);
 		return cli_exit_input;
 	}
-	if (!r.json && cli_header_wanted(r.out, r.header, r.no_header))
-		cli_print_packet_header(r.out);
+	if (!r.json && cli_header_wanted(stdout, r.header, r.no_header))
+		cli_print_packet_header(&r.out);
 	rc = cli_input_stream(&r.in, feed, &r, r.session);
 	if (r.stopped)
 		rc = cli_exit_trace_errors;
@@ -313,7 +337,7 @@ int cmd_packets(int argc, char **argv)
 	cli_form_table_free(&r.forms);
 	etmkit_session_free(r.session);
 	cli_input_free(&r.in);
-	if (fflush(stdout) != 0) {
+	if (cli_out_flush(&r.out) != 0 || fflush(stdout) != 0) {
 		cli_error("cannot write the output");
 		return cli_exit_input;
 	}

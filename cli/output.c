@@ -5,20 +5,43 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "outbuf.h"
 
-/* The packet's bytes; an A-sync is its zeros and 0x80 however long. */
-static void put_hex(FILE *f, const struct etm3_packet *p, const char *sep)
+/* The bytes of a packet (@raw, @size of them kept, @length in all), two
+ * hex digits each, @sep between them; an A-sync longer than kept
+ * (@a_sync) is its zeros, then 0x80 unless @error; else "..." for the
+ * bytes not kept. */
+static void put_bytes(struct cli_out *o, const uint8_t *raw, unsigned size,
+		      uint32_t length, int a_sync, int error, const char *sep)
 {
-	if (p->type == etm3_pkt_a_sync && p->length > p->size) {
-		for (uint32_t i = 0; i < p->length; i++)
-			fprintf(f, "%s%02x", i ? sep : "",
-				(!p->error && i + 1 == p->length) ? 0x80 : 0);
+	size_t seplen = strlen(sep);
+
+	if (a_sync && length > size) {
+		for (uint32_t i = 0; i < length; i++) {
+			if (i)
+				cli_out_mem(o, sep, seplen);
+			cli_out_hex(o, (!error && i + 1 == length) ? 0x80 : 0,
+				    2);
+		}
 		return;
 	}
-	for (unsigned i = 0; i < p->size; i++)
-		fprintf(f, "%s%02x", i ? sep : "", p->raw[i]);
-	if (p->length > p->size)
-		fprintf(f, "%s...", sep);
+	for (unsigned i = 0; i < size; i++) {
+		if (i)
+			cli_out_mem(o, sep, seplen);
+		cli_out_hex(o, raw[i], 2);
+	}
+	if (length > size) {
+		cli_out_mem(o, sep, seplen);
+		cli_out_mem(o, "...", 3);
+	}
+}
+
+/* The packet's bytes; an A-sync is its zeros and 0x80 however long. */
+static void put_hex(struct cli_out *o, const struct etm3_packet *p,
+		    const char *sep)
+{
+	put_bytes(o, p->raw, p->size, p->length, p->type == etm3_pkt_a_sync,
+		  p->error != 0, sep);
 }
 
 static const char *isa(unsigned v)
@@ -26,116 +49,214 @@ static const char *isa(unsigned v)
 	return etmkit_isa_name((enum etmkit_isa)v);
 }
 
-/* ---- Text ---------------------------------------------------------------- */
-
-static void text_branch(FILE *f, const struct etm3_branch *b, int m_profile)
+/* Text fields: @key (" NAME=" or " NAME=0x", a string literal) then the
+ * value. */
+#define t_hex(o, key, v, width) t_hex_n(o, key, sizeof(key) - 1, v, width)
+static void t_hex_n(struct cli_out *o, const char *key, size_t klen,
+		    uint64_t v, unsigned width)
 {
-	fprintf(f, " addr=0x%08" PRIx32 " bits=%u", b->addr, b->addr_bits);
-	if (b->partial)
-		fprintf(f, " partial");
-	if (b->isa_change || b->exc_bytes)
-		fprintf(f, " isa=%s", isa(b->isa));
-	if (b->exc_bytes)
-		fprintf(f, " exception=%u(%s) cancel=%u", b->exception,
-			etm3_exception_name(b->exception, m_profile), b->cancel);
-	if (b->exc_in_addr)
-		fprintf(f, " legacy_exception=%u(%s) cancel=%u",
-			b->legacy_exception,
-			etm3_legacy_exception_name(b->legacy_exception), b->cancel);
-	if (b->exc_bytes)
-		fprintf(f, " ns=%u hyp=%u altisa=%u", b->ns, b->hyp, b->altisa);
-	if (b->has_resume)
-		fprintf(f, " resume=%u", b->resume);
+	cli_out_mem(o, key, klen);
+	cli_out_hex(o, v, width);
 }
 
-static void text_isync(FILE *f, const struct etm3_packet *p, int m_profile)
+#define t_dec(o, key, v) t_dec_n(o, key, sizeof(key) - 1, v)
+static void t_dec_n(struct cli_out *o, const char *key, size_t klen,
+		    uint64_t v)
+{
+	cli_out_mem(o, key, klen);
+	cli_out_udec(o, v);
+}
+
+#define t_str(o, key, v) t_str_n(o, key, sizeof(key) - 1, v)
+static void t_str_n(struct cli_out *o, const char *key, size_t klen,
+		    const char *v)
+{
+	cli_out_mem(o, key, klen);
+	cli_out_str(o, v);
+}
+
+/* JSON fields: ,"PRENAME": then the value (@pre: "" or a prefix, @name a
+ * string literal). */
+#define j_key(o, pre, name) j_key_n(o, pre, name, sizeof(name) - 1)
+static void j_key_n(struct cli_out *o, const char *pre, const char *name,
+		    size_t nlen)
+{
+	cli_out_mem(o, ",\"", 2);
+	if (*pre)
+		cli_out_str(o, pre);
+	cli_out_mem(o, name, nlen);
+	cli_out_mem(o, "\":", 2);
+}
+
+#define j_dec(o, pre, name, v) \
+	do { \
+		j_key(o, pre, name); \
+		cli_out_udec(o, v); \
+	} while (0)
+
+/* "0x..." */
+#define j_hex(o, pre, name, v) \
+	do { \
+		j_key(o, pre, name); \
+		cli_out_mem(o, "\"0x", 3); \
+		cli_out_hex(o, v, 0); \
+		cli_out_char(o, '"'); \
+	} while (0)
+
+/* A string that needs no escapes. */
+#define j_str(o, pre, name, v) \
+	do { \
+		j_key(o, pre, name); \
+		cli_out_char(o, '"'); \
+		cli_out_str(o, v); \
+		cli_out_char(o, '"'); \
+	} while (0)
+
+#define j_true(o, pre, name) \
+	do { \
+		j_key(o, pre, name); \
+		cli_out_mem(o, "true", 4); \
+	} while (0)
+
+/* ---- Text ---------------------------------------------------------------- */
+
+static void text_branch(struct cli_out *o, const struct etm3_branch *b,
+			int m_profile)
+{
+	t_hex(o, " addr=0x", b->addr, 8);
+	t_dec(o, " bits=", b->addr_bits);
+	if (b->partial)
+		cli_out_lit(o, " partial");
+	if (b->isa_change || b->exc_bytes)
+		t_str(o, " isa=", isa(b->isa));
+	if (b->exc_bytes) {
+		t_dec(o, " exception=", b->exception);
+		cli_out_char(o, '(');
+		cli_out_str(o, etm3_exception_name(b->exception, m_profile));
+		cli_out_char(o, ')');
+		t_dec(o, " cancel=", b->cancel);
+	}
+	if (b->exc_in_addr) {
+		t_dec(o, " legacy_exception=", b->legacy_exception);
+		cli_out_char(o, '(');
+		cli_out_str(o, etm3_legacy_exception_name(b->legacy_exception));
+		cli_out_char(o, ')');
+		t_dec(o, " cancel=", b->cancel);
+	}
+	if (b->exc_bytes) {
+		t_dec(o, " ns=", b->ns);
+		t_dec(o, " hyp=", b->hyp);
+		t_dec(o, " altisa=", b->altisa);
+	}
+	if (b->has_resume)
+		t_dec(o, " resume=", b->resume);
+}
+
+static void text_isync(struct cli_out *o, const struct etm3_packet *p,
+		       int m_profile)
 {
 	const struct etm3_isync *s = &p->u.isync;
 
-	fprintf(f, " reason=%s", etm3_reason_name(s->reason));
-	if (!s->data_only)
-		fprintf(f, " addr=0x%08" PRIx32 " isa=%s", s->addr, isa(s->isa));
-	fprintf(f, " ns=%u hyp=%u", s->ns, s->hyp);
+	t_str(o, " reason=", etm3_reason_name(s->reason));
+	if (!s->data_only) {
+		t_hex(o, " addr=0x", s->addr, 8);
+		t_str(o, " isa=", isa(s->isa));
+	}
+	t_dec(o, " ns=", s->ns);
+	t_dec(o, " hyp=", s->hyp);
 	if (s->context_id_bytes)
-		fprintf(f, " context_id=0x%" PRIx32, s->context_id);
+		t_hex(o, " context_id=0x", s->context_id, 0);
 	if (p->type == etm3_pkt_i_sync_cycle)
-		fprintf(f, " cycles=%" PRIu32, s->cycles);
+		t_dec(o, " cycles=", s->cycles);
 	if (s->lsip) {
-		fprintf(f, " lsip next:");
-		text_branch(f, &s->lsip_next, m_profile);
+		cli_out_lit(o, " lsip next:");
+		text_branch(o, &s->lsip_next, m_profile);
 	}
 	if (s->data_only)
-		fprintf(f, " data-only");
+		cli_out_lit(o, " data-only");
 }
 
-static void text_data(FILE *f, const struct etm3_packet *p)
+static void text_data(struct cli_out *o, const struct etm3_packet *p)
 {
 	const struct etm3_data *d = &p->u.data;
 
 	if (p->type == etm3_pkt_ooo_placeholder || p->type == etm3_pkt_ooo_data)
-		fprintf(f, " tag=%u", d->tag);
-	if (d->has_addr)
-		fprintf(f, " data_addr=0x%08" PRIx32 " be=%u", d->addr, d->be);
-	if (d->has_value || d->size)
-		fprintf(f, " value=0x%" PRIx32 " size=%u", d->value, d->size);
+		t_dec(o, " tag=", d->tag);
+	if (d->has_addr) {
+		t_hex(o, " data_addr=0x", d->addr, 8);
+		t_dec(o, " be=", d->be);
+	}
+	if (d->has_value || d->size) {
+		t_hex(o, " value=0x", d->value, 0);
+		t_dec(o, " size=", d->size);
+	}
 	if (p->type == etm3_pkt_ooo_data) {
 		if (!d->ooo_match)
-			fprintf(f, " unexpected(ignored)");
+			cli_out_lit(o, " unexpected(ignored)");
 		else
-			fprintf(f, " placeholder@%" PRIu64, d->placeholder_offset);
-		if (d->pair >= 0)
-			fprintf(f, " pair=%d", d->pair);
+			t_dec(o, " placeholder@", d->placeholder_offset);
+		if (d->pair >= 0) {
+			cli_out_lit(o, " pair=");
+			cli_out_sdec(o, d->pair);
+		}
 	}
 }
 
-static void text_fields(FILE *f, const struct etm3_packet *p, int m_profile)
+static void text_fields(struct cli_out *o, const struct etm3_packet *p,
+			int m_profile)
 {
 	char atoms[17];
 
 	switch (p->type) {
 	case etm3_pkt_p_header:
-		fprintf(f, " %s instr=%u cycles=%u", etm3_atoms_string(&p->u.atoms, atoms),
-			p->u.atoms.instr, p->u.atoms.cycles);
+		cli_out_char(o, ' ');
+		cli_out_str(o, etm3_atoms_string(&p->u.atoms, atoms));
+		t_dec(o, " instr=", p->u.atoms.instr);
+		t_dec(o, " cycles=", p->u.atoms.cycles);
 		break;
 	case etm3_pkt_cycle_count:
-		fprintf(f, " cycles=%" PRIu32, p->u.cycles);
+		t_dec(o, " cycles=", p->u.cycles);
 		break;
 	case etm3_pkt_i_sync:
 	case etm3_pkt_i_sync_cycle:
-		text_isync(f, p, m_profile);
+		text_isync(o, p, m_profile);
 		break;
 	case etm3_pkt_branch_address:
-		text_branch(f, &p->u.branch, m_profile);
+		text_branch(o, &p->u.branch, m_profile);
 		break;
 	case etm3_pkt_context_id:
-		fprintf(f, " context_id=0x%" PRIx32, p->u.context_id);
+		t_hex(o, " context_id=0x", p->u.context_id, 0);
 		break;
 	case etm3_pkt_vmid:
-		fprintf(f, " vmid=0x%02x", p->u.vmid);
+		t_hex(o, " vmid=0x", p->u.vmid, 2);
 		break;
 	case etm3_pkt_timestamp:
-		fprintf(f, " timestamp=0x%" PRIx64 " (%" PRIu64 ") bits=%u%s",
-			p->u.timestamp.value, p->u.timestamp.value,
-			p->u.timestamp.bits,
-			p->u.timestamp.clock_change ? " clock_change" : "");
+		t_hex(o, " timestamp=0x", p->u.timestamp.value, 0);
+		t_dec(o, " (", p->u.timestamp.value);
+		t_dec(o, ") bits=", p->u.timestamp.bits);
+		if (p->u.timestamp.clock_change)
+			cli_out_lit(o, " clock_change");
 		break;
 	case etm3_pkt_normal_data:
 	case etm3_pkt_ooo_placeholder:
 	case etm3_pkt_ooo_data:
 	case etm3_pkt_value_not_traced:
-		text_data(f, p);
+		text_data(o, p);
 		break;
 	case etm3_pkt_unsynced:
-		fprintf(f, " %" PRIu32 " bytes", p->length);
+		cli_out_char(o, ' ');
+		cli_out_udec(o, p->length);
+		cli_out_lit(o, " bytes");
 		break;
 	default:
 		break;
 	}
 }
 
-void cli_print_packet_header(FILE *f)
+void cli_print_packet_header(struct cli_out *o)
 {
-	fputs("#   offset  id  bytes  type fields\n", f);
+	cli_out_lit(o, "#   offset  id  bytes  type fields");
+	cli_out_eol(o);
 }
 
 int cli_header_wanted(FILE *f, int on, int off)
@@ -145,17 +266,34 @@ int cli_header_wanted(FILE *f, int on, int off)
 	return on || isatty(fileno(f));
 }
 
-void cli_print_etm3_text(FILE *f, uint8_t id, const struct etm3_packet *p,
-			 int m_profile)
+/* "  ERROR: WHY" */
+static void text_error(struct cli_out *o, const char *why, int error)
 {
-	fprintf(f, "%10" PRIu64 "  %02x  ", p->offset, id);
-	put_hex(f, p, " ");
-	fprintf(f, "  %s", etm3_pkt_type_name((enum etm3_pkt_type)p->type));
+	cli_out_lit(o, "  ERROR: ");
+	cli_out_str(o, why ? why : etmkit_errstr(error));
+}
+
+/* "    OFFSET  ID  " */
+static void text_start(struct cli_out *o, uint64_t offset, uint8_t id)
+{
+	cli_out_udec_w(o, offset, 10);
+	cli_out_mem(o, "  ", 2);
+	cli_out_hex(o, id, 2);
+	cli_out_mem(o, "  ", 2);
+}
+
+void cli_print_etm3_text(struct cli_out *o, uint8_t id,
+			 const struct etm3_packet *p, int m_profile)
+{
+	text_start(o, p->offset, id);
+	put_hex(o, p, " ");
+	cli_out_mem(o, "  ", 2);
+	cli_out_str(o, etm3_pkt_type_name((enum etm3_pkt_type)p->type));
 	if (!p->error || p->type == etm3_pkt_unsynced)
-		text_fields(f, p, m_profile);
+		text_fields(o, p, m_profile);
 	if (p->error)
-		fprintf(f, "  ERROR: %s", p->why ? p->why : etmkit_errstr(p->error));
-	fputc('\n', f);
+		text_error(o, p->why, p->error);
+	cli_out_eol(o);
 }
 
 /* ---- JSON ------------------------------------------------------------------ */
@@ -164,128 +302,166 @@ void cli_print_etm3_text(FILE *f, uint8_t id, const struct etm3_packet *p,
  * "0x..." strings (docs/json.md): JSON parsers that read numbers as doubles
  * (JavaScript, jq) would round 64-bit ones silently. Counts stay numbers. */
 
-static void json_branch(FILE *f, const struct etm3_branch *b, const char *pre)
+static void json_branch(struct cli_out *o, const struct etm3_branch *b,
+			const char *pre)
 {
-	fprintf(f, ",\"%saddr\":\"0x%" PRIx32 "\",\"%saddr_bits\":%u,\"%sisa\":\"%s\"",
-		pre, b->addr, pre, b->addr_bits, pre, isa(b->isa));
+	j_hex(o, pre, "addr", b->addr);
+	j_dec(o, pre, "addr_bits", b->addr_bits);
+	j_str(o, pre, "isa", isa(b->isa));
 	if (b->partial)
-		fprintf(f, ",\"%spartial\":true", pre);
-	if (b->exc_bytes)
-		fprintf(f, ",\"%sexception\":%u,\"%scancel\":%u", pre, b->exception,
-			pre, b->cancel);
-	if (b->exc_in_addr)
-		fprintf(f, ",\"%slegacy_exception\":%u,\"%scancel\":%u", pre,
-			b->legacy_exception, pre, b->cancel);
-	if (b->exc_bytes)
-		fprintf(f, ",\"%sns\":%u,\"%shyp\":%u,\"%saltisa\":%u", pre, b->ns,
-			pre, b->hyp, pre, b->altisa);
+		j_true(o, pre, "partial");
+	if (b->exc_bytes) {
+		j_dec(o, pre, "exception", b->exception);
+		j_dec(o, pre, "cancel", b->cancel);
+	}
+	if (b->exc_in_addr) {
+		j_dec(o, pre, "legacy_exception", b->legacy_exception);
+		j_dec(o, pre, "cancel", b->cancel);
+	}
+	if (b->exc_bytes) {
+		j_dec(o, pre, "ns", b->ns);
+		j_dec(o, pre, "hyp", b->hyp);
+		j_dec(o, pre, "altisa", b->altisa);
+	}
 	if (b->has_resume)
-		fprintf(f, ",\"%sresume\":%u", pre, b->resume);
+		j_dec(o, pre, "resume", b->resume);
 }
 
-static void json_isync(FILE *f, const struct etm3_packet *p)
+static void json_isync(struct cli_out *o, const struct etm3_packet *p)
 {
 	const struct etm3_isync *s = &p->u.isync;
 
-	fprintf(f, ",\"reason\":\"%s\",\"ns\":%u,\"hyp\":%u",
-		etm3_reason_name(s->reason), s->ns, s->hyp);
-	if (!s->data_only)
-		fprintf(f, ",\"addr\":\"0x%" PRIx32 "\",\"isa\":\"%s\"", s->addr,
-			isa(s->isa));
-	else
-		fprintf(f, ",\"data_only\":true");
+	j_str(o, "", "reason", etm3_reason_name(s->reason));
+	j_dec(o, "", "ns", s->ns);
+	j_dec(o, "", "hyp", s->hyp);
+	if (!s->data_only) {
+		j_hex(o, "", "addr", s->addr);
+		j_str(o, "", "isa", isa(s->isa));
+	} else {
+		j_true(o, "", "data_only");
+	}
 	if (s->context_id_bytes)
-		fprintf(f, ",\"context_id\":\"0x%" PRIx32 "\"", s->context_id);
+		j_hex(o, "", "context_id", s->context_id);
 	if (p->type == etm3_pkt_i_sync_cycle)
-		fprintf(f, ",\"cycles\":%" PRIu32, s->cycles);
+		j_dec(o, "", "cycles", s->cycles);
 	if (s->lsip) {
-		fprintf(f, ",\"lsip\":true");
-		json_branch(f, &s->lsip_next, "next_");
+		j_true(o, "", "lsip");
+		json_branch(o, &s->lsip_next, "next_");
 	}
 }
 
-static void json_data(FILE *f, const struct etm3_packet *p)
+static void json_data(struct cli_out *o, const struct etm3_packet *p)
 {
 	const struct etm3_data *d = &p->u.data;
 
 	if (p->type == etm3_pkt_ooo_placeholder || p->type == etm3_pkt_ooo_data)
-		fprintf(f, ",\"tag\":%u", d->tag);
-	if (d->has_addr)
-		fprintf(f, ",\"data_addr\":\"0x%" PRIx32 "\",\"be\":%u", d->addr,
-			d->be);
-	if (d->has_value || d->size)
-		fprintf(f, ",\"value\":\"0x%" PRIx32 "\",\"size\":%u", d->value,
-			d->size);
+		j_dec(o, "", "tag", d->tag);
+	if (d->has_addr) {
+		j_hex(o, "", "data_addr", d->addr);
+		j_dec(o, "", "be", d->be);
+	}
+	if (d->has_value || d->size) {
+		j_hex(o, "", "value", d->value);
+		j_dec(o, "", "size", d->size);
+	}
 	if (p->type == etm3_pkt_ooo_data) {
-		fprintf(f, ",\"match\":%s", d->ooo_match ? "true" : "false");
+		j_key(o, "", "match");
+		cli_out_str(o, d->ooo_match ? "true" : "false");
 		if (d->ooo_match)
-			fprintf(f, ",\"placeholder_offset\":%" PRIu64,
-				d->placeholder_offset);
-		if (d->pair >= 0)
-			fprintf(f, ",\"pair\":%d", d->pair);
+			j_dec(o, "", "placeholder_offset",
+			      d->placeholder_offset);
+		if (d->pair >= 0) {
+			j_key(o, "", "pair");
+			cli_out_sdec(o, d->pair);
+		}
 	}
 }
 
-static void json_fields(FILE *f, const struct etm3_packet *p)
+static void json_fields(struct cli_out *o, const struct etm3_packet *p)
 {
 	char atoms[17];
 
 	switch (p->type) {
 	case etm3_pkt_p_header:
-		fprintf(f, ",\"atoms\":\"%s\",\"instr\":%u,\"cycles\":%u,\"format\":%u",
-			etm3_atoms_string(&p->u.atoms, atoms), p->u.atoms.instr,
-			p->u.atoms.cycles, p->u.atoms.format);
+		j_str(o, "", "atoms", etm3_atoms_string(&p->u.atoms, atoms));
+		j_dec(o, "", "instr", p->u.atoms.instr);
+		j_dec(o, "", "cycles", p->u.atoms.cycles);
+		j_dec(o, "", "format", p->u.atoms.format);
 		break;
 	case etm3_pkt_cycle_count:
-		fprintf(f, ",\"cycles\":%" PRIu32, p->u.cycles);
+		j_dec(o, "", "cycles", p->u.cycles);
 		break;
 	case etm3_pkt_i_sync:
 	case etm3_pkt_i_sync_cycle:
-		json_isync(f, p);
+		json_isync(o, p);
 		break;
 	case etm3_pkt_branch_address:
-		json_branch(f, &p->u.branch, "");
+		json_branch(o, &p->u.branch, "");
 		break;
 	case etm3_pkt_context_id:
-		fprintf(f, ",\"context_id\":\"0x%" PRIx32 "\"", p->u.context_id);
+		j_hex(o, "", "context_id", p->u.context_id);
 		break;
 	case etm3_pkt_vmid:
-		fprintf(f, ",\"vmid\":\"0x%x\"", p->u.vmid);
+		j_hex(o, "", "vmid", p->u.vmid);
 		break;
 	case etm3_pkt_timestamp:
-		fprintf(f, ",\"timestamp\":\"0x%" PRIx64 "\",\"timestamp_bits\":%u,"
-			"\"clock_change\":%u", p->u.timestamp.value,
-			p->u.timestamp.bits, p->u.timestamp.clock_change);
+		j_hex(o, "", "timestamp", p->u.timestamp.value);
+		j_dec(o, "", "timestamp_bits", p->u.timestamp.bits);
+		j_dec(o, "", "clock_change", p->u.timestamp.clock_change);
 		break;
 	case etm3_pkt_normal_data:
 	case etm3_pkt_ooo_placeholder:
 	case etm3_pkt_ooo_data:
 	case etm3_pkt_value_not_traced:
-		json_data(f, p);
+		json_data(o, p);
 		break;
 	default:
 		break;
 	}
 }
 
-void cli_print_etm3_json(FILE *f, uint8_t id, const struct etm3_packet *p,
-			 int m_profile)
+/* {"offset":N,"id":N,"type":"NAME" */
+static void json_start(struct cli_out *o, uint64_t offset, uint8_t id,
+		       const char *type)
+{
+	cli_out_lit(o, "{\"offset\":");
+	cli_out_udec(o, offset);
+	j_dec(o, "", "id", id);
+	j_str(o, "", "type", type);
+}
+
+/* ,"error":"WHY" */
+static void json_error(struct cli_out *o, const char *why, int error)
+{
+	j_str(o, "", "error", why ? why : etmkit_errstr(error));
+}
+
+/* }\n */
+static void json_end(struct cli_out *o)
+{
+	cli_out_char(o, '}');
+	cli_out_eol(o);
+}
+
+void cli_print_etm3_json(struct cli_out *o, uint8_t id,
+			 const struct etm3_packet *p, int m_profile)
 {
 	(void)m_profile;
-	fprintf(f, "{\"offset\":%" PRIu64 ",\"id\":%u,\"type\":\"%s\"", p->offset,
-		id, etm3_pkt_type_name((enum etm3_pkt_type)p->type));
+	json_start(o, p->offset, id,
+		   etm3_pkt_type_name((enum etm3_pkt_type)p->type));
 	if (p->type == etm3_pkt_unsynced) {
-		fprintf(f, ",\"length\":%" PRIu32 "}\n", p->length);
+		j_dec(o, "", "length", p->length);
+		json_end(o);
 		return;
 	}
-	fputs(",\"bytes\":\"", f);
-	put_hex(f, p, "");
-	fputc('"', f);
+	cli_out_lit(o, ",\"bytes\":\"");
+	put_hex(o, p, "");
+	cli_out_char(o, '"');
 	if (p->error)
-		fprintf(f, ",\"error\":\"%s\"", p->why ? p->why : etmkit_errstr(p->error));
+		json_error(o, p->why, p->error);
 	else
-		json_fields(f, p);
-	fputs("}\n", f);
+		json_fields(o, p);
+	json_end(o);
 }
 
 /* ==== ETMv4 and ETE ======================================================== */
@@ -322,352 +498,374 @@ static const char *etm4_atoms_string(const struct etm4_atoms *a, char *buf)
 }
 
 /* The packet's bytes; an A-sync longer than kept is zeros, then 0x80. */
-static void etm4_put_hex(FILE *f, const struct etm4_packet *p, const char *sep)
+static void etm4_put_hex(struct cli_out *o, const struct etm4_packet *p,
+			 const char *sep)
 {
-	if (p->type == etm4_pkt_a_sync && p->length > p->size) {
-		for (uint32_t i = 0; i < p->length; i++)
-			fprintf(f, "%s%02x", i ? sep : "",
-				(!p->error && i + 1 == p->length) ? 0x80 : 0);
-		return;
-	}
-	for (unsigned i = 0; i < p->size; i++)
-		fprintf(f, "%s%02x", i ? sep : "", p->raw[i]);
-	if (p->length > p->size)
-		fprintf(f, "%s...", sep);
+	put_bytes(o, p->raw, p->size, p->length, p->type == etm4_pkt_a_sync,
+		  p->error != 0, sep);
 }
 
 /* ---- Text ---------------------------------------------------------------- */
 
-static void text4_addr(FILE *f, const struct etm4_address *a)
+static void text4_addr(struct cli_out *o, const struct etm4_address *a)
 {
-	fprintf(f, " addr=0x%" PRIx64 " is=%u %s", a->addr, a->is,
-		etm4_addr_form_name(a->form));
+	t_hex(o, " addr=0x", a->addr, 0);
+	t_dec(o, " is=", a->is);
+	cli_out_char(o, ' ');
+	cli_out_str(o, etm4_addr_form_name(a->form));
 	if (a->form == etm4_addr_exact)
-		fprintf(f, " hist=%u", a->hist);
+		t_dec(o, " hist=", a->hist);
 	else
-		fprintf(f, " bits=%u", a->bits);
+		t_dec(o, " bits=", a->bits);
 }
 
-static void text4_context(FILE *f, const struct etm4_context *c)
+static void text4_context(struct cli_out *o, const struct etm4_context *c)
 {
 	if (!c->updated) {
-		fputs(" unchanged", f);
+		cli_out_lit(o, " unchanged");
 		return;
 	}
-	fprintf(f, " el=%u sf=%u ns=%u nse=%u", c->el, c->sf, c->ns, c->nse);
+	t_dec(o, " el=", c->el);
+	t_dec(o, " sf=", c->sf);
+	t_dec(o, " ns=", c->ns);
+	t_dec(o, " nse=", c->nse);
 	if (c->has_vmid)
-		fprintf(f, " vmid=0x%" PRIx32, c->vmid);
+		t_hex(o, " vmid=0x", c->vmid, 0);
 	if (c->has_cid)
-		fprintf(f, " context_id=0x%" PRIx32, c->context_id);
+		t_hex(o, " context_id=0x", c->context_id, 0);
 }
 
-static void text4_tinfo(FILE *f, const struct etm4_trace_info *t)
+static void text4_tinfo(struct cli_out *o, const struct etm4_trace_info *t)
 {
-	fprintf(f, " plctl=0x%" PRIx32, t->plctl);
-	if (t->plctl & ETM4_TINFO_INFO)
-		fprintf(f, " info=0x%" PRIx32 " cc_enabled=%u", t->info,
-			(unsigned)(t->info & 1));
+	t_hex(o, " plctl=0x", t->plctl, 0);
+	if (t->plctl & ETM4_TINFO_INFO) {
+		t_hex(o, " info=0x", t->info, 0);
+		t_dec(o, " cc_enabled=", t->info & 1);
+	}
 	if (t->plctl & ETM4_TINFO_KEY)
-		fprintf(f, " key=0x%" PRIx32, t->key);
+		t_hex(o, " key=0x", t->key, 0);
 	if (t->plctl & ETM4_TINFO_SPEC)
-		fprintf(f, " spec=%" PRIu32, t->spec);
+		t_dec(o, " spec=", t->spec);
 	if (t->plctl & ETM4_TINFO_CYCT)
-		fprintf(f, " cyct=0x%" PRIx32, t->cyct);
+		t_hex(o, " cyct=0x", t->cyct, 0);
 	if (t->plctl & ETM4_TINFO_WNDW)
-		fprintf(f, " wndw=0x%" PRIx32, t->wndw);
+		t_hex(o, " wndw=0x", t->wndw, 0);
 }
 
-static void text4_spec(FILE *f, const struct etm4_packet *p)
+static void text4_spec(struct cli_out *o, const struct etm4_packet *p)
 {
 	const struct etm4_spec *s = &p->u.spec;
 	char atoms[25];
 
 	if (s->atoms.count)
-		fprintf(f, " atoms=%s", etm4_atoms_string(&s->atoms, atoms));
+		t_str(o, " atoms=", etm4_atoms_string(&s->atoms, atoms));
 	if (p->type == etm4_pkt_commit)
-		fprintf(f, " commit=%" PRIu32, s->count);
-	if (p->type == etm4_pkt_cancel)
-		fprintf(f, " cancel=%" PRIu32 " format=%u", s->count, s->format);
+		t_dec(o, " commit=", s->count);
+	if (p->type == etm4_pkt_cancel) {
+		t_dec(o, " cancel=", s->count);
+		t_dec(o, " format=", s->format);
+	}
 	if (p->type == etm4_pkt_cancel && s->mispredict)
-		fputs(" mispredict", f);
+		cli_out_lit(o, " mispredict");
 }
 
-static void text4_q(FILE *f, const struct etm4_q *q)
+static void text4_q(struct cli_out *o, const struct etm4_q *q)
 {
-	fprintf(f, " qtype=0x%x", q->qtype);
+	t_hex(o, " qtype=0x", q->qtype, 0);
 	if (q->has_addr)
-		text4_addr(f, &q->addr);
+		text4_addr(o, &q->addr);
 	if (q->has_count)
-		fprintf(f, " count=%" PRIu32, q->count);
+		t_dec(o, " count=", q->count);
 	if (q->addr_follows)
-		fputs(" addr_follows", f);
+		cli_out_lit(o, " addr_follows");
 }
 
-static void text4_cond(FILE *f, const struct etm4_cond *c)
+static void text4_cond(struct cli_out *o, const struct etm4_cond *c)
 {
-	fprintf(f, " format=%u key=0x%" PRIx32 " token=0x%" PRIx32
-		" num=%u flags=0x%x result=0x%x", c->format, c->key, c->token,
-		c->num, c->flags, c->result);
+	t_dec(o, " format=", c->format);
+	t_hex(o, " key=0x", c->key, 0);
+	t_hex(o, " token=0x", c->token, 0);
+	t_dec(o, " num=", c->num);
+	t_hex(o, " flags=0x", c->flags, 0);
+	t_hex(o, " result=0x", c->result, 0);
 }
 
-static void text4_fields(FILE *f, const struct etm4_packet *p, int ete)
+static void text4_fields(struct cli_out *o, const struct etm4_packet *p,
+			 int ete)
 {
 	char atoms[25];
 
 	switch (p->type) {
 	case etm4_pkt_trace_info:
-		text4_tinfo(f, &p->u.tinfo);
+		text4_tinfo(o, &p->u.tinfo);
 		break;
 	case etm4_pkt_timestamp:
-		fprintf(f, " timestamp=0x%" PRIx64 " (%" PRIu64 ") bits=%u",
-			p->u.ts.value, p->u.ts.value, p->u.ts.bits);
+		t_hex(o, " timestamp=0x", p->u.ts.value, 0);
+		t_dec(o, " (", p->u.ts.value);
+		t_dec(o, ") bits=", p->u.ts.bits);
 		if (p->u.ts.has_cc)
-			fprintf(f, " cycles=%" PRIu32, p->u.ts.cc);
+			t_dec(o, " cycles=", p->u.ts.cc);
 		break;
 	case etm4_pkt_exception:
-		fprintf(f, " exception=0x%x(%s) addr_interp=%s",
-			p->u.exception.type,
-			etm4_exception_name(p->u.exception.type, ete),
-			etm4_exc_addr_name(p->u.exception.addr_interp));
+		t_hex(o, " exception=0x", p->u.exception.type, 0);
+		cli_out_char(o, '(');
+		cli_out_str(o, etm4_exception_name(p->u.exception.type, ete));
+		cli_out_char(o, ')');
+		t_str(o, " addr_interp=",
+		      etm4_exc_addr_name(p->u.exception.addr_interp));
 		if (p->u.exception.pending)
-			fputs(" pending", f);
+			cli_out_lit(o, " pending");
 		break;
 	case etm4_pkt_cycle_count:
 		if (p->u.cc.unknown)
-			fputs(" cycles=unknown", f);
+			cli_out_lit(o, " cycles=unknown");
 		else
-			fprintf(f, " cycles=%" PRIu32, p->u.cc.count);
+			t_dec(o, " cycles=", p->u.cc.count);
 		if (p->u.cc.has_commit)
-			fprintf(f, " commit=%" PRIu32, p->u.cc.commit);
-		fprintf(f, " format=%u", p->u.cc.format);
+			t_dec(o, " commit=", p->u.cc.commit);
+		t_dec(o, " format=", p->u.cc.format);
 		break;
 	case etm4_pkt_commit:
 	case etm4_pkt_cancel:
 	case etm4_pkt_mispredict:
-		text4_spec(f, p);
+		text4_spec(o, p);
 		break;
 	case etm4_pkt_atom:
-		fprintf(f, " %s format=%u", etm4_atoms_string(&p->u.atoms, atoms),
-			p->u.atoms.format);
+		cli_out_char(o, ' ');
+		cli_out_str(o, etm4_atoms_string(&p->u.atoms, atoms));
+		t_dec(o, " format=", p->u.atoms.format);
 		break;
 	case etm4_pkt_q:
-		text4_q(f, &p->u.q);
+		text4_q(o, &p->u.q);
 		break;
 	case etm4_pkt_context:
-		text4_context(f, &p->u.context);
+		text4_context(o, &p->u.context);
 		break;
 	case etm4_pkt_address:
 	case etm4_pkt_source_address:
-		text4_addr(f, &p->u.a.addr);
+		text4_addr(o, &p->u.a.addr);
 		break;
 	case etm4_pkt_address_context:
-		text4_addr(f, &p->u.a.addr);
-		text4_context(f, &p->u.a.context);
+		text4_addr(o, &p->u.a.addr);
+		text4_context(o, &p->u.a.context);
 		break;
 	case etm4_pkt_event:
-		fprintf(f, " event=0x%x", p->u.event);
+		t_hex(o, " event=0x", p->u.event, 0);
 		break;
 	case etm4_pkt_instrumentation:
-		fprintf(f, " el=%u value=0x%" PRIx64, p->u.ite.el,
-			p->u.ite.value);
+		t_dec(o, " el=", p->u.ite.el);
+		t_hex(o, " value=0x", p->u.ite.value, 0);
 		break;
 	case etm4_pkt_cond_instr:
 	case etm4_pkt_cond_result:
 	case etm4_pkt_data_sync:
-		text4_cond(f, &p->u.cond);
+		text4_cond(o, &p->u.cond);
 		break;
 	case etm4_pkt_unsynced:
-		fprintf(f, " %" PRIu32 " bytes", p->length);
+		cli_out_char(o, ' ');
+		cli_out_udec(o, p->length);
+		cli_out_lit(o, " bytes");
 		break;
 	default:
 		break;
 	}
 }
 
-void cli_print_etm4_text(FILE *f, uint8_t id, const struct etm4_packet *p,
-			 int ete)
+void cli_print_etm4_text(struct cli_out *o, uint8_t id,
+			 const struct etm4_packet *p, int ete)
 {
-	fprintf(f, "%10" PRIu64 "  %02x  ", p->offset, id);
-	etm4_put_hex(f, p, " ");
-	fprintf(f, "  %s", etm4_pkt_type_name((enum etm4_pkt_type)p->type));
+	text_start(o, p->offset, id);
+	etm4_put_hex(o, p, " ");
+	cli_out_mem(o, "  ", 2);
+	cli_out_str(o, etm4_pkt_type_name((enum etm4_pkt_type)p->type));
 	if (!p->error || p->type == etm4_pkt_unsynced)
-		text4_fields(f, p, ete);
+		text4_fields(o, p, ete);
 	if (p->error)
-		fprintf(f, "  ERROR: %s", p->why ? p->why : etmkit_errstr(p->error));
-	fputc('\n', f);
+		text_error(o, p->why, p->error);
+	cli_out_eol(o);
 }
 
 /* ---- JSON ---------------------------------------------------------------- */
 
 /* Addresses, context IDs, VMIDs, timestamps and the ITE value as "0x..."
  * strings, as for ETMv3 (docs/json.md). */
-static void json4_addr(FILE *f, const struct etm4_address *a)
+static void json4_addr(struct cli_out *o, const struct etm4_address *a)
 {
-	fprintf(f, ",\"addr\":\"0x%" PRIx64 "\",\"is\":%u,\"form\":\"%s\"",
-		a->addr, a->is, etm4_addr_form_name(a->form));
+	j_hex(o, "", "addr", a->addr);
+	j_dec(o, "", "is", a->is);
+	j_str(o, "", "form", etm4_addr_form_name(a->form));
 	if (a->form == etm4_addr_exact)
-		fprintf(f, ",\"hist\":%u", a->hist);
+		j_dec(o, "", "hist", a->hist);
 	else
-		fprintf(f, ",\"addr_bits\":%u", a->bits);
+		j_dec(o, "", "addr_bits", a->bits);
 }
 
-static void json4_context(FILE *f, const struct etm4_context *c)
+static void json4_context(struct cli_out *o, const struct etm4_context *c)
 {
 	if (!c->updated) {
-		fputs(",\"unchanged\":true", f);
+		j_true(o, "", "unchanged");
 		return;
 	}
-	fprintf(f, ",\"el\":%u,\"sf\":%u,\"ns\":%u,\"nse\":%u", c->el, c->sf,
-		c->ns, c->nse);
+	j_dec(o, "", "el", c->el);
+	j_dec(o, "", "sf", c->sf);
+	j_dec(o, "", "ns", c->ns);
+	j_dec(o, "", "nse", c->nse);
 	if (c->has_vmid)
-		fprintf(f, ",\"vmid\":\"0x%" PRIx32 "\"", c->vmid);
+		j_hex(o, "", "vmid", c->vmid);
 	if (c->has_cid)
-		fprintf(f, ",\"context_id\":\"0x%" PRIx32 "\"", c->context_id);
+		j_hex(o, "", "context_id", c->context_id);
 }
 
-static void json4_tinfo(FILE *f, const struct etm4_trace_info *t)
+static void json4_tinfo(struct cli_out *o, const struct etm4_trace_info *t)
 {
-	fprintf(f, ",\"plctl\":%" PRIu32, t->plctl);
-	if (t->plctl & ETM4_TINFO_INFO)
-		fprintf(f, ",\"info\":%" PRIu32 ",\"cc_enabled\":%u", t->info,
-			(unsigned)(t->info & 1));
+	j_dec(o, "", "plctl", t->plctl);
+	if (t->plctl & ETM4_TINFO_INFO) {
+		j_dec(o, "", "info", t->info);
+		j_dec(o, "", "cc_enabled", t->info & 1);
+	}
 	if (t->plctl & ETM4_TINFO_KEY)
-		fprintf(f, ",\"key\":%" PRIu32, t->key);
+		j_dec(o, "", "key", t->key);
 	if (t->plctl & ETM4_TINFO_SPEC)
-		fprintf(f, ",\"spec\":%" PRIu32, t->spec);
+		j_dec(o, "", "spec", t->spec);
 	if (t->plctl & ETM4_TINFO_CYCT)
-		fprintf(f, ",\"cyct\":%" PRIu32, t->cyct);
+		j_dec(o, "", "cyct", t->cyct);
 	if (t->plctl & ETM4_TINFO_WNDW)
-		fprintf(f, ",\"wndw\":%" PRIu32, t->wndw);
+		j_dec(o, "", "wndw", t->wndw);
 }
 
-static void json4_spec(FILE *f, const struct etm4_packet *p)
+static void json4_spec(struct cli_out *o, const struct etm4_packet *p)
 {
 	const struct etm4_spec *s = &p->u.spec;
 	char atoms[25];
 
 	if (s->atoms.count)
-		fprintf(f, ",\"atoms\":\"%s\"", etm4_atoms_string(&s->atoms, atoms));
+		j_str(o, "", "atoms", etm4_atoms_string(&s->atoms, atoms));
 	if (p->type == etm4_pkt_commit)
-		fprintf(f, ",\"commit\":%" PRIu32, s->count);
-	if (p->type == etm4_pkt_cancel)
-		fprintf(f, ",\"cancel\":%" PRIu32 ",\"format\":%u", s->count,
-			s->format);
-	if (p->type == etm4_pkt_cancel)
-		fprintf(f, ",\"mispredict\":%s", s->mispredict ? "true" : "false");
+		j_dec(o, "", "commit", s->count);
+	if (p->type == etm4_pkt_cancel) {
+		j_dec(o, "", "cancel", s->count);
+		j_dec(o, "", "format", s->format);
+		j_key(o, "", "mispredict");
+		cli_out_str(o, s->mispredict ? "true" : "false");
+	}
 }
 
-static void json4_cc(FILE *f, const struct etm4_cc *c)
+static void json4_cc(struct cli_out *o, const struct etm4_cc *c)
 {
 	if (c->unknown)
-		fputs(",\"unknown\":true", f);
+		j_true(o, "", "unknown");
 	else
-		fprintf(f, ",\"cycles\":%" PRIu32, c->count);
+		j_dec(o, "", "cycles", c->count);
 	if (c->has_commit)
-		fprintf(f, ",\"commit\":%" PRIu32, c->commit);
-	fprintf(f, ",\"format\":%u", c->format);
+		j_dec(o, "", "commit", c->commit);
+	j_dec(o, "", "format", c->format);
 }
 
-static void json4_q(FILE *f, const struct etm4_q *q)
+static void json4_q(struct cli_out *o, const struct etm4_q *q)
 {
-	fprintf(f, ",\"qtype\":%u", q->qtype);
+	j_dec(o, "", "qtype", q->qtype);
 	if (q->has_addr)
-		json4_addr(f, &q->addr);
+		json4_addr(o, &q->addr);
 	if (q->has_count)
-		fprintf(f, ",\"count\":%" PRIu32, q->count);
+		j_dec(o, "", "count", q->count);
 	if (q->addr_follows)
-		fputs(",\"addr_follows\":true", f);
+		j_true(o, "", "addr_follows");
 }
 
-static void json4_cond(FILE *f, const struct etm4_cond *c)
+static void json4_cond(struct cli_out *o, const struct etm4_cond *c)
 {
-	fprintf(f, ",\"format\":%u,\"key\":%" PRIu32 ",\"token\":%" PRIu32
-		",\"num\":%u,\"flags\":%u,\"result\":%u", c->format, c->key,
-		c->token, c->num, c->flags, c->result);
+	j_dec(o, "", "format", c->format);
+	j_dec(o, "", "key", c->key);
+	j_dec(o, "", "token", c->token);
+	j_dec(o, "", "num", c->num);
+	j_dec(o, "", "flags", c->flags);
+	j_dec(o, "", "result", c->result);
 }
 
-static void json4_fields(FILE *f, const struct etm4_packet *p, int ete)
+static void json4_fields(struct cli_out *o, const struct etm4_packet *p,
+			 int ete)
 {
 	char atoms[25];
 
 	switch (p->type) {
 	case etm4_pkt_trace_info:
-		json4_tinfo(f, &p->u.tinfo);
+		json4_tinfo(o, &p->u.tinfo);
 		break;
 	case etm4_pkt_timestamp:
-		fprintf(f, ",\"timestamp\":\"0x%" PRIx64 "\",\"timestamp_bits\":%u",
-			p->u.ts.value, p->u.ts.bits);
+		j_hex(o, "", "timestamp", p->u.ts.value);
+		j_dec(o, "", "timestamp_bits", p->u.ts.bits);
 		if (p->u.ts.has_cc)
-			fprintf(f, ",\"cycles\":%" PRIu32, p->u.ts.cc);
+			j_dec(o, "", "cycles", p->u.ts.cc);
 		break;
 	case etm4_pkt_exception:
-		fprintf(f, ",\"exception\":%u,\"name\":\"%s\",\"addr_interp\":"
-			"\"%s\",\"pending\":%u", p->u.exception.type,
-			etm4_exception_name(p->u.exception.type, ete),
-			etm4_exc_addr_name(p->u.exception.addr_interp),
-			p->u.exception.pending);
+		j_dec(o, "", "exception", p->u.exception.type);
+		j_str(o, "", "name", etm4_exception_name(p->u.exception.type,
+							 ete));
+		j_str(o, "", "addr_interp",
+		      etm4_exc_addr_name(p->u.exception.addr_interp));
+		j_dec(o, "", "pending", p->u.exception.pending);
 		break;
 	case etm4_pkt_cycle_count:
-		json4_cc(f, &p->u.cc);
+		json4_cc(o, &p->u.cc);
 		break;
 	case etm4_pkt_commit:
 	case etm4_pkt_cancel:
 	case etm4_pkt_mispredict:
-		json4_spec(f, p);
+		json4_spec(o, p);
 		break;
 	case etm4_pkt_atom:
-		fprintf(f, ",\"atoms\":\"%s\",\"format\":%u",
-			etm4_atoms_string(&p->u.atoms, atoms), p->u.atoms.format);
+		j_str(o, "", "atoms", etm4_atoms_string(&p->u.atoms, atoms));
+		j_dec(o, "", "format", p->u.atoms.format);
 		break;
 	case etm4_pkt_q:
-		json4_q(f, &p->u.q);
+		json4_q(o, &p->u.q);
 		break;
 	case etm4_pkt_context:
-		json4_context(f, &p->u.context);
+		json4_context(o, &p->u.context);
 		break;
 	case etm4_pkt_address:
 	case etm4_pkt_source_address:
-		json4_addr(f, &p->u.a.addr);
+		json4_addr(o, &p->u.a.addr);
 		break;
 	case etm4_pkt_address_context:
-		json4_addr(f, &p->u.a.addr);
-		json4_context(f, &p->u.a.context);
+		json4_addr(o, &p->u.a.addr);
+		json4_context(o, &p->u.a.context);
 		break;
 	case etm4_pkt_event:
-		fprintf(f, ",\"event\":%u", p->u.event);
+		j_dec(o, "", "event", p->u.event);
 		break;
 	case etm4_pkt_instrumentation:
-		fprintf(f, ",\"el\":%u,\"value\":\"0x%" PRIx64 "\"", p->u.ite.el,
-			p->u.ite.value);
+		j_dec(o, "", "el", p->u.ite.el);
+		j_hex(o, "", "value", p->u.ite.value);
 		break;
 	case etm4_pkt_cond_instr:
 	case etm4_pkt_cond_result:
 	case etm4_pkt_data_sync:
-		json4_cond(f, &p->u.cond);
+		json4_cond(o, &p->u.cond);
 		break;
 	default:
 		break;
 	}
 }
 
-void cli_print_etm4_json(FILE *f, uint8_t id, const struct etm4_packet *p,
-			 int ete)
+void cli_print_etm4_json(struct cli_out *o, uint8_t id,
+			 const struct etm4_packet *p, int ete)
 {
-	fprintf(f, "{\"offset\":%" PRIu64 ",\"id\":%u,\"type\":\"%s\"", p->offset,
-		id, etm4_pkt_type_name((enum etm4_pkt_type)p->type));
+	json_start(o, p->offset, id,
+		   etm4_pkt_type_name((enum etm4_pkt_type)p->type));
 	if (p->type == etm4_pkt_unsynced) {
-		fprintf(f, ",\"length\":%" PRIu32 "}\n", p->length);
+		j_dec(o, "", "length", p->length);
+		json_end(o);
 		return;
 	}
-	fputs(",\"bytes\":\"", f);
-	etm4_put_hex(f, p, "");
-	fputc('"', f);
+	cli_out_lit(o, ",\"bytes\":\"");
+	etm4_put_hex(o, p, "");
+	cli_out_char(o, '"');
 	if (p->length > p->size && p->type != etm4_pkt_a_sync)
-		fprintf(f, ",\"length\":%" PRIu32, p->length);
+		j_dec(o, "", "length", p->length);
 	if (p->error)
-		fprintf(f, ",\"error\":\"%s\"",
-			p->why ? p->why : etmkit_errstr(p->error));
+		json_error(o, p->why, p->error);
 	else
-		json4_fields(f, p, ete);
-	fputs("}\n", f);
+		json4_fields(o, p, ete);
+	json_end(o);
 }

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "outbuf.h"
 #include "symbolize.h"
 #include "text_out.h"
 
@@ -117,30 +118,100 @@ static void lines_tail(char *b, size_t at, size_t cap,
 		snprintf(b + at, cap - at, ")");
 }
 
+/* The disassembly @text and, with @w, where_tail()'s columns after it;
+ * written straight into @o unless where_tail() would cut them (then
+ * through its buffer, to write the same bytes). */
+static void put_text(struct cli_out *o, const char *text,
+		     const struct cli_where *w)
+{
+	char tail[1024], *p;
+	size_t n, pad, npre, npost;
+
+	if (!w) {
+		cli_out_str(o, text);
+		return;
+	}
+	n = strlen(text);
+	pad = (n < DIS_WIDTH ? DIS_WIDTH - n : 0) + 2;
+	npre = strlen(w->text_pre);
+	npost = strlen(w->text_post);
+	if (n + pad + npre + 16 + npost >= sizeof(tail) || w->lines) {
+		where_tail(tail, sizeof(tail), text, w);
+		if (w->lines)
+			lines_tail(tail, strlen(tail), sizeof(tail), w);
+		cli_out_str(o, tail);
+		return;
+	}
+	cli_out_mem(o, text, n);
+	cli_out_spaces(o, pad);
+	cli_out_mem(o, w->text_pre, npre);
+	if (w->sym) {
+		p = cli_out_room(o, 16);
+		cli_out_end(o, cli_put_hex(p, w->symoff, 0));
+	}
+	cli_out_mem(o, w->text_post, npost);
+}
+
+/* The columns an insn line and an insn_range line share, after the
+ * offset and trace ID: address, instruction set, opcode (@opcode,
+ * e->size bytes of it), status and cycles, up to the disassembly. At
+ * most 90 bytes at @p (names of fixed tables, <= 8 bytes). */
+static char *insn_columns(char *p, const struct etmkit_elem *e,
+			  uint32_t opcode)
+{
+	unsigned digits = opcode_digits(e);
+
+	p = cli_put_hex(p, e->addr, 8);
+	*p++ = ' ';
+	*p++ = ' ';
+	p = cli_put_left(p, isa_name(e->isa), 7);
+	*p++ = ' ';
+	*p++ = ' ';
+	p = cli_put_hex(p, opcode, digits);
+	p = cli_put_left(p, "", 8 - digits + 2);
+	p = cli_put_left(p, insn_status(e), 7);
+	*p++ = ' ';
+	if (e->flags & ETMKIT_INSN_CYCLES) {
+		p = cli_put_udec_w(p, e->cycles, 6);
+	} else {
+		memcpy(p, "     -", 6);
+		p += 6;
+	}
+	*p++ = ' ';
+	*p++ = ' ';
+	return p;
+}
+
+/* "    OFFSET  ID  " (at most 24 bytes at @p) */
+static char *line_head(char *p, uint64_t offset, uint8_t id)
+{
+	p = cli_put_udec_w(p, offset, 10);
+	*p++ = ' ';
+	*p++ = ' ';
+	p = cli_put_hex(p, id, 2);
+	*p++ = ' ';
+	*p++ = ' ';
+	return p;
+}
+
 /* Columns: address, instruction set (etmkit_isa_name()), opcode, status,
  * cycles, disassembly, and with @w where it ran (where_tail()); the
  * header of cli_print_elem_header() names them. @bad_image adds the
  * marker of an instruction from an image that is not what ran (README,
  * "decode"). */
-static void text_insn(FILE *f, const struct etmkit_elem *e,
-		      struct cli_disasm *dis, int bad_image,
-		      const struct cli_where *w)
+static void text_insn(struct cli_out *o, uint8_t id,
+		      const struct etmkit_elem *e, struct cli_disasm *dis,
+		      int bad_image, const struct cli_where *w)
 {
-	char cyc[16] = "-", tail[1024];
 	const char *text = dis ? cli_disasm(dis, e) : "";
+	char *p = cli_out_room(o, 128);
 
-	if (e->flags & ETMKIT_INSN_CYCLES)
-		snprintf(cyc, sizeof(cyc), "%" PRIu32, e->cycles);
-	if (w) {
-		where_tail(tail, sizeof(tail), text, w);
-		if (w->lines)
-			lines_tail(tail, strlen(tail), sizeof(tail), w);
-		text = tail;
-	}
-	fprintf(f, "%08" PRIx64 "  %-7s  %0*" PRIx32 "%*s  %-7s %6s  %s%s\n",
-		e->addr, isa_name(e->isa), (int)opcode_digits(e),
-		e->u.insn.opcode, (int)(8 - opcode_digits(e)), "",
-		insn_status(e), cyc, text, bad_image ? "  [bad image]" : "");
+	p = line_head(p, e->offset, id);
+	cli_out_end(o, insn_columns(p, e, e->u.insn.opcode));
+	put_text(o, text, w);
+	if (bad_image)
+		cli_out_lit(o, "  [bad image]");
+	cli_out_eol(o);
 }
 
 /* An insn_range element (decode --ranges): the first instruction's
@@ -148,170 +219,224 @@ static void text_insn(FILE *f, const struct etmkit_elem *e,
  * insn line, the range's cycles (the sum of its instructions'), and where
  * the range ends and how many instructions it holds. @w: where its first
  * instruction ran. */
-static void text_range(FILE *f, const struct etmkit_elem *e,
-		       struct cli_disasm *dis, int bad_image,
-		       const struct cli_where *w)
+static void text_range(struct cli_out *o, uint8_t id,
+		       const struct etmkit_elem *e, struct cli_disasm *dis,
+		       int bad_image, const struct cli_where *w)
 {
-	char cyc[16] = "-", head[64], tail[1024];
 	struct etmkit_elem last = *e;
 	const char *text;
+	char *p;
 
 	last.kind = etmkit_elem_insn;
 	last.addr = e->u.range.end - e->size;
 	text = dis ? cli_disasm(dis, &last) : "";
-	if (e->flags & ETMKIT_INSN_CYCLES)
-		snprintf(cyc, sizeof(cyc), "%" PRIu32, e->cycles);
-	snprintf(head, sizeof(head), "to %08" PRIx64 " %" PRIu32 " insns: ",
-		 e->u.range.end, e->u.range.count);
-	if (w) {
-		where_tail(tail, sizeof(tail), text, w);
-		text = tail;
-	}
-	fprintf(f, "%08" PRIx64 "  %-7s  %0*" PRIx32 "%*s  %-7s %6s  %s%s%s\n",
-		e->addr, isa_name(e->isa), (int)opcode_digits(e),
-		e->u.range.opcode, (int)(8 - opcode_digits(e)), "",
-		insn_status(e), cyc, head, text,
-		bad_image ? "  [bad image]" : "");
+	p = cli_out_room(o, 192);
+	p = line_head(p, e->offset, id);
+	p = insn_columns(p, e, e->u.range.opcode);
+	memcpy(p, "to ", 3);
+	p = cli_put_hex(p + 3, e->u.range.end, 8);
+	*p++ = ' ';
+	p = cli_put_udec_w(p, e->u.range.count, 0);
+	memcpy(p, " insns: ", 8);
+	cli_out_end(o, p + 8);
+	put_text(o, text, w);
+	if (bad_image)
+		cli_out_lit(o, "  [bad image]");
+	cli_out_eol(o);
 }
 
-static void text_data(FILE *f, const struct etmkit_elem *e)
+/* " NAME=0x" and @v in hex, at least @width digits. */
+static void put_hex_field(struct cli_out *o, const char *name, uint64_t v,
+			  unsigned width)
 {
-	fputs("data", f);
+	cli_out_str(o, name);
+	cli_out_hex(o, v, width);
+}
+
+static void text_data(struct cli_out *o, const struct etmkit_elem *e)
+{
+	cli_out_lit(o, "data");
 	if (e->flags & ETMKIT_DATA_INSN)
-		fprintf(f, " insn=0x%08" PRIx64, e->addr);
-	if (e->flags & ETMKIT_DATA_ADDR)
-		fprintf(f, " addr=0x%08" PRIx64 "%s", e->u.data.data_addr,
-			(e->flags & ETMKIT_DATA_BE) ? " be" : "");
-	if (e->flags & ETMKIT_DATA_VALUE)
-		fprintf(f, " value=0x%" PRIx64 " size=%u", e->u.data.value,
-			e->size);
+		put_hex_field(o, " insn=0x", e->addr, 8);
+	if (e->flags & ETMKIT_DATA_ADDR) {
+		put_hex_field(o, " addr=0x", e->u.data.data_addr, 8);
+		if (e->flags & ETMKIT_DATA_BE)
+			cli_out_lit(o, " be");
+	}
+	if (e->flags & ETMKIT_DATA_VALUE) {
+		put_hex_field(o, " value=0x", e->u.data.value, 0);
+		cli_out_lit(o, " size=");
+		cli_out_udec(o, e->size);
+	}
 	if (e->flags & ETMKIT_DATA_OOO) {
-		fprintf(f, " ooo tag=%u", e->u.data.tag);
-		if (e->u.data.half)
-			fprintf(f, " half=%u", e->u.data.half);
+		cli_out_lit(o, " ooo tag=");
+		cli_out_udec(o, e->u.data.tag);
+		if (e->u.data.half) {
+			cli_out_lit(o, " half=");
+			cli_out_udec(o, e->u.data.half);
+		}
 	}
 	if (e->flags & ETMKIT_DATA_STORE_FAILED)
-		fputs(" store_failed", f);
+		cli_out_lit(o, " store_failed");
 	if (e->flags & ETMKIT_DATA_SUPPRESSED)
-		fputs(" suppressed", f);
-	fputc('\n', f);
+		cli_out_lit(o, " suppressed");
+	cli_out_eol(o);
 }
 
-static void text_event(FILE *f, const struct etmkit_elem *e, int m_profile)
+/* " addr=0x%08x isa=NAME" (with @key for "addr"). */
+static void put_addr_isa(struct cli_out *o, const char *key,
+			 const struct etmkit_elem *e)
+{
+	put_hex_field(o, key, e->addr, 8);
+	cli_out_lit(o, " isa=");
+	cli_out_str(o, isa_name(e->isa));
+}
+
+static void text_event(struct cli_out *o, const struct etmkit_elem *e,
+		       int m_profile)
 {
 	const char *name = etmkit_elem_kind_name(e->kind);
 
+	cli_out_str(o, name);
 	switch (e->kind) {
 	case etmkit_elem_trace_on:
-		fprintf(f, "%s reason=%s", name,
-			etmkit_trace_on_reason_name(e->u.trace_on.reason));
+		cli_out_lit(o, " reason=");
+		cli_out_str(o, etmkit_trace_on_reason_name(e->u.trace_on.reason));
 		if (e->isa != etmkit_isa_unknown)
-			fprintf(f, " addr=0x%08" PRIx64 " isa=%s", e->addr,
-				isa_name(e->isa));
-		if (e->flags & ETMKIT_TRACE_ON_CYCLES)
-			fprintf(f, " gap_cycles=%" PRIu32, e->cycles);
+			put_addr_isa(o, " addr=0x", e);
+		if (e->flags & ETMKIT_TRACE_ON_CYCLES) {
+			cli_out_lit(o, " gap_cycles=");
+			cli_out_udec(o, e->cycles);
+		}
 		break;
 	case etmkit_elem_context:
-		if (e->flags & ETMKIT_CTX_EL)
-			fprintf(f, "%s el=%u %s %s", name, e->u.context.el,
-				etmkit_sec_name(e->u.context.sec),
-				e->u.context.aarch64 ? "aarch64" : "aarch32");
-		else
-			fprintf(f, "%s ns=%u hyp=%u", name, e->u.context.ns,
-				e->u.context.hyp);
+		if (e->flags & ETMKIT_CTX_EL) {
+			cli_out_lit(o, " el=");
+			cli_out_udec(o, e->u.context.el);
+			cli_out_char(o, ' ');
+			cli_out_str(o, etmkit_sec_name(e->u.context.sec));
+			cli_out_str(o, e->u.context.aarch64 ? " aarch64" :
+							       " aarch32");
+		} else {
+			cli_out_lit(o, " ns=");
+			cli_out_udec(o, e->u.context.ns);
+			cli_out_lit(o, " hyp=");
+			cli_out_udec(o, e->u.context.hyp);
+		}
 		if (e->flags & ETMKIT_CTX_CONTEXT_ID)
-			fprintf(f, " context_id=0x%" PRIx32,
-				e->u.context.context_id);
-		if (e->flags & ETMKIT_CTX_VMID)
-			fprintf(f, " vmid=%" PRIu32, e->u.context.vmid);
+			put_hex_field(o, " context_id=0x",
+				      e->u.context.context_id, 0);
+		if (e->flags & ETMKIT_CTX_VMID) {
+			cli_out_lit(o, " vmid=");
+			cli_out_udec(o, e->u.context.vmid);
+		}
 		break;
 	case etmkit_elem_exception:
-		fprintf(f, "%s %u(%s)", name, e->u.exception.number,
-			exception_name(e, m_profile));
+		cli_out_char(o, ' ');
+		cli_out_udec(o, e->u.exception.number);
+		cli_out_char(o, '(');
+		cli_out_str(o, exception_name(e, m_profile));
+		cli_out_char(o, ')');
 		/* ETMv4/ETE: the handler comes in the next address. */
 		if (e->isa != etmkit_isa_unknown)
-			fprintf(f, " handler=0x%08" PRIx64 " isa=%s", e->addr,
-				isa_name(e->isa));
+			put_addr_isa(o, " handler=0x", e);
 		if (e->flags & ETMKIT_EXC_RET_ADDR)
-			fprintf(f, " ret=0x%08" PRIx64, e->u.exception.ret_addr);
+			put_hex_field(o, " ret=0x", e->u.exception.ret_addr, 8);
 		if (e->flags & ETMKIT_EXC_CANCEL)
-			fputs(" cancel", f);
+			cli_out_lit(o, " cancel");
 		if (e->flags & ETMKIT_EXC_LEGACY)
-			fputs(" legacy", f);
-		if (e->flags & ETMKIT_EXC_RESUME)
-			fprintf(f, " resume=%u", e->u.exception.resume);
+			cli_out_lit(o, " legacy");
+		if (e->flags & ETMKIT_EXC_RESUME) {
+			cli_out_lit(o, " resume=");
+			cli_out_udec(o, e->u.exception.resume);
+		}
 		break;
 	case etmkit_elem_exception_return:
-		fputs(name, f);
 		if (e->flags & ETMKIT_EXC_CANCEL)
-			fputs(" cancel", f);
+			cli_out_lit(o, " cancel");
 		break;
 	case etmkit_elem_timestamp:
-		fprintf(f, "%s %" PRIu64 "%s", name, e->u.timestamp.value,
-			(e->flags & ETMKIT_TS_CLOCK_CHANGE) ? " clock_change" : "");
+		cli_out_char(o, ' ');
+		cli_out_udec(o, e->u.timestamp.value);
+		if (e->flags & ETMKIT_TS_CLOCK_CHANGE)
+			cli_out_lit(o, " clock_change");
 		break;
 	case etmkit_elem_cycle_count:
-		if (e->flags & ETMKIT_CC_UNKNOWN)
-			fprintf(f, "%s unknown", name);
-		else
-			fprintf(f, "%s %" PRIu32, name, e->cycles);
+		if (e->flags & ETMKIT_CC_UNKNOWN) {
+			cli_out_lit(o, " unknown");
+		} else {
+			cli_out_char(o, ' ');
+			cli_out_udec(o, e->cycles);
+		}
 		break;
 	case etmkit_elem_gap:
-		fprintf(f, "%s reason=%s%s%s", name,
-			etmkit_loss_name(e->u.loss.reason),
-			e->u.loss.why ? ": " : "",
-			e->u.loss.why ? e->u.loss.why : "");
+		cli_out_lit(o, " reason=");
+		cli_out_str(o, etmkit_loss_name(e->u.loss.reason));
+		if (e->u.loss.why) {
+			cli_out_lit(o, ": ");
+			cli_out_str(o, e->u.loss.why);
+		}
 		break;
 	case etmkit_elem_no_image:
-		fprintf(f, "%s addr=0x%08" PRIx64 " isa=%s reason=%s", name,
-			e->addr, isa_name(e->isa),
-			etmkit_loss_name(e->u.loss.reason));
+		put_addr_isa(o, " addr=0x", e);
+		cli_out_lit(o, " reason=");
+		cli_out_str(o, etmkit_loss_name(e->u.loss.reason));
 		break;
 	case etmkit_elem_event:
-		fprintf(f, "%s bits=0x%x", name, e->u.event.bits);
+		put_hex_field(o, " bits=0x", e->u.event.bits, 0);
 		break;
 	case etmkit_elem_instrumentation:
-		fprintf(f, "%s value=0x%" PRIx64 " el=%u", name,
-			e->u.ite.value, e->u.ite.el);
+		put_hex_field(o, " value=0x", e->u.ite.value, 0);
+		cli_out_lit(o, " el=");
+		cli_out_udec(o, e->u.ite.el);
 		break;
 	case etmkit_elem_transaction:
-		fprintf(f, "%s %s", name, etmkit_txn_name(e->u.txn.what));
+		cli_out_char(o, ' ');
+		cli_out_str(o, etmkit_txn_name(e->u.txn.what));
 		break;
 	case etmkit_elem_q:
-		fprintf(f, "%s from=0x%08" PRIx64 " count=%" PRIu32
-			" target=0x%08" PRIx64, name, e->addr, e->u.q.count,
-			e->u.q.target);
+		put_hex_field(o, " from=0x", e->addr, 8);
+		cli_out_lit(o, " count=");
+		cli_out_udec(o, e->u.q.count);
+		put_hex_field(o, " target=0x", e->u.q.target, 8);
 		break;
 	default:
-		fputs(name, f);
 		break;
 	}
-	fputc('\n', f);
+	cli_out_eol(o);
 }
 
-void cli_print_elem_header(FILE *f, int where)
+void cli_print_elem_header(struct cli_out *o, int where)
 {
-	fputs("#   offset  id  address   isa      opcode    status  cycles  ", f);
-	if (where)
-		fprintf(f, "%-*s  function+offset (binary)\n", DIS_WIDTH,
-			"disassembly");
-	else
-		fputs("disassembly\n", f);
+	cli_out_lit(o, "#   offset  id  address   isa      opcode    status  "
+		    "cycles  ");
+	if (where) {
+		cli_out_str_left(o, "disassembly", DIS_WIDTH);
+		cli_out_lit(o, "  function+offset (binary)");
+	} else {
+		cli_out_lit(o, "disassembly");
+	}
+	cli_out_eol(o);
 }
 
-void cli_print_elem_text(FILE *f, uint8_t id, const struct etmkit_elem *e,
-			 int m_profile, struct cli_disasm *dis, int bad_image,
+void cli_print_elem_text(struct cli_out *o, uint8_t id,
+			 const struct etmkit_elem *e, int m_profile,
+			 struct cli_disasm *dis, int bad_image,
 			 const struct cli_where *w)
 {
-	fprintf(f, "%10" PRIu64 "  %02x  ", e->offset, id);
-	if (e->kind == etmkit_elem_insn)
-		text_insn(f, e, dis, bad_image, w);
-	else if (e->kind == etmkit_elem_insn_range)
-		text_range(f, e, dis, bad_image, w);
-	else if (e->kind == etmkit_elem_data)
-		text_data(f, e);
+	if (e->kind == etmkit_elem_insn) {
+		text_insn(o, id, e, dis, bad_image, w);
+		return;
+	}
+	if (e->kind == etmkit_elem_insn_range) {
+		text_range(o, id, e, dis, bad_image, w);
+		return;
+	}
+	cli_out_end(o, line_head(cli_out_room(o, 24), e->offset, id));
+	if (e->kind == etmkit_elem_data)
+		text_data(o, e);
 	else
-		text_event(f, e, m_profile);
+		text_event(o, e, m_profile);
 }
 
 /* ---- JSON ---------------------------------------------------------------- */
@@ -320,64 +445,86 @@ void cli_print_elem_text(FILE *f, uint8_t id, const struct etmkit_elem *e,
  * written as "0x..." strings (docs/json.md): JSON parsers that read numbers
  * as doubles (JavaScript, jq) would round 64-bit ones silently. */
 
-static void json_flag(FILE *f, int on, const char *name)
+/* ,"NAME":true when @on (@name a string literal). */
+#define json_flag(o, on, name) \
+	do { \
+		if (on) \
+			cli_out_lit(o, ",\"" name "\":true"); \
+	} while (0)
+
+/* The key of each field below is a string literal, its length known when
+ * compiled: json_hex(o, ",\"KEY\":\"0x", v) and so on. */
+
+/* ,"KEY":"0x..." ("%s" then "0x%" PRIx64 "\""); @key holds ,"KEY":"0x */
+#define json_hex(o, key, v) json_hex_n(o, key, sizeof(key) - 1, v)
+static void json_hex_n(struct cli_out *o, const char *key, size_t klen,
+		       uint64_t v)
 {
-	if (on)
-		fprintf(f, ",\"%s\":true", name);
+	cli_out_mem(o, key, klen);
+	cli_out_hex(o, v, 0);
+	cli_out_char(o, '"');
+}
+
+/* ,"KEY":N; @key holds ,"KEY": */
+#define json_num(o, key, v) json_num_n(o, key, sizeof(key) - 1, v)
+static void json_num_n(struct cli_out *o, const char *key, size_t klen,
+		       uint64_t v)
+{
+	cli_out_mem(o, key, klen);
+	cli_out_udec(o, v);
+}
+
+/* ,"KEY":"NAME"; @key holds ,"KEY":" (names need no escapes) */
+#define json_name(o, key, name) json_name_n(o, key, sizeof(key) - 1, name)
+static void json_name_n(struct cli_out *o, const char *key, size_t klen,
+			const char *name)
+{
+	cli_out_mem(o, key, klen);
+	cli_out_str(o, name);
+	cli_out_char(o, '"');
 }
 
 /* Where it ran (docs/json.md): "dso", and "sym" with "symoff" when the
  * binary has a symbol there (the strings formatted once per span). */
-static void json_where(FILE *f, const struct cli_where *w)
+static void json_where(struct cli_out *o, const struct cli_where *w)
 {
-	char num[32];
-	int k = (int)sizeof(num) - 1;
-	uint64_t v = w->symoff;
-
-	fputs(w->json, f);
-	if (!w->sym)
-		return;
-	/* By hand, as the text tail: fprintf() doubles the cost. */
-	num[k] = '\0';
-	do {
-		num[--k] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	fputs(",\"symoff\":", f);
-	fputs(num + k, f);
+	cli_out_str(o, w->json);
+	if (w->sym)
+		json_num(o, ",\"symoff\":", w->symoff);
 }
 
 /* decode --lines (docs/json.md): "file", "line", "column" when known,
  * and "inline": the inlined calls holding the instruction, innermost
  * first, each {"func", "call_file", "call_line"}. */
-static void json_lines(FILE *f, const struct cli_where *w)
+static void json_lines(struct cli_out *o, const struct cli_where *w)
 {
 	uint32_t i = w->loc.inl;
 	const char *sep = ",\"inline\":[";
 
-	fputs(",\"file\":", f);
-	cli_json_string(f, w->loc.file);
-	fprintf(f, ",\"line\":%" PRIu32, w->loc.line);
+	cli_out_lit(o, ",\"file\":");
+	cli_out_json_string(o, w->loc.file);
+	json_num(o, ",\"line\":", w->loc.line);
 	if (w->loc.column)
-		fprintf(f, ",\"column\":%" PRIu32, w->loc.column);
+		json_num(o, ",\"column\":", w->loc.column);
 	while (i != LINES_NONE) {
 		const struct lines_inline *in = lines_inline_at(w->lines, i);
 
 		if (!in)
 			break;
-		fputs(sep, f);
-		fputs("{\"func\":", f);
-		cli_json_string(f, in->name);
+		cli_out_str(o, sep);
+		cli_out_lit(o, "{\"func\":");
+		cli_out_json_string(o, in->name);
 		if (in->call_file) {
-			fputs(",\"call_file\":", f);
-			cli_json_string(f, in->call_file);
+			cli_out_lit(o, ",\"call_file\":");
+			cli_out_json_string(o, in->call_file);
 		}
-		fprintf(f, ",\"call_line\":%" PRIu32 "}", in->call_line);
+		json_num(o, ",\"call_line\":", in->call_line);
+		cli_out_char(o, '}');
 		sep = ",";
 		i = in->parent;
 	}
 	if (w->loc.inl != LINES_NONE)
-		fputc(']', f);
+		cli_out_char(o, ']');
 }
 
 /* Cycles and the status flags of an insn element, or of an insn_range's
@@ -386,178 +533,224 @@ _Static_assert(offsetof(struct etmkit_elem, u.range.class_flags) ==
 	       offsetof(struct etmkit_elem, u.insn.class_flags),
 	       "json_insn_status() reads either");
 
-static void json_insn_status(FILE *f, const struct etmkit_elem *e)
+static void json_insn_status(struct cli_out *o, const struct etmkit_elem *e)
 {
 	if (e->flags & ETMKIT_INSN_CYCLES)
-		fprintf(f, ",\"cycles\":%" PRIu32, e->cycles);
-	json_flag(f, e->flags & ETMKIT_INSN_COND_FAIL, "cond_fail");
-	json_flag(f, e->flags & ETMKIT_INSN_CANCEL, "cancel");
-	json_flag(f, e->flags & ETMKIT_INSN_IMPLIED, "implied");
-	json_flag(f, e->flags & ETMKIT_INSN_P0, "p0");
-	json_flag(f, e->u.insn.class_flags & (INSN_F_UNDEFINED | INSN_F_UDF),
+		json_num(o, ",\"cycles\":", e->cycles);
+	json_flag(o, e->flags & ETMKIT_INSN_COND_FAIL, "cond_fail");
+	json_flag(o, e->flags & ETMKIT_INSN_CANCEL, "cancel");
+	json_flag(o, e->flags & ETMKIT_INSN_IMPLIED, "implied");
+	json_flag(o, e->flags & ETMKIT_INSN_P0, "p0");
+	json_flag(o, e->u.insn.class_flags & (INSN_F_UNDEFINED | INSN_F_UDF),
 		  "undefined");
 }
 
-static void json_insn(FILE *f, const struct etmkit_elem *e,
+/* The fields every insn and insn_range record has, written at @p with
+ * room known (at most 160 bytes: names of fixed tables, <= 8 bytes). */
+#define put_lit(p, lit) \
+	(memcpy((p), "" lit "", sizeof(lit) - 1), (p) + sizeof(lit) - 1)
+
+/* "0x..." */
+static char *put_json_hex(char *p, uint64_t v)
+{
+	p = put_lit(p, "\"0x");
+	p = cli_put_hex(p, v, 0);
+	*p++ = '"';
+	return p;
+}
+
+/* ,"size":N,"isa":"NAME","opcode":"0x...","exec":BOOL */
+static char *json_size_isa_opcode(char *p, const struct etmkit_elem *e,
+				  uint32_t opcode)
+{
+	p = put_lit(p, ",\"size\":");
+	p = cli_put_udec_w(p, e->size, 0);
+	p = put_lit(p, ",\"isa\":\"");
+	p = cli_put_left(p, isa_name(e->isa), 0);
+	p = put_lit(p, "\",\"opcode\":");
+	p = put_json_hex(p, opcode);
+	if (e->flags & ETMKIT_INSN_EXEC)
+		return put_lit(p, ",\"exec\":true");
+	return put_lit(p, ",\"exec\":false");
+}
+
+static void json_insn(struct cli_out *o, const struct etmkit_elem *e,
 		      const struct cli_where *w)
 {
-	fprintf(f, ",\"addr\":\"0x%" PRIx64 "\",\"size\":%u,\"isa\":\"%s\","
-		"\"opcode\":\"0x%" PRIx32 "\",\"exec\":%s", e->addr, e->size,
-		isa_name(e->isa), e->u.insn.opcode,
-		(e->flags & ETMKIT_INSN_EXEC) ? "true" : "false");
-	json_insn_status(f, e);
+	char *p = cli_out_room(o, 160);
+
+	p = put_lit(p, ",\"addr\":");
+	p = put_json_hex(p, e->addr);
+	cli_out_end(o, json_size_isa_opcode(p, e, e->u.insn.opcode));
+	json_insn_status(o, e);
 	if (w)
-		json_where(f, w);
+		json_where(o, w);
 	if (w && w->has_line)
-		json_lines(f, w);
+		json_lines(o, w);
 }
 
 /* An insn_range element (decode --ranges): as an insn record of its last
  * instruction (size, opcode, status flags), but for addr (the first
  * instruction's), end, count and cycles (the sum of its instructions');
  * dso and sym are where the first instruction ran. */
-static void json_range(FILE *f, const struct etmkit_elem *e,
+static void json_range(struct cli_out *o, const struct etmkit_elem *e,
 		       const struct cli_where *w)
 {
-	fprintf(f, ",\"addr\":\"0x%" PRIx64 "\",\"end\":\"0x%" PRIx64
-		"\",\"count\":%" PRIu32 ",\"size\":%u,\"isa\":\"%s\","
-		"\"opcode\":\"0x%" PRIx32 "\",\"exec\":%s", e->addr,
-		e->u.range.end, e->u.range.count, e->size, isa_name(e->isa),
-		e->u.range.opcode,
-		(e->flags & ETMKIT_INSN_EXEC) ? "true" : "false");
+	char *p = cli_out_room(o, 160);
+
+	p = put_lit(p, ",\"addr\":");
+	p = put_json_hex(p, e->addr);
+	p = put_lit(p, ",\"end\":");
+	p = put_json_hex(p, e->u.range.end);
+	p = put_lit(p, ",\"count\":");
+	p = cli_put_udec_w(p, e->u.range.count, 0);
+	cli_out_end(o, json_size_isa_opcode(p, e, e->u.range.opcode));
 	if (e->u.range.repeats)
-		fprintf(f, ",\"repeats\":%" PRIu32, e->u.range.repeats);
-	json_insn_status(f, e);
+		json_num(o, ",\"repeats\":", e->u.range.repeats);
+	json_insn_status(o, e);
 	if (w)
-		json_where(f, w);
+		json_where(o, w);
 }
 
-static void json_data(FILE *f, const struct etmkit_elem *e)
+static void json_data(struct cli_out *o, const struct etmkit_elem *e)
 {
 	if (e->flags & ETMKIT_DATA_INSN)
-		fprintf(f, ",\"insn_addr\":\"0x%" PRIx64 "\"", e->addr);
+		json_hex(o, ",\"insn_addr\":\"0x", e->addr);
 	if (e->flags & ETMKIT_DATA_ADDR)
-		fprintf(f, ",\"data_addr\":\"0x%" PRIx64 "\"",
-			e->u.data.data_addr);
-	json_flag(f, e->flags & ETMKIT_DATA_BE, "be");
-	if (e->flags & ETMKIT_DATA_VALUE)
-		fprintf(f, ",\"value\":\"0x%" PRIx64 "\",\"size\":%u",
-			e->u.data.value, e->size);
-	if (e->flags & ETMKIT_DATA_OOO) {
-		fprintf(f, ",\"ooo\":true,\"tag\":%u", e->u.data.tag);
-		if (e->u.data.half)
-			fprintf(f, ",\"half\":%u", e->u.data.half);
+		json_hex(o, ",\"data_addr\":\"0x", e->u.data.data_addr);
+	json_flag(o, e->flags & ETMKIT_DATA_BE, "be");
+	if (e->flags & ETMKIT_DATA_VALUE) {
+		json_hex(o, ",\"value\":\"0x", e->u.data.value);
+		json_num(o, ",\"size\":", e->size);
 	}
-	json_flag(f, e->flags & ETMKIT_DATA_STORE_FAILED, "store_failed");
-	json_flag(f, e->flags & ETMKIT_DATA_SUPPRESSED, "suppressed");
+	if (e->flags & ETMKIT_DATA_OOO) {
+		json_num(o, ",\"ooo\":true,\"tag\":", e->u.data.tag);
+		if (e->u.data.half)
+			json_num(o, ",\"half\":", e->u.data.half);
+	}
+	json_flag(o, e->flags & ETMKIT_DATA_STORE_FAILED, "store_failed");
+	json_flag(o, e->flags & ETMKIT_DATA_SUPPRESSED, "suppressed");
 }
 
-static void json_event(FILE *f, const struct etmkit_elem *e, int m_profile)
+/* ,"addr":"0x...","isa":"NAME" */
+static void json_addr_isa(struct cli_out *o, const struct etmkit_elem *e)
+{
+	json_hex(o, ",\"addr\":\"0x", e->addr);
+	json_name(o, ",\"isa\":\"", isa_name(e->isa));
+}
+
+static void json_event(struct cli_out *o, const struct etmkit_elem *e,
+		       int m_profile)
 {
 	switch (e->kind) {
 	case etmkit_elem_trace_on:
-		fprintf(f, ",\"reason\":\"%s\"",
-			etmkit_trace_on_reason_name(e->u.trace_on.reason));
+		json_name(o, ",\"reason\":\"",
+			  etmkit_trace_on_reason_name(e->u.trace_on.reason));
 		if (e->isa != etmkit_isa_unknown)
-			fprintf(f, ",\"addr\":\"0x%" PRIx64 "\",\"isa\":\"%s\"",
-				e->addr, isa_name(e->isa));
+			json_addr_isa(o, e);
 		if (e->flags & ETMKIT_TRACE_ON_CYCLES)
-			fprintf(f, ",\"gap_cycles\":%" PRIu32, e->cycles);
+			json_num(o, ",\"gap_cycles\":", e->cycles);
 		break;
 	case etmkit_elem_context:
-		if (e->flags & ETMKIT_CTX_EL)
-			fprintf(f, ",\"el\":%u,\"sec\":\"%s\",\"aarch64\":%s",
-				e->u.context.el,
-				etmkit_sec_name(e->u.context.sec),
-				e->u.context.aarch64 ? "true" : "false");
-		else
-			fprintf(f, ",\"ns\":%u,\"hyp\":%u", e->u.context.ns,
-				e->u.context.hyp);
+		if (e->flags & ETMKIT_CTX_EL) {
+			json_num(o, ",\"el\":", e->u.context.el);
+			json_name(o, ",\"sec\":\"",
+				  etmkit_sec_name(e->u.context.sec));
+			cli_out_str(o, e->u.context.aarch64 ?
+				    ",\"aarch64\":true" : ",\"aarch64\":false");
+		} else {
+			json_num(o, ",\"ns\":", e->u.context.ns);
+			json_num(o, ",\"hyp\":", e->u.context.hyp);
+		}
 		if (e->flags & ETMKIT_CTX_CONTEXT_ID)
-			fprintf(f, ",\"context_id\":\"0x%" PRIx32 "\"",
-				e->u.context.context_id);
+			json_hex(o, ",\"context_id\":\"0x",
+				 e->u.context.context_id);
 		if (e->flags & ETMKIT_CTX_VMID)
-			fprintf(f, ",\"vmid\":\"0x%" PRIx32 "\"",
-				e->u.context.vmid);
+			json_hex(o, ",\"vmid\":\"0x", e->u.context.vmid);
 		break;
 	case etmkit_elem_exception:
-		fprintf(f, ",\"number\":%u,\"name\":\"%s\"",
-			e->u.exception.number, exception_name(e, m_profile));
+		json_num(o, ",\"number\":", e->u.exception.number);
+		json_name(o, ",\"name\":\"", exception_name(e, m_profile));
 		if (e->isa != etmkit_isa_unknown)
-			fprintf(f, ",\"addr\":\"0x%" PRIx64 "\",\"isa\":\"%s\"",
-				e->addr, isa_name(e->isa));
+			json_addr_isa(o, e);
 		if (e->flags & ETMKIT_EXC_RET_ADDR)
-			fprintf(f, ",\"ret_addr\":\"0x%" PRIx64 "\"",
-				e->u.exception.ret_addr);
-		json_flag(f, e->flags & ETMKIT_EXC_CANCEL, "cancel");
-		json_flag(f, e->flags & ETMKIT_EXC_LEGACY, "legacy");
+			json_hex(o, ",\"ret_addr\":\"0x", e->u.exception.ret_addr);
+		json_flag(o, e->flags & ETMKIT_EXC_CANCEL, "cancel");
+		json_flag(o, e->flags & ETMKIT_EXC_LEGACY, "legacy");
 		if (e->flags & ETMKIT_EXC_RESUME)
-			fprintf(f, ",\"resume\":%u", e->u.exception.resume);
+			json_num(o, ",\"resume\":", e->u.exception.resume);
 		break;
 	case etmkit_elem_exception_return:
-		json_flag(f, e->flags & ETMKIT_EXC_CANCEL, "cancel");
+		json_flag(o, e->flags & ETMKIT_EXC_CANCEL, "cancel");
 		break;
 	case etmkit_elem_timestamp:
-		fprintf(f, ",\"value\":\"0x%" PRIx64 "\"", e->u.timestamp.value);
-		json_flag(f, e->flags & ETMKIT_TS_CLOCK_CHANGE, "clock_change");
+		json_hex(o, ",\"value\":\"0x", e->u.timestamp.value);
+		json_flag(o, e->flags & ETMKIT_TS_CLOCK_CHANGE, "clock_change");
 		break;
 	case etmkit_elem_cycle_count:
 		if (e->flags & ETMKIT_CC_UNKNOWN)
-			json_flag(f, 1, "unknown");
+			json_flag(o, 1, "unknown");
 		else
-			fprintf(f, ",\"cycles\":%" PRIu32, e->cycles);
+			json_num(o, ",\"cycles\":", e->cycles);
 		break;
 	case etmkit_elem_gap:
-		fprintf(f, ",\"reason\":\"%s\"", etmkit_loss_name(e->u.loss.reason));
+		json_name(o, ",\"reason\":\"", etmkit_loss_name(e->u.loss.reason));
 		if (e->u.loss.why) {
-			fputs(",\"why\":", f);
-			cli_json_string(f, e->u.loss.why);
+			cli_out_lit(o, ",\"why\":");
+			cli_out_json_string(o, e->u.loss.why);
 		}
 		break;
 	case etmkit_elem_no_image:
-		fprintf(f, ",\"addr\":\"0x%" PRIx64 "\",\"isa\":\"%s\","
-			"\"reason\":\"%s\"",
-			e->addr, isa_name(e->isa),
-			etmkit_loss_name(e->u.loss.reason));
+		json_addr_isa(o, e);
+		json_name(o, ",\"reason\":\"", etmkit_loss_name(e->u.loss.reason));
 		break;
 	case etmkit_elem_event:
-		fprintf(f, ",\"bits\":%u", e->u.event.bits);
+		json_num(o, ",\"bits\":", e->u.event.bits);
 		break;
 	case etmkit_elem_instrumentation:
-		fprintf(f, ",\"value\":\"0x%" PRIx64 "\",\"el\":%u", e->u.ite.value,
-			e->u.ite.el);
+		json_hex(o, ",\"value\":\"0x", e->u.ite.value);
+		json_num(o, ",\"el\":", e->u.ite.el);
 		break;
 	case etmkit_elem_transaction:
-		fprintf(f, ",\"what\":\"%s\"", etmkit_txn_name(e->u.txn.what));
+		json_name(o, ",\"what\":\"", etmkit_txn_name(e->u.txn.what));
 		break;
 	case etmkit_elem_q:
-		fprintf(f, ",\"addr\":\"0x%" PRIx64 "\",\"count\":%" PRIu32
-			",\"target\":\"0x%" PRIx64 "\"", e->addr, e->u.q.count,
-			e->u.q.target);
+		json_hex(o, ",\"addr\":\"0x", e->addr);
+		json_num(o, ",\"count\":", e->u.q.count);
+		json_hex(o, ",\"target\":\"0x", e->u.q.target);
 		break;
 	default:
 		break;
 	}
 }
 
-void cli_print_elem_json(FILE *f, uint8_t id, const struct etmkit_elem *e,
-			 int m_profile, const struct cli_where *w,
-			 const struct cli_task *t)
+void cli_print_elem_json(struct cli_out *o, uint8_t id,
+			 const struct etmkit_elem *e, int m_profile,
+			 const struct cli_where *w, const struct cli_task *t)
 {
-	fprintf(f, "{\"kind\":\"%s\",\"id\":%u,\"offset\":%" PRIu64,
-		etmkit_elem_kind_name(e->kind), id, e->offset);
+	char *p = cli_out_room(o, 80);
+
+	/* {"kind":"NAME","id":N,"offset":N (kind names: <= 20 bytes) */
+	p = put_lit(p, "{\"kind\":\"");
+	p = cli_put_left(p, etmkit_elem_kind_name(e->kind), 0);
+	p = put_lit(p, "\",\"id\":");
+	p = cli_put_udec_w(p, id, 0);
+	p = put_lit(p, ",\"offset\":");
+	cli_out_end(o, cli_put_udec_w(p, e->offset, 0));
 	if (t && t->has_cpu)
-		fprintf(f, ",\"cpu\":%" PRIu32, t->cpu);
-	if (t && t->has_tid)
-		fprintf(f, ",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32, t->pid,
-			t->tid);
+		json_num(o, ",\"cpu\":", t->cpu);
+	if (t && t->has_tid) {
+		json_num(o, ",\"pid\":", t->pid);
+		json_num(o, ",\"tid\":", t->tid);
+	}
 	if (e->kind == etmkit_elem_insn)
-		json_insn(f, e, w);
+		json_insn(o, e, w);
 	else if (e->kind == etmkit_elem_insn_range)
-		json_range(f, e, w);
+		json_range(o, e, w);
 	else if (e->kind == etmkit_elem_data)
-		json_data(f, e);
+		json_data(o, e);
 	else
-		json_event(f, e, m_profile);
-	fputs("}\n", f);
+		json_event(o, e, m_profile);
+	cli_out_char(o, '}');
+	cli_out_eol(o);
 }

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "outbuf.h"
 #include "text_out.h"
 
 size_t cli_utf8_len(const char *s, size_t n)
@@ -77,29 +78,42 @@ static size_t json_plain(const char *s, size_t n)
 	return i;
 }
 
-void cli_json_string(FILE *f, const char *s)
+void cli_out_json_string(struct cli_out *o, const char *s)
 {
 	size_t n = strlen(s);
 
-	fputc('"', f);
+	cli_out_char(o, '"');
 	for (size_t i = 0; i < n;) {
 		size_t k = json_plain(s + i, n - i);
 		unsigned char c;
 
 		if (k) {                        /* a run as it is */
-			fwrite(s + i, 1, k, f);
+			cli_out_mem(o, s + i, k);
 			i += k;
 			continue;
 		}
 		c = (unsigned char)s[i++];
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputs("\\ufffd", f);  /* no valid sequence */
+		if (c == '"' || c == '\\') {
+			cli_out_char(o, '\\');
+			cli_out_char(o, (char)c);
+		} else if (c < 0x20) {
+			cli_out_lit(o, "\\u00");
+			cli_out_hex(o, c, 2);
+		} else {
+			cli_out_lit(o, "\\ufffd");  /* no valid sequence */
+		}
 	}
-	fputc('"', f);
+	cli_out_char(o, '"');
+}
+
+void cli_json_string(FILE *f, const char *s)
+{
+	char buf[256];
+	struct cli_out o;
+
+	cli_out_init(&o, f, buf, sizeof(buf), 0);
+	cli_out_json_string(&o, s);
+	cli_out_flush(&o);
 }
 
 char *cli_json_quote(const char *s, size_t *len)

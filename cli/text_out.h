@@ -22,6 +22,10 @@ size_t cli_utf8_cut(const char *s, size_t n);
  * characters as \u00XX, bytes of no valid sequence as \ufffd. */
 void cli_json_string(FILE *f, const char *s);
 
+/* The same into @o (cli/outbuf.h). */
+struct cli_out;
+void cli_out_json_string(struct cli_out *o, const char *s);
+
 /* cli_json_string()'s text in memory (malloc'd, NUL-ended, *@len bytes),
  * or NULL out of memory. */
 char *cli_json_quote(const char *s, size_t *len);
