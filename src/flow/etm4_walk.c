@@ -15,9 +15,7 @@
  * and forget the position. Returns 0. */
 int etm4_no_code(struct etm4_flow_decoder *d, uint64_t offset, uint8_t loss)
 {
-	flow_no_image(emit(d, etmkit_elem_no_image, offset), d->addr, d->isa,
-		      loss, d->space);
-	forget_position(d);
+	no_code_in(d, emit(d, etmkit_elem_no_image, offset), loss);
 	return 0;
 }
 
@@ -313,7 +311,7 @@ static inline int commits_at_once(const struct etm4_flow_decoder *d)
 static inline __attribute__((always_inline)) int
 atom_step(struct etm4_flow_decoder *d, const struct etm4_atoms *a,
 	  uint32_t bits, unsigned left, uint64_t off, int *pclosed,
-	  uint64_t *lost)
+	  uint64_t *lost, const int fused)
 {
 	if (d->sh != d->st) {
 		*pclosed = 0;
@@ -326,7 +324,10 @@ atom_step(struct etm4_flow_decoder *d, const struct etm4_atoms *a,
 		*lost += left; /* nowhere to walk from */
 		return 1;
 	}
-	/* d->tally a constant in each copy */
+	/* d->tally a constant in each copy; etm4_fused() (@fused) runs
+	 * only without a tally (etm4_flow.c), so it has one copy */
+	if (fused)
+		return walk_atoms_loop(d, bits, left, off, pclosed, 0);
 	return d->tally ? walk_atoms_loop(d, bits, left, off, pclosed, 1) :
 			  walk_atoms_loop(d, bits, left, off, pclosed, 0);
 }
@@ -437,10 +438,7 @@ run_ranges_loop(struct etm4_flow_decoder *d, const struct etm4_packet *p,
 
 				elem_init(e, etmkit_elem_no_image,
 					  offs ? offs[h + 1] : base + h + 1);
-				flow_no_image(e, d->addr, d->isa,
-					      etmkit_loss_unmapped, d->space);
-				e++;
-				forget_position(d);
+				no_code_in(d, e++, etmkit_loss_unmapped);
 				h1 = skip_atoms(tab, hd, h + 1, count, &lost);
 				h = h1 - 1;
 			}
@@ -665,7 +663,7 @@ int etm4_fused(struct etm4_flow_decoder *d, int *took)
 		}
 		h++;
 		packets++;
-		if (!atom_step(d, a, bits, left, off, &closed, &lost)) {
+		if (!atom_step(d, a, bits, left, off, &closed, &lost, 1)) {
 			ok = 0;
 			break;
 		}
@@ -739,7 +737,7 @@ static int run_direct(struct etm4_flow_decoder *d, const struct etm4_packet *p,
 		}
 		off = r->offsets ? r->offsets[h] : p->offset + h;
 		h++;
-		if (!atom_step(d, a, bits, left, off, &closed, &lost)) {
+		if (!atom_step(d, a, bits, left, off, &closed, &lost, 0)) {
 			ok = 0;
 			break;
 		}

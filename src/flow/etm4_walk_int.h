@@ -120,7 +120,17 @@ static inline void forget_position(struct etm4_flow_decoder *d)
 	d->ind_from = NULL;
 }
 
-/* Whether resolve() would report POS_ADDR outside the image at once
+/* The walk stands where the image has no code (@loss): @e (a no_image
+ * element, its kind and offset set) says so, and the position is
+ * forgotten (etm4_no_code() and etm4_fused()'s fast case). */
+static inline void no_code_in(struct etm4_flow_decoder *d,
+			      struct etmkit_elem *e, uint8_t loss)
+{
+	flow_no_image(e, d->addr, d->isa, loss, d->space);
+	forget_position(d);
+}
+
+/* Whether resolve() reports POS_ADDR outside the image at once
  * (aligned, outside the cache's bounds). */
 static inline int outside_aligned(const struct etm4_flow_decoder *d)
 {
@@ -141,7 +151,7 @@ static inline int resolve(struct etm4_flow_decoder *d, uint64_t offset)
 
 	if (d->addr & (d->isa == etmkit_isa_thumb ? 1u : 3u))
 		return etm4_resolve_lookup(d, offset);
-	if (flow_cache_outside(&d->cache, d->addr))
+	if (outside_aligned(d))
 		return etm4_no_code(d, offset, etmkit_loss_unmapped);
 	b = flow_cache_front(&d->cache, d->addr, d->isa, d->space);
 	if (!b)
