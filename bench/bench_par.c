@@ -153,11 +153,12 @@ int bench_par_report(const char *who, const struct bench_par *bp,
 
 	snprintf(name, sizeof(name), "etmkit-ranges-j%u", bp->jobs);
 	printf("%s  %-14s %7.1f MB  %8.1f MB/s  %8.2f Minsn/s  %8.1f ms  best "
-	       "of %d; %" PRIu64 " pieces of %zu KiB, %" PRIu64
+	       "of %d; %" PRIu64 " pieces (%.1f KiB on average), %" PRIu64
 	       " joined serially; the serial ranges decode: %.1f MB/s (one "
 	       "run)\n", who, name, bytes / MIB, bytes / MIB / secs,
 	       (double)c->insns / secs / 1e6, secs * 1e3, runs, c->pieces,
-	       bp->piece_kb ? bp->piece_kb : 16, c->fallbacks,
+	       bytes / 1024.0 / (double)(c->pieces ? c->pieces : 1),
+	       c->fallbacks,
 	       bytes / MIB / ref->secs);
 	if (c->insns != ref->insns || c->sum != ref->sum ||
 	    c->elems != ref->elems) {

@@ -13,7 +13,7 @@
 
 struct bench_par {
 	unsigned jobs;       /* --jobs N; 0: no parallel line */
-	size_t piece_kb;     /* --piece-kb K; 0: the library's (16 KiB) */
+	size_t piece_kb;     /* --piece-kb K; 0: the library's default (parallel.h) */
 };
 
 /* bench_option_fn for --jobs and --piece-kb (@ctx a struct bench_par). */

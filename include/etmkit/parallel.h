@@ -75,7 +75,10 @@ struct etmkit_par_config {
 				      after the last cut; 0: 16 KiB */
 	unsigned jobs;             /* etmkit_par_run(): threads decoding,
 				      the calling thread included (it also
-				      joins): jobs - 1 are started; 0: 2 */
+				      joins): jobs - 1 are started; 0: 2.
+				      (A session's jobs counts workers
+				      beside the caller's thread, which
+				      deformats and replays: session.h.) */
 	unsigned window;           /* etmkit_par_run(): pieces decoded or
 				      waiting to be joined at once, at least
 				      jobs; 0: 2 * jobs */
