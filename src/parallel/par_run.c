@@ -128,11 +128,16 @@ static int join_all(struct run *u, etmkit_par_sink_fn sink, void *ctx)
 		if (!r) {
 			if (take(u, &d, &r)) {
 				decode_one(u, d, r);
-			} else if (u->state[k] == ST_WORKER && u->nfree) {
+			} else if (u->state[k] == ST_WORKER && u->nfree &&
+				   u->next_k < p->ncut) {
 				int e;
 
 				/* Piece k is on a worker that is behind:
-				 * decode it here too (see above). */
+				 * decode it here too (see above). take()
+				 * failed with pieces left and an object
+				 * free: the window is full. At the end of
+				 * the trace the caller waits instead: the
+				 * worker has the piece in hand. */
 				u->state[k] = ST_STOLEN;
 				r = u->free_r[--u->nfree];
 				pthread_mutex_unlock(&u->mu);
