@@ -155,6 +155,14 @@ void etm3_flow_reset(struct etm3_flow_decoder *d)
 	d->n = d->delivered = 0;
 	d->hold = -1;
 	etm3_flow_forget(d);
+	/* What a loss of sync keeps (the context, the position's leftovers),
+	 * as just allocated: a reset decoder is a fresh one (the parallel
+	 * decode reuses decoders piece after piece, par_internal.h). */
+	d->isa = d->space = 0;
+	d->addr = 0;
+	d->idx = 0;
+	d->ns = d->hyp = 0;
+	d->context_id = d->vmid = 0;
 	memset(&d->stats, 0, sizeof(d->stats));
 	d->blocks_base = d->cache.blocks;
 	d->flushes_base = d->cache.flushes;

@@ -161,6 +161,15 @@ void etm4_flow_reset(struct etm4_flow_decoder *d)
 	memset(d->tallies, 0, sizeof(d->tallies));
 	memset(&d->tr, 0, sizeof(d->tr));
 	reset_trace_state(d);
+	/* The context outlives a Trace Info (a Context packet without a
+	 * context ID or VMID keeps the one before, D4.3.6.3), not a reset;
+	 * nor do the walk's leftovers: as just allocated (the parallel
+	 * decode reuses decoders piece after piece, par_internal.h). */
+	d->el = d->sf = d->ns = d->nse = 0;
+	d->has_cid = d->has_vmid = 0;
+	d->cid = d->vmid = 0;
+	d->isa = 0;
+	d->idx = 0;
 	memset(&d->stats, 0, sizeof(d->stats));
 	d->blocks_base = d->cache.blocks;
 	d->flushes_base = d->cache.flushes;

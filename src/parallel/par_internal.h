@@ -13,7 +13,13 @@
  * a function of its state and its input), so from the first checkpoint
  * where they are equal the fresh piece's elements are the serial ones;
  * before it, the piece before's elements are used. No checkpoint equal:
- * the join decodes the piece itself, on from the piece before (serial). */
+ * the join decodes the piece itself, on from the piece before (serial).
+ * "The fresh one of the piece" is a decoder reused piece after piece with
+ * reset(): that is sound because reset() leaves it as just allocated
+ * (test_parallel.c, test_reset). It once did not (ETMv4 kept the context
+ * ID across reset and reported it in a later piece's context), which the
+ * join, comparing the piece's own decoder, still caught; a state taken by
+ * another decoder fed the same bytes was then not the piece's. */
 #ifndef ETMKIT_PARALLEL_PAR_INTERNAL_H
 #define ETMKIT_PARALLEL_PAR_INTERNAL_H
 
