@@ -183,3 +183,24 @@ void cli_out_str_right(struct cli_out *o, const char *s, size_t width)
 		cli_out_spaces(o, width - n);
 	cli_out_mem(o, s, n);
 }
+
+void cli_out_key_hex_n(struct cli_out *o, const char *key, size_t klen,
+		       uint64_t v, unsigned width)
+{
+	cli_out_mem(o, key, klen);
+	cli_out_hex(o, v, width);
+}
+
+void cli_out_key_udec_n(struct cli_out *o, const char *key, size_t klen,
+			uint64_t v)
+{
+	cli_out_mem(o, key, klen);
+	cli_out_udec(o, v);
+}
+
+void cli_out_key_str_n(struct cli_out *o, const char *key, size_t klen,
+		       const char *s)
+{
+	cli_out_mem(o, key, klen);
+	cli_out_str(o, s);
+}

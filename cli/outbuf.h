@@ -140,4 +140,20 @@ void cli_out_sdec(struct cli_out *o, int64_t v);
 void cli_out_str_left(struct cli_out *o, const char *s, size_t width);
 void cli_out_str_right(struct cli_out *o, const char *s, size_t width);
 
+/* A field of a listing line: @key, a string literal (" NAME=0x",
+ * ",\"NAME\":"), then the value as cli_out_hex(), cli_out_udec() or
+ * cli_out_str() writes it. Out of line: a listing has many. */
+#define cli_out_key_hex(o, key, v, width) \
+	cli_out_key_hex_n(o, "" key "", sizeof(key) - 1, v, width)
+#define cli_out_key_udec(o, key, v) \
+	cli_out_key_udec_n(o, "" key "", sizeof(key) - 1, v)
+#define cli_out_key_str(o, key, s) \
+	cli_out_key_str_n(o, "" key "", sizeof(key) - 1, s)
+void cli_out_key_hex_n(struct cli_out *o, const char *key, size_t klen,
+		       uint64_t v, unsigned width);
+void cli_out_key_udec_n(struct cli_out *o, const char *key, size_t klen,
+			uint64_t v);
+void cli_out_key_str_n(struct cli_out *o, const char *key, size_t klen,
+		       const char *s);
+
 #endif /* ETMKIT_CLI_OUTBUF_H */

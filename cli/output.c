@@ -51,29 +51,9 @@ static const char *isa(unsigned v)
 
 /* Text fields: @key (" NAME=" or " NAME=0x", a string literal) then the
  * value. */
-#define t_hex(o, key, v, width) t_hex_n(o, key, sizeof(key) - 1, v, width)
-static void t_hex_n(struct cli_out *o, const char *key, size_t klen,
-		    uint64_t v, unsigned width)
-{
-	cli_out_mem(o, key, klen);
-	cli_out_hex(o, v, width);
-}
-
-#define t_dec(o, key, v) t_dec_n(o, key, sizeof(key) - 1, v)
-static void t_dec_n(struct cli_out *o, const char *key, size_t klen,
-		    uint64_t v)
-{
-	cli_out_mem(o, key, klen);
-	cli_out_udec(o, v);
-}
-
-#define t_str(o, key, v) t_str_n(o, key, sizeof(key) - 1, v)
-static void t_str_n(struct cli_out *o, const char *key, size_t klen,
-		    const char *v)
-{
-	cli_out_mem(o, key, klen);
-	cli_out_str(o, v);
-}
+#define t_hex cli_out_key_hex
+#define t_dec cli_out_key_udec
+#define t_str cli_out_key_str
 
 /* JSON fields: ,"PRENAME": then the value (@pre: "" or a prefix, @name a
  * string literal). */

@@ -466,13 +466,7 @@ static void json_hex_n(struct cli_out *o, const char *key, size_t klen,
 }
 
 /* ,"KEY":N; @key holds ,"KEY": */
-#define json_num(o, key, v) json_num_n(o, key, sizeof(key) - 1, v)
-static void json_num_n(struct cli_out *o, const char *key, size_t klen,
-		       uint64_t v)
-{
-	cli_out_mem(o, key, klen);
-	cli_out_udec(o, v);
-}
+#define json_num cli_out_key_udec
 
 /* ,"KEY":"NAME"; @key holds ,"KEY":" (names need no escapes) */
 #define json_name(o, key, name) json_name_n(o, key, sizeof(key) - 1, name)
