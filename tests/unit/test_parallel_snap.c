@@ -20,51 +20,23 @@
 
 #include "etmkit/parallel.h"
 #include "etmkit/snapshot.h"
-#include "etmkit/transport.h"
 #include "par_gen.h"
 #include "ts_session.h"
 #include "ts_snapshots.h"
+#include "ts_stream.h"
 
 static const unsigned jobs_list[] = { 1, 2, 3, 8 };
 static const size_t piece_list[] = { 1, 300, 4096 };
 
-struct collect {
-	uint8_t id;
-	uint8_t *b;
-	size_t n, cap;
-};
-
-static int on_data(void *ctx, uint8_t id, const uint8_t *data,
-		   const uint64_t *offsets, uint64_t base, size_t n)
-{
-	struct collect *c = ctx;
-
-	(void)offsets;
-	(void)base;
-	if (id != c->id)
-		return 0;
-	if (c->n + n > c->cap) {
-		c->cap = (c->n + n) * 2;
-		c->b = realloc(c->b, c->cap);
-		assert_non_null(c->b);
-	}
-	memcpy(c->b + c->n, data, n);
-	c->n += n;
-	return 0;
-}
-
 /* The bytes of source @id in @buf's file. */
 static int source_bytes(const struct snapshot_buffer *buf, uint8_t id,
-			struct collect *c)
+			struct ts_stream *c)
 {
-	struct deformat_config dc;
-	struct deformatter *d = NULL;
 	size_t n = 0;
 	uint8_t *file = ts_read_file(buf->file, &n);
 	int err;
 
 	memset(c, 0, sizeof(*c));
-	c->id = id;
 	if (!file)
 		return -1;
 	if (strcmp(buf->format, "coresight")) {
@@ -72,17 +44,7 @@ static int source_bytes(const struct snapshot_buffer *buf, uint8_t id,
 		c->n = n;
 		return 0;
 	}
-	memset(&dc, 0, sizeof(dc));
-	dc.size = sizeof(dc);
-	dc.mode = deformat_coresight;
-	dc.on_data = on_data;
-	dc.ctx = c;
-	err = deformat_alloc(&d, &dc);
-	if (!err)
-		err = deformat_feed(d, file, n);
-	if (!err)
-		err = deformat_finish(d);
-	deformat_free(d);
+	err = ts_stream_deformat(file, n, id, 0, c);
 	free(file);
 	return err;
 }
@@ -103,7 +65,7 @@ static size_t check_source(const char *snap, const struct snapshot *ss,
 	struct snapshot_diag sd;
 	struct image_diag idiag;
 	struct image *img = NULL;
-	struct collect c;
+	struct ts_stream c;
 	enum etmkit_protocol proto;
 	uint8_t id;
 	char why[300];
