@@ -14,8 +14,6 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include <dirent.h>
-
 #include "unit/test_util.h"
 
 #include "etmkit/flow.h"
@@ -28,6 +26,7 @@
 
 #include "ts_elems.h"
 #include "ts_session.h"
+#include "ts_snapshots.h"
 #include "ts_stream.h"
 
 #define TC2 ETMKIT_SHARED_DIR "/testdata/etmv3/TC2"
@@ -625,77 +624,63 @@ static void assert_ranges_same(const struct ts_elems *ref,
 			 (unsigned long long)rng->e[rd.rng_at].offset : 0ull);
 }
 
+/* What test_ranges_captures() counts. */
+struct ranges_walk {
+	int sources, multi, cycled;
+};
+
+static void ranges_source(void *ctx, const char *name,
+			  const struct snapshot *ss,
+			  const struct snapshot_source *src)
+{
+	struct ranges_walk *w = ctx;
+	struct ts_elems ref = { 0 }, rng = { 0 };
+	struct etm3_flow_config fc;
+	struct ts_source s;
+
+	(void)name;
+	if (ts_source_open(ss, src, &s))
+		return;
+	if (s.proto != etmkit_proto_etmv3) {
+		ts_source_free(&s);
+		return;
+	}
+	etm3_flow_config_init(&fc);
+	fc.etm = s.etm3;
+	fc.image = s.img;
+	ranges_decode(s.buf, s.id, &fc, 0, &ref);
+	ranges_decode(s.buf, s.id, &fc, ETM3_FLOW_RANGES, &rng);
+	assert_ranges_same(&ref, &rng, s.img);
+	for (size_t i = 0; i < rng.n; i++) {
+		const struct etmkit_elem *e = &rng.e[i];
+
+		if (e->kind != etmkit_elem_insn_range)
+			continue;
+		w->multi += e->u.range.count > 1;
+		w->cycled += e->u.range.count > 1 &&
+			     (e->flags & ETMKIT_INSN_CYCLES) && e->cycles > 0;
+	}
+	w->sources++;
+	free(ref.e);
+	free(rng.e);
+	ts_source_free(&s);
+}
+
 static void test_ranges_captures(void **state)
 {
-	char path[1024];
-	struct dirent *de;
-	DIR *dir;
-	int sources = 0, multi = 0, cycled = 0;
+	static const char *const kinds[] = { "etmv3" };
+	struct ranges_walk w = { 0 };
+	int opened;
 
 	(void)state;
-	snprintf(path, sizeof(path), "%s/testdata/etmv3", ETMKIT_SHARED_DIR);
-	dir = opendir(path);
-	test_need(!dir, path);
-	while ((de = readdir(dir))) {
-		struct snapshot *ss = NULL;
-		struct snapshot_diag sd;
-		char snap[2048];
-
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(snap, sizeof(snap), "%s/%s", path, de->d_name);
-		if (snapshot_open(&ss, snap, &sd) < 0)
-			continue;
-		for (size_t k = 0; k < snapshot_source_count(ss); k++) {
-			const struct snapshot_source *src =
-				snapshot_source_at(ss, k);
-			const struct snapshot_device *dev =
-				snapshot_find_device(ss, src->name);
-			const struct snapshot_buffer *buf =
-				snapshot_find_buffer(ss, src->buffer);
-			const struct snapshot_device *core = src->core ?
-				snapshot_find_device(ss, src->core) : NULL;
-			struct ts_elems ref = { 0 }, rng = { 0 };
-			struct etm3_flow_config fc;
-			struct image_diag idiag;
-			struct image *img = NULL;
-			uint8_t id;
-
-			etm3_flow_config_init(&fc);
-			if (!dev || !buf || !core ||
-			    snapshot_device_protocol(dev) != etmkit_proto_etmv3 ||
-			    snapshot_etm3_config(dev, &fc.etm, &id, &sd) < 0)
-				continue;
-			assert_int_equal(image_alloc(&img), 0);
-			assert_true(image_add_snapshot_device(img, core,
-							      &idiag) >= 0);
-			fc.image = img;
-			ranges_decode(buf, id, &fc, 0, &ref);
-			ranges_decode(buf, id, &fc, ETM3_FLOW_RANGES, &rng);
-			assert_ranges_same(&ref, &rng, img);
-			for (size_t i = 0; i < rng.n; i++) {
-				const struct etmkit_elem *e = &rng.e[i];
-
-				if (e->kind != etmkit_elem_insn_range)
-					continue;
-				multi += e->u.range.count > 1;
-				cycled += e->u.range.count > 1 &&
-					  (e->flags & ETMKIT_INSN_CYCLES) &&
-					  e->cycles > 0;
-			}
-			sources++;
-			free(ref.e);
-			free(rng.e);
-			image_free(img);
-		}
-		snapshot_free(ss);
-	}
-	closedir(dir);
+	opened = ts_each_source(ETMKIT_SHARED_DIR "/testdata", kinds, 1,
+				ranges_source, &w);
+	test_need(opened < 0, ETMKIT_SHARED_DIR "/testdata/etmv3");
 	print_message("%d ETMv3 sources, %d ranges of several instructions "
-		      "(%d with cycles)\n", sources, multi, cycled);
-	assert_true(sources >= 3);
-	assert_true(multi > 100);
-	assert_true(cycled > 10);
+		      "(%d with cycles)\n", w.sources, w.multi, w.cycled);
+	assert_true(w.sources >= 3);
+	assert_true(w.multi > 100);
+	assert_true(w.cycled > 10);
 }
 
 /* The ranges decode of TC2 0x10 fed byte by byte and drained one element
