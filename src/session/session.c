@@ -273,13 +273,11 @@ static int on_gap(void *ctx, uint64_t offset)
 	return 0;
 }
 
-static int on_event(void *ctx, const struct deformat_event *ev)
+int session_frame_event(struct etmkit_session *s,
+			const struct deformat_event *ev)
 {
-	struct etmkit_session *s = ctx;
 	int err = 0;
 
-	if (s->jobs)
-		return sj_event(s, ev);
 	if (s->cfg.on_frame_event)
 		err = s->cfg.on_frame_event(s->cfg.ctx, ev);
 	if (err < 0)
@@ -288,6 +286,15 @@ static int on_event(void *ctx, const struct deformat_event *ev)
 	    ev->error != -etmkit_err_truncated)
 		return -etmkit_err_bad_frame;
 	return 0;
+}
+
+static int on_event(void *ctx, const struct deformat_event *ev)
+{
+	struct etmkit_session *s = ctx;
+
+	if (s->jobs)
+		return sj_event(s, ev);
+	return session_frame_event(s, ev);
 }
 
 void etmkit_session_config_init(struct etmkit_session_config *cfg)

@@ -67,6 +67,10 @@ int session_source_drain(struct session_source *src, session_batch_fn fn,
 /* Elements @e[0..@n-1] of flow source @id to on_elems or on_elem. */
 int session_deliver(struct etmkit_session *s, uint8_t id,
 		    const struct etmkit_elem *e, size_t n);
+/* Frame event @ev to on_frame_event, then stop_on_error's check: 0, the
+ * callback's error, or -etmkit_err_bad_frame. */
+int session_frame_event(struct etmkit_session *s,
+			const struct deformat_event *ev);
 /* The gap element of a loss at a break (or etmkit_session_lose()). */
 void session_loss_elem(struct etmkit_elem *e, enum etmkit_loss why,
 		       uint64_t offset);

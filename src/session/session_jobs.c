@@ -393,17 +393,7 @@ static int replay_worker(struct etmkit_session *s, struct session_jobs *j,
 
 static int replay_event(struct etmkit_session *s, struct session_jobs *j)
 {
-	const struct deformat_event *ev = &j->ev[j->ev_tail++ % SJ_EVENTS];
-	int err = 0;
-
-	if (s->cfg.on_frame_event)
-		err = s->cfg.on_frame_event(s->cfg.ctx, ev);
-	if (err < 0)
-		return err;
-	if (s->cfg.stop_on_error && ev->kind == deformat_ev_error &&
-	    ev->error != -etmkit_err_truncated)
-		return -etmkit_err_bad_frame;
-	return 0;
+	return session_frame_event(s, &j->ev[j->ev_tail++ % SJ_EVENTS]);
 }
 
 /* Replay the oldest op. Returns 1 when done, 0 when (with !@block) it is
