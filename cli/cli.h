@@ -213,6 +213,20 @@ void cli_print_etm3_json(struct cli_out *o, uint8_t id,
 /* The header line of the packet text listing. */
 void cli_print_packet_header(struct cli_out *o);
 
+/* The start of a text listing line, packets and decode alike:
+ * "    OFFSET  ID  " (@offset right-aligned in 10 columns, @id in two hex
+ * digits) at @p, returning where it ends; at most CLI_LINE_HEAD bytes (a
+ * 20-digit offset, the ID, two pairs of spaces). cli_out_line_head()
+ * writes it into @o. (cli/output_elem.c) */
+#define CLI_LINE_HEAD 26
+char *cli_put_line_head(char *p, uint64_t offset, uint8_t id);
+void cli_out_line_head(struct cli_out *o, uint64_t offset, uint8_t id);
+
+/* The start of a JSON packet listing record:
+ * {"offset":N,"id":N,"type":"TYPE" (@type needs no escapes). */
+void cli_packet_json_start(struct cli_out *o, uint64_t offset, uint8_t id,
+			   const char *type);
+
 /* Whether a text listing starts with a header line: --no-header (@off)
  * drops it, --header (@on) forces it, else only on a terminal. */
 int cli_header_wanted(FILE *f, int on, int off);

@@ -167,18 +167,13 @@ static int on_gap(void *ctx, uint8_t id, enum etmkit_loss reason,
 	struct packets_run *r = ctx;
 
 	if (r->json) {
-		cli_out_lit(&r->out, "{\"offset\":");
-		cli_out_udec(&r->out, offset);
-		cli_out_lit(&r->out, ",\"id\":");
-		cli_out_udec(&r->out, id);
-		cli_out_lit(&r->out, ",\"type\":\"gap\",\"reason\":\"");
+		cli_packet_json_start(&r->out, offset, id, "gap");
+		cli_out_lit(&r->out, ",\"reason\":\"");
 		cli_out_str(&r->out, etmkit_loss_name(reason));
 		cli_out_lit(&r->out, "\"}");
 	} else {
-		cli_out_udec_w(&r->out, offset, 10);
-		cli_out_mem(&r->out, "  ", 2);
-		cli_out_hex(&r->out, id, 2);
-		cli_out_lit(&r->out, "  --  gap ");
+		cli_out_line_head(&r->out, offset, id);
+		cli_out_lit(&r->out, "--  gap ");
 		cli_out_str(&r->out, etmkit_loss_name(reason));
 	}
 	cli_out_eol(&r->out);

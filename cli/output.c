@@ -253,19 +253,10 @@ static void text_error(struct cli_out *o, const char *why, int error)
 	cli_out_str(o, why ? why : etmkit_errstr(error));
 }
 
-/* "    OFFSET  ID  " */
-static void text_start(struct cli_out *o, uint64_t offset, uint8_t id)
-{
-	cli_out_udec_w(o, offset, 10);
-	cli_out_mem(o, "  ", 2);
-	cli_out_hex(o, id, 2);
-	cli_out_mem(o, "  ", 2);
-}
-
 void cli_print_etm3_text(struct cli_out *o, uint8_t id,
 			 const struct etm3_packet *p, int m_profile)
 {
-	text_start(o, p->offset, id);
+	cli_out_line_head(o, p->offset, id);
 	put_hex(o, p, " ");
 	cli_out_mem(o, "  ", 2);
 	cli_out_str(o, etm3_pkt_type_name((enum etm3_pkt_type)p->type));
@@ -400,9 +391,8 @@ static void json_fields(struct cli_out *o, const struct etm3_packet *p)
 	}
 }
 
-/* {"offset":N,"id":N,"type":"NAME" */
-static void json_start(struct cli_out *o, uint64_t offset, uint8_t id,
-		       const char *type)
+void cli_packet_json_start(struct cli_out *o, uint64_t offset, uint8_t id,
+			   const char *type)
 {
 	cli_out_lit(o, "{\"offset\":");
 	cli_out_udec(o, offset);
@@ -427,8 +417,8 @@ void cli_print_etm3_json(struct cli_out *o, uint8_t id,
 			 const struct etm3_packet *p, int m_profile)
 {
 	(void)m_profile;
-	json_start(o, p->offset, id,
-		   etm3_pkt_type_name((enum etm3_pkt_type)p->type));
+	cli_packet_json_start(o, p->offset, id,
+			      etm3_pkt_type_name((enum etm3_pkt_type)p->type));
 	if (p->type == etm3_pkt_unsynced) {
 		j_dec(o, "", "length", p->length);
 		json_end(o);
@@ -654,7 +644,7 @@ static void text4_fields(struct cli_out *o, const struct etm4_packet *p,
 void cli_print_etm4_text(struct cli_out *o, uint8_t id,
 			 const struct etm4_packet *p, int ete)
 {
-	text_start(o, p->offset, id);
+	cli_out_line_head(o, p->offset, id);
 	etm4_put_hex(o, p, " ");
 	cli_out_mem(o, "  ", 2);
 	cli_out_str(o, etm4_pkt_type_name((enum etm4_pkt_type)p->type));
@@ -831,8 +821,8 @@ static void json4_fields(struct cli_out *o, const struct etm4_packet *p,
 void cli_print_etm4_json(struct cli_out *o, uint8_t id,
 			 const struct etm4_packet *p, int ete)
 {
-	json_start(o, p->offset, id,
-		   etm4_pkt_type_name((enum etm4_pkt_type)p->type));
+	cli_packet_json_start(o, p->offset, id,
+			      etm4_pkt_type_name((enum etm4_pkt_type)p->type));
 	if (p->type == etm4_pkt_unsynced) {
 		j_dec(o, "", "length", p->length);
 		json_end(o);

@@ -182,8 +182,8 @@ static char *insn_columns(char *p, const struct etmkit_elem *e,
 	return p;
 }
 
-/* "    OFFSET  ID  " (at most 24 bytes at @p) */
-static char *line_head(char *p, uint64_t offset, uint8_t id)
+/* Here, beside the decode lines that write it most. */
+char *cli_put_line_head(char *p, uint64_t offset, uint8_t id)
 {
 	p = cli_put_udec_w(p, offset, 10);
 	*p++ = ' ';
@@ -192,6 +192,12 @@ static char *line_head(char *p, uint64_t offset, uint8_t id)
 	*p++ = ' ';
 	*p++ = ' ';
 	return p;
+}
+
+void cli_out_line_head(struct cli_out *o, uint64_t offset, uint8_t id)
+{
+	cli_out_end(o, cli_put_line_head(cli_out_room(o, CLI_LINE_HEAD),
+					 offset, id));
 }
 
 /* Columns: address, instruction set (etmkit_isa_name()), opcode, status,
@@ -206,7 +212,7 @@ static void text_insn(struct cli_out *o, uint8_t id,
 	const char *text = dis ? cli_disasm(dis, e) : "";
 	char *p = cli_out_room(o, 128);
 
-	p = line_head(p, e->offset, id);
+	p = cli_put_line_head(p, e->offset, id);
 	cli_out_end(o, insn_columns(p, e, e->u.insn.opcode));
 	put_text(o, text, w);
 	if (bad_image)
@@ -231,7 +237,7 @@ static void text_range(struct cli_out *o, uint8_t id,
 	last.addr = e->u.range.end - e->size;
 	text = dis ? cli_disasm(dis, &last) : "";
 	p = cli_out_room(o, 192);
-	p = line_head(p, e->offset, id);
+	p = cli_put_line_head(p, e->offset, id);
 	p = insn_columns(p, e, e->u.range.opcode);
 	memcpy(p, "to ", 3);
 	p = cli_put_hex(p + 3, e->u.range.end, 8);
@@ -432,7 +438,7 @@ void cli_print_elem_text(struct cli_out *o, uint8_t id,
 		text_range(o, id, e, dis, bad_image, w);
 		return;
 	}
-	cli_out_end(o, line_head(cli_out_room(o, 24), e->offset, id));
+	cli_out_line_head(o, e->offset, id);
 	if (e->kind == etmkit_elem_data)
 		text_data(o, e);
 	else

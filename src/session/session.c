@@ -62,30 +62,43 @@ int session_deliver(struct etmkit_session *s, uint8_t id,
 	return 0;
 }
 
-int session_source_batch(struct session_source *src,
-			 const struct etmkit_elem **el)
+/* The next batch of flow source @src: as etm3_flow_batch(). */
+static int source_batch(struct session_source *src,
+			const struct etmkit_elem **el)
 {
 	return src->kind == src_etm3_flow ? etm3_flow_batch(src->u.flow, el) :
 					    etm4_flow_batch(src->u.flow4, el);
 }
 
-/* Drain flow decoder @dec of trace ID @id into the element callback:
- * on_elems takes each of the decoder's batches whole. */
-static int drain_flow(struct etmkit_session *s, uint8_t id,
-		      struct session_source *src)
+int session_source_drain(struct session_source *src, session_batch_fn fn,
+			 void *ctx)
 {
 	for (;;) {
 		const struct etmkit_elem *el;
-		int n = session_source_batch(src, &el);
+		int n = source_batch(src, &el);
 
 		if (n == -etmkit_err_eos)
 			return 0;
 		if (n < 0)
 			return n;
-		n = session_deliver(s, id, el, (size_t)n);
+		n = fn(ctx, el, (size_t)n);
 		if (n < 0)
 			return n;
 	}
+}
+
+/* Where the serial path delivers a flow source's batches. */
+struct deliver_to {
+	struct etmkit_session *s;
+	uint8_t id;
+};
+
+/* session_batch_fn: each batch whole to on_elems (or on_elem by one). */
+static int deliver_batch(void *ctx, const struct etmkit_elem *e, size_t n)
+{
+	const struct deliver_to *to = ctx;
+
+	return session_deliver(to->s, to->id, e, n);
 }
 
 /* One element the session made itself, for source @id: a batch of 1 for
@@ -98,7 +111,8 @@ static int deliver_elem(struct etmkit_session *s, uint8_t id,
 
 /* ---- Per-kind operations ------------------------------------------------- */
 
-static int source_drain(struct etmkit_session *s, uint8_t id)
+/* What source @id decoded so far, to the session's callbacks (serial path). */
+static int source_deliver(struct etmkit_session *s, uint8_t id)
 {
 	struct session_source *src = &s->src[id & 0x7f];
 
@@ -106,8 +120,11 @@ static int source_drain(struct etmkit_session *s, uint8_t id)
 	case src_etm3_pkt:
 		return drain_etm3(s, id, src->u.etm3);
 	case src_etm3_flow:
-	case src_etm4_flow:
-		return drain_flow(s, id, src);
+	case src_etm4_flow: {
+		struct deliver_to to = { s, id };
+
+		return session_source_drain(src, deliver_batch, &to);
+	}
 	case src_etm4_pkt:
 		return drain_etm4(s, id, (enum etmkit_protocol)src->proto,
 				  src->u.etm4);
@@ -227,7 +244,7 @@ static int on_data(void *ctx, uint8_t id, const uint8_t *data,
 	err = session_source_feed(src, data, n, offsets, base);
 	if (err < 0)
 		return err;
-	return source_drain(s, id);
+	return source_deliver(s, id);
 }
 
 /* Data was lost in transport: no decoder may join bytes across it. */
@@ -249,20 +266,18 @@ static int on_gap(void *ctx, uint64_t offset)
 		}
 		err = session_source_gap(&s->src[id]);
 		if (!err)
-			err = source_drain(s, (uint8_t)id);
+			err = source_deliver(s, (uint8_t)id);
 		if (err < 0)
 			return err;
 	}
 	return 0;
 }
 
-static int on_event(void *ctx, const struct deformat_event *ev)
+int session_frame_event(struct etmkit_session *s,
+			const struct deformat_event *ev)
 {
-	struct etmkit_session *s = ctx;
 	int err = 0;
 
-	if (s->jobs)
-		return sj_event(s, ev);
 	if (s->cfg.on_frame_event)
 		err = s->cfg.on_frame_event(s->cfg.ctx, ev);
 	if (err < 0)
@@ -271,6 +286,15 @@ static int on_event(void *ctx, const struct deformat_event *ev)
 	    ev->error != -etmkit_err_truncated)
 		return -etmkit_err_bad_frame;
 	return 0;
+}
+
+static int on_event(void *ctx, const struct deformat_event *ev)
+{
+	struct etmkit_session *s = ctx;
+
+	if (s->jobs)
+		return sj_event(s, ev);
+	return session_frame_event(s, ev);
 }
 
 void etmkit_session_config_init(struct etmkit_session_config *cfg)
@@ -623,7 +647,7 @@ static int finish_all(struct etmkit_session *s)
 			err = sj_command(s, (uint8_t)id, sj_finish);
 		} else {
 			session_source_finish(&s->src[id]);
-			err = source_drain(s, (uint8_t)id);
+			err = source_deliver(s, (uint8_t)id);
 		}
 		if (err < 0)
 			return err;

@@ -11,7 +11,7 @@
 #define SESSION_BATCH 64
 
 /* What decodes a trace ID. Each kind has one case in the source_* helpers
- * of session.c (feed, gap, finish, drain, free); a new decoder kind adds
+ * of session.c (feed, gap, finish, deliver, free); a new decoder kind adds
  * an entry here and a case to each. */
 enum session_kind {
 	src_none = 0,
@@ -55,12 +55,22 @@ int session_source_feed(struct session_source *src, const uint8_t *data,
 int session_source_gap(struct session_source *src);
 int session_source_finish(struct session_source *src);
 void session_source_reset(struct session_source *src);
-/* The next batch of flow source @src (its decoder's): as etm3_flow_batch(). */
-int session_source_batch(struct session_source *src,
-			 const struct etmkit_elem **el);
+/* Takes a batch of @n elements @e; returns 0 (or more) to go on, < 0 to
+ * stop the drain with that result. */
+typedef int (*session_batch_fn)(void *ctx, const struct etmkit_elem *e,
+				size_t n);
+/* Drain flow source @src: each of its decoder's batches, as the decoder
+ * made it, to @fn until the input fed so far is used up. Returns 0, the
+ * decoder's error or @fn's. */
+int session_source_drain(struct session_source *src, session_batch_fn fn,
+			 void *ctx);
 /* Elements @e[0..@n-1] of flow source @id to on_elems or on_elem. */
 int session_deliver(struct etmkit_session *s, uint8_t id,
 		    const struct etmkit_elem *e, size_t n);
+/* Frame event @ev to on_frame_event, then stop_on_error's check: 0, the
+ * callback's error, or -etmkit_err_bad_frame. */
+int session_frame_event(struct etmkit_session *s,
+			const struct deformat_event *ev);
 /* The gap element of a loss at a break (or etmkit_session_lose()). */
 void session_loss_elem(struct etmkit_elem *e, enum etmkit_loss why,
 		       uint64_t offset);

@@ -220,31 +220,29 @@ static int put_rec(struct sj_worker *w, const struct etmkit_elem *e,
 	return 0;
 }
 
-/* Drain @src into records, the decoder's batches as they are (one longer
- * than SJ_REC_MAX in several). Returns 0, the decoder's error, or -1 on
- * quit (*@quit set). */
-static int drain(struct sj_worker *w, struct session_source *src, int *quit)
+/* Where a worker drains a source: its records, and whether it must quit. */
+struct drain_to {
+	struct sj_worker *w;
+	int quit;
+};
+
+/* session_batch_fn: a decoder's batch into records as it is (one longer
+ * than SJ_REC_MAX in several); -1 on quit (quit set). */
+static int put_batch(void *ctx, const struct etmkit_elem *el, size_t n)
 {
-	for (;;) {
-		const struct etmkit_elem *el;
-		int n = session_source_batch(src, &el);
+	struct drain_to *to = ctx;
 
-		if (n == -etmkit_err_eos)
-			return 0;
-		if (n < 0)
-			return n;
-		while (n > 0) {
-			uint32_t m = (uint32_t)n < SJ_REC_MAX ? (uint32_t)n :
-								SJ_REC_MAX;
+	while (n > 0) {
+		uint32_t m = n < SJ_REC_MAX ? (uint32_t)n : SJ_REC_MAX;
 
-			if (put_rec(w, el, m, 0, 0) < 0) {
-				*quit = 1;
-				return -1;
-			}
-			el += m;
-			n -= (int)m;
+		if (put_rec(to->w, el, m, 0, 0) < 0) {
+			to->quit = 1;
+			return -1;
 		}
+		el += m;
+		n -= m;
 	}
+	return 0;
 }
 
 /* Do item @it for its source; returns -1 on quit. */
@@ -252,7 +250,8 @@ static int run_item(struct sj_worker *w, const struct sj_item *it)
 {
 	struct session_source *src = &w->s->src[it->id];
 	const uint8_t *data = (const uint8_t *)(it + 1);
-	int quit = 0, rc = 0;
+	struct drain_to to = { w, 0 };
+	int rc = 0;
 
 	switch (it->kind) {
 	case item_data:
@@ -263,16 +262,16 @@ static int run_item(struct sj_worker *w, const struct sj_item *it)
 					  NULL,
 			it->base);
 		if (rc >= 0)
-			rc = drain(w, src, &quit);
+			rc = session_source_drain(src, put_batch, &to);
 		break;
 	case item_gap:
 		rc = session_source_gap(src);
 		if (rc >= 0)
-			rc = drain(w, src, &quit);
+			rc = session_source_drain(src, put_batch, &to);
 		break;
 	case item_finish:
 		session_source_finish(src); /* as the serial path: drained */
-		rc = drain(w, src, &quit);
+		rc = session_source_drain(src, put_batch, &to);
 		break;
 	case item_reset:
 		session_source_reset(src);
@@ -280,7 +279,7 @@ static int run_item(struct sj_worker *w, const struct sj_item *it)
 	default:
 		break;
 	}
-	if (quit)
+	if (to.quit)
 		return -1;
 	return put_rec(w, NULL, 0, 1, rc < 0 ? rc : 0);
 }
@@ -394,17 +393,7 @@ static int replay_worker(struct etmkit_session *s, struct session_jobs *j,
 
 static int replay_event(struct etmkit_session *s, struct session_jobs *j)
 {
-	const struct deformat_event *ev = &j->ev[j->ev_tail++ % SJ_EVENTS];
-	int err = 0;
-
-	if (s->cfg.on_frame_event)
-		err = s->cfg.on_frame_event(s->cfg.ctx, ev);
-	if (err < 0)
-		return err;
-	if (s->cfg.stop_on_error && ev->kind == deformat_ev_error &&
-	    ev->error != -etmkit_err_truncated)
-		return -etmkit_err_bad_frame;
-	return 0;
+	return session_frame_event(s, &j->ev[j->ev_tail++ % SJ_EVENTS]);
 }
 
 /* Replay the oldest op. Returns 1 when done, 0 when (with !@block) it is

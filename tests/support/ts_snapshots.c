@@ -2,6 +2,8 @@
  * (ts_snapshots.h). */
 #include <dirent.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "ts_snapshots.h"
 
@@ -38,4 +40,51 @@ int ts_each_source(const char *top, const char *const *kinds, int nkinds,
 		closedir(dir);
 	}
 	return opened;
+}
+
+/* The configuration of @dev into @out by its protocol: 0, or -1. */
+static int source_config(const struct snapshot_device *dev,
+			 struct ts_source *out)
+{
+	out->proto = snapshot_device_protocol(dev);
+	switch (out->proto) {
+	case etmkit_proto_etmv3:
+		return snapshot_etm3_config(dev, &out->etm3, &out->id,
+					    NULL) ? -1 : 0;
+	case etmkit_proto_etmv4:
+	case etmkit_proto_ete:
+		return snapshot_etm4_config(dev, &out->etm4, &out->id,
+					    NULL) ? -1 : 0;
+	default:
+		return -1;
+	}
+}
+
+int ts_source_open(const struct snapshot *ss,
+		   const struct snapshot_source *src, struct ts_source *out)
+{
+	const struct snapshot_device *dev = snapshot_find_device(ss, src->name);
+	const struct snapshot_device *core = src->core ?
+		snapshot_find_device(ss, src->core) : NULL;
+	struct image_diag d;
+
+	memset(out, 0, sizeof(*out));
+	etm3_config_init(&out->etm3);
+	etm4_config_init(&out->etm4);
+	out->buf = snapshot_find_buffer(ss, src->buffer);
+	if (!dev || !out->buf || !core || source_config(dev, out))
+		return -1;
+	if (image_alloc(&out->img))
+		abort();
+	if (image_add_snapshot_device(out->img, core, &d)) {
+		ts_source_free(out);
+		return -1;
+	}
+	return 0;
+}
+
+void ts_source_free(struct ts_source *s)
+{
+	image_free(s->img);
+	memset(s, 0, sizeof(*s));
 }

@@ -1,11 +1,14 @@
 /* Test support: every trace source of every snapshot under a testdata
- * folder (test_insn_iter, test_tally, test_parallel_snap walk them all).
- * Never prints. */
+ * folder (test_insn_iter, test_tally, test_parallel_snap, test_etm3_flow
+ * walk them all), and one source set up to decode. Never prints. */
 #ifndef ETMKIT_TS_SNAPSHOTS_H
 #define ETMKIT_TS_SNAPSHOTS_H
 
 #include <stddef.h>
 
+#include "etmkit/etm3.h"
+#include "etmkit/etm4.h"
+#include "etmkit/image.h"
 #include "etmkit/snapshot.h"
 
 /* Called for source @src of the snapshot in folder @name (its last path
@@ -22,5 +25,26 @@ typedef void (*ts_source_fn)(void *ctx, const char *name,
  * be read. */
 int ts_each_source(const char *top, const char *const *kinds, int nkinds,
 		   ts_source_fn fn, void *ctx);
+
+/* One trace source of an open snapshot, ready to decode. */
+struct ts_source {
+	const struct snapshot_buffer *buf; /* where its trace is */
+	enum etmkit_protocol proto;        /* etmv3, etmv4 or ete */
+	uint8_t id;                        /* its trace ID */
+	struct etm3_config etm3;           /* proto etmv3 (else as inited) */
+	struct etm4_config etm4;           /* etmv4, ete (else as inited) */
+	struct image *img;                 /* its core's memory dumps */
+};
+
+/* Set up @out for source @src of @ss: its device's configuration and
+ * its core's image. Returns 0, or -1 when the source is not one to decode
+ * (its device, buffer or core not in @ss, a protocol other than ETMv3,
+ * ETMv4 and ETE, registers or dumps refused): @out then holds nothing to
+ * free. Aborts when memory runs out. */
+int ts_source_open(const struct snapshot *ss,
+		   const struct snapshot_source *src, struct ts_source *out);
+
+/* Free @s's image and zero it. */
+void ts_source_free(struct ts_source *s);
 
 #endif

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "etmkit/transport.h"
+#include "ts_session.h"
 
 /* ---- Real capture: TC2 ETB, 2048 frames, ETMv3 0x10-0x12, PTM 0x13-0x14,
  * ITM 0x20 configured. */
@@ -27,33 +28,9 @@
 #define TC2_DIR ETMKIT_SHARED_DIR "/testdata/etmv3/TC2"
 #define TC2_PPL TC2_DIR "/ocsd-1.8.0-decode.ppl"
 
-/* Read @path whole; NULL if it cannot be read. */
-static uint8_t *read_file(const char *path, size_t *n)
-{
-	FILE *f = fopen(path, "rb");
-	uint8_t *buf;
-	long len;
-
-	if (!f)
-		return NULL;
-	if (fseek(f, 0, SEEK_END) || (len = ftell(f)) < 0 ||
-	    fseek(f, 0, SEEK_SET)) {
-		fclose(f);
-		return NULL;
-	}
-	buf = malloc(len ? (size_t)len : 1);
-	if (buf && fread(buf, 1, (size_t)len, f) != (size_t)len) {
-		free(buf);
-		buf = NULL;
-	}
-	fclose(f);
-	*n = (size_t)len;
-	return buf;
-}
-
 static uint8_t *need_file(const char *path, size_t *n)
 {
-	uint8_t *buf = read_file(path, n);
+	uint8_t *buf = ts_read_file(path, n);
 
 	if (buf)
 		return buf;

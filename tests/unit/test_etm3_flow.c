@@ -14,8 +14,6 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include <dirent.h>
-
 #include "unit/test_util.h"
 
 #include "etmkit/flow.h"
@@ -28,6 +26,8 @@
 
 #include "ts_elems.h"
 #include "ts_session.h"
+#include "ts_snapshots.h"
+#include "ts_stream.h"
 
 #define TC2 ETMKIT_SHARED_DIR "/testdata/etmv3/TC2"
 
@@ -198,36 +198,14 @@ static void test_small_stream(void **state)
 struct tc2 {
 	uint8_t *frames, *kernel;
 	size_t nframes, nkernel;
-	uint8_t *stream;        /* ID 0x10 deformatted */
-	uint64_t *offs;         /* each byte's offset in the framed file */
-	size_t n, cap;
+	struct ts_stream tr;    /* ID 0x10 deformatted, each byte's offset
+				   in the framed file */
 	struct image *img;
 };
-
-static int collect(void *ctx, uint8_t id, const uint8_t *data,
-		   const uint64_t *offsets, uint64_t base, size_t n)
-{
-	struct tc2 *t = ctx;
-
-	if (id != 0x10)
-		return 0;
-	if (t->n + n > t->cap) {
-		t->cap = (t->n + n) * 2;
-		t->stream = realloc(t->stream, t->cap);
-		t->offs = realloc(t->offs, t->cap * sizeof(*t->offs));
-	}
-	memcpy(t->stream + t->n, data, n);
-	for (size_t i = 0; i < n; i++)
-		t->offs[t->n + i] = offsets ? offsets[i] : base + i;
-	t->n += n;
-	return 0;
-}
 
 static int tc2_setup(void **state)
 {
 	struct tc2 *t = calloc(1, sizeof(*t));
-	struct deformat_config dc;
-	struct deformatter *df;
 
 	t->frames = ts_read_file(TC2 "/cstrace.bin", &t->nframes);
 	t->kernel = ts_read_file(TC2 "/kernel_dump.bin", &t->nkernel);
@@ -238,15 +216,8 @@ static int tc2_setup(void **state)
 		*state = NULL;
 		return 0;
 	}
-	memset(&dc, 0, sizeof(dc));
-	dc.size = sizeof(dc);
-	dc.mode = deformat_coresight;
-	dc.on_data = collect;
-	dc.ctx = t;
-	assert_int_equal(deformat_alloc(&df, &dc), 0);
-	assert_int_equal(deformat_feed(df, t->frames, t->nframes), 0);
-	assert_int_equal(deformat_finish(df), 0);
-	deformat_free(df);
+	assert_int_equal(ts_stream_deformat(t->frames, t->nframes, 0x10, 1,
+					    &t->tr), 0);
 	assert_int_equal(image_alloc(&t->img), 0);
 	assert_int_equal(image_add_buffer(t->img, t->kernel, t->nkernel,
 					  0xC0008000u, 0), 0);
@@ -262,8 +233,7 @@ static int tc2_teardown(void **state)
 		image_free(t->img);
 		free(t->frames);
 		free(t->kernel);
-		free(t->stream);
-		free(t->offs);
+		ts_stream_free(&t->tr);
 		free(t);
 	}
 	return 0;
@@ -285,11 +255,11 @@ static void decode_chunked(const struct etm3_flow_config *c, const struct tc2 *t
 	int k;
 
 	assert_int_equal(etm3_flow_alloc(&d, c), 0);
-	for (size_t at = 0; at < t->n; at += chunk) {
-		size_t len = t->n - at < chunk ? t->n - at : chunk;
+	for (size_t at = 0; at < t->tr.n; at += chunk) {
+		size_t len = t->tr.n - at < chunk ? t->tr.n - at : chunk;
 
-		assert_int_equal(etm3_flow_feed(d, t->stream + at, len,
-						t->offs + at, 0), 0);
+		assert_int_equal(etm3_flow_feed(d, t->tr.b + at, len,
+						t->tr.offs + at, 0), 0);
 		while ((k = etm3_flow_next(d, buf, max)) > 0)
 			for (int i = 0; i < k; i++)
 				put(out, &buf[i]);
@@ -312,7 +282,7 @@ static void test_tc2_feeding(void **state)
 	uint64_t insns = 0;
 
 	cfg_tc2(&c, t->img);
-	decode_chunked(&c, t, t->n, 8, &a, &s1);
+	decode_chunked(&c, t, t->tr.n, 8, &a, &s1);
 	/* Byte by byte, one element a call, and a cache that must start
 	 * afresh: the same elements. */
 	c.cache_bytes = 64 * 1024;
@@ -342,27 +312,27 @@ static void test_tc2_reset_and_gap(void **state)
 	struct etm3_flow_decoder *d;
 	const struct etmkit_elem *el;
 	struct ts_elems a = { 0 }, b = { 0 }, g = { 0 };
-	size_t half = t->n / 2, i, gap_at = 0;
+	size_t half = t->tr.n / 2, i, gap_at = 0;
 	int k, trace_on_after = 0;
 
 	cfg_tc2(&c, t->img);
 	assert_int_equal(etm3_flow_alloc(&d, &c), 0);
-	decode_all(d, t->stream, t->n, &a);
+	decode_all(d, t->tr.b, t->tr.n, &a);
 	etm3_flow_reset(d);
 	assert_int_equal(etm3_flow_get_stats(d)->insns, 0);
-	decode_all(d, t->stream, t->n, &b);
+	decode_all(d, t->tr.b, t->tr.n, &b);
 	assert_int_equal(a.n, b.n);
 	for (i = 0; i < a.n; i++)
 		assert_same(&a.e[i], &b.e[i], 1);
 	etm3_flow_reset(d);
 
 	/* Data lost halfway: a transport gap, then trace again. */
-	assert_int_equal(etm3_flow_feed(d, t->stream, half, NULL, 0), 0);
+	assert_int_equal(etm3_flow_feed(d, t->tr.b, half, NULL, 0), 0);
 	while ((k = etm3_flow_batch(d, &el)) > 0)
 		for (int j = 0; j < k; j++)
 			put(&g, &el[j]);
 	assert_int_equal(etm3_flow_gap(d), 0);
-	assert_int_equal(etm3_flow_feed(d, t->stream + half, t->n - half, NULL,
+	assert_int_equal(etm3_flow_feed(d, t->tr.b + half, t->tr.n - half, NULL,
 					half), 0);
 	for (int pass = 0; pass < 2; pass++) {
 		while ((k = etm3_flow_batch(d, &el)) > 0)
@@ -654,77 +624,63 @@ static void assert_ranges_same(const struct ts_elems *ref,
 			 (unsigned long long)rng->e[rd.rng_at].offset : 0ull);
 }
 
+/* What test_ranges_captures() counts. */
+struct ranges_walk {
+	int sources, multi, cycled;
+};
+
+static void ranges_source(void *ctx, const char *name,
+			  const struct snapshot *ss,
+			  const struct snapshot_source *src)
+{
+	struct ranges_walk *w = ctx;
+	struct ts_elems ref = { 0 }, rng = { 0 };
+	struct etm3_flow_config fc;
+	struct ts_source s;
+
+	(void)name;
+	if (ts_source_open(ss, src, &s))
+		return;
+	if (s.proto != etmkit_proto_etmv3) {
+		ts_source_free(&s);
+		return;
+	}
+	etm3_flow_config_init(&fc);
+	fc.etm = s.etm3;
+	fc.image = s.img;
+	ranges_decode(s.buf, s.id, &fc, 0, &ref);
+	ranges_decode(s.buf, s.id, &fc, ETM3_FLOW_RANGES, &rng);
+	assert_ranges_same(&ref, &rng, s.img);
+	for (size_t i = 0; i < rng.n; i++) {
+		const struct etmkit_elem *e = &rng.e[i];
+
+		if (e->kind != etmkit_elem_insn_range)
+			continue;
+		w->multi += e->u.range.count > 1;
+		w->cycled += e->u.range.count > 1 &&
+			     (e->flags & ETMKIT_INSN_CYCLES) && e->cycles > 0;
+	}
+	w->sources++;
+	free(ref.e);
+	free(rng.e);
+	ts_source_free(&s);
+}
+
 static void test_ranges_captures(void **state)
 {
-	char path[1024];
-	struct dirent *de;
-	DIR *dir;
-	int sources = 0, multi = 0, cycled = 0;
+	static const char *const kinds[] = { "etmv3" };
+	struct ranges_walk w = { 0 };
+	int opened;
 
 	(void)state;
-	snprintf(path, sizeof(path), "%s/testdata/etmv3", ETMKIT_SHARED_DIR);
-	dir = opendir(path);
-	test_need(!dir, path);
-	while ((de = readdir(dir))) {
-		struct snapshot *ss = NULL;
-		struct snapshot_diag sd;
-		char snap[2048];
-
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(snap, sizeof(snap), "%s/%s", path, de->d_name);
-		if (snapshot_open(&ss, snap, &sd) < 0)
-			continue;
-		for (size_t k = 0; k < snapshot_source_count(ss); k++) {
-			const struct snapshot_source *src =
-				snapshot_source_at(ss, k);
-			const struct snapshot_device *dev =
-				snapshot_find_device(ss, src->name);
-			const struct snapshot_buffer *buf =
-				snapshot_find_buffer(ss, src->buffer);
-			const struct snapshot_device *core = src->core ?
-				snapshot_find_device(ss, src->core) : NULL;
-			struct ts_elems ref = { 0 }, rng = { 0 };
-			struct etm3_flow_config fc;
-			struct image_diag idiag;
-			struct image *img = NULL;
-			uint8_t id;
-
-			etm3_flow_config_init(&fc);
-			if (!dev || !buf || !core ||
-			    snapshot_device_protocol(dev) != etmkit_proto_etmv3 ||
-			    snapshot_etm3_config(dev, &fc.etm, &id, &sd) < 0)
-				continue;
-			assert_int_equal(image_alloc(&img), 0);
-			assert_true(image_add_snapshot_device(img, core,
-							      &idiag) >= 0);
-			fc.image = img;
-			ranges_decode(buf, id, &fc, 0, &ref);
-			ranges_decode(buf, id, &fc, ETM3_FLOW_RANGES, &rng);
-			assert_ranges_same(&ref, &rng, img);
-			for (size_t i = 0; i < rng.n; i++) {
-				const struct etmkit_elem *e = &rng.e[i];
-
-				if (e->kind != etmkit_elem_insn_range)
-					continue;
-				multi += e->u.range.count > 1;
-				cycled += e->u.range.count > 1 &&
-					  (e->flags & ETMKIT_INSN_CYCLES) &&
-					  e->cycles > 0;
-			}
-			sources++;
-			free(ref.e);
-			free(rng.e);
-			image_free(img);
-		}
-		snapshot_free(ss);
-	}
-	closedir(dir);
+	opened = ts_each_source(ETMKIT_SHARED_DIR "/testdata", kinds, 1,
+				ranges_source, &w);
+	test_need(opened < 0, ETMKIT_SHARED_DIR "/testdata/etmv3");
 	print_message("%d ETMv3 sources, %d ranges of several instructions "
-		      "(%d with cycles)\n", sources, multi, cycled);
-	assert_true(sources >= 3);
-	assert_true(multi > 100);
-	assert_true(cycled > 10);
+		      "(%d with cycles)\n", w.sources, w.multi, w.cycled);
+	assert_true(w.sources >= 3);
+	assert_true(w.multi > 100);
+	assert_true(w.cycled > 10);
 }
 
 /* The ranges decode of TC2 0x10 fed byte by byte and drained one element
@@ -738,9 +694,9 @@ static void test_ranges_feeding(void **state)
 	struct ts_elems ref = { 0 }, a = { 0 }, b = { 0 };
 
 	cfg_tc2(&c, t->img);
-	decode_chunked(&c, t, t->n, 8, &ref, &s0);
+	decode_chunked(&c, t, t->tr.n, 8, &ref, &s0);
 	c.flags = ETM3_FLOW_RANGES;
-	decode_chunked(&c, t, t->n, 8, &a, &s1);
+	decode_chunked(&c, t, t->tr.n, 8, &a, &s1);
 	c.cache_bytes = 64 * 1024;
 	decode_chunked(&c, t, 1, 1, &b, &s2);
 	assert_ranges_same(&ref, &a, t->img);

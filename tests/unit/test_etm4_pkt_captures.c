@@ -10,6 +10,8 @@
 #include <cmocka.h>
 #include "unit/etm4_pkt_test.h"
 
+#include "ts_session.h"
+
 /* ---- Real captures against OpenCSD's listing ----------------------------- */
 
 /* The raw (unformatted) snapshots: the buffer the listing decodes ("Using
@@ -48,25 +50,6 @@ static int shared_missing(void)
 		return 1;
 	fclose(f);
 	return 0;
-}
-
-static uint8_t *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	uint8_t *buf;
-	long n;
-
-	if (!f)
-		fail_msg("cannot open %s", path);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	buf = malloc((size_t)n + 1);
-	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-	fclose(f);
-	*len = (size_t)n;
-	return buf;
 }
 
 /* A register from a device .ini: "NAME=0x..." or "NAME(...)=0x...". */
@@ -312,7 +295,9 @@ static void test_captures(void **state)
 		int got;
 
 		snprintf(path, sizeof(path), "%s/%s/%s", TESTDATA, cap->dir, cap->bin);
-		data = slurp(path, &len);
+		data = ts_read_file(path, &len);
+		if (!data)
+			fail_msg("cannot read %s", path);
 		recs = calloc(len + 1, sizeof(*recs));
 		assert_non_null(recs);
 		/* Fed in odd-sized chunks: the listing must not depend on

@@ -89,61 +89,38 @@ static void check_same(const char *name, const struct ts_elems *ref,
 static void check_source(const struct snapshot *ss, const struct snapshot_source *src,
 			 const char *name, struct tally *t)
 {
-	const struct snapshot_device *dev = snapshot_find_device(ss, src->name);
-	const struct snapshot_buffer *buf = snapshot_find_buffer(ss,
-								 src->buffer);
-	const struct snapshot_device *core = src->core ?
-		snapshot_find_device(ss, src->core) : NULL;
 	struct ts_elems ref = { 0 }, rng = { 0 };
-	struct snapshot_diag sd;
-	struct image_diag idiag;
 	struct range_images im = { 0 };
-	struct image *img = NULL;
+	struct ts_source s;
 	struct add a;
 	int proto;
 	char what[512];
 
-	if (!dev || !buf || !core)
+	if (ts_source_open(ss, src, &s))
 		return;
 	memset(&a, 0, sizeof(a));
 	etm3_flow_config_init(&a.f3);
 	etm4_flow_config_init(&a.f4);
-	switch (snapshot_device_protocol(dev)) {
-	case etmkit_proto_etmv3:
-		if (snapshot_etm3_config(dev, &a.f3.etm, &a.id, &sd) < 0)
-			return;
-		a.v3 = 1;
-		proto = 0;
-		break;
-	case etmkit_proto_etmv4:
-	case etmkit_proto_ete:
-		if (snapshot_etm4_config(dev, &a.f4.etm, &a.id, &sd) < 0)
-			return;
-		proto = snapshot_device_protocol(dev) == etmkit_proto_ete ? 2 : 1;
-		break;
-	default:
-		return;
-	}
-	assert_int_equal(image_alloc(&img), 0);
-	if (image_add_snapshot_device(img, core, &idiag) < 0) {
-		image_free(img);
-		return;
-	}
-	a.f3.image = a.f4.image = img;
-	im.img = img;
-	assert_int_equal(ts_session_decode(buf, add_flow, &a, ts_elems_on_elem,
-					   &ref), 0);
+	a.f3.etm = s.etm3;
+	a.f4.etm = s.etm4;
+	a.id = s.id;
+	a.v3 = s.proto == etmkit_proto_etmv3;
+	proto = a.v3 ? 0 : s.proto == etmkit_proto_ete ? 2 : 1;
+	a.f3.image = a.f4.image = s.img;
+	im.img = s.img;
+	assert_int_equal(ts_session_decode(s.buf, add_flow, &a,
+					   ts_elems_on_elem, &ref), 0);
 	a.f3.flags = ETM3_FLOW_RANGES;
 	a.f4.flags = ETM4_FLOW_RANGES;
-	assert_int_equal(ts_session_decode(buf, add_flow, &a, ts_elems_on_elem,
-					   &rng), 0);
+	assert_int_equal(ts_session_decode(s.buf, add_flow, &a,
+					   ts_elems_on_elem, &rng), 0);
 	snprintf(what, sizeof(what), "%s %s", name, src->name);
 	check_same(what, &ref, &rng, &im, t);
 	count(t, proto, &rng);
 	t->sources[proto]++;
 	ts_elems_free(&ref);
 	ts_elems_free(&rng);
-	image_free(img);
+	ts_source_free(&s);
 }
 
 static void each_source(void *ctx, const char *name,

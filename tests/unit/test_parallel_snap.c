@@ -20,51 +20,23 @@
 
 #include "etmkit/parallel.h"
 #include "etmkit/snapshot.h"
-#include "etmkit/transport.h"
 #include "par_gen.h"
 #include "ts_session.h"
 #include "ts_snapshots.h"
+#include "ts_stream.h"
 
 static const unsigned jobs_list[] = { 1, 2, 3, 8 };
 static const size_t piece_list[] = { 1, 300, 4096 };
 
-struct collect {
-	uint8_t id;
-	uint8_t *b;
-	size_t n, cap;
-};
-
-static int on_data(void *ctx, uint8_t id, const uint8_t *data,
-		   const uint64_t *offsets, uint64_t base, size_t n)
-{
-	struct collect *c = ctx;
-
-	(void)offsets;
-	(void)base;
-	if (id != c->id)
-		return 0;
-	if (c->n + n > c->cap) {
-		c->cap = (c->n + n) * 2;
-		c->b = realloc(c->b, c->cap);
-		assert_non_null(c->b);
-	}
-	memcpy(c->b + c->n, data, n);
-	c->n += n;
-	return 0;
-}
-
 /* The bytes of source @id in @buf's file. */
 static int source_bytes(const struct snapshot_buffer *buf, uint8_t id,
-			struct collect *c)
+			struct ts_stream *c)
 {
-	struct deformat_config dc;
-	struct deformatter *d = NULL;
 	size_t n = 0;
 	uint8_t *file = ts_read_file(buf->file, &n);
 	int err;
 
 	memset(c, 0, sizeof(*c));
-	c->id = id;
 	if (!file)
 		return -1;
 	if (strcmp(buf->format, "coresight")) {
@@ -72,17 +44,7 @@ static int source_bytes(const struct snapshot_buffer *buf, uint8_t id,
 		c->n = n;
 		return 0;
 	}
-	memset(&dc, 0, sizeof(dc));
-	dc.size = sizeof(dc);
-	dc.mode = deformat_coresight;
-	dc.on_data = on_data;
-	dc.ctx = c;
-	err = deformat_alloc(&d, &dc);
-	if (!err)
-		err = deformat_feed(d, file, n);
-	if (!err)
-		err = deformat_finish(d);
-	deformat_free(d);
+	err = ts_stream_deformat(file, n, id, 0, c);
 	free(file);
 	return err;
 }
@@ -92,51 +54,29 @@ static size_t check_source(const char *snap, const struct snapshot *ss,
 			   const struct snapshot_source *src, uint64_t *joins,
 			   uint64_t *fallbacks)
 {
-	const struct snapshot_device *dev = snapshot_find_device(ss, src->name);
-	const struct snapshot_buffer *buf = snapshot_find_buffer(ss,
-								 src->buffer);
-	const struct snapshot_device *core = src->core ?
-		snapshot_find_device(ss, src->core) : NULL;
 	struct etm3_flow_config c3;
 	struct etm4_flow_config c4;
 	struct etmkit_par_config pc;
-	struct snapshot_diag sd;
-	struct image_diag idiag;
-	struct image *img = NULL;
-	struct collect c;
-	enum etmkit_protocol proto;
-	uint8_t id;
+	struct ts_source s;
+	struct ts_stream c;
 	char why[300];
 
-	if (!dev || !buf || !core)
+	if (ts_source_open(ss, src, &s))
 		return 0;
-	proto = snapshot_device_protocol(dev);
 	etmkit_par_config_init(&pc);
 	etm3_flow_config_init(&c3);
 	etm4_flow_config_init(&c4);
-	if (proto == etmkit_proto_etmv3) {
-		if (snapshot_etm3_config(dev, &c3.etm, &id, &sd))
-			return 0;
-		pc.proto = etmkit_par_etm3;
-	} else if (proto == etmkit_proto_etmv4 || proto == etmkit_proto_ete) {
-		if (snapshot_etm4_config(dev, &c4.etm, &id, &sd))
-			return 0;
-		pc.proto = etmkit_par_etm4;
-	} else {
-		return 0;
-	}
-	assert_int_equal(image_alloc(&img), 0);
-	if (image_add_snapshot_device(img, core, &idiag)) {
-		image_free(img);
-		return 0;
-	}
-	c3.image = img;
-	c4.image = img;
+	c3.etm = s.etm3;
+	c4.etm = s.etm4;
+	pc.proto = s.proto == etmkit_proto_etmv3 ? etmkit_par_etm3 :
+						   etmkit_par_etm4;
+	c3.image = s.img;
+	c4.image = s.img;
 	pc.etm3 = &c3;
 	pc.etm4 = &c4;
-	if (source_bytes(buf, id, &c) || !c.n) {
+	if (source_bytes(s.buf, s.id, &c) || !c.n) {
 		free(c.b);
-		image_free(img);
+		ts_source_free(&s);
 		return 0;
 	}
 	for (int form = 0; form < 2; form++) {
@@ -156,10 +96,11 @@ static size_t check_source(const char *snap, const struct snapshot *ss,
 			      jobs_list, sizeof(jobs_list) / sizeof(jobs_list[0]),
 			      why, sizeof(why), fallbacks, joins))
 			fail_msg("%s %s (ID 0x%02x, %zu bytes)%s: %s", snap,
-				 src->name, id, c.n, form ? " ranges" : "", why);
+				 src->name, s.id, c.n,
+				 form ? " ranges" : "", why);
 	}
 	free(c.b);
-	image_free(img);
+	ts_source_free(&s);
 	return c.n;
 }
 

@@ -181,36 +181,27 @@ static uint64_t check_source(const struct snapshot *ss,
 			     uint64_t *traced)
 {
 	static struct etmkit_elem sa[1 << 16], sb[1 << 16];
-	const struct snapshot_device *dev = snapshot_find_device(ss, src->name);
-	const struct snapshot_buffer *buf = snapshot_find_buffer(ss,
-								 src->buffer);
-	const struct snapshot_device *core = src->core ?
-		snapshot_find_device(ss, src->core) : NULL;
 	struct ts_elems ranges = { 0 }, tally = { 0 }, traces = { 0 };
 	struct etm4_flow_config fc;
-	struct snapshot_diag sd;
-	struct image_diag idiag;
-	struct image *img = NULL;
+	struct ts_source s;
 	struct profile *pa, *pb;
 	uint64_t counted = 0;
-	uint8_t id;
 	size_t i = 0, j = 0;
 
-	if (!dev || !buf || !core)
+	if (ts_source_open(ss, src, &s))
 		return 0;
-	etm4_flow_config_init(&fc);
-	if (snapshot_etm4_config(dev, &fc.etm, &id, &sd) < 0)
+	if (s.proto == etmkit_proto_etmv3) {
+		ts_source_free(&s);
 		return 0;        /* not ETMv4/ETE */
-	assert_int_equal(image_alloc(&img), 0);
-	if (image_add_snapshot_device(img, core, &idiag) < 0) {
-		image_free(img);
-		return 0;
 	}
-	fc.image = img;
-	decode(buf, id, &fc, ETM4_FLOW_RANGES, &ranges);
-	decode(buf, id, &fc, ETM4_FLOW_RANGES | ETM4_FLOW_TALLY, &tally);
-	decode(buf, id, &fc, ETM4_FLOW_RANGES | ETM4_FLOW_TRACES, &traces);
-	*traced += check_traces(&ranges, &traces, img);
+	etm4_flow_config_init(&fc);
+	fc.etm = s.etm4;
+	fc.image = s.img;
+	decode(s.buf, s.id, &fc, ETM4_FLOW_RANGES, &ranges);
+	decode(s.buf, s.id, &fc, ETM4_FLOW_RANGES | ETM4_FLOW_TALLY, &tally);
+	decode(s.buf, s.id, &fc, ETM4_FLOW_RANGES | ETM4_FLOW_TRACES,
+	       &traces);
+	*traced += check_traces(&ranges, &traces, s.img);
 	for (;;) {
 		size_t na = segment(&ranges, &i, sa, 1 << 16);
 		size_t nb = segment(&tally, &j, sb, 1 << 16);
@@ -234,8 +225,8 @@ static uint64_t check_source(const struct snapshot *ss,
 	for (size_t k = 0; k < tally.n; k++)
 		if (tally.e[k].kind == etmkit_elem_insn_range)
 			counted += tally.e[k].u.range.repeats;
-	pa = profile_of(&ranges, img, 0);
-	pb = profile_of(&tally, img, 0);
+	pa = profile_of(&ranges, s.img, 0);
+	pb = profile_of(&tally, s.img, 0);
 	same_counts(&pa->ranges, &pb->ranges);
 	same_counts(&pa->branches, &pb->branches);
 	profile_free(pa);
@@ -243,7 +234,7 @@ static uint64_t check_source(const struct snapshot *ss,
 	free(ranges.e);
 	free(tally.e);
 	free(traces.e);
-	image_free(img);
+	ts_source_free(&s);
 	return counted;
 }
 
