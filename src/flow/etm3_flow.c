@@ -83,6 +83,11 @@ static void build_ph(struct etm3_flow_decoder *d, const struct etm3_atoms *t)
 		rp->one = ph->n && !(rp->nmask & ((1u << (ph->n - 1)) - 1));
 		rp->xlast = ph->n && !(rp->nmask >> (ph->n - 1));
 		rp->nmask |= 1u << ph->n;
+		d->rfast[b] = (uint32_t)rp->trail |
+			      (uint32_t)rp->cw[rp->n] << FLOW_RF_CW |
+			      (rp->xlast ? FLOW_RF_XLAST : 0) |
+			      (rp->one ? FLOW_RF_ONE : 0) |
+			      (uint32_t)rp->n << FLOW_RF_N;
 	}
 }
 
@@ -700,40 +705,41 @@ rng_fast_body(struct etm3_flow_decoder *d, struct rng_fast *s,
 {
 	struct flow_block *b = s->b;
 	const struct flow_insn *fi = s->fi;
+	const struct flow_insn *bend = b->insn + b->n;
 	struct etmkit_elem *e = s->e;
-	uint64_t w = s->w;
+	/* Where the queue ends, as a number: a header fits if two elements
+	 * per instruction do (rng_run()'s test, without its division). */
+	const uintptr_t qend = (uintptr_t)&d->q[FLOW_QUEUE];
+	const uint32_t *const tab = d->rfast;
+	uint64_t w = s->w, insns = 0;
 
 	for (; hp < hend; hp++) {
-		const struct flow_rph *ph = &d->rph[*hp];
-		unsigned n = ph->n;
-		const struct flow_insn *last, *bend;
-		unsigned trail, x;
-		uint64_t wr, off;
+		uint32_t v = tab[*hp];
+		unsigned n, x;
+		const struct flow_insn *last;
+		uint64_t off;
 
-		if (FLOW_LIKELY(!n)) {
-			w += ph->trail; /* saturated below (rng_run()) */
+		if (FLOW_LIKELY(v < (1u << FLOW_RF_CW))) {
+			w += v; /* W atoms only: the trail. Saturated below
+				   (rng_run()) */
 			continue;
 		}
 		if (w > FLOW_W_CAP)
 			w = FLOW_W_CAP;
+		n = v >> FLOW_RF_N;
 		last = fi + n - 1;
-		bend = b->insn + b->n;
-		if (!ph->one || last >= bend ||
-		    (e > &d->q[FLOW_QUEUE - 32] &&
-		     (size_t)(&d->q[FLOW_QUEUE] - e) / 2 < n))
+		if (!(v & FLOW_RF_ONE) || last >= bend ||
+		    (uintptr_t)e + 2 * sizeof(*e) * n > qend)
 			break;
 		off = offs_given ?
 			*(const uint64_t *)(obase + 8 * (uintptr_t)hp) :
 			(uint64_t)(obase + (uintptr_t)hp);
-		/* Read before the element's stores (which may alias the
-		 * table). */
-		trail = ph->trail;
-		x = ph->xlast;
-		wr = w + ph->cw[n];
-		write_range(e, fi, last, x, n, off, wr);
+		x = !!(v & FLOW_RF_XLAST);
+		write_range(e, fi, last, x, n, off,
+			    w + ((v >> FLOW_RF_CW) & 0xff));
 		e++;
-		w = trail;
-		d->stats.insns += n;
+		w = v & 0xff;
+		insns += n;
 		if (FLOW_LIKELY(last + 1 < bend)) {
 			fi = last + 1;
 			continue;
@@ -751,8 +757,10 @@ rng_fast_body(struct etm3_flow_decoder *d, struct rng_fast *s,
 			}
 			b = nb;
 			fi = nb->insn;
+			bend = nb->insn + nb->n;
 		}
 	}
+	d->stats.insns += insns;
 	s->b = b;
 	s->fi = fi;
 	s->e = e;

@@ -65,6 +65,16 @@ struct flow_rph {
 	uint8_t pad[23]; /* 64 bytes */
 };
 
+/* The ranges walk's common headers (rng_fast_body()) packed in one word,
+ * so that a header costs one load: trail (bits 0-7), the W atoms before
+ * its instructions (cw[n], bits 8-15), xlast, one, and n from bit 24. A
+ * header of W atoms only (IHI 0014Q 7.3.1, format 3 with no E/N) is its
+ * trail alone: below 1 << FLOW_RF_CW. */
+#define FLOW_RF_CW    8
+#define FLOW_RF_XLAST (1u << 16)
+#define FLOW_RF_ONE   (1u << 17)
+#define FLOW_RF_N     24
+
 enum flow_pos {
 	POS_NONE = 0, /* next address unknown */
 	POS_ADDR,     /* next address known, block not looked up yet */
@@ -76,6 +86,7 @@ struct etm3_flow_decoder {
 	struct etm3_config_info info;
 	struct flow_ph ph[256];
 	struct flow_rph rph[256];
+	uint32_t rfast[256];     /* FLOW_RF_*: rph[] packed */
 	struct flow_cache cache;
 
 	/* Packets read, and where the P-header run at batch[drv.ibatch]
