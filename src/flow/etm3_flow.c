@@ -85,7 +85,7 @@ static void build_ph(struct etm3_flow_decoder *d, const struct etm3_atoms *t)
 		rp->nmask |= 1u << ph->n;
 		d->rfast[b] = (uint32_t)rp->trail |
 			      (uint32_t)rp->cw[rp->n] << FLOW_RF_CW |
-			      (rp->xlast ? FLOW_RF_XLAST : 0) |
+			      (rp->n && !rp->xlast ? FLOW_RF_NLAST : 0) |
 			      (rp->one ? FLOW_RF_ONE : 0) |
 			      (uint32_t)rp->n << FLOW_RF_N;
 	}
@@ -483,25 +483,35 @@ _Static_assert(sizeof(struct flow_ph) == 32 && sizeof(struct flow_rph) == 64,
 	       "flow_ph and flow_rph are indexed by shifting");
 
 /* ETM3_FLOW_RANGES, data trace off: write range @e of @cnt instructions
- * from @start to @last (executed if @x), with the W atoms @w before them:
- * what put_range() and extend_range() make of them one by one (the
- * first's cycles as they are; a sum saturated once a second joins). */
-static FLOW_INLINE void write_range(struct etmkit_elem *e,
-				    const struct flow_insn *start,
-				    const struct flow_insn *last, unsigned x,
-				    uint32_t cnt, uint64_t off, uint64_t w)
+ * from @start to @last (failed its condition if @nx, else executed),
+ * with the W atoms @w before them, not above FLOW_W_CAP: what
+ * put_range() and extend_range() make of them one by one. */
+static FLOW_INLINE void write_range_w(struct etmkit_elem *e,
+				      const struct flow_insn *start,
+				      const struct flow_insn *last, unsigned nx,
+				      uint32_t cnt, uint64_t off, uint32_t w)
 {
 	memcpy(&e->addr, last, 24);
 	e->offset = off;
 	e->addr = start->addr;
 	e->kind = etmkit_elem_insn_range;
-	e->flags = (uint8_t)(last->head[3] + (x ^ 1));
-	e->cycles = (uint32_t)w;
-	if (__builtin_expect(w > FLOW_W_CAP, 0) && cnt > 1)
-		e->cycles = FLOW_W_CAP;
+	e->flags = (uint8_t)(last->head[3] + nx);
+	e->cycles = w;
 	e->u.range.end = last->addr + last->head[2];
 	e->u.range.count = cnt;
 	e->u.range.repeats = 0;
+}
+
+/* The same, executed if @x, for any @w: the first's cycles as they are
+ * (below 2^32), a sum saturated once a second joins. */
+static FLOW_INLINE void write_range(struct etmkit_elem *e,
+				    const struct flow_insn *start,
+				    const struct flow_insn *last, unsigned x,
+				    uint32_t cnt, uint64_t off, uint64_t w)
+{
+	write_range_w(e, start, last, x ^ 1, cnt, off, (uint32_t)w);
+	if (__builtin_expect(w > FLOW_W_CAP, 0) && cnt > 1)
+		e->cycles = FLOW_W_CAP;
 }
 
 
@@ -715,7 +725,7 @@ rng_fast_body(struct etm3_flow_decoder *d, struct rng_fast *s,
 
 	for (; hp < hend; hp++) {
 		uint32_t v = tab[*hp];
-		unsigned n, x;
+		unsigned n, nx;
 		const struct flow_insn *last;
 		uint64_t off;
 
@@ -724,19 +734,19 @@ rng_fast_body(struct etm3_flow_decoder *d, struct rng_fast *s,
 				   (rng_run()) */
 			continue;
 		}
-		if (w > FLOW_W_CAP)
-			w = FLOW_W_CAP;
 		n = v >> FLOW_RF_N;
 		last = fi + n - 1;
-		if (!(v & FLOW_RF_ONE) || last >= bend ||
+		/* w below FLOW_W_RF_MAX: the range's cycles, w plus at most
+		 * 255, need no saturation. */
+		if (!(v & FLOW_RF_ONE) || last >= bend || w > FLOW_W_RF_MAX ||
 		    (uintptr_t)e + 2 * sizeof(*e) * n > qend)
 			break;
 		off = offs_given ?
 			*(const uint64_t *)(obase + 8 * (uintptr_t)hp) :
 			(uint64_t)(obase + (uintptr_t)hp);
-		x = !!(v & FLOW_RF_XLAST);
-		write_range(e, fi, last, x, n, off,
-			    w + ((v >> FLOW_RF_CW) & 0xff));
+		nx = (v >> 16) & 1; /* FLOW_RF_NLAST */
+		write_range_w(e, fi, last, nx, n, off,
+			      (uint32_t)w + ((v >> FLOW_RF_CW) & 0xff));
 		e++;
 		w = v & 0xff;
 		insns += n;
@@ -745,13 +755,13 @@ rng_fast_body(struct etm3_flow_decoder *d, struct rng_fast *s,
 			continue;
 		}
 		{
-			int slot = exit_slot(last, x);
+			int slot = exit_slot(last, nx ^ 1);
 			struct flow_block *nb = slot < 0 ? NULL : b->succ[slot];
 
 			if (!nb) {
 				fi = last;
 				s->exit = last;
-				s->exit_x = x;
+				s->exit_x = nx ^ 1;
 				hp++;
 				break;
 			}
@@ -857,7 +867,7 @@ static FLOW_INLINE int rng_run(struct etm3_flow_decoder *d,
 		 * none open, so what the fast cases leave in open is never
 		 * read (nor d->open between headers), and they leave it. */
 		if (ca && FLOW_LIKELY(b && ph->one) &&
-		    fi + n <= b->insn + b->n) {
+		    fi + n <= b->insn + b->n && w <= FLOW_W_RF_MAX) {
 			/* This header (rng_fast() makes the same tests, so
 			 * it takes it) and the common ones after it, up to
 			 * one it does not take. */

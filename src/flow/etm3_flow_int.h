@@ -31,6 +31,9 @@
  * above it mean at least that many): headroom for the W atoms of one
  * P-header on top. */
 #define FLOW_W_CAP 0xFFFF0000u
+/* W atoms before a header below which its range's cycles (plus the
+ * header's own W atoms, 255 at most) cannot reach FLOW_W_CAP. */
+#define FLOW_W_RF_MAX (FLOW_W_CAP - 255u)
 /* Most elements one packet other than a P-header run can produce
  * (overflow, trace_on, context, LSiP: no_image or insn, then a context
  * for the security state its current address gives). */
@@ -67,11 +70,11 @@ struct flow_rph {
 
 /* The ranges walk's common headers (rng_fast_body()) packed in one word,
  * so that a header costs one load: trail (bits 0-7), the W atoms before
- * its instructions (cw[n], bits 8-15), xlast, one, and n from bit 24. A
+ * its instructions (cw[n], bits 8-15), !xlast, one, and n from bit 24. A
  * header of W atoms only (IHI 0014Q 7.3.1, format 3 with no E/N) is its
  * trail alone: below 1 << FLOW_RF_CW. */
 #define FLOW_RF_CW    8
-#define FLOW_RF_XLAST (1u << 16)
+#define FLOW_RF_NLAST (1u << 16) /* the last failed its condition */
 #define FLOW_RF_ONE   (1u << 17)
 #define FLOW_RF_N     24
 
