@@ -717,8 +717,10 @@ rng_fast_body(struct etm3_flow_decoder *d, struct rng_fast *s,
 	const struct flow_insn *fi = s->fi;
 	const struct flow_insn *bend = b->insn + b->n;
 	struct etmkit_elem *e = s->e;
-	/* Where the queue ends, as a number: a header fits if two elements
-	 * per instruction do (rng_run()'s test, without its division). */
+	/* Up to elim any header fits; past it, one fits if two elements per
+	 * instruction do before the queue's end, qend (rng_run()'s test,
+	 * without its division). */
+	struct etmkit_elem *const elim = &d->q[FLOW_QUEUE - 32];
 	const uintptr_t qend = (uintptr_t)&d->q[FLOW_QUEUE];
 	const uint32_t *const tab = d->rfast;
 	uint64_t w = s->w, insns = 0;
@@ -739,7 +741,7 @@ rng_fast_body(struct etm3_flow_decoder *d, struct rng_fast *s,
 		/* w below FLOW_W_RF_MAX: the range's cycles, w plus at most
 		 * 255, need no saturation. */
 		if (!(v & FLOW_RF_ONE) || last >= bend || w > FLOW_W_RF_MAX ||
-		    (uintptr_t)e + 2 * sizeof(*e) * n > qend)
+		    (e > elim && (uintptr_t)e + 2 * sizeof(*e) * n > qend))
 			break;
 		off = offs_given ?
 			*(const uint64_t *)(obase + 8 * (uintptr_t)hp) :
