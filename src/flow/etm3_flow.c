@@ -881,7 +881,18 @@ static FLOW_INLINE int rng_run(struct etm3_flow_decoder *d,
 			fi = fs.fi;
 			e = fs.e;
 			w = fs.w;
-			if (fs.exit) {
+			if (fs.exit && exit_slot(fs.exit, fs.exit_x) < 0) {
+				/* A taken indirect branch: block_end() here,
+				 * no more (its target comes in a branch
+				 * packet, IHI 0014Q 7.3.5). Nothing reads
+				 * the rest of *d before RNG_SAVE. */
+				b = NULL;
+				fi = NULL;
+				d->pos = POS_NONE;
+				d->blk = NULL;
+				d->waiting = 1;
+				d->lost_reported = 0;
+			} else if (fs.exit) {
 				/* Its range goes on if it can (as below). */
 				open = range_goes_on(fs.exit, fs.exit_x) ?
 					       e - 1 : NULL;
@@ -953,6 +964,9 @@ static FLOW_INLINE int rng_run(struct etm3_flow_decoder *d,
 				if (!open && d->pos == POS_ADDR &&
 				    rng_resolve(d, off)) {
 					RNG_LOAD(); /* on a block now */
+					if (!i && ca)
+						break; /* the header again:
+							  the fast way */
 					continue;
 				}
 				rng_slow_insn(d, ph->item[i++], off);
@@ -1011,6 +1025,10 @@ static FLOW_INLINE int rng_run(struct etm3_flow_decoder *d,
 			RNG_SAVE();
 			rng_slow_exit(d, last, x);
 			RNG_LOAD();
+		}
+		if (!i) {
+			hp--; /* looked up at its start: again, on a block */
+			continue;
 		}
 		w += ph->trail;
 	}
