@@ -707,7 +707,8 @@ struct rng_fast {
  * @hp on that it does not take, or, with s->exit set, the one after a
  * header whose range left the block with no successor linked (the
  * caller goes on with block_end()). Its checks are rng_run()'s: it stops
- * where rng_run() would leave the fast way. */
+ * where rng_run() would leave the fast way, or after FLOW_RF_HEADERS
+ * headers (s->w is at most FLOW_W_RF_MAX when it is called). */
 static FLOW_INLINE const uint8_t *
 rng_fast_body(struct etm3_flow_decoder *d, struct rng_fast *s,
 	      const uint8_t *hp, const uint8_t *hend, uintptr_t obase,
@@ -725,6 +726,8 @@ rng_fast_body(struct etm3_flow_decoder *d, struct rng_fast *s,
 	const uint32_t *const tab = d->rfast;
 	uint64_t w = s->w, insns = 0;
 
+	if (hend - hp > FLOW_RF_HEADERS)
+		hend = hp + FLOW_RF_HEADERS; /* w stays below FLOW_W_CAP */
 	for (; hp < hend; hp++) {
 		uint32_t v = tab[*hp];
 		unsigned n, nx;
@@ -738,9 +741,7 @@ rng_fast_body(struct etm3_flow_decoder *d, struct rng_fast *s,
 		}
 		n = v >> FLOW_RF_N;
 		last = fi + n - 1;
-		/* w below FLOW_W_RF_MAX: the range's cycles, w plus at most
-		 * 255, need no saturation. */
-		if (!(v & FLOW_RF_ONE) || last >= bend || w > FLOW_W_RF_MAX ||
+		if (!(v & FLOW_RF_ONE) || last >= bend ||
 		    (e > elim && (uintptr_t)e + 2 * sizeof(*e) * n > qend))
 			break;
 		off = offs_given ?

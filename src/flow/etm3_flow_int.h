@@ -31,9 +31,12 @@
  * above it mean at least that many): headroom for the W atoms of one
  * P-header on top. */
 #define FLOW_W_CAP 0xFFFF0000u
-/* W atoms before a header below which its range's cycles (plus the
- * header's own W atoms, 255 at most) cannot reach FLOW_W_CAP. */
-#define FLOW_W_RF_MAX (FLOW_W_CAP - 255u)
+/* The ranges walk's fast loop (rng_fast_body()) takes at most
+ * FLOW_RF_HEADERS headers a call, starting from at most FLOW_W_RF_MAX W
+ * atoms: the W atoms it adds (255 a header at most) then stay below
+ * FLOW_W_CAP, and its ranges' cycles need no saturation. */
+#define FLOW_RF_HEADERS (1u << 16)
+#define FLOW_W_RF_MAX (FLOW_W_CAP - (1u << 25))
 /* Most elements one packet other than a P-header run can produce
  * (overflow, trace_on, context, LSiP: no_image or insn, then a context
  * for the security state its current address gives). */
