@@ -83,6 +83,11 @@ static void build_ph(struct etm3_flow_decoder *d, const struct etm3_atoms *t)
 		rp->one = ph->n && !(rp->nmask & ((1u << (ph->n - 1)) - 1));
 		rp->xlast = ph->n && !(rp->nmask >> (ph->n - 1));
 		rp->nmask |= 1u << ph->n;
+		d->rfast[b] = (uint32_t)rp->trail |
+			      (uint32_t)rp->cw[rp->n] << FLOW_RF_CW |
+			      (rp->n && !rp->xlast ? FLOW_RF_NLAST : 0) |
+			      (rp->one ? FLOW_RF_ONE : 0) |
+			      (uint32_t)rp->n << FLOW_RF_N;
 	}
 }
 
@@ -478,25 +483,35 @@ _Static_assert(sizeof(struct flow_ph) == 32 && sizeof(struct flow_rph) == 64,
 	       "flow_ph and flow_rph are indexed by shifting");
 
 /* ETM3_FLOW_RANGES, data trace off: write range @e of @cnt instructions
- * from @start to @last (executed if @x), with the W atoms @w before them:
- * what put_range() and extend_range() make of them one by one (the
- * first's cycles as they are; a sum saturated once a second joins). */
-static FLOW_INLINE void write_range(struct etmkit_elem *e,
-				    const struct flow_insn *start,
-				    const struct flow_insn *last, unsigned x,
-				    uint32_t cnt, uint64_t off, uint64_t w)
+ * from @start to @last (failed its condition if @nx, else executed),
+ * with the W atoms @w before them, not above FLOW_W_CAP: what
+ * put_range() and extend_range() make of them one by one. */
+static FLOW_INLINE void write_range_w(struct etmkit_elem *e,
+				      const struct flow_insn *start,
+				      const struct flow_insn *last, unsigned nx,
+				      uint32_t cnt, uint64_t off, uint32_t w)
 {
 	memcpy(&e->addr, last, 24);
 	e->offset = off;
 	e->addr = start->addr;
 	e->kind = etmkit_elem_insn_range;
-	e->flags = (uint8_t)(last->head[3] + (x ^ 1));
-	e->cycles = (uint32_t)w;
-	if (__builtin_expect(w > FLOW_W_CAP, 0) && cnt > 1)
-		e->cycles = FLOW_W_CAP;
+	e->flags = (uint8_t)(last->head[3] + nx);
+	e->cycles = w;
 	e->u.range.end = last->addr + last->head[2];
 	e->u.range.count = cnt;
 	e->u.range.repeats = 0;
+}
+
+/* The same, executed if @x, for any @w: the first's cycles as they are
+ * (below 2^32), a sum saturated once a second joins. */
+static FLOW_INLINE void write_range(struct etmkit_elem *e,
+				    const struct flow_insn *start,
+				    const struct flow_insn *last, unsigned x,
+				    uint32_t cnt, uint64_t off, uint64_t w)
+{
+	write_range_w(e, start, last, x ^ 1, cnt, off, (uint32_t)w);
+	if (__builtin_expect(w > FLOW_W_CAP, 0) && cnt > 1)
+		e->cycles = FLOW_W_CAP;
 }
 
 
@@ -692,7 +707,8 @@ struct rng_fast {
  * @hp on that it does not take, or, with s->exit set, the one after a
  * header whose range left the block with no successor linked (the
  * caller goes on with block_end()). Its checks are rng_run()'s: it stops
- * where rng_run() would leave the fast way. */
+ * where rng_run() would leave the fast way, or after FLOW_RF_HEADERS
+ * headers (s->w is at most FLOW_W_RF_MAX when it is called). */
 static FLOW_INLINE const uint8_t *
 rng_fast_body(struct etm3_flow_decoder *d, struct rng_fast *s,
 	      const uint8_t *hp, const uint8_t *hend, uintptr_t obase,
@@ -700,59 +716,64 @@ rng_fast_body(struct etm3_flow_decoder *d, struct rng_fast *s,
 {
 	struct flow_block *b = s->b;
 	const struct flow_insn *fi = s->fi;
+	const struct flow_insn *bend = b->insn + b->n;
 	struct etmkit_elem *e = s->e;
-	uint64_t w = s->w;
+	/* Up to elim any header fits; past it, one fits if two elements per
+	 * instruction do before the queue's end, qend (rng_run()'s test,
+	 * without its division). */
+	struct etmkit_elem *const elim = &d->q[FLOW_QUEUE - 32];
+	const uintptr_t qend = (uintptr_t)&d->q[FLOW_QUEUE];
+	const uint32_t *const tab = d->rfast;
+	uint64_t w = s->w, insns = 0;
 
+	if (hend - hp > FLOW_RF_HEADERS)
+		hend = hp + FLOW_RF_HEADERS; /* w stays below FLOW_W_CAP */
 	for (; hp < hend; hp++) {
-		const struct flow_rph *ph = &d->rph[*hp];
-		unsigned n = ph->n;
-		const struct flow_insn *last, *bend;
-		unsigned trail, x;
-		uint64_t wr, off;
+		uint32_t v = tab[*hp];
+		unsigned n, nx;
+		const struct flow_insn *last;
+		uint64_t off;
 
-		if (FLOW_LIKELY(!n)) {
-			w += ph->trail; /* saturated below (rng_run()) */
+		if (FLOW_LIKELY(v < (1u << FLOW_RF_CW))) {
+			w += v; /* W atoms only: the trail. Saturated below
+				   (rng_run()) */
 			continue;
 		}
-		if (w > FLOW_W_CAP)
-			w = FLOW_W_CAP;
+		n = v >> FLOW_RF_N;
 		last = fi + n - 1;
-		bend = b->insn + b->n;
-		if (!ph->one || last >= bend ||
-		    (e > &d->q[FLOW_QUEUE - 32] &&
-		     (size_t)(&d->q[FLOW_QUEUE] - e) / 2 < n))
+		if (!(v & FLOW_RF_ONE) || last >= bend ||
+		    (e > elim && (uintptr_t)e + 2 * sizeof(*e) * n > qend))
 			break;
 		off = offs_given ?
 			*(const uint64_t *)(obase + 8 * (uintptr_t)hp) :
 			(uint64_t)(obase + (uintptr_t)hp);
-		/* Read before the element's stores (which may alias the
-		 * table). */
-		trail = ph->trail;
-		x = ph->xlast;
-		wr = w + ph->cw[n];
-		write_range(e, fi, last, x, n, off, wr);
+		nx = (v >> 16) & 1; /* FLOW_RF_NLAST */
+		write_range_w(e, fi, last, nx, n, off,
+			      (uint32_t)w + ((v >> FLOW_RF_CW) & 0xff));
 		e++;
-		w = trail;
-		d->stats.insns += n;
+		w = v & 0xff;
+		insns += n;
 		if (FLOW_LIKELY(last + 1 < bend)) {
 			fi = last + 1;
 			continue;
 		}
 		{
-			int slot = exit_slot(last, x);
+			int slot = exit_slot(last, nx ^ 1);
 			struct flow_block *nb = slot < 0 ? NULL : b->succ[slot];
 
 			if (!nb) {
 				fi = last;
 				s->exit = last;
-				s->exit_x = x;
+				s->exit_x = nx ^ 1;
 				hp++;
 				break;
 			}
 			b = nb;
 			fi = nb->insn;
+			bend = nb->insn + nb->n;
 		}
 	}
+	d->stats.insns += insns;
 	s->b = b;
 	s->fi = fi;
 	s->e = e;
@@ -849,7 +870,7 @@ static FLOW_INLINE int rng_run(struct etm3_flow_decoder *d,
 		 * none open, so what the fast cases leave in open is never
 		 * read (nor d->open between headers), and they leave it. */
 		if (ca && FLOW_LIKELY(b && ph->one) &&
-		    fi + n <= b->insn + b->n) {
+		    fi + n <= b->insn + b->n && w <= FLOW_W_RF_MAX) {
 			/* This header (rng_fast() makes the same tests, so
 			 * it takes it) and the common ones after it, up to
 			 * one it does not take. */
@@ -861,7 +882,18 @@ static FLOW_INLINE int rng_run(struct etm3_flow_decoder *d,
 			fi = fs.fi;
 			e = fs.e;
 			w = fs.w;
-			if (fs.exit) {
+			if (fs.exit && exit_slot(fs.exit, fs.exit_x) < 0) {
+				/* A taken indirect branch: block_end() here,
+				 * no more (its target comes in a branch
+				 * packet, IHI 0014Q 7.3.5). Nothing reads
+				 * the rest of *d before RNG_SAVE. */
+				b = NULL;
+				fi = NULL;
+				d->pos = POS_NONE;
+				d->blk = NULL;
+				d->waiting = 1;
+				d->lost_reported = 0;
+			} else if (fs.exit) {
 				/* Its range goes on if it can (as below). */
 				open = range_goes_on(fs.exit, fs.exit_x) ?
 					       e - 1 : NULL;
@@ -933,6 +965,9 @@ static FLOW_INLINE int rng_run(struct etm3_flow_decoder *d,
 				if (!open && d->pos == POS_ADDR &&
 				    rng_resolve(d, off)) {
 					RNG_LOAD(); /* on a block now */
+					if (!i && ca)
+						break; /* the header again:
+							  the fast way */
 					continue;
 				}
 				rng_slow_insn(d, ph->item[i++], off);
@@ -991,6 +1026,10 @@ static FLOW_INLINE int rng_run(struct etm3_flow_decoder *d,
 			RNG_SAVE();
 			rng_slow_exit(d, last, x);
 			RNG_LOAD();
+		}
+		if (!i) {
+			hp--; /* looked up at its start: again, on a block */
+			continue;
 		}
 		w += ph->trail;
 	}

@@ -31,6 +31,12 @@
  * above it mean at least that many): headroom for the W atoms of one
  * P-header on top. */
 #define FLOW_W_CAP 0xFFFF0000u
+/* The ranges walk's fast loop (rng_fast_body()) takes at most
+ * FLOW_RF_HEADERS headers a call, starting from at most FLOW_W_RF_MAX W
+ * atoms: the W atoms it adds (255 a header at most) then stay below
+ * FLOW_W_CAP, and its ranges' cycles need no saturation. */
+#define FLOW_RF_HEADERS (1u << 16)
+#define FLOW_W_RF_MAX (FLOW_W_CAP - (1u << 25))
 /* Most elements one packet other than a P-header run can produce
  * (overflow, trace_on, context, LSiP: no_image or insn, then a context
  * for the security state its current address gives). */
@@ -65,6 +71,16 @@ struct flow_rph {
 	uint8_t pad[23]; /* 64 bytes */
 };
 
+/* The ranges walk's common headers (rng_fast_body()) packed in one word,
+ * so that a header costs one load: trail (bits 0-7), the W atoms before
+ * its instructions (cw[n], bits 8-15), !xlast, one, and n from bit 24. A
+ * header of W atoms only (IHI 0014Q 7.3.1, format 3 with no E/N) is its
+ * trail alone: below 1 << FLOW_RF_CW. */
+#define FLOW_RF_CW    8
+#define FLOW_RF_NLAST (1u << 16) /* the last failed its condition */
+#define FLOW_RF_ONE   (1u << 17)
+#define FLOW_RF_N     24
+
 enum flow_pos {
 	POS_NONE = 0, /* next address unknown */
 	POS_ADDR,     /* next address known, block not looked up yet */
@@ -76,6 +92,7 @@ struct etm3_flow_decoder {
 	struct etm3_config_info info;
 	struct flow_ph ph[256];
 	struct flow_rph rph[256];
+	uint32_t rfast[256];     /* FLOW_RF_*: rph[] packed */
 	struct flow_cache cache;
 
 	/* Packets read, and where the P-header run at batch[drv.ibatch]
