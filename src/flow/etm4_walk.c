@@ -332,21 +332,154 @@ atom_step(struct etm4_flow_decoder *d, const struct etm4_atoms *a,
 			  walk_atoms_loop(d, bits, left, off, pclosed, 0);
 }
 
-/* The atom packets of a run from header @h on, up to its end (@count) or
- * its next address packet, which come where the position is unknown:
- * their atoms are added to *@lost. Returns the header after them. Out of
- * line: run_ranges_loop() keeps its registers for the walk. */
-static __attribute__((noinline)) size_t
-skip_atoms(const struct etm4_atoms *tab, const uint8_t *hd, size_t h,
-	   size_t count, uint64_t *lost)
+/* The packets run_ranges_loop() reads: headers hd[0..count), byte i at
+ * input offset offs[i] (or base + i when offs is NULL); the target
+ * addresses those of a run record (addrs, the next at *ia), or, with
+ * addrs NULL, decoded here from the packet decoder's input (dec), which
+ * keeps ETM4_FAST_MIN bytes at hand for each. */
+struct rr_input {
+	const uint8_t *hd;
+	const uint64_t *offs;
+	uint64_t base;
+	size_t count;
+	const struct etm4_run_addr *addrs;
+	uint32_t *ia;
+	struct etm4_pkt_decoder *dec;
+};
+
+/* The atom packets from header @h on, up to the next other packet (or
+ * the end), which come where the position is unknown: their atoms are
+ * added to *@lost. Returns the header after them. */
+static inline size_t skip_atoms(const struct etm4_atoms *tab,
+				const struct rr_input *in, size_t h,
+				uint64_t *lost)
 {
 	uint64_t n = 0;
 	unsigned c;
 
-	for (; h < count && (c = tab[hd[h]].count); h++)
+	for (; h < in->count && (c = tab[in->hd[h]].count); h++)
 		n += c;
 	*lost += n;
 	return h;
+}
+
+/* no_image_streak() for the packets of @in (a run record's when @rec, a
+ * constant; else the packet decoder's input). Everything it reads or
+ * keeps from one address to the next in locals: its stores to elements
+ * may alias the decoder as far as the compiler knows. */
+static inline __attribute__((always_inline)) size_t
+streak_loop(struct etm4_flow_decoder *d, const struct rr_input *in,
+	    size_t h, struct etmkit_elem **pe, struct etmkit_elem *const end,
+	    uint64_t *lost, uint64_t *extra, const int rec)
+{
+	const struct etm4_atoms *tab = d->atoms;
+	const uint8_t *hd = in->hd;
+	const uint64_t *offs = in->offs;
+	const uint64_t base = in->base;
+	const size_t count = in->count;
+	/* A decoded address needs ETM4_FAST_MIN bytes at hand. */
+	const size_t lim = rec ? count :
+		count >= ETM4_FAST_MIN ? count - ETM4_FAST_MIN + 1 : 0;
+	struct etm4_pkt_decoder *dec = in->dec;
+	const struct etm4_run_addr *addrs = in->addrs;
+	uint32_t ia = rec ? *in->ia : 0;
+	/* Outside the image: addr - lo > span (flow_cache_outside()); with
+	 * no region (lo > hi) only address 1 is taken for inside, which
+	 * merely ends the streak there. */
+	const uint64_t lo = d->cache.lo <= d->cache.hi ? d->cache.lo : 1;
+	const uint64_t span = d->cache.lo <= d->cache.hi ?
+		d->cache.hi - d->cache.lo : 0;
+	struct etmkit_elem *e = *pe, *const e0 = e, t;
+	const uint8_t isa0 = isa_of(d, 0);
+	uint64_t addr = 0, ext = 0, nlost = 0;
+	unsigned is = 0;
+
+	/* The element of an address with IS 0, written over with its
+	 * offset, address (and instruction set, digest 5.18). */
+	elem_init(&t, etmkit_elem_no_image, 0);
+	flow_no_image(&t, 0, isa0, etmkit_loss_unmapped, d->space);
+	for (;;) {
+		struct etm4_address x;
+		unsigned len, c;
+
+		for (; h < count && (c = tab[hd[h]].count); h++)
+			nlost += c;
+		if (h >= lim || e >= end)
+			break;
+		if (rec) {
+			x = addrs[ia].addr;
+			len = addrs[ia].length;
+			if (count - h <= len)
+				break;
+		} else {
+			len = etm4_peek_target_address(dec, hd + h, &x);
+			if (!len)
+				break;
+		}
+		/* An atom next, the address aligned (IS 1: 2 bytes, else
+		 * 4) and outside the image: outside_target() of
+		 * run_ranges_loop(). */
+		if (!tab[hd[h + len]].count || (x.addr & (3u >> x.is)) ||
+		    x.addr - lo <= span)
+			break;
+		if (rec)
+			ia++;
+		else
+			push_addr(dec, &x);
+		addr = x.addr;
+		is = x.is;
+		h += len;
+		ext += len - 1;
+		memcpy(e, &t, sizeof(*e));
+		e->offset = offs ? offs[h] : base + h;
+		e->addr = addr;
+		if (is)
+			e->isa = etmkit_isa_thumb;
+		e++;
+	}
+	if (e != e0) {
+		d->addr = addr;
+		d->isa = is ? etmkit_isa_thumb : isa0;
+		d->pos_is = (int8_t)is;
+	}
+	if (rec)
+		*in->ia = ia;
+	*pe = e;
+	*lost += nlost;
+	*extra += ext;
+	return h;
+}
+
+/* run_ranges_loop() at header @h of @in, right after the no_image
+ * element it wrote before *@pe at an address packet followed by atoms
+ * (the position now unknown, no atom begun, nothing counted waiting, no
+ * indirect branch to guess from): the atom packets from @h on are lost
+ * (*@lost) up to the next address, and while that one too is followed by
+ * atoms and lies aligned outside the image, it is a no_image element of
+ * its own (what target_address() and the same fast case would give; of
+ * the state they set only the position's address and instruction set
+ * differ) and its atoms are lost in turn: juno_r1_1's commonest case
+ * (user code outside the image), one address after another. Stops at
+ * anything else, or where the output (up to @end) is full. Returns the
+ * header to go on at; *@pe and *@extra (the bytes after the first of
+ * each address packet) move on. */
+static __attribute__((noinline)) size_t
+no_image_streak(struct etm4_flow_decoder *d, const struct rr_input *in,
+		size_t h, struct etmkit_elem **pe,
+		struct etmkit_elem *const end, uint64_t *lost,
+		uint64_t *extra)
+{
+	return streak_loop(d, in, h, pe, end, lost, extra, 0);
+}
+
+/* no_image_streak() in a run record. */
+static __attribute__((noinline)) size_t
+no_image_streak_rec(struct etm4_flow_decoder *d, const struct rr_input *in,
+		    size_t h, struct etmkit_elem **pe,
+		    struct etmkit_elem *const end, uint64_t *lost,
+		    uint64_t *extra)
+{
+	return streak_loop(d, in, h, pe, end, lost, extra, 1);
 }
 
 /* ETM4_FLOW_RANGES, in run_direct()'s state with nothing speculative and
@@ -384,6 +517,8 @@ run_ranges_loop(struct etm4_flow_decoder *d, const struct etm4_packet *p,
 	struct etmkit_elem *const end = &d->out[F4_OUT - 1]; /* room(d) >= 2 */
 	size_t h = *ph, h0 = h;
 	uint32_t ia = *pia, bits = 0;
+	const struct rr_input in = { hd, offs, base, count, addrs, &ia,
+				     d->pkt };
 	unsigned n = 0;
 	/* The packets read: h - h0 less the bytes after the first of each
 	 * address packet (@extra); an atom packet is one byte. */
@@ -434,13 +569,13 @@ run_ranges_loop(struct etm4_flow_decoder *d, const struct etm4_packet *p,
 				 * no_image at it (etm4_no_code(), written
 				 * here), and its atoms and the next atom
 				 * packets' are lost up to the next address. */
-				size_t h1;
-
 				elem_init(e, etmkit_elem_no_image,
 					  offs ? offs[h + 1] : base + h + 1);
 				no_code_in(d, e++, etmkit_loss_unmapped);
-				h1 = skip_atoms(tab, hd, h + 1, count, &lost);
-				h = h1 - 1;
+				h = (v ? no_image_streak :
+					 no_image_streak_rec)(d, &in, h + 1,
+							      &e, end, &lost,
+							      &extra) - 1;
 			}
 			continue;
 		}
@@ -466,7 +601,7 @@ run_ranges_loop(struct etm4_flow_decoder *d, const struct etm4_packet *p,
 						 * pop: nothing is written)
 						 * up to the next address */
 						size_t h1 = skip_atoms(
-							tab, hd, h + 1, count,
+							tab, &in, h + 1,
 							&lost);
 
 						e = &d->out[d->n];

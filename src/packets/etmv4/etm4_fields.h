@@ -187,41 +187,47 @@ static inline unsigned short_addr(const struct etm4_pkt_decoder *dec,
 }
 
 /* The target address packet at @p (ETM4_FAST_MIN bytes at hand) into @a,
- * as parse_address() decodes it, and into the address history. Returns
+ * as parse_address() decodes it, the address history left as it is (a
+ * caller that takes the packet pushes @a: etm4_target_address()). Returns
  * its length, or 0 for any other packet (source addresses included: they
  * are P0 elements of their own, digest 5.22). */
-static inline unsigned etm4_target_address(struct etm4_pkt_decoder *dec,
-					   const uint8_t *p,
-					   struct etm4_address *a)
+static inline unsigned etm4_peek_target_address(const struct etm4_pkt_decoder *dec,
+						const uint8_t *p,
+						struct etm4_address *a)
 {
-	unsigned b = p[0], len, k;
+	unsigned b = p[0], k;
 
 	if (b >= 0xb0)
 		return 0;
 	/* The commonest first (a switch tests it third) */
 	k = dec->kind[b];
-	if (k == ETM4_K_SHORT) {
-		len = short_addr(dec, p, a);
-		push_addr(dec, a);
-		return len;
-	}
+	if (k == ETM4_K_SHORT)
+		return short_addr(dec, p, a);
 	switch (k) {
 	case ETM4_K_EXACT:
 		addr_exact(dec, b & 3, a);
-		len = 1;
-		break;
+		return 1;
 	case ETM4_K_LONG32:
 		read_long(dec, p + 1, b & 1, 4, sf_upper(dec), a);
-		len = 5;
-		break;
+		return 5;
 	case ETM4_K_LONG64:
 		read_long(dec, p + 1, b == 0x9e, 8, 0, a);
-		len = 9;
-		break;
+		return 9;
 	default:
 		return 0;
 	}
-	push_addr(dec, a);
+}
+
+/* etm4_peek_target_address(), the address then pushed into the history
+ * (every form pushes its address, exact matches included). */
+static inline unsigned etm4_target_address(struct etm4_pkt_decoder *dec,
+					   const uint8_t *p,
+					   struct etm4_address *a)
+{
+	unsigned len = etm4_peek_target_address(dec, p, a);
+
+	if (len)
+		push_addr(dec, a);
 	return len;
 }
 
