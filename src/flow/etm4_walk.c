@@ -347,30 +347,39 @@ struct rr_input {
 	struct etm4_pkt_decoder *dec;
 };
 
-/* The atom packets from header @h on, up to the next other packet (or
- * the end), which come where the position is unknown: their atoms are
- * added to *@lost. Returns the header after them. */
-static inline size_t skip_atoms(const struct etm4_atoms *tab,
-				const struct rr_input *in, size_t h,
-				uint64_t *lost)
+/* The atom packets of a run from header @h on, up to its end (@count) or
+ * its next address packet, which come where the position is unknown:
+ * their atoms are added to *@lost. Returns the header after them. Out of
+ * line: run_ranges_loop() keeps its registers for the walk. */
+static __attribute__((noinline)) size_t
+skip_atoms(const struct etm4_atoms *tab, const uint8_t *hd, size_t h,
+	   size_t count, uint64_t *lost)
 {
 	uint64_t n = 0;
 	unsigned c;
 
-	for (; h < in->count && (c = tab[in->hd[h]].count); h++)
+	for (; h < count && (c = tab[hd[h]].count); h++)
 		n += c;
 	*lost += n;
 	return h;
 }
 
+/* Where no_image_streak() stopped: the header to go on at, the next
+ * element to write. (Returned, not stored through pointers: the caller's
+ * locals stay in registers.) */
+struct streak_end {
+	size_t h;
+	struct etmkit_elem *e;
+};
+
 /* no_image_streak() for the packets of @in (a run record's when @rec, a
  * constant; else the packet decoder's input). Everything it reads or
  * keeps from one address to the next in locals: its stores to elements
  * may alias the decoder as far as the compiler knows. */
-static inline __attribute__((always_inline)) size_t
+static inline __attribute__((always_inline)) struct streak_end
 streak_loop(struct etm4_flow_decoder *d, const struct rr_input *in,
-	    size_t h, struct etmkit_elem **pe, struct etmkit_elem *const end,
-	    uint64_t *lost, uint64_t *extra, const int rec)
+	    size_t h, struct etmkit_elem *e, struct etmkit_elem *const end,
+	    const int rec)
 {
 	const struct etm4_atoms *tab = d->atoms;
 	const uint8_t *hd = in->hd;
@@ -389,7 +398,9 @@ streak_loop(struct etm4_flow_decoder *d, const struct rr_input *in,
 	const uint64_t lo = d->cache.lo <= d->cache.hi ? d->cache.lo : 1;
 	const uint64_t span = d->cache.lo <= d->cache.hi ?
 		d->cache.hi - d->cache.lo : 0;
-	struct etmkit_elem *e = *pe, *const e0 = e, t;
+	struct etmkit_elem *const e0 = e + 1, t;
+	const size_t h0 = h;
+	struct streak_end r;
 	const uint8_t isa0 = isa_of(d, 0);
 	uint64_t addr = 0, ext = 0, nlost = 0;
 	unsigned is = 0;
@@ -398,6 +409,9 @@ streak_loop(struct etm4_flow_decoder *d, const struct rr_input *in,
 	 * offset, address (and instruction set, digest 5.18). */
 	elem_init(&t, etmkit_elem_no_image, 0);
 	flow_no_image(&t, 0, isa0, etmkit_loss_unmapped, d->space);
+	/* The address before @h: resolve() would report it (etm4_no_code()) */
+	elem_init(e, etmkit_elem_no_image, offs ? offs[h] : base + h);
+	no_code_in(d, e++, etmkit_loss_unmapped);
 	for (;;) {
 		struct etm4_address x;
 		unsigned len, c;
@@ -417,8 +431,7 @@ streak_loop(struct etm4_flow_decoder *d, const struct rr_input *in,
 				break;
 		}
 		/* An atom next, the address aligned (IS 1: 2 bytes, else
-		 * 4) and outside the image: outside_target() of
-		 * run_ranges_loop(). */
+		 * 4, outside_aligned()) and outside the image. */
 		if (!tab[hd[h + len]].count || (x.addr & (3u >> x.is)) ||
 		    x.addr - lo <= span)
 			break;
@@ -444,42 +457,41 @@ streak_loop(struct etm4_flow_decoder *d, const struct rr_input *in,
 	}
 	if (rec)
 		*in->ia = ia;
-	*pe = e;
-	*lost += nlost;
-	*extra += ext;
-	return h;
+	/* Each address packet is one packet, each atom packet one byte. */
+	d->stats.packets += h - h0 - ext;
+	d->stats.atoms_lost += nlost;
+	r.h = h;
+	r.e = e;
+	return r;
 }
 
-/* run_ranges_loop() at header @h of @in, right after the no_image
- * element it wrote before *@pe at an address packet followed by atoms
- * (the position now unknown, no atom begun, nothing counted waiting, no
- * indirect branch to guess from): the atom packets from @h on are lost
- * (*@lost) up to the next address, and while that one too is followed by
- * atoms and lies aligned outside the image, it is a no_image element of
- * its own (what target_address() and the same fast case would give; of
- * the state they set only the position's address and instruction set
- * differ) and its atoms are lost in turn: juno_r1_1's commonest case
- * (user code outside the image), one address after another. Stops at
- * anything else, or where the output (up to @end) is full. Returns the
- * header to go on at; *@pe and *@extra (the bytes after the first of
- * each address packet) move on. */
-static __attribute__((noinline)) size_t
+/* run_ranges_loop()'s fast case at an address packet of @in followed by
+ * atom packets (header @h, the first of them), the walk's position that
+ * address, aligned outside the image, no atom begun, nothing counted
+ * waiting, no indirect branch to guess from: resolve() would report
+ * no_image there (etm4_no_code(), written here at *@e) and the atoms are
+ * lost up to the next address. While that one too is followed by atoms
+ * and lies aligned outside the image, it is a no_image element of its
+ * own (what target_address() and the same case would give: of the state
+ * they set only the position's address and instruction set differ) and
+ * its atoms are lost in turn: juno_r1_1's commonest case (user code
+ * outside the image), one address after another. Stops at anything
+ * else, or where the output (up to @end) is full. Counts the packets
+ * read and the atoms lost in d->stats. */
+static __attribute__((noinline)) struct streak_end
 no_image_streak(struct etm4_flow_decoder *d, const struct rr_input *in,
-		size_t h, struct etmkit_elem **pe,
-		struct etmkit_elem *const end, uint64_t *lost,
-		uint64_t *extra)
+		size_t h, struct etmkit_elem *e, struct etmkit_elem *const end)
 {
-	return streak_loop(d, in, h, pe, end, lost, extra, 0);
+	return streak_loop(d, in, h, e, end, 0);
 }
 
 /* no_image_streak() in a run record. */
-static __attribute__((noinline)) size_t
+static __attribute__((noinline)) struct streak_end
 no_image_streak_rec(struct etm4_flow_decoder *d, const struct rr_input *in,
-		    size_t h, struct etmkit_elem **pe,
-		    struct etmkit_elem *const end, uint64_t *lost,
-		    uint64_t *extra)
+		    size_t h, struct etmkit_elem *e,
+		    struct etmkit_elem *const end)
 {
-	return streak_loop(d, in, h, pe, end, lost, extra, 1);
+	return streak_loop(d, in, h, e, end, 1);
 }
 
 /* ETM4_FLOW_RANGES, in run_direct()'s state with nothing speculative and
@@ -517,8 +529,6 @@ run_ranges_loop(struct etm4_flow_decoder *d, const struct etm4_packet *p,
 	struct etmkit_elem *const end = &d->out[F4_OUT - 1]; /* room(d) >= 2 */
 	size_t h = *ph, h0 = h;
 	uint32_t ia = *pia, bits = 0;
-	const struct rr_input in = { hd, offs, base, count, addrs, &ia,
-				     d->pkt };
 	unsigned n = 0;
 	/* The packets read: h - h0 less the bytes after the first of each
 	 * address packet (@extra); an atom packet is one byte. */
@@ -569,13 +579,20 @@ run_ranges_loop(struct etm4_flow_decoder *d, const struct etm4_packet *p,
 				 * no_image at it (etm4_no_code(), written
 				 * here), and its atoms and the next atom
 				 * packets' are lost up to the next address. */
-				elem_init(e, etmkit_elem_no_image,
-					  offs ? offs[h + 1] : base + h + 1);
-				no_code_in(d, e++, etmkit_loss_unmapped);
-				h = (v ? no_image_streak :
-					 no_image_streak_rec)(d, &in, h + 1,
-							      &e, end, &lost,
-							      &extra) - 1;
+				/* (ia's address taken only where it is
+				 * used: run records) */
+				const struct rr_input in = {
+					hd, offs, base, count, addrs,
+					v ? NULL : &ia, d->pkt
+				};
+				struct streak_end r = (v ? no_image_streak :
+					no_image_streak_rec)(d, &in, h + 1,
+							     e, end);
+
+				/* its packets counted there */
+				extra += r.h - (h + 1);
+				e = r.e;
+				h = r.h - 1;
 			}
 			continue;
 		}
@@ -601,7 +618,7 @@ run_ranges_loop(struct etm4_flow_decoder *d, const struct etm4_packet *p,
 						 * pop: nothing is written)
 						 * up to the next address */
 						size_t h1 = skip_atoms(
-							tab, &in, h + 1,
+							tab, hd, h + 1, count,
 							&lost);
 
 						e = &d->out[d->n];
@@ -660,6 +677,14 @@ run_ranges_loop(struct etm4_flow_decoder *d, const struct etm4_packet *p,
 				if (slot &&
 				    (f & (INSN_F_INDIRECT | INSN_F_CALL))) {
 					if (nb && !(f & INSN_F_INDIRECT)) {
+						/* A branch with link that
+						 * executed pushes the address
+						 * after it with its instruction
+						 * set, when the return stack is
+						 * on (TRCCONFIGR.RS): IHI 0064,
+						 * "Return stack"; ETE: Arm ARM
+						 * D4.3.1, layer 3's return
+						 * stack; digest 7.7, Push. */
 						if (d->info.retstack)
 							rs_push(d,
 								b->range.end,

@@ -187,48 +187,63 @@ static inline unsigned short_addr(const struct etm4_pkt_decoder *dec,
 }
 
 /* The target address packet at @p (ETM4_FAST_MIN bytes at hand) into @a,
- * as parse_address() decodes it, the address history left as it is (a
- * caller that takes the packet pushes @a: etm4_target_address()). Returns
- * its length, or 0 for any other packet (source addresses included: they
- * are P0 elements of their own, digest 5.22). */
-static inline unsigned etm4_peek_target_address(const struct etm4_pkt_decoder *dec,
-						const uint8_t *p,
-						struct etm4_address *a)
+ * as parse_address() decodes it, and with @push (a constant) into the
+ * address history. Returns its length, or 0 for any other packet (source
+ * addresses included: they are P0 elements of their own, digest 5.22). */
+static inline __attribute__((always_inline)) unsigned
+target_address_in(struct etm4_pkt_decoder *dec, const uint8_t *p,
+		  struct etm4_address *a, const int push)
 {
-	unsigned b = p[0], k;
+	unsigned b = p[0], len, k;
 
 	if (b >= 0xb0)
 		return 0;
-	/* The commonest first (a switch tests it third) */
+	/* The commonest first (a switch tests it third), pushed on its own
+	 * path (where the paths join a push waits on the length). */
 	k = dec->kind[b];
-	if (k == ETM4_K_SHORT)
-		return short_addr(dec, p, a);
+	if (k == ETM4_K_SHORT) {
+		len = short_addr(dec, p, a);
+		if (push)
+			push_addr(dec, a);
+		return len;
+	}
 	switch (k) {
 	case ETM4_K_EXACT:
 		addr_exact(dec, b & 3, a);
-		return 1;
+		len = 1;
+		break;
 	case ETM4_K_LONG32:
 		read_long(dec, p + 1, b & 1, 4, sf_upper(dec), a);
-		return 5;
+		len = 5;
+		break;
 	case ETM4_K_LONG64:
 		read_long(dec, p + 1, b == 0x9e, 8, 0, a);
-		return 9;
+		len = 9;
+		break;
 	default:
 		return 0;
 	}
+	if (push)
+		push_addr(dec, a);
+	return len;
 }
 
-/* etm4_peek_target_address(), the address then pushed into the history
- * (every form pushes its address, exact matches included). */
+/* target_address_in(), the address then pushed into the history (every
+ * form pushes its address, exact matches included). */
 static inline unsigned etm4_target_address(struct etm4_pkt_decoder *dec,
 					   const uint8_t *p,
 					   struct etm4_address *a)
 {
-	unsigned len = etm4_peek_target_address(dec, p, a);
+	return target_address_in(dec, p, a, 1);
+}
 
-	if (len)
-		push_addr(dec, a);
-	return len;
+/* target_address_in(), the history left as it is: a caller that takes
+ * the packet pushes @a itself (push_addr()). */
+static inline unsigned etm4_peek_target_address(struct etm4_pkt_decoder *dec,
+						const uint8_t *p,
+						struct etm4_address *a)
+{
+	return target_address_in(dec, p, a, 0);
 }
 
 #endif
