@@ -402,8 +402,7 @@ streak_loop(struct etm4_flow_decoder *d, const struct rr_input *in,
 	const size_t h0 = h;
 	struct streak_end r;
 	const uint8_t isa0 = isa_of(d, 0);
-	uint64_t addr = 0, ext = 0, nlost = 0;
-	unsigned is = 0;
+	uint64_t ext = 0, nlost = 0;
 
 	/* The element of an address with IS 0, written over with its
 	 * offset, address (and instruction set, digest 5.18). */
@@ -415,9 +414,11 @@ streak_loop(struct etm4_flow_decoder *d, const struct rr_input *in,
 	for (;;) {
 		struct etm4_address x;
 		unsigned len, c;
+		uint64_t n = 0;
 
 		for (; h < count && (c = tab[hd[h]].count); h++)
-			nlost += c;
+			n += c;
+		nlost += n;
 		if (h >= lim || e >= end)
 			break;
 		if (rec) {
@@ -439,21 +440,21 @@ streak_loop(struct etm4_flow_decoder *d, const struct rr_input *in,
 			ia++;
 		else
 			push_addr(dec, &x);
-		addr = x.addr;
-		is = x.is;
 		h += len;
 		ext += len - 1;
 		memcpy(e, &t, sizeof(*e));
 		e->offset = offs ? offs[h] : base + h;
-		e->addr = addr;
-		if (is)
+		e->addr = x.addr;
+		if (x.is)
 			e->isa = etmkit_isa_thumb;
 		e++;
 	}
+	/* The position where the last address left it (read back from its
+	 * element: fewer values live in the loop). */
 	if (e != e0) {
-		d->addr = addr;
-		d->isa = is ? etmkit_isa_thumb : isa0;
-		d->pos_is = (int8_t)is;
+		d->addr = e[-1].addr;
+		d->isa = e[-1].isa;
+		d->pos_is = e[-1].isa == etmkit_isa_thumb;
 	}
 	if (rec)
 		*in->ia = ia;
@@ -479,19 +480,35 @@ streak_loop(struct etm4_flow_decoder *d, const struct rr_input *in,
  * else, or where the output (up to @end) is full. Counts the packets
  * read and the atoms lost in d->stats. */
 static __attribute__((noinline)) struct streak_end
-no_image_streak(struct etm4_flow_decoder *d, const struct rr_input *in,
-		size_t h, struct etmkit_elem *e, struct etmkit_elem *const end)
+no_image_streak(struct etm4_flow_decoder *d, size_t h, struct etmkit_elem *e,
+		struct etmkit_elem *const end)
 {
-	return streak_loop(d, in, h, e, end, 0);
+	struct etm4_pkt_view v;
+	struct streak_end r = { h, e };
+
+	/* The input etm4_fused() reads, as it left it (read again here: the
+	 * caller passes fewer values). Were it not, nothing is taken and
+	 * the atom's walk reports the no_image. */
+	if (!etm4_pkt_view(d->pkt, &v))
+		return r;
+	const struct rr_input in = { v.buf, v.offs, v.base, v.n, NULL, NULL,
+				     d->pkt };
+
+	return streak_loop(d, &in, h, e, end, 0);
 }
 
-/* no_image_streak() in a run record. */
+/* no_image_streak() in run record @p, its next address *@ia. */
 static __attribute__((noinline)) struct streak_end
-no_image_streak_rec(struct etm4_flow_decoder *d, const struct rr_input *in,
-		    size_t h, struct etmkit_elem *e,
+no_image_streak_rec(struct etm4_flow_decoder *d, const struct etm4_packet *p,
+		    uint32_t *ia, size_t h, struct etmkit_elem *e,
 		    struct etmkit_elem *const end)
 {
-	return streak_loop(d, in, h, e, end, 1);
+	const struct rr_input in = {
+		p->u.run.headers, p->u.run.offsets, p->offset, p->u.run.count,
+		p->u.run.addrs, ia, d->pkt
+	};
+
+	return streak_loop(d, &in, h, e, end, 1);
 }
 
 /* ETM4_FLOW_RANGES, in run_direct()'s state with nothing speculative and
@@ -581,13 +598,10 @@ run_ranges_loop(struct etm4_flow_decoder *d, const struct etm4_packet *p,
 				 * packets' are lost up to the next address. */
 				/* (ia's address taken only where it is
 				 * used: run records) */
-				const struct rr_input in = {
-					hd, offs, base, count, addrs,
-					v ? NULL : &ia, d->pkt
-				};
-				struct streak_end r = (v ? no_image_streak :
-					no_image_streak_rec)(d, &in, h + 1,
-							     e, end);
+				struct streak_end r = v ?
+					no_image_streak(d, h + 1, e, end) :
+					no_image_streak_rec(d, p, &ia, h + 1,
+							    e, end);
 
 				/* its packets counted there */
 				extra += r.h - (h + 1);
