@@ -78,15 +78,17 @@ static void drain_into(struct etm4_flow_decoder *d, struct run *r)
 	assert_int_equal(k, -etmkit_err_eos);
 }
 
-/* Decode @trace with config()'s registers and @flags. */
-static void decode_flags(struct run *r, const uint8_t *trace, size_t n,
-			 uint32_t maxspec, uint32_t configr, uint32_t idr0,
-			 uint32_t flags)
+/* Decode @trace with config()'s registers and @flags. Returns the
+ * decoder's count of atoms lost (no position to walk them from). */
+static uint64_t decode_flags(struct run *r, const uint8_t *trace, size_t n,
+			     uint32_t maxspec, uint32_t configr,
+			     uint32_t idr0, uint32_t flags)
 {
 	struct etm4_flow_config c;
 	struct etm4_flow_decoder *d;
 	struct image *img;
 	uint8_t code[sizeof(prog)];
+	uint64_t lost;
 
 	prog_bytes(code);
 	assert_int_equal(image_alloc(&img), 0);
@@ -99,8 +101,10 @@ static void decode_flags(struct run *r, const uint8_t *trace, size_t n,
 	assert_int_equal(etm4_flow_finish(d), 0);
 	r->n = 0;
 	drain_into(d, r);
+	lost = etm4_flow_get_stats(d)->atoms_lost;
 	etm4_flow_free(d);
 	image_free(img);
+	return lost;
 }
 
 static void decode(struct run *r, const uint8_t *trace, size_t n,
@@ -629,34 +633,6 @@ static void test_ranges(void **state)
 	assert_null(d);
 }
 
-/* decode_flags(), the decoder's count of atoms lost (no position to walk
- * them from) returned. */
-static uint64_t decode_lost(struct run *r, const uint8_t *trace, size_t n,
-			    uint32_t flags)
-{
-	struct etm4_flow_config c;
-	struct etm4_flow_decoder *d;
-	struct image *img;
-	uint8_t code[sizeof(prog)];
-	uint64_t lost;
-
-	prog_bytes(code);
-	assert_int_equal(image_alloc(&img), 0);
-	assert_int_equal(image_add_buffer(img, code, sizeof(code), 0x1000, 0),
-			 0);
-	config(&c, 0, 0, 0, flags);
-	c.image = img;
-	assert_int_equal(etm4_flow_alloc(&d, &c), 0);
-	assert_int_equal(etm4_flow_feed(d, trace, n, NULL, 0), 0);
-	assert_int_equal(etm4_flow_finish(d), 0);
-	r->n = 0;
-	drain_into(d, r);
-	lost = etm4_flow_get_stats(d)->atoms_lost;
-	etm4_flow_free(d);
-	image_free(img);
-	return lost;
-}
-
 /* Target addresses outside the image, each followed by atoms (D4.3.6.2:
  * execution goes on there; the image has no code: no_image, and the
  * atoms after it have nowhere to be walked from, lost). With MAXSPEC 0
@@ -733,12 +709,14 @@ static void test_no_image_streak(void **state)
 	memcpy(t, head, sizeof(head));
 	memset(t + sizeof(head), 0x90, F);
 	memcpy(t + sizeof(head) + F, body, sizeof(body));
-	assert_int_equal(decode_lost(&R, t, sizeof(t), ETM4_FLOW_RANGES), 8);
+	assert_int_equal(decode_flags(&R, t, sizeof(t), 0, 0, 0,
+				      ETM4_FLOW_RANGES), 8);
 	expect_ranges(&R, w, sizeof(w) / sizeof(w[0]));
 	for (size_t f = 0; f < sizeof(forms) / sizeof(forms[0]); f++) {
 		size_t k = 0;
 
-		assert_int_equal(decode_lost(&R, t, sizeof(t), forms[f]), 8);
+		assert_int_equal(decode_flags(&R, t, sizeof(t), 0, 0, 0,
+					      forms[f]), 8);
 		for (size_t i = 0; i < R.n; i++) {
 			const struct etmkit_elem *e = &R.e[i];
 
