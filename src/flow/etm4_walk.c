@@ -332,6 +332,21 @@ atom_step(struct etm4_flow_decoder *d, const struct etm4_atoms *a,
 			  walk_atoms_loop(d, bits, left, off, pclosed, 0);
 }
 
+/* The packets run_ranges_loop() reads: headers hd[0..count), byte i at
+ * input offset offs[i] (or base + i when offs is NULL); the target
+ * addresses those of a run record (addrs, the next at *ia), or, with
+ * addrs NULL, decoded here from the packet decoder's input (dec), which
+ * keeps ETM4_FAST_MIN bytes at hand for each. */
+struct rr_input {
+	const uint8_t *hd;
+	const uint64_t *offs;
+	uint64_t base;
+	size_t count;
+	const struct etm4_run_addr *addrs;
+	uint32_t *ia;
+	struct etm4_pkt_decoder *dec;
+};
+
 /* The atom packets of a run from header @h on, up to its end (@count) or
  * its next address packet, which come where the position is unknown:
  * their atoms are added to *@lost. Returns the header after them. Out of
@@ -347,6 +362,153 @@ skip_atoms(const struct etm4_atoms *tab, const uint8_t *hd, size_t h,
 		n += c;
 	*lost += n;
 	return h;
+}
+
+/* Where no_image_streak() stopped: the header to go on at, the next
+ * element to write. (Returned, not stored through pointers: the caller's
+ * locals stay in registers.) */
+struct streak_end {
+	size_t h;
+	struct etmkit_elem *e;
+};
+
+/* no_image_streak() for the packets of @in (a run record's when @rec, a
+ * constant; else the packet decoder's input). Everything it reads or
+ * keeps from one address to the next in locals: its stores to elements
+ * may alias the decoder as far as the compiler knows. */
+static inline __attribute__((always_inline)) struct streak_end
+streak_loop(struct etm4_flow_decoder *d, const struct rr_input *in,
+	    size_t h, struct etmkit_elem *e, struct etmkit_elem *const end,
+	    const int rec)
+{
+	const struct etm4_atoms *tab = d->atoms;
+	const uint8_t *hd = in->hd;
+	const uint64_t *offs = in->offs;
+	const uint64_t base = in->base;
+	const size_t count = in->count;
+	/* A decoded address needs ETM4_FAST_MIN bytes at hand. */
+	const size_t lim = rec ? count :
+		count >= ETM4_FAST_MIN ? count - ETM4_FAST_MIN + 1 : 0;
+	struct etm4_pkt_decoder *dec = in->dec;
+	const struct etm4_run_addr *addrs = in->addrs;
+	uint32_t ia = rec ? *in->ia : 0;
+	/* Outside the image: addr - lo > span (flow_cache_outside()); with
+	 * no region (lo > hi) only address 1 is taken for inside, which
+	 * merely ends the streak there. */
+	const uint64_t lo = d->cache.lo <= d->cache.hi ? d->cache.lo : 1;
+	const uint64_t span = d->cache.lo <= d->cache.hi ?
+		d->cache.hi - d->cache.lo : 0;
+	struct etmkit_elem *const e0 = e + 1, t;
+	const size_t h0 = h;
+	struct streak_end r;
+	const uint8_t isa0 = isa_of(d, 0);
+	uint64_t ext = 0, nlost = 0;
+
+	/* The element of an address with IS 0, written over with its
+	 * offset, address (and instruction set, digest 5.18). */
+	elem_init(&t, etmkit_elem_no_image, 0);
+	flow_no_image(&t, 0, isa0, etmkit_loss_unmapped, d->space);
+	/* The address before @h: resolve() would report it (etm4_no_code()) */
+	elem_init(e, etmkit_elem_no_image, offs ? offs[h] : base + h);
+	no_code_in(d, e++, etmkit_loss_unmapped);
+	for (;;) {
+		struct etm4_address x;
+		unsigned len, c;
+		uint64_t n = 0;
+
+		for (; h < count && (c = tab[hd[h]].count); h++)
+			n += c;
+		nlost += n;
+		if (h >= lim || e >= end)
+			break;
+		if (rec) {
+			x = addrs[ia].addr;
+			len = addrs[ia].length;
+			if (count - h <= len)
+				break;
+		} else {
+			len = etm4_peek_target_address(dec, hd + h, &x);
+			if (!len)
+				break;
+		}
+		/* An atom next, the address aligned (IS 1: 2 bytes, else
+		 * 4, outside_aligned()) and outside the image. */
+		if (!tab[hd[h + len]].count || (x.addr & (3u >> x.is)) ||
+		    x.addr - lo <= span)
+			break;
+		if (rec)
+			ia++;
+		else
+			push_addr(dec, &x);
+		h += len;
+		ext += len - 1;
+		memcpy(e, &t, sizeof(*e));
+		e->offset = offs ? offs[h] : base + h;
+		e->addr = x.addr;
+		if (x.is)
+			e->isa = etmkit_isa_thumb;
+		e++;
+	}
+	/* The position where the last address left it (read back from its
+	 * element: fewer values live in the loop). */
+	if (e != e0) {
+		d->addr = e[-1].addr;
+		d->isa = e[-1].isa;
+		d->pos_is = e[-1].isa == etmkit_isa_thumb;
+	}
+	if (rec)
+		*in->ia = ia;
+	/* Each address packet is one packet, each atom packet one byte. */
+	d->stats.packets += h - h0 - ext;
+	d->stats.atoms_lost += nlost;
+	r.h = h;
+	r.e = e;
+	return r;
+}
+
+/* run_ranges_loop()'s fast case at an address packet of @in followed by
+ * atom packets (header @h, the first of them), the walk's position that
+ * address, aligned outside the image, no atom begun, nothing counted
+ * waiting, no indirect branch to guess from: resolve() would report
+ * no_image there (etm4_no_code(), written here at *@e) and the atoms are
+ * lost up to the next address. While that one too is followed by atoms
+ * and lies aligned outside the image, it is a no_image element of its
+ * own (what target_address() and the same case would give: of the state
+ * they set only the position's address and instruction set differ) and
+ * its atoms are lost in turn: juno_r1_1's commonest case (user code
+ * outside the image), one address after another. Stops at anything
+ * else, or where the output (up to @end) is full. Counts the packets
+ * read and the atoms lost in d->stats. */
+static __attribute__((noinline)) struct streak_end
+no_image_streak(struct etm4_flow_decoder *d, size_t h, struct etmkit_elem *e,
+		struct etmkit_elem *const end)
+{
+	struct etm4_pkt_view v;
+	struct streak_end r = { h, e };
+
+	/* The input etm4_fused() reads, as it left it (read again here: the
+	 * caller passes fewer values). Were it not, nothing is taken and
+	 * the atom's walk reports the no_image. */
+	if (!etm4_pkt_view(d->pkt, &v))
+		return r;
+	const struct rr_input in = { v.buf, v.offs, v.base, v.n, NULL, NULL,
+				     d->pkt };
+
+	return streak_loop(d, &in, h, e, end, 0);
+}
+
+/* no_image_streak() in run record @p, its next address *@ia. */
+static __attribute__((noinline)) struct streak_end
+no_image_streak_rec(struct etm4_flow_decoder *d, const struct etm4_packet *p,
+		    uint32_t *ia, size_t h, struct etmkit_elem *e,
+		    struct etmkit_elem *const end)
+{
+	const struct rr_input in = {
+		p->u.run.headers, p->u.run.offsets, p->offset, p->u.run.count,
+		p->u.run.addrs, ia, d->pkt
+	};
+
+	return streak_loop(d, &in, h, e, end, 1);
 }
 
 /* ETM4_FLOW_RANGES, in run_direct()'s state with nothing speculative and
@@ -434,13 +596,17 @@ run_ranges_loop(struct etm4_flow_decoder *d, const struct etm4_packet *p,
 				 * no_image at it (etm4_no_code(), written
 				 * here), and its atoms and the next atom
 				 * packets' are lost up to the next address. */
-				size_t h1;
+				/* (ia's address taken only where it is
+				 * used: run records) */
+				struct streak_end r = v ?
+					no_image_streak(d, h + 1, e, end) :
+					no_image_streak_rec(d, p, &ia, h + 1,
+							    e, end);
 
-				elem_init(e, etmkit_elem_no_image,
-					  offs ? offs[h + 1] : base + h + 1);
-				no_code_in(d, e++, etmkit_loss_unmapped);
-				h1 = skip_atoms(tab, hd, h + 1, count, &lost);
-				h = h1 - 1;
+				/* its packets counted there */
+				extra += r.h - (h + 1);
+				e = r.e;
+				h = r.h - 1;
 			}
 			continue;
 		}
@@ -525,6 +691,14 @@ run_ranges_loop(struct etm4_flow_decoder *d, const struct etm4_packet *p,
 				if (slot &&
 				    (f & (INSN_F_INDIRECT | INSN_F_CALL))) {
 					if (nb && !(f & INSN_F_INDIRECT)) {
+						/* A branch with link that
+						 * executed pushes the address
+						 * after it with its instruction
+						 * set, when the return stack is
+						 * on (TRCCONFIGR.RS): IHI 0064,
+						 * "Return stack"; ETE: Arm ARM
+						 * D4.3.1, layer 3's return
+						 * stack; digest 7.7, Push. */
 						if (d->info.retstack)
 							rs_push(d,
 								b->range.end,

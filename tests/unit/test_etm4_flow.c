@@ -78,15 +78,17 @@ static void drain_into(struct etm4_flow_decoder *d, struct run *r)
 	assert_int_equal(k, -etmkit_err_eos);
 }
 
-/* Decode @trace with config()'s registers and @flags. */
-static void decode_flags(struct run *r, const uint8_t *trace, size_t n,
-			 uint32_t maxspec, uint32_t configr, uint32_t idr0,
-			 uint32_t flags)
+/* Decode @trace with config()'s registers and @flags. Returns the
+ * decoder's count of atoms lost (no position to walk them from). */
+static uint64_t decode_flags(struct run *r, const uint8_t *trace, size_t n,
+			     uint32_t maxspec, uint32_t configr,
+			     uint32_t idr0, uint32_t flags)
 {
 	struct etm4_flow_config c;
 	struct etm4_flow_decoder *d;
 	struct image *img;
 	uint8_t code[sizeof(prog)];
+	uint64_t lost;
 
 	prog_bytes(code);
 	assert_int_equal(image_alloc(&img), 0);
@@ -99,8 +101,10 @@ static void decode_flags(struct run *r, const uint8_t *trace, size_t n,
 	assert_int_equal(etm4_flow_finish(d), 0);
 	r->n = 0;
 	drain_into(d, r);
+	lost = etm4_flow_get_stats(d)->atoms_lost;
 	etm4_flow_free(d);
 	image_free(img);
+	return lost;
 }
 
 static void decode(struct run *r, const uint8_t *trace, size_t n,
@@ -629,6 +633,109 @@ static void test_ranges(void **state)
 	assert_null(d);
 }
 
+/* Target addresses outside the image, each followed by atoms (D4.3.6.2:
+ * execution goes on there; the image has no code: no_image, and the
+ * atoms after it have nowhere to be walked from, lost). With MAXSPEC 0
+ * each comes as soon as its atom packet: no_image at the atom's offset,
+ * with the address and the instruction set of its IS bit (digest 5.18;
+ * IS 1 is T32 here). One after another, with short and exact-match forms
+ * reading the address history (digest 2.4), then in the image again.
+ * After HEAD, F exact matches of history entry 0 (0x1000: no element;
+ * more addresses than one run record of the packet decoder holds, so
+ * that the ranges form reads what follows from its input, the one pass),
+ * then at offset B = 21 + F:
+ *   B E (1000-100c); B+1 9a 0x8000, B+6 E, B+7 EE; B+8 95 0x8100, B+10 N;
+ *   B+11 91 (history 1: 0x8000), B+12 E; B+13 9a 0x1010, B+18 E
+ *   (1010-1014); B+19 9b 0xa002 IS 1, B+24 E; B+25 9a 0x8000, B+30 E;
+ *   B+31 9b 0xa002 IS 1, B+36 E; then three times 9a 0x1000 and E
+ *   (1000-100c at B+42, B+48, B+54).
+ * Eight atoms lost. The ranges form, its counted form (from the packet
+ * decoder's run records) and the per-instruction form agree on all of
+ * it. */
+#define F 1100
+#define B (21 + F)
+static void test_no_image_streak(void **state)
+{
+	static const uint8_t head[] = { HEAD };
+	static const uint8_t body[] = {
+		0xf7,
+		0x9a, 0x00, 0x40, 0x00, 0x00, 0xf7, 0xdb,
+		0x95, 0x40, 0xf6,
+		0x91, 0xf7,
+		0x9a, 0x04, 0x08, 0x00, 0x00, 0xf7,
+		0x9b, 0x01, 0xa0, 0x00, 0x00, 0xf7,
+		0x9a, 0x00, 0x40, 0x00, 0x00, 0xf7,
+		0x9b, 0x01, 0xa0, 0x00, 0x00, 0xf7,
+		0x9a, 0x00, 0x08, 0x00, 0x00, 0xf7,
+		0x9a, 0x00, 0x08, 0x00, 0x00, 0xf7,
+		0x9a, 0x00, 0x08, 0x00, 0x00, 0xf7,
+	};
+	static uint8_t t[sizeof(head) + F + sizeof(body)];
+	static const struct want w[] = {
+		OTHER(etmkit_elem_trace_on, 14),
+		OTHER(etmkit_elem_context, 15),
+		RANGE(0x1000, 0x100c, 3, ETMKIT_INSN_P0 | ETMKIT_INSN_EXEC, B),
+		OTHER(etmkit_elem_no_image, B + 6),
+		OTHER(etmkit_elem_no_image, B + 10),
+		OTHER(etmkit_elem_no_image, B + 12),
+		RANGE(0x1010, 0x1014, 1, ETMKIT_INSN_P0 | ETMKIT_INSN_EXEC,
+		      B + 18),
+		OTHER(etmkit_elem_no_image, B + 24),
+		OTHER(etmkit_elem_no_image, B + 30),
+		OTHER(etmkit_elem_no_image, B + 36),
+		RANGE(0x1000, 0x100c, 3, ETMKIT_INSN_P0 | ETMKIT_INSN_EXEC,
+		      B + 42),
+		RANGE(0x1000, 0x100c, 3, ETMKIT_INSN_P0 | ETMKIT_INSN_EXEC,
+		      B + 48),
+		RANGE(0x1000, 0x100c, 3, ETMKIT_INSN_P0 | ETMKIT_INSN_EXEC,
+		      B + 54),
+	};
+	static const struct {
+		uint64_t offset, addr;
+		uint8_t isa;
+	} miss[] = {
+		{ B + 6, 0x8000, etmkit_isa_a64 },
+		{ B + 10, 0x8100, etmkit_isa_a64 },
+		{ B + 12, 0x8000, etmkit_isa_a64 },
+		{ B + 24, 0xa002, etmkit_isa_thumb },
+		{ B + 30, 0x8000, etmkit_isa_a64 },
+		{ B + 36, 0xa002, etmkit_isa_thumb },
+	};
+	static const uint32_t forms[] = {
+		ETM4_FLOW_RANGES, ETM4_FLOW_RANGES | ETM4_FLOW_TALLY, 0
+	};
+
+	(void)state;
+	memcpy(t, head, sizeof(head));
+	memset(t + sizeof(head), 0x90, F);
+	memcpy(t + sizeof(head) + F, body, sizeof(body));
+	assert_int_equal(decode_flags(&R, t, sizeof(t), 0, 0, 0,
+				      ETM4_FLOW_RANGES), 8);
+	expect_ranges(&R, w, sizeof(w) / sizeof(w[0]));
+	for (size_t f = 0; f < sizeof(forms) / sizeof(forms[0]); f++) {
+		size_t k = 0;
+
+		assert_int_equal(decode_flags(&R, t, sizeof(t), 0, 0, 0,
+					      forms[f]), 8);
+		for (size_t i = 0; i < R.n; i++) {
+			const struct etmkit_elem *e = &R.e[i];
+
+			if (e->kind != etmkit_elem_no_image)
+				continue;
+			assert_true(k < 6);
+			assert_int_equal(e->offset, miss[k].offset);
+			assert_int_equal(e->addr, miss[k].addr);
+			assert_int_equal(e->isa, miss[k].isa);
+			assert_int_equal(e->u.loss.reason,
+					 etmkit_loss_unmapped);
+			k++;
+		}
+		assert_int_equal(k, 6);
+	}
+}
+#undef B
+#undef F
+
 /* ETM4_FLOW_TRACES (flow.h), with the return stack (TRCCONFIGR.RS) and
  * MAXSPEC 0: three times N on b.eq at 1008, E on bl at 1010 (to 1020,
  * push 1014), E on ret at 1024 (popped: 1014), E on ret at 1018 (the
@@ -845,6 +952,7 @@ int main(void)
 		cmocka_unit_test(test_q_count_at_image_end),
 		cmocka_unit_test(test_q_context_before_address),
 		cmocka_unit_test(test_ranges),
+		cmocka_unit_test(test_no_image_streak),
 		cmocka_unit_test(test_traces),
 		cmocka_unit_test(test_tally_flags),
 		cmocka_unit_test(test_cut_last_packet),

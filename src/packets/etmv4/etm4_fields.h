@@ -187,22 +187,24 @@ static inline unsigned short_addr(const struct etm4_pkt_decoder *dec,
 }
 
 /* The target address packet at @p (ETM4_FAST_MIN bytes at hand) into @a,
- * as parse_address() decodes it, and into the address history. Returns
- * its length, or 0 for any other packet (source addresses included: they
- * are P0 elements of their own, digest 5.22). */
-static inline unsigned etm4_target_address(struct etm4_pkt_decoder *dec,
-					   const uint8_t *p,
-					   struct etm4_address *a)
+ * as parse_address() decodes it, and with @push (a constant) into the
+ * address history. Returns its length, or 0 for any other packet (source
+ * addresses included: they are P0 elements of their own, digest 5.22). */
+static inline __attribute__((always_inline)) unsigned
+target_address_in(struct etm4_pkt_decoder *dec, const uint8_t *p,
+		  struct etm4_address *a, const int push)
 {
 	unsigned b = p[0], len, k;
 
 	if (b >= 0xb0)
 		return 0;
-	/* The commonest first (a switch tests it third) */
+	/* The commonest first (a switch tests it third), pushed on its own
+	 * path (where the paths join a push waits on the length). */
 	k = dec->kind[b];
 	if (k == ETM4_K_SHORT) {
 		len = short_addr(dec, p, a);
-		push_addr(dec, a);
+		if (push)
+			push_addr(dec, a);
 		return len;
 	}
 	switch (k) {
@@ -221,8 +223,27 @@ static inline unsigned etm4_target_address(struct etm4_pkt_decoder *dec,
 	default:
 		return 0;
 	}
-	push_addr(dec, a);
+	if (push)
+		push_addr(dec, a);
 	return len;
+}
+
+/* target_address_in(), the address then pushed into the history (every
+ * form pushes its address, exact matches included). */
+static inline unsigned etm4_target_address(struct etm4_pkt_decoder *dec,
+					   const uint8_t *p,
+					   struct etm4_address *a)
+{
+	return target_address_in(dec, p, a, 1);
+}
+
+/* target_address_in(), the history left as it is: a caller that takes
+ * the packet pushes @a itself (push_addr()). */
+static inline unsigned etm4_peek_target_address(struct etm4_pkt_decoder *dec,
+						const uint8_t *p,
+						struct etm4_address *a)
+{
+	return target_address_in(dec, p, a, 0);
 }
 
 #endif
