@@ -136,4 +136,20 @@ int par_record(const struct etmkit_par *p, struct etmkit_par_piece *r,
 int par_run_piece(const struct etmkit_par *p, struct etmkit_par_piece *r,
 		  size_t k, int fresh);
 
+/* par_run.c: called by a worker thread, unlocked, when it has taken
+ * piece @k and before it decodes it. NULL in etmkit_par_run(); the tests
+ * hold a worker back with it, to make the runner take the piece over
+ * (test_parallel.c, test_steal). */
+struct par_run_hook {
+	void (*before_decode)(void *ctx, size_t k);
+	void *ctx;
+};
+
+/* par_run.c: etmkit_par_run() with @hook (or NULL). */
+int par_run_hooked(const struct etmkit_par_config *cfg, const uint8_t *buf,
+		   size_t n, const uint64_t *offsets, uint64_t base,
+		   etmkit_par_sink_fn sink, void *ctx,
+		   struct etmkit_par_stats *stats,
+		   const struct par_run_hook *hook);
+
 #endif

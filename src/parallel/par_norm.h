@@ -7,10 +7,26 @@
 #define ETMKIT_PARALLEL_PAR_NORM_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "etmkit/elem.h"
 #include "packets/pkt_stream.h"
+
+/* Copy @src's bytes [@from, @to) to @dst's (a field range of a decoder
+ * into its scratch copy). */
+static inline void par_seg(void *dst, const void *src, size_t from,
+			   size_t to)
+{
+	memcpy((uint8_t *)dst + from, (const uint8_t *)src + from, to - from);
+}
+
+/* Append @n bytes of @p to a packed state at @o; returns its new end. */
+static inline uint8_t *par_put(uint8_t *o, const void *p, size_t n)
+{
+	memcpy(o, p, n);
+	return o + n;
+}
 
 /* The input: where it was, not what it holds (the bytes of a packet cut
  * by the end of a feed stay compared, up to part_len). */

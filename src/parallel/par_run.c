@@ -39,6 +39,7 @@ struct run {
 	unsigned wait_done;      /* the caller waits on done */
 	int stop;
 	int err;
+	const struct par_run_hook *hook; /* or NULL */
 };
 
 /* With u->mu held: a piece to decode and an object for it, if there is
@@ -92,6 +93,11 @@ static void *worker(void *arg)
 			pthread_cond_wait(&u->work, &u->mu);
 			u->wait_work--;
 			continue;
+		}
+		if (u->hook) {
+			pthread_mutex_unlock(&u->mu);
+			u->hook->before_decode(u->hook->ctx, k);
+			pthread_mutex_lock(&u->mu);
 		}
 		decode_one(u, k, r);
 		if (u->wait_done)
@@ -176,6 +182,16 @@ int etmkit_par_run(const struct etmkit_par_config *cfg, const uint8_t *buf,
 		   etmkit_par_sink_fn sink, void *ctx,
 		   struct etmkit_par_stats *stats)
 {
+	return par_run_hooked(cfg, buf, n, offsets, base, sink, ctx, stats,
+			      NULL);
+}
+
+int par_run_hooked(const struct etmkit_par_config *cfg, const uint8_t *buf,
+		   size_t n, const uint64_t *offsets, uint64_t base,
+		   etmkit_par_sink_fn sink, void *ctx,
+		   struct etmkit_par_stats *stats,
+		   const struct par_run_hook *hook)
+{
 	struct run u;
 	pthread_t *th = NULL;
 	struct etmkit_par_piece **all = NULL;
@@ -184,6 +200,7 @@ int etmkit_par_run(const struct etmkit_par_config *cfg, const uint8_t *buf,
 	int rc;
 
 	memset(&u, 0, sizeof(u));
+	u.hook = hook;
 	rc = etmkit_par_alloc(&u.p, cfg, buf, n, offsets, base);
 	if (rc)
 		return rc;

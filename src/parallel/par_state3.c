@@ -5,6 +5,7 @@
  * block cache, counters, the input buffer it was last fed, the rotation
  * of its queues). A field added later is compared too: at worst a state
  * compares unequal and the join decodes that piece serially. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,55 +55,62 @@ static void p3_stats(const void *dec, uint64_t out[PAR_NSTATS])
 	out[3] = 0;
 }
 
-struct p3_snap {
+/* The state is normalised in a scratch copy of the decoders (@scratch,
+ * zeroed once), then packed as par_state4.c does: the fixed fields, then
+ * the queue's entries in use. Left out: the header tables of both
+ * decoders (built once from the configuration at allocation, the same for
+ * both: etm3_flow.c build_ph(), etm3_config.c), the block cache, the
+ * packet batch (drained: nothing in it is read again) and the queue past
+ * its end (stale). So a snapshot is about 1 KiB, not a 41 KiB copy of the
+ * whole decoder, and five of them a piece cost little. */
+struct p3_scratch {
 	struct etm3_flow_decoder f;
 	struct etm3_pkt_decoder k;
-	uint64_t at;             /* the next instruction's address */
 };
 
 static size_t p3_scratch_bytes(void)
 {
-	return 0;
+	return sizeof(struct p3_scratch);
 }
 
+/* The largest packed state. */
 static size_t p3_snap_bytes(void)
 {
-	return sizeof(struct p3_snap);
+	return sizeof(struct p3_scratch) + sizeof(uint64_t);
 }
 
-static long p3_snap(const void *dec, void *scratch, uint8_t *out)
+#define OFF(m) offsetof(struct etm3_flow_decoder, m)
+#define END(m) (OFF(m) + sizeof(((struct etm3_flow_decoder *)0)->m))
+#define KOFF(m) offsetof(struct etm3_pkt_decoder, m)
+
+/* The flow decoder's fields but those left out (see above). */
+#define P3_SEGS(X)                                                            \
+	X(0, OFF(ph))                                                         \
+	X(END(rph), OFF(cache))                                               \
+	X(END(cache), OFF(batch))                                             \
+	X(END(batch), OFF(q))                                                 \
+	X(END(q), sizeof(struct etm3_flow_decoder))
+
+/* Normalise the fields copied to @f (the flow decoder) and @k (its
+ * packet decoder) from @d. */
+static void p3_norm(const struct etm3_flow_decoder *d,
+		    struct etm3_flow_decoder *f, struct etm3_pkt_decoder *k)
 {
-	const struct etm3_flow_decoder *d = dec;
-	struct p3_snap *s = (struct p3_snap *)out;
-	struct etm3_flow_decoder *f = &s->f;
-	struct etm3_pkt_decoder *k = &s->k;
 	uint64_t pos;
 
-	(void)scratch;
-
-	/* Drained: every packet read was taken, nothing delivered waits. */
-	if (d->drv.ibatch != d->drv.nbatch || d->delivered || d->pkt->in.replaying)
-		return -1;
-	memcpy(f, d, sizeof(*f));
-	memcpy(k, d->pkt, sizeof(*k));
-	s->at = 0;
-	if (d->pos == POS_BLOCK)
-		s->at = d->blk->insn[d->idx].addr;
 	f->pkt = NULL;
-	memset(&f->cache, 0, sizeof(f->cache));
-	memset(f->batch, 0, sizeof(f->batch));
 	f->drv.nbatch = f->drv.ibatch = 0;
+	/* etm3_flow_next()'s place in the last batch (flow_driver.h
+	 * flow_drive_next()): p3_snap() refused a state with elements
+	 * still to hand out there, so what is left is a pointer into the
+	 * decoder's own queue. The runner takes elements with
+	 * etm3_flow_batch() only, so both are 0 there anyway. */
 	f->drv.next_pos = f->drv.next_n = 0;
 	f->drv.next_batch = NULL;
 	f->blk = NULL;
 	f->link_from = NULL;
 	f->link_slot = 0;
 	f->link_gen = 0;
-	/* The elements decoded and not delivered (held back for a Cancel)
-	 * are compared; the rest of the queue is stale. */
-	memset(&f->q[d->n], 0, (FLOW_QUEUE - d->n) * sizeof(f->q[0]));
-	for (size_t i = 0; i < d->n; i++)
-		par_norm_elem(&f->q[i]);
 	/* Read only when valid (etm3_flow_packets.c: on_branch, on_data). */
 	if (!f->last_valid)
 		f->last_addr = 0;
@@ -130,7 +138,44 @@ static long p3_snap(const void *dec, void *scratch, uint8_t *out)
 			      d->pkt->prev_end - pos : 0;
 	par_norm_stream(&k->in);
 	PAR_NORM_SCAN(k, k->zeros);
-	return (long)sizeof(*s);
+}
+
+static long p3_snap(const void *dec, void *scratch, uint8_t *out)
+{
+	const struct etm3_flow_decoder *d = dec;
+	struct p3_scratch *sc = scratch;
+	struct etm3_flow_decoder *f = &sc->f;
+	struct etm3_pkt_decoder *k = &sc->k;
+	uint64_t at = 0;
+	uint8_t *o = out;
+
+	/* Drained: every packet read was taken, nothing delivered waits. */
+	if (d->drv.ibatch != d->drv.nbatch || d->delivered ||
+	    d->drv.next_pos != d->drv.next_n || d->pkt->in.replaying ||
+	    d->n > FLOW_QUEUE)
+		return -1;
+#define P3_COPY(from, to) par_seg(f, d, (from), (to));
+	P3_SEGS(P3_COPY)
+#undef P3_COPY
+	par_seg(k, d->pkt, KOFF(in), sizeof(*k));
+	if (d->pos == POS_BLOCK)
+		at = d->blk->insn[d->idx].addr;
+	p3_norm(d, f, k);
+
+	o = par_put(o, &at, sizeof(at));
+#define P3_PUT(from, to) o = par_put(o, (const uint8_t *)f + (from), (to) - (from));
+	P3_SEGS(P3_PUT)
+#undef P3_PUT
+	o = par_put(o, (const uint8_t *)k + KOFF(in), sizeof(*k) - KOFF(in));
+	/* The elements decoded and not delivered (held back for a Cancel)
+	 * are compared; the rest of the queue is stale. */
+	for (size_t e = 0; e < d->n; e++) {
+		struct etmkit_elem el = d->q[e];
+
+		par_norm_elem(&el);
+		o = par_put(o, &el, sizeof(el));
+	}
+	return (long)(o - out);
 }
 
 const struct par_proto par_proto_etm3 = {

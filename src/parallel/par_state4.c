@@ -72,22 +72,10 @@ static size_t p4_snap_bytes(void)
 	return sizeof(struct p4_scratch) + sizeof(uint64_t);
 }
 
-/* Copy @src's bytes [@from, @to) to @dst's. */
-static void seg(void *dst, const void *src, size_t from, size_t to)
-{
-	memcpy((uint8_t *)dst + from, (const uint8_t *)src + from, to - from);
-}
-
 #define OFF(m) offsetof(struct etm4_flow_decoder, m)
 #define END(m) (OFF(m) + sizeof(((struct etm4_flow_decoder *)0)->m))
 #define KOFF(m) offsetof(struct etm4_pkt_decoder, m)
 #define KEND(m) (KOFF(m) + sizeof(((struct etm4_pkt_decoder *)0)->m))
-
-static uint8_t *put(uint8_t *o, const void *p, size_t n)
-{
-	memcpy(o, p, n);
-	return o + n;
-}
 
 static long p4_snap(const void *dec, void *scratch, uint8_t *out)
 {
@@ -101,27 +89,32 @@ static long p4_snap(const void *dec, void *scratch, uint8_t *out)
 	uint8_t *o = out;
 
 	if (d->drv.ibatch != d->drv.nbatch || d->delivered ||
-	    d->pkt->in.replaying || nspec > F4_SPEC || ndone > F4_DONE ||
+	    d->drv.next_pos != d->drv.next_n || d->pkt->in.replaying || nspec > F4_SPEC || ndone > F4_DONE ||
 	    d->dt > F4_DONE || d->n > F4_OUT)
 		return -1;
 	/* Everything but the block cache, the packet batch, the queues
 	 * (copied below as far as they are in use) and the counted ranges
 	 * (ETM4_FLOW_TALLY, refused). */
-	seg(f, d, 0, OFF(cache));
-	seg(f, d, END(cache), OFF(batch));
-	seg(f, d, END(batch), OFF(spec));
-	seg(f, d, END(spec), OFF(done));
-	seg(f, d, END(done), OFF(tallies));
-	seg(f, d, END(tallies), OFF(out));
-	seg(f, d, END(out), sizeof(*f));
+	par_seg(f, d, 0, OFF(cache));
+	par_seg(f, d, END(cache), OFF(batch));
+	par_seg(f, d, END(batch), OFF(spec));
+	par_seg(f, d, END(spec), OFF(done));
+	par_seg(f, d, END(done), OFF(tallies));
+	par_seg(f, d, END(tallies), OFF(out));
+	par_seg(f, d, END(out), sizeof(*f));
 	/* The packet decoder but its tables (from the configuration, the
 	 * same for both) and this call's run addresses. */
-	seg(k, d->pkt, KOFF(in), KOFF(raddr));
-	seg(k, d->pkt, KEND(nraddr), sizeof(*k));
+	par_seg(k, d->pkt, KOFF(in), KOFF(raddr));
+	par_seg(k, d->pkt, KEND(nraddr), sizeof(*k));
 	if (d->pos == POS_BLOCK)
 		at = d->blk->insn[d->idx].addr;
 	f->pkt = NULL;
 	f->drv.nbatch = f->drv.ibatch = 0;
+	/* etm4_flow_next()'s place in the last batch (flow_driver.h
+	 * flow_drive_next()): a state with elements still to hand out there
+	 * was refused above, so what is left is a pointer into the
+	 * decoder's own queue. The runner takes elements with
+	 * etm4_flow_batch() only, so both are 0 there anyway. */
 	f->drv.next_pos = f->drv.next_n = 0;
 	f->drv.next_batch = NULL;
 	f->atoms = NULL;
@@ -160,27 +153,27 @@ static long p4_snap(const void *dec, void *scratch, uint8_t *out)
 	par_norm_stream(&k->in);
 	PAR_NORM_SCAN(k, k->zeros);
 
-	o = put(o, &at, sizeof(at));
-	o = put(o, f, OFF(cache));
-	o = put(o, (const uint8_t *)f + END(cache), OFF(batch) - END(cache));
-	o = put(o, (const uint8_t *)f + END(batch), OFF(spec) - END(batch));
-	o = put(o, (const uint8_t *)f + END(spec), OFF(done) - END(spec));
-	o = put(o, (const uint8_t *)f + END(done), OFF(tallies) - END(done));
-	o = put(o, (const uint8_t *)f + END(tallies), OFF(out) - END(tallies));
-	o = put(o, (const uint8_t *)f + END(out), sizeof(*f) - END(out));
-	o = put(o, (const uint8_t *)k + KOFF(in), KOFF(raddr) - KOFF(in));
-	o = put(o, (const uint8_t *)k + KEND(nraddr), sizeof(*k) - KEND(nraddr));
+	o = par_put(o, &at, sizeof(at));
+	o = par_put(o, f, OFF(cache));
+	o = par_put(o, (const uint8_t *)f + END(cache), OFF(batch) - END(cache));
+	o = par_put(o, (const uint8_t *)f + END(batch), OFF(spec) - END(batch));
+	o = par_put(o, (const uint8_t *)f + END(spec), OFF(done) - END(spec));
+	o = par_put(o, (const uint8_t *)f + END(done), OFF(tallies) - END(done));
+	o = par_put(o, (const uint8_t *)f + END(tallies), OFF(out) - END(tallies));
+	o = par_put(o, (const uint8_t *)f + END(out), sizeof(*f) - END(out));
+	o = par_put(o, (const uint8_t *)k + KOFF(in), KOFF(raddr) - KOFF(in));
+	o = par_put(o, (const uint8_t *)k + KEND(nraddr), sizeof(*k) - KEND(nraddr));
 	/* The queues from their oldest entry (spec is a ring of F4_SPEC). */
 	for (i = 0; i < nspec; i++)
-		o = put(o, &d->spec[(d->sh + i) & (F4_SPEC - 1)],
+		o = par_put(o, &d->spec[(d->sh + i) & (F4_SPEC - 1)],
 			sizeof(d->spec[0]));
 	for (i = 0; i < ndone; i++)
-		o = put(o, &d->done[d->dh + i], sizeof(d->done[0]));
+		o = par_put(o, &d->done[d->dh + i], sizeof(d->done[0]));
 	for (size_t e = 0; e < d->n; e++) {
 		struct etmkit_elem el = d->out[e];
 
 		par_norm_elem(&el);
-		o = put(o, &el, sizeof(el));
+		o = par_put(o, &el, sizeof(el));
 	}
 	return (long)(o - out);
 }

@@ -5,11 +5,17 @@
  * round-trip streams with a sync point every few hundred bytes (ETMv3,
  * ETMv4 A64 and A32/T32, ETE; per instruction and ranges), and on the
  * same streams with garbage inserted and cut short (the decoders lose
- * sync and find it again). Snapshot captures: test_parallel_snap.c. */
+ * sync and find it again); and the runner taking over a late worker's
+ * piece (test_steal). Snapshot captures: test_parallel_snap.c. */
+/* clock_gettime(), pthread_cond_timedwait() (test_steal). */
+#define _POSIX_C_SOURCE 200809L
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
+#include <errno.h>
+#include <pthread.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -428,6 +434,134 @@ static void test_reset(void **state)
 	reset_is_fresh(3, 0xc0000u);
 }
 
+/* The runner's steal path (par_run.c): a worker holds back the first
+ * piece it takes until the sink has seen an element past that piece,
+ * which it can only see if the calling thread decoded the piece itself
+ * (the window full, the worker late). If the calling thread waited for
+ * the worker instead, both wait until the worker gives up (timed_out).
+ * The output is still the serial one (the worker's late result is
+ * dropped). */
+struct steal {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	const size_t *start;     /* the pieces' first bytes */
+	int entered, released, timed_out;
+	uint64_t until;          /* the first byte after the held piece */
+	struct etmkit_elem *e;   /* what the sink was given */
+	size_t n, cap;
+};
+
+/* Wait on @st->cv until *@flag, at most 20 s (then timed_out). */
+static void steal_wait(struct steal *st, const int *flag)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_REALTIME, &t);
+	t.tv_sec += 20;
+	while (!*flag && !st->timed_out)
+		if (pthread_cond_timedwait(&st->cv, &st->mu, &t) == ETIMEDOUT)
+			st->timed_out = 1;
+}
+
+static void steal_hold(void *ctx, size_t k)
+{
+	struct steal *st = ctx;
+
+	pthread_mutex_lock(&st->mu);
+	if (!st->entered) {
+		st->entered = 1;
+		st->until = st->start[k + 1];
+		pthread_cond_broadcast(&st->cv);
+		steal_wait(st, &st->released);
+	}
+	pthread_mutex_unlock(&st->mu);
+}
+
+static int steal_sink(void *ctx, const struct etmkit_elem *e, size_t n)
+{
+	struct steal *st = ctx;
+
+	if (st->n + n > st->cap) {
+		st->cap = 2 * (st->n + n);
+		st->e = realloc(st->e, st->cap * sizeof(*e));
+		assert_non_null(st->e);
+	}
+	memcpy(st->e + st->n, e, n * sizeof(*e));
+	st->n += n;
+	pthread_mutex_lock(&st->mu);
+	/* A worker holds a piece before the join goes on. */
+	steal_wait(st, &st->entered);
+	for (size_t i = 0; i < n && !st->released; i++)
+		if (e[i].offset >= st->until) {
+			st->released = 1;
+			pthread_cond_broadcast(&st->cv);
+		}
+	pthread_mutex_unlock(&st->mu);
+	return 0;
+}
+
+static void test_steal(void **state)
+{
+	uint8_t walk[4000];
+	struct par_stream s;
+	struct etmkit_par_config c;
+	struct etmkit_par *p;
+	struct steal st, ref;
+	struct par_run_hook hook = { steal_hold, &st };
+	size_t np, *start;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(walk); i++)
+		walk[i] = (uint8_t)rnd();
+	assert_int_equal(par_gen(&s, 2, 0, 64, walk, sizeof(walk)), 0);
+	c = cfg_of(&s, 0);
+	c.piece_bytes = 1; /* a cut at every sync point */
+	c.jobs = 2;
+	c.window = 8;
+	assert_int_equal(etmkit_par_alloc(&p, &c, s.bytes, s.n, NULL, 0), 0);
+	np = etmkit_par_pieces(p);
+	/* The worker's first piece is among the first few: pieces after it
+	 * fill the window, and elements follow it. */
+	assert_true(np > 30);
+	start = calloc(np + 1, sizeof(*start));
+	assert_non_null(start);
+	for (size_t k = 0; k <= np; k++)
+		start[k] = etmkit_par_piece_start(p, k);
+	etmkit_par_free(p);
+
+	memset(&st, 0, sizeof(st));
+	memset(&ref, 0, sizeof(ref));
+	pthread_mutex_init(&st.mu, NULL);
+	pthread_cond_init(&st.cv, NULL);
+	st.start = start;
+	assert_int_equal(par_run_hooked(&c, s.bytes, s.n, NULL, 0, steal_sink,
+					&st, NULL, &hook), 0);
+	assert_true(st.entered);
+	assert_false(st.timed_out);
+	assert_true(st.released);
+
+	/* The same as one thread (par_check: the serial decode). */
+	c.jobs = 1;
+	ref.entered = ref.released = 1;
+	pthread_mutex_init(&ref.mu, NULL);
+	pthread_cond_init(&ref.cv, NULL);
+	assert_int_equal(etmkit_par_run(&c, s.bytes, s.n, NULL, 0, steal_sink,
+					&ref, NULL), 0);
+	assert_true(ref.n > 0);
+	assert_int_equal(st.n, ref.n);
+	for (size_t i = 0; i < ref.n; i++)
+		if (!elem_same(&st.e[i], &ref.e[i], 1))
+			fail_msg("element %zu differs", i);
+	pthread_cond_destroy(&st.cv);
+	pthread_mutex_destroy(&st.mu);
+	pthread_cond_destroy(&ref.cv);
+	pthread_mutex_destroy(&ref.mu);
+	free(st.e);
+	free(ref.e);
+	free(start);
+	par_gen_free(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -439,6 +573,7 @@ int main(void)
 		cmocka_unit_test(test_etm4_a32),
 		cmocka_unit_test(test_garbage),
 		cmocka_unit_test(test_reset),
+		cmocka_unit_test(test_steal),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
