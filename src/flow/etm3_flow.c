@@ -735,8 +735,8 @@ rng_fast_body(struct etm3_flow_decoder *d, struct rng_fast *s,
 		uint64_t off;
 
 		if (FLOW_LIKELY(v < (1u << FLOW_RF_CW))) {
-			w += v; /* W atoms only: the trail. Saturated below
-				   (rng_run()) */
+			w += v; /* W atoms only: the trail. Below FLOW_W_CAP
+				   by FLOW_RF_HEADERS's bound */
 			continue;
 		}
 		n = v >> FLOW_RF_N;
@@ -905,7 +905,8 @@ static FLOW_INLINE int rng_run(struct etm3_flow_decoder *d,
 			continue;
 		}
 		if (FLOW_LIKELY(b && ph->one)) {
-			/* The same cases inline (not cycle-accurate). */
+			/* The same cases inline (not cycle-accurate, or W
+			 * atoms past FLOW_W_RF_MAX). */
 			const struct flow_insn *last = fi + n - 1;
 			const struct flow_insn *bend = b->insn + b->n;
 			unsigned trail = ph->trail, x = ph->xlast;

@@ -74,8 +74,8 @@ struct flow_rph {
 /* The ranges walk's common headers (rng_fast_body()) packed in one word,
  * so that a header costs one load: trail (bits 0-7), the W atoms before
  * its instructions (cw[n], bits 8-15), !xlast, one, and n from bit 24. A
- * header of W atoms only (IHI 0014Q 7.3.1, format 3 with no E/N) is its
- * trail alone: below 1 << FLOW_RF_CW. */
+ * header of W atoms only (IHI 0014Q 7.3.1: format 3 with no E, or
+ * format 0's 0x80) is its trail alone: below 1 << FLOW_RF_CW. */
 #define FLOW_RF_CW    8
 #define FLOW_RF_NLAST (1u << 16) /* the last failed its condition */
 #define FLOW_RF_ONE   (1u << 17)

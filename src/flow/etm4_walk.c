@@ -696,9 +696,9 @@ run_ranges_loop(struct etm4_flow_decoder *d, const struct etm4_packet *p,
 						 * after it with its instruction
 						 * set, when the return stack is
 						 * on (TRCCONFIGR.RS): IHI 0064,
-						 * "Return stack"; ETE: Arm ARM
-						 * D4.3.1, layer 3's return
-						 * stack; digest 7.7, Push. */
+						 * "Return stack" (ETE keeps the
+						 * rule); spec etmv4-ete.md 7.7,
+						 * Push. */
 						if (d->info.retstack)
 							rs_push(d,
 								b->range.end,

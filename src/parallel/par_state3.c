@@ -58,8 +58,9 @@ static void p3_stats(const void *dec, uint64_t out[PAR_NSTATS])
 /* The state is normalised in a scratch copy of the decoders (@scratch,
  * zeroed once), then packed as par_state4.c does: the fixed fields, then
  * the queue's entries in use. Left out: the header tables of both
- * decoders (built once from the configuration at allocation, the same for
- * both: etm3_flow.c build_ph(), etm3_config.c), the block cache, the
+ * decoders (ph, rph and rfast of the flow decoder, built once from the
+ * configuration at allocation, the same for both: etm3_flow.c
+ * build_ph(), etm3_config.c), the block cache, the
  * packet batch (drained: nothing in it is read again) and the queue past
  * its end (stale). So a snapshot is about 1 KiB, not a 41 KiB copy of the
  * whole decoder, and five of them a piece cost little. */
@@ -86,7 +87,7 @@ static size_t p3_snap_bytes(void)
 /* The flow decoder's fields but those left out (see above). */
 #define P3_SEGS(X)                                                            \
 	X(0, OFF(ph))                                                         \
-	X(END(rph), OFF(cache))                                               \
+	X(END(rfast), OFF(cache))                                               \
 	X(END(cache), OFF(batch))                                             \
 	X(END(batch), OFF(q))                                                 \
 	X(END(q), sizeof(struct etm3_flow_decoder))
@@ -127,6 +128,10 @@ static void p3_norm(const struct etm3_flow_decoder *d,
 			f->ooo[i].insn = 0;
 	if (f->pos != POS_ADDR)
 		f->addr = 0;
+	/* Read only at POS_BLOCK, and then the instruction's address (@at in
+	 * p3_snap()) says where the walk is: a block that starts elsewhere
+	 * holds it at another index. */
+	f->idx = 0;
 	memset(&f->stats, 0, sizeof(f->stats));
 	f->blocks_base = f->flushes_base = 0;
 	/* The packet decoder: its stream position counts bytes since reset,

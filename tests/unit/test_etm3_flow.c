@@ -719,6 +719,84 @@ static void test_ranges_feeding(void **state)
 	free(b.e);
 }
 
+/* Long P-header runs in cycle-accurate trace (IHI 0014Q Table 7.3): one
+ * format 3 header of eight W atoms and an E (0xfc), 70,000 of eight W
+ * atoms only (0xbc), then 70,000 more 0xfc, all in one run of the packet
+ * decoder (the first E places the walk in its block, so the W-only
+ * headers go through the ranges walk's fast loop), over a loop
+ * of 15 NOPs and a B back (a direct branch: no branch packets). The ranges
+ * walk takes a run in calls of at most FLOW_RF_HEADERS headers
+ * (etm3_flow_int.h), so a run longer than that crosses a call with W
+ * atoms counted and not yet charged; the ranges decode must still be the
+ * per-instruction decode's, the second instruction charged 560,008 W
+ * atoms (cycles since the previous atom, 7.3.1), each other one eight. */
+static const uint32_t loop_code[16] = {
+	0xe1a00000, 0xe1a00000, 0xe1a00000, 0xe1a00000, 0xe1a00000,
+	0xe1a00000, 0xe1a00000, 0xe1a00000, 0xe1a00000, 0xe1a00000,
+	0xe1a00000, 0xe1a00000, 0xe1a00000, 0xe1a00000, 0xe1a00000,
+	0xeaffffef, /* 0x803c b 0x8000 */
+};
+
+static void test_ranges_long_runs(void **state)
+{
+	enum { WONLY = 70000, WE = 70000 };
+	static const uint8_t head[] = {
+		0, 0, 0, 0, 0, 0x80,                /* A-sync */
+		0x08, 0x21, 0x00, 0x80, 0x00, 0x00, /* I-sync at 0x8000 */
+	};
+	struct etm3_flow_config c;
+	struct etm3_flow_decoder *d;
+	struct image *img;
+	struct ts_elems ref = { 0 }, rng = { 0 };
+	size_t n = sizeof(head) + 1 + WONLY + WE, insns = 0, cycles = 0;
+	uint8_t *t = malloc(n);
+
+	(void)state;
+	assert_non_null(t);
+	memcpy(t, head, sizeof(head));
+	t[sizeof(head)] = 0xfc;
+	memset(t + sizeof(head) + 1, 0xbc, WONLY);
+	memset(t + sizeof(head) + 1 + WONLY, 0xfc, WE);
+	assert_int_equal(image_alloc(&img), 0);
+	assert_int_equal(image_add_buffer(img, loop_code, sizeof(loop_code),
+					  0x8000, 0), 0);
+	etm3_flow_config_init(&c);
+	c.etm.etmcr = 0x1000; /* cycle accurate */
+	c.etm.etmidr = 0x410CF250;
+	c.image = img;
+	for (int form = 0; form < 2; form++) {
+		c.flags = form ? ETM3_FLOW_RANGES : 0;
+		assert_int_equal(etm3_flow_alloc(&d, &c), 0);
+		decode_all(d, t, n, form ? &rng : &ref);
+		assert_int_equal(etm3_flow_get_stats(d)->insns, WE + 1);
+		etm3_flow_free(d);
+	}
+	for (size_t i = 0; i < ref.n; i++) {
+		const struct etmkit_elem *e = &ref.e[i];
+
+		if (e->kind != etmkit_elem_insn)
+			continue;
+		assert_int_equal(e->addr, 0x8000 + 4 * (insns % 16));
+		assert_int_equal(e->cycles, insns == 1 ? 8 * (WONLY + 1) : 8);
+		insns++;
+	}
+	assert_int_equal(insns, WE + 1);
+	insns = 0;
+	for (size_t i = 0; i < rng.n; i++) {
+		if (rng.e[i].kind != etmkit_elem_insn_range)
+			continue;
+		insns += rng.e[i].u.range.count;
+		cycles += rng.e[i].cycles;
+	}
+	assert_int_equal(insns, WE + 1);
+	assert_int_equal(cycles, 8 * (WONLY + WE + 1));
+	assert_ranges_same(&ref, &rng, img);
+	image_free(img);
+	free(ref.e);
+	free(rng.e);
+	free(t);
+}
+
 int main(void)
 {
 	FILE *f = fopen(TC2 "/cstrace.bin", "rb");
@@ -733,6 +811,7 @@ int main(void)
 		cmocka_unit_test(test_break_delivers_held_atom),
 		cmocka_unit_test(test_ranges_captures),
 		cmocka_unit_test(test_ranges_feeding),
+		cmocka_unit_test(test_ranges_long_runs),
 	};
 	if (f)
 		fclose(f);

@@ -451,12 +451,24 @@ struct steal {
 	size_t n, cap;
 };
 
+/* A condition variable timed on the monotonic clock: a change of the
+ * wall clock cannot end steal_wait() early or late. */
+static void steal_cond_init(pthread_cond_t *cv)
+{
+	pthread_condattr_t a;
+
+	pthread_condattr_init(&a);
+	pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
+	pthread_cond_init(cv, &a);
+	pthread_condattr_destroy(&a);
+}
+
 /* Wait on @st->cv until *@flag, at most 20 s (then timed_out). */
 static void steal_wait(struct steal *st, const int *flag)
 {
 	struct timespec t;
 
-	clock_gettime(CLOCK_REALTIME, &t);
+	clock_gettime(CLOCK_MONOTONIC, &t); /* steal_cond_init() */
 	t.tv_sec += 20;
 	while (!*flag && !st->timed_out)
 		if (pthread_cond_timedwait(&st->cv, &st->mu, &t) == ETIMEDOUT)
@@ -532,7 +544,7 @@ static void test_steal(void **state)
 	memset(&st, 0, sizeof(st));
 	memset(&ref, 0, sizeof(ref));
 	pthread_mutex_init(&st.mu, NULL);
-	pthread_cond_init(&st.cv, NULL);
+	steal_cond_init(&st.cv);
 	st.start = start;
 	assert_int_equal(par_run_hooked(&c, s.bytes, s.n, NULL, 0, steal_sink,
 					&st, NULL, &hook), 0);
@@ -544,7 +556,7 @@ static void test_steal(void **state)
 	c.jobs = 1;
 	ref.entered = ref.released = 1;
 	pthread_mutex_init(&ref.mu, NULL);
-	pthread_cond_init(&ref.cv, NULL);
+	steal_cond_init(&ref.cv);
 	assert_int_equal(etmkit_par_run(&c, s.bytes, s.n, NULL, 0, steal_sink,
 					&ref, NULL), 0);
 	assert_true(ref.n > 0);
