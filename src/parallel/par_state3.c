@@ -168,7 +168,8 @@ static long p3_snap(const void *dec, void *scratch, uint8_t *out)
 	p3_norm(d, f, k);
 
 	o = par_put(o, &at, sizeof(at));
-#define P3_PUT(from, to) o = par_put(o, (const uint8_t *)f + (from), (to) - (from));
+#define P3_PUT(from, to)                                                      \
+	o = par_put(o, (const uint8_t *)f + (from), (to) - (from));
 	P3_SEGS(P3_PUT)
 #undef P3_PUT
 	o = par_put(o, (const uint8_t *)k + KOFF(in), sizeof(*k) - KOFF(in));

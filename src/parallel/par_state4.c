@@ -77,6 +77,25 @@ static size_t p4_snap_bytes(void)
 #define KOFF(m) offsetof(struct etm4_pkt_decoder, m)
 #define KEND(m) (KOFF(m) + sizeof(((struct etm4_pkt_decoder *)0)->m))
 
+/* The flow decoder's fields compared, copied and packed by the same
+ * list: everything but the block cache, the packet batch, the queues
+ * (packed as far as they are in use, below) and the counted ranges
+ * (ETM4_FLOW_TALLY, refused). */
+#define P4_SEGS(X)                                                            \
+	X(0, OFF(cache))                                                      \
+	X(END(cache), OFF(batch))                                             \
+	X(END(batch), OFF(spec))                                              \
+	X(END(spec), OFF(done))                                               \
+	X(END(done), OFF(tallies))                                            \
+	X(END(tallies), OFF(out))                                             \
+	X(END(out), sizeof(struct etm4_flow_decoder))
+
+/* The packet decoder's: all but its tables (from the configuration, the
+ * same for both) and this call's run addresses. */
+#define P4_KSEGS(X)                                                           \
+	X(KOFF(in), KOFF(raddr))                                              \
+	X(KEND(nraddr), sizeof(struct etm4_pkt_decoder))
+
 static long p4_snap(const void *dec, void *scratch, uint8_t *out)
 {
 	const struct etm4_flow_decoder *d = dec;
@@ -89,23 +108,16 @@ static long p4_snap(const void *dec, void *scratch, uint8_t *out)
 	uint8_t *o = out;
 
 	if (d->drv.ibatch != d->drv.nbatch || d->delivered ||
-	    d->drv.next_pos != d->drv.next_n || d->pkt->in.replaying || nspec > F4_SPEC || ndone > F4_DONE ||
-	    d->dt > F4_DONE || d->n > F4_OUT)
+	    d->drv.next_pos != d->drv.next_n || d->pkt->in.replaying ||
+	    nspec > F4_SPEC || ndone > F4_DONE || d->dt > F4_DONE ||
+	    d->n > F4_OUT)
 		return -1;
-	/* Everything but the block cache, the packet batch, the queues
-	 * (copied below as far as they are in use) and the counted ranges
-	 * (ETM4_FLOW_TALLY, refused). */
-	par_seg(f, d, 0, OFF(cache));
-	par_seg(f, d, END(cache), OFF(batch));
-	par_seg(f, d, END(batch), OFF(spec));
-	par_seg(f, d, END(spec), OFF(done));
-	par_seg(f, d, END(done), OFF(tallies));
-	par_seg(f, d, END(tallies), OFF(out));
-	par_seg(f, d, END(out), sizeof(*f));
-	/* The packet decoder but its tables (from the configuration, the
-	 * same for both) and this call's run addresses. */
-	par_seg(k, d->pkt, KOFF(in), KOFF(raddr));
-	par_seg(k, d->pkt, KEND(nraddr), sizeof(*k));
+#define P4_COPY(from, to) par_seg(f, d, (from), (to));
+	P4_SEGS(P4_COPY)
+#undef P4_COPY
+#define P4_KCOPY(from, to) par_seg(k, d->pkt, (from), (to));
+	P4_KSEGS(P4_KCOPY)
+#undef P4_KCOPY
 	if (d->pos == POS_BLOCK)
 		at = d->blk->insn[d->idx].addr;
 	f->pkt = NULL;
@@ -154,15 +166,14 @@ static long p4_snap(const void *dec, void *scratch, uint8_t *out)
 	PAR_NORM_SCAN(k, k->zeros);
 
 	o = par_put(o, &at, sizeof(at));
-	o = par_put(o, f, OFF(cache));
-	o = par_put(o, (const uint8_t *)f + END(cache), OFF(batch) - END(cache));
-	o = par_put(o, (const uint8_t *)f + END(batch), OFF(spec) - END(batch));
-	o = par_put(o, (const uint8_t *)f + END(spec), OFF(done) - END(spec));
-	o = par_put(o, (const uint8_t *)f + END(done), OFF(tallies) - END(done));
-	o = par_put(o, (const uint8_t *)f + END(tallies), OFF(out) - END(tallies));
-	o = par_put(o, (const uint8_t *)f + END(out), sizeof(*f) - END(out));
-	o = par_put(o, (const uint8_t *)k + KOFF(in), KOFF(raddr) - KOFF(in));
-	o = par_put(o, (const uint8_t *)k + KEND(nraddr), sizeof(*k) - KEND(nraddr));
+#define P4_PUT(from, to)                                                      \
+	o = par_put(o, (const uint8_t *)f + (from), (to) - (from));
+	P4_SEGS(P4_PUT)
+#undef P4_PUT
+#define P4_KPUT(from, to)                                                     \
+	o = par_put(o, (const uint8_t *)k + (from), (to) - (from));
+	P4_KSEGS(P4_KPUT)
+#undef P4_KPUT
 	/* The queues from their oldest entry (spec is a ring of F4_SPEC). */
 	for (i = 0; i < nspec; i++)
 		o = par_put(o, &d->spec[(d->sh + i) & (F4_SPEC - 1)],
