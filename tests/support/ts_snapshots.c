@@ -78,7 +78,7 @@ int ts_source_open(const struct snapshot *ss,
 		abort();
 	if (image_add_snapshot_device(out->img, core, &d)) {
 		ts_source_free(out);
-		return -1;
+		return -2;
 	}
 	return 0;
 }

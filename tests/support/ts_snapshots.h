@@ -37,10 +37,11 @@ struct ts_source {
 };
 
 /* Set up @out for source @src of @ss: its device's configuration and
- * its core's image. Returns 0, or -1 when the source is not one to decode
+ * its core's image. Returns 0, -1 when the source is not one to decode
  * (its device, buffer or core not in @ss, a protocol other than ETMv3,
- * ETMv4 and ETE, registers or dumps refused): @out then holds nothing to
- * free. Aborts when memory runs out. */
+ * ETMv4 and ETE, registers refused), or -2 when its core's dumps could not
+ * be mapped (a test that needs every image fails on it): @out then holds
+ * nothing to free. Aborts when memory runs out. */
 int ts_source_open(const struct snapshot *ss,
 		   const struct snapshot_source *src, struct ts_source *out);
 

@@ -638,9 +638,16 @@ static void ranges_source(void *ctx, const char *name,
 	struct etm3_flow_config fc;
 	struct ts_source s;
 
-	(void)name;
-	if (ts_source_open(ss, src, &s))
+	switch (ts_source_open(ss, src, &s)) {
+	case 0:
+		break;
+	case -2:
+		fail_msg("%s: the core's memory dumps could not be mapped",
+			 name);
 		return;
+	default:
+		return;
+	}
 	if (s.proto != etmkit_proto_etmv3) {
 		ts_source_free(&s);
 		return;
