@@ -195,6 +195,10 @@ struct etm4_flow_decoder {
 
 	struct etm4_flow_stats stats;
 	uint64_t blocks_base, flushes_base;
+	/* Addresses no_image_streak() took after the one it began at: how
+	 * the tests tell it ran (its output is the general path's).
+	 * Zeroed in a parallel piece's state, as stats are. */
+	uint64_t streak_addrs;
 
 	etmkit_image_for_context_fn image_for_context; /* flow.h */
 	void *image_ctx;

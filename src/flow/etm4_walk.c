@@ -458,6 +458,7 @@ streak_loop(struct etm4_flow_decoder *d, const struct rr_input *in,
 	}
 	if (rec)
 		*in->ia = ia;
+	d->streak_addrs += (uint64_t)(e - e0);
 	/* Each address packet is one packet, each atom packet one byte. */
 	d->stats.packets += h - h0 - ext;
 	d->stats.atoms_lost += nlost;
@@ -478,7 +479,8 @@ streak_loop(struct etm4_flow_decoder *d, const struct rr_input *in,
  * its atoms are lost in turn: juno_r1_1's commonest case (user code
  * outside the image), one address after another. Stops at anything
  * else, or where the output (up to @end) is full. Counts the packets
- * read and the atoms lost in d->stats. */
+ * read and the atoms lost in d->stats, the addresses taken after the
+ * first in d->streak_addrs. */
 static __attribute__((noinline)) struct streak_end
 no_image_streak(struct etm4_flow_decoder *d, size_t h, struct etmkit_elem *e,
 		struct etmkit_elem *const end)

@@ -160,6 +160,7 @@ static long p4_snap(const void *dec, void *scratch, uint8_t *out)
 	f->rs_top = 0;
 	memset(&f->stats, 0, sizeof(f->stats));
 	f->blocks_base = f->flushes_base = 0;
+	f->streak_addrs = 0;
 	f->image_for_context = NULL;
 	f->image_ctx = NULL;
 	par_norm_stream(&k->in);

@@ -26,6 +26,7 @@
 
 #include "etmkit/flow.h"
 #include "etmkit/insn.h"
+#include "flow/etm4_flow_int.h"
 #include "ts_prog64.h"
 
 static const uint32_t prog[] = {
@@ -38,6 +39,7 @@ static const uint32_t prog[] = {
 struct run {
 	struct etmkit_elem e[512];
 	size_t n;
+	uint64_t streak; /* the decoder's streak_addrs (etm4_flow_int.h) */
 };
 
 /* ETE 1.0 as in ete_spec_1 (TRCIDR0 COMMOPT = 1, TRCIDR2 64-bit
@@ -80,9 +82,11 @@ static void drain_into(struct etm4_flow_decoder *d, struct run *r)
 
 /* Decode @trace with config()'s registers and @flags. Returns the
  * decoder's count of atoms lost (no position to walk them from). */
-static uint64_t decode_flags(struct run *r, const uint8_t *trace, size_t n,
+/* With prog[] at 0x1000 and, unless @also is 0, again at @also (the
+ * image's span then has a hole between them). */
+static uint64_t decode_image(struct run *r, const uint8_t *trace, size_t n,
 			     uint32_t maxspec, uint32_t configr,
-			     uint32_t idr0, uint32_t flags)
+			     uint32_t idr0, uint32_t flags, uint64_t also)
 {
 	struct etm4_flow_config c;
 	struct etm4_flow_decoder *d;
@@ -94,6 +98,9 @@ static uint64_t decode_flags(struct run *r, const uint8_t *trace, size_t n,
 	assert_int_equal(image_alloc(&img), 0);
 	assert_int_equal(image_add_buffer(img, code, sizeof(code), 0x1000, 0),
 			 0);
+	if (also)
+		assert_int_equal(image_add_buffer(img, code, sizeof(code),
+						  also, 0), 0);
 	config(&c, maxspec, configr, idr0, flags);
 	c.image = img;
 	assert_int_equal(etm4_flow_alloc(&d, &c), 0);
@@ -102,9 +109,17 @@ static uint64_t decode_flags(struct run *r, const uint8_t *trace, size_t n,
 	r->n = 0;
 	drain_into(d, r);
 	lost = etm4_flow_get_stats(d)->atoms_lost;
+	r->streak = d->streak_addrs;
 	etm4_flow_free(d);
 	image_free(img);
 	return lost;
+}
+
+static uint64_t decode_flags(struct run *r, const uint8_t *trace, size_t n,
+			     uint32_t maxspec, uint32_t configr,
+			     uint32_t idr0, uint32_t flags)
+{
+	return decode_image(r, trace, n, maxspec, configr, idr0, flags, 0);
 }
 
 static void decode(struct run *r, const uint8_t *trace, size_t n,
@@ -651,7 +666,11 @@ static void test_ranges(void **state)
  *   (1000-100c at B+42, B+48, B+54).
  * Eight atoms lost. The ranges form, its counted form (from the packet
  * decoder's run records) and the per-instruction form agree on all of
- * it. */
+ * it. The ranges form's streak (no_image_streak(), etm4_walk.c) begins
+ * at 0x8000 (B+1) and takes 0x8100 and 0x8000 (B+8, B+11), stopping at
+ * 0x1010 (in the image); again at 0xa002 (B+19), taking 0x8000 and
+ * 0xa002 (B+25, B+31), stopping at 0x1000: four addresses taken, which
+ * the general path would report the same. */
 #define F 1100
 #define B (21 + F)
 static void test_no_image_streak(void **state)
@@ -712,6 +731,7 @@ static void test_no_image_streak(void **state)
 	assert_int_equal(decode_flags(&R, t, sizeof(t), 0, 0, 0,
 				      ETM4_FLOW_RANGES), 8);
 	expect_ranges(&R, w, sizeof(w) / sizeof(w[0]));
+	assert_int_equal(R.streak, 4);
 	for (size_t f = 0; f < sizeof(forms) / sizeof(forms[0]); f++) {
 		size_t k = 0;
 
@@ -734,6 +754,101 @@ static void test_no_image_streak(void **state)
 	}
 }
 #undef B
+#undef F
+
+/* Where no_image_streak() stops short of the next address in the image.
+ * As above, HEAD and F exact matches of 0x1000 first (the streak runs
+ * where the ranges form reads its input, the one pass), then at P:
+ * E (1000-100c), 9a 0x8000 (P+1 to P+5) and E (P+6), outside the image
+ * and aligned: no_image at P+6, where the streak begins.
+ * Full output: then M = 252 times 90 (exact match of history entry 0,
+ * 0x8000, digest 2.4) and E: no_image at P+8, P+10, ..., then 9a 0x1000
+ * and E (1000-100c) and 16 exact matches of 0x1000 (no element; enough
+ * bytes after the last 0x8000 for it to be read ahead, ETM4_FAST_MIN).
+ * The decoder's queue holds F4_OUT elements and the streak writes up to
+ * the one before the last (etm4_walk.c: room for what the general path
+ * writes next): Trace On, Context and the range at 0-2, the streak's
+ * first at 3; it takes F4_OUT - 5 = 251 addresses (4-254) and leaves
+ * the last 0x8000 to the general path.
+ * A hole: prog[] at 0x1000 and again at 0x2000, the span 1000-2037;
+ * after the E at P+6, 95 40 (P+7, 0x8100) and E (P+9), then 9a 0x1800
+ * (P+10) and E (P+15), in the span but in no region: the streak stops
+ * there (it tells outside from the span only), and the general path's
+ * lookup finds no code: no_image all the same. Then 9a 0x8000 (P+16)
+ * and E (P+21), 9a 0x1000 (P+22) and E (P+27, 1000-100c). One address
+ * taken (0x8100); a streak begun at 0x8000 (P+21) ends at once at
+ * 0x1000. (A misaligned address cannot come from an address packet:
+ * the bits below the instruction size are not sent and read as zero,
+ * digest 2.3.) */
+#define F 1100
+#define P (21 + F)
+static void test_no_image_streak_stops(void **state)
+{
+	enum { M = F4_OUT - 4 };
+	static const uint8_t head[] = { HEAD };
+	static const uint8_t full[] = { 0xf7, 0x9a, 0x00, 0x40, 0x00, 0x00,
+					0xf7 };
+	static const uint8_t hole[] = {
+		0xf7, 0x9a, 0x00, 0x40, 0x00, 0x00, 0xf7, 0x95, 0x40, 0xf7,
+		0x9a, 0x00, 0x0c, 0x00, 0x00, 0xf7, 0x9a, 0x00, 0x40, 0x00,
+		0x00, 0xf7, 0x9a, 0x00, 0x08, 0x00, 0x00, 0xf7
+	};
+	static const struct {
+		uint64_t offset, addr;
+	} miss[] = { { P + 6, 0x8000 }, { P + 9, 0x8100 },
+		     { P + 15, 0x1800 }, { P + 21, 0x8000 } };
+	static const uint8_t tail[] = { 0x9a, 0x00, 0x08, 0x00, 0x00, 0xf7,
+					0x90, 0x90, 0x90, 0x90, 0x90, 0x90,
+					0x90, 0x90, 0x90, 0x90, 0x90, 0x90,
+					0x90, 0x90, 0x90, 0x90 };
+	static uint8_t t[sizeof(head) + F + sizeof(full) + 2 * M +
+			 sizeof(tail)];
+	uint8_t *at = t + sizeof(head) + F;
+
+	(void)state;
+	memcpy(t, head, sizeof(head));
+	memset(t + sizeof(head), 0x90, F);
+	memcpy(at, full, sizeof(full));
+	for (size_t i = 0; i < M; i++) {
+		at[sizeof(full) + 2 * i] = 0x90;
+		at[sizeof(full) + 2 * i + 1] = 0xf7;
+	}
+	memcpy(at + sizeof(full) + 2 * M, tail, sizeof(tail));
+	assert_int_equal(decode_flags(&R, t, sizeof(t), 0, 0, 0,
+				      ETM4_FLOW_RANGES), M + 1);
+	assert_int_equal(R.n, 3 + M + 2);
+	assert_int_equal(R.e[2].kind, etmkit_elem_insn_range);
+	assert_int_equal(R.e[2].offset, P);
+	for (size_t i = 0; i <= M; i++) {
+		const struct etmkit_elem *e = &R.e[3 + i];
+
+		assert_int_equal(e->kind, etmkit_elem_no_image);
+		assert_int_equal(e->offset, P + 6 + 2 * i);
+		assert_int_equal(e->addr, 0x8000);
+	}
+	assert_int_equal(R.e[M + 4].kind, etmkit_elem_insn_range);
+	assert_int_equal(R.e[M + 4].addr, 0x1000);
+	assert_int_equal(R.e[M + 4].offset, P + 12 + 2 * M);
+	assert_int_equal(R.streak, F4_OUT - 5);
+
+	memcpy(at, hole, sizeof(hole));
+	assert_int_equal(decode_image(&R, t, sizeof(head) + F + sizeof(hole),
+				      0, 0, 0, ETM4_FLOW_RANGES, 0x2000), 4);
+	assert_int_equal(R.n, 3 + 4 + 1);
+	for (size_t i = 0; i < 4; i++) {
+		const struct etmkit_elem *e = &R.e[3 + i];
+
+		assert_int_equal(e->kind, etmkit_elem_no_image);
+		assert_int_equal(e->offset, miss[i].offset);
+		assert_int_equal(e->addr, miss[i].addr);
+		assert_int_equal(e->u.loss.reason, etmkit_loss_unmapped);
+	}
+	assert_int_equal(R.e[7].kind, etmkit_elem_insn_range);
+	assert_int_equal(R.e[7].addr, 0x1000);
+	assert_int_equal(R.e[7].offset, P + 27);
+	assert_int_equal(R.streak, 1);
+}
+#undef P
 #undef F
 
 /* ETM4_FLOW_TRACES (flow.h), with the return stack (TRCCONFIGR.RS) and
@@ -953,6 +1068,7 @@ int main(void)
 		cmocka_unit_test(test_q_context_before_address),
 		cmocka_unit_test(test_ranges),
 		cmocka_unit_test(test_no_image_streak),
+		cmocka_unit_test(test_no_image_streak_stops),
 		cmocka_unit_test(test_traces),
 		cmocka_unit_test(test_tally_flags),
 		cmocka_unit_test(test_cut_last_packet),
