@@ -171,6 +171,7 @@ void etm4_flow_reset(struct etm4_flow_decoder *d)
 	d->isa = 0;
 	d->idx = 0;
 	memset(&d->stats, 0, sizeof(d->stats));
+	d->streak_addrs = 0;
 	d->blocks_base = d->cache.blocks;
 	d->flushes_base = d->cache.flushes;
 }
