@@ -615,7 +615,9 @@ static FLOW_INLINE int walk_run(struct etm3_flow_decoder *d,
  * time (rng_run()). Its state lives in locals, written back to *d
  * (RNG_SAVE) only around the general step() and block_end(), out of
  * line, and read again after (RNG_LOAD), so that nothing of the hot loop
- * is in memory the element stores might alias. */
+ * is in memory the element stores might alias. Without cycle-accurate
+ * trace (@ca 0) there are no W atoms (IHI 0014Q Table 7.2), so d->w
+ * stays 0 and w is 0 throughout. */
 #define RNG_LOAD()                                                          \
 	do {                                                                \
 		b = d->pos == POS_BLOCK ? d->blk : NULL;                    \
@@ -623,7 +625,7 @@ static FLOW_INLINE int walk_run(struct etm3_flow_decoder *d,
 		e = &d->q[d->n];                                            \
 		open = d->open >= 0 ? &d->q[d->open] : NULL;                \
 		e0 = e;                                                     \
-		w = d->w;                                                   \
+		w = ca ? d->w : 0;                                          \
 	} while (0)
 
 /* walk_save() for rng_run()'s locals. */
@@ -641,7 +643,8 @@ static FLOW_INLINE int walk_run(struct etm3_flow_decoder *d,
 		}                                                           \
 		d->open = open ? (long)(open - d->q) : -1;                  \
 		d->n = (size_t)(e - d->q);                                  \
-		d->w = w > FLOW_W_CAP ? FLOW_W_CAP : (uint32_t)w;           \
+		if (ca)                                                     \
+			d->w = w > FLOW_W_CAP ? FLOW_W_CAP : (uint32_t)w;   \
 	} while (0)
 
 /* One instruction the general way: item @v of the header at @off (the
@@ -809,7 +812,8 @@ rng_fast_plain(struct etm3_flow_decoder *d, struct rng_fast *s,
  * common headers (no instructions, or one range inside a linked block)
  * go through rng_fast(), whose loop keeps its state in registers. */
 static FLOW_INLINE int rng_run(struct etm3_flow_decoder *d,
-			       const struct etm3_packet *p, int offs_given)
+			       const struct etm3_packet *p, int offs_given,
+			       const int ca)
 {
 	const struct etm3_p_header_run *r = &p->u.run;
 	const uint8_t *hdr = r->headers;
@@ -828,11 +832,6 @@ static FLOW_INLINE int rng_run(struct etm3_flow_decoder *d,
 	 * are walked the general way, the range the next may extend. */
 	struct etmkit_elem *e, *e0, *open;
 	uint64_t w; /* saturated at FLOW_W_CAP where used (see below) */
-	/* Cycle-accurate trace: headers of at most two instructions, half
-	 * of them none, come in long runs that rng_fast() takes in a loop of
-	 * their own; elsewhere (longer headers, often across blocks, that it
-	 * would take one at a time) the same cases are inline. */
-	const int ca = d->info.cycle_accurate;
 
 	if (d->run_a && !rng_part(d, p, offs_given))
 		return 0;
@@ -853,10 +852,11 @@ static FLOW_INLINE int rng_run(struct etm3_flow_decoder *d,
 			 * trails then saturating once gives what saturating
 			 * after each does (a run's count fits 32 bits and a
 			 * trail 8 bits: no overflow of 64). */
-			w += ph->trail;
+			if (ca)
+				w += ph->trail;
 			continue;
 		}
-		if (w > FLOW_W_CAP)
+		if (ca && w > FLOW_W_CAP)
 			w = FLOW_W_CAP;
 		if (e > &d->q[FLOW_QUEUE - 32] &&
 		    (size_t)(&d->q[FLOW_QUEUE] - e) / 2 < n) {
@@ -909,8 +909,8 @@ static FLOW_INLINE int rng_run(struct etm3_flow_decoder *d,
 			 * atoms past FLOW_W_RF_MAX). */
 			const struct flow_insn *last = fi + n - 1;
 			const struct flow_insn *bend = b->insn + b->n;
-			unsigned trail = ph->trail, x = ph->xlast;
-			uint64_t wr = w + ph->cw[n];
+			unsigned trail = ca ? ph->trail : 0, x = ph->xlast;
+			uint64_t wr = ca ? w + ph->cw[n] : 0;
 
 			off = offs_given ?
 				*(const uint64_t *)(obase + 8 * (uintptr_t)hp) :
@@ -1011,7 +1011,7 @@ static FLOW_INLINE int rng_run(struct etm3_flow_decoder *d,
 				fi = nb->insn;
 			}
 			write_range(e, start, last, x, cnt, off,
-				    w + ph->cw[i] - ph->cw[i0]);
+				    ca ? w + ph->cw[i] - ph->cw[i0] : 0);
 			w = 0;
 			d->stats.insns += cnt;
 			open = range_goes_on(last, x) ? e : NULL;
@@ -1032,12 +1032,31 @@ static FLOW_INLINE int rng_run(struct etm3_flow_decoder *d,
 			hp--; /* looked up at its start: again, on a block */
 			continue;
 		}
-		w += ph->trail;
+		if (ca)
+			w += ph->trail;
 	}
 	open = NULL; /* none between headers */
 	RNG_SAVE();
 	d->stats.packets += r->count - d->run_h;
 	return 1;
+}
+
+/* rng_run() for cycle-accurate trace: headers of at most two
+ * instructions, half of them none, come in long runs that rng_fast()
+ * takes in a loop of their own; elsewhere (longer headers, often across
+ * blocks, that it would take one at a time) the same cases are inline. */
+static __attribute__((noinline)) int
+rng_run_ca(struct etm3_flow_decoder *d, const struct etm3_packet *p)
+{
+	return p->u.run.offsets ? rng_run(d, p, 1, 1) : rng_run(d, p, 0, 1);
+}
+
+/* rng_run() without cycle-accurate trace: no W atoms, so none of the
+ * loop's cycle counting. */
+static __attribute__((noinline)) int
+rng_run_nca(struct etm3_flow_decoder *d, const struct etm3_packet *p)
+{
+	return p->u.run.offsets ? rng_run(d, p, 1, 0) : rng_run(d, p, 0, 0);
 }
 
 /* ETM3_FLOW_RANGES: walk_run()'s copies for ranges, kept out of line so
@@ -1049,7 +1068,7 @@ walk_run_ranges(struct etm3_flow_decoder *d, const struct etm3_packet *p,
 	if (data_on)
 		return p->u.run.offsets ? walk_run(d, p, 1, 1, 1) :
 					  walk_run(d, p, 0, 1, 1);
-	return p->u.run.offsets ? rng_run(d, p, 1) : rng_run(d, p, 0);
+	return d->info.cycle_accurate ? rng_run_ca(d, p) : rng_run_nca(d, p);
 }
 
 static int expand_run(struct etm3_flow_decoder *d, const struct etm3_packet *p)
