@@ -673,23 +673,6 @@ static __attribute__((noinline)) void rng_slow_exit(
 	block_end(d, d->blk, last, x);
 }
 
-/* The header at d->run_h of run @p the general way (walk_run() on a run
- * cut after it): from its start when it may not fit the queue (walk_run()
- * then stops inside it: returns 0), or the rest of it (d->run_a) when the
- * queue has been drained (returns 1, d->run_h past it). */
-static __attribute__((noinline)) int rng_part(struct etm3_flow_decoder *d,
-					      const struct etm3_packet *p,
-					      int offs_given)
-{
-	struct etm3_packet q = *p;
-
-	q.u.run.count = d->run_h + 1;
-	if (!(offs_given ? walk_run(d, &q, 1, 0, 1) : walk_run(d, &q, 0, 0, 1)))
-		return 0;
-	d->run_h++;
-	return 1;
-}
-
 /* rng_run()'s state handed to and from rng_fast(). */
 struct rng_fast {
 	struct flow_block *b;          /* non-NULL */
@@ -807,9 +790,10 @@ rng_fast_plain(struct etm3_flow_decoder *d, struct rng_fast *s,
  * end are one range whatever their number, written once. Where the walk
  * needs more than a linked block (a lookup, an indirect branch, a range
  * left open by one), an instruction goes the general way (step()). A
- * header that does not fit the queue (two elements per instruction at
- * most), or the rest of one, goes the general way (rng_part()). The
- * common headers (no instructions, or one range inside a linked block)
+ * header that may not fit the queue (two elements per instruction at
+ * most) waits, whole, for the next call (d->run_h; the walk's run_a is
+ * never set here): the elements are the same, only where one call's
+ * batch ends may move. The common headers (no instructions, or one range inside a linked block)
  * go through rng_fast(), whose loop keeps its state in registers. */
 static FLOW_INLINE int rng_run(struct etm3_flow_decoder *d,
 			       const struct etm3_packet *p, int offs_given,
@@ -833,9 +817,6 @@ static FLOW_INLINE int rng_run(struct etm3_flow_decoder *d,
 	struct etmkit_elem *e, *e0, *open;
 	uint64_t w; /* saturated at FLOW_W_CAP where used (see below) */
 
-	if (d->run_a && !rng_part(d, p, offs_given))
-		return 0;
-	hp = hdr + d->run_h;
 	RNG_LOAD();
 	for (; hp < hend; hp++) {
 		const struct flow_rph *ph;
@@ -864,7 +845,7 @@ static FLOW_INLINE int rng_run(struct etm3_flow_decoder *d,
 			RNG_SAVE();
 			d->stats.packets += (uint32_t)(hp - hdr) - d->run_h;
 			d->run_h = (uint32_t)(hp - hdr);
-			return rng_part(d, p, offs_given); /* 0: it stops */
+			return 0; /* this header again, after the batch */
 		}
 		/* A range never spans two packets: every header starts with
 		 * none open, so what the fast cases leave in open is never
@@ -1059,16 +1040,13 @@ rng_run_nca(struct etm3_flow_decoder *d, const struct etm3_packet *p)
 	return p->u.run.offsets ? rng_run(d, p, 1, 0) : rng_run(d, p, 0, 0);
 }
 
-/* ETM3_FLOW_RANGES: walk_run()'s copies for ranges, kept out of line so
- * that the per-instruction ones stay as they were. */
+/* ETM3_FLOW_RANGES with data trace on: walk_run()'s copies for ranges,
+ * kept out of line so that the per-instruction ones stay as they were. */
 static __attribute__((noinline)) int
-walk_run_ranges(struct etm3_flow_decoder *d, const struct etm3_packet *p,
-		int data_on)
+walk_run_ranges(struct etm3_flow_decoder *d, const struct etm3_packet *p)
 {
-	if (data_on)
-		return p->u.run.offsets ? walk_run(d, p, 1, 1, 1) :
-					  walk_run(d, p, 0, 1, 1);
-	return d->info.cycle_accurate ? rng_run_ca(d, p) : rng_run_nca(d, p);
+	return p->u.run.offsets ? walk_run(d, p, 1, 1, 1) :
+				  walk_run(d, p, 0, 1, 1);
 }
 
 static int expand_run(struct etm3_flow_decoder *d, const struct etm3_packet *p)
@@ -1084,7 +1062,9 @@ static int expand_run(struct etm3_flow_decoder *d, const struct etm3_packet *p)
 		return 1;
 	}
 	if (d->ranges)
-		return walk_run_ranges(d, p, data_on);
+		return data_on ? walk_run_ranges(d, p) :
+		       d->info.cycle_accurate ? rng_run_ca(d, p) :
+						rng_run_nca(d, p);
 	if (data_on)
 		return r->offsets ? walk_run(d, p, 1, 1, 0) :
 				    walk_run(d, p, 0, 1, 0);
