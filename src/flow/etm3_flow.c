@@ -643,6 +643,8 @@ static FLOW_INLINE int walk_run(struct etm3_flow_decoder *d,
 		}                                                           \
 		d->open = open ? (long)(open - d->q) : -1;                  \
 		d->n = (size_t)(e - d->q);                                  \
+		d->stats.insns += insns;                                    \
+		insns = 0;                                                  \
 		if (ca)                                                     \
 			d->w = w > FLOW_W_CAP ? FLOW_W_CAP : (uint32_t)w;   \
 	} while (0)
@@ -816,6 +818,7 @@ static FLOW_INLINE int rng_run(struct etm3_flow_decoder *d,
 	 * are walked the general way, the range the next may extend. */
 	struct etmkit_elem *e, *e0, *open;
 	uint64_t w; /* saturated at FLOW_W_CAP where used (see below) */
+	uint64_t insns = 0; /* instructions since RNG_SAVE */
 
 	RNG_LOAD();
 	for (; hp < hend; hp++) {
@@ -850,6 +853,82 @@ static FLOW_INLINE int rng_run(struct etm3_flow_decoder *d,
 		/* A range never spans two packets: every header starts with
 		 * none open, so what the fast cases leave in open is never
 		 * read (nor d->open between headers), and they leave it. */
+		if (!ca && FLOW_LIKELY(b && ph->one)) {
+			/* Without W atoms, nearly every header: E atoms and
+			 * the N that may end them (format 1, IHI 0014Q Table
+			 * 7.2), taken a block at a time through linked
+			 * blocks, each block's part one range (two if it
+			 * ends in a taken branch: ranges end there). */
+			const struct flow_insn *start = fi, *last;
+			struct flow_block *nb;
+			unsigned left = n, cnt = 0, x;
+
+			off = offs_given ?
+				*(const uint64_t *)(obase + 8 * (uintptr_t)hp) :
+				(uint64_t)(obase + (uintptr_t)hp);
+			for (;;) {
+				const struct flow_insn *bend = b->insn + b->n;
+
+				if (FLOW_LIKELY(fi + left < bend)) {
+					/* The rest, short of the block's
+					 * last instruction. */
+					cnt += left;
+					write_range_w(e, start, fi + left - 1,
+						      ph->xlast ^ 1, cnt, off, 0);
+					e++;
+					insns += cnt;
+					fi += left;
+					left = 0;
+					break;
+				}
+				/* Up to the block's last instruction, whose
+				 * atom is an E unless it is the header's
+				 * last. */
+				last = bend - 1;
+				left -= (unsigned)(bend - fi);
+				cnt += (unsigned)(bend - fi);
+				x = left || ph->xlast;
+				{
+					int slot = exit_slot(last, x);
+
+					nb = slot < 0 ? NULL : b->succ[slot];
+				}
+				if (left && nb && range_goes_on(last, x)) {
+					/* A long block's cut: the range
+					 * goes on in the next. */
+					b = nb;
+					fi = nb->insn;
+					continue;
+				}
+				write_range_w(e, start, last, x ^ 1, cnt, off, 0);
+				e++;
+				insns += cnt;
+				if (!nb) {
+					/* block_end(); the rest of the
+					 * header, if any, the general way
+					 * (below), from its range if that
+					 * goes on. */
+					open = range_goes_on(last, x) ? e - 1 :
+									NULL;
+					fi = last;
+					RNG_SAVE();
+					rng_slow_exit(d, last, x);
+					RNG_LOAD();
+					break;
+				}
+				b = nb;
+				fi = nb->insn;
+				start = fi;
+				cnt = 0;
+				if (!left)
+					break;
+			}
+			if (FLOW_LIKELY(!left))
+				continue;
+			i = n - left;
+			nm = ph->nmask;
+			goto rest;
+		}
 		if (ca && FLOW_LIKELY(b && ph->one) &&
 		    fi + n <= b->insn + b->n && w <= FLOW_W_RF_MAX) {
 			/* This header (rng_fast() makes the same tests, so
@@ -885,9 +964,9 @@ static FLOW_INLINE int rng_run(struct etm3_flow_decoder *d,
 			hp--; /* the loop's step: hp next */
 			continue;
 		}
-		if (FLOW_LIKELY(b && ph->one)) {
-			/* The same cases inline (not cycle-accurate, or W
-			 * atoms past FLOW_W_RF_MAX). */
+		if (ca && FLOW_LIKELY(b && ph->one)) {
+			/* The same cases inline (W atoms past
+			 * FLOW_W_RF_MAX). */
 			const struct flow_insn *last = fi + n - 1;
 			const struct flow_insn *bend = b->insn + b->n;
 			unsigned trail = ca ? ph->trail : 0, x = ph->xlast;
@@ -936,6 +1015,7 @@ static FLOW_INLINE int rng_run(struct etm3_flow_decoder *d,
 			(uint64_t)(obase + (uintptr_t)hp);
 		open = NULL;
 		nm = ph->nmask;
+rest:
 		while (i < n) {
 			const struct flow_insn *start, *last;
 			struct flow_block *nb;
@@ -947,7 +1027,7 @@ static FLOW_INLINE int rng_run(struct etm3_flow_decoder *d,
 				if (!open && d->pos == POS_ADDR &&
 				    rng_resolve(d, off)) {
 					RNG_LOAD(); /* on a block now */
-					if (!i && ca)
+					if (!i)
 						break; /* the header again:
 							  the fast way */
 					continue;
