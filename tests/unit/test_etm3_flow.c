@@ -745,11 +745,13 @@ static const uint8_t loop_head[12] = {
 };
 
 /* @t (@n bytes at offsets @offs, or at their own if NULL) decoded over
- * loop_code with ETMCR @etmcr, per instruction into @ref and with
- * ETM3_FLOW_RANGES into @rng: both count @insns instructions, and the
- * ranges stand for the per-instruction elements (tests/range_same.h). */
-static void loop_decode(const uint8_t *t, size_t n, const uint64_t *offs,
-			uint32_t etmcr, uint64_t insns, struct ts_elems *ref,
+ * @code (@size bytes at 0x8000: loop_code or the like) with ETMCR @etmcr,
+ * per instruction into @ref and with ETM3_FLOW_RANGES into @rng: both
+ * count @insns instructions, and the ranges stand for the
+ * per-instruction elements (tests/range_same.h). */
+static void loop_decode(const uint32_t *code, size_t size, const uint8_t *t,
+			size_t n, const uint64_t *offs, uint32_t etmcr,
+			uint64_t insns, struct ts_elems *ref,
 			struct ts_elems *rng)
 {
 	struct etm3_flow_config c;
@@ -757,8 +759,7 @@ static void loop_decode(const uint8_t *t, size_t n, const uint64_t *offs,
 	struct image *img;
 
 	assert_int_equal(image_alloc(&img), 0);
-	assert_int_equal(image_add_buffer(img, loop_code, sizeof(loop_code),
-					  0x8000, 0), 0);
+	assert_int_equal(image_add_buffer(img, code, size, 0x8000, 0), 0);
 	etm3_flow_config_init(&c);
 	c.etm.etmcr = etmcr;
 	c.etm.etmidr = 0x410CF250;
@@ -797,8 +798,8 @@ static void test_ranges_long_runs(void **state)
 	t[sizeof(loop_head)] = 0xfc;
 	memset(t + sizeof(loop_head) + 1, 0xbc, WONLY);
 	memset(t + sizeof(loop_head) + 1 + WONLY, 0xfc, WE);
-	loop_decode(t, n, NULL, 0x1000 /* cycle accurate */, WE + 1, &ref,
-		    &rng);
+	loop_decode(loop_code, sizeof(loop_code), t, n, NULL,
+		    0x1000 /* cycle accurate */, WE + 1, &ref, &rng);
 	for (size_t i = 0; i < ref.n; i++) {
 		const struct etmkit_elem *e = &ref.e[i];
 
@@ -851,42 +852,49 @@ struct want_range {
 };
 
 /* Non-cycle-accurate trace (no W atoms): 6,000 P-headers in one run over
- * loop_code, of every format 1 and format 2 shape, drawn at random but
- * for an N atom on the B (it would leave the image), fed once without an
- * offset table and once with one (the runs' two forms). Headers run
- * through the B into the block again, so a header's atoms are one range
- * or several, and the queue fills many times in the middle of the run.
- * The ranges are worked out here from the atoms: each ends at an N atom,
- * at the B (taken), or at its header's end (a range never spans two
- * packets), and comes at its header's offset; and they stand for the
- * per-instruction decode's elements. */
-static void test_ranges_plain_headers(void **state)
+ * a loop of @len instructions at 0x8000 (NOPs and a B back), of every
+ * format 1 and format 2 shape, drawn at random but for an N atom on the B
+ * (it would leave the image), fed once without an offset table and once
+ * with one (the runs' two forms). Headers run through the B into the
+ * loop again, so a header's atoms are one range or several, and the
+ * queue fills many times in the middle of the run; in a loop longer than
+ * FLOW_BLOCK_MAX (block.h: 32) ranges go on across the block's cut, the
+ * first time with no successor linked yet. The ranges are worked out
+ * here from the atoms: each ends at an N atom, at the B (taken), or at
+ * its header's end (a range never spans two packets), and comes at its
+ * header's offset; and they stand for the per-instruction decode's
+ * elements. */
+static void plain_headers(unsigned len)
 {
 	enum { HEADERS = 6000 };
 	size_t n = sizeof(loop_head) + HEADERS, nw = 0, got = 0;
 	uint8_t *t = malloc(n);
 	uint64_t *offs = malloc(n * sizeof(*offs));
 	struct want_range *want = malloc(2 * HEADERS * sizeof(*want));
-	uint32_t seed = 12345, pos = 0;
+	uint32_t code[64], seed = 12345, pos = 0;
 	uint64_t insns = 0;
 
-	(void)state;
+	assert_true(len >= 2 && len <= 64);
 	assert_non_null(t);
 	assert_non_null(offs);
 	assert_non_null(want);
+	for (unsigned i = 0; i < len; i++)
+		code[i] = 0xe1a00000; /* nop */
+	/* b 0x8000: ARM B, the offset in words from the B's address + 8 */
+	code[len - 1] = 0xea000000u | ((0u - (len + 1)) & 0xffffffu);
 	memcpy(t, loop_head, sizeof(loop_head));
 	for (size_t i = sizeof(loop_head); i < n; i++) {
 		uint8_t x[16], h;
 		unsigned k, a;
 
-		do { /* atom a is at loop_code[(pos + a) % 16] */
+		do { /* atom a is at code[(pos + a) % len] */
 			seed = seed * 1103515245u + 12345u;
 			h = (uint8_t)(seed >> 16);
 			h = (h & 1) ? (uint8_t)(0x82 | (h & 0x0c)) :
 				      (uint8_t)(0x80 | (h & 0x7c));
 			k = plain_atoms(h, x);
 			for (a = 0; a < k; a++)
-				if (!x[a] && (pos + a) % 16 == 15)
+				if (!x[a] && (pos + a) % len == len - 1)
 					break;
 		} while (a < k);
 		t[i] = h;
@@ -902,7 +910,7 @@ static void test_ranges_plain_headers(void **state)
 			r = &want[nw - 1];
 			r->count++;
 			r->exec = x[a];
-			pos = (pos + 1) % 16;
+			pos = (pos + 1) % len;
 		}
 		insns += k;
 	}
@@ -911,7 +919,8 @@ static void test_ranges_plain_headers(void **state)
 
 		for (size_t i = 0; i < n; i++)
 			offs[i] = 1000 + 3 * i;
-		loop_decode(t, n, form ? offs : NULL, 0, insns, &ref, &rng);
+		loop_decode(code, 4 * len, t, n, form ? offs : NULL, 0, insns,
+			    &ref, &rng);
 		got = 0;
 		for (size_t i = 0; i < rng.n; i++) {
 			const struct etmkit_elem *e = &rng.e[i];
@@ -941,6 +950,13 @@ static void test_ranges_plain_headers(void **state)
 	free(t);
 	free(offs);
 	free(want);
+}
+
+static void test_ranges_plain_headers(void **state)
+{
+	(void)state;
+	plain_headers(16); /* loop_code */
+	plain_headers(40); /* a block of 32 and one of 8 */
 }
 
 int main(void)
