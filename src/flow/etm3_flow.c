@@ -685,6 +685,8 @@ struct rng_fast {
 					 at this, the block's last, executed
 					 if exit_x, with no successor linked */
 	unsigned exit_x;
+	unsigned left;                /* rng_nfast(), exit set: the header's
+					 atoms after it, or 0 */
 };
 
 /* rng_run()'s common headers, in a loop of their own so that its few
@@ -783,6 +785,114 @@ rng_fast_plain(struct etm3_flow_decoder *d, struct rng_fast *s,
 	return rng_fast_body(d, s, hp, hend, obase, 0);
 }
 
+/* rng_fast_body() without cycle-accurate trace (no W atoms): nearly every
+ * header is E atoms and the N that may end them (format 1, IHI 0014Q
+ * Table 7.2), taken a block at a time through linked blocks, each
+ * block's part one range (a range ends at a taken branch). Returns the
+ * first header from @hp on that it does not take (no instructions, an N
+ * before the last, or one that may not fit the queue), or, with s->exit
+ * set, where a range left its block with no successor linked: the header
+ * after it if that was the header's last atom, else (s->left atoms to
+ * go) the header itself. */
+static FLOW_INLINE const uint8_t *
+rng_nfast_body(struct etm3_flow_decoder *d, struct rng_fast *s,
+	       const uint8_t *hp, const uint8_t *hend, uintptr_t obase,
+	       int offs_given)
+{
+	struct flow_block *b = s->b;
+	const struct flow_insn *fi = s->fi;
+	struct etmkit_elem *e = s->e;
+	struct etmkit_elem *const elim = &d->q[FLOW_QUEUE - 32];
+	const uintptr_t qend = (uintptr_t)&d->q[FLOW_QUEUE];
+	const uint32_t *const tab = d->rfast;
+	uint64_t insns = 0;
+
+	for (; hp < hend; hp++) {
+		uint32_t v = tab[*hp];
+		const struct flow_insn *start = fi, *last;
+		struct flow_block *nb;
+		unsigned left, cnt = 0, nx = (v >> 16) & 1, x;
+		uint64_t off;
+
+		left = v >> FLOW_RF_N;
+		if (!(v & FLOW_RF_ONE) ||
+		    (e > elim && (uintptr_t)e + 2 * sizeof(*e) * left > qend))
+			break;
+		off = offs_given ?
+			*(const uint64_t *)(obase + 8 * (uintptr_t)hp) :
+			(uint64_t)(obase + (uintptr_t)hp);
+		for (;;) {
+			const struct flow_insn *bend = b->insn + b->n;
+
+			if (FLOW_LIKELY(fi + left < bend)) {
+				/* The rest, short of the block's last. */
+				cnt += left;
+				write_range_w(e, start, fi + left - 1, nx, cnt,
+					      off, 0);
+				e++;
+				insns += cnt;
+				fi += left;
+				left = 0;
+				break;
+			}
+			/* Up to the block's last instruction, whose atom is
+			 * an E unless it is the header's last. */
+			last = bend - 1;
+			left -= (unsigned)(bend - fi);
+			cnt += (unsigned)(bend - fi);
+			x = left ? 1 : nx ^ 1;
+			{
+				int slot = exit_slot(last, x);
+
+				nb = slot < 0 ? NULL : b->succ[slot];
+			}
+			if (left && nb && range_goes_on(last, x)) {
+				/* A long block's cut: the range goes on. */
+				b = nb;
+				fi = nb->insn;
+				continue;
+			}
+			write_range_w(e, start, last, x ^ 1, cnt, off, 0);
+			e++;
+			insns += cnt;
+			if (!nb) {
+				s->exit = last;
+				s->exit_x = x;
+				s->left = left;
+				fi = last;
+				hp += !left;
+				goto out;
+			}
+			b = nb;
+			fi = nb->insn;
+			if (!left)
+				break;
+			start = fi;
+			cnt = 0;
+		}
+	}
+out:
+	d->stats.insns += insns;
+	s->b = b;
+	s->fi = fi;
+	s->e = e;
+	return hp;
+}
+
+static __attribute__((noinline)) const uint8_t *
+rng_nfast_offs(struct etm3_flow_decoder *d, struct rng_fast *s,
+	       const uint8_t *hp, const uint8_t *hend, uintptr_t obase)
+{
+	return rng_nfast_body(d, s, hp, hend, obase, 1);
+}
+
+static __attribute__((noinline)) const uint8_t *
+rng_nfast_plain(struct etm3_flow_decoder *d, struct rng_fast *s,
+		const uint8_t *hp, const uint8_t *hend, uintptr_t obase)
+{
+	return rng_nfast_body(d, s, hp, hend, obase, 0);
+}
+
 /* walk_run() for ETM3_FLOW_RANGES with data trace off. Each header's
  * instructions a range at a time (its atoms: IHI 0014Q 7.3.1, Tables 7.2
  * and 7.3; spec etmv3.md 4.3; the table struct flow_rph): a run of E
@@ -854,87 +964,47 @@ static FLOW_INLINE int rng_run(struct etm3_flow_decoder *d,
 		 * none open, so what the fast cases leave in open is never
 		 * read (nor d->open between headers), and they leave it. */
 		if (!ca && FLOW_LIKELY(b && ph->one)) {
-			/* Without W atoms, nearly every header: E atoms and
-			 * the N that may end them (format 1, IHI 0014Q Table
-			 * 7.2), taken a block at a time through linked
-			 * blocks, each block's part one range (two if it
-			 * ends in a taken branch: ranges end there). */
-			const struct flow_insn *start = fi, *last;
-			struct flow_block *nb;
-			unsigned left = n, cnt = 0, x;
+			/* This header and the common ones after it, up to
+			 * one rng_nfast() does not take. */
+			struct rng_fast fs = { b, fi, e, 0, NULL, 0, 0 };
 
-			off = offs_given ?
-				*(const uint64_t *)(obase + 8 * (uintptr_t)hp) :
-				(uint64_t)(obase + (uintptr_t)hp);
-			for (;;) {
-				const struct flow_insn *bend = b->insn + b->n;
-
-				if (FLOW_LIKELY(fi + left < bend)) {
-					/* The rest, short of the block's
-					 * last instruction. */
-					cnt += left;
-					write_range_w(e, start, fi + left - 1,
-						      ph->xlast ^ 1, cnt, off, 0);
-					e++;
-					insns += cnt;
-					fi += left;
-					left = 0;
-					break;
+			hp = offs_given ?
+				rng_nfast_offs(d, &fs, hp, hend, obase) :
+				rng_nfast_plain(d, &fs, hp, hend, obase);
+			b = fs.b;
+			fi = fs.fi;
+			e = fs.e;
+			if (fs.exit) {
+				/* block_end(); the rest of the header, if
+				 * any, the general way (below), from its
+				 * range if that goes on. */
+				open = range_goes_on(fs.exit, fs.exit_x) ?
+					       e - 1 : NULL;
+				RNG_SAVE();
+				rng_slow_exit(d, fs.exit, fs.exit_x);
+				RNG_LOAD();
+				if (fs.left) {
+					ph = &d->rph[*hp];
+					n = ph->n;
+					i = n - fs.left;
+					off = offs_given ?
+						*(const uint64_t *)(obase + 8 *
+							(uintptr_t)hp) :
+						(uint64_t)(obase +
+							   (uintptr_t)hp);
+					nm = ph->nmask;
+					goto rest;
 				}
-				/* Up to the block's last instruction, whose
-				 * atom is an E unless it is the header's
-				 * last. */
-				last = bend - 1;
-				left -= (unsigned)(bend - fi);
-				cnt += (unsigned)(bend - fi);
-				x = left || ph->xlast;
-				{
-					int slot = exit_slot(last, x);
-
-					nb = slot < 0 ? NULL : b->succ[slot];
-				}
-				if (left && nb && range_goes_on(last, x)) {
-					/* A long block's cut: the range
-					 * goes on in the next. */
-					b = nb;
-					fi = nb->insn;
-					continue;
-				}
-				write_range_w(e, start, last, x ^ 1, cnt, off, 0);
-				e++;
-				insns += cnt;
-				if (!nb) {
-					/* block_end(); the rest of the
-					 * header, if any, the general way
-					 * (below), from its range if that
-					 * goes on. */
-					open = range_goes_on(last, x) ? e - 1 :
-									NULL;
-					fi = last;
-					RNG_SAVE();
-					rng_slow_exit(d, last, x);
-					RNG_LOAD();
-					break;
-				}
-				b = nb;
-				fi = nb->insn;
-				start = fi;
-				cnt = 0;
-				if (!left)
-					break;
 			}
-			if (FLOW_LIKELY(!left))
-				continue;
-			i = n - left;
-			nm = ph->nmask;
-			goto rest;
+			hp--; /* the loop's step: hp next */
+			continue;
 		}
 		if (ca && FLOW_LIKELY(b && ph->one) &&
 		    fi + n <= b->insn + b->n && w <= FLOW_W_RF_MAX) {
 			/* This header (rng_fast() makes the same tests, so
 			 * it takes it) and the common ones after it, up to
 			 * one it does not take. */
-			struct rng_fast fs = { b, fi, e, w, NULL, 0 };
+			struct rng_fast fs = { b, fi, e, w, NULL, 0, 0 };
 
 			hp = offs_given ? rng_fast_offs(d, &fs, hp, hend, obase) :
 					  rng_fast_plain(d, &fs, hp, hend, obase);
