@@ -959,6 +959,49 @@ static void test_ranges_plain_headers(void **state)
 	plain_headers(40); /* a block of 32 and one of 8 */
 }
 
+/* Non-cycle-accurate trace over seven NOPs and a BX LR at 0x8000: headers
+ * that end on the BX, stop short of it, or go past it (their atoms after
+ * it lost: a gap element, IHI 0014Q 7.3.5), each BX followed by a branch
+ * address packet back to 0x8000, 300 times in a row: the ranges stand for
+ * the per-instruction decode's elements. */
+static void test_ranges_plain_indirect(void **state)
+{
+	static const uint32_t code[8] = {
+		0xe1a00000, 0xe1a00000, 0xe1a00000, 0xe1a00000,
+		0xe1a00000, 0xe1a00000, 0xe1a00000,
+		0xe12fff1e, /* 0x801c bx lr */
+	};
+	static const uint8_t round[] = {
+		0xa0,       /* 8 E: up to the BX */
+		0x81, 0x00, /* branch address 0x8000 */
+		0x8c, 0xb0, /* 3 E, then 12 E: 5 to the BX, 7 lost */
+		0x81, 0x00,
+		0xc4, 0x82, /* E N, then format 2 E E */
+		0xb0,       /* 12 E: 4 to the BX, 8 lost */
+		0x81, 0x00,
+	};
+	enum { ROUNDS = 300, ROUND_INSNS = 8 + 3 + 5 + 2 + 2 + 4 };
+	size_t n = sizeof(loop_head) + ROUNDS * sizeof(round);
+	uint8_t *t = malloc(n);
+	struct ts_elems ref = { 0 }, rng = { 0 };
+	size_t gaps = 0;
+
+	(void)state;
+	assert_non_null(t);
+	memcpy(t, loop_head, sizeof(loop_head));
+	for (size_t r = 0; r < ROUNDS; r++)
+		memcpy(t + sizeof(loop_head) + r * sizeof(round), round,
+		       sizeof(round));
+	loop_decode(code, sizeof(code), t, n, NULL, 0, ROUNDS * ROUND_INSNS,
+		    &ref, &rng);
+	for (size_t i = 0; i < rng.n; i++)
+		gaps += rng.e[i].kind == etmkit_elem_gap;
+	assert_int_equal(gaps, 2 * ROUNDS);
+	free(ref.e);
+	free(rng.e);
+	free(t);
+}
+
 int main(void)
 {
 	FILE *f = fopen(TC2 "/cstrace.bin", "rb");
@@ -975,6 +1018,7 @@ int main(void)
 		cmocka_unit_test(test_ranges_feeding),
 		cmocka_unit_test(test_ranges_long_runs),
 		cmocka_unit_test(test_ranges_plain_headers),
+		cmocka_unit_test(test_ranges_plain_indirect),
 	};
 	if (f)
 		fclose(f);
