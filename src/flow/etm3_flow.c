@@ -257,22 +257,28 @@ static void lose_atom(struct etm3_flow_decoder *d, uint64_t offset)
 	}
 }
 
+/* After a taken indirect branch: its target comes in a branch packet
+ * (7.3.5). */
+static FLOW_INLINE void wait_for_address(struct etm3_flow_decoder *d)
+{
+	d->pos = POS_NONE;
+	d->blk = NULL;
+	d->waiting = 1;
+	d->lost_reported = 0;
+}
+
 /* After the last instruction of block @b, executed if @exec. */
 static void block_end(struct etm3_flow_decoder *d, struct flow_block *b,
 		      const struct flow_insn *fi, unsigned exec)
 {
 	int slot = exit_slot(fi, exec);
 
-	if (slot < 0) {
-		d->pos = POS_NONE;
-		d->blk = NULL;
-		d->waiting = 1;
-		d->lost_reported = 0;
-	} else if (slot) {
+	if (slot < 0)
+		wait_for_address(d);
+	else if (slot)
 		leave_block(d, b, 1, b->target, b->target_isa);
-	} else {
+	else
 		leave_block(d, b, 0, flow_block_end(b), b->isa);
-	}
 }
 
 /* ETM3_FLOW_RANGES: step()'s instruction @fi, into the open range or a
@@ -963,51 +969,22 @@ static FLOW_INLINE int rng_run(struct etm3_flow_decoder *d,
 		/* A range never spans two packets: every header starts with
 		 * none open, so what the fast cases leave in open is never
 		 * read (nor d->open between headers), and they leave it. */
-		if (!ca && FLOW_LIKELY(b && ph->one)) {
-			/* This header and the common ones after it, up to
-			 * one rng_nfast() does not take. */
-			struct rng_fast fs = { b, fi, e, 0, NULL, 0, 0 };
-
-			hp = offs_given ?
-				rng_nfast_offs(d, &fs, hp, hend, obase) :
-				rng_nfast_plain(d, &fs, hp, hend, obase);
-			b = fs.b;
-			fi = fs.fi;
-			e = fs.e;
-			if (fs.exit) {
-				/* block_end(); the rest of the header, if
-				 * any, the general way (below), from its
-				 * range if that goes on. */
-				open = range_goes_on(fs.exit, fs.exit_x) ?
-					       e - 1 : NULL;
-				RNG_SAVE();
-				rng_slow_exit(d, fs.exit, fs.exit_x);
-				RNG_LOAD();
-				if (fs.left) {
-					ph = &d->rph[*hp];
-					n = ph->n;
-					i = n - fs.left;
-					off = offs_given ?
-						*(const uint64_t *)(obase + 8 *
-							(uintptr_t)hp) :
-						(uint64_t)(obase +
-							   (uintptr_t)hp);
-					nm = ph->nmask;
-					goto rest;
-				}
-			}
-			hp--; /* the loop's step: hp next */
-			continue;
-		}
-		if (ca && FLOW_LIKELY(b && ph->one) &&
-		    fi + n <= b->insn + b->n && w <= FLOW_W_RF_MAX) {
-			/* This header (rng_fast() makes the same tests, so
-			 * it takes it) and the common ones after it, up to
-			 * one it does not take. */
+		if (FLOW_LIKELY(b && ph->one) &&
+		    (!ca || (fi + n <= b->insn + b->n &&
+			     w <= FLOW_W_RF_MAX))) {
+			/* This header (rng_fast() and rng_nfast() make the
+			 * same tests, so they take it) and the common ones
+			 * after it, up to one they do not take. */
 			struct rng_fast fs = { b, fi, e, w, NULL, 0, 0 };
 
-			hp = offs_given ? rng_fast_offs(d, &fs, hp, hend, obase) :
-					  rng_fast_plain(d, &fs, hp, hend, obase);
+			if (ca)
+				hp = offs_given ?
+					rng_fast_offs(d, &fs, hp, hend, obase) :
+					rng_fast_plain(d, &fs, hp, hend, obase);
+			else
+				hp = offs_given ?
+					rng_nfast_offs(d, &fs, hp, hend, obase) :
+					rng_nfast_plain(d, &fs, hp, hend, obase);
 			b = fs.b;
 			fi = fs.fi;
 			e = fs.e;
@@ -1019,10 +996,8 @@ static FLOW_INLINE int rng_run(struct etm3_flow_decoder *d,
 				 * the rest of *d before RNG_SAVE. */
 				b = NULL;
 				fi = NULL;
-				d->pos = POS_NONE;
-				d->blk = NULL;
-				d->waiting = 1;
-				d->lost_reported = 0;
+				open = NULL;
+				wait_for_address(d);
 			} else if (fs.exit) {
 				/* Its range goes on if it can (as below). */
 				open = range_goes_on(fs.exit, fs.exit_x) ?
@@ -1030,6 +1005,20 @@ static FLOW_INLINE int rng_run(struct etm3_flow_decoder *d,
 				RNG_SAVE();
 				rng_slow_exit(d, fs.exit, fs.exit_x);
 				RNG_LOAD();
+			}
+			if (!ca && fs.left) {
+				/* rng_nfast() left the header at hp mid-way:
+				 * the rest the general way (below), from
+				 * the range if that goes on. */
+				ph = &d->rph[*hp];
+				n = ph->n;
+				i = n - fs.left;
+				off = offs_given ?
+					*(const uint64_t *)(obase + 8 *
+							    (uintptr_t)hp) :
+					(uint64_t)(obase + (uintptr_t)hp);
+				nm = ph->nmask;
+				goto rest;
 			}
 			hp--; /* the loop's step: hp next */
 			continue;
