@@ -936,6 +936,16 @@ static FLOW_INLINE int rng_run(struct etm3_flow_decoder *d,
 	uint64_t w; /* saturated at FLOW_W_CAP where used (see below) */
 	uint64_t insns = 0; /* instructions since RNG_SAVE */
 
+	/* A run after a branch packet (IHI 0014Q 7.3.5) starts at an
+	 * address: its block is looked up here, before the state is loaded,
+	 * when the general way (below) would look it up at the first header:
+	 * that header has instructions, it fits the queue, no range is open. */
+	if (d->pos == POS_ADDR && hp < hend && d->rph[*hp].n &&
+	    d->n <= FLOW_QUEUE - 32 && d->open < 0)
+		(void)rng_resolve(d, offs_given ?
+				  *(const uint64_t *)(obase + 8 *
+						      (uintptr_t)hp) :
+				  (uint64_t)(obase + (uintptr_t)hp));
 	RNG_LOAD();
 	for (; hp < hend; hp++) {
 		const struct flow_rph *ph;
