@@ -962,8 +962,9 @@ static void test_ranges_plain_headers(void **state)
 /* Non-cycle-accurate trace over seven NOPs and a BX LR at 0x8000: headers
  * that end on the BX, stop short of it, or go past it (their atoms after
  * it lost: a gap element, IHI 0014Q 7.3.5), each BX followed by a branch
- * address packet back to 0x8000, 300 times in a row: the ranges stand for
- * the per-instruction decode's elements. */
+ * address packet back to 0x8000, and a branch to where the image has no
+ * code (a no_image element at the next header), 300 times in a row: the
+ * ranges stand for the per-instruction decode's elements. */
 static void test_ranges_plain_indirect(void **state)
 {
 	static const uint32_t code[8] = {
@@ -978,13 +979,15 @@ static void test_ranges_plain_indirect(void **state)
 		0x81, 0x00,
 		0xc4, 0x82, /* E N, then format 2 E E */
 		0xb0,       /* 12 E: 4 to the BX, 8 lost */
+		0x81, 0x10, /* branch address 0x9000: no code there */
+		0x84,       /* E: no_image, the atom lost */
 		0x81, 0x00,
 	};
 	enum { ROUNDS = 300, ROUND_INSNS = 8 + 3 + 5 + 2 + 2 + 4 };
 	size_t n = sizeof(loop_head) + ROUNDS * sizeof(round);
 	uint8_t *t = malloc(n);
 	struct ts_elems ref = { 0 }, rng = { 0 };
-	size_t gaps = 0;
+	size_t gaps = 0, holes = 0;
 
 	(void)state;
 	assert_non_null(t);
@@ -994,9 +997,12 @@ static void test_ranges_plain_indirect(void **state)
 		       sizeof(round));
 	loop_decode(code, sizeof(code), t, n, NULL, 0, ROUNDS * ROUND_INSNS,
 		    &ref, &rng);
-	for (size_t i = 0; i < rng.n; i++)
+	for (size_t i = 0; i < rng.n; i++) {
 		gaps += rng.e[i].kind == etmkit_elem_gap;
+		holes += rng.e[i].kind == etmkit_elem_no_image;
+	}
 	assert_int_equal(gaps, 2 * ROUNDS);
+	assert_int_equal(holes, ROUNDS);
 	free(ref.e);
 	free(rng.e);
 	free(t);
