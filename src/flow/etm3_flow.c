@@ -681,6 +681,30 @@ static __attribute__((noinline)) void rng_slow_exit(
 	block_end(d, d->blk, last, x);
 }
 
+/* The offset of header @hp of a run: @obase plus its address, or the
+ * offset table's entry at @obase plus eight times its address
+ * (@offs_given; rng_run()'s obase). */
+static FLOW_INLINE uint64_t rng_off(uintptr_t obase, const uint8_t *hp,
+				   int offs_given)
+{
+	return offs_given ? *(const uint64_t *)(obase + 8 * (uintptr_t)hp) :
+			    (uint64_t)(obase + (uintptr_t)hp);
+}
+
+/* rng_run()'s entry, before its state is loaded. A run after a branch
+ * packet (IHI 0014Q 7.3.5) starts at an address: its block is looked up
+ * here when the general way would look it up at the run's first header
+ * (hp): that header has instructions, it fits the queue, no range is
+ * open. @obase and @offs_given: rng_run()'s. */
+static FLOW_INLINE void rng_front(struct etm3_flow_decoder *d,
+				  const uint8_t *hp, const uint8_t *hend,
+				  uintptr_t obase, int offs_given)
+{
+	if (d->pos == POS_ADDR && hp < hend && d->rph[*hp].n &&
+	    d->n <= FLOW_QUEUE - 32 && d->open < 0)
+		(void)rng_resolve(d, rng_off(obase, hp, offs_given));
+}
+
 /* rng_run()'s state handed to and from rng_fast(). */
 struct rng_fast {
 	struct flow_block *b;          /* non-NULL */
@@ -740,9 +764,7 @@ rng_fast_body(struct etm3_flow_decoder *d, struct rng_fast *s,
 		if (!(v & FLOW_RF_ONE) || last >= bend ||
 		    (e > elim && (uintptr_t)e + 2 * sizeof(*e) * n > qend))
 			break;
-		off = offs_given ?
-			*(const uint64_t *)(obase + 8 * (uintptr_t)hp) :
-			(uint64_t)(obase + (uintptr_t)hp);
+		off = rng_off(obase, hp, offs_given);
 		nx = (v >> 16) & 1; /* FLOW_RF_NLAST */
 		write_range_w(e, fi, last, nx, n, off,
 			      (uint32_t)w + ((v >> FLOW_RF_CW) & 0xff));
@@ -824,9 +846,7 @@ rng_nfast_body(struct etm3_flow_decoder *d, struct rng_fast *s,
 		if (!(v & FLOW_RF_ONE) ||
 		    (e > elim && (uintptr_t)e + 2 * sizeof(*e) * left > qend))
 			break;
-		off = offs_given ?
-			*(const uint64_t *)(obase + 8 * (uintptr_t)hp) :
-			(uint64_t)(obase + (uintptr_t)hp);
+		off = rng_off(obase, hp, offs_given);
 		for (;;) {
 			const struct flow_insn *bend = b->insn + b->n;
 
@@ -936,16 +956,7 @@ static FLOW_INLINE int rng_run(struct etm3_flow_decoder *d,
 	uint64_t w; /* saturated at FLOW_W_CAP where used (see below) */
 	uint64_t insns = 0; /* instructions since RNG_SAVE */
 
-	/* A run after a branch packet (IHI 0014Q 7.3.5) starts at an
-	 * address: its block is looked up here, before the state is loaded,
-	 * when the general way (below) would look it up at the first header:
-	 * that header has instructions, it fits the queue, no range is open. */
-	if (d->pos == POS_ADDR && hp < hend && d->rph[*hp].n &&
-	    d->n <= FLOW_QUEUE - 32 && d->open < 0)
-		(void)rng_resolve(d, offs_given ?
-				  *(const uint64_t *)(obase + 8 *
-						      (uintptr_t)hp) :
-				  (uint64_t)(obase + (uintptr_t)hp));
+	rng_front(d, hp, hend, obase, offs_given);
 	RNG_LOAD();
 	for (; hp < hend; hp++) {
 		const struct flow_rph *ph;
@@ -1023,10 +1034,7 @@ static FLOW_INLINE int rng_run(struct etm3_flow_decoder *d,
 				ph = &d->rph[*hp];
 				n = ph->n;
 				i = n - fs.left;
-				off = offs_given ?
-					*(const uint64_t *)(obase + 8 *
-							    (uintptr_t)hp) :
-					(uint64_t)(obase + (uintptr_t)hp);
+				off = rng_off(obase, hp, offs_given);
 				nm = ph->nmask;
 				goto rest;
 			}
@@ -1041,9 +1049,7 @@ static FLOW_INLINE int rng_run(struct etm3_flow_decoder *d,
 			unsigned trail = ca ? ph->trail : 0, x = ph->xlast;
 			uint64_t wr = ca ? w + ph->cw[n] : 0;
 
-			off = offs_given ?
-				*(const uint64_t *)(obase + 8 * (uintptr_t)hp) :
-				(uint64_t)(obase + (uintptr_t)hp);
+			off = rng_off(obase, hp, offs_given);
 			if (FLOW_LIKELY(last + 1 < bend)) {
 				/* One range inside the block, not up to its
 				 * last instruction. */
@@ -1079,9 +1085,7 @@ static FLOW_INLINE int rng_run(struct etm3_flow_decoder *d,
 				continue;
 			}
 		}
-		off = offs_given ?
-			*(const uint64_t *)(obase + 8 * (uintptr_t)hp) :
-			(uint64_t)(obase + (uintptr_t)hp);
+		off = rng_off(obase, hp, offs_given);
 		open = NULL;
 		nm = ph->nmask;
 rest:
