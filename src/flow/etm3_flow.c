@@ -721,22 +721,31 @@ struct rng_fast {
 
 /* rng_run()'s common headers, in a loop of their own so that its few
  * variables stay in registers (in rng_run() they are spilled around its
- * general cases): headers of W atoms only, and headers whose
+ * general cases). Returns the first header from @hp on that it does not
+ * take, or, with s->exit set, where a range left its block with no
+ * successor linked (the caller goes on with block_end()). Its checks are
+ * rng_run()'s: it stops where rng_run() would leave the fast way.
+ *
+ * Cycle-accurate trace (@ca): headers of W atoms only, and headers whose
  * instructions are one range in block s->b, up to its last instruction
- * at most (then on to a linked successor). Returns the first header from
- * @hp on that it does not take, or, with s->exit set, the one after a
- * header whose range left the block with no successor linked (the
- * caller goes on with block_end()). Its checks are rng_run()'s: it stops
- * where rng_run() would leave the fast way, or after FLOW_RF_HEADERS
- * headers (s->w is at most FLOW_W_RF_MAX when it is called). */
+ * at most (then on to a linked successor); s->exit is set after the
+ * header whose range left the block. It stops after FLOW_RF_HEADERS
+ * headers (s->w is at most FLOW_W_RF_MAX when it is called).
+ *
+ * Without (no W atoms): nearly every header is E atoms and the N that
+ * may end them (format 1, IHI 0014Q Table 7.2), taken a block at a time
+ * through linked blocks, each block's part one range (a range ends at a
+ * taken branch). It stops at a header with no instructions, with an N
+ * before the last, or that may not fit the queue. With s->exit set it
+ * returns the header after the one whose range left the block if that
+ * was its last atom, else (s->left atoms to go) that header itself. */
 static FLOW_INLINE const uint8_t *
 rng_fast_body(struct etm3_flow_decoder *d, struct rng_fast *s,
 	      const uint8_t *hp, const uint8_t *hend, uintptr_t obase,
-	      int offs_given)
+	      int offs_given, const int ca)
 {
 	struct flow_block *b = s->b;
 	const struct flow_insn *fi = s->fi;
-	const struct flow_insn *bend = b->insn + b->n;
 	struct etmkit_elem *e = s->e;
 	/* Up to elim any header fits; past it, one fits if two elements per
 	 * instruction do before the queue's end, qend (rng_run()'s test,
@@ -744,157 +753,118 @@ rng_fast_body(struct etm3_flow_decoder *d, struct rng_fast *s,
 	struct etmkit_elem *const elim = &d->q[FLOW_QUEUE - 32];
 	const uintptr_t qend = (uintptr_t)&d->q[FLOW_QUEUE];
 	const uint32_t *const tab = d->rfast;
-	uint64_t w = s->w, insns = 0;
+	uint64_t w = ca ? s->w : 0, insns = 0;
 
-	if (hend - hp > FLOW_RF_HEADERS)
-		hend = hp + FLOW_RF_HEADERS; /* w stays below FLOW_W_CAP */
-	for (; hp < hend; hp++) {
-		uint32_t v = tab[*hp];
-		unsigned n, nx;
-		const struct flow_insn *last;
-		uint64_t off;
+	if (ca) {
+		const struct flow_insn *bend = b->insn + b->n;
 
-		if (FLOW_LIKELY(v < (1u << FLOW_RF_CW))) {
-			w += v; /* W atoms only: the trail. Below FLOW_W_CAP
-				   by FLOW_RF_HEADERS's bound */
-			continue;
-		}
-		n = v >> FLOW_RF_N;
-		last = fi + n - 1;
-		if (!(v & FLOW_RF_ONE) || last >= bend ||
-		    (e > elim && (uintptr_t)e + 2 * sizeof(*e) * n > qend))
-			break;
-		off = rng_off(obase, hp, offs_given);
-		nx = (v >> 16) & 1; /* FLOW_RF_NLAST */
-		write_range_w(e, fi, last, nx, n, off,
-			      (uint32_t)w + ((v >> FLOW_RF_CW) & 0xff));
-		e++;
-		w = v & 0xff;
-		insns += n;
-		if (FLOW_LIKELY(last + 1 < bend)) {
-			fi = last + 1;
-			continue;
-		}
-		{
-			int slot = exit_slot(last, nx ^ 1);
-			struct flow_block *nb = slot < 0 ? NULL : b->succ[slot];
+		if (hend - hp > FLOW_RF_HEADERS)
+			hend = hp + FLOW_RF_HEADERS; /* w stays below FLOW_W_CAP */
+		for (; hp < hend; hp++) {
+			uint32_t v = tab[*hp];
+			unsigned n, nx;
+			const struct flow_insn *last;
+			uint64_t off;
 
-			if (!nb) {
-				fi = last;
-				s->exit = last;
-				s->exit_x = nx ^ 1;
-				hp++;
-				break;
-			}
-			b = nb;
-			fi = nb->insn;
-			bend = nb->insn + nb->n;
-		}
-	}
-	d->stats.insns += insns;
-	s->b = b;
-	s->fi = fi;
-	s->e = e;
-	s->w = w;
-	return hp;
-}
-
-static __attribute__((noinline)) const uint8_t *
-rng_fast_offs(struct etm3_flow_decoder *d, struct rng_fast *s,
-	      const uint8_t *hp, const uint8_t *hend, uintptr_t obase)
-{
-	return rng_fast_body(d, s, hp, hend, obase, 1);
-}
-
-static __attribute__((noinline)) const uint8_t *
-rng_fast_plain(struct etm3_flow_decoder *d, struct rng_fast *s,
-	       const uint8_t *hp, const uint8_t *hend, uintptr_t obase)
-{
-	return rng_fast_body(d, s, hp, hend, obase, 0);
-}
-
-/* rng_fast_body() without cycle-accurate trace (no W atoms): nearly every
- * header is E atoms and the N that may end them (format 1, IHI 0014Q
- * Table 7.2), taken a block at a time through linked blocks, each
- * block's part one range (a range ends at a taken branch). Returns the
- * first header from @hp on that it does not take (no instructions, an N
- * before the last, or one that may not fit the queue), or, with s->exit
- * set, where a range left its block with no successor linked: the header
- * after it if that was the header's last atom, else (s->left atoms to
- * go) the header itself. */
-static FLOW_INLINE const uint8_t *
-rng_nfast_body(struct etm3_flow_decoder *d, struct rng_fast *s,
-	       const uint8_t *hp, const uint8_t *hend, uintptr_t obase,
-	       int offs_given)
-{
-	struct flow_block *b = s->b;
-	const struct flow_insn *fi = s->fi;
-	struct etmkit_elem *e = s->e;
-	struct etmkit_elem *const elim = &d->q[FLOW_QUEUE - 32];
-	const uintptr_t qend = (uintptr_t)&d->q[FLOW_QUEUE];
-	const uint32_t *const tab = d->rfast;
-	uint64_t insns = 0;
-
-	for (; hp < hend; hp++) {
-		uint32_t v = tab[*hp];
-		const struct flow_insn *start = fi, *last;
-		struct flow_block *nb;
-		unsigned left, cnt = 0, nx = (v >> 16) & 1, x;
-		uint64_t off;
-
-		left = v >> FLOW_RF_N;
-		if (!(v & FLOW_RF_ONE) ||
-		    (e > elim && (uintptr_t)e + 2 * sizeof(*e) * left > qend))
-			break;
-		off = rng_off(obase, hp, offs_given);
-		for (;;) {
-			const struct flow_insn *bend = b->insn + b->n;
-
-			if (FLOW_LIKELY(fi + left < bend)) {
-				/* The rest, short of the block's last. */
-				cnt += left;
-				write_range_w(e, start, fi + left - 1, nx, cnt,
-					      off, 0);
-				e++;
-				insns += cnt;
-				fi += left;
-				left = 0;
-				break;
-			}
-			/* Up to the block's last instruction, whose atom is
-			 * an E unless it is the header's last. */
-			last = bend - 1;
-			left -= (unsigned)(bend - fi);
-			cnt += (unsigned)(bend - fi);
-			x = left ? 1 : nx ^ 1;
-			{
-				int slot = exit_slot(last, x);
-
-				nb = slot < 0 ? NULL : b->succ[slot];
-			}
-			if (left && nb && range_goes_on(last, x)) {
-				/* A long block's cut: the range goes on. */
-				b = nb;
-				fi = nb->insn;
+			if (FLOW_LIKELY(v < (1u << FLOW_RF_CW))) {
+				w += v; /* W atoms only: the trail. Below FLOW_W_CAP
+					   by FLOW_RF_HEADERS's bound */
 				continue;
 			}
-			write_range_w(e, start, last, x ^ 1, cnt, off, 0);
-			e++;
-			insns += cnt;
-			if (!nb) {
-				s->exit = last;
-				s->exit_x = x;
-				s->left = left;
-				fi = last;
-				hp += !left;
-				goto out;
-			}
-			b = nb;
-			fi = nb->insn;
-			if (!left)
+			n = v >> FLOW_RF_N;
+			last = fi + n - 1;
+			if (!(v & FLOW_RF_ONE) || last >= bend ||
+			    (e > elim && (uintptr_t)e + 2 * sizeof(*e) * n > qend))
 				break;
-			start = fi;
-			cnt = 0;
+			off = rng_off(obase, hp, offs_given);
+			nx = (v >> 16) & 1; /* FLOW_RF_NLAST */
+			write_range_w(e, fi, last, nx, n, off,
+				      (uint32_t)w + ((v >> FLOW_RF_CW) & 0xff));
+			e++;
+			w = v & 0xff;
+			insns += n;
+			if (FLOW_LIKELY(last + 1 < bend)) {
+				fi = last + 1;
+				continue;
+			}
+			{
+				int slot = exit_slot(last, nx ^ 1);
+				struct flow_block *nb = slot < 0 ? NULL : b->succ[slot];
+
+				if (!nb) {
+					fi = last;
+					s->exit = last;
+					s->exit_x = nx ^ 1;
+					hp++;
+					break;
+				}
+				b = nb;
+				fi = nb->insn;
+				bend = nb->insn + nb->n;
+			}
+		}
+	} else {
+		for (; hp < hend; hp++) {
+			uint32_t v = tab[*hp];
+			const struct flow_insn *start = fi, *last;
+			struct flow_block *nb;
+			unsigned left, cnt = 0, nx = (v >> 16) & 1, x;
+			uint64_t off;
+
+			left = v >> FLOW_RF_N;
+			if (!(v & FLOW_RF_ONE) ||
+			    (e > elim && (uintptr_t)e + 2 * sizeof(*e) * left > qend))
+				break;
+			off = rng_off(obase, hp, offs_given);
+			for (;;) {
+				const struct flow_insn *bend = b->insn + b->n;
+
+				if (FLOW_LIKELY(fi + left < bend)) {
+					/* The rest, short of the block's last. */
+					cnt += left;
+					write_range_w(e, start, fi + left - 1, nx, cnt,
+						      off, 0);
+					e++;
+					insns += cnt;
+					fi += left;
+					left = 0;
+					break;
+				}
+				/* Up to the block's last instruction, whose atom is
+				 * an E unless it is the header's last. */
+				last = bend - 1;
+				left -= (unsigned)(bend - fi);
+				cnt += (unsigned)(bend - fi);
+				x = left ? 1 : nx ^ 1;
+				{
+					int slot = exit_slot(last, x);
+
+					nb = slot < 0 ? NULL : b->succ[slot];
+				}
+				if (left && nb && range_goes_on(last, x)) {
+					/* A long block's cut: the range goes on. */
+					b = nb;
+					fi = nb->insn;
+					continue;
+				}
+				write_range_w(e, start, last, x ^ 1, cnt, off, 0);
+				e++;
+				insns += cnt;
+				if (!nb) {
+					s->exit = last;
+					s->exit_x = x;
+					s->left = left;
+					fi = last;
+					hp += !left;
+					goto out;
+				}
+				b = nb;
+				fi = nb->insn;
+				if (!left)
+					break;
+				start = fi;
+				cnt = 0;
+			}
 		}
 	}
 out:
@@ -902,22 +872,25 @@ out:
 	s->b = b;
 	s->fi = fi;
 	s->e = e;
+	if (ca)
+		s->w = w;
 	return hp;
 }
 
-static __attribute__((noinline)) const uint8_t *
-rng_nfast_offs(struct etm3_flow_decoder *d, struct rng_fast *s,
-	       const uint8_t *hp, const uint8_t *hend, uintptr_t obase)
-{
-	return rng_nfast_body(d, s, hp, hend, obase, 1);
-}
-
-static __attribute__((noinline)) const uint8_t *
-rng_nfast_plain(struct etm3_flow_decoder *d, struct rng_fast *s,
-		const uint8_t *hp, const uint8_t *hend, uintptr_t obase)
-{
-	return rng_nfast_body(d, s, hp, hend, obase, 0);
-}
+/* rng_fast_body() out of line, a copy for runs with an offset table
+ * (deframed input) and one without, for cycle-accurate trace (rng_fast())
+ * and not (rng_nfast()). */
+#define RNG_FAST_COPY(NAME, OFFS, CA)                                       \
+	static __attribute__((noinline)) const uint8_t *NAME(               \
+		struct etm3_flow_decoder *d, struct rng_fast *s,            \
+		const uint8_t *hp, const uint8_t *hend, uintptr_t obase)    \
+	{                                                                   \
+		return rng_fast_body(d, s, hp, hend, obase, OFFS, CA);      \
+	}
+RNG_FAST_COPY(rng_fast_offs, 1, 1)
+RNG_FAST_COPY(rng_fast_plain, 0, 1)
+RNG_FAST_COPY(rng_nfast_offs, 1, 0)
+RNG_FAST_COPY(rng_nfast_plain, 0, 0)
 
 /* walk_run() for ETM3_FLOW_RANGES with data trace off. Each header's
  * instructions a range at a time (its atoms: IHI 0014Q 7.3.1, Tables 7.2
