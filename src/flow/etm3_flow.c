@@ -904,8 +904,10 @@ RNG_FAST_COPY(rng_nfast_plain, 0, 0)
  * header that may not fit the queue (two elements per instruction at
  * most) waits, whole, for the next call (d->run_h; the walk's run_a is
  * never set here): the elements are the same, only where one call's
- * batch ends may move. The common headers (no instructions, or one range inside a linked block)
- * go through rng_fast(), whose loop keeps its state in registers. */
+ * batch ends may move. The common headers go through rng_fast() (@ca,
+ * cycle-accurate trace: no instructions, or one range inside a linked
+ * block) or rng_nfast() (E atoms and a last N, through linked blocks),
+ * whose loops keep their state in registers. */
 static FLOW_INLINE int rng_run(struct etm3_flow_decoder *d,
 			       const struct etm3_packet *p, int offs_given,
 			       const int ca)
@@ -1159,7 +1161,8 @@ rng_run_ca(struct etm3_flow_decoder *d, const struct etm3_packet *p)
 }
 
 /* rng_run() without cycle-accurate trace: no W atoms, so none of the
- * loop's cycle counting. */
+ * loop's cycle counting; the common headers (format 1: E atoms, then an
+ * N or none) go through rng_nfast(). */
 static __attribute__((noinline)) int
 rng_run_nca(struct etm3_flow_decoder *d, const struct etm3_packet *p)
 {
