@@ -193,8 +193,16 @@ static int resolve(struct etm3_flow_decoder *d, uint64_t offset)
 	 * in Thumb and ThumbEE state (IHI 0014Q Table 7.20): only a damaged
 	 * I-sync can name another address. */
 	if (!(d->addr & (d->isa == etmkit_isa_arm ? 3u :
-			 d->isa == etmkit_isa_jazelle ? 0u : 1u)))
-		b = flow_cache_get(&d->cache, d->addr, d->isa, d->space, &loss);
+			 d->isa == etmkit_isa_jazelle ? 0u : 1u))) {
+		/* The cache's front first, inline: what flow_cache_get()
+		 * looks at first inside the image's span (block.h). */
+		if (!flow_cache_outside(&d->cache, d->addr))
+			b = flow_cache_front(&d->cache, d->addr, d->isa,
+					     d->space);
+		if (!b)
+			b = flow_cache_get(&d->cache, d->addr, d->isa,
+					   d->space, &loss);
+	}
 
 	if (b) {
 		FLOW_ENTER_BLOCK(d, b, gen);
