@@ -717,7 +717,7 @@ int etm3_decode_one(struct etm3_pkt_decoder *dec, const uint8_t *p,
 /* etm3_decode_one() of a branch address packet (dec->hdr[p[0]] is
  * etm3_pkt_branch_address), the commonest after P-headers: its own copy,
  * the parser inline. */
-static __attribute__((noinline)) int
+static inline __attribute__((always_inline)) int
 decode_branch(struct etm3_pkt_decoder *dec, const uint8_t *p, size_t avail,
 	      struct etm3_packet *pkt)
 {
