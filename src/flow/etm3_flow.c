@@ -193,8 +193,16 @@ static int resolve(struct etm3_flow_decoder *d, uint64_t offset)
 	 * in Thumb and ThumbEE state (IHI 0014Q Table 7.20): only a damaged
 	 * I-sync can name another address. */
 	if (!(d->addr & (d->isa == etmkit_isa_arm ? 3u :
-			 d->isa == etmkit_isa_jazelle ? 0u : 1u)))
-		b = flow_cache_get(&d->cache, d->addr, d->isa, d->space, &loss);
+			 d->isa == etmkit_isa_jazelle ? 0u : 1u))) {
+		/* The cache's front first, inline: what flow_cache_get()
+		 * looks at first inside the image's span (block.h). */
+		if (!flow_cache_outside(&d->cache, d->addr))
+			b = flow_cache_front(&d->cache, d->addr, d->isa,
+					     d->space);
+		if (!b)
+			b = flow_cache_get(&d->cache, d->addr, d->isa,
+					   d->space, &loss);
+	}
 
 	if (b) {
 		FLOW_ENTER_BLOCK(d, b, gen);
@@ -257,22 +265,28 @@ static void lose_atom(struct etm3_flow_decoder *d, uint64_t offset)
 	}
 }
 
+/* After a taken indirect branch: its target comes in a branch packet
+ * (7.3.5). */
+static FLOW_INLINE void wait_for_address(struct etm3_flow_decoder *d)
+{
+	d->pos = POS_NONE;
+	d->blk = NULL;
+	d->waiting = 1;
+	d->lost_reported = 0;
+}
+
 /* After the last instruction of block @b, executed if @exec. */
 static void block_end(struct etm3_flow_decoder *d, struct flow_block *b,
 		      const struct flow_insn *fi, unsigned exec)
 {
 	int slot = exit_slot(fi, exec);
 
-	if (slot < 0) {
-		d->pos = POS_NONE;
-		d->blk = NULL;
-		d->waiting = 1;
-		d->lost_reported = 0;
-	} else if (slot) {
+	if (slot < 0)
+		wait_for_address(d);
+	else if (slot)
 		leave_block(d, b, 1, b->target, b->target_isa);
-	} else {
+	else
 		leave_block(d, b, 0, flow_block_end(b), b->isa);
-	}
 }
 
 /* ETM3_FLOW_RANGES: step()'s instruction @fi, into the open range or a
@@ -615,7 +629,9 @@ static FLOW_INLINE int walk_run(struct etm3_flow_decoder *d,
  * time (rng_run()). Its state lives in locals, written back to *d
  * (RNG_SAVE) only around the general step() and block_end(), out of
  * line, and read again after (RNG_LOAD), so that nothing of the hot loop
- * is in memory the element stores might alias. */
+ * is in memory the element stores might alias. Without cycle-accurate
+ * trace (@ca 0) there are no W atoms (IHI 0014Q Table 7.2), so d->w
+ * stays 0 and w is 0 throughout. */
 #define RNG_LOAD()                                                          \
 	do {                                                                \
 		b = d->pos == POS_BLOCK ? d->blk : NULL;                    \
@@ -623,7 +639,7 @@ static FLOW_INLINE int walk_run(struct etm3_flow_decoder *d,
 		e = &d->q[d->n];                                            \
 		open = d->open >= 0 ? &d->q[d->open] : NULL;                \
 		e0 = e;                                                     \
-		w = d->w;                                                   \
+		w = ca ? d->w : 0;                                          \
 	} while (0)
 
 /* walk_save() for rng_run()'s locals. */
@@ -641,7 +657,10 @@ static FLOW_INLINE int walk_run(struct etm3_flow_decoder *d,
 		}                                                           \
 		d->open = open ? (long)(open - d->q) : -1;                  \
 		d->n = (size_t)(e - d->q);                                  \
-		d->w = w > FLOW_W_CAP ? FLOW_W_CAP : (uint32_t)w;           \
+		d->stats.insns += insns;                                    \
+		insns = 0;                                                  \
+		if (ca)                                                     \
+			d->w = w > FLOW_W_CAP ? FLOW_W_CAP : (uint32_t)w;   \
 	} while (0)
 
 /* One instruction the general way: item @v of the header at @off (the
@@ -670,21 +689,28 @@ static __attribute__((noinline)) void rng_slow_exit(
 	block_end(d, d->blk, last, x);
 }
 
-/* The header at d->run_h of run @p the general way (walk_run() on a run
- * cut after it): from its start when it may not fit the queue (walk_run()
- * then stops inside it: returns 0), or the rest of it (d->run_a) when the
- * queue has been drained (returns 1, d->run_h past it). */
-static __attribute__((noinline)) int rng_part(struct etm3_flow_decoder *d,
-					      const struct etm3_packet *p,
-					      int offs_given)
+/* The offset of header @hp of a run: @obase plus its address, or the
+ * offset table's entry at @obase plus eight times its address
+ * (@offs_given; rng_run()'s obase). */
+static FLOW_INLINE uint64_t rng_off(uintptr_t obase, const uint8_t *hp,
+				   int offs_given)
 {
-	struct etm3_packet q = *p;
+	return offs_given ? *(const uint64_t *)(obase + 8 * (uintptr_t)hp) :
+			    (uint64_t)(obase + (uintptr_t)hp);
+}
 
-	q.u.run.count = d->run_h + 1;
-	if (!(offs_given ? walk_run(d, &q, 1, 0, 1) : walk_run(d, &q, 0, 0, 1)))
-		return 0;
-	d->run_h++;
-	return 1;
+/* rng_run()'s entry, before its state is loaded. A run after a branch
+ * packet (IHI 0014Q 7.3.5) starts at an address: its block is looked up
+ * here when the general way would look it up at the run's first header
+ * (hp): that header has instructions, it fits the queue, no range is
+ * open. @obase and @offs_given: rng_run()'s. */
+static FLOW_INLINE void rng_front(struct etm3_flow_decoder *d,
+				  const uint8_t *hp, const uint8_t *hend,
+				  uintptr_t obase, int offs_given)
+{
+	if (d->pos == POS_ADDR && hp < hend && d->rph[*hp].n &&
+	    d->n <= FLOW_QUEUE - 32 && d->open < 0)
+		(void)rng_resolve(d, rng_off(obase, hp, offs_given));
 }
 
 /* rng_run()'s state handed to and from rng_fast(). */
@@ -697,26 +723,37 @@ struct rng_fast {
 					 at this, the block's last, executed
 					 if exit_x, with no successor linked */
 	unsigned exit_x;
+	unsigned left;                /* rng_nfast(), exit set: the header's
+					 atoms after it, or 0 */
 };
 
 /* rng_run()'s common headers, in a loop of their own so that its few
  * variables stay in registers (in rng_run() they are spilled around its
- * general cases): headers of W atoms only, and headers whose
+ * general cases). Returns the first header from @hp on that it does not
+ * take, or, with s->exit set, where a range left its block with no
+ * successor linked (the caller goes on with block_end()). Its checks are
+ * rng_run()'s: it stops where rng_run() would leave the fast way.
+ *
+ * Cycle-accurate trace (@ca): headers of W atoms only, and headers whose
  * instructions are one range in block s->b, up to its last instruction
- * at most (then on to a linked successor). Returns the first header from
- * @hp on that it does not take, or, with s->exit set, the one after a
- * header whose range left the block with no successor linked (the
- * caller goes on with block_end()). Its checks are rng_run()'s: it stops
- * where rng_run() would leave the fast way, or after FLOW_RF_HEADERS
- * headers (s->w is at most FLOW_W_RF_MAX when it is called). */
+ * at most (then on to a linked successor); s->exit is set after the
+ * header whose range left the block. It stops after FLOW_RF_HEADERS
+ * headers (s->w is at most FLOW_W_RF_MAX when it is called).
+ *
+ * Without (no W atoms): nearly every header is E atoms and the N that
+ * may end them (format 1, IHI 0014Q Table 7.2), taken a block at a time
+ * through linked blocks, each block's part one range (a range ends at a
+ * taken branch). It stops at a header with no instructions, with an N
+ * before the last, or that may not fit the queue. With s->exit set it
+ * returns the header after the one whose range left the block if that
+ * was its last atom, else (s->left atoms to go) that header itself. */
 static FLOW_INLINE const uint8_t *
 rng_fast_body(struct etm3_flow_decoder *d, struct rng_fast *s,
 	      const uint8_t *hp, const uint8_t *hend, uintptr_t obase,
-	      int offs_given)
+	      int offs_given, const int ca)
 {
 	struct flow_block *b = s->b;
 	const struct flow_insn *fi = s->fi;
-	const struct flow_insn *bend = b->insn + b->n;
 	struct etmkit_elem *e = s->e;
 	/* Up to elim any header fits; past it, one fits if two elements per
 	 * instruction do before the queue's end, qend (rng_run()'s test,
@@ -724,76 +761,144 @@ rng_fast_body(struct etm3_flow_decoder *d, struct rng_fast *s,
 	struct etmkit_elem *const elim = &d->q[FLOW_QUEUE - 32];
 	const uintptr_t qend = (uintptr_t)&d->q[FLOW_QUEUE];
 	const uint32_t *const tab = d->rfast;
-	uint64_t w = s->w, insns = 0;
+	uint64_t w = ca ? s->w : 0, insns = 0;
 
-	if (hend - hp > FLOW_RF_HEADERS)
-		hend = hp + FLOW_RF_HEADERS; /* w stays below FLOW_W_CAP */
-	for (; hp < hend; hp++) {
-		uint32_t v = tab[*hp];
-		unsigned n, nx;
-		const struct flow_insn *last;
-		uint64_t off;
+	if (ca) {
+		const struct flow_insn *bend = b->insn + b->n;
 
-		if (FLOW_LIKELY(v < (1u << FLOW_RF_CW))) {
-			w += v; /* W atoms only: the trail. Below FLOW_W_CAP
-				   by FLOW_RF_HEADERS's bound */
-			continue;
-		}
-		n = v >> FLOW_RF_N;
-		last = fi + n - 1;
-		if (!(v & FLOW_RF_ONE) || last >= bend ||
-		    (e > elim && (uintptr_t)e + 2 * sizeof(*e) * n > qend))
-			break;
-		off = offs_given ?
-			*(const uint64_t *)(obase + 8 * (uintptr_t)hp) :
-			(uint64_t)(obase + (uintptr_t)hp);
-		nx = (v >> 16) & 1; /* FLOW_RF_NLAST */
-		write_range_w(e, fi, last, nx, n, off,
-			      (uint32_t)w + ((v >> FLOW_RF_CW) & 0xff));
-		e++;
-		w = v & 0xff;
-		insns += n;
-		if (FLOW_LIKELY(last + 1 < bend)) {
-			fi = last + 1;
-			continue;
-		}
-		{
-			int slot = exit_slot(last, nx ^ 1);
-			struct flow_block *nb = slot < 0 ? NULL : b->succ[slot];
+		if (hend - hp > FLOW_RF_HEADERS)
+			hend = hp + FLOW_RF_HEADERS; /* w stays below FLOW_W_CAP */
+		for (; hp < hend; hp++) {
+			uint32_t v = tab[*hp];
+			unsigned n, nx;
+			const struct flow_insn *last;
+			uint64_t off;
 
-			if (!nb) {
-				fi = last;
-				s->exit = last;
-				s->exit_x = nx ^ 1;
-				hp++;
-				break;
+			if (FLOW_LIKELY(v < (1u << FLOW_RF_CW))) {
+				w += v; /* W atoms only: the trail. Below FLOW_W_CAP
+					   by FLOW_RF_HEADERS's bound */
+				continue;
 			}
-			b = nb;
-			fi = nb->insn;
-			bend = nb->insn + nb->n;
+			n = v >> FLOW_RF_N;
+			last = fi + n - 1;
+			if (!(v & FLOW_RF_ONE) || last >= bend ||
+			    (e > elim && (uintptr_t)e + 2 * sizeof(*e) * n > qend))
+				break;
+			off = rng_off(obase, hp, offs_given);
+			nx = (v >> 16) & 1; /* FLOW_RF_NLAST */
+			write_range_w(e, fi, last, nx, n, off,
+				      (uint32_t)w + ((v >> FLOW_RF_CW) & 0xff));
+			e++;
+			w = v & 0xff;
+			insns += n;
+			if (FLOW_LIKELY(last + 1 < bend)) {
+				fi = last + 1;
+				continue;
+			}
+			{
+				int slot = exit_slot(last, nx ^ 1);
+				struct flow_block *nb = slot < 0 ? NULL : b->succ[slot];
+
+				if (!nb) {
+					fi = last;
+					s->exit = last;
+					s->exit_x = nx ^ 1;
+					hp++;
+					break;
+				}
+				b = nb;
+				fi = nb->insn;
+				bend = nb->insn + nb->n;
+			}
+		}
+	} else {
+		for (; hp < hend; hp++) {
+			uint32_t v = tab[*hp];
+			const struct flow_insn *start = fi, *last;
+			struct flow_block *nb;
+			unsigned left, cnt = 0, nx = (v >> 16) & 1, x;
+			uint64_t off;
+
+			left = v >> FLOW_RF_N;
+			if (!(v & FLOW_RF_ONE) ||
+			    (e > elim && (uintptr_t)e + 2 * sizeof(*e) * left > qend))
+				break;
+			off = rng_off(obase, hp, offs_given);
+			for (;;) {
+				const struct flow_insn *bend = b->insn + b->n;
+
+				if (FLOW_LIKELY(fi + left < bend)) {
+					/* The rest, short of the block's last. */
+					cnt += left;
+					write_range_w(e, start, fi + left - 1, nx, cnt,
+						      off, 0);
+					e++;
+					insns += cnt;
+					fi += left;
+					left = 0;
+					break;
+				}
+				/* Up to the block's last instruction, whose atom is
+				 * an E unless it is the header's last. */
+				last = bend - 1;
+				left -= (unsigned)(bend - fi);
+				cnt += (unsigned)(bend - fi);
+				x = left ? 1 : nx ^ 1;
+				{
+					int slot = exit_slot(last, x);
+
+					nb = slot < 0 ? NULL : b->succ[slot];
+				}
+				if (left && nb && range_goes_on(last, x)) {
+					/* A long block's cut: the range goes on. */
+					b = nb;
+					fi = nb->insn;
+					continue;
+				}
+				write_range_w(e, start, last, x ^ 1, cnt, off, 0);
+				e++;
+				insns += cnt;
+				if (!nb) {
+					s->exit = last;
+					s->exit_x = x;
+					s->left = left;
+					fi = last;
+					hp += !left;
+					goto out;
+				}
+				b = nb;
+				fi = nb->insn;
+				if (!left)
+					break;
+				start = fi;
+				cnt = 0;
+			}
 		}
 	}
+out:
 	d->stats.insns += insns;
 	s->b = b;
 	s->fi = fi;
 	s->e = e;
-	s->w = w;
+	if (ca)
+		s->w = w;
 	return hp;
 }
 
-static __attribute__((noinline)) const uint8_t *
-rng_fast_offs(struct etm3_flow_decoder *d, struct rng_fast *s,
-	      const uint8_t *hp, const uint8_t *hend, uintptr_t obase)
-{
-	return rng_fast_body(d, s, hp, hend, obase, 1);
-}
-
-static __attribute__((noinline)) const uint8_t *
-rng_fast_plain(struct etm3_flow_decoder *d, struct rng_fast *s,
-	       const uint8_t *hp, const uint8_t *hend, uintptr_t obase)
-{
-	return rng_fast_body(d, s, hp, hend, obase, 0);
-}
+/* rng_fast_body() out of line, a copy for runs with an offset table
+ * (deframed input) and one without, for cycle-accurate trace (rng_fast())
+ * and not (rng_nfast()). */
+#define RNG_FAST_COPY(NAME, OFFS, CA)                                       \
+	static __attribute__((noinline)) const uint8_t *NAME(               \
+		struct etm3_flow_decoder *d, struct rng_fast *s,            \
+		const uint8_t *hp, const uint8_t *hend, uintptr_t obase)    \
+	{                                                                   \
+		return rng_fast_body(d, s, hp, hend, obase, OFFS, CA);      \
+	}
+RNG_FAST_COPY(rng_fast_offs, 1, 1)
+RNG_FAST_COPY(rng_fast_plain, 0, 1)
+RNG_FAST_COPY(rng_nfast_offs, 1, 0)
+RNG_FAST_COPY(rng_nfast_plain, 0, 0)
 
 /* walk_run() for ETM3_FLOW_RANGES with data trace off. Each header's
  * instructions a range at a time (its atoms: IHI 0014Q 7.3.1, Tables 7.2
@@ -804,12 +909,16 @@ rng_fast_plain(struct etm3_flow_decoder *d, struct rng_fast *s,
  * end are one range whatever their number, written once. Where the walk
  * needs more than a linked block (a lookup, an indirect branch, a range
  * left open by one), an instruction goes the general way (step()). A
- * header that does not fit the queue (two elements per instruction at
- * most), or the rest of one, goes the general way (rng_part()). The
- * common headers (no instructions, or one range inside a linked block)
- * go through rng_fast(), whose loop keeps its state in registers. */
+ * header that may not fit the queue (two elements per instruction at
+ * most) waits, whole, for the next call (d->run_h; the walk's run_a is
+ * never set here): the elements are the same, only where one call's
+ * batch ends may move. The common headers go through rng_fast() (@ca,
+ * cycle-accurate trace: no instructions, or one range inside a linked
+ * block) or rng_nfast() (E atoms and a last N, through linked blocks),
+ * whose loops keep their state in registers. */
 static FLOW_INLINE int rng_run(struct etm3_flow_decoder *d,
-			       const struct etm3_packet *p, int offs_given)
+			       const struct etm3_packet *p, int offs_given,
+			       const int ca)
 {
 	const struct etm3_p_header_run *r = &p->u.run;
 	const uint8_t *hdr = r->headers;
@@ -828,15 +937,9 @@ static FLOW_INLINE int rng_run(struct etm3_flow_decoder *d,
 	 * are walked the general way, the range the next may extend. */
 	struct etmkit_elem *e, *e0, *open;
 	uint64_t w; /* saturated at FLOW_W_CAP where used (see below) */
-	/* Cycle-accurate trace: headers of at most two instructions, half
-	 * of them none, come in long runs that rng_fast() takes in a loop of
-	 * their own; elsewhere (longer headers, often across blocks, that it
-	 * would take one at a time) the same cases are inline. */
-	const int ca = d->info.cycle_accurate;
+	uint64_t insns = 0; /* instructions since RNG_SAVE */
 
-	if (d->run_a && !rng_part(d, p, offs_given))
-		return 0;
-	hp = hdr + d->run_h;
+	rng_front(d, hp, hend, obase, offs_given);
 	RNG_LOAD();
 	for (; hp < hend; hp++) {
 		const struct flow_rph *ph;
@@ -853,10 +956,11 @@ static FLOW_INLINE int rng_run(struct etm3_flow_decoder *d,
 			 * trails then saturating once gives what saturating
 			 * after each does (a run's count fits 32 bits and a
 			 * trail 8 bits: no overflow of 64). */
-			w += ph->trail;
+			if (ca)
+				w += ph->trail;
 			continue;
 		}
-		if (w > FLOW_W_CAP)
+		if (ca && w > FLOW_W_CAP)
 			w = FLOW_W_CAP;
 		if (e > &d->q[FLOW_QUEUE - 32] &&
 		    (size_t)(&d->q[FLOW_QUEUE] - e) / 2 < n) {
@@ -864,20 +968,27 @@ static FLOW_INLINE int rng_run(struct etm3_flow_decoder *d,
 			RNG_SAVE();
 			d->stats.packets += (uint32_t)(hp - hdr) - d->run_h;
 			d->run_h = (uint32_t)(hp - hdr);
-			return rng_part(d, p, offs_given); /* 0: it stops */
+			return 0; /* this header again, after the batch */
 		}
 		/* A range never spans two packets: every header starts with
 		 * none open, so what the fast cases leave in open is never
 		 * read (nor d->open between headers), and they leave it. */
-		if (ca && FLOW_LIKELY(b && ph->one) &&
-		    fi + n <= b->insn + b->n && w <= FLOW_W_RF_MAX) {
-			/* This header (rng_fast() makes the same tests, so
-			 * it takes it) and the common ones after it, up to
-			 * one it does not take. */
-			struct rng_fast fs = { b, fi, e, w, NULL, 0 };
+		if (FLOW_LIKELY(b && ph->one) &&
+		    (!ca || (fi + n <= b->insn + b->n &&
+			     w <= FLOW_W_RF_MAX))) {
+			/* This header (rng_fast() and rng_nfast() make the
+			 * same tests, so they take it) and the common ones
+			 * after it, up to one they do not take. */
+			struct rng_fast fs = { b, fi, e, w, NULL, 0, 0 };
 
-			hp = offs_given ? rng_fast_offs(d, &fs, hp, hend, obase) :
-					  rng_fast_plain(d, &fs, hp, hend, obase);
+			if (ca)
+				hp = offs_given ?
+					rng_fast_offs(d, &fs, hp, hend, obase) :
+					rng_fast_plain(d, &fs, hp, hend, obase);
+			else
+				hp = offs_given ?
+					rng_nfast_offs(d, &fs, hp, hend, obase) :
+					rng_nfast_plain(d, &fs, hp, hend, obase);
 			b = fs.b;
 			fi = fs.fi;
 			e = fs.e;
@@ -889,10 +1000,8 @@ static FLOW_INLINE int rng_run(struct etm3_flow_decoder *d,
 				 * the rest of *d before RNG_SAVE. */
 				b = NULL;
 				fi = NULL;
-				d->pos = POS_NONE;
-				d->blk = NULL;
-				d->waiting = 1;
-				d->lost_reported = 0;
+				open = NULL;
+				wait_for_address(d);
 			} else if (fs.exit) {
 				/* Its range goes on if it can (as below). */
 				open = range_goes_on(fs.exit, fs.exit_x) ?
@@ -901,20 +1010,29 @@ static FLOW_INLINE int rng_run(struct etm3_flow_decoder *d,
 				rng_slow_exit(d, fs.exit, fs.exit_x);
 				RNG_LOAD();
 			}
+			if (!ca && fs.left) {
+				/* rng_nfast() left the header at hp mid-way:
+				 * the rest the general way (below), from
+				 * the range if that goes on. */
+				ph = &d->rph[*hp];
+				n = ph->n;
+				i = n - fs.left;
+				off = rng_off(obase, hp, offs_given);
+				nm = ph->nmask;
+				goto rest;
+			}
 			hp--; /* the loop's step: hp next */
 			continue;
 		}
-		if (FLOW_LIKELY(b && ph->one)) {
-			/* The same cases inline (not cycle-accurate, or W
-			 * atoms past FLOW_W_RF_MAX). */
+		if (ca && FLOW_LIKELY(b && ph->one)) {
+			/* The same cases inline (W atoms past
+			 * FLOW_W_RF_MAX). */
 			const struct flow_insn *last = fi + n - 1;
 			const struct flow_insn *bend = b->insn + b->n;
-			unsigned trail = ph->trail, x = ph->xlast;
-			uint64_t wr = w + ph->cw[n];
+			unsigned trail = ca ? ph->trail : 0, x = ph->xlast;
+			uint64_t wr = ca ? w + ph->cw[n] : 0;
 
-			off = offs_given ?
-				*(const uint64_t *)(obase + 8 * (uintptr_t)hp) :
-				(uint64_t)(obase + (uintptr_t)hp);
+			off = rng_off(obase, hp, offs_given);
 			if (FLOW_LIKELY(last + 1 < bend)) {
 				/* One range inside the block, not up to its
 				 * last instruction. */
@@ -950,11 +1068,10 @@ static FLOW_INLINE int rng_run(struct etm3_flow_decoder *d,
 				continue;
 			}
 		}
-		off = offs_given ?
-			*(const uint64_t *)(obase + 8 * (uintptr_t)hp) :
-			(uint64_t)(obase + (uintptr_t)hp);
+		off = rng_off(obase, hp, offs_given);
 		open = NULL;
 		nm = ph->nmask;
+rest:
 		while (i < n) {
 			const struct flow_insn *start, *last;
 			struct flow_block *nb;
@@ -966,7 +1083,7 @@ static FLOW_INLINE int rng_run(struct etm3_flow_decoder *d,
 				if (!open && d->pos == POS_ADDR &&
 				    rng_resolve(d, off)) {
 					RNG_LOAD(); /* on a block now */
-					if (!i && ca)
+					if (!i)
 						break; /* the header again:
 							  the fast way */
 					continue;
@@ -1011,7 +1128,7 @@ static FLOW_INLINE int rng_run(struct etm3_flow_decoder *d,
 				fi = nb->insn;
 			}
 			write_range(e, start, last, x, cnt, off,
-				    w + ph->cw[i] - ph->cw[i0]);
+				    ca ? w + ph->cw[i] - ph->cw[i0] : 0);
 			w = 0;
 			d->stats.insns += cnt;
 			open = range_goes_on(last, x) ? e : NULL;
@@ -1032,7 +1149,8 @@ static FLOW_INLINE int rng_run(struct etm3_flow_decoder *d,
 			hp--; /* looked up at its start: again, on a block */
 			continue;
 		}
-		w += ph->trail;
+		if (ca)
+			w += ph->trail;
 	}
 	open = NULL; /* none between headers */
 	RNG_SAVE();
@@ -1040,16 +1158,32 @@ static FLOW_INLINE int rng_run(struct etm3_flow_decoder *d,
 	return 1;
 }
 
-/* ETM3_FLOW_RANGES: walk_run()'s copies for ranges, kept out of line so
- * that the per-instruction ones stay as they were. */
+/* rng_run() for cycle-accurate trace: headers of at most two
+ * instructions, half of them none, come in long runs that rng_fast()
+ * takes in a loop of their own; elsewhere (longer headers, often across
+ * blocks, that it would take one at a time) the same cases are inline. */
 static __attribute__((noinline)) int
-walk_run_ranges(struct etm3_flow_decoder *d, const struct etm3_packet *p,
-		int data_on)
+rng_run_ca(struct etm3_flow_decoder *d, const struct etm3_packet *p)
 {
-	if (data_on)
-		return p->u.run.offsets ? walk_run(d, p, 1, 1, 1) :
-					  walk_run(d, p, 0, 1, 1);
-	return p->u.run.offsets ? rng_run(d, p, 1) : rng_run(d, p, 0);
+	return p->u.run.offsets ? rng_run(d, p, 1, 1) : rng_run(d, p, 0, 1);
+}
+
+/* rng_run() without cycle-accurate trace: no W atoms, so none of the
+ * loop's cycle counting; the common headers (format 1: E atoms, then an
+ * N or none) go through rng_nfast(). */
+static __attribute__((noinline)) int
+rng_run_nca(struct etm3_flow_decoder *d, const struct etm3_packet *p)
+{
+	return p->u.run.offsets ? rng_run(d, p, 1, 0) : rng_run(d, p, 0, 0);
+}
+
+/* ETM3_FLOW_RANGES with data trace on: walk_run()'s copies for ranges,
+ * kept out of line so that the per-instruction ones stay as they were. */
+static __attribute__((noinline)) int
+walk_run_ranges(struct etm3_flow_decoder *d, const struct etm3_packet *p)
+{
+	return p->u.run.offsets ? walk_run(d, p, 1, 1, 1) :
+				  walk_run(d, p, 0, 1, 1);
 }
 
 static int expand_run(struct etm3_flow_decoder *d, const struct etm3_packet *p)
@@ -1065,7 +1199,9 @@ static int expand_run(struct etm3_flow_decoder *d, const struct etm3_packet *p)
 		return 1;
 	}
 	if (d->ranges)
-		return walk_run_ranges(d, p, data_on);
+		return data_on ? walk_run_ranges(d, p) :
+		       d->info.cycle_accurate ? rng_run_ca(d, p) :
+						rng_run_nca(d, p);
 	if (data_on)
 		return r->offsets ? walk_run(d, p, 1, 1, 0) :
 				    walk_run(d, p, 0, 1, 0);

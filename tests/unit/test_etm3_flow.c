@@ -114,13 +114,15 @@ static const uint32_t small_code[] = {
 };
 static const uint32_t small_code2[] = { 0xe1a00000 /* 0x8100 nop */ };
 
+/* @t (@n bytes at offsets @offs, or at their own if NULL) in one feed,
+ * drained with etm3_flow_batch() into @out. */
 static void decode_all(struct etm3_flow_decoder *d, const uint8_t *t, size_t n,
-		       struct ts_elems *out)
+		       const uint64_t *offs, struct ts_elems *out)
 {
 	const struct etmkit_elem *el;
 	int k;
 
-	assert_int_equal(etm3_flow_feed(d, t, n, NULL, 0), 0);
+	assert_int_equal(etm3_flow_feed(d, t, n, offs, 0), 0);
 	for (int pass = 0; pass < 2; pass++) {
 		while ((k = etm3_flow_batch(d, &el)) > 0)
 			for (int i = 0; i < k; i++)
@@ -148,7 +150,7 @@ static void test_small_stream(void **state)
 	c.etm.etmidr = 0x410CF250;
 	c.image = img;
 	assert_int_equal(etm3_flow_alloc(&d, &c), 0);
-	decode_all(d, small_trace, sizeof(small_trace), &l);
+	decode_all(d, small_trace, sizeof(small_trace), NULL, &l);
 	assert_int_equal(l.n, 7);
 	assert_int_equal(l.e[0].kind, etmkit_elem_trace_on);
 	assert_int_equal(l.e[0].u.trace_on.reason, etmkit_on_trace_enable);
@@ -180,7 +182,7 @@ static void test_small_stream(void **state)
 	c.image = NULL;
 	l.n = 0;
 	assert_int_equal(etm3_flow_alloc(&d, &c), 0);
-	decode_all(d, small_trace, sizeof(small_trace), &l);
+	decode_all(d, small_trace, sizeof(small_trace), NULL, &l);
 	assert_int_equal(l.n, 4);
 	assert_int_equal(l.e[2].kind, etmkit_elem_no_image);
 	assert_int_equal(l.e[2].addr, 0x8000);
@@ -317,10 +319,10 @@ static void test_tc2_reset_and_gap(void **state)
 
 	cfg_tc2(&c, t->img);
 	assert_int_equal(etm3_flow_alloc(&d, &c), 0);
-	decode_all(d, t->tr.b, t->tr.n, &a);
+	decode_all(d, t->tr.b, t->tr.n, NULL, &a);
 	etm3_flow_reset(d);
 	assert_int_equal(etm3_flow_get_stats(d)->insns, 0);
-	decode_all(d, t->tr.b, t->tr.n, &b);
+	decode_all(d, t->tr.b, t->tr.n, NULL, &b);
 	assert_int_equal(a.n, b.n);
 	for (i = 0; i < a.n; i++)
 		assert_same(&a.e[i], &b.e[i], 1);
@@ -466,7 +468,7 @@ static void test_image_for_context(void **state)
 		}
 		hook3_n = 0;
 		assert_int_equal(etm3_flow_alloc(&d, &c), 0);
-		decode_all(d, t, sizeof(t), &l);
+		decode_all(d, t, sizeof(t), NULL, &l);
 		etm3_flow_free(d);
 		got[0] = 0;
 		for (size_t i = 0; i < l.n; i++)
@@ -726,17 +728,8 @@ static void test_ranges_feeding(void **state)
 	free(b.e);
 }
 
-/* Long P-header runs in cycle-accurate trace (IHI 0014Q Table 7.3): one
- * format 3 header of eight W atoms and an E (0xfc), 70,000 of eight W
- * atoms only (0xbc), then 70,000 more 0xfc, all in one run of the packet
- * decoder (the first E places the walk in its block, so the W-only
- * headers go through the ranges walk's fast loop), over a loop
- * of 15 NOPs and a B back (a direct branch: no branch packets). The ranges
- * walk takes a run in calls of at most FLOW_RF_HEADERS headers
- * (etm3_flow_int.h), so a run longer than that crosses a call with W
- * atoms counted and not yet charged; the ranges decode must still be the
- * per-instruction decode's, the second instruction charged 560,008 W
- * atoms (cycles since the previous atom, 7.3.1), each other one eight. */
+/* A loop of 15 NOPs and a B back (a direct branch: no branch packets),
+ * at 0x8000. */
 static const uint32_t loop_code[16] = {
 	0xe1a00000, 0xe1a00000, 0xe1a00000, 0xe1a00000, 0xe1a00000,
 	0xe1a00000, 0xe1a00000, 0xe1a00000, 0xe1a00000, 0xe1a00000,
@@ -744,40 +737,69 @@ static const uint32_t loop_code[16] = {
 	0xeaffffef, /* 0x803c b 0x8000 */
 };
 
-static void test_ranges_long_runs(void **state)
+/* What starts the streams over loop_code: an A-sync and an I-sync at
+ * 0x8000 (IHI 0014Q 7.3.2, 7.3.4); the P-headers follow. */
+static const uint8_t loop_head[12] = {
+	0, 0, 0, 0, 0, 0x80,                /* A-sync */
+	0x08, 0x21, 0x00, 0x80, 0x00, 0x00, /* I-sync at 0x8000 */
+};
+
+/* @t (@n bytes at offsets @offs, or at their own if NULL) decoded over
+ * @code (@size bytes at 0x8000: loop_code or the like) with ETMCR @etmcr,
+ * per instruction into @ref and with ETM3_FLOW_RANGES into @rng: both
+ * count @insns instructions, and the ranges stand for the
+ * per-instruction elements (tests/range_same.h). */
+static void loop_decode(const uint32_t *code, size_t size, const uint8_t *t,
+			size_t n, const uint64_t *offs, uint32_t etmcr,
+			uint64_t insns, struct ts_elems *ref,
+			struct ts_elems *rng)
 {
-	enum { WONLY = 70000, WE = 70000 };
-	static const uint8_t head[] = {
-		0, 0, 0, 0, 0, 0x80,                /* A-sync */
-		0x08, 0x21, 0x00, 0x80, 0x00, 0x00, /* I-sync at 0x8000 */
-	};
 	struct etm3_flow_config c;
 	struct etm3_flow_decoder *d;
 	struct image *img;
-	struct ts_elems ref = { 0 }, rng = { 0 };
-	size_t n = sizeof(head) + 1 + WONLY + WE, insns = 0, cycles = 0;
-	uint8_t *t = malloc(n);
 
-	(void)state;
-	assert_non_null(t);
-	memcpy(t, head, sizeof(head));
-	t[sizeof(head)] = 0xfc;
-	memset(t + sizeof(head) + 1, 0xbc, WONLY);
-	memset(t + sizeof(head) + 1 + WONLY, 0xfc, WE);
 	assert_int_equal(image_alloc(&img), 0);
-	assert_int_equal(image_add_buffer(img, loop_code, sizeof(loop_code),
-					  0x8000, 0), 0);
+	assert_int_equal(image_add_buffer(img, code, size, 0x8000, 0), 0);
 	etm3_flow_config_init(&c);
-	c.etm.etmcr = 0x1000; /* cycle accurate */
+	c.etm.etmcr = etmcr;
 	c.etm.etmidr = 0x410CF250;
 	c.image = img;
 	for (int form = 0; form < 2; form++) {
 		c.flags = form ? ETM3_FLOW_RANGES : 0;
 		assert_int_equal(etm3_flow_alloc(&d, &c), 0);
-		decode_all(d, t, n, form ? &rng : &ref);
-		assert_int_equal(etm3_flow_get_stats(d)->insns, WE + 1);
+		decode_all(d, t, n, offs, form ? rng : ref);
+		assert_int_equal(etm3_flow_get_stats(d)->insns, insns);
 		etm3_flow_free(d);
 	}
+	assert_ranges_same(ref, rng, img);
+	image_free(img);
+}
+
+/* Long P-header runs in cycle-accurate trace (IHI 0014Q Table 7.3): one
+ * format 3 header of eight W atoms and an E (0xfc), 70,000 of eight W
+ * atoms only (0xbc), then 70,000 more 0xfc, all in one run of the packet
+ * decoder (the first E places the walk in its block, so the W-only
+ * headers go through the ranges walk's fast loop), over loop_code. The
+ * ranges walk takes a run in calls of at most FLOW_RF_HEADERS headers
+ * (etm3_flow_int.h), so a run longer than that crosses a call with W
+ * atoms counted and not yet charged; the ranges decode must still be the
+ * per-instruction decode's, the second instruction charged 560,008 W
+ * atoms (cycles since the previous atom, 7.3.1), each other one eight. */
+static void test_ranges_long_runs(void **state)
+{
+	enum { WONLY = 70000, WE = 70000 };
+	struct ts_elems ref = { 0 }, rng = { 0 };
+	size_t n = sizeof(loop_head) + 1 + WONLY + WE, insns = 0, cycles = 0;
+	uint8_t *t = malloc(n);
+
+	(void)state;
+	assert_non_null(t);
+	memcpy(t, loop_head, sizeof(loop_head));
+	t[sizeof(loop_head)] = 0xfc;
+	memset(t + sizeof(loop_head) + 1, 0xbc, WONLY);
+	memset(t + sizeof(loop_head) + 1 + WONLY, 0xfc, WE);
+	loop_decode(loop_code, sizeof(loop_code), t, n, NULL,
+		    0x1000 /* cycle accurate */, WE + 1, &ref, &rng);
 	for (size_t i = 0; i < ref.n; i++) {
 		const struct etmkit_elem *e = &ref.e[i];
 
@@ -797,8 +819,190 @@ static void test_ranges_long_runs(void **state)
 	}
 	assert_int_equal(insns, WE + 1);
 	assert_int_equal(cycles, 8 * (WONLY + WE + 1));
-	assert_ranges_same(&ref, &rng, img);
-	image_free(img);
+	free(ref.e);
+	free(rng.e);
+	free(t);
+}
+
+/* A header's atoms, E (1) or N (0), in order (IHI 0014Q Table 7.2,
+ * non-cycle-accurate): format 1, b1NEEEE00, EEEE E atoms then N N atoms;
+ * format 2, b1000FF10, bit 3's atom then bit 2's (a bit set: N). Returns
+ * the count. */
+static unsigned plain_atoms(uint8_t h, uint8_t *x)
+{
+	unsigned k = 0;
+
+	if ((h & 0x83) == 0x80) {
+		for (unsigned i = 0; i < ((h >> 2) & 0xfu); i++)
+			x[k++] = 1;
+		if (h & 0x40)
+			x[k++] = 0;
+	} else {
+		x[k++] = !(h & 0x08);
+		x[k++] = !(h & 0x04);
+	}
+	return k;
+}
+
+/* The range one expects (ETM3_FLOW_RANGES, flow.h). */
+struct want_range {
+	uint64_t addr, offset;
+	uint32_t count;
+	uint8_t exec;
+};
+
+/* Non-cycle-accurate trace (no W atoms): 6,000 P-headers in one run over
+ * a loop of @len instructions at 0x8000 (NOPs and a B back), of every
+ * format 1 and format 2 shape, drawn at random but for an N atom on the B
+ * (it would leave the image), fed once without an offset table and once
+ * with one (the runs' two forms). Headers run through the B into the
+ * loop again, so a header's atoms are one range or several, and the
+ * queue fills many times in the middle of the run; in a loop longer than
+ * FLOW_BLOCK_MAX (block.h: 32) ranges go on across the block's cut, the
+ * first time with no successor linked yet. The ranges are worked out
+ * here from the atoms: each ends at an N atom, at the B (taken), or at
+ * its header's end (a range never spans two packets), and comes at its
+ * header's offset; and they stand for the per-instruction decode's
+ * elements. */
+static void plain_headers(unsigned len)
+{
+	enum { HEADERS = 6000 };
+	size_t n = sizeof(loop_head) + HEADERS, nw = 0, got = 0;
+	uint8_t *t = malloc(n);
+	uint64_t *offs = malloc(n * sizeof(*offs));
+	struct want_range *want = malloc(2 * HEADERS * sizeof(*want));
+	uint32_t code[64], seed = 12345, pos = 0;
+	uint64_t insns = 0;
+
+	assert_true(len >= 2 && len <= 64);
+	assert_non_null(t);
+	assert_non_null(offs);
+	assert_non_null(want);
+	for (unsigned i = 0; i < len; i++)
+		code[i] = 0xe1a00000; /* nop */
+	/* b 0x8000: ARM B, the offset in words from the B's address + 8 */
+	code[len - 1] = 0xea000000u | ((0u - (len + 1)) & 0xffffffu);
+	memcpy(t, loop_head, sizeof(loop_head));
+	for (size_t i = sizeof(loop_head); i < n; i++) {
+		uint8_t x[16], h;
+		unsigned k, a;
+
+		do { /* atom a is at code[(pos + a) % len] */
+			seed = seed * 1103515245u + 12345u;
+			h = (uint8_t)(seed >> 16);
+			h = (h & 1) ? (uint8_t)(0x82 | (h & 0x0c)) :
+				      (uint8_t)(0x80 | (h & 0x7c));
+			k = plain_atoms(h, x);
+			for (a = 0; a < k; a++)
+				if (!x[a] && (pos + a) % len == len - 1)
+					break;
+		} while (a < k);
+		t[i] = h;
+		for (a = 0; a < k; a++) {
+			struct want_range *r = &want[nw];
+
+			if (!a || !want[nw - 1].exec || pos == 0) {
+				r->addr = 0x8000 + 4 * pos;
+				r->offset = i;
+				r->count = 0;
+				nw++;
+			}
+			r = &want[nw - 1];
+			r->count++;
+			r->exec = x[a];
+			pos = (pos + 1) % len;
+		}
+		insns += k;
+	}
+	for (int form = 0; form < 2; form++) {
+		struct ts_elems ref = { 0 }, rng = { 0 };
+
+		for (size_t i = 0; i < n; i++)
+			offs[i] = 1000 + 3 * i;
+		loop_decode(code, 4 * len, t, n, form ? offs : NULL, 0, insns,
+			    &ref, &rng);
+		got = 0;
+		for (size_t i = 0; i < rng.n; i++) {
+			const struct etmkit_elem *e = &rng.e[i];
+			const struct want_range *r = &want[got];
+
+			if (e->kind != etmkit_elem_insn_range)
+				continue;
+			assert_true(got < nw);
+			assert_int_equal(e->addr, r->addr);
+			assert_int_equal(e->u.range.count, r->count);
+			assert_int_equal(e->u.range.end,
+					 r->addr + 4 * r->count);
+			assert_int_equal(e->offset,
+					 form ? offs[r->offset] : r->offset);
+			assert_int_equal(!!(e->flags & ETMKIT_INSN_EXEC),
+					 r->exec);
+			assert_int_equal(!!(e->flags & ETMKIT_INSN_COND_FAIL),
+					 !r->exec);
+			assert_int_equal(e->cycles, 0);
+			got++;
+		}
+		assert_int_equal(got, nw);
+		free(ref.e);
+		free(rng.e);
+	}
+	assert_true(nw > 4 * 256); /* FLOW_QUEUE: etm3_flow_int.h */
+	free(t);
+	free(offs);
+	free(want);
+}
+
+static void test_ranges_plain_headers(void **state)
+{
+	(void)state;
+	plain_headers(16); /* loop_code */
+	plain_headers(40); /* a block of 32 and one of 8 */
+}
+
+/* Non-cycle-accurate trace over seven NOPs and a BX LR at 0x8000: headers
+ * that end on the BX, stop short of it, or go past it (their atoms after
+ * it lost: a gap element, IHI 0014Q 7.3.5), each BX followed by a branch
+ * address packet back to 0x8000, and a branch to where the image has no
+ * code (a no_image element at the next header), 300 times in a row: the
+ * ranges stand for the per-instruction decode's elements. */
+static void test_ranges_plain_indirect(void **state)
+{
+	static const uint32_t code[8] = {
+		0xe1a00000, 0xe1a00000, 0xe1a00000, 0xe1a00000,
+		0xe1a00000, 0xe1a00000, 0xe1a00000,
+		0xe12fff1e, /* 0x801c bx lr */
+	};
+	static const uint8_t round[] = {
+		0xa0,       /* 8 E: up to the BX */
+		0x81, 0x00, /* branch address 0x8000 */
+		0x8c, 0xb0, /* 3 E, then 12 E: 5 to the BX, 7 lost */
+		0x81, 0x00,
+		0xc4, 0x82, /* E N, then format 2 E E */
+		0xb0,       /* 12 E: 4 to the BX, 8 lost */
+		0x81, 0x10, /* branch address 0x9000: no code there */
+		0x84,       /* E: no_image, the atom lost */
+		0x81, 0x00,
+	};
+	enum { ROUNDS = 300, ROUND_INSNS = 8 + 3 + 5 + 2 + 2 + 4 };
+	size_t n = sizeof(loop_head) + ROUNDS * sizeof(round);
+	uint8_t *t = malloc(n);
+	struct ts_elems ref = { 0 }, rng = { 0 };
+	size_t gaps = 0, holes = 0;
+
+	(void)state;
+	assert_non_null(t);
+	memcpy(t, loop_head, sizeof(loop_head));
+	for (size_t r = 0; r < ROUNDS; r++)
+		memcpy(t + sizeof(loop_head) + r * sizeof(round), round,
+		       sizeof(round));
+	loop_decode(code, sizeof(code), t, n, NULL, 0, ROUNDS * ROUND_INSNS,
+		    &ref, &rng);
+	for (size_t i = 0; i < rng.n; i++) {
+		gaps += rng.e[i].kind == etmkit_elem_gap;
+		holes += rng.e[i].kind == etmkit_elem_no_image;
+	}
+	assert_int_equal(gaps, 2 * ROUNDS);
+	assert_int_equal(holes, ROUNDS);
 	free(ref.e);
 	free(rng.e);
 	free(t);
@@ -819,6 +1023,8 @@ int main(void)
 		cmocka_unit_test(test_ranges_captures),
 		cmocka_unit_test(test_ranges_feeding),
 		cmocka_unit_test(test_ranges_long_runs),
+		cmocka_unit_test(test_ranges_plain_headers),
+		cmocka_unit_test(test_ranges_plain_indirect),
 	};
 	if (f)
 		fclose(f);

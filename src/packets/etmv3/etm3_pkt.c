@@ -197,10 +197,10 @@ static int read_exception_bytes(const struct etm3_pkt_decoder *dec,
 /* Parse a branch address field (a branch packet, or the compressed address
  * of an LSiP I-sync) against reference @ref. Returns bytes used, 0 if more
  * are needed, or -(bytes) if malformed (*why set). */
-static int parse_branch_field(const struct etm3_pkt_decoder *dec,
-			      const uint8_t *p, size_t avail,
-			      const struct branch_ref *ref, int in_lsip,
-			      struct etm3_branch *br, const char **why)
+static inline __attribute__((always_inline)) int
+parse_branch_field(const struct etm3_pkt_decoder *dec, const uint8_t *p,
+		   size_t avail, const struct branch_ref *ref, int in_lsip,
+		   struct etm3_branch *br, const char **why)
 {
 	unsigned nb, bits, shift, exc_follow = 0;
 	uint8_t isa = ref->isa;
@@ -318,8 +318,9 @@ static struct branch_ref current_ref(const struct etm3_pkt_decoder *dec)
 	return r;
 }
 
-static int parse_branch(struct etm3_pkt_decoder *dec, const uint8_t *p,
-			size_t avail, struct etm3_packet *pkt)
+static inline __attribute__((always_inline)) int
+parse_branch(struct etm3_pkt_decoder *dec, const uint8_t *p, size_t avail,
+	     struct etm3_packet *pkt)
 {
 	struct branch_ref ref = current_ref(dec);
 	int len = parse_branch_field(dec, p, avail, &ref, 0, &pkt->u.branch,
@@ -656,13 +657,12 @@ static int parse_payload(unsigned type, struct etm3_pkt_decoder *dec,
 	}
 }
 
-/* Decode the packet at p[0..avail) (p[0] is not 0x00). Returns its length
- * (> 0), 0 when more bytes are needed, or -(length) for a rejected packet
- * (pkt->why set). Fills pkt's type, size, raw and payload; not offset. */
-int etm3_decode_one(struct etm3_pkt_decoder *dec, const uint8_t *p,
-		      size_t avail, struct etm3_packet *pkt)
+/* etm3_decode_one() of a packet whose header's class (dec->hdr[]) is
+ * @type: inlined with a constant @type, the dispatch folds away. */
+static inline __attribute__((always_inline)) int
+decode_typed(struct etm3_pkt_decoder *dec, const uint8_t *p, size_t avail,
+	     struct etm3_packet *pkt, unsigned type)
 {
-	unsigned type = dec->hdr[p[0]];
 	int len;
 
 	pkt->error = 0;
@@ -703,6 +703,25 @@ int etm3_decode_one(struct etm3_pkt_decoder *dec, const uint8_t *p,
 	if (len < 0)
 		pkt->error = -etmkit_err_bad_packet;
 	return len;
+}
+
+/* Decode the packet at p[0..avail) (p[0] is not 0x00). Returns its length
+ * (> 0), 0 when more bytes are needed, or -(length) for a rejected packet
+ * (pkt->why set). Fills pkt's type, size, raw and payload; not offset. */
+int etm3_decode_one(struct etm3_pkt_decoder *dec, const uint8_t *p,
+		      size_t avail, struct etm3_packet *pkt)
+{
+	return decode_typed(dec, p, avail, pkt, dec->hdr[p[0]]);
+}
+
+/* etm3_decode_one() of a branch address packet (dec->hdr[p[0]] is
+ * etm3_pkt_branch_address), the commonest after P-headers: its own copy,
+ * the parser inline. */
+static inline __attribute__((always_inline)) int
+decode_branch(struct etm3_pkt_decoder *dec, const uint8_t *p, size_t avail,
+	      struct etm3_packet *pkt)
+{
+	return decode_typed(dec, p, avail, pkt, etm3_pkt_branch_address);
 }
 
 /* A rejected packet of -@len bytes at p: the search for A-sync restarts at
@@ -875,7 +894,9 @@ size_t etm3_next_synced(struct etm3_pkt_decoder *dec,
 		}
 		if (b == 0x00)
 			break; /* an A-sync: next_slow() */
-		len = etm3_decode_one(dec, buf + pos, n - pos, pkt);
+		len = dec->hdr[b] == etm3_pkt_branch_address ?
+			decode_branch(dec, buf + pos, n - pos, pkt) :
+			etm3_decode_one(dec, buf + pos, n - pos, pkt);
 		if (len <= 0)
 			break; /* cut or rejected: next_slow() decodes it again */
 		pkt->offset = off_at(dec, pos);
