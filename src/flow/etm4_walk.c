@@ -22,7 +22,6 @@ int etm4_no_code(struct etm4_flow_decoder *d, uint64_t offset, uint8_t loss)
 /* Make POS_ADDR a block. Returns 1, or 0 after reporting no_image. */
 int etm4_resolve_lookup(struct etm4_flow_decoder *d, uint64_t offset)
 {
-	uint64_t gen = flow_cache_generation(&d->cache);
 	uint8_t loss = etmkit_loss_misaligned;
 	struct flow_block *b = NULL;
 	uint64_t align = d->isa == etmkit_isa_thumb ? 1u : 3u;
@@ -32,11 +31,10 @@ int etm4_resolve_lookup(struct etm4_flow_decoder *d, uint64_t offset)
 	if (!(d->addr & align))
 		b = flow_cache_get(&d->cache, d->addr, d->isa, d->space, &loss);
 	if (b) {
-		if (d->ind_from && gen == d->ind_gen &&
-		    gen == flow_cache_generation(&d->cache))
-			d->ind_from->ind = b;
-		d->ind_from = NULL;
-		FLOW_ENTER_BLOCK(d, b, gen);
+		/* The generation after the lookup, which may have emptied
+		 * the cache: then neither the guess nor the link is kept
+		 * (ind_gen and link_gen are older). */
+		enter_found(d, b, flow_cache_generation(&d->cache));
 		return 1;
 	}
 	return etm4_no_code(d, offset, loss);
