@@ -740,6 +740,18 @@ void etm4_run_ranges(struct etm4_flow_decoder *d,
 	*ph = (uint32_t)h;
 }
 
+/* run_ranges_loop() over the packet decoder's input @v, for
+ * etm4_fused(). Out of line: its registers are its own, not shared with
+ * the rest of etm4_fused(). */
+static __attribute__((noinline)) void
+fused_ranges(struct etm4_flow_decoder *d, const struct etm4_pkt_view *v,
+	     size_t *ph, uint32_t *pbits, unsigned *pn)
+{
+	uint32_t ia = 0;
+
+	run_ranges_loop(d, NULL, v, ph, &ia, pbits, pn, 0);
+}
+
 /* Whether the last element is known not to be an open range (a range
  * whose last instruction executed and is not P0, which the next
  * instructions of its packet would extend). */
@@ -778,7 +790,7 @@ int etm4_fused(struct etm4_flow_decoder *d, int *took)
 	h = v.pos;
 	while (h < v.n) {
 		const struct etm4_atoms *a = &tab[v.buf[h]];
-		uint32_t bits, ia = 0;
+		uint32_t bits;
 		unsigned left;
 		uint64_t off;
 
@@ -806,7 +818,7 @@ int etm4_fused(struct etm4_flow_decoder *d, int *took)
 			continue;
 		}
 		if (closed && d->sh == d->st) {
-			run_ranges_loop(d, NULL, &v, &h, &ia, &bits, &left, 0);
+			fused_ranges(d, &v, &h, &bits, &left);
 			if (!left)
 				break; /* another packet, or the input's end */
 			a = &tab[v.buf[h]];
