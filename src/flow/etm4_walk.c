@@ -527,17 +527,21 @@ no_image_streak_rec(struct etm4_flow_decoder *d, const struct etm4_packet *p,
  * packet decoder's input (etm4_view.h) from byte *@ph on, its atom and
  * target address packets read here (the one pass); *@pn 0 then also
  * stops at any other packet (*@ph its byte) and at a target address
- * without ETM4_FAST_MIN bytes at hand. */
+ * without ETM4_FAST_MIN bytes at hand. @no_offs (a constant): the input
+ * has no offsets (offs NULL: byte i at base + i), in fused_ranges()'s copy
+ * for it, which keeps the test and the pointer out of the loop. */
 static inline __attribute__((always_inline)) void
 run_ranges_loop(struct etm4_flow_decoder *d, const struct etm4_packet *p,
 		const struct etm4_pkt_view *v, size_t *ph, uint32_t *pia,
-		uint32_t *pbits, unsigned *pn, const int tally)
+		uint32_t *pbits, unsigned *pn, const int tally,
+		const int no_offs)
 {
 	/* In locals: stores to elements may alias them as far as the
 	 * compiler knows. */
 	const struct etm4_atoms *tab = d->atoms;
 	const uint8_t *hd = v ? v->buf : p->u.run.headers;
-	const uint64_t *offs = v ? v->offs : p->u.run.offsets;
+	const uint64_t *offs = no_offs ? NULL : v ? v->offs :
+					       p->u.run.offsets;
 	const uint64_t base = v ? v->base : p->offset;
 	const struct etm4_run_addr *addrs = v ? NULL : p->u.run.addrs;
 	const size_t count = v ? v->n : p->u.run.count;
@@ -734,9 +738,9 @@ void etm4_run_ranges(struct etm4_flow_decoder *d,
 	size_t h = *ph;
 
 	if (d->tally)
-		run_ranges_loop(d, p, NULL, &h, pia, pbits, pn, 1);
+		run_ranges_loop(d, p, NULL, &h, pia, pbits, pn, 1, 0);
 	else
-		run_ranges_loop(d, p, NULL, &h, pia, pbits, pn, 0);
+		run_ranges_loop(d, p, NULL, &h, pia, pbits, pn, 0, 0);
 	*ph = (uint32_t)h;
 }
 
@@ -749,7 +753,10 @@ fused_ranges(struct etm4_flow_decoder *d, const struct etm4_pkt_view *v,
 {
 	uint32_t ia = 0;
 
-	run_ranges_loop(d, NULL, v, ph, &ia, pbits, pn, 0);
+	if (v->offs)
+		run_ranges_loop(d, NULL, v, ph, &ia, pbits, pn, 0, 0);
+	else
+		run_ranges_loop(d, NULL, v, ph, &ia, pbits, pn, 0, 1);
 }
 
 /* Whether the last element is known not to be an open range (a range
