@@ -370,6 +370,9 @@ struct streak_end {
 	struct etmkit_elem *e;
 };
 
+_Static_assert(offsetof(struct etmkit_elem, kind) == 16,
+	       "streak_loop(): offset and address, then the rest");
+
 /* no_image_streak() for the packets of @in (a run record's when @rec, a
  * constant; else the packet decoder's input). Everything it reads or
  * keeps from one address to the next in locals: its stores to elements
@@ -440,7 +443,8 @@ streak_loop(struct etm4_flow_decoder *d, const struct rr_input *in,
 			push_addr(dec, &x);
 		h += len;
 		ext += len - 1;
-		memcpy(e, &t, sizeof(*e));
+		/* all but the offset and address, stored next */
+		memcpy(&e->kind, &t.kind, sizeof(*e) - 16);
 		e->offset = offs ? offs[h] : base + h;
 		e->addr = x.addr;
 		if (x.is)
