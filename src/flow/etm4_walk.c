@@ -356,26 +356,14 @@ atoms_up_to(const struct etm4_atoms *tab, const uint8_t *hd, size_t h,
 	uint64_t n = *lost;
 	unsigned c;
 
-	for (; h + 4 <= count; h += 4) {
-		if (!(c = tab[hd[h]].count))
-			goto done;
-		n += c;
-		if (!(c = tab[hd[h + 1]].count)) {
-			h += 1;
-			goto done;
+	for (; h + 4 <= count; h += 4)
+		for (unsigned k = 0; k < 4; k++) { /* unrolled */
+			if (!(c = tab[hd[h + k]].count)) {
+				h += k;
+				goto done;
+			}
+			n += c;
 		}
-		n += c;
-		if (!(c = tab[hd[h + 2]].count)) {
-			h += 2;
-			goto done;
-		}
-		n += c;
-		if (!(c = tab[hd[h + 3]].count)) {
-			h += 3;
-			goto done;
-		}
-		n += c;
-	}
 	for (; h < count && (c = tab[hd[h]].count); h++)
 		n += c;
 done:
