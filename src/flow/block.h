@@ -70,9 +70,12 @@ struct flow_block {
 	uint64_t target;             /* last instruction: direct target, or
 					the next address of an ISA switch */
 	struct flow_block *hnext;    /* hash chain */
-	struct flow_block *ind;      /* the last target of its indirect
-					branch (a guess, checked before use;
-					ETMv4/ETE), or NULL */
+	struct flow_block *ind[2];   /* the last two distinct targets of its
+					indirect branch that a lookup found,
+					[0] the later (guesses, checked before
+					use; ETMv4/ETE), or NULL: a branch that
+					alternates between two (a return to two
+					callers) finds either without one */
 	struct flow_insn insn[];
 };
 

@@ -22,7 +22,6 @@ int etm4_no_code(struct etm4_flow_decoder *d, uint64_t offset, uint8_t loss)
 /* Make POS_ADDR a block. Returns 1, or 0 after reporting no_image. */
 int etm4_resolve_lookup(struct etm4_flow_decoder *d, uint64_t offset)
 {
-	uint64_t gen = flow_cache_generation(&d->cache);
 	uint8_t loss = etmkit_loss_misaligned;
 	struct flow_block *b = NULL;
 	uint64_t align = d->isa == etmkit_isa_thumb ? 1u : 3u;
@@ -32,11 +31,10 @@ int etm4_resolve_lookup(struct etm4_flow_decoder *d, uint64_t offset)
 	if (!(d->addr & align))
 		b = flow_cache_get(&d->cache, d->addr, d->isa, d->space, &loss);
 	if (b) {
-		if (d->ind_from && gen == d->ind_gen &&
-		    gen == flow_cache_generation(&d->cache))
-			d->ind_from->ind = b;
-		d->ind_from = NULL;
-		FLOW_ENTER_BLOCK(d, b, gen);
+		/* The generation after the lookup, which may have emptied
+		 * the cache: then neither the guess nor the link is kept
+		 * (ind_gen and link_gen are older). */
+		enter_found(d, b, flow_cache_generation(&d->cache));
 		return 1;
 	}
 	return etm4_no_code(d, offset, loss);
@@ -347,6 +345,32 @@ struct rr_input {
 	struct etm4_pkt_decoder *dec;
 };
 
+/* The atom packets from header @h on, up to @count or the next other
+ * packet: their atoms added to *@lost. Returns the header after them.
+ * Four headers at a time while four are at hand, one bound test for
+ * them (juno_r1_1: three atom packets per address outside the image). */
+static inline __attribute__((always_inline)) size_t
+atoms_up_to(const struct etm4_atoms *tab, const uint8_t *hd, size_t h,
+	    size_t count, uint64_t *lost)
+{
+	uint64_t n = *lost;
+	unsigned c;
+
+	for (; h + 4 <= count; h += 4)
+		for (unsigned k = 0; k < 4; k++) { /* unrolled */
+			if (!(c = tab[hd[h + k]].count)) {
+				h += k;
+				goto done;
+			}
+			n += c;
+		}
+	for (; h < count && (c = tab[hd[h]].count); h++)
+		n += c;
+done:
+	*lost = n;
+	return h;
+}
+
 /* The atom packets of a run from header @h on, up to its end (@count) or
  * its next address packet, which come where the position is unknown:
  * their atoms are added to *@lost. Returns the header after them. Out of
@@ -355,13 +379,7 @@ static __attribute__((noinline)) size_t
 skip_atoms(const struct etm4_atoms *tab, const uint8_t *hd, size_t h,
 	   size_t count, uint64_t *lost)
 {
-	uint64_t n = 0;
-	unsigned c;
-
-	for (; h < count && (c = tab[hd[h]].count); h++)
-		n += c;
-	*lost += n;
-	return h;
+	return atoms_up_to(tab, hd, h, count, lost);
 }
 
 /* Where no_image_streak() stopped: the header to go on at, the next
@@ -371,6 +389,9 @@ struct streak_end {
 	size_t h;
 	struct etmkit_elem *e;
 };
+
+_Static_assert(offsetof(struct etmkit_elem, kind) == 16,
+	       "streak_loop(): offset and address, then the rest");
 
 /* no_image_streak() for the packets of @in (a run record's when @rec, a
  * constant; else the packet decoder's input). Everything it reads or
@@ -413,12 +434,9 @@ streak_loop(struct etm4_flow_decoder *d, const struct rr_input *in,
 	no_code_in(d, e++, etmkit_loss_unmapped);
 	for (;;) {
 		struct etm4_address x;
-		unsigned len, c;
-		uint64_t n = 0;
+		unsigned len;
 
-		for (; h < count && (c = tab[hd[h]].count); h++)
-			n += c;
-		nlost += n;
+		h = atoms_up_to(tab, hd, h, count, &nlost);
 		if (h >= lim || e >= end)
 			break;
 		if (rec) {
@@ -442,7 +460,8 @@ streak_loop(struct etm4_flow_decoder *d, const struct rr_input *in,
 			push_addr(dec, &x);
 		h += len;
 		ext += len - 1;
-		memcpy(e, &t, sizeof(*e));
+		/* all but the offset and address, stored next */
+		memcpy(&e->kind, &t.kind, sizeof(*e) - 16);
 		e->offset = offs ? offs[h] : base + h;
 		e->addr = x.addr;
 		if (x.is)
@@ -529,17 +548,21 @@ no_image_streak_rec(struct etm4_flow_decoder *d, const struct etm4_packet *p,
  * packet decoder's input (etm4_view.h) from byte *@ph on, its atom and
  * target address packets read here (the one pass); *@pn 0 then also
  * stops at any other packet (*@ph its byte) and at a target address
- * without ETM4_FAST_MIN bytes at hand. */
+ * without ETM4_FAST_MIN bytes at hand. @no_offs (a constant): the input
+ * has no offsets (offs NULL: byte i at base + i), in fused_ranges()'s copy
+ * for it, which keeps the test and the pointer out of the loop. */
 static inline __attribute__((always_inline)) void
 run_ranges_loop(struct etm4_flow_decoder *d, const struct etm4_packet *p,
 		const struct etm4_pkt_view *v, size_t *ph, uint32_t *pia,
-		uint32_t *pbits, unsigned *pn, const int tally)
+		uint32_t *pbits, unsigned *pn, const int tally,
+		const int no_offs)
 {
 	/* In locals: stores to elements may alias them as far as the
 	 * compiler knows. */
 	const struct etm4_atoms *tab = d->atoms;
 	const uint8_t *hd = v ? v->buf : p->u.run.headers;
-	const uint64_t *offs = v ? v->offs : p->u.run.offsets;
+	const uint64_t *offs = no_offs ? NULL : v ? v->offs :
+					       p->u.run.offsets;
 	const uint64_t base = v ? v->base : p->offset;
 	const struct etm4_run_addr *addrs = v ? NULL : p->u.run.addrs;
 	const size_t count = v ? v->n : p->u.run.count;
@@ -736,10 +759,25 @@ void etm4_run_ranges(struct etm4_flow_decoder *d,
 	size_t h = *ph;
 
 	if (d->tally)
-		run_ranges_loop(d, p, NULL, &h, pia, pbits, pn, 1);
+		run_ranges_loop(d, p, NULL, &h, pia, pbits, pn, 1, 0);
 	else
-		run_ranges_loop(d, p, NULL, &h, pia, pbits, pn, 0);
+		run_ranges_loop(d, p, NULL, &h, pia, pbits, pn, 0, 0);
 	*ph = (uint32_t)h;
+}
+
+/* run_ranges_loop() over the packet decoder's input @v, for
+ * etm4_fused(). Out of line: its registers are its own, not shared with
+ * the rest of etm4_fused(). */
+static __attribute__((noinline)) void
+fused_ranges(struct etm4_flow_decoder *d, const struct etm4_pkt_view *v,
+	     size_t *ph, uint32_t *pbits, unsigned *pn)
+{
+	uint32_t ia = 0;
+
+	if (v->offs)
+		run_ranges_loop(d, NULL, v, ph, &ia, pbits, pn, 0, 0);
+	else
+		run_ranges_loop(d, NULL, v, ph, &ia, pbits, pn, 0, 1);
 }
 
 /* Whether the last element is known not to be an open range (a range
@@ -780,7 +818,7 @@ int etm4_fused(struct etm4_flow_decoder *d, int *took)
 	h = v.pos;
 	while (h < v.n) {
 		const struct etm4_atoms *a = &tab[v.buf[h]];
-		uint32_t bits, ia = 0;
+		uint32_t bits;
 		unsigned left;
 		uint64_t off;
 
@@ -808,7 +846,7 @@ int etm4_fused(struct etm4_flow_decoder *d, int *took)
 			continue;
 		}
 		if (closed && d->sh == d->st) {
-			run_ranges_loop(d, NULL, &v, &h, &ia, &bits, &left, 0);
+			fused_ranges(d, &v, &h, &bits, &left);
 			if (!left)
 				break; /* another packet, or the input's end */
 			a = &tab[v.buf[h]];

@@ -88,28 +88,59 @@ static inline void rs_pop(struct etm4_flow_decoder *d)
 	d->rs_n--;
 }
 
-/* POS_ADDR after an indirect branch: if the address is the target that
- * branch took last time, make it that block without a lookup. Returns
- * the block, or NULL. */
+/* Whether @g (a guess, or NULL) is the block of key @addr, @isa,
+ * @space. */
+static inline int guess_is(const struct flow_block *g, uint64_t addr,
+			   uint8_t isa, uint8_t space)
+{
+	return g && g->range.addr == addr && g->isa == isa && g->space == space;
+}
+
+/* POS_ADDR after an indirect branch: if the address is one of the last
+ * two targets of that branch a lookup found (block.h), make it that
+ * block without a lookup. A hit leaves their order as it is: replacing
+ * the older at the next miss measured better (tme_test) than keeping
+ * the one hit last. Returns the block, or NULL. */
 static inline struct flow_block *ind_guess(struct etm4_flow_decoder *d)
 {
-	struct flow_block *g;
+	struct flow_block *f = d->ind_from, *g;
 	/* One byte each: d->isa was just stored (target_address()), and a
 	 * wider load across it would wait for the store to complete. */
 	uint8_t isa = d->isa, space = d->space;
+	uint64_t addr = d->addr;
 
-	if (!d->ind_from || d->ind_gen != flow_cache_generation(&d->cache))
+	if (!f || d->ind_gen != flow_cache_generation(&d->cache))
 		return NULL;
-	g = d->ind_from->ind;
-	if (!g || g->range.addr != d->addr || g->isa != isa ||
-	    g->space != space)
-		return NULL;
+	g = f->ind[0];
+	if (!guess_is(g, addr, isa, space)) {
+		g = f->ind[1];
+		if (!guess_is(g, addr, isa, space))
+			return NULL;
+	}
 	d->ind_from = NULL;
 	d->link_from = NULL;
 	d->blk = g;
 	d->idx = 0;
 	d->pos = POS_BLOCK;
 	return g;
+}
+
+/* Block @b, found by a lookup (the cache at generation @gen after it),
+ * is where the walk is: the later target guess of the indirect branch
+ * that came here, if one did and the cache kept its block (the older
+ * guess dropped), and FLOW_ENTER_BLOCK(). The one entry of resolve() and
+ * etm4_resolve_lookup(). */
+static inline void enter_found(struct etm4_flow_decoder *d,
+			       struct flow_block *b, uint64_t gen)
+{
+	struct flow_block *f = d->ind_from;
+
+	if (f && gen == d->ind_gen && f->ind[0] != b) {
+		f->ind[1] = f->ind[0];
+		f->ind[0] = b;
+	}
+	d->ind_from = NULL;
+	FLOW_ENTER_BLOCK(d, b, gen);
 }
 
 /* The position is unknown (etm4_no_code()). */
@@ -157,10 +188,7 @@ static inline int resolve(struct etm4_flow_decoder *d, uint64_t offset)
 	if (!b)
 		return etm4_resolve_lookup(d, offset);
 	gen = flow_cache_generation(&d->cache);
-	if (d->ind_from && gen == d->ind_gen)
-		d->ind_from->ind = b;
-	d->ind_from = NULL;
-	FLOW_ENTER_BLOCK(d, b, gen);
+	enter_found(d, b, gen);
 	return 1;
 }
 

@@ -36,8 +36,10 @@ static const uint32_t prog[] = {
 	0xd503201f, 0x17fffff3,                         /* 1030 */
 };
 
+#define RUN_CAP 12288 /* elements a run holds */
+
 struct run {
-	struct etmkit_elem e[512];
+	struct etmkit_elem e[RUN_CAP];
 	size_t n;
 	uint64_t streak; /* the decoder's streak_addrs (etm4_flow_int.h) */
 };
@@ -73,7 +75,7 @@ static void drain_into(struct etm4_flow_decoder *d, struct run *r)
 	int k;
 
 	while ((k = etm4_flow_batch(d, &el)) > 0) {
-		assert_true(r->n + (size_t)k <= 512);
+		assert_true(r->n + (size_t)k <= RUN_CAP);
 		memcpy(r->e + r->n, el, (size_t)k * sizeof(*el));
 		r->n += (size_t)k;
 	}
@@ -851,6 +853,119 @@ static void test_no_image_streak_stops(void **state)
 #undef P
 #undef F
 
+/* Indirect branches whose targets change from one time to the next: the
+ * ret at 0x1024 (no return stack: each target comes in a Long Address,
+ * 9a, digest 2.3, before the atoms walked there, D4.3.6.2) goes back and
+ * forth between two targets, then round three, then between two others.
+ * At each target, an E atom for each P0 instruction to the ret again:
+ *   0x1000 (f7 db): 1000-100c, 1010-1014 (b.eq taken), 1020-1028 (bl);
+ *   0x1030 (db db): 1030-1038 (b 0x1000), 1000-100c, 1010-1014, 1020-1028;
+ *   0x100c (db): 100c-1014, 1020-1028.
+ * The block at 0x1020 keeps guesses of its ret's target (block.h): each
+ * must be checked against the traced address, whichever of them is
+ * taken. More addresses than a run record of the packet decoder holds
+ * (1024), so the walk reads the later ones from its input (the one
+ * pass). The ranges form gives the ranges worked out here, and the
+ * per-instruction form the same instructions, range by range. */
+#define IT_A 300 /* 0x1000, 0x1030 in turn */
+#define IT_B 150 /* 0x1000, 0x1030, 0x100c */
+#define IT_C 100 /* 0x100c, 0x1030 */
+static struct run R2;
+
+/* Append the Long Address of @addr (32-bit, IS 0) and the atoms at it to
+ * @t (at *@k), and what the ranges form gives for them to @w (at *@nw). */
+static void indirect_target(uint8_t *t, size_t *k, struct want *w,
+			    size_t *nw, uint64_t addr)
+{
+	const uint8_t p0 = ETMKIT_INSN_P0 | ETMKIT_INSN_EXEC;
+	size_t o = *k + 5; /* the first atom packet's offset */
+
+	t[(*k)++] = 0x9a;
+	t[(*k)++] = (uint8_t)(addr >> 2 & 0x7f);
+	t[(*k)++] = (uint8_t)(addr >> 9 & 0x7f);
+	t[(*k)++] = 0;
+	t[(*k)++] = 0;
+	if (addr == 0x1000) {
+		t[(*k)++] = 0xf7;
+		t[(*k)++] = 0xdb;
+		w[(*nw)++] = (struct want)RANGE(0x1000, 0x100c, 3, p0, o);
+		w[(*nw)++] = (struct want)RANGE(0x1010, 0x1014, 1, p0, o + 1);
+		w[(*nw)++] = (struct want)RANGE(0x1020, 0x1028, 2, p0, o + 1);
+	} else if (addr == 0x1030) {
+		t[(*k)++] = 0xdb;
+		t[(*k)++] = 0xdb;
+		w[(*nw)++] = (struct want)RANGE(0x1030, 0x1038, 2, p0, o);
+		w[(*nw)++] = (struct want)RANGE(0x1000, 0x100c, 3, p0, o);
+		w[(*nw)++] = (struct want)RANGE(0x1010, 0x1014, 1, p0, o + 1);
+		w[(*nw)++] = (struct want)RANGE(0x1020, 0x1028, 2, p0, o + 1);
+	} else {
+		t[(*k)++] = 0xdb;
+		w[(*nw)++] = (struct want)RANGE(0x100c, 0x1014, 2, p0, o);
+		w[(*nw)++] = (struct want)RANGE(0x1020, 0x1028, 2, p0, o);
+	}
+}
+
+static void test_ranges_indirect_targets(void **state)
+{
+	enum { NADDR = 2 * IT_A + 3 * IT_B + 2 * IT_C };
+	static const uint8_t head[] = { HEAD, 0xf7, 0xdb };
+	static uint8_t t[sizeof(head) + 7 * NADDR];
+	static struct want w[2 + 3 + 4 * NADDR];
+	size_t k = sizeof(head), nw = 0, i, j;
+
+	(void)state;
+	memcpy(t, head, sizeof(head));
+	w[nw++] = (struct want)OTHER(etmkit_elem_trace_on, 14);
+	w[nw++] = (struct want)OTHER(etmkit_elem_context, 15);
+	w[nw++] = (struct want)RANGE(0x1000, 0x100c, 3,
+				     ETMKIT_INSN_P0 | ETMKIT_INSN_EXEC, 21);
+	w[nw++] = (struct want)RANGE(0x1010, 0x1014, 1,
+				     ETMKIT_INSN_P0 | ETMKIT_INSN_EXEC, 22);
+	w[nw++] = (struct want)RANGE(0x1020, 0x1028, 2,
+				     ETMKIT_INSN_P0 | ETMKIT_INSN_EXEC, 22);
+	for (i = 0; i < IT_A; i++) {
+		indirect_target(t, &k, w, &nw, 0x1000);
+		indirect_target(t, &k, w, &nw, 0x1030);
+	}
+	for (i = 0; i < IT_B; i++) {
+		indirect_target(t, &k, w, &nw, 0x1000);
+		indirect_target(t, &k, w, &nw, 0x1030);
+		indirect_target(t, &k, w, &nw, 0x100c);
+	}
+	for (i = 0; i < IT_C; i++) {
+		indirect_target(t, &k, w, &nw, 0x100c);
+		indirect_target(t, &k, w, &nw, 0x1030);
+	}
+	assert_int_equal(decode_flags(&R, t, k, 0, 0, 0, ETM4_FLOW_RANGES),
+			 0);
+	expect_ranges(&R, w, nw);
+	assert_int_equal(decode_flags(&R2, t, k, 0, 0, 0, 0), 0);
+	for (i = 0, j = 0; i < R.n; i++) {
+		const struct etmkit_elem *r = &R.e[i];
+
+		if (r->kind != etmkit_elem_insn_range) {
+			assert_true(j < R2.n);
+			assert_int_equal(R2.e[j].kind, r->kind);
+			assert_int_equal(R2.e[j++].offset, r->offset);
+			continue;
+		}
+		for (uint32_t c = 0; c < r->u.range.count; c++, j++) {
+			const struct etmkit_elem *x = &R2.e[j];
+
+			assert_true(j < R2.n);
+			assert_int_equal(x->kind, etmkit_elem_insn);
+			assert_int_equal(x->addr, r->addr + 4 * c);
+			assert_int_equal(x->offset, r->offset);
+			assert_int_equal(x->flags, c + 1 < r->u.range.count ?
+				ETMKIT_INSN_EXEC : r->flags);
+		}
+	}
+	assert_int_equal(j, R2.n);
+}
+#undef IT_A
+#undef IT_B
+#undef IT_C
+
 /* ETM4_FLOW_TRACES (flow.h), with the return stack (TRCCONFIGR.RS) and
  * MAXSPEC 0: three times N on b.eq at 1008, E on bl at 1010 (to 1020,
  * push 1014), E on ret at 1024 (popped: 1014), E on ret at 1018 (the
@@ -1069,6 +1184,7 @@ int main(void)
 		cmocka_unit_test(test_ranges),
 		cmocka_unit_test(test_no_image_streak),
 		cmocka_unit_test(test_no_image_streak_stops),
+		cmocka_unit_test(test_ranges_indirect_targets),
 		cmocka_unit_test(test_traces),
 		cmocka_unit_test(test_tally_flags),
 		cmocka_unit_test(test_cut_last_packet),
