@@ -90,7 +90,7 @@ static size_t p3_snap_bytes(void)
 	X(END(rfast), OFF(cache))                                               \
 	X(END(cache), OFF(batch))                                             \
 	X(END(batch), OFF(q))                                                 \
-	X(END(q), sizeof(struct etm3_flow_decoder))
+	X(END(q_own), sizeof(struct etm3_flow_decoder))
 
 /* Normalise the fields copied to @f (the flow decoder) and @k (its
  * packet decoder) from @d. */

@@ -88,7 +88,7 @@ static size_t p4_snap_bytes(void)
 	X(END(spec), OFF(done))                                               \
 	X(END(done), OFF(tallies))                                            \
 	X(END(tallies), OFF(out))                                             \
-	X(END(out), sizeof(struct etm4_flow_decoder))
+	X(END(out_own), sizeof(struct etm4_flow_decoder))
 
 /* The packet decoder's: all but its tables (from the configuration, the
  * same for both) and this call's run addresses. */
