@@ -45,6 +45,16 @@ static int p3_batch(void *dec, const struct etmkit_elem **elems)
 	return etm3_flow_batch(dec, elems);
 }
 
+static void p3_queue_at(void *dec, struct etmkit_elem *to)
+{
+	etm3_flow_queue_at(dec, to);
+}
+
+static size_t p3_queue_room(void)
+{
+	return FLOW_QUEUE;
+}
+
 static void p3_stats(const void *dec, uint64_t out[PAR_NSTATS])
 {
 	const struct etm3_flow_stats *s = etm3_flow_get_stats(dec);
@@ -185,6 +195,7 @@ static long p3_snap(const void *dec, void *scratch, uint8_t *out)
 }
 
 const struct par_proto par_proto_etm3 = {
-	p3_alloc, p3_free, p3_feed, p3_finish, p3_reset, p3_batch, p3_stats,
-	p3_scratch_bytes, p3_snap_bytes, p3_snap
+	p3_alloc, p3_free, p3_feed, p3_finish, p3_reset, p3_batch,
+	p3_queue_at, p3_queue_room, p3_stats, p3_scratch_bytes,
+	p3_snap_bytes, p3_snap
 };

@@ -43,6 +43,16 @@ static int p4_batch(void *dec, const struct etmkit_elem **elems)
 	return etm4_flow_batch(dec, elems);
 }
 
+static void p4_queue_at(void *dec, struct etmkit_elem *to)
+{
+	etm4_flow_queue_at(dec, to);
+}
+
+static size_t p4_queue_room(void)
+{
+	return F4_OUT_ROOM;
+}
+
 static void p4_stats(const void *dec, uint64_t out[PAR_NSTATS])
 {
 	const struct etm4_flow_stats *s = etm4_flow_get_stats(dec);
@@ -191,6 +201,7 @@ static long p4_snap(const void *dec, void *scratch, uint8_t *out)
 }
 
 const struct par_proto par_proto_etm4 = {
-	p4_alloc, p4_free, p4_feed, p4_finish, p4_reset, p4_batch, p4_stats,
-	p4_scratch_bytes, p4_snap_bytes, p4_snap
+	p4_alloc, p4_free, p4_feed, p4_finish, p4_reset, p4_batch,
+	p4_queue_at, p4_queue_room, p4_stats, p4_scratch_bytes,
+	p4_snap_bytes, p4_snap
 };
