@@ -71,8 +71,10 @@ static void p3_stats(const void *dec, uint64_t out[PAR_NSTATS])
  * decoders (ph, rph and rfast of the flow decoder, built once from the
  * configuration at allocation, the same for both: etm3_flow.c
  * build_ph(), etm3_config.c), the block cache, the
- * packet batch (drained: nothing in it is read again) and the queue past
- * its end (stale). So a snapshot is about 1 KiB, not a 41 KiB copy of the
+ * packet batch (drained: nothing in it is read again) and the queue: its
+ * pointer (the decoder's own array or a piece's elements, par_piece.c)
+ * and its own array (its entries in use are packed from wherever it is;
+ * past them, stale). So a snapshot is about 1 KiB, not a 41 KiB copy of the
  * whole decoder, and five of them a piece cost little. */
 struct p3_scratch {
 	struct etm3_flow_decoder f;

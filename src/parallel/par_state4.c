@@ -89,8 +89,9 @@ static size_t p4_snap_bytes(void)
 
 /* The flow decoder's fields compared, copied and packed by the same
  * list: everything but the block cache, the packet batch, the queues
- * (packed as far as they are in use, below) and the counted ranges
- * (ETM4_FLOW_TALLY, refused). */
+ * (packed as far as they are in use, below; the output queue's pointer,
+ * to its own array or a piece's elements, par_piece.c, with it) and the
+ * counted ranges (ETM4_FLOW_TALLY, refused). */
 #define P4_SEGS(X)                                                            \
 	X(0, OFF(cache))                                                      \
 	X(END(cache), OFF(batch))                                             \
