@@ -135,6 +135,7 @@ int etm3_flow_alloc(struct etm3_flow_decoder **out,
 		d->ranges = !!(cfg->flags & ETM3_FLOW_RANGES);
 	}
 	flow_drive_reset(&d->drv);
+	d->q = d->q_own;
 	d->hold = -1;
 	etm3_flow_forget(d);
 	*out = d;
@@ -158,6 +159,7 @@ void etm3_flow_reset(struct etm3_flow_decoder *d)
 	flow_drive_reset(&d->drv);
 	d->run_h = d->run_a = 0;
 	d->n = d->delivered = 0;
+	d->q = d->q_own;
 	d->hold = -1;
 	etm3_flow_forget(d);
 	/* What a loss of sync keeps (the context, the position's leftovers),
@@ -1271,10 +1273,10 @@ static void decode(struct etm3_flow_decoder *d)
 	}
 }
 
-/* Forget the elements the last batch handed out. */
-static void drop_delivered(struct etm3_flow_decoder *d)
+void etm3_flow_queue_at(struct etm3_flow_decoder *d, struct etmkit_elem *to)
 {
-	size_t k = flow_drop_delivered(d->q, &d->n, &d->delivered);
+	size_t k = flow_queue_move(&d->q, to ? to : d->q_own, &d->n,
+				   &d->delivered);
 
 	if (!k)
 		return;
@@ -1282,6 +1284,12 @@ static void drop_delivered(struct etm3_flow_decoder *d)
 		d->hold -= (long)k;
 	if (d->open >= 0)
 		d->open = d->open >= (long)k ? d->open - (long)k : -1;
+}
+
+/* Forget the elements the last batch handed out. */
+static void drop_delivered(struct etm3_flow_decoder *d)
+{
+	etm3_flow_queue_at(d, d->q);
 }
 
 int etm3_flow_batch(struct etm3_flow_decoder *d,

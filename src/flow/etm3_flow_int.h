@@ -136,13 +136,15 @@ struct etm3_flow_decoder {
 	} ooo[4];                /* out-of-order tag -> its instruction */
 
 	/* Output: q[0..n) decoded, of which the first `delivered` were handed
-	 * out by the last etm3_flow_batch(). */
+	 * out by the last etm3_flow_batch(). q is q_own unless
+	 * etm3_flow_queue_at() put it elsewhere (FLOW_QUEUE elements). */
 	size_t n, delivered;
 	long hold;               /* q[hold] may still be canceled, or -1 */
 	long open;               /* ETM3_FLOW_RANGES: q[open] is a range the
 				    next instruction may extend, or -1 */
 	uint8_t ranges;          /* ETM3_FLOW_RANGES */
-	struct etmkit_elem q[FLOW_QUEUE];
+	struct etmkit_elem *q;
+	struct etmkit_elem q_own[FLOW_QUEUE];
 
 	struct etm3_flow_stats stats;
 	uint64_t blocks_base, flushes_base; /* the cache's counts at reset */
@@ -259,6 +261,11 @@ int etm3_flow_resolve(struct etm3_flow_decoder *d, uint64_t offset);
 
 /* Forget the trace state: nothing is placed before the next I-sync. */
 void etm3_flow_forget(struct etm3_flow_decoder *d);
+/* The output queue from now on: FLOW_QUEUE elements at @to (NULL: the
+ * decoder's own), what the last batch delivered dropped and the rest
+ * moved there. The parallel decode's (par_piece.c): the decoder writes
+ * into the piece's elements. */
+void etm3_flow_queue_at(struct etm3_flow_decoder *d, struct etmkit_elem *to);
 
 /* A packet other than a P-header (etm3_flow_packets.c); the caller made
  * room for FLOW_PKT_ELEMS elements. */

@@ -134,6 +134,7 @@ int etm4_flow_alloc(struct etm4_flow_decoder **out,
 		d->image_ctx = cfg->image_ctx;
 	}
 	flow_drive_reset(&d->drv);
+	d->out = d->out_own;
 	reset_trace_state(d);
 	*out = d;
 	return 0;
@@ -156,6 +157,7 @@ void etm4_flow_reset(struct etm4_flow_decoder *d)
 	flow_drive_reset(&d->drv);
 	d->run_h = d->run_a = 0;
 	d->n = d->delivered = 0;
+	d->out = d->out_own;
 	d->ntally = 0;
 	d->last_closed = 0;
 	memset(d->tallies, 0, sizeof(d->tallies));
@@ -400,9 +402,14 @@ static void decode(struct etm4_flow_decoder *d)
 	}
 }
 
+void etm4_flow_queue_at(struct etm4_flow_decoder *d, struct etmkit_elem *to)
+{
+	flow_queue_move(&d->out, to ? to : d->out_own, &d->n, &d->delivered);
+}
+
 static void drop_delivered(struct etm4_flow_decoder *d)
 {
-	flow_drop_delivered(d->out, &d->n, &d->delivered);
+	etm4_flow_queue_at(d, d->out);
 }
 
 int etm4_flow_batch(struct etm4_flow_decoder *d,

@@ -30,6 +30,7 @@
 #define F4_ROOM 8            /* output room one queue entry may need */
 #define F4_TALLY 256         /* ETM4_FLOW_TALLY: ranges counted at once
 				(power of 2); 2 elements each kept free */
+#define F4_OUT_ROOM (F4_OUT + 2 * F4_TALLY) /* the output queue's size */
 
 #if defined(__GNUC__)
 #define F4_LIKELY(x) __builtin_expect(!!(x), 1)
@@ -190,8 +191,10 @@ struct etm4_flow_decoder {
 	uint16_t tally_used[F4_TALLY]; /* their indexes */
 	struct f4_tally tallies[F4_TALLY];
 	/* F4_OUT, then room for delivering every tally entry (2 elements
-	 * each): written only by etm4_tally_flush() */
-	struct etmkit_elem out[F4_OUT + 2 * F4_TALLY];
+	 * each): written only by etm4_tally_flush(). out is out_own unless
+	 * etm4_flow_queue_at() put it elsewhere (F4_OUT_ROOM elements). */
+	struct etmkit_elem *out;
+	struct etmkit_elem out_own[F4_OUT_ROOM];
 
 	struct etm4_flow_stats stats;
 	uint64_t blocks_base, flushes_base;
@@ -206,6 +209,11 @@ struct etm4_flow_decoder {
 
 /* etm4_flow.c: set-up and output. */
 void etm4_reset_resolution(struct etm4_flow_decoder *d);
+/* The output queue from now on: F4_OUT_ROOM elements at @to (NULL: the
+ * decoder's own), what the last batch delivered dropped and the rest
+ * moved there. The parallel decode's (par_piece.c): the decoder writes
+ * into the piece's elements. */
+void etm4_flow_queue_at(struct etm4_flow_decoder *d, struct etmkit_elem *to);
 void etm4_tally_flush(struct etm4_flow_decoder *d);
 void etm4_tally_put(struct etm4_flow_decoder *d, struct f4_tally *t);
 void etm4_tally_flush_table(struct etm4_flow_decoder *d);

@@ -114,16 +114,21 @@ static inline int flow_drive_refilled(struct flow_drive *dr, int r)
 	return 1;
 }
 
-/* Forget the @delivered elements at the head of queue @q of *@n: returns
- * how many were dropped. */
-static inline size_t flow_drop_delivered(struct etmkit_elem *q, size_t *n,
-					 size_t *delivered)
+/* Forget the @delivered elements at the head of queue *@q of *@n and move
+ * the rest to @to (the queue's new place; *@q itself to keep it where it
+ * is): returns how many were dropped. A decoder's queue is its own array
+ * unless its owner points it elsewhere (etmX_flow_queue_at(): the
+ * parallel decode has it write into a piece's elements, so they are not
+ * copied, par_piece.c); indexes into it survive, less the dropped. */
+static inline size_t flow_queue_move(struct etmkit_elem **q,
+				     struct etmkit_elem *to, size_t *n,
+				     size_t *delivered)
 {
 	size_t k = *delivered;
 
-	if (!k)
-		return 0;
-	memmove(q, q + k, (*n - k) * sizeof(q[0]));
+	if (to != *q + k && *n > k)
+		memmove(to, *q + k, (*n - k) * sizeof(to[0]));
+	*q = to;
 	*n -= k;
 	*delivered = 0;
 	return k;

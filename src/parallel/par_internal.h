@@ -52,6 +52,11 @@ struct par_proto {
 	int (*finish)(void *dec);
 	void (*reset)(void *dec);
 	int (*batch)(void *dec, const struct etmkit_elem **elems);
+	/* The decoder's output queue from now on: queue_room() elements at
+	 * @to (NULL: its own), the elements it holds back moved there
+	 * (etmX_flow_queue_at()). */
+	void (*queue_at)(void *dec, struct etmkit_elem *to);
+	size_t (*queue_room)(void);
 	void (*stats)(const void *dec, uint64_t out[PAR_NSTATS]);
 	/* snap() writes the decoder's state, normalised (no pointers,
 	 * caches, counters or ring rotations), to @out (at most
@@ -89,7 +94,9 @@ struct etmkit_par_piece {
 	int held;                /* kept by the join (set and read on the
 				    joining thread, or before the object is
 				    handed to another) */
-	struct etmkit_elem *el;  /* delivered elements, reused */
+	struct etmkit_elem *el;  /* delivered elements, reused; the
+				    decoder writes them here, its queue
+				    at el + n (par_piece.c) */
 	size_t n, cap;
 	struct par_check start[PAR_CHECKS]; /* after the piece's cut */
 	struct par_check end[PAR_CHECKS];   /* after the next cut: the

@@ -45,6 +45,16 @@ static int p3_batch(void *dec, const struct etmkit_elem **elems)
 	return etm3_flow_batch(dec, elems);
 }
 
+static void p3_queue_at(void *dec, struct etmkit_elem *to)
+{
+	etm3_flow_queue_at(dec, to);
+}
+
+static size_t p3_queue_room(void)
+{
+	return FLOW_QUEUE;
+}
+
 static void p3_stats(const void *dec, uint64_t out[PAR_NSTATS])
 {
 	const struct etm3_flow_stats *s = etm3_flow_get_stats(dec);
@@ -61,8 +71,10 @@ static void p3_stats(const void *dec, uint64_t out[PAR_NSTATS])
  * decoders (ph, rph and rfast of the flow decoder, built once from the
  * configuration at allocation, the same for both: etm3_flow.c
  * build_ph(), etm3_config.c), the block cache, the
- * packet batch (drained: nothing in it is read again) and the queue past
- * its end (stale). So a snapshot is about 1 KiB, not a 41 KiB copy of the
+ * packet batch (drained: nothing in it is read again) and the queue: its
+ * pointer (the decoder's own array or a piece's elements, par_piece.c)
+ * and its own array (its entries in use are packed from wherever it is;
+ * past them, stale). So a snapshot is about 1 KiB, not a 41 KiB copy of the
  * whole decoder, and five of them a piece cost little. */
 struct p3_scratch {
 	struct etm3_flow_decoder f;
@@ -90,7 +102,7 @@ static size_t p3_snap_bytes(void)
 	X(END(rfast), OFF(cache))                                               \
 	X(END(cache), OFF(batch))                                             \
 	X(END(batch), OFF(q))                                                 \
-	X(END(q), sizeof(struct etm3_flow_decoder))
+	X(END(q_own), sizeof(struct etm3_flow_decoder))
 
 /* Normalise the fields copied to @f (the flow decoder) and @k (its
  * packet decoder) from @d. */
@@ -185,6 +197,7 @@ static long p3_snap(const void *dec, void *scratch, uint8_t *out)
 }
 
 const struct par_proto par_proto_etm3 = {
-	p3_alloc, p3_free, p3_feed, p3_finish, p3_reset, p3_batch, p3_stats,
-	p3_scratch_bytes, p3_snap_bytes, p3_snap
+	p3_alloc, p3_free, p3_feed, p3_finish, p3_reset, p3_batch,
+	p3_queue_at, p3_queue_room, p3_stats, p3_scratch_bytes,
+	p3_snap_bytes, p3_snap
 };

@@ -43,6 +43,16 @@ static int p4_batch(void *dec, const struct etmkit_elem **elems)
 	return etm4_flow_batch(dec, elems);
 }
 
+static void p4_queue_at(void *dec, struct etmkit_elem *to)
+{
+	etm4_flow_queue_at(dec, to);
+}
+
+static size_t p4_queue_room(void)
+{
+	return F4_OUT_ROOM;
+}
+
 static void p4_stats(const void *dec, uint64_t out[PAR_NSTATS])
 {
 	const struct etm4_flow_stats *s = etm4_flow_get_stats(dec);
@@ -79,8 +89,9 @@ static size_t p4_snap_bytes(void)
 
 /* The flow decoder's fields compared, copied and packed by the same
  * list: everything but the block cache, the packet batch, the queues
- * (packed as far as they are in use, below) and the counted ranges
- * (ETM4_FLOW_TALLY, refused). */
+ * (packed as far as they are in use, below; the output queue's pointer,
+ * to its own array or a piece's elements, par_piece.c, with it) and the
+ * counted ranges (ETM4_FLOW_TALLY, refused). */
 #define P4_SEGS(X)                                                            \
 	X(0, OFF(cache))                                                      \
 	X(END(cache), OFF(batch))                                             \
@@ -88,7 +99,7 @@ static size_t p4_snap_bytes(void)
 	X(END(spec), OFF(done))                                               \
 	X(END(done), OFF(tallies))                                            \
 	X(END(tallies), OFF(out))                                             \
-	X(END(out), sizeof(struct etm4_flow_decoder))
+	X(END(out_own), sizeof(struct etm4_flow_decoder))
 
 /* The packet decoder's: all but its tables (from the configuration, the
  * same for both) and this call's run addresses. */
@@ -191,6 +202,7 @@ static long p4_snap(const void *dec, void *scratch, uint8_t *out)
 }
 
 const struct par_proto par_proto_etm4 = {
-	p4_alloc, p4_free, p4_feed, p4_finish, p4_reset, p4_batch, p4_stats,
-	p4_scratch_bytes, p4_snap_bytes, p4_snap
+	p4_alloc, p4_free, p4_feed, p4_finish, p4_reset, p4_batch,
+	p4_queue_at, p4_queue_room, p4_stats, p4_scratch_bytes,
+	p4_snap_bytes, p4_snap
 };

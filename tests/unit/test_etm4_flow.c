@@ -1057,6 +1057,90 @@ static void test_tally_flags(void **state)
 	etm4_flow_free(d);
 }
 
+/* The output queue handed over (etm4_flow_queue_at(); the parallel
+ * decode's, src/parallel/par_piece.c) while a range is open: the decoder
+ * stopped for room inside an atom's range (a block of the cache ends
+ * after FLOW_BLOCK_MAX instructions, block.h, and the range goes on in
+ * the next block), so the batch keeps that range back and the rest of
+ * the atom's instructions must extend it where the queue is now. The
+ * program: NOPS nops at 0x1000, then b 0x1000. HEAD (Trace On 14,
+ * Context 15), then ATOMS E atoms (MAXSPEC 0: each resolved at once,
+ * D4.3.3), each one range 0x1000 to after the b, P0 and taken, at its
+ * atom's offset. The queue moves to one of two arrays of the test's,
+ * poisoned first, before every batch. */
+static void test_queue_handover_open_range(void **state)
+{
+	enum { NOPS = 40, ATOMS = 600, POISON = 0xa5 };
+	static const uint8_t head[] = { HEAD };
+	static uint8_t t[sizeof(head) + ATOMS];
+	static uint8_t code[4 * (NOPS + 1)];
+	static struct etmkit_elem q[2][F4_OUT_ROOM], got[2 + ATOMS];
+	const uint64_t end = 0x1000 + sizeof(code);
+	struct etm4_flow_config c;
+	struct etm4_flow_decoder *d;
+	struct image *img;
+	size_t n = 0, open = 0;
+	unsigned w = 0;
+	int k;
+
+	(void)state;
+	for (unsigned i = 0; i < NOPS; i++)
+		ts_a64_put(code + 4 * i, 0xd503201f);
+	ts_a64_put(code + 4 * NOPS, 0x14000000u | ((-NOPS) & 0x3ffffffu));
+	memcpy(t, head, sizeof(head));
+	memset(t + sizeof(head), 0xf7, ATOMS);
+	assert_int_equal(image_alloc(&img), 0);
+	assert_int_equal(image_add_buffer(img, code, sizeof(code), 0x1000, 0),
+			 0);
+	config(&c, 0, 0, 0, ETM4_FLOW_RANGES);
+	c.image = img;
+	assert_int_equal(etm4_flow_alloc(&d, &c), 0);
+	assert_int_equal(etm4_flow_feed(d, t, sizeof(t), NULL, 0), 0);
+	assert_int_equal(etm4_flow_finish(d), 0);
+	for (;;) {
+		const struct etmkit_elem *el;
+		size_t held = d->n - d->delivered;
+
+		memset(q[w], POISON, sizeof(q[w]));
+		etm4_flow_queue_at(d, q[w]);
+		if (held) {
+			/* What was kept back: the open range, moved. */
+			assert_int_equal(held, 1);
+			assert_int_equal(q[w][0].kind, etmkit_elem_insn_range);
+			assert_int_equal(q[w][0].flags, ETMKIT_INSN_EXEC);
+			assert_int_equal(q[w][0].addr, 0x1000);
+			assert_true(q[w][0].u.range.end < end);
+			open++;
+		}
+		assert_int_equal(q[w][held].kind, POISON);
+		k = etm4_flow_batch(d, &el);
+		if (k <= 0)
+			break;
+		assert_ptr_equal(el, q[w]);
+		assert_true(n + (size_t)k <= 2 + ATOMS);
+		memcpy(got + n, el, (size_t)k * sizeof(*el));
+		n += (size_t)k;
+		w ^= 1;
+	}
+	assert_int_equal(k, -etmkit_err_eos);
+	assert_true(open > 0);
+	assert_int_equal(n, 2 + ATOMS);
+	assert_int_equal(got[0].kind, etmkit_elem_trace_on);
+	assert_int_equal(got[1].kind, etmkit_elem_context);
+	for (size_t i = 0; i < ATOMS; i++) {
+		const struct etmkit_elem *e = &got[2 + i];
+
+		assert_int_equal(e->kind, etmkit_elem_insn_range);
+		assert_int_equal(e->offset, sizeof(head) + i);
+		assert_int_equal(e->addr, 0x1000);
+		assert_int_equal(e->u.range.end, end);
+		assert_int_equal(e->u.range.count, NOPS + 1);
+		assert_int_equal(e->flags, ETMKIT_INSN_P0 | ETMKIT_INSN_EXEC);
+	}
+	etm4_flow_free(d);
+	image_free(img);
+}
+
 /* A buffer that ends inside a packet (here the first byte of a short
  * address packet) is how a ring buffer normally ends: the gap says
  * truncated, not packet_error, so that tools do not count it as a decode
@@ -1188,6 +1272,7 @@ int main(void)
 		cmocka_unit_test(test_traces),
 		cmocka_unit_test(test_tally_flags),
 		cmocka_unit_test(test_cut_last_packet),
+		cmocka_unit_test(test_queue_handover_open_range),
 		cmocka_unit_test(test_image_for_context),
 	};
 

@@ -24,6 +24,7 @@
 #include "etmkit/parallel.h"
 #include "elem_same.h"
 #include "par_gen.h"
+#include "par_handover.h"
 #include "parallel/par_internal.h"
 
 static const unsigned jobs_list[] = { 1, 2, 3, 8 };
@@ -130,6 +131,58 @@ static void test_etm4_a32(void **state)
 {
 	(void)state;
 	round_trips(3, ETM4_FLOW_RANGES);
+}
+
+/* The decoders' queue handover (par_handover.h), on which the pieces'
+ * decode rests (par_piece.c: the decoder writes into the piece's
+ * elements): each protocol and form, the queue moved before every batch,
+ * the elements and states the serial ones. Elements held back by the
+ * decoder moved with it (ETMv3's ranges: the open range; an instruction
+ * a Cancel may drop) must have been seen. */
+static void test_queue_handover(void **state)
+{
+	static const uint32_t form[][2] = {
+		{ 0, 0 }, { 0, ETM3_FLOW_RANGES }, { 1, 0 },
+		{ 1, ETM4_FLOW_RANGES }, { 2, ETM4_FLOW_RANGES },
+		{ 3, ETM4_FLOW_RANGES },
+	};
+	uint8_t walk[4000];
+	char why[300];
+
+	(void)state;
+	for (size_t f = 0; f < sizeof(form) / sizeof(form[0]); f++) {
+		struct par_handover_counts c = { 0 };
+
+		for (unsigned t = 0; t < 3; t++) {
+			struct par_stream s;
+			struct etmkit_par_config pc;
+			uint32_t opt = rnd();
+
+			for (size_t i = 0; i < sizeof(walk); i++)
+				walk[i] = (uint8_t)rnd();
+			if (par_gen(&s, form[f][0], opt, 200, walk,
+				    sizeof(walk))) {
+				par_gen_free(&s);
+				fail_msg("proto %u opt 0x%x: no stream",
+					 form[f][0], opt);
+			}
+			pc = cfg_of(&s, form[f][1]);
+			if (par_check_handover(&pc, s.bytes, s.n, rnd(), &c,
+					       why, sizeof(why)))
+				fail_msg("proto %u flags %u opt 0x%x: %s",
+					 form[f][0], form[f][1], opt, why);
+			par_gen_free(&s);
+		}
+		print_message("proto %u flags %u: %llu batches, %llu moves, "
+			      "%llu with elements held back\n",
+			      form[f][0], form[f][1],
+			      (unsigned long long)c.batches,
+			      (unsigned long long)c.moved,
+			      (unsigned long long)c.held);
+		assert_true(c.moved > 50);
+		if (form[f][0] == 0 && form[f][1])
+			assert_true(c.held > 0);
+	}
 }
 
 /* Garbage: random bytes inserted (runs of zeros among them, which look
@@ -585,6 +638,7 @@ int main(void)
 		cmocka_unit_test(test_etm4_a32),
 		cmocka_unit_test(test_garbage),
 		cmocka_unit_test(test_reset),
+		cmocka_unit_test(test_queue_handover),
 		cmocka_unit_test(test_steal),
 	};
 

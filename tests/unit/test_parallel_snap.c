@@ -21,6 +21,7 @@
 #include "etmkit/parallel.h"
 #include "etmkit/snapshot.h"
 #include "par_gen.h"
+#include "par_handover.h"
 #include "ts_session.h"
 #include "ts_snapshots.h"
 #include "ts_stream.h"
@@ -52,7 +53,7 @@ static int source_bytes(const struct snapshot_buffer *buf, uint8_t id,
 /* One source: returns its bytes checked (0 when skipped). */
 static size_t check_source(const char *snap, const struct snapshot *ss,
 			   const struct snapshot_source *src, uint64_t *joins,
-			   uint64_t *fallbacks)
+			   uint64_t *fallbacks, struct par_handover_counts *ho)
 {
 	struct etm3_flow_config c3;
 	struct etm4_flow_config c4;
@@ -98,6 +99,12 @@ static size_t check_source(const char *snap, const struct snapshot *ss,
 			fail_msg("%s %s (ID 0x%02x, %zu bytes)%s: %s", snap,
 				 src->name, s.id, c.n,
 				 form ? " ranges" : "", why);
+		/* The decoders' queue handover the pieces rest on
+		 * (par_handover.h). */
+		if (par_check_handover(&pc, c.b, c.n, (uint32_t)c.n, ho, why,
+				       sizeof(why)))
+			fail_msg("%s %s (ID 0x%02x)%s: %s", snap, src->name,
+				 s.id, form ? " ranges" : "", why);
 	}
 	free(c.b);
 	ts_source_free(&s);
@@ -114,6 +121,7 @@ static int shared_missing(void)
 struct walk {
 	uint64_t joins, fallbacks, bytes;
 	int sources;
+	struct par_handover_counts ho;
 };
 
 static void each_source(void *ctx, const char *name,
@@ -121,7 +129,8 @@ static void each_source(void *ctx, const char *name,
 			const struct snapshot_source *src)
 {
 	struct walk *w = ctx;
-	size_t n = check_source(name, ss, src, &w->joins, &w->fallbacks);
+	size_t n = check_source(name, ss, src, &w->joins, &w->fallbacks,
+				&w->ho);
 
 	w->sources += n > 0;
 	w->bytes += n;
@@ -140,8 +149,15 @@ static void test_captures(void **state)
 		      w.sources, (unsigned long long)w.bytes,
 		      (unsigned long long)w.joins,
 		      (unsigned long long)w.fallbacks);
+	print_message("queue handover: %llu batches, %llu moves, %llu with "
+		      "elements held back\n",
+		      (unsigned long long)w.ho.batches,
+		      (unsigned long long)w.ho.moved,
+		      (unsigned long long)w.ho.held);
 	assert_true(w.sources > 20);
 	assert_true(w.joins > 100);
+	assert_true(w.ho.moved > 1000);
+	assert_true(w.ho.held > 0);
 }
 
 int main(void)
