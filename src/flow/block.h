@@ -188,4 +188,39 @@ static inline uint64_t flow_block_end(const struct flow_block *b)
 	return b->start + b->len;
 }
 
+/* Whether @g (a guess, or NULL) is the block of key @addr, @isa,
+ * @space. */
+static inline int flow_guess_is(const struct flow_block *g, uint64_t addr,
+				uint8_t isa, uint8_t space)
+{
+	return g && g->range.addr == addr && g->isa == isa && g->space == space;
+}
+
+/* The one of @f's indirect-target guesses (ind[]) that is the block of
+ * key @addr, @isa, @space, or NULL. The caller checks that the cache is
+ * still at the generation @f was seen in. */
+static inline struct flow_block *flow_ind_guess(const struct flow_block *f,
+						uint64_t addr, uint8_t isa,
+						uint8_t space)
+{
+	struct flow_block *g = f->ind[0];
+
+	if (flow_guess_is(g, addr, isa, space))
+		return g;
+	g = f->ind[1];
+	return flow_guess_is(g, addr, isa, space) ? g : NULL;
+}
+
+/* A lookup found @b (same generation) as the target of @f's indirect
+ * branch: the later guess, the older dropped. A hit leaves their order
+ * as it is: replacing the older at the next miss measured better
+ * (tme_test) than keeping the one hit last. */
+static inline void flow_ind_note(struct flow_block *f, struct flow_block *b)
+{
+	if (f->ind[0] != b) {
+		f->ind[1] = f->ind[0];
+		f->ind[0] = b;
+	}
+}
+
 #endif

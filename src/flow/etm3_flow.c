@@ -43,6 +43,7 @@ void etm3_flow_forget(struct etm3_flow_decoder *d)
 	d->pos = POS_NONE;
 	d->blk = NULL;
 	d->link_from = NULL;
+	d->ind_from = NULL;
 	d->waiting = 0;
 	d->lost_reported = 0;
 	d->w = 0;
@@ -183,13 +184,39 @@ etm3_flow_get_stats(const struct etm3_flow_decoder *d)
 
 /* ---- Position ----------------------------------------------------------- */
 
+/* POS_ADDR after an indirect branch: if the address is one of the last
+ * two targets of that branch a lookup found (block.h, flow_ind_guess())
+ * and the cache still holds them (a key has one block in a generation),
+ * make it that block without a lookup: 1. Else 0, the branch kept for
+ * resolve() to note what its lookup finds. */
+static FLOW_INLINE int ind_hit(struct etm3_flow_decoder *d)
+{
+	uint64_t gen = flow_cache_generation(&d->cache);
+	struct flow_block *f = d->ind_from, *b;
+
+	if (!f || d->ind_gen != gen)
+		return 0;
+	b = flow_ind_guess(f, d->addr, d->isa, d->space);
+	if (!b)
+		return 0;
+	d->ind_from = NULL;
+	FLOW_ENTER_BLOCK(d, b, gen);
+	return 1;
+}
+
 /* Make POS_ADDR a block. Returns 1, or 0 after reporting no_image (one
  * element: the caller made room). */
 static int resolve(struct etm3_flow_decoder *d, uint64_t offset)
 {
 	uint64_t gen = flow_cache_generation(&d->cache);
 	uint8_t loss = etmkit_loss_misaligned;
-	struct flow_block *b = NULL;
+	struct flow_block *b = NULL, *f = d->ind_from;
+
+	if (ind_hit(d))
+		return 1;
+	d->ind_from = NULL;
+	if (f && d->ind_gen != gen)
+		f = NULL; /* its block gone */
 
 	/* Instructions are word-aligned in ARM state and halfword-aligned
 	 * in Thumb and ThumbEE state (IHI 0014Q Table 7.20): only a damaged
@@ -207,6 +234,8 @@ static int resolve(struct etm3_flow_decoder *d, uint64_t offset)
 	}
 
 	if (b) {
+		if (f && flow_cache_generation(&d->cache) == gen)
+			flow_ind_note(f, b);
 		FLOW_ENTER_BLOCK(d, b, gen);
 		return 1;
 	}
@@ -267,10 +296,14 @@ static void lose_atom(struct etm3_flow_decoder *d, uint64_t offset)
 	}
 }
 
-/* After a taken indirect branch: its target comes in a branch packet
- * (7.3.5). */
-static FLOW_INLINE void wait_for_address(struct etm3_flow_decoder *d)
+/* After a taken indirect branch, the last instruction of block @from:
+ * its target comes in a branch packet (7.3.5), looked up from @from's
+ * guesses first (resolve()). */
+static FLOW_INLINE void wait_for_address(struct etm3_flow_decoder *d,
+					 struct flow_block *from)
 {
+	d->ind_from = from;
+	d->ind_gen = flow_cache_generation(&d->cache);
 	d->pos = POS_NONE;
 	d->blk = NULL;
 	d->waiting = 1;
@@ -284,7 +317,7 @@ static void block_end(struct etm3_flow_decoder *d, struct flow_block *b,
 	int slot = exit_slot(fi, exec);
 
 	if (slot < 0)
-		wait_for_address(d);
+		wait_for_address(d, b);
 	else if (slot)
 		leave_block(d, b, 1, b->target, b->target_isa);
 	else
@@ -711,7 +744,7 @@ static FLOW_INLINE void rng_front(struct etm3_flow_decoder *d,
 				  uintptr_t obase, int offs_given)
 {
 	if (d->pos == POS_ADDR && hp < hend && d->rph[*hp].n &&
-	    d->n <= FLOW_QUEUE - 32 && d->open < 0)
+	    d->n <= FLOW_QUEUE - 32 && d->open < 0 && !ind_hit(d))
 		(void)rng_resolve(d, rng_off(obase, hp, offs_given));
 }
 
@@ -1003,7 +1036,7 @@ static FLOW_INLINE int rng_run(struct etm3_flow_decoder *d,
 				b = NULL;
 				fi = NULL;
 				open = NULL;
-				wait_for_address(d);
+				wait_for_address(d, fs.b);
 			} else if (fs.exit) {
 				/* Its range goes on if it can (as below). */
 				open = range_goes_on(fs.exit, fs.exit_x) ?

@@ -115,6 +115,11 @@ struct etm3_flow_decoder {
 	struct flow_block *link_from;
 	uint8_t link_slot;
 	uint64_t link_gen;
+	/* The block whose taken indirect branch waits for its address,
+	 * at cache generation ind_gen: resolve() looks at its target
+	 * guesses first (block.h, flow_ind_guess()), or NULL. */
+	struct flow_block *ind_from;
+	uint64_t ind_gen;
 	uint32_t w;              /* W atoms since the last instruction */
 	uint32_t gap_w;          /* w when trace last restarted: part of the
 				    gap a cycle count packet then reports */

@@ -88,19 +88,10 @@ static inline void rs_pop(struct etm4_flow_decoder *d)
 	d->rs_n--;
 }
 
-/* Whether @g (a guess, or NULL) is the block of key @addr, @isa,
- * @space. */
-static inline int guess_is(const struct flow_block *g, uint64_t addr,
-			   uint8_t isa, uint8_t space)
-{
-	return g && g->range.addr == addr && g->isa == isa && g->space == space;
-}
-
 /* POS_ADDR after an indirect branch: if the address is one of the last
- * two targets of that branch a lookup found (block.h), make it that
- * block without a lookup. A hit leaves their order as it is: replacing
- * the older at the next miss measured better (tme_test) than keeping
- * the one hit last. Returns the block, or NULL. */
+ * two targets of that branch a lookup found (block.h,
+ * flow_ind_guess()), make it that block without a lookup. Returns the
+ * block, or NULL. */
 static inline struct flow_block *ind_guess(struct etm4_flow_decoder *d)
 {
 	struct flow_block *f = d->ind_from, *g;
@@ -111,12 +102,9 @@ static inline struct flow_block *ind_guess(struct etm4_flow_decoder *d)
 
 	if (!f || d->ind_gen != flow_cache_generation(&d->cache))
 		return NULL;
-	g = f->ind[0];
-	if (!guess_is(g, addr, isa, space)) {
-		g = f->ind[1];
-		if (!guess_is(g, addr, isa, space))
-			return NULL;
-	}
+	g = flow_ind_guess(f, addr, isa, space);
+	if (!g)
+		return NULL;
 	d->ind_from = NULL;
 	d->link_from = NULL;
 	d->blk = g;
@@ -135,10 +123,8 @@ static inline void enter_found(struct etm4_flow_decoder *d,
 {
 	struct flow_block *f = d->ind_from;
 
-	if (f && gen == d->ind_gen && f->ind[0] != b) {
-		f->ind[1] = f->ind[0];
-		f->ind[0] = b;
-	}
+	if (f && gen == d->ind_gen)
+		flow_ind_note(f, b);
 	d->ind_from = NULL;
 	FLOW_ENTER_BLOCK(d, b, gen);
 }

@@ -124,6 +124,8 @@ static void p3_norm(const struct etm3_flow_decoder *d,
 	f->link_from = NULL;
 	f->link_slot = 0;
 	f->link_gen = 0;
+	f->ind_from = NULL;
+	f->ind_gen = 0;
 	/* Read only when valid (etm3_flow_packets.c: on_branch, on_data). */
 	if (!f->last_valid)
 		f->last_addr = 0;

@@ -1008,6 +1008,64 @@ static void test_ranges_plain_indirect(void **state)
 	free(t);
 }
 
+/* One indirect branch (block A's BX at 0x8004) taken to three targets in
+ * turn, B C B C D, each of which branches back to A (IHI 0014Q 7.3.5:
+ * each target in a branch address packet), 200 times: the walk looks
+ * the target up among the branch's last two (block.h, ind[]), which hits
+ * at either guess and misses at D and after it. The ranges start where
+ * the branch packets say. */
+static void test_ranges_indirect_targets(void **state)
+{
+	static const uint32_t code[8] = {
+		0xe1a00000, 0xe12fff1e, /* A 0x8000: nop; bx lr */
+		0xe1a00000, 0xe12fff1e, /* B 0x8008 */
+		0xe1a00000, 0xe12fff1e, /* C 0x8010 */
+		0xe1a00000, 0xe12fff1e, /* D 0x8018 */
+	};
+	/* Branch address packets, ARM: bits [7:2] of the address in bits
+	 * [6:1] of the first byte, [14:8] in the next (7.3.5). */
+	static const uint8_t to[4][2] = {
+		{ 0x81, 0x00 }, { 0x85, 0x00 }, { 0x89, 0x00 }, { 0x8d, 0x00 },
+	};
+	static const uint8_t order[5] = { 1, 2, 1, 2, 3 };
+	enum { ROUNDS = 200, ROUND_INSNS = 5 * 4, ROUND_BYTES = 5 * 6 };
+	size_t n = sizeof(loop_head) + ROUNDS * ROUND_BYTES, k, got = 0;
+	uint8_t *t = malloc(n);
+	struct ts_elems ref = { 0 }, rng = { 0 };
+
+	(void)state;
+	assert_non_null(t);
+	memcpy(t, loop_head, sizeof(loop_head));
+	k = sizeof(loop_head);
+	for (size_t r = 0; r < ROUNDS; r++)
+		for (size_t j = 0; j < 5; j++) {
+			t[k++] = 0x88; /* 2 E: A's nop and BX */
+			t[k++] = to[order[j]][0];
+			t[k++] = to[order[j]][1];
+			t[k++] = 0x88; /* the target's, back to A */
+			t[k++] = to[0][0];
+			t[k++] = to[0][1];
+		}
+	assert_int_equal(k, n);
+	loop_decode(code, sizeof(code), t, n, NULL, 0, ROUNDS * ROUND_INSNS,
+		    &ref, &rng);
+	for (size_t i = 0; i < rng.n; i++) {
+		const struct etmkit_elem *e = &rng.e[i];
+		uint64_t want = got % 2 ? 0x8000 + 8 * order[got / 2 % 5] :
+					 0x8000;
+
+		if (e->kind != etmkit_elem_insn_range)
+			continue;
+		assert_int_equal(e->addr, want);
+		assert_int_equal(e->u.range.count, 2);
+		got++;
+	}
+	assert_int_equal(got, ROUNDS * 10);
+	free(ref.e);
+	free(rng.e);
+	free(t);
+}
+
 int main(void)
 {
 	FILE *f = fopen(TC2 "/cstrace.bin", "rb");
@@ -1025,6 +1083,7 @@ int main(void)
 		cmocka_unit_test(test_ranges_long_runs),
 		cmocka_unit_test(test_ranges_plain_headers),
 		cmocka_unit_test(test_ranges_plain_indirect),
+		cmocka_unit_test(test_ranges_indirect_targets),
 	};
 	if (f)
 		fclose(f);
