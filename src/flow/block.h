@@ -73,9 +73,10 @@ struct flow_block {
 	struct flow_block *ind[2];   /* the last two distinct targets of its
 					indirect branch that a lookup found,
 					[0] the later (guesses, checked before
-					use; ETMv4/ETE), or NULL: a branch that
-					alternates between two (a return to two
-					callers) finds either without one */
+					use; ETMv3 and ETMv4/ETE), or NULL: a
+					branch that alternates between two (a
+					return to two callers) finds either
+					without one */
 	struct flow_insn insn[];
 };
 

@@ -1064,8 +1064,8 @@ static FLOW_INLINE int rng_run(struct etm3_flow_decoder *d,
 			 * FLOW_W_RF_MAX). */
 			const struct flow_insn *last = fi + n - 1;
 			const struct flow_insn *bend = b->insn + b->n;
-			unsigned trail = ca ? ph->trail : 0, x = ph->xlast;
-			uint64_t wr = ca ? w + ph->cw[n] : 0;
+			unsigned trail = ph->trail, x = ph->xlast;
+			uint64_t wr = w + ph->cw[n];
 
 			off = rng_off(obase, hp, offs_given);
 			if (FLOW_LIKELY(last + 1 < bend)) {
