@@ -11,7 +11,9 @@
  *   [7] the smallest piece size (1 + [7] % 64)
  *   then the walk over the program (or the trace bytes).
  * Each case is checked at three piece sizes, with the bring-your-own-
- * threads API and the runner at 1 and 2 threads; any difference aborts. */
+ * threads API and the runner at 1 and 2 threads, and the flow decoder's
+ * queue handover (par_handover.h: the queue moved between batches, as
+ * the pieces do) against the serial decode; any difference aborts. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +21,7 @@
 
 #include "etmkit/parallel.h"
 #include "par_gen.h"
+#include "par_handover.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -76,6 +79,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (par_check(&c, buf, n, pieces, 3, jobs, 2, why, sizeof(why), NULL,
 		      NULL)) {
 		fprintf(stderr, "fuzz_parallel: %s\n", why);
+		abort();
+	}
+	if (par_check_handover(&c, buf, n, (uint32_t)data[5] << 8 | data[7],
+			       NULL, why, sizeof(why))) {
+		fprintf(stderr, "fuzz_parallel: handover: %s\n", why);
 		abort();
 	}
 	free(mut);
