@@ -55,6 +55,49 @@ void etm3_flow_forget(struct etm3_flow_decoder *d)
 	memset(d->ooo, 0, sizeof(d->ooo));
 }
 
+/* struct flow_rca's words: bytes 16..24 of an element, @kind, flags
+ * @flags (isa and size 0) and @cycles, in memory order. */
+static FLOW_INLINE uint64_t rca_image(uint8_t kind, uint8_t flags,
+				      uint32_t cycles)
+{
+	unsigned char b[8] = { kind, 0, 0, flags };
+	uint64_t v;
+
+	memcpy(b + 4, &cycles, 4);
+	memcpy(&v, b, 8);
+	return v;
+}
+
+/* The cycles of such a word. */
+static FLOW_INLINE uint32_t rca_w(uint64_t v)
+{
+	unsigned char b[8];
+	uint32_t c;
+
+	memcpy(b, &v, 8);
+	memcpy(&c, b + 4, 4);
+	return c;
+}
+
+/* struct flow_rca's count: u.range.count @n and repeats 0 in memory
+ * order, and back (from a sum of them). */
+static FLOW_INLINE uint64_t rca_count_image(uint32_t n)
+{
+	uint32_t f[2] = { n, 0 };
+	uint64_t v;
+
+	memcpy(&v, f, 8);
+	return v;
+}
+
+static FLOW_INLINE uint32_t rca_count(uint64_t v)
+{
+	uint32_t f[2];
+
+	memcpy(f, &v, 8);
+	return f[0];
+}
+
 static void build_ph(struct etm3_flow_decoder *d, const struct etm3_atoms *t)
 {
 	for (unsigned b = 0; b < 256; b++) {
@@ -84,6 +127,14 @@ static void build_ph(struct etm3_flow_decoder *d, const struct etm3_atoms *t)
 		rp->one = ph->n && !(rp->nmask & ((1u << (ph->n - 1)) - 1));
 		rp->xlast = ph->n && !(rp->nmask >> (ph->n - 1));
 		rp->nmask |= 1u << ph->n;
+		d->rca.span[b] = !rp->n ? 0 :
+				 rp->one ? rp->n * sizeof(struct flow_insn) :
+					   FLOW_RCA_NOT_ONE;
+		d->rca.head[b] = rca_image(etmkit_elem_insn_range -
+						   etmkit_elem_insn,
+					   rp->n && !rp->xlast, rp->cw[rp->n]);
+		d->rca.trail[b] = rca_image(0, 0, rp->trail);
+		d->rca.count[b] = rca_count_image(rp->n);
 		d->rfast[b] = (uint32_t)rp->trail |
 			      (uint32_t)rp->cw[rp->n] << FLOW_RF_CW |
 			      (rp->n && !rp->xlast ? FLOW_RF_NLAST : 0) |
@@ -528,6 +579,8 @@ _Static_assert(offsetof(struct etmkit_elem, addr) == 8 &&
 	       offsetof(struct flow_insn, flags) == 20 &&
 	       sizeof(struct flow_insn) == 24,
 	       "a flow_insn is bytes 8..32 of its element");
+_Static_assert(etmkit_elem_insn_range > etmkit_elem_insn,
+	       "struct flow_rca's head adds to the kind");
 _Static_assert(sizeof(struct flow_ph) == 32 && sizeof(struct flow_rph) == 64,
 	       "flow_ph and flow_rph are indexed by shifting");
 
@@ -563,6 +616,30 @@ static FLOW_INLINE void write_range(struct etmkit_elem *e,
 		e->cycles = FLOW_W_CAP;
 }
 
+
+/* The range of rng_fast_body()'s cycle-accurate header byte @k (table
+ * @t) at @off: its instructions from @start to the one before @after,
+ * with @wi W atoms before them (rca_cycles()). What write_range_w()
+ * writes, its bytes 16..24 one sum (struct flow_rca). */
+static FLOW_INLINE void write_range_rca(struct etmkit_elem *e,
+					const struct flow_rca *t, unsigned k,
+					const struct flow_insn *start,
+					const struct flow_insn *after,
+					uint64_t off, uint64_t wi, uint64_t ci)
+{
+	const struct flow_insn *last = after - 1;
+	uint64_t h = 0;
+
+	memcpy(&h, last->head, 4);
+	h += t->head[k] + wi;
+	e->offset = off;
+	e->addr = start->addr;
+	memcpy(&e->kind, &h, 8);
+	e->u.range.opcode = last->opcode;
+	e->u.range.class_flags = last->flags;
+	e->u.range.end = last->addr + last->head[2];
+	memcpy(&e->u.range.count, &ci, 8);
+}
 
 /* Instructions i..end of header @ph at @off, one element each at most
  * two (the caller made room). */
@@ -799,53 +876,80 @@ rng_fast_body(struct etm3_flow_decoder *d, struct rng_fast *s,
 	uint64_t w = ca ? s->w : 0, insns = 0;
 
 	if (ca) {
-		const struct flow_insn *bend = b->insn + b->n;
+		const struct flow_rca *const t = &d->rca;
+		uintptr_t f = (uintptr_t)fi, bend = (uintptr_t)(b->insn + b->n);
+		uint64_t wi = rca_image(0, 0, (uint32_t)w); /* as rca.trail[] */
+		uint64_t ci = 0; /* the sum of rca.count[]: insns */
 
 		if (hend - hp > FLOW_RF_HEADERS)
 			hend = hp + FLOW_RF_HEADERS; /* w stays below FLOW_W_CAP */
 		for (; hp < hend; hp++) {
-			uint32_t v = tab[*hp];
-			unsigned n, nx;
-			const struct flow_insn *last;
-			uint64_t off;
+			unsigned k = *hp;
+			uint64_t after, c;
 
-			if (FLOW_LIKELY(v < (1u << FLOW_RF_CW))) {
-				w += v; /* W atoms only: the trail. Below FLOW_W_CAP
-					   by FLOW_RF_HEADERS's bound */
-				continue;
+			while (!t->span[k]) {
+				/* W atoms only (half the headers, between
+				 * those with instructions): on to the next
+				 * without the loop's way round. Below
+				 * FLOW_W_CAP by FLOW_RF_HEADERS's bound. */
+				wi += t->trail[k];
+				if (++hp == hend)
+					goto done;
+				k = *hp;
 			}
-			n = v >> FLOW_RF_N;
-			last = fi + n - 1;
-			if (!(v & FLOW_RF_ONE) || last >= bend ||
-			    (e > elim && (uintptr_t)e + 2 * sizeof(*e) * n > qend))
+			if (e > elim &&
+			    (uintptr_t)e + 2 * sizeof(*e) * d->rph[k].n > qend)
 				break;
-			off = rng_off(obase, hp, offs_given);
-			nx = (v >> 16) & 1; /* FLOW_RF_NLAST */
-			write_range_w(e, fi, last, nx, n, off,
-				      (uint32_t)w + ((v >> FLOW_RF_CW) & 0xff));
-			e++;
-			w = v & 0xff;
-			insns += n;
-			if (FLOW_LIKELY(last + 1 < bend)) {
-				fi = last + 1;
+			/* Past the block's end only if not one range. */
+			after = (uint64_t)f + t->span[k];
+			if (FLOW_LIKELY(after < bend)) {
+				/* One range inside the block, short of its
+				 * last instruction. */
+				c = t->count[k];
+				write_range_rca(e, t, k, (const void *)f,
+						(const void *)(uintptr_t)after,
+						rng_off(obase, hp, offs_given),
+						wi, c);
+				e++;
+				wi = t->trail[k];
+				ci += c;
+				f = (uintptr_t)after;
 				continue;
 			}
+			if (after != bend)
+				break;
+			/* Up to the block's last instruction: then its
+			 * linked successor, or the caller's block_end(). */
+			c = t->count[k];
+			write_range_rca(e, t, k, (const void *)f,
+					(const void *)(uintptr_t)after,
+					rng_off(obase, hp, offs_given), wi, c);
+			e++;
+			wi = t->trail[k];
+			ci += c;
 			{
-				int slot = exit_slot(last, nx ^ 1);
+				const struct flow_insn *last =
+					(const struct flow_insn *)bend - 1;
+				unsigned x = d->rph[k].xlast;
+				int slot = exit_slot(last, x);
 				struct flow_block *nb = slot < 0 ? NULL : b->succ[slot];
 
 				if (!nb) {
-					fi = last;
+					f = (uintptr_t)last;
 					s->exit = last;
-					s->exit_x = nx ^ 1;
+					s->exit_x = x;
 					hp++;
 					break;
 				}
 				b = nb;
-				fi = nb->insn;
-				bend = nb->insn + nb->n;
+				f = (uintptr_t)nb->insn;
+				bend = (uintptr_t)(nb->insn + nb->n);
 			}
 		}
+done:
+		fi = (const struct flow_insn *)f;
+		w = rca_w(wi);
+		insns = rca_count(ci);
 	} else {
 		for (; hp < hend; hp++) {
 			uint32_t v = tab[*hp];
