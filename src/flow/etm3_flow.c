@@ -1039,6 +1039,51 @@ RNG_FAST_COPY(rng_fast_plain, 0, 1)
 RNG_FAST_COPY(rng_nfast_offs, 1, 0)
 RNG_FAST_COPY(rng_nfast_plain, 0, 0)
 
+/* After run @p, done: decode()'s loop, for the batch's packets up to the
+ * next run, which is returned (the batch's current packet now) if
+ * rng_run()'s copy for @offs_given takes it: rng_run() goes on with it,
+ * with no return to decode() between runs. Else NULL, and decode() goes
+ * on from the batch's current packet, the last one taken here. The
+ * tests are decode()'s, in its order, so that a batch ends where
+ * decode() would end it. A branch address with no exception
+ * information (IHI 0014Q 7.3.5), most packets between runs, is taken
+ * here: its address is what etm3_flow_packet() makes of it. */
+static FLOW_INLINE const struct etm3_packet *
+rng_chain(struct etm3_flow_decoder *d, const struct etm3_packet *p,
+	  int offs_given)
+{
+	if (p != &d->batch[d->drv.ibatch])
+		return NULL; /* expand_one()'s */
+	for (;;) {
+		int i = d->drv.ibatch + 1;
+		const struct etm3_packet *q = &d->batch[i];
+		const struct etm3_branch *br = &q->u.branch;
+
+		if (i >= d->drv.nbatch)
+			return NULL;
+		if (q->type == etm3_pkt_p_header_run && !q->error) {
+			if (!d->synced || !q->u.run.offsets != !offs_given)
+				return NULL;
+			d->drv.ibatch = i;
+			d->run_h = d->run_a = 0;
+			return q;
+		}
+		if (q->type == etm3_pkt_p_header || room(d) < FLOW_PKT_ELEMS)
+			return NULL;
+		if (q->type == etm3_pkt_branch_address && !q->error &&
+		    d->synced && !br->partial && !br->cancel &&
+		    !br->exc_bytes && !br->exc_in_addr && !br->exception) {
+			/* on_branch()'s way for it. */
+			d->stats.packets++;
+			release(d);
+			go_to(d, br->addr, br->isa);
+		} else {
+			etm3_flow_packet(d, q);
+		}
+		d->drv.ibatch = i;
+	}
+}
+
 /* walk_run() for ETM3_FLOW_RANGES with data trace off. Each header's
  * instructions a range at a time (its atoms: IHI 0014Q 7.3.1, Tables 7.2
  * and 7.3; spec etmv3.md 4.3; the table struct flow_rph): a run of E
@@ -1059,16 +1104,12 @@ static FLOW_INLINE int rng_run(struct etm3_flow_decoder *d,
 			       const struct etm3_packet *p, int offs_given,
 			       const int ca)
 {
-	const struct etm3_p_header_run *r = &p->u.run;
-	const uint8_t *hdr = r->headers;
-	const uint8_t *hp = hdr + d->run_h;
-	const uint8_t *hend = hdr + r->count;
+	const struct etm3_p_header_run *r;
+	const uint8_t *hdr, *hp, *hend;
 	/* A header's offset: obase plus its address, or the table's entry
 	 * at obase plus eight times its address (one register either way;
 	 * unsigned arithmetic, so the wrap is defined). */
-	const uintptr_t obase = offs_given ?
-		(uintptr_t)r->offsets - 8 * (uintptr_t)hdr :
-		(uintptr_t)(p->offset - (uint64_t)(uintptr_t)hdr);
+	uintptr_t obase;
 	struct flow_block *b;
 	const struct flow_insn *fi;
 	/* e: the next free element; e0, e at RNG_LOAD (e[-1], the last
@@ -1078,6 +1119,13 @@ static FLOW_INLINE int rng_run(struct etm3_flow_decoder *d,
 	uint64_t w; /* saturated at FLOW_W_CAP where used (see below) */
 	uint64_t insns = 0; /* instructions since RNG_SAVE */
 
+next_run:
+	r = &p->u.run;
+	hdr = r->headers;
+	hp = hdr + d->run_h;
+	hend = hdr + r->count;
+	obase = offs_given ? (uintptr_t)r->offsets - 8 * (uintptr_t)hdr :
+			     (uintptr_t)(p->offset - (uint64_t)(uintptr_t)hdr);
 	rng_front(d, hp, hend, obase, offs_given);
 	RNG_LOAD();
 	for (; hp < hend; hp++) {
@@ -1294,6 +1342,9 @@ rest:
 	open = NULL; /* none between headers */
 	RNG_SAVE();
 	d->stats.packets += r->count - d->run_h;
+	p = rng_chain(d, p, offs_given);
+	if (p)
+		goto next_run;
 	return 1;
 }
 
