@@ -619,7 +619,8 @@ static FLOW_INLINE void write_range(struct etmkit_elem *e,
 
 /* The range of rng_fast_body()'s cycle-accurate header byte @k (table
  * @t) at @off: its instructions from @start to the one before @after,
- * with @wi W atoms before them (rca_cycles()). What write_range_w()
+ * with @wi W atoms before them (as rca.trail[]), count @ci (as
+ * rca.count[]). What write_range_w()
  * writes, its bytes 16..24 one sum (struct flow_rca). */
 static FLOW_INLINE void write_range_rca(struct etmkit_elem *e,
 					const struct flow_rca *t, unsigned k,
@@ -850,7 +851,10 @@ struct rng_fast {
  * instructions are one range in block s->b, up to its last instruction
  * at most (then on to a linked successor); s->exit is set after the
  * header whose range left the block. It stops after FLOW_RF_HEADERS
- * headers (s->w is at most FLOW_W_RF_MAX when it is called).
+ * headers (s->w is at most FLOW_W_RF_MAX when it is called). A header
+ * is read from the words of struct flow_rca: whether it fits the block
+ * is one comparison, its range one sum and a few copies
+ * (write_range_rca()); its W atoms are kept as that sum's cycles.
  *
  * Without (no W atoms): nearly every header is E atoms and the N that
  * may end them (format 1, IHI 0014Q Table 7.2), taken a block at a time
@@ -887,15 +891,11 @@ rng_fast_body(struct etm3_flow_decoder *d, struct rng_fast *s,
 			unsigned k = *hp;
 			uint64_t after, c;
 
-			while (!t->span[k]) {
-				/* W atoms only (half the headers, between
-				 * those with instructions): on to the next
-				 * without the loop's way round. Below
-				 * FLOW_W_CAP by FLOW_RF_HEADERS's bound. */
+			if (FLOW_LIKELY(!t->span[k])) {
+				/* W atoms only. Below FLOW_W_CAP by
+				 * FLOW_RF_HEADERS's bound. */
 				wi += t->trail[k];
-				if (++hp == hend)
-					goto done;
-				k = *hp;
+				continue;
 			}
 			if (e > elim &&
 			    (uintptr_t)e + 2 * sizeof(*e) * d->rph[k].n > qend)
@@ -946,7 +946,6 @@ rng_fast_body(struct etm3_flow_decoder *d, struct rng_fast *s,
 				bend = (uintptr_t)(nb->insn + nb->n);
 			}
 		}
-done:
 		fi = (const struct flow_insn *)f;
 		w = rca_w(wi);
 		insns = rca_count(ci);
