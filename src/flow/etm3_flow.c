@@ -55,6 +55,49 @@ void etm3_flow_forget(struct etm3_flow_decoder *d)
 	memset(d->ooo, 0, sizeof(d->ooo));
 }
 
+/* struct flow_rca's words: bytes 16..24 of an element, @kind, flags
+ * @flags (isa and size 0) and @cycles, in memory order. */
+static FLOW_INLINE uint64_t rca_image(uint8_t kind, uint8_t flags,
+				      uint32_t cycles)
+{
+	unsigned char b[8] = { kind, 0, 0, flags };
+	uint64_t v;
+
+	memcpy(b + 4, &cycles, 4);
+	memcpy(&v, b, 8);
+	return v;
+}
+
+/* The cycles of such a word. */
+static FLOW_INLINE uint32_t rca_w(uint64_t v)
+{
+	unsigned char b[8];
+	uint32_t c;
+
+	memcpy(b, &v, 8);
+	memcpy(&c, b + 4, 4);
+	return c;
+}
+
+/* struct flow_rca's count: u.range.count @n and repeats 0 in memory
+ * order, and back (from a sum of them). */
+static FLOW_INLINE uint64_t rca_count_image(uint32_t n)
+{
+	uint32_t f[2] = { n, 0 };
+	uint64_t v;
+
+	memcpy(&v, f, 8);
+	return v;
+}
+
+static FLOW_INLINE uint32_t rca_count(uint64_t v)
+{
+	uint32_t f[2];
+
+	memcpy(f, &v, 8);
+	return f[0];
+}
+
 static void build_ph(struct etm3_flow_decoder *d, const struct etm3_atoms *t)
 {
 	for (unsigned b = 0; b < 256; b++) {
@@ -84,6 +127,14 @@ static void build_ph(struct etm3_flow_decoder *d, const struct etm3_atoms *t)
 		rp->one = ph->n && !(rp->nmask & ((1u << (ph->n - 1)) - 1));
 		rp->xlast = ph->n && !(rp->nmask >> (ph->n - 1));
 		rp->nmask |= 1u << ph->n;
+		d->rca.span[b] = !rp->n ? 0 :
+				 rp->one ? rp->n * sizeof(struct flow_insn) :
+					   FLOW_RCA_NOT_ONE;
+		d->rca.head[b] = rca_image(etmkit_elem_insn_range -
+						   etmkit_elem_insn,
+					   rp->n && !rp->xlast, rp->cw[rp->n]);
+		d->rca.trail[b] = rca_image(0, 0, rp->trail);
+		d->rca.count[b] = rca_count_image(rp->n);
 		d->rfast[b] = (uint32_t)rp->trail |
 			      (uint32_t)rp->cw[rp->n] << FLOW_RF_CW |
 			      (rp->n && !rp->xlast ? FLOW_RF_NLAST : 0) |
@@ -528,6 +579,8 @@ _Static_assert(offsetof(struct etmkit_elem, addr) == 8 &&
 	       offsetof(struct flow_insn, flags) == 20 &&
 	       sizeof(struct flow_insn) == 24,
 	       "a flow_insn is bytes 8..32 of its element");
+_Static_assert(etmkit_elem_insn_range > etmkit_elem_insn,
+	       "struct flow_rca's head adds to the kind");
 _Static_assert(sizeof(struct flow_ph) == 32 && sizeof(struct flow_rph) == 64,
 	       "flow_ph and flow_rph are indexed by shifting");
 
@@ -563,6 +616,31 @@ static FLOW_INLINE void write_range(struct etmkit_elem *e,
 		e->cycles = FLOW_W_CAP;
 }
 
+
+/* The range of rng_fast_body()'s cycle-accurate header byte @k (table
+ * @t) at @off: its instructions from @start to the one before @after,
+ * with @wi W atoms before them (as rca.trail[]), count @ci (as
+ * rca.count[]). What write_range_w()
+ * writes, its bytes 16..24 one sum (struct flow_rca). */
+static FLOW_INLINE void write_range_rca(struct etmkit_elem *e,
+					const struct flow_rca *t, unsigned k,
+					const struct flow_insn *start,
+					const struct flow_insn *after,
+					uint64_t off, uint64_t wi, uint64_t ci)
+{
+	const struct flow_insn *last = after - 1;
+	uint64_t h = 0;
+
+	memcpy(&h, last->head, 4);
+	h += t->head[k] + wi;
+	e->offset = off;
+	e->addr = start->addr;
+	memcpy(&e->kind, &h, 8);
+	e->u.range.opcode = last->opcode;
+	e->u.range.class_flags = last->flags;
+	e->u.range.end = last->addr + last->head[2];
+	memcpy(&e->u.range.count, &ci, 8);
+}
 
 /* Instructions i..end of header @ph at @off, one element each at most
  * two (the caller made room). */
@@ -773,7 +851,10 @@ struct rng_fast {
  * instructions are one range in block s->b, up to its last instruction
  * at most (then on to a linked successor); s->exit is set after the
  * header whose range left the block. It stops after FLOW_RF_HEADERS
- * headers (s->w is at most FLOW_W_RF_MAX when it is called).
+ * headers (s->w is at most FLOW_W_RF_MAX when it is called). A header
+ * is read from the words of struct flow_rca: whether it fits the block
+ * is one comparison, its range one sum and a few copies
+ * (write_range_rca()); its W atoms are kept as that sum's cycles.
  *
  * Without (no W atoms): nearly every header is E atoms and the N that
  * may end them (format 1, IHI 0014Q Table 7.2), taken a block at a time
@@ -799,53 +880,75 @@ rng_fast_body(struct etm3_flow_decoder *d, struct rng_fast *s,
 	uint64_t w = ca ? s->w : 0, insns = 0;
 
 	if (ca) {
-		const struct flow_insn *bend = b->insn + b->n;
+		const struct flow_rca *const t = &d->rca;
+		uintptr_t f = (uintptr_t)fi, bend = (uintptr_t)(b->insn + b->n);
+		uint64_t wi = rca_image(0, 0, (uint32_t)w); /* as rca.trail[] */
+		uint64_t ci = 0; /* the sum of rca.count[]: insns */
 
 		if (hend - hp > FLOW_RF_HEADERS)
 			hend = hp + FLOW_RF_HEADERS; /* w stays below FLOW_W_CAP */
 		for (; hp < hend; hp++) {
-			uint32_t v = tab[*hp];
-			unsigned n, nx;
-			const struct flow_insn *last;
-			uint64_t off;
+			unsigned k = *hp;
+			uint64_t after, c;
 
-			if (FLOW_LIKELY(v < (1u << FLOW_RF_CW))) {
-				w += v; /* W atoms only: the trail. Below FLOW_W_CAP
-					   by FLOW_RF_HEADERS's bound */
+			if (FLOW_LIKELY(!t->span[k])) {
+				/* W atoms only. Below FLOW_W_CAP by
+				 * FLOW_RF_HEADERS's bound. */
+				wi += t->trail[k];
 				continue;
 			}
-			n = v >> FLOW_RF_N;
-			last = fi + n - 1;
-			if (!(v & FLOW_RF_ONE) || last >= bend ||
-			    (e > elim && (uintptr_t)e + 2 * sizeof(*e) * n > qend))
+			if (e > elim &&
+			    (uintptr_t)e + 2 * sizeof(*e) * d->rph[k].n > qend)
 				break;
-			off = rng_off(obase, hp, offs_given);
-			nx = (v >> 16) & 1; /* FLOW_RF_NLAST */
-			write_range_w(e, fi, last, nx, n, off,
-				      (uint32_t)w + ((v >> FLOW_RF_CW) & 0xff));
-			e++;
-			w = v & 0xff;
-			insns += n;
-			if (FLOW_LIKELY(last + 1 < bend)) {
-				fi = last + 1;
+			/* Past the block's end only if not one range. */
+			after = (uint64_t)f + t->span[k];
+			if (FLOW_LIKELY(after < bend)) {
+				/* One range inside the block, short of its
+				 * last instruction. */
+				c = t->count[k];
+				write_range_rca(e, t, k, (const void *)f,
+						(const void *)(uintptr_t)after,
+						rng_off(obase, hp, offs_given),
+						wi, c);
+				e++;
+				wi = t->trail[k];
+				ci += c;
+				f = (uintptr_t)after;
 				continue;
 			}
+			if (after != bend)
+				break;
+			/* Up to the block's last instruction: then its
+			 * linked successor, or the caller's block_end(). */
+			c = t->count[k];
+			write_range_rca(e, t, k, (const void *)f,
+					(const void *)(uintptr_t)after,
+					rng_off(obase, hp, offs_given), wi, c);
+			e++;
+			wi = t->trail[k];
+			ci += c;
 			{
-				int slot = exit_slot(last, nx ^ 1);
+				const struct flow_insn *last =
+					(const struct flow_insn *)bend - 1;
+				unsigned x = d->rph[k].xlast;
+				int slot = exit_slot(last, x);
 				struct flow_block *nb = slot < 0 ? NULL : b->succ[slot];
 
 				if (!nb) {
-					fi = last;
+					f = (uintptr_t)last;
 					s->exit = last;
-					s->exit_x = nx ^ 1;
+					s->exit_x = x;
 					hp++;
 					break;
 				}
 				b = nb;
-				fi = nb->insn;
-				bend = nb->insn + nb->n;
+				f = (uintptr_t)nb->insn;
+				bend = (uintptr_t)(nb->insn + nb->n);
 			}
 		}
+		fi = (const struct flow_insn *)f;
+		w = rca_w(wi);
+		insns = rca_count(ci);
 	} else {
 		for (; hp < hend; hp++) {
 			uint32_t v = tab[*hp];
@@ -935,6 +1038,51 @@ RNG_FAST_COPY(rng_fast_plain, 0, 1)
 RNG_FAST_COPY(rng_nfast_offs, 1, 0)
 RNG_FAST_COPY(rng_nfast_plain, 0, 0)
 
+/* After run @p, done: decode()'s loop, for the batch's packets up to the
+ * next run, which is returned (the batch's current packet now) if
+ * rng_run()'s copy for @offs_given takes it: rng_run() goes on with it,
+ * with no return to decode() between runs. Else NULL, and decode() goes
+ * on from the batch's current packet, the last one taken here. The
+ * tests are decode()'s, in its order, so that a batch ends where
+ * decode() would end it. A branch address with no exception
+ * information (IHI 0014Q 7.3.5), most packets between runs, is taken
+ * here: its address is what etm3_flow_packet() makes of it. */
+static FLOW_INLINE const struct etm3_packet *
+rng_chain(struct etm3_flow_decoder *d, const struct etm3_packet *p,
+	  int offs_given)
+{
+	if (p != &d->batch[d->drv.ibatch])
+		return NULL; /* expand_one()'s */
+	for (;;) {
+		int i = d->drv.ibatch + 1;
+		const struct etm3_packet *q = &d->batch[i];
+		const struct etm3_branch *br = &q->u.branch;
+
+		if (i >= d->drv.nbatch)
+			return NULL;
+		if (q->type == etm3_pkt_p_header_run && !q->error) {
+			if (!d->synced || !q->u.run.offsets != !offs_given)
+				return NULL;
+			d->drv.ibatch = i;
+			d->run_h = d->run_a = 0;
+			return q;
+		}
+		if (q->type == etm3_pkt_p_header || room(d) < FLOW_PKT_ELEMS)
+			return NULL;
+		if (q->type == etm3_pkt_branch_address && !q->error &&
+		    d->synced && !br->partial && !br->cancel &&
+		    !br->exc_bytes && !br->exc_in_addr && !br->exception) {
+			/* on_branch()'s way for it. */
+			d->stats.packets++;
+			release(d);
+			go_to(d, br->addr, br->isa);
+		} else {
+			etm3_flow_packet(d, q);
+		}
+		d->drv.ibatch = i;
+	}
+}
+
 /* walk_run() for ETM3_FLOW_RANGES with data trace off. Each header's
  * instructions a range at a time (its atoms: IHI 0014Q 7.3.1, Tables 7.2
  * and 7.3; spec etmv3.md 4.3; the table struct flow_rph): a run of E
@@ -955,16 +1103,12 @@ static FLOW_INLINE int rng_run(struct etm3_flow_decoder *d,
 			       const struct etm3_packet *p, int offs_given,
 			       const int ca)
 {
-	const struct etm3_p_header_run *r = &p->u.run;
-	const uint8_t *hdr = r->headers;
-	const uint8_t *hp = hdr + d->run_h;
-	const uint8_t *hend = hdr + r->count;
+	const struct etm3_p_header_run *r;
+	const uint8_t *hdr, *hp, *hend;
 	/* A header's offset: obase plus its address, or the table's entry
 	 * at obase plus eight times its address (one register either way;
 	 * unsigned arithmetic, so the wrap is defined). */
-	const uintptr_t obase = offs_given ?
-		(uintptr_t)r->offsets - 8 * (uintptr_t)hdr :
-		(uintptr_t)(p->offset - (uint64_t)(uintptr_t)hdr);
+	uintptr_t obase;
 	struct flow_block *b;
 	const struct flow_insn *fi;
 	/* e: the next free element; e0, e at RNG_LOAD (e[-1], the last
@@ -974,6 +1118,13 @@ static FLOW_INLINE int rng_run(struct etm3_flow_decoder *d,
 	uint64_t w; /* saturated at FLOW_W_CAP where used (see below) */
 	uint64_t insns = 0; /* instructions since RNG_SAVE */
 
+next_run:
+	r = &p->u.run;
+	hdr = r->headers;
+	hp = hdr + d->run_h;
+	hend = hdr + r->count;
+	obase = offs_given ? (uintptr_t)r->offsets - 8 * (uintptr_t)hdr :
+			     (uintptr_t)(p->offset - (uint64_t)(uintptr_t)hdr);
 	rng_front(d, hp, hend, obase, offs_given);
 	RNG_LOAD();
 	for (; hp < hend; hp++) {
@@ -1190,6 +1341,9 @@ rest:
 	open = NULL; /* none between headers */
 	RNG_SAVE();
 	d->stats.packets += r->count - d->run_h;
+	p = rng_chain(d, p, offs_given);
+	if (p)
+		goto next_run;
 	return 1;
 }
 

@@ -81,6 +81,29 @@ struct flow_rph {
 #define FLOW_RF_ONE   (1u << 17)
 #define FLOW_RF_N     24
 
+/* The same headers for rng_fast_body()'s cycle-accurate loop, where a
+ * header is W atoms only (IHI 0014Q Table 7.2, format 3 with no E, or
+ * format 0's 0x80) or one range of instructions: four words a header
+ * byte, each used as it is, so that a header costs no unpacking. head
+ * and trail are images of bytes 16..24 of an element (kind, isa, size,
+ * flags, then cycles), added to the range's last instruction's head
+ * bytes byte field by byte field (no field carries into the next).
+ * Arrays, not a struct a byte: a header byte indexes each directly. */
+struct flow_rca {
+	uint64_t span[256];  /* bytes of insn[] the instructions take: n
+				times sizeof(struct flow_insn); 0 for W atoms
+				only; FLOW_RCA_NOT_ONE when they are not
+				one range (an N before the last), so that
+				they never fit a block */
+	uint64_t head[256];  /* etmkit_elem_insn_range - etmkit_elem_insn
+				(kind), 1 in flags if the last failed its
+				condition (ETMKIT_INSN_COND_FAIL), cycles
+				the W atoms before the instructions (cw[n]) */
+	uint64_t trail[256]; /* cycles: the W atoms after them */
+	uint64_t count[256]; /* n: u.range.count, and repeats 0 */
+};
+#define FLOW_RCA_NOT_ONE ((uint64_t)1 << 40)
+
 enum flow_pos {
 	POS_NONE = 0, /* next address unknown */
 	POS_ADDR,     /* next address known, block not looked up yet */
@@ -93,6 +116,7 @@ struct etm3_flow_decoder {
 	struct flow_ph ph[256];
 	struct flow_rph rph[256];
 	uint32_t rfast[256];     /* FLOW_RF_*: rph[] packed */
+	struct flow_rca rca;     /* rph[] for cycle-accurate trace */
 	struct flow_cache cache;
 
 	/* Packets read, and where the P-header run at batch[drv.ibatch]

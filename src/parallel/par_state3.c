@@ -68,7 +68,7 @@ static void p3_stats(const void *dec, uint64_t out[PAR_NSTATS])
 /* The state is normalised in a scratch copy of the decoders (@scratch,
  * zeroed once), then packed as par_state4.c does: the fixed fields, then
  * the queue's entries in use. Left out: the header tables of both
- * decoders (ph, rph and rfast of the flow decoder, built once from the
+ * decoders (ph, rph, rfast and rca of the flow decoder, built once from the
  * configuration at allocation, the same for both: etm3_flow.c
  * build_ph(), etm3_config.c), the block cache, the
  * packet batch (drained: nothing in it is read again) and the queue: its
@@ -99,7 +99,7 @@ static size_t p3_snap_bytes(void)
 /* The flow decoder's fields but those left out (see above). */
 #define P3_SEGS(X)                                                            \
 	X(0, OFF(ph))                                                         \
-	X(END(rfast), OFF(cache))                                               \
+	X(END(rca), OFF(cache))                                                 \
 	X(END(cache), OFF(batch))                                             \
 	X(END(batch), OFF(q))                                                 \
 	X(END(q_own), sizeof(struct etm3_flow_decoder))
