@@ -574,7 +574,10 @@ run_ranges_loop(struct etm4_flow_decoder *d, const struct etm4_packet *p,
 	unsigned n = 0;
 	/* The packets read: h - h0 less the bytes after the first of each
 	 * address packet (@extra); an atom packet is one byte. */
-	uint64_t insns = 0, extra = 0, lost = 0;
+	uint64_t extra = 0, lost = 0;
+	/* At most F4_OUT ranges of FLOW_BLOCK_MAX + 4 instructions: 32 bits
+	 * add a block's count from memory in one instruction. */
+	uint32_t insns = 0;
 	/* The walk's block while it only follows successor links: the walk
 	 * stays at the start of a block, no atom begun (d->blk is set on
 	 * leaving); NULL: look at d. */
@@ -736,7 +739,19 @@ run_ranges_loop(struct etm4_flow_decoder *d, const struct etm4_packet *p,
 					after_p0(d, b, taken);
 				}
 				b = nb;
-			} while (n && b);
+				if (n)
+					continue;
+				/* The packet's atoms walked, the walk still
+				 * at a block's start: an atom packet next
+				 * goes on here, without the loop over
+				 * packets. */
+				if (!b || h + 1 >= count || !tab[hd[h + 1]].count)
+					break;
+				a = &tab[hd[++h]];
+				off = offs ? offs[h] : base + h;
+				bits = a->bits;
+				n = a->count;
+			} while (b);
 		}
 	}
 out:
