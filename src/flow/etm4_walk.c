@@ -213,10 +213,15 @@ walk_atoms_loop(struct etm4_flow_decoder *d, uint32_t bits, unsigned n,
 					rs_pop(d);
 				/* Nowhere to walk from: this atom and the
 				 * packet's others are lost. */
-				if (d->pos == POS_NONE ||
-				    (room(d) >= 2 && !resolve(d, off))) {
+				if (d->pos == POS_NONE) {
 					d->stats.atoms_lost += n;
 					*pclosed = closed;
+					return 1;
+				}
+				if (room(d) >= 2 && !resolve(d, off)) {
+					/* the last element: its no_image */
+					d->stats.atoms_lost += n;
+					*pclosed = 1;
 					return 1;
 				}
 				if (d->pos != POS_BLOCK)
