@@ -620,6 +620,11 @@ run_ranges_loop(struct etm4_flow_decoder *d, const struct etm4_packet *p,
 				b = NULL;
 				continue;
 			}
+			/* read before the stores below, which may alias the
+			 * input as far as the compiler knows */
+			a = &tab[hd[h + 1]];
+			bits = a->bits;
+			n = a->count;
 			b = ind_guess(d);
 			if (!b && e < end && outside_aligned(d) &&
 			    !d->atom_started && !tally_waits(d)) {
@@ -640,12 +645,18 @@ run_ranges_loop(struct etm4_flow_decoder *d, const struct etm4_packet *p,
 				extra += r.h - (h + 1);
 				e = r.e;
 				h = r.h - 1;
+				n = 0;
+				continue;
 			}
-			continue;
+			/* the atom packet next (bits, n), walked here */
+			h++;
+			off = offs ? offs[h] : base + h;
+			goto walk;
 		}
 		off = offs ? offs[h] : base + h;
 		bits = a->bits;
 		n = a->count;
+walk:
 		while (n) {
 			if (!b) {
 				/* walk_atoms_loop()'s start of an atom */
