@@ -572,6 +572,8 @@ run_ranges_loop(struct etm4_flow_decoder *d, const struct etm4_packet *p,
 	const struct etm4_run_addr *addrs = v ? NULL : p->u.run.addrs;
 	const size_t count = v ? v->n : p->u.run.count;
 	const uint32_t p0_flags = d->p0_flags;
+	/* (no Context packet read here changes it) */
+	const uint8_t isa0 = isa_of(d, 0);
 	struct etmkit_elem *e = &d->out[d->n];
 	struct etmkit_elem *const end = &d->out[F4_OUT - 1]; /* room(d) >= 2 */
 	size_t h = *ph, h0 = h;
@@ -603,13 +605,14 @@ run_ranges_loop(struct etm4_flow_decoder *d, const struct etm4_packet *p,
 					n = 0; /* the packet decoder's */
 					goto out;
 				}
-				target_address(d, x.addr, x.is);
+				target_address_isa0(d, x.addr, x.is, isa0);
 				h += len - 1;
 				extra += len - 1;
 			} else {
 				const struct etm4_run_addr *x = &addrs[ia++];
 
-				target_address(d, x->addr.addr, x->addr.is);
+				target_address_isa0(d, x->addr.addr,
+						    x->addr.is, isa0);
 				h += x->length - 1;
 				extra += x->length - 1u;
 			}

@@ -52,14 +52,24 @@ go_to_is(struct etm4_flow_decoder *d, uint64_t addr, unsigned is)
 	d->pos_is = (int8_t)is;
 }
 
+/* target_address() with @isa0, isa_of(d, 0), at hand: a loop that
+ * reads no Context packet computes it once. */
+static inline void target_address_isa0(struct etm4_flow_decoder *d,
+				       uint64_t addr, unsigned is,
+				       uint8_t isa0)
+{
+	go_to(d, addr, is ? etmkit_isa_thumb : isa0);
+	d->pos_is = (int8_t)is;
+	d->pop_pending = 0;
+	d->rs_no_push = 0;
+}
+
 /* A Target Address element reached the walk: execution goes on there,
  * and the return stack takes pushes again (digest 7.4). */
 static inline void target_address(struct etm4_flow_decoder *d, uint64_t addr,
 			   unsigned is)
 {
-	go_to_is(d, addr, is);
-	d->pop_pending = 0;
-	d->rs_no_push = 0;
+	target_address_isa0(d, addr, is, isa_of(d, 0));
 }
 
 static inline void
