@@ -21,11 +21,13 @@
 #include "etmkit/insn.h"
 
 #define FLOW_BLOCK_MAX 32
-/* Indirect-branch targets a block remembers (ind[]): 4 measured better
- * than 2 (tme_test's returns: 505 to 502 M instructions; TC2 ETMv3 532
- * to 530 M), and 8 little better (499 M) for a block header 32 bytes
- * longer. */
-#define FLOW_IND 4
+/* Indirect-branch targets a block remembers (ind[]). Callgrind,
+ * bench_etm4_flow --mb 4, tme_test's returns (M instructions): 2 of them
+ * 505, 4 494, 5 495, 6 489, 7 491, 8 492 (not monotonic: the guess loop
+ * is inlined into the walk's hot loop, and its size moves that loop's
+ * registers); TC2 ETMv3 532, 530 with 4 and 6; juno_r1_1 and the small
+ * ETE corpus within 0.3 M. */
+#define FLOW_IND 6
 #define FLOW_FRONT_BITS 11
 #define FLOW_FRONT (1u << FLOW_FRONT_BITS) /* struct flow_cache's front */
 
