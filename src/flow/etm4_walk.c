@@ -629,8 +629,14 @@ run_ranges_loop(struct etm4_flow_decoder *d, const struct etm4_packet *p,
 			bits = a->bits;
 			n = a->count;
 			b = ind_guess(d);
-			if (!b && e < end && outside_aligned(d) &&
-			    !d->atom_started && !tally_waits(d)) {
+			if (!b && !outside_aligned(d)) {
+				/* What resolve() would do at the atom where
+				 * it needs no call, done now (tme_test's
+				 * indirect targets the guess missed). */
+				if (!misaligned(d) && !d->atom_started)
+					b = front_enter(d);
+			} else if (!b && e < end && !d->atom_started &&
+				   !tally_waits(d)) {
 				/* What the atom's walk would do at once,
 				 * juno_r1_1's commonest case (user code
 				 * outside the image): resolve() reports
