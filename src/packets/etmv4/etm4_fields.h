@@ -156,7 +156,10 @@ static inline void read_long(const struct etm4_pkt_decoder *dec, const uint8_t *
  * AArch64, as OpenCSD does; an AArch32 or unknown context zero-extends. */
 static inline int sf_upper(const struct etm4_pkt_decoder *dec)
 {
-	return dec->sf_known && dec->sf;
+	/* dec->sf_known && dec->sf, in one load: sf is set only with
+	 * sf_known (commit_context()), and both are cleared together
+	 * (etm4_reset_state()). */
+	return dec->sf;
 }
 
 
