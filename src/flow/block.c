@@ -212,7 +212,7 @@ static struct flow_block *build(struct flow_cache *c, uint64_t addr,
 	b->isa = isa;
 	b->space = space;
 	b->succ[0] = b->succ[1] = NULL;
-	b->ind[0] = b->ind[1] = NULL;
+	memset(b->ind, 0, sizeof(b->ind));
 	n = fill_block(b, buf, got, c->insn_flags, c->end_flags);
 	if (!n) {
 		*loss = etmkit_loss_cut;

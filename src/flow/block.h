@@ -21,6 +21,13 @@
 #include "etmkit/insn.h"
 
 #define FLOW_BLOCK_MAX 32
+/* Indirect-branch targets a block remembers (ind[]). Callgrind,
+ * bench_etm4_flow --mb 4, tme_test's returns (M instructions): 2 of them
+ * 505, 4 494, 5 495, 6 489, 7 491, 8 492 (not monotonic: the guess loop
+ * is inlined into the walk's hot loop, and its size moves that loop's
+ * registers); TC2 ETMv3 532, 530 with 4 and 6; juno_r1_1 and the small
+ * ETE corpus within 0.3 M. */
+#define FLOW_IND 6
 #define FLOW_FRONT_BITS 11
 #define FLOW_FRONT (1u << FLOW_FRONT_BITS) /* struct flow_cache's front */
 
@@ -70,13 +77,13 @@ struct flow_block {
 	uint64_t target;             /* last instruction: direct target, or
 					the next address of an ISA switch */
 	struct flow_block *hnext;    /* hash chain */
-	struct flow_block *ind[2];   /* the last two distinct targets of its
-					indirect branch that a lookup found,
-					[0] the later (guesses, checked before
-					use; ETMv3 and ETMv4/ETE), or NULL: a
-					branch that alternates between two (a
-					return to two callers) finds either
-					without one */
+	struct flow_block *ind[FLOW_IND];   /* the last FLOW_IND
+					targets of its indirect branch that a
+					lookup found, [0] the latest (guesses,
+					checked before use; ETMv3 and
+					ETMv4/ETE), or NULL: a branch that
+					goes to a few places (a return to a
+					few callers) finds each without one */
 	struct flow_insn insn[];
 };
 
@@ -204,22 +211,24 @@ static inline struct flow_block *flow_ind_guess(const struct flow_block *f,
 						uint64_t addr, uint8_t isa,
 						uint8_t space)
 {
-	struct flow_block *g = f->ind[0];
+	for (unsigned i = 0; i < FLOW_IND; i++) {
+		struct flow_block *g = f->ind[i];
 
-	if (flow_guess_is(g, addr, isa, space))
-		return g;
-	g = f->ind[1];
-	return flow_guess_is(g, addr, isa, space) ? g : NULL;
+		if (flow_guess_is(g, addr, isa, space))
+			return g;
+	}
+	return NULL;
 }
 
 /* A lookup found @b (same generation) as the target of @f's indirect
- * branch: the later guess, the older dropped. A hit leaves their order
- * as it is: replacing the older at the next miss measured better
- * (tme_test) than keeping the one hit last. */
+ * branch: the latest guess, the oldest dropped. A hit leaves their order
+ * as it is: replacing the oldest at the next miss measured better
+ * (tme_test, two guesses) than keeping the one hit last. */
 static inline void flow_ind_note(struct flow_block *f, struct flow_block *b)
 {
 	if (f->ind[0] != b) {
-		f->ind[1] = f->ind[0];
+		for (unsigned i = FLOW_IND - 1; i > 0; i--)
+			f->ind[i] = f->ind[i - 1];
 		f->ind[0] = b;
 	}
 }

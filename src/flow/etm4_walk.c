@@ -213,10 +213,15 @@ walk_atoms_loop(struct etm4_flow_decoder *d, uint32_t bits, unsigned n,
 					rs_pop(d);
 				/* Nowhere to walk from: this atom and the
 				 * packet's others are lost. */
-				if (d->pos == POS_NONE ||
-				    (room(d) >= 2 && !resolve(d, off))) {
+				if (d->pos == POS_NONE) {
 					d->stats.atoms_lost += n;
 					*pclosed = closed;
+					return 1;
+				}
+				if (room(d) >= 2 && !resolve(d, off)) {
+					/* the last element: its no_image */
+					d->stats.atoms_lost += n;
+					*pclosed = 1;
 					return 1;
 				}
 				if (d->pos != POS_BLOCK)
@@ -567,6 +572,8 @@ run_ranges_loop(struct etm4_flow_decoder *d, const struct etm4_packet *p,
 	const struct etm4_run_addr *addrs = v ? NULL : p->u.run.addrs;
 	const size_t count = v ? v->n : p->u.run.count;
 	const uint32_t p0_flags = d->p0_flags;
+	/* (no Context packet read here changes it) */
+	const uint8_t isa0 = isa_of(d, 0);
 	struct etmkit_elem *e = &d->out[d->n];
 	struct etmkit_elem *const end = &d->out[F4_OUT - 1]; /* room(d) >= 2 */
 	size_t h = *ph, h0 = h;
@@ -574,7 +581,10 @@ run_ranges_loop(struct etm4_flow_decoder *d, const struct etm4_packet *p,
 	unsigned n = 0;
 	/* The packets read: h - h0 less the bytes after the first of each
 	 * address packet (@extra); an atom packet is one byte. */
-	uint64_t insns = 0, extra = 0, lost = 0;
+	uint64_t extra = 0, lost = 0;
+	/* At most F4_OUT ranges of FLOW_BLOCK_MAX + 4 instructions: 32 bits
+	 * add a block's count from memory in one instruction. */
+	uint32_t insns = 0;
 	/* The walk's block while it only follows successor links: the walk
 	 * stays at the start of a block, no atom begun (d->blk is set on
 	 * leaving); NULL: look at d. */
@@ -595,13 +605,14 @@ run_ranges_loop(struct etm4_flow_decoder *d, const struct etm4_packet *p,
 					n = 0; /* the packet decoder's */
 					goto out;
 				}
-				target_address(d, x.addr, x.is);
+				target_address_isa0(d, x.addr, x.is, isa0);
 				h += len - 1;
 				extra += len - 1;
 			} else {
 				const struct etm4_run_addr *x = &addrs[ia++];
 
-				target_address(d, x->addr.addr, x->addr.is);
+				target_address_isa0(d, x->addr.addr,
+						    x->addr.is, isa0);
 				h += x->length - 1;
 				extra += x->length - 1u;
 			}
@@ -612,9 +623,20 @@ run_ranges_loop(struct etm4_flow_decoder *d, const struct etm4_packet *p,
 				b = NULL;
 				continue;
 			}
+			/* read before the stores below, which may alias the
+			 * input as far as the compiler knows */
+			a = &tab[hd[h + 1]];
+			bits = a->bits;
+			n = a->count;
 			b = ind_guess(d);
-			if (!b && e < end && outside_aligned(d) &&
-			    !d->atom_started && !tally_waits(d)) {
+			if (!b && !outside_aligned(d)) {
+				/* What resolve() would do at the atom where
+				 * it needs no call, done now (tme_test's
+				 * indirect targets the guess missed). */
+				if (!misaligned(d) && !d->atom_started)
+					b = front_enter(d);
+			} else if (!b && e < end && !d->atom_started &&
+				   !tally_waits(d)) {
 				/* What the atom's walk would do at once,
 				 * juno_r1_1's commonest case (user code
 				 * outside the image): resolve() reports
@@ -632,12 +654,18 @@ run_ranges_loop(struct etm4_flow_decoder *d, const struct etm4_packet *p,
 				extra += r.h - (h + 1);
 				e = r.e;
 				h = r.h - 1;
+				n = 0;
+				continue;
 			}
-			continue;
+			/* the atom packet next (bits, n), walked here */
+			h++;
+			off = offs ? offs[h] : base + h;
+			goto walk;
 		}
 		off = offs ? offs[h] : base + h;
 		bits = a->bits;
 		n = a->count;
+walk:
 		while (n) {
 			if (!b) {
 				/* walk_atoms_loop()'s start of an atom */
@@ -736,7 +764,19 @@ run_ranges_loop(struct etm4_flow_decoder *d, const struct etm4_packet *p,
 					after_p0(d, b, taken);
 				}
 				b = nb;
-			} while (n && b);
+				if (n)
+					continue;
+				/* The packet's atoms walked, the walk still
+				 * at a block's start: an atom packet next
+				 * goes on here, without the loop over
+				 * packets. */
+				if (!b || h + 1 >= count || !tab[hd[h + 1]].count)
+					break;
+				a = &tab[hd[++h]];
+				off = offs ? offs[h] : base + h;
+				bits = a->bits;
+				n = a->count;
+			} while (b);
 		}
 	}
 out:

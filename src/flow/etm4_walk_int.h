@@ -52,14 +52,24 @@ go_to_is(struct etm4_flow_decoder *d, uint64_t addr, unsigned is)
 	d->pos_is = (int8_t)is;
 }
 
+/* target_address() with @isa0, isa_of(d, 0), at hand: a loop that
+ * reads no Context packet computes it once. */
+static inline void target_address_isa0(struct etm4_flow_decoder *d,
+				       uint64_t addr, unsigned is,
+				       uint8_t isa0)
+{
+	go_to(d, addr, is ? etmkit_isa_thumb : isa0);
+	d->pos_is = (int8_t)is;
+	d->pop_pending = 0;
+	d->rs_no_push = 0;
+}
+
 /* A Target Address element reached the walk: execution goes on there,
  * and the return stack takes pushes again (digest 7.4). */
 static inline void target_address(struct etm4_flow_decoder *d, uint64_t addr,
 			   unsigned is)
 {
-	go_to_is(d, addr, is);
-	d->pop_pending = 0;
-	d->rs_no_push = 0;
+	target_address_isa0(d, addr, is, isa_of(d, 0));
 }
 
 static inline void
@@ -147,12 +157,31 @@ static inline void no_code_in(struct etm4_flow_decoder *d,
 	forget_position(d);
 }
 
+/* Whether POS_ADDR is not aligned for its instruction set (resolve()
+ * leaves it to etm4_resolve_lookup()). */
+static inline int misaligned(const struct etm4_flow_decoder *d)
+{
+	return (d->addr & (d->isa == etmkit_isa_thumb ? 1u : 3u)) != 0;
+}
+
 /* Whether resolve() reports POS_ADDR outside the image at once
  * (aligned, outside the cache's bounds). */
 static inline int outside_aligned(const struct etm4_flow_decoder *d)
 {
-	return !(d->addr & (d->isa == etmkit_isa_thumb ? 1u : 3u)) &&
-	       flow_cache_outside(&d->cache, d->addr);
+	return !misaligned(d) && flow_cache_outside(&d->cache, d->addr);
+}
+
+/* resolve() at POS_ADDR, aligned, inside the image: the block the
+ * cache's front holds there, entered (what etm4_resolve_lookup() would
+ * do with it), or NULL (not entered: ask etm4_resolve_lookup()). */
+static inline struct flow_block *front_enter(struct etm4_flow_decoder *d)
+{
+	struct flow_block *b;
+
+	b = flow_cache_front(&d->cache, d->addr, d->isa, d->space);
+	if (b)
+		enter_found(d, b, flow_cache_generation(&d->cache));
+	return b;
 }
 
 /* etm4_resolve_lookup(), with an address outside the image (juno_r1_1's
@@ -163,18 +192,12 @@ static inline int outside_aligned(const struct etm4_flow_decoder *d)
  * generation. */
 static inline int resolve(struct etm4_flow_decoder *d, uint64_t offset)
 {
-	struct flow_block *b;
-	uint64_t gen;
-
-	if (d->addr & (d->isa == etmkit_isa_thumb ? 1u : 3u))
+	if (misaligned(d))
 		return etm4_resolve_lookup(d, offset);
 	if (outside_aligned(d))
 		return etm4_no_code(d, offset, etmkit_loss_unmapped);
-	b = flow_cache_front(&d->cache, d->addr, d->isa, d->space);
-	if (!b)
+	if (!front_enter(d))
 		return etm4_resolve_lookup(d, offset);
-	gen = flow_cache_generation(&d->cache);
-	enter_found(d, b, gen);
 	return 1;
 }
 

@@ -156,7 +156,10 @@ static inline void read_long(const struct etm4_pkt_decoder *dec, const uint8_t *
  * AArch64, as OpenCSD does; an AArch32 or unknown context zero-extends. */
 static inline int sf_upper(const struct etm4_pkt_decoder *dec)
 {
-	return dec->sf_known && dec->sf;
+	/* dec->sf_known && dec->sf, in one load: sf is set only with
+	 * sf_known (commit_context()), and both are cleared together
+	 * (etm4_reset_state()). */
+	return dec->sf;
 }
 
 
@@ -166,6 +169,29 @@ static inline int sf_upper(const struct etm4_pkt_decoder *dec)
  * packet is longer: a context with VMID and Context ID is 10). */
 #define ETM4_FAST_MIN 16
 
+/* short_addr() with instruction-set bit @is, a constant in each copy:
+ * shifts by constants (the bit seldom changes within a trace, so the
+ * branch between the copies predicts well). */
+static inline __attribute__((always_inline)) unsigned
+short_addr_is(const struct etm4_pkt_decoder *dec, const uint8_t *p,
+	      struct etm4_address *a, const unsigned is)
+{
+	const unsigned shift = 2 - is;
+	unsigned two = p[1] >> 7, bits = 7 + shift + 8 * two;
+	uint64_t v = (uint64_t)(p[1] & 0x7f) << shift |
+		     ((uint64_t)p[2] << (7 + shift) & -(uint64_t)two);
+	/* the bits replaced: 7 + shift, and 8 more with a second byte */
+	uint64_t low = (((uint64_t)1 << (7 + shift)) - 1) |
+		       ((uint64_t)0xff << (7 + shift) & -(uint64_t)two);
+
+	a->addr = (dec->hist_addr[0] & ~low) | v;
+	a->is = (uint8_t)is;
+	a->form = etm4_addr_short;
+	a->bits = (uint8_t)bits;
+	a->hist = 0;
+	return 2 + two;
+}
+
 /* read_short() for the packet at @p (3 bytes at hand) without its branch
  * on the length, which follows the address bits and so mispredicts.
  * Returns the packet's length. */
@@ -173,17 +199,9 @@ static inline unsigned short_addr(const struct etm4_pkt_decoder *dec,
 				  const uint8_t *p, struct etm4_address *a)
 {
 	unsigned b = p[0], src = b >= 0xb0;
-	unsigned is = src ? b & 1 : b == 0x96, shift = 2 - is;
-	unsigned two = p[1] >> 7, bits = 7 + shift + 8 * two;
-	uint64_t v = (uint64_t)(p[1] & 0x7f) << shift |
-		     ((uint64_t)p[2] << (7 + shift) & -(uint64_t)two);
+	unsigned is = src ? b & 1 : b == 0x96;
 
-	a->addr = (dec->hist_addr[0] & ~mask64(bits)) | v;
-	a->is = (uint8_t)is;
-	a->form = etm4_addr_short;
-	a->bits = (uint8_t)bits;
-	a->hist = 0;
-	return 2 + two;
+	return is ? short_addr_is(dec, p, a, 1) : short_addr_is(dec, p, a, 0);
 }
 
 /* The target address packet at @p (ETM4_FAST_MIN bytes at hand) into @a,
