@@ -33,6 +33,10 @@
  * a core's caches between the decode and the join; the checkpoints cost
  * about 64 bytes of decode past the next cut and five states a piece. */
 #define PAR_PIECE_DEFAULT (16u << 10)
+/* The bytes a piece's decode feeds between pauses (struct par_pause):
+ * a quarter of a default piece, so the thread that also joins joins a
+ * piece within about that much decode of its being ready. */
+#define PAR_STEP (4u << 10)
 /* Checkpoints after each cut where states are compared. */
 #define PAR_CHECKS 4
 /* End checkpoints a piece decode records; the join records the rest,
@@ -128,6 +132,13 @@ struct etmkit_par {
 	uint8_t *scratch;        /* a snapshot, for the fallback */
 };
 
+/* par_join.c: etmkit_par_alloc() without its check of the flow
+ * decoder's config (a decoder made and freed): the runner's first piece
+ * object makes that check (par_run.c). */
+int par_plan(struct etmkit_par **p, const struct etmkit_par_config *cfg,
+	     const uint8_t *buf, size_t n, const uint64_t *offsets,
+	     uint64_t base);
+
 /* par_cuts.c: the sync points to cut at, about every @piece bytes. */
 int par_find_cuts(struct etmkit_par *p);
 
@@ -136,12 +147,25 @@ int par_find_cuts(struct etmkit_par *p);
 int par_record(const struct etmkit_par *p, struct etmkit_par_piece *r,
 	       struct par_check *c, size_t at);
 
+/* What a piece's decode calls between steps of PAR_STEP bytes (the
+ * runner's calling thread joins there, par_run.c): nonzero stops the
+ * decode, which returns it. */
+struct par_pause {
+	int (*between)(void *ctx);
+	void *ctx;
+};
+
 /* par_piece.c: decode piece @k into @r: with @fresh, from a reset
  * decoder at its cut, its start checkpoints recorded; else on from where
- * @r's decoder stands. Then to the next cut and its checkpoints (the end
- * ones), or, for the last piece, to the end, finished. */
+ * @r's decoder stands. Then to the next cut (pausing on the way, if
+ * @pause is not NULL) and its checkpoints (the end ones), or, for the
+ * last piece, to the end, finished. */
 int par_run_piece(const struct etmkit_par *p, struct etmkit_par_piece *r,
-		  size_t k, int fresh);
+		  size_t k, int fresh, const struct par_pause *pause);
+
+/* par_join.c: etmkit_par_decode() with @pause (or NULL). */
+int par_decode(const struct etmkit_par *p, size_t k,
+	       struct etmkit_par_piece *r, const struct par_pause *pause);
 
 /* par_run.c: called by a worker thread, unlocked, when it has taken
  * piece @k and before it decodes it. NULL in etmkit_par_run(); the tests

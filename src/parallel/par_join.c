@@ -45,12 +45,11 @@ static int take_config(struct etmkit_par *p)
 	return -etmkit_err_invalid;
 }
 
-int etmkit_par_alloc(struct etmkit_par **out,
-		     const struct etmkit_par_config *cfg, const uint8_t *buf,
-		     size_t n, const uint64_t *offsets, uint64_t base)
+int par_plan(struct etmkit_par **out, const struct etmkit_par_config *cfg,
+	     const uint8_t *buf, size_t n, const uint64_t *offsets,
+	     uint64_t base)
 {
 	struct etmkit_par *p;
-	struct etmkit_par_piece *probe = NULL;
 	int rc;
 
 	if (!out || !cfg || cfg->size < sizeof(*cfg) || (!buf && n))
@@ -69,16 +68,30 @@ int etmkit_par_alloc(struct etmkit_par **out,
 	rc = take_config(p);
 	if (!rc)
 		rc = par_find_cuts(p);
-	/* The flow decoder's own checks of its config, once. */
-	if (!rc)
-		rc = etmkit_par_piece_alloc(&probe, p);
-	etmkit_par_piece_free(probe);
 	if (rc) {
 		etmkit_par_free(p);
 		return rc;
 	}
 	*out = p;
 	return 0;
+}
+
+int etmkit_par_alloc(struct etmkit_par **out,
+		     const struct etmkit_par_config *cfg, const uint8_t *buf,
+		     size_t n, const uint64_t *offsets, uint64_t base)
+{
+	struct etmkit_par_piece *probe = NULL;
+	int rc = par_plan(out, cfg, buf, n, offsets, base);
+
+	/* The flow decoder's own checks of its config, once. */
+	if (!rc)
+		rc = etmkit_par_piece_alloc(&probe, *out);
+	etmkit_par_piece_free(probe);
+	if (rc && out) {
+		etmkit_par_free(*out);
+		*out = NULL;
+	}
+	return rc;
 }
 
 void etmkit_par_free(struct etmkit_par *p)
@@ -155,16 +168,22 @@ void etmkit_par_piece_free(struct etmkit_par_piece *r)
 	free(r);
 }
 
-int etmkit_par_decode(const struct etmkit_par *p, size_t k,
-		      struct etmkit_par_piece *r)
+int par_decode(const struct etmkit_par *p, size_t k,
+	       struct etmkit_par_piece *r, const struct par_pause *pause)
 {
 	int rc;
 
 	if (!p || !r || k >= p->ncut || r->held || r->proto != p->proto)
 		return -etmkit_err_invalid;
-	rc = par_run_piece(p, r, k, 1);
+	rc = par_run_piece(p, r, k, 1, pause);
 	r->err = rc;
 	return rc;
+}
+
+int etmkit_par_decode(const struct etmkit_par *p, size_t k,
+		      struct etmkit_par_piece *r)
+{
+	return par_decode(p, k, r, NULL);
 }
 
 static int deliver(struct etmkit_par *p, const struct etmkit_par_piece *r,
@@ -264,7 +283,7 @@ int etmkit_par_join(struct etmkit_par *p, struct etmkit_par_piece *r,
 	*freed = r;
 	if (rc)
 		return rc;
-	return par_run_piece(p, prev, r->k, 0);
+	return par_run_piece(p, prev, r->k, 0, NULL);
 }
 
 int etmkit_par_join_end(struct etmkit_par *p, etmkit_par_sink_fn sink,

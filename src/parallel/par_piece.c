@@ -102,8 +102,24 @@ int par_record(const struct etmkit_par *p, struct etmkit_par_piece *r,
 	return 0;
 }
 
+/* advance() to @to, calling @pause every PAR_STEP bytes. */
+static int advance_paused(const struct etmkit_par *p,
+			  struct etmkit_par_piece *r, size_t to,
+			  const struct par_pause *pause)
+{
+	while (pause && r->pos < to && to - r->pos > PAR_STEP) {
+		int rc = advance(p, r, r->pos + PAR_STEP);
+
+		if (!rc)
+			rc = pause->between(pause->ctx);
+		if (rc)
+			return rc;
+	}
+	return advance(p, r, to);
+}
+
 int par_run_piece(const struct etmkit_par *p, struct etmkit_par_piece *r,
-		  size_t k, int fresh)
+		  size_t k, int fresh, const struct par_pause *pause)
 {
 	size_t at[PAR_CHECKS], nc;
 	int rc;
@@ -123,7 +139,7 @@ int par_run_piece(const struct etmkit_par *p, struct etmkit_par_piece *r,
 			r->nstart++;
 		}
 	}
-	rc = advance(p, r, p->cut[k + 1]);
+	rc = advance_paused(p, r, p->cut[k + 1], pause);
 	if (rc)
 		return rc;
 	if (k + 1 == p->ncut) {
