@@ -33,10 +33,6 @@
  * a core's caches between the decode and the join; the checkpoints cost
  * about 64 bytes of decode past the next cut and five states a piece. */
 #define PAR_PIECE_DEFAULT (16u << 10)
-/* The bytes a piece's decode feeds between pauses (struct par_pause):
- * a quarter of a default piece, so the thread that also joins joins a
- * piece within about that much decode of its being ready. */
-#define PAR_STEP (4u << 10)
 /* Checkpoints after each cut where states are compared. */
 #define PAR_CHECKS 4
 /* End checkpoints a piece decode records; the join records the rest,
@@ -64,7 +60,8 @@ struct par_proto {
 	void (*stats)(const void *dec, uint64_t out[PAR_NSTATS]);
 	/* snap() writes the decoder's state, normalised (no pointers,
 	 * caches, counters or ring rotations), to @out (at most
-	 * snap_bytes()) using @scratch (scratch_bytes(), zeroed once) and
+	 * snap_bytes()) using @scratch (scratch_bytes(), not zeroed: only
+	 * the fields snap() copied there are read and packed) and
 	 * returns its length, or -1 when it is in the middle of something
 	 * the comparison does not cover (then it equals nothing). */
 	size_t (*scratch_bytes)(void);
@@ -88,7 +85,8 @@ struct par_check {
 
 struct etmkit_par_piece {
 	const struct par_proto *proto;
-	void *scratch;           /* proto scratch_bytes() */
+	void *scratch;           /* proto scratch_bytes(), then the
+				    snapshots (one block) */
 	void *dec;               /* the decoder, kept for the join's
 				    fallback (it stands at the last end
 				    checkpoint) */
@@ -142,24 +140,26 @@ int par_plan(struct etmkit_par **p, const struct etmkit_par_config *cfg,
 /* par_cuts.c: the sync points to cut at, about every @piece bytes. */
 int par_find_cuts(struct etmkit_par *p);
 
-/* par_piece.c: run @r's decoder on to byte @at (taking its elements) and
- * record checkpoint @c there. */
-int par_record(const struct etmkit_par *p, struct etmkit_par_piece *r,
-	       struct par_check *c, size_t at);
 
-/* What a piece's decode calls between steps of PAR_STEP bytes (the
- * runner's calling thread joins there, par_run.c): nonzero stops the
- * decode, which returns it. */
+/* What a piece's decode calls between the decoder's batches of elements
+ * (the runner's calling thread joins there, par_run.c): nonzero stops
+ * the decode, which returns it. */
 struct par_pause {
 	int (*between)(void *ctx);
 	void *ctx;
 };
 
+/* par_piece.c: run @r's decoder on to byte @at (taking its elements,
+ * pausing between batches if @pause is not NULL) and record checkpoint @c
+ * there. */
+int par_record(const struct etmkit_par *p, struct etmkit_par_piece *r,
+	       struct par_check *c, size_t at, const struct par_pause *pause);
+
 /* par_piece.c: decode piece @k into @r: with @fresh, from a reset
  * decoder at its cut, its start checkpoints recorded; else on from where
- * @r's decoder stands. Then to the next cut (pausing on the way, if
- * @pause is not NULL) and its checkpoints (the end ones), or, for the
- * last piece, to the end, finished. */
+ * @r's decoder stands. Then to the next cut (pausing on the way from the
+ * cut, if @pause is not NULL) and its checkpoints (the end ones), or, for
+ * the last piece, to the end, finished. */
 int par_run_piece(const struct etmkit_par *p, struct etmkit_par_piece *r,
 		  size_t k, int fresh, const struct par_pause *pause);
 

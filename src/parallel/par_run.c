@@ -2,12 +2,22 @@
  * workers and the calling thread. Each takes the next piece from a shared
  * counter while a piece object is free and the piece is within the
  * window; the calling thread joins the next piece in order as soon as it
- * is decoded (before it takes another to decode), and calls the sink. So
+ * is decoded (before it takes another to decode, and between the batches
+ * of a piece it decodes: par_pause), and calls the sink. So the joining
+ * thread decodes only while it has nothing to join, and takes a smaller
+ * share of the pieces the more joining costs (the sink's work included);
  * two threads keep two cores busy, and the pieces the calling thread
  * decoded itself are delivered from its own cache. At most window pieces
  * are decoded or waiting (plus the one the join keeps), so memory does not
  * grow with the trace. A thread wakes another only when that one waits
  * (no system call per piece while both are busy).
+ *
+ * The workers start first: nothing is allocated for them before. A piece
+ * object (a decoder and its block cache, snapshots, elements) is made by
+ * the thread that first takes it from the free ones, so each thread makes
+ * its own while the others decode, and only as many as are used; made
+ * ones are taken before unmade ones, so their block caches stay warm.
+ * The first one made checks the flow decoder's config (par_plan()).
  *
  * When the next piece to join is still on a worker and the calling thread
  * has nothing else to decode (the window is full: that worker is far
@@ -179,11 +189,27 @@ static void join_ready(struct run *u)
 	}
 }
 
+/* Between the batches of a piece the calling thread decodes (struct
+ * par_pause): join what the workers have decoded meanwhile. */
+static int join_between(void *arg)
+{
+	struct run *u = arg;
+	int rc;
+
+	pthread_mutex_lock(&u->mu);
+	join_ready(u);
+	rc = u->err;
+	pthread_mutex_unlock(&u->mu);
+	return rc;
+}
+
 /* Join every piece in order on this thread, decoding pieces while the
- * next one to join is not ready. */
-static int join_all(struct run *u)
+ * next one to join is not ready (pausing to join, when there are
+ * @workers). */
+static int join_all(struct run *u, unsigned workers)
 {
 	struct etmkit_par *p = u->p;
+	struct par_pause between = { join_between, u };
 	int rc;
 
 	pthread_mutex_lock(&u->mu);
@@ -196,7 +222,7 @@ static int join_all(struct run *u)
 			break;
 		k = u->joined;
 		if (take(u, &d, &r)) {
-			decode_one(u, d, r, NULL);
+			decode_one(u, d, r, workers ? &between : NULL);
 		} else if (u->state[k] == ST_WORKER && u->nfree &&
 			   u->next_k < p->ncut) {
 			/* Piece k is on a worker that is behind: decode it
@@ -283,7 +309,7 @@ int par_run_hooked(const struct etmkit_par_config *cfg, const uint8_t *buf,
 		fail(&u, rc);
 		pthread_mutex_unlock(&u.mu);
 	} else {
-		rc = join_all(&u);
+		rc = join_all(&u, started);
 	}
 	pthread_mutex_lock(&u.mu);
 	u.stop = 1;
