@@ -28,11 +28,17 @@
 
 #include "etmkit/parallel.h"
 
-/* The default piece size: small enough that a piece's elements (48 bytes
- * each; dense ETE decodes to 1.4 a byte, about 1.1 MB for 16 KiB) stay in
- * a core's caches between the decode and the join; the checkpoints cost
- * about 64 bytes of decode past the next cut and five states a piece. */
-#define PAR_PIECE_DEFAULT (16u << 10)
+/* The default piece size, from callgrind's instructions on the busier
+ * of two threads (bench_etm4_flow juno_r1_1 and tme_test, bench_etm3_flow
+ * TC2; --mb 2 --jobs 2, the mean of 6 to 12 runs): 32 KiB against 16 KiB,
+ * 8%, 2% and 5% fewer (juno_r1_1's pieces cost 6% more in all at 16 KiB:
+ * a piece's decode starts without the state of the decoder's fast paths,
+ * and has its checkpoints); 64 KiB leave the threads less even at the
+ * end (tme_test 3% more, TC2 4% fewer, juno_r1_1 the same). A piece's
+ * elements are 48 bytes each: dense ETE decodes to 1.4 a byte, about 2.2
+ * MB for 32 KiB. The checkpoints cost about 64 bytes of decode past the
+ * next cut and five states a piece. */
+#define PAR_PIECE_DEFAULT (32u << 10)
 /* Checkpoints after each cut where states are compared. */
 #define PAR_CHECKS 4
 /* End checkpoints a piece decode records; the join records the rest,
