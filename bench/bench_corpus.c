@@ -255,7 +255,7 @@ static void usage(FILE *f)
 		"  --no-ocsd       etmkit only\n"
 		"  --jobs N        also the parallel decode (parallel.h), ranges "
 		"form, N threads\n"
-		"  --piece-kb K    its piece size (default 16)\n");
+		"  --piece-kb K    its piece size (default 32)\n");
 }
 
 int main(int argc, char **argv)

@@ -49,7 +49,7 @@ static void usage(FILE *f)
 		"  --runs N      timed runs per decoder, best kept (default 3)\n"
 		"  --jobs N      also the parallel decode (parallel.h), ranges "
 		"form, N threads\n"
-		"  --piece-kb K  its piece size (default 16)\n",
+		"  --piece-kb K  its piece size (default 32)\n",
 		ETMKIT_BENCH_SHARED_DIR);
 }
 

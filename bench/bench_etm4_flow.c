@@ -54,7 +54,7 @@ static void usage(FILE *f)
 		" (default all)\n"
 		"  --jobs N      also the parallel decode (parallel.h), "
 		"ranges form, N threads\n"
-		"  --piece-kb K  its piece size (default 16)\n");
+		"  --piece-kb K  its piece size (default 32)\n");
 }
 
 /* --forms: which decodes to time. */

@@ -72,7 +72,7 @@ struct etmkit_par_config {
 	const struct etm3_flow_config *etm3;   /* proto etmkit_par_etm3 */
 	const struct etm4_flow_config *etm4;   /* proto etmkit_par_etm4 */
 	size_t piece_bytes;        /* cut at the first sync point this far
-				      after the last cut; 0: 16 KiB */
+				      after the last cut; 0: 32 KiB */
 	unsigned jobs;             /* etmkit_par_run(): threads decoding,
 				      the calling thread included (it also
 				      joins): jobs - 1 are started; 0: 2.
@@ -159,17 +159,18 @@ const struct etmkit_par_stats *etmkit_par_get_stats(const struct etmkit_par *p);
 
 /* The whole decode on cfg->jobs threads: the calling thread and jobs - 1
  * POSIX threads, at most cfg->window pieces in flight. The calling thread
- * joins each piece as soon as it is decoded and decodes pieces while the
- * next is not ready; when that one is on a thread that has fallen behind
- * (the window full), it decodes it too and drops the late result. @sink is
- * called on the calling thread, in order.
- * Memory beyond the buffer: (window + jobs) piece objects, each a flow
- * decoder (its block cache, cache_bytes), 8 state snapshots (ETMv3: 41
- * KiB each; ETMv4/ETE: up to 370 KiB each reserved, a few KiB written,
- * plus one 370 KiB scratch copy) and the elements of one piece, 48 bytes
- * each, as many as its piece_bytes of trace decode to (tme_test: 1.4
- * insn_range elements a byte): bounded by piece_bytes and window,
- * whatever the trace length.
+ * joins each piece as soon as it is decoded (also between the batches of
+ * a piece it decodes) and decodes pieces while the next is not ready;
+ * when that one is on a thread that has fallen behind (the window full),
+ * it decodes it too and drops the late result. @sink is called on the
+ * calling thread, in order.
+ * Memory beyond the buffer: at most (window + jobs) piece objects, made
+ * as they are first needed, each a flow decoder (its block cache,
+ * cache_bytes), 8 state snapshots (ETMv3: 41 KiB each; ETMv4/ETE: up to
+ * 370 KiB each reserved, a few KiB written, plus one 370 KiB scratch
+ * copy) and the elements of one piece, 48 bytes each, as many as its
+ * piece_bytes of trace decode to (tme_test: 1.4 insn_range elements a
+ * byte): bounded by piece_bytes and window, whatever the trace length.
  * Sets *@stats if not NULL. Returns what etmkit_par_alloc(),
  * etmkit_par_decode() and etmkit_par_join() return, or -etmkit_err_nomem
  * when a thread cannot be started. */

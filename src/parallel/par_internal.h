@@ -28,11 +28,17 @@
 
 #include "etmkit/parallel.h"
 
-/* The default piece size: small enough that a piece's elements (48 bytes
- * each; dense ETE decodes to 1.4 a byte, about 1.1 MB for 16 KiB) stay in
- * a core's caches between the decode and the join; the checkpoints cost
- * about 64 bytes of decode past the next cut and five states a piece. */
-#define PAR_PIECE_DEFAULT (16u << 10)
+/* The default piece size, from callgrind's instructions on the busier
+ * of two threads (bench_etm4_flow juno_r1_1 and tme_test, bench_etm3_flow
+ * TC2; --mb 2 --jobs 2, the mean of 6 to 12 runs): 32 KiB against 16 KiB,
+ * 8%, 2% and 5% fewer (juno_r1_1's pieces cost 6% more in all at 16 KiB:
+ * a piece's decode starts without the state of the decoder's fast paths,
+ * and has its checkpoints); 64 KiB leave the threads less even at the
+ * end (tme_test 3% more, TC2 4% fewer, juno_r1_1 the same). A piece's
+ * elements are 48 bytes each: dense ETE decodes to 1.4 a byte, about 2.2
+ * MB for 32 KiB. The checkpoints cost about 64 bytes of decode past the
+ * next cut and five states a piece. */
+#define PAR_PIECE_DEFAULT (32u << 10)
 /* Checkpoints after each cut where states are compared. */
 #define PAR_CHECKS 4
 /* End checkpoints a piece decode records; the join records the rest,
@@ -60,7 +66,8 @@ struct par_proto {
 	void (*stats)(const void *dec, uint64_t out[PAR_NSTATS]);
 	/* snap() writes the decoder's state, normalised (no pointers,
 	 * caches, counters or ring rotations), to @out (at most
-	 * snap_bytes()) using @scratch (scratch_bytes(), zeroed once) and
+	 * snap_bytes()) using @scratch (scratch_bytes(), not zeroed: only
+	 * the fields snap() copied there are read and packed) and
 	 * returns its length, or -1 when it is in the middle of something
 	 * the comparison does not cover (then it equals nothing). */
 	size_t (*scratch_bytes)(void);
@@ -84,7 +91,8 @@ struct par_check {
 
 struct etmkit_par_piece {
 	const struct par_proto *proto;
-	void *scratch;           /* proto scratch_bytes() */
+	void *scratch;           /* proto scratch_bytes(), then the
+				    snapshots (one block) */
 	void *dec;               /* the decoder, kept for the join's
 				    fallback (it stands at the last end
 				    checkpoint) */
@@ -128,20 +136,42 @@ struct etmkit_par {
 	uint8_t *scratch;        /* a snapshot, for the fallback */
 };
 
+/* par_join.c: etmkit_par_alloc() without its check of the flow
+ * decoder's config (a decoder made and freed): the runner's first piece
+ * object makes that check (par_run.c). */
+int par_plan(struct etmkit_par **p, const struct etmkit_par_config *cfg,
+	     const uint8_t *buf, size_t n, const uint64_t *offsets,
+	     uint64_t base);
+
 /* par_cuts.c: the sync points to cut at, about every @piece bytes. */
 int par_find_cuts(struct etmkit_par *p);
 
-/* par_piece.c: run @r's decoder on to byte @at (taking its elements) and
- * record checkpoint @c there. */
+
+/* What a piece's decode calls between the decoder's batches of elements
+ * (the runner's calling thread joins there, par_run.c): nonzero stops
+ * the decode, which returns it. */
+struct par_pause {
+	int (*between)(void *ctx);
+	void *ctx;
+};
+
+/* par_piece.c: run @r's decoder on to byte @at (taking its elements,
+ * pausing between batches if @pause is not NULL) and record checkpoint @c
+ * there. */
 int par_record(const struct etmkit_par *p, struct etmkit_par_piece *r,
-	       struct par_check *c, size_t at);
+	       struct par_check *c, size_t at, const struct par_pause *pause);
 
 /* par_piece.c: decode piece @k into @r: with @fresh, from a reset
  * decoder at its cut, its start checkpoints recorded; else on from where
- * @r's decoder stands. Then to the next cut and its checkpoints (the end
- * ones), or, for the last piece, to the end, finished. */
+ * @r's decoder stands. Then to the next cut (pausing on the way from the
+ * cut, if @pause is not NULL) and its checkpoints (the end ones), or, for
+ * the last piece, to the end, finished. */
 int par_run_piece(const struct etmkit_par *p, struct etmkit_par_piece *r,
-		  size_t k, int fresh);
+		  size_t k, int fresh, const struct par_pause *pause);
+
+/* par_join.c: etmkit_par_decode() with @pause (or NULL). */
+int par_decode(const struct etmkit_par *p, size_t k,
+	       struct etmkit_par_piece *r, const struct par_pause *pause);
 
 /* par_run.c: called by a worker thread, unlocked, when it has taken
  * piece @k and before it decodes it. NULL in etmkit_par_run(); the tests

@@ -45,12 +45,11 @@ static int take_config(struct etmkit_par *p)
 	return -etmkit_err_invalid;
 }
 
-int etmkit_par_alloc(struct etmkit_par **out,
-		     const struct etmkit_par_config *cfg, const uint8_t *buf,
-		     size_t n, const uint64_t *offsets, uint64_t base)
+int par_plan(struct etmkit_par **out, const struct etmkit_par_config *cfg,
+	     const uint8_t *buf, size_t n, const uint64_t *offsets,
+	     uint64_t base)
 {
 	struct etmkit_par *p;
-	struct etmkit_par_piece *probe = NULL;
 	int rc;
 
 	if (!out || !cfg || cfg->size < sizeof(*cfg) || (!buf && n))
@@ -69,16 +68,30 @@ int etmkit_par_alloc(struct etmkit_par **out,
 	rc = take_config(p);
 	if (!rc)
 		rc = par_find_cuts(p);
-	/* The flow decoder's own checks of its config, once. */
-	if (!rc)
-		rc = etmkit_par_piece_alloc(&probe, p);
-	etmkit_par_piece_free(probe);
 	if (rc) {
 		etmkit_par_free(p);
 		return rc;
 	}
 	*out = p;
 	return 0;
+}
+
+int etmkit_par_alloc(struct etmkit_par **out,
+		     const struct etmkit_par_config *cfg, const uint8_t *buf,
+		     size_t n, const uint64_t *offsets, uint64_t base)
+{
+	struct etmkit_par_piece *probe = NULL;
+	int rc = par_plan(out, cfg, buf, n, offsets, base);
+
+	/* The flow decoder's own checks of its config, once. */
+	if (!rc)
+		rc = etmkit_par_piece_alloc(&probe, *out);
+	etmkit_par_piece_free(probe);
+	if (rc && out) {
+		etmkit_par_free(*out);
+		*out = NULL;
+	}
+	return rc;
 }
 
 void etmkit_par_free(struct etmkit_par *p)
@@ -105,7 +118,8 @@ int etmkit_par_piece_alloc(struct etmkit_par_piece **out,
 			   const struct etmkit_par *p)
 {
 	struct etmkit_par_piece *r;
-	size_t sb;
+	size_t sb, scb;
+	uint8_t *m;
 	int rc;
 
 	if (!out || !p)
@@ -115,21 +129,20 @@ int etmkit_par_piece_alloc(struct etmkit_par_piece **out,
 	if (!r)
 		return -etmkit_err_nomem;
 	r->proto = p->proto;
+	/* The scratch copy and the snapshots in one block (each is reserved
+	 * at its largest and mostly not written: one allocation, not nine,
+	 * for a piece object made while the other threads decode). */
 	sb = p->proto->snap_bytes();
-	if (p->proto->scratch_bytes()) {
-		r->scratch = calloc(1, p->proto->scratch_bytes());
-		if (!r->scratch) {
-			etmkit_par_piece_free(r);
-			return -etmkit_err_nomem;
-		}
+	scb = p->proto->scratch_bytes();
+	m = malloc(scb + 2 * PAR_CHECKS * sb);
+	if (!m) {
+		etmkit_par_piece_free(r);
+		return -etmkit_err_nomem;
 	}
+	r->scratch = m;
 	for (unsigned j = 0; j < PAR_CHECKS; j++) {
-		r->start[j].snap = malloc(sb);
-		r->end[j].snap = malloc(sb);
-		if (!r->start[j].snap || !r->end[j].snap) {
-			etmkit_par_piece_free(r);
-			return -etmkit_err_nomem;
-		}
+		r->start[j].snap = m + scb + (2 * j) * sb;
+		r->end[j].snap = m + scb + (2 * j + 1) * sb;
 	}
 	rc = p->proto->alloc(&r->dec, p->dcfg);
 	if (rc) {
@@ -146,25 +159,27 @@ void etmkit_par_piece_free(struct etmkit_par_piece *r)
 		return;
 	if (r->dec)
 		r->proto->free(r->dec);
-	for (unsigned j = 0; j < PAR_CHECKS; j++) {
-		free(r->start[j].snap);
-		free(r->end[j].snap);
-	}
-	free(r->scratch);
+	free(r->scratch); /* and the snapshots */
 	free(r->el);
 	free(r);
 }
 
-int etmkit_par_decode(const struct etmkit_par *p, size_t k,
-		      struct etmkit_par_piece *r)
+int par_decode(const struct etmkit_par *p, size_t k,
+	       struct etmkit_par_piece *r, const struct par_pause *pause)
 {
 	int rc;
 
 	if (!p || !r || k >= p->ncut || r->held || r->proto != p->proto)
 		return -etmkit_err_invalid;
-	rc = par_run_piece(p, r, k, 1);
+	rc = par_run_piece(p, r, k, 1, pause);
 	r->err = rc;
 	return rc;
+}
+
+int etmkit_par_decode(const struct etmkit_par *p, size_t k,
+		      struct etmkit_par_piece *r)
+{
+	return par_decode(p, k, r, NULL);
 }
 
 static int deliver(struct etmkit_par *p, const struct etmkit_par_piece *r,
@@ -200,7 +215,8 @@ static int par_join_checks(const struct etmkit_par *p,
 		const struct par_check *a = &prev->end[i], *b = &r->start[i];
 
 		if (i == prev->nend) {
-			int rc = par_record(p, prev, &prev->end[i], b->at);
+			int rc = par_record(p, prev, &prev->end[i], b->at,
+					    NULL);
 
 			if (rc)
 				return rc;
@@ -264,7 +280,7 @@ int etmkit_par_join(struct etmkit_par *p, struct etmkit_par_piece *r,
 	*freed = r;
 	if (rc)
 		return rc;
-	return par_run_piece(p, prev, r->k, 0);
+	return par_run_piece(p, prev, r->k, 0, NULL);
 }
 
 int etmkit_par_join_end(struct etmkit_par *p, etmkit_par_sink_fn sink,

@@ -53,7 +53,10 @@ static int queue_here(struct etmkit_par_piece *r)
 	return 0;
 }
 
-static int drain(struct etmkit_par_piece *r)
+/* Take the decoder's batches, calling @pause (if not NULL) after each:
+ * between batches, not between feeds, since a feed that ends early
+ * costs the decoders' fast paths the packets near its end. */
+static int drain(struct etmkit_par_piece *r, const struct par_pause *pause)
 {
 	const struct etmkit_elem *e;
 	int m, rc;
@@ -67,13 +70,15 @@ static int drain(struct etmkit_par_piece *r)
 			break;
 		/* e is r->el + r->n: the batch is in place. */
 		r->n += (size_t)m;
+		if (pause && (rc = pause->between(pause->ctx)))
+			return rc;
 	}
 	return m == -etmkit_err_eos ? 0 : m;
 }
 
 /* Feed the buffer up to @to and take what it decodes. */
 static int advance(const struct etmkit_par *p, struct etmkit_par_piece *r,
-		   size_t to)
+		   size_t to, const struct par_pause *pause)
 {
 	int rc;
 
@@ -85,13 +90,13 @@ static int advance(const struct etmkit_par *p, struct etmkit_par_piece *r,
 	if (rc)
 		return rc;
 	r->pos = to;
-	return drain(r);
+	return drain(r, pause);
 }
 
 int par_record(const struct etmkit_par *p, struct etmkit_par_piece *r,
-	       struct par_check *c, size_t at)
+	       struct par_check *c, size_t at, const struct par_pause *pause)
 {
-	int rc = advance(p, r, at);
+	int rc = advance(p, r, at, pause);
 
 	if (rc)
 		return rc;
@@ -103,7 +108,7 @@ int par_record(const struct etmkit_par *p, struct etmkit_par_piece *r,
 }
 
 int par_run_piece(const struct etmkit_par *p, struct etmkit_par_piece *r,
-		  size_t k, int fresh)
+		  size_t k, int fresh, const struct par_pause *pause)
 {
 	size_t at[PAR_CHECKS], nc;
 	int rc;
@@ -117,19 +122,19 @@ int par_run_piece(const struct etmkit_par *p, struct etmkit_par_piece *r,
 		r->pos = p->cut[k];
 		nc = k ? checks_of(p, k, at) : 0;
 		for (size_t j = 0; j < nc; j++) {
-			rc = par_record(p, r, &r->start[j], at[j]);
+			rc = par_record(p, r, &r->start[j], at[j], pause);
 			if (rc)
 				return rc;
 			r->nstart++;
 		}
 	}
-	rc = advance(p, r, p->cut[k + 1]);
+	rc = advance(p, r, p->cut[k + 1], pause);
 	if (rc)
 		return rc;
 	if (k + 1 == p->ncut) {
 		rc = r->proto->finish(r->dec);
 		if (!rc)
-			rc = drain(r);
+			rc = drain(r, NULL);
 		if (rc)
 			return rc;
 		r->proto->stats(r->dec, r->final_stats);
@@ -141,7 +146,7 @@ int par_run_piece(const struct etmkit_par *p, struct etmkit_par_piece *r,
 		if (nc > PAR_EAGER_END)
 			nc = PAR_EAGER_END;
 		for (size_t j = 0; j < nc; j++) {
-			rc = par_record(p, r, &r->end[j], at[j]);
+			rc = par_record(p, r, &r->end[j], at[j], NULL);
 			if (rc)
 				return rc;
 			r->nend++;

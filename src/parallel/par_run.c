@@ -2,12 +2,22 @@
  * workers and the calling thread. Each takes the next piece from a shared
  * counter while a piece object is free and the piece is within the
  * window; the calling thread joins the next piece in order as soon as it
- * is decoded (before it takes another to decode), and calls the sink. So
+ * is decoded (before it takes another to decode, and between the batches
+ * of a piece it decodes: par_pause), and calls the sink. So the joining
+ * thread decodes only while it has nothing to join, and takes a smaller
+ * share of the pieces the more joining costs (the sink's work included);
  * two threads keep two cores busy, and the pieces the calling thread
  * decoded itself are delivered from its own cache. At most window pieces
  * are decoded or waiting (plus the one the join keeps), so memory does not
  * grow with the trace. A thread wakes another only when that one waits
  * (no system call per piece while both are busy).
+ *
+ * The workers start first: nothing is allocated for them before. A piece
+ * object (a decoder and its block cache, snapshots, elements) is made by
+ * the thread that first takes it from the free ones, so each thread makes
+ * its own while the others decode, and only as many as are used; made
+ * ones are taken before unmade ones, so their block caches stay warm.
+ * The first one made checks the flow decoder's config (par_plan()).
  *
  * When the next piece to join is still on a worker and the calling thread
  * has nothing else to decode (the window is full: that worker is far
@@ -30,15 +40,22 @@ struct run {
 	pthread_cond_t done;     /* a piece was decoded */
 	struct etmkit_par_piece **slot; /* slot[k % window]: piece k, done */
 	uint8_t *state;          /* state[k]: enum piece_state */
-	struct etmkit_par_piece **free_r; /* free piece objects */
+	/* Free piece objects; NULL: one not made yet, which the thread that
+	 * takes it makes (so the workers start at once, and each thread
+	 * makes its own). */
+	struct etmkit_par_piece **free_r;
 	size_t nfree;
+	struct etmkit_par_piece **all; /* the objects made, to free */
+	size_t nall;
 	size_t next_k;           /* next piece to hand out */
-	size_t joined;           /* pieces joined */
+	size_t joined;           /* pieces joined: the next to join */
 	size_t window;
 	unsigned wait_work;      /* workers waiting on work */
 	unsigned wait_done;      /* the caller waits on done */
 	int stop;
-	int err;
+	int err;                 /* the first error, of a decode or the join */
+	etmkit_par_sink_fn sink;
+	void *ctx;
 	const struct par_run_hook *hook; /* or NULL */
 };
 
@@ -48,7 +65,7 @@ enum piece_state { ST_NEW, ST_WORKER, ST_DONE, ST_STOLEN };
 
 static int take(struct run *u, size_t *k, struct etmkit_par_piece **r)
 {
-	if (u->next_k >= u->p->ncut || !u->nfree ||
+	if (u->err || u->next_k >= u->p->ncut || !u->nfree ||
 	    u->next_k >= u->joined + u->window)
 		return 0;
 	*k = u->next_k++;
@@ -57,22 +74,50 @@ static int take(struct run *u, size_t *k, struct etmkit_par_piece **r)
 	return 1;
 }
 
-/* Decode piece @k into @r, unlocked; then, locked, put it in its slot. */
-static void decode_one(struct run *u, size_t k, struct etmkit_par_piece *r)
+/* With u->mu held: the first error stays. */
+static void fail(struct run *u, int rc)
 {
-	int rc;
+	if (rc && !u->err)
+		u->err = rc;
+}
+
+/* With u->mu held, dropped meanwhile: decode piece @k into *@r, made
+ * first if it is NULL (not made yet); *@r is then NULL if it could not
+ * be made. */
+static int decode_unlocked(struct run *u, size_t k,
+			   struct etmkit_par_piece **r,
+			   const struct par_pause *pause)
+{
+	int rc = 0, make = !*r;
 
 	pthread_mutex_unlock(&u->mu);
-	rc = etmkit_par_decode(u->p, k, r);
+	if (make)
+		rc = etmkit_par_piece_alloc(r, u->p);
+	if (!rc)
+		rc = par_decode(u->p, k, *r, pause);
 	pthread_mutex_lock(&u->mu);
+	if (make && *r)
+		u->all[u->nall++] = *r;
+	return rc;
+}
+
+/* Decode piece @k into @r, unlocked; then, locked, put it in its slot. */
+static void decode_one(struct run *u, size_t k, struct etmkit_par_piece *r,
+		       const struct par_pause *pause)
+{
+	int rc = decode_unlocked(u, k, &r, pause);
+
+	if (!r) {
+		fail(u, rc);
+		return;
+	}
 	if (u->state[k] == ST_STOLEN) {
 		/* The calling thread decoded it too, and its result is (or
 		 * was) the one joined. */
 		u->free_r[u->nfree++] = r;
 		return;
 	}
-	if (rc && !u->err)
-		u->err = rc;
+	fail(u, rc);
 	u->state[k] = ST_DONE;
 	u->slot[k % u->window] = r;
 }
@@ -99,7 +144,7 @@ static void *worker(void *arg)
 			u->hook->before_decode(u->hook->ctx, k);
 			pthread_mutex_lock(&u->mu);
 		}
-		decode_one(u, k, r);
+		decode_one(u, k, r, NULL);
 		if (u->wait_done)
 			pthread_cond_signal(&u->done);
 	}
@@ -113,59 +158,28 @@ static void give_back(struct run *u, struct etmkit_par_piece *r)
 	u->free_r[u->nfree++] = r;
 }
 
-/* Join every piece in order on this thread, decoding pieces while the
- * next one to join is not ready. */
-static int join_all(struct run *u, etmkit_par_sink_fn sink, void *ctx)
+/* With u->mu held (dropped while joining): join the pieces that are
+ * decoded, in order, up to the first that is not. */
+static void join_ready(struct run *u)
 {
 	struct etmkit_par *p = u->p;
-	size_t k = 0;
-	int rc = 0;
 
-	pthread_mutex_lock(&u->mu);
-	while (k < p->ncut && !rc) {
+	while (!u->err && u->joined < p->ncut) {
+		size_t k = u->joined;
 		struct etmkit_par_piece *r = u->slot[k % u->window];
 		struct etmkit_par_piece *freed = NULL, *last = NULL;
-		size_t d;
+		int rc;
 
-		if (u->err) {
-			rc = u->err;
-			break;
-		}
-		if (!r) {
-			if (take(u, &d, &r)) {
-				decode_one(u, d, r);
-			} else if (u->state[k] == ST_WORKER && u->nfree &&
-				   u->next_k < p->ncut) {
-				int e;
-
-				/* Piece k is on a worker that is behind:
-				 * decode it here too (see above). take()
-				 * failed with pieces left and an object
-				 * free: the window is full. At the end of
-				 * the trace the caller waits instead: the
-				 * worker has the piece in hand. */
-				u->state[k] = ST_STOLEN;
-				r = u->free_r[--u->nfree];
-				pthread_mutex_unlock(&u->mu);
-				e = etmkit_par_decode(p, k, r);
-				pthread_mutex_lock(&u->mu);
-				if (e && !u->err)
-					u->err = e;
-				u->slot[k % u->window] = r;
-			} else {
-				u->wait_done++;
-				pthread_cond_wait(&u->done, &u->mu);
-				u->wait_done--;
-			}
-			continue;
-		}
+		if (!r)
+			return;
 		u->slot[k % u->window] = NULL;
 		pthread_mutex_unlock(&u->mu);
-		rc = etmkit_par_join(p, r, sink, ctx, &freed);
+		rc = etmkit_par_join(p, r, u->sink, u->ctx, &freed);
 		if (k + 1 == p->ncut && !rc)
-			rc = etmkit_par_join_end(p, sink, ctx, &last);
+			rc = etmkit_par_join_end(p, u->sink, u->ctx, &last);
 		pthread_mutex_lock(&u->mu);
-		u->joined = ++k;
+		fail(u, rc);
+		u->joined = k + 1;
 		if (freed)
 			give_back(u, freed);
 		if (last)
@@ -173,6 +187,61 @@ static int join_all(struct run *u, etmkit_par_sink_fn sink, void *ctx)
 		if (u->wait_work)
 			pthread_cond_broadcast(&u->work);
 	}
+}
+
+/* Between the batches of a piece the calling thread decodes (struct
+ * par_pause): join what the workers have decoded meanwhile. */
+static int join_between(void *arg)
+{
+	struct run *u = arg;
+	int rc;
+
+	pthread_mutex_lock(&u->mu);
+	join_ready(u);
+	rc = u->err;
+	pthread_mutex_unlock(&u->mu);
+	return rc;
+}
+
+/* Join every piece in order on this thread, decoding pieces while the
+ * next one to join is not ready (pausing to join, when there are
+ * @workers). */
+static int join_all(struct run *u, unsigned workers)
+{
+	struct etmkit_par *p = u->p;
+	struct par_pause between = { join_between, u };
+	int rc;
+
+	pthread_mutex_lock(&u->mu);
+	for (;;) {
+		struct etmkit_par_piece *r;
+		size_t k, d;
+
+		join_ready(u);
+		if (u->err || u->joined == p->ncut)
+			break;
+		k = u->joined;
+		if (take(u, &d, &r)) {
+			decode_one(u, d, r, workers ? &between : NULL);
+		} else if (u->state[k] == ST_WORKER && u->nfree &&
+			   u->next_k < p->ncut) {
+			/* Piece k is on a worker that is behind: decode it
+			 * here too (see above). take() failed with pieces
+			 * left and an object free: the window is full. At
+			 * the end of the trace the caller waits instead:
+			 * the worker has the piece in hand. */
+			u->state[k] = ST_STOLEN;
+			r = u->free_r[--u->nfree];
+			rc = decode_unlocked(u, k, &r, NULL);
+			fail(u, rc);
+			u->slot[k % u->window] = r;
+		} else {
+			u->wait_done++;
+			pthread_cond_wait(&u->done, &u->mu);
+			u->wait_done--;
+		}
+	}
+	rc = u->err;
 	pthread_mutex_unlock(&u->mu);
 	return rc;
 }
@@ -194,14 +263,18 @@ int par_run_hooked(const struct etmkit_par_config *cfg, const uint8_t *buf,
 {
 	struct run u;
 	pthread_t *th = NULL;
-	struct etmkit_par_piece **all = NULL;
 	unsigned jobs, started = 0;
-	size_t nall = 0;
+	size_t nobj;
 	int rc;
 
 	memset(&u, 0, sizeof(u));
 	u.hook = hook;
-	rc = etmkit_par_alloc(&u.p, cfg, buf, n, offsets, base);
+	u.sink = sink;
+	u.ctx = ctx;
+	/* No decoder is made here to check the flow config (as
+	 * etmkit_par_alloc() does): the first piece object made checks it,
+	 * on whichever thread, and fails the run. */
+	rc = par_plan(&u.p, cfg, buf, n, offsets, base);
 	if (rc)
 		return rc;
 	if (pthread_mutex_init(&u.mu, NULL) || pthread_cond_init(&u.work, NULL) ||
@@ -215,28 +288,29 @@ int par_run_hooked(const struct etmkit_par_config *cfg, const uint8_t *buf,
 		u.window = jobs;
 	/* The window's objects, the one the join keeps, and a spare per
 	 * worker (for a piece the calling thread decodes again while a late
-	 * worker still holds its first object). */
-	nall = u.window + jobs;
-	all = calloc(nall, sizeof(*all));
-	u.free_r = calloc(nall, sizeof(*u.free_r));
+	 * worker still holds its first object): free, none made yet. */
+	nobj = u.window + jobs;
+	u.all = calloc(nobj, sizeof(*u.all));
+	u.free_r = calloc(nobj, sizeof(*u.free_r));
 	u.slot = calloc(u.window, sizeof(*u.slot));
 	u.state = calloc(u.p->ncut, sizeof(*u.state));
 	th = calloc(jobs, sizeof(*th));
-	if (!all || !u.free_r || !u.slot || !u.state || !th)
+	if (!u.all || !u.free_r || !u.slot || !u.state || !th)
 		rc = -etmkit_err_nomem;
-	for (size_t i = 0; !rc && i < nall; i++) {
-		rc = etmkit_par_piece_alloc(&all[i], u.p);
-		if (!rc)
-			u.free_r[u.nfree++] = all[i];
-	}
+	u.nfree = nobj;
 	/* Every object but the one the join keeps is a piece in flight:
 	 * pieces next_join .. next_join + window - 1 at most, so slot[]
 	 * never collides. The calling thread is one of the jobs. */
 	for (; !rc && started + 1 < jobs; started++)
 		if (pthread_create(&th[started], NULL, worker, &u))
 			rc = -etmkit_err_nomem;
-	if (!rc)
-		rc = join_all(&u, sink, ctx);
+	if (rc) {
+		pthread_mutex_lock(&u.mu);
+		fail(&u, rc);
+		pthread_mutex_unlock(&u.mu);
+	} else {
+		rc = join_all(&u, started);
+	}
 	pthread_mutex_lock(&u.mu);
 	u.stop = 1;
 	pthread_cond_broadcast(&u.work);
@@ -245,9 +319,9 @@ int par_run_hooked(const struct etmkit_par_config *cfg, const uint8_t *buf,
 		pthread_join(th[i], NULL);
 	if (stats && !rc)
 		*stats = *etmkit_par_get_stats(u.p);
-	for (size_t i = 0; all && i < nall; i++)
-		etmkit_par_piece_free(all[i]);
-	free(all);
+	for (size_t i = 0; i < u.nall; i++)
+		etmkit_par_piece_free(u.all[i]);
+	free(u.all);
 	free(u.free_r);
 	free(u.slot);
 	free(u.state);

@@ -65,17 +65,17 @@ static void p3_stats(const void *dec, uint64_t out[PAR_NSTATS])
 	out[3] = 0;
 }
 
-/* The state is normalised in a scratch copy of the decoders (@scratch,
- * zeroed once), then packed as par_state4.c does: the fixed fields, then
- * the queue's entries in use. Left out: the header tables of both
- * decoders (ph, rph, rfast and rca of the flow decoder, built once from the
- * configuration at allocation, the same for both: etm3_flow.c
- * build_ph(), etm3_config.c), the block cache, the
+/* The state is normalised in a scratch copy of the decoders (@scratch:
+ * only the fields copied there are read), then packed as par_state4.c
+ * does: the fixed fields, then the queue's entries in use. Left out: the
+ * header tables of both decoders (ph, rph, rfast and rca of the flow
+ * decoder, built once from the configuration at allocation, the same for
+ * both: etm3_flow.c build_ph(), etm3_config.c), the block cache, the
  * packet batch (drained: nothing in it is read again) and the queue: its
  * pointer (the decoder's own array or a piece's elements, par_piece.c)
  * and its own array (its entries in use are packed from wherever it is;
- * past them, stale). So a snapshot is about 1 KiB, not a 41 KiB copy of the
- * whole decoder, and five of them a piece cost little. */
+ * past them, stale). So a snapshot is about 1 KiB, not a 41 KiB copy of
+ * the whole decoder, and five of them a piece cost little. */
 struct p3_scratch {
 	struct etm3_flow_decoder f;
 	struct etm3_pkt_decoder k;

@@ -63,9 +63,10 @@ static void p4_stats(const void *dec, uint64_t out[PAR_NSTATS])
 	out[3] = s->protocol_errors;
 }
 
-/* The state is normalised in a scratch copy of the decoders (@scratch,
- * zeroed once), then packed: the fixed fields, then only the entries in
- * use of the big queues, so a snapshot is a few KiB. */
+/* The state is normalised in a scratch copy of the decoders (@scratch:
+ * only the fields copied there are read), then packed: the fixed
+ * fields, then only the entries in use of the big queues, so a snapshot
+ * is a few KiB. */
 struct p4_scratch {
 	struct etm4_flow_decoder f;
 	struct etm4_pkt_decoder k;

@@ -5,8 +5,10 @@
  * round-trip streams with a sync point every few hundred bytes (ETMv3,
  * ETMv4 A64 and A32/T32, ETE; per instruction and ranges), and on the
  * same streams with garbage inserted and cut short (the decoders lose
- * sync and find it again); and the runner taking over a late worker's
- * piece (test_steal). Snapshot captures: test_parallel_snap.c. */
+ * sync and find it again); the runner taking over a late worker's
+ * piece (test_steal); the pause between a piece's batches where the
+ * runner's calling thread joins (test_pause); errors ending a run
+ * (test_run_errors). Snapshot captures: test_parallel_snap.c. */
 /* clock_gettime(), pthread_cond_timedwait() (test_steal). */
 #define _POSIX_C_SOURCE 200809L
 #include <stdarg.h>
@@ -487,6 +489,135 @@ static void test_reset(void **state)
 	reset_is_fresh(3, 0xc0000u);
 }
 
+/* par_decode()'s pause (par_internal.h; the runner's calling thread joins
+ * there, par_run.c): called between the decoder's batches, the piece's
+ * elements the same as without it, and its nonzero value stops the
+ * decode and is returned. */
+struct pause_count {
+	unsigned calls, fail_at;
+};
+
+static int pause_count(void *ctx)
+{
+	struct pause_count *c = ctx;
+
+	return ++c->calls == c->fail_at ? -99 : 0;
+}
+
+static void test_pause(void **state)
+{
+	uint8_t walk[4000];
+	struct par_stream s;
+	struct etmkit_par_config c;
+	struct etmkit_par *p;
+	struct etmkit_par_piece *a, *b;
+	struct pause_count pc = { 0, 0 };
+	struct par_pause pause = { pause_count, &pc };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(walk); i++)
+		walk[i] = (uint8_t)rnd();
+	assert_int_equal(par_gen(&s, 2, 0, 64, walk, sizeof(walk)), 0);
+	c = cfg_of(&s, 0); /* an element per instruction: many batches */
+	c.piece_bytes = s.n / 3;
+	assert_int_equal(etmkit_par_alloc(&p, &c, s.bytes, s.n, NULL, 0), 0);
+	assert_true(etmkit_par_pieces(p) >= 2);
+	assert_int_equal(etmkit_par_piece_alloc(&a, p), 0);
+	assert_int_equal(etmkit_par_piece_alloc(&b, p), 0);
+	for (size_t k = 0; k < etmkit_par_pieces(p); k++) {
+		unsigned before = pc.calls;
+
+		assert_int_equal(etmkit_par_decode(p, k, a), 0);
+		assert_int_equal(par_decode(p, k, b, &pause), 0);
+		/* More than two batches' room of elements in the piece. */
+		/* Two batches or more in each piece. */
+		assert_true(a->n > a->proto->queue_room());
+		assert_true(pc.calls - before >= 2);
+		assert_int_equal(a->n, b->n);
+		for (size_t i = 0; i < a->n; i++)
+			if (!elem_same(&a->el[i], &b->el[i], 1))
+				fail_msg("piece %zu element %zu differs", k, i);
+		assert_int_equal(a->nend, b->nend);
+		for (size_t j = 0; j < a->nend; j++)
+			assert_int_equal(a->end[j].nelem, b->end[j].nelem);
+	}
+	pc.calls = 0;
+	pc.fail_at = 2;
+	assert_int_equal(par_decode(p, 0, b, &pause), -99);
+	assert_int_equal(pc.calls, 2);
+	etmkit_par_piece_free(a);
+	etmkit_par_piece_free(b);
+	etmkit_par_free(p);
+	par_gen_free(&s);
+}
+
+/* Errors end a run at any thread count: a flow config the decoder
+ * refuses (the runner makes no decoder to check it before it starts its
+ * threads: the first piece object made, on whichever thread, fails as
+ * etmkit_par_alloc() does), and a sink's error (whether the join that
+ * called it ran between the batches of a piece the calling thread
+ * decodes or not), after which the sink is not called again. */
+struct sink_fail {
+	size_t calls, fail_at;
+};
+
+static int sink_fail(void *ctx, const struct etmkit_elem *e, size_t n)
+{
+	struct sink_fail *f = ctx;
+
+	(void)e;
+	(void)n;
+	return ++f->calls >= f->fail_at ? -77 : 0;
+}
+
+static void test_run_errors(void **state)
+{
+	uint8_t walk[4000];
+	struct par_stream s;
+	struct etmkit_par_config c;
+	struct etm3_flow_config c3;
+	struct etmkit_par *p;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(walk); i++)
+		walk[i] = (uint8_t)rnd();
+	assert_int_equal(par_gen(&s, 0, 0, 64, walk, sizeof(walk)), 0);
+	c = cfg_of(&s, 0);
+	c.piece_bytes = 1;
+	c3 = *c.etm3;
+	c3.etm.etmidr = 0x410CF150; /* major field 1: not ETMv3 */
+	c.etm3 = &c3;
+	assert_int_equal(etmkit_par_alloc(&p, &c, s.bytes, s.n, NULL, 0),
+			 -etmkit_err_bad_config);
+	/* Many pieces, and one (no other piece to take over). */
+	for (size_t j = 0; j < 2 * sizeof(jobs_list) / sizeof(jobs_list[0]);
+	     j++) {
+		struct sink_fail f = { 0, 1 };
+
+		c.jobs = jobs_list[j / 2];
+		c.piece_bytes = j % 2 ? s.n : 1;
+		assert_int_equal(etmkit_par_run(&c, s.bytes, s.n, NULL, 0,
+						sink_fail, &f, NULL),
+				 -etmkit_err_bad_config);
+		assert_int_equal(f.calls, 0);
+	}
+	c = cfg_of(&s, 0);
+	c.piece_bytes = 1;
+	for (size_t j = 0; j < sizeof(jobs_list) / sizeof(jobs_list[0]); j++) {
+		for (size_t at = 1; at < 40; at += 13) {
+			struct sink_fail f = { 0, at };
+
+			c.jobs = jobs_list[j];
+			assert_int_equal(etmkit_par_run(&c, s.bytes, s.n, NULL,
+							0, sink_fail, &f,
+							NULL),
+					 -77);
+			assert_int_equal(f.calls, at);
+		}
+	}
+	par_gen_free(&s);
+}
+
 /* The runner's steal path (par_run.c): a worker holds back the first
  * piece it takes until the sink has seen an element past that piece,
  * which it can only see if the calling thread decoded the piece itself
@@ -640,6 +771,8 @@ int main(void)
 		cmocka_unit_test(test_reset),
 		cmocka_unit_test(test_queue_handover),
 		cmocka_unit_test(test_steal),
+		cmocka_unit_test(test_pause),
+		cmocka_unit_test(test_run_errors),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
