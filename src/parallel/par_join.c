@@ -83,11 +83,12 @@ int etmkit_par_alloc(struct etmkit_par **out,
 	struct etmkit_par_piece *probe = NULL;
 	int rc = par_plan(out, cfg, buf, n, offsets, base);
 
+	if (rc)
+		return rc; /* *out as par_plan() left it */
 	/* The flow decoder's own checks of its config, once. */
-	if (!rc)
-		rc = etmkit_par_piece_alloc(&probe, *out);
+	rc = etmkit_par_piece_alloc(&probe, *out);
 	etmkit_par_piece_free(probe);
-	if (rc && out) {
+	if (rc) {
 		etmkit_par_free(*out);
 		*out = NULL;
 	}

@@ -241,6 +241,11 @@ static void test_api(void **state)
 	for (size_t i = 0; i < sizeof(walk); i++)
 		walk[i] = (uint8_t)rnd();
 	assert_int_equal(par_gen(&s, 2, 0, 64, walk, sizeof(walk)), 0);
+	/* Bad arguments leave *out alone (it may hold anything). */
+	p = (struct etmkit_par *)walk;
+	assert_int_equal(etmkit_par_alloc(&p, NULL, s.bytes, s.n, NULL, 0),
+			 -etmkit_err_invalid);
+	assert_ptr_equal(p, (struct etmkit_par *)walk);
 	c = cfg_of(&s, ETM4_FLOW_RANGES);
 	c4 = *c.etm4;
 	c4.flags |= ETM4_FLOW_TALLY;
