@@ -455,7 +455,7 @@ streak_loop(struct etm4_flow_decoder *d, const struct rr_input *in,
 				break;
 		}
 		/* An atom next, the address aligned (IS 1: 2 bytes, else
-		 * 4, outside_aligned()) and outside the image. */
+		 * 4, misaligned()) and outside the image (resolve()). */
 		if (!tab[hd[h + len]].count || (x.addr & (3u >> x.is)) ||
 		    x.addr - lo <= span)
 			break;
@@ -629,14 +629,14 @@ run_ranges_loop(struct etm4_flow_decoder *d, const struct etm4_packet *p,
 			bits = a->bits;
 			n = a->count;
 			b = ind_guess(d);
-			if (!b && !outside_aligned(d)) {
+			if (b || misaligned(d) || d->atom_started) {
+				/* the atom's walk takes it */
+			} else if (!flow_cache_outside(&d->cache, d->addr)) {
 				/* What resolve() would do at the atom where
 				 * it needs no call, done now (tme_test's
 				 * indirect targets the guess missed). */
-				if (!misaligned(d) && !d->atom_started)
-					b = front_enter(d);
-			} else if (!b && e < end && !d->atom_started &&
-				   !tally_waits(d)) {
+				b = front_enter(d);
+			} else if (e < end && !tally_waits(d)) {
 				/* What the atom's walk would do at once,
 				 * juno_r1_1's commonest case (user code
 				 * outside the image): resolve() reports

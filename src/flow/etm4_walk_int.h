@@ -23,12 +23,16 @@ int etm4_ready(struct etm4_flow_decoder *d, uint64_t offset);
 int etm4_walk_atom(struct etm4_flow_decoder *d, unsigned taken,
 		   uint64_t offset);
 
-/* The instruction set of a target address (digest 5.18). */
+/* The instruction set of a target address (digest 5.18): IS 1 T32, IS 0
+ * @isa0 (A64 or A32, from the context: isa_of()). */
+static inline uint8_t isa_with(unsigned is, uint8_t isa0)
+{
+	return is ? etmkit_isa_thumb : isa0;
+}
+
 static inline uint8_t isa_of(const struct etm4_flow_decoder *d, unsigned is)
 {
-	if (is)
-		return etmkit_isa_thumb;
-	return d->sf ? etmkit_isa_a64 : etmkit_isa_arm;
+	return isa_with(is, d->sf ? etmkit_isa_a64 : etmkit_isa_arm);
 }
 
 static inline void
@@ -58,7 +62,7 @@ static inline void target_address_isa0(struct etm4_flow_decoder *d,
 				       uint64_t addr, unsigned is,
 				       uint8_t isa0)
 {
-	go_to(d, addr, is ? etmkit_isa_thumb : isa0);
+	go_to(d, addr, isa_with(is, isa0));
 	d->pos_is = (int8_t)is;
 	d->pop_pending = 0;
 	d->rs_no_push = 0;
@@ -164,13 +168,6 @@ static inline int misaligned(const struct etm4_flow_decoder *d)
 	return (d->addr & (d->isa == etmkit_isa_thumb ? 1u : 3u)) != 0;
 }
 
-/* Whether resolve() reports POS_ADDR outside the image at once
- * (aligned, outside the cache's bounds). */
-static inline int outside_aligned(const struct etm4_flow_decoder *d)
-{
-	return !misaligned(d) && flow_cache_outside(&d->cache, d->addr);
-}
-
 /* resolve() at POS_ADDR, aligned, inside the image: the block the
  * cache's front holds there, entered (what etm4_resolve_lookup() would
  * do with it), or NULL (not entered: ask etm4_resolve_lookup()). */
@@ -194,7 +191,7 @@ static inline int resolve(struct etm4_flow_decoder *d, uint64_t offset)
 {
 	if (misaligned(d))
 		return etm4_resolve_lookup(d, offset);
-	if (outside_aligned(d))
+	if (flow_cache_outside(&d->cache, d->addr))
 		return etm4_no_code(d, offset, etmkit_loss_unmapped);
 	if (!front_enter(d))
 		return etm4_resolve_lookup(d, offset);
