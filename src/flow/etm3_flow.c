@@ -1046,7 +1046,7 @@ RNG_FAST_COPY(rng_nfast_plain, 0, 0)
  * tests are decode()'s, in its order, so that a batch ends where
  * decode() would end it. A branch address with no exception
  * information (IHI 0014Q 7.3.5), most packets between runs, is taken
- * here: its address is what etm3_flow_packet() makes of it. */
+ * here (branch_go_only(), as etm3_flow_packet() takes it). */
 static FLOW_INLINE const struct etm3_packet *
 rng_chain(struct etm3_flow_decoder *d, const struct etm3_packet *p,
 	  int offs_given)
@@ -1070,15 +1070,10 @@ rng_chain(struct etm3_flow_decoder *d, const struct etm3_packet *p,
 		if (q->type == etm3_pkt_p_header || room(d) < FLOW_PKT_ELEMS)
 			return NULL;
 		if (q->type == etm3_pkt_branch_address && !q->error &&
-		    d->synced && !br->partial && !br->cancel &&
-		    !br->exc_bytes && !br->exc_in_addr && !br->exception) {
-			/* on_branch()'s way for it. */
-			d->stats.packets++;
-			release(d);
-			go_to(d, br->addr, br->isa);
-		} else {
+		    branch_go_only(d, br))
+			d->stats.packets++; /* as etm3_flow_packet() counts */
+		else
 			etm3_flow_packet(d, q);
-		}
 		d->drv.ibatch = i;
 	}
 }

@@ -284,6 +284,22 @@ static inline int next_addr(const struct etm3_flow_decoder *d, uint64_t *addr)
 	return 0;
 }
 
+/* A branch address packet that only moves the walk (IHI 0014Q 7.3.5:
+ * no exception information, no cancel; complete, after an I-sync): go
+ * there and return 1, else 0 (on_branch() does the rest). The common
+ * packet between P-header runs: the ranges walk takes it inline
+ * (etm3_flow.c rng_chain()), on_branch() first. */
+static inline int branch_go_only(struct etm3_flow_decoder *d,
+				 const struct etm3_branch *b)
+{
+	if (!d->synced || b->partial || b->cancel || b->exc_bytes ||
+	    b->exc_in_addr || b->exception)
+		return 0;
+	release(d);
+	go_to(d, b->addr, b->isa);
+	return 1;
+}
+
 /* Make POS_ADDR a block. Returns 1, or 0 after reporting no_image (one
  * element: the caller made room). */
 int etm3_flow_resolve(struct etm3_flow_decoder *d, uint64_t offset);

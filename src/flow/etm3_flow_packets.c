@@ -37,6 +37,8 @@ static void on_branch(struct etm3_flow_decoder *d, const struct etm3_packet *p)
 	uint64_t ret;
 	int has_ret;
 
+	if (branch_go_only(d, b))
+		return;
 	if (!d->synced || b->partial)
 		return; /* no I-sync yet: nothing to place it against */
 	if (b->cancel)
