@@ -618,18 +618,16 @@ static FLOW_INLINE void write_range(struct etmkit_elem *e,
 
 
 /* The range of rng_fast_body()'s cycle-accurate header byte @k (table
- * @t) at @off: its instructions from @start to the one before @after,
- * with @wi W atoms before them (as rca.trail[]), count @ci (as
- * rca.count[]). What write_range_w()
- * writes, its bytes 16..24 one sum (struct flow_rca). */
+ * @t) at @off: its instructions from @start to @last, which ends at
+ * @end, with @wi W atoms before them (as rca.trail[]). What
+ * write_range_w() writes, its bytes 16..24 one sum (struct flow_rca). */
 static FLOW_INLINE void write_range_rca(struct etmkit_elem *e,
 					const struct flow_rca *t, unsigned k,
 					const struct flow_insn *start,
-					const struct flow_insn *after,
-					uint64_t off, uint64_t wi, uint64_t ci)
+					const struct flow_insn *last,
+					uint64_t end, uint64_t off, uint64_t wi)
 {
-	const struct flow_insn *last = after - 1;
-	uint64_t h = 0;
+	uint64_t h = 0, c = t->count[k];
 
 	memcpy(&h, last->head, 4);
 	h += t->head[k] + wi;
@@ -638,8 +636,8 @@ static FLOW_INLINE void write_range_rca(struct etmkit_elem *e,
 	memcpy(&e->kind, &h, 8);
 	e->u.range.opcode = last->opcode;
 	e->u.range.class_flags = last->flags;
-	e->u.range.end = last->addr + last->head[2];
-	memcpy(&e->u.range.count, &ci, 8);
+	e->u.range.end = end;
+	memcpy(&e->u.range.count, &c, 8);
 }
 
 /* Instructions i..end of header @ph at @off, one element each at most
@@ -840,6 +838,23 @@ struct rng_fast {
 					 atoms after it, or 0 */
 };
 
+/* rng_fast_body()'s cycle-accurate loop ends here: its state to @s,
+ * with @wi (as rca.trail[]) and @ci (the sum of rca.count[]) unpacked;
+ * returns @hp. Called at each of its exits: merged into one, the exits' values
+ * cost register copies in the loop. */
+static FLOW_INLINE const uint8_t *
+rca_out(struct etm3_flow_decoder *d, struct rng_fast *s,
+	struct flow_block *b, const struct flow_insn *fi,
+	struct etmkit_elem *e, uint64_t wi, uint64_t ci, const uint8_t *hp)
+{
+	d->stats.insns += rca_count(ci);
+	s->b = b;
+	s->fi = fi;
+	s->e = e;
+	s->w = rca_w(wi);
+	return hp;
+}
+
 /* rng_run()'s common headers, in a loop of their own so that its few
  * variables stay in registers (in rng_run() they are spilled around its
  * general cases). Returns the first header from @hp on that it does not
@@ -881,7 +896,7 @@ rng_fast_body(struct etm3_flow_decoder *d, struct rng_fast *s,
 
 	if (ca) {
 		const struct flow_rca *const t = &d->rca;
-		uintptr_t f = (uintptr_t)fi, bend = (uintptr_t)(b->insn + b->n);
+		const struct flow_insn *bend = b->insn + b->n;
 		uint64_t wi = rca_image(0, 0, (uint32_t)w); /* as rca.trail[] */
 		uint64_t ci = 0; /* the sum of rca.count[]: insns */
 
@@ -889,66 +904,65 @@ rng_fast_body(struct etm3_flow_decoder *d, struct rng_fast *s,
 			hend = hp + FLOW_RF_HEADERS; /* w stays below FLOW_W_CAP */
 		for (; hp < hend; hp++) {
 			unsigned k = *hp;
-			uint64_t after, c;
+			uint64_t span = t->span[k];
+			const struct flow_insn *after;
 
-			if (FLOW_LIKELY(!t->span[k])) {
+			while (!span) {
 				/* W atoms only. Below FLOW_W_CAP by
 				 * FLOW_RF_HEADERS's bound. */
 				wi += t->trail[k];
-				continue;
+				if (++hp == hend)
+					return rca_out(d, s, b, fi, e, wi, ci, hp);
+				k = *hp;
+				span = t->span[k];
 			}
 			if (e > elim &&
 			    (uintptr_t)e + 2 * sizeof(*e) * d->rph[k].n > qend)
-				break;
+				return rca_out(d, s, b, fi, e, wi, ci, hp);
 			/* Past the block's end only if not one range. */
-			after = (uint64_t)f + t->span[k];
+			after = (const void *)((uintptr_t)fi + span);
 			if (FLOW_LIKELY(after < bend)) {
 				/* One range inside the block, short of its
-				 * last instruction. */
-				c = t->count[k];
-				write_range_rca(e, t, k, (const void *)f,
-						(const void *)(uintptr_t)after,
+				 * last instruction: it ends where the next
+				 * begins (a block's instructions are
+				 * contiguous). */
+				write_range_rca(e, t, k, fi, after - 1,
+						after->addr,
 						rng_off(obase, hp, offs_given),
-						wi, c);
+						wi);
 				e++;
 				wi = t->trail[k];
-				ci += c;
-				f = (uintptr_t)after;
+				ci += t->count[k];
+				fi = after;
 				continue;
 			}
 			if (after != bend)
-				break;
+				return rca_out(d, s, b, fi, e, wi, ci, hp);
 			/* Up to the block's last instruction: then its
 			 * linked successor, or the caller's block_end(). */
-			c = t->count[k];
-			write_range_rca(e, t, k, (const void *)f,
-					(const void *)(uintptr_t)after,
-					rng_off(obase, hp, offs_given), wi, c);
+			write_range_rca(e, t, k, fi, bend - 1, b->range.end,
+					rng_off(obase, hp, offs_given), wi);
 			e++;
 			wi = t->trail[k];
-			ci += c;
+			ci += t->count[k];
 			{
-				const struct flow_insn *last =
-					(const struct flow_insn *)bend - 1;
+				const struct flow_insn *last = bend - 1;
 				unsigned x = d->rph[k].xlast;
 				int slot = exit_slot(last, x);
 				struct flow_block *nb = slot < 0 ? NULL : b->succ[slot];
 
 				if (!nb) {
-					f = (uintptr_t)last;
 					s->exit = last;
 					s->exit_x = x;
-					hp++;
-					break;
+					return rca_out(d, s, b, last, e, wi, ci,
+						       hp + 1);
 				}
 				b = nb;
-				f = (uintptr_t)nb->insn;
-				bend = (uintptr_t)(nb->insn + nb->n);
+				fi = nb->insn;
+				bend = nb->insn + nb->n;
 			}
 		}
-		fi = (const struct flow_insn *)f;
-		w = rca_w(wi);
-		insns = rca_count(ci);
+		return rca_out(d, s, b, fi, e, wi, ci, hp);
 	} else {
 		for (; hp < hend; hp++) {
 			uint32_t v = tab[*hp];
