@@ -813,14 +813,17 @@ static FLOW_INLINE uint64_t rng_off(uintptr_t obase, const uint8_t *hp,
 /* rng_run()'s entry, before its state is loaded. A run after a branch
  * packet (IHI 0014Q 7.3.5) starts at an address: its block is looked up
  * here when the general way would look it up at the run's first header
- * (hp): that header has instructions, it fits the queue, no range is
- * open. @obase and @offs_given: rng_run()'s. */
+ * with instructions (the W atoms before it only add to the count): it
+ * fits the queue, no range is open. @obase and @offs_given: rng_run()'s. */
 static FLOW_INLINE void rng_front(struct etm3_flow_decoder *d,
 				  const uint8_t *hp, const uint8_t *hend,
 				  uintptr_t obase, int offs_given)
 {
-	if (d->pos == POS_ADDR && hp < hend && d->rph[*hp].n &&
-	    d->n <= FLOW_QUEUE - 32 && d->open < 0 && !ind_hit(d))
+	if (d->pos != POS_ADDR || d->n > FLOW_QUEUE - 32 || d->open >= 0)
+		return;
+	while (hp < hend && !d->rph[*hp].n)
+		hp++;
+	if (hp < hend && !ind_hit(d))
 		(void)rng_resolve(d, rng_off(obase, hp, offs_given));
 }
 
@@ -952,10 +955,15 @@ rng_fast_body(struct etm3_flow_decoder *d, struct rng_fast *s,
 				struct flow_block *nb = slot < 0 ? NULL : b->succ[slot];
 
 				if (!nb) {
+					/* The W atoms after it count
+					 * towards the next instruction,
+					 * wherever that is. */
+					while (++hp < hend && !t->span[*hp])
+						wi += t->trail[*hp];
 					s->exit = last;
 					s->exit_x = x;
 					return rca_out(d, s, b, last, e, wi, ci,
-						       hp + 1);
+						       hp);
 				}
 				b = nb;
 				fi = nb->insn;
@@ -1144,8 +1152,9 @@ next_run:
 
 		ph = &d->rph[*hp];
 		n = ph->n;
-		if (FLOW_LIKELY(!n)) {
-			/* Only W atoms. Saturated at the next header with
+		if (FLOW_LIKELY(!n) && !(ca && b && w <= FLOW_W_RF_MAX)) {
+			/* Only W atoms, where rng_fast() does not take
+			 * them. Saturated at the next header with
 			 * instructions (or RNG_SAVE), not here: w is at most
 			 * FLOW_W_CAP at every header's start, and adding
 			 * trails then saturating once gives what saturating
@@ -1168,7 +1177,7 @@ next_run:
 		/* A range never spans two packets: every header starts with
 		 * none open, so what the fast cases leave in open is never
 		 * read (nor d->open between headers), and they leave it. */
-		if (FLOW_LIKELY(b && ph->one) &&
+		if (FLOW_LIKELY(b && (ph->one || !n)) &&
 		    (!ca || (fi + n <= b->insn + b->n &&
 			     w <= FLOW_W_RF_MAX))) {
 			/* This header (rng_fast() and rng_nfast() make the
