@@ -753,6 +753,17 @@ static FLOW_INLINE int walk_run(struct etm3_flow_decoder *d,
 		w = ca ? d->w : 0;                                          \
 	} while (0)
 
+/* The last range written since RNG_LOAD (e0), if any: held, and the
+ * last instruction traced. */
+#define RNG_SAVE_LAST()                                                     \
+	do {                                                                \
+		if (e != e0) {                                              \
+			d->hold = (long)(e - 1 - d->q);                     \
+			d->last_addr = e[-1].u.range.end - e[-1].size;      \
+			d->last_valid = 1;                                  \
+		}                                                           \
+	} while (0)
+
 /* walk_save() for rng_run()'s locals. */
 #define RNG_SAVE()                                                          \
 	do {                                                                \
@@ -761,11 +772,7 @@ static FLOW_INLINE int walk_run(struct etm3_flow_decoder *d,
 			d->pos = POS_BLOCK;                                 \
 			d->idx = (uint32_t)(fi - b->insn);                  \
 		}                                                           \
-		if (e != e0) {                                              \
-			d->hold = (long)(e - 1 - d->q);                     \
-			d->last_addr = e[-1].u.range.end - e[-1].size;      \
-			d->last_valid = 1;                                  \
-		}                                                           \
+		RNG_SAVE_LAST();                                            \
 		d->open = open ? (long)(open - d->q) : -1;                  \
 		d->n = (size_t)(e - d->q);                                  \
 		d->stats.insns += insns;                                    \
@@ -810,21 +817,37 @@ static FLOW_INLINE uint64_t rng_off(uintptr_t obase, const uint8_t *hp,
 			    (uint64_t)(obase + (uintptr_t)hp);
 }
 
-/* rng_run()'s entry, before its state is loaded. A run after a branch
- * packet (IHI 0014Q 7.3.5) starts at an address: its block is looked up
- * here when the general way would look it up at the run's first header
- * with instructions (the W atoms before it only add to the count): it
- * fits the queue, no range is open. @obase and @offs_given: rng_run()'s. */
-static FLOW_INLINE void rng_front(struct etm3_flow_decoder *d,
-				  const uint8_t *hp, const uint8_t *hend,
-				  uintptr_t obase, int offs_given)
+/* Where run @p's header offsets are: obase plus a header's address, or
+ * the table's entry at obase plus eight times its address (@offs_given;
+ * rng_off()). Unsigned arithmetic, so the wrap is defined. */
+static FLOW_INLINE uintptr_t rng_obase(const struct etm3_packet *p,
+				       int offs_given)
 {
+	const struct etm3_p_header_run *r = &p->u.run;
+
+	return offs_given ? (uintptr_t)r->offsets - 8 * (uintptr_t)r->headers :
+			    (uintptr_t)(p->offset -
+					(uint64_t)(uintptr_t)r->headers);
+}
+
+/* rng_run()'s entry into run @p, before its state is loaded. A run after
+ * a branch packet (IHI 0014Q 7.3.5) starts at an address: its block is
+ * looked up here when the general way would look it up at the run's
+ * first header with instructions (the W atoms before it only add to the
+ * count): it fits the queue, no range is open. */
+static FLOW_INLINE void rng_front(struct etm3_flow_decoder *d,
+				  const struct etm3_packet *p, int offs_given)
+{
+	const uint8_t *hp = p->u.run.headers + d->run_h;
+	const uint8_t *hend = p->u.run.headers + p->u.run.count;
+
 	if (d->pos != POS_ADDR || d->n > FLOW_QUEUE - 32 || d->open >= 0)
 		return;
 	while (hp < hend && !d->rph[*hp].n)
 		hp++;
 	if (hp < hend && !ind_hit(d))
-		(void)rng_resolve(d, rng_off(obase, hp, offs_given));
+		(void)rng_resolve(d, rng_off(rng_obase(p, offs_given), hp,
+					     offs_given));
 }
 
 /* rng_run()'s state handed to and from rng_fast(). */
@@ -1100,6 +1123,35 @@ rng_chain(struct etm3_flow_decoder *d, const struct etm3_packet *p,
 	}
 }
 
+/* After a taken indirect branch, the last atom of run @p but for W
+ * atoms: when the batch's next packets are a branch address that only
+ * moves the walk (branch_moves_only()) and a P-header run that
+ * rng_chain() would take, and that address is one of the guesses of the
+ * branch's block @from (block.h, flow_ind_guess(): what ind_hit() looks
+ * at first), the block there. Else NULL. @e: the next free element. */
+static FLOW_INLINE struct flow_block *
+rng_ind_next(struct etm3_flow_decoder *d, const struct etm3_packet *p,
+	     struct flow_block *from, const struct etmkit_elem *e,
+	     int offs_given)
+{
+	int i = d->drv.ibatch;
+	const struct etm3_packet *q, *r;
+
+	if (p != &d->batch[i] || i + 2 >= d->drv.nbatch)
+		return NULL;
+	q = &d->batch[i + 1];
+	r = &d->batch[i + 2];
+	/* rng_chain()'s tests, in its order. */
+	if (q->type != etm3_pkt_branch_address || q->error ||
+	    &d->q[FLOW_QUEUE] - e < FLOW_PKT_ELEMS ||
+	    !branch_moves_only(d, &q->u.branch) ||
+	    r->type != etm3_pkt_p_header_run || r->error ||
+	    !r->u.run.offsets != !offs_given)
+		return NULL;
+	return flow_ind_guess(from, q->u.branch.addr, q->u.branch.isa,
+			      d->space);
+}
+
 /* walk_run() for ETM3_FLOW_RANGES with data trace off. Each header's
  * instructions a range at a time (its atoms: IHI 0014Q 7.3.1, Tables 7.2
  * and 7.3; spec etmv3.md 4.3; the table struct flow_rph): a run of E
@@ -1122,10 +1174,7 @@ static FLOW_INLINE int rng_run(struct etm3_flow_decoder *d,
 {
 	const struct etm3_p_header_run *r;
 	const uint8_t *hdr, *hp, *hend;
-	/* A header's offset: obase plus its address, or the table's entry
-	 * at obase plus eight times its address (one register either way;
-	 * unsigned arithmetic, so the wrap is defined). */
-	uintptr_t obase;
+	uintptr_t obase; /* rng_obase() */
 	struct flow_block *b;
 	const struct flow_insn *fi;
 	/* e: the next free element; e0, e at RNG_LOAD (e[-1], the last
@@ -1136,14 +1185,14 @@ static FLOW_INLINE int rng_run(struct etm3_flow_decoder *d,
 	uint64_t insns = 0; /* instructions since RNG_SAVE */
 
 next_run:
+	rng_front(d, p, offs_given);
+	RNG_LOAD();
+in_run:
 	r = &p->u.run;
 	hdr = r->headers;
 	hp = hdr + d->run_h;
 	hend = hdr + r->count;
-	obase = offs_given ? (uintptr_t)r->offsets - 8 * (uintptr_t)hdr :
-			     (uintptr_t)(p->offset - (uint64_t)(uintptr_t)hdr);
-	rng_front(d, hp, hend, obase, offs_given);
-	RNG_LOAD();
+	obase = rng_obase(p, offs_given);
 	for (; hp < hend; hp++) {
 		const struct flow_rph *ph;
 		unsigned n, i = 0;
@@ -1198,10 +1247,41 @@ next_run:
 			e = fs.e;
 			w = fs.w;
 			if (fs.exit && exit_slot(fs.exit, fs.exit_x) < 0) {
-				/* A taken indirect branch: block_end() here,
-				 * no more (its target comes in a branch
-				 * packet, IHI 0014Q 7.3.5). Nothing reads
-				 * the rest of *d before RNG_SAVE. */
+				/* A taken indirect branch: its target comes
+				 * in a branch packet (IHI 0014Q 7.3.5). */
+				struct flow_block *g = hp != hend ? NULL :
+					rng_ind_next(d, p, fs.b, e, offs_given);
+
+				if (g) {
+					/* That packet and the next run, here:
+					 * what rng_chain() (branch_go_only())
+					 * and the next run's ind_hit() do,
+					 * the walk kept in locals. */
+					const struct etm3_branch *br =
+						&d->batch[d->drv.ibatch + 1]
+							 .u.branch;
+
+					RNG_SAVE_LAST();
+					e0 = e;
+					release(d);
+					d->addr = br->addr;
+					d->isa = br->isa;
+					d->link_from = NULL;
+					d->ind_from = NULL;
+					d->waiting = 0;
+					d->lost_reported = 0;
+					d->stats.packets +=
+						r->count - d->run_h + 1;
+					d->drv.ibatch += 2;
+					d->run_h = 0;
+					p = &d->batch[d->drv.ibatch];
+					b = g;
+					fi = g->insn;
+					open = NULL;
+					goto in_run;
+				}
+				/* Else block_end() here, no more. Nothing
+				 * reads the rest of *d before RNG_SAVE. */
 				b = NULL;
 				fi = NULL;
 				open = NULL;
