@@ -798,13 +798,15 @@ static __attribute__((noinline)) int rng_resolve(struct etm3_flow_decoder *d,
 	return resolve(d, off);
 }
 
-/* After @last, the last instruction of d->blk, executed if @x, with no
- * successor linked: block_end(). */
+/* After @last, the last instruction of block @b, executed if @x, with no
+ * successor linked: block_end(), which reads nothing else of the walk's
+ * state (rng_run() keeps the rest in its locals). */
 static __attribute__((noinline)) void rng_slow_exit(
-	struct etm3_flow_decoder *d, const struct flow_insn *last, unsigned x)
+	struct etm3_flow_decoder *d, struct flow_block *b,
+	const struct flow_insn *last, unsigned x)
 {
-	d->idx++;
-	block_end(d, d->blk, last, x);
+	d->idx = (uint32_t)(last - b->insn) + 1;
+	block_end(d, b, last, x);
 }
 
 /* The offset of header @hp of a run: @obase plus its address, or the
@@ -1287,12 +1289,13 @@ in_run:
 				open = NULL;
 				wait_for_address(d, fs.b);
 			} else if (fs.exit) {
-				/* Its range goes on if it can (as below). */
+				/* Its range goes on if it can (as below),
+				 * from the address block_end() goes to. */
 				open = range_goes_on(fs.exit, fs.exit_x) ?
 					       e - 1 : NULL;
-				RNG_SAVE();
-				rng_slow_exit(d, fs.exit, fs.exit_x);
-				RNG_LOAD();
+				b = NULL;
+				fi = NULL;
+				rng_slow_exit(d, fs.b, fs.exit, fs.exit_x);
 			}
 			if (!ca && fs.left) {
 				/* rng_nfast() left the header at hp mid-way:
@@ -1347,7 +1350,7 @@ in_run:
 				open = range_goes_on(last, x) ? e - 1 : NULL;
 				fi = last;
 				RNG_SAVE();
-				rng_slow_exit(d, last, x);
+				rng_slow_exit(d, b, last, x);
 				RNG_LOAD();
 				continue;
 			}
@@ -1426,7 +1429,7 @@ rest:
 			}
 			fi = last;
 			RNG_SAVE();
-			rng_slow_exit(d, last, x);
+			rng_slow_exit(d, b, last, x);
 			RNG_LOAD();
 		}
 		if (!i) {
