@@ -753,16 +753,13 @@ static FLOW_INLINE int walk_run(struct etm3_flow_decoder *d,
 		w = ca ? d->w : 0;                                          \
 	} while (0)
 
-/* The last range written since RNG_LOAD (e0), if any: held, and the
- * last instruction traced. */
-#define RNG_SAVE_LAST()                                                     \
-	do {                                                                \
-		if (e != e0) {                                              \
-			d->hold = (long)(e - 1 - d->q);                     \
-			d->last_addr = e[-1].u.range.end - e[-1].size;      \
-			d->last_valid = 1;                                  \
-		}                                                           \
-	} while (0)
+/* The last range written, before @e: the last instruction traced. */
+static FLOW_INLINE void rng_last(struct etm3_flow_decoder *d,
+				 const struct etmkit_elem *e)
+{
+	d->last_addr = e[-1].u.range.end - e[-1].size;
+	d->last_valid = 1;
+}
 
 /* walk_save() for rng_run()'s locals. */
 #define RNG_SAVE()                                                          \
@@ -772,7 +769,10 @@ static FLOW_INLINE int walk_run(struct etm3_flow_decoder *d,
 			d->pos = POS_BLOCK;                                 \
 			d->idx = (uint32_t)(fi - b->insn);                  \
 		}                                                           \
-		RNG_SAVE_LAST();                                            \
+		if (e != e0) {                                              \
+			d->hold = (long)(e - 1 - d->q);                     \
+			rng_last(d, e);                                     \
+		}                                                           \
 		d->open = open ? (long)(open - d->q) : -1;                  \
 		d->n = (size_t)(e - d->q);                                  \
 		d->stats.insns += insns;                                    \
@@ -852,6 +852,61 @@ static FLOW_INLINE void rng_front(struct etm3_flow_decoder *d,
 					     offs_given));
 }
 
+/* After a taken indirect branch, the last atom of run @p but for W
+ * atoms: when the batch's next packets are a branch address that only
+ * moves the walk (branch_moves_only()) and a P-header run that
+ * rng_chain() would take, and that address is one of the guesses of the
+ * branch's block @from (block.h, flow_ind_guess(): what ind_hit() looks
+ * at first), the block there. Else NULL. @e: the next free element. */
+static FLOW_INLINE struct flow_block *
+rng_ind_next(struct etm3_flow_decoder *d, const struct etm3_packet *p,
+	     struct flow_block *from, const struct etmkit_elem *e,
+	     int offs_given)
+{
+	int i = d->drv.ibatch;
+	const struct etm3_packet *q, *r;
+
+	if (p != &d->batch[i] || i + 2 >= d->drv.nbatch)
+		return NULL;
+	q = &d->batch[i + 1];
+	r = &d->batch[i + 2];
+	/* rng_chain()'s tests, in its order. */
+	if (q->type != etm3_pkt_branch_address || q->error ||
+	    &d->q[FLOW_QUEUE] - e < FLOW_PKT_ELEMS ||
+	    !branch_moves_only(d, &q->u.branch) ||
+	    r->type != etm3_pkt_p_header_run || r->error ||
+	    !r->u.run.offsets != !offs_given)
+		return NULL;
+	return flow_ind_guess(from, q->u.branch.addr, q->u.branch.isa,
+			      d->space);
+}
+
+/* rng_ind_next()'s way taken, from run @p: what rng_chain() does for the
+ * branch packet (branch_go_only()) and the next run's ind_hit() for its
+ * block, but for the walk's state in rng_run()'s locals: the last range
+ * written since @e0, if any (@e the next free element), is the last
+ * instruction traced. Returns the next run. */
+static FLOW_INLINE const struct etm3_packet *
+rng_ind_go(struct etm3_flow_decoder *d, const struct etm3_packet *p,
+	   const struct etmkit_elem *e, const struct etmkit_elem *e0)
+{
+	const struct etm3_branch *br = &d->batch[d->drv.ibatch + 1].u.branch;
+
+	if (e != e0)
+		rng_last(d, e);
+	release(d);
+	d->addr = br->addr;
+	d->isa = br->isa;
+	d->link_from = NULL;
+	d->ind_from = NULL;
+	d->waiting = 0;
+	d->lost_reported = 0;
+	d->stats.packets += p->u.run.count - d->run_h + 1;
+	d->drv.ibatch += 2;
+	d->run_h = 0;
+	return &d->batch[d->drv.ibatch];
+}
+
 /* rng_run()'s state handed to and from rng_fast(). */
 struct rng_fast {
 	struct flow_block *b;          /* non-NULL */
@@ -864,7 +919,37 @@ struct rng_fast {
 	unsigned exit_x;
 	unsigned left;                /* rng_nfast(), exit set: the header's
 					 atoms after it, or 0 */
+	const struct etm3_packet *p;  /* the run: on to the next ones after
+					 a taken indirect branch
+					 (rng_fast_chain()) */
+	struct etmkit_elem *e0;       /* rng_run()'s e0 */
 };
+
+/* rng_fast_body(), after a taken indirect branch from block @from, the
+ * last atom of run s->p but for W atoms (@e the next free element):
+ * when rng_ind_next() finds the way to the next run, that way taken
+ * (rng_ind_go()), the run in s->p, and the block returned. Else NULL. */
+static FLOW_INLINE struct flow_block *
+rng_fast_chain(struct etm3_flow_decoder *d, struct rng_fast *s,
+	       struct flow_block *from, struct etmkit_elem *e, int offs_given)
+{
+	struct flow_block *g = rng_ind_next(d, s->p, from, e, offs_given);
+
+	if (!g)
+		return NULL;
+	s->p = rng_ind_go(d, s->p, e, s->e0);
+	s->e0 = e;
+	return g;
+}
+
+/* rng_fast_body()'s run s->p from its start: its headers from HP to HEND,
+ * OBASE its rng_obase(). */
+#define RNG_FAST_RUN(HP, HEND, OBASE)                                       \
+	do {                                                                \
+		(HP) = s->p->u.run.headers;                                 \
+		(HEND) = (HP) + s->p->u.run.count;                          \
+		(OBASE) = rng_obase(s->p, offs_given);                      \
+	} while (0)
 
 /* rng_fast_body()'s cycle-accurate loop ends here: its state to @s,
  * with @wi (as rca.trail[]) and @ci (the sum of rca.count[]) unpacked;
@@ -928,8 +1013,12 @@ rng_fast_body(struct etm3_flow_decoder *d, struct rng_fast *s,
 		uint64_t wi = rca_image(0, 0, (uint32_t)w); /* as rca.trail[] */
 		uint64_t ci = 0; /* the sum of rca.count[]: insns */
 
+ca_run:
+		/* w stays below FLOW_W_CAP: at most FLOW_RF_HEADERS headers
+		 * of a run, and a run after the first only after a range
+		 * (its W atoms then start from a header's trail). */
 		if (hend - hp > FLOW_RF_HEADERS)
-			hend = hp + FLOW_RF_HEADERS; /* w stays below FLOW_W_CAP */
+			hend = hp + FLOW_RF_HEADERS;
 		for (; hp < hend; hp++) {
 			unsigned k = *hp;
 			uint64_t span = t->span[k];
@@ -985,6 +1074,15 @@ rng_fast_body(struct etm3_flow_decoder *d, struct rng_fast *s,
 					 * wherever that is. */
 					while (++hp < hend && !t->span[*hp])
 						wi += t->trail[*hp];
+					if (slot < 0 && hp == hend &&
+					    (nb = rng_fast_chain(d, s, b, e,
+								 offs_given))) {
+						RNG_FAST_RUN(hp, hend, obase);
+						b = nb;
+						fi = nb->insn;
+						bend = nb->insn + nb->n;
+						goto ca_run;
+					}
 					s->exit = last;
 					s->exit_x = x;
 					return rca_out(d, s, b, last, e, wi, ci,
@@ -997,6 +1095,7 @@ rng_fast_body(struct etm3_flow_decoder *d, struct rng_fast *s,
 		}
 		return rca_out(d, s, b, fi, e, wi, ci, hp);
 	} else {
+nca_run:
 		for (; hp < hend; hp++) {
 			uint32_t v = tab[*hp];
 			const struct flow_insn *start = fi, *last;
@@ -1044,6 +1143,15 @@ rng_fast_body(struct etm3_flow_decoder *d, struct rng_fast *s,
 				e++;
 				insns += cnt;
 				if (!nb) {
+					if (!left && hp + 1 == hend &&
+					    exit_slot(last, x) < 0 &&
+					    (nb = rng_fast_chain(d, s, b, e,
+								 offs_given))) {
+						RNG_FAST_RUN(hp, hend, obase);
+						b = nb;
+						fi = nb->insn;
+						goto nca_run;
+					}
 					s->exit = last;
 					s->exit_x = x;
 					s->left = left;
@@ -1125,35 +1233,6 @@ rng_chain(struct etm3_flow_decoder *d, const struct etm3_packet *p,
 	}
 }
 
-/* After a taken indirect branch, the last atom of run @p but for W
- * atoms: when the batch's next packets are a branch address that only
- * moves the walk (branch_moves_only()) and a P-header run that
- * rng_chain() would take, and that address is one of the guesses of the
- * branch's block @from (block.h, flow_ind_guess(): what ind_hit() looks
- * at first), the block there. Else NULL. @e: the next free element. */
-static FLOW_INLINE struct flow_block *
-rng_ind_next(struct etm3_flow_decoder *d, const struct etm3_packet *p,
-	     struct flow_block *from, const struct etmkit_elem *e,
-	     int offs_given)
-{
-	int i = d->drv.ibatch;
-	const struct etm3_packet *q, *r;
-
-	if (p != &d->batch[i] || i + 2 >= d->drv.nbatch)
-		return NULL;
-	q = &d->batch[i + 1];
-	r = &d->batch[i + 2];
-	/* rng_chain()'s tests, in its order. */
-	if (q->type != etm3_pkt_branch_address || q->error ||
-	    &d->q[FLOW_QUEUE] - e < FLOW_PKT_ELEMS ||
-	    !branch_moves_only(d, &q->u.branch) ||
-	    r->type != etm3_pkt_p_header_run || r->error ||
-	    !r->u.run.offsets != !offs_given)
-		return NULL;
-	return flow_ind_guess(from, q->u.branch.addr, q->u.branch.isa,
-			      d->space);
-}
-
 /* walk_run() for ETM3_FLOW_RANGES with data trace off. Each header's
  * instructions a range at a time (its atoms: IHI 0014Q 7.3.1, Tables 7.2
  * and 7.3; spec etmv3.md 4.3; the table struct flow_rph): a run of E
@@ -1189,12 +1268,12 @@ static FLOW_INLINE int rng_run(struct etm3_flow_decoder *d,
 next_run:
 	rng_front(d, p, offs_given);
 	RNG_LOAD();
-in_run:
 	r = &p->u.run;
 	hdr = r->headers;
 	hp = hdr + d->run_h;
 	hend = hdr + r->count;
 	obase = rng_obase(p, offs_given);
+headers:
 	for (; hp < hend; hp++) {
 		const struct flow_rph *ph;
 		unsigned n, i = 0;
@@ -1234,7 +1313,7 @@ in_run:
 			/* This header (rng_fast() and rng_nfast() make the
 			 * same tests, so they take it) and the common ones
 			 * after it, up to one they do not take. */
-			struct rng_fast fs = { b, fi, e, w, NULL, 0, 0 };
+			struct rng_fast fs = { b, fi, e, w, NULL, 0, 0, p, e0 };
 
 			if (ca)
 				hp = offs_given ?
@@ -1248,42 +1327,21 @@ in_run:
 			fi = fs.fi;
 			e = fs.e;
 			w = fs.w;
+			if (fs.p != p) {
+				/* It went on to later runs. */
+				p = fs.p;
+				e0 = fs.e0;
+				open = NULL;
+				r = &p->u.run;
+				hdr = r->headers;
+				hend = hdr + r->count;
+				obase = rng_obase(p, offs_given);
+			}
 			if (fs.exit && exit_slot(fs.exit, fs.exit_x) < 0) {
-				/* A taken indirect branch: its target comes
-				 * in a branch packet (IHI 0014Q 7.3.5). */
-				struct flow_block *g = hp != hend ? NULL :
-					rng_ind_next(d, p, fs.b, e, offs_given);
-
-				if (g) {
-					/* That packet and the next run, here:
-					 * what rng_chain() (branch_go_only())
-					 * and the next run's ind_hit() do,
-					 * the walk kept in locals. */
-					const struct etm3_branch *br =
-						&d->batch[d->drv.ibatch + 1]
-							 .u.branch;
-
-					RNG_SAVE_LAST();
-					e0 = e;
-					release(d);
-					d->addr = br->addr;
-					d->isa = br->isa;
-					d->link_from = NULL;
-					d->ind_from = NULL;
-					d->waiting = 0;
-					d->lost_reported = 0;
-					d->stats.packets +=
-						r->count - d->run_h + 1;
-					d->drv.ibatch += 2;
-					d->run_h = 0;
-					p = &d->batch[d->drv.ibatch];
-					b = g;
-					fi = g->insn;
-					open = NULL;
-					goto in_run;
-				}
-				/* Else block_end() here, no more. Nothing
-				 * reads the rest of *d before RNG_SAVE. */
+				/* A taken indirect branch: block_end() here,
+				 * no more (its target comes in a branch
+				 * packet, IHI 0014Q 7.3.5). Nothing reads
+				 * the rest of *d before RNG_SAVE. */
 				b = NULL;
 				fi = NULL;
 				open = NULL;
@@ -1308,8 +1366,7 @@ in_run:
 				nm = ph->nmask;
 				goto rest;
 			}
-			hp--; /* the loop's step: hp next */
-			continue;
+			goto headers; /* hp next, without the loop's step */
 		}
 		if (ca && FLOW_LIKELY(b && ph->one)) {
 			/* The same cases inline (W atoms past
