@@ -747,8 +747,8 @@ static const uint8_t loop_head[12] = {
 /* @t (@n bytes at offsets @offs, or at their own if NULL) decoded over
  * @code (@size bytes at 0x8000: loop_code or the like) with ETMCR @etmcr,
  * per instruction into @ref and with ETM3_FLOW_RANGES into @rng: both
- * count @insns instructions, and the ranges stand for the
- * per-instruction elements (tests/range_same.h). */
+ * count @insns instructions and the same packets, and the ranges stand
+ * for the per-instruction elements (tests/range_same.h). */
 static void loop_decode(const uint32_t *code, size_t size, const uint8_t *t,
 			size_t n, const uint64_t *offs, uint32_t etmcr,
 			uint64_t insns, struct ts_elems *ref,
@@ -764,13 +764,17 @@ static void loop_decode(const uint32_t *code, size_t size, const uint8_t *t,
 	c.etm.etmcr = etmcr;
 	c.etm.etmidr = 0x410CF250;
 	c.image = img;
+	uint64_t packets[2];
+
 	for (int form = 0; form < 2; form++) {
 		c.flags = form ? ETM3_FLOW_RANGES : 0;
 		assert_int_equal(etm3_flow_alloc(&d, &c), 0);
 		decode_all(d, t, n, offs, form ? rng : ref);
 		assert_int_equal(etm3_flow_get_stats(d)->insns, insns);
+		packets[form] = etm3_flow_get_stats(d)->packets;
 		etm3_flow_free(d);
 	}
+	assert_int_equal(packets[0], packets[1]);
 	assert_ranges_same(ref, rng, img);
 	image_free(img);
 }
@@ -1066,6 +1070,98 @@ static void test_ranges_indirect_targets(void **state)
 	free(t);
 }
 
+/* Cycle-accurate trace over two indirect branches (A's BX at 0x8004, C's
+ * at 0x8018), each taken to a block that branches (direct) into the
+ * other: the ranges walk goes from a BX's run over the branch address
+ * packet into the next run when the target is one of the BX's guesses
+ * (etm3_flow.c rng_fast_chain(), block.h ind[]), twice in a row, the
+ * second time into a run of W atoms only. Then a branch packet with an
+ * exception whose Cancel bit is set (IHI 0014Q 7.3.5): the instruction
+ * it cancels is the last traced if still held, and that is the exception's
+ * return address; the plain branch packet between completed it, so
+ * nothing is canceled. Rounds alternate which BX comes last (0x8018,
+ * then 0x8004), 300 rounds: the ranges stand for the per-instruction
+ * decode's elements, each exception's return address is the BX before
+ * it, and both decodes count the same packets. */
+static void test_ranges_indirect_chain(void **state)
+{
+	static const uint32_t code[9] = {
+		0xe1a00000, 0xe12fff1e, /* A 0x8000: nop; bx lr */
+		0xe1a00000, 0xeafffffb, /* B 0x8008: nop; b 0x8000 */
+		0xe1a00000, 0xe1a00000, 0xe12fff1e, /* C 0x8010: 2 nop; bx */
+		0xe1a00000, 0xeafffffa, /* D 0x801c: nop; b 0x8010 */
+	};
+	/* Branch address packets, 5 bytes (7.3.5), to B and D, and with
+	 * exception information (IRQ, 14; Cancel) to C and A. */
+	static const uint8_t br_b[5] = { 0x85, 0x80, 0x81, 0x80, 0x08 };
+	static const uint8_t br_d[5] = { 0x8f, 0x80, 0x81, 0x80, 0x08 };
+	static const uint8_t exc_c[6] = { 0x89, 0x80, 0x81, 0x80, 0x48, 0x3c };
+	static const uint8_t exc_a[6] = { 0x81, 0x80, 0x81, 0x80, 0x48, 0x3c };
+	/* P-headers (Table 7.3): 0x88 W E W E, 0x8c W E W E W E, 0xa0 W. */
+	enum { ROUNDS = 300 };
+	size_t cap = sizeof(loop_head) + ROUNDS * 32, k, excs = 0;
+	uint8_t *t = malloc(cap);
+	struct ts_elems ref = { 0 }, rng = { 0 };
+	uint64_t insns = 0;
+
+	(void)state;
+	assert_non_null(t);
+	memcpy(t, loop_head, sizeof(loop_head));
+	k = sizeof(loop_head);
+	for (size_t r = 0; r < ROUNDS; r++) {
+		if (r % 2 == 0) {
+			/* From A: A, D C (C's BX last), to C. */
+			t[k++] = 0x88;
+			t[k++] = 0xa0;
+			memcpy(t + k, br_d, 5);
+			k += 5;
+			t[k++] = 0x88;
+			t[k++] = 0x8c;
+			t[k++] = 0xa0;
+			memcpy(t + k, br_b, 5);
+			k += 5;
+			t[k++] = 0xa0;
+			memcpy(t + k, exc_c, 6);
+			k += 6;
+			insns += 2 + 2 + 3;
+		} else {
+			/* From C: C, B A (A's BX last), to A. */
+			t[k++] = 0x8c;
+			t[k++] = 0xa0;
+			memcpy(t + k, br_b, 5);
+			k += 5;
+			t[k++] = 0x88;
+			t[k++] = 0x88;
+			t[k++] = 0xa0;
+			memcpy(t + k, br_d, 5);
+			k += 5;
+			t[k++] = 0xa0;
+			memcpy(t + k, exc_a, 6);
+			k += 6;
+			insns += 3 + 2 + 2;
+		}
+	}
+	assert_true(k <= cap);
+	loop_decode(code, sizeof(code), t, k, NULL, 0x1000 /* cycle accurate */,
+		    insns, &ref, &rng);
+	for (size_t i = 0; i < rng.n; i++) {
+		const struct etmkit_elem *e = &rng.e[i];
+
+		if (e->kind == etmkit_elem_insn_range)
+			assert_false(e->flags & ETMKIT_INSN_CANCEL);
+		if (e->kind != etmkit_elem_exception)
+			continue;
+		assert_true(e->flags & ETMKIT_EXC_RET_ADDR);
+		assert_int_equal(e->u.exception.ret_addr,
+				 excs % 2 ? 0x8004 : 0x8018);
+		excs++;
+	}
+	assert_int_equal(excs, ROUNDS);
+	free(ref.e);
+	free(rng.e);
+	free(t);
+}
+
 int main(void)
 {
 	FILE *f = fopen(TC2 "/cstrace.bin", "rb");
@@ -1084,6 +1180,7 @@ int main(void)
 		cmocka_unit_test(test_ranges_plain_headers),
 		cmocka_unit_test(test_ranges_plain_indirect),
 		cmocka_unit_test(test_ranges_indirect_targets),
+		cmocka_unit_test(test_ranges_indirect_chain),
 	};
 	if (f)
 		fclose(f);
