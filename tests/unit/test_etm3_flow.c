@@ -1097,7 +1097,18 @@ static void test_ranges_indirect_chain(void **state)
 	static const uint8_t br_d[5] = { 0x8f, 0x80, 0x81, 0x80, 0x08 };
 	static const uint8_t exc_c[6] = { 0x89, 0x80, 0x81, 0x80, 0x48, 0x3c };
 	static const uint8_t exc_a[6] = { 0x81, 0x80, 0x81, 0x80, 0x48, 0x3c };
-	/* P-headers (Table 7.3): 0x88 W E W E, 0x8c W E W E W E, 0xa0 W. */
+	/* The rounds: from A, A, D C (C's BX last), to C; from C, C, B A
+	 * (A's BX last), to A. Each: header h[0] and a W (P-headers, Table
+	 * 7.3: 0x88 W E W E, 0x8c W E W E W E, 0xa0 W), a branch to br1,
+	 * headers h[1] h[2] and a W, a branch to br2, a W, the exception. */
+	static const struct chain_round {
+		uint8_t h[3];
+		const uint8_t *br1, *br2, *exc;
+		unsigned insns;
+	} rounds[2] = {
+		{ { 0x88, 0x88, 0x8c }, br_d, br_b, exc_c, 2 + 2 + 3 },
+		{ { 0x8c, 0x88, 0x88 }, br_b, br_d, exc_a, 3 + 2 + 2 },
+	};
 	enum { ROUNDS = 300 };
 	size_t cap = sizeof(loop_head) + ROUNDS * 32, k, excs = 0;
 	uint8_t *t = malloc(cap);
@@ -1109,37 +1120,21 @@ static void test_ranges_indirect_chain(void **state)
 	memcpy(t, loop_head, sizeof(loop_head));
 	k = sizeof(loop_head);
 	for (size_t r = 0; r < ROUNDS; r++) {
-		if (r % 2 == 0) {
-			/* From A: A, D C (C's BX last), to C. */
-			t[k++] = 0x88;
-			t[k++] = 0xa0;
-			memcpy(t + k, br_d, 5);
-			k += 5;
-			t[k++] = 0x88;
-			t[k++] = 0x8c;
-			t[k++] = 0xa0;
-			memcpy(t + k, br_b, 5);
-			k += 5;
-			t[k++] = 0xa0;
-			memcpy(t + k, exc_c, 6);
-			k += 6;
-			insns += 2 + 2 + 3;
-		} else {
-			/* From C: C, B A (A's BX last), to A. */
-			t[k++] = 0x8c;
-			t[k++] = 0xa0;
-			memcpy(t + k, br_b, 5);
-			k += 5;
-			t[k++] = 0x88;
-			t[k++] = 0x88;
-			t[k++] = 0xa0;
-			memcpy(t + k, br_d, 5);
-			k += 5;
-			t[k++] = 0xa0;
-			memcpy(t + k, exc_a, 6);
-			k += 6;
-			insns += 3 + 2 + 2;
-		}
+		const struct chain_round *o = &rounds[r % 2];
+
+		t[k++] = o->h[0];
+		t[k++] = 0xa0;
+		memcpy(t + k, o->br1, 5);
+		k += 5;
+		t[k++] = o->h[1];
+		t[k++] = o->h[2];
+		t[k++] = 0xa0;
+		memcpy(t + k, o->br2, 5);
+		k += 5;
+		t[k++] = 0xa0;
+		memcpy(t + k, o->exc, 6);
+		k += 6;
+		insns += o->insns;
 	}
 	assert_true(k <= cap);
 	loop_decode(code, sizeof(code), t, k, NULL, 0x1000 /* cycle accurate */,
