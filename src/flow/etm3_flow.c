@@ -925,16 +925,23 @@ struct rng_fast {
 	struct etmkit_elem *e0;       /* rng_run()'s e0 */
 };
 
-/* rng_fast_body(), after a taken indirect branch from block @from, the
- * last atom of run s->p but for W atoms (@e the next free element):
- * when rng_ind_next() finds the way to the next run, that way taken
- * (rng_ind_go()), the run in s->p, and the block returned. Else NULL. */
+/* rng_fast_body(), after a taken indirect branch from block @from, with
+ * run s->p done up to @hp (@e the next free element): if that is its
+ * end (the branch's atom its last but for W atoms) and rng_ind_next()
+ * finds the way to the next run, that way taken (rng_ind_go()), the run
+ * in s->p, and the block returned. Else NULL. */
 static FLOW_INLINE struct flow_block *
 rng_fast_chain(struct etm3_flow_decoder *d, struct rng_fast *s,
-	       struct flow_block *from, struct etmkit_elem *e, int offs_given)
+	       struct flow_block *from, struct etmkit_elem *e,
+	       const uint8_t *hp, int offs_given)
 {
-	struct flow_block *g = rng_ind_next(d, s->p, from, e, offs_given);
+	const struct etm3_p_header_run *r = &s->p->u.run;
+	struct flow_block *g;
 
+	/* Not rng_fast_body()'s hend: that may stop short of the end. */
+	if (hp != r->headers + r->count)
+		return NULL;
+	g = rng_ind_next(d, s->p, from, e, offs_given);
 	if (!g)
 		return NULL;
 	s->p = rng_ind_go(d, s->p, e, s->e0);
@@ -1074,8 +1081,8 @@ ca_run:
 					 * wherever that is. */
 					while (++hp < hend && !t->span[*hp])
 						wi += t->trail[*hp];
-					if (slot < 0 && hp == hend &&
-					    (nb = rng_fast_chain(d, s, b, e,
+					if (slot < 0 &&
+					    (nb = rng_fast_chain(d, s, b, e, hp,
 								 offs_given))) {
 						RNG_FAST_RUN(hp, hend, obase);
 						b = nb;
@@ -1143,9 +1150,9 @@ nca_run:
 				e++;
 				insns += cnt;
 				if (!nb) {
-					if (!left && hp + 1 == hend &&
-					    exit_slot(last, x) < 0 &&
+					if (!left && exit_slot(last, x) < 0 &&
 					    (nb = rng_fast_chain(d, s, b, e,
+								 hp + 1,
 								 offs_given))) {
 						RNG_FAST_RUN(hp, hend, obase);
 						b = nb;

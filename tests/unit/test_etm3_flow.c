@@ -1157,6 +1157,53 @@ static void test_ranges_indirect_chain(void **state)
 	free(t);
 }
 
+/* Cycle-accurate trace: a BX taken to a block whose address the
+ * branch's guesses hold (block.h ind[]), then more W atoms in the same
+ * run than the ranges walk's fast loop takes a call (FLOW_RF_HEADERS,
+ * etm3_flow_int.h), then two atoms the branch's address has not come for
+ * (lost: a gap, IHI 0014Q 7.3.5), then the branch address packet: the
+ * fast loop, stopped by its bound in the W atoms, must not take the
+ * packet as if the run had ended. The ranges stand for the
+ * per-instruction decode's elements. */
+static void test_ranges_indirect_long_run(void **state)
+{
+	static const uint32_t code[4] = {
+		0xe1a00000, 0xe12fff1e, /* A 0x8000: nop; bx lr */
+		0xe1a00000, 0xeafffffb, /* B 0x8008: nop; b 0x8000 */
+	};
+	static const uint8_t br_b[5] = { 0x85, 0x80, 0x81, 0x80, 0x08 };
+	enum { WONLY = 70000 };
+	size_t n = sizeof(loop_head) + 1 + 5 + 2 + WONLY + 1 + 5 + 2, k, gaps = 0;
+	uint8_t *t = malloc(n);
+	struct ts_elems ref = { 0 }, rng = { 0 };
+
+	(void)state;
+	assert_non_null(t);
+	memcpy(t, loop_head, sizeof(loop_head));
+	k = sizeof(loop_head);
+	t[k++] = 0x88; /* W E W E: A, to B (a guess from now on) */
+	memcpy(t + k, br_b, 5);
+	k += 5;
+	t[k++] = 0x88; /* B, back to A */
+	t[k++] = 0x88; /* A, to B again */
+	memset(t + k, 0xa0, WONLY); /* W */
+	k += WONLY;
+	t[k++] = 0x88; /* lost */
+	memcpy(t + k, br_b, 5);
+	k += 5;
+	t[k++] = 0x88;
+	t[k++] = 0x88;
+	assert_int_equal(k, n);
+	loop_decode(code, sizeof(code), t, n, NULL, 0x1000 /* cycle accurate */,
+		    2 + 4 + 4, &ref, &rng);
+	for (size_t i = 0; i < rng.n; i++)
+		gaps += rng.e[i].kind == etmkit_elem_gap;
+	assert_int_equal(gaps, 1);
+	free(ref.e);
+	free(rng.e);
+	free(t);
+}
+
 int main(void)
 {
 	FILE *f = fopen(TC2 "/cstrace.bin", "rb");
@@ -1176,6 +1223,7 @@ int main(void)
 		cmocka_unit_test(test_ranges_plain_indirect),
 		cmocka_unit_test(test_ranges_indirect_targets),
 		cmocka_unit_test(test_ranges_indirect_chain),
+		cmocka_unit_test(test_ranges_indirect_long_run),
 	};
 	if (f)
 		fclose(f);
