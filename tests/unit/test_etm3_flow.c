@@ -1070,8 +1070,35 @@ static void test_ranges_indirect_targets(void **state)
 	free(t);
 }
 
-/* Cycle-accurate trace over two indirect branches (A's BX at 0x8004, C's
- * at 0x8018), each taken to a block that branches (direct) into the
+/* A trace of @cap bytes at most that starts with loop_head; *k is where
+ * the P-headers go. */
+static uint8_t *trace_start(size_t cap, size_t *k)
+{
+	uint8_t *t = malloc(cap);
+
+	assert_non_null(t);
+	memcpy(t, loop_head, sizeof(loop_head));
+	*k = sizeof(loop_head);
+	return t;
+}
+
+/* Two indirect branches, A's BX at 0x8004 and C's at 0x8018, and two
+ * blocks that branch (direct) to A and C, at 0x8000 (ARM). */
+static const uint32_t chain_code[9] = {
+	0xe1a00000, 0xe12fff1e, /* A 0x8000: nop; bx lr */
+	0xe1a00000, 0xeafffffb, /* B 0x8008: nop; b 0x8000 */
+	0xe1a00000, 0xe1a00000, 0xe12fff1e, /* C 0x8010: 2 nop; bx */
+	0xe1a00000, 0xeafffffa, /* D 0x801c: nop; b 0x8010 */
+};
+/* Branch address packets, 5 bytes (IHI 0014Q 7.3.5), to B and D, and with
+ * exception information (IRQ, 14; Cancel) to C and A. */
+static const uint8_t br_b[5] = { 0x85, 0x80, 0x81, 0x80, 0x08 };
+static const uint8_t br_d[5] = { 0x8f, 0x80, 0x81, 0x80, 0x08 };
+static const uint8_t exc_c[6] = { 0x89, 0x80, 0x81, 0x80, 0x48, 0x3c };
+static const uint8_t exc_a[6] = { 0x81, 0x80, 0x81, 0x80, 0x48, 0x3c };
+
+/* Cycle-accurate trace over chain_code's two indirect branches (A's BX at
+ * 0x8004, C's at 0x8018), each taken to a block that branches (direct) into the
  * other: the ranges walk goes from a BX's run over the branch address
  * packet into the next run when the target is one of the BX's guesses
  * (etm3_flow.c rng_fast_chain(), block.h ind[]), twice in a row, the
@@ -1085,18 +1112,6 @@ static void test_ranges_indirect_targets(void **state)
  * it, and both decodes count the same packets. */
 static void test_ranges_indirect_chain(void **state)
 {
-	static const uint32_t code[9] = {
-		0xe1a00000, 0xe12fff1e, /* A 0x8000: nop; bx lr */
-		0xe1a00000, 0xeafffffb, /* B 0x8008: nop; b 0x8000 */
-		0xe1a00000, 0xe1a00000, 0xe12fff1e, /* C 0x8010: 2 nop; bx */
-		0xe1a00000, 0xeafffffa, /* D 0x801c: nop; b 0x8010 */
-	};
-	/* Branch address packets, 5 bytes (7.3.5), to B and D, and with
-	 * exception information (IRQ, 14; Cancel) to C and A. */
-	static const uint8_t br_b[5] = { 0x85, 0x80, 0x81, 0x80, 0x08 };
-	static const uint8_t br_d[5] = { 0x8f, 0x80, 0x81, 0x80, 0x08 };
-	static const uint8_t exc_c[6] = { 0x89, 0x80, 0x81, 0x80, 0x48, 0x3c };
-	static const uint8_t exc_a[6] = { 0x81, 0x80, 0x81, 0x80, 0x48, 0x3c };
 	/* The rounds: from A, A, D C (C's BX last), to C; from C, C, B A
 	 * (A's BX last), to A. Each: header h[0] and a W (P-headers, Table
 	 * 7.3: 0x88 W E W E, 0x8c W E W E W E, 0xa0 W), a branch to br1,
@@ -1111,14 +1126,11 @@ static void test_ranges_indirect_chain(void **state)
 	};
 	enum { ROUNDS = 300 };
 	size_t cap = sizeof(loop_head) + ROUNDS * 32, k, excs = 0;
-	uint8_t *t = malloc(cap);
+	uint8_t *t = trace_start(cap, &k);
 	struct ts_elems ref = { 0 }, rng = { 0 };
 	uint64_t insns = 0;
 
 	(void)state;
-	assert_non_null(t);
-	memcpy(t, loop_head, sizeof(loop_head));
-	k = sizeof(loop_head);
 	for (size_t r = 0; r < ROUNDS; r++) {
 		const struct chain_round *o = &rounds[r % 2];
 
@@ -1137,8 +1149,8 @@ static void test_ranges_indirect_chain(void **state)
 		insns += o->insns;
 	}
 	assert_true(k <= cap);
-	loop_decode(code, sizeof(code), t, k, NULL, 0x1000 /* cycle accurate */,
-		    insns, &ref, &rng);
+	loop_decode(chain_code, sizeof(chain_code), t, k, NULL,
+		    0x1000 /* cycle accurate */, insns, &ref, &rng);
 	for (size_t i = 0; i < rng.n; i++) {
 		const struct etmkit_elem *e = &rng.e[i];
 
@@ -1157,8 +1169,8 @@ static void test_ranges_indirect_chain(void **state)
 	free(t);
 }
 
-/* Cycle-accurate trace: a BX taken to a block whose address the
- * branch's guesses hold (block.h ind[]), then more W atoms in the same
+/* Cycle-accurate trace over chain_code: A's BX taken to B, whose address
+ * the branch's guesses hold (block.h ind[]), then more W atoms in the same
  * run than the ranges walk's fast loop takes a call (FLOW_RF_HEADERS,
  * etm3_flow_int.h), then two atoms the branch's address has not come for
  * (lost: a gap, IHI 0014Q 7.3.5), then the branch address packet: the
@@ -1167,20 +1179,12 @@ static void test_ranges_indirect_chain(void **state)
  * per-instruction decode's elements. */
 static void test_ranges_indirect_long_run(void **state)
 {
-	static const uint32_t code[4] = {
-		0xe1a00000, 0xe12fff1e, /* A 0x8000: nop; bx lr */
-		0xe1a00000, 0xeafffffb, /* B 0x8008: nop; b 0x8000 */
-	};
-	static const uint8_t br_b[5] = { 0x85, 0x80, 0x81, 0x80, 0x08 };
 	enum { WONLY = 70000 };
 	size_t n = sizeof(loop_head) + 1 + 5 + 2 + WONLY + 1 + 5 + 2, k, gaps = 0;
-	uint8_t *t = malloc(n);
+	uint8_t *t = trace_start(n, &k);
 	struct ts_elems ref = { 0 }, rng = { 0 };
 
 	(void)state;
-	assert_non_null(t);
-	memcpy(t, loop_head, sizeof(loop_head));
-	k = sizeof(loop_head);
 	t[k++] = 0x88; /* W E W E: A, to B (a guess from now on) */
 	memcpy(t + k, br_b, 5);
 	k += 5;
@@ -1194,8 +1198,8 @@ static void test_ranges_indirect_long_run(void **state)
 	t[k++] = 0x88;
 	t[k++] = 0x88;
 	assert_int_equal(k, n);
-	loop_decode(code, sizeof(code), t, n, NULL, 0x1000 /* cycle accurate */,
-		    2 + 4 + 4, &ref, &rng);
+	loop_decode(chain_code, sizeof(chain_code), t, n, NULL,
+		    0x1000 /* cycle accurate */, 2 + 4 + 4, &ref, &rng);
 	for (size_t i = 0; i < rng.n; i++)
 		gaps += rng.e[i].kind == etmkit_elem_gap;
 	assert_int_equal(gaps, 1);
