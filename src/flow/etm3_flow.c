@@ -960,8 +960,8 @@ rng_fast_chain(struct etm3_flow_decoder *d, struct rng_fast *s,
 
 /* rng_fast_body()'s cycle-accurate loop ends here: its state to @s,
  * with @wi (as rca.trail[]) and @ci (the sum of rca.count[]) unpacked;
- * returns @hp. Called at each of its exits: merged into one, the exits' values
- * cost register copies in the loop. */
+ * returns @hp. Called at each of its exits (merged into one, the exits'
+ * values cost register copies in the loop). */
 static FLOW_INLINE const uint8_t *
 rca_out(struct etm3_flow_decoder *d, struct rng_fast *s,
 	struct flow_block *b, const struct flow_insn *fi,
@@ -980,13 +980,17 @@ rca_out(struct etm3_flow_decoder *d, struct rng_fast *s,
  * general cases). Returns the first header from @hp on that it does not
  * take, or, with s->exit set, where a range left its block with no
  * successor linked (the caller goes on with block_end()). Its checks are
- * rng_run()'s: it stops where rng_run() would leave the fast way.
+ * rng_run()'s: it stops where rng_run() would leave the fast way. After
+ * a taken indirect branch that ends the run it may go on over the branch
+ * packet into the next run (rng_fast_chain()), and on: it returns in run
+ * s->p, the caller's or a later one.
  *
  * Cycle-accurate trace (@ca): headers of W atoms only, and headers whose
  * instructions are one range in block s->b, up to its last instruction
  * at most (then on to a linked successor); s->exit is set after the
- * header whose range left the block. It stops after FLOW_RF_HEADERS
- * headers (s->w is at most FLOW_W_RF_MAX when it is called). A header
+ * header whose range left the block and the W-only headers after it. It
+ * stops after FLOW_RF_HEADERS headers of a run (s->w is at most
+ * FLOW_W_RF_MAX when it is called). A header
  * is read from the words of struct flow_rca: whether it fits the block
  * is one comparison, its range one sum and a few copies
  * (write_range_rca()); its W atoms are kept as that sum's cycles.
@@ -1033,10 +1037,12 @@ ca_run:
 
 			while (!span) {
 				/* W atoms only. Below FLOW_W_CAP by
-				 * FLOW_RF_HEADERS's bound. */
+				 * FLOW_RF_HEADERS's bound; a loop of their
+				 * own, the most common header. */
 				wi += t->trail[k];
 				if (++hp == hend)
-					return rca_out(d, s, b, fi, e, wi, ci, hp);
+					return rca_out(d, s, b, fi, e, wi, ci,
+						       hp);
 				k = *hp;
 				span = t->span[k];
 			}

@@ -1180,7 +1180,8 @@ static void test_ranges_indirect_chain(void **state)
 static void test_ranges_indirect_long_run(void **state)
 {
 	enum { WONLY = 70000 };
-	size_t n = sizeof(loop_head) + 1 + 5 + 2 + WONLY + 1 + 5 + 2, k, gaps = 0;
+	size_t n = sizeof(loop_head) + 1 + 5 + 2 + WONLY + 1 + 5 + 2, k;
+	size_t gaps = 0;
 	uint8_t *t = trace_start(n, &k);
 	struct ts_elems ref = { 0 }, rng = { 0 };
 
