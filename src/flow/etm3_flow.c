@@ -618,18 +618,16 @@ static FLOW_INLINE void write_range(struct etmkit_elem *e,
 
 
 /* The range of rng_fast_body()'s cycle-accurate header byte @k (table
- * @t) at @off: its instructions from @start to the one before @after,
- * with @wi W atoms before them (as rca.trail[]), count @ci (as
- * rca.count[]). What write_range_w()
- * writes, its bytes 16..24 one sum (struct flow_rca). */
+ * @t) at @off: its instructions from @start to @last, which ends at
+ * @end, with @wi W atoms before them (as rca.trail[]). What
+ * write_range_w() writes, its bytes 16..24 one sum (struct flow_rca). */
 static FLOW_INLINE void write_range_rca(struct etmkit_elem *e,
 					const struct flow_rca *t, unsigned k,
 					const struct flow_insn *start,
-					const struct flow_insn *after,
-					uint64_t off, uint64_t wi, uint64_t ci)
+					const struct flow_insn *last,
+					uint64_t end, uint64_t off, uint64_t wi)
 {
-	const struct flow_insn *last = after - 1;
-	uint64_t h = 0;
+	uint64_t h = 0, c = t->count[k];
 
 	memcpy(&h, last->head, 4);
 	h += t->head[k] + wi;
@@ -638,8 +636,8 @@ static FLOW_INLINE void write_range_rca(struct etmkit_elem *e,
 	memcpy(&e->kind, &h, 8);
 	e->u.range.opcode = last->opcode;
 	e->u.range.class_flags = last->flags;
-	e->u.range.end = last->addr + last->head[2];
-	memcpy(&e->u.range.count, &ci, 8);
+	e->u.range.end = end;
+	memcpy(&e->u.range.count, &c, 8);
 }
 
 /* Instructions i..end of header @ph at @off, one element each at most
@@ -755,6 +753,14 @@ static FLOW_INLINE int walk_run(struct etm3_flow_decoder *d,
 		w = ca ? d->w : 0;                                          \
 	} while (0)
 
+/* The last range written, before @e: the last instruction traced. */
+static FLOW_INLINE void rng_last(struct etm3_flow_decoder *d,
+				 const struct etmkit_elem *e)
+{
+	d->last_addr = e[-1].u.range.end - e[-1].size;
+	d->last_valid = 1;
+}
+
 /* walk_save() for rng_run()'s locals. */
 #define RNG_SAVE()                                                          \
 	do {                                                                \
@@ -765,8 +771,7 @@ static FLOW_INLINE int walk_run(struct etm3_flow_decoder *d,
 		}                                                           \
 		if (e != e0) {                                              \
 			d->hold = (long)(e - 1 - d->q);                     \
-			d->last_addr = e[-1].u.range.end - e[-1].size;      \
-			d->last_valid = 1;                                  \
+			rng_last(d, e);                                     \
 		}                                                           \
 		d->open = open ? (long)(open - d->q) : -1;                  \
 		d->n = (size_t)(e - d->q);                                  \
@@ -793,13 +798,15 @@ static __attribute__((noinline)) int rng_resolve(struct etm3_flow_decoder *d,
 	return resolve(d, off);
 }
 
-/* After @last, the last instruction of d->blk, executed if @x, with no
- * successor linked: block_end(). */
+/* After @last, the last instruction of block @b, executed if @x, with no
+ * successor linked: block_end(), which reads nothing else of the walk's
+ * state (rng_run() keeps the rest in its locals). */
 static __attribute__((noinline)) void rng_slow_exit(
-	struct etm3_flow_decoder *d, const struct flow_insn *last, unsigned x)
+	struct etm3_flow_decoder *d, struct flow_block *b,
+	const struct flow_insn *last, unsigned x)
 {
-	d->idx++;
-	block_end(d, d->blk, last, x);
+	d->idx = (uint32_t)(last - b->insn) + 1;
+	block_end(d, b, last, x);
 }
 
 /* The offset of header @hp of a run: @obase plus its address, or the
@@ -812,18 +819,92 @@ static FLOW_INLINE uint64_t rng_off(uintptr_t obase, const uint8_t *hp,
 			    (uint64_t)(obase + (uintptr_t)hp);
 }
 
-/* rng_run()'s entry, before its state is loaded. A run after a branch
- * packet (IHI 0014Q 7.3.5) starts at an address: its block is looked up
- * here when the general way would look it up at the run's first header
- * (hp): that header has instructions, it fits the queue, no range is
- * open. @obase and @offs_given: rng_run()'s. */
-static FLOW_INLINE void rng_front(struct etm3_flow_decoder *d,
-				  const uint8_t *hp, const uint8_t *hend,
-				  uintptr_t obase, int offs_given)
+/* Where run @p's header offsets are: obase plus a header's address, or
+ * the table's entry at obase plus eight times its address (@offs_given;
+ * rng_off()). Unsigned arithmetic, so the wrap is defined. */
+static FLOW_INLINE uintptr_t rng_obase(const struct etm3_packet *p,
+				       int offs_given)
 {
-	if (d->pos == POS_ADDR && hp < hend && d->rph[*hp].n &&
-	    d->n <= FLOW_QUEUE - 32 && d->open < 0 && !ind_hit(d))
-		(void)rng_resolve(d, rng_off(obase, hp, offs_given));
+	const struct etm3_p_header_run *r = &p->u.run;
+
+	return offs_given ? (uintptr_t)r->offsets - 8 * (uintptr_t)r->headers :
+			    (uintptr_t)(p->offset -
+					(uint64_t)(uintptr_t)r->headers);
+}
+
+/* rng_run()'s entry into run @p, before its state is loaded. A run after
+ * a branch packet (IHI 0014Q 7.3.5) starts at an address: its block is
+ * looked up here when the general way would look it up at the run's
+ * first header with instructions (the W atoms before it only add to the
+ * count): it fits the queue, no range is open. */
+static FLOW_INLINE void rng_front(struct etm3_flow_decoder *d,
+				  const struct etm3_packet *p, int offs_given)
+{
+	const uint8_t *hp = p->u.run.headers + d->run_h;
+	const uint8_t *hend = p->u.run.headers + p->u.run.count;
+
+	if (d->pos != POS_ADDR || d->n > FLOW_QUEUE - 32 || d->open >= 0)
+		return;
+	while (hp < hend && !d->rph[*hp].n)
+		hp++;
+	if (hp < hend && !ind_hit(d))
+		(void)rng_resolve(d, rng_off(rng_obase(p, offs_given), hp,
+					     offs_given));
+}
+
+/* After a taken indirect branch, the last atom of run @p but for W
+ * atoms: when the batch's next packets are a branch address that only
+ * moves the walk (branch_moves_only()) and a P-header run that
+ * rng_chain() would take, and that address is one of the guesses of the
+ * branch's block @from (block.h, flow_ind_guess(): what ind_hit() looks
+ * at first), the block there. Else NULL. @e: the next free element. */
+static FLOW_INLINE struct flow_block *
+rng_ind_next(struct etm3_flow_decoder *d, const struct etm3_packet *p,
+	     struct flow_block *from, const struct etmkit_elem *e,
+	     int offs_given)
+{
+	int i = d->drv.ibatch;
+	const struct etm3_packet *q, *r;
+
+	if (p != &d->batch[i] || i + 2 >= d->drv.nbatch)
+		return NULL;
+	q = &d->batch[i + 1];
+	r = &d->batch[i + 2];
+	/* rng_chain()'s tests, in its order. */
+	if (q->type != etm3_pkt_branch_address || q->error ||
+	    &d->q[FLOW_QUEUE] - e < FLOW_PKT_ELEMS ||
+	    !branch_moves_only(d, &q->u.branch) ||
+	    r->type != etm3_pkt_p_header_run || r->error ||
+	    !r->u.run.offsets != !offs_given)
+		return NULL;
+	return flow_ind_guess(from, q->u.branch.addr, q->u.branch.isa,
+			      d->space);
+}
+
+/* rng_ind_next()'s way taken, from run @p: what rng_chain() does for the
+ * branch packet (branch_go_only()) and the next run's ind_hit() for its
+ * block, but for the walk's state in rng_run()'s locals: the last range
+ * written since @e0, if any (@e the next free element), is the last
+ * instruction traced. Returns the next run. */
+static FLOW_INLINE const struct etm3_packet *
+rng_ind_go(struct etm3_flow_decoder *d, const struct etm3_packet *p,
+	   const struct etmkit_elem *e, const struct etmkit_elem *e0)
+{
+	const struct etm3_branch *br = &d->batch[d->drv.ibatch + 1].u.branch;
+
+	if (e != e0)
+		rng_last(d, e);
+	release(d);
+	d->addr = br->addr;
+	d->isa = br->isa;
+	d->link_from = NULL;
+	d->ind_from = NULL;
+	d->waiting = 0;
+	d->lost_reported = 0;
+	d->stats.packets += p->u.run.count - d->run_h + 1;
+	d->drv.ibatch += 2;
+	d->run_h = 0;
+	return &d->batch[d->drv.ibatch];
 }
 
 /* rng_run()'s state handed to and from rng_fast(). */
@@ -838,20 +919,78 @@ struct rng_fast {
 	unsigned exit_x;
 	unsigned left;                /* rng_nfast(), exit set: the header's
 					 atoms after it, or 0 */
+	const struct etm3_packet *p;  /* the run: on to the next ones after
+					 a taken indirect branch
+					 (rng_fast_chain()) */
+	struct etmkit_elem *e0;       /* rng_run()'s e0 */
 };
+
+/* rng_fast_body(), after a taken indirect branch from block @from, with
+ * run s->p done up to @hp (@e the next free element): if that is its
+ * end (the branch's atom its last but for W atoms) and rng_ind_next()
+ * finds the way to the next run, that way taken (rng_ind_go()), the run
+ * in s->p, and the block returned. Else NULL. */
+static FLOW_INLINE struct flow_block *
+rng_fast_chain(struct etm3_flow_decoder *d, struct rng_fast *s,
+	       struct flow_block *from, struct etmkit_elem *e,
+	       const uint8_t *hp, int offs_given)
+{
+	const struct etm3_p_header_run *r = &s->p->u.run;
+	struct flow_block *g;
+
+	/* Not rng_fast_body()'s hend: that may stop short of the end. */
+	if (hp != r->headers + r->count)
+		return NULL;
+	g = rng_ind_next(d, s->p, from, e, offs_given);
+	if (!g)
+		return NULL;
+	s->p = rng_ind_go(d, s->p, e, s->e0);
+	s->e0 = e;
+	return g;
+}
+
+/* rng_fast_body()'s run s->p from its start: its headers from HP to HEND,
+ * OBASE its rng_obase(). */
+#define RNG_FAST_RUN(HP, HEND, OBASE)                                       \
+	do {                                                                \
+		(HP) = s->p->u.run.headers;                                 \
+		(HEND) = (HP) + s->p->u.run.count;                          \
+		(OBASE) = rng_obase(s->p, offs_given);                      \
+	} while (0)
+
+/* rng_fast_body()'s cycle-accurate loop ends here: its state to @s,
+ * with @wi (as rca.trail[]) and @ci (the sum of rca.count[]) unpacked;
+ * returns @hp. Called at each of its exits (merged into one, the exits'
+ * values cost register copies in the loop). */
+static FLOW_INLINE const uint8_t *
+rca_out(struct etm3_flow_decoder *d, struct rng_fast *s,
+	struct flow_block *b, const struct flow_insn *fi,
+	struct etmkit_elem *e, uint64_t wi, uint64_t ci, const uint8_t *hp)
+{
+	d->stats.insns += rca_count(ci);
+	s->b = b;
+	s->fi = fi;
+	s->e = e;
+	s->w = rca_w(wi);
+	return hp;
+}
 
 /* rng_run()'s common headers, in a loop of their own so that its few
  * variables stay in registers (in rng_run() they are spilled around its
  * general cases). Returns the first header from @hp on that it does not
  * take, or, with s->exit set, where a range left its block with no
  * successor linked (the caller goes on with block_end()). Its checks are
- * rng_run()'s: it stops where rng_run() would leave the fast way.
+ * rng_run()'s: it stops where rng_run() would leave the fast way. After
+ * a taken indirect branch that ends the run it may go on over the branch
+ * packet into the next run (rng_fast_chain()), and on: it returns in run
+ * s->p, the caller's or a later one.
  *
  * Cycle-accurate trace (@ca): headers of W atoms only, and headers whose
  * instructions are one range in block s->b, up to its last instruction
  * at most (then on to a linked successor); s->exit is set after the
- * header whose range left the block. It stops after FLOW_RF_HEADERS
- * headers (s->w is at most FLOW_W_RF_MAX when it is called). A header
+ * header whose range left the block and the W-only headers after it. It
+ * stops after FLOW_RF_HEADERS headers of a run (s->w is at most
+ * FLOW_W_RF_MAX when it is called). A header
  * is read from the words of struct flow_rca: whether it fits the block
  * is one comparison, its range one sum and a few copies
  * (write_range_rca()); its W atoms are kept as that sum's cycles.
@@ -881,75 +1020,95 @@ rng_fast_body(struct etm3_flow_decoder *d, struct rng_fast *s,
 
 	if (ca) {
 		const struct flow_rca *const t = &d->rca;
-		uintptr_t f = (uintptr_t)fi, bend = (uintptr_t)(b->insn + b->n);
+		const struct flow_insn *bend = b->insn + b->n;
 		uint64_t wi = rca_image(0, 0, (uint32_t)w); /* as rca.trail[] */
 		uint64_t ci = 0; /* the sum of rca.count[]: insns */
 
+ca_run:
+		/* w stays below FLOW_W_CAP: at most FLOW_RF_HEADERS headers
+		 * of a run, and a run after the first only after a range
+		 * (its W atoms then start from a header's trail). */
 		if (hend - hp > FLOW_RF_HEADERS)
-			hend = hp + FLOW_RF_HEADERS; /* w stays below FLOW_W_CAP */
+			hend = hp + FLOW_RF_HEADERS;
 		for (; hp < hend; hp++) {
 			unsigned k = *hp;
-			uint64_t after, c;
+			uint64_t span = t->span[k];
+			const struct flow_insn *after;
 
-			if (FLOW_LIKELY(!t->span[k])) {
+			while (!span) {
 				/* W atoms only. Below FLOW_W_CAP by
-				 * FLOW_RF_HEADERS's bound. */
+				 * FLOW_RF_HEADERS's bound; a loop of their
+				 * own, the most common header. */
 				wi += t->trail[k];
-				continue;
+				if (++hp == hend)
+					return rca_out(d, s, b, fi, e, wi, ci,
+						       hp);
+				k = *hp;
+				span = t->span[k];
 			}
 			if (e > elim &&
 			    (uintptr_t)e + 2 * sizeof(*e) * d->rph[k].n > qend)
-				break;
+				return rca_out(d, s, b, fi, e, wi, ci, hp);
 			/* Past the block's end only if not one range. */
-			after = (uint64_t)f + t->span[k];
+			after = (const void *)((uintptr_t)fi + span);
 			if (FLOW_LIKELY(after < bend)) {
 				/* One range inside the block, short of its
-				 * last instruction. */
-				c = t->count[k];
-				write_range_rca(e, t, k, (const void *)f,
-						(const void *)(uintptr_t)after,
+				 * last instruction: it ends where the next
+				 * begins (a block's instructions are
+				 * contiguous). */
+				write_range_rca(e, t, k, fi, after - 1,
+						after->addr,
 						rng_off(obase, hp, offs_given),
-						wi, c);
+						wi);
 				e++;
 				wi = t->trail[k];
-				ci += c;
-				f = (uintptr_t)after;
+				ci += t->count[k];
+				fi = after;
 				continue;
 			}
 			if (after != bend)
-				break;
+				return rca_out(d, s, b, fi, e, wi, ci, hp);
 			/* Up to the block's last instruction: then its
 			 * linked successor, or the caller's block_end(). */
-			c = t->count[k];
-			write_range_rca(e, t, k, (const void *)f,
-					(const void *)(uintptr_t)after,
-					rng_off(obase, hp, offs_given), wi, c);
+			write_range_rca(e, t, k, fi, bend - 1, b->range.end,
+					rng_off(obase, hp, offs_given), wi);
 			e++;
 			wi = t->trail[k];
-			ci += c;
+			ci += t->count[k];
 			{
-				const struct flow_insn *last =
-					(const struct flow_insn *)bend - 1;
+				const struct flow_insn *last = bend - 1;
 				unsigned x = d->rph[k].xlast;
 				int slot = exit_slot(last, x);
 				struct flow_block *nb = slot < 0 ? NULL : b->succ[slot];
 
 				if (!nb) {
-					f = (uintptr_t)last;
+					/* The W atoms after it count
+					 * towards the next instruction,
+					 * wherever that is. */
+					while (++hp < hend && !t->span[*hp])
+						wi += t->trail[*hp];
+					if (slot < 0 &&
+					    (nb = rng_fast_chain(d, s, b, e, hp,
+								 offs_given))) {
+						RNG_FAST_RUN(hp, hend, obase);
+						b = nb;
+						fi = nb->insn;
+						bend = nb->insn + nb->n;
+						goto ca_run;
+					}
 					s->exit = last;
 					s->exit_x = x;
-					hp++;
-					break;
+					return rca_out(d, s, b, last, e, wi, ci,
+						       hp);
 				}
 				b = nb;
-				f = (uintptr_t)nb->insn;
-				bend = (uintptr_t)(nb->insn + nb->n);
+				fi = nb->insn;
+				bend = nb->insn + nb->n;
 			}
 		}
-		fi = (const struct flow_insn *)f;
-		w = rca_w(wi);
-		insns = rca_count(ci);
+		return rca_out(d, s, b, fi, e, wi, ci, hp);
 	} else {
+nca_run:
 		for (; hp < hend; hp++) {
 			uint32_t v = tab[*hp];
 			const struct flow_insn *start = fi, *last;
@@ -997,6 +1156,15 @@ rng_fast_body(struct etm3_flow_decoder *d, struct rng_fast *s,
 				e++;
 				insns += cnt;
 				if (!nb) {
+					if (!left && exit_slot(last, x) < 0 &&
+					    (nb = rng_fast_chain(d, s, b, e,
+								 hp + 1,
+								 offs_given))) {
+						RNG_FAST_RUN(hp, hend, obase);
+						b = nb;
+						fi = nb->insn;
+						goto nca_run;
+					}
 					s->exit = last;
 					s->exit_x = x;
 					s->left = left;
@@ -1100,10 +1268,7 @@ static FLOW_INLINE int rng_run(struct etm3_flow_decoder *d,
 {
 	const struct etm3_p_header_run *r;
 	const uint8_t *hdr, *hp, *hend;
-	/* A header's offset: obase plus its address, or the table's entry
-	 * at obase plus eight times its address (one register either way;
-	 * unsigned arithmetic, so the wrap is defined). */
-	uintptr_t obase;
+	uintptr_t obase; /* rng_obase() */
 	struct flow_block *b;
 	const struct flow_insn *fi;
 	/* e: the next free element; e0, e at RNG_LOAD (e[-1], the last
@@ -1114,14 +1279,14 @@ static FLOW_INLINE int rng_run(struct etm3_flow_decoder *d,
 	uint64_t insns = 0; /* instructions since RNG_SAVE */
 
 next_run:
+	rng_front(d, p, offs_given);
+	RNG_LOAD();
 	r = &p->u.run;
 	hdr = r->headers;
 	hp = hdr + d->run_h;
 	hend = hdr + r->count;
-	obase = offs_given ? (uintptr_t)r->offsets - 8 * (uintptr_t)hdr :
-			     (uintptr_t)(p->offset - (uint64_t)(uintptr_t)hdr);
-	rng_front(d, hp, hend, obase, offs_given);
-	RNG_LOAD();
+	obase = rng_obase(p, offs_given);
+headers:
 	for (; hp < hend; hp++) {
 		const struct flow_rph *ph;
 		unsigned n, i = 0;
@@ -1130,8 +1295,9 @@ next_run:
 
 		ph = &d->rph[*hp];
 		n = ph->n;
-		if (FLOW_LIKELY(!n)) {
-			/* Only W atoms. Saturated at the next header with
+		if (FLOW_LIKELY(!n) && !(ca && b && w <= FLOW_W_RF_MAX)) {
+			/* Only W atoms, where rng_fast() does not take
+			 * them. Saturated at the next header with
 			 * instructions (or RNG_SAVE), not here: w is at most
 			 * FLOW_W_CAP at every header's start, and adding
 			 * trails then saturating once gives what saturating
@@ -1154,13 +1320,13 @@ next_run:
 		/* A range never spans two packets: every header starts with
 		 * none open, so what the fast cases leave in open is never
 		 * read (nor d->open between headers), and they leave it. */
-		if (FLOW_LIKELY(b && ph->one) &&
+		if (FLOW_LIKELY(b && (ph->one || !n)) &&
 		    (!ca || (fi + n <= b->insn + b->n &&
 			     w <= FLOW_W_RF_MAX))) {
 			/* This header (rng_fast() and rng_nfast() make the
 			 * same tests, so they take it) and the common ones
 			 * after it, up to one they do not take. */
-			struct rng_fast fs = { b, fi, e, w, NULL, 0, 0 };
+			struct rng_fast fs = { b, fi, e, w, NULL, 0, 0, p, e0 };
 
 			if (ca)
 				hp = offs_given ?
@@ -1174,6 +1340,16 @@ next_run:
 			fi = fs.fi;
 			e = fs.e;
 			w = fs.w;
+			if (fs.p != p) {
+				/* It went on to later runs. */
+				p = fs.p;
+				e0 = fs.e0;
+				open = NULL;
+				r = &p->u.run;
+				hdr = r->headers;
+				hend = hdr + r->count;
+				obase = rng_obase(p, offs_given);
+			}
 			if (fs.exit && exit_slot(fs.exit, fs.exit_x) < 0) {
 				/* A taken indirect branch: block_end() here,
 				 * no more (its target comes in a branch
@@ -1184,12 +1360,13 @@ next_run:
 				open = NULL;
 				wait_for_address(d, fs.b);
 			} else if (fs.exit) {
-				/* Its range goes on if it can (as below). */
+				/* Its range goes on if it can (as below),
+				 * from the address block_end() goes to. */
 				open = range_goes_on(fs.exit, fs.exit_x) ?
 					       e - 1 : NULL;
-				RNG_SAVE();
-				rng_slow_exit(d, fs.exit, fs.exit_x);
-				RNG_LOAD();
+				b = NULL;
+				fi = NULL;
+				rng_slow_exit(d, fs.b, fs.exit, fs.exit_x);
 			}
 			if (!ca && fs.left) {
 				/* rng_nfast() left the header at hp mid-way:
@@ -1202,8 +1379,7 @@ next_run:
 				nm = ph->nmask;
 				goto rest;
 			}
-			hp--; /* the loop's step: hp next */
-			continue;
+			goto headers; /* hp next, without the loop's step */
 		}
 		if (ca && FLOW_LIKELY(b && ph->one)) {
 			/* The same cases inline (W atoms past
@@ -1244,7 +1420,7 @@ next_run:
 				open = range_goes_on(last, x) ? e - 1 : NULL;
 				fi = last;
 				RNG_SAVE();
-				rng_slow_exit(d, last, x);
+				rng_slow_exit(d, b, last, x);
 				RNG_LOAD();
 				continue;
 			}
@@ -1323,7 +1499,7 @@ rest:
 			}
 			fi = last;
 			RNG_SAVE();
-			rng_slow_exit(d, last, x);
+			rng_slow_exit(d, b, last, x);
 			RNG_LOAD();
 		}
 		if (!i) {

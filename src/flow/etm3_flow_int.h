@@ -284,16 +284,23 @@ static inline int next_addr(const struct etm3_flow_decoder *d, uint64_t *addr)
 	return 0;
 }
 
-/* A branch address packet that only moves the walk (IHI 0014Q 7.3.5:
- * no exception information, no cancel; complete, after an I-sync): go
- * there and return 1, else 0 (on_branch() does the rest). The common
- * packet between P-header runs: the ranges walk takes it inline
- * (etm3_flow.c rng_chain()), on_branch() first. */
+/* Whether a branch address packet only moves the walk (IHI 0014Q 7.3.5:
+ * no exception information, no cancel; complete, after an I-sync). The
+ * common packet between P-header runs: the ranges walk takes it inline
+ * (etm3_flow.c rng_chain(), rng_ind_next()), on_branch() first. */
+static inline int branch_moves_only(const struct etm3_flow_decoder *d,
+				    const struct etm3_branch *b)
+{
+	return d->synced && !b->partial && !b->cancel && !b->exc_bytes &&
+	       !b->exc_in_addr && !b->exception;
+}
+
+/* Such a packet: go there and return 1, else 0 (on_branch() does the
+ * rest). */
 static inline int branch_go_only(struct etm3_flow_decoder *d,
 				 const struct etm3_branch *b)
 {
-	if (!d->synced || b->partial || b->cancel || b->exc_bytes ||
-	    b->exc_in_addr || b->exception)
+	if (!branch_moves_only(d, b))
 		return 0;
 	release(d);
 	go_to(d, b->addr, b->isa);

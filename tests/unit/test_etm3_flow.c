@@ -747,8 +747,8 @@ static const uint8_t loop_head[12] = {
 /* @t (@n bytes at offsets @offs, or at their own if NULL) decoded over
  * @code (@size bytes at 0x8000: loop_code or the like) with ETMCR @etmcr,
  * per instruction into @ref and with ETM3_FLOW_RANGES into @rng: both
- * count @insns instructions, and the ranges stand for the
- * per-instruction elements (tests/range_same.h). */
+ * count @insns instructions and the same packets, and the ranges stand
+ * for the per-instruction elements (tests/range_same.h). */
 static void loop_decode(const uint32_t *code, size_t size, const uint8_t *t,
 			size_t n, const uint64_t *offs, uint32_t etmcr,
 			uint64_t insns, struct ts_elems *ref,
@@ -764,13 +764,17 @@ static void loop_decode(const uint32_t *code, size_t size, const uint8_t *t,
 	c.etm.etmcr = etmcr;
 	c.etm.etmidr = 0x410CF250;
 	c.image = img;
+	uint64_t packets[2];
+
 	for (int form = 0; form < 2; form++) {
 		c.flags = form ? ETM3_FLOW_RANGES : 0;
 		assert_int_equal(etm3_flow_alloc(&d, &c), 0);
 		decode_all(d, t, n, offs, form ? rng : ref);
 		assert_int_equal(etm3_flow_get_stats(d)->insns, insns);
+		packets[form] = etm3_flow_get_stats(d)->packets;
 		etm3_flow_free(d);
 	}
+	assert_int_equal(packets[0], packets[1]);
 	assert_ranges_same(ref, rng, img);
 	image_free(img);
 }
@@ -1066,6 +1070,145 @@ static void test_ranges_indirect_targets(void **state)
 	free(t);
 }
 
+/* A trace of @cap bytes at most that starts with loop_head; *k is where
+ * the P-headers go. */
+static uint8_t *trace_start(size_t cap, size_t *k)
+{
+	uint8_t *t = malloc(cap);
+
+	assert_non_null(t);
+	memcpy(t, loop_head, sizeof(loop_head));
+	*k = sizeof(loop_head);
+	return t;
+}
+
+/* Two indirect branches, A's BX at 0x8004 and C's at 0x8018, and two
+ * blocks that branch (direct) to A and C, at 0x8000 (ARM). */
+static const uint32_t chain_code[9] = {
+	0xe1a00000, 0xe12fff1e, /* A 0x8000: nop; bx lr */
+	0xe1a00000, 0xeafffffb, /* B 0x8008: nop; b 0x8000 */
+	0xe1a00000, 0xe1a00000, 0xe12fff1e, /* C 0x8010: 2 nop; bx */
+	0xe1a00000, 0xeafffffa, /* D 0x801c: nop; b 0x8010 */
+};
+/* Branch address packets, 5 bytes (IHI 0014Q 7.3.5), to B and D, and with
+ * exception information (IRQ, 14; Cancel) to C and A. */
+static const uint8_t br_b[5] = { 0x85, 0x80, 0x81, 0x80, 0x08 };
+static const uint8_t br_d[5] = { 0x8f, 0x80, 0x81, 0x80, 0x08 };
+static const uint8_t exc_c[6] = { 0x89, 0x80, 0x81, 0x80, 0x48, 0x3c };
+static const uint8_t exc_a[6] = { 0x81, 0x80, 0x81, 0x80, 0x48, 0x3c };
+
+/* Cycle-accurate trace over chain_code's two indirect branches (A's BX at
+ * 0x8004, C's at 0x8018), each taken to a block that branches (direct) into the
+ * other: the ranges walk goes from a BX's run over the branch address
+ * packet into the next run when the target is one of the BX's guesses
+ * (etm3_flow.c rng_fast_chain(), block.h ind[]), twice in a row, the
+ * second time into a run of W atoms only. Then a branch packet with an
+ * exception whose Cancel bit is set (IHI 0014Q 7.3.5): the instruction
+ * it cancels is the last traced if still held, and that is the exception's
+ * return address; the plain branch packet between completed it, so
+ * nothing is canceled. Rounds alternate which BX comes last (0x8018,
+ * then 0x8004), 300 rounds: the ranges stand for the per-instruction
+ * decode's elements, each exception's return address is the BX before
+ * it, and both decodes count the same packets. */
+static void test_ranges_indirect_chain(void **state)
+{
+	/* The rounds: from A, A, D C (C's BX last), to C; from C, C, B A
+	 * (A's BX last), to A. Each: header h[0] and a W (P-headers, Table
+	 * 7.3: 0x88 W E W E, 0x8c W E W E W E, 0xa0 W), a branch to br1,
+	 * headers h[1] h[2] and a W, a branch to br2, a W, the exception. */
+	static const struct chain_round {
+		uint8_t h[3];
+		const uint8_t *br1, *br2, *exc;
+		unsigned insns;
+	} rounds[2] = {
+		{ { 0x88, 0x88, 0x8c }, br_d, br_b, exc_c, 2 + 2 + 3 },
+		{ { 0x8c, 0x88, 0x88 }, br_b, br_d, exc_a, 3 + 2 + 2 },
+	};
+	enum { ROUNDS = 300 };
+	size_t cap = sizeof(loop_head) + ROUNDS * 32, k, excs = 0;
+	uint8_t *t = trace_start(cap, &k);
+	struct ts_elems ref = { 0 }, rng = { 0 };
+	uint64_t insns = 0;
+
+	(void)state;
+	for (size_t r = 0; r < ROUNDS; r++) {
+		const struct chain_round *o = &rounds[r % 2];
+
+		t[k++] = o->h[0];
+		t[k++] = 0xa0;
+		memcpy(t + k, o->br1, 5);
+		k += 5;
+		t[k++] = o->h[1];
+		t[k++] = o->h[2];
+		t[k++] = 0xa0;
+		memcpy(t + k, o->br2, 5);
+		k += 5;
+		t[k++] = 0xa0;
+		memcpy(t + k, o->exc, 6);
+		k += 6;
+		insns += o->insns;
+	}
+	assert_true(k <= cap);
+	loop_decode(chain_code, sizeof(chain_code), t, k, NULL,
+		    0x1000 /* cycle accurate */, insns, &ref, &rng);
+	for (size_t i = 0; i < rng.n; i++) {
+		const struct etmkit_elem *e = &rng.e[i];
+
+		if (e->kind == etmkit_elem_insn_range)
+			assert_false(e->flags & ETMKIT_INSN_CANCEL);
+		if (e->kind != etmkit_elem_exception)
+			continue;
+		assert_true(e->flags & ETMKIT_EXC_RET_ADDR);
+		assert_int_equal(e->u.exception.ret_addr,
+				 excs % 2 ? 0x8004 : 0x8018);
+		excs++;
+	}
+	assert_int_equal(excs, ROUNDS);
+	free(ref.e);
+	free(rng.e);
+	free(t);
+}
+
+/* Cycle-accurate trace over chain_code: A's BX taken to B, whose address
+ * the branch's guesses hold (block.h ind[]), then more W atoms in the same
+ * run than the ranges walk's fast loop takes a call (FLOW_RF_HEADERS,
+ * etm3_flow_int.h), then two atoms the branch's address has not come for
+ * (lost: a gap, IHI 0014Q 7.3.5), then the branch address packet: the
+ * fast loop, stopped by its bound in the W atoms, must not take the
+ * packet as if the run had ended. The ranges stand for the
+ * per-instruction decode's elements. */
+static void test_ranges_indirect_long_run(void **state)
+{
+	enum { WONLY = 70000 };
+	size_t n = sizeof(loop_head) + 1 + 5 + 2 + WONLY + 1 + 5 + 2, k;
+	size_t gaps = 0;
+	uint8_t *t = trace_start(n, &k);
+	struct ts_elems ref = { 0 }, rng = { 0 };
+
+	(void)state;
+	t[k++] = 0x88; /* W E W E: A, to B (a guess from now on) */
+	memcpy(t + k, br_b, 5);
+	k += 5;
+	t[k++] = 0x88; /* B, back to A */
+	t[k++] = 0x88; /* A, to B again */
+	memset(t + k, 0xa0, WONLY); /* W */
+	k += WONLY;
+	t[k++] = 0x88; /* lost */
+	memcpy(t + k, br_b, 5);
+	k += 5;
+	t[k++] = 0x88;
+	t[k++] = 0x88;
+	assert_int_equal(k, n);
+	loop_decode(chain_code, sizeof(chain_code), t, n, NULL,
+		    0x1000 /* cycle accurate */, 2 + 4 + 4, &ref, &rng);
+	for (size_t i = 0; i < rng.n; i++)
+		gaps += rng.e[i].kind == etmkit_elem_gap;
+	assert_int_equal(gaps, 1);
+	free(ref.e);
+	free(rng.e);
+	free(t);
+}
+
 int main(void)
 {
 	FILE *f = fopen(TC2 "/cstrace.bin", "rb");
@@ -1084,6 +1227,8 @@ int main(void)
 		cmocka_unit_test(test_ranges_plain_headers),
 		cmocka_unit_test(test_ranges_plain_indirect),
 		cmocka_unit_test(test_ranges_indirect_targets),
+		cmocka_unit_test(test_ranges_indirect_chain),
+		cmocka_unit_test(test_ranges_indirect_long_run),
 	};
 	if (f)
 		fclose(f);
