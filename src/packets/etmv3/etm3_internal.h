@@ -21,6 +21,15 @@ struct etm3_ph_tmpl {
 	struct etm3_atoms atoms;
 };
 
+/* The members of struct etm3_packet from type to length, written as one
+ * block where a record is made whole. */
+struct etm3_pkt_head {
+	uint8_t type;
+	uint8_t size;
+	int16_t error;
+	uint32_t length;
+};
+
 /* Out-of-order placeholder waiting for its data (IHI 0014Q 7.4.3). */
 struct etm3_ooo_slot {
 	uint8_t remaining; /* data packets still expected: 0, 1 or 2 */
@@ -74,6 +83,11 @@ struct etm3_pkt_decoder {
 	uint32_t data_addr;
 	uint8_t be;
 	uint64_t ts_raw;        /* timestamp as traced (maybe Gray) */
+	/* A short branch address packet's record as far as the state above
+	 * gives it, and where its instruction set puts address bits
+	 * (decode_branch_short(), set_short_branch() in etm3_pkt.c). */
+	struct etm3_branch short_br;
+	uint8_t short_shift;
 
 	/* Out-of-order data (IHI 0014Q 7.4.3). */
 	struct etm3_ooo_slot ooo[4];
