@@ -21,13 +21,11 @@ struct etm3_ph_tmpl {
 	struct etm3_atoms atoms;
 };
 
-/* The members of struct etm3_packet from type to length, written as one
- * block where a record is made whole. */
-struct etm3_pkt_head {
-	uint8_t type;
-	uint8_t size;
-	int16_t error;
-	uint32_t length;
+/* A short branch address's bits and mask, by its address bytes less one
+ * (etm3_pkt.c). */
+struct etm3_short_len {
+	uint8_t bits[4];
+	uint32_t mask[4];
 };
 
 /* Out-of-order placeholder waiting for its data (IHI 0014Q 7.4.3). */
@@ -84,10 +82,12 @@ struct etm3_pkt_decoder {
 	uint8_t be;
 	uint64_t ts_raw;        /* timestamp as traced (maybe Gray) */
 	/* A short branch address packet's record as far as the state above
-	 * gives it, and where its instruction set puts address bits
-	 * (decode_branch_short(), set_short_branch() in etm3_pkt.c). */
+	 * gives it; where its instruction set puts address bits; by its
+	 * address bytes less one, the address bits it carries and their
+	 * mask (decode_branch_short(), set_short_branch() in etm3_pkt.c). */
 	struct etm3_branch short_br;
 	uint8_t short_shift;
+	const struct etm3_short_len *short_by_len;
 
 	/* Out-of-order data (IHI 0014Q 7.4.3). */
 	struct etm3_ooo_slot ooo[4];

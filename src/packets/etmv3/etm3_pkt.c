@@ -32,10 +32,6 @@ _Static_assert(sizeof(struct etm3_ph_tmpl) == 16, "template size");
 _Static_assert(offsetof(struct etm3_packet, u) ==
 		       offsetof(struct etm3_packet, type) + 8,
 	       "P-header template must cover type..u.atoms");
-_Static_assert(sizeof(struct etm3_pkt_head) == 8 &&
-		       offsetof(struct etm3_packet, length) ==
-		       offsetof(struct etm3_packet, type) + 4,
-	       "record head: type, size, error, length");
 
 /* ---- Field readers ---------------------------------------------------- */
 
@@ -303,6 +299,18 @@ parse_branch_field(const struct etm3_pkt_decoder *dec, const uint8_t *p,
 	return (int)nb;
 }
 
+/* A short branch address by where its instruction set puts the bits
+ * (isa_shift()) and by its address bytes less one (k): the bits it carries
+ * (7k + 6, shifted: at most 29) and their mask. */
+static const struct etm3_short_len short_by_len[3] = {
+#define SHORT_LEN(s)                                                           \
+	{ { 6 + (s), 13 + (s), 20 + (s), 27 + (s) },                         \
+	  { (1u << (6 + (s))) - 1, (1u << (13 + (s))) - 1,                   \
+	    (1u << (20 + (s))) - 1, (1u << (27 + (s))) - 1 } }
+	SHORT_LEN(0), SHORT_LEN(1), SHORT_LEN(2)
+#undef SHORT_LEN
+};
+
 /* The members of a short branch's record (decode_branch_short()) that the
  * decoder's state gives: its instruction set (as parse_branch_field() makes
  * it of the reference's), NS, AltISA, Hyp, and partial (no I-sync yet; a
@@ -315,6 +323,7 @@ static void set_short_branch(struct etm3_pkt_decoder *dec)
 
 	memset(t, 0, sizeof(*t));
 	dec->short_shift = (uint8_t)isa_shift(isa);
+	dec->short_by_len = &short_by_len[dec->short_shift];
 	/* AltISA turns Thumb into ThumbEE from ETMv3.3 (Q Table 7.20). */
 	if (isa == etmkit_isa_thumb && dec->altisa && dec->info.minor >= 3)
 		isa = etmkit_isa_thumbee;
@@ -757,7 +766,7 @@ decode_branch_short(struct etm3_pkt_decoder *dec, const uint8_t *p,
 {
 	struct etm3_branch *br = &pkt->u.branch;
 	uint32_t w, stop, v, mask;
-	unsigned k, bits;
+	unsigned k;
 
 	if (avail < 4 || dec->info.alt_branch)
 		return 0;
@@ -770,21 +779,17 @@ decode_branch_short(struct etm3_pkt_decoder *dec, const uint8_t *p,
 	 * after the packet are masked off below. */
 	v = ((w >> 1) & 0x3fu) | ((w >> 2) & (0x7fu << 6)) |
 	    ((w >> 3) & (0x7fu << 13)) | ((w >> 4) & (0x7fu << 20));
-	bits = 7 * k + 6 + dec->short_shift; /* at most 29 */
-	mask = (1u << bits) - 1;
+	mask = dec->short_by_len->mask[k];
 	*br = dec->short_br;
 	br->addr = (dec->addr & ~mask) | ((v << dec->short_shift) & mask);
-	br->addr_bits = (uint8_t)bits;
+	br->addr_bits = dec->short_by_len->bits[k];
 	br->addr_bytes = (uint8_t)(k + 1);
 	dec->addr = br->addr;
 	dec->isa = br->isa;
-	{
-		/* type, size, error, length: one block. */
-		const struct etm3_pkt_head h = { etm3_pkt_branch_address,
-						 (uint8_t)(k + 1), 0, k + 1 };
-
-		memcpy(&pkt->type, &h, sizeof(h));
-	}
+	pkt->type = etm3_pkt_branch_address;
+	pkt->size = (uint8_t)(k + 1);
+	pkt->error = 0;
+	pkt->length = k + 1;
 	pkt->why = NULL;
 	/* Bytes past size are never read as packet bytes. */
 	memcpy(pkt->raw, p, 4);
@@ -956,41 +961,44 @@ const struct etm3_atoms *etm3_pkt_atom_table(const struct etm3_pkt_decoder *dec)
 	return dec ? dec->atoms : NULL;
 }
 
+/* Input offset of byte @pos: offs[pos] if @offs_given, else base + pos. */
+static inline __attribute__((always_inline)) uint64_t
+input_off(const uint64_t *offs, uint64_t base, size_t pos, const int offs_given)
+{
+	return offs_given ? offs[pos] : base + pos;
+}
+
 /* One record for the P-headers buf[pos..end): a run (ETM3_CFG_P_HEADER_RUNS)
- * pointing into the input; @offs the input's offsets, or NULL. */
+ * pointing into the input. */
 static inline __attribute__((always_inline)) void
 make_run(const uint8_t *buf, const uint64_t *offs, uint64_t base, size_t pos,
-	 size_t end, struct etm3_packet *pkt)
+	 size_t end, struct etm3_packet *pkt, const int offs_given)
 {
-	pkt->offset = offs ? offs[pos] : base + pos;
+	pkt->offset = input_off(offs, base, pos, offs_given);
 	pkt->type = etm3_pkt_p_header_run;
 	pkt->size = 1;
 	pkt->error = 0;
 	pkt->length = (uint32_t)(end - pos);
 	pkt->raw[0] = buf[pos];
 	pkt->u.run.headers = buf + pos;
-	pkt->u.run.offsets = offs ? offs + pos : NULL;
+	pkt->u.run.offsets = offs_given ? offs + pos : NULL;
 	pkt->u.run.count = (uint32_t)(end - pos);
 }
 
 /* etm3_next_synced() for one kind of call, inlined with constant flags:
  * P-headers as runs (@runs) or one record each; the input's offsets given
- * (@offs_given) or base + index. The loop keeps what it reads of the
- * decoder in locals, and the previous packet's type too (dec->prev_type,
- * stored back before etm3_after_packet() reads it, and at the end). */
+ * (@offs_given) or base + index. What the loop reads of the input and the
+ * vector rule stays in locals; the tables are read through dec. */
 static inline __attribute__((always_inline)) size_t
 next_synced_loop(struct etm3_pkt_decoder *dec, struct etm3_packet *pkts,
 		 size_t out, size_t max, const int runs, const int offs_given)
 {
 	const uint8_t *const buf = dec->in.buf;
 	const uint64_t *const offs = offs_given ? dec->in.offs : NULL;
-	const uint64_t base = dec->in.base;
-	const struct etm3_ph_tmpl *const ph = dec->ph;
-	const uint8_t *const hdr = dec->hdr;
+	const uint64_t base = offs_given ? 0 : dec->in.base;
 	const size_t n = dec->in.n;
 	size_t pos = dec->in.pos;
 	struct etm3_packet *pkt = pkts + out, *const pend = pkts + max;
-	uint8_t prev = dec->prev_type;
 	struct ph_scan scan;
 
 	ph_scan_init(dec, &scan);
@@ -999,33 +1007,41 @@ next_synced_loop(struct etm3_pkt_decoder *dec, struct etm3_packet *pkts,
 		unsigned t;
 		int len;
 
-		if (ph[b].type == etm3_pkt_p_header) {
+		if (dec->ph[b].type == etm3_pkt_p_header) {
 			/* Q 7.3.1; buf[pos] is one. */
 			size_t end;
+			int cut;
 
-			if (runs) {
-				end = p_header_run_end(&scan, ph, buf, pos + 1, n);
-				/* Runs are capped so count fits 32 bits. */
-				if (end - pos > UINT32_MAX)
-					end = pos + UINT32_MAX;
-				make_run(buf, offs, base, pos, end, pkt);
-				pkt++;
-			} else {
+			if (!runs) {
 				size_t room = (size_t)(pend - pkt);
 				size_t lim = n - pos < room ? n : pos + room;
 
-				end = p_header_run_end(&scan, ph, buf, pos + 1, lim);
-				fill_p_headers(ph, buf, pos, end, offs, base, pkt);
+				end = p_header_run_end(&scan, dec->ph, buf, pos + 1, lim);
+				fill_p_headers(dec->ph, buf, pos, end, offs, base, pkt);
 				pkt += end - pos;
+				pos = end;
+				dec->prev_type = etm3_pkt_p_header;
+				continue;
 			}
+			end = p_header_run_end(&scan, dec->ph, buf, pos + 1, n);
+			/* Runs are capped so count fits 32 bits. */
+			cut = end - pos > UINT32_MAX;
+			if (cut)
+				end = pos + UINT32_MAX;
+			make_run(buf, offs, base, pos, end, pkt, offs_given);
+			pkt++;
 			pos = end;
-			prev = etm3_pkt_p_header;
-			continue;
+			dec->prev_type = etm3_pkt_p_header;
+			if (pkt >= pend || pos >= n)
+				break;
+			if (__builtin_expect(cut, 0))
+				continue; /* the rest of the P-headers */
+			b = buf[pos]; /* not a P-header */
 		}
 		if (b == 0x00)
 			break; /* an A-sync: next_slow() */
 		/* A packet decoded whole has its header's type (hdr[]). */
-		t = hdr[b];
+		t = dec->hdr[b];
 		if (t == etm3_pkt_branch_address)
 			len = decode_branch(dec, buf + pos, n - pos, pkt);
 		else if (t == etm3_pkt_i_sync_cycle || t == etm3_pkt_i_sync)
@@ -1034,20 +1050,16 @@ next_synced_loop(struct etm3_pkt_decoder *dec, struct etm3_packet *pkts,
 			len = etm3_decode_one(dec, buf + pos, n - pos, pkt);
 		if (len <= 0)
 			break; /* cut or rejected: next_slow() decodes it again */
-		pkt->offset = offs ? offs[pos] : base + pos;
-		if (t == etm3_pkt_ooo_placeholder || t == etm3_pkt_ooo_data) {
-			dec->prev_type = prev;
+		pkt->offset = input_off(offs, base, pos, offs_given);
+		if (t == etm3_pkt_ooo_placeholder || t == etm3_pkt_ooo_data)
 			etm3_after_packet(dec, pkt, stream_at(dec, pos),
 					  stream_at(dec, pos + (size_t)len));
-			prev = dec->prev_type;
-		} else {
-			prev = (uint8_t)t;
-		}
+		else
+			dec->prev_type = (uint8_t)t;
 		pos += (size_t)len;
 		pkt++;
 	}
 	dec->in.pos = pos;
-	dec->prev_type = prev;
 	return (size_t)(pkt - pkts);
 }
 
