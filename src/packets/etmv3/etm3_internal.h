@@ -51,11 +51,12 @@ struct etm3_pkt_decoder {
 	struct etm3_atoms atoms[256];     /* the same, for etm3_pkt_atom_table() */
 	/* The vector rule of p_header_run_end(): */
 	uint8_t simd_excluded;            /* 0x80 if reserved, else 0x01 */
-	uint8_t simd_fmt4;                /* 0x92 if format 4 exists, else
-					     0x04 (never matches) */
+	uint8_t simd_last2;               /* the last b1xxxxx10 P-header:
+					     0x96 if format 4 exists, else
+					     0x8e */
 	uint8_t simd_ok;                  /* the rule equals the table */
 	uint8_t simd_excl16[16];          /* simd_excluded, 16 times */
-	uint8_t simd_fmt4_16[16];         /* simd_fmt4, 16 times */
+	uint8_t simd_last2_16[16];        /* simd_last2, 16 times */
 
 	/* Input, cut packets, replay (pkt_stream.h). */
 	struct pkt_stream in;

@@ -882,7 +882,7 @@ void etm3_after_packet(struct etm3_pkt_decoder *dec, struct etm3_packet *pkt,
 struct ph_scan {
 #if defined(__SSE2__)
 	__m128i excl;   /* simd_excl16 */
-	__m128i fmt4;   /* simd_fmt4_16 */
+	__m128i last2;  /* simd_last2_16 */
 #endif
 	int simd;       /* simd_ok */
 };
@@ -892,7 +892,7 @@ static inline void ph_scan_init(const struct etm3_pkt_decoder *dec,
 {
 #if defined(__SSE2__)
 	s->excl = _mm_loadu_si128((const __m128i *)(const void *)dec->simd_excl16);
-	s->fmt4 = _mm_loadu_si128((const __m128i *)(const void *)dec->simd_fmt4_16);
+	s->last2 = _mm_loadu_si128((const __m128i *)(const void *)dec->simd_last2_16);
 #endif
 	s->simd = dec->simd_ok;
 }
@@ -901,9 +901,10 @@ static inline void ph_scan_init(const struct etm3_pkt_decoder *dec,
  *
  * With SSE2, 16 bytes at a time: a byte is a P-header if it is
  *   b1xxxxx00 (formats 1 and 3; format 1 only without cycle accuracy),
- *             except 0x80 where that is reserved (Q Table 7.3),
- *   b1000xx10 (format 2), or
- *   b10010x10 (format 4, cycle-accurate ETMv3.3 and later).
+ *             except 0x80 where that is reserved (Q Table 7.3), or
+ *   b1xxxxx10 up to 0x96 where format 4 exists (b10010x10, cycle-accurate
+ *             ETMv3.3 and later), else up to 0x8e: formats 2 (b1000xx10)
+ *             and 4.
  * etm3_build_tables() checks this rule against the table for all 256
  * bytes and leaves simd_ok clear if they ever differ. */
 static inline __attribute__((always_inline)) size_t
@@ -912,19 +913,18 @@ p_header_run_end(const struct ph_scan *s, const struct etm3_ph_tmpl *ph,
 {
 #if defined(__SSE2__)
 	if (s->simd) {
-		const __m128i m13 = _mm_set1_epi8((char)0x83);
+		const __m128i m = _mm_set1_epi8((char)0x83);
 		const __m128i v13 = _mm_set1_epi8((char)0x80);
-		const __m128i m2 = _mm_set1_epi8((char)0xf3);
-		const __m128i v2 = _mm_set1_epi8((char)0x82);
-		const __m128i m4 = _mm_set1_epi8((char)0xfb);
+		const __m128i v24 = _mm_set1_epi8((char)0x82);
 
 		while (n - pos >= 16) {
 			__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(buf + pos));
+			__m128i t = _mm_and_si128(v, m);
 			__m128i f13 = _mm_andnot_si128(_mm_cmpeq_epi8(v, s->excl),
-				_mm_cmpeq_epi8(_mm_and_si128(v, m13), v13));
-			__m128i f2 = _mm_cmpeq_epi8(_mm_and_si128(v, m2), v2);
-			__m128i f4 = _mm_cmpeq_epi8(_mm_and_si128(v, m4), s->fmt4);
-			__m128i ok = _mm_or_si128(f13, _mm_or_si128(f2, f4));
+						       _mm_cmpeq_epi8(t, v13));
+			__m128i f24 = _mm_and_si128(_mm_cmpeq_epi8(t, v24),
+				_mm_cmpeq_epi8(_mm_min_epu8(v, s->last2), v));
+			__m128i ok = _mm_or_si128(f13, f24);
 			unsigned bad = ~(unsigned)_mm_movemask_epi8(ok) & 0xffffu;
 
 			if (bad)
