@@ -85,8 +85,11 @@ struct etm3_pkt_decoder {
 	/* A short branch address packet's record as far as the state above
 	 * gives it; where its instruction set puts address bits; by its
 	 * address bytes less one, the address bits it carries and their
-	 * mask (decode_branch_short(), set_short_branch() in etm3_pkt.c). */
+	 * mask; the continuation bits of four address bytes, or 0 where no
+	 * packet is short (decode_branch_short(), set_short_branch() in
+	 * etm3_pkt.c). */
 	struct etm3_branch short_br;
+	uint32_t short_ends;
 	uint8_t short_shift;
 	const struct etm3_short_len *short_by_len;
 

@@ -322,6 +322,7 @@ static void set_short_branch(struct etm3_pkt_decoder *dec)
 	uint8_t isa = dec->isa == etmkit_isa_thumbee ? etmkit_isa_thumb : dec->isa;
 
 	memset(t, 0, sizeof(*t));
+	dec->short_ends = dec->info.alt_branch ? 0 : 0x80808080u;
 	dec->short_shift = (uint8_t)isa_shift(isa);
 	dec->short_by_len = &short_by_len[dec->short_shift];
 	/* AltISA turns Thumb into ThumbEE from ETMv3.3 (Q Table 7.20). */
@@ -768,12 +769,14 @@ decode_branch_short(struct etm3_pkt_decoder *dec, const uint8_t *p,
 	uint32_t w, stop, v, mask;
 	unsigned k;
 
-	if (avail < 4 || dec->info.alt_branch)
+	if (avail < 4)
 		return 0;
 	w = le32(p);
-	stop = ~w & 0x80808080u; /* the bytes that end the address */
+	/* The bytes that end the address; none (as if a 5th byte followed)
+	 * in the alternative encoding, where short_ends is 0. */
+	stop = ~w & dec->short_ends;
 	if (!stop)
-		return 0; /* a 5th byte */
+		return 0;
 	k = (unsigned)__builtin_ctz(stop) / 8; /* address bytes - 1 */
 	/* Byte 0 carries 6 bits, bytes 1-3 seven each; those of the bytes
 	 * after the packet are masked off below. */
