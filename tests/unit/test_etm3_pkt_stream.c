@@ -213,12 +213,34 @@ static uint64_t rnd(uint64_t *x)
 	return *x;
 }
 
+/* Pieces of real packets, for random streams. */
+struct piece {
+	uint8_t n, b[9];
+};
+
+/* Fill buf[0..len) with pieces (chosen at random) and random bytes: a
+ * random byte one time in @one_in. */
+static void random_stream(uint8_t *buf, size_t len, const struct piece *pieces,
+			  size_t npieces, unsigned one_in, uint64_t *x)
+{
+	for (size_t i = 0; i < len;) {
+		if (rnd(x) % one_in) {
+			size_t pc = rnd(x) % npieces;
+
+			for (unsigned k = 0; k < pieces[pc].n && i < len; k++)
+				buf[i++] = pieces[pc].b[k];
+		} else {
+			buf[i++] = (uint8_t)rnd(x);
+		}
+	}
+}
+
 /* Every byte of a raw stream is in exactly one record, in order, whatever
  * the bytes, the configuration and the chunking. Streams are random bytes
  * mixed with pieces of real packets so that sync is found and lost. */
 static void test_every_byte_accounted(void **state)
 {
-	static const struct { uint8_t n, b[8]; } pieces[] = {
+	static const struct piece pieces[] = {
 		{ 6, { 0, 0, 0, 0, 0, 0x80 } }, { 1, { 0x84 } },
 		{ 6, { 0x08, 0x21, 0, 0x10, 0, 0x80 } }, { 4, { 0xb7, 0xfd, 0xd6, 0x01 } },
 		{ 3, { 0x42, 0xdf, 0x1e } }, { 2, { 0x2e, 0x05 } }, { 2, { 0x74, 0x20 } },
@@ -240,16 +262,7 @@ static void test_every_byte_accounted(void **state)
 		struct etm3_pkt_decoder *dec = NULL;
 		uint64_t expect = 0;
 
-		for (size_t i = 0; i < len;) {
-			if (rnd(&x) % 3) {
-				size_t pc = rnd(&x) % npieces;
-
-				for (unsigned k = 0; k < pieces[pc].n && i < len; k++)
-					buf[i++] = pieces[pc].b[k];
-			} else {
-				buf[i++] = (uint8_t)rnd(&x);
-			}
-		}
+		random_stream(buf, len, pieces, npieces, 3, &x);
 		etm3_config_init(&cfg);
 		cfg.etmcr = crs[rnd(&x) % 4];
 		cfg.etmidr = idrs[rnd(&x) % 4];
@@ -368,7 +381,7 @@ static int decode_flat(const struct etm3_config *cfg, const uint8_t *buf,
  * random bytes, in every encoding and version. */
 static void test_fast_path_is_the_general_decoder(void **state)
 {
-	static const struct { uint8_t n, b[9]; } pieces[] = {
+	static const struct piece pieces[] = {
 		{ 6, { 0, 0, 0, 0, 0, 0x80 } },
 		/* I-syncs: ARM, Thumb, Jazelle, AltISA (ThumbEE from v3.3),
 		 * NS, LSiP; with cycle count (0x70). */
@@ -407,16 +420,7 @@ static void test_fast_path_is_the_general_decoder(void **state)
 		struct etm3_config cfg;
 		int na, nb;
 
-		for (size_t i = 0; i < len;) {
-			if (rnd(&x) % 8) {
-				size_t pc = rnd(&x) % npieces;
-
-				for (unsigned k = 0; k < pieces[pc].n && i < len; k++)
-					buf[i++] = pieces[pc].b[k];
-			} else {
-				buf[i++] = (uint8_t)rnd(&x);
-			}
-		}
+		random_stream(buf, len, pieces, npieces, 8, &x);
 		etm3_config_init(&cfg);
 		cfg.etmcr = crs[rnd(&x) % 4];
 		cfg.etmidr = idrs[rnd(&x) % 6];
@@ -425,50 +429,8 @@ static void test_fast_path_is_the_general_decoder(void **state)
 		cfg.flags = (rnd(&x) & 1) ? ETM3_CFG_P_HEADER_RUNS : 0;
 		nb = decode_flat(&cfg, buf, len, 0, b, 2048);
 		assert_int_equal(na, nb);
-		for (int i = 0; i < na; i++) {
-			const struct etm3_packet *p = &a[i], *q = &b[i];
-
-			assert_int_equal(p->offset, q->offset);
-			assert_int_equal(p->type, q->type);
-			assert_int_equal(p->error, q->error);
-			assert_int_equal(p->length, q->length);
-			assert_int_equal(p->size, q->size);
-			assert_memory_equal(p->raw, q->raw, p->size);
-			if (p->error)
-				continue;
-			switch (p->type) {
-			case etm3_pkt_p_header:
-				assert_memory_equal(&p->u.atoms, &q->u.atoms,
-						    sizeof(p->u.atoms));
-				break;
-			case etm3_pkt_branch_address:
-				assert_memory_equal(&p->u.branch, &q->u.branch,
-						    sizeof(p->u.branch));
-				break;
-			case etm3_pkt_i_sync:
-			case etm3_pkt_i_sync_cycle:
-				assert_memory_equal(&p->u.isync, &q->u.isync,
-						    sizeof(p->u.isync));
-				break;
-			case etm3_pkt_timestamp:
-				assert_int_equal(p->u.timestamp.value, q->u.timestamp.value);
-				assert_int_equal(p->u.timestamp.bits, q->u.timestamp.bits);
-				break;
-			case etm3_pkt_normal_data:
-			case etm3_pkt_ooo_data:
-			case etm3_pkt_ooo_placeholder:
-				assert_int_equal(p->u.data.addr, q->u.data.addr);
-				assert_int_equal(p->u.data.value, q->u.data.value);
-				assert_int_equal(p->u.data.ooo_match, q->u.data.ooo_match);
-				assert_int_equal(p->u.data.pair, q->u.data.pair);
-				assert_int_equal(p->u.data.has_addr, q->u.data.has_addr);
-				assert_int_equal(p->u.data.placeholder_offset,
-						 q->u.data.placeholder_offset);
-				break;
-			default:
-				break;
-			}
-		}
+		for (int i = 0; i < na; i++)
+			assert_same_pkt(&a[i], &b[i]);
 	}
 }
 
