@@ -96,6 +96,50 @@ static inline const char *atoms(const struct etm3_packet *p, char *buf)
 	return etm3_atoms_string(&p->u.atoms, buf);
 }
 
+/* Two records are the same: common fields, the bytes, and the payload of
+ * their type (member by member where the union has padding). */
+static inline void assert_same_pkt(const struct etm3_packet *a,
+				   const struct etm3_packet *b)
+{
+	assert_int_equal(a->offset, b->offset);
+	assert_int_equal(a->type, b->type);
+	assert_int_equal(a->error, b->error);
+	assert_int_equal(a->length, b->length);
+	assert_int_equal(a->size, b->size);
+	assert_memory_equal(a->raw, b->raw, a->size);
+	if (a->error)
+		return;
+	switch (a->type) {
+	case etm3_pkt_p_header:
+		assert_memory_equal(&a->u.atoms, &b->u.atoms, sizeof(a->u.atoms));
+		break;
+	case etm3_pkt_branch_address:
+		assert_memory_equal(&a->u.branch, &b->u.branch, sizeof(a->u.branch));
+		break;
+	case etm3_pkt_i_sync:
+	case etm3_pkt_i_sync_cycle:
+		assert_memory_equal(&a->u.isync, &b->u.isync, sizeof(a->u.isync));
+		break;
+	case etm3_pkt_timestamp:
+		assert_int_equal(a->u.timestamp.value, b->u.timestamp.value);
+		assert_int_equal(a->u.timestamp.bits, b->u.timestamp.bits);
+		break;
+	case etm3_pkt_normal_data:
+	case etm3_pkt_ooo_data:
+	case etm3_pkt_ooo_placeholder:
+		assert_int_equal(a->u.data.addr, b->u.data.addr);
+		assert_int_equal(a->u.data.value, b->u.data.value);
+		assert_int_equal(a->u.data.ooo_match, b->u.data.ooo_match);
+		assert_int_equal(a->u.data.pair, b->u.data.pair);
+		assert_int_equal(a->u.data.has_addr, b->u.data.has_addr);
+		assert_int_equal(a->u.data.placeholder_offset,
+				 b->u.data.placeholder_offset);
+		break;
+	default:
+		break;
+	}
+}
+
 static struct run R; /* large: keep off the stack */
 
 #endif

@@ -213,12 +213,34 @@ static uint64_t rnd(uint64_t *x)
 	return *x;
 }
 
+/* Pieces of real packets, for random streams. */
+struct piece {
+	uint8_t n, b[9];
+};
+
+/* Fill buf[0..len) with pieces (chosen at random) and random bytes: a
+ * random byte one time in @one_in. */
+static void random_stream(uint8_t *buf, size_t len, const struct piece *pieces,
+			  size_t npieces, unsigned one_in, uint64_t *x)
+{
+	for (size_t i = 0; i < len;) {
+		if (rnd(x) % one_in) {
+			size_t pc = rnd(x) % npieces;
+
+			for (unsigned k = 0; k < pieces[pc].n && i < len; k++)
+				buf[i++] = pieces[pc].b[k];
+		} else {
+			buf[i++] = (uint8_t)rnd(x);
+		}
+	}
+}
+
 /* Every byte of a raw stream is in exactly one record, in order, whatever
  * the bytes, the configuration and the chunking. Streams are random bytes
  * mixed with pieces of real packets so that sync is found and lost. */
 static void test_every_byte_accounted(void **state)
 {
-	static const struct { uint8_t n, b[8]; } pieces[] = {
+	static const struct piece pieces[] = {
 		{ 6, { 0, 0, 0, 0, 0, 0x80 } }, { 1, { 0x84 } },
 		{ 6, { 0x08, 0x21, 0, 0x10, 0, 0x80 } }, { 4, { 0xb7, 0xfd, 0xd6, 0x01 } },
 		{ 3, { 0x42, 0xdf, 0x1e } }, { 2, { 0x2e, 0x05 } }, { 2, { 0x74, 0x20 } },
@@ -240,16 +262,7 @@ static void test_every_byte_accounted(void **state)
 		struct etm3_pkt_decoder *dec = NULL;
 		uint64_t expect = 0;
 
-		for (size_t i = 0; i < len;) {
-			if (rnd(&x) % 3) {
-				size_t pc = rnd(&x) % npieces;
-
-				for (unsigned k = 0; k < pieces[pc].n && i < len; k++)
-					buf[i++] = pieces[pc].b[k];
-			} else {
-				buf[i++] = (uint8_t)rnd(&x);
-			}
-		}
+		random_stream(buf, len, pieces, npieces, 3, &x);
 		etm3_config_init(&cfg);
 		cfg.etmcr = crs[rnd(&x) % 4];
 		cfg.etmidr = idrs[rnd(&x) % 4];
@@ -283,6 +296,141 @@ static void test_every_byte_accounted(void **state)
 		}
 		assert_int_equal(expect, len);
 		etm3_pkt_free(dec);
+	}
+}
+
+/* Decode @buf[0..len) in chunks of @chunk bytes into @out (at most @max
+ * records; 0 chunk: all at once, byte i at offset 1000 + 3 * i through an
+ * offsets array, so that the offsets path is taken too); runs expanded
+ * into one p_header record each, its offset mapped back to the byte's
+ * index. Returns the records. */
+static int decode_flat(const struct etm3_config *cfg, const uint8_t *buf,
+		       size_t len, size_t chunk, struct etm3_packet *out,
+		       int max)
+{
+	static uint64_t offs[4096];
+	struct etm3_pkt_decoder *dec = NULL;
+	const struct etm3_atoms *tab;
+	size_t step = chunk ? chunk : (len ? len : 1);
+	int n = 0, run_end = 0; /* the last record was a run */
+
+	assert_true(len <= 4096);
+	for (size_t i = 0; i < len; i++)
+		offs[i] = 1000 + 3 * i;
+	assert_int_equal(etm3_pkt_alloc(&dec, cfg), 0);
+	tab = etm3_pkt_atom_table(dec);
+	for (size_t at = 0; at <= len; at += step) {
+		size_t k = len - at < step ? len - at : step;
+		int last = at + step >= len, got;
+		struct etm3_packet p[5];
+
+		if (k)
+			assert_int_equal(etm3_pkt_feed(dec, buf + at, k,
+						       chunk ? NULL : offs + at, at), 0);
+		if (last)
+			etm3_pkt_finish(dec);
+		while ((got = etm3_pkt_next(dec, p, 5)) > 0) {
+			for (int i = 0; i < got; i++) {
+				const struct etm3_packet *q = &p[i];
+				uint64_t off = chunk ? q->offset : (q->offset - 1000) / 3;
+
+				if (q->type != etm3_pkt_p_header_run) {
+					run_end = 0;
+					assert_true(n < max);
+					out[n] = *q;
+					out[n].offset = off;
+					if (!chunk && q->type == etm3_pkt_ooo_data &&
+					    q->u.data.ooo_match)
+						out[n].u.data.placeholder_offset =
+							(q->u.data.placeholder_offset - 1000) / 3;
+					n++;
+					continue;
+				}
+				assert_true(q->u.run.offsets == offs + off);
+				/* Runs are whole: one never starts where another
+				 * ended. */
+				assert_true(n == 0 || out[n - 1].type != etm3_pkt_p_header ||
+					    out[n - 1].offset + 1 != off || !run_end);
+				run_end = 1;
+				for (uint32_t j = 0; j < q->u.run.count; j++) {
+					struct etm3_packet *r = &out[n++];
+
+					assert_true(n <= max);
+					assert_int_equal(q->u.run.offsets[j], 1000 + 3 * (off + j));
+					memset(r, 0, sizeof(*r));
+					r->offset = off + j;
+					r->type = etm3_pkt_p_header;
+					r->size = r->length = 1;
+					r->raw[0] = q->u.run.headers[j];
+					r->u.atoms = tab[r->raw[0]];
+				}
+			}
+		}
+		assert_int_equal(got, -etmkit_err_eos);
+		if (last)
+			break;
+	}
+	etm3_pkt_free(dec);
+	return n;
+}
+
+/* The synced fast path's packets (runs, short branch addresses, I-syncs,
+ * offsets given) are the records the general decoder makes of the same
+ * bytes fed one at a time (every packet longer than a byte then comes
+ * through etm3_decode_one()): random streams of real packet forms and
+ * random bytes, in every encoding and version. */
+static void test_fast_path_is_the_general_decoder(void **state)
+{
+	static const struct piece pieces[] = {
+		{ 6, { 0, 0, 0, 0, 0, 0x80 } },
+		/* I-syncs: ARM, Thumb, Jazelle, AltISA (ThumbEE from v3.3),
+		 * NS, LSiP; with cycle count (0x70). */
+		{ 6, { 0x08, 0x21, 0x00, 0x10, 0x00, 0x80 } },
+		{ 6, { 0x08, 0x08, 0x01, 0x5d, 0x11, 0x02 } },
+		{ 6, { 0x08, 0x10, 0x02, 0x00, 0x10, 0x80 } },
+		{ 6, { 0x08, 0x0c, 0x01, 0x00, 0x10, 0x80 } },
+		{ 7, { 0x08, 0x88, 0x01, 0x00, 0x10, 0x80, 0x0d } },
+		{ 8, { 0x70, 0x8f, 0x3c, 0x21, 0x99, 0xf6, 0x04, 0xc0 } },
+		/* Branch addresses: 1-4 bytes, 5 with each state, exception
+		 * bytes. */
+		{ 1, { 0x17 } }, { 2, { 0xab, 0x16 } }, { 3, { 0xed, 0xa7, 0x04 } },
+		{ 4, { 0xb7, 0xfd, 0xd6, 0x01 } }, { 4, { 0xff, 0xff, 0xff, 0x7f } },
+		{ 5, { 0x9b, 0xd8, 0x87, 0x80, 0x08 } }, { 5, { 0x81, 0x80, 0x80, 0x80, 0x18 } },
+		{ 5, { 0x81, 0x80, 0x80, 0x80, 0x28 } }, { 6, { 0x81, 0x80, 0x80, 0x80, 0x49, 0x43 } },
+		{ 4, { 0x83, 0xc1, 0x05, 0x20 } }, { 3, { 0xc1, 0x41, 0x09 } },
+		/* P-headers, timestamp, cycle count, context ID, data. */
+		{ 4, { 0x84, 0xa0, 0x88, 0x92 } }, { 3, { 0x80, 0x86, 0xbc } },
+		{ 3, { 0x42, 0xdf, 0x1e } }, { 3, { 0x04, 0x8f, 0x3c } },
+		{ 3, { 0x6e, 0x05, 0x01 } }, { 2, { 0x3c, 0x07 } },
+		{ 2, { 0x74, 0x20 } }, { 3, { 0x2e, 0x05, 0x01 } },
+		{ 1, { 0x54 } }, { 1, { 0x20 } }, { 2, { 0x24, 0x55 } },
+	};
+	const size_t npieces = sizeof(pieces) / sizeof(pieces[0]);
+	static const uint32_t crs[] = { 0, CR_CA, CR_CA | CR_DATA | (1u << 14),
+					CR_DATA | (3u << 14) };
+	static const uint32_t idrs[] = { IDR(0), IDR(2), IDR(3), IDR(5),
+					 IDR_ALT(4), IDR_ALT(5) };
+	static uint8_t buf[2048];
+	static struct etm3_packet a[2048], b[2048];
+	uint64_t x = 0x2545f4914f6cdd1dull;
+
+	(void)state;
+	for (int iter = 0; iter < 300; iter++) {
+		size_t len = rnd(&x) % sizeof(buf);
+		struct etm3_config cfg;
+		int na, nb;
+
+		random_stream(buf, len, pieces, npieces, 8, &x);
+		etm3_config_init(&cfg);
+		cfg.etmcr = crs[rnd(&x) % 4];
+		cfg.etmidr = idrs[rnd(&x) % 6];
+		cfg.etmccer = (rnd(&x) & 1) ? CCER_TS64 : 0;
+		na = decode_flat(&cfg, buf, len, 1, a, 2048);
+		cfg.flags = (rnd(&x) & 1) ? ETM3_CFG_P_HEADER_RUNS : 0;
+		nb = decode_flat(&cfg, buf, len, 0, b, 2048);
+		assert_int_equal(na, nb);
+		for (int i = 0; i < na; i++)
+			assert_same_pkt(&a[i], &b[i]);
 	}
 }
 
@@ -530,6 +678,7 @@ int main(void)
 		cmocka_unit_test(test_offsets_array_and_batch_of_one),
 		cmocka_unit_test(test_p_header_runs),
 		cmocka_unit_test(test_every_byte_accounted),
+		cmocka_unit_test(test_fast_path_is_the_general_decoder),
 		cmocka_unit_test(test_vector_rule_covers_all_configs),
 		cmocka_unit_test(test_state_dropped_after_error),
 		cmocka_unit_test(test_disabled_packets_keep_their_type),

@@ -199,16 +199,15 @@ void etm3_build_tables(struct etm3_pkt_decoder *dec)
 	/* The byte rule p_header_run_end() applies 16 bytes at a time must
 	 * say exactly what the table says, for every byte. */
 	dec->simd_excluded = dec->ph[0x80].type == etm3_pkt_p_header ? 0x01 : 0x80;
-	dec->simd_fmt4 = dec->ph[0x92].type == etm3_pkt_p_header ? 0x92 : 0x04;
+	dec->simd_last2 = dec->ph[0x92].type == etm3_pkt_p_header ? 0x96 : 0x8e;
 	memset(dec->simd_excl16, dec->simd_excluded, sizeof(dec->simd_excl16));
-	memset(dec->simd_fmt4_16, dec->simd_fmt4, sizeof(dec->simd_fmt4_16));
+	memset(dec->simd_last2_16, dec->simd_last2, sizeof(dec->simd_last2_16));
 	dec->simd_ok = 1;
 	for (unsigned b = 0; b < 256; b++) {
 		int f13 = (b & 0x83) == 0x80 && b != dec->simd_excluded;
-		int f2 = (b & 0xf3) == 0x82;
-		int f4 = (b & 0xfb) == dec->simd_fmt4;
+		int f24 = (b & 0x83) == 0x82 && b <= dec->simd_last2;
 
-		if ((f13 || f2 || f4) != (dec->ph[b].type == etm3_pkt_p_header))
+		if ((f13 || f24) != (dec->ph[b].type == etm3_pkt_p_header))
 			dec->simd_ok = 0;
 	}
 }

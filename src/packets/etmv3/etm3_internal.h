@@ -21,6 +21,13 @@ struct etm3_ph_tmpl {
 	struct etm3_atoms atoms;
 };
 
+/* A short branch address's bits and mask, by its address bytes less one
+ * (etm3_pkt.c). */
+struct etm3_short_len {
+	uint8_t bits[4];
+	uint32_t mask[4];
+};
+
 /* Out-of-order placeholder waiting for its data (IHI 0014Q 7.4.3). */
 struct etm3_ooo_slot {
 	uint8_t remaining; /* data packets still expected: 0, 1 or 2 */
@@ -44,11 +51,12 @@ struct etm3_pkt_decoder {
 	struct etm3_atoms atoms[256];     /* the same, for etm3_pkt_atom_table() */
 	/* The vector rule of p_header_run_end(): */
 	uint8_t simd_excluded;            /* 0x80 if reserved, else 0x01 */
-	uint8_t simd_fmt4;                /* 0x92 if format 4 exists, else
-					     0x04 (never matches) */
+	uint8_t simd_last2;               /* the last b1xxxxx10 P-header:
+					     0x96 if format 4 exists, else
+					     0x8e */
 	uint8_t simd_ok;                  /* the rule equals the table */
 	uint8_t simd_excl16[16];          /* simd_excluded, 16 times */
-	uint8_t simd_fmt4_16[16];         /* simd_fmt4, 16 times */
+	uint8_t simd_last2_16[16];        /* simd_last2, 16 times */
 
 	/* Input, cut packets, replay (pkt_stream.h). */
 	struct pkt_stream in;
@@ -74,6 +82,16 @@ struct etm3_pkt_decoder {
 	uint32_t data_addr;
 	uint8_t be;
 	uint64_t ts_raw;        /* timestamp as traced (maybe Gray) */
+	/* A short branch address packet's record as far as the state above
+	 * gives it; where its instruction set puts address bits; by its
+	 * address bytes less one, the address bits it carries and their
+	 * mask; the continuation bits of four address bytes, or 0 where no
+	 * packet is short (decode_branch_short(), set_short_branch() in
+	 * etm3_pkt.c). */
+	struct etm3_branch short_br;
+	uint32_t short_ends;
+	uint8_t short_shift;
+	const struct etm3_short_len *short_by_len;
 
 	/* Out-of-order data (IHI 0014Q 7.4.3). */
 	struct etm3_ooo_slot ooo[4];

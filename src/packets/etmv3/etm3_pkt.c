@@ -299,6 +299,42 @@ parse_branch_field(const struct etm3_pkt_decoder *dec, const uint8_t *p,
 	return (int)nb;
 }
 
+/* A short branch address by where its instruction set puts the bits
+ * (isa_shift()) and by its address bytes less one (k): the bits it carries
+ * (7k + 6, shifted: at most 29) and their mask. */
+static const struct etm3_short_len short_by_len[3] = {
+#define SHORT_LEN(s)                                                           \
+	{ { 6 + (s), 13 + (s), 20 + (s), 27 + (s) },                         \
+	  { (1u << (6 + (s))) - 1, (1u << (13 + (s))) - 1,                   \
+	    (1u << (20 + (s))) - 1, (1u << (27 + (s))) - 1 } }
+	SHORT_LEN(0), SHORT_LEN(1), SHORT_LEN(2)
+#undef SHORT_LEN
+};
+
+/* The members of a short branch's record (decode_branch_short()) that the
+ * decoder's state gives: its instruction set (as parse_branch_field() makes
+ * it of the reference's), NS, AltISA, Hyp, and partial (no I-sync yet; a
+ * short branch carries at most 29 address bits); the others 0. Called
+ * wherever that state changes. */
+static void set_short_branch(struct etm3_pkt_decoder *dec)
+{
+	struct etm3_branch *t = &dec->short_br;
+	uint8_t isa = dec->isa == etmkit_isa_thumbee ? etmkit_isa_thumb : dec->isa;
+
+	memset(t, 0, sizeof(*t));
+	dec->short_ends = dec->info.alt_branch ? 0 : 0x80808080u;
+	dec->short_shift = (uint8_t)isa_shift(isa);
+	dec->short_by_len = &short_by_len[dec->short_shift];
+	/* AltISA turns Thumb into ThumbEE from ETMv3.3 (Q Table 7.20). */
+	if (isa == etmkit_isa_thumb && dec->altisa && dec->info.minor >= 3)
+		isa = etmkit_isa_thumbee;
+	t->isa = isa;
+	t->ns = dec->ns;
+	t->altisa = dec->altisa;
+	t->hyp = dec->hyp;
+	t->partial = !dec->isync_seen;
+}
+
 static void commit_branch(struct etm3_pkt_decoder *dec,
 			  const struct etm3_branch *br)
 {
@@ -309,6 +345,7 @@ static void commit_branch(struct etm3_pkt_decoder *dec,
 		dec->altisa = br->altisa;
 		dec->hyp = br->hyp;
 	}
+	set_short_branch(dec);
 }
 
 static struct branch_ref current_ref(const struct etm3_pkt_decoder *dec)
@@ -343,8 +380,9 @@ static uint8_t isync_isa(unsigned j, unsigned t, unsigned alt)
 	return alt ? etmkit_isa_reserved : etmkit_isa_arm;
 }
 
-static int parse_isync(struct etm3_pkt_decoder *dec, const uint8_t *p,
-		       size_t avail, struct etm3_packet *pkt)
+static inline __attribute__((always_inline)) int
+parse_isync(struct etm3_pkt_decoder *dec, const uint8_t *p, size_t avail,
+	    struct etm3_packet *pkt)
 {
 	struct etm3_isync *is = &pkt->u.isync;
 	unsigned i = 1, cidb = dec->info.context_id_bytes;
@@ -412,6 +450,7 @@ commit:
 		if (is->lsip)
 			commit_branch(dec, &is->lsip_next);
 	}
+	set_short_branch(dec);
 	/* Pending out-of-order data is lost across an overflow (Q 7.4.3). */
 	if (is->reason == etm3_reason_overflow)
 		memset(dec->ooo, 0, sizeof(dec->ooo));
@@ -636,8 +675,9 @@ static void match_ooo_data(struct etm3_pkt_decoder *dec,
 
 /* The payload parser of @type: a direct switch the compiler can inline.
  * Packets without payload are one byte. */
-static int parse_payload(unsigned type, struct etm3_pkt_decoder *dec,
-			 const uint8_t *p, size_t avail, struct etm3_packet *pkt)
+static inline __attribute__((always_inline)) int
+parse_payload(unsigned type, struct etm3_pkt_decoder *dec, const uint8_t *p,
+	      size_t avail, struct etm3_packet *pkt)
 {
 	switch (type) {
 	case etm3_pkt_branch_address: return parse_branch(dec, p, avail, pkt);
@@ -714,14 +754,74 @@ int etm3_decode_one(struct etm3_pkt_decoder *dec, const uint8_t *p,
 	return decode_typed(dec, p, avail, pkt, dec->hdr[p[0]]);
 }
 
+/* A branch address packet of the commonest form, the original encoding's
+ * 1-4 address bytes (Q 7.3.5): no 5th byte, so the instruction set stays
+ * and no exception information follows. What parse_branch() and
+ * decode_typed() make of it, from the first four bytes read as one word
+ * and the record's state-given members kept ready (dec->short_br).
+ * Returns the length, or 0 if the packet is not of that form, or if fewer
+ * than four bytes are left: the general parser takes it. */
+static inline __attribute__((always_inline)) int
+decode_branch_short(struct etm3_pkt_decoder *dec, const uint8_t *p,
+		    size_t avail, struct etm3_packet *pkt)
+{
+	struct etm3_branch *br = &pkt->u.branch;
+	uint32_t w, stop, v, mask;
+	unsigned k;
+
+	if (avail < 4)
+		return 0;
+	w = le32(p);
+	/* The bytes that end the address; none (as if a 5th byte followed)
+	 * in the alternative encoding, where short_ends is 0. */
+	stop = ~w & dec->short_ends;
+	if (!stop)
+		return 0;
+	k = (unsigned)__builtin_ctz(stop) / 8; /* address bytes - 1 */
+	/* Byte 0 carries 6 bits, bytes 1-3 seven each; those of the bytes
+	 * after the packet are masked off below. */
+	v = ((w >> 1) & 0x3fu) | ((w >> 2) & (0x7fu << 6)) |
+	    ((w >> 3) & (0x7fu << 13)) | ((w >> 4) & (0x7fu << 20));
+	mask = dec->short_by_len->mask[k];
+	*br = dec->short_br;
+	br->addr = (dec->addr & ~mask) | ((v << dec->short_shift) & mask);
+	br->addr_bits = dec->short_by_len->bits[k];
+	br->addr_bytes = (uint8_t)(k + 1);
+	dec->addr = br->addr;
+	dec->isa = br->isa;
+	pkt->type = etm3_pkt_branch_address;
+	pkt->size = (uint8_t)(k + 1);
+	pkt->error = 0;
+	pkt->length = k + 1;
+	pkt->why = NULL;
+	/* Bytes past size are never read as packet bytes. */
+	memcpy(pkt->raw, p, 4);
+	return (int)k + 1;
+}
+
 /* etm3_decode_one() of a branch address packet (dec->hdr[p[0]] is
  * etm3_pkt_branch_address), the commonest after P-headers: its own copy,
- * the parser inline. */
+ * the short form first, the parser inline. */
 static inline __attribute__((always_inline)) int
 decode_branch(struct etm3_pkt_decoder *dec, const uint8_t *p, size_t avail,
 	      struct etm3_packet *pkt)
 {
-	return decode_typed(dec, p, avail, pkt, etm3_pkt_branch_address);
+	int len = decode_branch_short(dec, p, avail, pkt);
+
+	return len ? len :
+		decode_typed(dec, p, avail, pkt, etm3_pkt_branch_address);
+}
+
+/* etm3_decode_one() of an I-sync (with cycle count: @type), the commonest
+ * packet after P-headers and branch addresses in cycle-accurate trace: a
+ * copy of its own, the parser inline. */
+static inline __attribute__((always_inline)) int
+decode_isync(struct etm3_pkt_decoder *dec, const uint8_t *p, size_t avail,
+	     struct etm3_packet *pkt, unsigned type)
+{
+	return type == etm3_pkt_i_sync_cycle ?
+		decode_typed(dec, p, avail, pkt, etm3_pkt_i_sync_cycle) :
+		decode_typed(dec, p, avail, pkt, etm3_pkt_i_sync);
 }
 
 /* A rejected packet of -@len bytes at p: the search for A-sync restarts at
@@ -759,6 +859,7 @@ void etm3_reset_state(struct etm3_pkt_decoder *dec)
 	memset(dec->ooo, 0, sizeof(dec->ooo));
 	dec->prev_type = etm3_pkt_unsynced;
 	dec->prev_end = ~0ull;
+	set_short_branch(dec);
 }
 
 void etm3_after_packet(struct etm3_pkt_decoder *dec, struct etm3_packet *pkt,
@@ -778,36 +879,55 @@ void etm3_after_packet(struct etm3_pkt_decoder *dec, struct etm3_packet *pkt,
 	dec->prev_type = pkt->type;
 }
 
+/* The decoder's part of the vector rule of p_header_run_end(), loaded
+ * once per etm3_next_synced() call: in locals, the stores into records
+ * cannot force it to be reloaded. */
+struct ph_scan {
+#if defined(__SSE2__)
+	__m128i excl;   /* simd_excl16 */
+	__m128i last2;  /* simd_last2_16 */
+#endif
+	int simd;       /* simd_ok */
+};
+
+static inline void ph_scan_init(const struct etm3_pkt_decoder *dec,
+				struct ph_scan *s)
+{
+#if defined(__SSE2__)
+	s->excl = _mm_loadu_si128((const __m128i *)(const void *)dec->simd_excl16);
+	s->last2 = _mm_loadu_si128((const __m128i *)(const void *)dec->simd_last2_16);
+#endif
+	s->simd = dec->simd_ok;
+}
+
 /* The end of the run of valid P-headers starting at buf[pos].
  *
  * With SSE2, 16 bytes at a time: a byte is a P-header if it is
  *   b1xxxxx00 (formats 1 and 3; format 1 only without cycle accuracy),
- *             except 0x80 where that is reserved (Q Table 7.3),
- *   b1000xx10 (format 2), or
- *   b10010x10 (format 4, cycle-accurate ETMv3.3 and later).
+ *             except 0x80 where that is reserved (Q Table 7.3), or
+ *   b1xxxxx10 up to 0x96 where format 4 exists (b10010x10, cycle-accurate
+ *             ETMv3.3 and later), else up to 0x8e: formats 2 (b1000xx10)
+ *             and 4.
  * etm3_build_tables() checks this rule against the table for all 256
  * bytes and leaves simd_ok clear if they ever differ. */
-static size_t p_header_run_end(const struct etm3_pkt_decoder *dec,
-			       const uint8_t *buf, size_t pos, size_t n)
+static inline __attribute__((always_inline)) size_t
+p_header_run_end(const struct ph_scan *s, const struct etm3_ph_tmpl *ph,
+		 const uint8_t *buf, size_t pos, size_t n)
 {
-	const struct etm3_ph_tmpl *ph = dec->ph;
 #if defined(__SSE2__)
-	if (dec->simd_ok) {
-		const __m128i m13 = _mm_set1_epi8((char)0x83);
+	if (s->simd) {
+		const __m128i m = _mm_set1_epi8((char)0x83);
 		const __m128i v13 = _mm_set1_epi8((char)0x80);
-		const __m128i excl = _mm_loadu_si128((const __m128i *)(const void *)dec->simd_excl16);
-		const __m128i m2 = _mm_set1_epi8((char)0xf3);
-		const __m128i v2 = _mm_set1_epi8((char)0x82);
-		const __m128i m4 = _mm_set1_epi8((char)0xfb);
-		const __m128i v4 = _mm_loadu_si128((const __m128i *)(const void *)dec->simd_fmt4_16);
+		const __m128i v24 = _mm_set1_epi8((char)0x82);
 
 		while (n - pos >= 16) {
 			__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(buf + pos));
-			__m128i f13 = _mm_andnot_si128(_mm_cmpeq_epi8(v, excl),
-				_mm_cmpeq_epi8(_mm_and_si128(v, m13), v13));
-			__m128i f2 = _mm_cmpeq_epi8(_mm_and_si128(v, m2), v2);
-			__m128i f4 = _mm_cmpeq_epi8(_mm_and_si128(v, m4), v4);
-			__m128i ok = _mm_or_si128(f13, _mm_or_si128(f2, f4));
+			__m128i t = _mm_and_si128(v, m);
+			__m128i f13 = _mm_andnot_si128(_mm_cmpeq_epi8(v, s->excl),
+						       _mm_cmpeq_epi8(t, v13));
+			__m128i f24 = _mm_and_si128(_mm_cmpeq_epi8(t, v24),
+				_mm_cmpeq_epi8(_mm_min_epu8(v, s->last2), v));
+			__m128i ok = _mm_or_si128(f13, f24);
 			unsigned bad = ~(unsigned)_mm_movemask_epi8(ok) & 0xffffu;
 
 			if (bad)
@@ -815,6 +935,8 @@ static size_t p_header_run_end(const struct etm3_pkt_decoder *dec,
 			pos += 16;
 		}
 	}
+#else
+	(void)s;
 #endif
 	while (pos < n && ph[buf[pos]].type == etm3_pkt_p_header)
 		pos++;
@@ -842,20 +964,106 @@ const struct etm3_atoms *etm3_pkt_atom_table(const struct etm3_pkt_decoder *dec)
 	return dec ? dec->atoms : NULL;
 }
 
+/* Input offset of byte @pos: offs[pos] if @offs_given, else base + pos. */
+static inline __attribute__((always_inline)) uint64_t
+input_off(const uint64_t *offs, uint64_t base, size_t pos, const int offs_given)
+{
+	return offs_given ? offs[pos] : base + pos;
+}
+
 /* One record for the P-headers buf[pos..end): a run (ETM3_CFG_P_HEADER_RUNS)
  * pointing into the input. */
-static void make_run(const struct etm3_pkt_decoder *dec, size_t pos, size_t end,
-		     struct etm3_packet *pkt)
+static inline __attribute__((always_inline)) void
+make_run(const uint8_t *buf, const uint64_t *offs, uint64_t base, size_t pos,
+	 size_t end, struct etm3_packet *pkt, const int offs_given)
 {
-	pkt->offset = off_at(dec, pos);
+	pkt->offset = input_off(offs, base, pos, offs_given);
 	pkt->type = etm3_pkt_p_header_run;
 	pkt->size = 1;
 	pkt->error = 0;
 	pkt->length = (uint32_t)(end - pos);
-	pkt->raw[0] = dec->in.buf[pos];
-	pkt->u.run.headers = dec->in.buf + pos;
-	pkt->u.run.offsets = dec->in.offs ? dec->in.offs + pos : NULL;
+	pkt->raw[0] = buf[pos];
+	pkt->u.run.headers = buf + pos;
+	pkt->u.run.offsets = offs_given ? offs + pos : NULL;
 	pkt->u.run.count = (uint32_t)(end - pos);
+}
+
+/* etm3_next_synced() for one kind of call, inlined with constant flags:
+ * P-headers as runs (@runs) or one record each; the input's offsets given
+ * (@offs_given) or base + index. What the loop reads of the input and the
+ * vector rule stays in locals; the tables are read through dec. */
+static inline __attribute__((always_inline)) size_t
+next_synced_loop(struct etm3_pkt_decoder *dec, struct etm3_packet *pkts,
+		 size_t out, size_t max, const int runs, const int offs_given)
+{
+	const uint8_t *const buf = dec->in.buf;
+	const uint64_t *const offs = offs_given ? dec->in.offs : NULL;
+	const uint64_t base = offs_given ? 0 : dec->in.base;
+	const size_t n = dec->in.n;
+	size_t pos = dec->in.pos;
+	struct etm3_packet *pkt = pkts + out, *const pend = pkts + max;
+	struct ph_scan scan;
+
+	ph_scan_init(dec, &scan);
+	while (pkt < pend && pos < n) {
+		uint8_t b = buf[pos];
+		unsigned t;
+		int len;
+
+		if (dec->ph[b].type == etm3_pkt_p_header) {
+			/* Q 7.3.1; buf[pos] is one. */
+			size_t end;
+			int cut;
+
+			if (!runs) {
+				size_t room = (size_t)(pend - pkt);
+				size_t lim = n - pos < room ? n : pos + room;
+
+				end = p_header_run_end(&scan, dec->ph, buf, pos + 1, lim);
+				fill_p_headers(dec->ph, buf, pos, end, offs, base, pkt);
+				pkt += end - pos;
+				pos = end;
+				dec->prev_type = etm3_pkt_p_header;
+				continue;
+			}
+			end = p_header_run_end(&scan, dec->ph, buf, pos + 1, n);
+			/* Runs are capped so count fits 32 bits. */
+			cut = end - pos > UINT32_MAX;
+			if (cut)
+				end = pos + UINT32_MAX;
+			make_run(buf, offs, base, pos, end, pkt, offs_given);
+			pkt++;
+			pos = end;
+			dec->prev_type = etm3_pkt_p_header;
+			if (pkt >= pend || pos >= n)
+				break;
+			if (__builtin_expect(cut, 0))
+				continue; /* the rest of the P-headers */
+			b = buf[pos]; /* not a P-header */
+		}
+		if (b == 0x00)
+			break; /* an A-sync: next_slow() */
+		/* A packet decoded whole has its header's type (hdr[]). */
+		t = dec->hdr[b];
+		if (t == etm3_pkt_branch_address)
+			len = decode_branch(dec, buf + pos, n - pos, pkt);
+		else if (t == etm3_pkt_i_sync_cycle || t == etm3_pkt_i_sync)
+			len = decode_isync(dec, buf + pos, n - pos, pkt, t);
+		else
+			len = etm3_decode_one(dec, buf + pos, n - pos, pkt);
+		if (len <= 0)
+			break; /* cut or rejected: next_slow() decodes it again */
+		pkt->offset = input_off(offs, base, pos, offs_given);
+		if (t == etm3_pkt_ooo_placeholder || t == etm3_pkt_ooo_data)
+			etm3_after_packet(dec, pkt, stream_at(dec, pos),
+					  stream_at(dec, pos + (size_t)len));
+		else
+			dec->prev_type = (uint8_t)t;
+		pos += (size_t)len;
+		pkt++;
+	}
+	dec->in.pos = pos;
+	return (size_t)(pkt - pkts);
 }
 
 /* The synced path: P-headers and whole packets, as long as they come.
@@ -865,51 +1073,11 @@ static void make_run(const struct etm3_pkt_decoder *dec, size_t pos, size_t end,
 size_t etm3_next_synced(struct etm3_pkt_decoder *dec,
 			  struct etm3_packet *pkts, size_t out, size_t max)
 {
-	const uint8_t *buf = dec->in.buf;
-	size_t pos = dec->in.pos, n = dec->in.n;
-	int runs = !!(dec->cfg.flags & ETM3_CFG_P_HEADER_RUNS);
+	int given = dec->in.offs != NULL;
 
-	while (out < max && pos < n) {
-		uint8_t b = buf[pos];
-		struct etm3_packet *pkt = &pkts[out];
-		int len;
-
-		if (dec->ph[b].type == etm3_pkt_p_header) {
-			/* Q 7.3.1. Runs are capped so count fits 32 bits. */
-			size_t room = runs ? UINT32_MAX : max - out;
-			size_t lim = n - pos < room ? n : pos + room;
-			size_t end = p_header_run_end(dec, buf, pos, lim);
-
-			if (runs) {
-				make_run(dec, pos, end, pkt);
-				out++;
-			} else {
-				fill_p_headers(dec->ph, buf, pos, end, dec->in.offs,
-					       dec->in.base, pkt);
-				out += end - pos;
-			}
-			pos = end;
-			dec->prev_type = etm3_pkt_p_header;
-			continue;
-		}
-		if (b == 0x00)
-			break; /* an A-sync: next_slow() */
-		len = dec->hdr[b] == etm3_pkt_branch_address ?
-			decode_branch(dec, buf + pos, n - pos, pkt) :
-			etm3_decode_one(dec, buf + pos, n - pos, pkt);
-		if (len <= 0)
-			break; /* cut or rejected: next_slow() decodes it again */
-		pkt->offset = off_at(dec, pos);
-		if (pkt->type == etm3_pkt_ooo_placeholder ||
-		    pkt->type == etm3_pkt_ooo_data)
-			etm3_after_packet(dec, pkt, stream_at(dec, pos),
-				     stream_at(dec, pos + (size_t)len));
-		else
-			dec->prev_type = pkt->type;
-		pos += (size_t)len;
-		out++;
-	}
-	dec->in.pos = pos;
-	return out;
+	if (dec->cfg.flags & ETM3_CFG_P_HEADER_RUNS)
+		return given ? next_synced_loop(dec, pkts, out, max, 1, 1) :
+			       next_synced_loop(dec, pkts, out, max, 1, 0);
+	return given ? next_synced_loop(dec, pkts, out, max, 0, 1) :
+		       next_synced_loop(dec, pkts, out, max, 0, 0);
 }
-
