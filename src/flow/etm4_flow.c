@@ -160,7 +160,11 @@ void etm4_flow_reset(struct etm4_flow_decoder *d)
 	d->out = d->out_own;
 	d->ntally = 0;
 	d->last_closed = 0;
-	memset(d->tallies, 0, sizeof(d->tallies));
+	/* Written only when ranges are counted (tally_run(), trace_run()):
+	 * otherwise as allocated still, and 14 KiB not cleared again for
+	 * every piece of the parallel decode. */
+	if (d->tally)
+		memset(d->tallies, 0, sizeof(d->tallies));
 	memset(&d->tr, 0, sizeof(d->tr));
 	reset_trace_state(d);
 	/* The context outlives a Trace Info (a Context packet without a
@@ -319,10 +323,20 @@ etm4_trace_insert(struct etm4_flow_decoder *d, uint64_t target)
 
 /* ---- Driving ------------------------------------------------------------ */
 
+/* Where the one pass may take over after the next record (etm4_fused():
+ * ranges not counted, MAXSPEC 0), one record: a batch would be the
+ * packet decoder's own loop's, run records of up to ETM4_RUN_ADDRS
+ * addresses each, walked the slower way as far as F4_BATCH records reach
+ * (juno_r1_1: up to 30 KB after the Trace Info that syncs, or after a
+ * feed that ended inside a packet; the parallel decode starts at a Trace
+ * Info and feeds each piece in five parts, par_piece.c). */
 static int refill(struct etm4_flow_decoder *d)
 {
+	size_t max = d->ranges && !d->tally && !d->info.maxspec ? 1 :
+								  F4_BATCH;
+
 	return flow_drive_refilled(&d->drv,
-				   etm4_pkt_next(d->pkt, d->batch, F4_BATCH));
+				   etm4_pkt_next(d->pkt, d->batch, max));
 }
 
 /* End of the trace: what precedes the first uncommitted P0 element and is
