@@ -894,13 +894,12 @@ rng_ind_go(struct etm3_flow_decoder *d, const struct etm3_packet *p,
 
 	if (e != e0)
 		rng_last(d, e);
+	/* branch_go_only()'s move (its tests were rng_ind_next()'s), then
+	 * ind_hit()'s: the guess taken, its block in rng_run()'s locals
+	 * (RNG_SAVE makes it d->blk). */
 	release(d);
-	d->addr = br->addr;
-	d->isa = br->isa;
-	d->link_from = NULL;
+	go_to(d, br->addr, br->isa);
 	d->ind_from = NULL;
-	d->waiting = 0;
-	d->lost_reported = 0;
 	d->stats.packets += p->u.run.count - d->run_h + 1;
 	d->drv.ibatch += 2;
 	d->run_h = 0;
