@@ -128,6 +128,7 @@ int etm4_flow_alloc(struct etm4_flow_decoder **out,
 	d->ranges = !!(flags & ETM4_FLOW_RANGES);
 	d->tally = !!(flags & (ETM4_FLOW_TALLY | ETM4_FLOW_TRACES));
 	d->traces = !!(flags & ETM4_FLOW_TRACES);
+	d->fused = d->ranges && !d->tally && !d->info.maxspec;
 	if (cfg->size >= offsetof(struct etm4_flow_config, image_ctx) +
 				 sizeof(cfg->image_ctx)) {
 		d->image_for_context = cfg->image_for_context;
@@ -323,8 +324,8 @@ etm4_trace_insert(struct etm4_flow_decoder *d, uint64_t target)
 
 /* ---- Driving ------------------------------------------------------------ */
 
-/* Where the one pass may take over after the next record (etm4_fused():
- * ranges not counted, MAXSPEC 0), one record: a batch would be the
+/* Where the one pass may take over after the next record (d->fused),
+ * one record: a batch would be the
  * packet decoder's own loop's, run records of up to ETM4_RUN_ADDRS
  * addresses each, walked the slower way as far as F4_BATCH records reach
  * (juno_r1_1: up to 30 KB after the Trace Info that syncs, or after a
@@ -332,11 +333,9 @@ etm4_trace_insert(struct etm4_flow_decoder *d, uint64_t target)
  * Info and feeds each piece in five parts, par_piece.c). */
 static int refill(struct etm4_flow_decoder *d)
 {
-	size_t max = d->ranges && !d->tally && !d->info.maxspec ? 1 :
-								  F4_BATCH;
-
 	return flow_drive_refilled(&d->drv,
-				   etm4_pkt_next(d->pkt, d->batch, max));
+				   etm4_pkt_next(d->pkt, d->batch,
+						 d->fused ? 1 : F4_BATCH));
 }
 
 /* End of the trace: what precedes the first uncommitted P0 element and is
@@ -372,8 +371,8 @@ static void decode(struct etm4_flow_decoder *d)
 		reset_trace_state(d);
 	}
 	for (;;) {
-		if (d->drv.ibatch >= d->drv.nbatch && d->ranges &&
-		    !d->tally && !d->drv.stopped) {
+		if (d->drv.ibatch >= d->drv.nbatch && d->fused &&
+		    !d->drv.stopped) {
 			/* The one pass: atoms and target addresses read from
 			 * the packet decoder's input, the other packets'
 			 * records up to the next of those. */

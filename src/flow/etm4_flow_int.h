@@ -131,6 +131,10 @@ struct etm4_flow_decoder {
 	uint8_t ranges;           /* ETM4_FLOW_RANGES */
 	uint8_t tally;            /* ETM4_FLOW_TALLY or ETM4_FLOW_TRACES */
 	uint8_t traces;           /* ETM4_FLOW_TRACES */
+	uint8_t fused;            /* the one pass may take over (etm4_fused()):
+				     ranges, not counted, MAXSPEC 0 (digest
+				     7.2: every P0 element committed as it
+				     comes) */
 	struct f4_trace tr;
 
 	struct etm4_packet batch[F4_BATCH];

@@ -829,9 +829,10 @@ static inline int last_not_open(const struct etm4_flow_decoder *d)
 	       d->out[d->n - 1].flags != ETMKIT_INSN_EXEC;
 }
 
-/* ETM4_FLOW_RANGES, not counted (issue 18's one pass): where the packet
- * decoder's batch is used up, in run_direct()'s state (every P0 element
- * committed as it comes, nothing pending, the walk queue empty), or with
+/* With d->fused (ranges, not counted, MAXSPEC 0: issue 18's one pass):
+ * where the packet decoder's batch is used up, in run_direct()'s state
+ * (every P0 element committed as it comes, nothing pending, the walk
+ * queue empty), or with
  * an address pending that the next packet gives (run_packet()), the atom
  * and target address packets of the packet decoder's input are read here
  * as run_direct() reads those of a run record, without the record:
@@ -851,8 +852,7 @@ int etm4_fused(struct etm4_flow_decoder *d, int *took)
 	size_t h;
 
 	*took = 0;
-	if (d->dt || !d->synced || d->info.maxspec || d->depth ||
-	    !etm4_pkt_view(d->pkt, &v))
+	if (d->dt || !d->synced || d->depth || !etm4_pkt_view(d->pkt, &v))
 		return 1;
 	closed = last_not_open(d);
 	h = v.pos;
