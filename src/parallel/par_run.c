@@ -108,20 +108,29 @@ static int decode_unlocked(struct run *u, size_t k,
 	return rc;
 }
 
+/* With u->mu held: return piece object @r (NULL: not made yet) to the
+ * free ones. */
+static void give_back(struct run *u, struct etmkit_par_piece *r)
+{
+	u->free_r[u->nfree++] = r;
+}
+
 /* Decode piece @k into @r, unlocked; then, locked, put it in its slot. */
 static void decode_one(struct run *u, size_t k, struct etmkit_par_piece *r,
 		       const struct par_pause *pause)
 {
 	int rc = decode_unlocked(u, k, &r, pause);
 
-	if (!r) {
-		fail(u, rc);
-		return;
-	}
 	if (u->state[k] == ST_STOLEN) {
 		/* The calling thread decoded it too, and its result is (or
-		 * was) the one joined. */
-		u->free_r[u->nfree++] = r;
+		 * was) the one joined: this one's, an error included (a
+		 * piece object it could not make: r NULL, back in the pool
+		 * to be made later), is dropped. */
+		give_back(u, r);
+		return;
+	}
+	if (!r) {
+		fail(u, rc);
 		return;
 	}
 	fail(u, rc);
@@ -159,12 +168,6 @@ static void *worker(void *arg)
 	}
 	pthread_mutex_unlock(&u->mu);
 	return NULL;
-}
-
-/* With u->mu held: return piece object @r to the free ones. */
-static void give_back(struct run *u, struct etmkit_par_piece *r)
-{
-	u->free_r[u->nfree++] = r;
 }
 
 /* With u->mu held (dropped while joining): join the pieces that are
