@@ -9,15 +9,19 @@
 
 #include "parallel/par_internal.h"
 
-/* The checkpoints after the cut that begins piece @k (k >= 1): 64, 256,
- * 1024 and 4096 bytes after it, but not past the next cut. */
+/* Checkpoint @j's distance after a cut: 64, 256, 1024, 4096 bytes. */
+#define PAR_CHECK_AT(j) ((size_t)64 << (2 * (j)))
+
+/* The checkpoints after the cut that begins piece @k (k >= 1):
+ * PAR_CHECK_AT(0..PAR_CHECKS - 1) bytes after it, but not past the next
+ * cut. */
 static size_t checks_of(const struct etmkit_par *p, size_t k,
 			size_t at[PAR_CHECKS])
 {
 	size_t n = 0;
 
 	for (unsigned j = 0; j < PAR_CHECKS; j++) {
-		size_t c = p->cut[k] + ((size_t)64 << (2 * j));
+		size_t c = p->cut[k] + PAR_CHECK_AT(j);
 
 		if (c > p->cut[k + 1])
 			c = p->cut[k + 1];
@@ -74,9 +78,9 @@ static int queue_here(struct etmkit_par_piece *r)
 }
 
 /* Where a piece's elements are reserved (reserve()): at its last start
- * checkpoint (4 KiB past its cut, or its end), or as far into the first
- * piece, which has none. */
-#define PAR_RESERVE_AT 4096
+ * checkpoint (or its end), or as far into the first piece, which has
+ * none. */
+#define PAR_RESERVE_AT PAR_CHECK_AT(PAR_CHECKS - 1)
 
 /* With the decode of piece @k at r->pos, a few KiB past its cut: room for
  * as many elements as the piece's bytes hold at the density decoded so
@@ -171,10 +175,11 @@ int par_run_piece(const struct etmkit_par *p, struct etmkit_par_piece *r,
 				return rc;
 			r->nstart++;
 		}
-		/* The first piece, which has none, stops there too. */
+		/* The first piece, which has none, stops there too (the
+		 * others are there already: advance() does nothing). */
 		stop = p->cut[k] + PAR_RESERVE_AT;
-		rc = nc ? 0 : advance(p, r, stop < p->cut[k + 1] ? stop :
-						 p->cut[k + 1], pause);
+		rc = advance(p, r, stop < p->cut[k + 1] ? stop : p->cut[k + 1],
+			     pause);
 		if (!rc)
 			rc = reserve(p, r, k);
 		if (rc)
