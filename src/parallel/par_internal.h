@@ -146,7 +146,6 @@ int par_plan(struct etmkit_par **p, const struct etmkit_par_config *cfg,
 /* par_cuts.c: the sync points to cut at, about every @piece bytes. */
 int par_find_cuts(struct etmkit_par *p);
 
-
 /* What a piece's decode calls between the decoder's batches of elements
  * (the runner's calling thread joins there, par_run.c): nonzero stops
  * the decode, which returns it. */

@@ -534,8 +534,8 @@ static void test_pause(void **state)
 
 		assert_int_equal(etmkit_par_decode(p, k, a), 0);
 		assert_int_equal(par_decode(p, k, b, &pause), 0);
-		/* More than two batches' room of elements in the piece. */
-		/* Two batches or more in each piece. */
+		/* More than a batch's room of elements in the piece, and so
+		 * two batches or more. */
 		assert_true(a->n > a->proto->queue_room());
 		assert_true(pc.calls - before >= 2);
 		assert_int_equal(a->n, b->n);
@@ -590,7 +590,9 @@ static void test_run_errors(void **state)
 	c = cfg_of(&s, 0);
 	c.piece_bytes = 1;
 	c3 = *c.etm3;
-	c3.etm.etmidr = 0x410CF150; /* major field 1: not ETMv3 */
+	/* ETMIDR[11:8] holds the major version less one: 1 is ETMv2, not
+	 * ETMv3 (spec etmv3.md, the ETMIDR table). */
+	c3.etm.etmidr = 0x410CF150;
 	c.etm3 = &c3;
 	assert_int_equal(etmkit_par_alloc(&p, &c, s.bytes, s.n, NULL, 0),
 			 -etmkit_err_bad_config);
