@@ -56,6 +56,7 @@ struct par_proto {
 	int (*feed)(void *dec, const uint8_t *buf, size_t n,
 		    const uint64_t *offsets, uint64_t base);
 	int (*finish)(void *dec);
+	int (*gap)(void *dec);
 	void (*reset)(void *dec);
 	int (*batch)(void *dec, const struct etmkit_elem **elems);
 	/* The decoder's output queue from now on: queue_room() elements at
@@ -127,6 +128,12 @@ struct etmkit_par {
 	size_t n;
 	size_t *cut;             /* cut[0] = 0 < cut[1] < ... ; cut[ncut] = n */
 	size_t ncut;             /* pieces */
+	/* A chunk of par_source.c: the last piece is fed to the end and
+	 * drained, not finished (what the serial decoder delivers when fed
+	 * no further yet), and the first piece's statistics begin at
+	 * first_stats (its decoder ran on from the chunk before). */
+	int open_end;
+	uint64_t first_stats[PAR_NSTATS];
 	/* The join. */
 	size_t next;             /* the next piece to join */
 	struct etmkit_par_piece *held; /* the piece before it */
@@ -181,11 +188,73 @@ struct par_run_hook {
 	void *ctx;
 };
 
+/* par_run.c: one run of the runner, as etmkit_par_run() but on a plan
+ * made by the caller (@p, not freed), and, for a chunk of par_source.c,
+ * with piece objects carried from run to run. */
+struct par_run_args {
+	struct etmkit_par *p;
+	unsigned jobs;                 /* 0: 2 */
+	size_t window;                 /* 0: 2 * jobs */
+	etmkit_par_sink_fn sink;
+	void *ctx;
+	const struct par_run_hook *hook; /* or NULL */
+	/* Piece 0 is decoded by @carry's decoder on from where it stands
+	 * (its pos set to 0), not a fresh one; NULL: fresh. */
+	struct etmkit_par_piece *carry;
+	/* With @keep: objects made before (up to jobs + window of them,
+	 * @carry not among them) to use first; on a return of 0, every
+	 * object of the run but the one the join kept at the end is back
+	 * in pool[0 .. *npool - 1], and that one in *@last. Without: all
+	 * are freed. On an error all are freed (@carry too) and *npool is
+	 * 0. */
+	int keep;
+	struct etmkit_par_piece **pool; /* jobs + window entries */
+	size_t *npool;
+	struct etmkit_par_piece **last;
+};
+int par_run_plan(const struct par_run_args *a);
+
 /* par_run.c: etmkit_par_run() with @hook (or NULL). */
 int par_run_hooked(const struct etmkit_par_config *cfg, const uint8_t *buf,
 		   size_t n, const uint64_t *offsets, uint64_t base,
 		   etmkit_par_sink_fn sink, void *ctx,
 		   struct etmkit_par_stats *stats,
 		   const struct par_run_hook *hook);
+
+/* par_piece.c: par_source.c's commands on a piece object's decoder
+ * between chunks: its elements (r->el[0 .. r->n - 1]) are then what the
+ * decoder delivers after the command (gap, finish: the flow decoders'
+ * etmX_flow_gap() and _finish(); reset delivers nothing and drops what
+ * the decoder held back, as etmX_flow_reset()). */
+enum par_cmd { par_cmd_gap = 1, par_cmd_finish, par_cmd_reset };
+int par_piece_command(struct etmkit_par_piece *r, enum par_cmd cmd);
+
+/* par_source.c: one source's bytes as they come, decoded in parallel in
+ * chunks, delivering exactly what one flow decoder fed the same bytes
+ * and commands would, in the same order (include/etmkit/parallel.h's
+ * join, chunk by chunk: each chunk's first piece decoded on from the
+ * decoder the join kept at the end of the chunk before). Bytes are
+ * gathered into a chunk buffer of @chunk_bytes (0: PAR_SOURCE_CHUNK),
+ * and with their offsets once a feed has them (9 bytes a byte then); a
+ * chunk is decoded when the buffer is full and at each command. Memory:
+ * the buffer and the runner's (parallel.h: etmkit_par_run()), whatever
+ * the trace length. Every function returns 0 or the first error (a
+ * decode's, the sink's), which every later call returns too. The sink
+ * is called on the calling thread. */
+#define PAR_SOURCE_CHUNK ((size_t)8 << 20)
+struct par_source;
+int par_source_alloc(struct par_source **s,
+		     const struct etmkit_par_config *cfg, size_t chunk_bytes,
+		     etmkit_par_sink_fn sink, void *ctx);
+void par_source_free(struct par_source *s);
+int par_source_feed(struct par_source *s, const uint8_t *buf, size_t n,
+		    const uint64_t *offsets, uint64_t base);
+/* Decode what was fed: the sink then has what the serial decoder
+ * delivers once fed all of it. */
+int par_source_flush(struct par_source *s);
+/* par_source_flush(), then @cmd on the decoder and its elements. */
+int par_source_command(struct par_source *s, enum par_cmd cmd);
+/* The statistics so far (blocks and cache_flushes not kept). */
+const struct etmkit_par_stats *par_source_stats(const struct par_source *s);
 
 #endif

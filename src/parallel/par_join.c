@@ -253,7 +253,7 @@ int etmkit_par_join(struct etmkit_par *p, struct etmkit_par_piece *r,
 		p->held = r;
 		r->held = 1;
 		p->held_from = 0;
-		memset(p->held_stats, 0, sizeof(p->held_stats));
+		memcpy(p->held_stats, p->first_stats, sizeof(p->held_stats));
 		return 0;
 	}
 	prev = p->held;

@@ -189,11 +189,13 @@ int par_run_piece(const struct etmkit_par *p, struct etmkit_par_piece *r,
 	if (rc)
 		return rc;
 	if (k + 1 == p->ncut) {
-		rc = r->proto->finish(r->dec);
-		if (!rc)
-			rc = drain(r, NULL);
-		if (rc)
-			return rc;
+		if (!p->open_end) {
+			rc = r->proto->finish(r->dec);
+			if (!rc)
+				rc = drain(r, NULL);
+			if (rc)
+				return rc;
+		}
 		r->proto->stats(r->dec, r->final_stats);
 	} else {
 		/* The first end checkpoint only: the join records the others
@@ -211,4 +213,27 @@ int par_run_piece(const struct etmkit_par *p, struct etmkit_par_piece *r,
 	}
 	r->decoded = 1;
 	return 0;
+}
+
+int par_piece_command(struct etmkit_par_piece *r, enum par_cmd cmd)
+{
+	int rc;
+
+	/* What the decoder holds back moves to the front (queue_at()). */
+	r->n = 0;
+	rc = queue_here(r);
+	if (rc)
+		return rc;
+	switch (cmd) {
+	case par_cmd_gap:
+		rc = r->proto->gap(r->dec);
+		break;
+	case par_cmd_finish:
+		rc = r->proto->finish(r->dec);
+		break;
+	case par_cmd_reset:
+		r->proto->reset(r->dec);
+		return 0;
+	}
+	return rc ? rc : drain(r, NULL);
 }

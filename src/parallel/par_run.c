@@ -64,6 +64,9 @@ struct run {
 	etmkit_par_sink_fn sink;
 	void *ctx;
 	const struct par_run_hook *hook; /* or NULL */
+	struct etmkit_par_piece *carry;  /* decodes piece 0, or NULL */
+	int keep;                /* keep the join's last piece object */
+	struct etmkit_par_piece *kept;   /* it, when keep */
 };
 
 /* With u->mu held: a piece to decode and an object for it, if there is
@@ -194,7 +197,9 @@ static void join_ready(struct run *u)
 		u->joined = k + 1;
 		if (freed)
 			give_back(u, freed);
-		if (last)
+		if (last && u->keep)
+			u->kept = last;
+		else if (last)
 			give_back(u, last);
 		if (u->wait_work)
 			pthread_cond_broadcast(&u->work);
@@ -232,6 +237,19 @@ static int join_all(struct run *u, unsigned workers)
 	int rc;
 
 	pthread_mutex_lock(&u->mu);
+	if (u->carry) {
+		/* Piece 0 on from the chunk before (par_source.c): no worker
+		 * takes it (next_k starts at 1), none can steal it. */
+		pthread_mutex_unlock(&u->mu);
+		u->carry->pos = 0;
+		rc = par_run_piece(p, u->carry, 0, 0,
+				   workers ? &between : NULL);
+		u->carry->err = rc;
+		pthread_mutex_lock(&u->mu);
+		fail(u, rc);
+		u->state[0] = ST_DONE;
+		u->slot[0] = u->carry;
+	}
 	for (;;) {
 		struct etmkit_par_piece *r;
 		size_t k, d;
@@ -274,54 +292,80 @@ int etmkit_par_run(const struct etmkit_par_config *cfg, const uint8_t *buf,
 			      NULL);
 }
 
-int par_run_hooked(const struct etmkit_par_config *cfg, const uint8_t *buf,
-		   size_t n, const uint64_t *offsets, uint64_t base,
-		   etmkit_par_sink_fn sink, void *ctx,
-		   struct etmkit_par_stats *stats,
-		   const struct par_run_hook *hook)
+/* Free what @a gave: its first @npool pool objects and its carry. */
+static void drop_given(const struct par_run_args *a, size_t npool)
+{
+	for (size_t i = 0; i < npool; i++)
+		etmkit_par_piece_free(a->pool[i]);
+	etmkit_par_piece_free(a->carry);
+	if (a->keep) {
+		*a->npool = 0;
+		*a->last = NULL;
+	}
+}
+
+int par_run_plan(const struct par_run_args *a)
 {
 	struct run u;
 	pthread_t *th = NULL;
-	unsigned jobs, started = 0;
-	size_t nobj;
-	int rc;
+	unsigned jobs, started = 0, workers;
+	size_t nobj, npool = a->keep ? *a->npool : 0;
+	int rc = 0;
 
 	memset(&u, 0, sizeof(u));
 	atomic_init(&u.ndecoded, 0);
-	u.hook = hook;
-	u.sink = sink;
-	u.ctx = ctx;
-	/* No decoder is made here to check the flow config (as
-	 * etmkit_par_alloc() does): the first piece object made checks it,
-	 * on whichever thread, and fails the run. */
-	rc = par_plan(&u.p, cfg, buf, n, offsets, base);
-	if (rc)
-		return rc;
+	u.p = a->p;
+	u.hook = a->hook;
+	u.sink = a->sink;
+	u.ctx = a->ctx;
+	u.carry = a->carry;
+	u.keep = a->keep;
 	if (pthread_mutex_init(&u.mu, NULL) || pthread_cond_init(&u.work, NULL) ||
 	    pthread_cond_init(&u.done, NULL)) {
-		etmkit_par_free(u.p);
+		drop_given(a, npool);
 		return -etmkit_err_nomem;
 	}
-	jobs = cfg->jobs ? cfg->jobs : 2;
-	u.window = cfg->window ? cfg->window : 2 * (size_t)jobs;
+	jobs = a->jobs ? a->jobs : 2;
+	u.window = a->window ? a->window : 2 * (size_t)jobs;
 	if (u.window < jobs)
 		u.window = jobs;
 	/* The window's objects, the one the join keeps, and a spare per
 	 * worker (for a piece the calling thread decodes again while a late
-	 * worker still holds its first object): free, none made yet. */
+	 * worker still holds its first object): free, none made yet but
+	 * those of the pool, which are taken first. The carry is one more,
+	 * in use. */
 	nobj = u.window + jobs;
-	u.all = calloc(nobj, sizeof(*u.all));
-	u.free_r = calloc(nobj, sizeof(*u.free_r));
+	u.all = calloc(nobj + 1, sizeof(*u.all));
+	u.free_r = calloc(nobj + 1, sizeof(*u.free_r));
 	u.slot = calloc(u.window, sizeof(*u.slot));
 	u.state = calloc(u.p->ncut, sizeof(*u.state));
 	th = calloc(jobs, sizeof(*th));
 	if (!u.all || !u.free_r || !u.slot || !u.state || !th)
 		rc = -etmkit_err_nomem;
+	for (; npool > nobj; npool--) /* not from a run with these jobs */
+		etmkit_par_piece_free(a->pool[npool - 1]);
 	u.nfree = nobj;
+	for (size_t i = 0; i < npool; i++) {
+		if (u.free_r)
+			u.free_r[nobj - npool + i] = a->pool[i];
+		if (u.all)
+			u.all[u.nall++] = a->pool[i];
+	}
+	if (u.carry && u.all) {
+		u.all[u.nall++] = u.carry;
+		u.next_k = 1;
+		if (u.state)
+			u.state[0] = ST_WORKER;
+	}
 	/* Every object but the one the join keeps is a piece in flight:
 	 * pieces next_join .. next_join + window - 1 at most, so slot[]
-	 * never collides. The calling thread is one of the jobs. */
-	for (; !rc && started + 1 < jobs; started++)
+	 * never collides. The calling thread is one of the jobs; no more
+	 * workers than pieces to hand them. */
+	workers = jobs - 1;
+	if (u.p->ncut - u.next_k < (size_t)workers + 1)
+		workers = u.p->ncut > u.next_k ?
+			(unsigned)(u.p->ncut - u.next_k - 1) : 0;
+	for (; !rc && started < workers; started++)
 		if (pthread_create(&th[started], NULL, worker, &u))
 			rc = -etmkit_err_nomem;
 	if (rc) {
@@ -337,10 +381,20 @@ int par_run_hooked(const struct etmkit_par_config *cfg, const uint8_t *buf,
 	pthread_mutex_unlock(&u.mu);
 	for (unsigned i = 0; i < started; i++)
 		pthread_join(th[i], NULL);
-	if (stats && !rc)
-		*stats = *etmkit_par_get_stats(u.p);
-	for (size_t i = 0; i < u.nall; i++)
-		etmkit_par_piece_free(u.all[i]);
+	if (a->keep)
+		*a->npool = 0;
+	for (size_t i = 0; u.all && i < u.nall; i++) {
+		if (a->keep && !rc && u.all[i] == u.kept)
+			continue;
+		if (a->keep && !rc)
+			a->pool[(*a->npool)++] = u.all[i];
+		else
+			etmkit_par_piece_free(u.all[i]);
+	}
+	if (!u.all)
+		drop_given(a, npool);
+	if (a->keep)
+		*a->last = rc ? NULL : u.kept;
 	free(u.all);
 	free(u.free_r);
 	free(u.slot);
@@ -349,6 +403,33 @@ int par_run_hooked(const struct etmkit_par_config *cfg, const uint8_t *buf,
 	pthread_cond_destroy(&u.done);
 	pthread_cond_destroy(&u.work);
 	pthread_mutex_destroy(&u.mu);
-	etmkit_par_free(u.p);
+	return rc;
+}
+
+int par_run_hooked(const struct etmkit_par_config *cfg, const uint8_t *buf,
+		   size_t n, const uint64_t *offsets, uint64_t base,
+		   etmkit_par_sink_fn sink, void *ctx,
+		   struct etmkit_par_stats *stats,
+		   const struct par_run_hook *hook)
+{
+	struct par_run_args a;
+	int rc;
+
+	memset(&a, 0, sizeof(a));
+	/* No decoder is made here to check the flow config (as
+	 * etmkit_par_alloc() does): the first piece object made checks it,
+	 * on whichever thread, and fails the run. */
+	rc = par_plan(&a.p, cfg, buf, n, offsets, base);
+	if (rc)
+		return rc;
+	a.jobs = cfg->jobs;
+	a.window = cfg->window;
+	a.sink = sink;
+	a.ctx = ctx;
+	a.hook = hook;
+	rc = par_run_plan(&a);
+	if (stats && !rc)
+		*stats = *etmkit_par_get_stats(a.p);
+	etmkit_par_free(a.p);
 	return rc;
 }

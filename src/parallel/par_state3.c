@@ -35,6 +35,11 @@ static int p3_finish(void *dec)
 	return etm3_flow_finish(dec);
 }
 
+static int p3_gap(void *dec)
+{
+	return etm3_flow_gap(dec);
+}
+
 static void p3_reset(void *dec)
 {
 	etm3_flow_reset(dec);
@@ -199,7 +204,10 @@ static long p3_snap(const void *dec, void *scratch, uint8_t *out)
 }
 
 const struct par_proto par_proto_etm3 = {
-	p3_alloc, p3_free, p3_feed, p3_finish, p3_reset, p3_batch,
-	p3_queue_at, p3_queue_room, p3_stats, p3_scratch_bytes,
-	p3_snap_bytes, p3_snap
+	.alloc = p3_alloc, .free = p3_free, .feed = p3_feed,
+	.finish = p3_finish, .gap = p3_gap, .reset = p3_reset,
+	.batch = p3_batch, .queue_at = p3_queue_at,
+	.queue_room = p3_queue_room, .stats = p3_stats,
+	.scratch_bytes = p3_scratch_bytes, .snap_bytes = p3_snap_bytes,
+	.snap = p3_snap
 };

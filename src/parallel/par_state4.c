@@ -33,6 +33,11 @@ static int p4_finish(void *dec)
 	return etm4_flow_finish(dec);
 }
 
+static int p4_gap(void *dec)
+{
+	return etm4_flow_gap(dec);
+}
+
 static void p4_reset(void *dec)
 {
 	etm4_flow_reset(dec);
@@ -203,7 +208,10 @@ static long p4_snap(const void *dec, void *scratch, uint8_t *out)
 }
 
 const struct par_proto par_proto_etm4 = {
-	p4_alloc, p4_free, p4_feed, p4_finish, p4_reset, p4_batch,
-	p4_queue_at, p4_queue_room, p4_stats, p4_scratch_bytes,
-	p4_snap_bytes, p4_snap
+	.alloc = p4_alloc, .free = p4_free, .feed = p4_feed,
+	.finish = p4_finish, .gap = p4_gap, .reset = p4_reset,
+	.batch = p4_batch, .queue_at = p4_queue_at,
+	.queue_room = p4_queue_room, .stats = p4_stats,
+	.scratch_bytes = p4_scratch_bytes, .snap_bytes = p4_snap_bytes,
+	.snap = p4_snap
 };

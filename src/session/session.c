@@ -403,6 +403,7 @@ int etmkit_session_add_etm3_flow(struct etmkit_session *s, uint8_t id,
 	err = etm3_flow_alloc(&src->u.flow, &c);
 	if (err < 0)
 		return err;
+	src->fc.etm3 = c;
 	src->kind = src_etm3_flow;
 	src->proto = etmkit_proto_etmv3;
 	return 0;
@@ -447,6 +448,7 @@ int etmkit_session_add_etm4_flow(struct etmkit_session *s, uint8_t id,
 	err = etm4_flow_alloc(&src->u.flow4, &c);
 	if (err < 0)
 		return err;
+	src->fc.etm4 = c;
 	src->kind = src_etm4_flow;
 	src->proto = (c.etm.flags & ETM4_CFG_ETE) ? etmkit_proto_ete :
 						    etmkit_proto_etmv4;

@@ -31,6 +31,10 @@ struct session_source {
 		struct etm4_pkt_decoder *etm4;
 		struct etm4_flow_decoder *flow4;
 	} u;
+	union {  /* a flow decoder's config, as it was made */
+		struct etm3_flow_config etm3;
+		struct etm4_flow_config etm4;
+	} fc;
 };
 
 struct session_jobs; /* session_jobs.c */
@@ -80,8 +84,9 @@ void session_loss_elem(struct etmkit_elem *e, enum etmkit_loss why,
  * error that stops the session (a callback's, a decoder's), which every
  * later call returns too. */
 
-/* Start the workers if cfg.jobs > 1 and every source is a flow decoder:
- * sets jobs_state. Returns 0 or -etmkit_err_nomem. */
+/* Start the workers if cfg.jobs > 1 and every source is a flow decoder
+ * (one source alone: session_one.c): sets jobs_state. Returns 0 or
+ * -etmkit_err_nomem. */
 int sj_start(struct etmkit_session *s);
 void sj_free(struct etmkit_session *s);
 /* Queue @n bytes of flow source @id (offsets as deformat_data_fn). */
@@ -100,5 +105,25 @@ int sj_lose(struct etmkit_session *s, uint8_t id, enum etmkit_loss why,
 int sj_sync(struct etmkit_session *s);
 /* The stopping error so far (0: none). */
 int sj_error(const struct etmkit_session *s);
+
+/* session_one.c: a session with one flow source, on cfg.jobs threads
+ * (the calling one included), its trace cut at sync points
+ * (parallel/par_source.c): where the per-source workers would give it
+ * one thread. Everything is delivered on the caller's thread during the
+ * calls, in the serial order: a chunk's elements when the chunk is full,
+ * the rest at a command (gap, finish, reset), a frame event or a loss.
+ * so_start() returns 1 when it started (*@o set), 0 when the
+ * source's config is one the parallel decode does not cover
+ * (parallel.h; the workers then take it), or an error. The so_*
+ * functions are the sj_* ones (above) in that case; sj_* call them. */
+struct session_one;
+int so_start(struct etmkit_session *s, unsigned jobs,
+	     struct session_one **o);
+int so_data(struct session_one *o, const uint8_t *data,
+	    const uint64_t *offsets, uint64_t base, size_t n);
+int so_command(struct session_one *o, enum sj_cmd cmd);
+int so_event(struct session_one *o, const struct deformat_event *ev);
+int so_lose(struct session_one *o, enum etmkit_loss why, uint64_t offset);
+void so_free(struct session_one *o);
 
 #endif /* ETMKIT_SESSION_INTERNAL_H */

@@ -116,6 +116,7 @@ struct session_jobs {
 	uint64_t op_head, op_tail;
 	struct deformat_event ev[SJ_EVENTS];
 	uint64_t ev_head, ev_tail;
+	struct session_one *one; /* one source on several threads, or NULL */
 	int err;
 };
 
@@ -526,6 +527,15 @@ static int put_item(struct etmkit_session *s, uint8_t kind, uint8_t id,
 	return push_op(s, &op);
 }
 
+/* With one source on several threads: @rc from its so_*() call, kept
+ * as the stopping error. */
+static int one_rc(struct session_jobs *j, int rc)
+{
+	if (rc < 0 && !j->err)
+		j->err = rc;
+	return j->err;
+}
+
 int sj_data(struct etmkit_session *s, uint8_t id, const uint8_t *data,
 	    const uint64_t *offsets, uint64_t base, size_t n)
 {
@@ -535,6 +545,10 @@ int sj_data(struct etmkit_session *s, uint8_t id, const uint8_t *data,
 	 * with offsets, are at most 4096 bytes: never cut.) */
 	size_t most = offsets ? SJ_PIECE_OFFS : SJ_PIECE;
 
+	if (s->jobs->one)
+		return s->jobs->err ? s->jobs->err :
+			one_rc(s->jobs, so_data(s->jobs->one, data, offsets,
+						 base, n));
 	while (n) {
 		size_t k = n < most ? n : most;
 		int err = put_item(s, item_data, id, data, offsets, base, k);
@@ -552,6 +566,9 @@ int sj_data(struct etmkit_session *s, uint8_t id, const uint8_t *data,
 
 int sj_command(struct etmkit_session *s, uint8_t id, enum sj_cmd cmd)
 {
+	if (s->jobs->one)
+		return s->jobs->err ? s->jobs->err :
+			one_rc(s->jobs, so_command(s->jobs->one, cmd));
 	return put_item(s, (uint8_t)cmd, id, NULL, NULL, 0, 0);
 }
 
@@ -562,6 +579,8 @@ int sj_event(struct etmkit_session *s, const struct deformat_event *ev)
 
 	if (j->err)
 		return j->err;
+	if (j->one)
+		return one_rc(j, so_event(j->one, ev));
 	while (j->ev_head - j->ev_tail >= SJ_EVENTS)
 		if (replay_one(s, 1) < 0)
 			return j->err;
@@ -577,6 +596,8 @@ int sj_lose(struct etmkit_session *s, uint8_t id, enum etmkit_loss why,
 
 	if (s->jobs->err)
 		return s->jobs->err;
+	if (s->jobs->one)
+		return one_rc(s->jobs, so_lose(s->jobs->one, why, offset));
 	return push_op(s, &op);
 }
 
@@ -615,6 +636,7 @@ static void free_workers(struct session_jobs *j)
 		free(w->rec);
 	}
 	free(j->w);
+	so_free(j->one);
 	free(j);
 }
 
@@ -645,6 +667,7 @@ int sj_start(struct etmkit_session *s)
 {
 	struct session_jobs *j;
 	unsigned jobs = 0, nflow = 0;
+	int err;
 
 	s->jobs_state = 1;
 	if (s->cfg.size >= offsetof(struct etmkit_session_config, jobs) +
@@ -665,6 +688,16 @@ int sj_start(struct etmkit_session *s)
 	j = calloc(1, sizeof(*j));
 	if (!j)
 		return -etmkit_err_nomem;
+	err = so_start(s, jobs, &j->one);
+	if (err) {
+		if (err < 0) {
+			free(j);
+			return err;
+		}
+		s->jobs = j;
+		s->jobs_state = 2;
+		return 0;
+	}
 	j->nworkers = jobs < nflow ? jobs : nflow;
 	j->w = calloc(j->nworkers, sizeof(*j->w));
 	if (!j->w) {
@@ -675,7 +708,7 @@ int sj_start(struct etmkit_session *s)
 		if (s->src[id].kind != src_none)
 			j->worker_of[id] = (uint8_t)(k++ % j->nworkers);
 	for (unsigned i = 0; i < j->nworkers; i++) {
-		int err = start_worker(s, &j->w[i]);
+		err = start_worker(s, &j->w[i]);
 
 		if (err < 0) {
 			free_workers(j);
