@@ -117,6 +117,10 @@ int sj_error(const struct etmkit_session *s);
  * (parallel.h; the workers then take it), or an error. The so_*
  * functions are the sj_* ones (above) in that case; sj_* call them. */
 struct session_one;
+/* The chunk size of sessions started from now on: 0 (the default) for
+ * PAR_SOURCE_CHUNK; the tests set a few KiB, to cross many chunk ends
+ * on small captures. */
+extern size_t so_chunk_bytes;
 int so_start(struct etmkit_session *s, unsigned jobs,
 	     struct session_one **o);
 int so_data(struct session_one *o, const uint8_t *data,

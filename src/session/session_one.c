@@ -20,6 +20,8 @@
 #include "parallel/par_internal.h"
 #include "session_internal.h"
 
+size_t so_chunk_bytes;
+
 struct session_one {
 	struct etmkit_session *s;
 	uint8_t id;
@@ -71,7 +73,7 @@ int so_start(struct etmkit_session *s, unsigned jobs,
 		return -etmkit_err_nomem;
 	o->s = s;
 	o->id = (uint8_t)id1;
-	rc = par_source_alloc(&o->ps, &pc, 0, one_sink, o);
+	rc = par_source_alloc(&o->ps, &pc, so_chunk_bytes, one_sink, o);
 	if (rc) {
 		free(o);
 		/* A config the parallel decode does not take: the workers
