@@ -65,6 +65,8 @@ struct run {
 	void *ctx;
 	const struct par_run_hook *hook; /* or NULL */
 	struct etmkit_par_piece *carry;  /* decodes piece 0, or NULL */
+	int join_only;           /* the calling thread decodes no piece but
+				    the carry's and a stolen one */
 	int keep;                /* keep the join's last piece object */
 	struct etmkit_par_piece *kept;   /* it, when keep */
 };
@@ -258,15 +260,16 @@ static int join_all(struct run *u, unsigned workers)
 		if (u->err || u->joined == p->ncut)
 			break;
 		k = u->joined;
-		if (take(u, &d, &r)) {
+		if (!u->join_only && take(u, &d, &r)) {
 			decode_one(u, d, r, workers ? &between : NULL);
 		} else if (u->state[k] == ST_WORKER && u->nfree &&
-			   u->next_k < p->ncut) {
+			   u->next_k < p->ncut &&
+			   u->next_k >= u->joined + u->window) {
 			/* Piece k is on a worker that is behind: decode it
-			 * here too (see above). take() failed with pieces
-			 * left and an object free: the window is full. At
-			 * the end of the trace the caller waits instead:
-			 * the worker has the piece in hand. */
+			 * here too (see above): the window is full, with
+			 * pieces left and an object free. At the end of the
+			 * trace the caller waits instead: the worker has the
+			 * piece in hand. */
 			u->state[k] = ST_STOLEN;
 			r = u->free_r[--u->nfree];
 			rc = decode_unlocked(u, k, &r, NULL);
@@ -309,7 +312,7 @@ int par_run_plan(const struct par_run_args *a)
 	struct run u;
 	pthread_t *th = NULL;
 	unsigned jobs, started = 0, workers;
-	size_t nobj, npool = a->keep ? *a->npool : 0;
+	size_t nobj, left, npool = a->keep ? *a->npool : 0;
 	int rc = 0;
 
 	memset(&u, 0, sizeof(u));
@@ -319,6 +322,7 @@ int par_run_plan(const struct par_run_args *a)
 	u.sink = a->sink;
 	u.ctx = a->ctx;
 	u.carry = a->carry;
+	u.join_only = a->join_only;
 	u.keep = a->keep;
 	if (pthread_mutex_init(&u.mu, NULL) || pthread_cond_init(&u.work, NULL) ||
 	    pthread_cond_init(&u.done, NULL)) {
@@ -361,10 +365,12 @@ int par_run_plan(const struct par_run_args *a)
 	 * pieces next_join .. next_join + window - 1 at most, so slot[]
 	 * never collides. The calling thread is one of the jobs; no more
 	 * workers than pieces to hand them. */
-	workers = jobs - 1;
-	if (u.p->ncut - u.next_k < (size_t)workers + 1)
-		workers = u.p->ncut > u.next_k ?
-			(unsigned)(u.p->ncut - u.next_k - 1) : 0;
+	left = u.p->ncut - u.next_k;
+	if (!a->join_only && left)
+		left--; /* the calling thread's */
+	workers = a->join_only ? jobs : jobs - 1;
+	if (workers > left)
+		workers = (unsigned)left;
 	for (; !rc && started < workers; started++)
 		if (pthread_create(&th[started], NULL, worker, &u))
 			rc = -etmkit_err_nomem;

@@ -15,6 +15,10 @@
 
 #include "parallel/par_internal.h"
 
+/* With offsets, a chunk holds this much less: 8 bytes of offset a
+ * byte. */
+#define PAR_SOURCE_OFFS 4
+
 struct par_source {
 	struct etmkit_par_config cfg;   /* its flow config points at c3, c4 */
 	struct etm3_flow_config c3;
@@ -24,7 +28,9 @@ struct par_source {
 	struct etmkit_par *plan0;       /* an empty plan: for piece objects
 					   made outside a chunk */
 	uint8_t *buf;                   /* the chunk: n of cap bytes */
-	uint64_t *off;                  /* their offsets, when offs */
+	uint64_t *off;                  /* their offsets, when offs (then
+					   the chunk holds a PAR_SOURCE_OFFS-th
+					   of cap bytes) */
 	size_t n, cap;
 	uint64_t base;                  /* buf[0]'s offset, when not offs */
 	int offs;
@@ -129,6 +135,7 @@ static int run_chunk(struct par_source *s)
 	a.sink = s->sink;
 	a.ctx = s->ctx;
 	a.carry = s->carry;
+	a.join_only = 1;
 	a.keep = 1;
 	a.pool = s->pool;
 	a.npool = &s->npool;
@@ -150,7 +157,8 @@ static int run_chunk(struct par_source *s)
 /* From here on the chunk keeps every byte's offset. */
 static int to_offsets(struct par_source *s)
 {
-	if (!s->off && !(s->off = malloc(s->cap * sizeof(*s->off))))
+	if (!s->off &&
+	    !(s->off = malloc(s->cap / PAR_SOURCE_OFFS * sizeof(*s->off))))
 		return -etmkit_err_nomem;
 	for (size_t i = 0; i < s->n; i++)
 		s->off[i] = s->base + i;
@@ -164,14 +172,22 @@ int par_source_feed(struct par_source *s, const uint8_t *buf, size_t n,
 	if (!s || (!buf && n))
 		return -etmkit_err_invalid;
 	while (!s->err && n) {
-		size_t k = s->cap - s->n < n ? s->cap - s->n : n;
+		size_t k, most;
 
 		if (!s->n)
 			s->base = base;
-		if (!s->offs && (offsets || base != s->base + s->n))
+		if (!s->offs && (offsets || base != s->base + s->n)) {
+			if (s->n > s->cap / PAR_SOURCE_OFFS) {
+				/* Too many for the offsets' room. */
+				s->err = run_chunk(s);
+				continue;
+			}
 			s->err = to_offsets(s);
-		if (s->err)
-			break;
+			if (s->err)
+				break;
+		}
+		most = s->offs ? s->cap / PAR_SOURCE_OFFS : s->cap;
+		k = most - s->n < n ? most - s->n : n;
 		memcpy(s->buf + s->n, buf, k);
 		if (s->offs && offsets)
 			memcpy(s->off + s->n, offsets, k * sizeof(*offsets));
@@ -184,7 +200,7 @@ int par_source_feed(struct par_source *s, const uint8_t *buf, size_t n,
 			offsets += k;
 		base += k;
 		n -= k;
-		if (s->n == s->cap)
+		if (s->n == most)
 			s->err = run_chunk(s);
 	}
 	return s->err;

@@ -1,6 +1,6 @@
 /* One flow source on several threads (session_internal.h, so_*): the
- * session's jobs when it has one flow source, which the per-source
- * workers (session_jobs.c) would decode on one thread. Its bytes go to a
+ * session's jobs with split_source when it has one flow source, which
+ * the per-source workers (session_jobs.c) would decode on one thread. Its bytes go to a
  * parallel source decoder (parallel/par_source.c), which cuts them at sync
  * points, decodes the pieces on jobs threads and joins them into the
  * serial decoder's elements, in its order. The session's order of
@@ -9,11 +9,13 @@
  * before each of those it delivers all that the serial decoder
  * would have delivered by then (par_source_flush()).
  *
- * Not taken (so_start() returns 0 and the workers decode): sessions with
+ * Not taken (so_start() returns 0 and the workers decode): sessions
+ * without split_source (session.h says when it pays), sessions with
  * on_frame_event or stop_on_error (an event after every frame, each a
  * flush, and errors returned by the call that meets them), and flow
  * configs the parallel decode does not cover (include/etmkit/parallel.h:
  * image_for_context, ETM4_FLOW_TALLY, ETM4_FLOW_TRACES). */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,7 +47,10 @@ int so_start(struct etmkit_session *s, unsigned jobs,
 	int rc;
 
 	*out = NULL;
-	if (jobs <= 1 || s->cfg.on_frame_event || s->cfg.stop_on_error)
+	if (s->cfg.size < offsetof(struct etmkit_session_config,
+				   split_source) + sizeof(s->cfg.split_source) ||
+	    !s->cfg.split_source || jobs <= 1 || s->cfg.on_frame_event ||
+	    s->cfg.stop_on_error)
 		return 0;
 	for (unsigned id = 0; id < DEFORMAT_ID_COUNT; id++) {
 		if (s->src[id].kind == src_none)
