@@ -250,12 +250,15 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: bench_corpus --snapshot DIR [--runs N] [--no-ocsd] "
 		"[--jobs N] [--piece-kb K]\n"
+		"       [--session split|worker]\n"
 		"  --snapshot DIR  a snapshot with one ETMv3, ETMv4 or ETE source\n"
 		"  --runs N        timed runs per decoder, best kept (default 3)\n"
 		"  --no-ocsd       etmkit only\n"
 		"  --jobs N        also the parallel decode (parallel.h), ranges "
 		"form, N threads\n"
-		"  --piece-kb K    its piece size (default 32)\n");
+		"  --piece-kb K    its piece size (default 32)\n"
+		"  --session M     time it through a session (session.h) instead:\n"
+		"                    split: split_source; worker: one worker\n");
 }
 
 int main(int argc, char **argv)
@@ -265,7 +268,7 @@ int main(int argc, char **argv)
 	struct counts c[2], best_c[2];
 	double best[2] = { 0, 0 };
 	int forms, runs = 3, no_ocsd = 0, status = 1;
-	struct bench_par bp = { 0, 0 };
+	struct bench_par bp = { 0, 0, 0 };
 	struct bench_par_counts pref, ptot;
 	struct etm3_flow_config p3;
 	struct etm4_flow_config p4;

@@ -41,6 +41,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: bench_etm3_flow [--shared DIR] [--id ID] [--mb N] "
 		"[--ocsd-mb N] [--runs N] [--jobs N] [--piece-kb K]\n"
+		"       [--session split|worker]\n"
 		"  --shared DIR  folder holding testdata/ (default: $ETMKIT_SHARED,"
 		" else %s)\n"
 		"  --id ID       TC2 trace ID: 0x10, 0x11 or 0x12 (default 0x10)\n"
@@ -49,7 +50,9 @@ static void usage(FILE *f)
 		"  --runs N      timed runs per decoder, best kept (default 3)\n"
 		"  --jobs N      also the parallel decode (parallel.h), ranges "
 		"form, N threads\n"
-		"  --piece-kb K  its piece size (default 32)\n",
+		"  --piece-kb K  its piece size (default 32)\n"
+		"  --session M   time it through a session (session.h) instead:\n"
+		"                  split: split_source; worker: one worker\n",
 		ETMKIT_BENCH_SHARED_DIR);
 }
 
@@ -168,7 +171,7 @@ int main(int argc, char **argv)
 	struct image *img = NULL;
 	struct etm3_flow_config cfg, rcfg;
 	struct flow_counts one, two, total, rtotal;
-	struct bench_par bp = { 0, 0 };
+	struct bench_par bp = { 0, 0, 0 };
 	struct bench_par_counts pref, ptot;
 	double best_p = 0.0;
 	char path[4096];

@@ -54,7 +54,9 @@ static void usage(FILE *f)
 		" (default all)\n"
 		"  --jobs N      also the parallel decode (parallel.h), "
 		"ranges form, N threads\n"
-		"  --piece-kb K  its piece size (default 32)\n");
+		"  --piece-kb K  its piece size (default 32)\n"
+		"  --session M   time it through a session (session.h) instead:\n"
+		"                  split: split_source; worker: one worker\n");
 }
 
 /* --forms: which decodes to time. */
@@ -217,7 +219,7 @@ int main(int argc, char **argv)
 	struct etm4_flow_config cfg;
 	struct etm4_flow_config cfg_ranges, *rcfg_p = &cfg_ranges;
 	struct flow_counts one, two, total, rtotal;
-	struct flow_options fo = { "juno_r1_1", 7u, { 0, 0 } };
+	struct flow_options fo = { "juno_r1_1", 7u, { 0, 0, 0 } };
 	struct bench_par_counts pref, ptot;
 	const char *snap;
 	unsigned forms;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "etmkit/parallel.h"
+#include "etmkit/session.h"
 #include "bench_common.h"
 
 int bench_par_option(void *ctx, const char *a, const char *val)
@@ -18,6 +19,15 @@ int bench_par_option(void *ctx, const char *a, const char *val)
 		if (bench_parse_ulong(val, 256, &v) || !v)
 			return -1;
 		bp->jobs = (unsigned)v;
+		return 1;
+	}
+	if (!strcmp(a, "--session")) {
+		if (!strcmp(val, "split"))
+			bp->session = 2;
+		else if (!strcmp(val, "worker"))
+			bp->session = 1;
+		else
+			return -1;
 		return 1;
 	}
 	if (!strcmp(a, "--piece-kb")) {
@@ -110,6 +120,47 @@ int bench_par_serial(const struct etm3_flow_config *c3,
 	}
 }
 
+static int session_sink(void *ctx, uint8_t id, const struct etmkit_elem *el,
+			size_t n)
+{
+	(void)id;
+	count(ctx, el, n);
+	return 0;
+}
+
+/* The session line: @buf fed unformatted, 1 MiB a feed, as a file is
+ * read. */
+static int session_run(const struct bench_par *bp,
+		       const struct etm3_flow_config *f3,
+		       const struct etm4_flow_config *f4, const uint8_t *buf,
+		       size_t n, struct bench_par_counts *c)
+{
+	struct etmkit_session_config sc;
+	struct etmkit_session *s;
+	int err;
+
+	etmkit_session_config_init(&sc);
+	sc.frames = deformat_none;
+	sc.raw_id = 0x10;
+	sc.on_elems = session_sink;
+	sc.ctx = c;
+	sc.jobs = bp->jobs;
+	sc.split_source = bp->session == 2;
+	err = etmkit_session_alloc(&s, &sc);
+	if (err < 0)
+		return err;
+	err = f3 ? etmkit_session_add_etm3_flow(s, 0x10, f3) :
+		   etmkit_session_add_etm4_flow(s, 0x10, f4);
+	for (size_t at = 0; err >= 0 && at < n; at += 1u << 20)
+		err = etmkit_session_feed(s, buf + at,
+					  n - at < (1u << 20) ? n - at :
+								1u << 20);
+	if (err >= 0)
+		err = etmkit_session_finish(s);
+	etmkit_session_free(s);
+	return err < 0 ? err : 0;
+}
+
 int bench_par_run(const struct bench_par *bp,
 		  const struct etm3_flow_config *c3,
 		  const struct etm4_flow_config *c4, const uint8_t *buf,
@@ -138,6 +189,11 @@ int bench_par_run(const struct bench_par *bp,
 	pc.jobs = bp->jobs;
 	pc.piece_bytes = bp->piece_kb * 1024;
 	t0 = bench_now();
+	if (bp->session) {
+		err = session_run(bp, pc.etm3, pc.etm4, buf, n, c);
+		*secs = bench_now() - t0;
+		return err;
+	}
 	err = etmkit_par_run(&pc, buf, n, NULL, 0, sink, c, &st);
 	*secs = bench_now() - t0;
 	c->fallbacks = st.fallbacks;
@@ -151,7 +207,9 @@ int bench_par_report(const char *who, const struct bench_par *bp,
 {
 	char name[32];
 
-	snprintf(name, sizeof(name), "etmkit-ranges-j%u", bp->jobs);
+	snprintf(name, sizeof(name), "etmkit-%s-j%u",
+		 bp->session == 2 ? "split" : bp->session ? "worker" : "ranges",
+		 bp->jobs);
 	printf("%s  %-14s %7.1f MB  %8.1f MB/s  %8.2f Minsn/s  %8.1f ms  best "
 	       "of %d; %" PRIu64 " pieces (%.1f KiB on average), %" PRIu64
 	       " joined serially; the serial ranges decode: %.1f MB/s (one "

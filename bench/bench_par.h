@@ -1,7 +1,8 @@
 /* The parallel decode's bench line (include/etmkit/parallel.h), shared by
  * bench_etm3_flow, bench_etm4_flow and bench_corpus: --jobs N and
  * --piece-kb K, the runner timed in the ranges form (ETMx_FLOW_RANGES),
- * printed as "etmkit-ranges-jN", its instruction count and address sum
+ * printed as "etmkit-ranges-jN" (or a session: --session, printed as
+ * "etmkit-split-jN" or "etmkit-worker-jN"), its instruction count and address sum
  * checked against a serial ranges decode of the same bytes. */
 #ifndef ETMKIT_BENCH_PAR_H
 #define ETMKIT_BENCH_PAR_H
@@ -14,6 +15,12 @@
 struct bench_par {
 	unsigned jobs;       /* --jobs N; 0: no parallel line */
 	size_t piece_kb;     /* --piece-kb K; 0: the library's default (parallel.h) */
+	/* --session split|worker: the parallel line through a session
+	 * (session.h: unformatted, fed 1 MiB at a time, on_elems counting)
+	 * with split_source (jobs workers, the trace cut at sync points) or
+	 * without (one worker beside the caller's thread), not the runner.
+	 * 0: the runner (etmkit_par_run()). */
+	int session;
 };
 
 /* bench_option_fn for --jobs and --piece-kb (@ctx a struct bench_par). */

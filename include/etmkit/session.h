@@ -116,19 +116,21 @@ struct etmkit_session_config {
 	 * source alone, a flow decoder whose config the parallel decode
 	 * covers (include/etmkit/parallel.h: no image_for_context,
 	 * ETM4_FLOW_TALLY or ETM4_FLOW_TRACES), and neither on_frame_event
-	 * nor stop_on_error: that source is decoded by jobs workers, its
-	 * trace gathered in chunks (4 MiB; 1 MiB of framed data, whose
+	 * nor stop_on_error: that source is decoded on jobs threads, its
+	 * trace gathered in chunks (8 MiB; 2 MiB of framed data, whose
 	 * bytes carry offsets), cut at sync points and joined as parallel.h
-	 * says, instead of by one worker. The caller's thread deformats,
-	 * joins and makes the callbacks, during the calls, in the serial
-	 * sequence; on_elems batches may be cut anywhere. It pays where the
-	 * callbacks cost less than the decode, as with per-range elements
-	 * counted or copied in bulk: the decode's time is spread over the
-	 * workers, the callbacks' is not, and where they cost as much as
-	 * the decode one worker beside them is as fast (bench/README.md,
-	 * "One source on several threads"). Memory: the chunk (4 MiB, or
-	 * 1 MiB and 8 MiB of offsets) and the runner's (parallel.h:
-	 * etmkit_par_run(), window 2 * jobs). Otherwise ignored. */
+	 * says (etmkit_par_run(): the caller's thread is one of the jobs),
+	 * instead of by one worker. The caller's thread deformats, joins,
+	 * decodes while it has nothing to join, and makes the callbacks,
+	 * during the calls, in the serial sequence; on_elems batches may be
+	 * cut anywhere. It pays where the callbacks cost less than the
+	 * decode, as with per-range elements counted or copied in bulk: the
+	 * decode's time is spread over the threads, the callbacks' is not,
+	 * and where they cost as much as the decode one worker beside them
+	 * is as fast (bench/README.md, "One source on several threads").
+	 * Memory: the chunk (8 MiB, or 2 MiB and 16 MiB of offsets) and the
+	 * runner's (parallel.h: etmkit_par_run(), window 2 * jobs).
+	 * Otherwise ignored. */
 	uint8_t split_source;
 };
 

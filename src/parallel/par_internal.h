@@ -198,11 +198,6 @@ struct par_run_args {
 	etmkit_par_sink_fn sink;
 	void *ctx;
 	const struct par_run_hook *hook; /* or NULL */
-	/* The calling thread joins and calls the sink, and decodes only
-	 * the carry's piece and, rarely, one a late worker holds up: jobs
-	 * workers decode (where the sink costs more than the decode: a
-	 * session's callbacks). */
-	int join_only;
 	/* Piece 0 is decoded by @carry's decoder on from where it stands
 	 * (its pos set to 0), not a fresh one; NULL: fresh. */
 	struct etmkit_par_piece *carry;
@@ -242,13 +237,13 @@ int par_piece_command(struct etmkit_par_piece *r, enum par_cmd cmd);
  * gathered into a chunk buffer of @chunk_bytes (0: PAR_SOURCE_CHUNK),
  * and with their offsets once a feed has them (then a quarter as many:
  * 8 bytes of offset a byte); a chunk is decoded when the buffer is full
- * and at each command. The runner's calling thread is the caller's, and
- * joins only (par_run_args.join_only): cfg->jobs workers decode. Memory:
- * the buffer, twice that for offsets, and the runner's (parallel.h:
- * etmkit_par_run()), whatever the trace length. Every function returns 0
- * or the first error (a decode's, the sink's), which every later call
- * returns too. The sink is called on the calling thread. */
-#define PAR_SOURCE_CHUNK ((size_t)4 << 20)
+ * and at each command. The runner's calling thread is the caller's.
+ * Memory: the buffer, twice that for offsets, and the runner's
+ * (parallel.h: etmkit_par_run()), whatever the trace length. Every
+ * function returns 0 or the first error (a decode's, the sink's), which
+ * every later call returns too. The sink is called on the calling
+ * thread. */
+#define PAR_SOURCE_CHUNK ((size_t)8 << 20)
 struct par_source;
 int par_source_alloc(struct par_source **s,
 		     const struct etmkit_par_config *cfg, size_t chunk_bytes,

@@ -65,8 +65,6 @@ struct run {
 	void *ctx;
 	const struct par_run_hook *hook; /* or NULL */
 	struct etmkit_par_piece *carry;  /* decodes piece 0, or NULL */
-	int join_only;           /* the calling thread decodes no piece but
-				    the carry's and a stolen one */
 	int keep;                /* keep the join's last piece object */
 	struct etmkit_par_piece *kept;   /* it, when keep */
 };
@@ -260,7 +258,7 @@ static int join_all(struct run *u, unsigned workers)
 		if (u->err || u->joined == p->ncut)
 			break;
 		k = u->joined;
-		if (!u->join_only && take(u, &d, &r)) {
+		if (take(u, &d, &r)) {
 			decode_one(u, d, r, workers ? &between : NULL);
 		} else if (u->state[k] == ST_WORKER && u->nfree &&
 			   u->next_k < p->ncut &&
@@ -322,7 +320,6 @@ int par_run_plan(const struct par_run_args *a)
 	u.sink = a->sink;
 	u.ctx = a->ctx;
 	u.carry = a->carry;
-	u.join_only = a->join_only;
 	u.keep = a->keep;
 	if (pthread_mutex_init(&u.mu, NULL) || pthread_cond_init(&u.work, NULL) ||
 	    pthread_cond_init(&u.done, NULL)) {
@@ -366,11 +363,9 @@ int par_run_plan(const struct par_run_args *a)
 	 * never collides. The calling thread is one of the jobs; no more
 	 * workers than pieces to hand them. */
 	left = u.p->ncut - u.next_k;
-	if (!a->join_only && left)
-		left--; /* the calling thread's */
-	workers = a->join_only ? jobs : jobs - 1;
-	if (workers > left)
-		workers = (unsigned)left;
+	workers = jobs - 1;
+	if (workers + 1 > left) /* the calling thread takes one too */
+		workers = left ? (unsigned)left - 1 : 0;
 	for (; !rc && started < workers; started++)
 		if (pthread_create(&th[started], NULL, worker, &u))
 			rc = -etmkit_err_nomem;

@@ -135,7 +135,6 @@ static int run_chunk(struct par_source *s)
 	a.sink = s->sink;
 	a.ctx = s->ctx;
 	a.carry = s->carry;
-	a.join_only = 1;
 	a.keep = 1;
 	a.pool = s->pool;
 	a.npool = &s->npool;
