@@ -36,7 +36,11 @@
  * objects, and at the same time as etmkit_par_join() on another thread
  * (the join writes only its own part of @p); joins run on one thread.
  * Or the runner: etmkit_par_run(&cfg, buf, n, NULL, base, sink, ctx,
- * &stats) with cfg.jobs threads, the calling one included.
+ * &stats) with cfg.jobs threads, the calling one included. Or, for a
+ * source whose bytes come as they are read, a session with split_source
+ * (session.h): it runs the runner chunk by chunk, each chunk's first
+ * piece decoded on by the decoder the join kept at the end of the chunk
+ * before, with the same output.
  *
  * Not covered (-etmkit_err_invalid from etmkit_par_alloc()): ETM4_FLOW_TALLY
  * and ETM4_FLOW_TRACES (their counted ranges wait across pieces and are
