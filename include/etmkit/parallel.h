@@ -115,7 +115,8 @@ struct etmkit_par_piece;
  * Returns 0 and sets *@p; -etmkit_err_invalid (NULL, bad sizes, unknown
  * proto, its flow config missing or asking for what is not covered, see
  * above), -etmkit_err_bad_config (the flow decoder refuses the config),
- * -etmkit_err_unsupported (idem), -etmkit_err_nomem. */
+ * -etmkit_err_unsupported (idem), -etmkit_err_nomem; *@p is then NULL
+ * (if @p is not). */
 int etmkit_par_alloc(struct etmkit_par **p, const struct etmkit_par_config *cfg,
 		     const uint8_t *buf, size_t n, const uint64_t *offsets,
 		     uint64_t base);

@@ -254,6 +254,10 @@ static int join_all(struct run *u, unsigned workers)
 		struct etmkit_par_piece *r;
 		size_t k, d;
 
+		/* What the workers decoded by now is joined here: the next
+		 * join_between() need not look for it again. */
+		u->seen = atomic_load_explicit(&u->ndecoded,
+					       memory_order_relaxed);
 		join_ready(u);
 		if (u->err || u->joined == p->ncut)
 			break;
