@@ -62,6 +62,11 @@ static inline int slog_on_elems(void *ctx, uint8_t id,
 		abort();
 	if (l->stopped)
 		return -etmkit_err_internal;
+	/* Not past stop_after: where the batches end (which a session with
+	 * one source on several threads may change) does not change what
+	 * is logged. */
+	if (l->stop_after && l->el.n + n > l->stop_after)
+		c.n = n = l->stop_after - l->el.n;
 	for (size_t i = 0; i < n; i++)
 		if (ts_elems_put(&l->el, &e[i]) < 0)
 			l->stopped = 1;
@@ -160,8 +165,7 @@ static inline const char *slog_diff(const struct slog *a,
  * element, into @out (freed with slog_free()): a session with one source
  * on several threads may cut its on_elems batches elsewhere (session.h
  * jobs), the same elements in the same order; slog_diff() on flattened
- * logs compares that. (Not with stop_after: where a batch ends decides
- * how many elements come before the stop.) */
+ * logs compares that. */
 static inline void slog_flatten(const struct slog *l, struct slog *out)
 {
 	size_t *at = malloc((l->nc + 1) * sizeof(*at));
@@ -173,7 +177,8 @@ static inline void slog_flatten(const struct slog *l, struct slog *out)
 	out->el.e = malloc((l->el.n ? l->el.n : 1) * sizeof(*l->el.e));
 	if (!out->el.e)
 		abort();
-	memcpy(out->el.e, l->el.e, l->el.n * sizeof(*l->el.e));
+	if (l->el.n)
+		memcpy(out->el.e, l->el.e, l->el.n * sizeof(*l->el.e));
 	out->el.cap = l->el.n;
 	for (size_t i = 0; i < l->nc; i++) {
 		struct slog_call c = l->c[i];
