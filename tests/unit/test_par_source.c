@@ -120,56 +120,42 @@ static void par_cfg(struct etmkit_par_config *c, struct par_stream *s,
 	c->etm4 = &s->c4;
 }
 
-static void round_trips(unsigned proto, uint32_t flags)
+/* Encoder round trips of each protocol and form: ETMv3, ETMv4 A64 and
+ * ETE per instruction and as ranges, ETMv4 A32/T32 as ranges (par_gen.h
+ * protocols 0 to 3); two streams each, with sync points every 64 and 160
+ * bytes. */
+static void test_round_trips(void **state)
 {
+	static const uint32_t form[][2] = {
+		{ 0, 0 }, { 0, ETM3_FLOW_RANGES }, { 1, 0 },
+		{ 1, ETM4_FLOW_RANGES }, { 2, 0 }, { 2, ETM4_FLOW_RANGES },
+		{ 3, ETM4_FLOW_RANGES },
+	};
 	uint8_t walk[4000];
 	char what[64];
 
-	for (unsigned t = 0; t < 2; t++) {
-		struct par_stream s;
-		struct etmkit_par_config c;
-		uint32_t opt = rnd();
+	(void)state;
+	for (size_t f = 0; f < COUNT(form); f++)
+		for (unsigned t = 0; t < 2; t++) {
+			struct par_stream s;
+			struct etmkit_par_config c;
+			uint32_t opt = rnd();
 
-		for (size_t i = 0; i < sizeof(walk); i++)
-			walk[i] = (uint8_t)rnd();
-		if (par_gen(&s, proto, opt, 64 + 96 * t, walk, sizeof(walk))) {
+			for (size_t i = 0; i < sizeof(walk); i++)
+				walk[i] = (uint8_t)rnd();
+			if (par_gen(&s, form[f][0], opt, 64 + 96 * t, walk,
+				    sizeof(walk))) {
+				par_gen_free(&s);
+				fail_msg("proto %u opt 0x%x: no stream",
+					 form[f][0], opt);
+			}
+			assert_true(s.n > 1500);
+			par_cfg(&c, &s, form[f][1]);
+			snprintf(what, sizeof(what), "proto %u flags %u opt 0x%x",
+				 form[f][0], form[f][1], opt);
+			check_all(&c, s.bytes, s.n, what);
 			par_gen_free(&s);
-			fail_msg("proto %u opt 0x%x: no stream", proto, opt);
 		}
-		assert_true(s.n > 1500);
-		par_cfg(&c, &s, flags);
-		snprintf(what, sizeof(what), "proto %u flags %u opt 0x%x",
-			 proto, flags, opt);
-		check_all(&c, s.bytes, s.n, what);
-		par_gen_free(&s);
-	}
-}
-
-static void test_etm3(void **state)
-{
-	(void)state;
-	round_trips(0, 0);
-	round_trips(0, ETM3_FLOW_RANGES);
-}
-
-static void test_etm4_a64(void **state)
-{
-	(void)state;
-	round_trips(1, 0);
-	round_trips(1, ETM4_FLOW_RANGES);
-}
-
-static void test_ete(void **state)
-{
-	(void)state;
-	round_trips(2, 0);
-	round_trips(2, ETM4_FLOW_RANGES);
-}
-
-static void test_etm4_a32(void **state)
-{
-	(void)state;
-	round_trips(3, ETM4_FLOW_RANGES);
 }
 
 /* Garbage inserted in a stream (runs of zeros among it: A-sync starts),
@@ -436,10 +422,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_api),
-		cmocka_unit_test(test_etm3),
-		cmocka_unit_test(test_etm4_a64),
-		cmocka_unit_test(test_ete),
-		cmocka_unit_test(test_etm4_a32),
+		cmocka_unit_test(test_round_trips),
 		cmocka_unit_test(test_garbage),
 		cmocka_unit_test(test_captures),
 		cmocka_unit_test(test_sink_error),
