@@ -13,7 +13,14 @@
  * Each case is checked at three piece sizes, with the bring-your-own-
  * threads API and the runner at 1 and 2 threads, and the flow decoder's
  * queue handover (par_handover.h: the queue moved between batches, as
- * the pieces do) against the serial decode; any difference aborts. */
+ * the pieces do) against the serial decode; and the decode of the bytes
+ * as they come (src/parallel/par_source.c, tests/parallel/
+ * par_source_check.h) in chunks of 1 + ([7] * 7 + [5]) % 600 bytes, at
+ * 1 and 2 threads, feeds of up to 1 + [6] % 128 bytes, a flush or
+ * command (gap, reset, finish then reset) about every 2 + [1] % 16
+ * operations, offsets of the kind [2] % 3, the sink failing at call
+ * [3] % 64 when [3] & 64 (scripts seeded from [1..4]); any difference
+ * aborts. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +29,7 @@
 #include "etmkit/parallel.h"
 #include "par_gen.h"
 #include "par_handover.h"
+#include "par_source_check.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -85,6 +93,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			       NULL, why, sizeof(why))) {
 		fprintf(stderr, "fuzz_parallel: handover: %s\n", why);
 		abort();
+	}
+	for (unsigned j = 0; j < 2; j++) {
+		struct par_script sc;
+
+		memset(&sc, 0, sizeof(sc));
+		sc.seed = opt;
+		sc.chunk_bytes = 1 + ((size_t)data[7] * 7 + data[5]) % 600;
+		sc.max_feed = 1 + data[6] % 128u;
+		sc.cmd_every = 2 + data[1] % 16u;
+		sc.offsets = data[2] % 3;
+		sc.fail_at = data[3] & 64 ? data[3] % 64u : 0;
+		c.jobs = jobs[j];
+		c.piece_bytes = pieces[j];
+		if (par_source_check(&c, buf, n, &sc, NULL, why, sizeof(why))) {
+			fprintf(stderr, "fuzz_parallel: par_source: %s\n", why);
+			abort();
+		}
 	}
 	free(mut);
 	par_gen_free(&s);

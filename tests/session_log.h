@@ -62,6 +62,11 @@ static inline int slog_on_elems(void *ctx, uint8_t id,
 		abort();
 	if (l->stopped)
 		return -etmkit_err_internal;
+	/* Not past stop_after: where the batches end (which a session with
+	 * one source on several threads may change) does not change what
+	 * is logged. */
+	if (l->stop_after && l->el.n + n > l->stop_after)
+		c.n = n = l->stop_after - l->el.n;
 	for (size_t i = 0; i < n; i++)
 		if (ts_elems_put(&l->el, &e[i]) < 0)
 			l->stopped = 1;
@@ -154,6 +159,48 @@ static inline const char *slog_diff(const struct slog *a,
 	if (f < a->ncalls && b->rc[a->ncalls - 1] != a->rc[f])
 		return "the error is never returned";
 	return NULL;
+}
+
+/* @l's callbacks with each batch of elements split into one callback per
+ * element, into @out (freed with slog_free()): a session with one source
+ * on several threads may cut its on_elems batches elsewhere (session.h
+ * jobs), the same elements in the same order; slog_diff() on flattened
+ * logs compares that. */
+static inline void slog_flatten(const struct slog *l, struct slog *out)
+{
+	size_t *at = malloc((l->nc + 1) * sizeof(*at));
+
+	if (!at)
+		abort();
+	memset(out, 0, sizeof(*out));
+	out->el = l->el;
+	out->el.e = malloc((l->el.n ? l->el.n : 1) * sizeof(*l->el.e));
+	if (!out->el.e)
+		abort();
+	if (l->el.n)
+		memcpy(out->el.e, l->el.e, l->el.n * sizeof(*l->el.e));
+	out->el.cap = l->el.n;
+	for (size_t i = 0; i < l->nc; i++) {
+		struct slog_call c = l->c[i];
+		size_t n = c.what == 1 ? c.n : 1;
+
+		at[i] = out->nc;
+		for (size_t k = 0; k < n; k++) {
+			if (c.what == 1) {
+				c.first = l->c[i].first + k;
+				c.n = 1;
+			}
+			slog_put(out, &c);
+		}
+	}
+	at[l->nc] = out->nc;
+	out->stopped = l->stopped;
+	out->ncalls = l->ncalls;
+	for (size_t i = 0; i < l->ncalls; i++) {
+		out->rc[i] = l->rc[i];
+		out->nc_at[i] = at[l->nc_at[i]];
+	}
+	free(at);
 }
 
 #endif /* ETMKIT_TESTS_SESSION_LOG_H */

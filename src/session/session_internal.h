@@ -105,6 +105,9 @@ int sj_lose(struct etmkit_session *s, uint8_t id, enum etmkit_loss why,
 int sj_sync(struct etmkit_session *s);
 /* The stopping error so far (0: none). */
 int sj_error(const struct etmkit_session *s);
+/* 1 when the workers' place was taken by session_one.c (below), else 0:
+ * for the tests, which compare its callbacks with the serial ones. */
+int sj_one_source(const struct etmkit_session *s);
 
 /* session_one.c: a session with one flow source, on cfg.jobs threads
  * (the calling one included), its trace cut at sync points

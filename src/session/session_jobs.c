@@ -720,6 +720,11 @@ int sj_start(struct etmkit_session *s)
 	return 0;
 }
 
+int sj_one_source(const struct etmkit_session *s)
+{
+	return s->jobs && s->jobs->one;
+}
+
 void sj_free(struct etmkit_session *s)
 {
 	if (!s->jobs)

@@ -5,7 +5,9 @@
  * what each call returns (with stop_on_error) or the first error (a
  * callback that stops). On the two multi-source snapshots (TC2: ETMv3
  * 0x10-0x12 in one formatted buffer; juno_r1_1: ETMv4 0x10-0x13), intact
- * and damaged, fed in pieces of several sizes, at 2, 3 and 8 threads. */
+ * and damaged, fed in pieces of several sizes, at 2, 3 and 8 threads;
+ * and sessions of one source, which decode it on several threads in
+ * chunks (session_one.c; one_source). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +18,7 @@
 #include <cmocka.h>
 
 #include "etmkit/etmkit.h"
+#include "session/session_internal.h"
 #include "session_log.h"
 #include "ts_session.h"
 
@@ -33,13 +36,20 @@ struct plan {
 			       loss every other one, a lost piece of the
 			       first source every third) */
 	size_t stop_after;
-	int damage;         /* overwrite every 613th byte */
+	size_t lose_every;  /* 0, or a loss of the first source (no break)
+			       after every so many feeds */
+	int damage;         /* 1: overwrite every 613th byte; 2: the first
+			       byte of every 37th frame made an ID 0x7F
+			       (a transport gap: the frame dropped) */
 	uint32_t flags;     /* ETM3_FLOW_RANGES / ETM4_FLOW_RANGES */
 	int raw;            /* 1: unformatted (deformat_none, raw_id the
 			       first source); 2: etmkit_session_feed_raw()
 			       to the first source of a framed session */
 	unsigned repeat;    /* 0, or the buffer fed as so many copies */
 	int unfinished;     /* free the session without a finish */
+	uint8_t only;       /* 0, or the one trace ID whose source is added */
+	size_t so_chunk;    /* so_chunk_bytes (one source on several threads,
+			       session_one.c): 0 the default */
 };
 
 struct setup {
@@ -49,6 +59,7 @@ struct setup {
 	size_t n;
 	struct image *img[8];
 	size_t nimg;
+	size_t nsrc;        /* sources added */
 };
 
 static void setup_open(struct setup *st, const char *dir)
@@ -73,10 +84,11 @@ static void setup_free(struct setup *st)
 	snapshot_free(st->ss);
 }
 
-/* Every ETMv3/ETMv4 source of the snapshot's first buffer as a flow
- * decoder with its core's dumps; returns the first source's ID. */
+/* Every ETMv3/ETMv4 source of the snapshot's first buffer (or only that
+ * of trace ID @only, if not 0) as a flow decoder with its core's dumps;
+ * returns the first source's ID. */
 static uint8_t add_sources(struct setup *st, struct etmkit_session *s,
-			   uint32_t flags)
+			   uint32_t flags, uint8_t only)
 {
 	uint8_t first = 0;
 
@@ -109,6 +121,8 @@ static uint8_t add_sources(struct setup *st, struct etmkit_session *s,
 			etm3_flow_config_init(&fc);
 			assert_int_equal(snapshot_etm3_config(dev, &fc.etm,
 							      &tid, NULL), 0);
+			if (only && tid != only)
+				continue;
 			fc.image = img;
 			fc.flags = flags ? ETM3_FLOW_RANGES : 0;
 			assert_int_equal(etmkit_session_add_etm3_flow(s, tid,
@@ -119,6 +133,8 @@ static uint8_t add_sources(struct setup *st, struct etmkit_session *s,
 			etm4_flow_config_init(&fc);
 			assert_int_equal(snapshot_etm4_config(dev, &fc.etm,
 							      &tid, NULL), 0);
+			if (only && tid != only)
+				continue;
 			fc.image = img;
 			fc.flags = flags ? ETM4_FLOW_RANGES : 0;
 			assert_int_equal(etmkit_session_add_etm4_flow(s, tid,
@@ -126,6 +142,7 @@ static uint8_t add_sources(struct setup *st, struct etmkit_session *s,
 		}
 		if (!first)
 			first = tid;
+		st->nsrc++;
 	}
 	return first;
 }
@@ -151,15 +168,19 @@ static uint8_t first_etm4_id(const struct setup *st)
 	return 0;
 }
 
-/* Decode the snapshot at @dir with @p and @jobs into @l. */
-static void run(const char *dir, const struct plan *p, unsigned jobs,
-		struct slog *l)
+/* Decode the snapshot at @dir with @p and @jobs into @l. Returns 1 when
+ * the session decoded its one source on several threads (session_one.c),
+ * which it must exactly when it has one source, jobs, and neither frame
+ * events nor stop_on_error. */
+static int run(const char *dir, const struct plan *p, unsigned jobs,
+	       struct slog *l)
 {
 	struct setup st;
 	struct etmkit_session_config sc;
 	struct etmkit_session *s;
 	uint8_t first;
 	size_t since = 0, breaks = 0;
+	int one = -1;
 
 	setup_open(&st, dir);
 	if (p->repeat > 1) {
@@ -172,9 +193,12 @@ static void run(const char *dir, const struct plan *p, unsigned jobs,
 		st.bytes = r;
 		st.n *= p->repeat;
 	}
-	if (p->damage)
+	if (p->damage == 1)
 		for (size_t i = 300; i < st.n; i += 613)
 			st.bytes[i] ^= 0xA5;
+	if (p->damage == 2)
+		for (size_t i = 16 * 5; i < st.n; i += 16 * 37)
+			st.bytes[i] = 0xff;
 	memset(l, 0, sizeof(*l));
 	l->stop_after = p->stop_after;
 	etmkit_session_config_init(&sc);
@@ -190,8 +214,9 @@ static void run(const char *dir, const struct plan *p, unsigned jobs,
 		sc.on_frame_event = slog_on_event;
 	sc.stop_on_error = (uint8_t)p->stop_on_error;
 	sc.jobs = jobs;
+	so_chunk_bytes = p->so_chunk;
 	assert_int_equal(etmkit_session_alloc(&s, &sc), 0);
-	first = add_sources(&st, s, p->flags);
+	first = add_sources(&st, s, p->flags, p->only);
 	assert_true(first != 0);
 	for (size_t o = 0; o < st.n; o += p->chunk) {
 		size_t k = st.n - o < p->chunk ? st.n - o : p->chunk;
@@ -201,7 +226,16 @@ static void run(const char *dir, const struct plan *p, unsigned jobs,
 							     st.bytes + o, k));
 		else
 			slog_note(l, etmkit_session_feed(s, st.bytes + o, k));
+		if (one < 0) { /* the workers start at the first call */
+			one = sj_one_source(s);
+			assert_int_equal(one, jobs > 1 && st.nsrc == 1 &&
+						      !p->events &&
+						      !p->stop_on_error);
+		}
 		since += k;
+		if (p->lose_every && (o / p->chunk) % p->lose_every == 1)
+			slog_note(l, etmkit_session_lose(
+				s, first, etmkit_loss_aux_partial));
 		if (p->break_every && since >= p->break_every) {
 			since = 0;
 			breaks++;
@@ -224,7 +258,9 @@ static void run(const char *dir, const struct plan *p, unsigned jobs,
 		slog_note(l, etmkit_session_finish(s));
 		etmkit_session_free(s);
 	}
+	so_chunk_bytes = 0;
 	setup_free(&st);
+	return one;
 }
 
 /* The serial run and those at 2, 3 and 8 threads logged the same
@@ -232,15 +268,24 @@ static void run(const char *dir, const struct plan *p, unsigned jobs,
 static void compare(const char *dir, const struct plan *p)
 {
 	static const unsigned jobs[] = { 2, 3, 8 };
-	static struct slog ref, got;
+	static struct slog ref, got, flat_ref, flat_got;
 
 	run(dir, p, 1, &ref);
 	assert_true(ref.el.n > 100);
 	for (size_t j = 0; j < sizeof(jobs) / sizeof(jobs[0]); j++) {
 		const char *d;
 
-		run(dir, p, jobs[j], &got);
-		d = slog_diff(&ref, &got, p->stop_on_error);
+		if (run(dir, p, jobs[j], &got) && p->batches) {
+			/* Other batches, the same elements (session.h
+			 * jobs). */
+			slog_flatten(&ref, &flat_ref);
+			slog_flatten(&got, &flat_got);
+			d = slog_diff(&flat_ref, &flat_got, p->stop_on_error);
+			slog_free(&flat_ref);
+			slog_free(&flat_got);
+		} else {
+			d = slog_diff(&ref, &got, p->stop_on_error);
+		}
 		if (d)
 			fail_msg("jobs %u: %s differs", jobs[j], d);
 		slog_free(&got);
@@ -340,6 +385,79 @@ static void raw_pieces(void **state)
 	compare(VMID_DIR, &p);
 }
 
+/* One flow source and jobs: the session decodes it on several threads
+ * (session_one.c, over parallel/par_source.c) in chunks of 4096 and 777
+ * bytes (so_chunk_bytes) and the default 8 MiB: each chunk's first piece
+ * decoded on from the chunk before, commands, losses and breaks after a
+ * flush. TC2 (ETMv3) and juno_r1_1 (ETMv4) with only source 0x10 added,
+ * and unformatted ETE: intact, damaged, with breaks and losses, bytes
+ * given to the source with etmkit_session_feed_raw(), a callback that
+ * stops; the callbacks are the serial session's (on_elems batches
+ * compared as their elements). With frame events or stop_on_error the
+ * workers decode it (run() checks which). */
+static void one_source(void **state)
+{
+	static const size_t so_chunk[] = { 4096, 777, 0 };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(so_chunk) / sizeof(so_chunk[0]); i++) {
+		struct plan p = { .chunk = 4096, .only = 0x10,
+				  .so_chunk = so_chunk[i] };
+
+		compare(TC2_DIR, &p);
+		p.batches = 1;
+		p.chunk = 512;
+		p.break_every = 2048;
+		compare(TC2_DIR, &p);
+		p.break_every = 0;
+		p.lose_every = 3;
+		compare(TC2_DIR, &p);
+		p.lose_every = 0;
+		p.damage = 2;
+		compare(TC2_DIR, &p);
+		p.damage = 0;
+		p.flags = 1;
+		p.chunk = 1000;
+		compare(TC2_DIR, &p);
+		p.damage = 1;
+		p.break_every = 0;
+		compare(TC2_DIR, &p);
+		p.stop_after = 3000;
+		compare(TC2_DIR, &p);
+		p.batches = 0;
+		compare(TC2_DIR, &p);
+		p.stop_after = 0;
+		p.events = 1; /* the workers */
+		compare(TC2_DIR, &p);
+
+		p = (struct plan){ .chunk = 4096, .batches = 1, .only = 0x10,
+				   .so_chunk = so_chunk[i] };
+		compare(JUNO_DIR, &p);
+		p.flags = 1;
+		p.break_every = 8192;
+		compare(JUNO_DIR, &p);
+		p.break_every = 0;
+		p.lose_every = 2;
+		p.damage = 2;
+		compare(JUNO_DIR, &p);
+		p.lose_every = 0;
+		p.break_every = 0;
+		p.damage = 1;
+		p.chunk = 333;
+		compare(JUNO_DIR, &p);
+		p.stop_on_error = 1; /* the workers */
+		compare(JUNO_DIR, &p);
+
+		p = (struct plan){ .chunk = 70001, .raw = 1, .repeat = 8,
+				   .batches = 1, .so_chunk = so_chunk[i] };
+		compare(VMID_DIR, &p);
+		p.raw = 2;
+		p.flags = 1;
+		p.break_every = 50000;
+		compare(VMID_DIR, &p);
+	}
+}
+
 /* A session freed before its finish, with input queued to the workers:
  * no callback during the free and nothing leaked (ASan builds), as
  * session.h says. (That a worker then drops what is queued rather than
@@ -395,6 +513,7 @@ int main(void)
 		cmocka_unit_test(tc2_callback_stops),
 		cmocka_unit_test(juno),
 		cmocka_unit_test(raw_pieces),
+		cmocka_unit_test(one_source),
 		cmocka_unit_test(free_unfinished),
 		cmocka_unit_test(api),
 	};
