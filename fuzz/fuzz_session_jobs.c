@@ -8,8 +8,9 @@
  * feeds, stop_on_error, on_elems or on_elem, frame events and a callback
  * that stops; the rest is the buffer, whose first 4 KiB are also the
  * program image at 0 (so the decoders walk code). A session of one source
- * decodes it on several threads in chunks (session_one.c) of 1 + ([1] ^ [11]) % 64
- * * 61 bytes (so_chunk_bytes), where its on_elems batches may end
+ * with split_source ([9] bit 7) decodes it on several threads in chunks
+ * (session_one.c) of 1 + ([1] ^ [11]) % 64 * 61 bytes (so_chunk_bytes),
+ * where its on_elems batches may end
  * elsewhere: its callbacks are compared with each batch split into its
  * elements (slog_flatten()). */
 #include <stdint.h>
@@ -94,6 +95,7 @@ static int run(const struct knobs *k, unsigned jobs, struct slog *l)
 		sc.on_elem = slog_on_elem;
 	sc.ctx = l;
 	sc.jobs = jobs;
+	sc.split_source = (k->b[9] & 0x80) != 0;
 	so_chunk_bytes = 1 + (size_t)((k->b[1] ^ k->b[11]) % 64) * 61u;
 	if (etmkit_session_alloc(&s, &sc) < 0)
 		abort();

@@ -32,6 +32,7 @@ struct par_source {
 					   the chunk holds a PAR_SOURCE_OFFS-th
 					   of cap bytes) */
 	size_t n, cap;
+	size_t ocap;                    /* the most bytes with offsets */
 	uint64_t base;                  /* buf[0]'s offset, when not offs */
 	int offs;
 	struct etmkit_par_piece *carry; /* NULL until the first chunk */
@@ -75,6 +76,7 @@ int par_source_alloc(struct par_source **out,
 		window = jobs;
 	s->pool_cap = window + jobs;
 	s->cap = chunk_bytes ? chunk_bytes : PAR_SOURCE_CHUNK;
+	s->ocap = s->cap / PAR_SOURCE_OFFS ? s->cap / PAR_SOURCE_OFFS : 1;
 	if (!rc) {
 		s->pool = calloc(s->pool_cap, sizeof(*s->pool));
 		s->buf = malloc(s->cap);
@@ -157,7 +159,7 @@ static int run_chunk(struct par_source *s)
 static int to_offsets(struct par_source *s)
 {
 	if (!s->off &&
-	    !(s->off = malloc(s->cap / PAR_SOURCE_OFFS * sizeof(*s->off))))
+	    !(s->off = malloc(s->ocap * sizeof(*s->off))))
 		return -etmkit_err_nomem;
 	for (size_t i = 0; i < s->n; i++)
 		s->off[i] = s->base + i;
@@ -176,7 +178,7 @@ int par_source_feed(struct par_source *s, const uint8_t *buf, size_t n,
 		if (!s->n)
 			s->base = base;
 		if (!s->offs && (offsets || base != s->base + s->n)) {
-			if (s->n > s->cap / PAR_SOURCE_OFFS) {
+			if (s->n > s->ocap) {
 				/* Too many for the offsets' room. */
 				s->err = run_chunk(s);
 				continue;
@@ -185,7 +187,7 @@ int par_source_feed(struct par_source *s, const uint8_t *buf, size_t n,
 			if (s->err)
 				break;
 		}
-		most = s->offs ? s->cap / PAR_SOURCE_OFFS : s->cap;
+		most = s->offs ? s->ocap : s->cap;
 		k = most - s->n < n ? most - s->n : n;
 		memcpy(s->buf + s->n, buf, k);
 		if (s->offs && offsets)

@@ -50,6 +50,7 @@ struct plan {
 	uint8_t only;       /* 0, or the one trace ID whose source is added */
 	size_t so_chunk;    /* so_chunk_bytes (one source on several threads,
 			       session_one.c): 0 the default */
+	uint8_t split;      /* split_source */
 };
 
 struct setup {
@@ -214,6 +215,7 @@ static int run(const char *dir, const struct plan *p, unsigned jobs,
 		sc.on_frame_event = slog_on_event;
 	sc.stop_on_error = (uint8_t)p->stop_on_error;
 	sc.jobs = jobs;
+	sc.split_source = p->split;
 	so_chunk_bytes = p->so_chunk;
 	assert_int_equal(etmkit_session_alloc(&s, &sc), 0);
 	first = add_sources(&st, s, p->flags, p->only);
@@ -229,7 +231,7 @@ static int run(const char *dir, const struct plan *p, unsigned jobs,
 		if (one < 0) { /* the workers start at the first call */
 			one = sj_one_source(s);
 			assert_int_equal(one, jobs > 1 && st.nsrc == 1 &&
-						      !p->events &&
+						      p->split && !p->events &&
 						      !p->stop_on_error);
 		}
 		since += k;
@@ -385,16 +387,17 @@ static void raw_pieces(void **state)
 	compare(VMID_DIR, &p);
 }
 
-/* One flow source and jobs: the session decodes it on several threads
- * (session_one.c, over parallel/par_source.c) in chunks of 4096 and 777
- * bytes (so_chunk_bytes) and the default 8 MiB: each chunk's first piece
+/* One flow source, jobs and split_source: the session decodes it on
+ * several threads (session_one.c, over parallel/par_source.c) in chunks
+ * of 4096 and 777 bytes (so_chunk_bytes) and the default 8 MiB: each
+ * chunk's first piece
  * decoded on from the chunk before, commands, losses and breaks after a
  * flush. TC2 (ETMv3) and juno_r1_1 (ETMv4) with only source 0x10 added,
  * and unformatted ETE: intact, damaged, with breaks and losses, bytes
  * given to the source with etmkit_session_feed_raw(), a callback that
  * stops; the callbacks are the serial session's (on_elems batches
- * compared as their elements). With frame events or stop_on_error the
- * workers decode it (run() checks which). */
+ * compared as their elements). With frame events or stop_on_error, or
+ * without split_source, the workers decode it (run() checks which). */
 static void one_source(void **state)
 {
 	static const size_t so_chunk[] = { 4096, 777, 0 };
@@ -402,7 +405,7 @@ static void one_source(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof(so_chunk) / sizeof(so_chunk[0]); i++) {
 		struct plan p = { .chunk = 4096, .only = 0x10,
-				  .so_chunk = so_chunk[i] };
+				  .so_chunk = so_chunk[i], .split = 1 };
 
 		compare(TC2_DIR, &p);
 		p.batches = 1;
@@ -429,9 +432,12 @@ static void one_source(void **state)
 		p.stop_after = 0;
 		p.events = 1; /* the workers */
 		compare(TC2_DIR, &p);
+		p.events = 0;
+		p.split = 0; /* not asked for: the workers */
+		compare(TC2_DIR, &p);
 
 		p = (struct plan){ .chunk = 4096, .batches = 1, .only = 0x10,
-				   .so_chunk = so_chunk[i] };
+				   .so_chunk = so_chunk[i], .split = 1 };
 		compare(JUNO_DIR, &p);
 		p.flags = 1;
 		p.break_every = 8192;
@@ -449,7 +455,8 @@ static void one_source(void **state)
 		compare(JUNO_DIR, &p);
 
 		p = (struct plan){ .chunk = 70001, .raw = 1, .repeat = 8,
-				   .batches = 1, .so_chunk = so_chunk[i] };
+				   .batches = 1, .so_chunk = so_chunk[i],
+				   .split = 1 };
 		compare(VMID_DIR, &p);
 		p.raw = 2;
 		p.flags = 1;
