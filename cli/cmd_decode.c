@@ -1,6 +1,7 @@
 /* etmkit decode: trace plus program image to executed instructions. */
 #define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -206,10 +207,29 @@ static void warn_bad_regions(const struct decode_run *r)
  * strings of @where, kept by the cli_symbols). */
 struct decode_line {
 	struct etmkit_elem e;
-	struct cli_where where;      /* with has_where */
-	struct cli_task task;        /* with has_task */
 	uint8_t id, m_profile, bad, has_where, has_task;
+	/* Last, so that a run that has none of them hands over records
+	 * that end before them (line_size()): the records cross from
+	 * thread to thread, a cache line at a time. */
+	struct cli_task task;        /* with has_task */
+	struct cli_where where;      /* with has_where */
 };
+
+_Static_assert(offsetof(struct decode_line, task) %
+		       _Alignof(struct decode_line) == 0 &&
+	       offsetof(struct decode_line, where) %
+		       _Alignof(struct decode_line) == 0,
+	       "a record cut before task or where starts the next aligned");
+
+/* The bytes of a record: up to what this run's lines may have. */
+static size_t line_size(const struct decode_run *r)
+{
+	if (r->show_where)
+		return sizeof(struct decode_line);
+	if (r->images.sb)
+		return offsetof(struct decode_line, where);
+	return offsetof(struct decode_line, task);
+}
 
 static void format_text(struct cli_out *o, const void *rec,
 			struct cli_disasm *dis)
@@ -258,7 +278,7 @@ static void start_pool(struct decode_run *r)
 {
 	struct cli_fmt_pool_config fc = {
 		.threads = cli_input_jobs(&r->in) - 1,
-		.rec_size = sizeof(struct decode_line),
+		.rec_size = line_size(r),
 		.format = r->json ? format_json : format_text,
 		.disasm = !r->json,
 		.out = &r->out,
