@@ -272,8 +272,13 @@ static void queue_line(struct decode_run *r, uint8_t id,
 }
 
 /* The formatter threads beside the session's decode ones: jobs - 1, as
- * the caller's thread formats too when they fall behind. No pool at
- * --jobs 1, or when it cannot start: the lines are formatted here. */
+ * the caller's thread formats too when they fall behind (the batches
+ * waiting for a thread while it waits for the oldest). Measured with
+ * callgrind at --jobs 2 on an 8.5 MB ETMv3 trace, --ranges: the thread
+ * formats 6.8 G instructions, the caller's thread 3.2 G of its 5.0 G, the
+ * decode worker runs 1.7 G; the longest thread is 56% of --jobs 1's
+ * 12.2 G (91% without the pool). No pool at --jobs 1, or when it cannot
+ * start: the lines are formatted here. */
 static void start_pool(struct decode_run *r)
 {
 	struct cli_fmt_pool_config fc = {
