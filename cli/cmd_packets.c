@@ -58,7 +58,12 @@ struct packets_run {
 	uint64_t counts[DEFORMAT_ID_COUNT][PACKETS_MAX_TYPES];
 	struct cli_form_table forms;       /* --stats: records per ID and form */
 	struct cli_health health;          /* most of a source failing? */
-	/* The listing: stdout through a buffer of lines (cli/outbuf.h). */
+	/* The listing: stdout through a buffer of lines (cli/outbuf.h).
+	 * Formatted on this thread: packets takes no --jobs (its session
+	 * decodes here too). Its lines could go to decode's formatter
+	 * threads (cli/format_pool.h) as records of a packet, a frame error
+	 * or a gap, copied whole (a packet holds its bytes; its why and a
+	 * frame event's message would need to be static strings, checked). */
 	struct cli_out out;
 	char out_buf[64 * 1024];
 };

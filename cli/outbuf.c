@@ -1,4 +1,6 @@
 /* The CLI's buffered line writer: cli/outbuf.h. */
+#include <stdlib.h>
+
 #include "outbuf.h"
 
 static const char hex_digits[16] = "0123456789abcdef";
@@ -25,8 +27,39 @@ void cli_out_init(struct cli_out *o, FILE *f, char *buf, size_t cap,
 	o->err = 0;
 }
 
+void cli_out_init_mem(struct cli_out *o, char *buf, size_t cap)
+{
+	cli_out_init(o, NULL, buf, cap, 0);
+}
+
+/* In memory: room for @k more bytes, the buffer doubled until it has
+ * them. Returns 0, or -1 (out of memory: what was held is dropped). */
+static int grow(struct cli_out *o, size_t k)
+{
+	size_t cap = o->cap;
+	char *p;
+
+	while (cap - o->n < k)
+		cap *= 2;
+	if (cap == o->cap)
+		return 0;
+	p = realloc(o->buf, cap);
+	if (!p) {
+		o->err = 1;
+		o->n = 0;
+		return -1;
+	}
+	o->buf = p;
+	o->cap = cap;
+	return 0;
+}
+
 int cli_out_flush(struct cli_out *o)
 {
+	if (!o->f) {
+		grow(o, CLI_OUT_MAX_FIELD);
+		return o->err ? -1 : 0;
+	}
 	if (o->n && fwrite(o->buf, 1, o->n, o->f) != o->n)
 		o->err = 1;
 	o->n = 0;
@@ -35,6 +68,13 @@ int cli_out_flush(struct cli_out *o)
 
 void cli_out_mem_slow(struct cli_out *o, const char *s, size_t n)
 {
+	if (!o->f) {
+		if (grow(o, n) == 0) {
+			memcpy(o->buf + o->n, s, n);
+			o->n += n;
+		}
+		return;
+	}
 	cli_out_flush(o);
 	if (n >= o->cap) {              /* longer than the buffer: as it is */
 		if (fwrite(s, 1, n, o->f) != n)

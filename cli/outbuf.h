@@ -9,7 +9,11 @@
  *
  * Nothing else may write to the FILE while bytes are held: call
  * cli_out_flush() first. With @line set (a terminal), every line goes out
- * when it ends, as a line-buffered stdout would. */
+ * when it ends, as a line-buffered stdout would.
+ *
+ * A writer without a FILE (cli_out_init_mem()) keeps its text in memory,
+ * its buffer grown as lines are put: listing lines formatted on another
+ * thread, written to the FILE later (cli/format_pool.h). */
 #ifndef ETMKIT_CLI_OUTBUF_H
 #define ETMKIT_CLI_OUTBUF_H
 
@@ -23,7 +27,7 @@
 #define CLI_OUT_MAX_FIELD 256
 
 struct cli_out {
-	FILE *f;
+	FILE *f;        /* NULL: in memory */
 	char *buf;
 	size_t n;       /* bytes held */
 	size_t cap;     /* >= CLI_OUT_MAX_FIELD */
@@ -35,9 +39,15 @@ struct cli_out {
 void cli_out_init(struct cli_out *o, FILE *f, char *buf, size_t cap,
 		  int line);
 
-/* Hand what is held to the FILE (fwrite(), no fflush()). Returns 0, or
- * -1 when some write to the FILE fell short (then and before: o->err
- * stays set). */
+/* Into memory: @buf (malloc()'d, @cap bytes, at least CLI_OUT_MAX_FIELD)
+ * grows with realloc() as needed (o->buf, the text o->n bytes; the
+ * caller frees o->buf). Out of memory, what is held is dropped and o->err
+ * set, as when a write to a FILE falls short. */
+void cli_out_init_mem(struct cli_out *o, char *buf, size_t cap);
+
+/* Hand what is held to the FILE (fwrite(), no fflush()); in memory, make
+ * room for CLI_OUT_MAX_FIELD more bytes. Returns 0, or -1 when some write
+ * to the FILE fell short (then and before: o->err stays set). */
 int cli_out_flush(struct cli_out *o);
 
 /* Room for @k (<= CLI_OUT_MAX_FIELD) more bytes, flushing if needed:

@@ -5,6 +5,13 @@
  * holds for (locate_result.first/last): an instruction inside one is
  * answered from it; a miss asks the locator (a search over the image's
  * regions, then the file's segments and symbols) and replaces the oldest.
+ *
+ * The listing pieces of a span (cli_where's text_pre, text_post, json)
+ * are formatted once per function of each binary and kept until
+ * cli_symbols_free(), not freed with the span: a cli_where copied for
+ * another thread (cli/format_pool.h) stays valid however the spans turn
+ * over, and a loop over more functions than SPANS_PER_ID formats none
+ * again.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,8 +32,16 @@ struct span {
 	const struct locate_binary *bin;
 	const struct elf_symbol *sym;
 	const char *dso_short;
-	char *text_pre, *text_post, *json; /* formatted at fill(), owned */
+	const char *text_pre, *text_post, *json; /* struct pieces' */
 	const struct lines *lines; /* the binary's, or NULL */
+};
+
+/* The listing pieces of function @sym (NULL: none there) of binary @bin
+ * (locate_binary_at() index); NULL text_pre: an empty slot. */
+struct pieces {
+	size_t bin;
+	const struct elf_symbol *sym;
+	char *text_pre, *text_post, *json;
 };
 
 struct cli_symbols {
@@ -39,6 +54,10 @@ struct cli_symbols {
 	struct lines **lines;
 	uint8_t *tried;
 	size_t nlines;
+	/* Every struct pieces formatted: open addressing, a power of two
+	 * slots (0: none yet), at most half used. */
+	struct pieces *pieces;
+	size_t npieces, cap_pieces;
 };
 
 struct cli_symbols *cli_symbols_alloc(void)
@@ -54,9 +73,6 @@ struct cli_symbols *cli_symbols_alloc(void)
 
 static void span_clear(struct span *s)
 {
-	free(s->text_pre);
-	free(s->text_post);
-	free(s->json);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -64,9 +80,12 @@ void cli_symbols_free(struct cli_symbols *sy)
 {
 	if (!sy)
 		return;
-	for (size_t i = 0; i < 128; i++)
-		for (size_t k = 0; k < SPANS_PER_ID; k++)
-			span_clear(&sy->spans[i][k]);
+	for (size_t i = 0; i < sy->cap_pieces; i++) {
+		free(sy->pieces[i].text_pre);
+		free(sy->pieces[i].text_post);
+		free(sy->pieces[i].json);
+	}
+	free(sy->pieces);
 	for (size_t i = 0; i < sy->nlines; i++)
 		lines_free(sy->lines[i]);
 	free(sy->lines);
@@ -139,31 +158,96 @@ static void put_json(struct buf *b, const char *s)
 	put(b, "\"", 1);
 }
 
-/* The listing pieces of span @s (cli_where). Returns 0 or -1 (memory). */
-static int format_span(struct span *s)
+/* The listing pieces of function @sym (or none) of binary @b, into @pc.
+ * Returns 0 or -1 (memory). */
+static int format_pieces(struct pieces *pc, const struct locate_binary *b,
+			 const struct elf_symbol *sym, const char *dso_short)
 {
 	struct buf pre = { 0 }, post = { 0 }, js = { 0 };
 
-	if (s->sym) {
-		puts_(&pre, s->sym->name);
+	if (sym) {
+		puts_(&pre, sym->name);
 		puts_(&pre, "+0x");
 		puts_(&post, " (");
 	} else {
 		puts_(&pre, "");
 		puts_(&post, "(");
 	}
-	puts_(&post, s->dso_short);
+	puts_(&post, dso_short);
 	puts_(&post, ")");
 	puts_(&js, ",\"dso\":");
-	put_json(&js, s->bin->name);
-	if (s->sym) {
+	put_json(&js, b->name);
+	if (sym) {
 		puts_(&js, ",\"sym\":");
-		put_json(&js, s->sym->name);
+		put_json(&js, sym->name);
 	}
-	s->text_pre = pre.p;
-	s->text_post = post.p;
-	s->json = js.p;
-	return pre.failed || post.failed || js.failed ? -1 : 0;
+	if (pre.failed || post.failed || js.failed) {
+		free(pre.p);
+		free(post.p);
+		free(js.p);
+		return -1;
+	}
+	pc->text_pre = pre.p;
+	pc->text_post = post.p;
+	pc->json = js.p;
+	return 0;
+}
+
+/* The slot of (@bin, @sym) in @tab (@cap slots, a power of two): where
+ * it is or the empty one where it goes. */
+static struct pieces *pieces_slot(struct pieces *tab, size_t cap, size_t bin,
+				  const struct elf_symbol *sym)
+{
+	uint64_t k = (uint64_t)(uintptr_t)sym ^ ((uint64_t)bin << 40);
+	size_t i = (size_t)((k * 0x9e3779b97f4a7c15ull) >> 32) & (cap - 1);
+
+	while (tab[i].text_pre &&
+	       (tab[i].bin != bin || tab[i].sym != sym))
+		i = (i + 1) & (cap - 1);
+	return &tab[i];
+}
+
+/* Double the table (at least 64 slots). Returns 0 or -1 (memory). */
+static int pieces_grow(struct cli_symbols *sy)
+{
+	size_t cap = sy->cap_pieces ? 2 * sy->cap_pieces : 64;
+	struct pieces *tab = calloc(cap, sizeof(*tab));
+
+	if (!tab)
+		return -1;
+	for (size_t i = 0; i < sy->cap_pieces; i++) {
+		const struct pieces *pc = &sy->pieces[i];
+
+		if (pc->text_pre)
+			*pieces_slot(tab, cap, pc->bin, pc->sym) = *pc;
+	}
+	free(sy->pieces);
+	sy->pieces = tab;
+	sy->cap_pieces = cap;
+	return 0;
+}
+
+/* Span @s's listing pieces, binary @bin's (index @bin_index): the ones
+ * formatted before, else new ones. Returns 0 or -1 (memory). */
+static int span_pieces(struct cli_symbols *sy, struct span *s,
+		       size_t bin_index)
+{
+	struct pieces *pc;
+
+	if (2 * (sy->npieces + 1) > sy->cap_pieces && pieces_grow(sy) < 0)
+		return -1;
+	pc = pieces_slot(sy->pieces, sy->cap_pieces, bin_index, s->sym);
+	if (!pc->text_pre) {
+		if (format_pieces(pc, s->bin, s->sym, s->dso_short) < 0)
+			return -1;
+		pc->bin = bin_index;
+		pc->sym = s->sym;
+		sy->npieces++;
+	}
+	s->text_pre = pc->text_pre;
+	s->text_post = pc->text_post;
+	s->json = pc->json;
+	return 0;
 }
 
 int cli_symbols_add_image(struct cli_symbols *sy, const struct image *img)
@@ -284,7 +368,7 @@ static void fill(struct cli_symbols *sy, struct span *s,
 	s->dso_short = last_component(r.bin->name);
 	if (sy->want_lines && r.vaddr_known)
 		s->lines = binary_lines(sy, r.bin_index, r.bin);
-	if (s->show && format_span(s) < 0)
+	if (s->show && span_pieces(sy, s, r.bin_index) < 0)
 		s->show = 0; /* out of memory: this span goes without */
 }
 

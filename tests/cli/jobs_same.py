@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
-"""--jobs N (etmkit_session_config.jobs, src/session/session_jobs.c): the
-output of decode, profile and coverage is byte for byte that of --jobs 1
+"""--jobs N (etmkit_session_config.jobs, src/session/session_jobs.c; the
+decode listing formatted on N - 1 threads, cli/format_pool.c): the output
+of decode, profile and coverage is byte for byte that of --jobs 1
 (everything on the main thread) at 2, 3 and 8 threads: stdout, stderr and
-the exit status, on every multi-source input the tests have.
+the exit status, on every multi-source input the tests have, and the
+decode listings (text and --json, per instruction and --ranges) of two
+one-source snapshots.
 
 Inputs: the TC2 snapshot (ETMv3, two sources 0x10 and 0x11 in one formatted
 buffer, plus sources of protocols not decoded), juno_r1_1 (ETMv4, four
@@ -12,8 +15,9 @@ data is missing), two recordings written by `etmkit encode --format
 perf-data` from an execution record (ETE on two CPUs, raw TRBE-like AUX
 records and formatted ones), and damaged copies of TC2's buffer (bytes
 overwritten: decode errors and frame errors), decoded with and without
---stop-on-error. Each command line runs at every thread count; the first
-difference fails the test with the command line.
+--stop-on-error. One-source: tme_test (ETE, 83 000 lines: 40 batches of
+the pool's) and juno-uname-001 (ETMv4). Each command line runs at every
+thread count; the first difference fails the test with the command line.
 
 Usage: jobs_same.py --etmkit ETMKIT --shared SHARED_DIR --work DIR
 (exit 77 when SHARED_DIR/testdata is absent)."""
@@ -136,6 +140,9 @@ def main():
     cases = []
     for inp in (tc2, juno):
         cases += decode_forms(inp) + profile_forms(inp)
+    for snap in (os.path.join("ete", "tme_test"),
+                 os.path.join("etmv4", "juno-uname-001")):
+        cases += decode_forms(["--snapshot", os.path.join(td, snap)])
     for f in ("perf_etm.data", "perf_kernel.data",
               "perf_with_missing_aux_data.data"):
         inp = [os.path.join(perf, f), "--symfs", symfs]

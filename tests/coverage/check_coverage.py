@@ -29,7 +29,10 @@ instruction (condition field not AL), passed and failed. Then for each:
 2. genhtml (lcov) renders it with --branch-coverage into a temporary
    folder, exit 0 and no WARNING on stderr;
 3. `decode --lines --json`: every instruction's file, line and inline
-   chain equal `addr2line -i -f` for its address;
+   chain equal `addr2line -i -f` for its address; `decode --lines`, text
+   and --json, per instruction and --ranges, is byte for byte the same at
+   --jobs 2, 3 and 8 as at --jobs 1 (the listing formatted on threads,
+   cli/format_pool.c);
 4. `coverage --format text`: per function symbol, the instructions that
    ran (record addresses in its range) and the instructions in it
    (objdump -d lines in its range);
@@ -252,8 +255,22 @@ def compare(tag, what, got, want):
     fail(f"{tag}: {what}: {len(diff)} differ (ours, record's): {diff[:4]}")
 
 
+def check_lines_jobs(a, tag, snap, elf):
+    """decode --lines at --jobs 2, 3, 8 against --jobs 1."""
+    for form in ([], ["--json"], ["--ranges"], ["--ranges", "--json"]):
+        cmd = [a.etmkit, "decode", "--snapshot", snap, "--elf", elf,
+               "--lines"] + form
+        ref = run(cmd + ["--jobs", "1"])
+        for j in ("2", "3", "8"):
+            p = run(cmd + ["--jobs", j])
+            if (p.stdout, p.stderr) != (ref.stdout, ref.stderr):
+                fail(f"{tag}: decode --lines {' '.join(form)}: --jobs {j} "
+                     f"differs from --jobs 1")
+
+
 def check_lines_json(a, tag, snap, elf):
     """decode --lines --json against addr2line -i -f."""
+    check_lines_jobs(a, tag, snap, elf)
     p = run([a.etmkit, "decode", "--snapshot", snap, "--elf", elf, "--lines",
              "--json"])
     mine = {}

@@ -196,7 +196,36 @@ static void test_small_buffer(void **state)
 }
 
 /* Strings: "%s", "%-*s", "%*s", "%*s" of "" (spaces), of any length
- * (past the buffer too), in order. */
+ * (past the buffer too), in order, into @o; what snprintf() writes of
+ * them into @want (@cap bytes). Returns its length. */
+static size_t put_strings(struct cli_out *o, char *want, size_t cap)
+{
+	size_t at = 0;
+	char str[300];
+
+	for (size_t len = 0; len < 300; len += 7) {
+		size_t w = (size_t)(rnd() % 320);
+
+		for (size_t i = 0; i < len; i++)
+			str[i] = (char)('a' + (i + len) % 26);
+		str[len] = '\0';
+		cli_out_str(o, str);
+		cli_out_str_left(o, str, w);
+		cli_out_char(o, '|');
+		cli_out_str_right(o, str, w);
+		cli_out_spaces(o, w);
+		cli_out_mem(o, str, len / 2);
+		cli_out_hex(o, len * 0x1234567u, 0);
+		cli_out_eol(o);
+		at += (size_t)snprintf(want + at, cap - at,
+				       "%s%-*s|%*s%*s%.*s%" PRIx64 "\n", str,
+				       (int)w, str, (int)w, str, (int)w, "",
+				       (int)(len / 2), str,
+				       (uint64_t)len * 0x1234567u);
+	}
+	return at;
+}
+
 static void test_strings(void **state)
 {
 	static const size_t caps[] = { CLI_OUT_MAX_FIELD, 100, 4096 };
@@ -204,36 +233,39 @@ static void test_strings(void **state)
 	(void)state;
 	for (size_t c = 0; c < sizeof(caps) / sizeof(caps[0]); c++) {
 		struct sink s;
-		size_t cap = 300 * 300 * 4, at = 0;
-		char *want = malloc(cap), *got, str[300];
+		size_t cap = 300 * 300 * 4, at;
+		char *want = malloc(cap), *got;
 
 		assert_non_null(want);
 		sink_open(&s, caps[c]);
-		for (size_t len = 0; len < 300; len += 7) {
-			size_t w = (size_t)(rnd() % 320);
-
-			for (size_t i = 0; i < len; i++)
-				str[i] = (char)('a' + (i + len) % 26);
-			str[len] = '\0';
-			cli_out_str(&s.o, str);
-			cli_out_str_left(&s.o, str, w);
-			cli_out_char(&s.o, '|');
-			cli_out_str_right(&s.o, str, w);
-			cli_out_spaces(&s.o, w);
-			cli_out_mem(&s.o, str, len / 2);
-			cli_out_eol(&s.o);
-			at += (size_t)snprintf(want + at, cap - at,
-					       "%s%-*s|%*s%*s%.*s\n", str,
-					       (int)w, str, (int)w, str,
-					       (int)w, "", (int)(len / 2),
-					       str);
-		}
+		at = put_strings(&s.o, want, cap);
 		got = sink_close(&s);
 		assert_int_equal(strlen(got), at);
 		assert_string_equal(got, want);
 		free(got);
 		free(want);
 	}
+}
+
+/* In memory (cli_out_init_mem()): the buffer grows from the least size
+ * to hold everything put, byte for byte. */
+static void test_memory(void **state)
+{
+	size_t cap = 300 * 300 * 4, at;
+	char *want = malloc(cap);
+	struct cli_out o;
+
+	(void)state;
+	assert_non_null(want);
+	cli_out_init_mem(&o, malloc(CLI_OUT_MAX_FIELD), CLI_OUT_MAX_FIELD);
+	assert_non_null(o.buf);
+	at = put_strings(&o, want, cap);
+	assert_int_equal(o.err, 0);
+	assert_int_equal(o.n, at);
+	assert_memory_equal(o.buf, want, at);
+	assert_true(o.cap >= at);
+	free(o.buf);
+	free(want);
 }
 
 /* A FILE that refuses writes: the error is kept and reported. */
@@ -283,6 +315,7 @@ int main(void)
 		cmocka_unit_test(test_decimal),
 		cmocka_unit_test(test_small_buffer),
 		cmocka_unit_test(test_strings),
+		cmocka_unit_test(test_memory),
 		cmocka_unit_test(test_write_error),
 		cmocka_unit_test(test_line_mode),
 	};
