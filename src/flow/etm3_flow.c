@@ -980,6 +980,41 @@ rng_fast_chain(struct etm3_flow_decoder *d, struct rng_fast *s,
 	return g;
 }
 
+/* rng_fast_body()'s cycle-accurate header byte @k at @off, one range
+ * of instructions (struct flow_rca) from @fi in block @b that go past
+ * its last, bend - 1 (each executed up to there: only the header's last
+ * may fail its condition), @wi W atoms before them (as rca.trail[]):
+ * when the way out of @b after bend - 1 is a linked successor and the
+ * rest of the instructions lie in it short of its last, their ranges at
+ * @e as rng_run() writes them (one across the blocks if it goes on,
+ * range_goes_on(), else one in each: IHI 0014Q 7.3.1, the W atoms
+ * before each instruction charged to its range), and the successor
+ * returned. Else NULL, nothing written. */
+static FLOW_INLINE struct flow_block *
+rng_cross(struct etm3_flow_decoder *d, struct etmkit_elem *e, unsigned k,
+	  struct flow_block *b, const struct flow_insn *fi,
+	  const struct flow_insn *bend, uint64_t off, uint64_t wi)
+{
+	const struct flow_rph *rp = &d->rph[k];
+	const struct flow_insn *last = bend - 1;
+	unsigned m = (unsigned)(bend - fi), rest = rp->n - m;
+	int slot = exit_slot(last, 1);
+	struct flow_block *nb = slot < 0 ? NULL : b->succ[slot];
+	uint32_t w = rca_w(wi);
+
+	if (!nb || rest >= nb->n)
+		return NULL;
+	if (range_goes_on(last, 1)) {
+		write_range_w(e, fi, nb->insn + rest - 1, !rp->xlast, rp->n,
+			      off, w + rp->cw[rp->n]);
+		return nb;
+	}
+	write_range_w(e, fi, last, 0, m, off, w + rp->cw[m]);
+	write_range_w(e + 1, nb->insn, nb->insn + rest - 1, !rp->xlast, rest,
+		      off, (uint32_t)(rp->cw[rp->n] - rp->cw[m]));
+	return nb;
+}
+
 /* rng_fast_body()'s run s->p from its start: its headers from HP to HEND,
  * OBASE its rng_obase(). */
 #define RNG_FAST_RUN(HP, HEND, OBASE)                                       \
@@ -1098,8 +1133,27 @@ ca_run:
 				fi = after;
 				continue;
 			}
-			if (after != bend)
-				goto ca_out;
+			if (after != bend) {
+				/* One range's instructions past the block's
+				 * last: taken on if the rest lie in its
+				 * linked successor, short of that one's last
+				 * (rng_cross()); else rng_run()'s. */
+				struct flow_block *nb;
+
+				if (span == FLOW_RCA_NOT_ONE ||
+				    !(nb = rng_cross(d, e, k, b, fi, bend,
+						     rng_off(obase, hp,
+							     offs_given),
+						     wi)))
+					goto ca_out;
+				e += 1 + !range_goes_on(bend - 1, 1);
+				fi = nb->insn + (d->rph[k].n - (bend - fi));
+				b = nb;
+				bend = nb->insn + nb->n;
+				wi = t->trail[k];
+				ci += t->count[k];
+				continue;
+			}
 			/* Up to the block's last instruction: then its
 			 * linked successor, or the caller's block_end(). */
 			write_range_rca(e, t, k, fi, bend - 1, b->range.end,

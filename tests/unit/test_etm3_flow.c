@@ -1284,6 +1284,89 @@ static void test_ranges_run_ends(void **state)
 	free(t);
 }
 
+/* Cycle-accurate headers whose instructions go past a block's last
+ * (IHI 0014Q Table 7.3: 0x84 W E, 0x88 two, 0x8c three; 0xa0, 0xa4 W
+ * atoms only): 40 NOPs and a B back at 0x8000, whose first block is cut
+ * after FLOW_BLOCK_MAX (block.h) NOPs, where a range goes on into the
+ * next block, and ends at the B, where the header's rest is a second
+ * range after the branch (the ranges walk's fast loop, etm3_flow.c
+ * rng_cross()); over chain_code, headers that end at or past the last
+ * of the block they go into (B's into A, taken the general way: A's BX
+ * waits for its address, the next atom is lost) and that go from D into
+ * C after a run the fast loop ended, the last failing its condition. The ranges stand for the per-instruction
+ * decode's elements, and each ends at the B or a block's last only
+ * where that is the header's last instruction. */
+static void test_ranges_cross_blocks(void **state)
+{
+	static const uint8_t loop[] = {
+		0x8c, 0xa0, 0x88, 0x8c, 0xa4, 0x84, 0x8c, 0x8c, 0xa0,
+	};
+	static const uint8_t round[] = {
+		ISYNC(0x21, 0x8008), 0x84, 0x8c,       /* B, B A A */
+		0x84, 0xa0,                            /* lost: a gap */
+		ISYNC(0x01, 0x8010), 0x84, 0xa0,       /* C */
+		ISYNC(0x21, 0x801c), 0xc8, 0x88, 0xa0, /* D D C(N), C C */
+	};
+	enum { LOOPS = 2000, LOOP_INSNS = 15, ROUNDS = 300, ROUND_INSNS = 10 };
+	uint32_t code[41];
+	size_t n = sizeof(loop_head) + LOOPS * sizeof(loop), k, at_b = 0;
+	size_t ranges = 0, gaps = 0;
+	uint8_t *t = trace_start(n, &k);
+	struct ts_elems ref = { 0 }, rng = { 0 };
+
+	(void)state;
+	for (size_t i = 0; i < 40; i++)
+		code[i] = 0xe1a00000;
+	code[40] = 0xeaffffd6; /* 0x80a0 b 0x8000 */
+	for (size_t r = 0; r < LOOPS; r++, k += sizeof(loop))
+		memcpy(t + k, loop, sizeof(loop));
+	assert_int_equal(k, n);
+	loop_decode(code, sizeof(code), t, n, NULL, 0x1000 /* cycle accurate */,
+		    LOOPS * LOOP_INSNS, &ref, &rng);
+	/* A range per header with instructions, and a second where the B
+	 * is one of them but not the last; none more at the cut. */
+	for (size_t r = 0, at = 0; r < LOOPS; r++)
+		for (size_t h = 0; h < sizeof(loop); h++) {
+			size_t c = loop[h] == 0x84 ? 1 : loop[h] == 0x88 ? 2 :
+				   loop[h] == 0x8c ? 3 : 0;
+
+			ranges += c && at % 41 + c > 41 ? 2 : c ? 1 : 0;
+			at += c;
+		}
+	for (size_t i = 0; i < rng.n; i++) {
+		const struct etmkit_elem *e = &rng.e[i];
+
+		if (e->kind != etmkit_elem_insn_range)
+			continue;
+		assert_true(e->addr >= 0x8000 && e->u.range.end <= 0x80a4);
+		at_b += e->u.range.end == 0x80a4;
+		ranges--;
+	}
+	assert_int_equal(ranges, 0);
+	/* The B's, 2000 * 15 / 41 of them, each the end of a range. */
+	assert_int_equal(at_b, LOOPS * LOOP_INSNS / 41);
+	free(ref.e);
+	free(rng.e);
+	free(t);
+
+	n = sizeof(loop_head) + ROUNDS * sizeof(round);
+	t = trace_start(n, &k);
+	memset(&ref, 0, sizeof(ref));
+	memset(&rng, 0, sizeof(rng));
+	for (size_t r = 0; r < ROUNDS; r++, k += sizeof(round))
+		memcpy(t + k, round, sizeof(round));
+	assert_int_equal(k, n);
+	loop_decode(chain_code, sizeof(chain_code), t, n, NULL,
+		    0x1000 /* cycle accurate */, ROUNDS * ROUND_INSNS, &ref,
+		    &rng);
+	for (size_t i = 0; i < rng.n; i++)
+		gaps += rng.e[i].kind == etmkit_elem_gap;
+	assert_int_equal(gaps, ROUNDS);
+	free(ref.e);
+	free(rng.e);
+	free(t);
+}
+
 int main(void)
 {
 	FILE *f = fopen(TC2 "/cstrace.bin", "rb");
@@ -1305,6 +1388,7 @@ int main(void)
 		cmocka_unit_test(test_ranges_indirect_chain),
 		cmocka_unit_test(test_ranges_indirect_long_run),
 		cmocka_unit_test(test_ranges_run_ends),
+		cmocka_unit_test(test_ranges_cross_blocks),
 	};
 	if (f)
 		fclose(f);
