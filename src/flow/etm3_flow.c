@@ -1482,7 +1482,7 @@ headers:
 				hp = offs_given ?
 					rng_nfast_offs(d, &fs, hp, hend, obase) :
 					rng_nfast_plain(d, &fs, hp, hend, obase);
-			if (fs.saved) {
+			if (ca && fs.saved) {
 				/* rng_fast_next() ended the run and the
 				 * loop did not go on: from *d. */
 				d->stats.insns += insns;
@@ -1511,7 +1511,8 @@ headers:
 				 * from the address block_end() goes to; not
 				 * after a taken indirect branch. Nothing
 				 * reads the rest of *d before RNG_SAVE. */
-				open = range_goes_on(fs.exit, fs.exit_x) ?
+				open = exit_slot(fs.exit, fs.exit_x) >= 0 &&
+				       range_goes_on(fs.exit, fs.exit_x) ?
 					       e - 1 : NULL;
 				b = NULL;
 				fi = NULL;
