@@ -761,24 +761,37 @@ static FLOW_INLINE void rng_last(struct etm3_flow_decoder *d,
 	d->last_valid = 1;
 }
 
-/* walk_save() for rng_run()'s locals. */
+/* walk_save() for rng_run()'s locals (@b NULL: d's position set
+ * already; @e0, e at the last load; @open, the open range or NULL;
+ * @w, saturated here, for cycle-accurate trace, @ca). */
+static FLOW_INLINE void rng_save(struct etm3_flow_decoder *d,
+				 struct flow_block *b,
+				 const struct flow_insn *fi,
+				 struct etmkit_elem *e,
+				 const struct etmkit_elem *e0,
+				 const struct etmkit_elem *open, uint64_t w,
+				 const int ca)
+{
+	if (b) {
+		d->blk = b;
+		d->pos = POS_BLOCK;
+		d->idx = (uint32_t)(fi - b->insn);
+	}
+	if (e != e0) {
+		d->hold = (long)(e - 1 - d->q);
+		rng_last(d, e);
+	}
+	d->open = open ? (long)(open - d->q) : -1;
+	d->n = (size_t)(e - d->q);
+	if (ca)
+		d->w = w > FLOW_W_CAP ? FLOW_W_CAP : (uint32_t)w;
+}
+
 #define RNG_SAVE()                                                          \
 	do {                                                                \
-		if (b) {                                                    \
-			d->blk = b;                                         \
-			d->pos = POS_BLOCK;                                 \
-			d->idx = (uint32_t)(fi - b->insn);                  \
-		}                                                           \
-		if (e != e0) {                                              \
-			d->hold = (long)(e - 1 - d->q);                     \
-			rng_last(d, e);                                     \
-		}                                                           \
-		d->open = open ? (long)(open - d->q) : -1;                  \
-		d->n = (size_t)(e - d->q);                                  \
+		rng_save(d, b, fi, e, e0, open, w, ca);                     \
 		d->stats.insns += insns;                                    \
 		insns = 0;                                                  \
-		if (ca)                                                     \
-			d->w = w > FLOW_W_CAP ? FLOW_W_CAP : (uint32_t)w;   \
 	} while (0)
 
 /* One instruction the general way: item @v of the header at @off (the
@@ -807,6 +820,19 @@ static __attribute__((noinline)) void rng_slow_exit(
 {
 	d->idx = (uint32_t)(last - b->insn) + 1;
 	block_end(d, b, last, x);
+}
+
+/* Block @b left after @last, executed if @x, with no successor linked
+ * (rng_fast()'s s->exit): a taken indirect branch waits for its address
+ * (IHI 0014Q 7.3.5), else block_end(). */
+static FLOW_INLINE void rng_exit(struct etm3_flow_decoder *d,
+				 struct flow_block *b,
+				 const struct flow_insn *last, unsigned x)
+{
+	if (exit_slot(last, x) < 0)
+		wait_for_address(d, b);
+	else
+		rng_slow_exit(d, b, last, x);
 }
 
 /* The offset of header @hp of a run: @obase plus its address, or the
@@ -922,7 +948,13 @@ struct rng_fast {
 					 a taken indirect branch
 					 (rng_fast_chain()) */
 	struct etmkit_elem *e0;       /* rng_run()'s e0 */
+	unsigned saved;               /* rng_fast_next() took the run's end:
+					 the walk's state is in *d, from the
+					 start of run p (NULL: none next) */
 };
+
+static int rng_fast_next(struct etm3_flow_decoder *d, struct rng_fast *s,
+			 int offs_given);
 
 /* rng_fast_body(), after a taken indirect branch from block @from, with
  * run s->p done up to @hp (@e the next free element): if that is its
@@ -946,6 +978,41 @@ rng_fast_chain(struct etm3_flow_decoder *d, struct rng_fast *s,
 	s->p = rng_ind_go(d, s->p, e, s->e0);
 	s->e0 = e;
 	return g;
+}
+
+/* rng_fast_body()'s cycle-accurate header byte @k at @off, one range
+ * of instructions (struct flow_rca) from @fi in block @b that go past
+ * its last, bend - 1 (each executed up to there: only the header's last
+ * may fail its condition), @wi W atoms before them (as rca.trail[]):
+ * when the way out of @b after bend - 1 is a linked successor and the
+ * rest of the instructions lie in it short of its last, their ranges at
+ * @e as rng_run() writes them (one across the blocks if it goes on,
+ * range_goes_on(), else one in each: IHI 0014Q 7.3.1, the W atoms
+ * before each instruction charged to its range), and the successor
+ * returned. Else NULL, nothing written. */
+static FLOW_INLINE struct flow_block *
+rng_cross(struct etm3_flow_decoder *d, struct etmkit_elem *e, unsigned k,
+	  struct flow_block *b, const struct flow_insn *fi,
+	  const struct flow_insn *bend, uint64_t off, uint64_t wi)
+{
+	const struct flow_rph *rp = &d->rph[k];
+	const struct flow_insn *last = bend - 1;
+	unsigned m = (unsigned)(bend - fi), rest = rp->n - m;
+	int slot = exit_slot(last, 1);
+	struct flow_block *nb = slot < 0 ? NULL : b->succ[slot];
+	uint32_t w = rca_w(wi);
+
+	if (!nb || rest >= nb->n)
+		return NULL;
+	if (range_goes_on(last, 1)) {
+		write_range_w(e, fi, nb->insn + rest - 1, !rp->xlast, rp->n,
+			      off, w + rp->cw[rp->n]);
+		return nb;
+	}
+	write_range_w(e, fi, last, 0, m, off, w + rp->cw[m]);
+	write_range_w(e + 1, nb->insn, nb->insn + rest - 1, !rp->xlast, rest,
+		      off, (uint32_t)(rp->cw[rp->n] - rp->cw[m]));
+	return nb;
 }
 
 /* rng_fast_body()'s run s->p from its start: its headers from HP to HEND,
@@ -982,7 +1049,9 @@ rca_out(struct etm3_flow_decoder *d, struct rng_fast *s,
  * rng_run()'s: it stops where rng_run() would leave the fast way. After
  * a taken indirect branch that ends the run it may go on over the branch
  * packet into the next run (rng_fast_chain()), and on: it returns in run
- * s->p, the caller's or a later one.
+ * s->p, the caller's or a later one. Cycle-accurate, at any run's end it
+ * goes on to the next as rng_run() would (rng_fast_next()), or returns
+ * with s->saved set, the walk's state in *d.
  *
  * Cycle-accurate trace (@ca): headers of W atoms only, and headers whose
  * instructions are one range in block s->b, up to its last instruction
@@ -1040,14 +1109,13 @@ ca_run:
 				 * own, the most common header. */
 				wi += t->trail[k];
 				if (++hp == hend)
-					return rca_out(d, s, b, fi, e, wi, ci,
-						       hp);
+					goto ca_out;
 				k = *hp;
 				span = t->span[k];
 			}
 			if (e > elim &&
 			    (uintptr_t)e + 2 * sizeof(*e) * d->rph[k].n > qend)
-				return rca_out(d, s, b, fi, e, wi, ci, hp);
+				goto ca_out;
 			/* Past the block's end only if not one range. */
 			after = (const void *)((uintptr_t)fi + span);
 			if (FLOW_LIKELY(after < bend)) {
@@ -1065,8 +1133,27 @@ ca_run:
 				fi = after;
 				continue;
 			}
-			if (after != bend)
-				return rca_out(d, s, b, fi, e, wi, ci, hp);
+			if (after != bend) {
+				/* One range's instructions past the block's
+				 * last: taken on if the rest lie in its
+				 * linked successor, short of that one's last
+				 * (rng_cross()); else rng_run()'s. */
+				struct flow_block *nb;
+
+				if (span == FLOW_RCA_NOT_ONE ||
+				    !(nb = rng_cross(d, e, k, b, fi, bend,
+						     rng_off(obase, hp,
+							     offs_given),
+						     wi)))
+					goto ca_out;
+				e += 1 + !range_goes_on(bend - 1, 1);
+				fi = nb->insn + (d->rph[k].n - (bend - fi));
+				b = nb;
+				bend = nb->insn + nb->n;
+				wi = t->trail[k];
+				ci += t->count[k];
+				continue;
+			}
 			/* Up to the block's last instruction: then its
 			 * linked successor, or the caller's block_end(). */
 			write_range_rca(e, t, k, fi, bend - 1, b->range.end,
@@ -1097,15 +1184,30 @@ ca_run:
 					}
 					s->exit = last;
 					s->exit_x = x;
-					return rca_out(d, s, b, last, e, wi, ci,
-						       hp);
+					fi = last;
+					goto ca_out;
 				}
 				b = nb;
 				fi = nb->insn;
 				bend = nb->insn + nb->n;
 			}
 		}
-		return rca_out(d, s, b, fi, e, wi, ci, hp);
+ca_out:
+		hp = rca_out(d, s, b, fi, e, wi, ci, hp);
+		/* At the run's end (not FLOW_RF_HEADERS's), rng_run()'s way
+		 * to the next run, out of line; on in that run if it can. */
+		if (hp == s->p->u.run.headers + s->p->u.run.count &&
+		    rng_fast_next(d, s, offs_given)) {
+			b = s->b;
+			fi = s->fi;
+			e = s->e;
+			bend = b->insn + b->n;
+			wi = rca_image(0, 0, (uint32_t)s->w);
+			ci = 0;
+			RNG_FAST_RUN(hp, hend, obase);
+			goto ca_run;
+		}
+		return hp;
 	} else {
 nca_run:
 		for (; hp < hend; hp++) {
@@ -1245,6 +1347,50 @@ rng_chain(struct etm3_flow_decoder *d, const struct etm3_packet *p,
 	}
 }
 
+/* Run @p done, the walk's state saved: its headers counted, then
+ * rng_chain()'s packets up to the next run, returned if rng_run() takes
+ * it, else NULL. */
+static FLOW_INLINE const struct etm3_packet *
+rng_next_run(struct etm3_flow_decoder *d, const struct etm3_packet *p,
+	     int offs_given)
+{
+	d->stats.packets += p->u.run.count - d->run_h;
+	return rng_chain(d, p, offs_given);
+}
+
+/* rng_fast_body()'s cycle-accurate loop at the end of run s->p, its
+ * state in *s (rca_out()): what rng_run() does there when rng_fast()
+ * returns, out of line, so that the loop goes on without returning. The
+ * exit s->exit, if set (rng_exit()), the state saved (RNG_SAVE, no range
+ * open between runs), the packets up to the next run (rng_next_run())
+ * and its front (rng_front()). Returns 1 when
+ * rng_run() would call rng_fast() at that run's start: *s is the walk
+ * there (s->p the run, s->e0 its first element). Else 0 with s->saved
+ * set: rng_run() goes on from *d, at run s->p or, NULL, done. */
+static __attribute__((noinline)) int
+rng_fast_next(struct etm3_flow_decoder *d, struct rng_fast *s, int offs_given)
+{
+	const struct etm3_packet *p = s->p;
+
+	if (s->exit)
+		rng_exit(d, s->b, s->exit, s->exit_x);
+	rng_save(d, s->exit ? NULL : s->b, s->fi, s->e, s->e0, NULL, s->w, 1);
+	s->exit = NULL;
+	s->saved = 1;
+	s->p = p = offs_given ? rng_next_run(d, p, 1) : rng_next_run(d, p, 0);
+	if (!p)
+		return 0;
+	rng_front(d, p, offs_given);
+	if (d->pos != POS_BLOCK || d->open >= 0 || d->w > FLOW_W_RF_MAX)
+		return 0;
+	s->b = d->blk;
+	s->fi = &d->blk->insn[d->idx];
+	s->e = s->e0 = &d->q[d->n];
+	s->w = d->w;
+	s->saved = 0;
+	return 1;
+}
+
 /* walk_run() for ETM3_FLOW_RANGES with data trace off. Each header's
  * instructions a range at a time (its atoms: IHI 0014Q 7.3.1, Tables 7.2
  * and 7.3; spec etmv3.md 4.3; the table struct flow_rph): a run of E
@@ -1325,7 +1471,8 @@ headers:
 			/* This header (rng_fast() and rng_nfast() make the
 			 * same tests, so they take it) and the common ones
 			 * after it, up to one they do not take. */
-			struct rng_fast fs = { b, fi, e, w, NULL, 0, 0, p, e0 };
+			struct rng_fast fs = { b, fi, e, w, NULL, 0, 0, p, e0,
+					       0 };
 
 			if (ca)
 				hp = offs_given ?
@@ -1335,6 +1482,16 @@ headers:
 				hp = offs_given ?
 					rng_nfast_offs(d, &fs, hp, hend, obase) :
 					rng_nfast_plain(d, &fs, hp, hend, obase);
+			if (ca && fs.saved) {
+				/* rng_fast_next() ended the run and the
+				 * loop did not go on: from *d. */
+				d->stats.insns += insns;
+				insns = 0;
+				if (!fs.p)
+					return 1;
+				p = fs.p;
+				goto next_run;
+			}
 			b = fs.b;
 			fi = fs.fi;
 			e = fs.e;
@@ -1349,23 +1506,17 @@ headers:
 				hend = hdr + r->count;
 				obase = rng_obase(p, offs_given);
 			}
-			if (fs.exit && exit_slot(fs.exit, fs.exit_x) < 0) {
-				/* A taken indirect branch: block_end() here,
-				 * no more (its target comes in a branch
-				 * packet, IHI 0014Q 7.3.5). Nothing reads
-				 * the rest of *d before RNG_SAVE. */
-				b = NULL;
-				fi = NULL;
-				open = NULL;
-				wait_for_address(d, fs.b);
-			} else if (fs.exit) {
+			if (fs.exit) {
 				/* Its range goes on if it can (as below),
-				 * from the address block_end() goes to. */
-				open = range_goes_on(fs.exit, fs.exit_x) ?
+				 * from the address block_end() goes to; not
+				 * after a taken indirect branch. Nothing
+				 * reads the rest of *d before RNG_SAVE. */
+				open = exit_slot(fs.exit, fs.exit_x) >= 0 &&
+				       range_goes_on(fs.exit, fs.exit_x) ?
 					       e - 1 : NULL;
 				b = NULL;
 				fi = NULL;
-				rng_slow_exit(d, fs.b, fs.exit, fs.exit_x);
+				rng_exit(d, fs.b, fs.exit, fs.exit_x);
 			}
 			if (!ca && fs.left) {
 				/* rng_nfast() left the header at hp mid-way:
@@ -1510,8 +1661,7 @@ rest:
 	}
 	open = NULL; /* none between headers */
 	RNG_SAVE();
-	d->stats.packets += r->count - d->run_h;
-	p = rng_chain(d, p, offs_given);
+	p = rng_next_run(d, p, offs_given);
 	if (p)
 		goto next_run;
 	return 1;

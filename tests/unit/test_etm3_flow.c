@@ -1209,6 +1209,164 @@ static void test_ranges_indirect_long_run(void **state)
 	free(t);
 }
 
+/* I-syncs (IHI 0014Q 7.3.4, Table 7.21; info 0x01 periodic, 0x21 trace
+ * on; ARM), with the address. */
+#define ISYNC(INFO, ADDR)                                                   \
+	0x08, (INFO), (ADDR) & 0xff, ((ADDR) >> 8) & 0xff, 0, 0
+
+/* Cycle-accurate trace over chain_code and a block E at 0x8024 (nop; b
+ * 0x9000, where there is no code) whose P-header runs end in each way
+ * the ranges walk's fast loop goes on from at a run's end (etm3_flow.c
+ * rng_fast_next()): inside a block, then a periodic I-sync; after a
+ * direct branch (D's, B's) whose successor is not linked, as a trace-on
+ * I-sync or a branch packet with an exception follows (7.3.4, 7.3.5); an
+ * Ignore packet (7.3.8) after B's and E's (E's successor never found: its
+ * atom a no_image); after an indirect branch (A's BX), then an I-sync;
+ * after C's BX to D, one of its guesses (the fast loop's own way, over
+ * the packet); a trace-on I-sync at an address with no code, whose atom
+ * is lost. The exception's Cancel bit cancels the instruction held at the
+ * run's end (B's branch); after the Ignore, A's header has an atom past
+ * its BX (lost: a gap), which the fast loop leaves to the general way.
+ * 300 rounds, so the queue and the batches end everywhere in them; with
+ * and without an offset table (deframed input). The ranges stand for the
+ * per-instruction decode's elements and both count the same packets. */
+static void test_ranges_run_ends(void **state)
+{
+	static const uint8_t round[] = {
+		ISYNC(0x01, 0x8010), 0x84, 0xa0,     /* C's nop, a W */
+		ISYNC(0x21, 0x801c), 0x88, 0xa0,     /* D: nop; b C */
+		ISYNC(0x21, 0x8008), 0x88, 0xa0,     /* B: nop; b A */
+		0x81, 0x80, 0x81, 0x80, 0x48, 0x3c,  /* exc_a: Cancel */
+		0x88, 0xa0,                          /* A: nop; bx */
+		ISYNC(0x01, 0x8010), 0x8c,           /* C: 2 nop; bx */
+		0x8f, 0x80, 0x81, 0x80, 0x08,        /* br_d */
+		0x88, 0xa4, 0x84,                    /* D, WW, C's nop */
+		ISYNC(0x21, 0x9000), 0x84, 0xa0,     /* no code: lost */
+		ISYNC(0x21, 0x8024), 0x88, 0xa0,     /* E: nop; b 0x9000 */
+		0x66, 0x84, 0xa0,                    /* Ignore; no code */
+		ISYNC(0x21, 0x8008), 0x88, 0xa0,     /* B */
+		0x66, 0x8c, 0xa0,                    /* Ignore; A, lost */
+	};
+	enum { ROUNDS = 300, ROUND_INSNS = 1 + 2 + 2 + 2 + 3 + 2 + 1 + 2 +
+					   2 + 2 };
+	uint32_t code[11];
+	size_t n = sizeof(loop_head) + ROUNDS * sizeof(round), k;
+	uint8_t *t = trace_start(n, &k);
+	uint64_t *offs = malloc(n * sizeof(*offs));
+	size_t holes = 0, gaps = 0;
+
+	(void)state;
+	assert_non_null(offs);
+	memcpy(code, chain_code, sizeof(chain_code));
+	code[9] = 0xe1a00000;  /* 0x8024 nop */
+	code[10] = 0xea0003f4; /* 0x8028 b 0x9000 */
+	for (size_t r = 0; r < ROUNDS; r++, k += sizeof(round))
+		memcpy(t + k, round, sizeof(round));
+	assert_int_equal(k, n);
+	for (size_t i = 0; i < n; i++)
+		offs[i] = 1000 + 3 * i;
+	for (int given = 0; given < 2; given++) {
+		struct ts_elems ref = { 0 }, rng = { 0 };
+
+		loop_decode(code, sizeof(code), t, n, given ? offs : NULL,
+			    0x1000 /* cycle accurate */,
+			    ROUNDS * ROUND_INSNS, &ref, &rng);
+		for (size_t i = 0; i < rng.n; i++) {
+			holes += rng.e[i].kind == etmkit_elem_no_image;
+			gaps += rng.e[i].kind == etmkit_elem_gap;
+		}
+		free(ref.e);
+		free(rng.e);
+	}
+	assert_int_equal(holes, 2 * 2 * ROUNDS);
+	assert_int_equal(gaps, 2 * ROUNDS);
+	free(offs);
+	free(t);
+}
+
+/* Cycle-accurate headers whose instructions go past a block's last
+ * (IHI 0014Q Table 7.3: 0x84 W E, 0x88 two, 0x8c three; 0xa0, 0xa4 W
+ * atoms only): 40 NOPs and a B back at 0x8000, whose first block is cut
+ * after FLOW_BLOCK_MAX (block.h) NOPs, where a range goes on into the
+ * next block, and ends at the B, where the header's rest is a second
+ * range after the branch (the ranges walk's fast loop, etm3_flow.c
+ * rng_cross()); over chain_code, headers that end at or past the last
+ * of the block they go into (B's into A, taken the general way: A's BX
+ * waits for its address, the next atom is lost) and that go from D into
+ * C after a run the fast loop ended, the last failing its condition. The ranges stand for the per-instruction
+ * decode's elements, and each ends at the B or a block's last only
+ * where that is the header's last instruction. */
+static void test_ranges_cross_blocks(void **state)
+{
+	static const uint8_t loop[] = {
+		0x8c, 0xa0, 0x88, 0x8c, 0xa4, 0x84, 0x8c, 0x8c, 0xa0,
+	};
+	static const uint8_t round[] = {
+		ISYNC(0x21, 0x8008), 0x84, 0x8c,       /* B, B A A */
+		0x84, 0xa0,                            /* lost: a gap */
+		ISYNC(0x01, 0x8010), 0x84, 0xa0,       /* C */
+		ISYNC(0x21, 0x801c), 0xc8, 0x88, 0xa0, /* D D C(N), C C */
+	};
+	enum { LOOPS = 2000, LOOP_INSNS = 15, ROUNDS = 300, ROUND_INSNS = 10 };
+	uint32_t code[41];
+	size_t n = sizeof(loop_head) + LOOPS * sizeof(loop), k, at_b = 0;
+	size_t ranges = 0, gaps = 0;
+	uint8_t *t = trace_start(n, &k);
+	struct ts_elems ref = { 0 }, rng = { 0 };
+
+	(void)state;
+	for (size_t i = 0; i < 40; i++)
+		code[i] = 0xe1a00000;
+	code[40] = 0xeaffffd6; /* 0x80a0 b 0x8000 */
+	for (size_t r = 0; r < LOOPS; r++, k += sizeof(loop))
+		memcpy(t + k, loop, sizeof(loop));
+	assert_int_equal(k, n);
+	loop_decode(code, sizeof(code), t, n, NULL, 0x1000 /* cycle accurate */,
+		    LOOPS * LOOP_INSNS, &ref, &rng);
+	/* A range per header with instructions, and a second where the B
+	 * is one of them but not the last; none more at the cut. */
+	for (size_t r = 0, at = 0; r < LOOPS; r++)
+		for (size_t h = 0; h < sizeof(loop); h++) {
+			size_t c = loop[h] == 0x84 ? 1 : loop[h] == 0x88 ? 2 :
+				   loop[h] == 0x8c ? 3 : 0;
+
+			ranges += c && at % 41 + c > 41 ? 2 : c ? 1 : 0;
+			at += c;
+		}
+	for (size_t i = 0; i < rng.n; i++) {
+		const struct etmkit_elem *e = &rng.e[i];
+
+		if (e->kind != etmkit_elem_insn_range)
+			continue;
+		assert_true(e->addr >= 0x8000 && e->u.range.end <= 0x80a4);
+		at_b += e->u.range.end == 0x80a4;
+		ranges--;
+	}
+	assert_int_equal(ranges, 0);
+	/* The B's, 2000 * 15 / 41 of them, each the end of a range. */
+	assert_int_equal(at_b, LOOPS * LOOP_INSNS / 41);
+	free(ref.e);
+	free(rng.e);
+	free(t);
+
+	n = sizeof(loop_head) + ROUNDS * sizeof(round);
+	t = trace_start(n, &k);
+	memset(&ref, 0, sizeof(ref));
+	memset(&rng, 0, sizeof(rng));
+	for (size_t r = 0; r < ROUNDS; r++, k += sizeof(round))
+		memcpy(t + k, round, sizeof(round));
+	assert_int_equal(k, n);
+	loop_decode(chain_code, sizeof(chain_code), t, n, NULL,
+		    0x1000 /* cycle accurate */, ROUNDS * ROUND_INSNS, &ref,
+		    &rng);
+	for (size_t i = 0; i < rng.n; i++)
+		gaps += rng.e[i].kind == etmkit_elem_gap;
+	assert_int_equal(gaps, ROUNDS);
+	free(ref.e);
+	free(rng.e);
+	free(t);
+}
+
 int main(void)
 {
 	FILE *f = fopen(TC2 "/cstrace.bin", "rb");
@@ -1229,6 +1387,8 @@ int main(void)
 		cmocka_unit_test(test_ranges_indirect_targets),
 		cmocka_unit_test(test_ranges_indirect_chain),
 		cmocka_unit_test(test_ranges_indirect_long_run),
+		cmocka_unit_test(test_ranges_run_ends),
+		cmocka_unit_test(test_ranges_cross_blocks),
 	};
 	if (f)
 		fclose(f);
