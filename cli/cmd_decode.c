@@ -520,16 +520,18 @@ int cmd_decode(int argc, char **argv)
 		rc = cli_exit_input;
 	if (r.pool)
 		cli_fmt_pool_finish(r.pool);
+	/* The whole listing before the summary on stderr: one place for it
+	 * in a merged stream (2>&1), whatever --jobs. */
+	if (cli_out_flush(&r.out) != 0 || fflush(stdout) != 0) {
+		cli_error("cannot write the output");
+		rc = cli_exit_input;
+	}
 	if (r.stats)
 		print_stats(&r);
 	warn_bad_regions(&r);
 	if (!rc)
 		cli_health_report(&r.health, &r.in,
 				  etmkit_session_frame_stats(r.session));
-	if (cli_out_flush(&r.out) != 0 || fflush(stdout) != 0) {
-		cli_error("cannot write the output");
-		rc = cli_exit_input;
-	}
 	cli_perf_sb_report(r.images.sb);
 	if (!rc)
 		rc = summarize(&r);
