@@ -68,8 +68,10 @@ int par_source_alloc(struct par_source **out,
 	}
 	s->sink = sink;
 	s->ctx = ctx;
-	/* Checks the flow config, with a decoder made and freed. */
-	rc = etmkit_par_alloc(&s->plan0, &s->cfg, NULL, 0, NULL, 0);
+	/* Checks what the parallel decode covers (par_plan()), then the
+	 * flow decoder's own checks with the first piece object (below),
+	 * which the first chunk then uses. */
+	rc = par_plan(&s->plan0, &s->cfg, NULL, 0, NULL, 0);
 	jobs = cfg->jobs ? cfg->jobs : 2;
 	window = cfg->window ? cfg->window : 2 * (size_t)jobs;
 	if (window < jobs)
@@ -83,6 +85,10 @@ int par_source_alloc(struct par_source **out,
 		if (!s->pool || !s->buf)
 			rc = -etmkit_err_nomem;
 	}
+	if (!rc)
+		rc = etmkit_par_piece_alloc(&s->pool[0], s->plan0);
+	if (!rc)
+		s->npool = 1;
 	if (rc) {
 		par_source_free(s);
 		return rc;
