@@ -862,7 +862,8 @@ static FLOW_INLINE uintptr_t rng_obase(const struct etm3_packet *p,
  * a branch packet (IHI 0014Q 7.3.5) starts at an address: its block is
  * looked up here when the general way would look it up at the run's
  * first header with instructions (the W atoms before it only add to the
- * count): it fits the queue, no range is open. */
+ * count, IHI 0014Q 7.3.1, Table 7.3): it fits the queue, no range is
+ * open. */
 static FLOW_INLINE void rng_front(struct etm3_flow_decoder *d,
 				  const struct etm3_packet *p, int offs_given)
 {
@@ -876,6 +877,15 @@ static FLOW_INLINE void rng_front(struct etm3_flow_decoder *d,
 	if (hp < hend && !ind_hit(d))
 		(void)rng_resolve(d, rng_off(rng_obase(p, offs_given), hp,
 					     offs_given));
+}
+
+/* The walk enters run batch[@i]: none of its headers taken yet. */
+static FLOW_INLINE const struct etm3_packet *
+rng_enter(struct etm3_flow_decoder *d, int i)
+{
+	d->drv.ibatch = i;
+	d->run_h = d->run_a = 0;
+	return &d->batch[i];
 }
 
 /* After a taken indirect branch, the last atom of run @p but for W
@@ -923,13 +933,10 @@ rng_ind_go(struct etm3_flow_decoder *d, const struct etm3_packet *p,
 	/* branch_go_only()'s move (its tests were rng_ind_next()'s), then
 	 * ind_hit()'s: the guess taken, its block in rng_run()'s locals
 	 * (RNG_SAVE makes it d->blk). */
-	release(d);
-	go_to(d, br->addr, br->isa);
+	branch_go(d, br);
 	d->ind_from = NULL;
 	d->stats.packets += p->u.run.count - d->run_h + 1;
-	d->drv.ibatch += 2;
-	d->run_h = 0;
-	return &d->batch[d->drv.ibatch];
+	return rng_enter(d, d->drv.ibatch + 2);
 }
 
 /* rng_run()'s state handed to and from rng_fast(). */
@@ -1170,7 +1177,8 @@ ca_run:
 				if (!nb) {
 					/* The W atoms after it count
 					 * towards the next instruction,
-					 * wherever that is. */
+					 * wherever that is (IHI 0014Q
+					 * 7.3.1, Table 7.3). */
 					while (++hp < hend && !t->span[*hp])
 						wi += t->trail[*hp];
 					if (slot < 0 &&
@@ -1332,9 +1340,7 @@ rng_chain(struct etm3_flow_decoder *d, const struct etm3_packet *p,
 		if (q->type == etm3_pkt_p_header_run && !q->error) {
 			if (!d->synced || !q->u.run.offsets != !offs_given)
 				return NULL;
-			d->drv.ibatch = i;
-			d->run_h = d->run_a = 0;
-			return q;
+			return rng_enter(d, i);
 		}
 		if (q->type == etm3_pkt_p_header || room(d) < FLOW_PKT_ELEMS)
 			return NULL;

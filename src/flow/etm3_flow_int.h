@@ -297,13 +297,20 @@ static inline int branch_moves_only(const struct etm3_flow_decoder *d,
 
 /* Such a packet: go there and return 1, else 0 (on_branch() does the
  * rest). */
+/* The move of branch @b, which branch_moves_only() passed. */
+static inline void branch_go(struct etm3_flow_decoder *d,
+			     const struct etm3_branch *b)
+{
+	release(d);
+	go_to(d, b->addr, b->isa);
+}
+
 static inline int branch_go_only(struct etm3_flow_decoder *d,
 				 const struct etm3_branch *b)
 {
 	if (!branch_moves_only(d, b))
 		return 0;
-	release(d);
-	go_to(d, b->addr, b->isa);
+	branch_go(d, b);
 	return 1;
 }
 
