@@ -232,12 +232,18 @@ static int pieces_grow(struct cli_symbols *sy)
 static int span_pieces(struct cli_symbols *sy, struct span *s,
 		       size_t bin_index)
 {
-	struct pieces *pc;
+	struct pieces *pc = NULL;
 
-	if (2 * (sy->npieces + 1) > sy->cap_pieces && pieces_grow(sy) < 0)
-		return -1;
-	pc = pieces_slot(sy->pieces, sy->cap_pieces, bin_index, s->sym);
-	if (!pc->text_pre) {
+	if (sy->cap_pieces)
+		pc = pieces_slot(sy->pieces, sy->cap_pieces, bin_index, s->sym);
+	if (!pc || !pc->text_pre) {
+		/* New ones: the table grows only for them. */
+		if (2 * (sy->npieces + 1) > sy->cap_pieces) {
+			if (pieces_grow(sy) < 0)
+				return -1;
+			pc = pieces_slot(sy->pieces, sy->cap_pieces, bin_index,
+					 s->sym);
+		}
 		if (format_pieces(pc, s->bin, s->sym, s->dso_short) < 0)
 			return -1;
 		pc->bin = bin_index;
