@@ -10,6 +10,7 @@
  * packets
  *   etm3.h        ETMv3 packets (and the ETMv3 encoder, encode layer)
  *   etm4.h        ETMv4 and ETE packets (and the ETE encoder, encode layer)
+ *   ptm.h         PTM (PFTv1.0, PFTv1.1) packets
  * isa
  *   insn.h        instruction classes: A32, T32, ThumbEE, Jazelle, A64
  * image
@@ -46,6 +47,7 @@
 #include "etmkit/transport.h"
 #include "etmkit/etm3.h"
 #include "etmkit/etm4.h"
+#include "etmkit/ptm.h"
 #include "etmkit/exec.h"
 #include "etmkit/qemu_log.h"
 #include "etmkit/session.h"

@@ -40,6 +40,7 @@
 #include "etmkit/etm3.h"
 #include "etmkit/etm4.h"
 #include "etmkit/image.h"
+#include "etmkit/ptm.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -297,6 +298,79 @@ struct etm4_flow_stats {
 
 const struct etm4_flow_stats *etm4_flow_get_stats(
 	const struct etm4_flow_decoder *dec);
+
+/* ---- PTM (PFTv1.0, PFTv1.1) ----------------------------------------------
+ *
+ * The PTM flow decoder walks the image from waypoint to waypoint (IHI
+ * 0035B 4.3; digest ptm.md 4.3, 4.4): each atom takes the walk through the
+ * instructions that are not waypoints up to and including the next
+ * waypoint, which executed (E, ETMKIT_INSN_EXEC) or failed its condition
+ * (N, ETMKIT_INSN_COND_FAIL), then on to its target when it is a taken
+ * direct branch; a branch address packet that is no exception stands for
+ * an E atom whose waypoint goes to the packet's address; an exception's
+ * branch address packet goes to the handler from where the walk stands
+ * (after a waypoint update, from past its address), with the preferred
+ * return address in the exception element; with the return stack on
+ * (ETMCR[29]), a return whose atom came without an address goes to the
+ * address the decoder's model stack pops. Cycle-accurate trace: each
+ * atom's and branch packet's cycle count goes on the waypoint it traces
+ * (ETMKIT_INSN_CYCLES; in the ranges form, on the range it ends).
+ *
+ * The functions behave as their etm3_flow_* namesakes.
+ */
+
+/* Deliver executed instructions as insn_range elements, one per run of
+ * instructions an atom or address packet walks (a range ends at the
+ * waypoint, whose flags it carries; a range never spans two packets). The
+ * instructions the ranges stand for are the insn elements' in order; the
+ * other elements are the same. */
+#define PTM_FLOW_RANGES 0x1u
+
+struct ptm_flow_config {
+	size_t size;              /* sizeof(struct ptm_flow_config) */
+	struct ptm_config ptm;    /* the trace unit's registers and
+				     PTM_CFG_STOP_ON_ERROR */
+	const struct image *image; /* NULL: an empty image */
+	size_t cache_bytes;       /* block cache size; 0: 4 MiB */
+	uint32_t flags;           /* PTM_FLOW_* */
+	/* Optional, as in struct etm3_flow_config: */
+	etmkit_image_for_context_fn image_for_context;
+	void *image_ctx;
+};
+
+void ptm_flow_config_init(struct ptm_flow_config *cfg);
+
+struct ptm_flow_decoder;
+
+/* Returns 0 and sets *@dec; -etmkit_err_invalid (NULL, bad sizes, flags
+ * other than PTM_FLOW_*), -etmkit_err_bad_config (ETMIDR is not PFT),
+ * -etmkit_err_nomem. */
+int ptm_flow_alloc(struct ptm_flow_decoder **dec,
+		   const struct ptm_flow_config *cfg);
+void ptm_flow_free(struct ptm_flow_decoder *dec);
+int ptm_flow_feed(struct ptm_flow_decoder *dec, const uint8_t *buf,
+		  size_t n, const uint64_t *offsets, uint64_t base);
+int ptm_flow_finish(struct ptm_flow_decoder *dec);
+int ptm_flow_gap(struct ptm_flow_decoder *dec);
+int ptm_flow_batch(struct ptm_flow_decoder *dec,
+		   const struct etmkit_elem **elems);
+int ptm_flow_next(struct ptm_flow_decoder *dec, struct etmkit_elem *elems,
+		  size_t max);
+void ptm_flow_reset(struct ptm_flow_decoder *dec);
+
+struct ptm_flow_stats {
+	uint64_t packets;       /* packet records read */
+	uint64_t insns;         /* instructions delivered (insn elements, or
+				   the instructions of insn_range ones) */
+	uint64_t atoms_lost;    /* atoms with no known instruction (before
+				   the first I-sync, after no_image or a
+				   gap) */
+	uint64_t blocks;        /* instruction blocks decoded */
+	uint64_t cache_flushes; /* times the block cache was started afresh */
+};
+
+const struct ptm_flow_stats *ptm_flow_get_stats(
+	const struct ptm_flow_decoder *dec);
 
 #ifdef __cplusplus
 }
