@@ -496,7 +496,9 @@ int ptm_flow_atoms(struct ptm_flow_decoder *d, const struct ptm_packet *p)
 		unsigned taken = !((a->bits >> d->atom_i) & 1);
 		struct flow_block *b = d->blk;
 
-		if (d->pos == POS_BLOCK && !d->idx && ptm_room(d) >= need &&
+		/* Not where a walk stopped for room: its range is open. */
+		if (d->pos == POS_BLOCK && !d->idx && d->open < 0 &&
+		    ptm_room(d) >= need &&
 		    (b->range.class_flags & d->wp_flags)) {
 			atom_block(d, b, taken, cycles, p->offset);
 			continue;

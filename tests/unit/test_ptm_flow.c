@@ -167,6 +167,8 @@ static const uint32_t a32_8100[] = {
 	0xe320f000, /* 0x8104 nop (hint): the waypoint update's address */
 	0xe1a00000, /* 0x8108 nop: the IRQ's preferred return address */
 	0xea000000, /* 0x810c b 0x8114 */
+	0xe1a00000, /* 0x8110 nop */
+	0xe12fff1e, /* 0x8114 bx lr */
 };
 static const uint32_t a32_irq[] = {
 	0xe1a00000, /* 0x9000 nop */
@@ -331,6 +333,83 @@ static void test_a32_stream(void **state)
 	assert_int_equal(l.e[at].kind, etmkit_elem_insn);
 	assert_int_equal(l.e[at].addr, 0x8100);
 
+	/* An I-sync empties the return stack (as OpenCSD), and a periodic
+	 * one in running trace does not restart it: after it the E atom
+	 * alone on bx lr pops nothing, and the next atom has no address. */
+	static const uint8_t resync[] = {
+		0, 0, 0, 0, 0, 0x80,
+		0x08, 0x0c, 0x80, 0x00, 0x00, 0x21, /* 6: I-sync 0x800c */
+		0x84,                               /* 12: E: bl, pushes */
+		0x08, 0x24, 0x80, 0x00, 0x00, 0x01, /* 13: periodic, 0x8024 */
+		0x88,                               /* 19: E, E (4.3) */
+	};
+	static const struct want_insn rs_want[] = {
+		{ 0x800c, ARM, 4, X, 0, 12 },
+		{ 0x8024, ARM, 4, X, 0, 19 },
+		{ 0x8028, ARM, 4, X, 0, 19 },
+	};
+	l.n = 0;
+	cfg_init(&c, PTM_ETMCR_RETURN_STACK, img, 0);
+	decode_with(&c, resync, sizeof(resync), NULL, 0, &l);
+	assert_int_equal(l.n, 6);
+	assert_int_equal(l.e[0].kind, etmkit_elem_trace_on);
+	assert_int_equal(l.e[1].kind, etmkit_elem_context);
+	at = 2;
+	assert_insns(&l, &at, rs_want, 3);
+	assert_int_equal(l.e[5].kind, etmkit_elem_gap);
+	assert_int_equal(l.e[5].u.loss.reason, etmkit_loss_no_address);
+	assert_int_equal(l.e[5].offset, 19);
+
+	/* A return traced by its address pops nothing (as OpenCSD: only an
+	 * atom alone pops; digest ptm.md 4.4, the rules are UNCONFIRMED):
+	 * the bl's return address waits for the next return traced by an
+	 * atom alone. */
+	static const uint8_t kept[] = {
+		0, 0, 0, 0, 0, 0x80,
+		0x08, 0x0c, 0x80, 0x00, 0x00, 0x21, /* 6: I-sync 0x800c */
+		0x84,                               /* 12: E: bl, pushes */
+		0x81, 0x01,                         /* 13: bx lr to 0x8100 */
+		0x88,                               /* 15: E (b), E (bx lr) */
+		0x84,                               /* 16: E: bx r3 */
+	};
+	static const struct want_insn kept_want[] = {
+		{ 0x800c, ARM, 4, X, 0, 12 },
+		{ 0x8024, ARM, 4, X, 0, 13 },
+		{ 0x8028, ARM, 4, X, 0, 13 },
+		{ 0x8100, ARM, 4, X, 0, 15 },
+		{ 0x8104, ARM, 4, X, 0, 15 },
+		{ 0x8108, ARM, 4, X, 0, 15 },
+		{ 0x810c, ARM, 4, X, 0, 15 },
+		{ 0x8114, ARM, 4, X, 0, 15 }, /* pops 0x8010 */
+		{ 0x8010, ARM, 4, X, 0, 16 },
+		{ 0x8014, ARM, 4, X, 0, 16 },
+	};
+	l.n = 0;
+	decode_with(&c, kept, sizeof(kept), NULL, 0, &l);
+	assert_int_equal(l.n, 12);
+	at = 2;
+	assert_insns(&l, &at, kept_want, 10);
+
+	/* A waypoint update's walk passes branches it goes straight on
+	 * from: not taken (N). */
+	static const uint8_t passed[] = {
+		0, 0, 0, 0, 0, 0x80,
+		0x08, 0x00, 0x80, 0x00, 0x00, 0x21, /* 6: I-sync 0x8000 */
+		0x72, 0x09,                         /* 12: update, 0x8010 */
+	};
+	static const struct want_insn passed_want[] = {
+		{ 0x8000, ARM, 4, X, 0, 12 },
+		{ 0x8004, ARM, 4, X, 0, 12 },
+		{ 0x8008, ARM, 4, N, 0, 12 },
+		{ 0x800c, ARM, 4, N, 0, 12 },
+		{ 0x8010, ARM, 4, X, 0, 12 },
+	};
+	l.n = 0;
+	decode_with(&c, passed, sizeof(passed), NULL, 0, &l);
+	assert_int_equal(l.n, 7);
+	at = 2;
+	assert_insns(&l, &at, passed_want, 5);
+
 	/* No image: the addresses are reported, no instruction is. */
 	l.n = 0;
 	cfg_init(&c, PTM_ETMCR_RETURN_STACK, NULL, 0);
@@ -340,6 +419,40 @@ static void test_a32_stream(void **state)
 	assert_int_equal(l.e[2].kind, etmkit_elem_no_image);
 	assert_int_equal(l.e[2].addr, 0x8000);
 	assert_int_equal(l.e[2].u.loss.reason, etmkit_loss_unmapped);
+	image_free(img);
+	ts_elems_free(&l);
+	ts_elems_free(&r);
+}
+
+/* A loop of 40 NOPs and a branch back: each E atom walks two blocks
+ * (FLOW_BLOCK_MAX 32, block.h) into one range; 300 atoms in one feed
+ * fill the queue (256 elements) inside walks, whose ranges go on in the
+ * next batch. */
+static void test_queue_full(void **state)
+{
+	uint32_t code[41];
+	uint8_t trace[12 + 60];
+	struct ptm_flow_config c;
+	struct image *img;
+	struct ts_elems l = { 0 }, r = { 0 };
+
+	(void)state;
+	for (int i = 0; i < 40; i++)
+		code[i] = 0xe1a00000;         /* nop */
+	code[40] = 0xeaffffd6;                /* 0x80a0: b 0x8000 */
+	memcpy(trace, a32_trace, 12);         /* A-sync, I-sync 0x8000 */
+	memset(trace + 12, 0xc0, 60);         /* E E E E E (4.3) */
+	assert_int_equal(image_alloc(&img), 0);
+	assert_int_equal(image_add_buffer(img, code, sizeof(code), 0x8000, 0),
+			 0);
+	cfg_init(&c, 0, img, 0);
+	decode_with(&c, trace, sizeof(trace), NULL, 0, &l);
+	assert_int_equal(l.n, 2 + 300 * 41);
+	assert_int_equal(l.e[l.n - 1].addr, 0x80a0);
+	cfg_init(&c, 0, img, PTM_FLOW_RANGES);
+	decode_with(&c, trace, sizeof(trace), NULL, 0, &r);
+	assert_ranges_same(&l, &r, img);
+	assert_int_equal(r.n, 2 + 300);
 	image_free(img);
 	ts_elems_free(&l);
 	ts_elems_free(&r);
@@ -540,7 +653,7 @@ static void unload(struct loaded *x)
  * end, count, isa, E. */
 struct ocsd_range {
 	uint64_t start, end;
-	uint32_t count;
+	uint32_t count, cycles; /* cycles: [CC=n], or 0 */
 	uint8_t isa, exec;
 };
 
@@ -556,7 +669,7 @@ static size_t read_ocsd(const char *path, uint8_t id, struct ocsd_range **out)
 	while (fgets(line, sizeof(line), f)) {
 		const char *p = strstr(line, "INSTR_RANGE(exec range=");
 		unsigned long long s, e;
-		unsigned cnt, sz;
+		unsigned cnt, sz, cc;
 		char isa[16], en;
 
 		if (!p || !strstr(line, tag))
@@ -570,6 +683,9 @@ static size_t read_ocsd(const char *path, uint8_t id, struct ocsd_range **out)
 		if (*p == ')')
 			p++;
 		en = p[1];
+		p = strstr(p, "[CC=");
+		if (!p || sscanf(p, "[CC=%u]", &cc) != 1)
+			cc = 0;
 		if (n == cap) {
 			cap = cap ? 2 * cap : 1024;
 			v = realloc(v, cap * sizeof(*v));
@@ -581,6 +697,7 @@ static size_t read_ocsd(const char *path, uint8_t id, struct ocsd_range **out)
 		v[n].isa = !strcmp(isa, "A32") ? ARM :
 			   !strcmp(isa, "T32") ? T32 : 0xff;
 		v[n].exec = en == 'E';
+		v[n].cycles = cc;
 		assert_true(en == 'E' || en == 'N');
 		n++;
 	}
@@ -591,7 +708,9 @@ static size_t read_ocsd(const char *path, uint8_t id, struct ocsd_range **out)
 
 /* Every OpenCSD range covered exactly by the next instructions of @l:
  * as many, contiguous, from its start to its end, in its instruction
- * set, the last executed as it says; and no instruction besides. */
+ * set, the last executed as it says, its cycle count the range's
+ * (OpenCSD puts an atom's or branch packet's count on the range that
+ * ends at its waypoint too); and no instruction besides. */
 static void assert_ocsd_ranges(const struct ts_elems *l,
 			       const struct ocsd_range *v, size_t nv,
 			       const char *what)
@@ -614,15 +733,18 @@ static void assert_ocsd_ranges(const struct ts_elems *l,
 			    e->isa != v[r].isa ||
 			    (k + 1 == v[r].count &&
 			     (e->addr + e->size != v[r].end ||
-			      !!(e->flags & ETMKIT_INSN_EXEC) != v[r].exec)))
+			      !!(e->flags & ETMKIT_INSN_EXEC) != v[r].exec ||
+			      e->cycles != v[r].cycles)) ||
+			    (k + 1 < v[r].count && e->cycles))
 				fail_msg("%s: OpenCSD range %zu 0x%llx-0x%llx "
-					 "num_i %u %c: instruction %u is 0x%llx "
-					 "isa %u flags 0x%x", what, r,
-					 (unsigned long long)v[r].start,
+					 "num_i %u %c CC %u: instruction %u is "
+					 "0x%llx isa %u flags 0x%x cycles %u",
+					 what, r, (unsigned long long)v[r].start,
 					 (unsigned long long)v[r].end,
-					 v[r].count, v[r].exec ? 'E' : 'N', k,
+					 v[r].count, v[r].exec ? 'E' : 'N',
+					 v[r].cycles, k,
 					 (unsigned long long)e->addr, e->isa,
-					 e->flags);
+					 e->flags, e->cycles);
 		}
 	}
 	for (; i < l->n; i++)
@@ -646,12 +768,16 @@ static void assert_ocsd_exceptions(const struct ts_elems *l, const char *path,
 	while (fgets(line, sizeof(line), f)) {
 		const char *p = strstr(line, "ELEM_EXCEPTION(pref ret addr:");
 		unsigned long long ret;
-		unsigned num;
+		unsigned num, cc = 0;
+		const char *c;
 
 		if (!p || !strstr(line, tag))
 			continue;
 		assert_int_equal(sscanf(p, "ELEM_EXCEPTION(pref ret addr:0x%llx; "
 					"excep num (0x%x)", &ret, &num), 2);
+		c = strstr(p, "[CC=");
+		if (c)
+			assert_int_equal(sscanf(c, "[CC=%u]", &cc), 1);
 		while (i < l->n && l->e[i].kind != etmkit_elem_exception)
 			i++;
 		if (i == l->n)
@@ -665,6 +791,11 @@ static void assert_ocsd_exceptions(const struct ts_elems *l, const char *path,
 				 num, ret, l->e[i].u.exception.number,
 				 (unsigned long long)l->e[i].u.exception.ret_addr,
 				 l->e[i].flags);
+		/* Its count traces no waypoint: a cycle_count before it. */
+		if (c && (!i || l->e[i - 1].kind != etmkit_elem_cycle_count ||
+			  l->e[i - 1].cycles != cc))
+			fail_msg("%s: exception %zu: no cycle_count of %u before "
+				 "it", path, count, cc);
 		i++;
 		count++;
 	}
@@ -770,6 +901,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_arguments),
 		cmocka_unit_test(test_a32_stream),
+		cmocka_unit_test(test_queue_full),
 		cmocka_unit_test(test_t32_stream),
 		cmocka_unit_test(test_captures),
 	};
