@@ -133,9 +133,9 @@ def ptm_flow_seeds(outdir, shared):
         streams = deformat(open(tb, "rb").read())
         kernel = open(kd, "rb").read()
         for sid in ids:
-            trace = bytes(streams.get(sid, b"")[:12288])
+            trace = bytes(streams.get(sid, b"")[:4096])
             for lo in (0xC0010000, 0xC0036000, 0xC0052000):
-                img = kernel[lo - 0xC0008000:lo - 0xC0008000 + 0x8000]
+                img = kernel[lo - 0xC0008000:lo - 0xC0008000 + 0x4000]
                 write(outdir, "fuzz_ptm_flow", "%s-%02x-%x" % (
                     snap.split("/")[1], sid, lo),
                     hdr(cr, idr, lo, len(img)) + img + trace)
@@ -148,7 +148,7 @@ def ptm_flow_seeds(outdir, shared):
         for at in (0, 8192, 20000):
             write(outdir, "fuzz_ptm_flow", "rstk-%d" % at,
                   hdr(0x20, 0x1d, 0x80000278, len(img)) + img +
-                  trace[at:at + 8192])
+                  trace[at:at + 4096])
 
 
 def etm4_hdr(ete=1, maxspec=0, commopt=1, rs=0, q=0, cci=0, tsmark=0, wfx=1,
