@@ -510,6 +510,19 @@ int ptm_flow_atoms(struct ptm_flow_decoder *d, const struct ptm_packet *p)
 	return 1;
 }
 
+/* fast_run()'s resolve(), its queue count in *@n: the block entered, or
+ * NULL after no_image. */
+static inline struct flow_block *run_resolve(struct ptm_flow_decoder *d,
+					     size_t *n, uint64_t offset)
+{
+	int found;
+
+	d->n = *n;
+	found = resolve(d, offset);
+	*n = d->n;
+	return found ? d->blk : NULL;
+}
+
 /* PTM_FLOW_RANGES: the atom packets and the branch address packets that
  * only move the walk (no exception, no state change) of the batch from
  * drv.ibatch on (atom atom_i first), as long as each finds the walk at
@@ -553,17 +566,9 @@ static void fast_run(struct ptm_flow_decoder *d)
 			if (br->exception || br->exc_bytes || br->partial ||
 			    n + 2 > PTM_QUEUE)
 				break;
-			if (!at) {
-				int found;
-
-				d->n = n;
-				found = resolve(d, p->offset);
-				n = d->n;
-				if (!found)
-					goto moved;
-				b = d->blk;
-				at = 1;
-			}
+			if (!at && !(b = run_resolve(d, &n, p->offset)))
+				goto moved;
+			at = 1;
 			cls = b->range.class_flags;
 			if (!(cls & wp))
 				break;
@@ -593,17 +598,9 @@ static void fast_run(struct ptm_flow_decoder *d)
 
 			if (n + 2 > PTM_QUEUE)
 				goto out;
-			if (!at) {
-				int found;
-
-				d->n = n;
-				found = resolve(d, p->offset);
-				n = d->n;
-				if (!found)
-					goto moved;
-				b = d->blk;
-				at = 1;
-			}
+			if (!at && !(b = run_resolve(d, &n, p->offset)))
+				goto moved;
+			at = 1;
 			cls = b->range.class_flags;
 			if (!(cls & wp))
 				goto out;
