@@ -849,6 +849,35 @@ static void assert_ocsd_exceptions(const struct ts_elems *l, const char *path,
 			fail_msg("%s: an exception OpenCSD does not have", path);
 }
 
+/* As many trace_on and exception_return elements in @l as OpenCSD's log
+ * @path has TRACE_ON and EXCEPTION_RET elements for trace ID @id (trace
+ * starts at the first I-sync and at every one that is not periodic;
+ * IHI 0035B 4.5.2). */
+static void assert_ocsd_counts(const struct ts_elems *l, const char *path,
+			       uint8_t id)
+{
+	FILE *f = fopen(path, "r");
+	char line[1024], tag[32];
+	size_t on = 0, ret = 0, our_on = 0, our_ret = 0;
+
+	assert_non_null(f);
+	snprintf(tag, sizeof(tag), "ID:%x;", id);
+	while (fgets(line, sizeof(line), f)) {
+		if (!strstr(line, tag))
+			continue;
+		on += strstr(line, "OCSD_GEN_TRC_ELEM_TRACE_ON(") != NULL;
+		ret += strstr(line, "OCSD_GEN_TRC_ELEM_EXCEPTION_RET(") != NULL;
+	}
+	fclose(f);
+	for (size_t i = 0; i < l->n; i++) {
+		our_on += l->e[i].kind == etmkit_elem_trace_on;
+		our_ret += l->e[i].kind == etmkit_elem_exception_return;
+	}
+	if (on != our_on || ret != our_ret)
+		fail_msg("%s: OpenCSD %zu trace on, %zu exception returns; "
+			 "etmkit %zu, %zu", path, on, ret, our_on, our_ret);
+}
+
 /* DS-5's listing (tc2-ptm-rstk-t32): "S:0xADDR\tOPCODE\tdisassembly"
  * per instruction, in order, and event lines; "<Unknown>" lines (where
  * trace starts after debug state) are no instructions. Every one is ours
@@ -911,6 +940,7 @@ static void test_captures(void **state)
 		snprintf(path, sizeof(path), "%s/%s/ocsd-1.8.0-decode.ppl",
 			 TESTDATA, c->snap);
 		assert_ocsd_exceptions(&l, path, c->id);
+		assert_ocsd_counts(&l, path, c->id);
 		if (c->ds5) {
 			snprintf(path, sizeof(path), "%s/%s/%s", TESTDATA,
 				 c->snap, c->ds5);
