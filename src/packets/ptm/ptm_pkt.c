@@ -58,7 +58,9 @@ static uint8_t with_altis(uint8_t isa, uint8_t altis)
  * the first byte; seven bits of bytes 2-4 that continue, six of one that
  * ends the address (its bit 6 flags exception bytes); a 5th byte names
  * the instruction set and carries the top bits, its bit 6 flagging
- * exception bytes. Fills @br: addr, addr_bits, addr_bytes, isa_change,
+ * exception bytes. A 5th byte of none of the forms b0X001aaa, b0X01aaaa,
+ * b0X1aaaaa (digest 4.4) is malformed: bit 7 set, or b0X000xxx (OpenCSD
+ * reads both as ARM; no capture has them). Fills @br: addr, addr_bits, addr_bytes, isa_change,
  * partial and isa (the address's set, before AltIS) from the packet; NS,
  * AltIS and Hyp from the decoder's state; the rest 0. Sets *exc_follow.
  * Returns the bytes used, 0 if more are needed, or -(bytes) if
@@ -251,7 +253,8 @@ static int parse_isync(struct ptm_pkt_decoder *dec, const uint8_t *p,
 
 	NEED(6);
 	memset(is, 0, sizeof(*is));
-	a = (uint32_t)le_n(p + 1, 4);
+	a = (uint32_t)p[1] | (uint32_t)p[2] << 8 | (uint32_t)p[3] << 16 |
+	    (uint32_t)p[4] << 24;
 	is->info = p[5];
 	is->reason = (is->info >> 5) & 3;
 	is->ns = (is->info >> 3) & 1;
@@ -560,9 +563,9 @@ next_synced_loop(struct ptm_pkt_decoder *dec, struct ptm_packet *pkts,
 	const uint64_t base = dec->in.base;
 	const size_t n = dec->in.n;
 	size_t pos = dec->in.pos;
+	struct ptm_packet *pkt = pkts + out, *const pend = pkts + max;
 
-	while (out < max && pos < n) {
-		struct ptm_packet *pkt = &pkts[out];
+	for (; pkt < pend && pos < n; pkt++) {
 		uint8_t b = buf[pos];
 		unsigned t = dec->hdr[b];
 		int len;
@@ -583,10 +586,9 @@ next_synced_loop(struct ptm_pkt_decoder *dec, struct ptm_packet *pkts,
 			break; /* cut or rejected: the slow path */
 		pkt->offset = offs_given ? offs[pos] : base + pos;
 		pos += (size_t)len;
-		out++;
 	}
 	dec->in.pos = pos;
-	return out;
+	return (size_t)(pkt - pkts);
 }
 
 size_t ptm_next_synced(struct ptm_pkt_decoder *dec, struct ptm_packet *pkts,
