@@ -37,10 +37,8 @@ static uint64_t gray_decode(uint64_t g)
 	uint64_t b = 0;
 
 	for (int i = 63; i >= 0; i--) {
-		uint64_t above = (b >> (i + 1)) & 1;
+		uint64_t above = i == 63 ? 0 : (b >> (i + 1)) & 1;
 
-		if (i == 63)
-			above = 0;
 		b |= (((g >> i) & 1) ^ above) << i;
 	}
 	return b;
