@@ -334,6 +334,17 @@ def damage_ptm(r, snap, work, rng):
     buf = buffer_file(s)
     regs = ["--protocol", "ptm", "--frames", "none", "--etmcr", "0x20000400",
             "--etmidr", "0x411CF312", "--etmccer", "0x34C01AC2"]
+    # The registers of the device file given as options: the same listing
+    # as from the snapshot (the raw file's source is --id's).
+    with open(buf, "wb") as f:
+        f.write(data)
+    snap_out = r.run(["packets", "--snapshot", s, "--json"], "ptm/intact json", expect=(0,))
+    raw_out = r.run(["packets", buf, "--id", "0x02"] + regs + ["--json"], "ptm/intact raw json",
+                    expect=(0,))
+    if snap_out is not None and raw_out is not None and (
+            snap_out.stdout != raw_out.stdout or len(snap_out.stdout) < 10000):
+        r.fail("ptm/intact raw json", "--protocol ptm with the device's registers lists "
+               "other records than the snapshot")
     variants = [("cut%d" % c, data[:c]) for c in
                 sorted(set([0, 1, 5, 6, 7] + [rng.randrange(len(data)) for _ in range(24)]))]
     for k in range(16):
