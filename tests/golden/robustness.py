@@ -386,6 +386,21 @@ def damage_ptm(r, snap, work, rng):
           "ptm decode raw with an image", expect=(0, 1))
 
 
+def ptm_raw_as_snapshot(r, tc2):
+    """TC2's PTM 0x13 from the framed buffer with --protocol ptm and its
+    device file's registers (timestamps: ETMCCER's 64-bit binary form):
+    the snapshot's listing."""
+    regs = ["--protocol", "ptm", "--id", "0x13", "--etmcr", "0x10001000",
+            "--etmidr", "0x411CF312", "--etmccer", "0x34C01AC2", "--json"]
+    snap = r.run(["packets", "--snapshot", tc2, "--id", "0x13", "--json"], "tc2 ptm json",
+                 expect=(0,))
+    raw = r.run(["packets", buffer_file(tc2)] + regs, "tc2 ptm raw json", expect=(0,))
+    if snap is not None and raw is not None and (
+            snap.stdout != raw.stdout or b'"timestamp"' not in snap.stdout):
+        r.fail("tc2 ptm raw json", "--protocol ptm with the device's registers lists other "
+               "records than the snapshot")
+
+
 def damage_etm4_framed(r, snap, work, rng):
     """An ETMv4 CoreSight-formatted capture: cuts and bit flips, from the
     snapshot and as a raw framed file."""
@@ -512,6 +527,7 @@ def main():
         damage_buffers(r, tc2, a.work, "tc2", rng, ["0x10"])
         damage_image(r, tc2, a.work, rng)
         packet_boundaries(r, tc2, a.work, "tc2", "0x10", 150)
+        ptm_raw_as_snapshot(r, tc2)
         every_kind(r, a.shared, a.work, rng)
     elif os.environ.get("CI") == "true":
         r.fail("tc2", "%s is missing (needed in CI)" % tc2)
