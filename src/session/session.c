@@ -401,6 +401,20 @@ static struct session_source *free_slot(struct etmkit_session *s, uint8_t id)
 	return s->src[id].kind == src_none ? &s->src[id] : NULL;
 }
 
+/* The slot for a new decoder of @id with config @cfg of @size bytes (at
+ * least @want): a flow decoder (@flow) needs on_elem or on_elems, a packet
+ * decoder on_packet. NULL when the arguments are invalid. */
+static struct session_source *new_source(struct etmkit_session *s, uint8_t id,
+					 const void *cfg, size_t size,
+					 size_t want, int flow)
+{
+	if (!s || !cfg || size < want)
+		return NULL;
+	if (flow ? !s->cfg.on_elem && !s->cfg.on_elems : !s->cfg.on_packet)
+		return NULL;
+	return free_slot(s, id);
+}
+
 int etmkit_session_add_etm3(struct etmkit_session *s, uint8_t id,
 			    const struct etm3_config *cfg)
 {
@@ -408,7 +422,7 @@ int etmkit_session_add_etm3(struct etmkit_session *s, uint8_t id,
 	struct etm3_config c;
 	int err;
 
-	if (!s || !cfg || !s->cfg.on_packet || !(src = free_slot(s, id)))
+	if (!(src = new_source(s, id, cfg, sizeof(c), sizeof(c), 0)))
 		return -etmkit_err_invalid;
 	c = *cfg;
 	if (s->cfg.stop_on_error)
@@ -428,9 +442,7 @@ int etmkit_session_add_etm3_flow(struct etmkit_session *s, uint8_t id,
 	struct etm3_flow_config c;
 	int err;
 
-	if (!s || !cfg || cfg->size < sizeof(c) ||
-	    (!s->cfg.on_elem && !s->cfg.on_elems) ||
-	    !(src = free_slot(s, id)))
+	if (!(src = new_source(s, id, cfg, cfg ? cfg->size : 0, sizeof(c), 1)))
 		return -etmkit_err_invalid;
 	c = *cfg;
 	if (s->cfg.stop_on_error)
@@ -451,8 +463,7 @@ int etmkit_session_add_etm4(struct etmkit_session *s, uint8_t id,
 	struct etm4_config c;
 	int err;
 
-	if (!s || !cfg || cfg->size < sizeof(c) || !s->cfg.on_packet ||
-	    !(src = free_slot(s, id)))
+	if (!(src = new_source(s, id, cfg, cfg ? cfg->size : 0, sizeof(c), 0)))
 		return -etmkit_err_invalid;
 	c = *cfg;
 	if (s->cfg.stop_on_error)
@@ -473,8 +484,7 @@ int etmkit_session_add_ptm(struct etmkit_session *s, uint8_t id,
 	struct ptm_config c;
 	int err;
 
-	if (!s || !cfg || cfg->size < sizeof(c) || !s->cfg.on_packet ||
-	    !(src = free_slot(s, id)))
+	if (!(src = new_source(s, id, cfg, cfg ? cfg->size : 0, sizeof(c), 0)))
 		return -etmkit_err_invalid;
 	c = *cfg;
 	if (s->cfg.stop_on_error)
@@ -494,9 +504,7 @@ int etmkit_session_add_etm4_flow(struct etmkit_session *s, uint8_t id,
 	struct etm4_flow_config c;
 	int err;
 
-	if (!s || !cfg || cfg->size < sizeof(c) ||
-	    (!s->cfg.on_elem && !s->cfg.on_elems) ||
-	    !(src = free_slot(s, id)))
+	if (!(src = new_source(s, id, cfg, cfg ? cfg->size : 0, sizeof(c), 1)))
 		return -etmkit_err_invalid;
 	c = *cfg;
 	if (s->cfg.stop_on_error)
@@ -518,9 +526,7 @@ int etmkit_session_add_ptm_flow(struct etmkit_session *s, uint8_t id,
 	struct ptm_flow_config c;
 	int err;
 
-	if (!s || !cfg || cfg->size < sizeof(c) ||
-	    (!s->cfg.on_elem && !s->cfg.on_elems) ||
-	    !(src = free_slot(s, id)))
+	if (!(src = new_source(s, id, cfg, cfg ? cfg->size : 0, sizeof(c), 1)))
 		return -etmkit_err_invalid;
 	c = *cfg;
 	if (s->cfg.stop_on_error)
