@@ -230,38 +230,10 @@ static void print_rate(const char *who, double mb, double secs,
 }
 
 #ifdef ETMKIT_HAVE_OPENCSD
-/* Per-type counts of both decoders for one copy, where they differ. */
-static void print_type_diff(const struct pkt_counts *k,
-			    const struct ocsd_peer_counts *o)
+/* ocsd_peer_print_type_diff()'s name of our type @t. */
+static const char *our_type_name(unsigned t)
 {
-	uint64_t ocsd_by_name[etm3_pkt_type_count];
-	unsigned t;
-
-	memset(ocsd_by_name, 0, sizeof(ocsd_by_name));
-	for (t = 0; t < OCSD_PEER_TYPES; t++) {
-		const char *name = ocsd_peer_type_name(t);
-		int e, found = 0;
-
-		if (!o->by_type[t])
-			continue;
-		for (e = 0; name && e < etm3_pkt_type_count; e++) {
-			if (!strcmp(name, etm3_pkt_type_name(
-						  (enum etm3_pkt_type)e))) {
-				ocsd_by_name[e] += o->by_type[t];
-				found = 1;
-			}
-		}
-		if (!found)
-			printf("etm3_pkt    opencsd-only kind %-16s %10" PRIu64
-			       "\n", name ? name : "?", o->by_type[t]);
-	}
-	for (t = 0; t < etm3_pkt_type_count; t++) {
-		if (k->by_type[t] == ocsd_by_name[t])
-			continue;
-		printf("etm3_pkt    %-18s etmkit %10" PRIu64 "  opencsd %10"
-		       PRIu64 "\n", etm3_pkt_type_name((enum etm3_pkt_type)t),
-		       k->by_type[t], ocsd_by_name[t]);
-	}
+	return etm3_pkt_type_name((enum etm3_pkt_type)t);
 }
 #endif
 
@@ -428,7 +400,10 @@ int main(int argc, char **argv)
 			       PRIu64 ", opencsd %" PRIu64 " (unsynced/NOTSYNC "
 			       "excluded); by type:\n", one.packets,
 			       oone.packets);
-			print_type_diff(&one, &oone);
+			ocsd_peer_print_type_diff("etm3_pkt", one.by_type,
+						  etm3_pkt_type_count,
+						  our_type_name, &oone,
+						  ocsd_peer_type_name);
 			status = 1;
 		} else if (ototal.packets != oone.packets * ocopies) {
 			printf("etm3_pkt  MISMATCH: opencsd counted %" PRIu64

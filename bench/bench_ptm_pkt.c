@@ -166,33 +166,10 @@ static void print_rate(const char *who, double mb, double secs,
 }
 
 #ifdef ETMKIT_HAVE_OPENCSD
-/* Per-type counts of both decoders for one copy, where they differ. */
-static void print_type_diff(const struct pkt_counts *k,
-			    const struct ocsd_peer_counts *o)
+/* ocsd_peer_print_type_diff()'s name of our type @t. */
+static const char *our_type_name(unsigned t)
 {
-	uint64_t ocsd_by_name[ptm_pkt_type_count] = { 0 };
-
-	for (unsigned t = 0; t < OCSD_PEER_TYPES; t++) {
-		const char *name = ocsd_peer_ptm_type_name(t);
-		int found = 0;
-
-		if (!o->by_type[t])
-			continue;
-		for (unsigned e = 0; name && e < ptm_pkt_type_count; e++) {
-			if (!strcmp(name, ptm_pkt_type_name((enum ptm_pkt_type)e))) {
-				ocsd_by_name[e] += o->by_type[t];
-				found = 1;
-			}
-		}
-		if (!found)
-			printf("ptm_pkt     opencsd-only kind %-16s %10" PRIu64
-			       "\n", name ? name : "?", o->by_type[t]);
-	}
-	for (unsigned t = 0; t < ptm_pkt_type_count; t++)
-		if (k->by_type[t] != ocsd_by_name[t])
-			printf("ptm_pkt     %-18s etmkit %10" PRIu64 "  opencsd %10"
-			       PRIu64 "\n", ptm_pkt_type_name((enum ptm_pkt_type)t),
-			       k->by_type[t], ocsd_by_name[t]);
+	return ptm_pkt_type_name((enum ptm_pkt_type)t);
 }
 #endif
 
@@ -333,7 +310,10 @@ int main(int argc, char **argv)
 			printf("ptm_pkt   MISMATCH: packets per copy: etmkit %"
 			       PRIu64 ", opencsd %" PRIu64 "; by type:\n",
 			       one.packets, oone.packets);
-			print_type_diff(&one, &oone);
+			ocsd_peer_print_type_diff("ptm_pkt", one.by_type,
+						  ptm_pkt_type_count,
+						  our_type_name, &oone,
+						  ocsd_peer_ptm_type_name);
 			status = 1;
 		} else if (ototal.packets != oone.packets * ocopies) {
 			printf("ptm_pkt   MISMATCH: opencsd counted %" PRIu64

@@ -9,6 +9,7 @@
 #include "ocsd_peer.h"
 #include "ocsd_push.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,6 +156,39 @@ const char *ocsd_peer_type_name(unsigned type)
 	case ETM3_PKT_BAD_TRACEMODE: return "bad_tracemode";
 	case ETM3_PKT_RESERVED: return "reserved";
 	default: return NULL;
+	}
+}
+
+void ocsd_peer_print_type_diff(const char *who, const uint64_t *ours,
+			       unsigned ntypes, const char *(*our_name)(unsigned),
+			       const struct ocsd_peer_counts *o,
+			       const char *(*ocsd_name)(unsigned))
+{
+	uint64_t ocsd_by_name[64] = { 0 };
+
+	if (ntypes > 64)
+		ntypes = 64;
+	for (unsigned t = 0; t < OCSD_PEER_TYPES; t++) {
+		const char *name = ocsd_name(t);
+		int found = 0;
+
+		if (!o->by_type[t])
+			continue;
+		for (unsigned e = 0; name && e < ntypes; e++) {
+			if (!strcmp(name, our_name(e))) {
+				ocsd_by_name[e] += o->by_type[t];
+				found = 1;
+			}
+		}
+		if (!found)
+			printf("%s    opencsd-only kind %-16s %10" PRIu64 "\n", who,
+			       name ? name : "?", o->by_type[t]);
+	}
+	for (unsigned t = 0; t < ntypes; t++) {
+		if (ours[t] == ocsd_by_name[t])
+			continue;
+		printf("%s    %-18s etmkit %10" PRIu64 "  opencsd %10" PRIu64 "\n",
+		       who, our_name(t), ours[t], ocsd_by_name[t]);
 	}
 }
 

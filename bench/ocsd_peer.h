@@ -93,6 +93,16 @@ int ocsd_peer_etm4_count(const uint8_t *buf, size_t n,
  * ("bad_sequence", "incomplete_eot", ...); NULL for an unused value. */
 const char *ocsd_peer_etm4_type_name(unsigned type);
 
+/* The per-type counts of etmkit (@ours[0..@ntypes), type t named
+ * @our_name(t)) and of OpenCSD (@o->by_type below OCSD_PEER_TYPES, named
+ * @ocsd_name()) for the same bytes, printed on stdout where they differ,
+ * each line prefixed with @who; OpenCSD kinds without an etmkit name on a
+ * line of their own. */
+void ocsd_peer_print_type_diff(const char *who, const uint64_t *ours,
+			       unsigned ntypes, const char *(*our_name)(unsigned),
+			       const struct ocsd_peer_counts *o,
+			       const char *(*ocsd_name)(unsigned));
+
 /* OpenCSD's version string, e.g. "1.3.3". */
 const char *ocsd_peer_version(void);
 
