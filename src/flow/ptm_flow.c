@@ -487,7 +487,7 @@ _Static_assert(offsetof(struct etmkit_elem, addr) == 8 &&
 int ptm_flow_atoms(struct ptm_flow_decoder *d, const struct ptm_packet *p)
 {
 	const struct ptm_atoms *a = &p->u.atoms;
-	uint32_t cycles = a->has_cycles ? a->cycles : 0;
+	uint32_t cycles = a->has_cycles ? ptm_cycles(a->cycles) : 0;
 	/* Room for a whole block (FLOW_BLOCK_MAX and the end of an IT
 	 * block), and then for the slow walk's element. */
 	size_t need = d->ranges ? 2 : FLOW_BLOCK_MAX + 8;
@@ -503,7 +503,7 @@ int ptm_flow_atoms(struct ptm_flow_decoder *d, const struct ptm_packet *p)
 			atom_block(d, b, taken, cycles, p->offset);
 			continue;
 		}
-		if (!ptm_flow_walk(d, p, PTM_STEP_ATOM, taken, a->cycles,
+		if (!ptm_flow_walk(d, p, PTM_STEP_ATOM, taken, cycles,
 				   a->has_cycles))
 			return 0;
 	}
@@ -577,7 +577,7 @@ static void fast_run(struct ptm_flow_decoder *d)
 			memcpy(&e->addr, &b->range, sizeof(b->range));
 			e->offset = p->offset;
 			e->flags = base;
-			e->cycles = br->has_cycles ? br->cycles : 0;
+			e->cycles = br->has_cycles ? ptm_cycles(br->cycles) : 0;
 			insns += b->n;
 			if ((cls & INSN_F_CALL) && rs)
 				rs_push(d, b);
@@ -589,7 +589,7 @@ static void fast_run(struct ptm_flow_decoder *d)
 		}
 		if (p->type != ptm_pkt_atom)
 			break;
-		cycles = a->has_cycles ? a->cycles : 0;
+		cycles = a->has_cycles ? ptm_cycles(a->cycles) : 0;
 		for (; ai < a->count; ai++) {
 			unsigned taken = !((a->bits >> ai) & 1);
 			struct flow_block *next;

@@ -61,7 +61,8 @@ static void set_context(struct ptm_flow_decoder *d, uint64_t offset,
 static void loose_cycles(struct ptm_flow_decoder *d, uint64_t offset,
 			 uint32_t cycles)
 {
-	ptm_emit(d, etmkit_elem_cycle_count, offset)->cycles = cycles;
+	ptm_emit(d, etmkit_elem_cycle_count, offset)->cycles =
+		ptm_cycles(cycles);
 }
 
 static void on_isync(struct ptm_flow_decoder *d, const struct ptm_packet *p)
@@ -88,7 +89,7 @@ static void on_isync(struct ptm_flow_decoder *d, const struct ptm_packet *p)
 		      (is->reason == ptm_reason_overflow ||
 		       is->reason == ptm_reason_debug_exit))) {
 			e->flags |= ETMKIT_TRACE_ON_CYCLES;
-			e->cycles = is->cycles;
+			e->cycles = ptm_cycles(is->cycles);
 		}
 		d->synced = 1;
 		d->ctx_sent = 0;
@@ -135,8 +136,8 @@ static int on_branch(struct ptm_flow_decoder *d, const struct ptm_packet *p)
 		return 1; /* no I-sync yet: nothing to place it against */
 	if (b->exception)
 		on_exception(d, p);
-	else if (!ptm_flow_walk(d, p, PTM_STEP_BRANCH, 1, b->cycles,
-				b->has_cycles))
+	else if (!ptm_flow_walk(d, p, PTM_STEP_BRANCH, 1,
+				ptm_cycles(b->cycles), b->has_cycles))
 		return 0;
 	/* Exception information bytes carry the state after the branch;
 	 * without them NS and Hyp stay. */

@@ -424,6 +424,35 @@ static void test_a32_stream(void **state)
 	ts_elems_free(&r);
 }
 
+/* A 32-bit cycle count (IHI 0035B 4.4: 5 bytes) saturates at 0xFFFF0000
+ * (elem.h): a range's cycles are then still its instructions' sum. */
+static void test_cycles_saturate(void **state)
+{
+	static const uint8_t trace[] = {
+		0, 0, 0, 0, 0, 0x80,
+		0x08, 0x0c, 0x80, 0x00, 0x00, 0x21, /* 6: I-sync 0x800c */
+		0x04,                               /*    1 cycle */
+		0xfc, 0xff, 0xff, 0xff, 0x7f,       /* 13: E, 0xFFFFFFFF */
+	};
+	struct ptm_flow_config c;
+	struct image *img = a32_image();
+	struct ts_elems l = { 0 }, r = { 0 };
+
+	(void)state;
+	cfg_init(&c, PTM_ETMCR_CYCLE_ACCURATE, img, 0);
+	decode_with(&c, trace, sizeof(trace), NULL, 0, &l);
+	assert_int_equal(l.n, 3);
+	assert_int_equal(l.e[2].addr, 0x800c);
+	assert_int_equal(l.e[2].flags, X | ETMKIT_INSN_CYCLES);
+	assert_int_equal(l.e[2].cycles, 0xFFFF0000u);
+	cfg_init(&c, PTM_ETMCR_CYCLE_ACCURATE, img, PTM_FLOW_RANGES);
+	decode_with(&c, trace, sizeof(trace), NULL, 0, &r);
+	assert_ranges_same(&l, &r, img);
+	image_free(img);
+	ts_elems_free(&l);
+	ts_elems_free(&r);
+}
+
 /* DMB and DSB are waypoints when ETMCCER[24] says so (digest ptm.md 1):
  * an atom each; else the walk goes through them to the branch. */
 static void test_dmb_waypoints(void **state)
@@ -975,6 +1004,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_arguments),
 		cmocka_unit_test(test_a32_stream),
+		cmocka_unit_test(test_cycles_saturate),
 		cmocka_unit_test(test_dmb_waypoints),
 		cmocka_unit_test(test_queue_full),
 		cmocka_unit_test(test_t32_stream),
