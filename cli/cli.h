@@ -23,7 +23,8 @@ enum cli_exit {
  * etmkit_protocol. 0 means ETMv3 only. */
 #define CLI_PROTO(p) (1u << (p))
 #define CLI_PROTO_ETM4 (CLI_PROTO(etmkit_proto_etmv4) | CLI_PROTO(etmkit_proto_ete))
-#define CLI_PROTO_ALL (CLI_PROTO(etmkit_proto_etmv3) | CLI_PROTO_ETM4)
+#define CLI_PROTO_ALL (CLI_PROTO(etmkit_proto_etmv3) | CLI_PROTO(etmkit_proto_ptm) | \
+		       CLI_PROTO_ETM4)
 
 /* One trace source to decode. */
 struct cli_source {
@@ -34,6 +35,7 @@ struct cli_source {
 	struct etm3_config cfg;     /* etmkit_proto_etmv3 */
 	struct etm4_config etm4;    /* etmkit_proto_etmv4, etmkit_proto_ete
 				       (ETM4_CFG_ETE set) */
+	struct ptm_config ptm;      /* etmkit_proto_ptm */
 	uint8_t has_cpu;            /* perf.data: the CPU it traced */
 	uint32_t cpu;
 };
@@ -166,6 +168,8 @@ void cli_perf_sb_etm3(struct cli_perf_sb *sb, const struct cli_source *cs,
 		      struct etm3_flow_config *fc);
 void cli_perf_sb_etm4(struct cli_perf_sb *sb, const struct cli_source *cs,
 		      struct etm4_flow_config *fc);
+void cli_perf_sb_ptm(struct cli_perf_sb *sb, const struct cli_source *cs,
+		     struct ptm_flow_config *fc);
 /* Element @e of trace ID @id, in order: follows its context, fills @w,
  * counts no_image places per binary. Returns 1 to list it, 0 when --pid
  * or --binary leave it out. */
@@ -236,6 +240,12 @@ void cli_print_etm4_text(struct cli_out *o, uint8_t id,
 			 const struct etm4_packet *p, int ete);
 void cli_print_etm4_json(struct cli_out *o, uint8_t id,
 			 const struct etm4_packet *p, int ete);
+
+/* Output of PTM packets (cli/output_ptm.c). */
+void cli_print_ptm_text(struct cli_out *o, uint8_t id,
+			const struct ptm_packet *p);
+void cli_print_ptm_json(struct cli_out *o, uint8_t id,
+			const struct ptm_packet *p);
 
 /* Disassembly of instruction elements (capstone), cached by address. */
 struct cli_disasm;

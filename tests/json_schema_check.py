@@ -37,7 +37,7 @@ import etmkit_json as ej  # noqa: E402
 SHARED = ["etmv3/TC2", "etmv4/juno_r1_1", "etmv4/juno-uname-001",
           "etmv4/armv8_1m_branches", "ete/ete-ite-instr", "ete/trace_file_vmid",
           "ete/q_elem", "ete/tme_test", "ete/src_addr", "ete/ts_marker",
-          "ete/event_test", "ete/ete_spec_1"]
+          "ete/event_test", "ete/ete_spec_1", "ptm/Snowball", "ptm/tc2-ptm-rstk-t32"]
 WHOLE_PER_RUN = 100  # records per run also checked against the whole files
 
 
@@ -195,7 +195,8 @@ def main():
     for schema in ("packets", "elements"):
         key = "kind" if schema == "elements" else "type"
         names = set()
-        for f in (("packets-etmv3", "packets-etmv4") if schema == "packets" else (schema,)):
+        for f in (("packets-etmv3", "packets-ptm", "packets-etmv4") if schema == "packets"
+                  else (schema,)):
             names |= set(ej.schema(f)["properties"][key]["enum"])
         seen = c.seen.get(schema, set())
         print("     %s kinds seen: %s" % (schema, " ".join(sorted(seen))))

@@ -7,12 +7,37 @@
 #include "etmkit/session.h"
 #include "session_internal.h"
 
-/* Drain ETMv3 packet decoder @dec of trace ID @id into on_packet. */
-static int drain_etm3(struct etmkit_session *s, uint8_t id,
-		      struct etm3_pkt_decoder *dec)
+/* The next records of packet source @src into the session's batch: their
+ * count (as etm3_pkt_next()), *@recs and *@size their array and size. */
+static int source_packets(struct etmkit_session *s, struct session_source *src,
+			  const void **recs, size_t *size)
+{
+	switch ((enum session_kind)src->kind) {
+	case src_etm3_pkt:
+		*recs = s->batch.etm3;
+		*size = sizeof(s->batch.etm3[0]);
+		return etm3_pkt_next(src->u.etm3, s->batch.etm3, SESSION_BATCH);
+	case src_etm4_pkt:
+		*recs = s->batch.etm4;
+		*size = sizeof(s->batch.etm4[0]);
+		return etm4_pkt_next(src->u.etm4, s->batch.etm4, SESSION_BATCH);
+	case src_ptm_pkt:
+		*recs = s->batch.ptm;
+		*size = sizeof(s->batch.ptm[0]);
+		return ptm_pkt_next(src->u.ptm, s->batch.ptm, SESSION_BATCH);
+	default:
+		return -etmkit_err_eos;
+	}
+}
+
+/* Drain packet source @src of trace ID @id into on_packet. */
+static int drain_packets(struct etmkit_session *s, uint8_t id,
+			 struct session_source *src)
 {
 	for (;;) {
-		int n = etm3_pkt_next(dec, s->batch.etm3, SESSION_BATCH);
+		const void *recs;
+		size_t size;
+		int n = source_packets(s, src, &recs, &size);
 
 		if (n == -etmkit_err_eos)
 			return 0;
@@ -20,28 +45,8 @@ static int drain_etm3(struct etmkit_session *s, uint8_t id,
 			return n;
 		for (int i = 0; i < n; i++) {
 			int err = s->cfg.on_packet(s->cfg.ctx, id,
-						   etmkit_proto_etmv3,
-						   &s->batch.etm3[i]);
-			if (err < 0)
-				return err;
-		}
-	}
-}
-
-/* Drain ETMv4/ETE packet decoder @dec of trace ID @id into on_packet. */
-static int drain_etm4(struct etmkit_session *s, uint8_t id,
-		      enum etmkit_protocol proto, struct etm4_pkt_decoder *dec)
-{
-	for (;;) {
-		int n = etm4_pkt_next(dec, s->batch.etm4, SESSION_BATCH);
-
-		if (n == -etmkit_err_eos)
-			return 0;
-		if (n < 0)
-			return n;
-		for (int i = 0; i < n; i++) {
-			int err = s->cfg.on_packet(s->cfg.ctx, id, proto,
-						   &s->batch.etm4[i]);
+					(enum etmkit_protocol)src->proto,
+					(const char *)recs + (size_t)i * size);
 			if (err < 0)
 				return err;
 		}
@@ -66,8 +71,14 @@ int session_deliver(struct etmkit_session *s, uint8_t id,
 static int source_batch(struct session_source *src,
 			const struct etmkit_elem **el)
 {
-	return src->kind == src_etm3_flow ? etm3_flow_batch(src->u.flow, el) :
-					    etm4_flow_batch(src->u.flow4, el);
+	switch ((enum session_kind)src->kind) {
+	case src_etm3_flow:
+		return etm3_flow_batch(src->u.flow, el);
+	case src_ptm_flow:
+		return ptm_flow_batch(src->u.flowp, el);
+	default:
+		return etm4_flow_batch(src->u.flow4, el);
+	}
 }
 
 int session_source_drain(struct session_source *src, session_batch_fn fn,
@@ -118,16 +129,16 @@ static int source_deliver(struct etmkit_session *s, uint8_t id)
 
 	switch ((enum session_kind)src->kind) {
 	case src_etm3_pkt:
-		return drain_etm3(s, id, src->u.etm3);
+	case src_etm4_pkt:
+	case src_ptm_pkt:
+		return drain_packets(s, id, src);
 	case src_etm3_flow:
-	case src_etm4_flow: {
+	case src_etm4_flow:
+	case src_ptm_flow: {
 		struct deliver_to to = { s, id };
 
 		return session_source_drain(src, deliver_batch, &to);
 	}
-	case src_etm4_pkt:
-		return drain_etm4(s, id, (enum etmkit_protocol)src->proto,
-				  src->u.etm4);
 	case src_none:
 		break;
 	}
@@ -146,6 +157,10 @@ int session_source_feed(struct session_source *src, const uint8_t *data,
 		return etm4_pkt_feed(src->u.etm4, data, n, offsets, base);
 	case src_etm4_flow:
 		return etm4_flow_feed(src->u.flow4, data, n, offsets, base);
+	case src_ptm_pkt:
+		return ptm_pkt_feed(src->u.ptm, data, n, offsets, base);
+	case src_ptm_flow:
+		return ptm_flow_feed(src->u.flowp, data, n, offsets, base);
 	case src_none:
 		break;
 	}
@@ -163,6 +178,10 @@ int session_source_gap(struct session_source *src)
 		return etm4_pkt_gap(src->u.etm4);
 	case src_etm4_flow:
 		return etm4_flow_gap(src->u.flow4);
+	case src_ptm_pkt:
+		return ptm_pkt_gap(src->u.ptm);
+	case src_ptm_flow:
+		return ptm_flow_gap(src->u.flowp);
 	case src_none:
 		break;
 	}
@@ -180,6 +199,10 @@ int session_source_finish(struct session_source *src)
 		return etm4_pkt_finish(src->u.etm4);
 	case src_etm4_flow:
 		return etm4_flow_finish(src->u.flow4);
+	case src_ptm_pkt:
+		return ptm_pkt_finish(src->u.ptm);
+	case src_ptm_flow:
+		return ptm_flow_finish(src->u.flowp);
 	case src_none:
 		break;
 	}
@@ -201,6 +224,12 @@ void session_source_reset(struct session_source *src)
 	case src_etm4_flow:
 		etm4_flow_reset(src->u.flow4);
 		break;
+	case src_ptm_pkt:
+		ptm_pkt_reset(src->u.ptm);
+		break;
+	case src_ptm_flow:
+		ptm_flow_reset(src->u.flowp);
+		break;
 	case src_none:
 		break;
 	}
@@ -220,6 +249,12 @@ static void source_free(struct session_source *src)
 		break;
 	case src_etm4_flow:
 		etm4_flow_free(src->u.flow4);
+		break;
+	case src_ptm_pkt:
+		ptm_pkt_free(src->u.ptm);
+		break;
+	case src_ptm_flow:
+		ptm_flow_free(src->u.flowp);
 		break;
 	case src_none:
 		break;
@@ -366,6 +401,20 @@ static struct session_source *free_slot(struct etmkit_session *s, uint8_t id)
 	return s->src[id].kind == src_none ? &s->src[id] : NULL;
 }
 
+/* The slot for a new decoder of @id with config @cfg of @size bytes (at
+ * least @want): a flow decoder (@flow) needs on_elem or on_elems, a packet
+ * decoder on_packet. NULL when the arguments are invalid. */
+static struct session_source *new_source(struct etmkit_session *s, uint8_t id,
+					 const void *cfg, size_t size,
+					 size_t want, int flow)
+{
+	if (!s || !cfg || size < want)
+		return NULL;
+	if (flow ? !s->cfg.on_elem && !s->cfg.on_elems : !s->cfg.on_packet)
+		return NULL;
+	return free_slot(s, id);
+}
+
 int etmkit_session_add_etm3(struct etmkit_session *s, uint8_t id,
 			    const struct etm3_config *cfg)
 {
@@ -373,7 +422,7 @@ int etmkit_session_add_etm3(struct etmkit_session *s, uint8_t id,
 	struct etm3_config c;
 	int err;
 
-	if (!s || !cfg || !s->cfg.on_packet || !(src = free_slot(s, id)))
+	if (!(src = new_source(s, id, cfg, sizeof(c), sizeof(c), 0)))
 		return -etmkit_err_invalid;
 	c = *cfg;
 	if (s->cfg.stop_on_error)
@@ -393,9 +442,7 @@ int etmkit_session_add_etm3_flow(struct etmkit_session *s, uint8_t id,
 	struct etm3_flow_config c;
 	int err;
 
-	if (!s || !cfg || cfg->size < sizeof(c) ||
-	    (!s->cfg.on_elem && !s->cfg.on_elems) ||
-	    !(src = free_slot(s, id)))
+	if (!(src = new_source(s, id, cfg, cfg ? cfg->size : 0, sizeof(c), 1)))
 		return -etmkit_err_invalid;
 	c = *cfg;
 	if (s->cfg.stop_on_error)
@@ -416,8 +463,7 @@ int etmkit_session_add_etm4(struct etmkit_session *s, uint8_t id,
 	struct etm4_config c;
 	int err;
 
-	if (!s || !cfg || cfg->size < sizeof(c) || !s->cfg.on_packet ||
-	    !(src = free_slot(s, id)))
+	if (!(src = new_source(s, id, cfg, cfg ? cfg->size : 0, sizeof(c), 0)))
 		return -etmkit_err_invalid;
 	c = *cfg;
 	if (s->cfg.stop_on_error)
@@ -431,6 +477,26 @@ int etmkit_session_add_etm4(struct etmkit_session *s, uint8_t id,
 	return 0;
 }
 
+int etmkit_session_add_ptm(struct etmkit_session *s, uint8_t id,
+			   const struct ptm_config *cfg)
+{
+	struct session_source *src;
+	struct ptm_config c;
+	int err;
+
+	if (!(src = new_source(s, id, cfg, cfg ? cfg->size : 0, sizeof(c), 0)))
+		return -etmkit_err_invalid;
+	c = *cfg;
+	if (s->cfg.stop_on_error)
+		c.flags |= PTM_CFG_STOP_ON_ERROR;
+	err = ptm_pkt_alloc(&src->u.ptm, &c);
+	if (err < 0)
+		return err;
+	src->kind = src_ptm_pkt;
+	src->proto = etmkit_proto_ptm;
+	return 0;
+}
+
 int etmkit_session_add_etm4_flow(struct etmkit_session *s, uint8_t id,
 				 const struct etm4_flow_config *cfg)
 {
@@ -438,9 +504,7 @@ int etmkit_session_add_etm4_flow(struct etmkit_session *s, uint8_t id,
 	struct etm4_flow_config c;
 	int err;
 
-	if (!s || !cfg || cfg->size < sizeof(c) ||
-	    (!s->cfg.on_elem && !s->cfg.on_elems) ||
-	    !(src = free_slot(s, id)))
+	if (!(src = new_source(s, id, cfg, cfg ? cfg->size : 0, sizeof(c), 1)))
 		return -etmkit_err_invalid;
 	c = *cfg;
 	if (s->cfg.stop_on_error)
@@ -452,6 +516,27 @@ int etmkit_session_add_etm4_flow(struct etmkit_session *s, uint8_t id,
 	src->kind = src_etm4_flow;
 	src->proto = (c.etm.flags & ETM4_CFG_ETE) ? etmkit_proto_ete :
 						    etmkit_proto_etmv4;
+	return 0;
+}
+
+int etmkit_session_add_ptm_flow(struct etmkit_session *s, uint8_t id,
+				const struct ptm_flow_config *cfg)
+{
+	struct session_source *src;
+	struct ptm_flow_config c;
+	int err;
+
+	if (!(src = new_source(s, id, cfg, cfg ? cfg->size : 0, sizeof(c), 1)))
+		return -etmkit_err_invalid;
+	c = *cfg;
+	if (s->cfg.stop_on_error)
+		c.ptm.flags |= PTM_CFG_STOP_ON_ERROR;
+	err = ptm_flow_alloc(&src->u.flowp, &c);
+	if (err < 0)
+		return err;
+	src->fc.ptm = c;
+	src->kind = src_ptm_flow;
+	src->proto = etmkit_proto_ptm;
 	return 0;
 }
 
@@ -557,12 +642,14 @@ static int source_lose(struct etmkit_session *s, uint8_t id,
 	switch ((enum session_kind)src->kind) {
 	case src_etm3_flow:
 	case src_etm4_flow:
+	case src_ptm_flow:
 		if (s->jobs)
 			return sj_lose(s, id, why, s->next_off);
 		session_loss_elem(&e, why, s->next_off);
 		return deliver_elem(s, id, &e);
 	case src_etm3_pkt:
 	case src_etm4_pkt:
+	case src_ptm_pkt:
 		if (!s->cfg.on_gap)
 			return 0;
 		return s->cfg.on_gap(s->cfg.ctx, id, why, s->next_off);

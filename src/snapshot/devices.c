@@ -512,10 +512,19 @@ int snapshot_reg_value(const struct snapshot_device *dev, const char *name,
 
 enum etmkit_protocol snapshot_device_protocol(const struct snapshot_device *dev)
 {
+	uint64_t etmidr;
+
 	if (!dev || !dev->type)
 		return etmkit_proto_none;
+	/* IHI 0035B 3.16.28: ETMIDR[11:8] = 3 names PFT, whatever the type */
+	if (snapshot_reg_value(dev, "ETMIDR", &etmidr) == 0 &&
+	    etmidr <= UINT32_MAX && ptm_etmidr_is_ptm((uint32_t)etmidr))
+		return etmkit_proto_ptm;
 	if (ascii_has_prefix(dev->type, "ETM3"))
 		return etmkit_proto_etmv3;
+	if (ascii_has_prefix(dev->type, "PTM") ||
+	    ascii_has_prefix(dev->type, "PFT"))
+		return etmkit_proto_ptm;
 	if (ascii_has_prefix(dev->type, "ETM4"))
 		return etmkit_proto_etmv4;
 	if (ascii_has_prefix(dev->type, "ETE"))
@@ -523,7 +532,7 @@ enum etmkit_protocol snapshot_device_protocol(const struct snapshot_device *dev)
 	return etmkit_proto_none;
 }
 
-/* ---- ETMv3 configuration ------------------------------------------------- */
+/* ---- ETMv3 and PTM configuration ----------------------------------------- */
 
 int snapshot_etm3_config(const struct snapshot_device *dev,
 			 struct etm3_config *cfg, uint8_t *trace_id,
@@ -557,6 +566,25 @@ int snapshot_etm3_config(const struct snapshot_device *dev,
 	cfg->etmccer = (uint32_t)v[2];
 	/* IHI 0014Q 3.5.59: ETMTRACEIDR bits [6:0] are the trace ID. */
 	*trace_id = (uint8_t)(v[3] & 0x7F);
+	return 0;
+}
+
+int snapshot_ptm_config(const struct snapshot_device *dev,
+			struct ptm_config *cfg, uint8_t *trace_id,
+			struct snapshot_diag *diag)
+{
+	struct etm3_config e;
+	int err;
+
+	/* IHI 0035B 3.16: a PTM has ETMv3's four registers (ETMTRACEIDR[6:0]
+	 * the trace ID, 3.16.35), read as ETMv3's are. */
+	err = snapshot_etm3_config(dev, cfg ? &e : NULL, trace_id, diag);
+	if (err < 0)
+		return err;
+	ptm_config_init(cfg);
+	cfg->etmcr = e.etmcr;
+	cfg->etmidr = e.etmidr;
+	cfg->etmccer = e.etmccer;
 	return 0;
 }
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Golden check of `etmkit decode` on a real ETMv3 capture.
+"""Golden check of `etmkit decode` on a real ETMv3 or PTM capture.
 
 Decodes one trace ID of a snapshot with `etmkit decode --json` and compares,
 exactly:

@@ -323,6 +323,84 @@ def damage_ete(r, snap, work, rng, sid):
         r.run(["decode", "--snapshot", s, "--json"], tag + " decode", expect=(0, 1, 3))
 
 
+def damage_ptm(r, snap, work, rng):
+    """A PTM capture (tc2-ptm-rstk-t32: PFTv1.1, unformatted): cuts, bit
+    flips, replacements and every header byte; listed from the snapshot and
+    as a raw file, text, JSON, --stats and --stop-on-error, and decoded
+    with the snapshot's image; and the PTM register options' usage
+    errors."""
+    data = open(buffer_file(snap), "rb").read()[:4096]
+    s = copy_snapshot(snap, os.path.join(work, "ptm"))
+    buf = buffer_file(s)
+    regs = ["--protocol", "ptm", "--frames", "none", "--etmcr", "0x20000400",
+            "--etmidr", "0x411CF312", "--etmccer", "0x34C01AC2"]
+    # The registers of the device file given as options: the same listing
+    # as from the snapshot (the raw file's source is --id's).
+    with open(buf, "wb") as f:
+        f.write(data)
+    snap_out = r.run(["packets", "--snapshot", s, "--json"], "ptm/intact json", expect=(0,))
+    raw_out = r.run(["packets", buf, "--id", "0x02"] + regs + ["--json"], "ptm/intact raw json",
+                    expect=(0,))
+    if snap_out is not None and raw_out is not None and (
+            snap_out.stdout != raw_out.stdout or len(snap_out.stdout) < 10000):
+        r.fail("ptm/intact raw json", "--protocol ptm with the device's registers lists "
+               "other records than the snapshot")
+    variants = [("cut%d" % c, data[:c]) for c in
+                sorted(set([0, 1, 5, 6, 7] + [rng.randrange(len(data)) for _ in range(24)]))]
+    for k in range(16):
+        b = bytearray(data)
+        for _ in range(rng.choice([1, 2, 8, 64])):
+            b[rng.randrange(len(b))] ^= 1 << rng.randrange(8)
+        variants.append(("flip%d" % k, bytes(b)))
+    variants += [("ff", b"\xff" * len(data)), ("zero", b"\x00" * len(data)),
+                 ("random", bytes(rng.randrange(256) for _ in range(len(data)))),
+                 # A-sync, an I-sync, then every header byte once
+                 ("headers", b"\x00" * 5 + b"\x80" + bytes([8, 0, 0, 0, 0x80, 0x61]) +
+                  bytes(range(256)))]
+    for name, blob in variants:
+        with open(buf, "wb") as f:
+            f.write(blob)
+        tag = "ptm/" + name
+        r.run(["packets", "--snapshot", s, "--json"], tag + " json", expect=(0, 1))
+        r.run(["packets", "--snapshot", s, "--stats"], tag + " text", expect=(0, 1))
+        r.run(["packets", "--snapshot", s, "--stop-on-error"], tag + " stop", expect=(0, 1))
+        r.run(["packets", buf] + regs, tag + " raw", expect=(0, 1))
+        r.run(["packets", buf] + regs[:-2] + ["--etmcr", "0x7000d100"],
+              tag + " raw cycle-accurate, 4-byte context IDs, VMID", expect=(0, 1))
+        r.run(["decode", "--snapshot", s, "--json"], tag + " decode", expect=(0, 1))
+        r.run(["decode", "--snapshot", s, "--ranges", "--stop-on-error"],
+              tag + " decode ranges stop", expect=(0, 1))
+    raw = ["packets", buf, "--frames", "none"]
+
+    def usage(args, what, needle):
+        p = r.run(args, what, expect=(2,))
+        if p is not None and needle not in p.stderr.decode():
+            r.fail(what, "message does not say %r: %s" % (needle, p.stderr.decode().strip()))
+
+    usage(raw + ["--protocol", "ptm", "--etmcr", "0"], "ptm usage no etmidr", "--etmidr")
+    usage(raw + ["--protocol", "ptm", "--etmcr", "0", "--etmidr", "0x410cf250"],
+          "ptm usage etmv3 etmidr", "ETMIDR[11:8] must be 3")
+    usage(raw + regs[:-2] + ["--trcidr0", "1"], "ptm usage trcidr0 with ptm", "--trcidr0")
+    usage(raw + regs[:-2] + ["--m-profile"], "ptm usage m-profile with ptm", "--m-profile")
+    r.run(["decode", buf] + regs + ["--image", buf + "@0x80000000"],
+          "ptm decode raw with an image", expect=(0, 1))
+
+
+def ptm_raw_as_snapshot(r, tc2):
+    """TC2's PTM 0x13 from the framed buffer with --protocol ptm and its
+    device file's registers (timestamps: ETMCCER's 64-bit binary form):
+    the snapshot's listing."""
+    regs = ["--protocol", "ptm", "--id", "0x13", "--etmcr", "0x10001000",
+            "--etmidr", "0x411CF312", "--etmccer", "0x34C01AC2", "--json"]
+    snap = r.run(["packets", "--snapshot", tc2, "--id", "0x13", "--json"], "tc2 ptm json",
+                 expect=(0,))
+    raw = r.run(["packets", buffer_file(tc2)] + regs, "tc2 ptm raw json", expect=(0,))
+    if snap is not None and raw is not None and (
+            snap.stdout != raw.stdout or b'"timestamp"' not in snap.stdout):
+        r.fail("tc2 ptm raw json", "--protocol ptm with the device's registers lists other "
+               "records than the snapshot")
+
+
 def damage_etm4_framed(r, snap, work, rng):
     """An ETMv4 CoreSight-formatted capture: cuts and bit flips, from the
     snapshot and as a raw framed file."""
@@ -358,7 +436,8 @@ def etm4_bad_registers(r, ete_snap, work):
         if p is not None and needle not in p.stderr.decode():
             r.fail(what, "message does not say %r: %s" % (needle, p.stderr.decode().strip()))
 
-    usage(raw + ["--protocol", "etmv5"], "etm4 usage unknown protocol", "etmv3, etmv4 or ete")
+    usage(raw + ["--protocol", "etmv5"], "etm4 usage unknown protocol",
+          "etmv3, ptm, etmv4 or ete")
     usage(raw + ["--protocol", "ETE"], "etm4 usage protocol case", "--protocol")
     usage(raw + ["--protocol", "ete", "--etmcr", "0x1000"], "etm4 usage etmcr with ete", "--etmcr")
     usage(raw + ["--protocol", "etmv4", "--etmidr", "0x410cf250", "--etmccer", "0"],
@@ -448,6 +527,7 @@ def main():
         damage_buffers(r, tc2, a.work, "tc2", rng, ["0x10"])
         damage_image(r, tc2, a.work, rng)
         packet_boundaries(r, tc2, a.work, "tc2", "0x10", 150)
+        ptm_raw_as_snapshot(r, tc2)
         every_kind(r, a.shared, a.work, rng)
     elif os.environ.get("CI") == "true":
         r.fail("tc2", "%s is missing (needed in CI)" % tc2)
@@ -463,6 +543,13 @@ def main():
         r.fail("etm4", "%s or %s is missing (needed in CI)" % (ete, juno))
     else:
         print("note: %s or %s not found: ETMv4/ETE cases not run" % (ete, juno))
+    ptm = os.path.join(a.shared, "testdata", "ptm", "tc2-ptm-rstk-t32")
+    if os.path.isdir(ptm):
+        damage_ptm(r, ptm, a.work, rng)
+    elif os.environ.get("CI") == "true":
+        r.fail("ptm", "%s is missing (needed in CI)" % ptm)
+    else:
+        print("note: %s not found: PTM cases not run" % ptm)
     print("%d passed, %d failed" % (r.passed, r.failed))
     return 1 if r.failed else 0
 
