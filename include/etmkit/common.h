@@ -65,8 +65,10 @@ enum etmkit_protocol {
 	etmkit_proto_none = 0,
 	etmkit_proto_etmv3,
 	etmkit_proto_etmv4, /* ETMv4 instruction trace (IHI 0064) */
-	etmkit_proto_ete    /* ETE (Arm ARM chapter D4): ETMv4's packets with
+	etmkit_proto_ete,   /* ETE (Arm ARM chapter D4): ETMv4's packets with
 			       extensions */
+	etmkit_proto_ptm    /* PTM: Program Flow Trace, PFTv1.0 and PFTv1.1
+			       (IHI 0035B; ptm.h) */
 };
 
 #ifdef __cplusplus

@@ -1,0 +1,321 @@
+/* PTM trace encoder: the packets (ARM IHI 0035B 4.5; digest ptm.md 4),
+ * each written from the encoder's model of what the decoder knows.
+ * Shared state: ptm_enc_internal.h. */
+#include "ptm_enc_internal.h"
+
+/* ---- Fields ----------------------------------------------------------------- */
+
+/* Cycle count field (4.4; digest 3): the first byte holds count[3:0] in
+ * bits [5:2] and C in bit 6, its other bits are @first's (the atom bits
+ * of a cycle-accurate atom header); each further byte 7 bits and C in
+ * bit 7; the 5th, count[31:25], is always the last. */
+static void put_cycles(struct ptm_enc *e, uint8_t first, uint32_t v)
+{
+	uint32_t rest = v >> 4;
+
+	penc_put8(e, (uint8_t)(first | (v & 0xf) << 2 | (rest ? 0x40 : 0)));
+	for (int k = 0; rest && k < 4; k++) {
+		uint8_t b = (uint8_t)(rest & 0x7f);
+
+		rest >>= 7;
+		penc_put8(e, (uint8_t)(b | (rest && k < 3 ? 0x80 : 0)));
+	}
+}
+
+static void put_le(struct ptm_enc *e, uint32_t v, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		penc_put8(e, (uint8_t)(v >> (8 * i)));
+}
+
+/* ---- Synchronisation (4.5.1, 4.5.2) ------------------------------------------ */
+
+void penc_async(struct ptm_enc *e)
+{
+	penc_room(e);
+	for (int i = 0; i < 5; i++) /* five zeros, then 0x80 */
+		penc_put8(e, 0x00);
+	penc_put8(e, 0x80);
+	e->sync_at = e->total;
+	/* The next timestamp goes in full, for a decoder starting here. */
+	e->ts_valid = 0;
+}
+
+/* I-sync at @addr in @isa: header 0x08; the address, bit 0 the T bit;
+ * the information byte, [6:5] reason, 3 NS, 2 AltIS, 1 Hyp (with the
+ * Virtualization Extensions), bit 0 set as trace units set it (digest
+ * 4.2); in cycle-accurate mode a cycle count unless periodic, its first
+ * byte's bit 7 set as in the captures (digest 4.2 example); the context
+ * ID (ETMCR[15:14] bytes). The VMID follows in its own packet. */
+void penc_isync(struct ptm_enc *e, unsigned reason, uint32_t addr,
+		uint8_t isa)
+{
+	unsigned t = isa == etmkit_isa_thumb || isa == etmkit_isa_thumbee;
+	unsigned alt = isa == etmkit_isa_thumbee;
+	unsigned hyp = e->info.virt_ext ? e->hyp : 0;
+
+	penc_room(e);
+	penc_put8(e, 0x08);
+	put_le(e, addr | t, 4);
+	penc_put8(e, (uint8_t)(reason << 5 | (e->ns & 1u) << 3 | alt << 2 |
+			       hyp << 1 | 1));
+	if (e->info.cycle_accurate && reason != ptm_reason_periodic) {
+		put_cycles(e, 0x80, e->gap_cycles);
+		e->cyc = 0;
+	}
+	e->gap_cycles = 0;
+	put_le(e, e->cid, e->info.context_id_bytes);
+	e->cid_dirty = 0;
+	e->ref_addr = addr;
+	e->ref_isa = isa;
+	e->ref_altis = (uint8_t)alt;
+	e->ref_ns = e->ns;
+	e->ref_hyp = (uint8_t)hyp;
+	e->old_valid = 0;
+	if (e->info.vmid)
+		penc_vmid(e);
+}
+
+/* ---- Addresses (4.5.4, 4.5 "Waypoint update") --------------------------------- */
+
+/* Low address bits below those the first address byte carries. */
+static unsigned isa_shift(uint8_t isa)
+{
+	return isa == etmkit_isa_thumb || isa == etmkit_isa_thumbee ? 1 : 2;
+}
+
+/* Address bytes (1-4) that carry every bit of @addr that differs from
+ * @ref: 6 bits in the first, 7 in each further one, 6 in a last one of
+ * two or more (its bit 6 flags exception bytes); 5 when none do. At least
+ * @lo. */
+static unsigned addr_bytes(uint32_t addr, uint32_t ref, unsigned shift,
+			   unsigned lo)
+{
+	for (unsigned k = lo; k <= 4; k++) {
+		unsigned c = 6 + 7 * (k - 1) - (k >= 2) + shift;
+
+		if ((addr >> c) == (ref >> c))
+			return k;
+	}
+	return 5;
+}
+
+/* The 5th address byte: b0X001aaa ARM A[31:29], b0X01aaaa Thumb
+ * A[31:28] (digest 4.4); X (bit 6) is added by the caller. */
+static uint8_t fifth_byte(uint8_t isa, uint32_t addr)
+{
+	if (isa == etmkit_isa_thumb || isa == etmkit_isa_thumbee)
+		return (uint8_t)(0x10 | addr >> 28);
+	return (uint8_t)(0x08 | addr >> 29);
+}
+
+/* The address bytes of @addr in @isa into @out, @nb of them, the first
+ * with bit 0 set; @x: the last byte's exception flag. Returns @nb. */
+static unsigned addr_fill(uint8_t *out, uint32_t addr, uint8_t isa,
+			  unsigned nb, int x)
+{
+	uint32_t v = addr >> isa_shift(isa);
+
+	out[0] = (uint8_t)((v & 0x3f) << 1 | 1 | (nb > 1 ? 0x80 : 0));
+	v >>= 6;
+	for (unsigned k = 1; k < nb; k++) {
+		if (k == 4) {
+			out[k] = (uint8_t)(fifth_byte(isa, addr) | (x ? 0x40 : 0));
+		} else if (k == nb - 1) {
+			out[k] = (uint8_t)((v & 0x3f) | (x ? 0x40 : 0));
+		} else {
+			out[k] = (uint8_t)((v & 0x7f) | 0x80);
+			v >>= 7;
+		}
+	}
+	return nb;
+}
+
+/* Bytes for @addr in @isa against the decoder's references: all five when
+ * the instruction set differs from the reference's or from @walk_isa (the
+ * walk's, so that either reading of "unchanged" decodes it); else as few
+ * as carry what differs from the reference, and from the one before a
+ * waypoint update, so that a decoder that does not take waypoint update
+ * addresses as the reference decodes it too. */
+static unsigned addr_len(const struct ptm_enc *e, uint32_t addr, uint8_t isa,
+			 uint8_t walk_isa, unsigned lo)
+{
+	unsigned shift = isa_shift(isa), nb;
+
+	if (isa != e->ref_isa || isa != walk_isa)
+		return 5;
+	nb = addr_bytes(addr, e->ref_addr, shift, lo);
+	if (e->old_valid) {
+		unsigned nb2 = addr_bytes(addr, e->old_addr, shift, lo);
+
+		if (nb2 > nb)
+			nb = nb2;
+	}
+	return nb;
+}
+
+/* Exception numbers (digest 4.4 table, IHI 0035B Table 5.6). A debug
+ * exception with a traced handler is a BKPT or watchpoint taken to the
+ * Prefetch or Data Abort vector (monitor debug mode): a prefetch abort. */
+static uint8_t exc_number(uint8_t kind)
+{
+	static const uint8_t num[exec_exc_count] = {
+		[exec_exc_reset] = 8,  [exec_exc_undef] = 9,
+		[exec_exc_call] = 10,  [exec_exc_pabort] = 11,
+		[exec_exc_dabort] = 12, [exec_exc_irq] = 14,
+		[exec_exc_fiq] = 15,   [exec_exc_debug] = 11,
+	};
+	return num[kind];
+}
+
+/* A branch address packet to @addr in @isa (4.5.4), with exception
+ * information (exception @exc, enum exec_exc, when @with_exc) or, when
+ * NS, Hyp or AltIS change, exception information with exception 0; in
+ * cycle-accurate mode @cycles follow. Exception bytes need two address
+ * bytes or more: byte 0 C AltIS 0 Exception[3:0] NS; byte 1 (when Hyp is
+ * or was set, so that either reading of an absent byte 1 gives the right
+ * Hyp) 0 0 Hyp Exception[8:4]. */
+void penc_branch(struct ptm_enc *e, uint32_t addr, uint8_t isa, int with_exc,
+		 uint8_t exc, uint32_t cycles)
+{
+	unsigned altis = isa == etmkit_isa_thumbee;
+	unsigned hyp = e->info.virt_ext ? e->hyp : 0;
+	int thumbish = isa == etmkit_isa_thumb || isa == etmkit_isa_thumbee;
+	int state = with_exc || e->ns != e->ref_ns || hyp != e->ref_hyp ||
+		    (thumbish && altis != e->ref_altis);
+	uint8_t out[8], num = with_exc ? exc_number(exc) : 0;
+	unsigned n = addr_fill(out, addr, isa,
+			       addr_len(e, addr, isa, e->last_isa,
+					state ? 2 : 1), state);
+
+	if (state) {
+		int byte1 = hyp || e->ref_hyp;
+
+		out[n++] = (uint8_t)((byte1 ? 0x80 : 0) | altis << 6 |
+				     (num & 0xfu) << 1 | (e->ns & 1u));
+		if (byte1)
+			out[n++] = (uint8_t)(hyp << 5 | num >> 4);
+		e->ref_ns = e->ns;
+		e->ref_altis = (uint8_t)altis;
+		if (byte1)
+			e->ref_hyp = (uint8_t)hyp;
+	}
+	penc_room(e);
+	for (unsigned i = 0; i < n; i++)
+		penc_put8(e, out[i]);
+	if (e->info.cycle_accurate)
+		put_cycles(e, 0, cycles);
+	e->ref_addr = addr;
+	e->ref_isa = isa;
+	e->old_valid = 0;
+}
+
+/* Waypoint update (4.5 "Waypoint update packet"; digest 4.5): 0x72, then
+ * address bytes as a branch address packet's, bit 0 of the first not an
+ * address bit (set, as in the captures), no exception flag (so no AltIS
+ * byte: its framing is UNCONFIRMED), no cycle count. Execution reached
+ * and executed the instruction at @addr, in the walk's instruction set
+ * @isa, without passing a waypoint. */
+void penc_wp_update(struct ptm_enc *e, uint32_t addr, uint8_t isa)
+{
+	uint8_t out[6];
+	unsigned n = addr_fill(out, addr, isa, addr_len(e, addr, isa, isa, 1),
+			       0);
+
+	penc_room(e);
+	penc_put8(e, 0x72);
+	for (unsigned i = 0; i < n; i++)
+		penc_put8(e, out[i]);
+	e->old_valid = 1;
+	e->old_addr = e->ref_addr;
+	e->ref_addr = addr;
+	e->ref_isa = isa;
+}
+
+/* ---- Atoms (4.5.3) -------------------------------------------------------------- */
+
+/* The pending atoms in one byte: a marker bit above them, the oldest
+ * atom highest, the newest in bit 1; 1 = N. */
+void penc_flush_atoms(struct ptm_enc *e)
+{
+	unsigned n = e->natoms, h = 0x80u | 1u << (n + 1);
+
+	if (!n)
+		return;
+	for (unsigned i = 0; i < n; i++)
+		h |= (unsigned)e->atoms[i] << (n - i);
+	penc_room(e);
+	penc_put8(e, (uint8_t)h);
+	e->natoms = 0;
+}
+
+/* One atom, E (@n_atom 0) or N: in cycle-accurate mode a packet of its
+ * own, b1Ccccc F0 and more count bytes; else one more of up to five. */
+void penc_atom(struct ptm_enc *e, int n_atom, uint32_t cycles)
+{
+	if (e->info.cycle_accurate) {
+		penc_room(e);
+		put_cycles(e, (uint8_t)(0x80 | (n_atom ? 2 : 0)), cycles);
+		return;
+	}
+	e->atoms[e->natoms++] = n_atom ? 1 : 0;
+	if (e->natoms == 5)
+		penc_flush_atoms(e);
+}
+
+/* ---- Other packets ---------------------------------------------------------- */
+
+/* Timestamp (4.5.9): header 0x42 (R 0), then 7 bits and a continuation bit
+ * per byte, the last possible byte (7th of a 48-bit, 9th of a 64-bit
+ * timestamp) 6 or 8 bits; only the bytes up to the highest that changed
+ * since the last one are sent; Gray-coded unless ETMCCER[28]; in
+ * cycle-accurate mode @cycles follow. */
+void penc_timestamp(struct ptm_enc *e, uint64_t value, uint32_t cycles)
+{
+	unsigned bits = e->info.ts_bits, last = bits == 64 ? 8 : 6, n = last + 1;
+	uint64_t v = bits == 64 ? value : value & ((1ull << 48) - 1);
+
+	if (!e->info.ts_binary)
+		v ^= v >> 1;
+	if (e->ts_valid)
+		for (unsigned k = 1; k <= last; k++)
+			if ((v >> (7 * k)) == (e->ts_ref >> (7 * k))) {
+				n = k;
+				break;
+			}
+	penc_room(e);
+	penc_put8(e, 0x42);
+	for (unsigned k = 0; k < n; k++) {
+		if (k == last)
+			penc_put8(e, (uint8_t)(v >> (7 * k)));
+		else
+			penc_put8(e, (uint8_t)(((v >> (7 * k)) & 0x7f) |
+					       (k + 1 < n ? 0x80 : 0)));
+	}
+	if (e->info.cycle_accurate)
+		put_cycles(e, 0, cycles);
+	e->ts_ref = v;
+	e->ts_valid = 1;
+}
+
+void penc_context_id(struct ptm_enc *e)
+{
+	penc_room(e);
+	penc_put8(e, 0x6e); /* 4.5.7 */
+	put_le(e, e->cid, e->info.context_id_bytes);
+	e->cid_dirty = 0;
+}
+
+void penc_vmid(struct ptm_enc *e)
+{
+	penc_room(e);
+	penc_put8(e, 0x3c);
+	penc_put8(e, e->vmid);
+	e->vmid_dirty = 0;
+}
+
+void penc_exc_return(struct ptm_enc *e)
+{
+	penc_room(e);
+	penc_put8(e, 0x76);
+}
