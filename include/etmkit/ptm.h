@@ -337,9 +337,10 @@ struct ptm_enc;
 
 /* Allocate an encoder writing to @sink with @sink_ctx. Returns 0 and sets
  * *@out, or -etmkit_err_invalid (NULL argument, bad cfg->size, flags),
- * -etmkit_err_bad_config (ETMIDR is not PFT; timestamps or the return
- * stack enabled where ETMCCER has none), -etmkit_err_unsupported
- * (ETMCCER[24]), -etmkit_err_nomem. */
+ * -etmkit_err_bad_config (ETMIDR is not PFT), -etmkit_err_unsupported
+ * (ETMCCER[24]), -etmkit_err_nomem. What ETMCR enables is encoded as
+ * ptm_config_decode() reads it, whatever ETMCCER says (Snowball's PTM
+ * 1.0 traces timestamps with ETMCCER[22] clear). */
 int ptm_enc_alloc(struct ptm_enc **out, const struct ptm_enc_config *cfg,
 		  exec_sink_fn sink, void *sink_ctx);
 void ptm_enc_free(struct ptm_enc *enc);

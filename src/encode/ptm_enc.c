@@ -76,12 +76,6 @@ int ptm_enc_alloc(struct ptm_enc **out, const struct ptm_enc_config *cfg,
 	err = tmp_config_decode(&pc, &info);
 	if (err)
 		return err;
-	/* Timestamps need ETMCCER[22], the return stack ETMCCER[23]. */
-	if (((cfg->etmcr & PTM_ETMCR_TIMESTAMP) &&
-	     !(cfg->etmccer & PTM_ETMCCER_TIMESTAMP)) ||
-	    ((cfg->etmcr & PTM_ETMCR_RETURN_STACK) &&
-	     !(cfg->etmccer & PTM_ETMCCER_RETURN_STACK)))
-		return -etmkit_err_bad_config;
 	/* DMB and DSB as waypoints (ETMCCER[24]): insn.h does not name
 	 * them, so the walk cannot stop at them. */
 	if (info.dmb_waypoint)
