@@ -20,36 +20,6 @@
 
 /* ---- Set-up ------------------------------------------------------------- */
 
-/* TEMPORARY until src/packets/ptm's ptm_config_decode() is merged. */
-static int tmp_config_decode(const struct ptm_config *c,
-			     struct ptm_config_info *i)
-{
-	static const uint8_t cid[4] = { 0, 1, 2, 4 };
-
-	if (((c->etmidr >> 8) & 0xf) != 3)
-		return -etmkit_err_bad_config;
-	memset(i, 0, sizeof(*i));
-	i->major = 1;
-	i->minor = (uint8_t)((c->etmidr >> 4) & 0xf);
-	i->cycle_accurate = !!(c->etmcr & PTM_ETMCR_CYCLE_ACCURATE);
-	i->context_id_bytes = cid[(c->etmcr >> PTM_ETMCR_CID_SHIFT) & 3];
-	i->branch_broadcast = !!(c->etmcr & PTM_ETMCR_BRANCH_BROADCAST);
-	i->return_stack = !!(c->etmcr & PTM_ETMCR_RETURN_STACK);
-	i->timestamps = !!(c->etmcr & PTM_ETMCR_TIMESTAMP);
-	i->ts_bits = i->minor >= 1 && (c->etmccer & PTM_ETMCCER_TS_64BIT) ? 64 : 48;
-	i->ts_binary = i->minor >= 1 && (c->etmccer & PTM_ETMCCER_TS_BINARY);
-	i->vmid = !!(c->etmcr & PTM_ETMCR_VMID);
-	i->virt_ext = !!(c->etmccer & PTM_ETMCCER_VIRT_EXT);
-	i->dmb_waypoint = !!(c->etmccer & PTM_ETMCCER_DMB_WAYPOINT);
-	return 0;
-}
-
-static void tmp_config_init(struct ptm_config *c)
-{
-	memset(c, 0, sizeof(*c));
-	c->size = sizeof(*c);
-}
-
 void ptm_enc_config_init(struct ptm_enc_config *cfg)
 {
 	if (!cfg)
@@ -69,11 +39,11 @@ int ptm_enc_alloc(struct ptm_enc **out, const struct ptm_enc_config *cfg,
 	if (!out || !cfg || !sink || cfg->size < sizeof(*cfg) || cfg->flags)
 		return -etmkit_err_invalid;
 	*out = NULL;
-	tmp_config_init(&pc);
+	ptm_config_init(&pc);
 	pc.etmcr = cfg->etmcr;
 	pc.etmidr = cfg->etmidr;
 	pc.etmccer = cfg->etmccer;
-	err = tmp_config_decode(&pc, &info);
+	err = ptm_config_decode(&pc, &info);
 	if (err)
 		return err;
 	/* DMB and DSB as waypoints (ETMCCER[24]): insn.h does not name
@@ -84,6 +54,9 @@ int ptm_enc_alloc(struct ptm_enc **out, const struct ptm_enc_config *cfg,
 	if (!e)
 		return -etmkit_err_nomem;
 	e->info = info;
+	/* ptm_config_decode() says where timestamps can appear; they are
+	 * emitted where ETMCR[28] enables them. */
+	e->info.timestamps = !!(cfg->etmcr & PTM_ETMCR_TIMESTAMP);
 	e->sync_period = cfg->sync_period ? cfg->sync_period
 					  : PENC_SYNC_DEFAULT;
 	e->sink = sink;

@@ -20,6 +20,8 @@
 #include "ts_out.h"
 #include "ts_rec.h"
 
+#include "test_ptm_enc.h"
+
 #define IDR11 0x411CF312u  /* PFTv1.1: TC2's Cortex-A15 PTM */
 #define IDR10 0x411CF301u  /* PFTv1.0: Snowball's Cortex-A9 PTM */
 #define CCER_TC2 0x34C01AC2u /* timestamps 64-bit binary, return stack,
@@ -625,6 +627,7 @@ int main(void)
 		cmocka_unit_test(test_timestamps),
 		cmocka_unit_test(test_sync_and_gaps),
 		cmocka_unit_test(test_return_stack),
+		cmocka_unit_test(test_packets_random),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
