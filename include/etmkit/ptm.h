@@ -290,7 +290,7 @@ char *ptm_atoms_string(const struct ptm_atoms *atoms, char *buf);
  * What is emitted: A-sync and an I-sync (tracing enabled, with the gap's
  * cycle count in cycle-accurate mode) before the first instruction and an
  * I-sync after each gap; an A-sync and a periodic I-sync once sync_period
- * bytes have gone by. Waypoints (branches, ISB, ENTERX/LEAVEX; 4.3) get
+ * bytes have gone by. Waypoints (branches and ISB, 4.3) get
  * an atom each, E or N, packed 1-5 to a byte, oldest in the highest bit
  * (4.5.3), or in cycle-accurate mode one atom per packet with the cycles
  * since the last count (the record's EXEC_F_CYCLES, else 1 per

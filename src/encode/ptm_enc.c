@@ -232,12 +232,12 @@ static uint32_t insn_flags(const struct exec_rec *r)
 	return ii.flags;
 }
 
-/* A waypoint (4.3): a branch, whether or not it was taken; ISB; an
- * instruction set change without a branch (ENTERX, LEAVEX). */
+/* A waypoint (4.3): a branch, whether or not it was taken; ISB. ENTERX
+ * and LEAVEX are none: the walk changes the instruction set at them from
+ * their opcode (as src/flow/ptm_flow.c walks them). */
 static int is_waypoint(const struct exec_rec *r, uint32_t iflags)
 {
-	return (r->flags & (EXEC_F_BRANCH | EXEC_F_ISA_SWITCH)) ||
-	       (iflags & INSN_F_ISB);
+	return (r->flags & EXEC_F_BRANCH) || (iflags & INSN_F_ISB);
 }
 
 /* A taken branch: its atom, or the branch packet that stands for it
@@ -299,7 +299,8 @@ static int put_insn(struct ptm_enc *e, const struct exec_rec *r)
 	e->last_isa = r->isa;
 	e->exp_valid = 1;
 	e->exp_addr = (uint32_t)(r->addr + r->size);
-	e->exp_isa = r->isa;
+	e->exp_isa = (r->flags & EXEC_F_ISA_SWITCH) && r->target_isa ?
+		     r->target_isa : r->isa;
 	if (!is_waypoint(r, iflags)) {
 		e->uncovered++;
 		return 0;
@@ -309,16 +310,6 @@ static int put_insn(struct ptm_enc *e, const struct exec_rec *r)
 		e->exp_addr = (uint32_t)r->target;
 		e->exp_isa = tisa;
 		put_taken(e, r, iflags, e->exp_addr, tisa);
-	} else if (!fail && (r->flags & EXEC_F_ISA_SWITCH) && r->target_isa &&
-		   r->target_isa != r->isa) {
-		/* ENTERX, LEAVEX: the new instruction set comes in a branch
-		 * packet to the next instruction. */
-		e->exp_isa = r->target_isa;
-		e->br_pending = 1;
-		e->br_addr = e->exp_addr;
-		e->br_isa = e->exp_isa;
-		e->br_cyc = e->cyc;
-		e->cyc = 0;
 	} else {
 		penc_atom(e, fail, e->cyc);
 		e->cyc = 0;

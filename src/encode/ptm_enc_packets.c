@@ -84,6 +84,11 @@ static unsigned isa_shift(uint8_t isa)
 	return isa == etmkit_isa_thumb || isa == etmkit_isa_thumbee ? 1 : 2;
 }
 
+static uint8_t base_isa(uint8_t isa)
+{
+	return isa == etmkit_isa_thumbee ? etmkit_isa_thumb : isa;
+}
+
 /* Address bytes (1-4) that carry every bit of @addr that differs from
  * @ref: 6 bits in the first, 7 in each further one, 6 in a last one of
  * two or more (its bit 6 flags exception bytes); 5 when none do. At least
@@ -142,7 +147,10 @@ static unsigned addr_len(const struct ptm_enc *e, uint32_t addr, uint8_t isa,
 {
 	unsigned shift = isa_shift(isa), nb;
 
-	if (isa != e->ref_isa || isa != walk_isa)
+	/* The 5th byte names ARM or Thumb; AltIS (exception information)
+	 * tells ThumbEE from Thumb. */
+	if (base_isa(isa) != base_isa(e->ref_isa) ||
+	    base_isa(isa) != base_isa(walk_isa))
 		return 5;
 	nb = addr_bytes(addr, e->ref_addr, shift, lo);
 	if (e->old_valid) {

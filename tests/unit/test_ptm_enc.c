@@ -127,7 +127,7 @@ static void bx(struct ptm_enc *e, uint8_t isa, uint32_t addr,
 				    EXEC_F_BRANCH | EXEC_F_INDIRECT |
 				    EXEC_F_TAKEN | (cycles ? EXEC_F_CYCLES : 0));
 
-	r.opcode = isa == ARM ? 0xe12fff13 : 0x4718;
+	r.opcode = isa == ARM ? 0xe12fff13 : 0x4718; /* BX r3 */
 	r.target = target;
 	r.target_isa = tisa;
 	r.cycles = cycles;
@@ -479,6 +479,24 @@ static void test_state_changes(void **state)
 	plain(e, ARM, 0x8004);
 	EXPECT(e, &o, ASYNC, ISYNC_8000, 0x72, 0x01,
 	       0x08, 0x04, 0x80, 0x00, 0x00, 0x09, 0x72, 0x03);
+
+	/* ThumbEE: ENTERX (F3BF 8F1F) is no waypoint, the walk goes on in
+	 * ThumbEE; a branch there says AltIS in exception information
+	 * (0x8100 against 0x8000: 81 42, then 0 AltIS 0 0000 0 = 40), with
+	 * two address bytes: the 5th byte would say Thumb either way. */
+	e = enc_new(0, IDR11, 0, 0, &o);
+	{
+		struct exec_rec r = ts_insn(THUMB, 0x8000, 4, EXEC_F_ISA_SWITCH);
+
+		r.opcode = 0xf3bf8f1f;
+		r.target_isa = etmkit_isa_thumbee;
+		put(e, r);
+	}
+	plain(e, etmkit_isa_thumbee, 0x8004);
+	bx(e, etmkit_isa_thumbee, 0x8006, 0x8100, etmkit_isa_thumbee, 0);
+	plain(e, etmkit_isa_thumbee, 0x8100);
+	EXPECT(e, &o, ASYNC, 0x08, 0x01, 0x80, 0x00, 0x00, 0x21,
+	       0x81, 0x42, 0x40, 0x72, 0x01);
 
 	/* Context ID (4 bytes, ETMCR[15:14] = 3) in the I-sync and its own
 	 * packet (6E), VMID after each I-sync and on a change (3C). */
