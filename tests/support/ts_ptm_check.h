@@ -1,0 +1,32 @@
+/* Test support: a PTM trace read back against the record it was encoded
+ * from (test_ptm_enc, fuzz_encode). The trace is decoded into packets by
+ * ptm_pkt_* and each packet checked against the record item by item:
+ * each waypoint's atom (E or N) or the branch address packet that stands
+ * for it with the target's full address and instruction set, each
+ * exception's packet with its number, handler and NS, I-syncs where the
+ * record jumps, waypoint updates to the last instruction executed,
+ * context ID, VMID and timestamps as the record has them, and in
+ * cycle-accurate mode every cycle count the sum of the record's cycles
+ * since the one before. The packet decoder knows nothing of the record:
+ * the compression and every field are checked. Never prints; aborts when
+ * memory runs out. */
+#ifndef ETMKIT_TS_PTM_CHECK_H
+#define ETMKIT_TS_PTM_CHECK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "etmkit/ptm.h"
+#include "ts_rec.h"
+
+/* Check the @n bytes @b that a PTM with the registers of @enc encoded
+ * from the record @rc (items 0..rc->n-1, which the encoder all took),
+ * feeding the packet decoder @step bytes at a time (0: all at once). A
+ * record's waypoints are its branches (EXEC_F_BRANCH) and ISBs; the return
+ * stack is not taken (ETMCR[29] refused). Returns 0, or -1 with the reason in @why
+ * (@cap bytes). */
+int ts_ptm_check(const struct ptm_enc_config *enc, const uint8_t *b,
+		 size_t n, size_t step, const struct ts_rec *rc, char *why,
+		 size_t cap);
+
+#endif
