@@ -1,9 +1,9 @@
-/* bench: OpenCSD's full ETMv3, ETMv4 and ETE decode, driven through its
- * C API.
+/* bench: OpenCSD's full ETMv3, PTM, ETMv4 and ETE decode, driven through
+ * its C API.
  *
  * One decode tree per call: single-source input, the builtin "ETMV3",
- * "ETMV4I" or "ETE" decoder created as a full decoder, the program image as
- * buffer memory accessors, and a generic-element callback that counts. The
+ * "PTM", "ETMV4I" or "ETE" decoder created as a full decoder, the
+ * program image as buffer memory accessors, and a generic-element callback that counts. The
  * tree is built and torn down inside the call, as a user of the C API pays
  * it.
  */
@@ -78,19 +78,15 @@ static int add_regions(dcd_tree_handle_t tree,
 	return 0;
 }
 
-int ocsd_flow_peer_etm3(const uint8_t *buf, size_t n, uint32_t etmcr,
-			uint32_t etmidr, uint32_t etmccer, uint8_t trace_id,
-			const struct ocsd_mem_region *mem, size_t nmem,
-			struct ocsd_flow_counts *counts)
+/* Count the elements of @tree's decode of @buf[0..n) (the image being
+ * the @nmem regions of @mem), then destroy @tree. */
+static int count_tree(dcd_tree_handle_t tree, const uint8_t *buf, size_t n,
+		      const struct ocsd_mem_region *mem, size_t nmem,
+		      struct ocsd_flow_counts *counts)
 {
-	dcd_tree_handle_t tree;
-	unsigned char csid = 0;
 	ocsd_err_t err;
 	int ret = -1;
 
-	memset(counts, 0, sizeof(*counts));
-	tree = ocsd_etm3_tree(etmcr, etmidr, etmccer, trace_id, 1, &csid,
-			      "ocsd_flow_peer");
 	if (tree == C_API_INVALID_TREE_HANDLE)
 		return -1;
 	if (add_regions(tree, mem, nmem))
@@ -105,6 +101,32 @@ int ocsd_flow_peer_etm3(const uint8_t *buf, size_t n, uint32_t etmcr,
 out:
 	ocsd_destroy_dcd_tree(tree);
 	return ret;
+}
+
+int ocsd_flow_peer_etm3(const uint8_t *buf, size_t n, uint32_t etmcr,
+			uint32_t etmidr, uint32_t etmccer, uint8_t trace_id,
+			const struct ocsd_mem_region *mem, size_t nmem,
+			struct ocsd_flow_counts *counts)
+{
+	unsigned char csid = 0;
+
+	memset(counts, 0, sizeof(*counts));
+	return count_tree(ocsd_etm3_tree(etmcr, etmidr, etmccer, trace_id, 1,
+					 &csid, "ocsd_flow_peer"),
+			  buf, n, mem, nmem, counts);
+}
+
+int ocsd_flow_peer_ptm(const uint8_t *buf, size_t n, uint32_t etmcr,
+		       uint32_t etmidr, uint32_t etmccer, uint8_t trace_id,
+		       const struct ocsd_mem_region *mem, size_t nmem,
+		       struct ocsd_flow_counts *counts)
+{
+	unsigned char csid = 0;
+
+	memset(counts, 0, sizeof(*counts));
+	return count_tree(ocsd_ptm_tree(etmcr, etmidr, etmccer, trace_id, 1,
+					&csid, "ocsd_flow_peer"),
+			  buf, n, mem, nmem, counts);
 }
 
 int ocsd_flow_peer_etm4(const uint8_t *buf, size_t n,

@@ -1,4 +1,4 @@
-/* bench: OpenCSD's full ETMv3, ETMv4 and ETE decode (packets, then
+/* bench: OpenCSD's full ETMv3, PTM, ETMv4 and ETE decode (packets, then
  * program flow through a memory image) as a peer to measure etmkit's flow
  * decoders against.
  *
@@ -45,6 +45,12 @@ int ocsd_flow_peer_etm3(const uint8_t *buf, size_t n, uint32_t etmcr,
 			uint32_t etmidr, uint32_t etmccer, uint8_t trace_id,
 			const struct ocsd_mem_region *mem, size_t nmem,
 			struct ocsd_flow_counts *counts);
+
+/* The same with OpenCSD's builtin PTM full decoder (ocsd_ptm_tree()). */
+int ocsd_flow_peer_ptm(const uint8_t *buf, size_t n, uint32_t etmcr,
+		       uint32_t etmidr, uint32_t etmccer, uint8_t trace_id,
+		       const struct ocsd_mem_region *mem, size_t nmem,
+		       struct ocsd_flow_counts *counts);
 
 /* Decode @buf[0..n) (the bytes of one ETMv4 or ETE source, no frames)
  * with OpenCSD's builtin ETMV4I or ETE full decoder (ocsd_etm4_tree()),

@@ -42,6 +42,14 @@ dcd_tree_handle_t ocsd_etm3_framed_tree(uint32_t etmcr, uint32_t etmidr,
 					int full, int framed,
 					unsigned char *csid, const char *who);
 
+/* A single-source decode tree holding OpenCSD's builtin PTM decoder for
+ * an ARMv7 Cortex-A core with these registers (PFT's have ETMv3's
+ * names), packet processor or (@full) full decoder, as
+ * ocsd_etm3_tree(). */
+dcd_tree_handle_t ocsd_ptm_tree(uint32_t etmcr, uint32_t etmidr,
+				uint32_t etmccer, uint8_t trace_id, int full,
+				unsigned char *csid, const char *who);
+
 /* A single-source decode tree holding OpenCSD's builtin ETMv4
  * instruction decoder (ETMV4I), or its ETE decoder when @cfg has
  * ETM4_CFG_ETE, for an A-profile core with @cfg's registers and trace ID

@@ -114,6 +114,43 @@ def flow_seeds(outdir, kdump, streams, examples_streams):
               hdr(cr, idr, 0x8000, len(img)) + img + stream)
 
 
+def ptm_flow_seeds(outdir, shared):
+    """fuzz_ptm_flow: header (ETMCR and ETMIDR/ETMCCER selectors, chunk,
+    element count, image address, image length), image, trace. Every PTM
+    source of the shared captures with windows of its core's code: TC2
+    0x13 (PFTv1.1, cycle-accurate, timestamps), Snowball 0x10 and 0x11
+    (PFTv1.0, cycle-accurate, timestamps), tc2-ptm-rstk-t32 (PFTv1.1,
+    return stack, T32; its raw buffer, its code dump)."""
+    def hdr(cr, idr, addr, ilen, chunk=7, count=5):
+        return bytes([cr, idr, chunk, count]) + struct.pack("<IH", addr, ilen)
+    td = os.path.join(shared, "testdata")
+    for snap, ids, cr, idr in (("etmv3/TC2", (0x13,), 0x11, 0x1d),
+                               ("ptm/Snowball", (0x10, 0x11), 0x11, 0x00)):
+        tb = os.path.join(td, snap, "cstrace.bin")
+        kd = os.path.join(td, snap, "kernel_dump.bin")
+        if not (os.path.isfile(tb) and os.path.isfile(kd)):
+            continue
+        streams = deformat(open(tb, "rb").read())
+        kernel = open(kd, "rb").read()
+        for sid in ids:
+            trace = bytes(streams.get(sid, b"")[:12288])
+            for lo in (0xC0010000, 0xC0036000, 0xC0052000):
+                img = kernel[lo - 0xC0008000:lo - 0xC0008000 + 0x8000]
+                write(outdir, "fuzz_ptm_flow", "%s-%02x-%x" % (
+                    snap.split("/")[1], sid, lo),
+                    hdr(cr, idr, lo, len(img)) + img + trace)
+    rs = os.path.join(td, "ptm", "tc2-ptm-rstk-t32")
+    code = os.path.join(rs, "mem_Cortex-A15_0_1_RO_CODE.bin")
+    tb = os.path.join(rs, "PTM_0_2.bin")
+    if os.path.isfile(code) and os.path.isfile(tb):
+        img = open(code, "rb").read()
+        trace = open(tb, "rb").read()
+        for at in (0, 8192, 20000):
+            write(outdir, "fuzz_ptm_flow", "rstk-%d" % at,
+                  hdr(0x20, 0x1d, 0x80000278, len(img)) + img +
+                  trace[at:at + 8192])
+
+
 def etm4_hdr(ete=1, maxspec=0, commopt=1, rs=0, q=0, cci=0, tsmark=0, wfx=1,
              vmid=0, cid=0, ts64=1, ia64=1, commtrans=0, minor=0, chunk=7,
              count=5):
@@ -504,6 +541,7 @@ def main():
     flow_seeds(outdir, kdump, {k: v for k, v in tc2_streams.items() if k in (0x10, 0x11, 0x12)},
                flow_streams)
     etm4_flow_seeds(outdir, shared)
+    ptm_flow_seeds(outdir, shared)
     for snap in snapshots(shared):
         tag = os.path.relpath(snap, os.path.join(shared, "testdata")).replace("/", "_")
         write(outdir, "fuzz_snapshot", tag, snapshot_seed(snap))

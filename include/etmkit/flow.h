@@ -314,16 +314,31 @@ const struct etm4_flow_stats *etm4_flow_get_stats(
  * (ETMCR[29]), a return whose atom came without an address goes to the
  * address the decoder's model stack pops. Cycle-accurate trace: each
  * atom's and branch packet's cycle count goes on the waypoint it traces
- * (ETMKIT_INSN_CYCLES; in the ranges form, on the range it ends).
+ * (ETMKIT_INSN_CYCLES; in the ranges form, on the range it ends); every
+ * other instruction carries ETMKIT_INSN_CYCLES with 0 cycles. A count
+ * that traces no waypoint, an exception's or a timestamp's (the cycles
+ * since the count before, IHI 0035B 4.4), comes as a cycle_count element
+ * before the exception or timestamp element; an I-sync's, as the
+ * trace_on element's cycles (not from PFTv1.1 after an overflow or debug
+ * state, where it is unknown).
+ *
+ * The waypoints are the branches, ISB, and with ETMCCER[24] DMB and DSB
+ * (INSN_F_BARRIER). An N atom's waypoint carries ETMKIT_INSN_COND_FAIL;
+ * a branch a waypoint update's walk passes (it went on, not taken) too.
+ * A ThumbEE ENTERX or LEAVEX is no waypoint: the walk goes on in the
+ * other instruction set. The return stack starts empty at every I-sync;
+ * a branch with link traced taken pushes the address after it; an E atom
+ * that comes alone for an indirect branch pops.
  *
  * The functions behave as their etm3_flow_* namesakes.
  */
 
 /* Deliver executed instructions as insn_range elements, one per run of
  * instructions an atom or address packet walks (a range ends at the
- * waypoint, whose flags it carries; a range never spans two packets). The
- * instructions the ranges stand for are the insn elements' in order; the
- * other elements are the same. */
+ * waypoint, whose flags and cycles it carries, or where the instruction
+ * set changes; a range never spans two packets). The instructions the
+ * ranges stand for are the insn elements' in order; the other elements
+ * are the same. */
 #define PTM_FLOW_RANGES 0x1u
 
 struct ptm_flow_config {

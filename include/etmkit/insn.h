@@ -85,6 +85,10 @@ extern "C" {
 					with EXCEPTION: executing it always
 					takes the Undefined Instruction
 					exception, so it never completes */
+#define INSN_F_BARRIER    (1u << 17) /* A32 and T32 DMB, DSB (not the CP15
+					forms): waypoints of a PTM whose
+					ETMCCER[24] is set (IHI 0035B
+					3.16.29) */
 
 /* What insn_decode() reports about one instruction. */
 struct insn_info {

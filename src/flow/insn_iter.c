@@ -167,10 +167,13 @@ static struct etmkit_insn_iter_entry *slot(struct etmkit_insn_iter *it,
 	return &it->cache[h >> (32 - 12)];
 }
 _Static_assert(ETMKIT_INSN_ITER_CACHE == 4096, "slot() takes 12 bits");
-_Static_assert(INSN_F_UDF < (1u << 17), "the class fits 17 bits");
+_Static_assert(INSN_F_BARRIER < (1u << 21), "the class fits 21 bits");
 
-#define INFO_FLAGS(i) ((i) & 0x1ffffu)
-#define INFO_IT(i) ((uint8_t)((i) >> 17 & 0xf))
+/* An entry's info: the class, the instruction set, the size. An IT
+ * instruction's mask is its opcode's low 4 bits (T32 16-bit IT, 1011 1111
+ * firstcond mask: DDI 0406C A8.8.54). */
+#define INFO_FLAGS(i) ((i) & 0x1fffffu)
+#define ENTRY_IT(c) ((uint8_t)((c)->opcode & 0xf))
 #define INFO_ISA(i) ((i) >> 21 & 7u)
 #define INFO_SIZE(i) ((uint8_t)((i) >> 24))
 
@@ -194,7 +197,7 @@ static int classify(struct etmkit_insn_iter *it,
 		return -1;
 	c->addr = it->addr;
 	c->opcode = ii.opcode;
-	c->info = ii.flags | (uint32_t)(ii.it_mask & 0xf) << 17 |
+	c->info = ii.flags |
 		  (uint32_t)it->isa << 21 | (uint32_t)ii.size << 24;
 	*out = c;
 	return 0;
@@ -264,7 +267,7 @@ int etmkit_insn_iter_next(struct etmkit_insn_iter *it,
 			it_left--;
 		}
 		if (cls & INSN_F_IT)
-			it_left = (uint8_t)it_length(INFO_IT(c->info));
+			it_left = (uint8_t)it_length(ENTRY_IT(c));
 		memset(e, 0, sizeof(*e));
 		e->offset = offset;
 		e->addr = addr;

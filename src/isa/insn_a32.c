@@ -404,6 +404,8 @@ static void a32_uncond_misc(struct insn_info *info, uint32_t w)
 		 * row is UNPREDICTABLE, not UNDEFINED. */
 		if (op2 == 6)
 			info->flags |= INSN_F_ISB;
+		else if (op2 == 4 || op2 == 5)
+			info->flags |= INSN_F_BARRIER;
 		return;
 	}
 	/* PLI, PLD, PLDW and unallocated hints (immediate forms 10xxxx1,

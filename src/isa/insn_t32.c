@@ -359,8 +359,10 @@ static void t32_misc_control(struct insn_info *info, uint32_t w)
 							  : etmkit_isa_thumb;
 			return;
 		case 2: /* CLREX */
+			return;
 		case 4: /* DSB */
 		case 5: /* DMB */
+			info->flags |= INSN_F_BARRIER;
 			return;
 		case 6: /* ISB */
 			info->flags |= INSN_F_ISB;

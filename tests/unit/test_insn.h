@@ -27,6 +27,7 @@
 #define UDF (INSN_F_EXCEPTION | INSN_F_UDF)
 #define IT INSN_F_IT
 #define ISB INSN_F_ISB
+#define BAR INSN_F_BARRIER
 #define SW INSN_F_ISA_SWITCH
 #define WFX INSN_F_WFX
 #define TSTART INSN_F_TSTART

@@ -1,0 +1,581 @@
+/* PTM flow decoder: PFT packets and the program image to execution
+ * elements (IHI 0035B chapter 4; digest ptm.md).
+ *
+ * PFT traces waypoints, not instructions (IHI 0035B 4.3): an atom says
+ * whether the next waypoint passed its condition check (E) or not (N),
+ * and the decoder walks the image from where execution stands through
+ * the instructions that are no waypoints up to that waypoint. The
+ * waypoints are the branches, ISB (as OpenCSD has it, and as the TC2 and
+ * Snowball captures need: their atoms line up with the ranges only so),
+ * and DMB/DSB when ETMCCER[24] says so (digest section 1). A taken
+ * direct branch goes to its target; a taken indirect branch's target
+ * comes in a branch address packet, which itself stands for that E atom
+ * (4.5.4), or, with the return stack on (ETMCR[29]), from the decoder's
+ * model of the trace unit's return stack when an atom comes alone.
+ * Exceptions, which are no waypoints, come as branch address packets
+ * with exception information, after a waypoint update packet (4.5) that
+ * takes the walk up to the last instruction executed before them.
+ *
+ * Memory is fixed at allocation (the block cache, the output queue): the
+ * walk allocates nothing. A walk that would not fit in the queue stops
+ * between blocks and goes on at the next batch.
+ */
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "flow/ptm_flow_int.h"
+
+/* ---- Set-up ------------------------------------------------------------- */
+
+void ptm_flow_config_init(struct ptm_flow_config *cfg)
+{
+	if (!cfg)
+		return;
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->size = sizeof(*cfg);
+	ptm_config_init(&cfg->ptm);
+}
+
+void ptm_flow_forget(struct ptm_flow_decoder *d)
+{
+	d->open = -1;
+	d->synced = 0;
+	d->pos = POS_NONE;
+	d->blk = NULL;
+	d->link_from = NULL;
+	d->ind_from = NULL;
+	d->waiting = 0;
+	d->lost_reported = 0;
+	d->atom_i = 0;
+	d->ctx_sent = 0;
+	d->vmid_seen = 0;
+	ptm_rs_flush(d);
+}
+
+int ptm_flow_alloc(struct ptm_flow_decoder **out,
+		   const struct ptm_flow_config *cfg)
+{
+	struct ptm_flow_decoder *d;
+	int err;
+
+	if (!out || !cfg ||
+	    cfg->size < offsetof(struct ptm_flow_config, image_for_context) ||
+	    cfg->ptm.size < sizeof(cfg->ptm) ||
+	    (cfg->flags & ~(uint32_t)PTM_FLOW_RANGES))
+		return -etmkit_err_invalid;
+	*out = NULL;
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return -etmkit_err_nomem;
+	err = ptm_config_decode(&cfg->ptm, &d->info);
+	if (!err)
+		err = ptm_pkt_alloc(&d->pkt, &cfg->ptm);
+	if (!err)
+		err = flow_cache_init(&d->cache, cfg->image,
+				      cfg->cache_bytes ? cfg->cache_bytes :
+							 4u << 20,
+				      (uint8_t)(ETMKIT_INSN_EXEC |
+						(d->info.cycle_accurate ?
+						 ETMKIT_INSN_CYCLES : 0)));
+	if (err) {
+		ptm_flow_free(d);
+		return err;
+	}
+	/* Waypoints (IHI 0035B 4.3; digest ptm.md 1, ETMCCER[24]). A
+	 * ThumbEE ENTERX or LEAVEX switches the instruction set without
+	 * one: a block ends there, the walk goes on in the other set. */
+	d->wp_flags = INSN_F_BRANCH | INSN_F_ISB |
+		      (d->info.dmb_waypoint ? INSN_F_BARRIER : 0);
+	flow_cache_set_ends(&d->cache, d->wp_flags | INSN_F_ISA_SWITCH);
+	if (cfg->size >= offsetof(struct ptm_flow_config, image_ctx) +
+				 sizeof(cfg->image_ctx)) {
+		d->image_for_context = cfg->image_for_context;
+		d->image_ctx = cfg->image_ctx;
+	}
+	d->ranges = !!(cfg->flags & PTM_FLOW_RANGES);
+	flow_drive_reset(&d->drv);
+	d->q = d->q_own;
+	ptm_flow_forget(d);
+	*out = d;
+	return 0;
+}
+
+void ptm_flow_free(struct ptm_flow_decoder *d)
+{
+	if (!d)
+		return;
+	ptm_pkt_free(d->pkt);
+	flow_cache_fini(&d->cache);
+	free(d);
+}
+
+void ptm_flow_reset(struct ptm_flow_decoder *d)
+{
+	if (!d)
+		return;
+	ptm_pkt_reset(d->pkt);
+	flow_drive_reset(&d->drv);
+	d->n = d->delivered = 0;
+	d->q = d->q_own;
+	ptm_flow_forget(d);
+	/* What a loss of sync keeps, as just allocated: a reset decoder is
+	 * a fresh one. */
+	d->isa = d->space = 0;
+	d->addr = 0;
+	d->idx = 0;
+	d->ns = d->hyp = 0;
+	d->context_id = d->vmid = 0;
+	memset(&d->stats, 0, sizeof(d->stats));
+	d->blocks_base = d->cache.blocks;
+	d->flushes_base = d->cache.flushes;
+}
+
+const struct ptm_flow_stats *
+ptm_flow_get_stats(const struct ptm_flow_decoder *d)
+{
+	return d ? &d->stats : NULL;
+}
+
+/* ---- Position ----------------------------------------------------------- */
+
+/* Make POS_ADDR a block: one of the guesses of the indirect branch that
+ * came here (block.h), the cache's front, or a lookup. Returns 1, or 0
+ * after reporting no_image (one element: the caller made room). */
+static int resolve(struct ptm_flow_decoder *d, uint64_t offset)
+{
+	uint64_t gen = flow_cache_generation(&d->cache);
+	uint8_t loss = etmkit_loss_misaligned;
+	struct flow_block *b = NULL, *f = d->ind_from;
+
+	d->ind_from = NULL;
+	if (f && d->ind_gen != gen)
+		f = NULL; /* its block gone */
+	if (f)
+		b = flow_ind_guess(f, d->addr, d->isa, d->space);
+	if (b) {
+		FLOW_ENTER_BLOCK(d, b, gen);
+		return 1;
+	}
+	/* A32 instructions are word-aligned, T32 and ThumbEE ones
+	 * halfword-aligned (IHI 0035B 4.5.4: the address bits a branch
+	 * packet leaves out). */
+	if (!(d->addr & (d->isa == etmkit_isa_arm ? 3u : 1u))) {
+		if (!flow_cache_outside(&d->cache, d->addr))
+			b = flow_cache_front(&d->cache, d->addr, d->isa,
+					     d->space);
+		if (!b)
+			b = flow_cache_get(&d->cache, d->addr, d->isa,
+					   d->space, &loss);
+	}
+	if (b) {
+		if (f && flow_cache_generation(&d->cache) == gen)
+			flow_ind_note(f, b);
+		FLOW_ENTER_BLOCK(d, b, gen);
+		return 1;
+	}
+	flow_no_image(ptm_emit(d, etmkit_elem_no_image, offset), d->addr,
+		      d->isa, loss, d->space);
+	d->pos = POS_NONE;
+	d->link_from = NULL;
+	d->lost_reported = 1;
+	return 0;
+}
+
+static void leave_block(struct ptm_flow_decoder *d, struct flow_block *b,
+			unsigned slot, uint64_t addr, uint8_t isa)
+{
+	FLOW_LEAVE_BLOCK(d, b, slot, addr, isa, (void)0);
+}
+
+/* Past block @b's last instruction without its branch taken: the next
+ * instruction, in the other instruction set after ENTERX or LEAVEX. */
+static void fall_through(struct ptm_flow_decoder *d, struct flow_block *b)
+{
+	if (b->insn[b->n - 1].flags & INSN_F_ISA_SWITCH)
+		leave_block(d, b, 1, b->target, b->target_isa);
+	else
+		leave_block(d, b, 0, flow_block_end(b), b->isa);
+}
+
+/* ---- Return stack (ETMCR[29]) ------------------------------------------ */
+
+/* A taken branch with link, the last instruction of block @b: its
+ * return address, the next instruction (digest ptm.md 4.4, as OpenCSD:
+ * pushed on every branch with link traced taken). */
+static void rs_push(struct ptm_flow_decoder *d, struct flow_block *b)
+{
+	uint8_t t = (uint8_t)((d->rs_top + 1) % PTM_RS);
+
+	d->rs_top = t;
+	d->rs[t].addr = flow_block_end(b);
+	d->rs[t].isa = b->isa;
+	d->rs[t].blk = b->succ[0];
+	d->rs[t].from = b;
+	d->rs[t].gen = flow_cache_generation(&d->cache);
+	if (d->rs_n < PTM_RS)
+		d->rs_n++;
+}
+
+/* An indirect branch whose E atom came without its address: the trace
+ * unit's return stack gave it. Returns 0 when the model's stack is
+ * empty (the position is then unknown). */
+static int rs_pop(struct ptm_flow_decoder *d)
+{
+	uint8_t t = d->rs_top;
+	int same = d->rs[t].gen == flow_cache_generation(&d->cache);
+
+	if (!d->rs_n)
+		return 0;
+	d->rs_top = (uint8_t)((t + PTM_RS - 1) % PTM_RS);
+	d->rs_n--;
+	ptm_go_to(d, d->rs[t].addr, d->rs[t].isa);
+	if (!same)
+		return 1;
+	if (d->rs[t].blk) {
+		/* The block the call's falls through to, as leave_block()
+		 * would find it. */
+		d->ind_from = NULL;
+		d->blk = d->rs[t].blk;
+		d->idx = 0;
+		d->pos = POS_BLOCK;
+	} else {
+		d->link_from = d->rs[t].from;
+		d->link_slot = 0;
+		d->link_gen = d->rs[t].gen;
+	}
+	return 1;
+}
+
+/* ---- Walk --------------------------------------------------------------- */
+
+/* Deliver instructions b->insn[i..j), executed: an insn element each,
+ * or (PTM_FLOW_RANGES) into the open range, else a new one. */
+static void put_insns(struct ptm_flow_decoder *d, const struct flow_block *b,
+		      uint32_t i, uint32_t j, uint64_t offset)
+{
+	const struct flow_insn *last = &b->insn[j - 1];
+	struct etmkit_elem *e;
+
+	d->stats.insns += j - i;
+	if (!d->ranges) {
+		e = &d->q[d->n];
+		for (uint32_t k = i; k < j; k++, e++) {
+			memcpy(&e->addr, &b->insn[k], 24);
+			e->offset = offset;
+			e->cycles = 0;
+		}
+		d->n += j - i;
+		return;
+	}
+	if (d->open >= 0) {
+		e = &d->q[d->open];
+		e->u.range.count += j - i;
+	} else {
+		d->open = (long)d->n;
+		e = &d->q[d->n++];
+		memset(e, 0, sizeof(*e));
+		e->offset = offset;
+		e->addr = b->insn[i].addr;
+		e->kind = etmkit_elem_insn_range;
+		e->isa = b->isa;
+		e->flags = d->cache.insn_flags;
+		e->u.range.count = j - i;
+	}
+	e->size = last->head[2];
+	e->u.range.opcode = last->opcode;
+	e->u.range.class_flags = last->flags;
+	e->u.range.end = last->addr + last->head[2];
+}
+
+/* The last element delivered (an instruction, or the open range) ends at
+ * a waypoint whose atom was @taken: its flags (COND_FAIL is EXEC + 1,
+ * block.h), and the packet's cycle count. The range is closed. */
+static void end_at_waypoint(struct ptm_flow_decoder *d, unsigned taken,
+			    uint32_t cycles, int has_cc)
+{
+	struct etmkit_elem *e = d->ranges ? &d->q[d->open] : &d->q[d->n - 1];
+
+	e->flags = (uint8_t)(d->cache.insn_flags + !taken);
+	e->cycles = has_cc ? cycles : 0;
+	d->open = -1;
+}
+
+/* An atom (or a branch packet's implied one) with no known instruction:
+ * before a known address, after no_image, after an indirect branch whose
+ * address did not come. */
+static void lose_atom(struct ptm_flow_decoder *d, uint64_t offset)
+{
+	struct etmkit_elem *e;
+
+	d->stats.atoms_lost++;
+	if (!d->synced || !d->waiting || d->lost_reported)
+		return;
+	e = ptm_emit(d, etmkit_elem_gap, offset);
+	e->u.loss.reason = etmkit_loss_no_address;
+	e->u.loss.why = "atom after an indirect branch whose address was not "
+			"traced";
+	d->lost_reported = 1;
+}
+
+/* After waypoint block @b's last instruction, whose atom was @taken, of a
+ * step of kind @step. */
+static inline void after_waypoint(struct ptm_flow_decoder *d,
+				  struct flow_block *b, unsigned taken,
+				  enum ptm_step step)
+{
+	const struct flow_insn *fi = &b->insn[b->n - 1];
+	uint32_t f = fi->flags;
+	int rs = d->info.return_stack;
+
+	if (!taken || !(f & INSN_F_BRANCH)) {
+		fall_through(d, b); /* N, or ISB / DMB / DSB */
+		return;
+	}
+	if (!(f & INSN_F_INDIRECT)) {
+		if ((f & INSN_F_CALL) && rs)
+			rs_push(d, b);
+		leave_block(d, b, 1, b->target, b->target_isa);
+		return;
+	}
+	/* Indirect: its address comes in this branch packet, or (an atom
+	 * alone, return stack on) from the return stack (OpenCSD pops for
+	 * any indirect branch so, then pushes a BLX's return). */
+	d->pos = POS_NONE;
+	d->blk = NULL;
+	d->link_from = NULL;
+	d->ind_from = b;
+	d->ind_gen = flow_cache_generation(&d->cache);
+	if (step != PTM_STEP_ATOM || !rs || !rs_pop(d)) {
+		d->waiting = 1;
+		d->lost_reported = 0;
+	}
+	if ((f & INSN_F_CALL) && rs)
+		rs_push(d, b);
+}
+
+/* A waypoint update's walk (IHI 0035B 4.5): where in block @b, from
+ * d->idx, the instruction at @addr is; b->n when it is not in it. */
+static uint32_t find_addr(const struct flow_block *b, uint32_t i,
+			  uint64_t addr)
+{
+	for (; i < b->n; i++)
+		if (b->insn[i].addr == addr)
+			return i;
+	return b->n;
+}
+
+/* A waypoint update whose address the walk passed, or never reaches: the
+ * image is not what ran. The position is lost. */
+static void wpup_missed(struct ptm_flow_decoder *d)
+{
+	d->pos = POS_NONE;
+	d->blk = NULL;
+	d->link_from = NULL;
+	d->open = -1;
+}
+
+int ptm_flow_walk(struct ptm_flow_decoder *d, const struct ptm_packet *p,
+		  enum ptm_step step, unsigned taken, uint32_t cycles,
+		  int has_cc)
+{
+	uint64_t offset = p->offset;
+	uint64_t target = p->u.branch.addr;
+
+	for (;;) {
+		struct flow_block *b;
+		uint32_t i, j;
+		int stop;
+
+		if (ptm_room(d) < 2)
+			return 0;
+		if (d->pos == POS_NONE) {
+			if (step != PTM_STEP_WPUP)
+				lose_atom(d, offset);
+			return 1;
+		}
+		if (d->pos == POS_ADDR && !resolve(d, offset)) {
+			if (step != PTM_STEP_WPUP)
+				d->stats.atoms_lost++;
+			return 1;
+		}
+		b = d->blk;
+		i = d->idx;
+		if (step == PTM_STEP_WPUP) {
+			if (b->insn[i].addr > target) {
+				wpup_missed(d);
+				return 1;
+			}
+			j = find_addr(b, i, target);
+			stop = j < b->n;
+			j += stop;
+		} else {
+			j = b->n;
+			stop = (b->insn[j - 1].flags & d->wp_flags) != 0;
+		}
+		if (!d->ranges && ptm_room(d) < j - i + 1)
+			return 0;
+		put_insns(d, b, i, j, offset);
+		if (step == PTM_STEP_WPUP) {
+			const struct flow_insn *fi = &b->insn[j - 1];
+
+			if (stop && j < b->n) {
+				d->idx = j;
+				d->open = -1;
+				return 1;
+			}
+			/* A branch passed on the way went straight on: not
+			 * taken. */
+			if (!stop && (fi->flags & INSN_F_BRANCH))
+				end_at_waypoint(d, 0, 0, 0);
+			if (stop || (fi->flags & INSN_F_ISA_SWITCH))
+				d->open = -1;
+			fall_through(d, b);
+			if (stop)
+				return 1;
+			continue;
+		}
+		if (!stop) {
+			/* Cut by the block's size, or ENTERX / LEAVEX: the
+			 * range goes on (in the same instruction set). */
+			if (b->insn[j - 1].flags & INSN_F_ISA_SWITCH)
+				d->open = -1;
+			fall_through(d, b);
+			continue;
+		}
+		end_at_waypoint(d, taken, cycles, has_cc);
+		after_waypoint(d, b, taken, step);
+		return 1;
+	}
+}
+
+/* An atom at the start of block @b, which ends at a waypoint, with room
+ * for the block: the whole block delivered at once, from its templates
+ * (block.h), and the walk moved on. The common case of ptm_flow_walk(),
+ * inline in the atoms' loop. */
+static inline void atom_block(struct ptm_flow_decoder *d, struct flow_block *b,
+			      unsigned taken, uint32_t cycles, uint64_t offset)
+{
+	struct etmkit_elem *e = &d->q[d->n];
+	uint8_t flags = (uint8_t)(d->cache.insn_flags + !taken);
+
+	if (d->ranges) {
+		memcpy(&e->addr, &b->range, sizeof(b->range));
+		e->offset = offset;
+		d->n++;
+	} else {
+		for (uint32_t k = 0; k < b->n; k++, e++) {
+			memcpy(&e->addr, &b->insn[k], 24);
+			e->offset = offset;
+			e->cycles = 0;
+		}
+		d->n += b->n;
+		e--;
+	}
+	e->flags = flags;
+	e->cycles = cycles;
+	d->stats.insns += b->n;
+	after_waypoint(d, b, taken, PTM_STEP_ATOM);
+}
+
+_Static_assert(offsetof(struct etmkit_elem, addr) == 8 &&
+	       offsetof(struct etmkit_elem, u.range.repeats) == 44 &&
+	       sizeof(struct etmkit_elem) == 48 &&
+	       sizeof(struct flow_range) == 40,
+	       "struct flow_range is bytes 8..48 of a range element");
+
+int ptm_flow_atoms(struct ptm_flow_decoder *d, const struct ptm_packet *p)
+{
+	const struct ptm_atoms *a = &p->u.atoms;
+	uint32_t cycles = a->has_cycles ? a->cycles : 0;
+	/* Room for a whole block (FLOW_BLOCK_MAX and the end of an IT
+	 * block), and then for the slow walk's element. */
+	size_t need = d->ranges ? 2 : FLOW_BLOCK_MAX + 8;
+
+	for (; d->atom_i < a->count; d->atom_i++) {
+		unsigned taken = !((a->bits >> d->atom_i) & 1);
+		struct flow_block *b = d->blk;
+
+		/* Not where a walk stopped for room: its range is open. */
+		if (d->pos == POS_BLOCK && !d->idx && d->open < 0 &&
+		    ptm_room(d) >= need &&
+		    (b->range.class_flags & d->wp_flags)) {
+			atom_block(d, b, taken, cycles, p->offset);
+			continue;
+		}
+		if (!ptm_flow_walk(d, p, PTM_STEP_ATOM, taken, a->cycles,
+				   a->has_cycles))
+			return 0;
+	}
+	return 1;
+}
+
+/* ---- Driving ------------------------------------------------------------ */
+
+static int refill(struct ptm_flow_decoder *d)
+{
+	d->atom_i = 0;
+	return flow_drive_refilled(&d->drv,
+				   ptm_pkt_next(d->pkt, d->batch, PTM_BATCH));
+}
+
+/* Decode into the queue until it is full or the input is used up. */
+static void decode(struct ptm_flow_decoder *d)
+{
+	d->drv.full = 1;
+	if (d->drv.gap_pending) {
+		struct etmkit_elem *e;
+
+		if (ptm_room(d) < PTM_PKT_ELEMS)
+			return;
+		e = ptm_emit(d, etmkit_elem_gap, d->drv.gap_offset);
+		flow_drive_gap_elem(&d->drv, e);
+		ptm_flow_forget(d);
+	}
+	for (;;) {
+		if (d->drv.ibatch >= d->drv.nbatch &&
+		    (d->drv.stopped || !refill(d))) {
+			d->drv.full = 0;
+			return;
+		}
+		if (ptm_room(d) < PTM_PKT_ELEMS ||
+		    !ptm_flow_packet(d, &d->batch[d->drv.ibatch]))
+			return;
+		d->stats.packets++;
+		d->drv.ibatch++;
+		d->atom_i = 0;
+	}
+}
+
+/* Forget the elements the last batch handed out. */
+static void drop_delivered(struct ptm_flow_decoder *d)
+{
+	size_t k = flow_queue_move(&d->q, d->q, &d->n, &d->delivered);
+
+	if (d->open >= 0)
+		d->open = d->open >= (long)k ? d->open - (long)k : -1;
+}
+
+int ptm_flow_batch(struct ptm_flow_decoder *d,
+		   const struct etmkit_elem **elems)
+{
+	if (!d || !elems)
+		return -etmkit_err_invalid;
+	drop_delivered(d);
+	flow_cache_sync(&d->cache);
+	decode(d);
+	d->stats.blocks = d->cache.blocks - d->blocks_base;
+	d->stats.cache_flushes = d->cache.flushes - d->flushes_base;
+	d->delivered = d->n;
+	/* Stopped for room inside a walk: its open range is kept back, so
+	 * that the rest of the walk extends it. */
+	if (d->drv.full && d->n > 1 && d->open == (long)d->n - 1)
+		d->delivered = d->n - 1;
+	*elems = d->q;
+	if (!d->delivered)
+		return d->drv.stopped ? -etmkit_err_bad_packet : -etmkit_err_eos;
+	return (int)d->delivered;
+}
+
+/* feed, finish, gap and next: the skeleton's (flow_driver.h). */
+FLOW_DRIVE_API(ptm, struct ptm_packet)
