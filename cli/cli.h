@@ -20,10 +20,13 @@ enum cli_exit {
 #define CLI_MAX_IDS 128
 
 /* Protocols a command decodes (cli_input.protos): bit 1u << enum
- * etmkit_protocol. 0 means ETMv3 only. */
+ * etmkit_protocol. 0 means ETMv3 only. CLI_PROTO_EXEC: those decoded down
+ * to execution (decode, profile, coverage, flame); CLI_PROTO_ALL: every
+ * protocol's packets (packets, frames). */
 #define CLI_PROTO(p) (1u << (p))
 #define CLI_PROTO_ETM4 (CLI_PROTO(etmkit_proto_etmv4) | CLI_PROTO(etmkit_proto_ete))
-#define CLI_PROTO_ALL (CLI_PROTO(etmkit_proto_etmv3) | CLI_PROTO_ETM4)
+#define CLI_PROTO_EXEC (CLI_PROTO(etmkit_proto_etmv3) | CLI_PROTO_ETM4)
+#define CLI_PROTO_ALL (CLI_PROTO_EXEC | CLI_PROTO(etmkit_proto_ptm))
 
 /* One trace source to decode. */
 struct cli_source {
@@ -34,6 +37,7 @@ struct cli_source {
 	struct etm3_config cfg;     /* etmkit_proto_etmv3 */
 	struct etm4_config etm4;    /* etmkit_proto_etmv4, etmkit_proto_ete
 				       (ETM4_CFG_ETE set) */
+	struct ptm_config ptm;      /* etmkit_proto_ptm */
 	uint8_t has_cpu;            /* perf.data: the CPU it traced */
 	uint32_t cpu;
 };
@@ -236,6 +240,12 @@ void cli_print_etm4_text(struct cli_out *o, uint8_t id,
 			 const struct etm4_packet *p, int ete);
 void cli_print_etm4_json(struct cli_out *o, uint8_t id,
 			 const struct etm4_packet *p, int ete);
+
+/* Output of PTM packets (cli/output_ptm.c). */
+void cli_print_ptm_text(struct cli_out *o, uint8_t id,
+			const struct ptm_packet *p);
+void cli_print_ptm_json(struct cli_out *o, uint8_t id,
+			const struct ptm_packet *p);
 
 /* Disassembly of instruction elements (capstone), cached by address. */
 struct cli_disasm;

@@ -471,7 +471,7 @@ int cmd_decode(int argc, char **argv)
 	memset(&r, 0, sizeof(r));
 	r.in.frames = -1;
 	r.in.keep_snapshot = 1;
-	r.in.protos = CLI_PROTO_ALL;
+	r.in.protos = CLI_PROTO_EXEC;
 	cli_out_init(&r.out, stdout, r.out_buf, sizeof(r.out_buf),
 		     isatty(fileno(stdout)));
 	{

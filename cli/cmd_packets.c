@@ -1,5 +1,5 @@
-/* etmkit packets: list the packets of each trace source (ETMv3, ETMv4,
- * ETE). */
+/* etmkit packets: list the packets of each trace source (ETMv3, PTM,
+ * ETMv4, ETE). */
 #define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>
 #include <stdlib.h>
@@ -15,14 +15,16 @@ static const char packets_usage[] =
 "Usage: etmkit packets --snapshot DIR [--buffer NAME] [--id ID]... [OPTIONS]\n"
 "       etmkit packets FILE --protocol etmv3 --etmcr X --etmidr Y [--etmccer Z]\n"
 "                      [--m-profile] [OPTIONS]\n"
+"       etmkit packets FILE --protocol ptm --etmcr X --etmidr Y [--etmccer Z]\n"
+"                      [OPTIONS]\n"
 "       etmkit packets FILE --protocol etmv4|ete [--trcidr0 V] [--trcidr1 V]\n"
 "                      [--trcidr2 V] [--trcidr8 V] [--trcconfigr V]\n"
 "                      [--trcdevarch V] [OPTIONS]\n"
 "  OPTIONS: [--frames MODE] [--id ID] [--json] [--stats] [--stop-on-error]\n"
 "           [--quiet]\n"
 "\n"
-"List the trace packets of each ETMv3, ETMv4 and ETE trace source, one line\n"
-"per packet.\n";
+"List the trace packets of each ETMv3, PTM, ETMv4 and ETE trace source, one\n"
+"line per packet.\n";
 
 static const char packets_notes[] =
 "The etmv4 register defaults are an Arm Juno r1's ETMv4.0, the ete ones an\n"
@@ -40,10 +42,11 @@ const struct cli_command cli_cmd_packets = {
 	"packets", CLI_CMD_PACKETS, packets_usage, packets_notes
 };
 
-/* Record types per protocol: room for the larger set. */
+/* Record types per protocol: room for the largest set. */
+#define PACKETS_MAX2(a, b) ((int)(a) > (int)(b) ? (int)(a) : (int)(b))
 #define PACKETS_MAX_TYPES \
-	((int)etm4_pkt_type_count > (int)etm3_pkt_type_count ? \
-		 (int)etm4_pkt_type_count : (int)etm3_pkt_type_count)
+	PACKETS_MAX2(PACKETS_MAX2(etm4_pkt_type_count, etm3_pkt_type_count), \
+		     ptm_pkt_type_count)
 
 struct packets_run {
 	struct cli_input in;
@@ -116,6 +119,18 @@ static void on_etm4(struct packets_run *r, uint8_t id,
 		cli_form_count(&r->forms, id & 0x7f, cli_form_etm4_key(p));
 }
 
+static void on_ptm(struct packets_run *r, uint8_t id,
+		   const struct ptm_packet *p)
+{
+	if (r->json)
+		cli_print_ptm_json(&r->out, id, p);
+	else
+		cli_print_ptm_text(&r->out, id, p);
+	count(r, id, p->type, ptm_pkt_type_count, p->error, p->offset);
+	if (r->stats)
+		cli_form_count(&r->forms, id & 0x7f, cli_form_ptm_key(p));
+}
+
 static int on_packet(void *ctx, uint8_t id, enum etmkit_protocol proto,
 		     const void *packet)
 {
@@ -124,6 +139,9 @@ static int on_packet(void *ctx, uint8_t id, enum etmkit_protocol proto,
 	switch (proto) {
 	case etmkit_proto_etmv3:
 		on_etm3(r, id, packet);
+		break;
+	case etmkit_proto_ptm:
+		on_ptm(r, id, packet);
 		break;
 	case etmkit_proto_etmv4:
 	case etmkit_proto_ete:
@@ -198,7 +216,17 @@ static const char *type_name(unsigned proto, unsigned t)
 {
 	if (proto == etmkit_proto_etmv3)
 		return etm3_pkt_type_name((enum etm3_pkt_type)t);
+	if (proto == etmkit_proto_ptm)
+		return ptm_pkt_type_name((enum ptm_pkt_type)t);
 	return etm4_pkt_type_name((enum etm4_pkt_type)t);
+}
+
+/* The number of record types of protocol @proto. */
+static unsigned type_count(unsigned proto)
+{
+	return proto == etmkit_proto_etmv3 ? etm3_pkt_type_count :
+	       proto == etmkit_proto_ptm ? ptm_pkt_type_count :
+					   etm4_pkt_type_count;
 }
 
 /* The records of @id per form, after the counts per type. */
@@ -219,6 +247,8 @@ static void print_forms(const struct packets_run *r, unsigned id,
 	for (size_t i = 0; i < n; i++) {
 		if (r->proto[id] == etmkit_proto_etmv3)
 			cli_form_etm3_name(list[i].key, name, sizeof(name));
+		else if (r->proto[id] == etmkit_proto_ptm)
+			cli_form_ptm_name(list[i].key, name, sizeof(name));
 		else
 			cli_form_etm4_name(list[i].key, name, sizeof(name));
 		fprintf(stderr, "  %-40s %" PRIu64 "\n", name, list[i].n);
@@ -230,9 +260,7 @@ static void print_stats(const struct packets_run *r)
 	struct cli_form_count *list;
 
 	for (unsigned id = 0; id < DEFORMAT_ID_COUNT; id++) {
-		unsigned ntypes = r->proto[id] == etmkit_proto_etmv3 ?
-					  etm3_pkt_type_count :
-					  etm4_pkt_type_count;
+		unsigned ntypes = type_count(r->proto[id]);
 		uint64_t total = 0;
 
 		for (unsigned t = 0; t < ntypes; t++)
@@ -262,6 +290,8 @@ static int add_source(struct packets_run *r, const struct cli_source *cs)
 	struct etm3_config_info info;
 
 	r->proto[cs->id & 0x7f] = cs->proto;
+	if (cs->proto == etmkit_proto_ptm)
+		return etmkit_session_add_ptm(r->session, cs->id, &cs->ptm);
 	if (cs->proto != etmkit_proto_etmv3)
 		return etmkit_session_add_etm4(r->session, cs->id, &cs->etm4);
 	if (etm3_config_decode(&cs->cfg, &info) == 0)

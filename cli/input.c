@@ -108,10 +108,10 @@ int cli_input_option(struct cli_input *in, int opt, const char *arg)
 		in->snapshot = arg;
 		return 1;
 	case opt_protocol:
-		if (strcmp(arg, "etmv3") && strcmp(arg, "etmv4") &&
-		    strcmp(arg, "ete"))
+		if (strcmp(arg, "etmv3") && strcmp(arg, "ptm") &&
+		    strcmp(arg, "etmv4") && strcmp(arg, "ete"))
 			return bad_value("protocol", arg,
-					 "expected etmv3, etmv4 or ete");
+					 "expected etmv3, ptm, etmv4 or ete");
 		in->protocol = arg;
 		return 1;
 	case opt_buffer:
@@ -236,6 +236,27 @@ static int snapshot_etm3(struct cli_source *cs, const struct snapshot *ss,
 	return 0;
 }
 
+/* The PTM configuration of snapshot device @dev into @cs: its ETMIDR must
+ * name PFT (snapshot_device_protocol() also takes the type's word). */
+static int snapshot_ptm(struct cli_source *cs,
+			const struct snapshot_device *dev)
+{
+	struct ptm_config_info info;
+	struct snapshot_diag d;
+
+	memset(&d, 0, sizeof(d));
+	if (snapshot_ptm_config(dev, &cs->ptm, &cs->id, &d) < 0)
+		return diag_error(&d, -etmkit_err_format);
+	if (ptm_config_decode(&cs->ptm, &info) < 0) {
+		cli_error("%s: ETMIDR 0x%08x of %s (type %s) does not "
+			  "describe a PTM (ETMIDR[11:8] must be 3)",
+			  dev->path, cs->ptm.etmidr, dev->name,
+			  dev->type ? dev->type : "?");
+		return cli_exit_input;
+	}
+	return 0;
+}
+
 /* Why etm4_config_decode() refused @cfg, for a message. */
 static const char *etm4_refusal(const struct etm4_config *cfg)
 {
@@ -304,7 +325,8 @@ static int add_snapshot_sources(struct cli_input *in, const struct snapshot *ss,
 		memset(cs, 0, sizeof(*cs));
 		cs->proto = (uint8_t)proto;
 		rc = proto == etmkit_proto_etmv3 ? snapshot_etm3(cs, ss, s, dev) :
-						   snapshot_etm4(cs, dev);
+		     proto == etmkit_proto_ptm ? snapshot_ptm(cs, dev) :
+						 snapshot_etm4(cs, dev);
 		if (rc)
 			return rc;
 		if (!cli_id_wanted(in, cs->id))
@@ -317,8 +339,8 @@ static int add_snapshot_sources(struct cli_input *in, const struct snapshot *ss,
 	return 0;
 }
 
-/* The protocols of @in as words, for messages: "ETMv3", "ETMv3, ETMv4 or
- * ETE". */
+/* The protocols of @in as words, for messages: "ETMv3", "ETMv3, PTM,
+ * ETMv4 or ETE". */
 static const char *protos_text(const struct cli_input *in)
 {
 	switch (protos_of(in)) {
@@ -326,8 +348,10 @@ static const char *protos_text(const struct cli_input *in)
 		return "ETMv3";
 	case CLI_PROTO_ETM4:
 		return "ETMv4 or ETE";
-	default:
+	case CLI_PROTO_EXEC:
 		return "ETMv3, ETMv4 or ETE";
+	default:
+		return "ETMv3, PTM, ETMv4 or ETE";
 	}
 }
 
@@ -346,6 +370,7 @@ static int device_trace_id(const struct snapshot_device *dev)
 static const char *proto_name(enum etmkit_protocol p)
 {
 	return p == etmkit_proto_etmv3 ? "ETMv3" :
+	       p == etmkit_proto_ptm ? "PTM" :
 	       p == etmkit_proto_etmv4 ? "ETMv4" :
 	       p == etmkit_proto_ete ? "ETE" : NULL;
 }
@@ -404,12 +429,13 @@ static int explain_id(const struct cli_input *in, const struct snapshot *ss,
 		p = snapshot_device_protocol(dev);
 		if (p == etmkit_proto_none)
 			say("--id 0x%02x is %s (type %s), a protocol this "
-			    "version does not decode (it decodes ETMv3, ETMv4 "
-			    "and ETE)", id, dev->name,
+			    "version does not decode (it decodes ETMv3, PTM, "
+			    "ETMv4 and ETE)", id, dev->name,
 			    dev->type && *dev->type ? dev->type : "?");
 		else if (!(protos_of(in) & CLI_PROTO(p)))
-			say("--id 0x%02x is %s, an %s source: not decoded "
-			    "by this command", id, dev->name, proto_name(p));
+			say("--id 0x%02x is %s, %s %s source: not decoded "
+			    "by this command", id, dev->name,
+			    p == etmkit_proto_ptm ? "a" : "an", proto_name(p));
 		else
 			say("--id 0x%02x is %s, which writes to buffer %s, "
 			    "not %s: give --buffer %s", id, dev->name,
@@ -525,13 +551,15 @@ out:
 	return rc;
 }
 
-/* Register options of the other protocol family than @proto: a usage
- * error naming the first one. */
+/* Register options of the other protocol family than @proto (ETMv3 and
+ * PTM take the ETM registers, ETMv4 and ETE the TRC ones): a usage error
+ * naming the first one. */
 static int foreign_options(const struct cli_input *in, enum etmkit_protocol proto)
 {
+	int etm = proto == etmkit_proto_etmv3 || proto == etmkit_proto_ptm;
 	const char *opt = NULL;
 
-	if (proto == etmkit_proto_etmv3) {
+	if (etm) {
 		for (int r = 0; r < cli_trc_count && !opt; r++)
 			if (in->have_trc & (1u << r))
 				opt = trc_names[r];
@@ -541,10 +569,10 @@ static int foreign_options(const struct cli_input *in, enum etmkit_protocol prot
 	}
 	if (!opt)
 		return 0;
-	if (proto == etmkit_proto_etmv3)
+	if (etm)
 		cli_error("--%s is an ETMv4/ETE register; "
-			  "--protocol etmv3 takes --etmcr, --etmidr and "
-			  "--etmccer", opt);
+			  "--protocol %s takes --etmcr, --etmidr and "
+			  "--etmccer", opt, in->protocol);
 	else
 		cli_error("--%s is an ETMv3 register; "
 			  "--protocol %s takes --trcidr0, --trcidr1, --trcidr2, "
@@ -577,6 +605,30 @@ static int raw_etm3(struct cli_input *in)
 	return 0;
 }
 
+/* PTM: --etmcr and --etmidr (IHI 0035B 3.16: ETMIDR[11:8] = 3 names
+ * PFT), and --etmccer for timestamps, the return stack and Hyp. */
+static int raw_ptm(struct cli_input *in)
+{
+	struct ptm_config_info info;
+	struct cli_source *cs = &in->src[0];
+
+	if (!in->have_etmcr || !in->have_etmidr) {
+		cli_error("--protocol ptm needs --etmcr and --etmidr (and "
+			  "--etmccer for timestamps, the return stack and Hyp)");
+		return cli_exit_usage;
+	}
+	ptm_config_init(&cs->ptm);
+	cs->ptm.etmcr = in->etmcr;
+	cs->ptm.etmidr = in->etmidr;
+	cs->ptm.etmccer = in->etmccer;
+	if (ptm_config_decode(&cs->ptm, &info) < 0) {
+		cli_error("--etmidr 0x%08x does not describe a PTM "
+			  "(ETMIDR[11:8] must be 3)", in->etmidr);
+		return cli_exit_usage;
+	}
+	return 0;
+}
+
 /* ETMv4/ETE: the register options over the protocol's defaults. */
 static int raw_etm4(struct cli_input *in, enum etmkit_protocol proto)
 {
@@ -586,11 +638,6 @@ static int raw_etm4(struct cli_input *in, enum etmkit_protocol proto)
 	struct etm4_config_info info;
 	uint32_t v[cli_trc_count];
 
-	if (in->m_profile) {
-		cli_error("--m-profile applies to --protocol "
-			  "etmv3 only");
-		return cli_exit_usage;
-	}
 	for (int r = 0; r < cli_trc_count; r++)
 		v[r] = (in->have_trc & (1u << r)) ? in->trc[r] : def[r];
 	etm4_config_init(&cs->etm4);
@@ -621,10 +668,11 @@ static int resolve_raw(struct cli_input *in)
 
 	if (!in->protocol) {
 		cli_error("a raw file needs --protocol etmv3, "
-			  "etmv4 or ete (or use --snapshot DIR)");
+			  "ptm, etmv4 or ete (or use --snapshot DIR)");
 		return cli_exit_usage;
 	}
 	proto = !strcmp(in->protocol, "etmv3") ? etmkit_proto_etmv3 :
+		!strcmp(in->protocol, "ptm") ? etmkit_proto_ptm :
 		!strcmp(in->protocol, "etmv4") ? etmkit_proto_etmv4 :
 						 etmkit_proto_ete;
 	if (!(protos_of(in) & CLI_PROTO(proto))) {
@@ -641,6 +689,10 @@ static int resolve_raw(struct cli_input *in)
 	rc = foreign_options(in, proto);
 	if (rc)
 		return rc;
+	if (in->m_profile && proto != etmkit_proto_etmv3) {
+		cli_error("--m-profile applies to --protocol etmv3 only");
+		return cli_exit_usage;
+	}
 	in->mode = in->frames >= 0 ? (enum deformat_mode)in->frames :
 				    deformat_coresight;
 	if (in->mode != deformat_none && in->nids != 1) {
@@ -650,7 +702,8 @@ static int resolve_raw(struct cli_input *in)
 	}
 	memset(cs, 0, sizeof(*cs));
 	cs->proto = (uint8_t)proto;
-	rc = proto == etmkit_proto_etmv3 ? raw_etm3(in) : raw_etm4(in, proto);
+	rc = proto == etmkit_proto_etmv3 ? raw_etm3(in) :
+	     proto == etmkit_proto_ptm ? raw_ptm(in) : raw_etm4(in, proto);
 	if (rc)
 		return rc;
 	cs->id = in->nids ? in->ids[0] : 0;

@@ -55,13 +55,61 @@ static int cpu_has_data(const struct cli_input *in, uint32_t cpu)
 	return 0;
 }
 
+/* The protocol of CPU @c's metadata: an ETMv3/PTM block (digest
+ * perf-data.md 3.2) is PTM when its ETMIDR names PFT. */
+static enum etmkit_protocol cpu_protocol(const struct perf_cs_etm_cpu *c)
+{
+	return c->protocol == etmkit_proto_etmv3 && c->ptm ? etmkit_proto_ptm
+							    : c->protocol;
+}
+
+/* The registers of CPU @c into @cs for protocol @p; 0, or a cli_exit after
+ * a message. */
+static int cpu_config(const struct cli_input *in, struct cli_source *cs,
+		      const struct perf_cs_etm_cpu *c, enum etmkit_protocol p)
+{
+	struct etm3_config_info info3;
+	struct ptm_config_info infop;
+	struct etm4_config_info info4;
+
+	switch (p) {
+	case etmkit_proto_etmv3:
+		cs->cfg = c->etm3;
+		if (etm3_config_decode(&cs->cfg, &info3) == 0)
+			return 0;
+		cli_error("%s: CPU %" PRIu32 ": this ETMv3 configuration is "
+			  "not decoded by this version", in->file, c->cpu);
+		return cli_exit_input;
+	case etmkit_proto_ptm:
+		/* The ETMv3/PTM block's ETMCR, ETMIDR, ETMCCER (3.2) */
+		ptm_config_init(&cs->ptm);
+		cs->ptm.etmcr = c->etm3.etmcr;
+		cs->ptm.etmidr = c->etm3.etmidr;
+		cs->ptm.etmccer = c->etm3.etmccer;
+		if (ptm_config_decode(&cs->ptm, &infop) == 0)
+			return 0;
+		cli_error("%s: CPU %" PRIu32 ": ETMIDR 0x%08x does not "
+			  "describe a PTM", in->file, c->cpu, cs->ptm.etmidr);
+		return cli_exit_input;
+	default:
+		cs->etm4 = c->etm4;
+		if (etm4_config_decode(&cs->etm4, &info4) == 0)
+			return 0;
+		cli_error("%s: CPU %" PRIu32 ": its registers do not describe "
+			  "a trace unit this version decodes (TRCIDR1 0x%08x)",
+			  in->file, c->cpu, cs->etm4.trcidr1);
+		return cli_exit_input;
+	}
+}
+
 /* One CPU's metadata as a source; 0, or a cli_exit after a message.
  * Without --id, CPUs that recorded no AUX data are left out. */
 static int add_cpu(struct cli_input *in, const struct perf_cs_etm_cpu *c,
 		   unsigned protos)
 {
 	struct cli_source *cs = &in->src[in->nsrc];
-	enum etmkit_protocol p = c->protocol;
+	enum etmkit_protocol p = cpu_protocol(c);
+	int rc;
 
 	if (!(protos & CLI_PROTO(p)) || !cli_id_wanted(in, c->trace_id) ||
 	    (in->cpus.n && !cli_in_ranges(&in->cpus, c->cpu)) ||
@@ -74,28 +122,9 @@ static int add_cpu(struct cli_input *in, const struct perf_cs_etm_cpu *c,
 	cs->proto = (uint8_t)p;
 	snprintf(cs->name, sizeof(cs->name), "cpu%" PRIu32, c->cpu);
 	snprintf(cs->core, sizeof(cs->core), "cpu%" PRIu32, c->cpu);
-	if (p == etmkit_proto_etmv3) {
-		struct etm3_config_info info;
-
-		cs->cfg = c->etm3;
-		if (c->ptm || etm3_config_decode(&cs->cfg, &info) < 0) {
-			cli_error("%s: CPU %" PRIu32 ": %s is not decoded by "
-				  "this version", in->file, c->cpu,
-				  c->ptm ? "PTM" : "this ETMv3 configuration");
-			return cli_exit_input;
-		}
-	} else {
-		struct etm4_config_info info;
-
-		cs->etm4 = c->etm4;
-		if (etm4_config_decode(&cs->etm4, &info) < 0) {
-			cli_error("%s: CPU %" PRIu32 ": its registers do not "
-				  "describe a trace unit this version decodes "
-				  "(TRCIDR1 0x%08x)", in->file, c->cpu,
-				  cs->etm4.trcidr1);
-			return cli_exit_input;
-		}
-	}
+	rc = cpu_config(in, cs, c, p);
+	if (rc)
+		return rc;
 	in->nsrc++;
 	return 0;
 }

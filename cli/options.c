@@ -24,7 +24,8 @@ static const struct cli_option options[] = {
 	  "a trace snapshot directory (snapshot.ini, trace.ini and the "
 	  "device .ini files): the sources writing to the first trace buffer "
 	  "that holds one, each with the protocol its device type names "
-	  "(ETM3.x, ETM4.x, ETE) and the registers of its device file" },
+	  "(ETM3.x, PTM1.x or PFT1.x, ETM4.x, ETE; ETMIDR[11:8] = 3 is PTM "
+	  "whatever the type) and the registers of its device file" },
 	{ "snapshot", 0, "DIR", opt_snapshot, F,
 	  "a trace snapshot: its first trace buffer, framed as trace.ini "
 	  "says" },
@@ -38,11 +39,14 @@ static const struct cli_option options[] = {
 	  "protocol and registers of its cs_etm metadata (docs/perf-data.md)" },
 	{ NULL, 0, "FILE", 0, F, "a raw capture file" },
 	{ "protocol", 0, "P", opt_protocol, D | P | R | C,
-	  "the protocol of FILE: etmv3, etmv4 or ete" },
-	{ "etmcr", 0, "X", opt_etmcr, D | P | R | C, "(etmv3, required) ETMCR" },
-	{ "etmidr", 0, "X", opt_etmidr, D | P | R | C, "(etmv3, required) ETMIDR" },
+	  "the protocol of FILE: etmv3, ptm (packets only in this "
+	  "version), etmv4 or ete" },
+	{ "etmcr", 0, "X", opt_etmcr, D | P | R | C,
+	  "(etmv3, ptm, required) ETMCR" },
+	{ "etmidr", 0, "X", opt_etmidr, D | P | R | C,
+	  "(etmv3, ptm, required) ETMIDR" },
 	{ "etmccer", 0, "X", opt_etmccer, D | P | R | C,
-	  "(etmv3) ETMCCER, for timestamps and Hyp (default 0)" },
+	  "(etmv3, ptm) ETMCCER, for timestamps and Hyp (default 0)" },
 	{ "trcidr0", 0, "V", opt_trcidr0 + cli_trcidr0, D | P | R | C,
 	  "(etmv4, ete) TRCIDR0; default 0x28000EA1 (etmv4), "
 	  "0x2801CEA1 (ete)" },

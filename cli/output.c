@@ -6,12 +6,9 @@
 
 #include "cli.h"
 #include "outbuf.h"
+#include "packet_out.h"
 
-/* The bytes of a packet (@raw, @size of them kept, @length in all), two
- * hex digits each, @sep between them; an A-sync longer than kept
- * (@a_sync) is its zeros, then 0x80 unless @error; else "..." for the
- * bytes not kept. */
-static void put_bytes(struct cli_out *o, const uint8_t *raw, unsigned size,
+void cli_packet_bytes(struct cli_out *o, const uint8_t *raw, unsigned size,
 		      uint32_t length, int a_sync, int error, const char *sep)
 {
 	size_t seplen = strlen(sep);
@@ -40,8 +37,8 @@ static void put_bytes(struct cli_out *o, const uint8_t *raw, unsigned size,
 static void put_hex(struct cli_out *o, const struct etm3_packet *p,
 		    const char *sep)
 {
-	put_bytes(o, p->raw, p->size, p->length, p->type == etm3_pkt_a_sync,
-		  p->error != 0, sep);
+	cli_packet_bytes(o, p->raw, p->size, p->length,
+			 p->type == etm3_pkt_a_sync, p->error != 0, sep);
 }
 
 static const char *isa(unsigned v)
@@ -49,17 +46,8 @@ static const char *isa(unsigned v)
 	return etmkit_isa_name((enum etmkit_isa)v);
 }
 
-/* Text fields: @key (" NAME=" or " NAME=0x", a string literal) then the
- * value. */
-#define t_hex cli_out_key_hex
-#define t_dec cli_out_key_udec
-#define t_str cli_out_key_str
-
-/* JSON fields: ,"PRENAME": then the value (@pre: "" or a prefix, @name a
- * string literal). */
-#define j_key(o, pre, name) j_key_n(o, pre, name, sizeof(name) - 1)
-static void j_key_n(struct cli_out *o, const char *pre, const char *name,
-		    size_t nlen)
+void cli_json_key(struct cli_out *o, const char *pre, const char *name,
+		  size_t nlen)
 {
 	cli_out_mem(o, ",\"", 2);
 	if (*pre)
@@ -67,36 +55,6 @@ static void j_key_n(struct cli_out *o, const char *pre, const char *name,
 	cli_out_mem(o, name, nlen);
 	cli_out_mem(o, "\":", 2);
 }
-
-#define j_dec(o, pre, name, v) \
-	do { \
-		j_key(o, pre, name); \
-		cli_out_udec(o, v); \
-	} while (0)
-
-/* "0x..." */
-#define j_hex(o, pre, name, v) \
-	do { \
-		j_key(o, pre, name); \
-		cli_out_mem(o, "\"0x", 3); \
-		cli_out_hex(o, v, 0); \
-		cli_out_char(o, '"'); \
-	} while (0)
-
-/* A string that needs no escapes. */
-#define j_str(o, pre, name, v) \
-	do { \
-		j_key(o, pre, name); \
-		cli_out_char(o, '"'); \
-		cli_out_str(o, v); \
-		cli_out_char(o, '"'); \
-	} while (0)
-
-#define j_true(o, pre, name) \
-	do { \
-		j_key(o, pre, name); \
-		cli_out_mem(o, "true", 4); \
-	} while (0)
 
 /* ---- Text ---------------------------------------------------------------- */
 
@@ -246,8 +204,7 @@ int cli_header_wanted(FILE *f, int on, int off)
 	return on || isatty(fileno(f));
 }
 
-/* "  ERROR: WHY" */
-static void text_error(struct cli_out *o, const char *why, int error)
+void cli_packet_text_error(struct cli_out *o, const char *why, int error)
 {
 	cli_out_lit(o, "  ERROR: ");
 	cli_out_str(o, why ? why : etmkit_errstr(error));
@@ -263,7 +220,7 @@ void cli_print_etm3_text(struct cli_out *o, uint8_t id,
 	if (!p->error || p->type == etm3_pkt_unsynced)
 		text_fields(o, p, m_profile);
 	if (p->error)
-		text_error(o, p->why, p->error);
+		cli_packet_text_error(o, p->why, p->error);
 	cli_out_eol(o);
 }
 
@@ -400,14 +357,12 @@ void cli_packet_json_start(struct cli_out *o, uint64_t offset, uint8_t id,
 	j_str(o, "", "type", type);
 }
 
-/* ,"error":"WHY" */
-static void json_error(struct cli_out *o, const char *why, int error)
+void cli_packet_json_error(struct cli_out *o, const char *why, int error)
 {
 	j_str(o, "", "error", why ? why : etmkit_errstr(error));
 }
 
-/* }\n */
-static void json_end(struct cli_out *o)
+void cli_packet_json_end(struct cli_out *o)
 {
 	cli_out_char(o, '}');
 	cli_out_eol(o);
@@ -421,17 +376,17 @@ void cli_print_etm3_json(struct cli_out *o, uint8_t id,
 			      etm3_pkt_type_name((enum etm3_pkt_type)p->type));
 	if (p->type == etm3_pkt_unsynced) {
 		j_dec(o, "", "length", p->length);
-		json_end(o);
+		cli_packet_json_end(o);
 		return;
 	}
 	cli_out_lit(o, ",\"bytes\":\"");
 	put_hex(o, p, "");
 	cli_out_char(o, '"');
 	if (p->error)
-		json_error(o, p->why, p->error);
+		cli_packet_json_error(o, p->why, p->error);
 	else
 		json_fields(o, p);
-	json_end(o);
+	cli_packet_json_end(o);
 }
 
 /* ==== ETMv4 and ETE ======================================================== */
@@ -471,8 +426,8 @@ static const char *etm4_atoms_string(const struct etm4_atoms *a, char *buf)
 static void etm4_put_hex(struct cli_out *o, const struct etm4_packet *p,
 			 const char *sep)
 {
-	put_bytes(o, p->raw, p->size, p->length, p->type == etm4_pkt_a_sync,
-		  p->error != 0, sep);
+	cli_packet_bytes(o, p->raw, p->size, p->length,
+			 p->type == etm4_pkt_a_sync, p->error != 0, sep);
 }
 
 /* ---- Text ---------------------------------------------------------------- */
@@ -651,7 +606,7 @@ void cli_print_etm4_text(struct cli_out *o, uint8_t id,
 	if (!p->error || p->type == etm4_pkt_unsynced)
 		text4_fields(o, p, ete);
 	if (p->error)
-		text_error(o, p->why, p->error);
+		cli_packet_text_error(o, p->why, p->error);
 	cli_out_eol(o);
 }
 
@@ -825,7 +780,7 @@ void cli_print_etm4_json(struct cli_out *o, uint8_t id,
 			      etm4_pkt_type_name((enum etm4_pkt_type)p->type));
 	if (p->type == etm4_pkt_unsynced) {
 		j_dec(o, "", "length", p->length);
-		json_end(o);
+		cli_packet_json_end(o);
 		return;
 	}
 	cli_out_lit(o, ",\"bytes\":\"");
@@ -834,8 +789,8 @@ void cli_print_etm4_json(struct cli_out *o, uint8_t id,
 	if (p->length > p->size && p->type != etm4_pkt_a_sync)
 		j_dec(o, "", "length", p->length);
 	if (p->error)
-		json_error(o, p->why, p->error);
+		cli_packet_json_error(o, p->why, p->error);
 	else
 		json4_fields(o, p, ete);
-	json_end(o);
+	cli_packet_json_end(o);
 }

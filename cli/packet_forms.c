@@ -405,6 +405,96 @@ const char *cli_form_etm4_name(uint32_t key, char *buf, size_t cap)
 	return buf;
 }
 
+/* ---- PTM (IHI 0035B chapter 4; digest ptm.md 2-4) ------------------------ */
+
+/* Branch address (4.5.4, digest 4.4) and waypoint update (4.5), in the
+ * bits of the ETMv3 key (etm3_branch(): same address and exception byte
+ * grid, without Cancel and resume): 19:17 the address bytes (1-5), 16:15
+ * the exception bytes (0-2), 14:11 the instruction set a 5th address byte
+ * names, plus 1, 10 an exception (not only a change of NS, Hyp or AltIS),
+ * and 6 a cycle count (cycle-accurate). */
+static uint32_t ptm_branch(const struct ptm_branch *b)
+{
+	uint32_t k = (uint32_t)(b->addr_bytes & 7u) << 17;
+
+	k |= (uint32_t)(b->exc_bytes & 3u) << 15;
+	if (b->isa_change)
+		k |= (uint32_t)((b->isa + 1u) & 0xfu) << 11;
+	if (b->exc_bytes && b->exception)
+		k |= 1u << 10;
+	if (b->has_cycles)
+		k |= 1u << 6;
+	return k;
+}
+
+static uint32_t ptm_fields(const struct ptm_packet *p)
+{
+	switch (p->type) {
+	case ptm_pkt_atom:
+		/* 4.5.3: bit 3 cycle-accurate (one atom and a count), 2:0
+		 * the atoms (1-5) */
+		return (p->u.atoms.has_cycles ? 8u : 0) |
+		       (p->u.atoms.count & 7u);
+	case ptm_pkt_i_sync:
+		/* 4.5.2: bit 1 a cycle count, 0 a context ID */
+		return (p->u.isync.has_cycles ? 2u : 0) |
+		       (p->u.isync.context_id_bytes ? 1u : 0);
+	case ptm_pkt_branch_address:
+	case ptm_pkt_waypoint_update:
+		return ptm_branch(&p->u.branch);
+	case ptm_pkt_context_id:
+		/* 4.5.7: the header and 1, 2 or 4 bytes (ETMCR[15:14]) */
+		return (p->length - 1u) & 7u;
+	case ptm_pkt_timestamp:
+		/* 4.5.9: bit 1 a cycle count, 0 the R bit */
+		return (p->u.timestamp.has_cycles ? 2u : 0) |
+		       (p->u.timestamp.clock_change ? 1u : 0);
+	default:
+		return 0;
+	}
+}
+
+uint32_t cli_form_ptm_key(const struct ptm_packet *p)
+{
+	if (p->error)
+		return KEY(p->type, KEY_ERROR);
+	return KEY(p->type, ptm_fields(p));
+}
+
+const char *cli_form_ptm_name(uint32_t key, char *buf, size_t cap)
+{
+	unsigned type = KEY_TYPE(key);
+	struct namebuf b = { buf, cap, 0 };
+
+	if (!start(&b, key, ptm_pkt_type_name((enum ptm_pkt_type)type)))
+		return buf;
+	switch (type) {
+	case ptm_pkt_atom:
+		add_if(&b, key, 3, " cycle_accurate");
+		add_u(&b, " atoms=", FIELD(key, 0, 3));
+		break;
+	case ptm_pkt_i_sync:
+		add_if(&b, key, 1, " cycles");
+		add_if(&b, key, 0, " context_id");
+		break;
+	case ptm_pkt_branch_address:
+	case ptm_pkt_waypoint_update:
+		etm3_branch_name(&b, key);
+		add_if(&b, key, 6, " cycles");
+		break;
+	case ptm_pkt_context_id:
+		add_u(&b, " bytes=", FIELD(key, 0, 3));
+		break;
+	case ptm_pkt_timestamp:
+		add_if(&b, key, 1, " cycles");
+		add_if(&b, key, 0, " clock_change");
+		break;
+	default:
+		break;
+	}
+	return buf;
+}
+
 /* ---- Counting ------------------------------------------------------------- */
 
 static size_t slot_of(const struct cli_form_table *t, uint8_t id,

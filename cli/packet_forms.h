@@ -17,6 +17,7 @@
 
 #include "etmkit/etm3.h"
 #include "etmkit/etm4.h"
+#include "etmkit/ptm.h"
 
 /* What of an ETMv3 source's configuration decides forms
  * (cli_form_etm3_key's @cfg). */
@@ -29,10 +30,14 @@ uint32_t cli_form_etm3_key(const struct etm3_packet *p, unsigned cfg);
 /* The form of ETMv4/ETE record @p. */
 uint32_t cli_form_etm4_key(const struct etm4_packet *p);
 
+/* The form of PTM record @p. */
+uint32_t cli_form_ptm_key(const struct ptm_packet *p);
+
 /* The name of form @key, e.g. "p_header cycle_accurate format=3" or
  * "address short is=1 bits=8", into @buf (@cap bytes). Returns @buf. */
 const char *cli_form_etm3_name(uint32_t key, char *buf, size_t cap);
 const char *cli_form_etm4_name(uint32_t key, char *buf, size_t cap);
+const char *cli_form_ptm_name(uint32_t key, char *buf, size_t cap);
 
 /* Counts per trace ID and form. */
 struct cli_form_count {

@@ -38,6 +38,9 @@ SHARED = ["etmv3/TC2", "etmv4/juno_r1_1", "etmv4/juno-uname-001",
           "etmv4/armv8_1m_branches", "ete/ete-ite-instr", "ete/trace_file_vmid",
           "ete/q_elem", "ete/tme_test", "ete/src_addr", "ete/ts_marker",
           "ete/event_test", "ete/ete_spec_1"]
+# PTM captures: packets only (this version decodes PTM to packets); TC2
+# above has PTM sources beside its ETMv3 ones.
+SHARED_PACKETS = ["ptm/Snowball", "ptm/tc2-ptm-rstk-t32"]
 WHOLE_PER_RUN = 100  # records per run also checked against the whole files
 
 
@@ -176,6 +179,12 @@ def main():
             c.run(["decode", "--snapshot", snap, "--json"], "elements", rel + " decode")
             c.run(["decode", "--snapshot", snap, "--json", "--ranges"],
                   "elements", rel + " decode --ranges")
+        for rel in SHARED_PACKETS:
+            snap = os.path.join(testdata, rel)
+            if not os.path.isdir(snap):
+                c.fail("%s: not found" % snap)
+                continue
+            c.run(["packets", "--snapshot", snap, "--json"], "packets", rel + " packets")
         # A perf.data recording with TRUNCATED AUX records: `gap` records
         # and elements of reason aux_truncated (perf-data.md 3.7).
         perf = os.path.join(testdata, "perf", "perf_kernel.data")
@@ -195,7 +204,8 @@ def main():
     for schema in ("packets", "elements"):
         key = "kind" if schema == "elements" else "type"
         names = set()
-        for f in (("packets-etmv3", "packets-etmv4") if schema == "packets" else (schema,)):
+        for f in (("packets-etmv3", "packets-ptm", "packets-etmv4") if schema == "packets"
+                  else (schema,)):
             names |= set(ej.schema(f)["properties"][key]["enum"])
         seen = c.seen.get(schema, set())
         print("     %s kinds seen: %s" % (schema, " ".join(sorted(seen))))

@@ -27,6 +27,7 @@
 #include "etmkit/transport.h"
 #include "etmkit/etm3.h"
 #include "etmkit/etm4.h"
+#include "etmkit/ptm.h"
 #include "etmkit/elem.h"
 #include "etmkit/flow.h"
 
@@ -36,8 +37,8 @@ extern "C" {
 
 /* One packet record of trace source @id. @packet points to the protocol's
  * record type (struct etm3_packet for etmkit_proto_etmv3, struct
- * etm4_packet for etmkit_proto_etmv4 and etmkit_proto_ete), valid during
- * the call. Return 0 to go on; a negative value stops the feed, which returns
+ * etm4_packet for etmkit_proto_etmv4 and etmkit_proto_ete, struct
+ * ptm_packet for etmkit_proto_ptm), valid during the call. Return 0 to go on; a negative value stops the feed, which returns
  * it. */
 typedef int (*etmkit_packet_fn)(void *ctx, uint8_t id,
 				enum etmkit_protocol proto, const void *packet);
@@ -167,6 +168,13 @@ int etmkit_session_add_etm3(struct etmkit_session *s, uint8_t id,
  * neither ETMv4 nor ETE). */
 int etmkit_session_add_etm4(struct etmkit_session *s, uint8_t id,
 			    const struct etm4_config *cfg);
+
+/* Decode trace ID @id as PTM (PFTv1.0, PFTv1.1) with @cfg. Needs
+ * on_packet. Returns 0; -etmkit_err_invalid (bad cfg->size, no on_packet,
+ * ID 0 or >= 0x70 in framed input, already added), or ptm_pkt_alloc()'s
+ * errors (-etmkit_err_bad_config: ETMIDR does not name PFT). */
+int etmkit_session_add_ptm(struct etmkit_session *s, uint8_t id,
+			   const struct ptm_config *cfg);
 
 /* Decode trace ID @id as ETMv3 down to execution: a flow decoder with
  * @cfg (the image it names must outlive the session). Needs on_elem or

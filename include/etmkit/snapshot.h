@@ -26,6 +26,7 @@
 #include "etmkit/common.h"
 #include "etmkit/etm3.h"
 #include "etmkit/etm4.h"
+#include "etmkit/ptm.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -172,8 +173,12 @@ int snapshot_reg_value(const struct snapshot_device *dev, const char *name,
 		       uint64_t *value);
 
 /* The protocol a trace source device speaks, from its type (any case):
- * "ETM3..." is ETMv3, "ETM4..." ("ETM4", "ETM4.1", "ETM4.4") ETMv4,
- * "ETE..." ETE; etmkit_proto_none if unknown to this version. */
+ * "ETM3..." is ETMv3, "PTM..." and "PFT..." ("PTM1.0", "PFT1.1") PTM,
+ * "ETM4..." ("ETM4", "ETM4.1", "ETM4.4") ETMv4, "ETE..." ETE;
+ * etmkit_proto_none if unknown to this version. A device whose ETMIDR
+ * says PFT (ETMIDR[11:8] = 3, IHI 0035B 3.16.28) is PTM whatever its type
+ * says: the register is read from the trace unit, the type written by the
+ * tool. */
 enum etmkit_protocol snapshot_device_protocol(const struct snapshot_device *dev);
 
 /* Fill @cfg and *@trace_id from an ETMv3 device's ETMCR, ETMIDR, ETMCCER and
@@ -183,6 +188,14 @@ enum etmkit_protocol snapshot_device_protocol(const struct snapshot_device *dev)
 int snapshot_etm3_config(const struct snapshot_device *dev,
 			 struct etm3_config *cfg, uint8_t *trace_id,
 			 struct snapshot_diag *diag);
+
+/* Fill @cfg and *@trace_id from a PTM device's registers: the same four
+ * as snapshot_etm3_config() (IHI 0035B 3.16: ETMCR, ETMIDR, ETMCCER,
+ * ETMTRACEIDR[6:0]), with the same errors. The values are not checked:
+ * that is ptm_config_decode()'s job. */
+int snapshot_ptm_config(const struct snapshot_device *dev,
+			struct ptm_config *cfg, uint8_t *trace_id,
+			struct snapshot_diag *diag);
 
 /* Fill @cfg and *@trace_id from an ETMv4 or ETE device's registers:
  * TRCIDR0, TRCIDR1, TRCIDR2, TRCIDR8, TRCCONFIGR and TRCTRACEIDR are

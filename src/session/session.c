@@ -7,12 +7,37 @@
 #include "etmkit/session.h"
 #include "session_internal.h"
 
-/* Drain ETMv3 packet decoder @dec of trace ID @id into on_packet. */
-static int drain_etm3(struct etmkit_session *s, uint8_t id,
-		      struct etm3_pkt_decoder *dec)
+/* The next records of packet source @src into the session's batch: their
+ * count (as etm3_pkt_next()), *@recs and *@size their array and size. */
+static int source_packets(struct etmkit_session *s, struct session_source *src,
+			  const void **recs, size_t *size)
+{
+	switch ((enum session_kind)src->kind) {
+	case src_etm3_pkt:
+		*recs = s->batch.etm3;
+		*size = sizeof(s->batch.etm3[0]);
+		return etm3_pkt_next(src->u.etm3, s->batch.etm3, SESSION_BATCH);
+	case src_etm4_pkt:
+		*recs = s->batch.etm4;
+		*size = sizeof(s->batch.etm4[0]);
+		return etm4_pkt_next(src->u.etm4, s->batch.etm4, SESSION_BATCH);
+	case src_ptm_pkt:
+		*recs = s->batch.ptm;
+		*size = sizeof(s->batch.ptm[0]);
+		return ptm_pkt_next(src->u.ptm, s->batch.ptm, SESSION_BATCH);
+	default:
+		return -etmkit_err_eos;
+	}
+}
+
+/* Drain packet source @src of trace ID @id into on_packet. */
+static int drain_packets(struct etmkit_session *s, uint8_t id,
+			 struct session_source *src)
 {
 	for (;;) {
-		int n = etm3_pkt_next(dec, s->batch.etm3, SESSION_BATCH);
+		const void *recs;
+		size_t size;
+		int n = source_packets(s, src, &recs, &size);
 
 		if (n == -etmkit_err_eos)
 			return 0;
@@ -20,28 +45,8 @@ static int drain_etm3(struct etmkit_session *s, uint8_t id,
 			return n;
 		for (int i = 0; i < n; i++) {
 			int err = s->cfg.on_packet(s->cfg.ctx, id,
-						   etmkit_proto_etmv3,
-						   &s->batch.etm3[i]);
-			if (err < 0)
-				return err;
-		}
-	}
-}
-
-/* Drain ETMv4/ETE packet decoder @dec of trace ID @id into on_packet. */
-static int drain_etm4(struct etmkit_session *s, uint8_t id,
-		      enum etmkit_protocol proto, struct etm4_pkt_decoder *dec)
-{
-	for (;;) {
-		int n = etm4_pkt_next(dec, s->batch.etm4, SESSION_BATCH);
-
-		if (n == -etmkit_err_eos)
-			return 0;
-		if (n < 0)
-			return n;
-		for (int i = 0; i < n; i++) {
-			int err = s->cfg.on_packet(s->cfg.ctx, id, proto,
-						   &s->batch.etm4[i]);
+					(enum etmkit_protocol)src->proto,
+					(const char *)recs + (size_t)i * size);
 			if (err < 0)
 				return err;
 		}
@@ -118,16 +123,15 @@ static int source_deliver(struct etmkit_session *s, uint8_t id)
 
 	switch ((enum session_kind)src->kind) {
 	case src_etm3_pkt:
-		return drain_etm3(s, id, src->u.etm3);
+	case src_etm4_pkt:
+	case src_ptm_pkt:
+		return drain_packets(s, id, src);
 	case src_etm3_flow:
 	case src_etm4_flow: {
 		struct deliver_to to = { s, id };
 
 		return session_source_drain(src, deliver_batch, &to);
 	}
-	case src_etm4_pkt:
-		return drain_etm4(s, id, (enum etmkit_protocol)src->proto,
-				  src->u.etm4);
 	case src_none:
 		break;
 	}
@@ -146,6 +150,8 @@ int session_source_feed(struct session_source *src, const uint8_t *data,
 		return etm4_pkt_feed(src->u.etm4, data, n, offsets, base);
 	case src_etm4_flow:
 		return etm4_flow_feed(src->u.flow4, data, n, offsets, base);
+	case src_ptm_pkt:
+		return ptm_pkt_feed(src->u.ptm, data, n, offsets, base);
 	case src_none:
 		break;
 	}
@@ -163,6 +169,8 @@ int session_source_gap(struct session_source *src)
 		return etm4_pkt_gap(src->u.etm4);
 	case src_etm4_flow:
 		return etm4_flow_gap(src->u.flow4);
+	case src_ptm_pkt:
+		return ptm_pkt_gap(src->u.ptm);
 	case src_none:
 		break;
 	}
@@ -180,6 +188,8 @@ int session_source_finish(struct session_source *src)
 		return etm4_pkt_finish(src->u.etm4);
 	case src_etm4_flow:
 		return etm4_flow_finish(src->u.flow4);
+	case src_ptm_pkt:
+		return ptm_pkt_finish(src->u.ptm);
 	case src_none:
 		break;
 	}
@@ -201,6 +211,9 @@ void session_source_reset(struct session_source *src)
 	case src_etm4_flow:
 		etm4_flow_reset(src->u.flow4);
 		break;
+	case src_ptm_pkt:
+		ptm_pkt_reset(src->u.ptm);
+		break;
 	case src_none:
 		break;
 	}
@@ -220,6 +233,9 @@ static void source_free(struct session_source *src)
 		break;
 	case src_etm4_flow:
 		etm4_flow_free(src->u.flow4);
+		break;
+	case src_ptm_pkt:
+		ptm_pkt_free(src->u.ptm);
 		break;
 	case src_none:
 		break;
@@ -431,6 +447,27 @@ int etmkit_session_add_etm4(struct etmkit_session *s, uint8_t id,
 	return 0;
 }
 
+int etmkit_session_add_ptm(struct etmkit_session *s, uint8_t id,
+			   const struct ptm_config *cfg)
+{
+	struct session_source *src;
+	struct ptm_config c;
+	int err;
+
+	if (!s || !cfg || cfg->size < sizeof(c) || !s->cfg.on_packet ||
+	    !(src = free_slot(s, id)))
+		return -etmkit_err_invalid;
+	c = *cfg;
+	if (s->cfg.stop_on_error)
+		c.flags |= PTM_CFG_STOP_ON_ERROR;
+	err = ptm_pkt_alloc(&src->u.ptm, &c);
+	if (err < 0)
+		return err;
+	src->kind = src_ptm_pkt;
+	src->proto = etmkit_proto_ptm;
+	return 0;
+}
+
 int etmkit_session_add_etm4_flow(struct etmkit_session *s, uint8_t id,
 				 const struct etm4_flow_config *cfg)
 {
@@ -563,6 +600,7 @@ static int source_lose(struct etmkit_session *s, uint8_t id,
 		return deliver_elem(s, id, &e);
 	case src_etm3_pkt:
 	case src_etm4_pkt:
+	case src_ptm_pkt:
 		if (!s->cfg.on_gap)
 			return 0;
 		return s->cfg.on_gap(s->cfg.ctx, id, why, s->next_off);

@@ -18,7 +18,8 @@ enum session_kind {
 	src_etm3_pkt,   /* ETMv3 packets -> on_packet */
 	src_etm3_flow,  /* ETMv3 execution -> on_elem(s) */
 	src_etm4_pkt,   /* ETMv4 or ETE packets -> on_packet */
-	src_etm4_flow   /* ETMv4 or ETE execution -> on_elem(s) */
+	src_etm4_flow,  /* ETMv4 or ETE execution -> on_elem(s) */
+	src_ptm_pkt     /* PTM packets -> on_packet */
 };
 
 struct session_source {
@@ -30,6 +31,7 @@ struct session_source {
 		struct etm3_flow_decoder *flow;
 		struct etm4_pkt_decoder *etm4;
 		struct etm4_flow_decoder *flow4;
+		struct ptm_pkt_decoder *ptm;
 	} u;
 	union {  /* a flow decoder's config, as it was made */
 		struct etm3_flow_config etm3;
@@ -50,6 +52,7 @@ struct etmkit_session {
 	union {  /* one source is drained at a time */
 		struct etm3_packet etm3[SESSION_BATCH];
 		struct etm4_packet etm4[SESSION_BATCH];
+		struct ptm_packet ptm[SESSION_BATCH];
 	} batch;
 };
 

@@ -676,7 +676,7 @@ int sj_start(struct etmkit_session *s)
 	for (unsigned id = 0; id < DEFORMAT_ID_COUNT; id++) {
 		uint8_t k = s->src[id].kind;
 
-		if (k == src_etm3_pkt || k == src_etm4_pkt)
+		if (k == src_etm3_pkt || k == src_etm4_pkt || k == src_ptm_pkt)
 			return 0; /* packet decoders stay serial */
 		nflow += k != src_none;
 	}

@@ -3,8 +3,9 @@
 of every command; notes once per run and silenced by -q (--quiet), which
 every command takes.
 
---shared DIR: the shared captures (the TC2 snapshot has PTM and ITM
-sources, which decode and packets skip with a warning)."""
+--shared DIR: the shared captures (the TC2 snapshot has an ITM source,
+which decode and packets skip with a warning, and PTM sources, which
+decode skips with a note)."""
 import argparse
 import os
 import subprocess
@@ -97,7 +98,7 @@ def main():
             skips = [l for l in err.splitlines()
                      if ": warning: " in l and "skipping" in l]
             if not skips:
-                failures.append("%s: no warning of the skipped PTM sources: %r" % (cmd, err))
+                failures.append("%s: no warning of the skipped ITM source: %r" % (cmd, err))
             if len(notes) != len(set(notes)) or len(skips) != len(set(skips)):
                 failures.append("%s: a note or warning printed twice: %r" % (cmd, err))
             rc_q, err_q = check(base + ["-q"])

@@ -117,8 +117,8 @@ def main():
              "[source_buffers]\n", "[source_buffers]\nETM_8=ETB_0\n")
              .replace("cpu_4=PTM_1", "cpu_4=PTM_1\ncpu_0=ETM_8")),
          base, ["trace.ini", "ETM_8"])
-    # A source whose device type this version does not decode (a note
-    # names it, as for TC2's PTM sources).
+    # A source whose device type this version does not decode (a warning
+    # names it, as for TC2's ITM source).
     case("unknown-type",
          lambda s: rewrite(os.path.join(s, "device_6.ini"),
                            lambda t: t.replace("type=ETM3.5", "type=ETM9")),

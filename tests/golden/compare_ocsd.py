@@ -113,12 +113,12 @@ class Fail(Exception):
     """A fatal problem: print it and exit 1."""
 
 
-def skip_or_fail(why):
+def skip_or_fail(why, tool="compare_ocsd"):
     """Missing prerequisite: skipped locally, a failure in CI."""
     if os.environ.get("CI", "").lower() == "true":
-        print(f"compare_ocsd: FAIL (CI=true): {why}")
+        print(f"{tool}: FAIL (CI=true): {why}")
         sys.exit(1)
-    print(f"compare_ocsd: SKIPPED: {why}")
+    print(f"{tool}: SKIPPED: {why}")
     sys.exit(SKIP)
 
 
@@ -139,14 +139,14 @@ def parse_addr(text):
     return value & mask, mask & MAX_ADDR
 
 
-def parse_ocsd_fields(otype, parts):
+def parse_ocsd_fields(otype, parts, proto):
     """The '; '-separated fields after the description -> dict."""
     f = {}
     for raw in parts:
         p = raw.strip()
         if not p:
             continue
-        if p.startswith("(") and p.endswith(")") and otype.startswith("I_SYNC"):
+        if p.startswith("(") and p.endswith(")") and otype.startswith(proto.i_sync):
             f["reason"] = p[1:-1]
         elif p in ("S", "NS"):
             f["ns"] = p == "NS"
@@ -157,14 +157,14 @@ def parse_ocsd_fields(otype, parts):
         elif "=" in p:
             key, val = p.split("=", 1)
             f[key.strip()] = val.strip()
-        elif otype == "P_HDR" and re.fullmatch(r"[EWN]+", p):
+        elif otype == proto.atom and re.fullmatch(r"[EWN]+", p):
             f["atoms"] = p
         else:
             f.setdefault("unparsed", []).append(p)
     return f
 
 
-def parse_ocsd(text, want_id):
+def parse_ocsd(text, want_id, proto):
     """Packet lines of trace ID @want_id, in order, as dicts."""
     pkts, other = [], []
     for line in text.splitlines():
@@ -183,14 +183,16 @@ def parse_ocsd(text, want_id):
             "idx": int(m.group(1)),
             "bytes": data.hex(),
             "otype": otype,
-            "fields": parse_ocsd_fields(otype, parts[1:]),
+            "fields": parse_ocsd_fields(otype, parts[1:], proto),
             "line": line,
         })
     return pkts, other
 
 
 def run_ocsd(lister, snapshot, id_text, mode):
-    cmd = [lister, "-ss_dir", snapshot, "-id", id_text, "-" + mode, "-logstdout"]
+    """trc_pkt_lister's listing of source @id_text (None: of every source)."""
+    cmd = [lister, "-ss_dir", snapshot] + (["-id", id_text] if id_text else []) + \
+        ["-" + mode, "-logstdout"]
     # trc_pkt_lister also writes trc_pkt_lister.ppl into its working folder.
     with tempfile.TemporaryDirectory(prefix="compare_ocsd_") as tmp:
         try:
@@ -224,7 +226,7 @@ def run_etmkit(exe, snapshot, id_text):
             res.stderr.decode("utf-8", "replace").strip())
 
 
-def parse_etmkit(text, want_id):
+def parse_etmkit(text, want_id, schema="packets-etmv3"):
     recs, skipped = [], 0
     for n, line in enumerate(text.splitlines(), 1):
         if not line.strip():
@@ -233,10 +235,10 @@ def parse_etmkit(text, want_id):
             obj = json.loads(line)
         except json.JSONDecodeError as e:
             raise Fail(f"etmkit JSON line {n} does not parse ({e}): {line[:200]}")
-        why = etmkit_json.problem(obj, "packets-etmv3")
+        why = etmkit_json.problem(obj, schema)
         if why:
             raise Fail(f"etmkit JSON line {n} does not match "
-                       f"docs/schema/packets-etmv3.schema.json: {why}: {line[:200]}")
+                       f"docs/schema/{schema}.schema.json: {why}: {line[:200]}")
         obj = etmkit_json.ints(obj)
         if not isinstance(obj, dict) or "type" not in obj:
             skipped += 1
@@ -364,8 +366,9 @@ def as_int(v):
 
 
 class Comparison:
-    def __init__(self, allow):
+    def __init__(self, allow, proto):
         self.allow = allow
+        self.proto = proto     # struct Protocol: OpenCSD's names
         self.mismatches = []   # (etype, [(field, detail)], ocsd pkt, etmkit rec)
         self.fields = {}       # (etype, field) -> mismatches
         self.allowed = {}      # (etype, field) -> count
@@ -421,8 +424,8 @@ class Comparison:
     def packet_fields(self, o, k):
         otype = o["otype"]
         ktype = k.get("type")
-        is_err = otype in OCSD_ERRORS
-        etype = OCSD_TYPES.get(otype, "error" if is_err else otype)
+        is_err = otype in self.proto.errors
+        etype = self.proto.types.get(otype, "error" if is_err else otype)
         if k.get("_cut"):
             same = (o["bytes"].startswith(k["bytes"])
                     and len(o["bytes"]) // 2 == k["length"])
@@ -562,10 +565,34 @@ class Comparison:
     f_value_not_traced = data
 
 
-def compare(opkts, krecs, allow):
+class Protocol:
+    """What differs between the protocols compared: OpenCSD's packet names
+    and how they map to etmkit's, the etmkit JSON schema, the Comparison
+    class with a f_TYPE method per etmkit packet type."""
+
+    def __init__(self, tool, schema, types, errors, a_sync, i_sync, atom,
+                 comparison, check=None):
+        self.tool = tool              # the script's name in its messages
+        self.schema = schema          # tests/etmkit_json.py schema name
+        self.types = types            # OpenCSD packet name -> etmkit type
+        self.errors = errors          # OpenCSD's error packet names
+        self.a_sync = a_sync          # OpenCSD's A-sync packet name
+        self.i_sync = i_sync          # prefix of its I-sync packet names
+        self.atom = atom              # its atom packet (E/N/W fields)
+        self.comparison = comparison
+        # check(opkts, krecs): more checks of both listings (from the first
+        # A-sync), printing what they find; returns the failures
+        self.check = check
+
+
+ETMV3 = Protocol("compare_ocsd", "packets-etmv3", OCSD_TYPES, OCSD_ERRORS,
+                 "A_SYNC", "I_SYNC", "P_HDR", Comparison)
+
+
+def compare(opkts, krecs, allow, proto):
     """Pair packets by stream position; returns (Comparison, paired, opos, kpos)."""
-    cmp = Comparison(allow)
-    o_async = lambda p: p["otype"] == "A_SYNC"
+    cmp = proto.comparison(allow, proto)
+    o_async = lambda p: p["otype"] == proto.a_sync
     k_async = lambda r: r.get("type") == "a_sync"
     anchor = sum(map(o_async, opkts)) == sum(map(k_async, krecs))
     opos = with_positions(opkts, lambda p: len(p["bytes"]) // 2, o_async, anchor)
@@ -579,7 +606,7 @@ def compare(opkts, krecs, allow):
             paired += 1
             cmp.packet(o, k)
         elif o:
-            etype = OCSD_TYPES.get(o["otype"], o["otype"])
+            etype = proto.types.get(o["otype"], o["otype"])
             cmp.diff(etype, "missing", "no etmkit packet starts at this byte", o, None)
             cmp.close(etype, o, None)
         else:
@@ -631,8 +658,10 @@ def count_types(items, key):
     return counts
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def main(proto=ETMV3, doc=__doc__):
+    """The comparison for @proto; @doc: the calling script's docstring."""
+    tool = proto.tool
+    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     ap.add_argument("--etmkit", required=True, help="the etmkit CLI")
     ap.add_argument("--snapshot", required=True, help="trace snapshot folder")
     ap.add_argument("--id", required=True, help="trace ID, e.g. 0x10")
@@ -652,12 +681,18 @@ def main():
                     help="use this saved trc_pkt_lister output instead of running it")
     ap.add_argument("--etmkit-json", default=None,
                     help="use this saved etmkit JSON instead of running --etmkit")
+    ap.add_argument("--ocsd-id", default=None,
+                    help="the ID OpenCSD lists the source under, when not --id: "
+                    "0 for a raw (source_data) buffer, whose source "
+                    "trc_pkt_lister's -id does not select (it then runs without "
+                    "-id)")
     args = ap.parse_args()
 
     try:
         want_id = int(args.id, 0)
+        ocsd_id = int(args.ocsd_id, 0) if args.ocsd_id else want_id
     except ValueError:
-        print(f"compare_ocsd: bad --id {args.id!r}")
+        print(f"{tool}: bad --id {args.id!r}")
         return 1
     allow = set()
     for item in args.allow:
@@ -666,13 +701,13 @@ def main():
             if not a:
                 continue
             if ":" not in a:
-                print(f"compare_ocsd: --allow wants TYPE:FIELD, got {a!r}")
+                print(f"{tool}: --allow wants TYPE:FIELD, got {a!r}")
                 return 1
             allow.add(tuple(a.split(":", 1)))
 
     snapshot = os.path.abspath(args.snapshot)
     if not os.path.isfile(os.path.join(snapshot, "snapshot.ini")):
-        skip_or_fail(f"no snapshot at {snapshot} (snapshot.ini missing)")
+        skip_or_fail(f"no snapshot at {snapshot} (snapshot.ini missing)", tool)
 
     try:
         if args.ocsd_log:
@@ -681,8 +716,10 @@ def main():
         else:
             lister = args.trc_pkt_lister or shutil.which("trc_pkt_lister")
             if not lister:
-                skip_or_fail("trc_pkt_lister not on PATH (Debian: libopencsd-bin)")
-            ocsd_text, ocsd_cmd = run_ocsd(lister, snapshot, args.id, args.ocsd_mode)
+                skip_or_fail("trc_pkt_lister not on PATH (Debian: libopencsd-bin)", tool)
+            ocsd_text, ocsd_cmd = run_ocsd(lister, snapshot,
+                                           None if args.ocsd_id else args.id,
+                                           args.ocsd_mode)
         if args.etmkit_json:
             with open(args.etmkit_json, encoding="utf-8") as f:
                 k_text, k_cmd = f.read(), f"(saved) {args.etmkit_json}"
@@ -690,16 +727,16 @@ def main():
         else:
             k_text, k_cmd, k_rc, k_err = run_etmkit(args.etmkit, snapshot, args.id)
 
-        opkts_all, o_other = parse_ocsd(ocsd_text, want_id)
-        krecs_all, k_skipped = parse_etmkit(k_text, want_id)
+        opkts_all, o_other = parse_ocsd(ocsd_text, ocsd_id, proto)
+        krecs_all, k_skipped = parse_etmkit(k_text, want_id, proto.schema)
         capture_path = buffer_file(snapshot, want_id)
         with open(capture_path, "rb") as f:
             capture = f.read()
     except Fail as e:
-        print(f"compare_ocsd: FAIL: {e}")
+        print(f"{tool}: FAIL: {e}")
         return 1
 
-    print(f"compare_ocsd: ID 0x{want_id:02x}, snapshot {snapshot}")
+    print(f"{tool}: ID 0x{want_id:02x}, snapshot {snapshot}")
     print(f"  opencsd: {ocsd_cmd}")
     print(f"  etmkit : {k_cmd}")
     failed = []
@@ -735,14 +772,19 @@ def main():
         print(f"  OpenCSD STOPPED after Idx:{opkts_all[-1]['idx'] if opkts_all else '?'}:"
               f" {ocsd_stopped[0].strip()[:300]}")
 
-    opkts, o_pre = from_first_async(opkts_all, lambda p: p["otype"] == "A_SYNC")
+    if not opkts_all and not krecs_all and not failed:
+        # The buffer holds no byte of the ID: both say nothing.
+        print(f"\n{tool}: OK: no trace of ID 0x{want_id:02x} in the buffer "
+              "(no OpenCSD packet line, no etmkit record)")
+        return 0
+    opkts, o_pre = from_first_async(opkts_all, lambda p: p["otype"] == proto.a_sync)
     krecs, k_pre = from_first_async(krecs_all, lambda r: r.get("type") == "a_sync")
     if not opkts:
-        print(f"compare_ocsd: FAIL: OpenCSD printed no A_SYNC for ID 0x{want_id:02x} "
+        print(f"{tool}: FAIL: OpenCSD printed no {proto.a_sync} for ID 0x{want_id:02x} "
               f"({len(opkts_all)} packet lines): nothing to compare")
         return 1
     if not krecs:
-        print(f"compare_ocsd: FAIL: etmkit reported no a_sync for ID 0x{want_id:02x} "
+        print(f"{tool}: FAIL: etmkit reported no a_sync for ID 0x{want_id:02x} "
               f"({len(krecs_all)} records)")
         return 1
     o_bytes_pre = sum(len(p["bytes"]) // 2 for p in opkts_all[:o_pre])
@@ -750,7 +792,11 @@ def main():
     print(f"  first A-sync: stream byte {o_bytes_pre} (OpenCSD, Idx:{opkts[0]['idx']}), "
           f"{k_bytes_pre} (etmkit, file offset {krecs[0]['offset']})")
     if o_bytes_pre != k_bytes_pre:
-        failed.append("first A-sync at different stream positions")
+        if ("notsync", "length") in allow:
+            print("  first A-sync at different stream positions: allowed by "
+                  f"--allow notsync:length ({o_bytes_pre - k_bytes_pre:+d} bytes)")
+        else:
+            failed.append("first A-sync at different stream positions")
 
     if ocsd_stopped:
         # Only the part of the stream OpenCSD listed can be compared.
@@ -763,21 +809,21 @@ def main():
         print(f"  compared: the first {o_len} bytes from the first A-sync "
               f"({len(k_keep)} of {len(krecs)} etmkit records)")
         krecs = k_keep
-    cmp, paired, opos, kpos, anchored = compare(opkts, krecs, allow)
+    cmp, paired, opos, kpos, anchored = compare(opkts, krecs, allow, proto)
     o_real = [p for p in opkts if p["otype"] != OCSD_NOTSYNC]
     k_real = [r for r in krecs if r.get("type") != "unsynced"]
     o_end = sum(len(p["bytes"]) // 2 for p in opkts)
     k_end = sum(etmkit_length(r) for r in krecs)
 
     # Counts per type (etmkit names), with mismatches per type.
-    oc = count_types(o_real, lambda p: OCSD_TYPES.get(p["otype"], p["otype"]))
+    oc = count_types(o_real, lambda p: proto.types.get(p["otype"], p["otype"]))
     kc = count_types(k_real, lambda r: r.get("type"))
     mc = count_types(cmp.mismatches, lambda m: m[0])
     print(f"\n  {'type':<18} {'opencsd':>8} {'etmkit':>8} {'mismatch':>8}")
     for t in sorted(set(oc) | set(kc) | set(mc)):
         print(f"  {t!s:<18} {oc.get(t, 0):>8} {kc.get(t, 0):>8} {mc.get(t, 0):>8}")
     print(f"  {'packets':<18} {len(o_real):>8} {len(k_real):>8} {len(cmp.mismatches):>8}")
-    o_err = sum(1 for p in o_real if p["otype"] in OCSD_ERRORS)
+    o_err = sum(1 for p in o_real if p["otype"] in proto.errors)
     k_err = sum(1 for r in k_real if "error" in r)
     if o_err or k_err:
         print(f"  {'(with an error)':<18} {o_err:>8} {k_err:>8}   "
@@ -802,11 +848,14 @@ def main():
         print("  differences allowed by --allow (OpenCSD known wrong):")
         for (t, f), n in sorted(cmp.allowed.items(), key=str):
             print(f"    {t}.{f}: {n}")
-    unused = {a for a in allow if a not in cmp.allowed and (a[0], "*") not in cmp.allowed}
+    unused = {a for a in allow if a not in cmp.allowed and (a[0], "*") not in cmp.allowed
+              and not (a == ("notsync", "length") and o_bytes_pre != k_bytes_pre)}
     if unused:
         print(f"  note: --allow entries that matched nothing: "
               f"{', '.join(':'.join(a) for a in sorted(unused))}")
 
+    if proto.check:
+        failed += proto.check(o_real, k_real)
     if len(o_real) != len(k_real):
         failed.append(f"packet counts differ: OpenCSD {len(o_real)}, etmkit {len(k_real)}")
     if o_end != k_end:
@@ -816,9 +865,9 @@ def main():
         report(cmp, opos, kpos, args.max_report)
 
     if failed:
-        print(f"\ncompare_ocsd: FAIL: {'; '.join(failed)}")
+        print(f"\n{tool}: FAIL: {'; '.join(failed)}")
         return 1
-    print(f"\ncompare_ocsd: OK: {len(k_real)} packets match from the first A-sync")
+    print(f"\n{tool}: OK: {len(k_real)} packets match from the first A-sync")
     return 0
 
 

@@ -323,6 +323,54 @@ def damage_ete(r, snap, work, rng, sid):
         r.run(["decode", "--snapshot", s, "--json"], tag + " decode", expect=(0, 1, 3))
 
 
+def damage_ptm(r, snap, work, rng):
+    """A PTM capture (tc2-ptm-rstk-t32: PFTv1.1, unformatted): cuts, bit
+    flips, replacements and every header byte; listed from the snapshot and
+    as a raw file, text, JSON, --stats and --stop-on-error; and the PTM
+    register options' usage errors."""
+    data = open(buffer_file(snap), "rb").read()[:4096]
+    s = copy_snapshot(snap, os.path.join(work, "ptm"))
+    buf = buffer_file(s)
+    regs = ["--protocol", "ptm", "--frames", "none", "--etmcr", "0x20000400",
+            "--etmidr", "0x411CF312", "--etmccer", "0x34C01AC2"]
+    variants = [("cut%d" % c, data[:c]) for c in
+                sorted(set([0, 1, 5, 6, 7] + [rng.randrange(len(data)) for _ in range(24)]))]
+    for k in range(16):
+        b = bytearray(data)
+        for _ in range(rng.choice([1, 2, 8, 64])):
+            b[rng.randrange(len(b))] ^= 1 << rng.randrange(8)
+        variants.append(("flip%d" % k, bytes(b)))
+    variants += [("ff", b"\xff" * len(data)), ("zero", b"\x00" * len(data)),
+                 ("random", bytes(rng.randrange(256) for _ in range(len(data)))),
+                 # A-sync, an I-sync, then every header byte once
+                 ("headers", b"\x00" * 5 + b"\x80" + bytes([8, 0, 0, 0, 0x80, 0x61]) +
+                  bytes(range(256)))]
+    for name, blob in variants:
+        with open(buf, "wb") as f:
+            f.write(blob)
+        tag = "ptm/" + name
+        r.run(["packets", "--snapshot", s, "--json"], tag + " json", expect=(0, 1))
+        r.run(["packets", "--snapshot", s, "--stats"], tag + " text", expect=(0, 1))
+        r.run(["packets", "--snapshot", s, "--stop-on-error"], tag + " stop", expect=(0, 1))
+        r.run(["packets", buf] + regs, tag + " raw", expect=(0, 1))
+        r.run(["packets", buf] + regs[:-2] + ["--etmcr", "0x7000d100"],
+              tag + " raw cycle-accurate, 4-byte context IDs, VMID", expect=(0, 1))
+    raw = ["packets", buf, "--frames", "none"]
+
+    def usage(args, what, needle):
+        p = r.run(args, what, expect=(2,))
+        if p is not None and needle not in p.stderr.decode():
+            r.fail(what, "message does not say %r: %s" % (needle, p.stderr.decode().strip()))
+
+    usage(raw + ["--protocol", "ptm", "--etmcr", "0"], "ptm usage no etmidr", "--etmidr")
+    usage(raw + ["--protocol", "ptm", "--etmcr", "0", "--etmidr", "0x410cf250"],
+          "ptm usage etmv3 etmidr", "ETMIDR[11:8] must be 3")
+    usage(raw + regs[:-2] + ["--trcidr0", "1"], "ptm usage trcidr0 with ptm", "--trcidr0")
+    usage(raw + regs[:-2] + ["--m-profile"], "ptm usage m-profile with ptm", "--m-profile")
+    r.run(["decode", buf] + regs + ["--image", buf + "@0"], "ptm decode refused",
+          expect=(2,))
+
+
 def damage_etm4_framed(r, snap, work, rng):
     """An ETMv4 CoreSight-formatted capture: cuts and bit flips, from the
     snapshot and as a raw framed file."""
@@ -358,7 +406,8 @@ def etm4_bad_registers(r, ete_snap, work):
         if p is not None and needle not in p.stderr.decode():
             r.fail(what, "message does not say %r: %s" % (needle, p.stderr.decode().strip()))
 
-    usage(raw + ["--protocol", "etmv5"], "etm4 usage unknown protocol", "etmv3, etmv4 or ete")
+    usage(raw + ["--protocol", "etmv5"], "etm4 usage unknown protocol",
+          "etmv3, ptm, etmv4 or ete")
     usage(raw + ["--protocol", "ETE"], "etm4 usage protocol case", "--protocol")
     usage(raw + ["--protocol", "ete", "--etmcr", "0x1000"], "etm4 usage etmcr with ete", "--etmcr")
     usage(raw + ["--protocol", "etmv4", "--etmidr", "0x410cf250", "--etmccer", "0"],
@@ -463,6 +512,13 @@ def main():
         r.fail("etm4", "%s or %s is missing (needed in CI)" % (ete, juno))
     else:
         print("note: %s or %s not found: ETMv4/ETE cases not run" % (ete, juno))
+    ptm = os.path.join(a.shared, "testdata", "ptm", "tc2-ptm-rstk-t32")
+    if os.path.isdir(ptm):
+        damage_ptm(r, ptm, a.work, rng)
+    elif os.environ.get("CI") == "true":
+        r.fail("ptm", "%s is missing (needed in CI)" % ptm)
+    else:
+        print("note: %s not found: PTM cases not run" % ptm)
     print("%d passed, %d failed" % (r.passed, r.failed))
     return 1 if r.failed else 0
 

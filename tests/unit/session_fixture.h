@@ -28,7 +28,8 @@ struct seen {
 	uint64_t offset[64];
 	uint32_t length[64];
 	int16_t error[64];
-	uint64_t addr[64];  /* ETMv4 address packets */
+	uint64_t addr[64];  /* ETMv4 address packets; PTM: atoms in an atom
+			       packet */
 	int stop_after;
 };
 
@@ -47,6 +48,15 @@ static inline int on_packet(void *ctx, uint8_t id, enum etmkit_protocol proto,
 		s->offset[s->n] = p->offset;
 		s->length[s->n] = p->length;
 		s->error[s->n] = p->error;
+	} else if (proto == etmkit_proto_ptm) {
+		const struct ptm_packet *p = packet;
+
+		s->type[s->n] = p->type;
+		s->offset[s->n] = p->offset;
+		s->length[s->n] = p->length;
+		s->error[s->n] = p->error;
+		if (p->type == ptm_pkt_atom)
+			s->addr[s->n] = p->u.atoms.count; /* the atoms */
 	} else {
 		const struct etm4_packet *p = packet;
 
@@ -66,6 +76,20 @@ static inline int on_packet(void *ctx, uint8_t id, enum etmkit_protocol proto,
 	return 0;
 }
 
+/* on_gap: record the gap in the struct seen's gaps. */
+static inline int on_gap_rec(void *ctx, uint8_t id, enum etmkit_loss reason,
+			     uint64_t offset)
+{
+	struct gaps *g = &((struct seen *)ctx)->g;
+
+	assert_true(g->n < 8);
+	g->id[g->n] = id;
+	g->reason[g->n] = (uint8_t)reason;
+	g->offset[g->n] = offset;
+	g->n++;
+	return 0;
+}
+
 /* Frame (DDI 0314H 8.12.1): ID 0x10 (0x21) at byte 0, its data bytes 1-6
  * (A-sync 00 00 00 00 00 80; byte 2 and 4 are flag bytes holding data,
  * bit 0 from the aux byte); byte 8 switches to ID 0x20 (0x41) at once
@@ -80,6 +104,16 @@ static const uint8_t frames[32] = {
 	0x84, 0x84, 0x21, 0x88, 0x84, 0x84, 0xa0, 0xa0,
 	0x84, 0x84, 0x84, 0x84, 0x84, 0x84, 0x84, 0x02,
 };
+
+/* The PTM (PFTv1.1) of snapshot TC2's PTM_0 (its device file), without
+ * cycle-accurate tracing: one byte holds 1 to 5 atoms. */
+static inline void ptm_config_tc2(struct ptm_config *cfg)
+{
+	ptm_config_init(cfg);
+	cfg->etmcr = 0;
+	cfg->etmidr = 0x411CF312;
+	cfg->etmccer = 0x34C01AC2;
+}
 
 /* The ETE 1.0 of snapshot ete_spec_1 (its device file). */
 static inline void ete_config(struct etm4_config *cfg)

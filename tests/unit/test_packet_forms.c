@@ -1,6 +1,6 @@
 /* Packet forms of `etmkit packets --stats` (cli/packet_forms.c): bytes of
  * each form, written from the digests' layouts (shared spec etmv3.md 4,
- * etmv4-ete.md 5), through the packet decoders, to the form's name. The
+ * ptm.md 2-4, etmv4-ete.md 5), through the packet decoders, to the form's name. The
  * forms the encoders never emit are here; tests/encode/coverage.py sees
  * the others in encoded traces. */
 #include <stdarg.h>
@@ -13,6 +13,7 @@
 
 #include "etmkit/etm3.h"
 #include "etmkit/etm4.h"
+#include "etmkit/ptm.h"
 #include "../../cli/packet_forms.h"
 
 #define NAMES_CAP 1024
@@ -172,6 +173,89 @@ static void test_etm3_error(void **state)
 
 /* ---- ETMv4 / ETE -------------------------------------------------------- */
 
+/* ---- PTM ------------------------------------------------------------------ */
+
+static void ptm_forms(uint32_t cr, const uint8_t *body, size_t n, char *out)
+{
+	static const uint8_t async[6] = { 0, 0, 0, 0, 0, 0x80 };
+	struct ptm_config cfg;
+	struct ptm_pkt_decoder *dec;
+	struct ptm_packet p[64];
+	uint8_t buf[128];
+	char name[96];
+	int k;
+
+	/* TC2's PTM_0: PFTv1.1, 64-bit binary timestamps, Virtualization
+	 * Extensions (ETMIDR 0x411CF312, ETMCCER 0x34C01AC2) */
+	ptm_config_init(&cfg);
+	cfg.etmcr = cr;
+	cfg.etmidr = 0x411cf312u;
+	cfg.etmccer = 0x34c01ac2u;
+	assert_int_equal(ptm_pkt_alloc(&dec, &cfg), 0);
+	memcpy(buf, async, 6);
+	memcpy(buf + 6, body, n);
+	assert_int_equal(ptm_pkt_feed(dec, buf, 6 + n, NULL, 0), 0);
+	ptm_pkt_finish(dec);
+	out[0] = '\0';
+	while ((k = ptm_pkt_next(dec, p, 64)) > 0)
+		for (int i = 0; i < k; i++)
+			if (p[i].type != ptm_pkt_a_sync)
+				join(out, cli_form_ptm_name(cli_form_ptm_key(&p[i]),
+							    name, sizeof(name)));
+	ptm_pkt_free(dec);
+}
+
+#define PTM_CID1 (1u << 14)  /* ETMCR[15:14] = 01: 1-byte context IDs */
+#define PTM_TS   (1u << 28)
+#define PTM_VMID (1u << 30)
+#define PTM_CA   (1u << 12)
+
+static void test_ptm_forms(void **state)
+{
+	/* The digest's examples (ptm.md 4.2-4.5): I-sync 08 DF 8D 01 C0 21
+	 * (Thumb, trace on) with a 1-byte context ID; atoms C8 (5) and 94
+	 * (3); branches AD 05 (2 bytes), FD 9E 80 80 18 (5, Thumb) and
+	 * 81 80 80 80 48 02 (5, ARM, exception byte 02: halting debug);
+	 * waypoint update 72 79; context ID 6E 07; VMID 3C 05; timestamps
+	 * 42 05 and 46 05 (R); trigger, exception return, ignore; then 04,
+	 * reserved (ETMv3's cycle count). */
+	static const uint8_t b[] = { 0x08, 0xdf, 0x8d, 0x01, 0xc0, 0x21, 0x07,
+				     0xc8, 0x94, 0xad, 0x05,
+				     0xfd, 0x9e, 0x80, 0x80, 0x18,
+				     0x81, 0x80, 0x80, 0x80, 0x48, 0x02,
+				     0x72, 0x79, 0x6e, 0x07, 0x3c, 0x05,
+				     0x42, 0x05, 0x46, 0x05, 0x0c, 0x76, 0x66,
+				     0x04 };
+	char out[NAMES_CAP];
+
+	(void)state;
+	ptm_forms(PTM_CID1 | PTM_TS | PTM_VMID, b, sizeof(b), out);
+	assert_string_equal(out, "i_sync context_id|atom atoms=5|atom atoms=3|"
+			    "branch_address bytes=2|"
+			    "branch_address bytes=5 isa=thumb|"
+			    "branch_address bytes=5 isa=arm exc_bytes=1 "
+			    "exception|waypoint_update bytes=1|"
+			    "context_id bytes=1|vmid|timestamp|"
+			    "timestamp clock_change|trigger|exception_return|"
+			    "ignore|reserved error");
+}
+
+static void test_ptm_cycle_accurate_forms(void **state)
+{
+	/* Cycle-accurate (ETMCR[12]): I-sync 08 DF 8D 01 C0 21 CC 03 (cycle
+	 * count 51), atom E8 20 (E, 522 cycles), branch AD 05 with a count
+	 * byte 04, timestamp 42 05 with a count byte 04 (ptm.md 3, 4.3). */
+	static const uint8_t b[] = { 0x08, 0xdf, 0x8d, 0x01, 0xc0, 0x21, 0xcc,
+				     0x03, 0xe8, 0x20, 0xad, 0x05, 0x04,
+				     0x42, 0x05, 0x04 };
+	char out[NAMES_CAP];
+
+	(void)state;
+	ptm_forms(PTM_CA | PTM_TS, b, sizeof(b), out);
+	assert_string_equal(out, "i_sync cycles|atom cycle_accurate atoms=1|"
+			    "branch_address bytes=2 cycles|timestamp cycles");
+}
+
 #define ETE_IDR0 0x2801cea1u
 #define ETE_IDR2 0xd0001088u
 #define ETE_DEVARCH 0x47705a13u
@@ -305,6 +389,8 @@ int main(void)
 		cmocka_unit_test(test_etm3_cycle_accurate),
 		cmocka_unit_test(test_etm3_branches),
 		cmocka_unit_test(test_etm3_error),
+		cmocka_unit_test(test_ptm_forms),
+		cmocka_unit_test(test_ptm_cycle_accurate_forms),
 		cmocka_unit_test(test_etm4_sync_and_spec),
 		cmocka_unit_test(test_etm4_addresses),
 		cmocka_unit_test(test_etm4_cycle_count_commit),

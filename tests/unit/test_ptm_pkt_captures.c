@@ -438,6 +438,36 @@ static void test_captures(void **state)
 		while ((got = ptm_pkt_next(dec, recs + nrec, 16)) > 0)
 			nrec += (size_t)got;
 
+		/* Time goes forward: every timestamp at least the one
+		 * before. For the Gray-coded Snowball timestamps (PFTv1.0)
+		 * this holds of the decoded values only; the Gray codes
+		 * themselves, which OpenCSD 1.8.0 lists as the timestamp,
+		 * go down in places (counted here, and required). */
+		{
+			uint64_t prev_ts = 0, prev_gray = 0;
+			size_t gray_down = 0, nts = 0;
+
+			for (size_t i = 0; i < nrec; i++) {
+				const struct ptm_timestamp *t = &recs[i].u.timestamp;
+
+				if (recs[i].type != ptm_pkt_timestamp)
+					continue;
+				if (t->value < prev_ts)
+					fail_msg("%s ID 0x%x offset %llu: timestamp "
+						 "0x%llx after 0x%llx", cap->dir,
+						 cap->id,
+						 (unsigned long long)recs[i].offset,
+						 (unsigned long long)t->value,
+						 (unsigned long long)prev_ts);
+				gray_down += binary_to_gray(t->value) < prev_gray;
+				prev_ts = t->value;
+				prev_gray = binary_to_gray(t->value);
+				nts++;
+			}
+			if (!dec->info.ts_binary && nts > 1)
+				assert_true(gray_down > 0);
+		}
+
 		snprintf(path, sizeof(path), "%s/%s/ocsd-1.8.0-decode.ppl", TESTDATA,
 			 cap->dir);
 		ppl = fopen(path, "r");

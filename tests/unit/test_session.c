@@ -1,5 +1,5 @@
 /* Session tests: formatter frames through the transport and the ETMv3,
- * ETMv4 and ETE packet layers, with the input offset of every packet
+ * PTM, ETMv4 and ETE packet layers, with the input offset of every packet
  * checked by hand; batches of flow elements. Breaks between pieces of a
  * ring buffer are tested in test_session_break.c; the fixtures both use
  * are in session_fixture.h. */
@@ -363,6 +363,166 @@ static int no_elem(void *ctx, uint8_t id, const struct etmkit_elem *e)
 	return 0;
 }
 
+/* ---- PTM ------------------------------------------------------------------ */
+
+/* ETMv3 on ID 0x10 and PTM on 0x20 in the frames of test_two_ids_offsets
+ * (session_fixture.h): PTM's records are reported with etmkit_proto_ptm
+ * and their input offsets; 0x84 is one atom, 0x88 two (IHI 0035B 4.5.3).
+ * With jobs (packet sources stay serial) the records are the same. */
+static void test_ptm_mixed(void **state)
+{
+	static const struct { uint8_t proto, type, atoms; uint64_t off; } want[] = {
+		{ etmkit_proto_ptm, ptm_pkt_a_sync, 0, 9 },
+		{ etmkit_proto_ptm, ptm_pkt_atom, 1, 16 },
+		{ etmkit_proto_ptm, ptm_pkt_atom, 1, 17 },
+		{ etmkit_proto_ptm, ptm_pkt_atom, 2, 19 },
+	};
+	struct etm3_config c3;
+	struct ptm_config cp;
+	struct etmkit_session_config sc;
+	struct etmkit_session *ses;
+	struct seen s;
+
+	(void)state;
+	for (unsigned jobs = 0; jobs <= 4; jobs += 4) {
+		size_t k = 0;
+
+		memset(&s, 0, sizeof(s));
+		etmkit_session_config_init(&sc);
+		sc.frames = deformat_coresight;
+		sc.on_packet = on_packet;
+		sc.ctx = &s;
+		sc.jobs = jobs;
+		ses = NULL;
+		assert_int_equal(etmkit_session_alloc(&ses, &sc), 0);
+		etm3_config_init(&c3);
+		c3.etmcr = ETM3_ETMCR_CYCLE_ACCURATE;
+		c3.etmidr = 0x410cf250;
+		ptm_config_tc2(&cp);
+		assert_int_equal(etmkit_session_add_etm3(ses, 0x10, &c3), 0);
+		assert_int_equal(etmkit_session_add_ptm(ses, 0x20, &cp), 0);
+		assert_int_equal(etmkit_session_feed(ses, frames, 32), 0);
+		assert_int_equal(etmkit_session_finish(ses), 0);
+		assert_int_equal(s.n, 13 + 4);
+		for (int i = 0; i < s.n; i++) {
+			if (s.id[i] != 0x20) {
+				assert_int_equal(s.proto[i], etmkit_proto_etmv3);
+				continue;
+			}
+			assert_true(k < sizeof(want) / sizeof(want[0]));
+			assert_int_equal(s.proto[i], want[k].proto);
+			assert_int_equal(s.type[i], want[k].type);
+			assert_int_equal(s.offset[i], want[k].off);
+			assert_int_equal(s.error[i], 0);
+			if (want[k].atoms)
+				assert_int_equal(s.addr[i], want[k].atoms);
+			k++;
+		}
+		assert_int_equal(k, sizeof(want) / sizeof(want[0]));
+		etmkit_session_free(ses);
+	}
+}
+
+/* A raw PTM stream: the reserved header 0x04 (ETMv3's cycle count, not a
+ * PTM packet: digest ptm.md 2) is an error record, and with stop_on_error
+ * the feed stops there; without, the decoder resumes at the next A-sync.
+ * A break with a loss reason is a gap of the source (on_gap). */
+static void test_ptm_errors_and_gaps(void **state)
+{
+	static const uint8_t raw[] = { 0, 0, 0, 0, 0, 0x80, 0x84, 0x04,
+				       0x84, 0, 0, 0, 0, 0, 0x80, 0x88 };
+	struct etmkit_session_config sc;
+	struct ptm_config cp;
+	struct etmkit_session *ses;
+	struct seen s;
+
+	(void)state;
+	ptm_config_tc2(&cp);
+	memset(&s, 0, sizeof(s));
+	ses = mk4(deformat_none, 2, &s, 1);
+	assert_int_equal(etmkit_session_add_ptm(ses, 2, &cp), 0);
+	assert_int_equal(etmkit_session_feed(ses, raw, sizeof(raw)),
+			 -etmkit_err_bad_packet);
+	assert_int_equal(s.n, 3);
+	assert_int_equal(s.proto[2], etmkit_proto_ptm);
+	assert_int_equal(s.offset[2], 7);
+	assert_true(s.error[2] < 0);
+	etmkit_session_free(ses);
+
+	memset(&s, 0, sizeof(s));
+	etmkit_session_config_init(&sc);
+	sc.frames = deformat_none;
+	sc.raw_id = 2;
+	sc.on_packet = on_packet;
+	sc.on_gap = on_gap_rec;
+	sc.ctx = &s;
+	ses = NULL;
+	assert_int_equal(etmkit_session_alloc(&ses, &sc), 0);
+	assert_int_equal(etmkit_session_add_ptm(ses, 2, &cp), 0);
+	assert_int_equal(etmkit_session_feed(ses, raw, sizeof(raw)), 0);
+	assert_int_equal(etmkit_session_break(ses, etmkit_loss_aux_truncated),
+			 0);
+	assert_int_equal(s.g.n, 1);
+	assert_int_equal(s.g.id[0], 2);
+	assert_int_equal(s.g.reason[0], etmkit_loss_aux_truncated);
+	assert_int_equal(s.g.offset[0], sizeof(raw));
+	/* a_sync, atom, the error, unsynced 0x84, a_sync, atom */
+	assert_int_equal(s.n, 6);
+	assert_int_equal(s.type[3], ptm_pkt_unsynced);
+	assert_int_equal(s.offset[3], 8);
+	assert_int_equal(s.type[4], ptm_pkt_a_sync);
+	assert_int_equal(s.offset[5], 15);
+	assert_int_equal(s.error[5], 0);
+	etmkit_session_free(ses);
+}
+
+/* etmkit_session_add_ptm()'s refusals. */
+static void test_ptm_bad_arguments(void **state)
+{
+	struct etmkit_session_config sc;
+	struct etmkit_session *ses;
+	struct ptm_config cfg;
+	struct etm3_config c3;
+	struct seen s;
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	ses = mk4(deformat_coresight, 0, &s, 0);
+	ptm_config_tc2(&cfg);
+	assert_int_equal(etmkit_session_add_ptm(NULL, 0x10, &cfg),
+			 -etmkit_err_invalid);
+	assert_int_equal(etmkit_session_add_ptm(ses, 0x10, NULL),
+			 -etmkit_err_invalid);
+	assert_int_equal(etmkit_session_add_ptm(ses, 0x00, &cfg),
+			 -etmkit_err_invalid);
+	assert_int_equal(etmkit_session_add_ptm(ses, 0x70, &cfg),
+			 -etmkit_err_invalid);
+	cfg.size = sizeof(cfg) - 1;
+	assert_int_equal(etmkit_session_add_ptm(ses, 0x10, &cfg),
+			 -etmkit_err_invalid);
+	ptm_config_tc2(&cfg);
+	etm3_config_init(&c3);
+	c3.etmidr = 0x410cf250;
+	assert_int_equal(etmkit_session_add_etm3(ses, 0x10, &c3), 0);
+	assert_int_equal(etmkit_session_add_ptm(ses, 0x10, &cfg),
+			 -etmkit_err_invalid);
+	/* ETMIDR[11:8] = 2: an ETMv3, not a PTM */
+	cfg.etmidr = 0x410cf250;
+	assert_int_equal(etmkit_session_add_ptm(ses, 0x11, &cfg),
+			 -etmkit_err_bad_config);
+	etmkit_session_free(ses);
+
+	memset(&sc, 0, sizeof(sc));
+	sc.size = sizeof(sc);
+	sc.on_elem = no_elem;
+	ses = NULL;
+	assert_int_equal(etmkit_session_alloc(&ses, &sc), 0);
+	ptm_config_tc2(&cfg);
+	assert_int_equal(etmkit_session_add_ptm(ses, 0x10, &cfg),
+			 -etmkit_err_invalid);
+	etmkit_session_free(ses);
+}
+
 static void test_etm4_bad_arguments(void **state)
 {
 	struct etmkit_session_config sc;
@@ -658,6 +818,9 @@ int main(void)
 		cmocka_unit_test(test_mixed_protocols),
 		cmocka_unit_test(test_ete_stop_on_error),
 		cmocka_unit_test(test_etm4_bad_arguments),
+		cmocka_unit_test(test_ptm_mixed),
+		cmocka_unit_test(test_ptm_errors_and_gaps),
+		cmocka_unit_test(test_ptm_bad_arguments),
 		cmocka_unit_test(test_config_init),
 		cmocka_unit_test(test_flow_batches),
 		cmocka_unit_test(test_elems_config),

@@ -23,19 +23,6 @@
  * that says trace was lost gives every source that had data since the
  * previous break a gap of that reason. */
 
-static int on_gap_cb(void *ctx, uint8_t id, enum etmkit_loss reason,
-		     uint64_t offset)
-{
-	struct gaps *g = &((struct seen *)ctx)->g;
-
-	assert_true(g->n < 8);
-	g->id[g->n] = id;
-	g->reason[g->n] = (uint8_t)reason;
-	g->offset[g->n] = offset;
-	g->n++;
-	return 0;
-}
-
 static struct etmkit_session *mk_break(enum deformat_mode mode, uint8_t raw_id,
 				       struct seen *s)
 {
@@ -46,7 +33,7 @@ static struct etmkit_session *mk_break(enum deformat_mode mode, uint8_t raw_id,
 	sc.frames = mode;
 	sc.raw_id = raw_id;
 	sc.on_packet = on_packet;
-	sc.on_gap = on_gap_cb;
+	sc.on_gap = on_gap_rec;
 	sc.ctx = s;
 	assert_int_equal(etmkit_session_alloc(&ses, &sc), 0);
 	return ses;

@@ -137,6 +137,9 @@ static void test_tc2_etm_regs(void **state)
 	assert_int_equal(id, 0x10);
 	assert_int_equal(snapshot_device_protocol(
 				 snapshot_find_device(ss, "PTM_0")),
+			 etmkit_proto_ptm);
+	assert_int_equal(snapshot_device_protocol(
+				 snapshot_find_device(ss, "ITM_0")),
 			 etmkit_proto_none);
 	assert_int_equal(snapshot_device_protocol(
 				 snapshot_find_device(ss, "cpu_0")),

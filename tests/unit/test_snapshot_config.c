@@ -1,5 +1,6 @@
 /* Unit tests of the snapshot reader: configurations read from a device's
- * registers (snapshot_etm3_config, snapshot_etm4_config), on small
+ * registers (snapshot_etm3_config, snapshot_ptm_config,
+ * snapshot_etm4_config) and the protocol a device speaks, on small
  * snapshots written at run time and on every ETMv4/ETE device of the shared
  * captures (skipped without ../shared, failed without it under CI=true).
  * Moved from test_snapshot.c.
@@ -48,6 +49,83 @@ static void test_missing_etm3_register(void **state)
 	snapshot_free(ss);
 }
 
+/* ---- PTM devices ---------------------------------------------------------- */
+
+/* The protocol of ETMv3-family devices: the type's word (PTM1.0, PTM1.1,
+ * PFT1.0, PFT1.1, any case), and ETMIDR[11:8] = 3 (IHI 0035B 3.16.28: PFT)
+ * whatever the type says; ETMIDR[11:8] = 2 under an ETM3 type stays
+ * ETMv3. Each device's registers through snapshot_ptm_config(). */
+static void test_ptm_protocol(void **state)
+{
+	static const char *const names[] = { "a.ini", "b.ini", "c.ini",
+					     "d.ini", "e.ini" };
+	const char *texts[] = {
+		"[device]\nname=P0\ntype=PTM1.0\n[regs]\nETMCR=0x10001000\n"
+		"ETMIDR(0x079)=0x411CF301\nETMCCER=0x8EA\nETMTRACEIDR=0x90\n",
+		"[device]\nname=P1\ntype=pft1.1\n[regs]\nETMCR=1\n"
+		"ETMIDR=0x411CF312\nETMCCER=2\nETMTRACEIDR=0x14\n",
+		/* a PTM whose tool called it an ETM */
+		"[device]\nname=P2\ntype=ETM3.5\n[regs]\nETMCR=1\n"
+		"ETMIDR=0x411CF312\nETMCCER=2\nETMTRACEIDR=0x15\n",
+		"[device]\nname=E3\ntype=ETM3.5\n[regs]\nETMCR=1\n"
+		"ETMIDR=0x410CF250\nETMCCER=2\nETMTRACEIDR=0x16\n",
+		/* the type alone, no register to say otherwise */
+		"[device]\nname=P4\ntype=PTM1.1\n" };
+	static const char top[] = "[device_list]\nd0=a.ini\nd1=b.ini\n"
+				  "d2=c.ini\nd3=d.ini\nd4=e.ini\n";
+	struct tmp_snapshot t;
+	struct snapshot_diag d;
+	struct ptm_config cfg;
+	struct snapshot *ss;
+	uint8_t id = 0;
+
+	(void)state;
+	tmp_make(&t, top, names, texts, 5);
+	ss = tmp_open_ok(&t);
+	assert_int_equal(snapshot_device_protocol(snapshot_find_device(ss,
+				"P0")), etmkit_proto_ptm);
+	assert_int_equal(snapshot_device_protocol(snapshot_find_device(ss,
+				"P1")), etmkit_proto_ptm);
+	assert_int_equal(snapshot_device_protocol(snapshot_find_device(ss,
+				"P2")), etmkit_proto_ptm);
+	assert_int_equal(snapshot_device_protocol(snapshot_find_device(ss,
+				"E3")), etmkit_proto_etmv3);
+	assert_int_equal(snapshot_device_protocol(snapshot_find_device(ss,
+				"P4")), etmkit_proto_ptm);
+
+	memset(&cfg, 0xAA, sizeof(cfg));
+	assert_int_equal(snapshot_ptm_config(snapshot_find_device(ss, "P0"),
+					     &cfg, &id, &d), 0);
+	assert_string_equal(d.message, "");
+	assert_int_equal(cfg.size, sizeof(cfg));
+	assert_int_equal(cfg.etmcr, 0x10001000);
+	assert_int_equal(cfg.etmidr, 0x411CF301);
+	assert_int_equal(cfg.etmccer, 0x8EA);
+	assert_int_equal(cfg.flags, 0);
+	assert_int_equal(id, 0x10);            /* ETMTRACEIDR[6:0] of 0x90 */
+	assert_int_equal(snapshot_ptm_config(snapshot_find_device(ss, "P2"),
+					     &cfg, &id, NULL), 0);
+	assert_int_equal(cfg.etmidr, 0x411CF312);
+	assert_int_equal(id, 0x15);
+
+	id = 0x55;
+	assert_int_equal(snapshot_ptm_config(snapshot_find_device(ss, "P4"),
+					     &cfg, &id, &d),
+			 -etmkit_err_format);
+	assert_contains(d.message, "ETMCR");
+	assert_contains(d.message, "P4");
+	assert_int_equal(id, 0x55);            /* untouched on failure */
+	assert_int_equal(snapshot_ptm_config(NULL, &cfg, &id, &d),
+			 -etmkit_err_invalid);
+	assert_int_equal(snapshot_ptm_config(snapshot_find_device(ss, "P0"),
+					     NULL, &id, &d),
+			 -etmkit_err_invalid);
+	assert_int_equal(snapshot_ptm_config(snapshot_find_device(ss, "P0"),
+					     &cfg, NULL, NULL),
+			 -etmkit_err_invalid);
+	snapshot_free(ss);
+}
+
 /* ---- ETMv4 and ETE devices ------------------------------------------------ */
 
 /* An ETMv4.1 with offsets on its register names (as DS-5 writes them), an
@@ -72,7 +150,7 @@ static void test_etm4_ete_config(void **state)
 {
 	static const char *const names[] = { "a.ini", "b.ini", "c.ini" };
 	const char *texts[] = { etm41_ini, ete_ini,
-				"[device]\nname=PTM_C\ntype=PTM1.1\n" };
+				"[device]\nname=STM_C\ntype=STM500\n" };
 	const struct snapshot_device *a, *b;
 	struct tmp_snapshot t;
 	struct snapshot_diag d;
@@ -88,7 +166,7 @@ static void test_etm4_ete_config(void **state)
 	assert_int_equal(snapshot_device_protocol(a), etmkit_proto_etmv4);
 	assert_int_equal(snapshot_device_protocol(b), etmkit_proto_ete);
 	assert_int_equal(snapshot_device_protocol(
-				 snapshot_find_device(ss, "PTM_C")),
+				 snapshot_find_device(ss, "STM_C")),
 			 etmkit_proto_none);
 
 	memset(&cfg, 0xAA, sizeof(cfg));
@@ -258,6 +336,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_missing_etm3_register),
+		cmocka_unit_test(test_ptm_protocol),
 		cmocka_unit_test(test_etm4_ete_config),
 		cmocka_unit_test(test_etm4_missing_or_wide_register),
 		cmocka_unit_test(test_shared_etm4_devices),

@@ -47,8 +47,6 @@ struct ptm_pkt_decoder {
 	uint8_t isa;            /* enum etmkit_isa */
 	uint8_t altis, ns, hyp;
 	uint8_t isync_seen;     /* the address reference is known */
-	uint32_t context_id;
-	uint8_t vmid;
 	uint64_t ts_raw;        /* timestamp as traced (maybe Gray) */
 
 	/* A record that did not fit the caller's array. */

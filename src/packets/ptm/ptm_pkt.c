@@ -337,8 +337,6 @@ static int parse_isync(struct ptm_pkt_decoder *dec, const uint8_t *p,
 	dec->ns = is->ns;
 	dec->hyp = is->hyp;
 	dec->isync_seen = 1;
-	if (cidb)
-		dec->context_id = is->context_id;
 	return (int)i;
 }
 
@@ -363,16 +361,13 @@ static int parse_context_id(struct ptm_pkt_decoder *dec, const uint8_t *p,
 
 	NEED(1 + n);
 	pkt->u.context_id = le_n(p + 1, n);
-	dec->context_id = pkt->u.context_id;
 	return (int)n + 1;
 }
 
-static int parse_vmid(struct ptm_pkt_decoder *dec, const uint8_t *p,
-		      size_t avail, struct ptm_packet *pkt)
+static int parse_vmid(const uint8_t *p, size_t avail, struct ptm_packet *pkt)
 {
 	NEED(2);
 	pkt->u.vmid = p[1];
-	dec->vmid = p[1];
 	return 2;
 }
 
@@ -404,7 +399,7 @@ static int parse_timestamp(struct ptm_pkt_decoder *dec, const uint8_t *p,
 		NEED(k + 2);
 		b = p[k + 1];
 		if (k == last) {
-			v |= (uint64_t)(last == 6 ? b & 0x3f : b) << bits;
+			v |= (uint64_t)b << bits; /* above ts_bits: masked below */
 			bits = dec->info.ts_bits;
 			break;
 		}
@@ -442,7 +437,7 @@ static int parse_payload(unsigned type, struct ptm_pkt_decoder *dec,
 	case ptm_pkt_i_sync: return parse_isync(dec, p, avail, pkt);
 	case ptm_pkt_waypoint_update: return parse_waypoint(dec, p, avail, pkt);
 	case ptm_pkt_context_id: return parse_context_id(dec, p, avail, pkt);
-	case ptm_pkt_vmid: return parse_vmid(dec, p, avail, pkt);
+	case ptm_pkt_vmid: return parse_vmid(p, avail, pkt);
 	case ptm_pkt_timestamp: return parse_timestamp(dec, p, avail, pkt);
 	default: return 1; /* trigger, exception return, ignore */
 	}
@@ -502,8 +497,6 @@ void ptm_reset_state(struct ptm_pkt_decoder *dec)
 	dec->isa = etmkit_isa_unknown;
 	dec->altis = dec->ns = dec->hyp = 0;
 	dec->isync_seen = 0;
-	dec->context_id = 0;
-	dec->vmid = 0;
 	dec->ts_raw = 0;
 }
 
