@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "etmkit/exec.h"
+#include "etmkit/flow.h"
 #include "etmkit/insn.h"
 #include "etmkit/ptm.h"
 
@@ -18,7 +19,14 @@ struct pkts {
 
 /* ---- Reading the packets against the record --------------------------------------- */
 
+#define TS_RS 16 /* return addresses the decoder keeps (as OpenCSD) */
+
 struct rd {
+	struct {
+		uint32_t addr;
+		uint8_t isa;
+	} rs[TS_RS];
+	unsigned nrs;
 	jmp_buf jb;
 	char *why;
 	size_t cap;
@@ -127,6 +135,7 @@ static void between(struct rd *r, const struct exec_rec *next)
 			}
 			r->cid_due = 0;
 			r->vmid_due = r->info->vmid;
+			r->nrs = 0; /* the decoder's stack starts empty */
 			r->have_last = 0;
 			break;
 		case ptm_pkt_waypoint_update:
@@ -187,16 +196,19 @@ static void between(struct rd *r, const struct exec_rec *next)
 }
 
 /* A branch or ISB (IHI 0035B 4.3), as the encoder has them. */
-static int is_waypoint(const struct exec_rec *it)
+static uint32_t iflags_of(const struct exec_rec *it)
 {
 	struct insn_info ii;
 	uint8_t b[4];
 	size_t n = exec_insn_bytes(it, b);
 
-	if (it->flags & EXEC_F_BRANCH)
-		return 1;
 	return n && insn_decode(&ii, (enum etmkit_isa)it->isa, it->addr, b,
-				n) >= 0 && (ii.flags & INSN_F_ISB);
+				n) >= 0 ? ii.flags : 0;
+}
+
+static int is_waypoint(const struct exec_rec *it)
+{
+	return (it->flags & EXEC_F_BRANCH) || (iflags_of(it) & INSN_F_ISB);
 }
 
 /* Waypoint @w: its atom, or the branch packet standing for its E. */
@@ -214,9 +226,19 @@ static void waypoint(struct rd *r, const struct exec_rec *w)
 		bad(r, "item %zu: no packet for the waypoint", r->item);
 	if (p->type == ptm_pkt_atom) {
 		int n = (p->u.atoms.bits >> r->atom) & 1;
+		int popped = 0;
 
-		if (n != !exec || (taken && (w->flags & EXEC_F_INDIRECT)) ||
-		    (taken && tisa != w->isa) ||
+		/* A taken indirect branch's E atom alone: the decoder pops
+		 * its return stack (ETMCR[29]; as ptm_flow and OpenCSD). */
+		if (taken && (w->flags & EXEC_F_INDIRECT) &&
+		    r->info->return_stack && r->nrs) {
+			r->nrs--;
+			popped = r->rs[r->nrs].addr == (uint32_t)w->target &&
+				 r->rs[r->nrs].isa == tisa;
+		}
+		if (n != !exec ||
+		    (taken && (w->flags & EXEC_F_INDIRECT) && !popped) ||
+		    (taken && tisa != w->isa && !popped) ||
 		    (taken && r->info->branch_broadcast))
 			bad(r, "item %zu: atom %c for a branch %s", r->item,
 				 n ? 'N' : 'E', taken ? "taken" : "not taken");
@@ -236,6 +258,17 @@ static void waypoint(struct rd *r, const struct exec_rec *w)
 	next_pkt(r);
 }
 
+/* A taken branch with link: the decoder pushes its return address. */
+static void rs_push(struct rd *r, const struct exec_rec *w)
+{
+	if (r->nrs == TS_RS) {
+		memmove(r->rs, r->rs + 1, sizeof(r->rs[0]) * (TS_RS - 1));
+		r->nrs--;
+	}
+	r->rs[r->nrs].addr = (uint32_t)(w->addr + w->size);
+	r->rs[r->nrs++].isa = w->isa;
+}
+
 static void read_back(struct rd *r, const struct ts_rec *rc)
 {
 	for (size_t i = 0; i < rc->n; i++) {
@@ -251,8 +284,14 @@ static void read_back(struct rd *r, const struct ts_rec *rc)
 				r->cyc += it->cycles;
 			else
 				r->cyc++;
-			if (is_waypoint(it))
+			if (is_waypoint(it)) {
 				waypoint(r, it);
+				if (r->info->return_stack &&
+				    (it->flags & EXEC_F_TAKEN) &&
+				    !(it->flags & EXEC_F_COND_FAIL) &&
+				    (iflags_of(it) & INSN_F_CALL))
+					rs_push(r, it);
+			}
 			r->have_last = 1;
 			r->last = (uint32_t)it->addr;
 			r->last_isa = it->isa;
@@ -355,8 +394,7 @@ int ts_ptm_check(const struct ptm_enc_config *enc, const uint8_t *b,
 	pc.etmcr = enc->etmcr;
 	pc.etmidr = enc->etmidr;
 	pc.etmccer = enc->etmccer;
-	if (ptm_config_decode(&pc, &info) ||
-	    (enc->etmcr & PTM_ETMCR_RETURN_STACK)) {
+	if (ptm_config_decode(&pc, &info)) {
 		snprintf(why, cap, "registers ts_ptm_check() does not take");
 		return -1;
 	}
@@ -373,4 +411,163 @@ int ts_ptm_check(const struct ptm_enc_config *enc, const uint8_t *b,
 	}
 	free(pk.p);
 	return ret;
+}
+
+/* ---- The flow decoder ------------------------------------------------------ */
+
+struct fw {
+	const struct ts_rec *rc;
+	size_t i;           /* the next record item */
+	int tracing;        /* an instruction since trace on: exceptions show */
+	char *why;
+	size_t cap;
+	int bad;
+};
+
+static int fw_bad(struct fw *f, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static int fw_bad(struct fw *f, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (f->bad)
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(f->why, f->cap, fmt, ap);
+	va_end(ap);
+	f->bad = 1;
+	return -1;
+}
+
+/* The next record item the decode must show (an instruction, or an
+ * exception whose handler is traced), skipping the others. */
+static const struct exec_rec *fw_next(struct fw *f)
+{
+	for (; f->i < f->rc->n; f->i++) {
+		const struct exec_rec *it = &f->rc->r[f->i];
+
+		if (it->kind == exec_insn)
+			return it;
+		if (it->kind == exec_gap)
+			f->tracing = 0;
+		if (it->kind == exec_exception && f->tracing) {
+			/* shown when an instruction follows before a gap,
+			 * and no later exception replaces it */
+			for (size_t j = f->i + 1; j < f->rc->n; j++) {
+				uint8_t k = f->rc->r[j].kind;
+
+				if (k == exec_insn)
+					return it;
+				if (k == exec_gap || k == exec_exception)
+					break;
+			}
+		}
+	}
+	return NULL;
+}
+
+static int fw_elem(struct fw *f, const struct etmkit_elem *el)
+{
+	const struct exec_rec *it;
+
+	switch (el->kind) {
+	case etmkit_elem_insn: {
+		int exec;
+		unsigned want;
+
+		it = fw_next(f);
+		if (!it || it->kind != exec_insn)
+			return fw_bad(f, "item %zu: the decode has an instruction "
+				      "at 0x%llx", f->i,
+				      (unsigned long long)el->addr);
+		exec = (it->flags & EXEC_F_BRANCH) ?
+		       (it->flags & EXEC_F_TAKEN) && !(it->flags & EXEC_F_COND_FAIL) :
+		       !(it->flags & EXEC_F_COND_FAIL);
+		want = is_waypoint(it) && !exec ? ETMKIT_INSN_COND_FAIL :
+		       ETMKIT_INSN_EXEC;
+		if (el->addr != it->addr || el->size != it->size ||
+		    el->isa != it->isa ||
+		    (el->flags & (ETMKIT_INSN_EXEC | ETMKIT_INSN_COND_FAIL)) != want)
+			return fw_bad(f, "item %zu: decoded 0x%llx/%u/%u flags "
+				      "0x%x, the record's 0x%llx/%u/%u", f->i,
+				      (unsigned long long)el->addr, el->size,
+				      el->isa, el->flags,
+				      (unsigned long long)it->addr, it->size,
+				      it->isa);
+		f->tracing = 1;
+		f->i++;
+		return 0;
+	}
+	case etmkit_elem_exception: {
+		static const uint8_t num[exec_exc_count] = {
+			8, 9, 10, 11, 12, 14, 15, 11 };
+
+		it = fw_next(f);
+		if (!it || it->kind != exec_exception ||
+		    el->u.exception.number != num[it->number])
+			return fw_bad(f, "item %zu: the decode has exception %u",
+				      f->i, el->u.exception.number);
+		f->i++;
+		return 0;
+	}
+	case etmkit_elem_gap:
+	case etmkit_elem_no_image:
+	case etmkit_elem_overflow:
+		return fw_bad(f, "item %zu: element kind %u at offset %llu",
+			      f->i, el->kind, (unsigned long long)el->offset);
+	default:
+		return 0;
+	}
+}
+
+static int fw_drain(struct fw *f, struct ptm_flow_decoder *d)
+{
+	const struct etmkit_elem *el;
+	int k;
+
+	while ((k = ptm_flow_batch(d, &el)) > 0)
+		for (int i = 0; i < k; i++)
+			if (fw_elem(f, &el[i]))
+				return -1;
+	return k == -etmkit_err_eos ? 0 : fw_bad(f, "ptm_flow_batch: %d", k);
+}
+
+int ts_ptm_flow_check(const struct ptm_enc_config *enc,
+		      const struct image *img, const uint8_t *b, size_t n,
+		      size_t step, const struct ts_rec *rc, char *why,
+		      size_t cap)
+{
+	struct ptm_flow_config fc;
+	struct ptm_flow_decoder *d;
+	struct fw f = { rc, 0, 0, why, cap, 0 };
+	size_t at = 0;
+
+	ptm_flow_config_init(&fc);
+	fc.ptm.etmcr = enc->etmcr;
+	fc.ptm.etmidr = enc->etmidr;
+	fc.ptm.etmccer = enc->etmccer;
+	fc.image = img;
+	if (ptm_flow_alloc(&d, &fc)) {
+		snprintf(why, cap, "ptm_flow_alloc refuses the registers");
+		return -1;
+	}
+	if (!step)
+		step = n ? n : 1;
+	while (at < n && !f.bad) {
+		size_t m = n - at < step ? n - at : step;
+
+		if (ptm_flow_feed(d, b + at, m, NULL, at))
+			fw_bad(&f, "ptm_flow_feed failed at %zu", at);
+		else
+			fw_drain(&f, d);
+		at += m;
+	}
+	if (!f.bad && ptm_flow_finish(d))
+		fw_bad(&f, "ptm_flow_finish failed");
+	if (!f.bad)
+		fw_drain(&f, d);
+	if (!f.bad && fw_next(&f))
+		fw_bad(&f, "item %zu: the decode ends before it", f.i);
+	ptm_flow_free(d);
+	return f.bad ? -1 : 0;
 }

@@ -646,6 +646,7 @@ int main(void)
 		cmocka_unit_test(test_sync_and_gaps),
 		cmocka_unit_test(test_return_stack),
 		cmocka_unit_test(test_packets_random),
+		cmocka_unit_test(test_flow_round_trips),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

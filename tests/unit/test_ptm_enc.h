@@ -6,5 +6,6 @@
 
 /* test_ptm_enc_rt.c */
 void test_packets_random(void **state);
+void test_flow_round_trips(void **state);
 
 #endif

@@ -22,6 +22,7 @@
 
 #include "etmkit/exec.h"
 #include "etmkit/ptm.h"
+#include "etmkit/qemu_log.h"
 
 #include "ts_out.h"
 #include "ts_ptm_check.h"
@@ -169,6 +170,102 @@ void test_packets_random(void **state)
 				 sizeof(why)))
 			fail_msg("run %u: %s", run, why);
 		ts_out_free(&o);
+		ts_rec_free(&rc);
+	}
+}
+
+/* ---- Round trips through the flow decoder ------------------------------------ */
+
+/* The items of record or QEMU log @name under tests/data. */
+static void read_items(const char *name, struct ts_rec *rc)
+{
+	char path[512];
+	FILE *f;
+	struct exec_rec r;
+	struct exec_diag dg;
+	int k;
+
+	snprintf(path, sizeof(path), "%s/%s", ETMKIT_TEST_DATA, name);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	if (strstr(name, ".log")) {
+		struct qemu_log_reader *rd;
+		struct qemu_log_config qc = { .size = sizeof(qc) };
+
+		assert_int_equal(qemu_log_reader_alloc(&rd, f, &qc), 0);
+		while ((k = qemu_log_next(rd, &r, &dg)) == 1)
+			*ts_rec_add(rc, r.kind) = r;
+		qemu_log_reader_free(rd);
+	} else {
+		struct exec_text_reader *rd;
+
+		assert_int_equal(exec_text_reader_alloc(&rd, f), 0);
+		while ((k = exec_text_next(rd, &r, &dg)) == 1)
+			*ts_rec_add(rc, r.kind) = r;
+		exec_text_reader_free(rd);
+	}
+	assert_int_equal(k, 0);
+	fclose(f);
+}
+
+/* Real code (a QEMU user-mode run of tests/workloads/tiny.c in A32 with
+ * T32 interworking, its three log forms; the A32/T32 record with
+ * exceptions and ISB) under every option: encoded, decoded into packets
+ * and by the flow decoder, whole and in chunks, both read back against
+ * the record. */
+void test_flow_round_trips(void **state)
+{
+	static const char *const inputs[] = {
+		"qemu/tiny-a32-block.log", "qemu/tiny-a32-cpu.log",
+		"qemu/tiny-a32-state.log", "records/a32_t32_flow.txt",
+	};
+	static const uint32_t crs[] = {
+		0, PTM_ETMCR_CYCLE_ACCURATE, PTM_ETMCR_RETURN_STACK,
+		PTM_ETMCR_RETURN_STACK | PTM_ETMCR_CYCLE_ACCURATE |
+		PTM_ETMCR_TIMESTAMP | (3u << PTM_ETMCR_CID_SHIFT),
+		PTM_ETMCR_BRANCH_BROADCAST | PTM_ETMCR_VMID |
+		(1u << PTM_ETMCR_CID_SHIFT),
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(inputs) / sizeof(inputs[0]); i++) {
+		struct ts_rec rc = { 0 };
+		struct ts_rec_code code;
+
+		read_items(inputs[i], &rc);
+		assert_int_equal(ts_rec_code(&code, &rc), 0);
+		for (size_t k = 0; k < sizeof(crs) / sizeof(crs[0]); k++) {
+			for (unsigned v = 0; v < 2; v++) {
+				struct ptm_enc_config c;
+				struct ptm_enc *e = NULL;
+				struct ts_out o;
+				char why[256];
+
+				ptm_enc_config_init(&c);
+				c.etmcr = crs[k];
+				c.etmidr = v ? 0x411CF312u : 0x411CF301u;
+				c.etmccer = v ? 0x34C01AC2u : 0x000008EAu;
+				c.sync_period = v ? 0 : 64;
+				memset(&o, 0, sizeof(o));
+				assert_int_equal(ptm_enc_alloc(&e, &c,
+							       ts_out_sink, &o), 0);
+				for (size_t j = 0; j < rc.n; j++)
+					assert_int_equal(ptm_enc_put(e, &rc.r[j]), 0);
+				assert_int_equal(ptm_enc_finish(e), 0);
+				ptm_enc_free(e);
+				if (ts_ptm_check(&c, o.b, o.n, 3, &rc, why,
+						 sizeof(why)) ||
+				    ts_ptm_flow_check(&c, code.img, o.b, o.n, 0,
+						      &rc, why, sizeof(why)) ||
+				    ts_ptm_flow_check(&c, code.img, o.b, o.n,
+						      1 + k, &rc, why,
+						      sizeof(why)))
+					fail_msg("%s, ETMCR 0x%x, PFTv1.%u: %s",
+						 inputs[i], c.etmcr, v, why);
+				ts_out_free(&o);
+			}
+		}
+		ts_rec_code_free(&code);
 		ts_rec_free(&rc);
 	}
 }
