@@ -1,6 +1,6 @@
 /* libFuzzer target: the trace encoders (etm3_enc_*, ete_enc_*, ptm_enc_*)
- * as the exact inverse of the decoders (etm3_flow_*, etm4_flow_*; PTM: the
- * packet decoder ptm_pkt_*, read back against the record).
+ * as the exact inverse of the flow decoders (etm3_flow_*, etm4_flow_*,
+ * ptm_flow_*).
  *
  * From the input, deterministically: an encoder configuration, a small
  * code image of real opcodes (generated from a 16-bit seed, as
@@ -26,9 +26,10 @@
  *       (timestamps and VMID are dropped below ETMv3.5)
  *   PTM ([0] bits 0-1 0 and [2] bit 7 set; A32/T32 code as ETMv3's):
  *   [1] ETMCR: bit 0 cycle-accurate, bits 1-2 context ID size, bit 3
- *       timestamps, bit 4 branch broadcast, bit 5 VMID
- *   [2] bit 0 PFTv1.1 (else 1.0); ETMCCER: bit 4 64-bit timestamps, bit 5
- *       binary timestamps (both PFTv1.1), bit 6 Virtualization Extensions
+ *       timestamps, bit 4 branch broadcast, bit 5 VMID, bit 6 return stack
+ *   [2] bit 0 PFTv1.1 (else 1.0); ETMCCER: bit 3 DMB/DSB waypoints, bit 4
+ *       64-bit timestamps, bit 5 binary timestamps (both PFTv1.1), bit 6
+ *       Virtualization Extensions
  *   ETMv4/ETE:
  *   [1] bits 0-2 TRCIDR8.MAXSPEC, one of 0, 1, 2, 3, 4, 8, 16, 255;
  *       bits 3-7 spec_depth (modulo MAXSPEC + 1)
@@ -71,7 +72,8 @@
  * - PTM: the packets, whole and in chunks, read back against the record
  *   (tests/support/ts_ptm_check.h: every waypoint's atom or branch packet,
  *   exceptions, I-syncs, waypoint updates, context, timestamps, cycle
- *   counts);
+ *   counts); the flow decode (ptm_flow_*), whole and in chunks, gives the
+ *   record's instructions (E/N of its waypoints) and exceptions;
  * - after a CoreSight framing round trip (frame_enc_*, then
  *   deformat_coresight, with bytes of a second source between the
  *   chunks), the deformatter gives each source its bytes back exactly, no
@@ -155,11 +157,15 @@ static int setup_of(const uint8_t *h, struct setup *s)
 			cr |= PTM_ETMCR_BRANCH_BROADCAST;
 		if (h[1] & 32)
 			cr |= PTM_ETMCR_VMID;
+		if (h[1] & 64)
+			cr |= PTM_ETMCR_RETURN_STACK;
 		if (h[2] & 1)
 			ccer = ((h[2] & 16) ? PTM_ETMCCER_TS_64BIT : 0) |
 			       ((h[2] & 32) ? PTM_ETMCCER_TS_BINARY : 0);
 		if (h[2] & 64)
 			ccer |= PTM_ETMCCER_VIRT_EXT;
+		if (h[2] & 8)
+			ccer |= PTM_ETMCCER_DMB_WAYPOINT;
 		ptm_enc_config_init(&s->cp);
 		s->cp.etmcr = cr;
 		s->cp.etmidr = (h[2] & 1) ? 0x411cf312u : 0x411cf301u;
@@ -694,7 +700,8 @@ static struct image *image_of(const struct setup *su, unsigned seed)
 
 /* PTM: the walk encoded, the packets read back against it, whole and in
  * chunks. */
-static void ptm_run(const struct setup *su, struct src *in, struct ts_rec *rc)
+static void ptm_run(const struct setup *su, const struct image *img,
+		    struct src *in, struct ts_rec *rc)
 {
 	struct ts_out t = { 0 };
 	struct ptm_enc *e;
@@ -717,7 +724,11 @@ static void ptm_run(const struct setup *su, struct src *in, struct ts_rec *rc)
 	dump(rc, end);
 	if (ts_ptm_check(&su->cp, t.b, t.n, 0, rc, why, sizeof(why)) ||
 	    ts_ptm_check(&su->cp, t.b, t.n, su->chunk_max, rc, why,
-			 sizeof(why)))
+			 sizeof(why)) ||
+	    ts_ptm_flow_check(&su->cp, img, t.b, t.n, 0, rc, why,
+			      sizeof(why)) ||
+	    ts_ptm_flow_check(&su->cp, img, t.b, t.n, su->chunk_max, rc, why,
+			      sizeof(why)))
 		fail("PTM: %s", why);
 	free(t.b);
 	free(rc->r);
@@ -745,7 +756,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&c4, 0, sizeof(c4));
 
 	if (su.proto == P_PTM) {
-		ptm_run(&su, &in, &rc);
+		ptm_run(&su, img, &in, &rc);
 		image_free(img);
 		return 0;
 	}

@@ -290,7 +290,8 @@ char *ptm_atoms_string(const struct ptm_atoms *atoms, char *buf);
  * What is emitted: A-sync and an I-sync (tracing enabled, with the gap's
  * cycle count in cycle-accurate mode) before the first instruction and an
  * I-sync after each gap; an A-sync and a periodic I-sync once sync_period
- * bytes have gone by. Waypoints (branches and ISB, 4.3) get
+ * bytes have gone by. Waypoints (branches, ISB, and DMB and DSB with
+ * ETMCCER[24]; 4.3) get
  * an atom each, E or N, packed 1-5 to a byte, oldest in the highest bit
  * (4.5.3), or in cycle-accurate mode one atom per packet with the cycles
  * since the last count (the record's EXEC_F_CYCLES, else 1 per
@@ -313,8 +314,7 @@ char *ptm_atoms_string(const struct ptm_atoms *atoms, char *buf);
  * apply from the next instruction on). Exception return packets (PFTv1.1)
  * follow the waypoint of an executed exception return.
  *
- * Refused: ETMCCER[24] (DMB and DSB as waypoints: insn.h does not name
- * them), Jazelle and A64 code (I-sync cannot state Jazelle, 4.5.2).
+ * Refused: Jazelle and A64 code (I-sync cannot state Jazelle, 4.5.2).
  *
  * Output is buffered (64 KiB) and handed to the sink when the buffer is
  * full and at ptm_enc_finish(); memory is fixed at allocation.
@@ -337,8 +337,7 @@ struct ptm_enc;
 
 /* Allocate an encoder writing to @sink with @sink_ctx. Returns 0 and sets
  * *@out, or -etmkit_err_invalid (NULL argument, bad cfg->size, flags),
- * -etmkit_err_bad_config (ETMIDR is not PFT), -etmkit_err_unsupported
- * (ETMCCER[24]), -etmkit_err_nomem. What ETMCR enables is encoded as
+ * -etmkit_err_bad_config (ETMIDR is not PFT), -etmkit_err_nomem. What ETMCR enables is encoded as
  * ptm_config_decode() reads it, whatever ETMCCER says (Snowball's PTM
  * 1.0 traces timestamps with ETMCCER[22] clear). */
 int ptm_enc_alloc(struct ptm_enc **out, const struct ptm_enc_config *cfg,

@@ -46,10 +46,6 @@ int ptm_enc_alloc(struct ptm_enc **out, const struct ptm_enc_config *cfg,
 	err = ptm_config_decode(&pc, &info);
 	if (err)
 		return err;
-	/* DMB and DSB as waypoints (ETMCCER[24]): insn.h does not name
-	 * them, so the walk cannot stop at them. */
-	if (info.dmb_waypoint)
-		return -etmkit_err_unsupported;
 	e = calloc(1, sizeof(*e));
 	if (!e)
 		return -etmkit_err_nomem;
@@ -232,12 +228,15 @@ static uint32_t insn_flags(const struct exec_rec *r)
 	return ii.flags;
 }
 
-/* A waypoint (4.3): a branch, whether or not it was taken; ISB. ENTERX
- * and LEAVEX are none: the walk changes the instruction set at them from
- * their opcode (as src/flow/ptm_flow.c walks them). */
-static int is_waypoint(const struct exec_rec *r, uint32_t iflags)
+/* A waypoint (4.3): a branch, whether or not it was taken; ISB; DMB and
+ * DSB when ETMCCER[24] says so. ENTERX and LEAVEX are none: the walk
+ * changes the instruction set at them from their opcode (as
+ * src/flow/ptm_flow.c walks them). */
+static int is_waypoint(const struct ptm_enc *e, const struct exec_rec *r,
+		       uint32_t iflags)
 {
-	return (r->flags & EXEC_F_BRANCH) || (iflags & INSN_F_ISB);
+	return (r->flags & EXEC_F_BRANCH) || (iflags & INSN_F_ISB) ||
+	       (e->info.dmb_waypoint && (iflags & INSN_F_BARRIER));
 }
 
 /* A taken branch: its atom, or the branch packet that stands for it
@@ -301,7 +300,7 @@ static int put_insn(struct ptm_enc *e, const struct exec_rec *r)
 	e->exp_addr = (uint32_t)(r->addr + r->size);
 	e->exp_isa = (r->flags & EXEC_F_ISA_SWITCH) && r->target_isa ?
 		     r->target_isa : r->isa;
-	if (!is_waypoint(r, iflags)) {
+	if (!is_waypoint(e, r, iflags)) {
 		e->uncovered++;
 		return 0;
 	}

@@ -188,7 +188,7 @@ def bad_options():
                                    "1"], 2, "trcidr0", "PTM")
     bad("spec_on_ptm", base + ["--protocol", "ptm", "--q-every", "2"], 2,
         "q-every")
-    # an ETMIDR that names no PTM; DMB/DSB waypoints (ETMCCER[24])
+    # an ETMIDR that names no PTM
     bad("ptm_etmidr", base + ["--protocol", "ptm", "--etmidr",
                               "0x410CF250"], 2, "register set-up")
     bad("trace_id", base + ["--protocol", "ete", "--trace-id", "0x70"], 2,

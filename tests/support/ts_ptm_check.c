@@ -195,7 +195,8 @@ static void between(struct rd *r, const struct exec_rec *next)
 	}
 }
 
-/* A branch or ISB (IHI 0035B 4.3), as the encoder has them. */
+/* A branch, ISB, DMB or DSB with ETMCCER[24] (IHI 0035B 4.3), as the
+ * encoder has them. */
 static uint32_t iflags_of(const struct exec_rec *it)
 {
 	struct insn_info ii;
@@ -206,9 +207,13 @@ static uint32_t iflags_of(const struct exec_rec *it)
 				n) >= 0 ? ii.flags : 0;
 }
 
-static int is_waypoint(const struct exec_rec *it)
+static int is_waypoint(const struct ptm_config_info *info,
+		       const struct exec_rec *it)
 {
-	return (it->flags & EXEC_F_BRANCH) || (iflags_of(it) & INSN_F_ISB);
+	uint32_t f = iflags_of(it);
+
+	return (it->flags & EXEC_F_BRANCH) || (f & INSN_F_ISB) ||
+	       (info->dmb_waypoint && (f & INSN_F_BARRIER));
 }
 
 /* Waypoint @w: its atom, or the branch packet standing for its E. */
@@ -284,7 +289,7 @@ static void read_back(struct rd *r, const struct ts_rec *rc)
 				r->cyc += it->cycles;
 			else
 				r->cyc++;
-			if (is_waypoint(it)) {
+			if (is_waypoint(r->info, it)) {
 				waypoint(r, it);
 				if (r->info->return_stack &&
 				    (it->flags & EXEC_F_TAKEN) &&
@@ -417,6 +422,7 @@ int ts_ptm_check(const struct ptm_enc_config *enc, const uint8_t *b,
 
 struct fw {
 	const struct ts_rec *rc;
+	const struct ptm_config_info *info;
 	size_t i;           /* the next record item */
 	int tracing;        /* an instruction since trace on: exceptions show */
 	char *why;
@@ -483,7 +489,7 @@ static int fw_elem(struct fw *f, const struct etmkit_elem *el)
 		exec = (it->flags & EXEC_F_BRANCH) ?
 		       (it->flags & EXEC_F_TAKEN) && !(it->flags & EXEC_F_COND_FAIL) :
 		       !(it->flags & EXEC_F_COND_FAIL);
-		want = is_waypoint(it) && !exec ? ETMKIT_INSN_COND_FAIL :
+		want = is_waypoint(f->info, it) && !exec ? ETMKIT_INSN_COND_FAIL :
 		       ETMKIT_INSN_EXEC;
 		if (el->addr != it->addr || el->size != it->size ||
 		    el->isa != it->isa ||
@@ -539,7 +545,8 @@ int ts_ptm_flow_check(const struct ptm_enc_config *enc,
 {
 	struct ptm_flow_config fc;
 	struct ptm_flow_decoder *d;
-	struct fw f = { rc, 0, 0, why, cap, 0 };
+	struct ptm_config_info info;
+	struct fw f = { rc, &info, 0, 0, why, cap, 0 };
 	size_t at = 0;
 
 	ptm_flow_config_init(&fc);
@@ -547,7 +554,7 @@ int ts_ptm_flow_check(const struct ptm_enc_config *enc,
 	fc.ptm.etmidr = enc->etmidr;
 	fc.ptm.etmccer = enc->etmccer;
 	fc.image = img;
-	if (ptm_flow_alloc(&d, &fc)) {
+	if (ptm_config_decode(&fc.ptm, &info) || ptm_flow_alloc(&d, &fc)) {
 		snprintf(why, cap, "ptm_flow_alloc refuses the registers");
 		return -1;
 	}

@@ -208,9 +208,6 @@ static void test_config(void **state)
 	c.flags = 0;
 	c.etmidr = 0x410CF250u; /* ETMv3.5: ETMIDR[11:8] is 2 */
 	assert_int_equal(ptm_enc_alloc(&e, &c, ts_out_sink, &o), -etmkit_err_bad_config);
-	c.etmidr = IDR11;
-	c.etmccer = PTM_ETMCCER_DMB_WAYPOINT;
-	assert_int_equal(ptm_enc_alloc(&e, &c, ts_out_sink, &o), -etmkit_err_unsupported);
 	assert_null(e);
 	assert_int_equal(ptm_enc_offset(NULL), 0);
 	assert_int_equal(ptm_enc_finish(NULL), -etmkit_err_invalid);
@@ -294,11 +291,17 @@ static void test_atoms_plain(void **state)
 
 	/* ISB is a waypoint (4.3): its own E atom (F57FF06F). Instructions
 	 * past the last waypoint end in a waypoint update; the atoms before
-	 * it go first. */
+	 * it go first. DMB (F57FF05F) is one with ETMCCER[24] only. */
 	e = enc_new(0, IDR11, 0, 0, &o);
 	op(e, 0x8000, 0xf57ff06f, 0, 0, 0);
 	plain(e, ARM, 0x8004);
 	EXPECT(e, &o, ASYNC, ISYNC_8000, 0x84, 0x72, 0x03);
+	e = enc_new(0, IDR11, 0, 0, &o);
+	op(e, 0x8000, 0xf57ff05f, 0, 0, 0);
+	EXPECT(e, &o, ASYNC, ISYNC_8000, 0x72, 0x01);
+	e = enc_new(0, IDR11, PTM_ETMCCER_DMB_WAYPOINT, 0, &o);
+	op(e, 0x8000, 0xf57ff05f, 0, 0, 0);
+	EXPECT(e, &o, ASYNC, ISYNC_8000, 0x84);
 }
 
 static void test_atoms_cycle_accurate(void **state)
