@@ -55,8 +55,8 @@ int ptm_enc_alloc(struct ptm_enc **out, const struct ptm_enc_config *cfg,
 	e->info.timestamps = !!(cfg->etmcr & PTM_ETMCR_TIMESTAMP);
 	e->sync_period = cfg->sync_period ? cfg->sync_period
 					  : PENC_SYNC_DEFAULT;
-	e->sink = sink;
-	e->sink_ctx = sink_ctx;
+	e->out.sink = sink;
+	e->out.sink_ctx = sink_ctx;
 	e->need_isync = 1;
 	e->ref_isa = etmkit_isa_unknown;
 	*out = e;
@@ -70,7 +70,7 @@ void ptm_enc_free(struct ptm_enc *e)
 
 uint64_t ptm_enc_offset(const struct ptm_enc *e)
 {
-	return e ? e->total : 0;
+	return e ? e->out.total : 0;
 }
 
 /* ---- The walk ------------------------------------------------------------ */
@@ -143,7 +143,7 @@ static void put_isync_at(struct ptm_enc *e, unsigned reason,
 static void before_insn(struct ptm_enc *e, const struct exec_rec *r)
 {
 	uint32_t addr = (uint32_t)r->addr;
-	unsigned hyp = e->info.virt_ext ? e->hyp : 0;
+	unsigned hyp = e->info.virt_ext ? e->pc.hyp : 0;
 
 	if (e->need_isync) {
 		/* Trace starts at @r: an exception before it was not traced
@@ -169,11 +169,11 @@ static void before_insn(struct ptm_enc *e, const struct exec_rec *r)
 			e->exp_addr = addr;
 			e->exp_isa = r->isa;
 		}
-		if (e->total - e->sync_at >= e->sync_period) {
+		if (e->out.total - e->sync_at >= e->sync_period) {
 			cover(e);
 			penc_async(e);
 			put_isync_at(e, ptm_reason_periodic, r);
-		} else if (e->ns != e->ref_ns || hyp != e->ref_hyp ||
+		} else if (e->pc.ns != e->ref_ns || hyp != e->ref_hyp ||
 			   !e->exp_valid || e->exp_addr != addr ||
 			   e->exp_isa != r->isa) {
 			/* The security state changed without a branch, or the
@@ -183,20 +183,20 @@ static void before_insn(struct ptm_enc *e, const struct exec_rec *r)
 			put_isync_at(e, ptm_reason_periodic, r);
 		}
 	}
-	if ((e->cid_dirty && e->info.context_id_bytes) ||
-	    (e->vmid_dirty && e->info.vmid) ||
+	if ((e->pc.cid_dirty && e->info.context_id_bytes) ||
+	    (e->pc.vmid_dirty && e->info.vmid) ||
 	    (e->ts_pending && e->info.timestamps)) {
 		cover(e);
-		if (e->cid_dirty && e->info.context_id_bytes)
+		if (e->pc.cid_dirty && e->info.context_id_bytes)
 			penc_context_id(e);
-		if (e->vmid_dirty && e->info.vmid)
+		if (e->pc.vmid_dirty && e->info.vmid)
 			penc_vmid(e);
 		if (e->ts_pending && e->info.timestamps) {
 			penc_timestamp(e, e->ts, e->cyc);
 			e->cyc = 0;
 		}
 	}
-	e->cid_dirty = e->vmid_dirty = e->ts_pending = 0;
+	e->pc.cid_dirty = e->pc.vmid_dirty = e->ts_pending = 0;
 }
 
 static int isa_ok(uint8_t isa)
@@ -343,31 +343,14 @@ static void put_gap(struct ptm_enc *e, const struct exec_rec *r)
 	e->gap_cycles = (r->flags & EXEC_F_CYCLES) ? r->cycles : 0;
 }
 
-static void put_context(struct ptm_enc *e, const struct exec_rec *r)
-{
-	if ((r->flags & EXEC_CTX_CONTEXTID) && (uint32_t)r->value != e->cid) {
-		e->cid = (uint32_t)r->value;
-		e->cid_dirty = 1;
-	}
-	if ((r->flags & EXEC_CTX_VMID) && (uint8_t)r->vmid != e->vmid) {
-		e->vmid = (uint8_t)r->vmid;
-		e->vmid_dirty = 1;
-	}
-	if (r->flags & EXEC_CTX_EL) {
-		/* AArch32: Hyp mode is EL2. */
-		e->ns = r->ns ? 1 : 0;
-		e->hyp = r->el == 2;
-	}
-}
-
 int ptm_enc_put(struct ptm_enc *e, const struct exec_rec *r)
 {
 	int err = 0;
 
 	if (!e || !r)
 		return -etmkit_err_invalid;
-	if (e->err)
-		return e->err;
+	if (e->out.err)
+		return e->out.err;
 	if (e->finished)
 		return -etmkit_err_invalid;
 	switch (r->kind) {
@@ -387,7 +370,7 @@ int ptm_enc_put(struct ptm_enc *e, const struct exec_rec *r)
 		put_gap(e, r);
 		break;
 	case exec_context:
-		put_context(e, r);
+		enc_proc_take(&e->pc, r);
 		break;
 	case exec_timestamp:
 		e->ts_pending = 1;
@@ -398,18 +381,18 @@ int ptm_enc_put(struct ptm_enc *e, const struct exec_rec *r)
 	default:
 		return -etmkit_err_invalid;
 	}
-	return err ? err : e->err;
+	return err ? err : e->out.err;
 }
 
 int ptm_enc_finish(struct ptm_enc *e)
 {
 	if (!e)
 		return -etmkit_err_invalid;
-	if (e->err)
-		return e->err;
+	if (e->out.err)
+		return e->out.err;
 	if (!e->finished)
 		put_stop(e);
 	e->finished = 1;
-	penc_drain(e);
-	return e->err;
+	enc_out_drain(&e->out);
+	return e->out.err;
 }

@@ -11,7 +11,8 @@
 #include "etmkit/insn.h"
 #include "etmkit/ptm.h"
 
-#define PENC_BUF_BYTES (64u * 1024u)
+#include "enc_v3.h"
+
 #define PENC_SYNC_DEFAULT 1024u /* as ETMv3's ETMSYNCFR reset value */
 /* Return addresses the model stack keeps: a decoder keeping as many or
  * more agrees with it on every pop it is asked for (ptm.h). */
@@ -25,14 +26,9 @@ struct penc_ret {
 struct ptm_enc {
 	struct ptm_config_info info;
 	uint32_t sync_period;
-	exec_sink_fn sink;
-	void *sink_ctx;
-	int err;                 /* the sink's error: sticky */
 	uint8_t finished;
 
-	uint64_t total;          /* bytes emitted */
-	uint64_t sync_at;        /* total at the last A-sync */
-	size_t pos;              /* bytes in buf */
+	uint64_t sync_at;        /* out.total at the last A-sync */
 
 	/* Atoms not yet in a packet (without cycle-accurate tracing), oldest
 	 * first, 1 = N. */
@@ -71,10 +67,7 @@ struct ptm_enc {
 	uint32_t gap_cycles;     /* for the next trace-on I-sync */
 
 	/* The processor (from the record). */
-	uint8_t ns, hyp;
-	uint32_t cid;
-	uint8_t vmid;
-	uint8_t cid_dirty, vmid_dirty;
+	struct enc_proc pc;
 	uint8_t ts_pending;
 	uint64_t ts;
 
@@ -87,33 +80,20 @@ struct ptm_enc {
 	uint8_t exc_pending;     /* an exception: enum exec_exc in exc_kind */
 	uint8_t exc_kind;
 
-	uint8_t buf[PENC_BUF_BYTES];
+	struct enc_out out;
 };
 
 /* ---- Output ------------------------------------------------------------- */
 
-static inline void penc_drain(struct ptm_enc *e)
-{
-	if (e->pos && !e->err) {
-		int r = e->sink(e->sink_ctx, e->buf, e->pos);
-
-		if (r)
-			e->err = r < 0 ? r : -r;
-	}
-	e->pos = 0;
-}
-
 /* Room for one packet (PTM_PKT_MAX_BYTES at most). */
 static inline void penc_room(struct ptm_enc *e)
 {
-	if (e->pos + PTM_PKT_MAX_BYTES > sizeof(e->buf))
-		penc_drain(e);
+	enc_out_room(&e->out, PTM_PKT_MAX_BYTES);
 }
 
 static inline void penc_put8(struct ptm_enc *e, uint8_t b)
 {
-	e->buf[e->pos++] = b;
-	e->total++;
+	enc_out_put8(&e->out, b);
 }
 
 /* ---- ptm_enc_packets.c -------------------------------------------------- */

@@ -36,7 +36,7 @@ void penc_async(struct ptm_enc *e)
 	for (int i = 0; i < 5; i++) /* five zeros, then 0x80 */
 		penc_put8(e, 0x00);
 	penc_put8(e, 0x80);
-	e->sync_at = e->total;
+	e->sync_at = e->out.total;
 	/* The next timestamp goes in full, for a decoder starting here. */
 	e->ts_valid = 0;
 }
@@ -52,24 +52,24 @@ void penc_isync(struct ptm_enc *e, unsigned reason, uint32_t addr,
 {
 	unsigned t = isa == etmkit_isa_thumb || isa == etmkit_isa_thumbee;
 	unsigned alt = isa == etmkit_isa_thumbee;
-	unsigned hyp = e->info.virt_ext ? e->hyp : 0;
+	unsigned hyp = e->info.virt_ext ? e->pc.hyp : 0;
 
 	penc_room(e);
 	penc_put8(e, 0x08);
 	put_le(e, addr | t, 4);
-	penc_put8(e, (uint8_t)(reason << 5 | (e->ns & 1u) << 3 | alt << 2 |
+	penc_put8(e, (uint8_t)(reason << 5 | (e->pc.ns & 1u) << 3 | alt << 2 |
 			       hyp << 1 | 1));
 	if (e->info.cycle_accurate && reason != ptm_reason_periodic) {
 		put_cycles(e, 0x80, e->gap_cycles);
 		e->cyc = 0;
 	}
 	e->gap_cycles = 0;
-	put_le(e, e->cid, e->info.context_id_bytes);
-	e->cid_dirty = 0;
+	put_le(e, e->pc.cid, e->info.context_id_bytes);
+	e->pc.cid_dirty = 0;
 	e->ref_addr = addr;
 	e->ref_isa = isa;
 	e->ref_altis = (uint8_t)alt;
-	e->ref_ns = e->ns;
+	e->ref_ns = e->pc.ns;
 	e->ref_hyp = (uint8_t)hyp;
 	e->old_valid = 0;
 	if (e->info.vmid)
@@ -162,20 +162,6 @@ static unsigned addr_len(const struct ptm_enc *e, uint32_t addr, uint8_t isa,
 	return nb;
 }
 
-/* Exception numbers (digest 4.4 table, IHI 0035B Table 5.6). A debug
- * exception with a traced handler is a BKPT or watchpoint taken to the
- * Prefetch or Data Abort vector (monitor debug mode): a prefetch abort. */
-static uint8_t exc_number(uint8_t kind)
-{
-	static const uint8_t num[exec_exc_count] = {
-		[exec_exc_reset] = 8,  [exec_exc_undef] = 9,
-		[exec_exc_call] = 10,  [exec_exc_pabort] = 11,
-		[exec_exc_dabort] = 12, [exec_exc_irq] = 14,
-		[exec_exc_fiq] = 15,   [exec_exc_debug] = 11,
-	};
-	return num[kind];
-}
-
 /* A branch address packet to @addr in @isa (4.5.4), with exception
  * information (exception @exc, enum exec_exc, when @with_exc) or, when
  * NS, Hyp or AltIS change, exception information with exception 0; in
@@ -187,11 +173,11 @@ void penc_branch(struct ptm_enc *e, uint32_t addr, uint8_t isa, int with_exc,
 		 uint8_t exc, uint32_t cycles)
 {
 	unsigned altis = isa == etmkit_isa_thumbee;
-	unsigned hyp = e->info.virt_ext ? e->hyp : 0;
+	unsigned hyp = e->info.virt_ext ? e->pc.hyp : 0;
 	int thumbish = isa == etmkit_isa_thumb || isa == etmkit_isa_thumbee;
-	int state = with_exc || e->ns != e->ref_ns || hyp != e->ref_hyp ||
+	int state = with_exc || e->pc.ns != e->ref_ns || hyp != e->ref_hyp ||
 		    (thumbish && altis != e->ref_altis);
-	uint8_t out[8], num = with_exc ? exc_number(exc) : 0;
+	uint8_t out[8], num = with_exc ? enc_exc_number(exc) : 0;
 	unsigned n = addr_fill(out, addr, isa,
 			       addr_len(e, addr, isa, e->last_isa,
 					state ? 2 : 1), state);
@@ -200,10 +186,10 @@ void penc_branch(struct ptm_enc *e, uint32_t addr, uint8_t isa, int with_exc,
 		int byte1 = hyp || e->ref_hyp;
 
 		out[n++] = (uint8_t)((byte1 ? 0x80 : 0) | altis << 6 |
-				     (num & 0xfu) << 1 | (e->ns & 1u));
+				     (num & 0xfu) << 1 | (e->pc.ns & 1u));
 		if (byte1)
 			out[n++] = (uint8_t)(hyp << 5 | num >> 4);
-		e->ref_ns = e->ns;
+		e->ref_ns = e->pc.ns;
 		e->ref_altis = (uint8_t)altis;
 		if (byte1)
 			e->ref_hyp = (uint8_t)hyp;
@@ -273,53 +259,37 @@ void penc_atom(struct ptm_enc *e, int n_atom, uint32_t cycles)
 
 /* ---- Other packets ---------------------------------------------------------- */
 
-/* Timestamp (4.5.9): header 0x42 (R 0), then 7 bits and a continuation bit
- * per byte, the last possible byte (7th of a 48-bit, 9th of a 64-bit
- * timestamp) 6 or 8 bits; only the bytes up to the highest that changed
- * since the last one are sent; Gray-coded unless ETMCCER[28]; in
- * cycle-accurate mode @cycles follow. */
+/* Timestamp (4.5.9): header 0x42 (R 0), the value as ETMv3's
+ * (enc_ts_fill(): Gray-coded unless ETMCCER[28]); in cycle-accurate mode
+ * @cycles follow. */
 void penc_timestamp(struct ptm_enc *e, uint64_t value, uint32_t cycles)
 {
-	unsigned bits = e->info.ts_bits, last = bits == 64 ? 8 : 6, n = last + 1;
-	uint64_t v = bits == 64 ? value : value & ((1ull << 48) - 1);
+	uint8_t b[9];
+	size_t n = enc_ts_fill(b, value, e->info.ts_bits, e->info.ts_binary,
+			       &e->ts_valid, &e->ts_ref);
 
-	if (!e->info.ts_binary)
-		v ^= v >> 1;
-	if (e->ts_valid)
-		for (unsigned k = 1; k <= last; k++)
-			if ((v >> (7 * k)) == (e->ts_ref >> (7 * k))) {
-				n = k;
-				break;
-			}
 	penc_room(e);
 	penc_put8(e, 0x42);
-	for (unsigned k = 0; k < n; k++) {
-		if (k == last)
-			penc_put8(e, (uint8_t)(v >> (7 * k)));
-		else
-			penc_put8(e, (uint8_t)(((v >> (7 * k)) & 0x7f) |
-					       (k + 1 < n ? 0x80 : 0)));
-	}
+	for (size_t k = 0; k < n; k++)
+		penc_put8(e, b[k]);
 	if (e->info.cycle_accurate)
 		put_cycles(e, 0, cycles);
-	e->ts_ref = v;
-	e->ts_valid = 1;
 }
 
 void penc_context_id(struct ptm_enc *e)
 {
 	penc_room(e);
 	penc_put8(e, 0x6e); /* 4.5.7 */
-	put_le(e, e->cid, e->info.context_id_bytes);
-	e->cid_dirty = 0;
+	put_le(e, e->pc.cid, e->info.context_id_bytes);
+	e->pc.cid_dirty = 0;
 }
 
 void penc_vmid(struct ptm_enc *e)
 {
 	penc_room(e);
 	penc_put8(e, 0x3c);
-	penc_put8(e, e->vmid);
-	e->vmid_dirty = 0;
+	penc_put8(e, e->pc.vmid);
+	e->pc.vmid_dirty = 0;
 }
 
 void penc_exc_return(struct ptm_enc *e)

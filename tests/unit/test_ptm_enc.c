@@ -57,15 +57,12 @@ static struct ptm_enc *enc_new(uint32_t etmcr, uint32_t etmidr,
 static void expect_bytes(struct ptm_enc *e, struct ts_out *o,
 			 const uint8_t *want, size_t n)
 {
+	char why[600];
+
 	assert_int_equal(ptm_enc_finish(e), 0);
 	assert_int_equal(o->empty, 0);
-	if (o->n != n || memcmp(o->b, want, n)) {
-		char got[512] = "", *p = got;
-
-		for (size_t i = 0; i < o->n && p < got + sizeof(got) - 4; i++)
-			p += snprintf(p, 4, "%02x ", o->b[i]);
-		fail_msg("encoded %zu bytes, want %zu: %s", o->n, n, got);
-	}
+	if (ts_out_same(o, want, n, why, sizeof(why)))
+		fail_msg("%s", why);
 	assert_int_equal(ptm_enc_offset(e), n);
 	ptm_enc_free(e);
 	free(o->b);
