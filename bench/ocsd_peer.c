@@ -1,9 +1,9 @@
-/* bench: OpenCSD's ETMv3 and ETMv4/ETE packet processors, driven through
- * its C API.
+/* bench: OpenCSD's ETMv3, PTM and ETMv4/ETE packet processors, driven
+ * through its C API.
  *
  * One decode tree per call: single-source input (no formatter frames), the
- * builtin "ETMV3", "ETMV4I" or "ETE" decoder created as a packet processor
- * only, and a packet sink that counts. The tree is built and torn down inside the call; the
+ * builtin "ETMV3", "PTM", "ETMV4I" or "ETE" decoder created as a packet
+ * processor only, and a packet sink that counts. The tree is built and torn down inside the call; the
  * bench times the whole call, as a user of the C API would pay it.
  */
 #include "ocsd_peer.h"
@@ -154,6 +154,69 @@ const char *ocsd_peer_type_name(unsigned type)
 	case ETM3_PKT_BAD_SEQUENCE: return "bad_sequence";
 	case ETM3_PKT_BAD_TRACEMODE: return "bad_tracemode";
 	case ETM3_PKT_RESERVED: return "reserved";
+	default: return NULL;
+	}
+}
+
+/* ---- PTM ------------------------------------------------------------------ */
+
+static int is_error_type_ptm(ocsd_ptm_pkt_type type)
+{
+	return type == PTM_PKT_BAD_SEQUENCE || type == PTM_PKT_RESERVED ||
+	       type == PTM_PKT_INCOMPLETE_EOT;
+}
+
+/* Packet sink for ocsd_ptm_pkt, as count_packet(). */
+static ocsd_datapath_resp_t count_packet_ptm(const void *ctx,
+					     const ocsd_datapath_op_t op,
+					     const ocsd_trc_index_t index_sop,
+					     const void *packet)
+{
+	const ocsd_ptm_pkt *pkt = packet;
+
+	(void)index_sop;
+	if (op == OCSD_OP_DATA && pkt)
+		tally((struct peer_state *)(uintptr_t)ctx, pkt->type,
+		      pkt->type == PTM_PKT_A_SYNC, pkt->type == PTM_PKT_NOTSYNC,
+		      is_error_type_ptm(pkt->type));
+	return OCSD_RESP_CONT;
+}
+
+int ocsd_peer_ptm_count(const uint8_t *buf, size_t n, uint32_t etmcr,
+			uint32_t etmidr, uint32_t etmccer, uint8_t trace_id,
+			struct ocsd_peer_counts *counts)
+{
+	dcd_tree_handle_t tree;
+	unsigned char csid = 0;
+
+	if (!buf && n)
+		return -1;
+	tree = ocsd_ptm_tree(etmcr, etmidr, etmccer, trace_id, 0, &csid,
+			     "ocsd_peer");
+	if (tree == C_API_INVALID_TREE_HANDLE)
+		return -1;
+	return count_with(tree, csid, (void *)(uintptr_t)count_packet_ptm, buf,
+			  n, counts);
+}
+
+const char *ocsd_peer_ptm_type_name(unsigned type)
+{
+	switch (type) {
+	case PTM_PKT_NOTSYNC: return "unsynced";
+	case PTM_PKT_INCOMPLETE_EOT: return "incomplete_eot";
+	case PTM_PKT_BRANCH_ADDRESS: return "branch_address";
+	case PTM_PKT_A_SYNC: return "a_sync";
+	case PTM_PKT_I_SYNC: return "i_sync";
+	case PTM_PKT_TRIGGER: return "trigger";
+	case PTM_PKT_WPOINT_UPDATE: return "waypoint_update";
+	case PTM_PKT_IGNORE: return "ignore";
+	case PTM_PKT_CONTEXT_ID: return "context_id";
+	case PTM_PKT_VMID: return "vmid";
+	case PTM_PKT_ATOM: return "atom";
+	case PTM_PKT_TIMESTAMP: return "timestamp";
+	case PTM_PKT_EXCEPTION_RET: return "exception_return";
+	case PTM_PKT_BAD_SEQUENCE: return "bad_sequence";
+	case PTM_PKT_RESERVED: return "reserved";
 	default: return NULL;
 	}
 }

@@ -1,4 +1,4 @@
-/* bench: OpenCSD's ETMv3 and ETMv4/ETE packet processors as peers to
+/* bench: OpenCSD's ETMv3, PTM and ETMv4/ETE packet processors as peers to
  * measure etmkit against (same input, same packet count, wall-clock per
  * byte).
  *
@@ -61,6 +61,21 @@ int ocsd_peer_etm3_packets(const uint8_t *buf, size_t n, uint32_t etmcr,
  * "unsynced" for NOTSYNC, ...); OpenCSD-only kinds keep an OpenCSD-style
  * name ("bad_sequence", "incomplete_eot"); NULL for an unused value. */
 const char *ocsd_peer_type_name(unsigned type);
+
+/* Decode @buf[0..n) — the byte stream of one PTM source, no formatter
+ * frames — with OpenCSD's builtin PTM packet processor (packet-only mode,
+ * ARMv7 Cortex-A) configured from the three registers and @trace_id, and
+ * count what it emits (by_type indexed by ocsd_ptm_pkt_type, named by
+ * ocsd_peer_ptm_type_name()). Returns 0, or -1 after a message on
+ * stderr. */
+int ocsd_peer_ptm_count(const uint8_t *buf, size_t n, uint32_t etmcr,
+			uint32_t etmidr, uint32_t etmccer, uint8_t trace_id,
+			struct ocsd_peer_counts *counts);
+
+/* etmkit's name (ptm_pkt_type_name()) for OpenCSD PTM packet type @type;
+ * OpenCSD-only kinds keep an OpenCSD-style name ("bad_sequence",
+ * "incomplete_eot"); NULL for an unused value. */
+const char *ocsd_peer_ptm_type_name(unsigned type);
 
 /* Decode @buf[0..n) (the bytes of one ETMv4 or ETE source, no frames)
  * with OpenCSD's builtin ETMv4 packet processor (packet-only mode,

@@ -44,8 +44,9 @@ dcd_tree_handle_t ocsd_etm3_framed_tree(uint32_t etmcr, uint32_t etmidr,
 
 /* A single-source decode tree holding OpenCSD's builtin PTM decoder for
  * an ARMv7 Cortex-A core with these registers (PFT's have ETMv3's
- * names), packet processor or (@full) full decoder, as
- * ocsd_etm3_tree(). */
+ * names), as a packet processor only or (@full) a full decoder; *@csid is
+ * its source. Returns the tree, or C_API_INVALID_TREE_HANDLE after a
+ * message prefixed with @who. */
 dcd_tree_handle_t ocsd_ptm_tree(uint32_t etmcr, uint32_t etmidr,
 				uint32_t etmccer, uint8_t trace_id, int full,
 				unsigned char *csid, const char *who);

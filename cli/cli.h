@@ -20,13 +20,11 @@ enum cli_exit {
 #define CLI_MAX_IDS 128
 
 /* Protocols a command decodes (cli_input.protos): bit 1u << enum
- * etmkit_protocol. 0 means ETMv3 only. CLI_PROTO_EXEC: those decoded down
- * to execution (decode, profile, coverage, flame); CLI_PROTO_ALL: every
- * protocol's packets (packets, frames). */
+ * etmkit_protocol. 0 means ETMv3 only. */
 #define CLI_PROTO(p) (1u << (p))
 #define CLI_PROTO_ETM4 (CLI_PROTO(etmkit_proto_etmv4) | CLI_PROTO(etmkit_proto_ete))
-#define CLI_PROTO_EXEC (CLI_PROTO(etmkit_proto_etmv3) | CLI_PROTO_ETM4)
-#define CLI_PROTO_ALL (CLI_PROTO_EXEC | CLI_PROTO(etmkit_proto_ptm))
+#define CLI_PROTO_ALL (CLI_PROTO(etmkit_proto_etmv3) | CLI_PROTO(etmkit_proto_ptm) | \
+		       CLI_PROTO_ETM4)
 
 /* One trace source to decode. */
 struct cli_source {
@@ -170,6 +168,8 @@ void cli_perf_sb_etm3(struct cli_perf_sb *sb, const struct cli_source *cs,
 		      struct etm3_flow_config *fc);
 void cli_perf_sb_etm4(struct cli_perf_sb *sb, const struct cli_source *cs,
 		      struct etm4_flow_config *fc);
+void cli_perf_sb_ptm(struct cli_perf_sb *sb, const struct cli_source *cs,
+		     struct ptm_flow_config *fc);
 /* Element @e of trace ID @id, in order: follows its context, fills @w,
  * counts no_image places per binary. Returns 1 to list it, 0 when --pid
  * or --binary leave it out. */

@@ -21,7 +21,7 @@ static const char coverage_usage[] =
 "Usage: etmkit coverage PERF.DATA [--elf FILE[@BIAS]]... [OPTIONS]\n"
 "       etmkit coverage --snapshot DIR [--buffer NAME] [--id ID]...\n"
 "                       [--image FILE@ADDR]... [--elf FILE[@BIAS]]... [OPTIONS]\n"
-"       etmkit coverage FILE --protocol etmv3|etmv4|ete [REGISTERS]\n"
+"       etmkit coverage FILE --protocol etmv3|ptm|etmv4|ete [REGISTERS]\n"
 "                       (--image FILE@ADDR | --elf FILE[@BIAS])... [OPTIONS]\n"
 "  OPTIONS: [--format lcov|text] [-o FILE] [--quiet]\n"
 "\n"

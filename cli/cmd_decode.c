@@ -20,6 +20,8 @@ static const char decode_usage[] =
 "       etmkit decode FILE --protocol etmv3 --etmcr X --etmidr Y [--etmccer Z]\n"
 "                     [--m-profile] (--image FILE@ADDR | --elf FILE[@BIAS])...\n"
 "                     [OPTIONS]\n"
+"       etmkit decode FILE --protocol ptm --etmcr X --etmidr Y [--etmccer Z]\n"
+"                     (--image FILE@ADDR | --elf FILE[@BIAS])... [OPTIONS]\n"
 "       etmkit decode FILE --protocol etmv4|ete [--trcidr0 V] [--trcidr1 V]\n"
 "                     [--trcidr2 V] [--trcidr8 V] [--trcconfigr V]\n"
 "                     [--trcdevarch V]\n"
@@ -31,7 +33,7 @@ static const char decode_usage[] =
 "           [--stop-on-error] [--quiet]\n"
 "\n"
 "Rebuild what the core executed, instruction by instruction, from the trace\n"
-"of each ETMv3, ETMv4 and ETE source and the program image.\n";
+"of each ETMv3, PTM, ETMv4 and ETE source and the program image.\n";
 
 static const char decode_notes[] =
 "The etmv4 register defaults are an Arm Juno r1's ETMv4.0, the ete ones an\n"
@@ -400,8 +402,9 @@ static int setup(struct decode_run *r)
 		return cli_exit_input;
 	}
 	/* --ranges: every flow decoder delivers insn_range elements
-	 * (flow.h ETM3_FLOW_RANGES, ETM4_FLOW_RANGES). */
+	 * (flow.h ETM3_FLOW_RANGES, PTM_FLOW_RANGES, ETM4_FLOW_RANGES). */
 	r->images.etm3_flags = r->ranges ? ETM3_FLOW_RANGES : 0;
+	r->images.ptm_flags = r->ranges ? PTM_FLOW_RANGES : 0;
 	rc = cli_images_setup(&r->images, &r->in, r->session,
 			      r->ranges ? ETM4_FLOW_RANGES : 0);
 	if (!rc)
@@ -471,7 +474,7 @@ int cmd_decode(int argc, char **argv)
 	memset(&r, 0, sizeof(r));
 	r.in.frames = -1;
 	r.in.keep_snapshot = 1;
-	r.in.protos = CLI_PROTO_EXEC;
+	r.in.protos = CLI_PROTO_ALL;
 	cli_out_init(&r.out, stdout, r.out_buf, sizeof(r.out_buf),
 		     isatty(fileno(stdout)));
 	{

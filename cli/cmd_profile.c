@@ -25,7 +25,7 @@ static const char profile_usage[] =
 "                      [OPTIONS]\n"
 "       etmkit profile --snapshot DIR [--buffer NAME] [--id ID]...\n"
 "                      [--image FILE@ADDR]... [--elf FILE[@BIAS]]... [OPTIONS]\n"
-"       etmkit profile FILE --protocol etmv3|etmv4|ete [REGISTERS]\n"
+"       etmkit profile FILE --protocol etmv3|ptm|etmv4|ete [REGISTERS]\n"
 "                      (--image FILE@ADDR | --elf FILE[@BIAS])... [OPTIONS]\n"
 "  OPTIONS: [--format autofdo|bolt|profgen|folded|chrome]\n"
 "           [--weight insns|cycles|time] [-o FILE] [--binary REGEX]\n"
@@ -289,14 +289,16 @@ static int setup(struct profile_run *r)
 	 * decoder where the order of calls and returns does not matter
 	 * (flow.h): blocks for AutoFDO's ranges and branches, taken-branch
 	 * traces for BOLT's and llvm-profgen's without call contexts. */
-	/* ETMv3: instruction ranges too (blocks.h), where a profile counts a
-	 * range as it counts the instructions it stands for (profile.c's
+	/* ETMv3 and PTM: instruction ranges too (blocks.h), where a profile
+	 * counts a range as it counts the instructions it stands for (profile.c's
 	 * add_insns(), traces.c and stacks.c take the last one's flags and
 	 * class): the output is the same. Not for the Chrome timeline, whose
 	 * events of one time stamp come out in another order when the
 	 * instructions between them come as one range. */
-	if (r->fmt != fmt_chrome)
+	if (r->fmt != fmt_chrome) {
 		r->c.images.etm3_flags = ETM3_FLOW_RANGES;
+		r->c.images.ptm_flags = PTM_FLOW_RANGES;
+	}
 	rc = cli_counting_setup(&r->c, ETM4_FLOW_RANGES |
 				(r->fmt == fmt_autofdo ? ETM4_FLOW_TALLY :
 				 r->traces && !r->cs ? ETM4_FLOW_TRACES : 0));

@@ -9,7 +9,7 @@ void cli_counting_init(struct cli_counting *c)
 	memset(c, 0, sizeof(*c));
 	c->in.frames = -1;
 	c->in.keep_snapshot = 1;
-	c->in.protos = CLI_PROTO_EXEC;
+	c->in.protos = CLI_PROTO_ALL;
 }
 
 /* Losses that are not decode errors (as in decode): a packet cut at the

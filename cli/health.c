@@ -38,7 +38,7 @@ static const char *cause(const struct cli_input *in,
 		return "the registers in the source's device file, or the "
 		       "buffer's format in trace.ini (override with --frames), "
 		       "likely do not match the capture";
-	if (cs->proto == etmkit_proto_etmv3)
+	if (cs->proto == etmkit_proto_etmv3 || cs->proto == etmkit_proto_ptm)
 		return "--etmcr, --etmidr, --etmccer or --frames likely do not "
 		       "match the capture";
 	return "--protocol, --trcidr0, --trcidr1, --trcidr2, --trcidr8, "

@@ -101,17 +101,18 @@ static int elf_machine(const char *path)
 	return n == sizeof(h) ? h[18] | h[19] << 8 : -1; /* little-endian */
 }
 
-/* ETMv3 traces ARMv7 and earlier (A32, T32, Jazelle, ThumbEE): an
- * AArch64 ELF file (EM_AARCH64, 183) cannot hold code it traced. An
+/* ETMv3 and PTM trace ARMv7 and earlier (A32, T32, Jazelle, ThumbEE): an
+ * AArch64 ELF file (EM_AARCH64, 183) cannot hold code they traced. An
  * ETMv4/ETE source takes either family (AArch32 code under ARMv8). */
 static int elf_fits(const struct cli_source *cs, const char *path)
 {
-	if (cs->proto != etmkit_proto_etmv3 || elf_machine(path) != 183)
+	if ((cs->proto != etmkit_proto_etmv3 &&
+	     cs->proto != etmkit_proto_ptm) || elf_machine(path) != 183)
 		return 0;
-	cli_error("%s: an AArch64 ELF file, but trace ID 0x%02x (%s) is ETMv3, "
+	cli_error("%s: an AArch64 ELF file, but trace ID 0x%02x (%s) is %s, "
 		  "which traces ARMv7 and earlier cores (A32 and T32 code): "
 		  "give the program the traced core ran", path, cs->id,
-		  cs->name);
+		  cs->name, cs->proto == etmkit_proto_ptm ? "PTM" : "ETMv3");
 	return cli_exit_input;
 }
 
@@ -223,6 +224,16 @@ int cli_images_setup(struct cli_images *ci, struct cli_input *in,
 			if (ci->sb)
 				cli_perf_sb_etm3(ci->sb, cs, &fc);
 			err = etmkit_session_add_etm3_flow(s, cs->id, &fc);
+		} else if (cs->proto == etmkit_proto_ptm) {
+			struct ptm_flow_config fp;
+
+			ptm_flow_config_init(&fp);
+			fp.ptm = cs->ptm;
+			fp.image = ci->images[i];
+			fp.flags = ci->ptm_flags;
+			if (ci->sb)
+				cli_perf_sb_ptm(ci->sb, cs, &fp);
+			err = etmkit_session_add_ptm_flow(s, cs->id, &fp);
 		} else {
 			struct etm4_flow_config f4;
 

@@ -31,6 +31,7 @@ struct cli_images {
 	struct cli_perf_sb *sb;
 	uint32_t etm3_flags;               /* ETM3_FLOW_* of the ETMv3 flow
 					      decoders (decode --ranges) */
+	uint32_t ptm_flags;                /* PTM_FLOW_* of the PTM ones */
 };
 
 /* --image FILE@ADDR (@elf 0) and --elf FILE[@BIAS] (@elf 1): 0, or -1

@@ -348,8 +348,6 @@ static const char *protos_text(const struct cli_input *in)
 		return "ETMv3";
 	case CLI_PROTO_ETM4:
 		return "ETMv4 or ETE";
-	case CLI_PROTO_EXEC:
-		return "ETMv3, ETMv4 or ETE";
 	default:
 		return "ETMv3, PTM, ETMv4 or ETE";
 	}

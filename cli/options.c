@@ -39,8 +39,7 @@ static const struct cli_option options[] = {
 	  "protocol and registers of its cs_etm metadata (docs/perf-data.md)" },
 	{ NULL, 0, "FILE", 0, F, "a raw capture file" },
 	{ "protocol", 0, "P", opt_protocol, D | P | R | C,
-	  "the protocol of FILE: etmv3, ptm (packets only in this "
-	  "version), etmv4 or ete" },
+	  "the protocol of FILE: etmv3, ptm, etmv4 or ete" },
 	{ "etmcr", 0, "X", opt_etmcr, D | P | R | C,
 	  "(etmv3, ptm, required) ETMCR" },
 	{ "etmidr", 0, "X", opt_etmidr, D | P | R | C,

@@ -264,6 +264,16 @@ void cli_perf_sb_etm4(struct cli_perf_sb *sb, const struct cli_source *cs,
 	fc->image_ctx = x;
 }
 
+void cli_perf_sb_ptm(struct cli_perf_sb *sb, const struct cli_source *cs,
+		     struct ptm_flow_config *fc)
+{
+	struct sb_id *x = source(sb, cs);
+
+	fc->image = perf_maps_kernel_image(sb->maps);
+	fc->image_for_context = image_for;
+	fc->image_ctx = x;
+}
+
 const struct image *cli_perf_sb_image(const struct cli_perf_sb *sb, uint8_t id)
 {
 	const struct sb_id *x = &sb->ids[id & 0x7f];

@@ -17,7 +17,29 @@
 #include <stdint.h>
 
 #include "etmkit/flow.h"
+#include "../tests/elem_same.h"
 #include "ts_elems.h"
+
+/* Stop on error: @stop, the decode of an input with the protocol's
+ * STOP_ON_ERROR flag, is the decode @ref of the same input without it up
+ * to and including its first gap of a packet error (all of @ref when it
+ * has none). Returns 1 if so. */
+static inline int fuzz_flow_stopped_same(const struct ts_elems *ref,
+					 const struct ts_elems *stop)
+{
+	size_t k = 0;
+
+	for (; k < ref->n; k++)
+		if (ref->e[k].kind == etmkit_elem_gap &&
+		    ref->e[k].u.loss.reason == etmkit_loss_packet)
+			break;
+	if (stop->n != (k < ref->n ? k + 1 : ref->n))
+		return 0;
+	for (size_t i = 0; i < stop->n; i++)
+		if (!elem_same(&stop->e[i], &ref->e[i], 1))
+			return 0;
+	return 1;
+}
 
 #define FUZZ_FLOW_DRIVE(P, FAIL)                                            \
 static void P##_reference(const struct P##_flow_config *c,                 \

@@ -1,7 +1,7 @@
-/* What the packet decoders' fuzz targets (fuzz_etm3_pkt, fuzz_etm4_pkt, and
- * PTM and ETMv2 to come) share: the record each decode is reduced to, and
- * the checks of a second decode against the reference. A failed check
- * aborts (a libFuzzer finding). */
+/* What the packet decoders' fuzz targets (fuzz_etm3_pkt, fuzz_etm4_pkt,
+ * fuzz_ptm_pkt, and ETMv2 to come) share: the record each decode is
+ * reduced to, and the checks of a second decode against the reference. A
+ * failed check aborts (a libFuzzer finding). */
 #ifndef ETMKIT_FUZZ_PKT_REC_H
 #define ETMKIT_FUZZ_PKT_REC_H
 

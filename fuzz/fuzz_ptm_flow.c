@@ -174,23 +174,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* Stop on error: the reference up to its first packet error. */
 	config(data, &cfg, img, PTM_CFG_STOP_ON_ERROR);
 	ptm_reference(&cfg, t, n, &stop, NULL);
-	{
-		size_t k = 0;
-
-		for (; k < ref.n; k++)
-			if (ref.e[k].kind == etmkit_elem_gap &&
-			    ref.e[k].u.loss.reason == etmkit_loss_packet)
-				break;
-		if (k < ref.n) {
-			if (stop.n != k + 1)
-				abort();
-		} else if (stop.n != ref.n) {
-			abort();
-		}
-		for (size_t i = 0; i < stop.n; i++)
-			if (!elem_same(&stop.e[i], &ref.e[i], 1))
-				abort();
-	}
+	if (!fuzz_flow_stopped_same(&ref, &stop))
+		abort();
 
 	free(ref.e);
 	free(got.e);

@@ -37,10 +37,7 @@ import etmkit_json as ej  # noqa: E402
 SHARED = ["etmv3/TC2", "etmv4/juno_r1_1", "etmv4/juno-uname-001",
           "etmv4/armv8_1m_branches", "ete/ete-ite-instr", "ete/trace_file_vmid",
           "ete/q_elem", "ete/tme_test", "ete/src_addr", "ete/ts_marker",
-          "ete/event_test", "ete/ete_spec_1"]
-# PTM captures: packets only (this version decodes PTM to packets); TC2
-# above has PTM sources beside its ETMv3 ones.
-SHARED_PACKETS = ["ptm/Snowball", "ptm/tc2-ptm-rstk-t32"]
+          "ete/event_test", "ete/ete_spec_1", "ptm/Snowball", "ptm/tc2-ptm-rstk-t32"]
 WHOLE_PER_RUN = 100  # records per run also checked against the whole files
 
 
@@ -179,12 +176,6 @@ def main():
             c.run(["decode", "--snapshot", snap, "--json"], "elements", rel + " decode")
             c.run(["decode", "--snapshot", snap, "--json", "--ranges"],
                   "elements", rel + " decode --ranges")
-        for rel in SHARED_PACKETS:
-            snap = os.path.join(testdata, rel)
-            if not os.path.isdir(snap):
-                c.fail("%s: not found" % snap)
-                continue
-            c.run(["packets", "--snapshot", snap, "--json"], "packets", rel + " packets")
         # A perf.data recording with TRUNCATED AUX records: `gap` records
         # and elements of reason aux_truncated (perf-data.md 3.7).
         perf = os.path.join(testdata, "perf", "perf_kernel.data")

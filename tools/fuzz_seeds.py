@@ -133,9 +133,9 @@ def ptm_flow_seeds(outdir, shared):
         streams = deformat(open(tb, "rb").read())
         kernel = open(kd, "rb").read()
         for sid in ids:
-            trace = bytes(streams.get(sid, b"")[:12288])
+            trace = bytes(streams.get(sid, b"")[:4096])
             for lo in (0xC0010000, 0xC0036000, 0xC0052000):
-                img = kernel[lo - 0xC0008000:lo - 0xC0008000 + 0x8000]
+                img = kernel[lo - 0xC0008000:lo - 0xC0008000 + 0x4000]
                 write(outdir, "fuzz_ptm_flow", "%s-%02x-%x" % (
                     snap.split("/")[1], sid, lo),
                     hdr(cr, idr, lo, len(img)) + img + trace)
@@ -148,7 +148,7 @@ def ptm_flow_seeds(outdir, shared):
         for at in (0, 8192, 20000):
             write(outdir, "fuzz_ptm_flow", "rstk-%d" % at,
                   hdr(0x20, 0x1d, 0x80000278, len(img)) + img +
-                  trace[at:at + 8192])
+                  trace[at:at + 4096])
 
 
 def etm4_hdr(ete=1, maxspec=0, commopt=1, rs=0, q=0, cci=0, tsmark=0, wfx=1,
@@ -458,6 +458,43 @@ def snapshot_seed(snap):
     return b"\n%%\n".join(parts)
 
 
+def ptm_pkt_seeds(outdir, shared):
+    """fuzz_ptm_pkt: header (ETMCR, ETMIDR[7:4], ETMCCER[29:22], flags,
+    chunking seed), then one PTM source's bytes: TC2 0x13 (PFTv1.1,
+    cycle-accurate, 64-bit binary timestamps), Snowball 0x10/0x11 (PFTv1.0,
+    cycle-accurate, Gray timestamps, waypoint updates), tc2-ptm-rstk-t32
+    (PFTv1.1, return stack, T32, raw)."""
+    def hdr(cr, minor, ccer, flags=0, seed=7):
+        return struct.pack("<I", cr) + bytes([minor << 4, (ccer >> 22) & 0xff,
+                                              flags, seed])
+    for snap, ids, cr, minor, ccer in (
+            ("etmv3/TC2", (0x13, 0x14), 0x10001000, 1, 0x34C01AC2),
+            ("ptm/Snowball", (0x10, 0x11), 0x10001000, 0, 0x000008EA)):
+        tb = os.path.join(shared, "testdata", snap, "cstrace.bin")
+        if not os.path.isfile(tb):
+            continue
+        streams = deformat(open(tb, "rb").read())
+        for sid in ids:
+            if sid in streams and streams[sid]:
+                tag = "%s-%02x" % (snap.replace("/", "_"), sid)
+                body = bytes(streams[sid][:8192])
+                write(outdir, "fuzz_ptm_pkt", tag, hdr(cr, minor, ccer) + body)
+                write(outdir, "fuzz_ptm_pkt", tag + "-stop",
+                      hdr(cr, minor, ccer, 4, 99) + body)
+    raw = os.path.join(shared, "testdata", "ptm", "tc2-ptm-rstk-t32", "PTM_0_2.bin")
+    if os.path.isfile(raw):
+        with open(raw, "rb") as f:
+            write(outdir, "fuzz_ptm_pkt", "rstk-t32",
+                  hdr(0x20000400, 1, 0x34C01AC2) + f.read(8192))
+    # 4-byte context IDs and VMID (no capture has them): an I-sync with a
+    # context ID, a context ID packet, a VMID, atoms, a branch.
+    body = (bytes([0, 0, 0, 0, 0, 0x80, 0x08, 0x01, 0x10, 0, 0x80, 0x29,
+                   0x78, 0x56, 0x34, 0x12, 0x6e, 1, 2, 3, 4, 0x3c, 7, 0xc8,
+                   0x94, 0xb3, 0x1e, 0x72, 0x79, 0x0c, 0x66, 0x76]))
+    write(outdir, "fuzz_ptm_pkt", "cid4-vmid",
+          hdr(0x4000C000, 1, 0x34C01AC2) + body)
+
+
 def main():
     if len(sys.argv) != 4:
         sys.exit(__doc__)
@@ -529,6 +566,7 @@ def main():
                       bytes(knobs) + f.read(16384))
     perf_seeds(outdir, shared)
     elf_file_seeds(outdir, shared)
+    ptm_pkt_seeds(outdir, shared)
     n = 0
     kdump = os.path.join(shared, "testdata", "etmv3", "TC2", "kernel_dump.bin")
     if os.path.isfile(kdump):

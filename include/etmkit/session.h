@@ -191,6 +191,15 @@ int etmkit_session_add_etm3_flow(struct etmkit_session *s, uint8_t id,
 int etmkit_session_add_etm4_flow(struct etmkit_session *s, uint8_t id,
 				 const struct etm4_flow_config *cfg);
 
+/* Decode trace ID @id as PTM (PFTv1.0, PFTv1.1) down to execution: a flow
+ * decoder with @cfg (the image it names must outlive the session). Needs
+ * on_elem or on_elems. Returns 0; -etmkit_err_invalid (neither, ID 0 or
+ * >= 0x70 in framed input, already added), or ptm_flow_alloc()'s errors.
+ * With jobs > 1 it is decoded by a worker (split_source does not take
+ * it: parallel.h covers ETMv3 and ETMv4/ETE). */
+int etmkit_session_add_ptm_flow(struct etmkit_session *s, uint8_t id,
+				const struct ptm_flow_config *cfg);
+
 /* Feed the next @n bytes of the buffer. Returns 0, a callback's negative
  * value, -etmkit_err_invalid, or with stop_on_error -etmkit_err_bad_frame /
  * -etmkit_err_bad_packet once an error has been delivered. */

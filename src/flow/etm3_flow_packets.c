@@ -245,15 +245,6 @@ static void on_data(struct etm3_flow_decoder *d, const struct etm3_packet *p)
 	}
 }
 
-static enum etmkit_loss loss_of(int error)
-{
-	if (error == -etmkit_err_truncated)
-		return etmkit_loss_truncated;
-	if (error == -etmkit_err_bad_frame)
-		return etmkit_loss_transport;
-	return etmkit_loss_packet;
-}
-
 /* A packet the packet decoder rejected: trace is lost until the next
  * A-sync and I-sync. */
 static void on_error(struct etm3_flow_decoder *d, const struct etm3_packet *p)
@@ -262,8 +253,7 @@ static void on_error(struct etm3_flow_decoder *d, const struct etm3_packet *p)
 
 	release(d);
 	e = emit(d, etmkit_elem_gap, p->offset);
-	e->u.loss.reason = (uint8_t)loss_of(p->error);
-	e->u.loss.why = p->why;
+	flow_packet_loss(e, p->error, p->why);
 	etm3_flow_forget(d);
 }
 

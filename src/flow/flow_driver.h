@@ -163,6 +163,19 @@ static inline int flow_drive_next(struct flow_drive *dr, void *dec,
 	return (int)k;
 }
 
+/* Fill @e, just emitted as a gap element, for a packet the packet
+ * decoder rejected with @error (negated etmkit_err_*) saying @why: cut by
+ * the end of the input, by a transport loss, or else bad. */
+static inline void flow_packet_loss(struct etmkit_elem *e, int error,
+				    const char *why)
+{
+	e->u.loss.reason = error == -etmkit_err_truncated ?
+				   etmkit_loss_truncated :
+			   error == -etmkit_err_bad_frame ?
+				   etmkit_loss_transport : etmkit_loss_packet;
+	e->u.loss.why = why;
+}
+
 /* Fill @e, just emitted as a no_image element: the walk stands at @addr
  * in @isa where the image (memory space @space, IMAGE_SPACE_*) has no
  * code, for reason @loss (enum etmkit_loss). */

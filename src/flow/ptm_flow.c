@@ -510,6 +510,145 @@ int ptm_flow_atoms(struct ptm_flow_decoder *d, const struct ptm_packet *p)
 	return 1;
 }
 
+/* fast_run()'s resolve(), its queue count in *@n: the block entered, or
+ * NULL after no_image. */
+static inline struct flow_block *run_resolve(struct ptm_flow_decoder *d,
+					     size_t *n, uint64_t offset)
+{
+	int found;
+
+	d->n = *n;
+	found = resolve(d, offset);
+	*n = d->n;
+	return found ? d->blk : NULL;
+}
+
+/* PTM_FLOW_RANGES: the atom packets and the branch address packets that
+ * only move the walk (no exception, no state change) of the batch from
+ * drv.ibatch on (atom atom_i first), as long as each finds the walk at
+ * the start of a block that ends at its waypoint (looked up if need be),
+ * and the queue has room: each a range copied from its block's template,
+ * the walk going on to the successor the block has linked (a taken
+ * direct branch or the next block), where after_waypoint() takes it, or
+ * to the branch packet's address. The hot loop of the ranges decode: its
+ * state in locals, no call per atom or packet. Stops before a packet of
+ * another kind, or where the walk needs more than this (ptm_flow_atoms(),
+ * ptm_flow_packet() go on from there). */
+static void fast_run(struct ptm_flow_decoder *d)
+{
+	struct etmkit_elem *q = d->q;
+	const struct ptm_packet *batch = d->batch;
+	const uint32_t wp = d->wp_flags;
+	const uint8_t base = d->cache.insn_flags;
+	const int rs = d->info.return_stack;
+	const int nbatch = d->drv.nbatch;
+	int ib = d->drv.ibatch;
+	unsigned ai = d->atom_i;
+	size_t n = d->n;
+	uint64_t insns = 0;
+	struct flow_block *b = d->blk;
+	int at = d->pos == POS_BLOCK && !d->idx; /* b is where the walk is */
+
+	if (d->open >= 0 || (!at && d->pos != POS_ADDR))
+		return;
+	for (; ib < nbatch; ib++, ai = 0) {
+		const struct ptm_packet *p = &batch[ib];
+		const struct ptm_atoms *a = &p->u.atoms;
+		uint32_t cycles;
+
+		if (p->error)
+			break;
+		if (p->type == ptm_pkt_branch_address) {
+			const struct ptm_branch *br = &p->u.branch;
+			struct etmkit_elem *e;
+			uint32_t cls;
+
+			if (br->exception || br->exc_bytes || br->partial ||
+			    n + 2 > PTM_QUEUE)
+				break;
+			if (!at && !(b = run_resolve(d, &n, p->offset)))
+				goto moved;
+			at = 1;
+			cls = b->range.class_flags;
+			if (!(cls & wp))
+				break;
+			/* The packet's E atom (IHI 0035B 4.5.4). */
+			e = &q[n++];
+			memcpy(&e->addr, &b->range, sizeof(b->range));
+			e->offset = p->offset;
+			e->flags = base;
+			e->cycles = br->has_cycles ? br->cycles : 0;
+			insns += b->n;
+			if ((cls & INSN_F_CALL) && rs)
+				rs_push(d, b);
+			ptm_go_to(d, br->addr, br->isa);
+			d->ind_from = (cls & INSN_F_INDIRECT) ? b : NULL;
+			d->ind_gen = flow_cache_generation(&d->cache);
+			at = 0;
+			continue;
+		}
+		if (p->type != ptm_pkt_atom)
+			break;
+		cycles = a->has_cycles ? a->cycles : 0;
+		for (; ai < a->count; ai++) {
+			unsigned taken = !((a->bits >> ai) & 1);
+			struct flow_block *next;
+			struct etmkit_elem *e;
+			uint32_t cls;
+
+			if (n + 2 > PTM_QUEUE)
+				goto out;
+			if (!at && !(b = run_resolve(d, &n, p->offset)))
+				goto moved;
+			at = 1;
+			cls = b->range.class_flags;
+			if (!(cls & wp))
+				goto out;
+			e = &q[n++];
+			memcpy(&e->addr, &b->range, sizeof(b->range));
+			e->offset = p->offset;
+			e->flags = (uint8_t)(base + !taken);
+			e->cycles = cycles;
+			insns += b->n;
+			if (!taken || !(cls & INSN_F_BRANCH))
+				next = b->succ[0];
+			else if (!(cls & INSN_F_INDIRECT))
+				next = b->succ[1];
+			else
+				next = NULL;
+			if (next) {
+				if (taken && (cls & INSN_F_CALL) && rs)
+					rs_push(d, b);
+				b = next;
+				continue;
+			}
+			d->n = n;
+			after_waypoint(d, b, taken, PTM_STEP_ATOM);
+			at = d->pos == POS_BLOCK;
+			if (!at && d->pos != POS_ADDR) {
+				if (++ai == a->count) {
+					ai = 0;
+					ib++;
+				}
+				goto moved;
+			}
+			b = d->blk;
+		}
+	}
+out:
+	if (at) {
+		d->blk = b;
+		d->idx = 0;
+		d->pos = POS_BLOCK;
+	}
+moved:
+	d->stats.packets += (uint64_t)(ib - d->drv.ibatch);
+	d->drv.ibatch = ib;
+	d->atom_i = (uint8_t)ai;
+	d->n = n;
+	d->stats.insns += insns;
+}
+
 /* ---- Driving ------------------------------------------------------------ */
 
 static int refill(struct ptm_flow_decoder *d)
@@ -537,6 +676,11 @@ static void decode(struct ptm_flow_decoder *d)
 		    (d->drv.stopped || !refill(d))) {
 			d->drv.full = 0;
 			return;
+		}
+		if (d->ranges && d->synced) {
+			fast_run(d);
+			if (d->drv.ibatch >= d->drv.nbatch)
+				continue;
 		}
 		if (ptm_room(d) < PTM_PKT_ELEMS ||
 		    !ptm_flow_packet(d, &d->batch[d->drv.ibatch]))

@@ -156,15 +156,6 @@ static int on_atoms(struct ptm_flow_decoder *d, const struct ptm_packet *p)
 	return ptm_flow_atoms(d, p);
 }
 
-static enum etmkit_loss loss_of(int error)
-{
-	if (error == -etmkit_err_truncated)
-		return etmkit_loss_truncated;
-	if (error == -etmkit_err_bad_frame)
-		return etmkit_loss_transport;
-	return etmkit_loss_packet;
-}
-
 int ptm_flow_packet(struct ptm_flow_decoder *d, const struct ptm_packet *p)
 {
 	struct etmkit_elem *e;
@@ -172,8 +163,7 @@ int ptm_flow_packet(struct ptm_flow_decoder *d, const struct ptm_packet *p)
 	if (p->error) {
 		/* Trace is lost until the next A-sync and I-sync. */
 		e = ptm_emit(d, etmkit_elem_gap, p->offset);
-		e->u.loss.reason = (uint8_t)loss_of(p->error);
-		e->u.loss.why = p->why;
+		flow_packet_loss(e, p->error, p->why);
 		ptm_flow_forget(d);
 		return 1;
 	}

@@ -71,8 +71,14 @@ int session_deliver(struct etmkit_session *s, uint8_t id,
 static int source_batch(struct session_source *src,
 			const struct etmkit_elem **el)
 {
-	return src->kind == src_etm3_flow ? etm3_flow_batch(src->u.flow, el) :
-					    etm4_flow_batch(src->u.flow4, el);
+	switch ((enum session_kind)src->kind) {
+	case src_etm3_flow:
+		return etm3_flow_batch(src->u.flow, el);
+	case src_ptm_flow:
+		return ptm_flow_batch(src->u.flowp, el);
+	default:
+		return etm4_flow_batch(src->u.flow4, el);
+	}
 }
 
 int session_source_drain(struct session_source *src, session_batch_fn fn,
@@ -127,7 +133,8 @@ static int source_deliver(struct etmkit_session *s, uint8_t id)
 	case src_ptm_pkt:
 		return drain_packets(s, id, src);
 	case src_etm3_flow:
-	case src_etm4_flow: {
+	case src_etm4_flow:
+	case src_ptm_flow: {
 		struct deliver_to to = { s, id };
 
 		return session_source_drain(src, deliver_batch, &to);
@@ -152,6 +159,8 @@ int session_source_feed(struct session_source *src, const uint8_t *data,
 		return etm4_flow_feed(src->u.flow4, data, n, offsets, base);
 	case src_ptm_pkt:
 		return ptm_pkt_feed(src->u.ptm, data, n, offsets, base);
+	case src_ptm_flow:
+		return ptm_flow_feed(src->u.flowp, data, n, offsets, base);
 	case src_none:
 		break;
 	}
@@ -171,6 +180,8 @@ int session_source_gap(struct session_source *src)
 		return etm4_flow_gap(src->u.flow4);
 	case src_ptm_pkt:
 		return ptm_pkt_gap(src->u.ptm);
+	case src_ptm_flow:
+		return ptm_flow_gap(src->u.flowp);
 	case src_none:
 		break;
 	}
@@ -190,6 +201,8 @@ int session_source_finish(struct session_source *src)
 		return etm4_flow_finish(src->u.flow4);
 	case src_ptm_pkt:
 		return ptm_pkt_finish(src->u.ptm);
+	case src_ptm_flow:
+		return ptm_flow_finish(src->u.flowp);
 	case src_none:
 		break;
 	}
@@ -214,6 +227,9 @@ void session_source_reset(struct session_source *src)
 	case src_ptm_pkt:
 		ptm_pkt_reset(src->u.ptm);
 		break;
+	case src_ptm_flow:
+		ptm_flow_reset(src->u.flowp);
+		break;
 	case src_none:
 		break;
 	}
@@ -236,6 +252,9 @@ static void source_free(struct session_source *src)
 		break;
 	case src_ptm_pkt:
 		ptm_pkt_free(src->u.ptm);
+		break;
+	case src_ptm_flow:
+		ptm_flow_free(src->u.flowp);
 		break;
 	case src_none:
 		break;
@@ -492,6 +511,29 @@ int etmkit_session_add_etm4_flow(struct etmkit_session *s, uint8_t id,
 	return 0;
 }
 
+int etmkit_session_add_ptm_flow(struct etmkit_session *s, uint8_t id,
+				const struct ptm_flow_config *cfg)
+{
+	struct session_source *src;
+	struct ptm_flow_config c;
+	int err;
+
+	if (!s || !cfg || cfg->size < sizeof(c) ||
+	    (!s->cfg.on_elem && !s->cfg.on_elems) ||
+	    !(src = free_slot(s, id)))
+		return -etmkit_err_invalid;
+	c = *cfg;
+	if (s->cfg.stop_on_error)
+		c.ptm.flags |= PTM_CFG_STOP_ON_ERROR;
+	err = ptm_flow_alloc(&src->u.flowp, &c);
+	if (err < 0)
+		return err;
+	src->fc.ptm = c;
+	src->kind = src_ptm_flow;
+	src->proto = etmkit_proto_ptm;
+	return 0;
+}
+
 /* Before a call that decodes: start the workers at the first one
  * (etmkit_session_config.jobs), and with them running return the error
  * that stopped them (0: none). */
@@ -594,6 +636,7 @@ static int source_lose(struct etmkit_session *s, uint8_t id,
 	switch ((enum session_kind)src->kind) {
 	case src_etm3_flow:
 	case src_etm4_flow:
+	case src_ptm_flow:
 		if (s->jobs)
 			return sj_lose(s, id, why, s->next_off);
 		session_loss_elem(&e, why, s->next_off);

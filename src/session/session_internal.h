@@ -19,7 +19,8 @@ enum session_kind {
 	src_etm3_flow,  /* ETMv3 execution -> on_elem(s) */
 	src_etm4_pkt,   /* ETMv4 or ETE packets -> on_packet */
 	src_etm4_flow,  /* ETMv4 or ETE execution -> on_elem(s) */
-	src_ptm_pkt     /* PTM packets -> on_packet */
+	src_ptm_pkt,    /* PTM packets -> on_packet */
+	src_ptm_flow    /* PTM execution -> on_elem(s) */
 };
 
 struct session_source {
@@ -32,10 +33,12 @@ struct session_source {
 		struct etm4_pkt_decoder *etm4;
 		struct etm4_flow_decoder *flow4;
 		struct ptm_pkt_decoder *ptm;
+		struct ptm_flow_decoder *flowp;
 	} u;
 	union {  /* a flow decoder's config, as it was made */
 		struct etm3_flow_config etm3;
 		struct etm4_flow_config etm4;
+		struct ptm_flow_config ptm;
 	} fc;
 };
 

@@ -4,8 +4,7 @@ of every command; notes once per run and silenced by -q (--quiet), which
 every command takes.
 
 --shared DIR: the shared captures (the TC2 snapshot has an ITM source,
-which decode and packets skip with a warning, and PTM sources, which
-decode skips with a note)."""
+which decode and packets skip with a warning)."""
 import argparse
 import os
 import subprocess

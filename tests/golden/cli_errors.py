@@ -10,9 +10,8 @@
 2. Registers or framing that do not match the capture give one warning
    naming what to check; the real captures in ../shared/testdata give none.
 3. An --id or --buffer that matches nothing lists the buffers and the
-   sources with their trace IDs and protocols; an ID of a PTM is decoded
-   by `packets` and, by `decode`, said to be a PTM source the command does
-   not decode.
+   sources with their trace IDs and protocols (PTM among them); an ID of
+   a PTM is decoded.
 4. --elf of another architecture (x86-64), and an AArch64 ELF file for an
    ETMv3 source, are input errors (status 3).
 
@@ -220,14 +219,10 @@ def ids(r, shared):
                  ("0x33",) + listing)
         r.expect([cmd, "--snapshot", tc2, "--buffer", "NO_SUCH"], cmd + " absent buffer", 3,
                  ("NO_SUCH",) + listing)
-    # PTM: packets decodes it, decode (in this version) does not.
-    r.expect(["packets", "--snapshot", tc2, "--id", "0x13"], "packets ptm id", 0, (),
-             ("not decoded", "skipping"))
-    r.expect(["decode", "--snapshot", tc2, "--id", "0x13"], "decode ptm id", 3,
-             ("--id 0x13 is PTM_0, a PTM source: not decoded by this command",
-              "PTM, not decoded by this command") + listing)
-    r.expect(["decode", "--snapshot", tc2, "--id", "0x10", "--id", "0x14"], "decode one ptm id",
-             0, ("--id 0x14 is PTM_1, a PTM source",))
+        r.expect([cmd, "--snapshot", tc2, "--id", "0x13"], cmd + " ptm id", 0, (),
+                 ("not decoded", "skipping"))
+        r.expect([cmd, "--snapshot", tc2, "--id", "0x10", "--id", "0x14"],
+                 cmd + " ptm id without trace", 0, (), ("--id 0x14",))
     ite = os.path.join(shared, "testdata", "ete", "ete-ite-instr")
     r.expect(["packets", "--snapshot", ite, "--id", "2"], "ete absent id", 3,
              ("--buffer ETB_1", "--buffer ETB_2", "--id 0x01", "ETE_0_s2", "ETE"))

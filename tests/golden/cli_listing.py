@@ -160,8 +160,8 @@ def check_bad_image(etmkit, td):
     # undefined), and ARMv7 TC2.
     for s in ("ete/ete_ip", "etmv3/TC2", "etmv4/armv8_1m_branches"):
         p = run(etmkit, ["decode", "--snapshot", os.path.join(td, s)])
-        # (TC2's ITM source is skipped with a warning of its own, its PTM
-        # sources with a note: not a bad-image report.)
+        # (TC2's ITM source is skipped with a warning of its own: not a
+        # bad-image report.)
         warned = [l for l in p.stderr.splitlines()
                   if "warning" in l and "skipping" not in l]
         if "[bad image]" in p.stdout or warned:

@@ -326,8 +326,9 @@ def damage_ete(r, snap, work, rng, sid):
 def damage_ptm(r, snap, work, rng):
     """A PTM capture (tc2-ptm-rstk-t32: PFTv1.1, unformatted): cuts, bit
     flips, replacements and every header byte; listed from the snapshot and
-    as a raw file, text, JSON, --stats and --stop-on-error; and the PTM
-    register options' usage errors."""
+    as a raw file, text, JSON, --stats and --stop-on-error, and decoded
+    with the snapshot's image; and the PTM register options' usage
+    errors."""
     data = open(buffer_file(snap), "rb").read()[:4096]
     s = copy_snapshot(snap, os.path.join(work, "ptm"))
     buf = buffer_file(s)
@@ -355,6 +356,9 @@ def damage_ptm(r, snap, work, rng):
         r.run(["packets", buf] + regs, tag + " raw", expect=(0, 1))
         r.run(["packets", buf] + regs[:-2] + ["--etmcr", "0x7000d100"],
               tag + " raw cycle-accurate, 4-byte context IDs, VMID", expect=(0, 1))
+        r.run(["decode", "--snapshot", s, "--json"], tag + " decode", expect=(0, 1))
+        r.run(["decode", "--snapshot", s, "--ranges", "--stop-on-error"],
+              tag + " decode ranges stop", expect=(0, 1))
     raw = ["packets", buf, "--frames", "none"]
 
     def usage(args, what, needle):
@@ -367,8 +371,8 @@ def damage_ptm(r, snap, work, rng):
           "ptm usage etmv3 etmidr", "ETMIDR[11:8] must be 3")
     usage(raw + regs[:-2] + ["--trcidr0", "1"], "ptm usage trcidr0 with ptm", "--trcidr0")
     usage(raw + regs[:-2] + ["--m-profile"], "ptm usage m-profile with ptm", "--m-profile")
-    r.run(["decode", buf] + regs + ["--image", buf + "@0"], "ptm decode refused",
-          expect=(2,))
+    r.run(["decode", buf] + regs + ["--image", buf + "@0x80000000"],
+          "ptm decode raw with an image", expect=(0, 1))
 
 
 def damage_etm4_framed(r, snap, work, rng):

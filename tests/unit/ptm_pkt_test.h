@@ -49,6 +49,95 @@ static inline struct ptm_pkt_decoder *pmk(uint32_t cr, uint32_t idr, uint32_t cc
 	return dec;
 }
 
+/* Whether @a and @b decode to the same values: the members of their
+ * type's payload (not the union's bytes: a member smaller than the union
+ * leaves the rest as it was). */
+static inline int psame_payload(const struct ptm_packet *a,
+				const struct ptm_packet *b)
+{
+	if (a->type != b->type)
+		return 0;
+	switch (a->type) {
+	case ptm_pkt_atom: {
+		const struct ptm_atoms *x = &a->u.atoms, *y = &b->u.atoms;
+
+		return x->bits == y->bits && x->count == y->count &&
+		       x->has_cycles == y->has_cycles && x->cycles == y->cycles;
+	}
+	case ptm_pkt_branch_address:
+	case ptm_pkt_waypoint_update: {
+		const struct ptm_branch *x = &a->u.branch, *y = &b->u.branch;
+
+		return x->addr == y->addr && x->cycles == y->cycles &&
+		       x->exception == y->exception &&
+		       x->addr_bits == y->addr_bits &&
+		       x->addr_bytes == y->addr_bytes && x->isa == y->isa &&
+		       x->isa_change == y->isa_change &&
+		       x->exc_bytes == y->exc_bytes && x->ns == y->ns &&
+		       x->altis == y->altis && x->hyp == y->hyp &&
+		       x->has_cycles == y->has_cycles && x->partial == y->partial;
+	}
+	case ptm_pkt_i_sync: {
+		const struct ptm_isync *x = &a->u.isync, *y = &b->u.isync;
+
+		return x->addr == y->addr && x->context_id == y->context_id &&
+		       x->cycles == y->cycles &&
+		       x->context_id_bytes == y->context_id_bytes &&
+		       x->info == y->info && x->reason == y->reason &&
+		       x->isa == y->isa && x->ns == y->ns && x->hyp == y->hyp &&
+		       x->has_cycles == y->has_cycles;
+	}
+	case ptm_pkt_timestamp: {
+		const struct ptm_timestamp *x = &a->u.timestamp, *y = &b->u.timestamp;
+
+		return x->value == y->value && x->cycles == y->cycles &&
+		       x->bits == y->bits && x->clock_change == y->clock_change &&
+		       x->has_cycles == y->has_cycles;
+	}
+	case ptm_pkt_context_id: return a->u.context_id == b->u.context_id;
+	case ptm_pkt_vmid: return a->u.vmid == b->u.vmid;
+	default: return 1;
+	}
+}
+
+/* The records of a decode (@recs[0..@n), every byte of @bytes[0..@len) in
+ * one of them, in order) against ptm_decode_one(), the general decoder,
+ * called on each packet in turn with its own state: the synced fast path
+ * and the slow path must decode alike. Returns the packets compared. */
+static inline size_t pgeneral_same(uint32_t cr, uint32_t idr, uint32_t ccer,
+				   const uint8_t *bytes, size_t len,
+				   const struct ptm_packet *recs, size_t n)
+{
+	struct ptm_pkt_decoder *dec = pmk(cr, idr, ccer);
+	size_t pos = 0, compared = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct ptm_packet *r = &recs[i];
+		struct ptm_packet q;
+		int got;
+
+		assert_true(pos + r->length <= len);
+		if (r->error) {
+			/* An error loses sync and every reference. */
+			ptm_reset_state(dec);
+		} else if (r->type != ptm_pkt_unsynced && r->type != ptm_pkt_a_sync) {
+			memset(&q, 0xa5, sizeof(q));
+			got = ptm_decode_one(dec, bytes + pos, len - pos, &q);
+			if (got != (int)r->length || q.error || !psame_payload(&q, r))
+				fail_msg("record %zu (%s at %zu): the general decoder "
+					 "gives %s, length %d", i,
+					 ptm_pkt_type_name(r->type), pos,
+					 ptm_pkt_type_name(q.type), got);
+			assert_memory_equal(q.raw, r->raw, r->size);
+			compared++;
+		}
+		pos += r->length;
+	}
+	assert_int_equal(pos, len);
+	ptm_pkt_free(dec);
+	return compared;
+}
+
 static inline void pdrain(struct ptm_pkt_decoder *dec, struct prun *r, size_t batch)
 {
 	for (;;) {

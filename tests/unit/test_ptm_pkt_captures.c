@@ -382,7 +382,7 @@ static int next_entry(FILE *ppl, unsigned id, struct entry *e, char *prev,
 
 static void test_captures(void **state)
 {
-	size_t total_pkts = 0, total_fields = 0;
+	size_t total_pkts = 0, total_fields = 0, total_general = 0;
 
 	(void)state;
 	test_need(shared_missing(), TESTDATA);
@@ -468,6 +468,11 @@ static void test_captures(void **state)
 				assert_true(gray_down > 0);
 		}
 
+		/* The fast paths against the general decoder, packet by
+		 * packet. */
+		total_general += pgeneral_same(c.etmcr, c.etmidr, c.etmccer, ts.b,
+					       ts.n, recs, nrec);
+
 		snprintf(path, sizeof(path), "%s/%s/ocsd-1.8.0-decode.ppl", TESTDATA,
 			 cap->dir);
 		ppl = fopen(path, "r");
@@ -510,9 +515,10 @@ static void test_captures(void **state)
 		free(data);
 	}
 	print_message("captures: %zu sources, %zu packets matched (offset, "
-		      "bytes, type), %zu decoded values compared\n",
+		      "bytes, type), %zu decoded values compared; %zu packets "
+		      "decoded alike by the general decoder\n",
 		      sizeof(captures) / sizeof(captures[0]), total_pkts,
-		      total_fields);
+		      total_fields, total_general);
 }
 
 int main(void)

@@ -3,9 +3,11 @@
  * threads is the serial one, call by call: the elements, the IDs, the
  * on_elems batches, the frame events, the gaps of breaks and losses, and
  * what each call returns (with stop_on_error) or the first error (a
- * callback that stops). On the two multi-source snapshots (TC2: ETMv3
- * 0x10-0x12 in one formatted buffer; juno_r1_1: ETMv4 0x10-0x13), intact
- * and damaged, fed in pieces of several sizes, at 2, 3 and 8 threads;
+ * callback that stops). On the multi-source snapshots (TC2: ETMv3
+ * 0x10-0x12 and PTM 0x13 in one formatted buffer; juno_r1_1: ETMv4
+ * 0x10-0x13; Snowball: PTM 0x10, 0x11), intact and damaged, fed in pieces
+ * of several sizes, at 2, 3 and 8 threads; PTM unformatted
+ * (tc2-ptm-rstk-t32);
  * and sessions of one source, which decode it on several threads in
  * chunks (session_one.c; one_source). */
 #include <setjmp.h>
@@ -25,6 +27,8 @@
 #define TC2_DIR ETMKIT_SHARED_DIR "/testdata/etmv3/TC2"
 #define JUNO_DIR ETMKIT_SHARED_DIR "/testdata/etmv4/juno_r1_1"
 #define VMID_DIR ETMKIT_SHARED_DIR "/testdata/ete/trace_file_vmid"
+#define SNOWBALL_DIR ETMKIT_SHARED_DIR "/testdata/ptm/Snowball"
+#define RSTK_DIR ETMKIT_SHARED_DIR "/testdata/ptm/tc2-ptm-rstk-t32"
 
 /* How a run feeds the buffer. */
 struct plan {
@@ -61,6 +65,7 @@ struct setup {
 	struct image *img[8];
 	size_t nimg;
 	size_t nsrc;        /* sources added */
+	size_t nptm;        /* of them PTM (no parallel decode, parallel.h) */
 };
 
 static void setup_open(struct setup *st, const char *dir)
@@ -85,7 +90,7 @@ static void setup_free(struct setup *st)
 	snapshot_free(st->ss);
 }
 
-/* Every ETMv3/ETMv4 source of the snapshot's first buffer (or only that
+/* Every ETMv3/PTM/ETMv4 source of the snapshot's first buffer (or only that
  * of trace ID @only, if not 0) as a flow decoder with its core's dumps;
  * returns the first source's ID. */
 static uint8_t add_sources(struct setup *st, struct etmkit_session *s,
@@ -108,7 +113,7 @@ static uint8_t add_sources(struct setup *st, struct etmkit_session *s,
 
 		if (strcmp(src->buffer, st->buf->name) ||
 		    (p != etmkit_proto_etmv3 && p != etmkit_proto_etmv4 &&
-		     p != etmkit_proto_ete))
+		     p != etmkit_proto_ete && p != etmkit_proto_ptm))
 			continue;
 		assert_true(st->nimg < 8);
 		assert_int_equal(image_alloc(&img), 0);
@@ -116,7 +121,20 @@ static uint8_t add_sources(struct setup *st, struct etmkit_session *s,
 		if (core)
 			assert_int_equal(image_add_snapshot_device(img, core,
 								   &id), 0);
-		if (p == etmkit_proto_etmv3) {
+		if (p == etmkit_proto_ptm) {
+			struct ptm_flow_config fc;
+
+			ptm_flow_config_init(&fc);
+			assert_int_equal(snapshot_ptm_config(dev, &fc.ptm,
+							     &tid, NULL), 0);
+			if (only && tid != only)
+				continue;
+			fc.image = img;
+			fc.flags = flags ? PTM_FLOW_RANGES : 0;
+			assert_int_equal(etmkit_session_add_ptm_flow(s, tid,
+								     &fc), 0);
+			st->nptm++;
+		} else if (p == etmkit_proto_etmv3) {
 			struct etm3_flow_config fc;
 
 			etm3_flow_config_init(&fc);
@@ -148,8 +166,9 @@ static uint8_t add_sources(struct setup *st, struct etmkit_session *s,
 	return first;
 }
 
-/* The trace ID of the first ETMv4/ETE source of the first buffer. */
-static uint8_t first_etm4_id(const struct setup *st)
+/* The trace ID of the first ETMv4/ETE or PTM source of the first buffer
+ * (the unformatted captures'). */
+static uint8_t first_raw_id(const struct setup *st)
 {
 	for (size_t i = 0; i < snapshot_source_count(st->ss); i++) {
 		const struct snapshot_source *src =
@@ -157,15 +176,19 @@ static uint8_t first_etm4_id(const struct setup *st)
 		const struct snapshot_device *dev =
 			snapshot_find_device(st->ss, src->name);
 		struct etm4_config c;
+		struct ptm_config cp;
 		uint8_t tid;
 
 		if (strcmp(src->buffer, st->buf->name))
 			continue;
 		etm4_config_init(&c);
+		if (snapshot_device_protocol(dev) == etmkit_proto_ptm &&
+		    snapshot_ptm_config(dev, &cp, &tid, NULL) == 0)
+			return tid;
 		if (snapshot_etm4_config(dev, &c, &tid, NULL) == 0)
 			return tid;
 	}
-	fail_msg("no ETMv4/ETE source");
+	fail_msg("no ETMv4/ETE or PTM source");
 	return 0;
 }
 
@@ -205,7 +228,7 @@ static int run(const char *dir, const struct plan *p, unsigned jobs,
 	etmkit_session_config_init(&sc);
 	sc.frames = p->raw == 1 ? deformat_none : deformat_coresight;
 	if (p->raw == 1)
-		sc.raw_id = first_etm4_id(&st);
+		sc.raw_id = first_raw_id(&st);
 	sc.ctx = l;
 	if (p->batches)
 		sc.on_elems = slog_on_elems;
@@ -231,7 +254,8 @@ static int run(const char *dir, const struct plan *p, unsigned jobs,
 		if (one < 0) { /* the workers start at the first call */
 			one = sj_one_source(s);
 			assert_int_equal(one, jobs > 1 && st.nsrc == 1 &&
-						      p->split && !p->events &&
+						      !st.nptm && p->split &&
+						      !p->events &&
 						      !p->stop_on_error);
 		}
 		since += k;
@@ -362,6 +386,34 @@ static void juno(void **state)
 	p.damage = 1;
 	p.stop_on_error = 1;
 	compare(JUNO_DIR, &p);
+}
+
+/* PTM flow sources (flow.h): Snowball's two (PFTv1.0, cycle-accurate,
+ * formatted), intact, with breaks and losses, damaged, stopped on error,
+ * in both forms; tc2-ptm-rstk-t32's one, unformatted, fed whole and as
+ * etmkit_session_feed_raw() pieces; with split_source it stays with a
+ * worker (the parallel decode does not cover PTM: run() checks). */
+static void ptm_sources(void **state)
+{
+	struct plan p = { .chunk = 1000, .batches = 1, .events = 1 };
+	struct plan r = { .chunk = 7000, .raw = 1, .repeat = 4, .split = 1 };
+
+	(void)state;
+	compare(SNOWBALL_DIR, &p);
+	p.flags = 1;
+	p.break_every = 2048;
+	p.lose_every = 3;
+	compare(SNOWBALL_DIR, &p);
+	p.break_every = 0;
+	p.lose_every = 0;
+	p.damage = 1;
+	p.stop_on_error = 1;
+	compare(SNOWBALL_DIR, &p);
+	compare(RSTK_DIR, &r);
+	r.flags = 1;
+	r.raw = 2;
+	r.batches = 1;
+	compare(RSTK_DIR, &r);
 }
 
 /* Unformatted trace longer than the 64 KiB pieces a worker takes it in
@@ -519,6 +571,7 @@ int main(void)
 		cmocka_unit_test(tc2_damaged),
 		cmocka_unit_test(tc2_callback_stops),
 		cmocka_unit_test(juno),
+		cmocka_unit_test(ptm_sources),
 		cmocka_unit_test(raw_pieces),
 		cmocka_unit_test(one_source),
 		cmocka_unit_test(free_unfinished),

@@ -48,7 +48,7 @@ static uint32_t merge32(uint32_t ref, uint32_t v, unsigned bits)
  * belong to the packet: in an atom packet its header); bytes 1-3 seven
  * bits and a continuation in bit 7; a 5th byte bits [31:25], always last.
  * Returns the bytes used, or 0 if more are needed. */
-static int read_cycles(const uint8_t *p, size_t avail, uint32_t *value)
+static inline int read_cycles(const uint8_t *p, size_t avail, uint32_t *value)
 {
 	uint32_t v;
 
@@ -428,8 +428,11 @@ static int parse_timestamp(struct ptm_pkt_decoder *dec, const uint8_t *p,
 
 /* ---- Dispatch ------------------------------------------------------------- */
 
-static int parse_payload(unsigned type, struct ptm_pkt_decoder *dec,
-			 const uint8_t *p, size_t avail, struct ptm_packet *pkt)
+/* The payload parser of @type: a direct switch the compiler can inline.
+ * Packets without payload are one byte. */
+static inline __attribute__((always_inline)) int
+parse_payload(unsigned type, struct ptm_pkt_decoder *dec, const uint8_t *p,
+	      size_t avail, struct ptm_packet *pkt)
 {
 	switch (type) {
 	case ptm_pkt_atom: return parse_atom(dec, p, avail, pkt);
@@ -443,10 +446,23 @@ static int parse_payload(unsigned type, struct ptm_pkt_decoder *dec,
 	}
 }
 
-int ptm_decode_one(struct ptm_pkt_decoder *dec, const uint8_t *p,
-		   size_t avail, struct ptm_packet *pkt)
+/* Copy a record's bytes: a fixed-size copy is one vector move; bytes past
+ * the packet are outside size and never read as packet bytes. */
+static inline __attribute__((always_inline)) void
+copy_raw(struct ptm_packet *pkt, const uint8_t *p, size_t avail, unsigned n)
 {
-	unsigned type = dec->hdr[p[0]];
+	if (avail >= PTM_PKT_MAX_BYTES)
+		memcpy(pkt->raw, p, PTM_PKT_MAX_BYTES);
+	else
+		memcpy(pkt->raw, p, n);
+}
+
+/* ptm_decode_one() of a packet whose header's class (dec->hdr[]) is
+ * @type: inlined with a constant @type, the dispatch folds away. */
+static inline __attribute__((always_inline)) int
+decode_typed(struct ptm_pkt_decoder *dec, const uint8_t *p, size_t avail,
+	     struct ptm_packet *pkt, unsigned type)
+{
 	unsigned n;
 	int len;
 
@@ -469,9 +485,117 @@ int ptm_decode_one(struct ptm_pkt_decoder *dec, const uint8_t *p,
 	n = (unsigned)(len < 0 ? -len : len);
 	pkt->length = n;
 	pkt->size = (uint8_t)(n < PTM_PKT_MAX_BYTES ? n : PTM_PKT_MAX_BYTES);
-	memcpy(pkt->raw, p, pkt->size);
+	copy_raw(pkt, p, avail, pkt->size);
 	if (len < 0)
 		pkt->error = -etmkit_err_bad_packet;
+	return len;
+}
+
+int ptm_decode_one(struct ptm_pkt_decoder *dec, const uint8_t *p,
+		   size_t avail, struct ptm_packet *pkt)
+{
+	return decode_typed(dec, p, avail, pkt, dec->hdr[p[0]]);
+}
+
+/* ---- The synced fast path ------------------------------------------------- */
+
+/* An atom packet (IHI 0035B 4.5.3), as decode_typed() makes it: the
+ * header's atoms from the table, and with cycle-accurate tracing a count
+ * whose first byte is the header. Returns the length or 0 if cut. */
+static inline __attribute__((always_inline)) int
+decode_atom(const struct ptm_pkt_decoder *dec, const uint8_t *p, size_t avail,
+	    struct ptm_packet *pkt, const int ca)
+{
+	uint32_t cycles = 0;
+	int len = 1;
+
+	if (ca) {
+		if (p[0] & 0x40) {
+			len = read_cycles(p, avail, &cycles);
+			if (!len)
+				return 0;
+		} else {
+			cycles = (p[0] >> 2) & 0xfu;
+		}
+	}
+	pkt->type = ptm_pkt_atom;
+	pkt->size = (uint8_t)len;
+	pkt->error = 0;
+	pkt->length = (uint32_t)len;
+	pkt->u.atoms = dec->atoms[p[0]];
+	pkt->u.atoms.cycles = cycles;
+	copy_raw(pkt, p, avail, (unsigned)len);
+	pkt->why = NULL;
+	return len;
+}
+
+/* A branch address packet of the commonest form: 1-4 address bytes and
+ * no exception bytes (the final byte's bit 6 clear), so the instruction
+ * set and security state stay (IHI 0035B 4.5.4). What parse_branch() and
+ * decode_typed() make of it, from the first four bytes read as one word.
+ * Returns the length, or 0 if the packet is not of that form or is cut:
+ * the general parser takes it. */
+static inline __attribute__((always_inline)) int
+decode_branch_short(struct ptm_pkt_decoder *dec, const uint8_t *p,
+		    size_t avail, struct ptm_packet *pkt, const int ca)
+{
+	/* Address bits a packet of k + 1 bytes carries before the shift:
+	 * 6, then 7 per continuing and 6 in the final byte. */
+	static const uint8_t bits_of[4] = { 6, 12, 19, 26 };
+	/* Where an instruction set puts the bits (isa_shift()), by enum
+	 * etmkit_isa. */
+	static const uint8_t shift_of[8] = { 2, 2, 1, 1, 0, 2, 2, 2 };
+	struct ptm_branch *br = &pkt->u.branch;
+	uint32_t w, stop, v, mask;
+	unsigned k, bits, shift;
+	int len;
+
+	if (avail < 4)
+		return 0;
+	w = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	    (uint32_t)p[3] << 24;
+	stop = ~w & 0x80808080u;
+	if (!stop)
+		return 0; /* a 5th byte */
+	k = (unsigned)__builtin_ctz(stop) / 8; /* address bytes - 1 */
+	if (k && (p[k] & 0x40))
+		return 0; /* exception bytes */
+	/* Byte 0 bits [6:1], bytes 1-3 seven bits each; those past the
+	 * packet, and bit 6 of the final byte, are masked off. */
+	v = ((w >> 1) & 0x3fu) | ((w >> 2) & (0x7fu << 6)) |
+	    ((w >> 3) & (0x7fu << 13)) | ((w >> 4) & (0x7fu << 20));
+	shift = shift_of[dec->isa & 7];
+	bits = bits_of[k] + shift;
+	mask = (1u << bits) - 1;
+	len = (int)k + 1;
+	br->cycles = 0;
+	br->has_cycles = 0;
+	if (ca) {
+		int c = read_cycles(p + len, avail - (size_t)len, &br->cycles);
+
+		if (!c)
+			return 0;
+		br->has_cycles = 1;
+		len += c;
+	}
+	br->addr = (dec->addr & ~mask) | ((v << shift) & mask);
+	br->exception = 0;
+	br->addr_bits = (uint8_t)bits;
+	br->addr_bytes = (uint8_t)(k + 1);
+	br->isa = dec->isa;
+	br->isa_change = 0;
+	br->exc_bytes = 0;
+	br->ns = dec->ns;
+	br->altis = dec->altis;
+	br->hyp = dec->hyp;
+	br->partial = !dec->isync_seen;
+	dec->addr = br->addr;
+	pkt->type = ptm_pkt_branch_address;
+	pkt->size = (uint8_t)len;
+	pkt->error = 0;
+	pkt->length = (uint32_t)len;
+	copy_raw(pkt, p, avail, (unsigned)len);
+	pkt->why = NULL;
 	return len;
 }
 
@@ -502,41 +626,55 @@ void ptm_reset_state(struct ptm_pkt_decoder *dec)
 
 /* The synced path: whole packets, as long as they come. Anything else (an
  * A-sync, a packet cut by the end of the input, an error) is left at
- * dec->in.pos for the loop's slow path. Non-cycle-accurate atoms, the
- * commonest packet, are copied from the table. */
-size_t ptm_next_synced(struct ptm_pkt_decoder *dec, struct ptm_packet *pkts,
-		       size_t out, size_t max)
+ * dec->in.pos for the loop's slow path. Atoms and short branches, the
+ * commonest packets, have paths of their own; @ca and @offs_given are
+ * constants in each copy. */
+static inline __attribute__((always_inline)) size_t
+next_synced_loop(struct ptm_pkt_decoder *dec, struct ptm_packet *pkts,
+		 size_t out, size_t max, const int ca, const int offs_given)
 {
 	const uint8_t *const buf = dec->in.buf;
+	const uint64_t *const offs = dec->in.offs;
+	const uint64_t base = dec->in.base;
 	const size_t n = dec->in.n;
-	const int plain = !dec->info.cycle_accurate;
 	size_t pos = dec->in.pos;
 
 	while (out < max && pos < n) {
 		struct ptm_packet *pkt = &pkts[out];
 		uint8_t b = buf[pos];
+		unsigned t = dec->hdr[b];
 		int len;
 
-		if (b == 0x00)
-			break; /* an A-sync: the slow path */
-		if (plain && dec->hdr[b] == ptm_pkt_atom) {
-			pkt->type = ptm_pkt_atom;
-			pkt->size = 1;
-			pkt->error = 0;
-			pkt->length = 1;
-			pkt->u.atoms = dec->atoms[b];
-			pkt->raw[0] = b;
-			pkt->why = NULL;
-			len = 1;
+		if (t == ptm_pkt_atom) {
+			len = decode_atom(dec, buf + pos, n - pos, pkt, ca);
+		} else if (t == ptm_pkt_branch_address) {
+			len = decode_branch_short(dec, buf + pos, n - pos, pkt, ca);
+			if (!len)
+				len = decode_typed(dec, buf + pos, n - pos, pkt,
+						   ptm_pkt_branch_address);
 		} else {
+			if (b == 0x00)
+				break; /* an A-sync: the slow path */
 			len = ptm_decode_one(dec, buf + pos, n - pos, pkt);
-			if (len <= 0)
-				break; /* cut or rejected: the slow path */
 		}
-		pkt->offset = ptm_off_at(dec, pos);
+		if (len <= 0)
+			break; /* cut or rejected: the slow path */
+		pkt->offset = offs_given ? offs[pos] : base + pos;
 		pos += (size_t)len;
 		out++;
 	}
 	dec->in.pos = pos;
 	return out;
+}
+
+size_t ptm_next_synced(struct ptm_pkt_decoder *dec, struct ptm_packet *pkts,
+		       size_t out, size_t max)
+{
+	int given = dec->in.offs != NULL;
+
+	if (dec->info.cycle_accurate)
+		return given ? next_synced_loop(dec, pkts, out, max, 1, 1) :
+			       next_synced_loop(dec, pkts, out, max, 1, 0);
+	return given ? next_synced_loop(dec, pkts, out, max, 0, 1) :
+		       next_synced_loop(dec, pkts, out, max, 0, 0);
 }
