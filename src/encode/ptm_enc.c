@@ -338,7 +338,6 @@ static void put_gap(struct ptm_enc *e, const struct exec_rec *r)
 	e->need_isync = 1;
 	e->exp_valid = 0;
 	e->uncovered = 0;
-	e->nrs = 0;
 	e->cyc = 0;
 	e->gap_cycles = (r->flags & EXEC_F_CYCLES) ? r->cycles : 0;
 }

@@ -630,6 +630,52 @@ static void test_return_stack(void **state)
 	op(e, 0x2000, 0xe12fff1e, EXEC_F_BRANCH | EXEC_F_INDIRECT |
 	   EXEC_F_TAKEN, 0x1004, ARM);
 	EXPECT(e, &o, ASYNC, ISYNC_1000, 0x84, 0x81, 0x60, 0x1c, 0x83, 0x10);
+	/* So do a gap and an I-sync (a decoder's stack starts empty there:
+	 * trace on at 0x2000, 08 00 20 00 00 21; the record going on at
+	 * 0x3000, 08 00 30 00 00 01). */
+	e = enc_new(CR_RS, IDR11, CCER_TC2, 0, &o);
+	op(e, 0x1000, 0xeb0003fe, EXEC_F_BRANCH | EXEC_F_TAKEN, 0x2000, ARM);
+	kind(e, exec_gap, 0, 0);
+	op(e, 0x2000, 0xe12fff1e, EXEC_F_BRANCH | EXEC_F_INDIRECT |
+	   EXEC_F_TAKEN, 0x1004, ARM);
+	EXPECT(e, &o, ASYNC, ISYNC_1000, 0x84, 0x08, 0x00, 0x20, 0x00, 0x00,
+	       0x21, 0x83, 0x10);
+	e = enc_new(CR_RS, IDR11, CCER_TC2, 0, &o);
+	op(e, 0x1000, 0xeb0003fe, EXEC_F_BRANCH | EXEC_F_TAKEN, 0x2000, ARM);
+	op(e, 0x3000, 0xe12fff1e, EXEC_F_BRANCH | EXEC_F_INDIRECT |
+	   EXEC_F_TAKEN, 0x1004, ARM);
+	EXPECT(e, &o, ASYNC, ISYNC_1000, 0x84, 0x08, 0x00, 0x30, 0x00, 0x00,
+	       0x01, 0x83, 0x10);
+	/* A return to the pushed address in another instruction set: its
+	 * address (Thumb 0x1004, five bytes). */
+	e = enc_new(CR_RS, IDR11, CCER_TC2, 0, &o);
+	op(e, 0x1000, 0xeb0003fe, EXEC_F_BRANCH | EXEC_F_TAKEN, 0x2000, ARM);
+	op(e, 0x2000, 0xe12fff1e, EXEC_F_BRANCH | EXEC_F_INDIRECT |
+	   EXEC_F_TAKEN, 0x1004, THUMB);
+	EXPECT(e, &o, ASYNC, ISYNC_1000, 0x84, 0x85, 0xa0, 0x80, 0x80, 0x10);
+}
+
+/* A decoder may take a waypoint update's address as the reference of the
+ * next branch address or not (the digest names it for the branch and
+ * I-sync packets): the next branch carries every bit that differs from
+ * either. 0x100010 against 0x100000 would be one byte (09); against
+ * 0x8000, before the waypoint update to 0x100000 (72 81 80 20), it takes
+ * three (89 80 20). */
+static void test_reference_after_waypoint_update(void **state)
+{
+	struct ts_out o;
+	struct ptm_enc *e;
+
+	(void)state;
+	e = enc_new(1u << PTM_ETMCR_CID_SHIFT, IDR11, 0, 0, &o);
+	ctx(e, EXEC_CTX_CONTEXTID, 1, 0, 0, 0);
+	b_cc(e, 0x8000, 1, 0x100000, 0);
+	plain(e, ARM, 0x100000);
+	ctx(e, EXEC_CTX_CONTEXTID, 2, 0, 0, 0);
+	bx(e, ARM, 0x100004, 0x100010, ARM, 0);
+	plain(e, ARM, 0x100010);
+	EXPECT(e, &o, ASYNC, ISYNC_8000, 0x01, 0x84, 0x72, 0x81, 0x80, 0x20,
+	       0x6e, 0x02, 0x89, 0x80, 0x20, 0x72, 0x09);
 }
 
 int main(void)
@@ -645,6 +691,7 @@ int main(void)
 		cmocka_unit_test(test_timestamps),
 		cmocka_unit_test(test_sync_and_gaps),
 		cmocka_unit_test(test_return_stack),
+		cmocka_unit_test(test_reference_after_waypoint_update),
 		cmocka_unit_test(test_packets_random),
 		cmocka_unit_test(test_flow_round_trips),
 	};
