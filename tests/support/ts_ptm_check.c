@@ -425,6 +425,7 @@ struct fw {
 	const struct ptm_config_info *info;
 	size_t i;           /* the next record item */
 	int tracing;        /* an instruction since trace on: exceptions show */
+	uint64_t acc;       /* the record's cycles since the last count */
 	char *why;
 	size_t cap;
 	int bad;
@@ -454,8 +455,10 @@ static const struct exec_rec *fw_next(struct fw *f)
 
 		if (it->kind == exec_insn)
 			return it;
-		if (it->kind == exec_gap)
+		if (it->kind == exec_gap) {
 			f->tracing = 0;
+			f->acc = 0;
+		}
 		if (it->kind == exec_exception && f->tracing) {
 			/* shown when an instruction follows before a gap,
 			 * and no later exception replaces it */
@@ -502,8 +505,36 @@ static int fw_elem(struct fw *f, const struct etmkit_elem *el)
 				      it->isa);
 		f->tracing = 1;
 		f->i++;
+		f->acc += (it->flags & EXEC_F_CYCLES) ? it->cycles : 1;
+		/* A waypoint's atom or branch packet count goes on it (flow.h),
+		 * the instructions before it get none. */
+		if (!f->info->cycle_accurate)
+			return 0;
+		if (!is_waypoint(f->info, it)) {
+			if ((el->flags & ETMKIT_INSN_CYCLES) && el->cycles)
+				return fw_bad(f, "item %zu: %u cycles on no "
+					      "waypoint", f->i - 1, el->cycles);
+			return 0;
+		}
+		if (!(el->flags & ETMKIT_INSN_CYCLES) || el->cycles != f->acc)
+			return fw_bad(f, "item %zu: decoded cycles %u (flags "
+				      "0x%x), the record's %llu", f->i - 1,
+				      el->cycles, el->flags,
+				      (unsigned long long)f->acc);
+		f->acc = 0;
 		return 0;
 	}
+	case etmkit_elem_cycle_count:
+		/* an exception's or a timestamp's count */
+		if (el->cycles != f->acc)
+			return fw_bad(f, "item %zu: cycle count %u, the record's "
+				      "%llu", f->i, el->cycles,
+				      (unsigned long long)f->acc);
+		f->acc = 0;
+		return 0;
+	case etmkit_elem_trace_on:
+		f->acc = 0;
+		return 0;
 	case etmkit_elem_exception: {
 		static const uint8_t num[exec_exc_count] = {
 			8, 9, 10, 11, 12, 14, 15, 11 };
@@ -546,7 +577,7 @@ int ts_ptm_flow_check(const struct ptm_enc_config *enc,
 	struct ptm_flow_config fc;
 	struct ptm_flow_decoder *d;
 	struct ptm_config_info info;
-	struct fw f = { rc, &info, 0, 0, why, cap, 0 };
+	struct fw f = { rc, &info, 0, 0, 0, why, cap, 0 };
 	size_t at = 0;
 
 	ptm_flow_config_init(&fc);

@@ -37,8 +37,10 @@ int ts_ptm_check(const struct ptm_enc_config *enc, const uint8_t *b,
  * compare with @rc: its instructions one for one (address, size,
  * instruction set; ETMKIT_INSN_COND_FAIL for a waypoint that did not
  * execute, ETMKIT_INSN_EXEC for every other), its exceptions whose
- * handler was traced in order (number, handler), no gap, no_image or
- * overflow element. Returns 0, or -1 with the reason in @why. */
+ * handler was traced in order (number, handler), in cycle-accurate mode
+ * each count (a waypoint's, or a cycle_count element's: an exception's or
+ * a timestamp's) the record's cycles since the one before; no gap,
+ * no_image or overflow element. Returns 0, or -1 with the reason in @why. */
 int ts_ptm_flow_check(const struct ptm_enc_config *enc,
 		      const struct image *img, const uint8_t *b, size_t n,
 		      size_t step, const struct ts_rec *rc, char *why,
