@@ -35,6 +35,22 @@ size_t bench_heap_in_use(void)
 	return mi.uordblks + mi.hblkhd;
 }
 
+int bench_regs_option(void *ctx, const char *a, const char *val)
+{
+	struct bench_regs *r = ctx;
+	uint32_t *dst = !strcmp(a, "--etmcr")   ? &r->etmcr :
+			!strcmp(a, "--etmidr") ? &r->etmidr :
+			!strcmp(a, "--etmccer") ? &r->etmccer : NULL;
+	unsigned long v;
+
+	if (!dst)
+		return 0;
+	if (bench_parse_ulong(val, 0xffffffffu, &v))
+		return -1;
+	*dst = (uint32_t)v;
+	return 1;
+}
+
 uint64_t bench_next_rand(uint64_t *s)
 {
 	*s ^= *s << 13;

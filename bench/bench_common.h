@@ -35,6 +35,16 @@ size_t bench_heap_in_use(void);
 uint64_t bench_next_rand(uint64_t *s);
 /* 0 and *out, or -1 for a bad number or one above @max. */
 int bench_parse_ulong(const char *s, unsigned long max, unsigned long *out);
+
+/* The ETMv3/PTM registers of the packet benches (bench_etm3_pkt,
+ * bench_ptm_pkt). */
+struct bench_regs {
+	uint32_t etmcr, etmidr, etmccer;
+};
+
+/* --etmcr, --etmidr, --etmccer X into @ctx (a struct bench_regs): a
+ * bench_option_fn. */
+int bench_regs_option(void *ctx, const char *a, const char *val);
 /* A size in MiB, above 0 and at most 65536. */
 int bench_parse_mb(const char *s, double *out);
 /* The options every bench takes: --shared DIR, --id ID, --mb N,

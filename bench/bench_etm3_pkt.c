@@ -27,11 +27,6 @@
 
 #define BATCH 256
 
-/* The registers (bench_etm3_pkt's own options). */
-struct regs {
-	uint32_t etmcr, etmidr, etmccer;
-};
-
 /* Counts of one decode of the whole buffer. */
 struct pkt_counts {
 	uint64_t packets;   /* records other than unsynced */
@@ -61,22 +56,6 @@ static void usage(FILE *f)
 		ETMKIT_BENCH_SHARED_DIR);
 }
 
-/* --etmcr, --etmidr, --etmccer (bench_option_fn). */
-static int reg_option(void *ctx, const char *a, const char *val)
-{
-	struct regs *r = ctx;
-	uint32_t *dst = !strcmp(a, "--etmcr")   ? &r->etmcr :
-			!strcmp(a, "--etmidr") ? &r->etmidr :
-			!strcmp(a, "--etmccer") ? &r->etmccer : NULL;
-	unsigned long v;
-
-	if (!dst)
-		return 0;
-	if (bench_parse_ulong(val, 0xffffffffu, &v))
-		return -1;
-	*dst = (uint32_t)v;
-	return 1;
-}
 
 
 
@@ -291,7 +270,7 @@ static void print_type_diff(const struct pkt_counts *k,
 int main(int argc, char **argv)
 {
 	struct bench_options o;
-	struct regs rg = { TC2_ETMCR, TC2_ETMIDR, TC2_ETMCCER };
+	struct bench_regs rg = { TC2_ETMCR, TC2_ETMIDR, TC2_ETMCCER };
 	struct bench_input in;
 	struct etm3_config cfg;
 	struct etm3_packet *pkts = NULL;
@@ -304,8 +283,8 @@ int main(int argc, char **argv)
 	int status = 1, err, r;
 
 	memset(&in, 0, sizeof(in));
-	if (bench_parse_args("bench_etm3_pkt", argc, argv, &o, -1.0, reg_option,
-			     &rg, usage))
+	if (bench_parse_args("bench_etm3_pkt", argc, argv, &o, -1.0,
+			     bench_regs_option, &rg, usage))
 		return 2;
 	snprintf(path, sizeof(path), "%s/testdata/etmv3/TC2/cstrace.bin",
 		 o.shared);

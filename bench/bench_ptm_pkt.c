@@ -35,10 +35,6 @@
 #define TC2_PTM_ETMIDR 0x411CF312u
 #define TC2_PTM_ETMCCER 0x34C01AC2u
 
-struct regs {
-	uint32_t etmcr, etmidr, etmccer;
-};
-
 /* Counts of one decode of the whole buffer. */
 struct pkt_counts {
 	uint64_t packets;   /* records other than unsynced */
@@ -59,29 +55,12 @@ static void usage(FILE *f)
 		"                     [--etmcr X] [--etmidr X] [--etmccer X]\n"
 		"  --shared DIR  folder holding testdata/ (default: $ETMKIT_SHARED,"
 		" else %s)\n"
-		"  --id ID       PTM trace ID of the TC2 capture (default 0x13;"
-		" pass --id)\n"
+		"  --id ID       PTM trace ID of the TC2 capture (default 0x13)\n"
 		"  --mb N        MiB of repeated trace for etmkit (default 128)\n"
 		"  --ocsd-mb N   MiB for OpenCSD (default: same as --mb)\n"
 		"  --runs N      timed runs per decoder, best kept (default 3)\n"
 		"  --etmcr/--etmidr/--etmccer  registers (default: TC2 PTM_0)\n",
 		ETMKIT_BENCH_SHARED_DIR);
-}
-
-static int reg_option(void *ctx, const char *a, const char *val)
-{
-	struct regs *r = ctx;
-	uint32_t *dst = !strcmp(a, "--etmcr")   ? &r->etmcr :
-			!strcmp(a, "--etmidr") ? &r->etmidr :
-			!strcmp(a, "--etmccer") ? &r->etmccer : NULL;
-	unsigned long v;
-
-	if (!dst)
-		return 0;
-	if (bench_parse_ulong(val, 0xffffffffu, &v))
-		return -1;
-	*dst = (uint32_t)v;
-	return 1;
 }
 
 /* ---- etmkit -------------------------------------------------------------- */
@@ -220,7 +199,7 @@ static void print_type_diff(const struct pkt_counts *k,
 int main(int argc, char **argv)
 {
 	struct bench_options o;
-	struct regs rg = { TC2_PTM_ETMCR, TC2_PTM_ETMIDR, TC2_PTM_ETMCCER };
+	struct bench_regs rg = { TC2_PTM_ETMCR, TC2_PTM_ETMIDR, TC2_PTM_ETMCCER };
 	struct bench_input in;
 	struct ptm_config cfg;
 	struct ptm_packet *pkts = NULL;
@@ -230,11 +209,14 @@ int main(int argc, char **argv)
 	int status = 1, err, r;
 
 	memset(&in, 0, sizeof(in));
-	if (bench_parse_args("bench_ptm_pkt", argc, argv, &o, -1.0, reg_option,
-			     &rg, usage))
+	if (bench_parse_args("bench_ptm_pkt", argc, argv, &o, -1.0,
+			     bench_regs_option, &rg, usage))
 		return 2;
-	if (o.id == 0x10) /* bench_common's default, an ETMv3 of TC2 */
-		o.id = 0x13;
+	/* bench_parse_args()'s default ID, 0x10, is an ETMv3 of TC2. */
+	o.id = 0x13;
+	for (int i = 1; i + 1 < argc; i += 2)
+		if (!strcmp(argv[i], "--id"))
+			o.id = (unsigned)strtoul(argv[i + 1], NULL, 0);
 	snprintf(path, sizeof(path), "%s/testdata/etmv3/TC2/cstrace.bin",
 		 o.shared);
 	if (bench_input_build("ptm_pkt", path, (uint8_t)o.id, o.mb, &in))

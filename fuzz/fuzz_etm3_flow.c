@@ -103,28 +103,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct ts_elems ref = { 0 }, got = { 0 }, gap = { 0 }, stop = { 0 };
 	struct ts_elems rng = { 0 };
 	struct range_diff rd;
-	struct image *img = NULL;
-	uint64_t base;
-	size_t ilen, chunk, max, n;
+	struct fuzz_flow_input in;
+	struct image *img;
+	size_t chunk, max, n;
 	const uint8_t *t;
 
-	if (size < 10)
+	if (fuzz_flow_input(data, size, &in))
 		return 0;
-	base = (uint64_t)data[4] | (uint64_t)data[5] << 8 |
-	       (uint64_t)data[6] << 16 | (uint64_t)data[7] << 24;
-	if (!base)
-		base = 0xC0008000u;
-	ilen = (size_t)data[8] | (size_t)data[9] << 8;
-	if (ilen > size - 10)
-		ilen = size - 10;
-	t = data + 10 + ilen;
-	n = size - 10 - ilen;
-	chunk = (size_t)data[2] + 1;
-	max = (size_t)(data[3] % 64) + 1;
-	if (image_alloc(&img))
-		abort();
-	if (ilen && image_add_buffer(img, data + 10, ilen, base, 0))
-		abort();
+	img = in.img;
+	t = in.t;
+	n = in.n;
+	chunk = in.chunk;
+	max = in.max;
 
 	config(data, &cfg, img, 0);
 	etm3_reference(&cfg, t, n, &ref, NULL);

@@ -15,10 +15,51 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "etmkit/flow.h"
 #include "../tests/elem_same.h"
 #include "ts_elems.h"
+
+/* The input layout fuzz_etm3_flow and fuzz_ptm_flow share: 10 header
+ * bytes ([2] chunk size - 1, [3] element count per next() call, any
+ * value; [4..7] the image's address, 0 for 0xC0008000; [8..9] the image's
+ * length, at most what follows; [0], [1] the target's), the image, the
+ * trace. Fills the chunk size, element count (1-64), *@img (its bytes
+ * mapped; to be freed) and the trace @t, @n. Returns 0, or -1 when the
+ * input is shorter than the header. Aborts when memory runs out. */
+struct fuzz_flow_input {
+	struct image *img;
+	const uint8_t *t;
+	size_t n, chunk, max;
+};
+
+static inline int fuzz_flow_input(const uint8_t *data, size_t size,
+				  struct fuzz_flow_input *in)
+{
+	uint64_t base;
+	size_t ilen;
+
+	if (size < 10)
+		return -1;
+	base = (uint64_t)data[4] | (uint64_t)data[5] << 8 |
+	       (uint64_t)data[6] << 16 | (uint64_t)data[7] << 24;
+	if (!base)
+		base = 0xC0008000u;
+	ilen = (size_t)data[8] | (size_t)data[9] << 8;
+	if (ilen > size - 10)
+		ilen = size - 10;
+	in->t = data + 10 + ilen;
+	in->n = size - 10 - ilen;
+	in->chunk = (size_t)data[2] + 1;
+	in->max = (size_t)(data[3] % 64) + 1;
+	in->img = NULL;
+	if (image_alloc(&in->img))
+		abort();
+	if (ilen && image_add_buffer(in->img, data + 10, ilen, base, 0))
+		abort();
+	return 0;
+}
 
 /* Stop on error: @stop, the decode of an input with the protocol's
  * STOP_ON_ERROR flag, is the decode @ref of the same input without it up

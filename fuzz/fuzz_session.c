@@ -1,6 +1,7 @@
 /* libFuzzer target: the whole path this version has, bytes -> transport ->
- * ETMv3 packet decoders, through a session. The first bytes choose the
- * framing, two decoders' registers and the chunk size.
+ * ETMv3 and PTM packet decoders, through a session. The first bytes choose
+ * the framing, two decoders' registers (the second one's protocol, ETMv3
+ * or PTM, too) and the chunk size.
  * Invariants: per trace ID, records come in increasing offset order and
  * their lengths add up to exactly the bytes the transport delivered to that
  * ID; every offset lies inside the input. With breaks between the chunks
@@ -25,29 +26,48 @@ struct check {
 	int since[2];       /* records since the last break */
 	uint64_t brk_off;   /* offset of the break being made */
 	int brk_loss;       /* its reason is a loss */
+	int ptm;            /* ID 0x11 is a PTM */
 };
+
+/* One record of ID index @k: at @offset, @length bytes, @size kept of at
+ * most @max; @sync: an unsynced run or an A-sync. */
+static void record(struct check *c, int k, uint64_t offset, uint32_t length,
+		   unsigned size, unsigned max, int sync)
+{
+	if (offset >= c->size || (c->any[k] && offset <= c->last[k]))
+		abort();
+	if (!length || size > max)
+		abort();
+	if (c->fresh[k] && !sync)
+		abort();
+	c->fresh[k] = 0;
+	c->since[k]++;
+	c->last[k] = offset;
+	c->any[k] = 1;
+	c->bytes[k] += length;
+}
 
 static int on_packet(void *ctx, uint8_t id, enum etmkit_protocol proto,
 		     const void *packet)
 {
 	struct check *c = ctx;
-	const struct etm3_packet *p = packet;
 	int k = id == 0x11;
 
-	if (proto != etmkit_proto_etmv3 || (id != 0x10 && id != 0x11))
+	if ((id != 0x10 && id != 0x11) ||
+	    proto != (k && c->ptm ? etmkit_proto_ptm : etmkit_proto_etmv3))
 		abort();
-	if (p->offset >= c->size || (c->any[k] && p->offset <= c->last[k]))
-		abort();
-	if (!p->length || p->size > ETM3_PKT_MAX_BYTES)
-		abort();
-	if (c->fresh[k] && p->type != etm3_pkt_unsynced &&
-	    p->type != etm3_pkt_a_sync)
-		abort();
-	c->fresh[k] = 0;
-	c->since[k]++;
-	c->last[k] = p->offset;
-	c->any[k] = 1;
-	c->bytes[k] += p->length;
+	if (proto == etmkit_proto_ptm) {
+		const struct ptm_packet *p = packet;
+
+		record(c, k, p->offset, p->length, p->size, PTM_PKT_MAX_BYTES,
+		       p->type == ptm_pkt_unsynced || p->type == ptm_pkt_a_sync);
+	} else {
+		const struct etm3_packet *p = packet;
+
+		record(c, k, p->offset, p->length, p->size, ETM3_PKT_MAX_BYTES,
+		       p->type == etm3_pkt_unsynced ||
+		       p->type == etm3_pkt_a_sync);
+	}
 	return 0;
 }
 
@@ -77,6 +97,21 @@ static void config(struct etm3_config *cfg, const uint8_t *p)
 	cfg->flags = p[3] & 3u;
 }
 
+/* A PTM from the same bytes (IHI 0035B 3.16: ETMCR branch broadcast,
+ * cycle-accurate, context ID size, timestamps, return stack, VMID; ETMIDR
+ * PFTv1.0 or 1.1; ETMCCER timestamps, binary, 64-bit, Hyp). */
+static void ptm_config_of(struct ptm_config *cfg, const uint8_t *p)
+{
+	ptm_config_init(cfg);
+	cfg->etmcr = (uint32_t)(p[0] & 1) << 8 | (uint32_t)(p[0] & 2) << 11 |
+		     (uint32_t)(p[1] & 3) << 14 | (uint32_t)(p[1] & 0x1c) << 26;
+	cfg->etmidr = 0x411cf300u | (p[2] & 0x10u);
+	cfg->etmccer = (uint32_t)((p[3] >> 2) & 1) << 22 |
+		       (uint32_t)((p[3] >> 3) & 1) << 26 |
+		       (uint32_t)((p[3] >> 4) & 1) << 28 |
+		       (uint32_t)((p[3] >> 5) & 1) << 29;
+}
+
 static int on_event(void *ctx, const struct deformat_event *ev)
 {
 	struct check *c = ctx;
@@ -91,6 +126,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct etmkit_session_config sc;
 	struct etmkit_session *s = NULL;
 	struct etm3_config c0, c1;
+	struct ptm_config cp;
 	struct check c;
 	const struct deformat_stats *st;
 	size_t chunk;
@@ -112,6 +148,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	sc.ctx = &c;
 	config(&c0, data + 1);
 	config(&c1, data + 5);
+	ptm_config_of(&cp, data + 5);
+	c.ptm = (data[8] >> 6) & 1;
 	chunk = 1 + data[9] * 7u;
 	data += 10;
 	size -= 10;
@@ -120,7 +158,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	if (etmkit_session_add_etm3(s, 0x10, &c0) < 0)
 		abort();
-	if (sc.frames != deformat_none && etmkit_session_add_etm3(s, 0x11, &c1) < 0)
+	if (sc.frames != deformat_none &&
+	    (c.ptm ? etmkit_session_add_ptm(s, 0x11, &cp) :
+		     etmkit_session_add_etm3(s, 0x11, &c1)) < 0)
 		abort();
 	for (size_t at = 0; at < size; at += chunk) {
 		size_t n = size - at < chunk ? size - at : chunk;

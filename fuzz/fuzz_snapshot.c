@@ -58,9 +58,10 @@ static void check_open(const struct snapshot *ss)
 	for (size_t i = 0; i < snapshot_device_count(ss); i++) {
 		const struct snapshot_device *d = snapshot_device_at(ss, i);
 		struct etm3_config cfg;
+		struct ptm_config pcfg;
 		struct snapshot_diag diag;
 		uint64_t v;
-		uint8_t id;
+		uint8_t id, pid;
 		int err;
 
 		if (!d || !d->name || snapshot_find_device(ss, d->name) == NULL)
@@ -73,7 +74,16 @@ static void check_open(const struct snapshot *ss)
 			abort();
 		if (err == 0 && id > 0x7f)
 			abort();
-		(void)snapshot_device_protocol(d);
+		/* PTM reads the same registers: the same verdict */
+		if (snapshot_ptm_config(d, &pcfg, &pid, &diag) != err ||
+		    (err == 0 && (pid != id || pcfg.etmcr != cfg.etmcr ||
+				  pcfg.etmidr != cfg.etmidr ||
+				  pcfg.etmccer != cfg.etmccer)))
+			abort();
+		/* ETMIDR[11:8] = 3 is PTM whatever the type (snapshot.h) */
+		if (err == 0 && ptm_etmidr_is_ptm(cfg.etmidr) &&
+		    snapshot_device_protocol(d) != etmkit_proto_ptm)
+			abort();
 	}
 	for (size_t i = 0; i < snapshot_buffer_count(ss); i++) {
 		const struct snapshot_buffer *b = snapshot_buffer_at(ss, i);

@@ -591,6 +591,11 @@ def main():
         write(outdir, "fuzz_deformat", tag, bytes([1, 255]) + data)
         # TC2's ETMs: ETMCR 0x10001860, ETMv3.5, ETMCCER 0x344008F2.
         write(outdir, "fuzz_session", tag, bytes([1, 0x10, 0x00, 0x50, 0x3c, 0x10, 0, 0x50, 0x3c, 40]) + data)
+        if tag == "ptm_Snowball":
+            # ID 0x11 as the PTM it is (byte 8 bit 6): cycle-accurate,
+            # timestamps, PFTv1.0 (Snowball's ETMCR 0x10001000).
+            write(outdir, "fuzz_session", tag + "-ptm",
+                  bytes([1, 0x10, 0x00, 0x50, 0x3c, 0x02, 0x10, 0x00, 0x44, 40]) + data)
         if "etmv3" in tag:
             for sid, stream in deformat(data).items():
                 write(outdir, "fuzz_etm3_pkt", "%s-%02x" % (tag, sid),

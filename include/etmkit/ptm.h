@@ -84,9 +84,10 @@ struct ptm_config_info {
 	uint8_t context_id_bytes; /* 0, 1, 2 or 4 */
 	uint8_t branch_broadcast;
 	uint8_t return_stack;     /* ETMCR[29] */
-	uint8_t timestamps;       /* timestamp packets possible */
-	uint8_t ts_bits;          /* 48 or 64 */
-	uint8_t ts_binary;        /* 0: Gray code */
+	uint8_t timestamps;       /* timestamp packets possible: ETMCCER[22]
+				     or ETMCR[28] (ptm_config.c) */
+	uint8_t ts_bits;          /* 48 or 64 (PFTv1.0: 48) */
+	uint8_t ts_binary;        /* 0: Gray code (PFTv1.0: Gray) */
 	uint8_t vmid;             /* VMID packets possible */
 	uint8_t virt_ext;         /* Hyp bits present */
 	uint8_t dmb_waypoint;     /* DMB/DSB are waypoints */
@@ -151,7 +152,9 @@ struct ptm_branch {
 	uint8_t addr_bytes; /* address bytes, 1 to 5 */
 	uint8_t isa;        /* enum etmkit_isa after the branch */
 	uint8_t isa_change; /* a 5th address byte (or AltIS) set the isa */
-	uint8_t exc_bytes;  /* exception information bytes, 0 to 2 */
+	uint8_t exc_bytes;  /* exception information bytes, 0 to 2; in a
+			       waypoint update 1 when the AltIS byte follows
+			       a 5th address byte (ptm_pkt.c) */
 	uint8_t ns;         /* Non-secure (exception byte 0) */
 	uint8_t altis;      /* AltIS (exception byte 0) */
 	uint8_t hyp;        /* Hyp (exception byte 1) */
@@ -163,7 +166,9 @@ struct ptm_branch {
 struct ptm_isync {
 	uint32_t addr;       /* the next instruction to execute */
 	uint32_t context_id; /* if context_id_bytes */
-	uint32_t cycles;     /* if has_cycles */
+	uint32_t cycles;     /* if has_cycles; from PFTv1.1 UNKNOWN for the
+			       reasons overflow and debug_exit (IHI 0035B
+			       4.4) */
 	uint8_t context_id_bytes;
 	uint8_t info;        /* the raw information byte */
 	uint8_t reason;      /* enum ptm_reason */

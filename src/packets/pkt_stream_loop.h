@@ -39,8 +39,6 @@
  * Hooks (function-like macros or functions the file defines first):
  *   PKT_DECODE_ONE(dec, p, avail, pkt)   decode one packet (not at 0x00):
  *                         its length, 0 if cut, -(length) if rejected
- *   PKT_RESTART_POINT(p, len, pkt)       where the search restarts in a
- *                         rejected packet
  *   PKT_CONFIG_DECODE(cfg, info)  check and decode the configuration
  *   PKT_BUILD_TABLES(dec) the decoder's tables for its configuration
  *   PKT_RESET_STATE(dec)  forget every compression reference
@@ -51,6 +49,9 @@
  *   PKT_SCAN_ZEROS_FN(dec, out, room)    the protocol's scan of zeros
  *                         met while synced; records written
  *   PKT_MAKE_ASYNC(pkt, off)             an A-sync record at off
+ *   PKT_ASYNC_OR_MORE     defined: the A-sync is PKT_ASYNC_ZEROS or more
+ *                         zeros and 0x80; async_record() and
+ *                         scan_async_zeros() serve the two hooks above
  *   PKT_ON_ASYNC(dec)     after A-sync is found in unsynced bytes
  *   PKT_NEXT_BEGIN(dec)   at the start of every PKT_FN(next) call
  */
@@ -135,6 +136,30 @@ int PKT_FN(finish)(PKT_DEC *dec)
 }
 
 /* ---- Synchronisation ------------------------------------------------------ */
+
+#ifdef PKT_ASYNC_OR_MORE
+/* Protocols whose A-sync is PKT_ASYNC_ZEROS *or more* zeros and 0x80
+ * (ETMv3, IHI 0014Q 7.10.1; PTM, IHI 0035B 4.5.1): they define
+ * PKT_ASYNC_OR_MORE, and PKT_MAKE_ASYNC and PKT_SCAN_ZEROS_FN as
+ * async_record() and scan_async_zeros() below. */
+
+/* An A-sync record at @off: @zeros zeros and the 0x80; bytes past
+ * PKT_MAX are not kept (an A-sync longer than raw[] keeps zeros only). */
+static void async_record(PKT_REC *pkt, uint64_t off, uint64_t zeros)
+{
+	uint64_t len = zeros + 1;
+
+	memset(pkt, 0, offsetof(PKT_REC, raw));
+	pkt->type = PKT_TYPE_ASYNC;
+	pkt->offset = off;
+	pkt->length = (uint32_t)(len > PKT_UNSYNCED_MAX ? PKT_UNSYNCED_MAX : len);
+	pkt->size = (uint8_t)(len < PKT_MAX ? len : PKT_MAX);
+	memset(pkt->raw, 0, sizeof(pkt->raw));
+	if (len <= PKT_MAX)
+		pkt->raw[len - 1] = 0x80;
+	pkt->why = NULL;
+}
+#endif
 
 /* Back to searching for A-sync, with no state kept. */
 static void drop_sync(PKT_DEC *dec)
@@ -282,7 +307,58 @@ static int zeros_too_long(PKT_DEC *dec, PKT_REC *out)
 	return 1;
 }
 
+#ifdef PKT_ASYNC_OR_MORE
+/* Inside zeros met while synced: PKT_ASYNC_ZEROS or more and 0x80 are an
+ * A-sync, all of them in its record; anything else is malformed (the byte
+ * is left for the search). Returns records written (0 or 1). */
+static int scan_async_zeros(PKT_DEC *dec, PKT_REC *out)
+{
+	while (dec->in.pos < dec->in.n) {
+		uint8_t b = dec->in.buf[dec->in.pos];
+
+		if (b == 0x00) {
+			note_zero(dec, pkt_stream_off_at(&dec->in, dec->in.pos));
+			dec->in.pos++;
+			if (dec->zeros >= dec->uns_max)
+				return zeros_too_long(dec, out);
+			continue;
+		}
+		if (b == 0x80 && dec->zeros >= PKT_ASYNC_ZEROS) {
+			dec->in.pos++;
+			async_record(out, dec->zeros_off, dec->zeros);
+			dec->scan = PKT_SCAN_SYNCED;
+			dec->zeros = 0;
+			PKT_ON_ASYNC(dec);
+			return 1;
+		}
+		make_bad_zeros(out, dec->zeros_off, dec->zeros, -etmkit_err_bad_packet,
+			       "A-sync: zeros not followed by 0x80 after five or more");
+		lose_sync(dec);
+		return 1;
+	}
+	return 0;
+}
+#endif
+
 /* ---- The record loop ------------------------------------------------------ */
+
+/* A rejected packet of -@len bytes at @p: the search for A-sync restarts
+ * at its first zero after the header, so an A-sync the bad packet ran into
+ * is not missed; the record is cut there. Returns the record's new
+ * length. */
+static unsigned restart_point(const uint8_t *p, int len, PKT_REC *pkt)
+{
+	unsigned n = (unsigned)-len;
+
+	for (unsigned k = 1; k < n; k++) {
+		if (p[k] == 0x00) {
+			pkt->length = k;
+			pkt->size = (uint8_t)k;
+			return k;
+		}
+	}
+	return n;
+}
 
 /* Keep the bytes from @pos to the end of the input: a packet cut by the
  * end of the chunk. */
@@ -322,7 +398,7 @@ static int resume_partial(PKT_DEC *dec, PKT_REC *pkt)
 	pkt->offset = dec->in.part_off;
 	dec->in.part_len = 0;
 	if (len < 0) {
-		size_t k = PKT_RESTART_POINT(tmp, len, pkt);
+		size_t k = restart_point(tmp, len, pkt);
 
 		if (k < have) {
 			/* The search restarts inside the bytes kept from
@@ -405,7 +481,7 @@ static int next_slow(PKT_DEC *dec, PKT_REC *out, size_t room)
 		return 0;
 	}
 	if (len < 0)
-		len = -(int)PKT_RESTART_POINT(dec->in.buf + pos, len, out);
+		len = -(int)restart_point(dec->in.buf + pos, len, out);
 	out->offset = pkt_stream_off_at(&dec->in, pos);
 	dec->in.pos = pos + (size_t)(len < 0 ? -len : len);
 	PKT_AFTER_PACKET(dec, out, pkt_stream_at(&dec->in, pos),

@@ -534,61 +534,38 @@ enum etmkit_protocol snapshot_device_protocol(const struct snapshot_device *dev)
 
 /* ---- ETMv3 and PTM configuration ----------------------------------------- */
 
-/* ETMCR, ETMIDR, ETMCCER and ETMTRACEIDR of @dev into @v (the registers
- * ETMv3 and PTM are configured from: IHI 0014Q 3.5, IHI 0035B 3.16).
- * Returns 0, or -etmkit_err_format / -etmkit_err_invalid as
- * snapshot_etm3_config(). */
-static int etm3_family_regs(const struct snapshot_device *dev, uint32_t v[4],
-			    uint8_t *trace_id, struct snapshot_diag *diag)
-{
-	static const char *const names[4] = { "ETMCR", "ETMIDR", "ETMCCER",
-					       "ETMTRACEIDR" };
-	unsigned i;
-
-	ss_diag_clear(diag);
-	if (!dev || !trace_id)
-		return ss_fail(diag, -etmkit_err_invalid, "", 0, "NULL argument");
-	for (i = 0; i < 4; i++) {
-		uint64_t x;
-
-		if (snapshot_reg_value(dev, names[i], &x) != 0)
-			return ss_fail(diag, -etmkit_err_format, dev->path, 0,
-				    "register %s missing in [regs] of device %s",
-				    names[i], dev->name);
-		if (x > UINT32_MAX)
-			return ss_fail(diag, -etmkit_err_format, dev->path, 0,
-				    "register %s of device %s does not fit in "
-				    "32 bits",
-				    names[i], dev->name);
-		v[i] = (uint32_t)x;
-	}
-	/* IHI 0014Q 3.5.59, IHI 0035B 3.16.35: ETMTRACEIDR bits [6:0] are
-	 * the trace ID. */
-	*trace_id = (uint8_t)(v[3] & 0x7F);
-	return 0;
-}
-
 int snapshot_etm3_config(const struct snapshot_device *dev,
 			 struct etm3_config *cfg, uint8_t *trace_id,
 			 struct snapshot_diag *diag)
 {
+	static const char *const names[4] = { "ETMCR", "ETMIDR", "ETMCCER",
+					       "ETMTRACEIDR" };
 	struct snapshot_diag local;
-	uint32_t v[4];
-	int err;
+	uint64_t v[4];
+	unsigned i;
 
 	if (!diag)
 		diag = &local;
-	if (!cfg) {
-		ss_diag_clear(diag);
+	ss_diag_clear(diag);
+	if (!dev || !cfg || !trace_id)
 		return ss_fail(diag, -etmkit_err_invalid, "", 0, "NULL argument");
+	for (i = 0; i < 4; i++) {
+		if (snapshot_reg_value(dev, names[i], &v[i]) != 0)
+			return ss_fail(diag, -etmkit_err_format, dev->path, 0,
+				    "register %s missing in [regs] of device %s",
+				    names[i], dev->name);
+		if (v[i] > UINT32_MAX)
+			return ss_fail(diag, -etmkit_err_format, dev->path, 0,
+				    "register %s of device %s does not fit in "
+				    "32 bits",
+				    names[i], dev->name);
 	}
-	err = etm3_family_regs(dev, v, trace_id, diag);
-	if (err < 0)
-		return err;
 	etm3_config_init(cfg);
-	cfg->etmcr = v[0];
-	cfg->etmidr = v[1];
-	cfg->etmccer = v[2];
+	cfg->etmcr = (uint32_t)v[0];
+	cfg->etmidr = (uint32_t)v[1];
+	cfg->etmccer = (uint32_t)v[2];
+	/* IHI 0014Q 3.5.59: ETMTRACEIDR bits [6:0] are the trace ID. */
+	*trace_id = (uint8_t)(v[3] & 0x7F);
 	return 0;
 }
 
@@ -596,23 +573,18 @@ int snapshot_ptm_config(const struct snapshot_device *dev,
 			struct ptm_config *cfg, uint8_t *trace_id,
 			struct snapshot_diag *diag)
 {
-	struct snapshot_diag local;
-	uint32_t v[4];
+	struct etm3_config e;
 	int err;
 
-	if (!diag)
-		diag = &local;
-	if (!cfg) {
-		ss_diag_clear(diag);
-		return ss_fail(diag, -etmkit_err_invalid, "", 0, "NULL argument");
-	}
-	err = etm3_family_regs(dev, v, trace_id, diag);
+	/* IHI 0035B 3.16: a PTM has ETMv3's four registers (ETMTRACEIDR[6:0]
+	 * the trace ID, 3.16.35), read as ETMv3's are. */
+	err = snapshot_etm3_config(dev, cfg ? &e : NULL, trace_id, diag);
 	if (err < 0)
 		return err;
 	ptm_config_init(cfg);
-	cfg->etmcr = v[0];
-	cfg->etmidr = v[1];
-	cfg->etmccer = v[2];
+	cfg->etmcr = e.etmcr;
+	cfg->etmidr = e.etmidr;
+	cfg->etmccer = e.etmccer;
 	return 0;
 }
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """`etmkit decode --ranges` against the per-instruction decode of the same
-input, for every protocol (ETMv3, ETMv4, ETE) and input kind (snapshot, raw
+input, for every protocol (ETMv3, PTM, ETMv4, ETE) and input kind (snapshot, raw
 buffer, perf.data): in JSON, each insn_range record stands for `count` insn
 records of the plain decode, one after another in memory from `addr` to
 `end`, with the range's offset and isa, every one but the last executed,
@@ -89,6 +89,13 @@ def main():
          [os.path.join(tc2, "cstrace.bin"), "--protocol", "etmv3",
           "--etmcr", "0x10001860", "--etmidr", "0x410CF250",
           "--etmccer", "0x344008F2", "--id", "0x10",
+          "--image", os.path.join(tc2, "kernel_dump.bin") + "@0xC0008000"]),
+        ("ptm snapshot", os.path.join(td, "ptm", "Snowball"),
+         ["--snapshot", os.path.join(td, "ptm", "Snowball")]),
+        ("ptm raw", tc2,
+         [os.path.join(tc2, "cstrace.bin"), "--protocol", "ptm",
+          "--etmcr", "0x10001000", "--etmidr", "0x411CF312",
+          "--etmccer", "0x34C01AC2", "--id", "0x13",
           "--image", os.path.join(tc2, "kernel_dump.bin") + "@0xC0008000"]),
         ("etmv4 snapshot", os.path.join(td, "etmv4", "juno_r1_1"),
          ["--snapshot", os.path.join(td, "etmv4", "juno_r1_1")]),

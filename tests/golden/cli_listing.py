@@ -12,7 +12,12 @@ captures (issue 14, items 3, 6 and 7):
   marked `[bad image]`, no other is, and one warning names the dump, its
   address range and the range of the undefined instructions; A32
   instructions the classifier calls undefined under ETE (ARMv8 additions
-  in ete_ip) and TC2 give no warning. The JSON records say `undefined`.
+  in ete_ip) and TC2 give no warning. The JSON records say `undefined`;
+- PTM packets (Snowball, cycle-accurate with timestamps, and
+  tc2-ptm-rstk-t32): each text line is its JSON record's offset, ID,
+  bytes and type, with the record's values in the ETMv3 listing's words
+  (`addr=0x%08x`, the atoms, `cycles=`, `exception=N(name)`, `reason=`,
+  `timestamp=0x...`).
 
 Exit 77 (skipped) when the shared captures are absent."""
 import argparse
@@ -168,6 +173,54 @@ def check_bad_image(etmkit, td):
             fail("%s: bad image reported" % s)
 
 
+def ptm_fields(r):
+    """The words of the text line JSON record @r of a PTM source must hold."""
+    words = []
+    t = r["type"]
+    if t == "atom":
+        words.append(" " + r["atoms"])
+    if t in ("i_sync", "branch_address", "waypoint_update"):
+        words.append(" addr=0x%08x" % etmkit_json.num(r["addr"]))
+    if t == "i_sync":
+        words += [" reason=" + r["reason"], " isa=" + r["isa"], " ns=%d" % r["ns"]]
+    if "exception" in r:
+        words.append(" exception=%d(" % r["exception"])
+    if "cycles" in r:
+        words.append(" cycles=%d" % r["cycles"])
+    if t == "timestamp":
+        words.append(" timestamp=0x%x (" % etmkit_json.num(r["timestamp"]))
+    if t == "context_id":
+        words.append(" context_id=0x%x" % etmkit_json.num(r["context_id"]))
+    return words
+
+
+def check_ptm_text(etmkit, td):
+    for s in ("ptm/Snowball", "ptm/tc2-ptm-rstk-t32"):
+        snap = os.path.join(td, s)
+        recs = etmkit_json.lines(run(etmkit, ["packets", "--snapshot", snap, "--json"]).stdout,
+                                 "packets-ptm", s)
+        text = run(etmkit, ["packets", "--snapshot", snap, "--no-header"]).stdout.splitlines()
+        if len(text) != len(recs) or len(recs) < 500:
+            fail("%s: %d text lines for %d JSON records" % (s, len(text), len(recs)))
+            continue
+        bad = 0
+        for r, line in zip(recs, text):
+            head = "%10d  %02x  " % (r["offset"], r["id"])
+            if r["type"] == "unsynced":
+                want = [head, "  unsynced %d bytes" % r["length"]]
+            else:
+                b = r["bytes"]
+                want = [head + " ".join(b[i:i + 2] for i in range(0, len(b), 2)) +
+                        "  " + r["type"]] + ptm_fields(r)
+            if not line.startswith(want[0]) or not all(w in line for w in want[1:]):
+                fail("%s: text %r for JSON %r" % (s, line, r))
+                bad += 1
+                if bad > 5:
+                    break
+        print("%s: %d PTM records, text and JSON agree%s" % (s, len(recs),
+                                                             " (not)" if bad else ""))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--etmkit", required=True)
@@ -180,6 +233,7 @@ def main():
     check_columns(a.etmkit, td)
     check_names(a.etmkit, td)
     check_bad_image(a.etmkit, td)
+    check_ptm_text(a.etmkit, td)
     print("%d failure%s" % (len(FAILS), "" if len(FAILS) == 1 else "s"))
     return 1 if FAILS else 0
 

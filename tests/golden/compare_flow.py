@@ -12,12 +12,6 @@ exactly:
                enabled": a trace_on with gap_cycles N) and every "Return
                from exception", each at the same place in the instruction
                sequence (the number of instructions before it).
-               Or DS-5's instruction listing (tc2-ptm-rstk-t32's
-               a15_rs.txt: "S:0xADDR<tab>OPCODE<tab>disassembly" lines
-               and event lines; no header): the etmkit instructions from
-               the first on, address and opcode (T32: first halfword
-               first), as many as the listing holds (it stops where DS-5's
-               dump stopped).
   --ocsd FILE  OpenCSD's trc_pkt_lister -decode log (.ppl): every
                OCSD_GEN_TRC_ELEM_INSTR_RANGE of the ID, in order, must be
                covered exactly by the decoded instructions (start, end, the
@@ -82,38 +76,6 @@ def read_ds5(path):
             elif kind == "Info" and c[5] == "Return from exception":
                 events.append((len(insns), "exception_return", None))
     return insns, events
-
-
-def read_ds5_listing(path):
-    """DS-5's instruction listing: (address, opcode) of each executed
-    instruction, in order. Lines without an opcode (a function's
-    "<Unknown>" name, events) are not instructions."""
-    insns = []
-    with open(path) as f:
-        for line in f:
-            c = line.rstrip("\n").split("\t")
-            if len(c) >= 2 and c[0][:4] in ("S:0x", "N:0x") and c[1]:
-                insns.append((int(c[0][2:], 16), int(c[1], 16)))
-    return insns
-
-
-def compare_ds5_listing(elems, path):
-    want = read_ds5_listing(path)
-    got = [(e["addr"], e["opcode"]) for e in elems if e["kind"] == "insn"]
-    bad = 0
-    for n, (w, g) in enumerate(zip(want, got)):
-        if w != g:
-            print(f"instruction {n}: DS-5 addr=0x{w[0]:x} opcode=0x{w[1]:x}; "
-                  f"etmkit addr=0x{g[0]:x} opcode=0x{g[1]:x}")
-            bad += 1
-            if bad > 20:
-                break
-    if len(got) < len(want):
-        print(f"instructions: DS-5 {len(want)}, etmkit only {len(got)}")
-        bad += 1
-    print(f"DS-5 listing: {len(want)} instructions (address, opcode) of "
-          f"etmkit's {len(got)}: " + ("match" if not bad else f"{bad} differences"))
-    return bad
 
 
 def ours_for_ds5(elems):
@@ -213,9 +175,7 @@ def main():
     elems = decode(a.etmkit, a.snapshot, a.id)
     bad = 0
     if a.ds5:
-        with open(a.ds5) as f:
-            tabular = f.readline().startswith("Record Type")
-        bad += (compare_ds5 if tabular else compare_ds5_listing)(elems, a.ds5)
+        bad += compare_ds5(elems, a.ds5)
     if a.ocsd:
         with open(a.ocsd, errors="replace") as f:
             bad += compare_ranges(elems, read_ranges(f.read(), a.id),

@@ -334,6 +334,17 @@ def damage_ptm(r, snap, work, rng):
     buf = buffer_file(s)
     regs = ["--protocol", "ptm", "--frames", "none", "--etmcr", "0x20000400",
             "--etmidr", "0x411CF312", "--etmccer", "0x34C01AC2"]
+    # The registers of the device file given as options: the same listing
+    # as from the snapshot (the raw file's source is --id's).
+    with open(buf, "wb") as f:
+        f.write(data)
+    snap_out = r.run(["packets", "--snapshot", s, "--json"], "ptm/intact json", expect=(0,))
+    raw_out = r.run(["packets", buf, "--id", "0x02"] + regs + ["--json"], "ptm/intact raw json",
+                    expect=(0,))
+    if snap_out is not None and raw_out is not None and (
+            snap_out.stdout != raw_out.stdout or len(snap_out.stdout) < 10000):
+        r.fail("ptm/intact raw json", "--protocol ptm with the device's registers lists "
+               "other records than the snapshot")
     variants = [("cut%d" % c, data[:c]) for c in
                 sorted(set([0, 1, 5, 6, 7] + [rng.randrange(len(data)) for _ in range(24)]))]
     for k in range(16):
@@ -373,6 +384,21 @@ def damage_ptm(r, snap, work, rng):
     usage(raw + regs[:-2] + ["--m-profile"], "ptm usage m-profile with ptm", "--m-profile")
     r.run(["decode", buf] + regs + ["--image", buf + "@0x80000000"],
           "ptm decode raw with an image", expect=(0, 1))
+
+
+def ptm_raw_as_snapshot(r, tc2):
+    """TC2's PTM 0x13 from the framed buffer with --protocol ptm and its
+    device file's registers (timestamps: ETMCCER's 64-bit binary form):
+    the snapshot's listing."""
+    regs = ["--protocol", "ptm", "--id", "0x13", "--etmcr", "0x10001000",
+            "--etmidr", "0x411CF312", "--etmccer", "0x34C01AC2", "--json"]
+    snap = r.run(["packets", "--snapshot", tc2, "--id", "0x13", "--json"], "tc2 ptm json",
+                 expect=(0,))
+    raw = r.run(["packets", buffer_file(tc2)] + regs, "tc2 ptm raw json", expect=(0,))
+    if snap is not None and raw is not None and (
+            snap.stdout != raw.stdout or b'"timestamp"' not in snap.stdout):
+        r.fail("tc2 ptm raw json", "--protocol ptm with the device's registers lists other "
+               "records than the snapshot")
 
 
 def damage_etm4_framed(r, snap, work, rng):
@@ -501,6 +527,7 @@ def main():
         damage_buffers(r, tc2, a.work, "tc2", rng, ["0x10"])
         damage_image(r, tc2, a.work, rng)
         packet_boundaries(r, tc2, a.work, "tc2", "0x10", 150)
+        ptm_raw_as_snapshot(r, tc2)
         every_kind(r, a.shared, a.work, rng)
     elif os.environ.get("CI") == "true":
         r.fail("tc2", "%s is missing (needed in CI)" % tc2)

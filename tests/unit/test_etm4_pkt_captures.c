@@ -11,6 +11,7 @@
 #include "unit/etm4_pkt_test.h"
 
 #include "ts_session.h"
+#include "unit/ocsd_listing.h"
 
 /* ---- Real captures against OpenCSD's listing ----------------------------- */
 
@@ -50,26 +51,6 @@ static int shared_missing(void)
 		return 1;
 	fclose(f);
 	return 0;
-}
-
-/* A register from a device .ini: "NAME=0x..." or "NAME(...)=0x...". */
-static uint32_t ini_reg(const char *path, const char *name)
-{
-	FILE *f = fopen(path, "r");
-	char line[256];
-	size_t nl = strlen(name);
-	uint32_t v = 0;
-
-	if (!f)
-		fail_msg("cannot open %s", path);
-	while (fgets(line, sizeof(line), f)) {
-		if (strncmp(line, name, nl) || (line[nl] != '=' && line[nl] != '('))
-			continue;
-		v = (uint32_t)strtoul(strchr(line, '=') + 1, NULL, 0);
-		break;
-	}
-	fclose(f);
-	return v;
 }
 
 static struct etm4_config capture_config(const struct capture *cap)
@@ -131,27 +112,6 @@ static int ocsd_type(const char *name)
 		if (!strncmp(name, map[i].prefix, strlen(map[i].prefix)))
 			return map[i].type;
 	return -1;
-}
-
-/* The hex number after @key in @s, if there. */
-static int field_hex(const char *s, const char *key, uint64_t *v)
-{
-	const char *at = strstr(s, key);
-
-	if (!at)
-		return 0;
-	*v = strtoull(at + strlen(key), NULL, 16);
-	return 1;
-}
-
-static int field_dec(const char *s, const char *key, uint64_t *v)
-{
-	const char *at = strstr(s, key);
-
-	if (!at)
-		return 0;
-	*v = strtoull(at + strlen(key), NULL, 10);
-	return 1;
 }
 
 /* Exception names in OpenCSD's listing (A-profile). */

@@ -424,6 +424,50 @@ static void test_a32_stream(void **state)
 	ts_elems_free(&r);
 }
 
+/* DMB and DSB are waypoints when ETMCCER[24] says so (digest ptm.md 1):
+ * an atom each; else the walk goes through them to the branch. */
+static void test_dmb_waypoints(void **state)
+{
+	static const uint32_t code[] = {
+		0xe3a00001, /* 0xa000 mov r0, #1 */
+		0xf57ff05f, /* 0xa004 dmb sy */
+		0xe2800001, /* 0xa008 add r0, r0, #1 */
+		0xeafffffb, /* 0xa00c b 0xa000 */
+	};
+	static const uint8_t trace[] = {
+		0, 0, 0, 0, 0, 0x80,
+		0x08, 0x00, 0xa0, 0x00, 0x00, 0x21, /* 6: I-sync 0xa000 */
+		0x90,                               /* 12: E E E (4.3) */
+	};
+	static const uint32_t with[] = { 0xa000, 0xa004, 0xa008, 0xa00c,
+					 0xa000, 0xa004 };
+	struct ptm_flow_config c;
+	struct image *img;
+	struct ts_elems l = { 0 };
+
+	(void)state;
+	assert_int_equal(image_alloc(&img), 0);
+	assert_int_equal(image_add_buffer(img, code, sizeof(code), 0xa000, 0),
+			 0);
+	cfg_init(&c, 0, img, 0);
+	c.ptm.etmccer |= PTM_ETMCCER_DMB_WAYPOINT;
+	decode_with(&c, trace, sizeof(trace), NULL, 0, &l);
+	assert_int_equal(l.n, 2 + 6);
+	for (int i = 0; i < 6; i++) {
+		assert_int_equal(l.e[2 + i].kind, etmkit_elem_insn);
+		assert_int_equal(l.e[2 + i].addr, with[i]);
+		assert_int_equal(l.e[2 + i].flags, X);
+	}
+	assert_true(l.e[3].u.insn.class_flags & INSN_F_BARRIER);
+	l.n = 0;
+	c.ptm.etmccer &= ~PTM_ETMCCER_DMB_WAYPOINT;
+	decode_with(&c, trace, sizeof(trace), NULL, 0, &l);
+	assert_int_equal(l.n, 2 + 12);
+	assert_int_equal(l.e[l.n - 1].addr, 0xa00c);
+	image_free(img);
+	ts_elems_free(&l);
+}
+
 /* A loop of 40 NOPs and a branch back: each E atom walks two blocks
  * (FLOW_BLOCK_MAX 32, block.h) into one range; 300 atoms in one feed
  * fill the queue (256 elements) inside walks, whose ranges go on in the
@@ -805,6 +849,35 @@ static void assert_ocsd_exceptions(const struct ts_elems *l, const char *path,
 			fail_msg("%s: an exception OpenCSD does not have", path);
 }
 
+/* As many trace_on and exception_return elements in @l as OpenCSD's log
+ * @path has TRACE_ON and EXCEPTION_RET elements for trace ID @id (trace
+ * starts at the first I-sync and at every one that is not periodic;
+ * IHI 0035B 4.5.2). */
+static void assert_ocsd_counts(const struct ts_elems *l, const char *path,
+			       uint8_t id)
+{
+	FILE *f = fopen(path, "r");
+	char line[1024], tag[32];
+	size_t on = 0, ret = 0, our_on = 0, our_ret = 0;
+
+	assert_non_null(f);
+	snprintf(tag, sizeof(tag), "ID:%x;", id);
+	while (fgets(line, sizeof(line), f)) {
+		if (!strstr(line, tag))
+			continue;
+		on += strstr(line, "OCSD_GEN_TRC_ELEM_TRACE_ON(") != NULL;
+		ret += strstr(line, "OCSD_GEN_TRC_ELEM_EXCEPTION_RET(") != NULL;
+	}
+	fclose(f);
+	for (size_t i = 0; i < l->n; i++) {
+		our_on += l->e[i].kind == etmkit_elem_trace_on;
+		our_ret += l->e[i].kind == etmkit_elem_exception_return;
+	}
+	if (on != our_on || ret != our_ret)
+		fail_msg("%s: OpenCSD %zu trace on, %zu exception returns; "
+			 "etmkit %zu, %zu", path, on, ret, our_on, our_ret);
+}
+
 /* DS-5's listing (tc2-ptm-rstk-t32): "S:0xADDR\tOPCODE\tdisassembly"
  * per instruction, in order, and event lines; "<Unknown>" lines (where
  * trace starts after debug state) are no instructions. Every one is ours
@@ -867,6 +940,7 @@ static void test_captures(void **state)
 		snprintf(path, sizeof(path), "%s/%s/ocsd-1.8.0-decode.ppl",
 			 TESTDATA, c->snap);
 		assert_ocsd_exceptions(&l, path, c->id);
+		assert_ocsd_counts(&l, path, c->id);
 		if (c->ds5) {
 			snprintf(path, sizeof(path), "%s/%s/%s", TESTDATA,
 				 c->snap, c->ds5);
@@ -901,6 +975,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_arguments),
 		cmocka_unit_test(test_a32_stream),
+		cmocka_unit_test(test_dmb_waypoints),
 		cmocka_unit_test(test_queue_full),
 		cmocka_unit_test(test_t32_stream),
 		cmocka_unit_test(test_captures),

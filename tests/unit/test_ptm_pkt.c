@@ -37,10 +37,8 @@ static uint64_t gray_decode(uint64_t g)
 	uint64_t b = 0;
 
 	for (int i = 63; i >= 0; i--) {
-		uint64_t above = (b >> (i + 1)) & 1;
+		uint64_t above = i == 63 ? 0 : (b >> (i + 1)) & 1;
 
-		if (i == 63)
-			above = 0;
 		b |= (((g >> i) & 1) ^ above) << i;
 	}
 	return b;
@@ -870,6 +868,32 @@ static void test_offsets_array_and_batch_of_one(void **state)
 	ptm_pkt_free(dec);
 }
 
+static void test_async_while_synced(void **state)
+{
+	/* Five zeros and 0x80 between packets: an A-sync (IHI 0035B 4.5.1),
+	 * its record the six bytes; four zeros and 0x80: malformed, sync
+	 * lost, the 0x80 searched on from. */
+	static const uint8_t body[] = { 0x84, 0, 0, 0, 0, 0, 0x80, 0x86,
+					0, 0, 0, 0, 0x80, 0x84 };
+	static const uint8_t async[] = { 0, 0, 0, 0, 0, 0x80 };
+	const struct ptm_packet *p = pdecode_body(0, V11, body, sizeof(body), &R);
+
+	(void)state;
+	assert_int_equal(R.n, 6);
+	assert_int_equal(p[0].type, ptm_pkt_atom);
+	assert_int_equal(p[1].type, ptm_pkt_a_sync);
+	assert_int_equal(p[1].error, 0);
+	assert_int_equal(p[1].offset, 7);
+	assert_int_equal(p[1].length, 6);
+	assert_memory_equal(p[1].raw, async, 6);
+	assert_int_equal(p[2].u.atoms.bits, 1);
+	assert_int_equal(p[3].type, ptm_pkt_a_sync);
+	assert_int_equal(p[3].error, -etmkit_err_bad_packet);
+	assert_int_equal(p[3].length, 4);
+	assert_int_equal(p[4].type, ptm_pkt_unsynced);
+	assert_int_equal(p[4].length, 2);
+}
+
 static void test_state_dropped_after_error(void **state)
 {
 	/* After an error and a new A-sync, branches are partial again (the
@@ -1076,6 +1100,7 @@ int main(void)
 		cmocka_unit_test(test_chunking_is_invisible),
 		cmocka_unit_test(test_fast_path_is_the_general_decoder),
 		cmocka_unit_test(test_offsets_array_and_batch_of_one),
+		cmocka_unit_test(test_async_while_synced),
 		cmocka_unit_test(test_state_dropped_after_error),
 		cmocka_unit_test(test_timestamp_reference_dropped),
 		cmocka_unit_test(test_async_inside_bad_packet),

@@ -6,6 +6,7 @@
 
 #include "ts_session.h"
 #include "ts_stream.h"
+#include "unit/ocsd_listing.h"
 
 /* A PTM source: its snapshot, buffer file (framed or raw), device file,
  * trace ID, and the ID its packet lines carry in the listing (a raw
@@ -32,30 +33,6 @@ static int shared_missing(void)
 	return 0;
 }
 
-/* A register from a device .ini: "NAME(...)=0x..." or "NAME=0x...". */
-static uint32_t ini_reg(const char *path, const char *name)
-{
-	FILE *f = fopen(path, "r");
-	char line[256];
-	size_t nl = strlen(name);
-	uint32_t v = 0;
-	int found = 0;
-
-	if (!f)
-		fail_msg("cannot open %s", path);
-	while (fgets(line, sizeof(line), f)) {
-		if (strncmp(line, name, nl) || (line[nl] != '=' && line[nl] != '('))
-			continue;
-		v = (uint32_t)strtoul(strchr(line, '=') + 1, NULL, 0);
-		found = 1;
-		break;
-	}
-	fclose(f);
-	if (!found)
-		fail_msg("%s: no %s", path, name);
-	return v;
-}
-
 /* OpenCSD's packet names and ours. */
 static int ocsd_type(const char *name)
 {
@@ -78,26 +55,6 @@ static int ocsd_type(const char *name)
 		if (!strncmp(name, map[i].prefix, strlen(map[i].prefix)))
 			return map[i].type;
 	return -1;
-}
-
-static int field_hex(const char *s, const char *key, uint64_t *v)
-{
-	const char *at = strstr(s, key);
-
-	if (!at)
-		return 0;
-	*v = strtoull(at + strlen(key), NULL, 16);
-	return 1;
-}
-
-static int field_dec(const char *s, const char *key, uint64_t *v)
-{
-	const char *at = strstr(s, key);
-
-	if (!at)
-		return 0;
-	*v = strtoull(at + strlen(key), NULL, 10);
-	return 1;
 }
 
 /* OpenCSD's "ISA=" names. Returns an etmkit_isa, or -1 if absent. */

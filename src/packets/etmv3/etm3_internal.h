@@ -125,10 +125,6 @@ static inline uint64_t stream_at(const struct etm3_pkt_decoder *dec, size_t i)
  * (pkt->why set). Fills pkt's type, size, raw and payload; not offset. */
 int etm3_decode_one(struct etm3_pkt_decoder *dec, const uint8_t *p,
 		    size_t avail, struct etm3_packet *pkt);
-/* Where the search for A-sync restarts in a rejected packet (its length
- * cut there); see etm3_pkt.c. */
-unsigned etm3_restart_point(const uint8_t *p, int len, unsigned from,
-			    struct etm3_packet *pkt);
 /* Forget every compression reference (digest 5.4). */
 void etm3_reset_state(struct etm3_pkt_decoder *dec);
 /* The bookkeeping after a packet (out-of-order data, 7.4.3; an error

@@ -13,20 +13,8 @@
 #include <emmintrin.h>
 #endif
 
+#include "packets/pkt_fields.h"
 #include "packets/etmv3/etm3_internal.h"
-
-#define NEED(k)                                                                \
-	do {                                                                   \
-		if ((size_t)(k) > avail)                                       \
-			return 0;                                              \
-	} while (0)
-
-/* A rejected packet: the parser returns -(bytes it spans). */
-#define BAD(len, text)                                                         \
-	do {                                                                   \
-		pkt->why = (text);                                             \
-		return -(int)(len);                                            \
-	} while (0)
 
 _Static_assert(sizeof(struct etm3_ph_tmpl) == 16, "template size");
 _Static_assert(offsetof(struct etm3_packet, u) ==
@@ -39,15 +27,6 @@ static uint32_t le32(const uint8_t *p)
 {
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
 	       (uint32_t)p[3] << 24;
-}
-
-static uint32_t le_n(const uint8_t *p, unsigned n)
-{
-	uint32_t v = 0;
-
-	for (unsigned i = 0; i < n; i++)
-		v |= (uint32_t)p[i] << (8 * i);
-	return v;
 }
 
 /* The 1-5 byte number of cycle counts (IHI 0014Q 7.3.4) and data
@@ -93,32 +72,12 @@ static int read_data_addr(const uint8_t *p, size_t avail, uint32_t *value,
 	return n;
 }
 
-static uint32_t merge32(uint32_t ref, uint32_t v, unsigned bits)
-{
-	uint32_t mask = bits >= 32 ? 0xffffffffu : (1u << bits) - 1;
-
-	return (ref & ~mask) | (v & mask);
-}
-
 /* ---- Branch addresses (IHI 0014Q 7.3.5) ---------------------------------- */
 
 struct branch_ref {
 	uint32_t addr;
 	uint8_t isa, altisa, ns, hyp;
 };
-
-/* Where an instruction set puts branch address bits (Q 7.3.5). With the
- * state unknown (no I-sync since sync) the ARM placement is used; such a
- * packet is flagged partial. */
-static unsigned isa_shift(unsigned isa)
-{
-	switch (isa) {
-	case etmkit_isa_thumb:
-	case etmkit_isa_thumbee: return 1;
-	case etmkit_isa_jazelle: return 0;
-	default: return 2;
-	}
-}
 
 /* Count address bytes: up to five, continuation in bit 7 of the first
  * four. Returns the count or 0 if more bytes are needed. */
@@ -132,19 +91,6 @@ static unsigned branch_addr_bytes(const uint8_t *p, size_t avail)
 		nb++;
 	}
 	return nb;
-}
-
-/* The 5th address byte gives the instruction set (digest 4.5.3). Returns
- * the ISA, or etmkit_isa_unknown for the malformed b0X000xxx. */
-static uint8_t isa_of_5th(uint8_t b)
-{
-	if ((b & 0xb8) == 0x08)
-		return etmkit_isa_arm;
-	if ((b & 0xb0) == 0x10)
-		return etmkit_isa_thumb;
-	if ((b & 0xa0) == 0x20)
-		return etmkit_isa_jazelle;
-	return etmkit_isa_unknown;
 }
 
 /* Exception information bytes (digest 4.5.4; Cortex-M3 TRM Figure 14-3):
@@ -235,7 +181,7 @@ parse_branch_field(const struct etm3_pkt_decoder *dec, const uint8_t *p,
 			br->cancel = (b5 >> 6) & 1;
 			br->legacy_exception = (b5 >> 3) & 7;
 		} else {
-			isa = isa_of_5th(b5);
+			isa = branch_isa_of_5th(b5);
 			if (isa == etmkit_isa_unknown) {
 				*why = "5th branch address byte names no instruction set";
 				return -5;
@@ -250,7 +196,7 @@ parse_branch_field(const struct etm3_pkt_decoder *dec, const uint8_t *p,
 	}
 	if (isa == etmkit_isa_thumbee)
 		isa = etmkit_isa_thumb;
-	shift = isa_shift(isa);
+	shift = branch_isa_shift(isa);
 	/* Byte 0 carries 6 bits, bytes 1-3 seven each (Q 7.3.5) ... */
 	v = (p[0] >> 1) & 0x3f;
 	bits = 6;
@@ -300,8 +246,8 @@ parse_branch_field(const struct etm3_pkt_decoder *dec, const uint8_t *p,
 }
 
 /* A short branch address by where its instruction set puts the bits
- * (isa_shift()) and by its address bytes less one (k): the bits it carries
- * (7k + 6, shifted: at most 29) and their mask. */
+ * (branch_isa_shift()) and by its address bytes less one (k): the bits it
+ * carries (7k + 6, shifted: at most 29) and their mask. */
 static const struct etm3_short_len short_by_len[3] = {
 #define SHORT_LEN(s)                                                           \
 	{ { 6 + (s), 13 + (s), 20 + (s), 27 + (s) },                         \
@@ -323,7 +269,7 @@ static void set_short_branch(struct etm3_pkt_decoder *dec)
 
 	memset(t, 0, sizeof(*t));
 	dec->short_ends = dec->info.alt_branch ? 0 : 0x80808080u;
-	dec->short_shift = (uint8_t)isa_shift(isa);
+	dec->short_shift = (uint8_t)branch_isa_shift(isa);
 	dec->short_by_len = &short_by_len[dec->short_shift];
 	/* AltISA turns Thumb into ThumbEE from ETMv3.3 (Q Table 7.20). */
 	if (isa == etmkit_isa_thumb && dec->altisa && dec->info.minor >= 3)
@@ -399,7 +345,7 @@ parse_isync(struct etm3_pkt_decoder *dec, const uint8_t *p, size_t avail,
 	}
 	NEED(i + cidb + 1);
 	is->context_id_bytes = (uint8_t)cidb;
-	is->context_id = le_n(p + i, cidb);
+	is->context_id = (uint32_t)le_n(p + i, cidb);
 	i += cidb;
 	is->info = p[i++];
 	is->reason = (is->info >> 5) & 3;
@@ -475,7 +421,7 @@ static int parse_context_id(struct etm3_pkt_decoder *dec, const uint8_t *p,
 	unsigned n = dec->info.context_id_bytes; /* Q 7.3.6 */
 
 	NEED(1 + n);
-	pkt->u.context_id = le_n(p + 1, n);
+	pkt->u.context_id = (uint32_t)le_n(p + 1, n);
 	dec->context_id = pkt->u.context_id;
 	return (int)n + 1;
 }
@@ -487,14 +433,6 @@ static int parse_vmid(struct etm3_pkt_decoder *dec, const uint8_t *p,
 	pkt->u.vmid = p[1];
 	dec->vmid = p[1];
 	return 2;
-}
-
-static uint64_t gray_to_binary(uint64_t g)
-{
-	/* Q 7.7.3: binary bit n is the XOR of Gray bits n and above. */
-	for (unsigned s = 1; s < 64; s <<= 1)
-		g ^= g >> s;
-	return g;
 }
 
 /* Timestamp, Q 7.7.4: 7 bits and a continuation bit per byte; the last
@@ -551,7 +489,8 @@ static int parse_data_fields(struct etm3_pkt_decoder *dec, const uint8_t *p,
 		i += (unsigned)c;
 	}
 	NEED(i + vbytes);
-	d->value = le_n(p + i, vbytes); /* least significant byte first */
+	/* Least significant byte first. */
+	d->value = (uint32_t)le_n(p + i, vbytes);
 	d->size = (uint8_t)vbytes;
 	i += vbytes;
 	if (has_addr) {
@@ -822,25 +761,6 @@ decode_isync(struct etm3_pkt_decoder *dec, const uint8_t *p, size_t avail,
 	return type == etm3_pkt_i_sync_cycle ?
 		decode_typed(dec, p, avail, pkt, etm3_pkt_i_sync_cycle) :
 		decode_typed(dec, p, avail, pkt, etm3_pkt_i_sync);
-}
-
-/* A rejected packet of -@len bytes at p: the search for A-sync restarts at
- * its first zero at or after index @from (at least 1), so an A-sync the bad
- * packet ran into is not missed; the record is cut there. Returns the
- * record's new length. */
-unsigned etm3_restart_point(const uint8_t *p, int len, unsigned from,
-			      struct etm3_packet *pkt)
-{
-	unsigned n = (unsigned)-len;
-
-	for (unsigned k = from ? from : 1; k < n; k++) {
-		if (p[k] == 0x00) {
-			pkt->length = k;
-			pkt->size = (uint8_t)k;
-			return k;
-		}
-	}
-	return n;
 }
 
 /* Forget every compression reference: after reset and after losing sync,

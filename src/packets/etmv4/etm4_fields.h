@@ -7,20 +7,8 @@
 
 #include <string.h>
 
+#include "packets/pkt_fields.h"
 #include "packets/etmv4/etm4_internal.h"
-
-#define NEED(k)                                                                \
-	do {                                                                   \
-		if ((size_t)(k) > avail)                                       \
-			return 0;                                              \
-	} while (0)
-
-/* A rejected packet: the parser returns -(bytes it spans). */
-#define BAD(len, text)                                                         \
-	do {                                                                   \
-		pkt->why = (text);                                             \
-		return -(int)(len);                                            \
-	} while (0)
 
 /* ---- Field readers (digest 2.1-2.3) -------------------------------------- */
 
@@ -64,15 +52,6 @@ static inline int read_ts(const uint8_t *p, size_t avail, uint64_t *value,
 	*value = v | (uint64_t)p[8] << 56;
 	*bits = 64;
 	return 9;
-}
-
-static inline uint64_t le_n(const uint8_t *p, unsigned n)
-{
-	uint64_t v = 0;
-
-	for (unsigned i = 0; i < n; i++)
-		v |= (uint64_t)p[i] << (8 * i);
-	return v;
 }
 
 static inline uint64_t mask64(unsigned bits)

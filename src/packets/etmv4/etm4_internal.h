@@ -121,9 +121,6 @@ static inline uint64_t off_at(const struct etm4_pkt_decoder *dec, size_t i)
  * 0 when more bytes are needed, or -(length) for a rejected packet. */
 int etm4_decode_one(struct etm4_pkt_decoder *dec, const uint8_t *p,
 		    size_t avail, struct etm4_packet *pkt);
-/* Where the search for A-sync restarts in a rejected packet of -@len
- * bytes (the record cut there); see etm4_pkt.c. */
-unsigned etm4_restart_point(const uint8_t *p, int len, struct etm4_packet *pkt);
 /* Forget every reference (after reset and after losing sync). */
 void etm4_reset_state(struct etm4_pkt_decoder *dec);
 /* The synced fast path of etm4_pkt_next(): whole packets into

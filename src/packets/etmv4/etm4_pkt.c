@@ -631,23 +631,6 @@ int etm4_decode_one(struct etm4_pkt_decoder *dec, const uint8_t *p,
 	return len;
 }
 
-/* A rejected packet of -@len bytes at p: the search for A-sync restarts at
- * its first zero after the header, so an A-sync the bad packet ran into is
- * not missed; the record is cut there. Returns the record's length. */
-unsigned etm4_restart_point(const uint8_t *p, int len, struct etm4_packet *pkt)
-{
-	unsigned n = (unsigned)-len;
-
-	for (unsigned k = 1; k < n; k++) {
-		if (p[k] == 0x00) {
-			pkt->length = k;
-			pkt->size = (uint8_t)k;
-			return k;
-		}
-	}
-	return n;
-}
-
 /* Forget every reference: after reset and after losing sync nothing
  * decoded before may be relied on. */
 void etm4_reset_state(struct etm4_pkt_decoder *dec)

@@ -63,7 +63,6 @@ static void after_packet(struct etm4_pkt_decoder *dec, const struct etm4_packet 
 #define PKT_STOP_ON_ERROR ETM4_CFG_STOP_ON_ERROR
 #define PKT_FN(name) etm4_pkt_##name
 #define PKT_DECODE_ONE(dec, p, avail, pkt) etm4_decode_one(dec, p, avail, pkt)
-#define PKT_RESTART_POINT(p, len, pkt) etm4_restart_point(p, len, pkt)
 #define PKT_CONFIG_DECODE(cfg, info) etm4_config_decode(cfg, info)
 #define PKT_BUILD_TABLES(dec) etm4_build_tables(dec)
 #define PKT_RESET_STATE(dec) etm4_reset_state(dec)

@@ -72,11 +72,6 @@ void ptm_build_tables(struct ptm_pkt_decoder *dec);
  * not offset. Decoder state changes only for a packet decoded whole. */
 int ptm_decode_one(struct ptm_pkt_decoder *dec, const uint8_t *p,
 		   size_t avail, struct ptm_packet *pkt);
-/* Where the search for A-sync restarts in a rejected packet of -@len
- * bytes: at its first zero after the header, so an A-sync the bad packet
- * ran into is not missed (the record is cut there). Returns the record's
- * new length. */
-unsigned ptm_restart_point(const uint8_t *p, int len, struct ptm_packet *pkt);
 /* Forget every compression reference (digest 5). */
 void ptm_reset_state(struct ptm_pkt_decoder *dec);
 /* The synced path of ptm_pkt_next(): whole packets into pkts[out..max).

@@ -10,38 +10,10 @@
  */
 #include <string.h>
 
+#include "packets/pkt_fields.h"
 #include "packets/ptm/ptm_internal.h"
 
-#define NEED(k)                                                                \
-	do {                                                                   \
-		if ((size_t)(k) > avail)                                       \
-			return 0;                                              \
-	} while (0)
-
-/* A rejected packet: the parser returns -(bytes it spans). */
-#define BAD(len, text)                                                         \
-	do {                                                                   \
-		pkt->why = (text);                                             \
-		return -(int)(len);                                            \
-	} while (0)
-
 /* ---- Field readers ---------------------------------------------------- */
-
-static uint32_t le_n(const uint8_t *p, unsigned n)
-{
-	uint32_t v = 0;
-
-	for (unsigned i = 0; i < n; i++)
-		v |= (uint32_t)p[i] << (8 * i);
-	return v;
-}
-
-static uint32_t merge32(uint32_t ref, uint32_t v, unsigned bits)
-{
-	uint32_t mask = bits >= 32 ? 0xffffffffu : (1u << bits) - 1;
-
-	return (ref & ~mask) | (v & mask);
-}
 
 /* The cycle count field (IHI 0035B 4.4; digest 3) starting at p[0]: byte 0
  * has count[3:0] in bits [5:2] and its continuation in bit 6 (bits 7, 1, 0
@@ -70,34 +42,6 @@ static inline int read_cycles(const uint8_t *p, size_t avail, uint32_t *value)
 
 /* ---- Branch addresses (IHI 0035B 4.5.4; digest 4.4) ---------------------- */
 
-/* Where an instruction set puts branch address bits: ARM A[7:2] in the
- * first byte, Thumb (and ThumbEE) A[6:1], Jazelle A[5:0]. With the state
- * unknown (no I-sync since sync) the ARM placement is used; such a packet
- * is flagged partial. */
-static unsigned isa_shift(unsigned isa)
-{
-	switch (isa) {
-	case etmkit_isa_thumb:
-	case etmkit_isa_thumbee: return 1;
-	case etmkit_isa_jazelle: return 0;
-	default: return 2;
-	}
-}
-
-/* The 5th address byte gives the instruction set: b0X001aaa ARM,
- * b0X01aaaa Thumb, b0X1aaaaa Jazelle (digest 4.4). Returns the ISA, or
- * etmkit_isa_unknown for the unused b0X000xxx. */
-static uint8_t isa_of_5th(uint8_t b)
-{
-	if ((b & 0xb8) == 0x08)
-		return etmkit_isa_arm;
-	if ((b & 0xb0) == 0x10)
-		return etmkit_isa_thumb;
-	if ((b & 0xa0) == 0x20)
-		return etmkit_isa_jazelle;
-	return etmkit_isa_unknown;
-}
-
 /* The instruction set after a packet: a Thumb-family set is Thumb or
  * ThumbEE by AltIS (digest 4.4: "AltIS = 1 with a Thumb target ->
  * ThumbEE"). */
@@ -114,9 +58,13 @@ static uint8_t with_altis(uint8_t isa, uint8_t altis)
  * the first byte; seven bits of bytes 2-4 that continue, six of one that
  * ends the address (its bit 6 flags exception bytes); a 5th byte names
  * the instruction set and carries the top bits, its bit 6 flagging
- * exception bytes. Fills br's addr, addr_bits, addr_bytes, isa_change,
- * partial and isa (the address's set, before AltIS); *exc_follow. Returns
- * the bytes used, 0 if more are needed, or -(bytes) if malformed. */
+ * exception bytes. A 5th byte of none of the forms b0X001aaa, b0X01aaaa,
+ * b0X1aaaaa (digest 4.4) is malformed: bit 7 set, or b0X000xxx (OpenCSD
+ * reads both as ARM; no capture has them). Fills @br: addr, addr_bits, addr_bytes, isa_change,
+ * partial and isa (the address's set, before AltIS) from the packet; NS,
+ * AltIS and Hyp from the decoder's state; the rest 0. Sets *exc_follow.
+ * Returns the bytes used, 0 if more are needed, or -(bytes) if
+ * malformed. */
 static int read_address(const struct ptm_pkt_decoder *dec, const uint8_t *p,
 			size_t avail, struct ptm_branch *br,
 			unsigned *exc_follow, const char **why)
@@ -130,13 +78,18 @@ static int read_address(const struct ptm_pkt_decoder *dec, const uint8_t *p,
 		NEED(nb + 1);
 		nb++;
 	}
+	/* The state the packet does not change. */
+	memset(br, 0, sizeof(*br));
+	br->altis = dec->altis;
+	br->ns = dec->ns;
+	br->hyp = dec->hyp;
 	*exc_follow = 0;
 	if (nb == 5) {
 		if (p[4] & 0x80) {
 			*why = "5th address byte has bit 7 set";
 			return -5;
 		}
-		isa = isa_of_5th(p[4]);
+		isa = branch_isa_of_5th(p[4]);
 		if (isa == etmkit_isa_unknown) {
 			*why = "5th address byte names no instruction set";
 			return -5;
@@ -146,7 +99,7 @@ static int read_address(const struct ptm_pkt_decoder *dec, const uint8_t *p,
 	} else if (nb >= 2) {
 		*exc_follow = (p[nb - 1] >> 6) & 1;
 	}
-	shift = isa_shift(isa);
+	shift = branch_isa_shift(isa);
 	v = (p[0] >> 1) & 0x3fu;
 	bits = 6;
 	for (unsigned k = 1; k < nb && k < 4; k++) {
@@ -200,8 +153,11 @@ static int read_exception(const struct ptm_pkt_decoder *dec, const uint8_t *p,
 	return 2;
 }
 
-static void commit_branch(struct ptm_pkt_decoder *dec, const struct ptm_branch *br)
+/* A branch address or waypoint update decoded whole: its instruction set
+ * with AltIS applied, and the state it leaves. */
+static void commit_branch(struct ptm_pkt_decoder *dec, struct ptm_branch *br)
 {
+	br->isa = with_altis(br->isa, br->altis);
 	dec->addr = br->addr;
 	dec->isa = br->isa;
 	dec->altis = br->altis;
@@ -218,10 +174,6 @@ static int parse_branch(struct ptm_pkt_decoder *dec, const uint8_t *p,
 	unsigned exc_follow;
 	int n, i;
 
-	memset(br, 0, sizeof(*br));
-	br->altis = dec->altis;
-	br->ns = dec->ns;
-	br->hyp = dec->hyp;
 	n = read_address(dec, p, avail, br, &exc_follow, &pkt->why);
 	if (n <= 0)
 		return n;
@@ -241,7 +193,6 @@ static int parse_branch(struct ptm_pkt_decoder *dec, const uint8_t *p,
 		br->has_cycles = 1;
 		i += c;
 	}
-	br->isa = with_altis(br->isa, br->altis);
 	commit_branch(dec, br);
 	return i;
 }
@@ -267,10 +218,6 @@ static int parse_waypoint(struct ptm_pkt_decoder *dec, const uint8_t *p,
 	unsigned exc_follow;
 	int n, i;
 
-	memset(br, 0, sizeof(*br));
-	br->altis = dec->altis;
-	br->ns = dec->ns;
-	br->hyp = dec->hyp;
 	n = read_address(dec, p + 1, avail - 1, br, &exc_follow, &pkt->why);
 	if (n <= 0)
 		return n ? n - 1 : 0;
@@ -281,7 +228,6 @@ static int parse_waypoint(struct ptm_pkt_decoder *dec, const uint8_t *p,
 		br->exc_bytes = 1;
 		i++;
 	}
-	br->isa = with_altis(br->isa, br->altis);
 	commit_branch(dec, br);
 	return i;
 }
@@ -307,7 +253,8 @@ static int parse_isync(struct ptm_pkt_decoder *dec, const uint8_t *p,
 
 	NEED(6);
 	memset(is, 0, sizeof(*is));
-	a = le_n(p + 1, 4);
+	a = (uint32_t)p[1] | (uint32_t)p[2] << 8 | (uint32_t)p[3] << 16 |
+	    (uint32_t)p[4] << 24;
 	is->info = p[5];
 	is->reason = (is->info >> 5) & 3;
 	is->ns = (is->info >> 3) & 1;
@@ -326,7 +273,7 @@ static int parse_isync(struct ptm_pkt_decoder *dec, const uint8_t *p,
 	}
 	NEED(i + cidb);
 	is->context_id_bytes = (uint8_t)cidb;
-	is->context_id = le_n(p + i, cidb);
+	is->context_id = (uint32_t)le_n(p + i, cidb);
 	i += cidb;
 	/* No J bit: Jazelle state is not expressible here (digest 4.2). */
 	is->isa = (a & 1) ? with_altis(etmkit_isa_thumb, altis) : etmkit_isa_arm;
@@ -360,7 +307,7 @@ static int parse_context_id(struct ptm_pkt_decoder *dec, const uint8_t *p,
 	unsigned n = dec->info.context_id_bytes; /* 4.5.7 */
 
 	NEED(1 + n);
-	pkt->u.context_id = le_n(p + 1, n);
+	pkt->u.context_id = (uint32_t)le_n(p + 1, n);
 	return (int)n + 1;
 }
 
@@ -369,14 +316,6 @@ static int parse_vmid(const uint8_t *p, size_t avail, struct ptm_packet *pkt)
 	NEED(2);
 	pkt->u.vmid = p[1];
 	return 2;
-}
-
-static uint64_t gray_to_binary(uint64_t g)
-{
-	/* Binary bit n is the XOR of Gray bits n and above. */
-	for (unsigned s = 1; s < 64; s <<= 1)
-		g ^= g >> s;
-	return g;
 }
 
 /* Timestamp (IHI 0035B 4.5.9; digest 4.9): 7 bits and a continuation bit
@@ -542,7 +481,7 @@ decode_branch_short(struct ptm_pkt_decoder *dec, const uint8_t *p,
 	/* Address bits a packet of k + 1 bytes carries before the shift:
 	 * 6, then 7 per continuing and 6 in the final byte. */
 	static const uint8_t bits_of[4] = { 6, 12, 19, 26 };
-	/* Where an instruction set puts the bits (isa_shift()), by enum
+	/* Where an instruction set puts the bits (branch_isa_shift()), by enum
 	 * etmkit_isa. */
 	static const uint8_t shift_of[8] = { 2, 2, 1, 1, 0, 2, 2, 2 };
 	struct ptm_branch *br = &pkt->u.branch;
@@ -599,20 +538,6 @@ decode_branch_short(struct ptm_pkt_decoder *dec, const uint8_t *p,
 	return len;
 }
 
-unsigned ptm_restart_point(const uint8_t *p, int len, struct ptm_packet *pkt)
-{
-	unsigned n = (unsigned)-len;
-
-	for (unsigned k = 1; k < n; k++) {
-		if (p[k] == 0x00) {
-			pkt->length = k;
-			pkt->size = (uint8_t)k;
-			return k;
-		}
-	}
-	return n;
-}
-
 /* Forget every compression reference: after reset and after losing sync,
  * nothing decoded before may be relied on (digest 5). */
 void ptm_reset_state(struct ptm_pkt_decoder *dec)
@@ -638,9 +563,9 @@ next_synced_loop(struct ptm_pkt_decoder *dec, struct ptm_packet *pkts,
 	const uint64_t base = dec->in.base;
 	const size_t n = dec->in.n;
 	size_t pos = dec->in.pos;
+	struct ptm_packet *pkt = pkts + out, *const pend = pkts + max;
 
-	while (out < max && pos < n) {
-		struct ptm_packet *pkt = &pkts[out];
+	for (; pkt < pend && pos < n; pkt++) {
 		uint8_t b = buf[pos];
 		unsigned t = dec->hdr[b];
 		int len;
@@ -661,10 +586,9 @@ next_synced_loop(struct ptm_pkt_decoder *dec, struct ptm_packet *pkts,
 			break; /* cut or rejected: the slow path */
 		pkt->offset = offs_given ? offs[pos] : base + pos;
 		pos += (size_t)len;
-		out++;
 	}
 	dec->in.pos = pos;
-	return out;
+	return (size_t)(pkt - pkts);
 }
 
 size_t ptm_next_synced(struct ptm_pkt_decoder *dec, struct ptm_packet *pkts,
