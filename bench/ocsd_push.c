@@ -94,6 +94,24 @@ dcd_tree_handle_t ocsd_ptm_tree(uint32_t etmcr, uint32_t etmidr,
 	return tree_with(OCSD_BUILTIN_DCD_PTM, &cfg, full, csid, who);
 }
 
+dcd_tree_handle_t ocsd_ptm_framed_tree(uint32_t etmcr, uint32_t etmidr,
+				       uint32_t etmccer, uint8_t trace_id,
+				       int full, int framed,
+				       unsigned char *csid, const char *who)
+{
+	ocsd_ptm_cfg cfg;
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.reg_ctrl = etmcr;
+	cfg.reg_idr = etmidr;
+	cfg.reg_ccer = etmccer;
+	cfg.reg_trc_id = trace_id;
+	cfg.arch_ver = ARCH_V7;
+	cfg.core_prof = profile_CortexA;
+	return framed_tree_with(OCSD_BUILTIN_DCD_PTM, &cfg, full, framed,
+				csid, who);
+}
+
 /* OpenCSD's ETMv4 configuration for @cfg's registers. */
 static void etmv4_cfg_of(const struct etm4_config *cfg, uint8_t trace_id,
 			 ocsd_etmv4_cfg *c)

@@ -83,4 +83,11 @@ dcd_tree_handle_t ocsd_etm4_pkt_tree(const struct etm4_config *cfg,
 				     uint8_t trace_id, unsigned char *csid,
 				     const char *who);
 
+/* As ocsd_ptm_tree(), framed as ocsd_etm3_framed_tree() (perf_ocsd's
+ * PTM sources). */
+dcd_tree_handle_t ocsd_ptm_framed_tree(uint32_t etmcr, uint32_t etmidr,
+				       uint32_t etmccer, uint8_t trace_id,
+				       int full, int framed,
+				       unsigned char *csid, const char *who);
+
 #endif

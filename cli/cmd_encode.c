@@ -20,7 +20,7 @@
 
 static const char encode_usage[] =
 "Usage: etmkit encode (--from-record FILE | --from-qemu LOG)\n"
-"                     --protocol etmv3|etmv4|ete --out DIR [OPTIONS]\n"
+"                     --protocol etmv3|ptm|etmv4|ete --out DIR [OPTIONS]\n"
 "\n"
 "Turn a known execution into the trace a trace unit would have emitted for\n"
 "it, and write a trace snapshot directory (snapshot.ini, trace.ini, the\n"
@@ -35,6 +35,8 @@ static const char encode_notes[] =
 "         original branch encoding when not given), data (data address\n"
 "         and value trace of the record's ld/st items), data-ooo (loads\n"
 "         out of order)\n"
+"  ptm:   default (PTM 1.1 of a Cortex-A15, context ID 32 bits), \n"
+"         cycle-accurate, timestamps, branch-broadcast, return-stack, vmid\n"
 "  etmv4/ete: default (context ID, nothing else optional), cycles,\n"
 "         timestamps, spec (MAXSPEC 16, spec depth 8, mis-speculation),\n"
 "         q (Q elements with counts: TRCIDR0.QSUPP 0b11, TRCCONFIGR.QE\n"
@@ -217,13 +219,16 @@ static int parse_options(struct encode_run *r, int argc, char **argv)
 		case opt_protocol:
 			if (!strcmp(optarg, "etmv3"))
 				r->proto = etmkit_proto_etmv3;
+			else if (!strcmp(optarg, "ptm"))
+				r->proto = etmkit_proto_ptm;
 			else if (!strcmp(optarg, "etmv4"))
 				r->proto = etmkit_proto_etmv4;
 			else if (!strcmp(optarg, "ete"))
 				r->proto = etmkit_proto_ete;
 			else
 				return bad_value("protocol", optarg,
-						 "expected etmv3, etmv4 or ete");
+						 "expected etmv3, ptm, etmv4 or "
+						 "ete");
 			continue;
 		case opt_frames:
 			if (!strcmp(optarg, "coresight"))
@@ -292,15 +297,13 @@ static int parse_options(struct encode_run *r, int argc, char **argv)
 	for (int i = 0; i < reg_count; i++) {
 		int v3 = i <= reg_etmccer;
 		if ((r->have_reg >> i & 1) &&
-		    v3 != (r->proto == etmkit_proto_etmv3)) {
+		    v3 != encode_v3_family(r)) {
 			cli_error("--%s is not a register "
-				  "of %s", reg_names[i],
-				  r->proto == etmkit_proto_etmv3 ? "ETMv3" :
-				  "ETMv4/ETE");
+				  "of %s", reg_names[i], encode_family(r));
 			return cli_exit_usage;
 		}
 	}
-	if (r->proto == etmkit_proto_etmv3 &&
+	if (encode_v3_family(r) &&
 	    (r->have_depth || r->have_misp || r->have_cancel || r->have_q)) {
 		cli_error("--spec-depth, --mispredict-every, "
 			  "--cancel-every and --q-every are ETMv4/ETE options");
@@ -556,6 +559,8 @@ uint64_t encode_bytes(const struct encode_run *r)
 		return 0;
 	if (r->proto == etmkit_proto_etmv3)
 		return etm3_enc_offset(r->ops.e);
+	if (r->proto == etmkit_proto_ptm)
+		return ptm_enc_offset(r->ops.e);
 	return ete_enc_get_stats(r->ops.e)->bytes;
 }
 
@@ -645,18 +650,16 @@ refused:
 				cli_error("writing %s: "
 					  "%s", r->trace_path,
 					  cli_strerror(r->sink_err));
-			else if (r->proto == etmkit_proto_etmv3 &&
+			else if (encode_v3_family(r) &&
 				 it.kind == exec_insn &&
 				 it.isa == etmkit_isa_a64)
-				cli_error("%s: ETMv3 "
+				cli_error("%s: %s "
 					  "cannot trace A64 code (use --protocol "
-					  "etmv4 or ete)", at);
+					  "etmv4 or ete)", at, encode_family(r));
 			else
 				cli_error("%s: the %s "
 					  "encoder cannot represent this item: "
-					  "%s", at,
-					  r->proto == etmkit_proto_etmv3 ?
-					  "ETMv3" : "ETMv4/ETE",
+					  "%s", at, encode_family(r),
 					  etmkit_errstr(ret));
 			return cli_exit_input;
 		}
@@ -686,7 +689,7 @@ refused:
 /* The trace source's name in the snapshot. */
 static const char *source_name(const struct encode_run *r)
 {
-	return r->proto == etmkit_proto_etmv3 ? "ETM_0" :
+	return r->proto == etmkit_proto_ptm ? "PTM_0" :
 	       r->proto == etmkit_proto_ete ? "ETE_0" : "ETM_0";
 }
 
@@ -716,7 +719,7 @@ static int write_core_ini(const struct encode_run *r)
 	if (!f)
 		return cli_exit_input;
 	fprintf(f, "[device]\nname=cpu_0\nclass=core\ntype=%s\n\n[regs]\n",
-		r->proto == etmkit_proto_etmv3 ? "Cortex-A15" : "Cortex-A57");
+		encode_v3_family(r) ? "Cortex-A15" : "Cortex-A57");
 	if (r->first_isa == etmkit_isa_a64)
 		fprintf(f, "PC(size:64)=0x%" PRIx64 "\n", r->first_addr);
 	else
@@ -872,7 +875,7 @@ static int run_encode(struct encode_run *r)
 	if ((ret = write_source_ini(r, r->source_type, r->regs, r->nregs)) ||
 	    (ret = write_core_ini(r)) || (ret = write_snapshot_ini(r)))
 		return ret;
-	if (r->proto != etmkit_proto_etmv3) {
+	if (!encode_v3_family(r)) {
 		/* Not an error (a QEMU run ends where it ends), but the
 		 * decode will not show these: say so. */
 		const struct ete_enc_stats *st = ete_enc_get_stats(r->ops.e);

@@ -8,10 +8,11 @@
 #include "etmkit/etm3.h"
 #include "etmkit/etm4.h"
 #include "etmkit/exec.h"
+#include "etmkit/ptm.h"
 #include "etmkit/qemu_log.h"
 #include "etmkit/transport.h"
 
-/* Register options: ETMv3's, then ETMv4/ETE's. */
+/* Register options: ETMv3's (and PTM's), then ETMv4/ETE's. */
 enum enc_reg {
 	reg_etmcr, reg_etmidr, reg_etmccer,
 	reg_trcconfigr, reg_trcidr0, reg_trcidr1, reg_trcidr2, reg_trcidr8,
@@ -95,6 +96,7 @@ struct encode_run {
 	int chunk_limit;           /* run_items stops at a chunk's end */
 	struct etm3_enc_config m3; /* the registers the encoders use */
 	struct ete_enc_config m4;
+	struct ptm_enc_config mp;
 
 	/* Running: */
 	FILE *rec_out, *trace;
@@ -135,6 +137,12 @@ void encode_close_input(struct enc_input *in);
 int encode_run_items(struct encode_run *r);
 /* The encoder's bytes so far. */
 uint64_t encode_bytes(const struct encode_run *r);
+
+/* encode_setup.c: "ETMv3", "PTM" or "ETMv4/ETE", for messages. */
+const char *encode_family(const struct encode_run *r);
+/* Whether the run's protocol is ETMv3 or PTM: the ETMCR/ETMIDR/ETMCCER
+ * family. */
+int encode_v3_family(const struct encode_run *r);
 
 /* encode_perf.c: --format perf-data. */
 int encode_perf(struct encode_run *r);

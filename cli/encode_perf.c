@@ -196,13 +196,16 @@ static int write_start(struct perf_run *p)
 	for (uint32_t c = 0; c < p->ncpu; c++) {
 		uint32_t traceidr = 0x10 + 2 * c; /* digest 3.5 */
 
-		if (r->proto == etmkit_proto_etmv3) {
+		if (encode_v3_family(r)) {
+			/* PTM writes the ETMv3 block (digest 3.5): its
+			 * ETMIDR says PTM */
+			int ptm = r->proto == etmkit_proto_ptm;
 			struct etm3_config c3;
 
 			etm3_config_init(&c3);
-			c3.etmcr = r->m3.etmcr;
-			c3.etmidr = r->m3.etmidr;
-			c3.etmccer = r->m3.etmccer;
+			c3.etmcr = ptm ? r->mp.etmcr : r->m3.etmcr;
+			c3.etmidr = ptm ? r->mp.etmidr : r->m3.etmidr;
+			c3.etmccer = ptm ? r->mp.etmccer : r->m3.etmccer;
 			perf_cs_etm_cpu_set_etm3(&cpus[c], c, &c3, traceidr);
 		} else {
 			perf_cs_etm_cpu_set_etm4(&cpus[c], c, &r->m4.etm,
@@ -278,7 +281,7 @@ static int run_chunk(struct perf_run *p, struct enc_input *in)
 		cli_error("%s: %s", in->path, etmkit_errstr(err));
 		return cli_exit_input;
 	}
-	if (r->proto != etmkit_proto_etmv3)
+	if (!encode_v3_family(r))
 		p->untraceable += ete_enc_get_stats(r->ops.e)->untraceable;
 	r->ops.free(r->ops.e);
 	r->ops.e = NULL;
@@ -329,6 +332,8 @@ static struct enc_input *next_on_cpu(struct perf_run *p, uint32_t c)
 static int context_id_on(const struct encode_run *r)
 {
 	/* ETMv3: ETMCR[15:14] context ID size; ETMv4/ETE: TRCCONFIGR.CID */
+	if (r->proto == etmkit_proto_ptm)
+		return (r->mp.etmcr >> 14 & 3) != 0;
 	return r->proto == etmkit_proto_etmv3 ? (r->m3.etmcr >> 14 & 3) != 0
 					      : (r->m4.etm.trcconfigr >> 6 & 1);
 }
@@ -351,9 +356,8 @@ static int run(struct perf_run *p)
 	r->ops.e = NULL;
 	if (!context_id_on(r)) {
 		cli_error("context ID tracing is off (%s): a decoder could not "
-			  "tell the processes apart", r->proto ==
-			  etmkit_proto_etmv3 ? "ETMCR[15:14]" :
-			  "TRCCONFIGR bit 6");
+			  "tell the processes apart", encode_v3_family(r) ?
+			  "ETMCR[15:14]" : "TRCCONFIGR bit 6");
 		return cli_exit_usage;
 	}
 	p->ncpu = r->cpus ? r->cpus : (uint32_t)r->ninputs;
@@ -394,6 +398,7 @@ static int run(struct perf_run *p)
 	/* digest 3.3: ETMv3's attr.config is ETMCR; ETMv4/ETE's the
 	 * ETM_OPT_* bits of TRCCONFIGR */
 	wc.config = r->proto == etmkit_proto_etmv3 ? r->m3.etmcr :
+		    r->proto == etmkit_proto_ptm ? r->mp.etmcr :
 		    perf_cs_etm_config_of_trcconfigr(r->m4.etm.trcconfigr);
 	err = perf_writer_open(&p->w, r->out_dir, &wc);
 	if (err) {

@@ -10,6 +10,7 @@
 #include "etmkit/etm3.h"
 #include "etmkit/etm4.h"
 #include "etmkit/exec.h"
+#include "etmkit/ptm.h"
 
 /* ---- Encoders --------------------------------------------------------------- */
 
@@ -43,6 +44,32 @@ static void e4_free(void *e)
 	ete_enc_free(e);
 }
 
+static int ep_put(void *e, const struct exec_rec *r)
+{
+	return ptm_enc_put(e, r);
+}
+
+static int ep_finish(void *e)
+{
+	return ptm_enc_finish(e);
+}
+
+static void ep_free(void *e)
+{
+	ptm_enc_free(e);
+}
+
+const char *encode_family(const struct encode_run *r)
+{
+	return r->proto == etmkit_proto_etmv3 ? "ETMv3" :
+	       r->proto == etmkit_proto_ptm ? "PTM" : "ETMv4/ETE";
+}
+
+int encode_v3_family(const struct encode_run *r)
+{
+	return r->proto == etmkit_proto_etmv3 || r->proto == etmkit_proto_ptm;
+}
+
 static uint32_t reg_or(const struct encode_run *r, enum enc_reg i,
 		       uint32_t def)
 {
@@ -52,8 +79,7 @@ static uint32_t reg_or(const struct encode_run *r, enum enc_reg i,
 static int unknown_preset(const struct encode_run *r, const char *list)
 {
 	cli_error("unknown preset '%s' for %s (expected "
-		  "%s)", r->preset, r->proto == etmkit_proto_etmv3 ? "ETMv3" :
-		  "ETMv4/ETE", list);
+		  "%s)", r->preset, encode_family(r), list);
 	return cli_exit_usage;
 }
 
@@ -87,6 +113,19 @@ static const struct preset etm3_presets[] = {
 	/* ETMCR[3:2]: data address and value tracing (IHI 0014Q 7.4) */
 	{ "data", 0x0000000C, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
 	{ "data-ooo", 0x0000000C, 0, ETM3_ENC_OOO, 0, 0, 0, 0, 0, 0, 0 },
+	{ NULL, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 }
+};
+
+/* PTM (digest ptm.md 1): ETMCR[15:14] context ID size, [12]
+ * cycle-accurate, [28] timestamps, [8] branch broadcast, [29] return
+ * stack, [30] VMID. */
+static const struct preset ptm_presets[] = {
+	{ "default", 0x0000C000, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
+	{ "cycle-accurate", 0x00001000, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
+	{ "timestamps", 0x10000000, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
+	{ "branch-broadcast", 0x00000100, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
+	{ "return-stack", 0x20000000, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
+	{ "vmid", 0x40000000, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
 	{ NULL, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 }
 };
 
@@ -170,6 +209,41 @@ static int setup_etm3(struct encode_run *r)
 	return 0;
 }
 
+/* PTM: the registers of TC2's PTM 1.1 (Cortex-A15: timestamps 64-bit
+ * binary, return stack, Virtualization Extensions, no DMB/DSB waypoints)
+ * with the presets' bits; the encoder, and the source's .ini. */
+static int setup_ptm(struct encode_run *r)
+{
+	struct ptm_enc_config cfg;
+	struct ptm_enc *e;
+	struct preset p;
+	int err;
+
+	if (apply_presets(r, ptm_presets, &p))
+		return unknown_preset(r, "default, cycle-accurate, timestamps, "
+				      "branch-broadcast, return-stack, vmid");
+	ptm_enc_config_init(&cfg);
+	cfg.etmcr = reg_or(r, reg_etmcr, p.cr);
+	cfg.etmidr = reg_or(r, reg_etmidr, 0x411CF312u);
+	cfg.etmccer = reg_or(r, reg_etmccer, 0x34C01AC2u);
+	if (r->have_sync)
+		cfg.sync_period = r->sync_period;
+	r->mp = cfg;
+	err = ptm_enc_alloc(&e, &cfg, encoder_sink, r);
+	if (err)
+		return encoder_error(err);
+	r->ops = (struct enc_ops){ e, ep_put, ep_finish, ep_free };
+	r->regs[0] = (struct ini_reg){ "ETMCR(0x000)", cfg.etmcr };
+	r->regs[1] = (struct ini_reg){ "ETMIDR(0x079)", cfg.etmidr };
+	r->regs[2] = (struct ini_reg){ "ETMCCER(0x07A)", cfg.etmccer };
+	r->regs[3] = (struct ini_reg){ "ETMTRACEIDR(0x080)", r->trace_id };
+	r->nregs = 4;
+	r->source_type = "PTM1.1";
+	if (((cfg.etmidr >> 4) & 0xf) == 0)
+		r->source_type = "PTM1.0";
+	return 0;
+}
+
 /* ETMv4: the ETMv4.0 of Arm's Juno r1 (its snapshots' registers); ETE:
  * the encoder's defaults (Arm FVP's ETE 1.0). */
 static int setup_etm4(struct encode_run *r)
@@ -223,5 +297,7 @@ static int setup_etm4(struct encode_run *r)
 
 int encode_setup(struct encode_run *r)
 {
+	if (r->proto == etmkit_proto_ptm)
+		return setup_ptm(r);
 	return r->proto == etmkit_proto_etmv3 ? setup_etm3(r) : setup_etm4(r);
 }

@@ -1,5 +1,6 @@
-/* libFuzzer target: the trace encoders (etm3_enc_*, ete_enc_*) as the exact
- * inverse of the flow decoders (etm3_flow_*, etm4_flow_*).
+/* libFuzzer target: the trace encoders (etm3_enc_*, ete_enc_*, ptm_enc_*)
+ * as the exact inverse of the flow decoders (etm3_flow_*, etm4_flow_*,
+ * ptm_flow_*).
  *
  * From the input, deterministically: an encoder configuration, a small
  * code image of real opcodes (generated from a 16-bit seed, as
@@ -16,13 +17,19 @@
  *       addresses for A32/T32 (TRCIDR2.IASIZE); bit 5 cycle counts in the
  *       record (EXEC_F_CYCLES); bit 6 ETMv4/ETE: ETE_ENC_NO_COMPRESS;
  *       bit 7 ETMv4/ETE: TRCIDR2.WFXMODE
- *   ETMv3:
+ *   ETMv3 (PTM when [2] bit 7 is set, below):
  *   [1] ETMCR: bit 0 cycle-accurate, bits 1-2 context ID size, bit 3
  *       timestamps, bit 4 branch output, bit 5 VMID
  *   [2] ETMIDR: bits 0-2 minor version 3.(n % 6), bit 3 alternative
  *       branch encoding; ETMCCER: bit 4 64-bit timestamps, bit 5 binary
  *       (else Gray) timestamps, bit 6 Virtualization Extensions
  *       (timestamps and VMID are dropped below ETMv3.5)
+ *   PTM ([0] bits 0-1 0 and [2] bit 7 set; A32/T32 code as ETMv3's):
+ *   [1] ETMCR: bit 0 cycle-accurate, bits 1-2 context ID size, bit 3
+ *       timestamps, bit 4 branch broadcast, bit 5 VMID, bit 6 return stack
+ *   [2] bit 0 PFTv1.1 (else 1.0); ETMCCER: bit 3 DMB/DSB waypoints, bit 4
+ *       64-bit timestamps, bit 5 binary timestamps (both PFTv1.1), bit 6
+ *       Virtualization Extensions
  *   ETMv4/ETE:
  *   [1] bits 0-2 TRCIDR8.MAXSPEC, one of 0, 1, 2, 3, 4, 8, 16, 255;
  *       bits 3-7 spec_depth (modulo MAXSPEC + 1)
@@ -62,6 +69,11 @@
  *   instructions since the previous count, as many as the encoder wrote);
  *   no gap, no_image or overflow element, no packet error, no
  *   speculation protocol error;
+ * - PTM: the packets, whole and in chunks, read back against the record
+ *   (tests/support/ts_ptm_check.h: every waypoint's atom or branch packet,
+ *   exceptions, I-syncs, waypoint updates, context, timestamps, cycle
+ *   counts); the flow decode (ptm_flow_*), whole and in chunks, gives the
+ *   record's instructions (E/N of its waypoints) and exceptions;
  * - after a CoreSight framing round trip (frame_enc_*, then
  *   deformat_coresight, with bytes of a second source between the
  *   chunks), the deformatter gives each source its bytes back exactly, no
@@ -94,6 +106,7 @@
 
 #include "ts_out.h"
 #include "ts_prog32.h"
+#include "ts_ptm_check.h"
 #include "ts_rec.h"
 
 #include "fuzz_encode.h"
@@ -128,6 +141,43 @@ static int setup_of(const uint8_t *h, struct setup *s)
 	s->chunk_seed = h[9];
 	s->id = (uint8_t)(1 + h[10] % 0x6f);
 	s->junk = h[11];
+	if (s->proto == P_ETM3 && (h[2] & 128)) {
+		unsigned code = (h[0] >> 2) & 3;
+		uint32_t cr = 0, ccer = 0;
+
+		s->proto = P_PTM;
+		s->arm = code != 2;
+		s->thumb = code != 1;
+		if (h[1] & 1)
+			cr |= PTM_ETMCR_CYCLE_ACCURATE;
+		cr |= (uint32_t)((h[1] >> 1) & 3) << PTM_ETMCR_CID_SHIFT;
+		if (h[1] & 8)
+			cr |= PTM_ETMCR_TIMESTAMP;
+		if (h[1] & 16)
+			cr |= PTM_ETMCR_BRANCH_BROADCAST;
+		if (h[1] & 32)
+			cr |= PTM_ETMCR_VMID;
+		if (h[1] & 64)
+			cr |= PTM_ETMCR_RETURN_STACK;
+		if (h[2] & 1)
+			ccer = ((h[2] & 16) ? PTM_ETMCCER_TS_64BIT : 0) |
+			       ((h[2] & 32) ? PTM_ETMCCER_TS_BINARY : 0);
+		if (h[2] & 64)
+			ccer |= PTM_ETMCCER_VIRT_EXT;
+		if (h[2] & 8)
+			ccer |= PTM_ETMCCER_DMB_WAYPOINT;
+		ptm_enc_config_init(&s->cp);
+		s->cp.etmcr = cr;
+		s->cp.etmidr = (h[2] & 1) ? 0x411cf312u : 0x411cf301u;
+		s->cp.etmccer = ccer;
+		s->cp.sync_period = h[5] ? 16 + 8u * h[5] : 0;
+		/* walk32 reads the context ID size and the Virtualization
+		 * Extensions where ETMv3 has them too */
+		etm3_enc_config_init(&s->c3);
+		s->c3.etmcr = cr;
+		s->c3.etmccer = ccer;
+		return 0;
+	}
 	if (s->proto == P_ETM3) {
 		unsigned minor = (h[2] & 7) % 6, code = (h[0] >> 2) & 3;
 		uint32_t cr = 0, ccer = 0;
@@ -648,6 +698,42 @@ static struct image *image_of(const struct setup *su, unsigned seed)
 	return img;
 }
 
+/* PTM: the walk encoded, the packets read back against it, whole and in
+ * chunks. */
+static void ptm_run(const struct setup *su, const struct image *img,
+		    struct src *in, struct ts_rec *rc)
+{
+	struct ts_out t = { 0 };
+	struct ptm_enc *e;
+	char why[256];
+	size_t end = walk32(&P32, su, in, rc, 1);
+	int err = ptm_enc_alloc(&e, &su->cp, ts_out_sink, &t);
+
+	if (err)
+		fail("ptm_enc_alloc: %d for ETMCR 0x%x ETMIDR 0x%x ETMCCER 0x%x",
+		     err, su->cp.etmcr, su->cp.etmidr, su->cp.etmccer);
+	for (size_t i = 0; i < end; i++)
+		if ((err = ptm_enc_put(e, &rc->r[i])) != 0)
+			fail("ptm_enc_put: %d at item %zu", err, i);
+	if (ptm_enc_finish(e))
+		fail("ptm_enc_finish failed");
+	if (ptm_enc_offset(e) != t.n)
+		fail("ptm_enc_offset %llu, the sink got %zu",
+		     (unsigned long long)ptm_enc_offset(e), t.n);
+	ptm_enc_free(e);
+	dump(rc, end);
+	if (ts_ptm_check(&su->cp, t.b, t.n, 0, rc, why, sizeof(why)) ||
+	    ts_ptm_check(&su->cp, t.b, t.n, su->chunk_max, rc, why,
+			 sizeof(why)) ||
+	    ts_ptm_flow_check(&su->cp, img, t.b, t.n, 0, rc, why,
+			      sizeof(why)) ||
+	    ts_ptm_flow_check(&su->cp, img, t.b, t.n, su->chunk_max, rc, why,
+			      sizeof(why)))
+		fail("PTM: %s", why);
+	free(t.b);
+	free(rc->r);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct setup su;
@@ -669,6 +755,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&w, 0, sizeof(w));
 	memset(&c4, 0, sizeof(c4));
 
+	if (su.proto == P_PTM) {
+		ptm_run(&su, img, &in, &rc);
+		image_free(img);
+		return 0;
+	}
 	if (su.proto == P_ETM3) {
 		struct etm3_enc *e;
 

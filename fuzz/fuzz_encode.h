@@ -11,6 +11,7 @@
 #include "etmkit/etm3.h"
 #include "etmkit/etm4.h"
 #include "etmkit/exec.h"
+#include "etmkit/ptm.h"
 #include "ts_prog32.h"
 #include "ts_prog64.h"
 #include "ts_rec.h"
@@ -20,7 +21,7 @@
  * reach every packet form; longer walks only cost time. */
 #define MAX_WALK 8192u
 
-enum proto { P_ETM3 = 0, P_ETM4_A64, P_ETE, P_ETM4_A32 };
+enum proto { P_ETM3 = 0, P_ETM4_A64, P_ETE, P_ETM4_A32, P_PTM };
 
 /* Report a broken invariant on stderr and abort() (fuzz_encode.c). */
 void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -64,8 +65,9 @@ struct setup {
 	enum proto proto;
 	int arm, thumb;            /* ETMv3 and ETMv4 A32/T32 code */
 	int cycles;                /* the record carries cycle counts */
-	struct etm3_enc_config c3;
+	struct etm3_enc_config c3; /* PTM: its registers too, for walk32 */
 	struct ete_enc_config c4;
+	struct ptm_enc_config cp;
 	size_t chunk_max;
 	uint32_t chunk_seed;
 	uint8_t id, junk;

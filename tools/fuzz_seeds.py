@@ -304,6 +304,10 @@ def encode_seeds(outdir):
         ("ete-a64-max-bb", [0x22, 0xff, 0x9b, 0x7b, 255, 60]),
         ("etm4-a32", [0x03, 0x00, 0x00, 0x06, 0, 0]),
         ("etm4-a32-ia32-spec", [0x33, 0x2c, 0x23, 0x2b, 0, 12]),
+        # PTM: [2] bit 7; PFTv1.1 64-bit binary timestamps, Hyp
+        ("ptm-v11-ca-cid-ts-rs", [0x20, 0x4f, 0xf1, 0, 0, 40]),
+        ("ptm-v10-bb-vmid-thumb", [0x08, 0x32, 0x80, 0, 0, 0]),
+        ("ptm-v11-arm-sync-rs-dmb", [0x24, 0x6c, 0xc9, 0, 0, 3]),
     )
     for i, (name, h) in enumerate(cfgs):
         for n, length in ((0, 6000), (1, 1500)):

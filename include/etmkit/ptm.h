@@ -34,6 +34,7 @@
 #define ETMKIT_PTM_H
 
 #include "etmkit/common.h"
+#include "etmkit/exec.h" /* the encoder's input and sink */
 
 #ifdef __cplusplus
 extern "C" {
@@ -273,6 +274,96 @@ const char *ptm_reason_name(unsigned reason);
 
 /* The atoms as letters, oldest first, e.g. "EENEE". @buf needs 6 bytes. */
 char *ptm_atoms_string(const struct ptm_atoms *atoms, char *buf);
+
+/* ---- PTM trace encoder ----------------------------------------------------
+ *
+ * The inverse of the decoders: execution record items (exec.h) in, the
+ * raw (unformatted) byte stream a PTM configured with the given registers
+ * would emit for them out, so that a decode of it can be checked against
+ * the record exactly (IHI 0035B chapter 4; digest ptm.md).
+ *
+ * Use (as etm3.h's encoder):
+ *   struct ptm_enc_config cfg;
+ *   ptm_enc_config_init(&cfg);
+ *   cfg.etmcr = ...; cfg.etmidr = ...; cfg.etmccer = ...;
+ *   struct ptm_enc *enc;
+ *   ptm_enc_alloc(&enc, &cfg, sink, sink_ctx);
+ *   for each item r: ptm_enc_put(enc, &r);
+ *   ptm_enc_finish(enc);
+ *   ptm_enc_free(enc);
+ *
+ * What is emitted: A-sync and an I-sync (tracing enabled, with the gap's
+ * cycle count in cycle-accurate mode) before the first instruction and an
+ * I-sync after each gap; an A-sync and a periodic I-sync once sync_period
+ * bytes have gone by. Waypoints (branches, ISB, and DMB and DSB with
+ * ETMCCER[24]; 4.3) get
+ * an atom each, E or N, packed 1-5 to a byte, oldest in the highest bit
+ * (4.5.3), or in cycle-accurate mode one atom per packet with the cycles
+ * since the last count (the record's EXEC_F_CYCLES, else 1 per
+ * instruction). A taken branch gets a branch address packet instead,
+ * which stands for its E atom (4.5.4), when it is indirect, when branch
+ * broadcast is on (ETMCR[8]), and when it changes the instruction set;
+ * the address is compressed against the last address the decoder knows,
+ * with exception information bytes (exception 0) when NS, Hyp or AltIS
+ * change. With the return stack on (ETMCR[29]) a return (insn.h's
+ * INSN_F_RETURN, indirect, no link) to the address and instruction set on
+ * top of the model stack gets its E atom only; the model pushes the
+ * return address of every taken branch with link, pops on such a return,
+ * and is emptied at every I-sync, exception and gap: what it holds is
+ * always the top of what a decoder that pushes and pops as it does, and
+ * empties its stack at I-sync only, holds. An exception taken is a branch
+ * address packet with exception information to its handler's first
+ * instruction, after a waypoint update to the last instruction executed
+ * when that was no waypoint; so is the end of the trace before a gap or
+ * at finish, and a context ID, VMID or timestamp packet (whose values
+ * apply from the next instruction on). Exception return packets (PFTv1.1)
+ * follow the waypoint of an executed exception return.
+ *
+ * Refused: Jazelle and A64 code (I-sync cannot state Jazelle, 4.5.2).
+ *
+ * Output is buffered (64 KiB) and handed to the sink when the buffer is
+ * full and at ptm_enc_finish(); memory is fixed at allocation.
+ */
+
+struct ptm_enc_config {
+	size_t size;          /* sizeof(struct ptm_enc_config) */
+	uint32_t etmcr;       /* ETM Control Register (as struct ptm_config) */
+	uint32_t etmidr;      /* ETM ID Register: PFT version */
+	uint32_t etmccer;     /* Configuration Code Extension Register */
+	uint32_t flags;       /* none yet: 0 */
+	uint32_t sync_period; /* bytes between periodic A-sync + I-sync; 0:
+				 1024 */
+};
+
+/* Fill @cfg with zeros and set its size. */
+void ptm_enc_config_init(struct ptm_enc_config *cfg);
+
+struct ptm_enc;
+
+/* Allocate an encoder writing to @sink with @sink_ctx. Returns 0 and sets
+ * *@out, or -etmkit_err_invalid (NULL argument, bad cfg->size, flags),
+ * -etmkit_err_bad_config (ETMIDR is not PFT), -etmkit_err_nomem. What ETMCR enables is encoded as
+ * ptm_config_decode() reads it, whatever ETMCCER says (Snowball's PTM
+ * 1.0 traces timestamps with ETMCCER[22] clear). */
+int ptm_enc_alloc(struct ptm_enc **out, const struct ptm_enc_config *cfg,
+		  exec_sink_fn sink, void *sink_ctx);
+void ptm_enc_free(struct ptm_enc *enc);
+
+/* Encode one record item. Returns 0; -etmkit_err_invalid (NULL, unknown
+ * kind or exception, an address beyond 32 bits, a size of 0, called after
+ * finish); -etmkit_err_unsupported (an instruction set PTM cannot trace:
+ * A64, Jazelle); an error the sink returned, which stops the encoder:
+ * every later call returns it. Data items are ignored (PTM has no data
+ * trace). A refused item changes nothing. */
+int ptm_enc_put(struct ptm_enc *enc, const struct exec_rec *r);
+
+/* Emit what is pending (the atoms, the last branch address, a waypoint
+ * update to the last instruction) and hand the rest of the buffer to the
+ * sink. Returns 0, -etmkit_err_invalid, or the sink's error. */
+int ptm_enc_finish(struct ptm_enc *enc);
+
+/* Bytes emitted so far (handed to the sink or buffered). 0 for NULL. */
+uint64_t ptm_enc_offset(const struct ptm_enc *enc);
 
 #ifdef __cplusplus
 }

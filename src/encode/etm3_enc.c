@@ -70,8 +70,8 @@ int etm3_enc_alloc(struct etm3_enc **out, const struct etm3_enc_config *cfg,
 	e->data_value_on = info.data_value;
 	e->ooo_on = !!(cfg->flags & ETM3_ENC_OOO);
 	e->ooo_delay = cfg->ooo_delay ? cfg->ooo_delay : 1;
-	e->sink = sink;
-	e->sink_ctx = sink_ctx;
+	e->out.sink = sink;
+	e->out.sink_ctx = sink_ctx;
 	e->need_isync = 1;
 	e->ref_isa = etmkit_isa_unknown;
 	*out = e;
@@ -85,7 +85,7 @@ void etm3_enc_free(struct etm3_enc *e)
 
 uint64_t etm3_enc_offset(const struct etm3_enc *e)
 {
-	return e ? e->total : 0;
+	return e ? e->out.total : 0;
 }
 
 /* ---- P-headers (IHI 0014Q 7.3.1) ----------------------------------------- */
@@ -232,7 +232,7 @@ static void put_async(struct etm3_enc *e)
 	for (int i = 0; i < 5; i++) /* 7.10.1: five zeros, then 0x80 */
 		put8(e, 0x00);
 	put8(e, 0x80);
-	e->sync_at = e->total;
+	e->sync_at = e->out.total;
 	/* The next timestamp goes in full, for a decoder starting here; so
 	 * does the next data address (D-sync after A-sync, 7.10.2, 7.10.6). */
 	e->ts_valid = 0;
@@ -265,8 +265,8 @@ static void put_vmid(struct etm3_enc *e)
 {
 	room(e);
 	put8(e, 0x3c); /* 7.3.7 */
-	put8(e, e->vmid);
-	e->vmid_dirty = 0;
+	put8(e, e->pc.vmid);
+	e->pc.vmid_dirty = 0;
 }
 
 /* I-sync at @addr in @isa (7.10.5): header 0x08, or 0x70 and a cycle
@@ -280,7 +280,7 @@ static void put_isync(struct etm3_enc *e, unsigned reason, uint32_t addr,
 	unsigned j = isa == etmkit_isa_jazelle;
 	unsigned t = isa == etmkit_isa_thumb || isa == etmkit_isa_thumbee;
 	unsigned alt = isa == etmkit_isa_thumbee;
-	unsigned hyp = e->info.virt_ext ? e->hyp : 0;
+	unsigned hyp = e->info.virt_ext ? e->pc.hyp : 0;
 
 	room(e);
 	if (e->info.cycle_accurate && reason != etm3_reason_periodic) {
@@ -290,18 +290,18 @@ static void put_isync(struct etm3_enc *e, unsigned reason, uint32_t addr,
 		put8(e, 0x08);
 	}
 	e->gap_cycles = 0;
-	etm3_put_le(e, e->cid, e->info.context_id_bytes);
+	etm3_put_le(e, e->pc.cid, e->info.context_id_bytes);
 	/* Bit 7 0: not LSiP; [6:5] reason (Table 7.21); 4 J; 3 NS; 2 AltISA
 	 * (ETMv3.3+); 1 Hyp (ETMv3.5 with the Virtualization Extensions);
 	 * bit 0 is set as trace units set it (digest 4.4). */
-	put8(e, (uint8_t)(reason << 5 | j << 4 | (e->ns & 1u) << 3 | alt << 2 |
+	put8(e, (uint8_t)(reason << 5 | j << 4 | (e->pc.ns & 1u) << 3 | alt << 2 |
 			  hyp << 1 | 1));
 	etm3_put_le(e, j ? addr : addr | t, 4);
-	e->cid_dirty = 0;
+	e->pc.cid_dirty = 0;
 	e->ref_addr = addr;
 	e->ref_isa = isa;
 	e->ref_altisa = (uint8_t)alt;
-	e->ref_ns = e->ns;
+	e->ref_ns = e->pc.ns;
 	e->ref_hyp = (uint8_t)hyp;
 	e->exp_valid = 1;
 	e->exp_addr = addr;
@@ -350,20 +350,6 @@ static uint8_t fifth_byte(uint8_t isa, uint32_t addr)
 	}
 }
 
-/* Exception numbers of ARMv7-A/R (Table 7-12). A debug exception with a
- * traced handler is a BKPT or watchpoint taken to the Prefetch or Data
- * Abort vector (monitor debug mode): reported as a prefetch abort. */
-static uint8_t exc_number(uint8_t kind)
-{
-	static const uint8_t num[exec_exc_count] = {
-		[exec_exc_reset] = 8,  [exec_exc_undef] = 9,
-		[exec_exc_call] = 10,  [exec_exc_pabort] = 11,
-		[exec_exc_dabort] = 12, [exec_exc_irq] = 14,
-		[exec_exc_fiq] = 15,   [exec_exc_debug] = 11,
-	};
-	return num[kind];
-}
-
 /* A branch address packet to @addr in @isa, with exception information
  * giving exception @exc (0: none) when @with_exc. The address is sent in
  * as few bytes as carry every bit that differs from the reference; the
@@ -378,9 +364,9 @@ static void put_branch(struct etm3_enc *e, uint32_t addr, uint8_t isa,
 {
 	unsigned shift = isa_shift(isa), nb = 5, lo;
 	unsigned altisa = isa == etmkit_isa_thumbee;
-	unsigned hyp = e->info.virt_ext ? e->hyp : 0;
+	unsigned hyp = e->info.virt_ext ? e->pc.hyp : 0;
 	int thumbish = isa == etmkit_isa_thumb || isa == etmkit_isa_thumbee;
-	int state = with_exc || e->ns != e->ref_ns || hyp != e->ref_hyp ||
+	int state = with_exc || e->pc.ns != e->ref_ns || hyp != e->ref_hyp ||
 		    (thumbish && e->info.minor >= 3 && altisa != e->ref_altisa);
 	int need5 = isa != e->ref_isa || isa != e->last_isa ||
 		    (state && !e->info.alt_branch);
@@ -423,10 +409,10 @@ static void put_branch(struct etm3_enc *e, uint32_t addr, uint8_t isa,
 		int byte1 = hyp || e->ref_hyp;
 
 		out[n++] = (uint8_t)((byte1 ? 0x80 : 0) | altisa << 6 |
-				     (exc & 0xfu) << 1 | (e->ns & 1u));
+				     (exc & 0xfu) << 1 | (e->pc.ns & 1u));
 		if (byte1)
 			out[n++] = (uint8_t)(hyp << 5);
-		e->ref_ns = e->ns;
+		e->ref_ns = e->pc.ns;
 		e->ref_altisa = (uint8_t)altisa;
 		if (byte1)
 			e->ref_hyp = (uint8_t)hyp;
@@ -443,34 +429,18 @@ static void put_branch(struct etm3_enc *e, uint32_t addr, uint8_t isa,
 
 /* ---- Other packets ------------------------------------------------------ */
 
-/* Timestamp (7.7.4): header b0100 0R10, then 7 bits and a continuation
- * bit per byte, the last possible byte (7th of a 48-bit, 9th of a 64-bit
- * timestamp) 6 or 8 bits; only the bytes up to the highest that changed
- * since the last one are sent. Gray-coded unless ETMCCER[28] (7.7.3). */
+/* Timestamp (7.7.4): header b0100 0R10, then the value (enc_ts_fill(),
+ * Gray-coded unless ETMCCER[28], 7.7.3). */
 static void put_timestamp(struct etm3_enc *e, uint64_t value)
 {
-	unsigned bits = e->info.ts_bits, last = bits == 64 ? 8 : 6, n = last + 1;
-	uint64_t v = bits == 64 ? value : value & ((1ull << 48) - 1);
+	uint8_t b[9];
+	size_t n = enc_ts_fill(b, value, e->info.ts_bits, e->info.ts_binary,
+			       &e->ts_valid, &e->ts_ref);
 
-	if (!e->info.ts_binary)
-		v ^= v >> 1;
-	if (e->ts_valid)
-		for (unsigned k = 1; k <= last; k++)
-			if ((v >> (7 * k)) == (e->ts_ref >> (7 * k))) {
-				n = k;
-				break;
-			}
 	room(e);
 	put8(e, 0x42);
-	for (unsigned k = 0; k < n; k++) {
-		if (k == last)
-			put8(e, (uint8_t)(v >> (7 * k)));
-		else
-			put8(e, (uint8_t)(((v >> (7 * k)) & 0x7f) |
-					  (k + 1 < n ? 0x80 : 0)));
-	}
-	e->ts_ref = v;
-	e->ts_valid = 1;
+	for (size_t k = 0; k < n; k++)
+		put8(e, b[k]);
 	e->ts_pending = 0;
 }
 
@@ -478,8 +448,8 @@ static void put_context_id(struct etm3_enc *e)
 {
 	room(e);
 	put8(e, 0x6e); /* 7.3.6 */
-	etm3_put_le(e, e->cid, e->info.context_id_bytes);
-	e->cid_dirty = 0;
+	etm3_put_le(e, e->pc.cid, e->info.context_id_bytes);
+	e->pc.cid_dirty = 0;
 }
 
 
@@ -524,7 +494,7 @@ static int put_pending_branch(struct etm3_enc *e)
 static int before_insn(struct etm3_enc *e, const struct exec_rec *r)
 {
 	uint32_t addr = (uint32_t)r->addr;
-	unsigned hyp = e->info.virt_ext ? e->hyp : 0;
+	unsigned hyp = e->info.virt_ext ? e->pc.hyp : 0;
 	int err;
 
 	if (e->need_isync) {
@@ -545,16 +515,16 @@ static int before_insn(struct etm3_enc *e, const struct exec_rec *r)
 			err = etm3_flush_atoms(e);
 			if (err)
 				return err;
-			put_branch(e, addr, r->isa, 1, exc_number(e->exc_kind));
+			put_branch(e, addr, r->isa, 1, enc_exc_number(e->exc_kind));
 			e->exc_pending = 0;
 		}
-		if (e->total - e->sync_at >= e->sync_period) {
+		if (e->out.total - e->sync_at >= e->sync_period) {
 			err = etm3_flush_atoms(e);
 			if (err)
 				return err;
 			put_async(e);
 			put_isync(e, etm3_reason_periodic, addr, r->isa);
-		} else if (e->ns != e->ref_ns || hyp != e->ref_hyp ||
+		} else if (e->pc.ns != e->ref_ns || hyp != e->ref_hyp ||
 			   !e->exp_valid || e->exp_addr != addr ||
 			   e->exp_isa != r->isa) {
 			/* The security state changed without a branch, or the
@@ -566,20 +536,20 @@ static int before_insn(struct etm3_enc *e, const struct exec_rec *r)
 			put_isync(e, etm3_reason_periodic, addr, r->isa);
 		}
 	}
-	if ((e->cid_dirty && e->info.context_id_bytes) ||
-	    (e->vmid_dirty && e->vmid_on) ||
+	if ((e->pc.cid_dirty && e->info.context_id_bytes) ||
+	    (e->pc.vmid_dirty && e->vmid_on) ||
 	    (e->ts_pending && e->info.timestamps)) {
 		err = etm3_flush_atoms(e);
 		if (err)
 			return err;
-		if (e->cid_dirty && e->info.context_id_bytes)
+		if (e->pc.cid_dirty && e->info.context_id_bytes)
 			put_context_id(e);
-		if (e->vmid_dirty && e->vmid_on)
+		if (e->pc.vmid_dirty && e->vmid_on)
 			put_vmid(e);
 		if (e->ts_pending && e->info.timestamps)
 			put_timestamp(e, e->ts);
 	}
-	e->cid_dirty = e->vmid_dirty = e->ts_pending = 0;
+	e->pc.cid_dirty = e->pc.vmid_dirty = e->ts_pending = 0;
 	return 0;
 }
 
@@ -685,35 +655,18 @@ static int put_gap(struct etm3_enc *e, const struct exec_rec *r)
 	return err;
 }
 
-static void put_context(struct etm3_enc *e, const struct exec_rec *r)
-{
-	if ((r->flags & EXEC_CTX_CONTEXTID) && (uint32_t)r->value != e->cid) {
-		e->cid = (uint32_t)r->value;
-		e->cid_dirty = 1;
-	}
-	if ((r->flags & EXEC_CTX_VMID) && (uint8_t)r->vmid != e->vmid) {
-		e->vmid = (uint8_t)r->vmid;
-		e->vmid_dirty = 1;
-	}
-	if (r->flags & EXEC_CTX_EL) {
-		/* AArch32: Hyp mode is EL2 (ETMv3.5 Hyp bit). */
-		e->ns = r->ns ? 1 : 0;
-		e->hyp = r->el == 2;
-	}
-}
-
 int etm3_enc_put(struct etm3_enc *e, const struct exec_rec *r)
 {
 	if (!e || !r)
 		return -etmkit_err_invalid;
-	if (e->err)
-		return e->err;
+	if (e->out.err)
+		return e->out.err;
 	if (e->finished)
 		return -etmkit_err_invalid;
 	if (r->kind == exec_data) {
 		int err = etm3_put_data(e, r);
 
-		return err ? err : e->err;
+		return err ? err : e->out.err;
 	}
 	switch (r->kind) {
 	case exec_insn: {
@@ -740,7 +693,7 @@ int etm3_enc_put(struct etm3_enc *e, const struct exec_rec *r)
 		break;
 	}
 	case exec_context:
-		put_context(e, r);
+		enc_proc_take(&e->pc, r);
 		break;
 	case exec_timestamp:
 		e->ts_pending = 1;
@@ -752,7 +705,7 @@ int etm3_enc_put(struct etm3_enc *e, const struct exec_rec *r)
 	/* Transfers follow their instruction directly (put_insn sets it). */
 	if (r->kind != exec_insn)
 		e->d_ok = 0;
-	return e->err;
+	return e->out.err;
 }
 
 int etm3_enc_finish(struct etm3_enc *e)
@@ -761,8 +714,8 @@ int etm3_enc_finish(struct etm3_enc *e)
 
 	if (!e)
 		return -etmkit_err_invalid;
-	if (e->err)
-		return e->err;
+	if (e->out.err)
+		return e->out.err;
 	if (!e->finished && !e->need_isync) {
 		err = put_pending_branch(e);
 		if (!err)
@@ -772,5 +725,5 @@ int etm3_enc_finish(struct etm3_enc *e)
 	}
 	e->finished = 1;
 	drain(e);
-	return err ? err : e->err;
+	return err ? err : e->out.err;
 }

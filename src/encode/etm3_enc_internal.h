@@ -11,7 +11,8 @@
 #include "etmkit/exec.h"
 #include "etmkit/insn.h"
 
-#define ENC_BUF_BYTES (64u * 1024u)
+#include "enc_v3.h"
+
 /* Atoms kept before P-headers are chosen: enough to see the longest
  * header (16 atoms) ahead of every choice. */
 #define ENC_PH_CAP  64u
@@ -34,14 +35,9 @@ struct etm3_enc {
 	uint32_t sync_period;
 	uint8_t vmid_on;
 	uint8_t branch_output;   /* ETMCR[8]: every taken branch's address */
-	exec_sink_fn sink;
-	void *sink_ctx;
-	int err;                 /* the sink's error: sticky */
 	uint8_t finished;
 
-	uint64_t total;          /* bytes emitted */
-	uint64_t sync_at;        /* total at the last A-sync */
-	size_t pos;              /* bytes in buf */
+	uint64_t sync_at;        /* out.total at the last A-sync */
 
 	/* Atoms not yet in a P-header, oldest first (enum enc_atom). */
 	uint8_t ph[ENC_PH_CAP];
@@ -61,10 +57,7 @@ struct etm3_enc {
 
 	/* The processor (from the record). */
 	uint8_t last_isa;        /* instruction set of the last instruction */
-	uint8_t ns, hyp;
-	uint32_t cid;
-	uint8_t vmid;
-	uint8_t cid_dirty, vmid_dirty;
+	struct enc_proc pc;
 	uint8_t ts_pending;
 	uint64_t ts;
 	uint32_t gap_cycles;     /* cycle count for the next I-sync */
@@ -91,7 +84,7 @@ struct etm3_enc {
 	struct enc_ooo ooo[ENC_OOO_TAGS]; /* pending, oldest first */
 	unsigned nooo;
 
-	uint8_t buf[ENC_BUF_BYTES];
+	struct enc_out out;
 };
 
 
@@ -99,26 +92,18 @@ struct etm3_enc {
 
 static inline void drain(struct etm3_enc *e)
 {
-	if (e->pos && !e->err) {
-		int r = e->sink(e->sink_ctx, e->buf, e->pos);
-
-		if (r)
-			e->err = r < 0 ? r : -r;
-	}
-	e->pos = 0;
+	enc_out_drain(&e->out);
 }
 
 /* Room for one packet (ETM3_PKT_MAX_BYTES at most). */
 static inline void room(struct etm3_enc *e)
 {
-	if (e->pos + ETM3_PKT_MAX_BYTES > sizeof(e->buf))
-		drain(e);
+	enc_out_room(&e->out, ETM3_PKT_MAX_BYTES);
 }
 
 static inline void put8(struct etm3_enc *e, uint8_t b)
 {
-	e->buf[e->pos++] = b;
-	e->total++;
+	enc_out_put8(&e->out, b);
 }
 
 

@@ -129,6 +129,11 @@ def bad_records():
                "ret=0x10040\n0x18000 arm e3a00001\n", 3, "return address")
     bad_record("a64_etmv3", hdr + "0x400000 a64 d503201f\n", 2, "ETMv3",
                "A64", protocol="etmv3")
+    bad_record("a64_ptm", hdr + "0x400000 a64 d503201f\n", 2, "PTM",
+               "A64", protocol="ptm")
+    # Jazelle: no I-sync states it (digest ptm.md 4.2)
+    bad_record("jazelle_ptm", hdr + "0x10000 jazelle 00\n", 2, "PTM",
+               "not supported", protocol="ptm")
     # empty and instruction-less records
     rec = write("empty.txt", "")
     bad("empty", ["--from-record", rec, "--protocol", "ete", "--out",
@@ -177,6 +182,15 @@ def bad_options():
                                      "1"], 2, "trcidr0", "ETMv3")
     bad("spec_on_etmv3", base + ["--protocol", "etmv3", "--spec-depth",
                                  "2"], 2, "spec-depth")
+    bad("preset_ptm", base + ["--protocol", "ptm", "--preset",
+                              "alt-branch"], 2, "alt-branch", "PTM")
+    bad("register_of_ptm", base + ["--protocol", "ptm", "--trcidr0",
+                                   "1"], 2, "trcidr0", "PTM")
+    bad("spec_on_ptm", base + ["--protocol", "ptm", "--q-every", "2"], 2,
+        "q-every")
+    # an ETMIDR that names no PTM
+    bad("ptm_etmidr", base + ["--protocol", "ptm", "--etmidr",
+                              "0x410CF250"], 2, "register set-up")
     bad("trace_id", base + ["--protocol", "ete", "--trace-id", "0x70"], 2,
         "trace-id")
     bad("frames", base + ["--protocol", "ete", "--frames", "tpiu"], 2,
@@ -381,7 +395,11 @@ def good():
             ("a32_t32_flow.txt", "etmv3", ["--etmcr", "0x1000c000",
                                            "--trace-id", "0x22"],
              {"etmcr": 0x1000c000, "etmtraceidr": 0x22}),
-            ("a32_t32_flow.txt", "etmv4", [], {"trctraceidr": 0x10})):
+            ("a32_t32_flow.txt", "etmv4", [], {"trctraceidr": 0x10}),
+            ("a32_t32_flow.txt", "ptm", ["--preset",
+                                         "cycle-accurate,return-stack"],
+             {"etmcr": 0x2000d000, "etmidr": 0x411CF312,
+              "etmccer": 0x34C01AC2, "etmtraceidr": 0x10})):
         rec = os.path.join(RECORDS, rec_name)
         name = f"{rec_name}/{proto}"
         out = path(name.replace("/", "_") + ".out")
@@ -398,7 +416,7 @@ def good():
     # from stdin, raw stream
     with open(os.path.join(RECORDS, "a32_t32_flow.txt")) as f:
         text = f.read()
-    for proto in ("etmv3", "etmv4"):
+    for proto in ("etmv3", "ptm", "etmv4"):
         out = path("raw_" + proto)
         rc, err = encode(["--from-record", "-", "--protocol", proto,
                           "--out", out, "--frames", "none"], stdin=text)
@@ -411,7 +429,7 @@ def good():
         with open(os.path.join(out, "trace.bin"), "rb") as f:
             data = f.read()
         # an A-sync first: ETMv3 5 zeros then 0x80, ETMv4 11 then 0x80
-        nz = 5 if proto == "etmv3" else 11
+        nz = 11 if proto == "etmv4" else 5
         check(data.startswith(b"\0" * nz + b"\x80"),
               f"raw {proto}: trace.bin starts {data[:12].hex()}")
         snap = ini(os.path.join(out, "snapshot.ini"))

@@ -8,8 +8,8 @@
                     (state mode: conditions from the CPU state)
 
 Each log is encoded for every protocol that can trace its instructions
-(A64: ETE, ETMv4; A32/T32: ETMv3, ETMv4, ETE) under several register
-presets, and round_trip.py checks `etmkit decode` and OpenCSD's
+(A64: ETE, ETMv4; A32/T32: ETMv3, PTM, ETMv4, ETE) under several register
+presets (PTM: return stack and cycle-accurate tracing on and off), and round_trip.py checks `etmkit decode` and OpenCSD's
 trc_pkt_lister against the record. Exit: 0 all match, 1 a difference, 77
 a tool is missing (qemu-user, the cross compilers, trc_pkt_lister; fails
 with CI=true).
@@ -35,6 +35,11 @@ CASES_A32 = [("etmv3", []),
                         "--timestamp-every", "61"]),
              ("etmv3", ["--preset", "alt-branch,branch-output",
                         "--sync-period", "128", "--frames", "none"]),
+             ("ptm", []),
+             ("ptm", ["--preset", "cycle-accurate,return-stack,timestamps",
+                      "--timestamp-every", "61"]),
+             ("ptm", ["--preset", "return-stack,branch-broadcast,vmid",
+                      "--sync-period", "128", "--frames", "none"]),
              ("ete", ["--preset", "spec"]), ("etmv4", [])]
 
 

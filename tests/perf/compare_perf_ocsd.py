@@ -22,6 +22,9 @@ end, instruction count and E/N of its last instruction, and no etmkit
 range may be left over. ETMv3 trace IDs (perf_ocsd names each ID's
 protocol) are compared a range per instruction, as OpenCSD's ETMv3
 decoder gives a range per atom (IHI 0014Q 7.3.1: an atom per instruction).
+PTM trace IDs: each OpenCSD range must cover the next of etmkit's
+instructions exactly (its ranges end where its walks do, at waypoints and
+waypoint updates, not where etmkit's elements do).
 
 Known departures of OpenCSD are listed in EXCEPTIONS, each with its spec
 reason, applied only to the case it names and printed when used.
@@ -44,6 +47,8 @@ sys.path.insert(0, os.path.join(HERE, "..", "golden"))
 import compare_flow4  # noqa: E402  (ranges and their comparison)
 import perf_facts  # noqa: E402  (tests/perf: the independent reader)
 from symfs import make_symfs  # noqa: E402  (tests/perf/symfs.py)
+sys.path.insert(0, os.path.join(HERE, ".."))
+from ocsd_ranges import covers  # noqa: E402  (tests/ocsd_ranges.py)
 
 SOURCE = re.compile(r"^Source ID:([0-9a-f]+); (\w+)$")
 EXEC = re.compile(r"num_i\(\d+\) ([EN]) \)")
@@ -105,6 +110,29 @@ def etmv3_record_end_atoms(etmkit, data, tids):
     return out
 
 
+def ptm_covers(name, tid, elems, theirs):
+    """PTM: OpenCSD's ranges end where its walks end (atoms, branch
+    packets, waypoint updates), not at etmkit's element boundaries: each
+    range must cover the next of etmkit's instructions of @tid exactly
+    (tests/ocsd_ranges.py), and none may be left over. 0 or 1."""
+    insns = [(e["addr"], e["size"], None, e["exec"]) for e in elems
+             if e["kind"] == "insn" and e["id"] == tid]
+    i = 0
+    for j, (start, end, count, _, executed) in enumerate(theirs):
+        if not covers(insns[i:i + count], (start, end, count, None,
+                                           executed)):
+            print(f"  {name} ID 0x{tid:02x}: OpenCSD range {j} "
+                  f"0x{start:x}-0x{end:x} num_i={count} does not cover "
+                  f"etmkit's instructions from {i}")
+            return 1
+        i += count
+    if i != len(insns):
+        print(f"  {name} ID 0x{tid:02x}: OpenCSD covers {i} instructions, "
+              f"etmkit decodes {len(insns)}")
+        return 1
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--etmkit", required=True)
@@ -151,13 +179,19 @@ def main():
     elems = [compare_flow4.etmkit_json.ints(e)
              for e in compare_flow4.etmkit_json.lines(p.stdout, "elements")]
     v3 = {t for t, n in proto.items() if n == "etmv3"}
+    ptm = {t for t, n in proto.items() if n == "ptm"}
     ours = compare_flow4.our_ranges(elems, per_insn=v3, with_exec=True)
     v3_ends = etmv3_record_end_atoms(a.etmkit, a.data, v3) if v3 else {}
 
     total = sum(len(r) for r in theirs.values())
     name = os.path.basename(a.data)
     bad = 0
-    for tid in sorted(set(theirs) | set(ours)):
+    for tid in sorted(ptm):
+        n = ptm_covers(name, tid, elems, theirs.get(tid, []))
+        print(f"{name} id 0x{tid:02x} (ptm): {len(theirs.get(tid, []))} "
+              f"OpenCSD ranges cover etmkit's instructions: {n} mismatches")
+        bad += n
+    for tid in sorted((set(theirs) | set(ours)) - ptm):
         why = ("etmv3_aux_end_one_atom",
                EXCEPTIONS["etmv3_aux_end_one_atom"])
         n = compare_flow4.compare_ranges(

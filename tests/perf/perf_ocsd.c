@@ -7,7 +7,8 @@
  * and the metadata; the decoding is OpenCSD's, through its C API: for each
  * CPU of the cs_etm metadata that recorded AUX data, one decode tree
  * taking CoreSight formatter frames aligned in memory, with the CPU's
- * builtin decoder (ETMV3, ETMV4I or ETE) configured from the metadata
+ * builtin decoder (ETMV3, PTM when its ETMIDR says so, ETMV4I or ETE)
+ * configured from the metadata
  * registers and trace ID; each AUX record is pushed after an
  * OCSD_OP_RESET, as perf does (digest perf-data.md 3.10), its bytes
  * numbered by their offsets in the file; end of trace after the CPU's
@@ -23,7 +24,7 @@
  * with E or N as the last instruction executed or failed its condition:
  *   Idx:OFFSET; ID:TRACEID; OCSD_GEN_TRC_ELEM_INSTR_RANGE(exec range=0xSTART:[0xEND] num_i(N) E|N )
  * and before a CPU's first range, its trace ID's protocol:
- *   Source ID:TRACEID; etmv3|etmv4|ete
+ *   Source ID:TRACEID; etmv3|ptm|etmv4|ete
  * Exit status: 0, 1 on an OpenCSD or reader error, 2 on usage.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -119,7 +120,11 @@ static dcd_tree_handle_t cpu_tree(const struct perf_cs_etm_cpu *c, int framed,
 	unsigned char csid = 0;
 	dcd_tree_handle_t t;
 
-	if (c->protocol == etmkit_proto_etmv3)
+	if (c->ptm)
+		t = ocsd_ptm_framed_tree(c->etm3.etmcr, c->etm3.etmidr,
+					 c->etm3.etmccer, c->trace_id, 1,
+					 framed, &csid, "perf_ocsd");
+	else if (c->protocol == etmkit_proto_etmv3)
 		t = ocsd_etm3_framed_tree(c->etm3.etmcr, c->etm3.etmidr,
 					  c->etm3.etmccer, c->trace_id, 1,
 					  framed, &csid, "perf_ocsd");
@@ -165,6 +170,7 @@ static int decode_cpu(const struct perf_file *pf, const struct perf_cs_etm_cpu *
 		if (tree[0] == C_API_INVALID_TREE_HANDLE &&
 		    tree[1] == C_API_INVALID_TREE_HANDLE)
 			printf("Source ID:%x; %s\n", c->trace_id,
+			       c->ptm ? "ptm" :
 			       c->protocol == etmkit_proto_etmv3 ? "etmv3" :
 			       c->protocol == etmkit_proto_ete ? "ete" :
 								  "etmv4");
@@ -225,8 +231,7 @@ int main(int argc, char **argv)
 	}
 	cs = perf_file_cs_etm(pf);
 	for (uint32_t i = 0; cs && rc == 0 && i < cs->nr_cpu; i++)
-		if (!cs->cpus[i].ptm)
-			rc = decode_cpu(pf, &cs->cpus[i], mem, nmem);
+		rc = decode_cpu(pf, &cs->cpus[i], mem, nmem);
 	perf_file_free(pf);
 	for (int i = 0; i < nmem; i++)
 		free(mem[i].bytes);

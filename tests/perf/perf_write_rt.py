@@ -28,7 +28,7 @@ small (--aux-size) with some flagged TRUNCATED. Then:
 5. `etmkit profile FILE --format chrome` names each process's thread by
    its COMM record and tid.
 
-Cases: A64 under ETE and ETMv4, A32 + T32 under ETMv3; A64 under ETE
+Cases: A64 under ETE and ETMv4, A32 + T32 under ETMv3 and PTM; A64 under ETE
 written raw (--frames none: FORMAT_RAW AUX records, as a TRBE writes them,
 digest 3.6); two different A64 programs linked at the same text address
 taking turns on one CPU (decoded back only through the side-band's
@@ -292,6 +292,7 @@ def snapshot_regs(tmp, tag):
 
 # Metadata parameters (digest 3.2) and the snapshot register of each.
 PARAMS = {"etmv3": ["ETMCR", None, "ETMCCER", "ETMIDR"],
+          "ptm": ["ETMCR", None, "ETMCCER", "ETMIDR"],
           "etmv4": ["TRCCONFIGR", None, "TRCIDR0", "TRCIDR1", "TRCIDR2",
                     "TRCIDR8", None],
           "ete": ["TRCCONFIGR", None, "TRCIDR0", "TRCIDR1", "TRCIDR2",
@@ -380,9 +381,11 @@ def check_layout(path, ncpu, nproc, protocol, build_ids, what, regs):
         ver, pc, snap = struct.unpack_from("<QQQ", d, p + 16)
         want(typ3 == 3 and ver == 1 and pc == (atype << 32 | ncpu) and
              snap == 0, "AUXTRACE_INFO header")
-        magic = {"etmv3": 0x3030303030303030, "etmv4": 0x4040404040404040,
+        # PTM writes the ETMv3 block, its ETMIDR saying PTM (3.2)
+        magic = {"etmv3": 0x3030303030303030, "ptm": 0x3030303030303030,
+                 "etmv4": 0x4040404040404040,
                  "ete": 0x5050505050505050}[protocol]
-        nparams = {"etmv3": 4, "etmv4": 7, "ete": 8}[protocol]
+        nparams = {"etmv3": 4, "ptm": 4, "etmv4": 7, "ete": 8}[protocol]
         w = p + 40
         for c in range(ncpu):
             m, cpu, n = struct.unpack_from("<QQQ", d, w)
@@ -394,7 +397,7 @@ def check_layout(path, ncpu, nproc, protocol, build_ids, what, regs):
                 want(reg is None or params[k] == regs[reg],
                      f"CPU {c}: param {k} {params[k]:#x}, the encoder's "
                      f"{reg} is {regs.get(reg, 0):#x}")
-            if protocol == "etmv3":
+            if protocol in ("etmv3", "ptm"):
                 want(config == params[0], "ETMv3: attr.config is ETMCR (3.3)")
             else:
                 cfgr = params[0]
@@ -502,7 +505,8 @@ def case(a, tmp, name, protocol, builds, ncpu, extra, same_text=False):
     if f"cs_etm version 1 pmu 8 cpus {ncpu} snapshot 0" not in lines:
         fail(f"{name}: cs_etm header: {summ}")
     for c in range(ncpu):
-        kind = {"etmv3": "etm3", "etmv4": "etm4", "ete": "ete"}[protocol]
+        kind = {"etmv3": "etm3", "ptm": "ptm", "etmv4": "etm4",
+                "ete": "ete"}[protocol]
         if not any(l.startswith(f"cpu {c} {kind} ") and
                    f"trace_id {0x10 + 2 * c:#x}" in l for l in lines):
             fail(f"{name}: CPU {c} metadata")
@@ -549,6 +553,8 @@ def main():
              ["--aux-size", "1024", "--truncate-every", "3"])
         case(a, tmp, "a64_etmv4", "etmv4", a64, 2, ["--aux-size", "2048"])
         case(a, tmp, "a32_t32_etmv3", "etmv3", a32, 2,
+             ["--aux-size", "512", "--truncate-every", "2"])
+        case(a, tmp, "a32_t32_ptm", "ptm", a32, 2,
              ["--aux-size", "512", "--truncate-every", "2"])
         # raw AUX data, as a TRBE writes it (digest 3.6): no frames,
         # FORMAT_RAW, records of any byte count

@@ -1,6 +1,7 @@
 /* Test support: an in-memory encoder sink (ts_out.h). */
 #include "ts_out.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,4 +35,17 @@ void ts_out_free(struct ts_out *o)
 {
 	free(o->b);
 	memset(o, 0, sizeof(*o));
+}
+
+int ts_out_same(const struct ts_out *o, const uint8_t *want, size_t n,
+		char *why, size_t cap)
+{
+	size_t at;
+
+	if (o->n == n && (!n || !memcmp(o->b, want, n)))
+		return 0;
+	at = (size_t)snprintf(why, cap, "encoded %zu bytes, want %zu:", o->n, n);
+	for (size_t i = 0; i < o->n && at + 4 < cap; i++)
+		at += (size_t)snprintf(why + at, cap - at, " %02x", o->b[i]);
+	return -1;
 }

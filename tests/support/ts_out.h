@@ -27,6 +27,11 @@ void ts_out_put(struct ts_out *o, const uint8_t *d, size_t len);
  * remembers the error rather than asking the sink again. */
 int ts_out_sink(void *ctx, const uint8_t *data, size_t len);
 
+/* Whether @o holds exactly the @n bytes @want: 0, or -1 with what it
+ * holds (its count and bytes in hex) in @why (@cap bytes). */
+int ts_out_same(const struct ts_out *o, const uint8_t *want, size_t n,
+		char *why, size_t cap);
+
 /* Free @o's bytes and zero it. */
 void ts_out_free(struct ts_out *o);
 

@@ -74,3 +74,66 @@ uint64_t ts_ctx_key(const struct ts_ctx *x, int cid_on, int vmid_on)
 	return x->el | x->ns << 2 | (cid_on ? x->cid << 8 : 0) |
 	       (vmid_on ? x->vmid << 40 : 0);
 }
+
+struct code_byte {
+	uint64_t addr;
+	uint8_t b;
+};
+
+static int code_byte_cmp(const void *x, const void *y)
+{
+	const struct code_byte *a = x, *b = y;
+
+	return a->addr < b->addr ? -1 : a->addr > b->addr;
+}
+
+int ts_rec_code(struct ts_rec_code *c, const struct ts_rec *rc)
+{
+	struct code_byte *v = malloc(sizeof(*v) * (4 * rc->n + 1));
+	size_t n = 0, m = 0, run = 0;
+
+	if (!v || image_alloc(&c->img))
+		abort();
+	for (size_t i = 0; i < rc->n; i++) {
+		uint8_t b[4];
+		size_t k = exec_insn_bytes(&rc->r[i], b);
+
+		for (size_t j = 0; j < k; j++) {
+			v[n].addr = rc->r[i].addr + j;
+			v[n++].b = b[j];
+		}
+	}
+	qsort(v, n, sizeof(*v), code_byte_cmp);
+	c->bytes = malloc(n + 1);
+	if (!c->bytes)
+		abort();
+	/* one buffer per run of consecutive addresses */
+	for (size_t i = 0; i < n; i++) {
+		if (i && v[i].addr == v[i - 1].addr) {
+			if (v[i].b != v[i - 1].b) {
+				free(v);
+				return -1;
+			}
+			continue;
+		}
+		if (m > run && v[i].addr != v[i - 1].addr + 1) {
+			if (image_add_buffer(c->img, c->bytes + run, m - run,
+					     v[i - 1].addr + 1 - (m - run), 0))
+				abort();
+			run = m;
+		}
+		c->bytes[m++] = v[i].b;
+	}
+	if (m > run && image_add_buffer(c->img, c->bytes + run, m - run,
+					v[n - 1].addr + 1 - (m - run), 0))
+		abort();
+	free(v);
+	return 0;
+}
+
+void ts_rec_code_free(struct ts_rec_code *c)
+{
+	image_free(c->img);
+	free(c->bytes);
+	memset(c, 0, sizeof(*c));
+}

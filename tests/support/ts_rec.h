@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "etmkit/exec.h"
+#include "etmkit/image.h"
 
 /* A growing record: @n items at @r (malloc'd). Zero it to start. */
 struct ts_rec {
@@ -24,6 +25,18 @@ struct exec_rec *ts_rec_add(struct ts_rec *rc, uint8_t kind);
 struct exec_rec *ts_rec_insn(struct ts_rec *rc, uint8_t isa, uint8_t size,
 			     uint64_t addr, uint32_t op, uint32_t flags,
 			     uint64_t target, uint8_t tisa);
+
+/* The code a record ran: an image mapping each instruction's bytes
+ * (exec_insn_bytes()) at its address, for a decoder to walk. */
+struct ts_rec_code {
+	struct image *img;
+	uint8_t *bytes;   /* what img maps (it does not copy) */
+};
+
+/* Build @c from @rc's instructions of 2 or 4 bytes. Returns 0, or -1 when
+ * two instructions at one address differ. Free with ts_rec_code_free(). */
+int ts_rec_code(struct ts_rec_code *c, const struct ts_rec *rc);
+void ts_rec_code_free(struct ts_rec_code *c);
 
 /* Free @rc's items and zero it. */
 void ts_rec_free(struct ts_rec *rc);
