@@ -254,19 +254,33 @@ void cli_disasm_free(struct cli_disasm *d);
 /* The text of insn element @e: valid until the next call. */
 const char *cli_disasm(struct cli_disasm *d, const struct etmkit_elem *e);
 
-/* Output of execution elements. @bad_image: mark an instruction from an
- * image region that is not what ran (cmd_decode.c). @w (NULL: unknown):
- * the binary and function an instruction ran in (cli/symbolize.h). The
- * header names the text columns; @where: with the "function+offset
- * (binary)" column. */
+/* Which table names a source's exception numbers (etmkit_elem_exception
+ * without ETMKIT_EXC_ETM4 or ETMKIT_EXC_LEGACY): ETMv3's ARMv7-A/R or
+ * ARMv7-M (etm3_exception_name()), or PTM's (ptm_exception_name()). */
+enum cli_exc_names {
+	cli_exc_etm3 = 0,
+	cli_exc_etm3_m,
+	cli_exc_ptm,
+};
+
+/* The table for a source of protocol @proto, @m_profile: ETMv3's
+ * ETM3_CFG_M_PROFILE. */
+enum cli_exc_names cli_exc_names_of(enum etmkit_protocol proto,
+				    int m_profile);
+
+/* Output of execution elements. @exc: the source's enum cli_exc_names.
+ * @bad_image: mark an instruction from an image region that is not what
+ * ran (cmd_decode.c). @w (NULL: unknown): the binary and function an
+ * instruction ran in (cli/symbolize.h). The header names the text
+ * columns; @where: with the "function+offset (binary)" column. */
 struct cli_where;
 void cli_print_elem_header(struct cli_out *o, int where);
 void cli_print_elem_text(struct cli_out *o, uint8_t id,
-			 const struct etmkit_elem *e, int m_profile,
+			 const struct etmkit_elem *e, int exc,
 			 struct cli_disasm *dis, int bad_image,
 			 const struct cli_where *w);
 void cli_print_elem_json(struct cli_out *o, uint8_t id,
-			 const struct etmkit_elem *e, int m_profile,
+			 const struct etmkit_elem *e, int exc,
 			 const struct cli_where *w, const struct cli_task *t);
 
 int cmd_packets(int argc, char **argv);

@@ -70,7 +70,7 @@ struct decode_run {
 	struct etmkit_session *session;
 	int json, stats, stop_on_error, stopped;
 	struct cli_images images;    /* --image, --elf; per source */
-	uint8_t m_profile[DEFORMAT_ID_COUNT];
+	uint8_t exc[DEFORMAT_ID_COUNT]; /* enum cli_exc_names per ID */
 	struct decode_counts counts[DEFORMAT_ID_COUNT];
 	struct cli_health health;    /* most of a source failing? */
 	struct cli_disasm *dis;
@@ -209,7 +209,7 @@ static void warn_bad_regions(const struct decode_run *r)
  * strings of @where, kept by the cli_symbols). */
 struct decode_line {
 	struct etmkit_elem e;
-	uint8_t id, m_profile, bad, has_where, has_task;
+	uint8_t id, exc, bad, has_where, has_task;
 	/* Last, so that a run that has none of them hands over records
 	 * that end before them (line_size()): the records cross from
 	 * thread to thread, a cache line at a time. */
@@ -238,7 +238,7 @@ static void format_text(struct cli_out *o, const void *rec,
 {
 	const struct decode_line *l = rec;
 
-	cli_print_elem_text(o, l->id, &l->e, l->m_profile, dis, l->bad,
+	cli_print_elem_text(o, l->id, &l->e, l->exc, dis, l->bad,
 			    l->has_where ? &l->where : NULL);
 }
 
@@ -248,7 +248,7 @@ static void format_json(struct cli_out *o, const void *rec,
 	const struct decode_line *l = rec;
 
 	(void)dis;
-	cli_print_elem_json(o, l->id, &l->e, l->m_profile,
+	cli_print_elem_json(o, l->id, &l->e, l->exc,
 			    l->has_where ? &l->where : NULL,
 			    l->has_task ? &l->task : NULL);
 }
@@ -263,7 +263,7 @@ static void queue_line(struct decode_run *r, uint8_t id,
 
 	l->e = *e;
 	l->id = id;
-	l->m_profile = r->m_profile[id];
+	l->exc = r->exc[id];
 	l->bad = (uint8_t)bad;
 	l->has_where = w != NULL;
 	if (w)
@@ -365,10 +365,10 @@ static int on_elem(void *ctx, uint8_t id, const struct etmkit_elem *e)
 	if (r->pool)
 		queue_line(r, id, e, bad, w, t);
 	else if (r->json)
-		cli_print_elem_json(&r->out, id, e, r->m_profile[id & 0x7f], w,
+		cli_print_elem_json(&r->out, id, e, r->exc[id & 0x7f], w,
 				    t);
 	else
-		cli_print_elem_text(&r->out, id, e, r->m_profile[id & 0x7f],
+		cli_print_elem_text(&r->out, id, e, r->exc[id & 0x7f],
 				    r->dis, bad, w);
 	return 0;
 }
@@ -416,8 +416,9 @@ static int setup(struct decode_run *r)
 			cli_images_of(&r->images, &r->in, cs->id);
 		r->id_proto[cs->id & 0x7f] = cs->proto;
 		r->id_space[cs->id & 0x7f] = IMAGE_SPACE_ANY;
-		r->m_profile[cs->id & 0x7f] = cs->proto == etmkit_proto_etmv3 &&
-			(cs->cfg.flags & ETM3_CFG_M_PROFILE);
+		r->exc[cs->id & 0x7f] = (uint8_t)cli_exc_names_of(
+			cs->proto, cs->proto == etmkit_proto_etmv3 &&
+					   (cs->cfg.flags & ETM3_CFG_M_PROFILE));
 	}
 	return rc;
 }

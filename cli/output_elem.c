@@ -32,14 +32,28 @@ static unsigned opcode_digits(const struct etmkit_elem *e)
 	return 2 * n;
 }
 
-static const char *exception_name(const struct etmkit_elem *e, int m_profile)
+enum cli_exc_names cli_exc_names_of(enum etmkit_protocol proto,
+				    int m_profile)
+{
+	if (proto == etmkit_proto_ptm)
+		return cli_exc_ptm;
+	return proto == etmkit_proto_etmv3 && m_profile ? cli_exc_etm3_m
+							 : cli_exc_etm3;
+}
+
+/* @exc: the source's enum cli_exc_names. PTM's table differs from ETMv3's
+ * ARMv7-A/R one in number 5 (IHI 0035B Table 5.6: ThumbEE check fail). */
+static const char *exception_name(const struct etmkit_elem *e, int exc)
 {
 	if (e->flags & ETMKIT_EXC_ETM4)
 		return etm4_exception_name(e->u.exception.number, 0);
 	if (e->flags & ETMKIT_EXC_LEGACY)
 		return etm3_legacy_exception_name(e->u.exception.number);
+	if (exc == cli_exc_ptm)
+		return ptm_exception_name(e->u.exception.number);
 	return etm3_exception_name(e->u.exception.number,
-				   m_profile || (e->flags & ETMKIT_EXC_M_PROFILE));
+				   exc == cli_exc_etm3_m ||
+					   (e->flags & ETMKIT_EXC_M_PROFILE));
 }
 
 /* ---- Text ---------------------------------------------------------------- */
@@ -299,7 +313,7 @@ static void put_addr_isa(struct cli_out *o, const char *key,
 }
 
 static void text_event(struct cli_out *o, const struct etmkit_elem *e,
-		       int m_profile)
+		       int exc)
 {
 	const char *name = etmkit_elem_kind_name(e->kind);
 
@@ -341,7 +355,7 @@ static void text_event(struct cli_out *o, const struct etmkit_elem *e,
 		cli_out_char(o, ' ');
 		cli_out_udec(o, e->u.exception.number);
 		cli_out_char(o, '(');
-		cli_out_str(o, exception_name(e, m_profile));
+		cli_out_str(o, exception_name(e, exc));
 		cli_out_char(o, ')');
 		/* ETMv4/ETE: the handler comes in the next address. */
 		if (e->isa != etmkit_isa_unknown)
@@ -426,7 +440,7 @@ void cli_print_elem_header(struct cli_out *o, int where)
 }
 
 void cli_print_elem_text(struct cli_out *o, uint8_t id,
-			 const struct etmkit_elem *e, int m_profile,
+			 const struct etmkit_elem *e, int exc,
 			 struct cli_disasm *dis, int bad_image,
 			 const struct cli_where *w)
 {
@@ -442,7 +456,7 @@ void cli_print_elem_text(struct cli_out *o, uint8_t id,
 	if (e->kind == etmkit_elem_data)
 		text_data(o, e);
 	else
-		text_event(o, e, m_profile);
+		text_event(o, e, exc);
 }
 
 /* ---- JSON ---------------------------------------------------------------- */
@@ -640,7 +654,7 @@ static void json_addr_isa(struct cli_out *o, const struct etmkit_elem *e)
 }
 
 static void json_event(struct cli_out *o, const struct etmkit_elem *e,
-		       int m_profile)
+		       int exc)
 {
 	switch (e->kind) {
 	case etmkit_elem_trace_on:
@@ -670,7 +684,7 @@ static void json_event(struct cli_out *o, const struct etmkit_elem *e,
 		break;
 	case etmkit_elem_exception:
 		json_num(o, ",\"number\":", e->u.exception.number);
-		json_name(o, ",\"name\":\"", exception_name(e, m_profile));
+		json_name(o, ",\"name\":\"", exception_name(e, exc));
 		if (e->isa != etmkit_isa_unknown)
 			json_addr_isa(o, e);
 		if (e->flags & ETMKIT_EXC_RET_ADDR)
@@ -725,7 +739,7 @@ static void json_event(struct cli_out *o, const struct etmkit_elem *e,
 }
 
 void cli_print_elem_json(struct cli_out *o, uint8_t id,
-			 const struct etmkit_elem *e, int m_profile,
+			 const struct etmkit_elem *e, int exc,
 			 const struct cli_where *w, const struct cli_task *t)
 {
 	char *p = cli_out_room(o, 80);
@@ -750,7 +764,7 @@ void cli_print_elem_json(struct cli_out *o, uint8_t id,
 	else if (e->kind == etmkit_elem_data)
 		json_data(o, e);
 	else
-		json_event(o, e, m_profile);
+		json_event(o, e, exc);
 	cli_out_char(o, '}');
 	cli_out_eol(o);
 }

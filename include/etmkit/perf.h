@@ -329,8 +329,8 @@ const char *perf_record_type_name(uint32_t type);
 struct perf_cs_etm_cpu {
 	uint32_t cpu;
 	enum etmkit_protocol protocol; /* etmv3 (ETMv3 or PTM), etmv4, ete */
-	uint8_t ptm;                   /* ETMv3 block with ETMIDR & 0x300 ==
-					  0x300 */
+	uint8_t ptm;                   /* ETMv3 block whose ETMIDR[11:8] is
+					  3 (ptm_etmidr_is_ptm()) */
 	uint8_t trace_id;              /* TRACEIDR & 0x7F, or the
 					  AUX_OUTPUT_HW_ID value */
 	uint8_t trace_id_from_hw_id;

@@ -29,8 +29,10 @@ static void fill_config(struct perf_cs_etm_cpu *c, uint64_t magic)
 		c->etm3.etmccer = (uint32_t)p[2];
 		c->etmccer_or_authstatus = (uint32_t)p[2];
 		c->etm3.etmidr = (uint32_t)p[3];
-		/* L61 cs_etm__get_v7_protocol_version (3.2) */
-		c->ptm = (p[3] & 0x300) == 0x300;
+		/* 3.2: perf names the block PTM by ETMIDR & 0x300; the
+		 * architecture's rule is ETMIDR[11:8] = 3 (IHI 0035B
+		 * 3.16.28), which ptm_etmidr_is_ptm() applies everywhere. */
+		c->ptm = (uint8_t)ptm_etmidr_is_ptm(c->etm3.etmidr);
 	} else {
 		etm4_config_init(&c->etm4);
 		c->protocol = magic == PERF_CS_MAGIC_ETE ? etmkit_proto_ete

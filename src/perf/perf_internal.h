@@ -3,6 +3,7 @@
 #define ETMKIT_PERF_INTERNAL_H
 
 #include "etmkit/perf.h"
+#include "etmkit/ptm.h" /* ptm_etmidr_is_ptm() */
 #include "common/text.h" /* ETMKIT_PRINTF */
 
 /* An AUXTRACE record found while walking the stream (digest 2.2). */

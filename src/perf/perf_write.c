@@ -120,7 +120,7 @@ int perf_cs_etm_cpu_set_etm3(struct perf_cs_etm_cpu *c, uint32_t cpu,
 	c->traceidr = traceidr;
 	c->trace_id = (uint8_t)(traceidr & 0x7F);
 	c->etmccer_or_authstatus = cfg->etmccer;
-	c->ptm = (cfg->etmidr & 0x300) == 0x300;
+	c->ptm = (uint8_t)ptm_etmidr_is_ptm(cfg->etmidr);
 	/* 3.2: ETMCR, ETMTRACEIDR, ETMCCER, ETMIDR */
 	c->nr_params = 4;
 	c->params[0] = cfg->etmcr;

@@ -297,6 +297,42 @@ static void test_cs_etm_versions(void **state)
 	perf_file_free(pf);
 }
 
+/* An ETMv3/PTM block is PTM when ETMIDR[11:8] = 3 (IHI 0035B 3.16.28,
+ * ptm_etmidr_is_ptm()), not whenever bits 9:8 are set as perf's mask
+ * reads it: 7 and 0xB in that field are no PFT. */
+static void test_cs_etm_ptm_rule(void **state)
+{
+	static const uint32_t idr[] = { 0x411CF312, 0x411CF712, 0x411CFB12,
+					0x411CFF12, 0x410CF250, 0x411CF012 };
+	static const int is_ptm[] = { 1, 0, 0, 0, 0, 0 };
+	const size_t n = sizeof(idr) / sizeof(idr[0]);
+	uint64_t params[sizeof(idr) / sizeof(idr[0])][4];
+	struct buf r, f;
+	struct file_opts o = { 0 };
+	struct perf_file *pf;
+	const struct perf_cs_etm *cs;
+	size_t at;
+
+	(void)state;
+	r.n = 0;
+	at = begin_info(&r, 0, (uint32_t)n);
+	for (size_t i = 0; i < n; i++) {
+		memcpy(params[i], ptm_params, sizeof(ptm_params));
+		params[i][3] = idr[i];
+		cs_block(&r, 0, PERF_CS_MAGIC_ETM3, (uint32_t)i, params[i], 4);
+	}
+	end_rec(&r, at);
+	build_file(&f, &r, &o);
+	pf = open_ok(&f);
+	cs = perf_file_cs_etm(pf);
+	assert_non_null(cs);
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(cs->cpus[i].etm3.etmidr, idr[i]);
+		assert_int_equal(cs->cpus[i].ptm, is_ptm[i]);
+	}
+	perf_file_free(pf);
+}
+
 /* Per-thread payloads (AUXTRACE cpu -1, digest 3.9) are found by the AUX
  * record's thread; snapshot chunks (OVERWRITE, digest 3.8) end at
  * aux_offset and are clamped to the payload. */
@@ -745,6 +781,7 @@ int main(void)
 		cmocka_unit_test(test_linux_file),
 		cmocka_unit_test(test_simpleperf_file),
 		cmocka_unit_test(test_cs_etm_versions),
+		cmocka_unit_test(test_cs_etm_ptm_rule),
 		cmocka_unit_test(test_aux_matching),
 		cmocka_unit_test(test_two_attrs),
 		cmocka_unit_test(test_every_truncation),

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "etmkit/perf_write.h"
+#include "etmkit/ptm.h"
 
 /* The file written to @f, read back. */
 static struct perf_file *reopen(FILE *f, uint8_t **bytes)
@@ -203,6 +204,25 @@ static void test_round_trip(void **state)
 	fclose(f);
 }
 
+/* perf_cs_etm_cpu_set_etm3() names the block PTM by the reader's rule,
+ * ETMIDR[11:8] = 3 (ptm_etmidr_is_ptm()), not ETMIDR & 0x300. */
+static void test_set_etm3_ptm_rule(void **state)
+{
+	static const uint32_t idr[] = { 0x411CF312, 0x411CF712, 0x411CFB12,
+					0x410CF250 };
+	struct perf_cs_etm_cpu c;
+	struct etm3_config c3;
+
+	(void)state;
+	etm3_config_init(&c3);
+	for (size_t i = 0; i < sizeof(idr) / sizeof(idr[0]); i++) {
+		c3.etmidr = idr[i];
+		assert_int_equal(perf_cs_etm_cpu_set_etm3(&c, 0, &c3, 0x10), 0);
+		assert_int_equal(c.ptm, i == 0);
+		assert_int_equal(c.ptm, ptm_etmidr_is_ptm(idr[i]));
+	}
+}
+
 static void test_refusals(void **state)
 {
 	struct perf_write_config c;
@@ -257,6 +277,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_set_etm3_ptm_rule),
 		cmocka_unit_test(test_config_bits),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
