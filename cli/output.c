@@ -33,14 +33,6 @@ void cli_packet_bytes(struct cli_out *o, const uint8_t *raw, unsigned size,
 	}
 }
 
-/* The packet's bytes; an A-sync is its zeros and 0x80 however long. */
-static void put_hex(struct cli_out *o, const struct etm3_packet *p,
-		    const char *sep)
-{
-	cli_packet_bytes(o, p->raw, p->size, p->length,
-			 p->type == etm3_pkt_a_sync, p->error != 0, sep);
-}
-
 static const char *isa(unsigned v)
 {
 	return etmkit_isa_name((enum etmkit_isa)v);
@@ -181,11 +173,6 @@ static void text_fields(struct cli_out *o, const struct etm3_packet *p,
 	case etm3_pkt_value_not_traced:
 		text_data(o, p);
 		break;
-	case etm3_pkt_unsynced:
-		cli_out_char(o, ' ');
-		cli_out_udec(o, p->length);
-		cli_out_lit(o, " bytes");
-		break;
 	default:
 		break;
 	}
@@ -210,18 +197,51 @@ void cli_packet_text_error(struct cli_out *o, const char *why, int error)
 	cli_out_str(o, why ? why : etmkit_errstr(error));
 }
 
+int cli_packet_text_begin(struct cli_out *o, uint8_t id,
+			  const struct cli_packet_rec *r)
+{
+	cli_out_line_head(o, r->offset, id);
+	cli_packet_bytes(o, r->raw, r->size, r->length, r->a_sync,
+			 r->error != 0, " ");
+	cli_out_mem(o, "  ", 2);
+	cli_out_str(o, r->type);
+	if (r->unsynced) {
+		cli_out_char(o, ' ');
+		cli_out_udec(o, r->length);
+		cli_out_lit(o, " bytes");
+		return 0;
+	}
+	return !r->error;
+}
+
+void cli_packet_text_end(struct cli_out *o, const struct cli_packet_rec *r)
+{
+	if (r->error)
+		cli_packet_text_error(o, r->why, r->error);
+	cli_out_eol(o);
+}
+
+/* The frame of an ETMv3 record. */
+static struct cli_packet_rec etm3_rec(const struct etm3_packet *p)
+{
+	return (struct cli_packet_rec){
+		.offset = p->offset,
+		.type = etm3_pkt_type_name((enum etm3_pkt_type)p->type),
+		.raw = p->raw, .size = p->size, .length = p->length,
+		.unsynced = p->type == etm3_pkt_unsynced,
+		.a_sync = p->type == etm3_pkt_a_sync,
+		.error = p->error, .why = p->why,
+	};
+}
+
 void cli_print_etm3_text(struct cli_out *o, uint8_t id,
 			 const struct etm3_packet *p, int m_profile)
 {
-	cli_out_line_head(o, p->offset, id);
-	put_hex(o, p, " ");
-	cli_out_mem(o, "  ", 2);
-	cli_out_str(o, etm3_pkt_type_name((enum etm3_pkt_type)p->type));
-	if (!p->error || p->type == etm3_pkt_unsynced)
+	struct cli_packet_rec r = etm3_rec(p);
+
+	if (cli_packet_text_begin(o, id, &r))
 		text_fields(o, p, m_profile);
-	if (p->error)
-		cli_packet_text_error(o, p->why, p->error);
-	cli_out_eol(o);
+	cli_packet_text_end(o, &r);
 }
 
 /* ---- JSON ------------------------------------------------------------------ */
@@ -368,23 +388,33 @@ void cli_packet_json_end(struct cli_out *o)
 	cli_out_eol(o);
 }
 
+int cli_packet_json_begin(struct cli_out *o, uint8_t id,
+			  const struct cli_packet_rec *r)
+{
+	cli_packet_json_start(o, r->offset, id, r->type);
+	if (r->unsynced) {
+		j_dec(o, "", "length", r->length);
+		return 0;
+	}
+	cli_out_lit(o, ",\"bytes\":\"");
+	cli_packet_bytes(o, r->raw, r->size, r->length, r->a_sync,
+			 r->error != 0, "");
+	cli_out_char(o, '"');
+	if (r->json_length && r->length > r->size && !r->a_sync)
+		j_dec(o, "", "length", r->length);
+	if (!r->error)
+		return 1;
+	cli_packet_json_error(o, r->why, r->error);
+	return 0;
+}
+
 void cli_print_etm3_json(struct cli_out *o, uint8_t id,
 			 const struct etm3_packet *p, int m_profile)
 {
+	struct cli_packet_rec r = etm3_rec(p);
+
 	(void)m_profile;
-	cli_packet_json_start(o, p->offset, id,
-			      etm3_pkt_type_name((enum etm3_pkt_type)p->type));
-	if (p->type == etm3_pkt_unsynced) {
-		j_dec(o, "", "length", p->length);
-		cli_packet_json_end(o);
-		return;
-	}
-	cli_out_lit(o, ",\"bytes\":\"");
-	put_hex(o, p, "");
-	cli_out_char(o, '"');
-	if (p->error)
-		cli_packet_json_error(o, p->why, p->error);
-	else
+	if (cli_packet_json_begin(o, id, &r))
 		json_fields(o, p);
 	cli_packet_json_end(o);
 }
@@ -420,14 +450,6 @@ static const char *etm4_atoms_string(const struct etm4_atoms *a, char *buf)
 		buf[i] = (a->bits >> i) & 1 ? 'E' : 'N';
 	buf[n] = '\0';
 	return buf;
-}
-
-/* The packet's bytes; an A-sync longer than kept is zeros, then 0x80. */
-static void etm4_put_hex(struct cli_out *o, const struct etm4_packet *p,
-			 const char *sep)
-{
-	cli_packet_bytes(o, p->raw, p->size, p->length,
-			 p->type == etm4_pkt_a_sync, p->error != 0, sep);
 }
 
 /* ---- Text ---------------------------------------------------------------- */
@@ -586,28 +608,33 @@ static void text4_fields(struct cli_out *o, const struct etm4_packet *p,
 	case etm4_pkt_data_sync:
 		text4_cond(o, &p->u.cond);
 		break;
-	case etm4_pkt_unsynced:
-		cli_out_char(o, ' ');
-		cli_out_udec(o, p->length);
-		cli_out_lit(o, " bytes");
-		break;
 	default:
 		break;
 	}
 }
 
+/* The frame of an ETMv4/ETE record. */
+static struct cli_packet_rec etm4_rec(const struct etm4_packet *p)
+{
+	return (struct cli_packet_rec){
+		.offset = p->offset,
+		.type = etm4_pkt_type_name((enum etm4_pkt_type)p->type),
+		.raw = p->raw, .size = p->size, .length = p->length,
+		.unsynced = p->type == etm4_pkt_unsynced,
+		.a_sync = p->type == etm4_pkt_a_sync,
+		.json_length = 1,
+		.error = p->error, .why = p->why,
+	};
+}
+
 void cli_print_etm4_text(struct cli_out *o, uint8_t id,
 			 const struct etm4_packet *p, int ete)
 {
-	cli_out_line_head(o, p->offset, id);
-	etm4_put_hex(o, p, " ");
-	cli_out_mem(o, "  ", 2);
-	cli_out_str(o, etm4_pkt_type_name((enum etm4_pkt_type)p->type));
-	if (!p->error || p->type == etm4_pkt_unsynced)
+	struct cli_packet_rec r = etm4_rec(p);
+
+	if (cli_packet_text_begin(o, id, &r))
 		text4_fields(o, p, ete);
-	if (p->error)
-		cli_packet_text_error(o, p->why, p->error);
-	cli_out_eol(o);
+	cli_packet_text_end(o, &r);
 }
 
 /* ---- JSON ---------------------------------------------------------------- */
@@ -776,21 +803,9 @@ static void json4_fields(struct cli_out *o, const struct etm4_packet *p,
 void cli_print_etm4_json(struct cli_out *o, uint8_t id,
 			 const struct etm4_packet *p, int ete)
 {
-	cli_packet_json_start(o, p->offset, id,
-			      etm4_pkt_type_name((enum etm4_pkt_type)p->type));
-	if (p->type == etm4_pkt_unsynced) {
-		j_dec(o, "", "length", p->length);
-		cli_packet_json_end(o);
-		return;
-	}
-	cli_out_lit(o, ",\"bytes\":\"");
-	etm4_put_hex(o, p, "");
-	cli_out_char(o, '"');
-	if (p->length > p->size && p->type != etm4_pkt_a_sync)
-		j_dec(o, "", "length", p->length);
-	if (p->error)
-		cli_packet_json_error(o, p->why, p->error);
-	else
+	struct cli_packet_rec r = etm4_rec(p);
+
+	if (cli_packet_json_begin(o, id, &r))
 		json4_fields(o, p, ete);
 	cli_packet_json_end(o);
 }

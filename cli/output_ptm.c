@@ -8,14 +8,6 @@
 #include "outbuf.h"
 #include "packet_out.h"
 
-/* The packet's bytes; an A-sync longer than kept is zeros, then 0x80. */
-static void put_hex(struct cli_out *o, const struct ptm_packet *p,
-		    const char *sep)
-{
-	cli_packet_bytes(o, p->raw, p->size, p->length,
-			 p->type == ptm_pkt_a_sync, p->error != 0, sep);
-}
-
 static const char *isa(unsigned v)
 {
 	return etmkit_isa_name((enum etmkit_isa)v);
@@ -24,8 +16,10 @@ static const char *isa(unsigned v)
 /* ---- Text ---------------------------------------------------------------- */
 
 /* A branch address or waypoint update (IHI 0035B 4.5.4, 4.5): the ISA
- * when a 5th address byte or exception byte said it, as for ETMv3. */
-static void text_branch(struct cli_out *o, const struct ptm_branch *b)
+ * when a 5th address byte or exception byte said it, as for ETMv3. A
+ * waypoint update (@wp) has no exception information: its one byte after
+ * a 5th address byte is the AltIS byte (digest ptm.md 4.5). */
+static void text_branch(struct cli_out *o, const struct ptm_branch *b, int wp)
 {
 	t_hex(o, " addr=0x", b->addr, 8);
 	t_dec(o, " bits=", b->addr_bits);
@@ -33,7 +27,9 @@ static void text_branch(struct cli_out *o, const struct ptm_branch *b)
 		cli_out_lit(o, " partial");
 	if (b->isa_change || b->exc_bytes)
 		t_str(o, " isa=", isa(b->isa));
-	if (b->exc_bytes) {
+	if (wp && b->exc_bytes) {
+		t_dec(o, " altisa=", b->altis);
+	} else if (b->exc_bytes) {
 		t_dec(o, " exception=", b->exception);
 		cli_out_char(o, '(');
 		cli_out_str(o, ptm_exception_name(b->exception));
@@ -86,7 +82,8 @@ static void text_fields(struct cli_out *o, const struct ptm_packet *p)
 		break;
 	case ptm_pkt_branch_address:
 	case ptm_pkt_waypoint_update:
-		text_branch(o, &p->u.branch);
+		text_branch(o, &p->u.branch,
+			    p->type == ptm_pkt_waypoint_update);
 		break;
 	case ptm_pkt_context_id:
 		t_hex(o, " context_id=0x", p->u.context_id, 0);
@@ -97,42 +94,48 @@ static void text_fields(struct cli_out *o, const struct ptm_packet *p)
 	case ptm_pkt_timestamp:
 		text_timestamp(o, &p->u.timestamp);
 		break;
-	case ptm_pkt_unsynced:
-		cli_out_char(o, ' ');
-		cli_out_udec(o, p->length);
-		cli_out_lit(o, " bytes");
-		break;
 	default:
 		break;
 	}
 }
 
+/* The frame of a PTM record (cli/packet_out.h). */
+static struct cli_packet_rec ptm_rec(const struct ptm_packet *p)
+{
+	return (struct cli_packet_rec){
+		.offset = p->offset,
+		.type = ptm_pkt_type_name((enum ptm_pkt_type)p->type),
+		.raw = p->raw, .size = p->size, .length = p->length,
+		.unsynced = p->type == ptm_pkt_unsynced,
+		.a_sync = p->type == ptm_pkt_a_sync,
+		.error = p->error, .why = p->why,
+	};
+}
+
 void cli_print_ptm_text(struct cli_out *o, uint8_t id,
 			const struct ptm_packet *p)
 {
-	cli_out_line_head(o, p->offset, id);
-	put_hex(o, p, " ");
-	cli_out_mem(o, "  ", 2);
-	cli_out_str(o, ptm_pkt_type_name((enum ptm_pkt_type)p->type));
-	if (!p->error || p->type == ptm_pkt_unsynced)
+	struct cli_packet_rec r = ptm_rec(p);
+
+	if (cli_packet_text_begin(o, id, &r))
 		text_fields(o, p);
-	if (p->error)
-		cli_packet_text_error(o, p->why, p->error);
-	cli_out_eol(o);
+	cli_packet_text_end(o, &r);
 }
 
 /* ---- JSON ---------------------------------------------------------------- */
 
 /* Addresses, context IDs, VMIDs and timestamps as "0x..." strings, as for
  * ETMv3 (docs/json.md). */
-static void json_branch(struct cli_out *o, const struct ptm_branch *b)
+static void json_branch(struct cli_out *o, const struct ptm_branch *b, int wp)
 {
 	j_hex(o, "", "addr", b->addr);
 	j_dec(o, "", "addr_bits", b->addr_bits);
 	j_str(o, "", "isa", isa(b->isa));
 	if (b->partial)
 		j_true(o, "", "partial");
-	if (b->exc_bytes) {
+	if (wp && b->exc_bytes) {
+		j_dec(o, "", "altisa", b->altis);
+	} else if (b->exc_bytes) {
 		j_dec(o, "", "exception", b->exception);
 		j_dec(o, "", "ns", b->ns);
 		j_dec(o, "", "hyp", b->hyp);
@@ -170,7 +173,8 @@ static void json_fields(struct cli_out *o, const struct ptm_packet *p)
 		break;
 	case ptm_pkt_branch_address:
 	case ptm_pkt_waypoint_update:
-		json_branch(o, &p->u.branch);
+		json_branch(o, &p->u.branch,
+			    p->type == ptm_pkt_waypoint_update);
 		break;
 	case ptm_pkt_context_id:
 		j_hex(o, "", "context_id", p->u.context_id);
@@ -193,19 +197,9 @@ static void json_fields(struct cli_out *o, const struct ptm_packet *p)
 void cli_print_ptm_json(struct cli_out *o, uint8_t id,
 			const struct ptm_packet *p)
 {
-	cli_packet_json_start(o, p->offset, id,
-			      ptm_pkt_type_name((enum ptm_pkt_type)p->type));
-	if (p->type == ptm_pkt_unsynced) {
-		j_dec(o, "", "length", p->length);
-		cli_packet_json_end(o);
-		return;
-	}
-	cli_out_lit(o, ",\"bytes\":\"");
-	put_hex(o, p, "");
-	cli_out_char(o, '"');
-	if (p->error)
-		cli_packet_json_error(o, p->why, p->error);
-	else
+	struct cli_packet_rec r = ptm_rec(p);
+
+	if (cli_packet_json_begin(o, id, &r))
 		json_fields(o, p);
 	cli_packet_json_end(o);
 }

@@ -57,6 +57,36 @@ void cli_json_key(struct cli_out *o, const char *pre, const char *name,
 		cli_out_mem(o, "true", 4); \
 	} while (0)
 
+/* A packet record as every protocol's listing frames it: what the
+ * protocol's record says of itself, for the line's or object's head and
+ * tail; the protocol writes its fields between them. */
+struct cli_packet_rec {
+	uint64_t offset;
+	const char *type;      /* the type's name */
+	const uint8_t *raw;    /* @size bytes kept of @length */
+	unsigned size;
+	uint32_t length;
+	uint8_t unsynced;      /* a run of bytes outside sync */
+	uint8_t a_sync;        /* an A-sync (its bytes: zeros, then 0x80) */
+	uint8_t json_length;   /* JSON: "length" too when longer than kept */
+	int error;             /* the record's error (0: none) */
+	const char *why;       /* its text, or NULL */
+};
+
+/* Text: the line's head, bytes and type, and an unsynced run's " N
+ * bytes". Returns whether the type's fields follow (no error, not
+ * unsynced). */
+int cli_packet_text_begin(struct cli_out *o, uint8_t id,
+			  const struct cli_packet_rec *r);
+/* Text: the error, if any, and the end of the line. */
+void cli_packet_text_end(struct cli_out *o, const struct cli_packet_rec *r);
+/* JSON: {"offset":N,"id":N,"type":"NAME", then an unsynced run's
+ * "length", or "bytes" ("length" with @json_length when longer than
+ * kept) and the "error". Returns whether the type's fields follow (no
+ * error, not unsynced); cli_packet_json_end() ends the record. */
+int cli_packet_json_begin(struct cli_out *o, uint8_t id,
+			  const struct cli_packet_rec *r);
+
 /* Text: "  ERROR: WHY" (@why, or @error's text when NULL). */
 void cli_packet_text_error(struct cli_out *o, const char *why, int error);
 /* JSON: ,"error":"WHY" */

@@ -162,6 +162,21 @@ def main():
             f.write(b"\xff\xff")
         c.run(["packets", "--snapshot", snap, "--json"], "packets", "damaged example packets")
         c.run(["decode", "--snapshot", snap, "--json"], "elements", "damaged example decode")
+        # PTM forms no capture has (digest ptm.md 4.4, 4.5): a waypoint
+        # update whose 5th address byte flags the AltIS byte after it,
+        # a branch with two exception bytes (exception 5), raw
+        # (--frames none) with the return stack, Hyp and VMID on.
+        raw = os.path.join(tmp, "ptm_forms.bin")
+        with open(raw, "wb") as f:
+            f.write(bytes([0, 0, 0, 0, 0, 0x80,          # A-sync
+                           0x08, 0x01, 0x80, 0, 0, 0x21,  # I-sync 0x8000 T32
+                           0x72, 0x81, 0x80, 0x80, 0x80, 0x50, 0x40,
+                           0x81, 0x80, 0x80, 0x80, 0x48, 0x8a, 0x20,
+                           0x3c, 0x05, 0x76]))
+        c.run(["packets", raw, "--frames", "none", "--protocol", "ptm",
+               "--etmcr", "0x40000000", "--etmidr", "0x411CF312",
+               "--etmccer", "0x34C01AC2", "--json"], "packets",
+              "hand-made PTM forms packets")
     if "frame_error" not in c.seen.get("packets", set()):
         c.fail("the damaged example gave no frame_error record")
 
