@@ -151,7 +151,7 @@ struct ptm_branch {
 	uint8_t addr_bits;  /* low address bits the packet carried */
 	uint8_t addr_bytes; /* address bytes, 1 to 5 */
 	uint8_t isa;        /* enum etmkit_isa after the branch */
-	uint8_t isa_change; /* a 5th address byte (or AltIS) set the isa */
+	uint8_t isa_change; /* a 5th address byte set the isa */
 	uint8_t exc_bytes;  /* exception information bytes, 0 to 2; in a
 			       waypoint update 1 when the AltIS byte follows
 			       a 5th address byte (ptm_pkt.c) */
