@@ -592,6 +592,17 @@ static void fast_run(struct ptm_flow_decoder *d)
 			at = 0;
 			continue;
 		}
+		if (p->type == ptm_pkt_i_sync &&
+		    n + PTM_PKT_ELEMS <= PTM_QUEUE) {
+			/* Between the short runs trace filtering leaves
+			 * (Snowball): straight on, not the slow path's
+			 * round trip. */
+			d->n = n;
+			ptm_flow_isync(d, p);
+			n = d->n;
+			at = 0;
+			continue;
+		}
 		if (p->type != ptm_pkt_atom)
 			goto slow;
 		cycles = a->has_cycles ? ptm_cycles(a->cycles) : 0;
