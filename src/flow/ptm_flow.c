@@ -139,13 +139,39 @@ ptm_flow_get_stats(const struct ptm_flow_decoder *d)
 
 /* ---- Position ----------------------------------------------------------- */
 
+/* resolve() past the guesses and the front: the cache's lookup, or
+ * no_image. Out of line, so that the common cases inline light. */
+static __attribute__((noinline)) int resolve_lookup(struct ptm_flow_decoder *d,
+						    uint64_t offset,
+						    struct flow_block *f,
+						    uint64_t gen)
+{
+	uint8_t loss = etmkit_loss_misaligned;
+	struct flow_block *b = NULL;
+
+	if (!(d->addr & (d->isa == etmkit_isa_arm ? 3u : 1u)))
+		b = flow_cache_get(&d->cache, d->addr, d->isa, d->space,
+				   &loss);
+	if (b) {
+		if (f && flow_cache_generation(&d->cache) == gen)
+			flow_ind_note(f, b);
+		FLOW_ENTER_BLOCK(d, b, gen);
+		return 1;
+	}
+	flow_no_image(ptm_emit(d, etmkit_elem_no_image, offset), d->addr,
+		      d->isa, loss, d->space);
+	d->pos = POS_NONE;
+	d->link_from = NULL;
+	d->lost_reported = 1;
+	return 0;
+}
+
 /* Make POS_ADDR a block: one of the guesses of the indirect branch that
  * came here (block.h), the cache's front, or a lookup. Returns 1, or 0
  * after reporting no_image (one element: the caller made room). */
-static int resolve(struct ptm_flow_decoder *d, uint64_t offset)
+static inline int resolve(struct ptm_flow_decoder *d, uint64_t offset)
 {
 	uint64_t gen = flow_cache_generation(&d->cache);
-	uint8_t loss = etmkit_loss_misaligned;
 	struct flow_block *b = NULL, *f = d->ind_from;
 
 	d->ind_from = NULL;
@@ -160,26 +186,15 @@ static int resolve(struct ptm_flow_decoder *d, uint64_t offset)
 	/* A32 instructions are word-aligned, T32 and ThumbEE ones
 	 * halfword-aligned (IHI 0035B 4.5.4: the address bits a branch
 	 * packet leaves out). */
-	if (!(d->addr & (d->isa == etmkit_isa_arm ? 3u : 1u))) {
-		if (!flow_cache_outside(&d->cache, d->addr))
-			b = flow_cache_front(&d->cache, d->addr, d->isa,
-					     d->space);
-		if (!b)
-			b = flow_cache_get(&d->cache, d->addr, d->isa,
-					   d->space, &loss);
-	}
-	if (b) {
-		if (f && flow_cache_generation(&d->cache) == gen)
-			flow_ind_note(f, b);
-		FLOW_ENTER_BLOCK(d, b, gen);
-		return 1;
-	}
-	flow_no_image(ptm_emit(d, etmkit_elem_no_image, offset), d->addr,
-		      d->isa, loss, d->space);
-	d->pos = POS_NONE;
-	d->link_from = NULL;
-	d->lost_reported = 1;
-	return 0;
+	if (!(d->addr & (d->isa == etmkit_isa_arm ? 3u : 1u)) &&
+	    !flow_cache_outside(&d->cache, d->addr))
+		b = flow_cache_front(&d->cache, d->addr, d->isa, d->space);
+	if (!b)
+		return resolve_lookup(d, offset, f, gen);
+	if (f)
+		flow_ind_note(f, b);
+	FLOW_ENTER_BLOCK(d, b, gen);
+	return 1;
 }
 
 static void leave_block(struct ptm_flow_decoder *d, struct flow_block *b,
