@@ -139,13 +139,39 @@ ptm_flow_get_stats(const struct ptm_flow_decoder *d)
 
 /* ---- Position ----------------------------------------------------------- */
 
+/* resolve() past the guesses and the front: the cache's lookup, or
+ * no_image. Out of line, so that the common cases inline light. */
+static __attribute__((noinline)) int resolve_lookup(struct ptm_flow_decoder *d,
+						    uint64_t offset,
+						    struct flow_block *f,
+						    uint64_t gen)
+{
+	uint8_t loss = etmkit_loss_misaligned;
+	struct flow_block *b = NULL;
+
+	if (!(d->addr & (d->isa == etmkit_isa_arm ? 3u : 1u)))
+		b = flow_cache_get(&d->cache, d->addr, d->isa, d->space,
+				   &loss);
+	if (b) {
+		if (f && flow_cache_generation(&d->cache) == gen)
+			flow_ind_note(f, b);
+		FLOW_ENTER_BLOCK(d, b, gen);
+		return 1;
+	}
+	flow_no_image(ptm_emit(d, etmkit_elem_no_image, offset), d->addr,
+		      d->isa, loss, d->space);
+	d->pos = POS_NONE;
+	d->link_from = NULL;
+	d->lost_reported = 1;
+	return 0;
+}
+
 /* Make POS_ADDR a block: one of the guesses of the indirect branch that
  * came here (block.h), the cache's front, or a lookup. Returns 1, or 0
  * after reporting no_image (one element: the caller made room). */
-static int resolve(struct ptm_flow_decoder *d, uint64_t offset)
+static inline int resolve(struct ptm_flow_decoder *d, uint64_t offset)
 {
 	uint64_t gen = flow_cache_generation(&d->cache);
-	uint8_t loss = etmkit_loss_misaligned;
 	struct flow_block *b = NULL, *f = d->ind_from;
 
 	d->ind_from = NULL;
@@ -160,26 +186,15 @@ static int resolve(struct ptm_flow_decoder *d, uint64_t offset)
 	/* A32 instructions are word-aligned, T32 and ThumbEE ones
 	 * halfword-aligned (IHI 0035B 4.5.4: the address bits a branch
 	 * packet leaves out). */
-	if (!(d->addr & (d->isa == etmkit_isa_arm ? 3u : 1u))) {
-		if (!flow_cache_outside(&d->cache, d->addr))
-			b = flow_cache_front(&d->cache, d->addr, d->isa,
-					     d->space);
-		if (!b)
-			b = flow_cache_get(&d->cache, d->addr, d->isa,
-					   d->space, &loss);
-	}
-	if (b) {
-		if (f && flow_cache_generation(&d->cache) == gen)
-			flow_ind_note(f, b);
-		FLOW_ENTER_BLOCK(d, b, gen);
-		return 1;
-	}
-	flow_no_image(ptm_emit(d, etmkit_elem_no_image, offset), d->addr,
-		      d->isa, loss, d->space);
-	d->pos = POS_NONE;
-	d->link_from = NULL;
-	d->lost_reported = 1;
-	return 0;
+	if (!(d->addr & (d->isa == etmkit_isa_arm ? 3u : 1u)) &&
+	    !flow_cache_outside(&d->cache, d->addr))
+		b = flow_cache_front(&d->cache, d->addr, d->isa, d->space);
+	if (!b)
+		return resolve_lookup(d, offset, f, gen);
+	if (f)
+		flow_ind_note(f, b);
+	FLOW_ENTER_BLOCK(d, b, gen);
+	return 1;
 }
 
 static void leave_block(struct ptm_flow_decoder *d, struct flow_block *b,
@@ -531,9 +546,12 @@ static inline struct flow_block *run_resolve(struct ptm_flow_decoder *d,
  * the walk going on to the successor the block has linked (a taken
  * direct branch or the next block), where after_waypoint() takes it, or
  * to the branch packet's address. The hot loop of the ranges decode: its
- * state in locals, no call per atom or packet. Stops before a packet of
- * another kind, or where the walk needs more than this (ptm_flow_atoms(),
- * ptm_flow_packet() go on from there). */
+ * state in locals, no call per atom or packet. A packet of another kind,
+ * or one the walk needs more for, goes to ptm_flow_packet() from within
+ * the loop (the state stored and taken back), so that an I-sync or a
+ * timestamp between runs does not end it. Stops for room, at an error
+ * (sync lost), or where a walk stopped inside a block; ptm_flow_packet()
+ * goes on from there. */
 static void fast_run(struct ptm_flow_decoder *d)
 {
 	struct etmkit_elem *q = d->q;
@@ -549,7 +567,7 @@ static void fast_run(struct ptm_flow_decoder *d)
 	struct flow_block *b = d->blk;
 	int at = d->pos == POS_BLOCK && !d->idx; /* b is where the walk is */
 
-	if (d->open >= 0 || (!at && d->pos != POS_ADDR))
+	if (d->open >= 0 || (!at && d->pos == POS_BLOCK))
 		return;
 	for (; ib < nbatch; ib++, ai = 0) {
 		const struct ptm_packet *p = &batch[ib];
@@ -564,14 +582,16 @@ static void fast_run(struct ptm_flow_decoder *d)
 			uint32_t cls;
 
 			if (br->exception || br->exc_bytes || br->partial ||
-			    n + 2 > PTM_QUEUE)
+			    (!at && d->pos != POS_ADDR))
+				goto slow;
+			if (n + 2 > PTM_QUEUE)
 				break;
 			if (!at && !(b = run_resolve(d, &n, p->offset)))
-				goto moved;
+				goto slow; /* its atom lost: the slow walk's */
 			at = 1;
 			cls = b->range.class_flags;
 			if (!(cls & wp))
-				break;
+				goto slow;
 			/* The packet's E atom (IHI 0035B 4.5.4). */
 			e = &q[n++];
 			memcpy(&e->addr, &b->range, sizeof(b->range));
@@ -587,8 +607,19 @@ static void fast_run(struct ptm_flow_decoder *d)
 			at = 0;
 			continue;
 		}
+		if (p->type == ptm_pkt_i_sync &&
+		    n + PTM_PKT_ELEMS <= PTM_QUEUE) {
+			/* Between the short runs trace filtering leaves
+			 * (Snowball): straight on, not the slow path's
+			 * round trip. */
+			d->n = n;
+			ptm_flow_isync(d, p);
+			n = d->n;
+			at = 0;
+			continue;
+		}
 		if (p->type != ptm_pkt_atom)
-			break;
+			goto slow;
 		cycles = a->has_cycles ? ptm_cycles(a->cycles) : 0;
 		for (; ai < a->count; ai++) {
 			unsigned taken = !((a->bits >> ai) & 1);
@@ -598,12 +629,17 @@ static void fast_run(struct ptm_flow_decoder *d)
 
 			if (n + 2 > PTM_QUEUE)
 				goto out;
-			if (!at && !(b = run_resolve(d, &n, p->offset)))
-				goto moved;
+			if (!at && d->pos != POS_ADDR)
+				goto slow;
+			if (!at && !(b = run_resolve(d, &n, p->offset))) {
+				/* No image there: the atom is lost. */
+				d->stats.atoms_lost++;
+				continue;
+			}
 			at = 1;
 			cls = b->range.class_flags;
 			if (!(cls & wp))
-				goto out;
+				goto slow;
 			e = &q[n++];
 			memcpy(&e->addr, &b->range, sizeof(b->range));
 			e->offset = p->offset;
@@ -625,14 +661,33 @@ static void fast_run(struct ptm_flow_decoder *d)
 			d->n = n;
 			after_waypoint(d, b, taken, PTM_STEP_ATOM);
 			at = d->pos == POS_BLOCK;
-			if (!at && d->pos != POS_ADDR) {
-				if (++ai == a->count) {
-					ai = 0;
-					ib++;
-				}
-				goto moved;
-			}
 			b = d->blk;
+		}
+		continue;
+slow:
+		/* The packet (from atom ai) by the slow path, in the loop. */
+		if (n + PTM_PKT_ELEMS > PTM_QUEUE)
+			goto out;
+		if (at) {
+			d->blk = b;
+			d->idx = 0;
+			d->pos = POS_BLOCK;
+		}
+		d->n = n;
+		d->atom_i = (uint8_t)ai;
+		if (!ptm_flow_packet(d, p)) {
+			ai = d->atom_i;
+			n = d->n;
+			goto moved;
+		}
+		n = d->n;
+		at = d->pos == POS_BLOCK && !d->idx;
+		b = d->blk;
+		if (!d->synced || d->open >= 0 ||
+		    (!at && d->pos == POS_BLOCK)) {
+			ib++;
+			ai = 0;
+			goto moved;
 		}
 	}
 out:

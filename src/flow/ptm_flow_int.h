@@ -193,6 +193,10 @@ static inline void ptm_rs_flush(struct ptm_flow_decoder *d)
 	d->rs_top = 0;
 }
 
+/* An I-sync packet: trace (re)starts, or goes on, at its address. The
+ * caller made room for PTM_PKT_ELEMS elements. */
+void ptm_flow_isync(struct ptm_flow_decoder *d, const struct ptm_packet *p);
+
 /* A packet; returns 1 when done with it, 0 when the queue has no room
  * for the rest (call again with it after delivery). The caller made room
  * for PTM_PKT_ELEMS elements. */

@@ -65,7 +65,7 @@ static void loose_cycles(struct ptm_flow_decoder *d, uint64_t offset,
 		ptm_cycles(cycles);
 }
 
-static void on_isync(struct ptm_flow_decoder *d, const struct ptm_packet *p)
+void ptm_flow_isync(struct ptm_flow_decoder *d, const struct ptm_packet *p)
 {
 	const struct ptm_isync *is = &p->u.isync;
 
@@ -181,7 +181,7 @@ int ptm_flow_packet(struct ptm_flow_decoder *d, const struct ptm_packet *p)
 			return 1;
 		return ptm_flow_walk(d, p, PTM_STEP_WPUP, 1, 0, 0);
 	case ptm_pkt_i_sync:
-		on_isync(d, p);
+		ptm_flow_isync(d, p);
 		return 1;
 	case ptm_pkt_context_id:
 		set_context(d, p->offset, d->ns, d->hyp, p->u.context_id);

@@ -531,6 +531,42 @@ static void test_queue_full(void **state)
 	ts_elems_free(&r);
 }
 
+/* The ranges form's loop goes on through an I-sync: the walk stands at a
+ * block the last atom's branch linked (0x8024), and the I-sync moves it
+ * to 0x8100, where the next atom's range starts (not at the linked
+ * block). */
+static void test_isync_moves_ranges(void **state)
+{
+	static const uint8_t trace[] = {
+		0, 0, 0, 0, 0, 0x80,
+		0x08, 0x0c, 0x80, 0x00, 0x00, 0x21, /* 6: I-sync 0x800c */
+		0x88,                   /* 12: E (bl, links 0x8024), E (bx lr) */
+		0x08, 0x0c, 0x80, 0x00, 0x00, 0x21, /* 13: I-sync 0x800c */
+		0x84,                               /* 19: E: bl to 0x8024 */
+		0x08, 0x00, 0x81, 0x00, 0x00, 0x21, /* 20: I-sync 0x8100 */
+		0x84,                               /* 26: E: b 0x8114 */
+	};
+	struct ptm_flow_config c;
+	struct image *img = a32_image();
+	struct ts_elems l = { 0 }, r = { 0 };
+
+	(void)state;
+	cfg_init(&c, 0, img, 0);
+	decode_with(&c, trace, sizeof(trace), NULL, 0, &l);
+	cfg_init(&c, 0, img, PTM_FLOW_RANGES);
+	decode_with(&c, trace, sizeof(trace), NULL, 0, &r);
+	assert_ranges_same(&l, &r, img);
+	assert_int_equal(r.n, 10);
+	assert_int_equal(r.e[7].kind, etmkit_elem_trace_on);
+	assert_int_equal(r.e[9].kind, etmkit_elem_insn_range);
+	assert_int_equal(r.e[9].addr, 0x8100);
+	assert_int_equal(r.e[9].u.range.count, 4);
+	assert_int_equal(r.e[9].offset, 26);
+	image_free(img);
+	ts_elems_free(&l);
+	ts_elems_free(&r);
+}
+
 /* ---- T32, ThumbEE, cycle-accurate ---------------------------------------- */
 
 /* Thumb at 0x4000 (GNU as, armv7-a), an A32 function at 0x4028:
@@ -1007,6 +1043,7 @@ int main(void)
 		cmocka_unit_test(test_cycles_saturate),
 		cmocka_unit_test(test_dmb_waypoints),
 		cmocka_unit_test(test_queue_full),
+		cmocka_unit_test(test_isync_moves_ranges),
 		cmocka_unit_test(test_t32_stream),
 		cmocka_unit_test(test_captures),
 	};

@@ -243,8 +243,9 @@ static int parse_waypoint(struct ptm_pkt_decoder *dec, const uint8_t *p,
  * and bits 7 and 4 clear. They are kept in the raw information byte and
  * not interpreted: neither rejected (a reading of bit 0 as "must be one"
  * has no spec text behind it) nor given a meaning. */
-static int parse_isync(struct ptm_pkt_decoder *dec, const uint8_t *p,
-		       size_t avail, struct ptm_packet *pkt)
+static inline __attribute__((always_inline)) int
+parse_isync(struct ptm_pkt_decoder *dec, const uint8_t *p, size_t avail,
+	    struct ptm_packet *pkt)
 {
 	struct ptm_isync *is = &pkt->u.isync;
 	unsigned i = 6, cidb = dec->info.context_id_bytes;
@@ -580,7 +581,15 @@ next_synced_loop(struct ptm_pkt_decoder *dec, struct ptm_packet *pkts,
 		} else {
 			if (b == 0x00)
 				break; /* an A-sync: the slow path */
-			len = ptm_decode_one(dec, buf + pos, n - pos, pkt);
+			/* I-syncs inline: where trace filtering cuts the
+			 * trace into short runs, one packet in five
+			 * (Snowball). */
+			if (t == ptm_pkt_i_sync)
+				len = decode_typed(dec, buf + pos, n - pos, pkt,
+						   ptm_pkt_i_sync);
+			else
+				len = ptm_decode_one(dec, buf + pos, n - pos,
+						     pkt);
 		}
 		if (len <= 0)
 			break; /* cut or rejected: the slow path */
