@@ -60,7 +60,9 @@ static void decode_fed(struct ptm_flow_decoder *d, const uint8_t *t,
 
 	if (!step)
 		step = n ? n : 1;
-	do {
+	/* A source with no bytes (TC2 0x14) is only finished: its buffer
+	 * may be NULL, and NULL + 0 is undefined. */
+	while (at < n) {
 		size_t m = n - at < step ? n - at : step;
 
 		assert_int_equal(ptm_flow_feed(d, t + at, m,
@@ -70,7 +72,7 @@ static void decode_fed(struct ptm_flow_decoder *d, const uint8_t *t,
 				put(out, &el[i]);
 		assert_int_equal(k, -etmkit_err_eos);
 		at += m;
-	} while (at < n);
+	}
 	assert_int_equal(ptm_flow_finish(d), 0);
 	while ((k = ptm_flow_batch(d, &el)) > 0)
 		for (int i = 0; i < k; i++)
