@@ -207,15 +207,6 @@ static inline void release(struct etm3_flow_decoder *d)
 	d->hold = -1;
 }
 
-/* The memory space the core is in (image.h): ETMv3 knows the security
- * state and, from ETMv3.5, Hyp mode. */
-static inline uint8_t current_space(const struct etm3_flow_decoder *d)
-{
-	if (!d->ns)
-		return IMAGE_SPACE_S;
-	return d->hyp ? IMAGE_SPACE_EL2 : IMAGE_SPACE_EL1N;
-}
-
 /* Read from @img from now on (flow.h, image_for_context): a new image
  * empties the block cache, so a walk inside a block goes on from its
  * address, looked up afresh in @img. */
@@ -250,7 +241,7 @@ static inline void set_context(struct etm3_flow_decoder *d, uint64_t offset,
 	d->hyp = hyp;
 	if (d->info.context_id_bytes)
 		d->context_id = cid;
-	d->space = current_space(d);
+	d->space = flow_v7_space(ns, hyp);
 	if (changed && d->synced)
 		emit_context(d, offset);
 }

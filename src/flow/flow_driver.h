@@ -24,6 +24,7 @@
 
 #include "etmkit/common.h"
 #include "etmkit/elem.h"
+#include "etmkit/image.h"
 
 struct flow_drive {
 	int nbatch, ibatch;       /* packets read into the decoder's batch,
@@ -186,6 +187,17 @@ static inline void flow_no_image(struct etmkit_elem *e, uint64_t addr,
 	e->isa = isa;
 	e->u.loss.reason = loss;
 	e->u.loss.space = space;
+}
+
+/* The memory space (image.h) an ARMv7 core is in, as ETMv3 (from
+ * ETMv3.5) and PTM trace it: the security state, and Hyp mode with the
+ * Virtualization Extensions (IHI 0014Q 7.3.5 and IHI 0035B 4.5.4,
+ * exception information bytes; digest ptm.md 4.4). */
+static inline uint8_t flow_v7_space(uint8_t ns, uint8_t hyp)
+{
+	if (!ns)
+		return IMAGE_SPACE_S;
+	return hyp ? IMAGE_SPACE_EL2 : IMAGE_SPACE_EL1N;
 }
 
 /* Fill the IDs of @e, a context element: the context ID @cid if @has_cid

@@ -8,15 +8,6 @@
 
 /* ---- Context ------------------------------------------------------------ */
 
-/* The memory space the core is in (image.h): the security state and, with
- * the Virtualization Extensions (PFTv1.1), Hyp mode. */
-static uint8_t space_of(const struct ptm_flow_decoder *d)
-{
-	if (!d->ns)
-		return IMAGE_SPACE_S;
-	return d->hyp ? IMAGE_SPACE_EL2 : IMAGE_SPACE_EL1N;
-}
-
 static void switch_image(struct ptm_flow_decoder *d, const struct image *img)
 {
 	FLOW_SWITCH_IMAGE(d, img, (void)0, d->ind_from = NULL);
@@ -48,7 +39,7 @@ static void set_context(struct ptm_flow_decoder *d, uint64_t offset,
 	d->hyp = hyp;
 	if (d->info.context_id_bytes)
 		d->context_id = cid;
-	d->space = space_of(d);
+	d->space = flow_v7_space(ns, hyp);
 	if (changed && d->synced)
 		emit_context(d, offset);
 }
