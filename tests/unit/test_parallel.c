@@ -161,6 +161,70 @@ static void test_ptm(void **state)
 	round_trips_with(4, PTM_FLOW_RANGES, opt_or, n);
 }
 
+/* PTM state an I-sync leaves as it is, so that a fresh decoder differs
+ * from the one that ran on from the piece before until it is traced
+ * again (par_state_ptm.c): a VMID that is not traced again after each
+ * A-sync and I-sync (a fresh decoder reports the first VMID packet as a
+ * change, the serial one not: a context element more), and a timestamp
+ * sent with its low bits only (IHI 0035B 4.5.9: the fresh decoder has no
+ * high bits). Made by hand: each A-sync (a cut, pieces of 1 byte) and
+ * I-sync followed by 100 ignore packets, then the VMID or the short
+ * timestamp, then 100 more. The join must find the checkpoint at 64
+ * bytes unequal (the state compared) and still give the serial decode. */
+static void test_ptm_survivors(void **state)
+{
+	static const uint8_t async_isync[] = { 0, 0, 0, 0, 0, 0x80, 0x08,
+					       0x00, 0x10, 0x00, 0x00, 0x01 };
+	static const uint8_t vmid[] = { 0x3c, 0x05 },
+			     ts_long[] = { 0x42, 0xff, 0xff, 0x01 },
+			     ts_short[] = { 0x42, 0x05 };
+	static const size_t one = 1;
+	static const unsigned jobs[] = { 1, 2 };
+	static uint8_t b[8192];
+	struct ptm_flow_config cp;
+	struct etmkit_par_config c;
+	char why[300];
+
+	(void)state;
+	for (int k = 0; k < 2; k++) {
+		const uint8_t *first = k ? ts_long : vmid,
+			      *again = k ? ts_short : vmid;
+		size_t lfirst = k ? sizeof(ts_long) : sizeof(vmid);
+		size_t n = 0;
+		uint64_t fallbacks = 0, joins = 0;
+
+		for (int seg = 0; seg < 20; seg++) {
+			memcpy(b + n, async_isync, sizeof(async_isync));
+			n += sizeof(async_isync);
+			memset(b + n, 0x66, 100);
+			n += 100;
+			memcpy(b + n, seg ? again : first, seg ? 2 : lfirst);
+			n += seg ? 2 : lfirst;
+			memset(b + n, 0x66, 100);
+			n += 100;
+		}
+		ptm_flow_config_init(&cp);
+		cp.ptm.etmidr = 0x411cf312u; /* PFTv1.1 */
+		cp.ptm.etmcr = k ? PTM_ETMCR_TIMESTAMP : PTM_ETMCR_VMID;
+		cp.ptm.etmccer = PTM_ETMCCER_TS_64BIT | PTM_ETMCCER_TS_BINARY;
+		etmkit_par_config_init(&c);
+		c.proto = etmkit_par_ptm;
+		c.ptm = &cp;
+		if (par_check(&c, b, n, &one, 1, jobs, 2, why, sizeof(why),
+			      &fallbacks, &joins))
+			fail_msg("%s: %s", k ? "timestamp" : "VMID", why);
+		/* Each piece's first checkpoint disagrees: the VMID one
+		 * agrees further on, the timestamp one never (the serial
+		 * decoder's high bits stay). */
+		print_message("PTM %s: %llu of %llu joins fell back\n",
+			      k ? "timestamps" : "VMID",
+			      (unsigned long long)fallbacks,
+			      (unsigned long long)joins);
+		assert_int_equal(joins, 19);
+		assert_int_equal(fallbacks, k ? 19 : 0);
+	}
+}
+
 /* The decoders' queue handover (par_handover.h), on which the pieces'
  * decode rests (par_piece.c: the decoder writes into the piece's
  * elements): each protocol and form, the queue moved before every batch,
@@ -837,6 +901,7 @@ int main(void)
 		cmocka_unit_test(test_ete),
 		cmocka_unit_test(test_etm4_a32),
 		cmocka_unit_test(test_ptm),
+		cmocka_unit_test(test_ptm_survivors),
 		cmocka_unit_test(test_garbage),
 		cmocka_unit_test(test_reset),
 		cmocka_unit_test(test_queue_handover),
