@@ -25,51 +25,7 @@
 #include "parallel/par_internal.h"
 #include "parallel/par_norm.h"
 
-static int pp_alloc(void **dec, const void *cfg)
-{
-	return ptm_flow_alloc((struct ptm_flow_decoder **)dec, cfg);
-}
-
-static void pp_free(void *dec)
-{
-	ptm_flow_free(dec);
-}
-
-static int pp_feed(void *dec, const uint8_t *buf, size_t n,
-		   const uint64_t *offsets, uint64_t base)
-{
-	return ptm_flow_feed(dec, buf, n, offsets, base);
-}
-
-static int pp_finish(void *dec)
-{
-	return ptm_flow_finish(dec);
-}
-
-static int pp_gap(void *dec)
-{
-	return ptm_flow_gap(dec);
-}
-
-static void pp_reset(void *dec)
-{
-	ptm_flow_reset(dec);
-}
-
-static int pp_batch(void *dec, const struct etmkit_elem **elems)
-{
-	return ptm_flow_batch(dec, elems);
-}
-
-static void pp_queue_at(void *dec, struct etmkit_elem *to)
-{
-	ptm_flow_queue_at(dec, to);
-}
-
-static size_t pp_queue_room(void)
-{
-	return PTM_QUEUE;
-}
+PAR_FLOW_CALLS(ptm, PTM_QUEUE)
 
 static void pp_stats(const void *dec, uint64_t out[PAR_NSTATS])
 {
@@ -202,20 +158,8 @@ static long pp_snap(const void *dec, void *scratch, uint8_t *out)
 	o = par_put(o, (const uint8_t *)k + KOFF(in), sizeof(*k) - KOFF(in));
 	/* The elements decoded and not delivered (a range still open); the
 	 * rest of the queue is stale. */
-	for (size_t e = 0; e < d->n; e++) {
-		struct etmkit_elem el = d->q[e];
-
-		par_norm_elem(&el);
-		o = par_put(o, &el, sizeof(el));
-	}
+	o = par_put_queue(o, d->q, d->n);
 	return (long)(o - out);
 }
 
-const struct par_proto par_proto_ptm = {
-	.alloc = pp_alloc, .free = pp_free, .feed = pp_feed,
-	.finish = pp_finish, .gap = pp_gap, .reset = pp_reset,
-	.batch = pp_batch, .queue_at = pp_queue_at,
-	.queue_room = pp_queue_room, .stats = pp_stats,
-	.scratch_bytes = pp_scratch_bytes, .snap_bytes = pp_snap_bytes,
-	.snap = pp_snap
-};
+PAR_PROTO_OF(ptm, pp_stats, pp_scratch_bytes, pp_snap_bytes, pp_snap);

@@ -389,6 +389,27 @@ static void test_api(void **state)
 	par_gen_free(&s);
 }
 
+/* @b[0..@n), cut into pieces of 1 byte with protocol @proto's config
+ * (par_gen.h): cuts at @at[0] and @at[1] only. */
+static void assert_two_cuts(unsigned proto, const uint8_t *b, size_t n,
+			    const size_t at[2])
+{
+	uint8_t walk[64] = { 0 };
+	struct par_stream s;
+	struct etmkit_par_config c;
+	struct etmkit_par *p;
+
+	assert_int_equal(par_gen(&s, proto, 0, 64, walk, sizeof(walk)), 0);
+	c = cfg_of(&s, 0);
+	c.piece_bytes = 1;
+	assert_int_equal(etmkit_par_alloc(&p, &c, b, n, NULL, 0), 0);
+	assert_int_equal(etmkit_par_pieces(p), 3);
+	assert_int_equal(etmkit_par_piece_start(p, 1), at[0]);
+	assert_int_equal(etmkit_par_piece_start(p, 2), at[1]);
+	etmkit_par_free(p);
+	par_gen_free(&s);
+}
+
 /* ETMv4/ETE cuts: only at an A-sync followed by a Trace Info whose SPEC
  * is 0 or absent (etmv4-ete.md 5.2, 7.4); ETMv3: at an A-sync followed by
  * an I-sync (0x08, or 0x70 with cycle count; etmv3.md 4, 4.1); PTM: at an
@@ -439,9 +460,6 @@ static void test_cuts(void **state)
 
 	/* ETMv3: A-sync + I-sync, A-sync + I-sync with cycle count: cuts;
 	 * A-sync + branch address: none. */
-	assert_int_equal(par_gen(&s, 0, 0, 64, walk, sizeof(walk)), 0);
-	c = cfg_of(&s, 0);
-	c.piece_bytes = 1;
 	n = 0;
 	nat = 0;
 	b[n++] = 0x84;
@@ -457,19 +475,11 @@ static void test_cuts(void **state)
 		memset(b + n, 0x11, 6);
 		n += 6;
 	}
-	assert_int_equal(etmkit_par_alloc(&p, &c, b, n, NULL, 0), 0);
-	assert_int_equal(etmkit_par_pieces(p), 3);
-	assert_int_equal(etmkit_par_piece_start(p, 1), at[0]);
-	assert_int_equal(etmkit_par_piece_start(p, 2), at[1]);
-	etmkit_par_free(p);
-	par_gen_free(&s);
+	assert_two_cuts(0, b, n, at);
 
 	/* PTM: A-sync + I-sync, A-sync + the packets the trace unit had
 	 * pending + I-sync within 16 bytes: cuts; A-sync + 16 bytes and more
 	 * before one, A-sync + I-sync with 0x70 (no PTM header): none. */
-	assert_int_equal(par_gen(&s, 4, 0, 64, walk, sizeof(walk)), 0);
-	c = cfg_of(&s, 0);
-	c.piece_bytes = 1;
 	n = 0;
 	nat = 0;
 	b[n++] = 0x84;
@@ -487,12 +497,7 @@ static void test_cuts(void **state)
 		memset(b + n, 0x11, 6);
 		n += 6;
 	}
-	assert_int_equal(etmkit_par_alloc(&p, &c, b, n, NULL, 0), 0);
-	assert_int_equal(etmkit_par_pieces(p), 3);
-	assert_int_equal(etmkit_par_piece_start(p, 1), at[0]);
-	assert_int_equal(etmkit_par_piece_start(p, 2), at[1]);
-	etmkit_par_free(p);
-	par_gen_free(&s);
+	assert_two_cuts(4, b, n, at);
 }
 
 /* Every element @dec delivers, appended to @out (at most @cap). */
