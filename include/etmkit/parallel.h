@@ -174,7 +174,8 @@ const struct etmkit_par_stats *etmkit_par_get_stats(const struct etmkit_par *p);
  * calling thread, in order.
  * Memory beyond the buffer: at most (window + jobs) piece objects, made
  * as they are first needed, each a flow decoder (its block cache,
- * cache_bytes), 8 state snapshots (ETMv3: 41 KiB each; ETMv4/ETE: up to
+ * cache_bytes), 8 state snapshots (ETMv3: 41 KiB each; PTM: 39 KiB
+ * each reserved, about 2 KiB written; ETMv4/ETE: up to
  * 370 KiB each reserved, a few KiB written, plus one 370 KiB scratch
  * copy) and the elements of one piece, 48 bytes each, as many as its
  * piece_bytes of trace decode to (tme_test: 1.4 insn_range elements a
