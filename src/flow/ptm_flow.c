@@ -380,14 +380,24 @@ static uint32_t find_addr(const struct flow_block *b, uint32_t i,
 	return b->n;
 }
 
-/* A waypoint update whose address the walk passed, or never reaches: the
- * image is not what ran. The position is lost. */
-static void wpup_missed(struct ptm_flow_decoder *d)
+/* A waypoint update the image contradicts (IHI 0035B 4.5: execution went
+ * on to its address without reaching a new waypoint): the walk from
+ * block @b's instruction @i meets a waypoint first (as it does when the
+ * address is behind it). The image is not what ran there: no_image (mismatch)
+ * where the walk stood, and the position is lost until the trace gives
+ * an address. (OpenCSD walks on through such waypoints as if not taken;
+ * an unconditional branch so "not taken" is no execution at all.) */
+static void wpup_mismatch(struct ptm_flow_decoder *d,
+			  const struct flow_block *b, uint32_t i,
+			  uint64_t offset)
 {
+	d->open = -1;
+	flow_no_image(ptm_emit(d, etmkit_elem_no_image, offset),
+		      b->insn[i].addr, b->isa, etmkit_loss_mismatch, d->space);
 	d->pos = POS_NONE;
 	d->blk = NULL;
 	d->link_from = NULL;
-	d->open = -1;
+	d->lost_reported = 1;
 }
 
 int ptm_flow_walk(struct ptm_flow_decoder *d, const struct ptm_packet *p,
@@ -417,12 +427,12 @@ int ptm_flow_walk(struct ptm_flow_decoder *d, const struct ptm_packet *p,
 		b = d->blk;
 		i = d->idx;
 		if (step == PTM_STEP_WPUP) {
-			if (b->insn[i].addr > target) {
-				wpup_missed(d);
-				return 1;
-			}
 			j = find_addr(b, i, target);
 			stop = j < b->n;
+			if (!stop && (b->insn[j - 1].flags & d->wp_flags)) {
+				wpup_mismatch(d, b, i, offset);
+				return 1;
+			}
 			j += stop;
 		} else {
 			j = b->n;
@@ -439,10 +449,6 @@ int ptm_flow_walk(struct ptm_flow_decoder *d, const struct ptm_packet *p,
 				d->open = -1;
 				return 1;
 			}
-			/* A branch passed on the way went straight on: not
-			 * taken. */
-			if (!stop && (fi->flags & INSN_F_BRANCH))
-				end_at_waypoint(d, 0, 0, 0);
 			if (stop || (fi->flags & INSN_F_ISA_SWITCH))
 				d->open = -1;
 			fall_through(d, b);
