@@ -215,9 +215,19 @@ static void fall_through(struct ptm_flow_decoder *d, struct flow_block *b)
 
 /* ---- Return stack (ETMCR[29]) ------------------------------------------ */
 
+/* The return stack (IHI 0035B 4.13, Use of a return stack): a branch
+ * with link that executes (BL, BLX, ThumbEE HBL and HBLP: Table 4.12)
+ * pushes its return address, with its instruction set and security
+ * state; a full stack drops its oldest entry. An indirect branch that
+ * passes its condition code check and whose target, instruction set and
+ * security state match the newest entry pops it and is traced by its
+ * atom alone; any other indirect branch gets a branch address packet and
+ * leaves the stack as it is. The decoder's stack is a model of the trace
+ * unit's: pushed and popped exactly when the trace unit's is, so its top
+ * is the trace unit's as long as it is at least as deep (PTM_RS). */
+
 /* A taken branch with link, the last instruction of block @b: its
- * return address, the next instruction (digest ptm.md 4.4, as OpenCSD:
- * pushed on every branch with link traced taken). */
+ * return address, the next instruction. */
 static void rs_push(struct ptm_flow_decoder *d, struct flow_block *b)
 {
 	uint8_t t = (uint8_t)((d->rs_top + 1) % PTM_RS);
@@ -353,9 +363,10 @@ static inline void after_waypoint(struct ptm_flow_decoder *d,
 		leave_block(d, b, 1, b->target, b->target_isa);
 		return;
 	}
-	/* Indirect: its address comes in this branch packet, or (an atom
-	 * alone, return stack on) from the return stack (OpenCSD pops for
-	 * any indirect branch so, then pushes a BLX's return). */
+	/* Indirect: its address comes in this branch packet (the stack
+	 * left as it is), or (an atom alone, return stack on) from the
+	 * return stack, popped (4.13); a BLX <reg> then pushes its own
+	 * return, as any branch with link. */
 	d->pos = POS_NONE;
 	d->blk = NULL;
 	d->link_from = NULL;
