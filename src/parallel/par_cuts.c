@@ -4,7 +4,10 @@
  *  - ETMv3: five or more 0x00 then 0x80 (IHI 0014Q 7.10.1; spec
  *    etmv3.md 4.1), then an I-sync header, 0x08 or 0x70 with cycle count
  *    (etmv3.md 4, header table), which carries the full address and
- *    context;
+ *    context. As for PTM below, the trace unit may put pending packets
+ *    between the two (TC2 0x10: 7 of its 10 A-syncs have P-headers
+ *    before their I-sync, 2 none): an I-sync header among the
+ *    PAR_ISYNC_WITHIN bytes after the A-sync will do;
  *  - PTM: five or more 0x00 then 0x80 (IHI 0035B 4.5.1; ptm.md 4.1),
  *    then an I-sync, header 0x08 (IHI 0035B 4.5.2; ptm.md 4.2), the one
  *    I-sync form: its full address, state and context ID, and the
@@ -13,7 +16,7 @@
  *    (tc2-ptm-rstk-t32: 25 of its 27 A-syncs have 1 to 6 bytes of atoms
  *    and branch addresses before their I-sync), which a fresh decoder
  *    drops (nothing before an I-sync) and the join takes from the piece
- *    before: an I-sync header among the PAR_PTM_ISYNC_WITHIN bytes after
+ *    before: an I-sync header among the PAR_ISYNC_WITHIN bytes after
  *    the A-sync will do;
  *  - ETMv4/ETE: eleven or more 0x00 then 0x80 (etmv4-ete.md 3), then a
  *    Trace Info (header 0x01, etmv4-ete.md 5.2) whose SPEC section is 0
@@ -60,16 +63,18 @@ static int tinfo_spec0(const uint8_t *p, size_t n, size_t i)
 	return c7(p, n, &i, &v) && v == 0;
 }
 
-/* PTM: how far after an A-sync its I-sync may come. */
-#define PAR_PTM_ISYNC_WITHIN 16
+/* ETMv3 and PTM: how far after an A-sync its I-sync may come. */
+#define PAR_ISYNC_WITHIN 16
 
-/* Whether an I-sync header (0x08) is among the PAR_PTM_ISYNC_WITHIN bytes
- * at @p[h]. */
-static int ptm_isync_near(const uint8_t *p, size_t n, size_t h)
+/* Whether an I-sync header is among the PAR_ISYNC_WITHIN bytes at @p[h]:
+ * 0x08, or (ETMv3, @v3) 0x70 with cycle count. */
+static int isync_near(const uint8_t *p, size_t n, size_t h, int v3)
 {
-	size_t end = n - h > PAR_PTM_ISYNC_WITHIN ? h + PAR_PTM_ISYNC_WITHIN : n;
+	size_t end = n - h > PAR_ISYNC_WITHIN ? h + PAR_ISYNC_WITHIN : n;
 
-	return memchr(p + h, 0x08, end - h) != NULL;
+	if (memchr(p + h, 0x08, end - h))
+		return 1;
+	return v3 && memchr(p + h, 0x70, end - h);
 }
 
 /* The first cut at or after @from, or @n. */
@@ -95,8 +100,7 @@ static size_t next_cut(const struct etmkit_par *p, size_t from)
 		if (zeros >= need && j + 1 < n) {
 			size_t h = j + 1;
 			int ok = v4 ? (b[h] == 0x01 && tinfo_spec0(b, n, h)) :
-				 v3 ? (b[h] == 0x08 || b[h] == 0x70) :
-				      ptm_isync_near(b, n, h);
+				      isync_near(b, n, h, v3);
 
 			if (ok)
 				return j - need; /* the A-sync's first zero

@@ -411,10 +411,10 @@ static void assert_two_cuts(unsigned proto, const uint8_t *b, size_t n,
 }
 
 /* ETMv4/ETE cuts: only at an A-sync followed by a Trace Info whose SPEC
- * is 0 or absent (etmv4-ete.md 5.2, 7.4); ETMv3: at an A-sync followed by
- * an I-sync (0x08, or 0x70 with cycle count; etmv3.md 4, 4.1); PTM: at an
- * A-sync with an I-sync (0x08) among the 16 bytes after it (ptm.md 4.1,
- * 4.2; par_cuts.c). */
+ * is 0 or absent (etmv4-ete.md 5.2, 7.4); ETMv3: at an A-sync with an
+ * I-sync (0x08, or 0x70 with cycle count; etmv3.md 4, 4.1) among the 16
+ * bytes after it; PTM: the same with 0x08 (ptm.md 4.1, 4.2;
+ * par_cuts.c). */
 static void test_cuts(void **state)
 {
 	static const uint8_t tinfo_spec2[] = { 0x01, 0x04, 0x02 };
@@ -458,22 +458,28 @@ static void test_cuts(void **state)
 	etmkit_par_free(p);
 	par_gen_free(&s);
 
-	/* ETMv3: A-sync + I-sync, A-sync + I-sync with cycle count: cuts;
-	 * A-sync + branch address: none. */
+	/* ETMv3: A-sync + P-headers the trace unit had pending + I-sync
+	 * with cycle count within 16 bytes, A-sync + I-sync: cuts; A-sync
+	 * + 16 bytes and more before an I-sync, A-sync + branch address:
+	 * none. */
 	n = 0;
 	nat = 0;
 	b[n++] = 0x84;
-	for (int k = 0; k < 3; k++) {
-		const uint8_t *h = k == 0 ? isync : k == 1 ? branch : isync_cc;
+	for (int k = 0; k < 4; k++) {
+		size_t before = k == 0 ? 15 : k == 2 ? 16 : 0;
+		uint8_t h = k == 0 ? isync_cc[0] : k == 1 ? isync[0] :
+			    k == 2 ? isync[0] : branch[0];
 
-		if (k != 1)
+		if (k < 2)
 			at[nat++] = n;
 		memset(b + n, 0, 5);
 		n += 5;
 		b[n++] = 0x80;
-		b[n++] = h[0];
-		memset(b + n, 0x11, 6);
-		n += 6;
+		memset(b + n, 0x84, before);
+		n += before;
+		b[n++] = h;
+		memset(b + n, 0x11, 16);
+		n += 16;
 	}
 	assert_two_cuts(0, b, n, at);
 
