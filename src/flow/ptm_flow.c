@@ -838,18 +838,16 @@ static void view_record(struct ptm_flow_decoder *d, const uint8_t *p,
 	d->atom_i = (uint8_t)ai;
 }
 
-/* view_run()'s loop over the view @v, cycle-accurate or not (@ca, a
- * constant in each copy). */
+/* view_run()'s loop over the view @v, cycle-accurate or not (@ca), its
+ * input with offsets or not (@offs_given; constants in each copy). */
 static inline __attribute__((always_inline)) enum view_end
 view_loop(struct ptm_flow_decoder *d, const struct ptm_pkt_view *v,
-	  const int ca)
+	  const int ca, const int offs_given)
 {
 	struct ptm_pkt_decoder *pk = d->pkt;
 	const uint8_t *const buf = v->buf;
-	const uint64_t *const offs = v->offs;
+	const uint64_t *const offs = offs_given ? v->offs : NULL;
 	const uint64_t obase = v->base;
-	const uint8_t *const hdr = pk->hdr;
-	const struct ptm_atoms *const atoms = pk->atoms;
 	const size_t nv = v->n;
 	size_t h = v->pos;
 	uint64_t packets = 0;
@@ -859,13 +857,13 @@ view_loop(struct ptm_flow_decoder *d, const struct ptm_pkt_view *v,
 	run_begin(d, &r);
 	while (h < nv) {
 		const uint8_t c = buf[h];
-		const unsigned t = hdr[c];
-		const uint64_t off = offs ? offs[h] : obase + h;
+		const unsigned t = pk->hdr[c];
+		const uint64_t off = offs_given ? offs[h] : obase + h;
 		enum run_end end;
 		int len;
 
 		if (t == ptm_pkt_atom) {
-			const struct ptm_atoms *a = &atoms[c];
+			const struct ptm_atoms *a = &pk->atoms[c];
 			unsigned ai = 0;
 			uint32_t cycles;
 
@@ -948,8 +946,8 @@ view_run(struct ptm_flow_decoder *d)
 	    !ptm_pkt_view(d->pkt, &v))
 		return VIEW_NONE;
 	if (d->info.cycle_accurate)
-		return view_loop(d, &v, 1);
-	return view_loop(d, &v, 0);
+		return v.offs ? view_loop(d, &v, 1, 1) : view_loop(d, &v, 1, 0);
+	return v.offs ? view_loop(d, &v, 0, 1) : view_loop(d, &v, 0, 0);
 }
 
 /* ---- Driving ------------------------------------------------------------ */
