@@ -863,6 +863,8 @@ view_loop(struct ptm_flow_decoder *d, const struct ptm_pkt_view *v,
 		int len;
 
 		if (t == ptm_pkt_atom) {
+			/* (cycle-accurate, every atom packet has a count: the
+			 * atom table's has_cycles is @ca) */
 			const struct ptm_atoms *a = &pk->atoms[c];
 			unsigned ai = 0;
 			uint32_t cycles;
@@ -871,8 +873,7 @@ view_loop(struct ptm_flow_decoder *d, const struct ptm_pkt_view *v,
 			if (!len)
 				break; /* cut: the packet decoder's */
 			end = run_atoms(d, &r, a->bits, a->count, &ai,
-					a->has_cycles ? ptm_cycles(cycles) : 0,
-					off);
+					ca ? ptm_cycles(cycles) : 0, off);
 			if (end != RUN_ON) {
 				if (end == RUN_ROOM)
 					ret = VIEW_FULL;
