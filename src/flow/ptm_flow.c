@@ -841,7 +841,7 @@ static void view_record(struct ptm_flow_decoder *d, const uint8_t *p,
 /* view_run()'s loop over the view @v, cycle-accurate or not (@ca), its
  * input with offsets or not (@offs_given; constants in each copy). */
 static inline __attribute__((always_inline)) enum view_end
-view_loop(struct ptm_flow_decoder *d, const struct ptm_pkt_view *v,
+view_loop(struct ptm_flow_decoder *d, const struct pkt_view *v,
 	  const int ca, const int offs_given)
 {
 	struct ptm_pkt_decoder *pk = d->pkt;
@@ -941,7 +941,7 @@ view_loop(struct ptm_flow_decoder *d, const struct ptm_pkt_view *v,
 static __attribute__((noinline)) enum view_end
 view_run(struct ptm_flow_decoder *d)
 {
-	struct ptm_pkt_view v;
+	struct pkt_view v;
 
 	if (d->open >= 0 || (d->pos == POS_BLOCK && d->idx) ||
 	    !ptm_pkt_view(d->pkt, &v))

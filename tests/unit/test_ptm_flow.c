@@ -1093,6 +1093,32 @@ static void decode_pass(const struct ptm_flow_config *c, int one_pass,
 	ptm_flow_free(d);
 }
 
+/* Statistics @a (the one pass's) are @b (@whose): packets, instructions
+ * and atoms lost, and if @all the block cache's counts. */
+static void assert_stats_same(const struct ptm_flow_stats *a,
+			      const struct ptm_flow_stats *b, int all,
+			      const char *what, const char *whose,
+			      size_t max_chunk, uint32_t seed,
+			      unsigned gap_every)
+{
+	if (a->packets != b->packets || a->insns != b->insns ||
+	    a->atoms_lost != b->atoms_lost ||
+	    (all && (a->blocks != b->blocks ||
+		     a->cache_flushes != b->cache_flushes)))
+		fail_msg("%s (chunks of up to %zu, seed %u, gap every %u): "
+			 "statistics differ from %s: packets %llu / %llu, "
+			 "insns %llu / %llu, atoms lost %llu / %llu, blocks "
+			 "%llu / %llu", what, max_chunk, seed, gap_every, whose,
+			 (unsigned long long)a->packets,
+			 (unsigned long long)b->packets,
+			 (unsigned long long)a->insns,
+			 (unsigned long long)b->insns,
+			 (unsigned long long)a->atoms_lost,
+			 (unsigned long long)b->atoms_lost,
+			 (unsigned long long)a->blocks,
+			 (unsigned long long)b->blocks);
+}
+
 /* The one pass changes nothing: the ranges decode of @t with it and
  * without it (every packet through its record, fast_run()) gives the same
  * elements, offsets and all, and the same statistics (packets counted,
@@ -1123,19 +1149,8 @@ static size_t assert_one_pass_same(const struct ptm_flow_config *c,
 				 "differs with the one pass", what, max_chunk,
 				 seed, gap_every, i, off.e[i].kind,
 				 (unsigned long long)off.e[i].offset);
-	if (son.packets != soff.packets || son.insns != soff.insns ||
-	    son.atoms_lost != soff.atoms_lost || son.blocks != soff.blocks ||
-	    son.cache_flushes != soff.cache_flushes)
-		fail_msg("%s (chunks of up to %zu, seed %u, gap every %u): "
-			 "statistics differ with the one pass: packets %llu / "
-			 "%llu, insns %llu / %llu, atoms lost %llu / %llu",
-			 what, max_chunk, seed, gap_every,
-			 (unsigned long long)son.packets,
-			 (unsigned long long)soff.packets,
-			 (unsigned long long)son.insns,
-			 (unsigned long long)soff.insns,
-			 (unsigned long long)son.atoms_lost,
-			 (unsigned long long)soff.atoms_lost);
+	assert_stats_same(&son, &soff, 1, what, "the records' path's",
+			  max_chunk, seed, gap_every);
 	/* The per-instruction form (no fast_run(), no one pass) reads the
 	 * same packets and loses the same atoms. */
 	if (c->flags == PTM_FLOW_RANGES) {
@@ -1146,19 +1161,9 @@ static size_t assert_one_pass_same(const struct ptm_flow_config *c,
 		ci.flags = 0;
 		decode_pass(&ci, 0, t, n, offs, max_chunk, seed, gap_every,
 			    &insn, &si);
-		if (si.packets != son.packets || si.insns != son.insns ||
-		    si.atoms_lost != son.atoms_lost)
-			fail_msg("%s (chunks of up to %zu, seed %u, gap every "
-				 "%u): statistics differ from the "
-				 "per-instruction form's: packets %llu / %llu, "
-				 "insns %llu / %llu, atoms lost %llu / %llu",
-				 what, max_chunk, seed, gap_every,
-				 (unsigned long long)son.packets,
-				 (unsigned long long)si.packets,
-				 (unsigned long long)son.insns,
-				 (unsigned long long)si.insns,
-				 (unsigned long long)son.atoms_lost,
-				 (unsigned long long)si.atoms_lost);
+		assert_stats_same(&son, &si, 0, what,
+				  "the per-instruction form's", max_chunk,
+				  seed, gap_every);
 		ts_elems_free(&insn);
 	}
 	count = on.n;
