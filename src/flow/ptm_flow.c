@@ -863,8 +863,8 @@ view_loop(struct ptm_flow_decoder *d, const struct pkt_view *v,
 		int len;
 
 		if (t == ptm_pkt_atom) {
-			/* (cycle-accurate, every atom packet has a count: the
-			 * atom table's has_cycles is @ca) */
+			/* (cycle-accurate, every atom packet has one atom
+			 * and a count: ptm_build_tables()) */
 			const struct ptm_atoms *a = &pk->atoms[c];
 			unsigned ai = 0;
 			uint32_t cycles;
@@ -872,7 +872,7 @@ view_loop(struct ptm_flow_decoder *d, const struct pkt_view *v,
 			len = ptm_atom_len(buf + h, nv - h, &cycles, ca);
 			if (!len)
 				break; /* cut: the packet decoder's */
-			end = run_atoms(d, &r, a->bits, a->count, &ai,
+			end = run_atoms(d, &r, a->bits, ca ? 1 : a->count, &ai,
 					ca ? ptm_cycles(cycles) : 0, off);
 			if (end != RUN_ON) {
 				if (end == RUN_ROOM)
