@@ -105,24 +105,11 @@ static void config(const uint8_t *h, struct ptm_flow_config *c,
 #define FAILP(what) abort()
 FUZZ_FLOW_DRIVE(ptm, FAILP)
 
-/* Every element @d has now into @out. */
-static void drain_batches(struct ptm_flow_decoder *d, struct ts_elems *out)
-{
-	const struct etmkit_elem *el;
-	int k;
-
-	while ((k = ptm_flow_batch(d, &el)) > 0)
-		for (int i = 0; i < k; i++)
-			put(out, &el[i]);
-	if (k != -etmkit_err_eos)
-		abort();
-}
-
 /* The ranges decode of @t in chunks of @chunk bytes, a transport gap
- * after byte @gap_at, with the one pass on or off: elements into @out,
- * the statistics into *@st. */
+ * after byte @gap_at, with the one pass on or off, drained @max elements
+ * at a time: elements into @out, the statistics into *@st. */
 static void ranges_pass(const struct ptm_flow_config *c, int one_pass,
-			const uint8_t *t, size_t n, size_t chunk,
+			const uint8_t *t, size_t n, size_t chunk, size_t max,
 			size_t gap_at, struct ts_elems *out,
 			struct ptm_flow_stats *st)
 {
@@ -139,7 +126,7 @@ static void ranges_pass(const struct ptm_flow_config *c, int one_pass,
 			len = gap_at - at;
 		if (len && ptm_flow_feed(d, t + at, len, NULL, at))
 			abort();
-		drain_batches(d, out);
+		ptm_drain_next(d, max, out);
 		at += len;
 		if (at >= n)
 			break;
@@ -148,19 +135,19 @@ static void ranges_pass(const struct ptm_flow_config *c, int one_pass,
 	}
 	if (ptm_flow_finish(d))
 		abort();
-	drain_batches(d, out);
+	ptm_drain_next(d, max, out);
 	*st = *ptm_flow_get_stats(d);
 	ptm_flow_free(d);
 }
 
 static void one_pass_same(const struct ptm_flow_config *c, const uint8_t *t,
-			  size_t n, size_t chunk, size_t gap_at)
+			  size_t n, size_t chunk, size_t max, size_t gap_at)
 {
 	struct ts_elems on = { 0 }, off = { 0 };
 	struct ptm_flow_stats son, soff;
 
-	ranges_pass(c, 1, t, n, chunk, gap_at, &on, &son);
-	ranges_pass(c, 0, t, n, chunk, gap_at, &off, &soff);
+	ranges_pass(c, 1, t, n, chunk, max, gap_at, &on, &son);
+	ranges_pass(c, 0, t, n, chunk, max, gap_at, &off, &soff);
 	if (on.n != off.n || son.packets != soff.packets ||
 	    son.insns != soff.insns || son.atoms_lost != soff.atoms_lost ||
 	    son.blocks != soff.blocks ||
@@ -223,8 +210,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* The one pass changes nothing: in one feed, in chunks, with a
 	 * gap halfway. */
 	cfg.flags = PTM_FLOW_RANGES;
-	one_pass_same(&cfg, t, n, n ? n : 1, (size_t)-1);
-	one_pass_same(&cfg, t, n, chunk, n / 2);
+	one_pass_same(&cfg, t, n, n ? n : 1, 64, (size_t)-1);
+	one_pass_same(&cfg, t, n, chunk, max, n / 2);
 	cfg.flags = 0;
 
 	/* A gap halfway: before its gap element, the reference's

@@ -675,8 +675,10 @@ run_atoms(struct ptm_flow_decoder *d, struct run *r, uint32_t bits,
  * exception, no state change): its E atom (IHI 0035B 4.5.4), with
  * @cycles, walked as run_atoms() walks one, if the walk stands at the
  * start of a block ending at its waypoint (looked up if need be); the
- * walk then goes on at @addr in @isa. RUN_SLOW leaves the packet whole
- * to the slow path (the lookup's no_image its). */
+ * walk then goes on at @addr in @isa; with nowhere to walk from (no
+ * position, or no image there), its atom is lost as ptm_flow_walk() loses
+ * it. RUN_SLOW (a block cut by its size, not at a waypoint) leaves the
+ * packet whole to the slow path, the walk at that block's start. */
 static inline __attribute__((always_inline)) enum run_end
 run_branch(struct ptm_flow_decoder *d, struct run *r, uint32_t addr,
 	   uint8_t isa, uint32_t cycles, uint64_t offset)

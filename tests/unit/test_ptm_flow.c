@@ -4,7 +4,9 @@
  * source of the shared captures: exactly OpenCSD 1.8.0's instruction
  * ranges (its trc_pkt_lister -decode logs), tc2-ptm-rstk-t32 equal to
  * DS-5's instruction listing, the ranges form equal to the
- * per-instruction form (range_same.h) however the input is fed. */
+ * per-instruction form (range_same.h) however the input is fed, and its
+ * one pass (packets read from the packet decoder's input) equal to its
+ * path through packet records, fed in any way, cut by gaps, corrupted. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -48,6 +50,18 @@ static void cfg_init(struct ptm_flow_config *c, uint32_t etmcr,
 	c->flags = flags;
 }
 
+/* Every element @d has now, drained with ptm_flow_batch() into @out. */
+static void drain_batches(struct ptm_flow_decoder *d, struct ts_elems *out)
+{
+	const struct etmkit_elem *el;
+	int k;
+
+	while ((k = ptm_flow_batch(d, &el)) > 0)
+		for (int i = 0; i < k; i++)
+			put(out, &el[i]);
+	assert_int_equal(k, -etmkit_err_eos);
+}
+
 /* @t (@n bytes at offsets @offs, or at their own if NULL) fed in pieces
  * of @step bytes (0: one feed), drained with ptm_flow_batch() into @out
  * after each. */
@@ -55,9 +69,7 @@ static void decode_fed(struct ptm_flow_decoder *d, const uint8_t *t,
 		       size_t n, const uint64_t *offs, size_t step,
 		       struct ts_elems *out)
 {
-	const struct etmkit_elem *el;
 	size_t at = 0;
-	int k;
 
 	if (!step)
 		step = n ? n : 1;
@@ -68,17 +80,11 @@ static void decode_fed(struct ptm_flow_decoder *d, const uint8_t *t,
 
 		assert_int_equal(ptm_flow_feed(d, t + at, m,
 					       offs ? offs + at : NULL, at), 0);
-		while ((k = ptm_flow_batch(d, &el)) > 0)
-			for (int i = 0; i < k; i++)
-				put(out, &el[i]);
-		assert_int_equal(k, -etmkit_err_eos);
+		drain_batches(d, out);
 		at += m;
 	}
 	assert_int_equal(ptm_flow_finish(d), 0);
-	while ((k = ptm_flow_batch(d, &el)) > 0)
-		for (int i = 0; i < k; i++)
-			put(out, &el[i]);
-	assert_int_equal(k, -etmkit_err_eos);
+	drain_batches(d, out);
 }
 
 static void decode_with(const struct ptm_flow_config *c, const uint8_t *t,
@@ -981,63 +987,6 @@ static void assert_ds5(const struct ts_elems *l, const char *path)
 	assert_true(count > 9000);
 }
 
-static void test_captures(void **state)
-{
-	int missing = 0;
-
-	(void)state;
-	for (size_t k = 0; k < sizeof(captures) / sizeof(captures[0]); k++) {
-		const struct capture *c = &captures[k];
-		struct loaded x;
-		struct ts_elems l = { 0 }, r = { 0 }, b = { 0 };
-		struct ocsd_range *v;
-		size_t nv;
-		char path[1024];
-
-		if (load(c, &x)) {
-			missing = 1;
-			continue;
-		}
-		decode_with(&x.cfg, x.bytes, x.n, x.offs, 0, &l);
-		snprintf(path, sizeof(path), "%s/%s/ocsd-1.8.0-decode.ppl",
-			 TESTDATA, c->snap);
-		nv = read_ocsd(path, c->id, &v);
-		snprintf(path, sizeof(path), "%s 0x%02x", c->snap, c->id);
-		assert_ocsd_ranges(&l, v, nv, path);
-		free(v);
-		snprintf(path, sizeof(path), "%s/%s/ocsd-1.8.0-decode.ppl",
-			 TESTDATA, c->snap);
-		assert_ocsd_exceptions(&l, path, c->id);
-		assert_ocsd_counts(&l, path, c->id);
-		if (c->ds5) {
-			snprintf(path, sizeof(path), "%s/%s/%s", TESTDATA,
-				 c->snap, c->ds5);
-			assert_ds5(&l, path);
-		}
-		/* The ranges form, in one feed and in 61-byte feeds; the
-		 * per-instruction form fed so is the same as in one. */
-		x.cfg.flags = PTM_FLOW_RANGES;
-		decode_with(&x.cfg, x.bytes, x.n, x.offs, 0, &r);
-		assert_ranges_same(&l, &r, x.img);
-		r.n = 0;
-		decode_with(&x.cfg, x.bytes, x.n, x.offs, 61, &r);
-		assert_ranges_same(&l, &r, x.img);
-		x.cfg.flags = 0;
-		x.cfg.cache_bytes = 64 << 10;
-		decode_with(&x.cfg, x.bytes, x.n, x.offs, 61, &b);
-		assert_int_equal(b.n, l.n);
-		for (size_t i = 0; i < l.n; i++)
-			if (!elem_same(&l.e[i], &b.e[i], 1))
-				fail_msg("%s: element %zu differs fed in pieces",
-					 path, i);
-		unload(&x);
-		ts_elems_free(&l);
-		ts_elems_free(&r);
-		ts_elems_free(&b);
-	}
-	test_need(missing, "the PTM captures under " TESTDATA);
-}
-
 /* ---- The one pass (issue 19) -------------------------------------------- */
 
 /* A chunk size from 1 to @max out of *@seed (a linear congruential
@@ -1060,10 +1009,8 @@ static void decode_pass(const struct ptm_flow_config *c, int one_pass,
 			struct ts_elems *out, struct ptm_flow_stats *st)
 {
 	struct ptm_flow_decoder *d;
-	const struct etmkit_elem *el;
 	size_t at = 0;
 	unsigned chunks = 0;
-	int k;
 
 	assert_int_equal(ptm_flow_alloc(&d, c), 0);
 	/* the ranges form's default */
@@ -1076,19 +1023,13 @@ static void decode_pass(const struct ptm_flow_config *c, int one_pass,
 			m = n - at;
 		assert_int_equal(ptm_flow_feed(d, t + at, m,
 					       offs ? offs + at : NULL, at), 0);
-		while ((k = ptm_flow_batch(d, &el)) > 0)
-			for (int i = 0; i < k; i++)
-				put(out, &el[i]);
-		assert_int_equal(k, -etmkit_err_eos);
+		drain_batches(d, out);
 		at += m;
 		if (gap_every && ++chunks % gap_every == 0 && at < n)
 			assert_int_equal(ptm_flow_gap(d), 0);
 	}
 	assert_int_equal(ptm_flow_finish(d), 0);
-	while ((k = ptm_flow_batch(d, &el)) > 0)
-		for (int i = 0; i < k; i++)
-			put(out, &el[i]);
-	assert_int_equal(k, -etmkit_err_eos);
+	drain_batches(d, out);
 	*st = *ptm_flow_get_stats(d);
 	ptm_flow_free(d);
 }
@@ -1202,67 +1143,112 @@ static void test_one_pass_streams(void **state)
 	image_free(img);
 }
 
-/* Every PTM source of the captures, with and without the one pass: in
- * one feed, in 1-byte feeds (every packet cut at each of its bytes), in
+/* Capture @x (@cap's source), with and without the one pass: in one
+ * feed, in 1-byte feeds (every packet cut at each of its bytes), in
  * random feeds, with their deformatter offsets and without, with
  * transport gaps, and with bytes corrupted (bad packets, lost sync,
  * atoms lost, no_image): the same elements and statistics. */
-static void test_one_pass_captures(void **state)
+static void assert_one_pass_capture(const struct capture *cap,
+				    struct loaded *x)
+{
+	struct ptm_flow_config c = x->cfg;
+	char what[128];
+	uint8_t *bad;
+	size_t elems;
+
+	snprintf(what, sizeof(what), "%s 0x%02x", cap->snap, cap->id);
+	c.flags = PTM_FLOW_RANGES;
+	c.cache_bytes = 0;
+	elems = assert_one_pass_same(&c, x->bytes, x->n, x->offs, 0, 0, 0,
+				     what);
+	assert_true(x->n == 0 || elems > 0);
+	assert_one_pass_same(&c, x->bytes, x->n, NULL, 0, 0, 0, what);
+	assert_one_pass_same(&c, x->bytes, x->n, x->offs, 1, 0, 0, what);
+	for (uint32_t seed = 1; seed <= 4; seed++) {
+		assert_one_pass_same(&c, x->bytes, x->n, x->offs, 7, seed, 0,
+				     what);
+		assert_one_pass_same(&c, x->bytes, x->n, NULL, 300, seed, 0,
+				     what);
+		assert_one_pass_same(&c, x->bytes, x->n, x->offs, 64, seed, 9,
+				     what);
+	}
+	/* A small cache: flushes in the middle of the walk. */
+	c.cache_bytes = 64 << 10;
+	assert_one_pass_same(&c, x->bytes, x->n, x->offs, 33, 5, 0, what);
+	c.cache_bytes = 0;
+	/* Corrupted: one byte in 97 replaced. */
+	bad = malloc(x->n ? x->n : 1);
+	assert_non_null(bad);
+	for (uint32_t seed = 1; seed <= 3; seed++) {
+		uint32_t r = seed;
+
+		if (x->n)
+			memcpy(bad, x->bytes, x->n);
+		for (size_t i = 0; i < x->n; i++) {
+			r = r * 1103515245u + 12345u;
+			if ((r >> 8) % 97 == 0)
+				bad[i] = (uint8_t)(r >> 20);
+		}
+		assert_one_pass_same(&c, bad, x->n, x->offs, 0, 0, 0, what);
+		assert_one_pass_same(&c, bad, x->n, NULL, 5, seed, 0, what);
+	}
+	free(bad);
+}
+
+static void test_captures(void **state)
 {
 	int missing = 0;
 
 	(void)state;
 	for (size_t k = 0; k < sizeof(captures) / sizeof(captures[0]); k++) {
-		const struct capture *cap = &captures[k];
+		const struct capture *c = &captures[k];
 		struct loaded x;
-		char what[128];
-		uint8_t *bad;
-		size_t elems;
+		struct ts_elems l = { 0 }, r = { 0 }, b = { 0 };
+		struct ocsd_range *v;
+		size_t nv;
+		char path[1024];
 
-		if (load(cap, &x)) {
+		if (load(c, &x)) {
 			missing = 1;
 			continue;
 		}
-		snprintf(what, sizeof(what), "%s 0x%02x", cap->snap, cap->id);
+		decode_with(&x.cfg, x.bytes, x.n, x.offs, 0, &l);
+		snprintf(path, sizeof(path), "%s/%s/ocsd-1.8.0-decode.ppl",
+			 TESTDATA, c->snap);
+		nv = read_ocsd(path, c->id, &v);
+		snprintf(path, sizeof(path), "%s 0x%02x", c->snap, c->id);
+		assert_ocsd_ranges(&l, v, nv, path);
+		free(v);
+		snprintf(path, sizeof(path), "%s/%s/ocsd-1.8.0-decode.ppl",
+			 TESTDATA, c->snap);
+		assert_ocsd_exceptions(&l, path, c->id);
+		assert_ocsd_counts(&l, path, c->id);
+		if (c->ds5) {
+			snprintf(path, sizeof(path), "%s/%s/%s", TESTDATA,
+				 c->snap, c->ds5);
+			assert_ds5(&l, path);
+		}
+		/* The ranges form, in one feed and in 61-byte feeds; the
+		 * per-instruction form fed so is the same as in one. */
 		x.cfg.flags = PTM_FLOW_RANGES;
-		elems = assert_one_pass_same(&x.cfg, x.bytes, x.n, x.offs, 0, 0,
-					     0, what);
-		assert_true(x.n == 0 || elems > 0);
-		assert_one_pass_same(&x.cfg, x.bytes, x.n, NULL, 0, 0, 0, what);
-		assert_one_pass_same(&x.cfg, x.bytes, x.n, x.offs, 1, 0, 0,
-				     what);
-		for (uint32_t seed = 1; seed <= 4; seed++) {
-			assert_one_pass_same(&x.cfg, x.bytes, x.n, x.offs, 7,
-					     seed, 0, what);
-			assert_one_pass_same(&x.cfg, x.bytes, x.n, NULL, 300,
-					     seed, 0, what);
-			assert_one_pass_same(&x.cfg, x.bytes, x.n, x.offs, 64,
-					     seed, 9, what);
-		}
-		/* A small cache: flushes in the middle of the walk. */
+		decode_with(&x.cfg, x.bytes, x.n, x.offs, 0, &r);
+		assert_ranges_same(&l, &r, x.img);
+		r.n = 0;
+		decode_with(&x.cfg, x.bytes, x.n, x.offs, 61, &r);
+		assert_ranges_same(&l, &r, x.img);
+		x.cfg.flags = 0;
 		x.cfg.cache_bytes = 64 << 10;
-		assert_one_pass_same(&x.cfg, x.bytes, x.n, x.offs, 33, 5, 0,
-				     what);
-		x.cfg.cache_bytes = 0;
-		/* Corrupted: one byte in 97 replaced. */
-		bad = malloc(x.n ? x.n : 1);
-		assert_non_null(bad);
-		for (uint32_t seed = 1; seed <= 3; seed++) {
-			uint32_t r = seed;
-
-			memcpy(bad, x.bytes, x.n);
-			for (size_t i = 0; i < x.n; i++) {
-				r = r * 1103515245u + 12345u;
-				if ((r >> 8) % 97 == 0)
-					bad[i] = (uint8_t)(r >> 20);
-			}
-			assert_one_pass_same(&x.cfg, bad, x.n, x.offs, 0, 0, 0,
-					     what);
-			assert_one_pass_same(&x.cfg, bad, x.n, NULL, 5, seed,
-					     0, what);
-		}
-		free(bad);
+		decode_with(&x.cfg, x.bytes, x.n, x.offs, 61, &b);
+		assert_int_equal(b.n, l.n);
+		for (size_t i = 0; i < l.n; i++)
+			if (!elem_same(&l.e[i], &b.e[i], 1))
+				fail_msg("%s: element %zu differs fed in pieces",
+					 path, i);
+		assert_one_pass_capture(c, &x);
 		unload(&x);
+		ts_elems_free(&l);
+		ts_elems_free(&r);
+		ts_elems_free(&b);
 	}
 	test_need(missing, "the PTM captures under " TESTDATA);
 }
@@ -1279,7 +1265,6 @@ int main(void)
 		cmocka_unit_test(test_t32_stream),
 		cmocka_unit_test(test_captures),
 		cmocka_unit_test(test_one_pass_streams),
-		cmocka_unit_test(test_one_pass_captures),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
