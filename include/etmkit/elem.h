@@ -191,6 +191,11 @@ enum etmkit_loss {
 				      piece was overwritten (OVERWRITE) */
 	etmkit_loss_aux_missing,   /* gap: the recorder announced a piece
 				      whose bytes are not in the file */
+	etmkit_loss_mismatch,      /* no_image: the image's code contradicts
+				      the trace there (PTM: a waypoint
+				      update whose address the walk could
+				      reach only through a waypoint): not
+				      what ran */
 	etmkit_loss_count
 };
 

@@ -47,6 +47,7 @@ const char *etmkit_loss_name(unsigned reason)
 		[etmkit_loss_aux_collision] = "aux_collision",
 		[etmkit_loss_aux_overwrite] = "aux_overwrite",
 		[etmkit_loss_aux_missing] = "aux_missing",
+		[etmkit_loss_mismatch] = "mismatch",
 	};
 
 	return reason < etmkit_loss_count ? names[reason] : "invalid";

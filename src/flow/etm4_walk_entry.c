@@ -145,7 +145,12 @@ static int walk_exception(struct etm4_flow_decoder *d, struct ent *e)
  * (the path inside a Q is not traced), end where a Q with target @target
  * says: the last one falls through to it, branches to it directly, or
  * branches indirectly. OpenCSD 1.8.0 makes the same check before listing
- * a Q's instructions (else "I_RANGE_NOPATH"). Leaves the position as an
+ * a Q's instructions (else "I_RANGE_NOPATH"). A branch without a
+ * condition before the last cannot be gone through straight on: no such
+ * path (OpenCSD walks on through it). A count above the walk budget
+ * (F4_WALK_BUDGET) is not checked: no path. So a Q packet costs at most
+ * that many instructions' blocks, whatever count it gives (up to
+ * 2^32 - 1) and however the check ends. Leaves the position as an
  * address: the walk looks its blocks up again. */
 static int q_path_known(struct etm4_flow_decoder *d, uint32_t count,
 			uint64_t target)
@@ -155,21 +160,25 @@ static int q_path_known(struct etm4_flow_decoder *d, uint32_t count,
 	const struct flow_insn *last = NULL;
 	struct flow_block *b = NULL;
 
-	if (!count || !next_addr(d, &addr))
+	if (!count || count > F4_WALK_BUDGET || !next_addr(d, &addr))
 		return 0;
 	if (d->pos == POS_BLOCK)
 		isa = d->blk->isa;
 	go_to(d, addr, isa);
 	while (count) {
 		uint8_t loss;
-		uint32_t i;
+		uint32_t n;
 
 		b = flow_cache_get(&d->cache, addr, isa, d->space, &loss);
 		if (!b)
 			return 0;
-		for (i = 0; i < b->n && count; i++, count--)
-			last = &b->insn[i];
+		n = count < b->n ? count : b->n;
+		last = &b->insn[n - 1];
+		count -= n;
 		if (count) {
+			if ((last->flags & (INSN_F_BRANCH | INSN_F_COND)) ==
+			    INSN_F_BRANCH)
+				return 0;
 			addr = flow_block_end(b);
 			if (b->target_isa != isa && (last->flags &
 						      INSN_F_ISA_SWITCH))

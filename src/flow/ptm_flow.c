@@ -217,9 +217,19 @@ static void fall_through(struct ptm_flow_decoder *d, struct flow_block *b)
 
 /* ---- Return stack (ETMCR[29]) ------------------------------------------ */
 
+/* The return stack (IHI 0035B 4.13, Use of a return stack): a branch
+ * with link that executes (BL, BLX, ThumbEE HBL and HBLP: Table 4.12)
+ * pushes its return address, with its instruction set and security
+ * state; a full stack drops its oldest entry. An indirect branch that
+ * passes its condition code check and whose target, instruction set and
+ * security state match the newest entry pops it and is traced by its
+ * atom alone; any other indirect branch gets a branch address packet and
+ * leaves the stack as it is. The decoder's stack is a model of the trace
+ * unit's: pushed and popped exactly when the trace unit's is, so its top
+ * is the trace unit's as long as it is at least as deep (PTM_RS). */
+
 /* A taken branch with link, the last instruction of block @b: its
- * return address, the next instruction (digest ptm.md 4.4, as OpenCSD:
- * pushed on every branch with link traced taken). */
+ * return address, the next instruction. */
 static void rs_push(struct ptm_flow_decoder *d, struct flow_block *b)
 {
 	uint8_t t = (uint8_t)((d->rs_top + 1) % PTM_RS);
@@ -355,9 +365,10 @@ static inline void after_waypoint(struct ptm_flow_decoder *d,
 		leave_block(d, b, 1, b->target, b->target_isa);
 		return;
 	}
-	/* Indirect: its address comes in this branch packet, or (an atom
-	 * alone, return stack on) from the return stack (OpenCSD pops for
-	 * any indirect branch so, then pushes a BLX's return). */
+	/* Indirect: its address comes in this branch packet (the stack
+	 * left as it is), or (an atom alone, return stack on) from the
+	 * return stack, popped (4.13); a BLX <reg> then pushes its own
+	 * return, as any branch with link. */
 	d->pos = POS_NONE;
 	d->blk = NULL;
 	d->link_from = NULL;
@@ -382,14 +393,24 @@ static uint32_t find_addr(const struct flow_block *b, uint32_t i,
 	return b->n;
 }
 
-/* A waypoint update whose address the walk passed, or never reaches: the
- * image is not what ran. The position is lost. */
-static void wpup_missed(struct ptm_flow_decoder *d)
+/* A waypoint update the image contradicts (IHI 0035B 4.5: execution went
+ * on to its address without reaching a new waypoint): the walk from
+ * block @b's instruction @i meets a waypoint first (as it does when the
+ * address is behind it). The image is not what ran there: no_image (mismatch)
+ * where the walk stood, and the position is lost until the trace gives
+ * an address. (OpenCSD walks on through such waypoints as if not taken;
+ * an unconditional branch so "not taken" is no execution at all.) */
+static void wpup_mismatch(struct ptm_flow_decoder *d,
+			  const struct flow_block *b, uint32_t i,
+			  uint64_t offset)
 {
+	d->open = -1;
+	flow_no_image(ptm_emit(d, etmkit_elem_no_image, offset),
+		      b->insn[i].addr, b->isa, etmkit_loss_mismatch, d->space);
 	d->pos = POS_NONE;
 	d->blk = NULL;
 	d->link_from = NULL;
-	d->open = -1;
+	d->lost_reported = 1;
 }
 
 int ptm_flow_walk(struct ptm_flow_decoder *d, const struct ptm_packet *p,
@@ -419,12 +440,12 @@ int ptm_flow_walk(struct ptm_flow_decoder *d, const struct ptm_packet *p,
 		b = d->blk;
 		i = d->idx;
 		if (step == PTM_STEP_WPUP) {
-			if (b->insn[i].addr > target) {
-				wpup_missed(d);
-				return 1;
-			}
 			j = find_addr(b, i, target);
 			stop = j < b->n;
+			if (!stop && (b->insn[j - 1].flags & d->wp_flags)) {
+				wpup_mismatch(d, b, i, offset);
+				return 1;
+			}
 			j += stop;
 		} else {
 			j = b->n;
@@ -441,10 +462,6 @@ int ptm_flow_walk(struct ptm_flow_decoder *d, const struct ptm_packet *p,
 				d->open = -1;
 				return 1;
 			}
-			/* A branch passed on the way went straight on: not
-			 * taken. */
-			if (!stop && (fi->flags & INSN_F_BRANCH))
-				end_at_waypoint(d, 0, 0, 0);
 			if (stop || (fi->flags & INSN_F_ISA_SWITCH))
 				d->open = -1;
 			fall_through(d, b);

@@ -361,6 +361,73 @@ static void test_q(void **state)
 	EXPECT(&R, "| | Q3 1000 1004 1008 1010");
 }
 
+/* A Q whose straight path would run through an unconditional branch
+ * (the bl at 0x1010) has no straight path: only the Q element, though
+ * going on straight from 0x1000 for 6 instructions falls through to its
+ * target 0x1018 (a5 06 06: target A[8:2] = 6, count 6). OpenCSD lists
+ * the six. */
+static void test_q_through_unconditional(void **state)
+{
+	static const uint8_t t[] = { HEAD, 0xa5, 0x06, 0x06 };
+
+	(void)state;
+	decode(&R, t, sizeof(t), 0, 3u << 13, 0x2801cea1 | (3u << 15));
+	EXPECT(&R, "| | Q6");
+}
+
+/* A Q's count is checked against the image only up to the walk budget
+ * (F4_WALK_BUDGET, 2^16 instructions): @count - 1 nops at 0x1000, then
+ * b 0x1000, and a Q of @count instructions whose target is address
+ * history slot 0 (a0: 0x1000, HEAD's address). Returns the instructions
+ * listed, in the ranges form. */
+static uint64_t q_count_listed(uint32_t count)
+{
+	uint8_t t[] = { HEAD, 0xa0, (uint8_t)(0x80 | (count & 0x7f)),
+			(uint8_t)(0x80 | ((count >> 7) & 0x7f)),
+			(uint8_t)(count >> 14) };
+	size_t bytes = (size_t)count * 4;
+	uint8_t *code = malloc(bytes);
+	struct etm4_flow_config c;
+	struct etm4_flow_decoder *d;
+	struct image *img;
+	uint64_t insns = 0, qs = 0;
+
+	assert_non_null(code);
+	for (uint32_t i = 0; i + 1 < count; i++)
+		ts_a64_put(code + 4 * i, 0xd503201f);
+	ts_a64_put(code + bytes - 4,
+		   0x14000000u | ((0u - (count - 1)) & 0x3ffffffu));
+	assert_int_equal(image_alloc(&img), 0);
+	assert_int_equal(image_add_buffer(img, code, bytes, 0x1000, 0), 0);
+	config(&c, 0, 3u << 13, 0x2801cea1 | (3u << 15), ETM4_FLOW_RANGES);
+	c.image = img;
+	assert_int_equal(etm4_flow_alloc(&d, &c), 0);
+	assert_int_equal(etm4_flow_feed(d, t, sizeof(t), NULL, 0), 0);
+	assert_int_equal(etm4_flow_finish(d), 0);
+	R.n = 0;
+	drain_into(d, &R);
+	for (size_t i = 0; i < R.n; i++) {
+		if (R.e[i].kind == etmkit_elem_insn_range)
+			insns += R.e[i].u.range.count;
+		if (R.e[i].kind == etmkit_elem_q) {
+			assert_int_equal(R.e[i].u.q.count, count);
+			qs++;
+		}
+	}
+	assert_int_equal(qs, 1);
+	etm4_flow_free(d);
+	image_free(img);
+	free(code);
+	return insns;
+}
+
+static void test_q_count_budget(void **state)
+{
+	(void)state;
+	assert_int_equal(q_count_listed(1u << 16), 1u << 16);
+	assert_int_equal(q_count_listed((1u << 16) + 1), 0);
+}
+
 /* A Q waiting for its address (type C: count only, address follows),
  * then a Context packet, then the address (D4.3.5.4: the context may come
  * between): count 3 from 0x1000 to the B.EQ at 0x1008, whose target
@@ -1263,6 +1330,8 @@ int main(void)
 		cmocka_unit_test(test_transaction_failure),
 		cmocka_unit_test(test_return_stack),
 		cmocka_unit_test(test_q),
+		cmocka_unit_test(test_q_through_unconditional),
+		cmocka_unit_test(test_q_count_budget),
 		cmocka_unit_test(test_q_count_at_image_end),
 		cmocka_unit_test(test_q_context_before_address),
 		cmocka_unit_test(test_ranges),

@@ -399,25 +399,61 @@ static void test_a32_stream(void **state)
 	at = 2;
 	assert_insns(&l, &at, kept_want, 10);
 
-	/* A waypoint update's walk passes branches it goes straight on
-	 * from: not taken (N). */
+	/* A waypoint update says execution reached its address without
+	 * a new waypoint (IHI 0035B 4.5): one the walk reaches only through
+	 * a waypoint (the beq at 0x8008), or one behind the walk (0x8000
+	 * after 0x8004), contradicts the image. Reported where the walk
+	 * stood (no_image, mismatch), nothing delivered from there; the
+	 * next address resumes (the branch's implied atom lost). OpenCSD
+	 * walks on through such waypoints as not taken. */
 	static const uint8_t passed[] = {
 		0, 0, 0, 0, 0, 0x80,
 		0x08, 0x00, 0x80, 0x00, 0x00, 0x21, /* 6: I-sync 0x8000 */
 		0x72, 0x09,                         /* 12: update, 0x8010 */
 	};
-	static const struct want_insn passed_want[] = {
+	static const uint8_t behind[] = {
+		0, 0, 0, 0, 0, 0x80,
+		0x08, 0x00, 0x80, 0x00, 0x00, 0x21, /* 6: I-sync 0x8000 */
+		0x72, 0x03,                         /* 12: update, 0x8004 */
+		0x72, 0x01,                         /* 14: update, 0x8000 */
+		0x84,                               /* 16: atom E: lost */
+		0x81, 0x01,                         /* 17: branch to 0x8100 */
+		0x72, 0x03,                         /* 19: update, 0x8104 */
+	};
+	static const struct want_insn behind_want[] = {
 		{ 0x8000, ARM, 4, X, 0, 12 },
 		{ 0x8004, ARM, 4, X, 0, 12 },
-		{ 0x8008, ARM, 4, N, 0, 12 },
-		{ 0x800c, ARM, 4, N, 0, 12 },
-		{ 0x8010, ARM, 4, X, 0, 12 },
+		{ 0x8100, ARM, 4, X, 0, 19 },
+		{ 0x8104, ARM, 4, X, 0, 19 },
 	};
+	for (int form = 0; form < 2; form++) {
+		cfg_init(&c, PTM_ETMCR_RETURN_STACK, img,
+			 form ? PTM_FLOW_RANGES : 0);
+		l.n = 0;
+		decode_with(&c, passed, sizeof(passed), NULL, 0, &l);
+		assert_int_equal(l.n, 3);
+		assert_int_equal(l.e[2].kind, etmkit_elem_no_image);
+		assert_int_equal(l.e[2].addr, 0x8000);
+		assert_int_equal(l.e[2].isa, ARM);
+		assert_int_equal(l.e[2].offset, 12);
+		assert_int_equal(l.e[2].u.loss.reason, etmkit_loss_mismatch);
+	}
+	cfg_init(&c, PTM_ETMCR_RETURN_STACK, img, 0);
 	l.n = 0;
-	decode_with(&c, passed, sizeof(passed), NULL, 0, &l);
+	decode_with(&c, behind, sizeof(behind), NULL, 1, &l);
 	assert_int_equal(l.n, 7);
 	at = 2;
-	assert_insns(&l, &at, passed_want, 5);
+	assert_insns(&l, &at, behind_want, 2);
+	assert_int_equal(l.e[4].kind, etmkit_elem_no_image);
+	assert_int_equal(l.e[4].addr, 0x8008);
+	assert_int_equal(l.e[4].offset, 14);
+	assert_int_equal(l.e[4].u.loss.reason, etmkit_loss_mismatch);
+	at = 5;
+	assert_insns(&l, &at, behind_want + 2, 2);
+	cfg_init(&c, PTM_ETMCR_RETURN_STACK, img, PTM_FLOW_RANGES);
+	r.n = 0;
+	decode_with(&c, behind, sizeof(behind), NULL, 0, &r);
+	assert_ranges_same(&l, &r, img);
 
 	/* No image: the addresses are reported, no instruction is. */
 	l.n = 0;
