@@ -328,7 +328,7 @@ int main(int argc, char **argv)
 			int err = bench_par_run(&bp, s.proto == etmkit_proto_etmv3 ?
 						&p3 : NULL,
 						s.proto == etmkit_proto_etmv3 ?
-						NULL : &p4, s.stream.data,
+						NULL : &p4, NULL, s.stream.data,
 						s.stream.n, &ptot, &t);
 
 			if (bench_keep_best(WHO, err, t, r, &best_p))
@@ -370,7 +370,7 @@ int main(int argc, char **argv)
 	if (bp.jobs) {
 		int err = bench_par_serial(s.proto == etmkit_proto_etmv3 ? &p3 : NULL,
 					   s.proto == etmkit_proto_etmv3 ? NULL : &p4,
-					   s.stream.data, s.stream.n, &pref);
+					   NULL, s.stream.data, s.stream.n, &pref);
 
 		if (err) {
 			fprintf(stderr, WHO ": etmkit: %s\n", etmkit_errstr(err));

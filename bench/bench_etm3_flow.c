@@ -256,7 +256,7 @@ int main(int argc, char **argv)
 				    &best_r))
 			goto out;
 		if (bp.jobs) {
-			err = bench_par_run(&bp, &cfg, NULL, in.buf, in.n, &ptot, &t);
+			err = bench_par_run(&bp, &cfg, NULL, NULL, in.buf, in.n, &ptot, &t);
 			if (bench_keep_best("etm3_flow", err, t, r, &best_p))
 				goto out;
 		}
@@ -307,7 +307,7 @@ int main(int argc, char **argv)
 	}
 	status = 0;
 	if (bp.jobs) {
-		if ((err = bench_par_serial(&cfg, NULL, in.buf, in.n, &pref))) {
+		if ((err = bench_par_serial(&cfg, NULL, NULL, in.buf, in.n, &pref))) {
 			fprintf(stderr, "etm3_flow: etmkit: %s\n",
 				etmkit_errstr(err));
 			goto out;

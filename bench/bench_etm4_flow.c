@@ -313,7 +313,7 @@ int main(int argc, char **argv)
 		if (fo.bp.jobs) {
 			double t;
 
-			err = bench_par_run(&fo.bp, NULL, &cfg, in.buf, in.n,
+			err = bench_par_run(&fo.bp, NULL, &cfg, NULL, in.buf, in.n,
 					    &ptot, &t);
 			if (bench_keep_best(WHO, err, t, r, &best_p))
 				goto out;
@@ -360,7 +360,7 @@ int main(int argc, char **argv)
 	}
 	status = 0;
 	if (fo.bp.jobs) {
-		if ((err = bench_par_serial(NULL, &cfg, in.buf, in.n, &pref))) {
+		if ((err = bench_par_serial(NULL, &cfg, NULL, in.buf, in.n, &pref))) {
 			fprintf(stderr, WHO ": etmkit: %s\n", etmkit_errstr(err));
 			status = 1;
 			goto out;

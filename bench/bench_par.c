@@ -70,54 +70,48 @@ static int sink(void *ctx, const struct etmkit_elem *el, size_t n)
 	return 0;
 }
 
+/* The serial decode of protocol @P (etm3, etm4, ptm) with config @CFG
+ * and its ranges flag @RANGES: fed all of @buf, drained, finished,
+ * drained; sets err. */
+#define BENCH_PAR_SERIAL(P, CFG, RANGES)                                     \
+	do {                                                                 \
+		struct P##_flow_config cfg = *(CFG);                         \
+		struct P##_flow_decoder *d;                                  \
+		const struct etmkit_elem *el;                                \
+		int m = 0;                                                   \
+									     \
+		cfg.flags |= (RANGES);                                       \
+		err = P##_flow_alloc(&d, &cfg);                              \
+		if (err)                                                     \
+			break;                                               \
+		err = P##_flow_feed(d, buf, n, NULL, 0);                     \
+		for (int round = 0; !err && round < 2; round++) {            \
+			while ((m = P##_flow_batch(d, &el)) > 0)             \
+				count(c, el, (size_t)m);                     \
+			err = m == -etmkit_err_eos ? 0 : m;                  \
+			if (!err && !round)                                  \
+				err = P##_flow_finish(d);                    \
+		}                                                            \
+		P##_flow_free(d);                                            \
+	} while (0)
+
 int bench_par_serial(const struct etm3_flow_config *c3,
-		     const struct etm4_flow_config *c4, const uint8_t *buf,
+		     const struct etm4_flow_config *c4,
+		     const struct ptm_flow_config *cp, const uint8_t *buf,
 		     size_t n, struct bench_par_counts *c)
 {
-	const struct etmkit_elem *el;
 	double t0 = bench_now();
-	int err, m = 0;
+	int err;
 
 	memset(c, 0, sizeof(*c));
-	if (c3) {
-		struct etm3_flow_config cfg = *c3;
-		struct etm3_flow_decoder *d;
-
-		cfg.flags |= ETM3_FLOW_RANGES;
-		err = etm3_flow_alloc(&d, &cfg);
-		if (err)
-			return err;
-		err = etm3_flow_feed(d, buf, n, NULL, 0);
-		for (int round = 0; !err && round < 2; round++) {
-			while ((m = etm3_flow_batch(d, &el)) > 0)
-				count(c, el, (size_t)m);
-			err = m == -etmkit_err_eos ? 0 : m;
-			if (!err && !round)
-				err = etm3_flow_finish(d);
-		}
-		etm3_flow_free(d);
-		c->secs = bench_now() - t0;
-		return err;
-	} else {
-		struct etm4_flow_config cfg = *c4;
-		struct etm4_flow_decoder *d;
-
-		cfg.flags |= ETM4_FLOW_RANGES;
-		err = etm4_flow_alloc(&d, &cfg);
-		if (err)
-			return err;
-		err = etm4_flow_feed(d, buf, n, NULL, 0);
-		for (int round = 0; !err && round < 2; round++) {
-			while ((m = etm4_flow_batch(d, &el)) > 0)
-				count(c, el, (size_t)m);
-			err = m == -etmkit_err_eos ? 0 : m;
-			if (!err && !round)
-				err = etm4_flow_finish(d);
-		}
-		etm4_flow_free(d);
-		c->secs = bench_now() - t0;
-		return err;
-	}
+	if (c3)
+		BENCH_PAR_SERIAL(etm3, c3, ETM3_FLOW_RANGES);
+	else if (c4)
+		BENCH_PAR_SERIAL(etm4, c4, ETM4_FLOW_RANGES);
+	else
+		BENCH_PAR_SERIAL(ptm, cp, PTM_FLOW_RANGES);
+	c->secs = bench_now() - t0;
+	return err;
 }
 
 static int session_sink(void *ctx, uint8_t id, const struct etmkit_elem *el,
@@ -131,8 +125,7 @@ static int session_sink(void *ctx, uint8_t id, const struct etmkit_elem *el,
 /* The session line: @buf fed unformatted, 1 MiB a feed, as a file is
  * read. */
 static int session_run(const struct bench_par *bp,
-		       const struct etm3_flow_config *f3,
-		       const struct etm4_flow_config *f4, const uint8_t *buf,
+		       const struct etmkit_par_config *pc, const uint8_t *buf,
 		       size_t n, struct bench_par_counts *c)
 {
 	struct etmkit_session_config sc;
@@ -149,8 +142,9 @@ static int session_run(const struct bench_par *bp,
 	err = etmkit_session_alloc(&s, &sc);
 	if (err < 0)
 		return err;
-	err = f3 ? etmkit_session_add_etm3_flow(s, 0x10, f3) :
-		   etmkit_session_add_etm4_flow(s, 0x10, f4);
+	err = pc->etm3 ? etmkit_session_add_etm3_flow(s, 0x10, pc->etm3) :
+	      pc->etm4 ? etmkit_session_add_etm4_flow(s, 0x10, pc->etm4) :
+			 etmkit_session_add_ptm_flow(s, 0x10, pc->ptm);
 	for (size_t at = 0; err >= 0 && at < n; at += 1u << 20)
 		err = etmkit_session_feed(s, buf + at,
 					  n - at < (1u << 20) ? n - at :
@@ -163,11 +157,13 @@ static int session_run(const struct bench_par *bp,
 
 int bench_par_run(const struct bench_par *bp,
 		  const struct etm3_flow_config *c3,
-		  const struct etm4_flow_config *c4, const uint8_t *buf,
+		  const struct etm4_flow_config *c4,
+		  const struct ptm_flow_config *cp, const uint8_t *buf,
 		  size_t n, struct bench_par_counts *c, double *secs)
 {
 	struct etm3_flow_config f3;
 	struct etm4_flow_config f4;
+	struct ptm_flow_config fp;
 	struct etmkit_par_config pc;
 	struct etmkit_par_stats st;
 	double t0;
@@ -180,17 +176,22 @@ int bench_par_run(const struct bench_par *bp,
 		f3.flags |= ETM3_FLOW_RANGES;
 		pc.proto = etmkit_par_etm3;
 		pc.etm3 = &f3;
-	} else {
+	} else if (c4) {
 		f4 = *c4;
 		f4.flags |= ETM4_FLOW_RANGES;
 		pc.proto = etmkit_par_etm4;
 		pc.etm4 = &f4;
+	} else {
+		fp = *cp;
+		fp.flags |= PTM_FLOW_RANGES;
+		pc.proto = etmkit_par_ptm;
+		pc.ptm = &fp;
 	}
 	pc.jobs = bp->jobs;
 	pc.piece_bytes = bp->piece_kb * 1024;
 	t0 = bench_now();
 	if (bp->session) {
-		err = session_run(bp, pc.etm3, pc.etm4, buf, n, c);
+		err = session_run(bp, &pc, buf, n, c);
 		*secs = bench_now() - t0;
 		return err;
 	}

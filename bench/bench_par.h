@@ -1,9 +1,12 @@
 /* The parallel decode's bench line (include/etmkit/parallel.h), shared by
- * bench_etm3_flow, bench_etm4_flow and bench_corpus: --jobs N and
+ * bench_etm3_flow, bench_etm4_flow, bench_ptm_flow and bench_corpus:
+ * --jobs N and
  * --piece-kb K, the runner timed in the ranges form (ETMx_FLOW_RANGES),
  * printed as "etmkit-ranges-jN" (or a session: --session, printed as
- * "etmkit-split-jN" or "etmkit-worker-jN"), its instruction count and address sum
- * checked against a serial ranges decode of the same bytes. */
+ * "etmkit-split-jN" or "etmkit-worker-jN"), its instruction count and
+ * address sum checked against a serial ranges decode of the same bytes.
+ * The functions take one of three flow configs (ETMv3 @c3, ETMv4/ETE
+ * @c4, PTM @cp; the others NULL). */
 #ifndef ETMKIT_BENCH_PAR_H
 #define ETMKIT_BENCH_PAR_H
 
@@ -35,17 +38,19 @@ struct bench_par_counts {
 };
 
 /* The serial ranges decode (untimed) of @buf[0..@n) for the check: one
- * of @c3, @c4 is set (its flags get ETMx_FLOW_RANGES). Returns 0 or a
- * negative error. */
+ * of @c3, @c4, @cp is set (its flags get the RANGES flag). Returns 0 or
+ * a negative error. */
 int bench_par_serial(const struct etm3_flow_config *c3,
-		     const struct etm4_flow_config *c4, const uint8_t *buf,
+		     const struct etm4_flow_config *c4,
+		     const struct ptm_flow_config *cp, const uint8_t *buf,
 		     size_t n, struct bench_par_counts *c);
 
 /* One timed run of the runner on @buf; returns 0 or a negative error,
  * the seconds in *@secs. */
 int bench_par_run(const struct bench_par *bp,
 		  const struct etm3_flow_config *c3,
-		  const struct etm4_flow_config *c4, const uint8_t *buf,
+		  const struct etm4_flow_config *c4,
+		  const struct ptm_flow_config *cp, const uint8_t *buf,
 		  size_t n, struct bench_par_counts *c, double *secs);
 
 /* Print the line (@who the bench's prefix), and MISMATCH when @c differs

@@ -14,7 +14,10 @@
  * The consumer counts instructions and sums their addresses, so every
  * element is read. etmkit decodes one insn element per instruction and
  * PTM_FLOW_RANGES (insn_range elements, the form of OpenCSD's output);
- * both must give the same instructions, and OpenCSD as many.
+ * both must give the same instructions, and OpenCSD as many. With --jobs
+ * N, also the parallel decode (parallel.h, bench_par.h) in the ranges
+ * form, on N threads, or through a session (--session split|worker),
+ * timed in the same runs and checked against a serial ranges decode.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -23,6 +26,7 @@
 
 #include "etmkit/flow.h"
 #include "bench_common.h"
+#include "bench_par.h"
 
 #ifdef ETMKIT_HAVE_OPENCSD
 #include "ocsd_flow_peer.h"
@@ -52,6 +56,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: bench_ptm_flow [--shared DIR] [--snapshot NAME] [--id ID]"
 		" [--mb N] [--ocsd-mb N] [--runs N]\n"
+		"       [--jobs N] [--piece-kb K] [--session split|worker]\n"
 		"  --shared DIR     folder holding testdata/ (default: "
 		"$ETMKIT_SHARED, else %s)\n"
 		"  --snapshot NAME  tc2-ptm-rstk-t32 (default), TC2 or Snowball\n"
@@ -60,8 +65,28 @@ static void usage(FILE *f)
 		"  --mb N           MiB of repeated trace for etmkit (default 128)\n"
 		"  --ocsd-mb N      MiB for OpenCSD (default 8; it is the slow "
 		"one)\n"
-		"  --runs N         timed runs per decoder, best kept (default 3)\n",
+		"  --runs N         timed runs per decoder, best kept (default 3)\n"
+		"  --jobs N         also the parallel decode (parallel.h), ranges "
+		"form, N threads\n"
+		"  --piece-kb K     its piece size (default 32)\n"
+		"  --session M      time it through a session (session.h) "
+		"instead:\n"
+		"                     split: split_source; worker: one worker\n",
 		ETMKIT_BENCH_SHARED_DIR);
+}
+
+/* --snapshot, --jobs, --piece-kb and --session. */
+struct ptm_options {
+	const char *snap;
+	struct bench_par bp;
+};
+
+static int ptm_option(void *ctx, const char *a, const char *val)
+{
+	struct ptm_options *po = ctx;
+	int r = bench_par_option(&po->bp, a, val);
+
+	return r ? r : bench_snapshot_option(&po->snap, a, val);
 }
 
 /* Timed consumer of insn elements: every element read (zero-copy
@@ -256,18 +281,19 @@ int main(int argc, char **argv)
 	struct source s;
 	struct ptm_flow_config rcfg;
 	struct flow_counts one, two, total, rtotal;
-	const char *snap = "tc2-ptm-rstk-t32";
-	double best = 0.0, best_r = 0.0;
+	struct ptm_options po = { "tc2-ptm-rstk-t32", { 0, 0, 0 } };
+	struct bench_par_counts pref, ptot;
+	double best = 0.0, best_r = 0.0, best_p = 0.0;
 	uint64_t per_copy;
 	int status = 1, err;
 
 	memset(&in, 0, sizeof(in));
 	memset(&s, 0, sizeof(s));
 	if (bench_parse_args("bench_ptm_flow", argc, argv, &o, 8.0,
-			     bench_snapshot_option, &snap, usage))
+			     ptm_option, &po, usage))
 		return 2;
-	if (open_source(o.shared, snap, o.id == 0x10 &&
-			!strcmp(snap, "tc2-ptm-rstk-t32") ? 0 : o.id, o.mb,
+	if (open_source(o.shared, po.snap, o.id == 0x10 &&
+			!strcmp(po.snap, "tc2-ptm-rstk-t32") ? 0 : o.id, o.mb,
 			&s, &in))
 		goto out;
 	rcfg = s.cfg;
@@ -320,6 +346,14 @@ int main(int argc, char **argv)
 		if (bench_keep_best("ptm_flow", err, bench_now() - t0, r,
 				    &best_r))
 			goto out;
+		if (po.bp.jobs) {
+			double t;
+
+			err = bench_par_run(&po.bp, NULL, NULL, &s.cfg, in.buf,
+					    in.n, &ptot, &t);
+			if (bench_keep_best("ptm_flow", err, t, r, &best_p))
+				goto out;
+		}
 #ifdef ETMKIT_HAVE_OPENCSD
 		t0 = bench_now();
 		if (ocsd_flow_peer_ptm(in.buf, on, pc->etmcr, pc->etmidr,
@@ -358,6 +392,17 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	status = 0;
+	if (po.bp.jobs) {
+		if ((err = bench_par_serial(NULL, NULL, &s.cfg, in.buf, in.n,
+					    &pref))) {
+			fprintf(stderr, "ptm_flow: etmkit: %s\n",
+				etmkit_errstr(err));
+			status = 1;
+			goto out;
+		}
+		status |= bench_par_report("ptm_flow", &po.bp, (double)in.n,
+					   best_p, &ptot, &pref, o.runs);
+	}
 #ifdef ETMKIT_HAVE_OPENCSD
 	{
 		char note[128];
@@ -372,6 +417,13 @@ int main(int argc, char **argv)
 	printf("ptm_flow  ratio    %.1fx  (etmkit-ranges / opencsd: ranges on "
 	       "both sides)\n", ((double)rtotal.insns / best_r) /
 				 ((double)ototal.insns / best_o));
+	if (po.bp.jobs)
+		printf("ptm_flow  ratio    %.1fx  (etmkit-%s-j%u / opencsd, "
+		       "instructions per second)\n",
+		       ((double)ptot.insns / best_p) /
+			       ((double)ototal.insns / best_o),
+		       po.bp.session == 2 ? "split" :
+		       po.bp.session	  ? "worker" : "ranges", po.bp.jobs);
 	if (oone.insns != one.insns || operc != per_copy) {
 		printf("ptm_flow  MISMATCH: instructions in one copy: etmkit %"
 		       PRIu64 ", opencsd %" PRIu64 "; per further copy: etmkit %"

@@ -1,7 +1,8 @@
 /* libFuzzer target: the parallel decode (include/etmkit/parallel.h) must
  * give exactly the serial decode's elements and statistics, whatever the
  * bytes. Input:
- *   [0] bits 0-1: protocol (ETMv3, ETMv4 A64, ETE, ETMv4 A32/T32);
+ *   [0] bits 0-1: protocol (ETMv3, ETMv4 A64, ETE, ETMv4 A32/T32), or
+ *       PTM when bit 4 is set;
  *       bit 2: ranges form; bit 3: trace = the input's bytes themselves
  *       (random bytes under the configuration), else an encoder stream
  *   [1..4] the configuration's option bits (tests/parallel/par_gen.h)
@@ -50,7 +51,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	nwalk = size - 8;
 	opt = (uint32_t)data[1] | (uint32_t)data[2] << 8 |
 	      (uint32_t)data[3] << 16 | (uint32_t)data[4] << 24;
-	if (par_gen(&s, data[0] & 3, opt, 16 + 4u * data[5],
+	if (par_gen(&s, data[0] & 16 ? 4u : data[0] & 3u, opt,
+		    16 + 4u * data[5],
 		    (data[0] & 8) ? (const uint8_t *)"" : walk,
 		    (data[0] & 8) ? 0 : nwalk)) {
 		par_gen_free(&s);
@@ -79,8 +81,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	c.proto = s.proto;
 	s.c3.flags = (data[0] & 4) ? ETM3_FLOW_RANGES : 0;
 	s.c4.flags = (data[0] & 4) ? ETM4_FLOW_RANGES : 0;
+	s.cp.flags = (data[0] & 4) ? PTM_FLOW_RANGES : 0;
 	c.etm3 = &s.c3;
 	c.etm4 = &s.c4;
+	c.ptm = &s.cp;
 	pieces[0] = 1 + data[7] % 64;
 	pieces[1] = 200;
 	pieces[2] = 2000;

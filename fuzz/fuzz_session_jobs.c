@@ -4,7 +4,8 @@
  * same frame events, and the same return from every call (or, when a
  * callback stops the decode, the same first error, returned by every call
  * from then on). The first bytes choose the framing, the sources (ETMv3,
- * ETMv4, ETE on IDs 0x10-0x12), the feed size, breaks and losses between
+ * ETMv4, ETE or PTM on IDs 0x10-0x12: [2 + i] % 3, or PTM with bit 3;
+ * bit 2 the ranges form; [6 + i] the registers), the feed size, breaks and losses between
  * feeds, stop_on_error, on_elems or on_elem, frame events and a callback
  * that stops; the rest is the buffer, whose first 4 KiB are also the
  * program image at 0 (so the decoders walk code). A session of one source
@@ -32,10 +33,31 @@ struct knobs {
 
 static void add(struct etmkit_session *s, const struct knobs *k, unsigned i)
 {
-	uint8_t sel = k->b[2 + i];
+	uint8_t sel = k->b[2 + i], r = k->b[6 + i];
 	uint8_t id = (uint8_t)(0x10 + i);
 
-	if (sel % 3 == 0) {
+	if (sel & 8) {
+		struct ptm_flow_config fc;
+
+		/* [6 + i]: bit 0 cycle-accurate, 1-2 the context ID size, 3
+		 * branch broadcast, 4 timestamps, 5 return stack, 6 VMID,
+		 * 7 PFTv1.1 (64-bit binary timestamps, Hyp bits). */
+		ptm_flow_config_init(&fc);
+		fc.ptm.etmcr = (r & 1 ? PTM_ETMCR_CYCLE_ACCURATE : 0) |
+			       (uint32_t)((r >> 1) & 3) << PTM_ETMCR_CID_SHIFT |
+			       (r & 8 ? PTM_ETMCR_BRANCH_BROADCAST : 0) |
+			       (r & 16 ? PTM_ETMCR_TIMESTAMP : 0) |
+			       (r & 32 ? PTM_ETMCR_RETURN_STACK : 0) |
+			       (r & 64 ? PTM_ETMCR_VMID : 0);
+		fc.ptm.etmidr = r & 128 ? 0x411cf312u : 0x411cf301u;
+		fc.ptm.etmccer = r & 128 ? PTM_ETMCCER_TS_64BIT |
+					   PTM_ETMCCER_TS_BINARY |
+					   PTM_ETMCCER_VIRT_EXT : 0;
+		fc.image = k->img;
+		fc.cache_bytes = 64 << 10;
+		fc.flags = (sel >> 2) & 1 ? PTM_FLOW_RANGES : 0;
+		etmkit_session_add_ptm_flow(s, id, &fc);
+	} else if (sel % 3 == 0) {
 		struct etm3_flow_config fc;
 
 		etm3_flow_config_init(&fc);

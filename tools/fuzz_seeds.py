@@ -334,6 +334,18 @@ def parallel_seeds(outdir):
             walk = bytes(rng.randrange(256) for _ in range(3000))
             write(outdir, "fuzz_parallel", "p%d-m%d" % (proto, mode),
                   hdr + walk)
+    # PTM ([0] bit 4): the options that outlive an I-sync on in turn
+    # (opt bytes [1..4]: return stack 0x8000, timestamps 0x2000, VMID
+    # 0x4000, context IDs 0x300; par_gen.h), both forms.
+    rng = random.Random(20261129)
+    for n, extra in enumerate((0x8000, 0x2000, 0x4000, 0x300, 0xf301)):
+        for mode in (0, 4):
+            o = rng.randrange(1 << 32) | extra
+            hdr = bytes([16 | mode] + list(o.to_bytes(4, "little")) +
+                        [12, rng.randrange(4), rng.randrange(256)])
+            walk = bytes(rng.randrange(256) for _ in range(3000))
+            write(outdir, "fuzz_parallel", "ptm%d-m%d" % (n, mode),
+                  hdr + walk)
 
 
 def exec_text_seeds(outdir, root):
@@ -555,14 +567,25 @@ def main():
             with open(os.path.join(d, fn), "rb") as f:
                 write(outdir, target, fn, f.read(65536))
     # Real captures, when ../shared is there.
+    # PTM: TC2's formatted buffer with PTM sources on 0x10-0x12 (its
+    # ETMv3 bytes decoded as PTM: errors and resyncs) and one source with
+    # split_source ([9] bit 7); Snowball's, its PTM 0x10 with the
+    # cycle-accurate PFTv1.0 registers, alone with split_source.
     for snap, knobs in (("etmv3/TC2", [0x01, 100, 0, 0, 0, 0x10, 0x10, 0x10,
                                        0, 1, 2, 0]),
                         ("etmv4/juno_r1_1", [0x21, 140, 1, 1, 1, 0, 0, 0, 0,
-                                             5, 2, 0])):
+                                             5, 2, 0]),
+                        ("etmv3/TC2", [0x01, 100, 8, 12, 8, 0x91, 0x31, 0x13,
+                                       0, 0x81, 2, 0]),
+                        ("ptm/Snowball", [0x01, 60, 8, 0, 0, 0x11, 0, 0, 0,
+                                          0x81, 0, 0]),
+                        ("ptm/Snowball", [0x21, 60, 12, 0, 0, 0x11, 0, 0, 0,
+                                          0x81, 0, 0])):
         tb = os.path.join(shared, "testdata", snap, "cstrace.bin")
         if os.path.isfile(tb):
             with open(tb, "rb") as f:
-                write(outdir, "fuzz_session_jobs", snap.replace("/", "-"),
+                write(outdir, "fuzz_session_jobs", "%s-%02x%02x" % (
+                    snap.replace("/", "-"), knobs[0], knobs[2]),
                       bytes(knobs) + f.read(16384))
     perf_seeds(outdir, shared)
     elf_file_seeds(outdir, shared)

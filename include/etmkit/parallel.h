@@ -6,10 +6,10 @@
  *
  * Output: the elements (every field their kind uses, offsets included;
  * union bytes a kind does not use are undefined in the serial decode too)
- * and the summed statistics are those of one etm3_flow / etm4_flow
- * decoder fed the whole buffer and finished. How (src/parallel/par_internal.h): the buffer is
- * cut at A-sync + I-sync (ETMv3) or A-sync + Trace Info with SPEC 0
- * (ETMv4/ETE); each piece is decoded by a fresh decoder, and the decoder
+ * and the summed statistics are those of one etm3_flow / etm4_flow /
+ * ptm_flow decoder fed the whole buffer and finished. How
+ * (src/parallel/par_internal.h): the buffer is cut at A-sync + I-sync
+ * (ETMv3, PTM) or A-sync + Trace Info with SPEC 0 (ETMv4/ETE); each piece is decoded by a fresh decoder, and the decoder
  * of the piece before runs on a little past the cut (up to four
  * checkpoints, 64 B to 4 KiB past it). At each checkpoint the two
  * decoders' states are compared (the piece before's decoder runs on to a
@@ -45,7 +45,7 @@
  * Not covered (-etmkit_err_invalid from etmkit_par_alloc()): ETM4_FLOW_TALLY
  * and ETM4_FLOW_TRACES (their counted ranges wait across pieces and are
  * delivered out of order), image_for_context, and stop on error
- * (ETM3_CFG_STOP_ON_ERROR). The statistics blocks and cache_flushes
+ * (ETM3_CFG_STOP_ON_ERROR, ETM4_CFG_STOP_ON_ERROR, PTM_CFG_STOP_ON_ERROR). The statistics blocks and cache_flushes
  * depend on each decoder's block cache and are not summed.
  */
 #ifndef ETMKIT_PARALLEL_H
@@ -64,7 +64,8 @@ extern "C" {
 
 enum etmkit_par_protocol {
 	etmkit_par_etm3 = 1, /* etm3_flow_*: ETMv3 */
-	etmkit_par_etm4 = 2  /* etm4_flow_*: ETMv4 and ETE */
+	etmkit_par_etm4 = 2, /* etm4_flow_*: ETMv4 and ETE */
+	etmkit_par_ptm = 3   /* ptm_flow_*: PTM (PFTv1.0, PFTv1.1) */
 };
 
 struct etmkit_par_config {
@@ -86,6 +87,8 @@ struct etmkit_par_config {
 	unsigned window;           /* etmkit_par_run(): pieces decoded or
 				      waiting to be joined at once, at least
 				      jobs; 0: 2 * jobs */
+	/* Added with PTM (a smaller size: NULL): */
+	const struct ptm_flow_config *ptm;     /* proto etmkit_par_ptm */
 };
 
 /* Defaults: zeros, size. */
@@ -171,7 +174,8 @@ const struct etmkit_par_stats *etmkit_par_get_stats(const struct etmkit_par *p);
  * calling thread, in order.
  * Memory beyond the buffer: at most (window + jobs) piece objects, made
  * as they are first needed, each a flow decoder (its block cache,
- * cache_bytes), 8 state snapshots (ETMv3: 41 KiB each; ETMv4/ETE: up to
+ * cache_bytes), 8 state snapshots (ETMv3: 41 KiB each; PTM: 39 KiB
+ * each reserved, about 2 KiB written; ETMv4/ETE: up to
  * 370 KiB each reserved, a few KiB written, plus one 370 KiB scratch
  * copy) and the elements of one piece, 48 bytes each, as many as its
  * piece_bytes of trace decode to (tme_test: 1.4 insn_range elements a

@@ -195,8 +195,8 @@ int etmkit_session_add_etm4_flow(struct etmkit_session *s, uint8_t id,
  * decoder with @cfg (the image it names must outlive the session). Needs
  * on_elem or on_elems. Returns 0; -etmkit_err_invalid (neither, ID 0 or
  * >= 0x70 in framed input, already added), or ptm_flow_alloc()'s errors.
- * With jobs > 1 it is decoded by a worker (split_source does not take
- * it: parallel.h covers ETMv3 and ETMv4/ETE). */
+ * With jobs > 1 it is decoded by a worker, or, with split_source and
+ * alone, on jobs threads as the other flow sources (parallel.h). */
 int etmkit_session_add_ptm_flow(struct etmkit_session *s, uint8_t id,
 				const struct ptm_flow_config *cfg);
 

@@ -109,7 +109,8 @@ struct ptm_flow_decoder {
 	uint32_t context_id, vmid;
 
 	/* Output: q[0..n) decoded, of which the first `delivered` were handed
-	 * out by the last ptm_flow_batch(). */
+	 * out by the last ptm_flow_batch(). q is q_own unless
+	 * ptm_flow_queue_at() put it elsewhere (PTM_QUEUE elements). */
 	size_t n, delivered;
 	long open;               /* PTM_FLOW_RANGES: q[open] is a range the
 				    walk goes on extending, or -1 */
@@ -197,6 +198,12 @@ static inline void ptm_rs_flush(struct ptm_flow_decoder *d)
 	d->rs_n = 0;
 	d->rs_top = 0;
 }
+
+/* The output queue from now on: PTM_QUEUE elements at @to (NULL: the
+ * decoder's own), what the last batch delivered dropped and the rest
+ * moved there, as etm3_flow_queue_at(). The parallel decode's
+ * (par_piece.c): the decoder writes into the piece's elements. */
+void ptm_flow_queue_at(struct ptm_flow_decoder *d, struct etmkit_elem *to);
 
 /* An I-sync packet: trace (re)starts, or goes on, at its address. The
  * caller made room for PTM_PKT_ELEMS elements. */

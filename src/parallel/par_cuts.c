@@ -5,6 +5,16 @@
  *    etmv3.md 4.1), then an I-sync header, 0x08 or 0x70 with cycle count
  *    (etmv3.md 4, header table), which carries the full address and
  *    context;
+ *  - PTM: five or more 0x00 then 0x80 (IHI 0035B 4.5.1; ptm.md 4.1),
+ *    then an I-sync, header 0x08 (IHI 0035B 4.5.2; ptm.md 4.2), the one
+ *    I-sync form: its full address, state and context ID, and the
+ *    return stack empty after it (ptm_flow.c: ptm_flow_isync()). The
+ *    trace unit may put the packets it had pending between the two
+ *    (tc2-ptm-rstk-t32: 25 of its 27 A-syncs have 1 to 6 bytes of atoms
+ *    and branch addresses before their I-sync), which a fresh decoder
+ *    drops (nothing before an I-sync) and the join takes from the piece
+ *    before: an I-sync header among the PAR_PTM_ISYNC_WITHIN bytes after
+ *    the A-sync will do;
  *  - ETMv4/ETE: eleven or more 0x00 then 0x80 (etmv4-ete.md 3), then a
  *    Trace Info (header 0x01, etmv4-ete.md 5.2) whose SPEC section is 0
  *    or absent: with SPEC > 0, P0 elements traced before the cut are still
@@ -50,12 +60,26 @@ static int tinfo_spec0(const uint8_t *p, size_t n, size_t i)
 	return c7(p, n, &i, &v) && v == 0;
 }
 
+/* PTM: how far after an A-sync its I-sync may come. */
+#define PAR_PTM_ISYNC_WITHIN 16
+
+/* Whether an I-sync header (0x08) is among the PAR_PTM_ISYNC_WITHIN bytes
+ * at @p[h]. */
+static int ptm_isync_near(const uint8_t *p, size_t n, size_t h)
+{
+	size_t end = n - h > PAR_PTM_ISYNC_WITHIN ? h + PAR_PTM_ISYNC_WITHIN : n;
+
+	return memchr(p + h, 0x08, end - h) != NULL;
+}
+
 /* The first cut at or after @from, or @n. */
 static size_t next_cut(const struct etmkit_par *p, size_t from)
 {
 	const uint8_t *b = p->buf;
 	size_t n = p->n;
-	size_t need = p->cfg.proto == etmkit_par_etm3 ? 5 : 11;
+	int v3 = p->cfg.proto == etmkit_par_etm3;
+	int v4 = p->cfg.proto == etmkit_par_etm4;
+	size_t need = v4 ? 11 : 5;
 	size_t i = from;
 
 	while (i < n) {
@@ -70,9 +94,9 @@ static size_t next_cut(const struct etmkit_par *p, size_t from)
 			zeros++;
 		if (zeros >= need && j + 1 < n) {
 			size_t h = j + 1;
-			int ok = p->cfg.proto == etmkit_par_etm3 ?
-					 (b[h] == 0x08 || b[h] == 0x70) :
-					 (b[h] == 0x01 && tinfo_spec0(b, n, h));
+			int ok = v4 ? (b[h] == 0x01 && tinfo_spec0(b, n, h)) :
+				 v3 ? (b[h] == 0x08 || b[h] == 0x70) :
+				      ptm_isync_near(b, n, h);
 
 			if (ok)
 				return j - need; /* the A-sync's first zero

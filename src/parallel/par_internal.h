@@ -78,6 +78,7 @@ struct par_proto {
 
 extern const struct par_proto par_proto_etm3;
 extern const struct par_proto par_proto_etm4;
+extern const struct par_proto par_proto_ptm;
 
 /* What a piece decode leaves for the join: its elements (all it
  * delivered), and at each checkpoint the number of elements delivered by
@@ -122,6 +123,7 @@ struct etmkit_par {
 	const void *dcfg;        /* the flow decoder's config (copied) */
 	struct etm3_flow_config c3;
 	struct etm4_flow_config c4;
+	struct ptm_flow_config cp;
 	const uint8_t *buf;
 	const uint64_t *offsets;
 	uint64_t base;
@@ -142,6 +144,11 @@ struct etmkit_par {
 	struct etmkit_par_stats stats;
 	uint8_t *scratch;        /* a snapshot, for the fallback */
 };
+
+/* par_join.c: @cfg (its size checked: 0 or -etmkit_err_invalid) into
+ * @to, the fields a smaller size leaves out zeroed. */
+int par_config_copy(struct etmkit_par_config *to,
+		    const struct etmkit_par_config *cfg);
 
 /* par_join.c: etmkit_par_alloc() without its check of the flow
  * decoder's config (a decoder made and freed): the runner's first piece

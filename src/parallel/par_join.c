@@ -1,6 +1,7 @@
 /* Parallel decode: the plan (cuts), the piece objects, and the join that
  * puts the pieces' elements together in order (par_internal.h: where a
  * piece takes over from the one before, and the fallback). */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,7 +43,33 @@ static int take_config(struct etmkit_par *p)
 		p->dcfg = &p->c4;
 		return 0;
 	}
+	if (c->proto == etmkit_par_ptm) {
+		if (!c->ptm || c->ptm->size < sizeof(p->cp))
+			return -etmkit_err_invalid;
+		p->cp = *c->ptm;
+		if (p->cp.image_for_context ||
+		    (p->cp.ptm.flags & PTM_CFG_STOP_ON_ERROR))
+			return -etmkit_err_invalid;
+		p->proto = &par_proto_ptm;
+		p->dcfg = &p->cp;
+		return 0;
+	}
 	return -etmkit_err_invalid;
+}
+
+int par_config_copy(struct etmkit_par_config *to,
+		    const struct etmkit_par_config *cfg)
+{
+	/* The fields before ptm came first: a caller built then has a
+	 * smaller size (parallel.h). */
+	size_t min = offsetof(struct etmkit_par_config, ptm);
+
+	if (!cfg || cfg->size < min)
+		return -etmkit_err_invalid;
+	memset(to, 0, sizeof(*to));
+	memcpy(to, cfg, cfg->size < sizeof(*to) ? cfg->size : sizeof(*to));
+	to->size = sizeof(*to);
+	return 0;
 }
 
 int par_plan(struct etmkit_par **out, const struct etmkit_par_config *cfg,
@@ -52,13 +79,16 @@ int par_plan(struct etmkit_par **out, const struct etmkit_par_config *cfg,
 	struct etmkit_par *p;
 	int rc;
 
-	if (!out || !cfg || cfg->size < sizeof(*cfg) || (!buf && n))
+	if (!out || !cfg || (!buf && n))
 		return -etmkit_err_invalid;
 	*out = NULL;
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return -etmkit_err_nomem;
-	p->cfg = *cfg;
+	if (par_config_copy(&p->cfg, cfg)) {
+		free(p);
+		return -etmkit_err_invalid;
+	}
 	if (!p->cfg.piece_bytes)
 		p->cfg.piece_bytes = (size_t)PAR_PIECE_DEFAULT;
 	p->buf = buf;

@@ -1,5 +1,6 @@
-/* Parallel decode, internal: normalising what two decoders' states
- * share (par_state3.c, par_state4.c): the packet decoder's input side and
+/* Parallel decode, internal: what the protocols' struct par_proto
+ * (par_state3.c, par_state4.c, par_state_ptm.c) share: the calls passed
+ * on to the flow API, and normalising the packet decoder's input side and
  * the elements waiting in an output queue. Stale bytes (past a length,
  * behind a flag that says unused) are cleared so that equal states compare
  * equal; nothing read later is cleared. */
@@ -20,6 +21,63 @@ static inline void par_seg(void *dst, const void *src, size_t from,
 {
 	memcpy((uint8_t *)dst + from, (const uint8_t *)src + from, to - from);
 }
+
+/* The struct par_proto functions that only pass the call on to protocol
+ * @P's flow API (@P##_flow_*: etm3, etm4, ptm, whose functions have the
+ * same shape), named @P##_par_*; @ROOM is the decoder's queue room
+ * (queue_room()). The protocol's file adds stats and snap. */
+#define PAR_FLOW_CALLS(P, ROOM)                                             \
+	static int P##_par_alloc(void **dec, const void *cfg)               \
+	{                                                                   \
+		return P##_flow_alloc((struct P##_flow_decoder **)dec, cfg);  \
+	}                                                                   \
+	static void P##_par_free(void *dec)                                 \
+	{                                                                   \
+		P##_flow_free(dec);                                         \
+	}                                                                   \
+	static int P##_par_feed(void *dec, const uint8_t *buf, size_t n,    \
+				const uint64_t *offsets, uint64_t base)     \
+	{                                                                   \
+		return P##_flow_feed(dec, buf, n, offsets, base);           \
+	}                                                                   \
+	static int P##_par_finish(void *dec)                                \
+	{                                                                   \
+		return P##_flow_finish(dec);                                \
+	}                                                                   \
+	static int P##_par_gap(void *dec)                                   \
+	{                                                                   \
+		return P##_flow_gap(dec);                                   \
+	}                                                                   \
+	static void P##_par_reset(void *dec)                                \
+	{                                                                   \
+		P##_flow_reset(dec);                                        \
+	}                                                                   \
+	static int P##_par_batch(void *dec, const struct etmkit_elem **el)  \
+	{                                                                   \
+		return P##_flow_batch(dec, el);                             \
+	}                                                                   \
+	static void P##_par_queue_at(void *dec, struct etmkit_elem *to)     \
+	{                                                                   \
+		P##_flow_queue_at(dec, to);                                 \
+	}                                                                   \
+	static size_t P##_par_queue_room(void)                              \
+	{                                                                   \
+		return (ROOM);                                              \
+	}
+
+/* struct par_proto par_proto_@P of PAR_FLOW_CALLS(@P)'s functions and the
+ * protocol's @STATS, @SCRATCH (scratch_bytes), @SNAPB (snap_bytes) and
+ * @SNAP. */
+#define PAR_PROTO_OF(P, STATS, SCRATCH, SNAPB, SNAP)                        \
+	const struct par_proto par_proto_##P = {                            \
+		.alloc = P##_par_alloc, .free = P##_par_free,               \
+		.feed = P##_par_feed, .finish = P##_par_finish,             \
+		.gap = P##_par_gap, .reset = P##_par_reset,                 \
+		.batch = P##_par_batch, .queue_at = P##_par_queue_at,       \
+		.queue_room = P##_par_queue_room, .stats = (STATS),         \
+		.scratch_bytes = (SCRATCH), .snap_bytes = (SNAPB),          \
+		.snap = (SNAP)                                              \
+	}
 
 /* Append @n bytes of @p to a packed state at @o; returns its new end. */
 static inline uint8_t *par_put(uint8_t *o, const void *p, size_t n)
@@ -107,6 +165,22 @@ static inline void par_norm_elem(struct etmkit_elem *e)
 		break;
 	}
 	*e = c;
+}
+
+/* Append the elements @q[0..@n) of a decoder's queue (decoded, not
+ * delivered), each as its kind uses it (par_norm_elem()), to a packed
+ * state at @o; returns its new end. */
+static inline uint8_t *par_put_queue(uint8_t *o, const struct etmkit_elem *q,
+				     size_t n)
+{
+	for (size_t e = 0; e < n; e++) {
+		struct etmkit_elem el = q[e];
+
+		par_norm_elem(&el);
+		memcpy(o, &el, sizeof(el));
+		o += sizeof(el);
+	}
+	return o;
 }
 
 #endif

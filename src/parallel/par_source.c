@@ -20,9 +20,11 @@
 #define PAR_SOURCE_OFFS 4
 
 struct par_source {
-	struct etmkit_par_config cfg;   /* its flow config points at c3, c4 */
+	struct etmkit_par_config cfg;   /* its flow config points at c3, c4,
+					   cp */
 	struct etm3_flow_config c3;
 	struct etm4_flow_config c4;
+	struct ptm_flow_config cp;
 	etmkit_par_sink_fn sink;
 	void *ctx;
 	struct etmkit_par *plan0;       /* an empty plan: for piece objects
@@ -51,13 +53,17 @@ int par_source_alloc(struct par_source **out,
 	size_t window;
 	int rc;
 
-	if (!out || !cfg || cfg->size < sizeof(*cfg))
+	if (!out || !cfg)
 		return -etmkit_err_invalid;
 	*out = NULL;
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -etmkit_err_nomem;
-	s->cfg = *cfg;
+	if (par_config_copy(&s->cfg, cfg)) {
+		free(s);
+		return -etmkit_err_invalid;
+	}
+	cfg = &s->cfg;
 	if (cfg->proto == etmkit_par_etm3 && cfg->etm3) {
 		s->c3 = *cfg->etm3;
 		s->cfg.etm3 = &s->c3;
@@ -65,6 +71,10 @@ int par_source_alloc(struct par_source **out,
 	if (cfg->proto == etmkit_par_etm4 && cfg->etm4) {
 		s->c4 = *cfg->etm4;
 		s->cfg.etm4 = &s->c4;
+	}
+	if (cfg->proto == etmkit_par_ptm && cfg->ptm) {
+		s->cp = *cfg->ptm;
+		s->cfg.ptm = &s->cp;
 	}
 	s->sink = sink;
 	s->ctx = ctx;

@@ -14,51 +14,7 @@
 #include "parallel/par_internal.h"
 #include "parallel/par_norm.h"
 
-static int p3_alloc(void **dec, const void *cfg)
-{
-	return etm3_flow_alloc((struct etm3_flow_decoder **)dec, cfg);
-}
-
-static void p3_free(void *dec)
-{
-	etm3_flow_free(dec);
-}
-
-static int p3_feed(void *dec, const uint8_t *buf, size_t n,
-		   const uint64_t *offsets, uint64_t base)
-{
-	return etm3_flow_feed(dec, buf, n, offsets, base);
-}
-
-static int p3_finish(void *dec)
-{
-	return etm3_flow_finish(dec);
-}
-
-static int p3_gap(void *dec)
-{
-	return etm3_flow_gap(dec);
-}
-
-static void p3_reset(void *dec)
-{
-	etm3_flow_reset(dec);
-}
-
-static int p3_batch(void *dec, const struct etmkit_elem **elems)
-{
-	return etm3_flow_batch(dec, elems);
-}
-
-static void p3_queue_at(void *dec, struct etmkit_elem *to)
-{
-	etm3_flow_queue_at(dec, to);
-}
-
-static size_t p3_queue_room(void)
-{
-	return FLOW_QUEUE;
-}
+PAR_FLOW_CALLS(etm3, FLOW_QUEUE)
 
 static void p3_stats(const void *dec, uint64_t out[PAR_NSTATS])
 {
@@ -194,20 +150,8 @@ static long p3_snap(const void *dec, void *scratch, uint8_t *out)
 	o = par_put(o, (const uint8_t *)k + KOFF(in), sizeof(*k) - KOFF(in));
 	/* The elements decoded and not delivered (held back for a Cancel)
 	 * are compared; the rest of the queue is stale. */
-	for (size_t e = 0; e < d->n; e++) {
-		struct etmkit_elem el = d->q[e];
-
-		par_norm_elem(&el);
-		o = par_put(o, &el, sizeof(el));
-	}
+	o = par_put_queue(o, d->q, d->n);
 	return (long)(o - out);
 }
 
-const struct par_proto par_proto_etm3 = {
-	.alloc = p3_alloc, .free = p3_free, .feed = p3_feed,
-	.finish = p3_finish, .gap = p3_gap, .reset = p3_reset,
-	.batch = p3_batch, .queue_at = p3_queue_at,
-	.queue_room = p3_queue_room, .stats = p3_stats,
-	.scratch_bytes = p3_scratch_bytes, .snap_bytes = p3_snap_bytes,
-	.snap = p3_snap
-};
+PAR_PROTO_OF(etm3, p3_stats, p3_scratch_bytes, p3_snap_bytes, p3_snap);

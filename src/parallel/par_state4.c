@@ -12,51 +12,7 @@
 #include "parallel/par_internal.h"
 #include "parallel/par_norm.h"
 
-static int p4_alloc(void **dec, const void *cfg)
-{
-	return etm4_flow_alloc((struct etm4_flow_decoder **)dec, cfg);
-}
-
-static void p4_free(void *dec)
-{
-	etm4_flow_free(dec);
-}
-
-static int p4_feed(void *dec, const uint8_t *buf, size_t n,
-		   const uint64_t *offsets, uint64_t base)
-{
-	return etm4_flow_feed(dec, buf, n, offsets, base);
-}
-
-static int p4_finish(void *dec)
-{
-	return etm4_flow_finish(dec);
-}
-
-static int p4_gap(void *dec)
-{
-	return etm4_flow_gap(dec);
-}
-
-static void p4_reset(void *dec)
-{
-	etm4_flow_reset(dec);
-}
-
-static int p4_batch(void *dec, const struct etmkit_elem **elems)
-{
-	return etm4_flow_batch(dec, elems);
-}
-
-static void p4_queue_at(void *dec, struct etmkit_elem *to)
-{
-	etm4_flow_queue_at(dec, to);
-}
-
-static size_t p4_queue_room(void)
-{
-	return F4_OUT_ROOM;
-}
+PAR_FLOW_CALLS(etm4, F4_OUT_ROOM)
 
 static void p4_stats(const void *dec, uint64_t out[PAR_NSTATS])
 {
@@ -198,20 +154,8 @@ static long p4_snap(const void *dec, void *scratch, uint8_t *out)
 			sizeof(d->spec[0]));
 	for (i = 0; i < ndone; i++)
 		o = par_put(o, &d->done[d->dh + i], sizeof(d->done[0]));
-	for (size_t e = 0; e < d->n; e++) {
-		struct etmkit_elem el = d->out[e];
-
-		par_norm_elem(&el);
-		o = par_put(o, &el, sizeof(el));
-	}
+	o = par_put_queue(o, d->out, d->n);
 	return (long)(o - out);
 }
 
-const struct par_proto par_proto_etm4 = {
-	.alloc = p4_alloc, .free = p4_free, .feed = p4_feed,
-	.finish = p4_finish, .gap = p4_gap, .reset = p4_reset,
-	.batch = p4_batch, .queue_at = p4_queue_at,
-	.queue_room = p4_queue_room, .stats = p4_stats,
-	.scratch_bytes = p4_scratch_bytes, .snap_bytes = p4_snap_bytes,
-	.snap = p4_snap
-};
+PAR_PROTO_OF(etm4, p4_stats, p4_scratch_bytes, p4_snap_bytes, p4_snap);

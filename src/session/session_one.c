@@ -14,7 +14,8 @@
  * on_frame_event or stop_on_error (an event after every frame, each a
  * flush, and errors returned by the call that meets them), and flow
  * configs the parallel decode does not cover (include/etmkit/parallel.h:
- * image_for_context, ETM4_FLOW_TALLY, ETM4_FLOW_TRACES). */
+ * image_for_context, ETM4_FLOW_TALLY, ETM4_FLOW_TRACES). ETMv3, ETMv4/ETE
+ * and PTM flow sources are taken. */
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +71,9 @@ int so_start(struct etmkit_session *s, unsigned jobs,
 	} else if (src->kind == src_etm4_flow) {
 		pc.proto = etmkit_par_etm4;
 		pc.etm4 = &src->fc.etm4;
+	} else if (src->kind == src_ptm_flow) {
+		pc.proto = etmkit_par_ptm;
+		pc.ptm = &src->fc.ptm;
 	} else {
 		return 0;
 	}

@@ -16,7 +16,10 @@ perf-data` from an execution record (ETE on two CPUs, raw TRBE-like AUX
 records and formatted ones), and damaged copies of TC2's buffer (bytes
 overwritten: decode errors and frame errors), decoded with and without
 --stop-on-error. One-source: tme_test (ETE, 83 000 lines: 40 batches of
-the pool's) and juno-uname-001 (ETMv4). Each command line runs at every
+the pool's) and juno-uname-001 (ETMv4). PTM: the TC2 snapshot's source
+0x13 (decoded with the others), Snowball (two PTM sources, PFTv1.0) and
+tc2-ptm-rstk-t32 (one, return stack on, unformatted), decode, profile
+and coverage, and a damaged copy of Snowball. Each command line runs at every
 thread count; the first difference fails the test with the command line.
 
 Usage: jobs_same.py --etmkit ETMKIT --shared SHARED_DIR --work DIR
@@ -72,14 +75,17 @@ def profile_forms(inp):
 def damaged(shared, work):
     """Copies of TC2 with bytes of its buffer overwritten: one where the
     packets go wrong (every 997th byte), one where frames do too (a run
-    of 0xFF, a bad frame ID, in the middle)."""
+    of 0xFF, a bad frame ID, in the middle); and of Snowball (PTM), its
+    packets gone wrong."""
     out = []
-    src = os.path.join(shared, "testdata", "etmv3", "TC2")
-    for name, spoil in (("tc2_bytes", lambda b: [b.__setitem__(i, b[i] ^ 0x5A)
-                                                 for i in range(500, len(b),
-                                                                997)]),
-                        ("tc2_frames", lambda b: b.__setitem__(
-                            slice(16000, 16100), b"\xff" * 100))):
+    xor = lambda b: [b.__setitem__(i, b[i] ^ 0x5A)
+                     for i in range(500, len(b), 997)]
+    for name, snap, spoil in (
+            ("tc2_bytes", "etmv3/TC2", xor),
+            ("tc2_frames", "etmv3/TC2", lambda b: b.__setitem__(
+                slice(16000, 16100), b"\xff" * 100)),
+            ("snowball_bytes", "ptm/Snowball", xor)):
+        src = os.path.join(shared, "testdata", *snap.split("/"))
         d = os.path.join(work, name)
         if os.path.exists(d):
             shutil.rmtree(d)
@@ -138,7 +144,9 @@ def main():
         if not os.path.exists(dst):
             os.symlink(os.path.join(perf, f), dst)
     cases = []
-    for inp in (tc2, juno):
+    snowball = ["--snapshot", os.path.join(td, "ptm", "Snowball")]
+    for inp in (tc2, juno, snowball,
+                ["--snapshot", os.path.join(td, "ptm", "tc2-ptm-rstk-t32")]):
         cases += decode_forms(inp) + profile_forms(inp)
     for snap in (os.path.join("ete", "tme_test"),
                  os.path.join("etmv4", "juno-uname-001")):

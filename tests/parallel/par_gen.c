@@ -10,6 +10,7 @@
 #include "elem_same.h"
 #include "etmkit/exec.h"
 #include "fuzz_encode.h"
+#include "par_serial.h"
 #include "ts_out.h"
 
 /* fuzz_encode_walk.c reports a broken invariant of its own through this. */
@@ -31,8 +32,44 @@ static void setup(struct setup *s, unsigned proto, uint32_t opt,
 		  uint32_t sync_period)
 {
 	memset(s, 0, sizeof(*s));
-	s->proto = (enum proto)(proto & 3);
+	s->proto = proto == 4 ? P_PTM : (enum proto)(proto & 3);
 	s->cycles = opt & 1;
+	if (s->proto == P_PTM) {
+		uint32_t cr = 0, ccer = 0;
+		unsigned code = (opt >> 1) & 3;
+
+		s->arm = code != 2;
+		s->thumb = code != 1;
+		if (opt & 1)
+			cr |= PTM_ETMCR_CYCLE_ACCURATE;
+		cr |= ((opt >> 8) & 3) << PTM_ETMCR_CID_SHIFT;
+		if (opt & 0x400)
+			cr |= PTM_ETMCR_BRANCH_BROADCAST;
+		if (opt & 0x2000)
+			cr |= PTM_ETMCR_TIMESTAMP;
+		if (opt & 0x4000)
+			cr |= PTM_ETMCR_VMID;
+		if (opt & 0x8000)
+			cr |= PTM_ETMCR_RETURN_STACK;
+		if (opt & 0x10000)
+			ccer = ((opt & 0x800) ? PTM_ETMCCER_TS_64BIT : 0) |
+			       ((opt & 0x40000) ? PTM_ETMCCER_TS_BINARY : 0);
+		if (opt & 0x1000)
+			ccer |= PTM_ETMCCER_VIRT_EXT;
+		if (opt & 0x20000)
+			ccer |= PTM_ETMCCER_DMB_WAYPOINT;
+		ptm_enc_config_init(&s->cp);
+		s->cp.etmcr = cr;
+		s->cp.etmidr = (opt & 0x10000) ? 0x411cf312u : 0x411cf301u;
+		s->cp.etmccer = ccer;
+		s->cp.sync_period = sync_period;
+		/* walk32 reads the context ID size and the Virtualization
+		 * Extensions where ETMv3 has them too (fuzz_encode.c) */
+		etm3_enc_config_init(&s->c3);
+		s->c3.etmcr = cr;
+		s->c3.etmccer = ccer;
+		return;
+	}
 	if (s->proto == P_ETM3) {
 		unsigned minor = 2 + (opt >> 1) % 4; /* 3.2 .. 3.5 */
 		uint32_t cr = 0, ccer = 0;
@@ -118,7 +155,24 @@ int par_gen(struct par_stream *s, unsigned proto, uint32_t opt,
 					     p32.r[i].base, 0))
 				return -1;
 	}
-	if (su.proto == P_ETM3) {
+	if (su.proto == P_PTM) {
+		struct ptm_enc *e;
+
+		end = walk32(&p32, &su, &in, &rc, 1);
+		err = ptm_enc_alloc(&e, &su.cp, ts_out_sink, &t);
+		for (size_t i = 0; !err && i < end; i++)
+			err = ptm_enc_put(e, &rc.r[i]);
+		if (!err)
+			err = ptm_enc_finish(e);
+		ptm_enc_free(e);
+		s->proto = etmkit_par_ptm;
+		ptm_flow_config_init(&s->cp);
+		s->cp.ptm.etmcr = su.cp.etmcr;
+		s->cp.ptm.etmidr = su.cp.etmidr;
+		s->cp.ptm.etmccer = su.cp.etmccer;
+		s->cp.image = s->img;
+		s->cp.cache_bytes = 64 * 1024;
+	} else if (su.proto == P_ETM3) {
 		struct etm3_enc *e;
 
 		end = walk32(&p32, &su, &in, &rc, 1);
@@ -197,51 +251,25 @@ static int serial(const struct etmkit_par_config *cfg, const uint8_t *buf,
 		  size_t n, struct list *l, struct etmkit_par_stats *st)
 {
 	const struct etmkit_elem *e;
+	struct par_serial d;
 	int m;
 
 	memset(st, 0, sizeof(*st));
-	if (cfg->proto == etmkit_par_etm3) {
-		struct etm3_flow_decoder *d;
-		const struct etm3_flow_stats *s;
-
-		if (etm3_flow_alloc(&d, cfg->etm3))
-			return -1;
-		for (size_t o = 0; o <= n; o += 4096) {
-			if (o < n && etm3_flow_feed(d, buf + o, n - o < 4096 ?
-						    n - o : 4096, NULL, o))
-				abort();
-			if (o + 4096 > n)
-				etm3_flow_finish(d);
-			while ((m = etm3_flow_batch(d, &e)) > 0)
-				put(l, e, (size_t)m);
-		}
-		s = etm3_flow_get_stats(d);
-		st->packets = s->packets;
-		st->insns = s->insns;
-		st->atoms_lost = s->atoms_lost;
-		etm3_flow_free(d);
-	} else {
-		struct etm4_flow_decoder *d;
-		const struct etm4_flow_stats *s;
-
-		if (etm4_flow_alloc(&d, cfg->etm4))
-			return -1;
-		for (size_t o = 0; o <= n; o += 4096) {
-			if (o < n && etm4_flow_feed(d, buf + o, n - o < 4096 ?
-						    n - o : 4096, NULL, o))
-				abort();
-			if (o + 4096 > n)
-				etm4_flow_finish(d);
-			while ((m = etm4_flow_batch(d, &e)) > 0)
-				put(l, e, (size_t)m);
-		}
-		s = etm4_flow_get_stats(d);
-		st->packets = s->packets;
-		st->insns = s->insns;
-		st->atoms_lost = s->atoms_lost;
-		st->protocol_errors = s->protocol_errors;
-		etm4_flow_free(d);
+	if (par_serial_alloc(&d, cfg)) {
+		par_serial_free(&d);
+		return -1;
 	}
+	for (size_t o = 0; o <= n; o += 4096) {
+		if (o < n && par_serial_feed(&d, buf + o, n - o < 4096 ?
+					     n - o : 4096, NULL, o))
+			abort();
+		if (o + 4096 > n)
+			par_serial_finish(&d);
+		while ((m = par_serial_batch(&d, &e)) > 0)
+			put(l, e, (size_t)m);
+	}
+	par_serial_stats(&d, st);
+	par_serial_free(&d);
 	return 0;
 }
 

@@ -24,13 +24,19 @@ struct par_stream {
 	struct image *img;
 	struct etm3_flow_config c3;
 	struct etm4_flow_config c4;
+	struct ptm_flow_config cp;
 };
 
 /* Encode a walk steered by @walk[0..@nwalk) (at most 8192 bytes used)
  * over a random program: @proto 0 ETMv3, 1 ETMv4 A64, 2 ETE, 3 ETMv4
- * A32/T32; @opt bits vary the configuration (cycle accuracy, context
- * IDs, timestamps, speculation depth...); a sync point about every
- * @sync_period bytes. Returns 0, or -1 (the configuration refused). */
+ * A32/T32, 4 PTM; @opt bits vary the configuration (cycle accuracy,
+ * context IDs, timestamps, speculation depth...; PTM: bit 0 cycle
+ * accuracy, bits 1-2 the code (A32 and T32, A32, T32), 8-9 the context
+ * ID size, 0x400 branch broadcast, 0x800 64-bit timestamps, 0x1000
+ * Virtualization Extensions, 0x2000 timestamps, 0x4000 VMID, 0x8000
+ * return stack, 0x10000 PFTv1.1, 0x20000 DMB/DSB waypoints, 0x40000
+ * binary timestamps); a sync point about every @sync_period bytes.
+ * Returns 0, or -1 (the configuration refused). */
 int par_gen(struct par_stream *s, unsigned proto, uint32_t opt,
 	    uint32_t sync_period, const uint8_t *walk, size_t nwalk);
 void par_gen_free(struct par_stream *s);

@@ -181,9 +181,13 @@ int par_check_handover(const struct etmkit_par_config *cfg,
 		       size_t nwhy)
 {
 	const struct par_proto *pr = cfg->proto == etmkit_par_etm3 ?
-					     &par_proto_etm3 : &par_proto_etm4;
+					     &par_proto_etm3 :
+				     cfg->proto == etmkit_par_ptm ?
+					     &par_proto_ptm : &par_proto_etm4;
 	const void *dcfg = cfg->proto == etmkit_par_etm3 ?
 				   (const void *)cfg->etm3 :
+			   cfg->proto == etmkit_par_ptm ?
+				   (const void *)cfg->ptm :
 				   (const void *)cfg->etm4;
 	struct side s = { pr, NULL, NULL, 0, 0 }, h = { pr, NULL, NULL, 0, 0 };
 	struct par_handover_counts c = { 0 };

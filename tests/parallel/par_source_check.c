@@ -1,12 +1,13 @@
 /* par_source_check.h: a script run on a par_source and on the serial flow
- * decoder (the public etmX_flow_* API, not par_internal.h's par_proto
- * table the par_source itself goes through). */
+ * decoder (par_serial.h: the public flow API, not par_internal.h's
+ * par_proto table the par_source itself goes through). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "etmkit/flow.h"
 #include "elem_same.h"
+#include "par_serial.h"
 #include "par_source_check.h"
 #include "parallel/par_internal.h"
 #include "ts_elems.h"
@@ -14,9 +15,7 @@
 /* The serial decoder, and its statistics summed over its resets (a
  * reset starts them afresh: flow.h etmX_flow_get_stats()). */
 struct serial {
-	int proto;
-	struct etm3_flow_decoder *d3;
-	struct etm4_flow_decoder *d4;
+	struct par_serial d;
 	struct etmkit_par_stats before_reset;
 	struct ts_elems el;
 };
@@ -45,15 +44,10 @@ static void serial_drain(struct serial *s)
 	const struct etmkit_elem *e;
 	int m;
 
-	for (;;) {
-		m = s->proto == etmkit_par_etm3 ? etm3_flow_batch(s->d3, &e) :
-						  etm4_flow_batch(s->d4, &e);
-		if (m <= 0)
-			break;
+	while ((m = par_serial_batch(&s->d, &e)) > 0)
 		for (int i = 0; i < m; i++)
 			if (ts_elems_put(&s->el, &e[i]))
 				abort();
-	}
 	if (m != -etmkit_err_eos)
 		abort(); /* no stop on error: the decoders never fail */
 }
@@ -61,53 +55,31 @@ static void serial_drain(struct serial *s)
 static void serial_stats(const struct serial *s, struct etmkit_par_stats *o)
 {
 	*o = s->before_reset;
-	if (s->proto == etmkit_par_etm3) {
-		const struct etm3_flow_stats *t = etm3_flow_get_stats(s->d3);
-
-		o->packets += t->packets;
-		o->insns += t->insns;
-		o->atoms_lost += t->atoms_lost;
-	} else {
-		const struct etm4_flow_stats *t = etm4_flow_get_stats(s->d4);
-
-		o->packets += t->packets;
-		o->insns += t->insns;
-		o->atoms_lost += t->atoms_lost;
-		o->protocol_errors += t->protocol_errors;
-	}
+	par_serial_stats(&s->d, o);
 }
 
 static void serial_feed(struct serial *s, const uint8_t *b, size_t n,
 			const uint64_t *offs, uint64_t base)
 {
-	int rc = s->proto == etmkit_par_etm3 ?
-			 etm3_flow_feed(s->d3, b, n, offs, base) :
-			 etm4_flow_feed(s->d4, b, n, offs, base);
-
-	if (rc)
+	if (par_serial_feed(&s->d, b, n, offs, base))
 		abort();
 	serial_drain(s);
 }
 
 static void serial_command(struct serial *s, enum par_cmd cmd)
 {
-	int is3 = s->proto == etmkit_par_etm3;
-
 	switch (cmd) {
 	case par_cmd_gap:
-		if (is3 ? etm3_flow_gap(s->d3) : etm4_flow_gap(s->d4))
+		if (par_serial_gap(&s->d))
 			abort();
 		break;
 	case par_cmd_finish:
-		if (is3 ? etm3_flow_finish(s->d3) : etm4_flow_finish(s->d4))
+		if (par_serial_finish(&s->d))
 			abort();
 		break;
 	case par_cmd_reset:
 		serial_stats(s, &s->before_reset);
-		if (is3)
-			etm3_flow_reset(s->d3);
-		else
-			etm4_flow_reset(s->d4);
+		par_serial_reset(&s->d);
 		break;
 	}
 	serial_drain(s);
@@ -289,16 +261,14 @@ int par_source_check(const struct etmkit_par_config *cfg, const uint8_t *buf,
 	r.rng = sc->seed * 2654435761u + 88172645463325252ull;
 	r.why = why;
 	r.nwhy = nwhy;
-	r.ser.proto = cfg->proto;
 	r.sink.fail_at = sc->fail_at;
 	if (!offs)
 		abort();
-	rc = cfg->proto == etmkit_par_etm3 ?
-		     etm3_flow_alloc(&r.ser.d3, cfg->etm3) :
-		     etm4_flow_alloc(&r.ser.d4, cfg->etm4);
+	rc = par_serial_alloc(&r.ser.d, cfg);
 	if (rc) {
 		snprintf(why, nwhy, "serial decoder refuses the config: %d",
 			 rc);
+		par_serial_free(&r.ser.d);
 		free(offs);
 		return -1;
 	}
@@ -344,8 +314,7 @@ int par_source_check(const struct etmkit_par_config *cfg, const uint8_t *buf,
 		c->fallbacks += ps->fallbacks;
 	}
 	par_source_free(r.ps);
-	etm3_flow_free(r.ser.d3);
-	etm4_flow_free(r.ser.d4);
+	par_serial_free(&r.ser.d);
 	ts_elems_free(&r.ser.el);
 	ts_elems_free(&r.sink.el);
 	free(offs);

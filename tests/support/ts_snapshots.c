@@ -42,12 +42,19 @@ int ts_each_source(const char *top, const char *const *kinds, int nkinds,
 	return opened;
 }
 
-/* The configuration of @dev into @out by its protocol: 0, or -1. */
+/* The configuration of @dev into @out by its protocol (PTM too if
+ * @ptm): 0, or -1. */
 static int source_config(const struct snapshot_device *dev,
-			 struct ts_source *out)
+			 struct ts_source *out, int ptm)
 {
 	out->proto = snapshot_device_protocol(dev);
 	switch (out->proto) {
+	case etmkit_proto_ptm:
+		if (!ptm)
+			return -1;
+		/* PTM's registers have ETMv3's names */
+		return snapshot_etm3_config(dev, &out->etm3, &out->id,
+					    NULL) ? -1 : 0;
 	case etmkit_proto_etmv3:
 		return snapshot_etm3_config(dev, &out->etm3, &out->id,
 					    NULL) ? -1 : 0;
@@ -60,8 +67,9 @@ static int source_config(const struct snapshot_device *dev,
 	}
 }
 
-int ts_source_open(const struct snapshot *ss,
-		   const struct snapshot_source *src, struct ts_source *out)
+static int source_open(const struct snapshot *ss,
+		       const struct snapshot_source *src,
+		       struct ts_source *out, int ptm)
 {
 	const struct snapshot_device *dev = snapshot_find_device(ss, src->name);
 	const struct snapshot_device *core = src->core ?
@@ -72,7 +80,7 @@ int ts_source_open(const struct snapshot *ss,
 	etm3_config_init(&out->etm3);
 	etm4_config_init(&out->etm4);
 	out->buf = snapshot_find_buffer(ss, src->buffer);
-	if (!dev || !out->buf || !core || source_config(dev, out))
+	if (!dev || !out->buf || !core || source_config(dev, out, ptm))
 		return -1;
 	if (image_alloc(&out->img))
 		abort();
@@ -81,6 +89,19 @@ int ts_source_open(const struct snapshot *ss,
 		return -2;
 	}
 	return 0;
+}
+
+int ts_source_open(const struct snapshot *ss,
+		   const struct snapshot_source *src, struct ts_source *out)
+{
+	return source_open(ss, src, out, 0);
+}
+
+int ts_source_open_ptm(const struct snapshot *ss,
+		       const struct snapshot_source *src,
+		       struct ts_source *out)
+{
+	return source_open(ss, src, out, 1);
 }
 
 void ts_source_free(struct ts_source *s)

@@ -29,9 +29,11 @@ int ts_each_source(const char *top, const char *const *kinds, int nkinds,
 /* One trace source of an open snapshot, ready to decode. */
 struct ts_source {
 	const struct snapshot_buffer *buf; /* where its trace is */
-	enum etmkit_protocol proto;        /* etmv3, etmv4 or ete */
+	enum etmkit_protocol proto;        /* etmv3, etmv4 or ete (or ptm:
+					      ts_source_open_ptm()) */
 	uint8_t id;                        /* its trace ID */
-	struct etm3_config etm3;           /* proto etmv3 (else as inited) */
+	struct etm3_config etm3;           /* proto etmv3, ptm (else as
+					      inited) */
 	struct etm4_config etm4;           /* etmv4, ete (else as inited) */
 	struct image *img;                 /* its core's memory dumps */
 };
@@ -44,6 +46,12 @@ struct ts_source {
  * nothing to free. Aborts when memory runs out. */
 int ts_source_open(const struct snapshot *ss,
 		   const struct snapshot_source *src, struct ts_source *out);
+
+/* As ts_source_open(), PTM sources taken too (proto etmkit_proto_ptm,
+ * their registers in etm3: they have ETMv3's names). */
+int ts_source_open_ptm(const struct snapshot *ss,
+		       const struct snapshot_source *src,
+		       struct ts_source *out);
 
 /* Free @s's image and zero it. */
 void ts_source_free(struct ts_source *s);

@@ -7,9 +7,10 @@
  * field) and, after each flush and command, all of them so far and its
  * statistics, whatever the chunk size (1 byte to the 8 MiB default),
  * piece size and thread count (tests/parallel/par_source_check.c). On
- * encoder round trips of ETMv3, ETMv4 A64 and A32/T32, and ETE, the same
- * with garbage inserted, random bytes, and the captures TC2 (ETMv3) and
- * juno_r1_1 (ETMv4) source 0x10. A sink's error ends it; configs the
+ * encoder round trips of ETMv3, ETMv4 A64 and A32/T32, ETE and PTM, the
+ * same with garbage inserted, random bytes, and the captures TC2 (ETMv3
+ * source 0x10, PTM 0x13), juno_r1_1 (ETMv4) source 0x10, Snowball (PTM
+ * 0x10) and tc2-ptm-rstk-t32 (PTM). A sink's error ends it; configs the
  * parallel decode does not cover are refused.
  *
  * Statistics: a serial decoder's start afresh at a reset (flow.h
@@ -116,30 +117,41 @@ static void par_cfg(struct etmkit_par_config *c, struct par_stream *s,
 	c->proto = s->proto;
 	s->c3.flags = flags;
 	s->c4.flags = flags;
+	s->cp.flags = flags;
 	c->etm3 = &s->c3;
 	c->etm4 = &s->c4;
+	c->ptm = &s->cp;
 }
 
-/* Encoder round trips of each protocol and form: ETMv3, ETMv4 A64 and
- * ETE per instruction and as ranges, ETMv4 A32/T32 as ranges (par_gen.h
- * protocols 0 to 3); two streams each, with sync points every 64 and 160
- * bytes. */
+/* Encoder round trips of each protocol and form: ETMv3, ETMv4 A64, ETE
+ * and PTM per instruction and as ranges, ETMv4 A32/T32 as ranges
+ * (par_gen.h protocols 0 to 4); two streams each, with sync points every
+ * 64 and 160 bytes; PTM four more, its options drawn so that each of the
+ * return stack, timestamps, VMID, context IDs and cycle accuracy is on in
+ * some (flags 0 and ranges: ETM3_FLOW_RANGES, ETM4_FLOW_RANGES and
+ * PTM_FLOW_RANGES are all 1). */
 static void test_round_trips(void **state)
 {
 	static const uint32_t form[][2] = {
 		{ 0, 0 }, { 0, ETM3_FLOW_RANGES }, { 1, 0 },
 		{ 1, ETM4_FLOW_RANGES }, { 2, 0 }, { 2, ETM4_FLOW_RANGES },
-		{ 3, ETM4_FLOW_RANGES },
+		{ 3, ETM4_FLOW_RANGES }, { 4, 0 }, { 4, PTM_FLOW_RANGES },
 	};
 	uint8_t walk[4000];
 	char what[64];
 
 	(void)state;
 	for (size_t f = 0; f < COUNT(form); f++)
-		for (unsigned t = 0; t < 2; t++) {
+		for (unsigned t = 0; t < (form[f][0] == 4 ? 6u : 2u); t++) {
 			struct par_stream s;
 			struct etmkit_par_config c;
 			uint32_t opt = rnd();
+
+			/* PTM: the options that survive an I-sync on in
+			 * turn (par_state_ptm.c). */
+			if (form[f][0] == 4)
+				opt |= (uint32_t[]){ 0x8000, 0x2000, 0x4000,
+						     0x300, 0x1, 0xf301 }[t];
 
 			for (size_t i = 0; i < sizeof(walk); i++)
 				walk[i] = (uint8_t)rnd();
@@ -166,7 +178,7 @@ static void test_garbage(void **state)
 	char what[64];
 
 	(void)state;
-	for (unsigned t = 0; t < 8; t++) {
+	for (unsigned t = 0; t < 10; t++) {
 		struct par_stream s;
 		struct etmkit_par_config c;
 		uint8_t *b;
@@ -174,11 +186,11 @@ static void test_garbage(void **state)
 
 		for (size_t i = 0; i < sizeof(walk); i++)
 			walk[i] = (uint8_t)rnd();
-		assert_int_equal(par_gen(&s, t % 4, rnd(), 96, walk,
+		assert_int_equal(par_gen(&s, t % 5, rnd(), 96, walk,
 					 sizeof(walk)), 0);
 		b = malloc(s.n * 2 + 64);
 		assert_non_null(b);
-		if (t < 6) {
+		if (t < 8) {
 			for (size_t i = 0; i < s.n; i++) {
 				b[n++] = s.bytes[i];
 				if (rnd() % 97 == 0) {
@@ -203,10 +215,12 @@ static void test_garbage(void **state)
 	}
 }
 
-/* Source 0x10 of the TC2 (ETMv3) and juno_r1_1 (ETMv4) captures,
- * taken out of their frames. */
+/* Source 0x10 of the TC2 (ETMv3) and juno_r1_1 (ETMv4) captures, the
+ * PTM sources TC2 0x13, Snowball 0x10 and tc2-ptm-rstk-t32 0x02, taken
+ * out of their frames (the last has none). */
 struct capture {
 	const char *snap;
+	uint8_t id;
 	int done;
 };
 
@@ -217,6 +231,7 @@ static void each_source(void *ctx, const char *name,
 	struct capture *cap = ctx;
 	struct etm3_flow_config c3;
 	struct etm4_flow_config c4;
+	struct ptm_flow_config cp;
 	struct etmkit_par_config pc;
 	struct ts_source s;
 	struct ts_stream st;
@@ -224,34 +239,47 @@ static void each_source(void *ctx, const char *name,
 	size_t n = 0;
 	char what[64];
 
-	if (strcmp(name, cap->snap) || ts_source_open(ss, src, &s))
+	if (strcmp(name, cap->snap) || ts_source_open_ptm(ss, src, &s))
 		return;
-	if (s.id != 0x10) {
+	if (s.id != cap->id) {
 		ts_source_free(&s);
 		return;
 	}
 	file = ts_read_file(s.buf->file, &n);
 	assert_non_null(file);
-	assert_int_equal(strcmp(s.buf->format, "coresight"), 0);
-	assert_int_equal(ts_stream_deformat(file, n, s.id, 0, &st), 0);
-	free(file);
+	if (strcmp(s.buf->format, "coresight")) {
+		memset(&st, 0, sizeof(st));
+		st.b = file;
+		st.n = n;
+	} else {
+		assert_int_equal(ts_stream_deformat(file, n, s.id, 0, &st), 0);
+		free(file);
+	}
 	assert_true(st.n > 1000);
 	etmkit_par_config_init(&pc);
 	etm3_flow_config_init(&c3);
 	etm4_flow_config_init(&c4);
+	ptm_flow_config_init(&cp);
 	c3.etm = s.etm3;
 	c4.etm = s.etm4;
+	cp.ptm.etmcr = s.etm3.etmcr;
+	cp.ptm.etmidr = s.etm3.etmidr;
+	cp.ptm.etmccer = s.etm3.etmccer;
 	c3.image = s.img;
 	c4.image = s.img;
+	cp.image = s.img;
 	pc.proto = s.proto == etmkit_proto_etmv3 ? etmkit_par_etm3 :
+		   s.proto == etmkit_proto_ptm	 ? etmkit_par_ptm :
 						   etmkit_par_etm4;
 	pc.etm3 = &c3;
 	pc.etm4 = &c4;
+	pc.ptm = &cp;
 	for (int form = 0; form < 2; form++) {
 		c3.flags = form ? ETM3_FLOW_RANGES : 0;
 		c4.flags = form ? ETM4_FLOW_RANGES : 0;
-		snprintf(what, sizeof(what), "%s 0x10 (%zu bytes)%s", name,
-			 st.n, form ? " ranges" : "");
+		cp.flags = form ? PTM_FLOW_RANGES : 0;
+		snprintf(what, sizeof(what), "%s 0x%02x (%zu bytes)%s", name,
+			 cap->id, st.n, form ? " ranges" : "");
 		check_all(&pc, st.b, st.n, what);
 	}
 	cap->done++;
@@ -268,8 +296,11 @@ static int shared_missing(void)
 
 static void test_captures(void **state)
 {
-	static const char *const k3[] = { "etmv3" }, *const k4[] = { "etmv4" };
-	struct capture tc2 = { "TC2", 0 }, juno = { "juno_r1_1", 0 };
+	static const char *const k3[] = { "etmv3" }, *const k4[] = { "etmv4" },
+			  *const kp[] = { "ptm" };
+	struct capture tc2 = { "TC2", 0x10, 0 }, juno = { "juno_r1_1", 0x10, 0 };
+	struct capture tc2p = { "TC2", 0x13, 0 }, snow = { "Snowball", 0x10, 0 };
+	struct capture rstk = { "tc2-ptm-rstk-t32", 0x02, 0 };
 
 	(void)state;
 	test_need(shared_missing(), ETMKIT_SHARED_DIR);
@@ -277,8 +308,17 @@ static void test_captures(void **state)
 				   each_source, &tc2) > 0);
 	assert_true(ts_each_source(ETMKIT_SHARED_DIR "/testdata", k4, 1,
 				   each_source, &juno) > 0);
+	assert_true(ts_each_source(ETMKIT_SHARED_DIR "/testdata", k3, 1,
+				   each_source, &tc2p) > 0);
+	assert_true(ts_each_source(ETMKIT_SHARED_DIR "/testdata", kp, 1,
+				   each_source, &snow) > 0);
+	assert_true(ts_each_source(ETMKIT_SHARED_DIR "/testdata", kp, 1,
+				   each_source, &rstk) > 0);
 	assert_int_equal(tc2.done, 1);
 	assert_int_equal(juno.done, 1);
+	assert_int_equal(tc2p.done, 1);
+	assert_int_equal(snow.done, 1);
+	assert_int_equal(rstk.done, 1);
 }
 
 /* The sink's error: returned by the call that met it and by every later

@@ -50,16 +50,20 @@ static struct etmkit_par_config cfg_of(const struct par_stream *s,
 {
 	static struct etm3_flow_config c3;
 	static struct etm4_flow_config c4;
+	static struct ptm_flow_config cp;
 	struct etmkit_par_config c;
 
 	etmkit_par_config_init(&c);
 	c.proto = s->proto;
 	c3 = s->c3;
 	c4 = s->c4;
+	cp = s->cp;
 	c3.flags = flow_flags;
 	c4.flags = flow_flags;
+	cp.flags = flow_flags;
 	c.etm3 = &c3;
 	c.etm4 = &c4;
+	c.ptm = &cp;
 	return c;
 }
 
@@ -79,14 +83,16 @@ static void check_all(const struct par_stream *s, const uint8_t *buf,
 			 flow_flags, why);
 }
 
-static void round_trips(unsigned proto, uint32_t flow_flags)
+/* @opt_or[t] or'ed into stream t's options (par_gen.h), or NULL. */
+static void round_trips_with(unsigned proto, uint32_t flow_flags,
+			     const uint32_t *opt_or, unsigned streams)
 {
 	uint8_t walk[4000];
 	uint64_t fallbacks = 0, joins = 0;
 
-	for (unsigned t = 0; t < 4; t++) {
+	for (unsigned t = 0; t < streams; t++) {
 		struct par_stream s;
-		uint32_t opt = rnd();
+		uint32_t opt = rnd() | (opt_or ? opt_or[t] : 0);
 
 		for (size_t i = 0; i < sizeof(walk); i++)
 			walk[i] = (uint8_t)rnd();
@@ -106,6 +112,11 @@ static void round_trips(unsigned proto, uint32_t flow_flags)
 	assert_true(fallbacks < joins);
 	all_joins += joins;
 	all_fallbacks += fallbacks;
+}
+
+static void round_trips(unsigned proto, uint32_t flow_flags)
+{
+	round_trips_with(proto, flow_flags, NULL, 4);
 }
 
 static void test_etm3(void **state)
@@ -135,6 +146,85 @@ static void test_etm4_a32(void **state)
 	round_trips(3, ETM4_FLOW_RANGES);
 }
 
+/* PTM (par_state_ptm.c): what survives an I-sync on in some streams: the
+ * return stack (opt 0x8000, emptied at each I-sync but filled between),
+ * timestamps (0x2000: compressed), VMID (0x4000), context IDs (0x300),
+ * cycle accuracy (1), and all of them. */
+static void test_ptm(void **state)
+{
+	static const uint32_t opt_or[] = { 0x8000, 0x2000, 0x4000, 0x300,
+					   0x1, 0xf301 };
+	unsigned n = sizeof(opt_or) / sizeof(opt_or[0]);
+
+	(void)state;
+	round_trips_with(4, 0, opt_or, n);
+	round_trips_with(4, PTM_FLOW_RANGES, opt_or, n);
+}
+
+/* PTM state an I-sync leaves as it is, so that a fresh decoder differs
+ * from the one that ran on from the piece before until it is traced
+ * again (par_state_ptm.c): a VMID that is not traced again after each
+ * A-sync and I-sync (a fresh decoder reports the first VMID packet as a
+ * change, the serial one not: a context element more), and a timestamp
+ * sent with its low bits only (IHI 0035B 4.5.9: the fresh decoder has no
+ * high bits). Made by hand: each A-sync (a cut, pieces of 1 byte) and
+ * I-sync followed by 100 ignore packets, then the VMID or the short
+ * timestamp, then 100 more. The join must find the checkpoint at 64
+ * bytes unequal (the state compared) and still give the serial decode. */
+static void test_ptm_survivors(void **state)
+{
+	static const uint8_t async_isync[] = { 0, 0, 0, 0, 0, 0x80, 0x08,
+					       0x00, 0x10, 0x00, 0x00, 0x01 };
+	static const uint8_t vmid[] = { 0x3c, 0x05 },
+			     ts_long[] = { 0x42, 0xff, 0xff, 0x01 },
+			     ts_short[] = { 0x42, 0x05 };
+	static const size_t one = 1;
+	static const unsigned jobs[] = { 1, 2 };
+	static uint8_t b[8192];
+	struct ptm_flow_config cp;
+	struct etmkit_par_config c;
+	char why[300];
+
+	(void)state;
+	for (int k = 0; k < 2; k++) {
+		const uint8_t *first = k ? ts_long : vmid,
+			      *again = k ? ts_short : vmid;
+		size_t lfirst = k ? sizeof(ts_long) : sizeof(vmid);
+		size_t n = 0;
+		uint64_t fallbacks = 0, joins = 0;
+
+		for (int seg = 0; seg < 20; seg++) {
+			memcpy(b + n, async_isync, sizeof(async_isync));
+			n += sizeof(async_isync);
+			memset(b + n, 0x66, 100);
+			n += 100;
+			memcpy(b + n, seg ? again : first, seg ? 2 : lfirst);
+			n += seg ? 2 : lfirst;
+			memset(b + n, 0x66, 100);
+			n += 100;
+		}
+		ptm_flow_config_init(&cp);
+		cp.ptm.etmidr = 0x411cf312u; /* PFTv1.1 */
+		cp.ptm.etmcr = k ? PTM_ETMCR_TIMESTAMP : PTM_ETMCR_VMID;
+		cp.ptm.etmccer = PTM_ETMCCER_TS_64BIT | PTM_ETMCCER_TS_BINARY;
+		etmkit_par_config_init(&c);
+		c.proto = etmkit_par_ptm;
+		c.ptm = &cp;
+		if (par_check(&c, b, n, &one, 1, jobs, 2, why, sizeof(why),
+			      &fallbacks, &joins))
+			fail_msg("%s: %s", k ? "timestamp" : "VMID", why);
+		/* Each piece's first checkpoint disagrees: the VMID one
+		 * agrees further on, the timestamp one never (the serial
+		 * decoder's high bits stay). */
+		print_message("PTM %s: %llu of %llu joins fell back\n",
+			      k ? "timestamps" : "VMID",
+			      (unsigned long long)fallbacks,
+			      (unsigned long long)joins);
+		assert_int_equal(joins, 19);
+		assert_int_equal(fallbacks, k ? 19 : 0);
+	}
+}
+
 /* The decoders' queue handover (par_handover.h), on which the pieces'
  * decode rests (par_piece.c: the decoder writes into the piece's
  * elements): each protocol and form, the queue moved before every batch,
@@ -146,7 +236,7 @@ static void test_queue_handover(void **state)
 	static const uint32_t form[][2] = {
 		{ 0, 0 }, { 0, ETM3_FLOW_RANGES }, { 1, 0 },
 		{ 1, ETM4_FLOW_RANGES }, { 2, ETM4_FLOW_RANGES },
-		{ 3, ETM4_FLOW_RANGES },
+		{ 3, ETM4_FLOW_RANGES }, { 4, 0 }, { 4, PTM_FLOW_RANGES },
 	};
 	uint8_t walk[4000];
 	char why[300];
@@ -194,14 +284,14 @@ static void test_garbage(void **state)
 	uint8_t walk[4000];
 
 	(void)state;
-	for (unsigned t = 0; t < 8; t++) {
+	for (unsigned t = 0; t < 10; t++) {
 		struct par_stream s;
 		uint8_t *b;
 		size_t n = 0, cut;
 
 		for (size_t i = 0; i < sizeof(walk); i++)
 			walk[i] = (uint8_t)rnd();
-		assert_int_equal(par_gen(&s, t % 4, rnd(), 96, walk,
+		assert_int_equal(par_gen(&s, t % 5, rnd(), 96, walk,
 					 sizeof(walk)), 0);
 		b = malloc(s.n * 2 + 64);
 		assert_non_null(b);
@@ -299,9 +389,32 @@ static void test_api(void **state)
 	par_gen_free(&s);
 }
 
+/* @b[0..@n), cut into pieces of 1 byte with protocol @proto's config
+ * (par_gen.h): cuts at @at[0] and @at[1] only. */
+static void assert_two_cuts(unsigned proto, const uint8_t *b, size_t n,
+			    const size_t at[2])
+{
+	uint8_t walk[64] = { 0 };
+	struct par_stream s;
+	struct etmkit_par_config c;
+	struct etmkit_par *p;
+
+	assert_int_equal(par_gen(&s, proto, 0, 64, walk, sizeof(walk)), 0);
+	c = cfg_of(&s, 0);
+	c.piece_bytes = 1;
+	assert_int_equal(etmkit_par_alloc(&p, &c, b, n, NULL, 0), 0);
+	assert_int_equal(etmkit_par_pieces(p), 3);
+	assert_int_equal(etmkit_par_piece_start(p, 1), at[0]);
+	assert_int_equal(etmkit_par_piece_start(p, 2), at[1]);
+	etmkit_par_free(p);
+	par_gen_free(&s);
+}
+
 /* ETMv4/ETE cuts: only at an A-sync followed by a Trace Info whose SPEC
  * is 0 or absent (etmv4-ete.md 5.2, 7.4); ETMv3: at an A-sync followed by
- * an I-sync (0x08, or 0x70 with cycle count; etmv3.md 4, 4.1). */
+ * an I-sync (0x08, or 0x70 with cycle count; etmv3.md 4, 4.1); PTM: at an
+ * A-sync with an I-sync (0x08) among the 16 bytes after it (ptm.md 4.1,
+ * 4.2; par_cuts.c). */
 static void test_cuts(void **state)
 {
 	static const uint8_t tinfo_spec2[] = { 0x01, 0x04, 0x02 };
@@ -347,9 +460,6 @@ static void test_cuts(void **state)
 
 	/* ETMv3: A-sync + I-sync, A-sync + I-sync with cycle count: cuts;
 	 * A-sync + branch address: none. */
-	assert_int_equal(par_gen(&s, 0, 0, 64, walk, sizeof(walk)), 0);
-	c = cfg_of(&s, 0);
-	c.piece_bytes = 1;
 	n = 0;
 	nat = 0;
 	b[n++] = 0x84;
@@ -365,12 +475,29 @@ static void test_cuts(void **state)
 		memset(b + n, 0x11, 6);
 		n += 6;
 	}
-	assert_int_equal(etmkit_par_alloc(&p, &c, b, n, NULL, 0), 0);
-	assert_int_equal(etmkit_par_pieces(p), 3);
-	assert_int_equal(etmkit_par_piece_start(p, 1), at[0]);
-	assert_int_equal(etmkit_par_piece_start(p, 2), at[1]);
-	etmkit_par_free(p);
-	par_gen_free(&s);
+	assert_two_cuts(0, b, n, at);
+
+	/* PTM: A-sync + I-sync, A-sync + the packets the trace unit had
+	 * pending + I-sync within 16 bytes: cuts; A-sync + 16 bytes and more
+	 * before one, A-sync + I-sync with 0x70 (no PTM header): none. */
+	n = 0;
+	nat = 0;
+	b[n++] = 0x84;
+	for (int k = 0; k < 4; k++) {
+		size_t before = k == 1 ? 15 : k == 2 ? 16 : 0;
+
+		if (k < 2)
+			at[nat++] = n;
+		memset(b + n, 0, 5);
+		n += 5;
+		b[n++] = 0x80;
+		memset(b + n, 0x84, before);
+		n += before;
+		b[n++] = k == 3 ? 0x70 : 0x08;
+		memset(b + n, 0x11, 6);
+		n += 6;
+	}
+	assert_two_cuts(4, b, n, at);
 }
 
 /* Every element @dec delivers, appended to @out (at most @cap). */
@@ -401,7 +528,8 @@ static void reset_is_fresh(unsigned proto, uint32_t opt)
 	static struct etmkit_elem ea[1u << 16], eb[1u << 16];
 	uint8_t walk[3000];
 	struct par_stream s;
-	const struct par_proto *pr = proto ? &par_proto_etm4 : &par_proto_etm3;
+	const struct par_proto *pr = proto == 4 ? &par_proto_ptm :
+				     proto ? &par_proto_etm4 : &par_proto_etm3;
 	const void *cfg;
 	void *a, *b, *scratch;
 	uint8_t *sa, *sb;
@@ -411,7 +539,8 @@ static void reset_is_fresh(unsigned proto, uint32_t opt)
 	for (size_t i = 0; i < sizeof(walk); i++)
 		walk[i] = (uint8_t)rnd();
 	assert_int_equal(par_gen(&s, proto, opt, 64, walk, sizeof(walk)), 0);
-	cfg = proto ? (const void *)&s.c4 : (const void *)&s.c3;
+	cfg = proto == 4 ? (const void *)&s.cp :
+	      proto ? (const void *)&s.c4 : (const void *)&s.c3;
 	assert_int_equal(pr->alloc(&a, cfg), 0);
 	assert_int_equal(pr->alloc(&b, cfg), 0);
 	scratch = calloc(1, pr->scratch_bytes() + 1);
@@ -492,6 +621,8 @@ static void test_reset(void **state)
 	reset_is_fresh(1, 0xc0000u);
 	reset_is_fresh(2, 0xc0000u);
 	reset_is_fresh(3, 0xc0000u);
+	/* PTM with context IDs, timestamps, VMID and the return stack. */
+	reset_is_fresh(4, 0x300u | 0x2000u | 0x4000u | 0x8000u);
 }
 
 /* par_decode()'s pause (par_internal.h; the runner's calling thread joins
@@ -774,6 +905,8 @@ int main(void)
 		cmocka_unit_test(test_etm4_a64),
 		cmocka_unit_test(test_ete),
 		cmocka_unit_test(test_etm4_a32),
+		cmocka_unit_test(test_ptm),
+		cmocka_unit_test(test_ptm_survivors),
 		cmocka_unit_test(test_garbage),
 		cmocka_unit_test(test_reset),
 		cmocka_unit_test(test_queue_handover),

@@ -612,6 +612,70 @@ static void test_isync_moves_ranges(void **state)
 	ts_elems_free(&r);
 }
 
+/* The return stack across a change of memory space: a call in Secure
+ * code whose return comes, as an E atom alone, after an exception into
+ * Non-secure code (IHI 0035B 4.4; digest ptm.md 4.4: the model pops for
+ * it). The return address is looked up in the space the core is in
+ * then, as any other address: the image has no Non-secure code there, so
+ * no_image, whether or not the decoder's cache still holds the Secure
+ * block it noted at the call (it does here: the call ran once before
+ * and its return's block was linked). The output may not depend on the
+ * cache: the parallel decode takes it as a function of the state it
+ * compares (par_state_ptm.c), which leaves the cache out. */
+static const uint32_t rs_secure[] = {
+	0xeb000002, /* 0x8000 bl 0x8010: pushes 0x8004 */
+	0xeafffffd, /* 0x8004 b 0x8000 */
+	0xe1a00000, /* 0x8008 nop */
+	0xe1a00000, /* 0x800c nop */
+	0xe12fff1e, /* 0x8010 bx lr */
+};
+static const uint32_t rs_nonsecure[] = {
+	0xe12fff1e, /* 0xa000 bx lr: an E atom alone pops 0x8004 */
+};
+static const uint8_t rs_space_trace[] = {
+	0, 0, 0, 0, 0, 0x80,           /* 0: A-sync */
+	0x08, 0x00, 0x80, 0x00, 0x00,  /* 6: I-sync at 0x8000, Secure */
+	0x21,
+	0xa0,                          /* 12: atoms E E E E: bl, bx lr
+					      (pops 0x8004), b, bl */
+	0x81, 0x60, 0x1d,              /* 13: exception at 0x8010: IRQ to
+					      0xa000 (A[13:8] 0x20), NS */
+	0x84,                          /* 16: E: bx lr, popped */
+	0x84,                          /* 17: E: lost (no image) */
+};
+
+static void test_rs_space(void **state)
+{
+	struct ptm_flow_config c;
+	struct image *img;
+	struct ts_elems l = { 0 };
+	size_t k;
+
+	(void)state;
+	assert_int_equal(image_alloc(&img), 0);
+	assert_int_equal(image_add_buffer(img, rs_secure, sizeof(rs_secure),
+					  0x8000, IMAGE_SPACE_S), 0);
+	assert_int_equal(image_add_buffer(img, rs_nonsecure,
+					  sizeof(rs_nonsecure), 0xa000,
+					  IMAGE_SPACE_EL1N), 0);
+	cfg_init(&c, PTM_ETMCR_RETURN_STACK, img, 0);
+	decode_with(&c, rs_space_trace, sizeof(rs_space_trace), NULL, 0, &l);
+	for (k = 0; k < l.n && l.e[k].kind != etmkit_elem_exception; k++)
+		;
+	assert_true(k + 3 < l.n);
+	assert_int_equal(l.e[k].u.exception.ret_addr, 0x8010);
+	assert_int_equal(l.e[k + 1].kind, etmkit_elem_context);
+	assert_int_equal(l.e[k + 1].u.context.ns, 1);
+	assert_int_equal(l.e[k + 2].kind, etmkit_elem_insn);
+	assert_int_equal(l.e[k + 2].addr, 0xa000);
+	assert_int_equal(l.e[k + 3].kind, etmkit_elem_no_image);
+	assert_int_equal(l.e[k + 3].addr, 0x8004);
+	assert_int_equal(l.e[k + 3].u.loss.space, IMAGE_SPACE_EL1N);
+	assert_int_equal(k + 4, l.n);
+	ts_elems_free(&l);
+	image_free(img);
+}
+
 /* ---- T32, ThumbEE, cycle-accurate ---------------------------------------- */
 
 /* Thumb at 0x4000 (GNU as, armv7-a), an A32 function at 0x4028:
@@ -1299,6 +1363,7 @@ int main(void)
 		cmocka_unit_test(test_queue_full),
 		cmocka_unit_test(test_isync_moves_ranges),
 		cmocka_unit_test(test_t32_stream),
+		cmocka_unit_test(test_rs_space),
 		cmocka_unit_test(test_captures),
 		cmocka_unit_test(test_one_pass_streams),
 	};

@@ -65,7 +65,6 @@ struct setup {
 	struct image *img[8];
 	size_t nimg;
 	size_t nsrc;        /* sources added */
-	size_t nptm;        /* of them PTM (no parallel decode, parallel.h) */
 };
 
 static void setup_open(struct setup *st, const char *dir)
@@ -133,7 +132,6 @@ static uint8_t add_sources(struct setup *st, struct etmkit_session *s,
 			fc.flags = flags ? PTM_FLOW_RANGES : 0;
 			assert_int_equal(etmkit_session_add_ptm_flow(s, tid,
 								     &fc), 0);
-			st->nptm++;
 		} else if (p == etmkit_proto_etmv3) {
 			struct etm3_flow_config fc;
 
@@ -254,7 +252,7 @@ static int run(const char *dir, const struct plan *p, unsigned jobs,
 		if (one < 0) { /* the workers start at the first call */
 			one = sj_one_source(s);
 			assert_int_equal(one, jobs > 1 && st.nsrc == 1 &&
-						      !st.nptm && p->split &&
+						      p->split &&
 						      !p->events &&
 						      !p->stop_on_error);
 		}
@@ -391,8 +389,8 @@ static void juno(void **state)
 /* PTM flow sources (flow.h): Snowball's two (PFTv1.0, cycle-accurate,
  * formatted), intact, with breaks and losses, damaged, stopped on error,
  * in both forms; tc2-ptm-rstk-t32's one, unformatted, fed whole and as
- * etmkit_session_feed_raw() pieces; with split_source it stays with a
- * worker (the parallel decode does not cover PTM: run() checks). */
+ * etmkit_session_feed_raw() pieces; with split_source, alone, it is
+ * decoded on several threads (run() checks; one_source has more). */
 static void ptm_sources(void **state)
 {
 	struct plan p = { .chunk = 1000, .batches = 1, .events = 1 };
@@ -445,7 +443,7 @@ static void raw_pieces(void **state)
  * chunk's first piece
  * decoded on from the chunk before, commands, losses and breaks after a
  * flush. TC2 (ETMv3) and juno_r1_1 (ETMv4) with only source 0x10 added,
- * and unformatted ETE: intact, damaged, with breaks and losses, bytes
+ * unformatted ETE, and PTM (TC2 0x13, Snowball 0x10, tc2-ptm-rstk-t32): intact, damaged, with breaks and losses, bytes
  * given to the source with etmkit_session_feed_raw(), a callback that
  * stops; the callbacks are the serial session's (on_elems batches
  * compared as their elements). With frame events or stop_on_error, or
@@ -514,6 +512,34 @@ static void one_source(void **state)
 		p.flags = 1;
 		p.break_every = 50000;
 		compare(VMID_DIR, &p);
+
+		/* PTM: TC2's 0x13 (PFTv1.1, cycle-accurate) and Snowball's
+		 * 0x10 (PFTv1.0) in their frames, tc2-ptm-rstk-t32 (return
+		 * stack) unformatted. */
+		p = (struct plan){ .chunk = 4096, .batches = 1, .only = 0x13,
+				   .so_chunk = so_chunk[i], .split = 1 };
+		compare(TC2_DIR, &p);
+		p.flags = 1;
+		p.break_every = 2048;
+		p.lose_every = 3;
+		compare(TC2_DIR, &p);
+		p = (struct plan){ .chunk = 1000, .batches = 1, .only = 0x10,
+				   .so_chunk = so_chunk[i], .split = 1 };
+		compare(SNOWBALL_DIR, &p);
+		p.flags = 1;
+		p.damage = 1;
+		compare(SNOWBALL_DIR, &p);
+		p.damage = 2;
+		p.stop_after = 2000;
+		compare(SNOWBALL_DIR, &p);
+		p = (struct plan){ .chunk = 7000, .raw = 1, .repeat = 4,
+				   .so_chunk = so_chunk[i], .split = 1 };
+		compare(RSTK_DIR, &p);
+		p.flags = 1;
+		p.raw = 2;
+		p.batches = 1;
+		p.break_every = 20000;
+		compare(RSTK_DIR, &p);
 	}
 }
 
