@@ -30,13 +30,19 @@
  * - with PTM_FLOW_RANGES (chunked and drained as above), every range
  *   stands for the reference's instructions, one after another, its
  *   cycles their sum, and the other elements are the reference's
- *   (tests/range_same.h).
+ *   (tests/range_same.h);
+ * - PTM_FLOW_RANGES with its one pass (ptm_flow.c view_run(): packets
+ *   read from the packet decoder's input) and without it (every packet's
+ *   record through fast_run()), chunked as above with a transport gap
+ *   halfway: the same elements, offsets and all, and the same
+ *   statistics.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "etmkit/flow.h"
+#include "flow/ptm_flow_int.h" /* one_pass */
 #include "../tests/elem_same.h"
 #include "../tests/range_same.h"
 #include "fuzz_flow_drive.h"
@@ -99,6 +105,61 @@ static void config(const uint8_t *h, struct ptm_flow_config *c,
 #define FAILP(what) abort()
 FUZZ_FLOW_DRIVE(ptm, FAILP)
 
+/* The ranges decode of @t in chunks of @chunk bytes, a transport gap
+ * after byte @gap_at, with the one pass on or off, drained @max elements
+ * at a time: elements into @out, the statistics into *@st. */
+static void ranges_pass(const struct ptm_flow_config *c, int one_pass,
+			const uint8_t *t, size_t n, size_t chunk, size_t max,
+			size_t gap_at, struct ts_elems *out,
+			struct ptm_flow_stats *st)
+{
+	struct ptm_flow_decoder *d;
+	size_t at = 0;
+
+	if (ptm_flow_alloc(&d, c))
+		abort();
+	d->one_pass = (uint8_t)one_pass;
+	for (;;) {
+		size_t len = n - at < chunk ? n - at : chunk;
+
+		if (at < gap_at && at + len > gap_at)
+			len = gap_at - at;
+		if (len && ptm_flow_feed(d, t + at, len, NULL, at))
+			abort();
+		ptm_drain_next(d, max, out);
+		at += len;
+		if (at >= n)
+			break;
+		if (at == gap_at && ptm_flow_gap(d))
+			abort();
+	}
+	if (ptm_flow_finish(d))
+		abort();
+	ptm_drain_next(d, max, out);
+	*st = *ptm_flow_get_stats(d);
+	ptm_flow_free(d);
+}
+
+static void one_pass_same(const struct ptm_flow_config *c, const uint8_t *t,
+			  size_t n, size_t chunk, size_t max, size_t gap_at)
+{
+	struct ts_elems on = { 0 }, off = { 0 };
+	struct ptm_flow_stats son, soff;
+
+	ranges_pass(c, 1, t, n, chunk, max, gap_at, &on, &son);
+	ranges_pass(c, 0, t, n, chunk, max, gap_at, &off, &soff);
+	if (on.n != off.n || son.packets != soff.packets ||
+	    son.insns != soff.insns || son.atoms_lost != soff.atoms_lost ||
+	    son.blocks != soff.blocks ||
+	    son.cache_flushes != soff.cache_flushes)
+		abort();
+	for (size_t i = 0; i < on.n; i++)
+		if (!elem_same(&on.e[i], &off.e[i], 1))
+			abort();
+	free(on.e);
+	free(off.e);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -145,6 +206,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (counted != insns ||
 	    ranges_same(ref.e, ref.n, rng.e, rng.n, img, 0, &rd))
 		abort();
+
+	/* The one pass changes nothing: in one feed, in chunks, with a
+	 * gap halfway. */
+	cfg.flags = PTM_FLOW_RANGES;
+	one_pass_same(&cfg, t, n, n ? n : 1, 64, (size_t)-1);
+	one_pass_same(&cfg, t, n, chunk, max, n / 2);
+	cfg.flags = 0;
 
 	/* A gap halfway: before its gap element, the reference's
 	 * elements. */

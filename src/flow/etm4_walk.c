@@ -509,7 +509,7 @@ static __attribute__((noinline)) struct streak_end
 no_image_streak(struct etm4_flow_decoder *d, size_t h, struct etmkit_elem *e,
 		struct etmkit_elem *const end)
 {
-	struct etm4_pkt_view v;
+	struct pkt_view v;
 	struct streak_end r = { h, e };
 
 	/* The input etm4_fused() reads, as it left it (read again here: the
@@ -558,7 +558,7 @@ no_image_streak_rec(struct etm4_flow_decoder *d, const struct etm4_packet *p,
  * for it, which keeps the test and the pointer out of the loop. */
 static inline __attribute__((always_inline)) void
 run_ranges_loop(struct etm4_flow_decoder *d, const struct etm4_packet *p,
-		const struct etm4_pkt_view *v, size_t *ph, uint32_t *pia,
+		const struct pkt_view *v, size_t *ph, uint32_t *pia,
 		uint32_t *pbits, unsigned *pn, const int tally,
 		const int no_offs)
 {
@@ -809,7 +809,7 @@ void etm4_run_ranges(struct etm4_flow_decoder *d,
  * etm4_fused(). Out of line: its registers are its own, not shared with
  * the rest of etm4_fused(). */
 static __attribute__((noinline)) void
-fused_ranges(struct etm4_flow_decoder *d, const struct etm4_pkt_view *v,
+fused_ranges(struct etm4_flow_decoder *d, const struct pkt_view *v,
 	     size_t *ph, uint32_t *pbits, unsigned *pn)
 {
 	uint32_t ia = 0;
@@ -846,7 +846,7 @@ static inline int last_not_open(const struct etm4_flow_decoder *d)
 int etm4_fused(struct etm4_flow_decoder *d, int *took)
 {
 	const struct etm4_atoms *tab = d->atoms;
-	struct etm4_pkt_view v;
+	struct pkt_view v;
 	uint64_t packets = 0, lost = 0;
 	int closed, ok = 1;
 	size_t h;

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "flow/ptm_flow_int.h"
+#include "packets/ptm/ptm_view.h"
 
 /* ---- Set-up ------------------------------------------------------------- */
 
@@ -94,6 +95,7 @@ int ptm_flow_alloc(struct ptm_flow_decoder **out,
 		d->image_ctx = cfg->image_ctx;
 	}
 	d->ranges = !!(cfg->flags & PTM_FLOW_RANGES);
+	d->one_pass = d->ranges;
 	flow_drive_reset(&d->drv);
 	d->q = d->q_own;
 	ptm_flow_forget(d);
@@ -552,192 +554,457 @@ int ptm_flow_atoms(struct ptm_flow_decoder *d, const struct ptm_packet *p)
 	return 1;
 }
 
-/* fast_run()'s resolve(), its queue count in *@n: the block entered, or
- * NULL after no_image. */
+/* What fast_run() and view_run() keep in locals while they walk: the
+ * queue's count, the instructions delivered, and whether the walk stands
+ * at the start of block b (at; else d->pos says where it is, never
+ * POS_BLOCK). */
+struct run {
+	size_t n;
+	uint64_t insns;
+	struct flow_block *b;
+	int at;
+	/* d's, read once (the stores to elements might alias them as far
+	 * as the compiler knows) */
+	struct etmkit_elem *q;
+	uint32_t wp;
+	uint8_t base;
+	uint8_t rs;
+};
+
+/* How a step of run_atoms() or run_branch() ended. */
+enum run_end {
+	RUN_ON,   /* done: on to the next packet */
+	RUN_ROOM, /* the queue is full */
+	RUN_SLOW  /* the packet (from the atom reached) is the slow path's */
+};
+
+/* The run's state from d (the walk at a block's start, or not at a
+ * block), and back. */
+static inline void run_begin(struct ptm_flow_decoder *d, struct run *r)
+{
+	r->n = d->n;
+	r->insns = 0;
+	r->b = d->blk;
+	r->at = d->pos == POS_BLOCK && !d->idx;
+	r->q = d->q;
+	r->wp = d->wp_flags;
+	r->base = d->cache.insn_flags;
+	r->rs = d->info.return_stack;
+}
+
+static inline void run_store(struct ptm_flow_decoder *d, const struct run *r)
+{
+	if (r->at) {
+		d->blk = r->b;
+		d->idx = 0;
+		d->pos = POS_BLOCK;
+	}
+	d->n = r->n;
+}
+
+/* The run's resolve(): the block entered, or NULL after no_image. */
 static inline struct flow_block *run_resolve(struct ptm_flow_decoder *d,
-					     size_t *n, uint64_t offset)
+					     struct run *r, uint64_t offset)
 {
 	int found;
 
-	d->n = *n;
+	d->n = r->n;
 	found = resolve(d, offset);
-	*n = d->n;
+	r->n = d->n;
 	return found ? d->blk : NULL;
 }
 
+/* The atoms of an atom packet at @offset from *@pai to @count (atom i
+ * taken if bit i of @bits is clear; each with @cycles), while each finds
+ * the walk at the start of a block that ends at its waypoint (looked up
+ * if need be): a range copied from the block's template each, the walk
+ * going on to the successor the block has linked (a taken direct branch
+ * or the next block), where after_waypoint() takes it. Leaves *@pai at
+ * the atom it stopped at. */
+static inline __attribute__((always_inline)) enum run_end
+run_atoms(struct ptm_flow_decoder *d, struct run *r, uint32_t bits,
+	  unsigned count, unsigned *pai, uint32_t cycles, uint64_t offset)
+{
+	const uint32_t wp = r->wp;
+	const uint8_t base = r->base;
+	const int rs = r->rs;
+	struct etmkit_elem *q = r->q;
+	struct flow_block *b = r->b;
+	int at = r->at;
+	size_t n = r->n;
+	unsigned ai = *pai;
+	enum run_end end = RUN_ON;
+
+	for (; ai < count; ai++) {
+		unsigned taken = !((bits >> ai) & 1);
+		struct flow_block *next;
+		struct etmkit_elem *e;
+		uint32_t cls;
+
+		if (n + 2 > PTM_QUEUE) {
+			end = RUN_ROOM;
+			break;
+		}
+		if (!at && d->pos == POS_NONE) {
+			/* Nowhere to walk from (ptm_flow_walk()). */
+			d->n = n;
+			lose_atom(d, offset);
+			n = d->n;
+			continue;
+		}
+		if (!at) {
+			r->n = n;
+			b = run_resolve(d, r, offset);
+			n = r->n;
+			if (!b) {
+				/* No image there: the atom is lost. */
+				d->stats.atoms_lost++;
+				continue;
+			}
+		}
+		at = 1;
+		cls = b->range.class_flags;
+		if (!(cls & wp)) {
+			end = RUN_SLOW;
+			break;
+		}
+		e = &q[n++];
+		memcpy(&e->addr, &b->range, sizeof(b->range));
+		e->offset = offset;
+		e->flags = (uint8_t)(base + !taken);
+		e->cycles = cycles;
+		r->insns += b->n;
+		if (!taken || !(cls & INSN_F_BRANCH))
+			next = b->succ[0];
+		else if (!(cls & INSN_F_INDIRECT))
+			next = b->succ[1];
+		else
+			next = NULL;
+		if (next) {
+			if (taken && (cls & INSN_F_CALL) && rs)
+				rs_push(d, b);
+			b = next;
+			continue;
+		}
+		d->n = n;
+		after_waypoint(d, b, taken, PTM_STEP_ATOM);
+		at = d->pos == POS_BLOCK;
+		b = d->blk;
+	}
+	r->b = b;
+	r->at = at;
+	r->n = n;
+	*pai = ai;
+	return end;
+}
+
+/* A branch address packet at @offset that only moves the walk (no
+ * exception, no state change): its E atom (IHI 0035B 4.5.4), with
+ * @cycles, walked as run_atoms() walks one, if the walk stands at the
+ * start of a block ending at its waypoint (looked up if need be); the
+ * walk then goes on at @addr in @isa; with nowhere to walk from (no
+ * position, or no image there), its atom is lost as ptm_flow_walk() loses
+ * it. RUN_SLOW (a block cut by its size, not at a waypoint) leaves the
+ * packet whole to the slow path, the walk at that block's start. */
+static inline __attribute__((always_inline)) enum run_end
+run_branch(struct ptm_flow_decoder *d, struct run *r, uint32_t addr,
+	   uint8_t isa, uint32_t cycles, uint64_t offset)
+{
+	struct flow_block *b = r->b;
+	struct etmkit_elem *e;
+	uint32_t cls;
+
+	if (r->n + 2 > PTM_QUEUE)
+		return RUN_ROOM;
+	if (!r->at && d->pos == POS_NONE) {
+		/* Nowhere to walk from: its atom is lost (ptm_flow_walk()),
+		 * the walk goes on at the address (on_branch()). */
+		d->n = r->n;
+		lose_atom(d, offset);
+		r->n = d->n;
+		ptm_go_to(d, addr, isa);
+		return RUN_ON;
+	}
+	if (!r->at && !(b = r->b = run_resolve(d, r, offset))) {
+		/* No image there (reported): the atom is lost, as above. */
+		lose_atom(d, offset);
+		r->n = d->n;
+		ptm_go_to(d, addr, isa);
+		return RUN_ON;
+	}
+	r->at = 1;
+	cls = b->range.class_flags;
+	if (!(cls & r->wp))
+		return RUN_SLOW;
+	e = &r->q[r->n++];
+	memcpy(&e->addr, &b->range, sizeof(b->range));
+	e->offset = offset;
+	e->flags = r->base;
+	e->cycles = cycles;
+	r->insns += b->n;
+	if ((cls & INSN_F_CALL) && r->rs)
+		rs_push(d, b);
+	ptm_go_to(d, addr, isa);
+	d->ind_from = (cls & INSN_F_INDIRECT) ? b : NULL;
+	d->ind_gen = flow_cache_generation(&d->cache);
+	r->at = 0;
+	return RUN_ON;
+}
+
+/* An I-sync in a run, with room for its elements: straight on (between
+ * the short runs trace filtering leaves, Snowball), not the slow path's
+ * round trip. */
+static inline void run_isync(struct ptm_flow_decoder *d, struct run *r,
+			     const struct ptm_packet *p)
+{
+	d->n = r->n;
+	ptm_flow_isync(d, p);
+	r->n = d->n;
+	r->at = 0;
+}
+
 /* PTM_FLOW_RANGES: the atom packets and the branch address packets that
- * only move the walk (no exception, no state change) of the batch from
- * drv.ibatch on (atom atom_i first), as long as each finds the walk at
- * the start of a block that ends at its waypoint (looked up if need be),
- * and the queue has room: each a range copied from its block's template,
- * the walk going on to the successor the block has linked (a taken
- * direct branch or the next block), where after_waypoint() takes it, or
- * to the branch packet's address. The hot loop of the ranges decode: its
- * state in locals, no call per atom or packet. A packet of another kind,
- * or one the walk needs more for, goes to ptm_flow_packet() from within
- * the loop (the state stored and taken back), so that an I-sync or a
- * timestamp between runs does not end it. Stops for room, at an error
- * (sync lost), or where a walk stopped inside a block; ptm_flow_packet()
- * goes on from there. */
+ * only move the walk of the batch from drv.ibatch on (atom atom_i first),
+ * by run_atoms() and run_branch(), as long as the queue has room. The hot
+ * loop of the ranges decode over packet records: its state in locals, no
+ * call per atom or packet. A packet of another kind, or one the walk
+ * needs more for, goes to ptm_flow_packet() from within the loop (the
+ * state stored and taken back), so that an I-sync or a timestamp between
+ * runs does not end it. Stops for room, at an error (sync lost), or where
+ * a walk stopped inside a block; ptm_flow_packet() goes on from there. */
 static void fast_run(struct ptm_flow_decoder *d)
 {
-	struct etmkit_elem *q = d->q;
 	const struct ptm_packet *batch = d->batch;
-	const uint32_t wp = d->wp_flags;
-	const uint8_t base = d->cache.insn_flags;
-	const int rs = d->info.return_stack;
 	const int nbatch = d->drv.nbatch;
 	int ib = d->drv.ibatch;
 	unsigned ai = d->atom_i;
-	size_t n = d->n;
-	uint64_t insns = 0;
-	struct flow_block *b = d->blk;
-	int at = d->pos == POS_BLOCK && !d->idx; /* b is where the walk is */
+	struct run r;
 
-	if (d->open >= 0 || (!at && d->pos == POS_BLOCK))
+	run_begin(d, &r);
+	if (d->open >= 0 || (!r.at && d->pos == POS_BLOCK))
 		return;
 	for (; ib < nbatch; ib++, ai = 0) {
 		const struct ptm_packet *p = &batch[ib];
-		const struct ptm_atoms *a = &p->u.atoms;
-		uint32_t cycles;
+		enum run_end end;
 
 		if (p->error)
 			break;
 		if (p->type == ptm_pkt_branch_address) {
 			const struct ptm_branch *br = &p->u.branch;
-			struct etmkit_elem *e;
-			uint32_t cls;
 
-			if (br->exception || br->exc_bytes || br->partial ||
-			    (!at && d->pos != POS_ADDR))
+			if (br->exception || br->exc_bytes || br->partial)
 				goto slow;
-			if (n + 2 > PTM_QUEUE)
-				break;
-			if (!at && !(b = run_resolve(d, &n, p->offset)))
-				goto slow; /* its atom lost: the slow walk's */
-			at = 1;
-			cls = b->range.class_flags;
-			if (!(cls & wp))
-				goto slow;
-			/* The packet's E atom (IHI 0035B 4.5.4). */
-			e = &q[n++];
-			memcpy(&e->addr, &b->range, sizeof(b->range));
-			e->offset = p->offset;
-			e->flags = base;
-			e->cycles = br->has_cycles ? ptm_cycles(br->cycles) : 0;
-			insns += b->n;
-			if ((cls & INSN_F_CALL) && rs)
-				rs_push(d, b);
-			ptm_go_to(d, br->addr, br->isa);
-			d->ind_from = (cls & INSN_F_INDIRECT) ? b : NULL;
-			d->ind_gen = flow_cache_generation(&d->cache);
-			at = 0;
+			end = run_branch(d, &r, br->addr, br->isa,
+					 br->has_cycles ?
+						 ptm_cycles(br->cycles) : 0,
+					 p->offset);
+		} else if (p->type == ptm_pkt_atom) {
+			const struct ptm_atoms *a = &p->u.atoms;
+
+			end = run_atoms(d, &r, a->bits, a->count, &ai,
+					a->has_cycles ?
+						ptm_cycles(a->cycles) : 0,
+					p->offset);
+		} else if (p->type == ptm_pkt_i_sync &&
+			   r.n + PTM_PKT_ELEMS <= PTM_QUEUE) {
+			run_isync(d, &r, p);
 			continue;
-		}
-		if (p->type == ptm_pkt_i_sync &&
-		    n + PTM_PKT_ELEMS <= PTM_QUEUE) {
-			/* Between the short runs trace filtering leaves
-			 * (Snowball): straight on, not the slow path's
-			 * round trip. */
-			d->n = n;
-			ptm_flow_isync(d, p);
-			n = d->n;
-			at = 0;
-			continue;
-		}
-		if (p->type != ptm_pkt_atom)
+		} else {
 			goto slow;
-		cycles = a->has_cycles ? ptm_cycles(a->cycles) : 0;
-		for (; ai < a->count; ai++) {
-			unsigned taken = !((a->bits >> ai) & 1);
-			struct flow_block *next;
-			struct etmkit_elem *e;
-			uint32_t cls;
-
-			if (n + 2 > PTM_QUEUE)
-				goto out;
-			if (!at && d->pos != POS_ADDR)
-				goto slow;
-			if (!at && !(b = run_resolve(d, &n, p->offset))) {
-				/* No image there: the atom is lost. */
-				d->stats.atoms_lost++;
-				continue;
-			}
-			at = 1;
-			cls = b->range.class_flags;
-			if (!(cls & wp))
-				goto slow;
-			e = &q[n++];
-			memcpy(&e->addr, &b->range, sizeof(b->range));
-			e->offset = p->offset;
-			e->flags = (uint8_t)(base + !taken);
-			e->cycles = cycles;
-			insns += b->n;
-			if (!taken || !(cls & INSN_F_BRANCH))
-				next = b->succ[0];
-			else if (!(cls & INSN_F_INDIRECT))
-				next = b->succ[1];
-			else
-				next = NULL;
-			if (next) {
-				if (taken && (cls & INSN_F_CALL) && rs)
-					rs_push(d, b);
-				b = next;
-				continue;
-			}
-			d->n = n;
-			after_waypoint(d, b, taken, PTM_STEP_ATOM);
-			at = d->pos == POS_BLOCK;
-			b = d->blk;
 		}
-		continue;
+		if (end == RUN_ON)
+			continue;
+		if (end == RUN_ROOM)
+			break;
 slow:
 		/* The packet (from atom ai) by the slow path, in the loop. */
-		if (n + PTM_PKT_ELEMS > PTM_QUEUE)
-			goto out;
-		if (at) {
-			d->blk = b;
-			d->idx = 0;
-			d->pos = POS_BLOCK;
-		}
-		d->n = n;
+		if (r.n + PTM_PKT_ELEMS > PTM_QUEUE)
+			break;
+		run_store(d, &r);
+		d->stats.insns += r.insns;
+		r.insns = 0;
 		d->atom_i = (uint8_t)ai;
 		if (!ptm_flow_packet(d, p)) {
 			ai = d->atom_i;
-			n = d->n;
 			goto moved;
 		}
-		n = d->n;
-		at = d->pos == POS_BLOCK && !d->idx;
-		b = d->blk;
+		run_begin(d, &r);
 		if (!d->synced || d->open >= 0 ||
-		    (!at && d->pos == POS_BLOCK)) {
+		    (!r.at && d->pos == POS_BLOCK)) {
 			ib++;
 			ai = 0;
 			goto moved;
 		}
 	}
-out:
-	if (at) {
-		d->blk = b;
-		d->idx = 0;
-		d->pos = POS_BLOCK;
-	}
+	run_store(d, &r);
 moved:
 	d->stats.packets += (uint64_t)(ib - d->drv.ibatch);
 	d->drv.ibatch = ib;
 	d->atom_i = (uint8_t)ai;
-	d->n = n;
-	d->stats.insns += insns;
+	d->stats.insns += r.insns;
+}
+
+/* ---- The one pass --------------------------------------------------------- */
+
+/* How view_run() ended. */
+enum view_end {
+	VIEW_NONE,  /* it did not apply, or the input is read to its end */
+	VIEW_OTHER, /* before a packet it does not take: the packet path's */
+	VIEW_BATCH, /* a packet it began is in the batch, from atom_i */
+	VIEW_FULL   /* the queue is full (maybe with a packet in the batch) */
+};
+
+/* The atom packet at p[0..avail) (at @offset), which the one pass began
+ * and does not finish: its record, as the packet decoder would give it
+ * (an atom packet changes none of its state), alone in the used-up
+ * batch, from atom @ai on. */
+static void view_record(struct ptm_flow_decoder *d, const uint8_t *p,
+			size_t avail, uint64_t offset, unsigned ai)
+{
+	ptm_decode_one(d->pkt, p, avail, &d->batch[0]);
+	d->batch[0].offset = offset;
+	flow_drive_refilled(&d->drv, 1);
+	d->atom_i = (uint8_t)ai;
+}
+
+/* view_run()'s loop over the view @v, cycle-accurate or not (@ca), its
+ * input with offsets or not (@offs_given; constants in each copy). */
+static inline __attribute__((always_inline)) enum view_end
+view_loop(struct ptm_flow_decoder *d, const struct pkt_view *v,
+	  const int ca, const int offs_given)
+{
+	struct ptm_pkt_decoder *pk = d->pkt;
+	const uint8_t *const buf = v->buf;
+	const uint64_t *const offs = offs_given ? v->offs : NULL;
+	const uint64_t obase = v->base;
+	const size_t nv = v->n;
+	size_t h = v->pos;
+	uint64_t packets = 0;
+	enum view_end ret = VIEW_OTHER;
+	struct run r;
+
+	run_begin(d, &r);
+	while (h < nv) {
+		const uint8_t c = buf[h];
+		const unsigned t = pk->hdr[c];
+		const uint64_t off = offs_given ? offs[h] : obase + h;
+		enum run_end end;
+		int len;
+
+		if (t == ptm_pkt_atom) {
+			/* (cycle-accurate, every atom packet has one atom
+			 * and a count: ptm_build_tables()) */
+			const struct ptm_atoms *a = &pk->atoms[c];
+			unsigned ai = 0;
+			uint32_t cycles;
+
+			len = ptm_atom_len(buf + h, nv - h, &cycles, ca);
+			if (!len)
+				break; /* cut: the packet decoder's */
+			end = run_atoms(d, &r, a->bits, ca ? 1 : a->count, &ai,
+					ca ? ptm_cycles(cycles) : 0, off);
+			if (end != RUN_ON) {
+				if (end == RUN_ROOM)
+					ret = VIEW_FULL;
+				if (!ai && end == RUN_ROOM)
+					break; /* before the packet */
+				view_record(d, buf + h, nv - h, off, ai);
+				h += (size_t)len;
+				if (end == RUN_SLOW)
+					ret = VIEW_BATCH;
+				break;
+			}
+		} else if (t == ptm_pkt_branch_address) {
+			struct ptm_branch_short s;
+
+			/* Before an I-sync its address is partial: the packet
+			 * path's (on_branch()). */
+			if (!pk->isync_seen ||
+			    !(len = ptm_branch_short(pk, buf + h, nv - h, &s,
+						     ca)))
+				break;
+			end = run_branch(d, &r, s.addr, pk->isa,
+					 ca ? ptm_cycles(s.cycles) : 0, off);
+			if (end == RUN_ROOM)
+				ret = VIEW_FULL;
+			if (end != RUN_ON)
+				break; /* before the packet */
+			ptm_branch_short_commit(pk, &s);
+		} else if (t == ptm_pkt_i_sync) {
+			struct ptm_packet p;
+
+			if (r.n + PTM_PKT_ELEMS > PTM_QUEUE) {
+				ret = VIEW_FULL;
+				break;
+			}
+			len = ptm_isync_read(pk, buf + h, nv - h, &p);
+			if (!len)
+				break; /* cut: the packet decoder's */
+			p.offset = off;
+			run_isync(d, &r, &p);
+		} else {
+			break;
+		}
+		h += (size_t)len;
+		packets++;
+	}
+	run_store(d, &r);
+	d->stats.insns += r.insns;
+	d->stats.packets += packets;
+	ptm_pkt_view_done(pk, h);
+	if (ret == VIEW_OTHER && h >= nv)
+		ret = VIEW_NONE;
+	return ret;
+}
+
+/* PTM_FLOW_RANGES, the batch used up, in fast_run()'s state: the atom
+ * packets, the branch address packets of the short form
+ * (ptm_branch_short()) and the I-syncs read straight from the packet
+ * decoder's input while it stands at a packet boundary in sync
+ * (ptm_view.h), with no record each (issue 19: writing and reading back
+ * the records was 41% of Snowball's decode), and walked as fast_run()
+ * walks their records: run_atoms(), run_branch(), run_isync(). Stops
+ * before any other packet, a packet cut by the end of the input, or one
+ * the walk needs the slow path for (a branch packet whole; an atom packet
+ * begun goes to the batch as a record, view_record()), and for room. */
+static __attribute__((noinline)) enum view_end
+view_run(struct ptm_flow_decoder *d)
+{
+	struct pkt_view v;
+
+	if (d->open >= 0 || (d->pos == POS_BLOCK && d->idx) ||
+	    !ptm_pkt_view(d->pkt, &v))
+		return VIEW_NONE;
+	if (d->info.cycle_accurate)
+		return v.offs ? view_loop(d, &v, 1, 1) : view_loop(d, &v, 1, 0);
+	return v.offs ? view_loop(d, &v, 0, 1) : view_loop(d, &v, 0, 0);
 }
 
 /* ---- Driving ------------------------------------------------------------ */
 
 static int refill(struct ptm_flow_decoder *d)
 {
+	/* The one pass goes on after the next record, if it can (after a
+	 * waypoint update, an exception's branch packet). */
+	int max = d->one_pass && d->synced ? 1 : PTM_BATCH;
+
 	d->atom_i = 0;
 	return flow_drive_refilled(&d->drv,
-				   ptm_pkt_next(d->pkt, d->batch, PTM_BATCH));
+				   ptm_pkt_next(d->pkt, d->batch, max));
+}
+
+/* After view_run() stopped before a packet it does not take: the records
+ * up to the next packet it takes (ptm_next_others()), or else one record
+ * (the packet decoder's own loop: an A-sync, a packet cut or bad, a
+ * branch packet of another form). */
+static void refill_others(struct ptm_flow_decoder *d)
+{
+	int k = (int)ptm_next_others(d->pkt, d->batch, PTM_BATCH);
+
+	d->atom_i = 0;
+	if (!k)
+		k = ptm_pkt_next(d->pkt, d->batch, 1);
+	flow_drive_refilled(&d->drv, k);
 }
 
 /* Decode into the queue until it is full or the input is used up. */
@@ -754,6 +1021,15 @@ static void decode(struct ptm_flow_decoder *d)
 		ptm_flow_forget(d);
 	}
 	for (;;) {
+		if (d->drv.ibatch >= d->drv.nbatch && d->one_pass &&
+		    d->synced && !d->drv.stopped) {
+			enum view_end v = view_run(d);
+
+			if (v == VIEW_FULL)
+				return;
+			if (v == VIEW_OTHER)
+				refill_others(d);
+		}
 		if (d->drv.ibatch >= d->drv.nbatch &&
 		    (d->drv.stopped || !refill(d))) {
 			d->drv.full = 0;

@@ -115,6 +115,11 @@ struct ptm_flow_decoder {
 	long open;               /* PTM_FLOW_RANGES: q[open] is a range the
 				    walk goes on extending, or -1 */
 	uint8_t ranges;          /* PTM_FLOW_RANGES */
+	uint8_t one_pass;        /* ranges: atoms, short branch addresses and
+				    I-syncs read from the packet decoder's
+				    input (ptm_flow.c view_run()); tests
+				    clear it to compare with the records'
+				    path */
 	struct etmkit_elem *q;
 	struct etmkit_elem q_own[PTM_QUEUE];
 

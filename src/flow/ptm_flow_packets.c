@@ -13,7 +13,7 @@ static void switch_image(struct ptm_flow_decoder *d, const struct image *img)
 	FLOW_SWITCH_IMAGE(d, img, (void)0, d->ind_from = NULL);
 }
 
-static void emit_context(struct ptm_flow_decoder *d, uint64_t offset)
+static inline void emit_context(struct ptm_flow_decoder *d, uint64_t offset)
 {
 	struct etmkit_elem *e = ptm_emit(d, etmkit_elem_context, offset);
 

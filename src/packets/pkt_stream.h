@@ -69,6 +69,36 @@ void pkt_stream_replay(struct pkt_stream *s, const uint8_t *b,
 /* Replayed bytes used up: back to the input set aside. */
 void pkt_stream_end_replay(struct pkt_stream *s);
 
+/* The input from the next packet on, for a consumer that reads packets
+ * from the bytes itself (a flow decoder's one pass: etmv4/etm4_view.h,
+ * ptm/ptm_view.h): bytes buf[pos..n), byte i at input offset offs[i],
+ * or base + i when offs is NULL. */
+struct pkt_view {
+	const uint8_t *buf;
+	const uint64_t *offs;
+	uint64_t base;
+	size_t pos, n;
+};
+
+/* Whether the input stands at a packet boundary where a decoder in sync
+ * would go on with its synced fast path: no packet cut by the end of a
+ * chunk, no loss to report, nothing replayed, not stopped, input left.
+ * Then *@v is that input. (The decoder adds its own conditions: in sync,
+ * no record pending.) */
+static inline int pkt_stream_view(const struct pkt_stream *s,
+				  struct pkt_view *v)
+{
+	if (s->part_len || s->gap || s->stopped || s->replaying ||
+	    s->pos >= s->n)
+		return 0;
+	v->buf = s->buf;
+	v->offs = s->offs;
+	v->base = s->base;
+	v->pos = s->pos;
+	v->n = s->n;
+	return 1;
+}
+
 /* The offset of input index i. */
 static inline uint64_t pkt_stream_off_at(const struct pkt_stream *s, size_t i)
 {

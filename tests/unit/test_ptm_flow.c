@@ -4,7 +4,9 @@
  * source of the shared captures: exactly OpenCSD 1.8.0's instruction
  * ranges (its trc_pkt_lister -decode logs), tc2-ptm-rstk-t32 equal to
  * DS-5's instruction listing, the ranges form equal to the
- * per-instruction form (range_same.h) however the input is fed. */
+ * per-instruction form (range_same.h) however the input is fed, and its
+ * one pass (packets read from the packet decoder's input) equal to its
+ * path through packet records, fed in any way, cut by gaps, corrupted. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -23,6 +25,7 @@
 #include "etmkit/insn.h"
 #include "etmkit/snapshot.h"
 
+#include "flow/ptm_flow_int.h" /* one_pass */
 #include "ts_elems.h"
 #include "ts_session.h"
 #include "ts_stream.h"
@@ -47,6 +50,18 @@ static void cfg_init(struct ptm_flow_config *c, uint32_t etmcr,
 	c->flags = flags;
 }
 
+/* Every element @d has now, drained with ptm_flow_batch() into @out. */
+static void drain_batches(struct ptm_flow_decoder *d, struct ts_elems *out)
+{
+	const struct etmkit_elem *el;
+	int k;
+
+	while ((k = ptm_flow_batch(d, &el)) > 0)
+		for (int i = 0; i < k; i++)
+			put(out, &el[i]);
+	assert_int_equal(k, -etmkit_err_eos);
+}
+
 /* @t (@n bytes at offsets @offs, or at their own if NULL) fed in pieces
  * of @step bytes (0: one feed), drained with ptm_flow_batch() into @out
  * after each. */
@@ -54,9 +69,7 @@ static void decode_fed(struct ptm_flow_decoder *d, const uint8_t *t,
 		       size_t n, const uint64_t *offs, size_t step,
 		       struct ts_elems *out)
 {
-	const struct etmkit_elem *el;
 	size_t at = 0;
-	int k;
 
 	if (!step)
 		step = n ? n : 1;
@@ -67,17 +80,11 @@ static void decode_fed(struct ptm_flow_decoder *d, const uint8_t *t,
 
 		assert_int_equal(ptm_flow_feed(d, t + at, m,
 					       offs ? offs + at : NULL, at), 0);
-		while ((k = ptm_flow_batch(d, &el)) > 0)
-			for (int i = 0; i < k; i++)
-				put(out, &el[i]);
-		assert_int_equal(k, -etmkit_err_eos);
+		drain_batches(d, out);
 		at += m;
 	}
 	assert_int_equal(ptm_flow_finish(d), 0);
-	while ((k = ptm_flow_batch(d, &el)) > 0)
-		for (int i = 0; i < k; i++)
-			put(out, &el[i]);
-	assert_int_equal(k, -etmkit_err_eos);
+	drain_batches(d, out);
 }
 
 static void decode_with(const struct ptm_flow_config *c, const uint8_t *t,
@@ -1080,6 +1087,214 @@ static void assert_ds5(const struct ts_elems *l, const char *path)
 	assert_true(count > 9000);
 }
 
+/* ---- The one pass (issue 19) -------------------------------------------- */
+
+/* A chunk size from 1 to @max out of *@seed (a linear congruential
+ * generator: the same sizes for both decodes of a comparison). */
+static size_t next_chunk(uint32_t *seed, size_t max)
+{
+	*seed = *seed * 1103515245u + 12345u;
+	return 1 + (*seed >> 8) % max;
+}
+
+/* @t (@n bytes at offsets @offs, or at their own if NULL) decoded in the
+ * ranges form with the one pass on or off (@one_pass: ptm_flow.c
+ * view_run()), fed in chunks of 1 to @max_chunk bytes (0: one feed)
+ * drawn from @seed, a transport gap declared after every @gap_every-th
+ * chunk (0: none), drained with ptm_flow_batch() after each into @out;
+ * the statistics at the end into *@st. */
+static void decode_pass(const struct ptm_flow_config *c, int one_pass,
+			const uint8_t *t, size_t n, const uint64_t *offs,
+			size_t max_chunk, uint32_t seed, unsigned gap_every,
+			struct ts_elems *out, struct ptm_flow_stats *st)
+{
+	struct ptm_flow_decoder *d;
+	size_t at = 0;
+	unsigned chunks = 0;
+
+	assert_int_equal(ptm_flow_alloc(&d, c), 0);
+	/* the ranges form's default */
+	assert_int_equal(d->one_pass, !!(c->flags & PTM_FLOW_RANGES));
+	d->one_pass = (uint8_t)one_pass;
+	while (at < n) {
+		size_t m = max_chunk ? next_chunk(&seed, max_chunk) : n;
+
+		if (m > n - at)
+			m = n - at;
+		assert_int_equal(ptm_flow_feed(d, t + at, m,
+					       offs ? offs + at : NULL, at), 0);
+		drain_batches(d, out);
+		at += m;
+		if (gap_every && ++chunks % gap_every == 0 && at < n)
+			assert_int_equal(ptm_flow_gap(d), 0);
+	}
+	assert_int_equal(ptm_flow_finish(d), 0);
+	drain_batches(d, out);
+	*st = *ptm_flow_get_stats(d);
+	ptm_flow_free(d);
+}
+
+/* Statistics @a (the one pass's) are @b (@whose): packets, instructions
+ * and atoms lost, and if @all the block cache's counts. */
+static void assert_stats_same(const struct ptm_flow_stats *a,
+			      const struct ptm_flow_stats *b, int all,
+			      const char *what, const char *whose,
+			      size_t max_chunk, uint32_t seed,
+			      unsigned gap_every)
+{
+	if (a->packets != b->packets || a->insns != b->insns ||
+	    a->atoms_lost != b->atoms_lost ||
+	    (all && (a->blocks != b->blocks ||
+		     a->cache_flushes != b->cache_flushes)))
+		fail_msg("%s (chunks of up to %zu, seed %u, gap every %u): "
+			 "statistics differ from %s: packets %llu / %llu, "
+			 "insns %llu / %llu, atoms lost %llu / %llu, blocks "
+			 "%llu / %llu", what, max_chunk, seed, gap_every, whose,
+			 (unsigned long long)a->packets,
+			 (unsigned long long)b->packets,
+			 (unsigned long long)a->insns,
+			 (unsigned long long)b->insns,
+			 (unsigned long long)a->atoms_lost,
+			 (unsigned long long)b->atoms_lost,
+			 (unsigned long long)a->blocks,
+			 (unsigned long long)b->blocks);
+}
+
+/* The one pass changes nothing: the ranges decode of @t with it and
+ * without it (every packet through its record, fast_run()) gives the same
+ * elements, offsets and all, and the same statistics (packets counted,
+ * instructions, atoms lost), fed as decode_pass() says. Returns the
+ * elements' count. */
+static size_t assert_one_pass_same(const struct ptm_flow_config *c,
+				   const uint8_t *t, size_t n,
+				   const uint64_t *offs, size_t max_chunk,
+				   uint32_t seed, unsigned gap_every,
+				   const char *what)
+{
+	struct ts_elems on = { 0 }, off = { 0 };
+	struct ptm_flow_stats son, soff;
+	size_t count;
+
+	assert_true(c->flags & PTM_FLOW_RANGES);
+	decode_pass(c, 1, t, n, offs, max_chunk, seed, gap_every, &on, &son);
+	decode_pass(c, 0, t, n, offs, max_chunk, seed, gap_every, &off,
+		    &soff);
+	if (on.n != off.n)
+		fail_msg("%s (chunks of up to %zu, seed %u, gap every %u): "
+			 "%zu elements with the one pass, %zu without", what,
+			 max_chunk, seed, gap_every, on.n, off.n);
+	for (size_t i = 0; i < on.n; i++)
+		if (!elem_same(&on.e[i], &off.e[i], 1))
+			fail_msg("%s (chunks of up to %zu, seed %u, gap every "
+				 "%u): element %zu (kind %u, offset %llu) "
+				 "differs with the one pass", what, max_chunk,
+				 seed, gap_every, i, off.e[i].kind,
+				 (unsigned long long)off.e[i].offset);
+	assert_stats_same(&son, &soff, 1, what, "the records' path's",
+			  max_chunk, seed, gap_every);
+	/* The per-instruction form (no fast_run(), no one pass) reads the
+	 * same packets and loses the same atoms. */
+	if (c->flags == PTM_FLOW_RANGES) {
+		struct ptm_flow_config ci = *c;
+		struct ts_elems insn = { 0 };
+		struct ptm_flow_stats si;
+
+		ci.flags = 0;
+		decode_pass(&ci, 0, t, n, offs, max_chunk, seed, gap_every,
+			    &insn, &si);
+		assert_stats_same(&son, &si, 0, what,
+				  "the per-instruction form's", max_chunk,
+				  seed, gap_every);
+		ts_elems_free(&insn);
+	}
+	count = on.n;
+	ts_elems_free(&on);
+	ts_elems_free(&off);
+	return count;
+}
+
+/* The hand-encoded streams, with and without the one pass, in one feed
+ * and in every chunking from one byte up: each packet of them cut at
+ * each of its bytes by the end of a chunk. */
+static void test_one_pass_streams(void **state)
+{
+	struct ptm_flow_config c;
+	struct image *img = a32_image();
+
+	(void)state;
+	cfg_init(&c, PTM_ETMCR_RETURN_STACK, img, PTM_FLOW_RANGES);
+	for (uint32_t seed = 0; seed < 64; seed++)
+		assert_one_pass_same(&c, a32_trace, sizeof(a32_trace), NULL,
+				     seed % 8, seed, 0, "a32_trace");
+	/* a transport gap cuts it */
+	for (uint32_t seed = 0; seed < 64; seed++)
+		assert_one_pass_same(&c, a32_trace, sizeof(a32_trace), NULL,
+				     1 + seed % 8, seed, 2 + seed % 5,
+				     "a32_trace");
+	image_free(img);
+	assert_int_equal(image_alloc(&img), 0);
+	assert_int_equal(image_add_buffer(img, t32_code, sizeof(t32_code),
+					  0x4000, 0), 0);
+	cfg_init(&c, PTM_ETMCR_CYCLE_ACCURATE | PTM_ETMCR_TIMESTAMP |
+			     PTM_ETMCR_RETURN_STACK, img, PTM_FLOW_RANGES);
+	for (uint32_t seed = 0; seed < 64; seed++)
+		assert_one_pass_same(&c, t32_trace, sizeof(t32_trace), NULL,
+				     seed % 8, seed, 0, "t32_trace");
+	image_free(img);
+}
+
+/* Capture @x (@cap's source), with and without the one pass: in one
+ * feed, in 1-byte feeds (every packet cut at each of its bytes), in
+ * random feeds, with their deformatter offsets and without, with
+ * transport gaps, and with bytes corrupted (bad packets, lost sync,
+ * atoms lost, no_image): the same elements and statistics. */
+static void assert_one_pass_capture(const struct capture *cap,
+				    struct loaded *x)
+{
+	struct ptm_flow_config c = x->cfg;
+	char what[128];
+	uint8_t *bad;
+	size_t elems;
+
+	snprintf(what, sizeof(what), "%s 0x%02x", cap->snap, cap->id);
+	c.flags = PTM_FLOW_RANGES;
+	c.cache_bytes = 0;
+	elems = assert_one_pass_same(&c, x->bytes, x->n, x->offs, 0, 0, 0,
+				     what);
+	assert_true(x->n == 0 || elems > 0);
+	assert_one_pass_same(&c, x->bytes, x->n, NULL, 0, 0, 0, what);
+	assert_one_pass_same(&c, x->bytes, x->n, x->offs, 1, 0, 0, what);
+	for (uint32_t seed = 1; seed <= 4; seed++) {
+		assert_one_pass_same(&c, x->bytes, x->n, x->offs, 7, seed, 0,
+				     what);
+		assert_one_pass_same(&c, x->bytes, x->n, NULL, 300, seed, 0,
+				     what);
+		assert_one_pass_same(&c, x->bytes, x->n, x->offs, 64, seed, 9,
+				     what);
+	}
+	/* A small cache: flushes in the middle of the walk. */
+	c.cache_bytes = 64 << 10;
+	assert_one_pass_same(&c, x->bytes, x->n, x->offs, 33, 5, 0, what);
+	c.cache_bytes = 0;
+	/* Corrupted: one byte in 97 replaced. */
+	bad = malloc(x->n ? x->n : 1);
+	assert_non_null(bad);
+	for (uint32_t seed = 1; seed <= 3; seed++) {
+		uint32_t r = seed;
+
+		if (x->n)
+			memcpy(bad, x->bytes, x->n);
+		for (size_t i = 0; i < x->n; i++) {
+			r = r * 1103515245u + 12345u;
+			if ((r >> 8) % 97 == 0)
+				bad[i] = (uint8_t)(r >> 20);
+		}
+		assert_one_pass_same(&c, bad, x->n, x->offs, 0, 0, 0, what);
+		assert_one_pass_same(&c, bad, x->n, NULL, 5, seed, 0, what);
+	}
+	free(bad);
+}
+
 static void test_captures(void **state)
 {
 	int missing = 0;
@@ -1129,6 +1344,7 @@ static void test_captures(void **state)
 			if (!elem_same(&l.e[i], &b.e[i], 1))
 				fail_msg("%s: element %zu differs fed in pieces",
 					 path, i);
+		assert_one_pass_capture(c, &x);
 		unload(&x);
 		ts_elems_free(&l);
 		ts_elems_free(&r);
@@ -1149,6 +1365,7 @@ int main(void)
 		cmocka_unit_test(test_t32_stream),
 		cmocka_unit_test(test_rs_space),
 		cmocka_unit_test(test_captures),
+		cmocka_unit_test(test_one_pass_streams),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

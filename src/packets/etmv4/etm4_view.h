@@ -14,34 +14,15 @@
 
 #include "packets/etmv4/etm4_fields.h"
 
-/* The input from the next packet on: bytes buf[pos..n), byte i at input
- * offset offs[i], or base + i when offs is NULL. */
-struct etm4_pkt_view {
-	const uint8_t *buf;
-	const uint64_t *offs;
-	uint64_t base;
-	size_t pos, n;
-};
-
 /* Whether @dec stands where its synced fast path (etm4_next_synced())
  * would go on: in sync, at a packet boundary (no packet cut by the end
  * of a chunk, no record pending, no loss to report, nothing replayed),
- * not stopped, with input left. Then *@v is that input. */
+ * not stopped, with input left. Then *@v is that input (pkt_stream.h). */
 static inline int etm4_pkt_view(const struct etm4_pkt_decoder *dec,
-				struct etm4_pkt_view *v)
+				struct pkt_view *v)
 {
-	const struct pkt_stream *in = &dec->in;
-
-	if (dec->scan != etm4_scan_synced || in->part_len ||
-	    dec->have_pending || in->gap || in->stopped || in->replaying ||
-	    in->pos >= in->n)
-		return 0;
-	v->buf = in->buf;
-	v->offs = in->offs;
-	v->base = in->base;
-	v->pos = in->pos;
-	v->n = in->n;
-	return 1;
+	return dec->scan == etm4_scan_synced && !dec->have_pending &&
+	       pkt_stream_view(&dec->in, v);
 }
 
 /* The consumer of a view read every packet before @pos (a packet boundary

@@ -11,34 +11,7 @@
 #include <string.h>
 
 #include "packets/pkt_fields.h"
-#include "packets/ptm/ptm_internal.h"
-
-/* ---- Field readers ---------------------------------------------------- */
-
-/* The cycle count field (IHI 0035B 4.4; digest 3) starting at p[0]: byte 0
- * has count[3:0] in bits [5:2] and its continuation in bit 6 (bits 7, 1, 0
- * belong to the packet: in an atom packet its header); bytes 1-3 seven
- * bits and a continuation in bit 7; a 5th byte bits [31:25], always last.
- * Returns the bytes used, or 0 if more are needed. */
-static inline int read_cycles(const uint8_t *p, size_t avail, uint32_t *value)
-{
-	uint32_t v;
-
-	NEED(1);
-	v = (p[0] >> 2) & 0xfu;
-	if (!(p[0] & 0x40)) {
-		*value = v;
-		return 1;
-	}
-	for (unsigned k = 1;; k++) {
-		NEED(k + 1);
-		v |= (uint32_t)(p[k] & 0x7f) << (4 + 7 * (k - 1));
-		if (k == 4 || !(p[k] & 0x80)) {
-			*value = v;
-			return (int)k + 1;
-		}
-	}
-}
+#include "packets/ptm/ptm_view.h"
 
 /* ---- Branch addresses (IHI 0035B 4.5.4; digest 4.4) ---------------------- */
 
@@ -186,7 +159,7 @@ static int parse_branch(struct ptm_pkt_decoder *dec, const uint8_t *p,
 		i += e;
 	}
 	if (dec->info.cycle_accurate) {
-		int c = read_cycles(p + i, avail - (size_t)i, &br->cycles);
+		int c = ptm_read_cycles(p + i, avail - (size_t)i, &br->cycles);
 
 		if (!c)
 			return 0;
@@ -265,7 +238,7 @@ parse_isync(struct ptm_pkt_decoder *dec, const uint8_t *p, size_t avail,
 	 * PFTv1.1 the count of an overflow or debug-exit I-sync is UNKNOWN,
 	 * but the field is there. */
 	if (dec->info.cycle_accurate && is->reason != ptm_reason_periodic) {
-		int c = read_cycles(p + i, avail - i, &is->cycles);
+		int c = ptm_read_cycles(p + i, avail - i, &is->cycles);
 
 		if (!c)
 			return 0;
@@ -288,6 +261,12 @@ parse_isync(struct ptm_pkt_decoder *dec, const uint8_t *p, size_t avail,
 	return (int)i;
 }
 
+int ptm_isync_read(struct ptm_pkt_decoder *dec, const uint8_t *p,
+		   size_t avail, struct ptm_packet *pkt)
+{
+	return parse_isync(dec, p, avail, pkt);
+}
+
 /* ---- Other packets ------------------------------------------------------- */
 
 /* Atom (IHI 0035B 4.5.3): the header's atoms from the table; with
@@ -299,7 +278,7 @@ static int parse_atom(struct ptm_pkt_decoder *dec, const uint8_t *p,
 	pkt->u.atoms = dec->atoms[p[0]];
 	if (!dec->info.cycle_accurate)
 		return 1;
-	return read_cycles(p, avail, &pkt->u.atoms.cycles);
+	return ptm_read_cycles(p, avail, &pkt->u.atoms.cycles);
 }
 
 static int parse_context_id(struct ptm_pkt_decoder *dec, const uint8_t *p,
@@ -350,7 +329,7 @@ static int parse_timestamp(struct ptm_pkt_decoder *dec, const uint8_t *p,
 	}
 	i = k + 2;
 	if (dec->info.cycle_accurate) {
-		int c = read_cycles(p + i, avail - i, &ts->cycles);
+		int c = ptm_read_cycles(p + i, avail - i, &ts->cycles);
 
 		if (!c)
 			return 0;
@@ -446,18 +425,11 @@ static inline __attribute__((always_inline)) int
 decode_atom(const struct ptm_pkt_decoder *dec, const uint8_t *p, size_t avail,
 	    struct ptm_packet *pkt, const int ca)
 {
-	uint32_t cycles = 0;
-	int len = 1;
+	uint32_t cycles;
+	int len = ptm_atom_len(p, avail, &cycles, ca);
 
-	if (ca) {
-		if (p[0] & 0x40) {
-			len = read_cycles(p, avail, &cycles);
-			if (!len)
-				return 0;
-		} else {
-			cycles = (p[0] >> 2) & 0xfu;
-		}
-	}
+	if (!len)
+		return 0;
 	pkt->type = ptm_pkt_atom;
 	pkt->size = (uint8_t)len;
 	pkt->error = 0;
@@ -469,59 +441,26 @@ decode_atom(const struct ptm_pkt_decoder *dec, const uint8_t *p, size_t avail,
 	return len;
 }
 
-/* A branch address packet of the commonest form: 1-4 address bytes and
- * no exception bytes (the final byte's bit 6 clear), so the instruction
- * set and security state stay (IHI 0035B 4.5.4). What parse_branch() and
- * decode_typed() make of it, from the first four bytes read as one word.
- * Returns the length, or 0 if the packet is not of that form or is cut:
- * the general parser takes it. */
+/* A branch address packet of the short form (ptm_branch_short(): 1-4
+ * address bytes, no exception bytes), as parse_branch() and
+ * decode_typed() make it. Returns the length, or 0 if the packet is not
+ * of that form or is cut: the general parser takes it. */
 static inline __attribute__((always_inline)) int
 decode_branch_short(struct ptm_pkt_decoder *dec, const uint8_t *p,
 		    size_t avail, struct ptm_packet *pkt, const int ca)
 {
-	/* Address bits a packet of k + 1 bytes carries before the shift:
-	 * 6, then 7 per continuing and 6 in the final byte. */
-	static const uint8_t bits_of[4] = { 6, 12, 19, 26 };
-	/* Where an instruction set puts the bits (branch_isa_shift()), by enum
-	 * etmkit_isa. */
-	static const uint8_t shift_of[8] = { 2, 2, 1, 1, 0, 2, 2, 2 };
 	struct ptm_branch *br = &pkt->u.branch;
-	uint32_t w, stop, v, mask;
-	unsigned k, bits, shift;
-	int len;
+	struct ptm_branch_short s;
+	int len = ptm_branch_short(dec, p, avail, &s, ca);
 
-	if (avail < 4)
+	if (!len)
 		return 0;
-	w = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	    (uint32_t)p[3] << 24;
-	stop = ~w & 0x80808080u;
-	if (!stop)
-		return 0; /* a 5th byte */
-	k = (unsigned)__builtin_ctz(stop) / 8; /* address bytes - 1 */
-	if (k && (p[k] & 0x40))
-		return 0; /* exception bytes */
-	/* Byte 0 bits [6:1], bytes 1-3 seven bits each; those past the
-	 * packet, and bit 6 of the final byte, are masked off. */
-	v = ((w >> 1) & 0x3fu) | ((w >> 2) & (0x7fu << 6)) |
-	    ((w >> 3) & (0x7fu << 13)) | ((w >> 4) & (0x7fu << 20));
-	shift = shift_of[dec->isa & 7];
-	bits = bits_of[k] + shift;
-	mask = (1u << bits) - 1;
-	len = (int)k + 1;
-	br->cycles = 0;
-	br->has_cycles = 0;
-	if (ca) {
-		int c = read_cycles(p + len, avail - (size_t)len, &br->cycles);
-
-		if (!c)
-			return 0;
-		br->has_cycles = 1;
-		len += c;
-	}
-	br->addr = (dec->addr & ~mask) | ((v << shift) & mask);
+	br->cycles = s.cycles;
+	br->has_cycles = (uint8_t)ca;
+	br->addr = s.addr;
 	br->exception = 0;
-	br->addr_bits = (uint8_t)bits;
-	br->addr_bytes = (uint8_t)(k + 1);
+	br->addr_bits = s.bits;
+	br->addr_bytes = s.bytes;
 	br->isa = dec->isa;
 	br->isa_change = 0;
 	br->exc_bytes = 0;
@@ -529,7 +468,7 @@ decode_branch_short(struct ptm_pkt_decoder *dec, const uint8_t *p,
 	br->altis = dec->altis;
 	br->hyp = dec->hyp;
 	br->partial = !dec->isync_seen;
-	dec->addr = br->addr;
+	ptm_branch_short_commit(dec, &s);
 	pkt->type = ptm_pkt_branch_address;
 	pkt->size = (uint8_t)len;
 	pkt->error = 0;
@@ -554,10 +493,13 @@ void ptm_reset_state(struct ptm_pkt_decoder *dec)
  * A-sync, a packet cut by the end of the input, an error) is left at
  * dec->in.pos for the loop's slow path. Atoms and short branches, the
  * commonest packets, have paths of their own; @ca and @offs_given are
- * constants in each copy. */
+ * constants in each copy. @others (a constant): stop before atom, branch
+ * address and I-sync packets too (ptm_next_others(): the flow's one pass
+ * reads those itself). */
 static inline __attribute__((always_inline)) size_t
 next_synced_loop(struct ptm_pkt_decoder *dec, struct ptm_packet *pkts,
-		 size_t out, size_t max, const int ca, const int offs_given)
+		 size_t out, size_t max, const int ca, const int offs_given,
+		 const int others)
 {
 	const uint8_t *const buf = dec->in.buf;
 	const uint64_t *const offs = dec->in.offs;
@@ -571,6 +513,10 @@ next_synced_loop(struct ptm_pkt_decoder *dec, struct ptm_packet *pkts,
 		unsigned t = dec->hdr[b];
 		int len;
 
+		if (others && (t == ptm_pkt_atom ||
+			       t == ptm_pkt_branch_address ||
+			       t == ptm_pkt_i_sync))
+			break;
 		if (t == ptm_pkt_atom) {
 			len = decode_atom(dec, buf + pos, n - pos, pkt, ca);
 		} else if (t == ptm_pkt_branch_address) {
@@ -606,8 +552,25 @@ size_t ptm_next_synced(struct ptm_pkt_decoder *dec, struct ptm_packet *pkts,
 	int given = dec->in.offs != NULL;
 
 	if (dec->info.cycle_accurate)
-		return given ? next_synced_loop(dec, pkts, out, max, 1, 1) :
-			       next_synced_loop(dec, pkts, out, max, 1, 0);
-	return given ? next_synced_loop(dec, pkts, out, max, 0, 1) :
-		       next_synced_loop(dec, pkts, out, max, 0, 0);
+		return given ? next_synced_loop(dec, pkts, out, max, 1, 1, 0) :
+			       next_synced_loop(dec, pkts, out, max, 1, 0, 0);
+	return given ? next_synced_loop(dec, pkts, out, max, 0, 1, 0) :
+		       next_synced_loop(dec, pkts, out, max, 0, 0, 0);
+}
+
+/* The other packets are rare (I-syncs are the consumer's): one copy, the
+ * configuration read in the loop. */
+static __attribute__((noinline)) size_t
+next_others(struct ptm_pkt_decoder *dec, struct ptm_packet *pkts, size_t max,
+	    int ca)
+{
+	if (dec->in.offs)
+		return next_synced_loop(dec, pkts, 0, max, ca, 1, 1);
+	return next_synced_loop(dec, pkts, 0, max, ca, 0, 1);
+}
+
+size_t ptm_next_others(struct ptm_pkt_decoder *dec, struct ptm_packet *pkts,
+		       size_t max)
+{
+	return next_others(dec, pkts, max, dec->info.cycle_accurate);
 }
