@@ -410,6 +410,21 @@ static void assert_two_cuts(unsigned proto, const uint8_t *b, size_t n,
 	par_gen_free(&s);
 }
 
+/* At @b[n]: an ETMv3/PTM A-sync (five zeros, 0x80), @before bytes 0x84
+ * (atoms), header @h, @tail bytes 0x11. Returns the new length. */
+static size_t put_sync_case(uint8_t *b, size_t n, size_t before, uint8_t h,
+			    size_t tail)
+{
+	memset(b + n, 0, 5);
+	n += 5;
+	b[n++] = 0x80;
+	memset(b + n, 0x84, before);
+	n += before;
+	b[n++] = h;
+	memset(b + n, 0x11, tail);
+	return n + tail;
+}
+
 /* ETMv4/ETE cuts: only at an A-sync followed by a Trace Info whose SPEC
  * is 0 or absent (etmv4-ete.md 5.2, 7.4); ETMv3: at an A-sync with an
  * I-sync (0x08, or 0x70 with cycle count; etmv3.md 4, 4.1) among the 16
@@ -472,14 +487,7 @@ static void test_cuts(void **state)
 
 		if (k < 2)
 			at[nat++] = n;
-		memset(b + n, 0, 5);
-		n += 5;
-		b[n++] = 0x80;
-		memset(b + n, 0x84, before);
-		n += before;
-		b[n++] = h;
-		memset(b + n, 0x11, 16);
-		n += 16;
+		n = put_sync_case(b, n, before, h, 16);
 	}
 	assert_two_cuts(0, b, n, at);
 
@@ -494,14 +502,7 @@ static void test_cuts(void **state)
 
 		if (k < 2)
 			at[nat++] = n;
-		memset(b + n, 0, 5);
-		n += 5;
-		b[n++] = 0x80;
-		memset(b + n, 0x84, before);
-		n += before;
-		b[n++] = k == 3 ? 0x70 : 0x08;
-		memset(b + n, 0x11, 6);
-		n += 6;
+		n = put_sync_case(b, n, before, k == 3 ? 0x70 : 0x08, 6);
 	}
 	assert_two_cuts(4, b, n, at);
 }
