@@ -46,6 +46,7 @@ static void reset_walk(struct etm4_flow_decoder *d)
 	d->ind_from = NULL;
 	d->atom_started = 0;
 	d->pop_pending = 0;
+	d->no_addr = 0;
 	d->rs_n = 0;
 	d->rs_top = 0;
 	d->rs_no_push = 0;

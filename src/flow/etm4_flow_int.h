@@ -176,6 +176,12 @@ struct etm4_flow_decoder {
 				     taken last (its ind guesses the target) */
 	uint64_t ind_gen;
 	uint8_t pop_pending, rs_no_push;
+	uint8_t no_addr;          /* read at POS_NONE only (every site that
+				     sets it sets this too): the position
+				     is unknown for want of an executed
+				     indirect branch's address (after_p0()),
+				     and no gap has said so yet: the first
+				     atom lost does (etm4_no_address()) */
 	uint32_t rs_n;            /* entries on the return stack */
 	uint32_t rs_top;
 	struct {

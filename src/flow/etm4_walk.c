@@ -19,6 +19,24 @@ int etm4_no_code(struct etm4_flow_decoder *d, uint64_t offset, uint8_t loss)
 	return 0;
 }
 
+/* The first atom lost since an executed indirect branch whose address
+ * did not come, in a Target Address or from the return stack (digest
+ * 7.7; d->no_addr at POS_NONE): one gap element (no_address) at its
+ * packet @offset says so, as ETMv3 and PTM say it (etm3_flow.c,
+ * ptm_flow.c: lose_atom()); the atoms after it are lost without one
+ * until an address comes. The caller made room for one element. Out of
+ * line: the loops that call it keep their registers. */
+__attribute__((noinline, cold)) void
+etm4_no_address(struct etm4_flow_decoder *d, uint64_t offset)
+{
+	struct etmkit_elem *e = emit(d, etmkit_elem_gap, offset);
+
+	e->u.loss.reason = etmkit_loss_no_address;
+	e->u.loss.why = "atom after an indirect branch whose address was not "
+			"traced";
+	d->no_addr = 0;
+}
+
 /* Make POS_ADDR a block. Returns 1, or 0 after reporting no_image. */
 int etm4_resolve_lookup(struct etm4_flow_decoder *d, uint64_t offset)
 {
@@ -58,14 +76,20 @@ int etm4_walk_atom(struct etm4_flow_decoder *d, unsigned taken,
 		   uint64_t offset)
 {
 	if (!d->atom_started) {
-		d->atom_started = 1;
 		if (d->pop_pending)
 			rs_pop(d);
 		if (d->pos == POS_NONE) {
+			if (F4_UNLIKELY(d->no_addr)) {
+				/* (called again: the pop is done, the
+				 * position still unknown) */
+				if (room(d) < 1)
+					return 0;
+				etm4_no_address(d, offset);
+			}
 			d->stats.atoms_lost++;
-			d->atom_started = 0;
 			return 1;
 		}
+		d->atom_started = 1;
 	}
 	for (;;) {
 		struct flow_block *b;
@@ -141,7 +165,7 @@ int etm4_walk_until(struct etm4_flow_decoder *d, uint64_t stop,
 		if (!left && fi->addr == stop)
 			return 1;
 		if (!left && !d->budget--) {
-			d->pos = POS_NONE;
+			lose_position(d);
 			return 1;
 		}
 		e = put_insn(d, fi, offset);
@@ -212,8 +236,17 @@ walk_atoms_loop(struct etm4_flow_decoder *d, uint32_t bits, unsigned n,
 				if (d->pop_pending)
 					rs_pop(d);
 				/* Nowhere to walk from: this atom and the
-				 * packet's others are lost. */
+				 * packet's others are lost; the first after
+				 * an indirect branch whose address did not
+				 * come with a gap (etm4_walk_atom() when there
+				 * is no room for it). */
 				if (d->pos == POS_NONE) {
+					if (F4_UNLIKELY(d->no_addr)) {
+						if (room(d) < 1)
+							break;
+						etm4_no_address(d, off);
+						closed = 1; /* the gap */
+					}
 					d->stats.atoms_lost += n;
 					*pclosed = closed;
 					return 1;
@@ -323,8 +356,9 @@ atom_step(struct etm4_flow_decoder *d, const struct etm4_atoms *a,
 			return 0;
 		}
 	}
-	if (d->pos == POS_NONE && !d->pop_pending && !d->atom_started) {
-		*lost += left; /* nowhere to walk from */
+	if (d->pos == POS_NONE && !d->pop_pending && !d->atom_started &&
+	    !d->no_addr) {
+		*lost += left; /* nowhere to walk from (no gap to report) */
 		return 1;
 	}
 	/* d->tally a constant in each copy; etm4_fused() (@fused) runs
@@ -682,11 +716,18 @@ walk:
 						 * are the next atom
 						 * packets' (the position
 						 * stays unknown, nothing to
-						 * pop: nothing is written)
-						 * up to the next address */
-						size_t h1 = skip_atoms(
-							tab, hd, h + 1, count,
-							&lost);
+						 * pop: nothing more is
+						 * written) up to the next
+						 * address; the first after
+						 * an indirect branch whose
+						 * address did not come with
+						 * a gap (room: e < end) */
+						size_t h1;
+
+						if (F4_UNLIKELY(d->no_addr))
+							etm4_no_address(d, off);
+						h1 = skip_atoms(tab, hd, h + 1,
+								count, &lost);
 
 						e = &d->out[d->n];
 						lost += n;

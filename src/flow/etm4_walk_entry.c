@@ -115,7 +115,7 @@ static int walk_exception(struct etm4_flow_decoder *d, struct ent *e)
 			/* Execution is already past the return address
 			 * (after a Q, whose path is not traced): no range
 			 * can end there. */
-			d->pos = POS_NONE;
+			lose_position(d);
 		}
 	}
 	if (has_addr && d->pos != POS_NONE &&
@@ -134,7 +134,7 @@ static int walk_exception(struct etm4_flow_decoder *d, struct ent *e)
 	if (has_addr) {
 		go_to_is(d, e->a, (e->x >> 2) & 1);
 	} else {
-		d->pos = POS_NONE;
+		lose_position(d);
 		d->blk = NULL;
 		d->link_from = NULL;
 	}
@@ -219,7 +219,7 @@ static int walk_q(struct etm4_flow_decoder *d, struct ent *e)
 		x->u.q.count = has_count ? e->b : 0;
 		if (!has_count || !has_target ||
 		    !q_path_known(d, e->b, e->a))
-			d->pos = POS_NONE;
+			lose_position(d);
 	}
 	if (has_count && d->pos != POS_NONE) {
 		if (!etm4_walk_until(d, 0, &e->b, WALK_Q, e->offset))
@@ -229,7 +229,7 @@ static int walk_q(struct etm4_flow_decoder *d, struct ent *e)
 	if (has_target)
 		go_to_is(d, e->a, (e->x >> 2) & 1);
 	else
-		d->pos = POS_NONE;
+		lose_position(d);
 	return 1;
 }
 
@@ -290,8 +290,11 @@ int etm4_walk_entry(struct etm4_flow_decoder *d, struct ent *e)
 
 	switch (e->kind) {
 	case K_ATOM:
-		if (d->pos == POS_NONE && !d->pop_pending && !d->atom_started) {
-			/* Nowhere to walk from: the whole run is lost. */
+		if (d->pos == POS_NONE && !d->pop_pending && !d->atom_started &&
+		    !d->no_addr) {
+			/* Nowhere to walk from: the whole run is lost (the
+			 * first atom after an indirect branch whose address
+			 * did not come is etm4_walk_atom()'s: its gap). */
 			d->stats.atoms_lost += e->n;
 			e->n = 0;
 			return 1;
@@ -325,7 +328,7 @@ int etm4_walk_entry(struct etm4_flow_decoder *d, struct ent *e)
 		if (e->x & 1)
 			go_to_is(d, e->a, (e->x >> 1) & 1);
 		else
-			d->pos = POS_NONE;
+			lose_position(d);
 		return 1;
 	case K_ADDR:
 		target_address(d, e->a, e->x & 1);
@@ -338,16 +341,20 @@ int etm4_walk_entry(struct etm4_flow_decoder *d, struct ent *e)
 		x->u.trace_on.reason = d->overflowed ? etmkit_on_overflow :
 						       etmkit_on_trace_enable;
 		d->overflowed = 0;
-		d->pos = POS_NONE;
+		lose_position(d);
 		d->blk = NULL;
 		flush_rs(d);
 		d->ctx_sent = 0; /* report the context again */
 		return 1;
 	case K_TINFO:
 		/* The return stack starts empty, and takes nothing until the
-		 * next Target Address (digest 7.4). */
+		 * next Target Address (digest 7.4). Atoms lost after it before
+		 * an address are lost as after any Trace Info, with no gap
+		 * (and so as a decode that starts here loses them: the
+		 * parallel decode's pieces, par_state4.c). */
 		flush_rs(d);
 		d->rs_no_push = 1;
+		d->no_addr = 0;
 		return 1;
 	case K_EXC_RET:
 		emit(d, etmkit_elem_exception_return, e->offset);
@@ -379,19 +386,19 @@ int etm4_walk_entry(struct etm4_flow_decoder *d, struct ent *e)
 		x = emit(d, etmkit_elem_gap, e->offset);
 		x->u.loss.reason = e->x;
 		x->u.loss.why = (const char *)(uintptr_t)e->a;
-		d->pos = POS_NONE;
+		lose_position(d);
 		d->blk = NULL;
 		flush_rs(d);
 		d->ctx_sent = 0;
 		return 1;
 	case K_OVERFLOW:
 		emit(d, etmkit_elem_overflow, e->offset);
-		d->pos = POS_NONE;
+		lose_position(d);
 		d->blk = NULL;
 		flush_rs(d);
 		return 1;
 	case K_DISCARD:
-		d->pos = POS_NONE;
+		lose_position(d);
 		d->blk = NULL;
 		return 1;
 	case K_UNSEEN: /* before the trace: nothing to walk */

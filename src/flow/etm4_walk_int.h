@@ -15,6 +15,7 @@
 #pragma GCC visibility push(hidden)
 
 int etm4_no_code(struct etm4_flow_decoder *d, uint64_t offset, uint8_t loss);
+void etm4_no_address(struct etm4_flow_decoder *d, uint64_t offset);
 int etm4_resolve_lookup(struct etm4_flow_decoder *d, uint64_t offset);
 void etm4_run_ranges(struct etm4_flow_decoder *d,
 		     const struct etm4_packet *p, uint32_t *ph,
@@ -89,7 +90,8 @@ rs_push(struct etm4_flow_decoder *d, uint64_t addr, uint8_t isa)
 }
 
 /* A P0 element after an indirect branch whose address was not traced:
- * the trace unit's return stack predicted it (digest 7.7). */
+ * the trace unit's return stack predicted it (digest 7.7). Empty, it
+ * leaves the position unknown as after_p0() did (no_addr kept). */
 static inline void rs_pop(struct etm4_flow_decoder *d)
 {
 	d->pop_pending = 0;
@@ -143,10 +145,20 @@ static inline void enter_found(struct etm4_flow_decoder *d,
 	FLOW_ENTER_BLOCK(d, b, gen);
 }
 
+/* The position is unknown, and not for want of an indirect branch's
+ * address (after_p0() alone sets POS_NONE with no_addr): the atoms it
+ * loses have no gap (etm4_no_address()), as after the Trace Info before
+ * any address. */
+static inline void lose_position(struct etm4_flow_decoder *d)
+{
+	d->pos = POS_NONE;
+	d->no_addr = 0;
+}
+
 /* The position is unknown (etm4_no_code()). */
 static inline void forget_position(struct etm4_flow_decoder *d)
 {
-	d->pos = POS_NONE;
+	lose_position(d);
 	d->link_from = NULL;
 	d->ind_from = NULL;
 }
@@ -463,8 +475,10 @@ static inline void after_p0(struct etm4_flow_decoder *d,
 		leave_block(d, b, 1, b->target, b->target_isa);
 		return;
 	}
-	/* Indirect: the address comes next, or the return stack gives it. */
+	/* Indirect: the address comes next, or the return stack gives it;
+	 * if neither does, the first atom lost says so (no_addr). */
 	d->pos = POS_NONE;
+	d->no_addr = 1;
 	d->blk = NULL;
 	d->link_from = NULL;
 	d->ind_from = b;

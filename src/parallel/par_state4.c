@@ -111,7 +111,8 @@ static long p4_snap(const void *dec, void *scratch, uint8_t *out)
 	f->ind_gen = 0;
 	/* Read only under their flags (etm4_resolve.c: flush_pend(),
 	 * push_pend_ctx(); etm4_walk_entry.c: the budget of a started atom;
-	 * flow_driver.h: addr and pos_is at POS_ADDR). */
+	 * flow_driver.h: addr and pos_is at POS_ADDR; etm4_flow_int.h:
+	 * no_addr at POS_NONE). */
 	if (!f->pend)
 		memset(&f->pend_ent, 0, sizeof(f->pend_ent));
 	if (!f->pend_ctx)
@@ -122,6 +123,8 @@ static long p4_snap(const void *dec, void *scratch, uint8_t *out)
 		f->addr = 0;
 		f->pos_is = 0;
 	}
+	if (f->pos != POS_NONE)
+		f->no_addr = 0;
 	f->sh = f->dh = 0;
 	f->st = nspec;
 	f->dt = ndone;

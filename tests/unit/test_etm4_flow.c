@@ -23,6 +23,7 @@
 #include <cmocka.h>
 
 #include "unit/test_util.h"
+#include "range_same.h"
 
 #include "etmkit/flow.h"
 #include "etmkit/insn.h"
@@ -601,6 +602,338 @@ static void test_exception_after_indirect(void **state)
 	EXPECT(&R, "| | 1000 1004 1008 1010 1020 1024 X2");
 }
 
+/* ---- Atoms lost after an indirect branch (no_address) -------------------
+ *
+ * An executed indirect branch's target comes in a Target Address, or,
+ * with the return stack on (TRCCONFIGR.RS), from the stack at the next P0
+ * element (digest 7.7). When neither gives it, the atoms after it cannot
+ * be walked: as ETMv3 and PTM do (docs/recovery.md), the first atom lost
+ * is one gap element (no_address) at its packet, and the atoms after it
+ * are lost without another until an address comes. Atoms lost for other
+ * reasons (no address yet after the Trace Info, no image) have none.
+ * Every case is decoded in the per-instruction form, the ranges form
+ * (which must say the same, range_same.h), fed at once and a few bytes at
+ * a time, drained by batch and a few elements per etm4_flow_next() call
+ * (the same elements, field by field). */
+
+static struct run R2, R3;
+
+/* Decode @t with prog[] (in @img), MAXSPEC @maxspec, TRCCONFIGR @configr
+ * and ETM4_FLOW_* @flags, fed @step bytes at a time (0: at once), each
+ * feed drained @max elements per etm4_flow_next() call (0: by batch).
+ * Returns the atoms lost. */
+static uint64_t decode_fed(struct run *r, const struct image *img,
+			   const uint8_t *t, size_t n, uint32_t maxspec,
+			   uint32_t configr, uint32_t flags, size_t step,
+			   size_t max)
+{
+	struct etm4_flow_config c;
+	struct etm4_flow_decoder *d;
+	uint64_t lost;
+	int fin = 0;
+
+	config(&c, maxspec, configr, 0, flags);
+	c.image = img;
+	assert_int_equal(etm4_flow_alloc(&d, &c), 0);
+	r->n = 0;
+	for (size_t at = 0; !fin;) {
+		size_t m = step && n - at > step ? step : n - at;
+		int k;
+
+		if (at < n) {
+			assert_int_equal(etm4_flow_feed(d, t + at, m, NULL, at),
+					 0);
+			at += m;
+		} else {
+			assert_int_equal(etm4_flow_finish(d), 0);
+			fin = 1;
+		}
+		if (!max) {
+			drain_into(d, r);
+			continue;
+		}
+		while ((k = etm4_flow_next(d, r->e + r->n, max)) > 0) {
+			assert_true(k <= (int)max);
+			r->n += (size_t)k;
+			assert_true(r->n + max <= RUN_CAP);
+		}
+		assert_int_equal(k, -etmkit_err_eos);
+	}
+	lost = etm4_flow_get_stats(d)->atoms_lost;
+	etm4_flow_free(d);
+	return lost;
+}
+
+/* @a and @b hold the same elements (a gap's why too). */
+static void same_elems(const struct run *a, const struct run *b)
+{
+	assert_int_equal(a->n, b->n);
+	for (size_t i = 0; i < a->n; i++) {
+		assert_true(elem_same(&a->e[i], &b->e[i], 1));
+		if (a->e[i].kind == etmkit_elem_gap)
+			assert_string_equal(a->e[i].u.loss.why,
+					    b->e[i].u.loss.why);
+	}
+}
+
+/* The elements of @r that are neither insn nor insn_range nor
+ * branch_run, into @o (which may be @r). */
+static void others_of(const struct run *r, struct run *o)
+{
+	size_t n = r->n, k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (r->e[i].kind != etmkit_elem_insn &&
+		    r->e[i].kind != etmkit_elem_insn_range &&
+		    r->e[i].kind != etmkit_elem_branch_run)
+			o->e[k++] = r->e[i];
+	o->n = k;
+}
+
+/* Decode @t (see decode_fed()) in every form and feeding: the
+ * per-instruction form, fed at once and drained by batch, is left in R;
+ * every other feeding gives it again; the ranges form says the same
+ * (range_same.h), however fed; the counted forms (ETM4_FLOW_TALLY,
+ * ETM4_FLOW_TRACES) have its other elements. Every form loses as many
+ * atoms. Returns that count. */
+static uint64_t decode_all_forms(const uint8_t *t, size_t n,
+				 uint32_t maxspec, uint32_t configr)
+{
+	static const size_t feeds[][2] = {
+		{ 1, 1 }, { 1, 0 }, { 3, 5 }, { 7, 64 }, { 0, 1 }, { 0, 3 },
+	};
+	static const uint32_t counted[] = {
+		ETM4_FLOW_RANGES | ETM4_FLOW_TALLY,
+		ETM4_FLOW_RANGES | ETM4_FLOW_TRACES,
+	};
+	uint8_t code[sizeof(prog)];
+	struct image *img;
+	struct range_diff rd;
+	uint64_t lost;
+	size_t i;
+
+	prog_bytes(code);
+	assert_int_equal(image_alloc(&img), 0);
+	assert_int_equal(image_add_buffer(img, code, sizeof(code), 0x1000, 0),
+			 0);
+	lost = decode_fed(&R, img, t, n, maxspec, configr, 0, 0, 0);
+	for (i = 0; i < sizeof(feeds) / sizeof(feeds[0]); i++) {
+		assert_int_equal(decode_fed(&R3, img, t, n, maxspec, configr,
+					    0, feeds[i][0], feeds[i][1]),
+				 lost);
+		same_elems(&R, &R3);
+	}
+	assert_int_equal(decode_fed(&R2, img, t, n, maxspec, configr,
+				    ETM4_FLOW_RANGES, 0, 0), lost);
+	if (ranges_same(R.e, R.n, R2.e, R2.n, img, 1, &rd))
+		fail_msg("ranges decode differs: %s (reference element %zu, "
+			 "ranges element %zu)", rd.why, rd.ref_at, rd.rng_at);
+	for (i = 0; i < sizeof(feeds) / sizeof(feeds[0]); i++) {
+		assert_int_equal(decode_fed(&R3, img, t, n, maxspec, configr,
+					    ETM4_FLOW_RANGES, feeds[i][0],
+					    feeds[i][1]), lost);
+		same_elems(&R2, &R3);
+	}
+	/* R2 and R3 from here on: the other elements of the reference and
+	 * of each counted form. */
+	others_of(&R, &R2);
+	for (i = 0; i < sizeof(counted) / sizeof(counted[0]); i++) {
+		struct run *o = &R3;
+
+		assert_int_equal(decode_fed(o, img, t, n, maxspec, configr,
+					    counted[i], 0, 0), lost);
+		others_of(o, o);
+		same_elems(&R2, o);
+	}
+	image_free(img);
+	return lost;
+}
+
+/* The gap elements of @r: their offsets into @at (up to @cap), each
+ * checked to be no_address with its why. Returns how many. */
+static size_t no_address_gaps(const struct run *r, uint64_t *at, size_t cap)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < r->n; i++) {
+		const struct etmkit_elem *e = &r->e[i];
+
+		if (e->kind != etmkit_elem_gap)
+			continue;
+		assert_int_equal(e->u.loss.reason, etmkit_loss_no_address);
+		assert_non_null(e->u.loss.why);
+		assert_string_equal(e->u.loss.why, "atom after an indirect "
+				    "branch whose address was not traced");
+		if (k < cap)
+			at[k] = e->offset;
+		k++;
+	}
+	return k;
+}
+
+/* Return stack off (digest 7.7: every indirect branch's target comes in
+ * a Target Address), MAXSPEC 0. E b.eq (21, to 1010), E bl (22, to 1020;
+ * no push), E on the ret at 1024 (23): its address does not come. E (24)
+ * and E (25) are lost: the gap at 24, none at 25. 95 00 (26: Short
+ * Address IS0, 0x1000); E (28) 1000-1008; E (29) 1010; E (30) 1020 and
+ * the ret again; EEE (31, ff: three atoms in one packet) all lost, the gap
+ * at 31; E (32) lost; 95 00 (33); E (35) 1000-1008. Then the ret's E and
+ * the atoms it loses in one packet: E (36) 1010, EEE (37: 1020 and the
+ * ret, then two lost, the gap at 37), 95 00 (38), E (40) 1000-1008. */
+static void test_no_address_gap(void **state)
+{
+	static const uint8_t t[] = {
+		HEAD, 0xf7, 0xf7, 0xf7, 0xf7, 0xf7, 0x95, 0x00, 0xf7,
+		0xf7, 0xf7, 0xff, 0xf7, 0x95, 0x00, 0xf7,
+		0xf7, 0xff, 0x95, 0x00, 0xf7,
+	};
+	uint64_t at[4];
+
+	(void)state;
+	assert_int_equal(decode_all_forms(t, sizeof(t), 0, 0), 2 + 4 + 2);
+	EXPECT(&R, "| | 1000 1004 1008 1010 1020 1024 | "
+		   "1000 1004 1008 1010 1020 1024 | 1000 1004 1008 "
+		   "1010 1020 1024 | 1000 1004 1008");
+	assert_int_equal(no_address_gaps(&R, at, 4), 3);
+	assert_int_equal(at[0], 24);
+	assert_int_equal(at[1], 31);
+	assert_int_equal(at[2], 37);
+}
+
+/* Return stack on (TRCCONFIGR.RS, 1 << 12), MAXSPEC 0: the stack empty
+ * at the pop. E b.eq (21), E bl (22: pushes 0x1014), E on the ret at
+ * 1024 (23: pop pending), E (24: pops 0x1014; 1014 and the ret at 1018,
+ * pop pending), E (25: the stack is empty, lost: the gap), EE (26, db)
+ * lost, 95 00 (27), E (29) 1000-1008. */
+static void test_no_address_gap_stack_empty(void **state)
+{
+	static const uint8_t t[] = {
+		HEAD, 0xf7, 0xf7, 0xf7, 0xf7, 0xf7, 0xdb, 0x95, 0x00, 0xf7,
+	};
+	uint64_t at[2];
+
+	(void)state;
+	assert_int_equal(decode_all_forms(t, sizeof(t), 0, 1u << 12), 3);
+	EXPECT(&R, "| | 1000 1004 1008 1010 1020 1024 1014 1018 | "
+		   "1000 1004 1008");
+	assert_int_equal(no_address_gaps(&R, at, 2), 1);
+	assert_int_equal(at[0], 25);
+}
+
+/* test_no_address_gap's first half with MAXSPEC 255: the atoms wait for
+ * a Commit (2d 06, 29) and are walked from the walk queue. Atom packets
+ * speculative together are one queue entry, of the first one's offset,
+ * which their elements carry (21 for 21-25, 28 for 28): the gap, at the
+ * first atom lost (24), has offset 21, before the address (26) and the
+ * atom after it (28, 1000-1008). Then a Timestamp (02 05, 31) the walk
+ * delivers where it comes, E (33) 1010, E (34) 1020 and the ret, a commit
+ * of them (2d 02, 35), an atom lost (37: the gap, after the timestamp)
+ * and its commit (2d 01, 38). */
+static void test_no_address_gap_speculative(void **state)
+{
+	static const uint8_t t[] = {
+		HEAD, 0xf7, 0xf7, 0xf7, 0xf7, 0xf7, 0x95, 0x00, 0xf7,
+		0x2d, 0x06, 0x02, 0x05, 0xf7, 0xf7, 0x2d, 0x02, 0xf7,
+		0x2d, 0x01,
+	};
+	uint64_t at[2];
+	size_t ts = 0;
+
+	(void)state;
+	assert_int_equal(decode_all_forms(t, sizeof(t), 255, 0), 3);
+	EXPECT(&R, "| | 1000 1004 1008 1010 1020 1024 | 1000 1004 1008 | "
+		   "1010 1020 1024 |");
+	while (ts < R.n && R.e[ts].kind != etmkit_elem_timestamp)
+		ts++;
+	assert_true(ts < R.n);
+	assert_int_equal(R.e[ts].offset, 31);
+	assert_int_equal(R.e[ts + 1].addr, 0x1010);
+	assert_int_equal(no_address_gaps(&R, at, 2), 2);
+	assert_int_equal(at[0], 21);
+	assert_int_equal(R.e[5].offset, 21); /* 1010, the second atom's */
+	assert_int_equal(at[1], 37);
+}
+
+/* Atoms lost for other reasons have no gap: after the Trace Info before
+ * any address (15, 16; the Address with Context at 17 gives 0x1000, E at
+ * 23 runs 1000-1008), where the image has no code (9a 0x8000 at 24, E at
+ * 29: no_image, E at 30 lost); after an Overflow (0x1000 at 31, E E E at
+ * 37-39 to the ret, whose address never comes; 00 05 at 40; the Trace
+ * Info at 42 syncs again, E at 44 is before any address); after a
+ * Discard (0x1000 at 45, the ret's E E E at 51-53, 00 03 at 54, 01 00 at
+ * 56, E at 58); after a Trace Info while synced (0x1000 at 59, E E E at
+ * 65-67, 01 00 at 68, E at 70: as after any Trace Info, an atom before
+ * the first address); 0x1000 at 71, E at 77. */
+static void test_no_address_gap_other_losses(void **state)
+{
+	static const uint8_t t[] = {
+		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x80, 0x01, 0x00, 0x04,
+		0xf7, 0xf7, 0x82, 0x00, 0x08, 0x00, 0x00, 0x11, 0xf7,
+		0x9a, 0x00, 0x40, 0x00, 0x00, 0xf7, 0xf7,
+		0x82, 0x00, 0x08, 0x00, 0x00, 0x11, 0xf7, 0xf7, 0xf7, /* 31 */
+		0x00, 0x05, 0x01, 0x00, 0xf7,                         /* 40 */
+		0x82, 0x00, 0x08, 0x00, 0x00, 0x11, 0xf7, 0xf7, 0xf7, /* 45 */
+		0x00, 0x03, 0x01, 0x00, 0xf7,                         /* 54 */
+		0x82, 0x00, 0x08, 0x00, 0x00, 0x11, 0xf7, 0xf7, 0xf7, /* 59 */
+		0x01, 0x00, 0xf7,                                     /* 68 */
+		0x82, 0x00, 0x08, 0x00, 0x00, 0x11, 0xf7,             /* 71 */
+	};
+
+	(void)state;
+	assert_int_equal(decode_all_forms(t, sizeof(t), 0, 0),
+			 2 + 2 + 1 + 1 + 1);
+	EXPECT(&R, "| | 1000 1004 1008 | 1000 1004 1008 1010 1020 1024 | "
+		   "1000 1004 1008 1010 1020 1024 1000 1004 1008 1010 1020 "
+		   "1024 1000 1004 1008");
+	assert_int_equal(R.e[R.n - 1].offset, 77);
+	assert_int_equal(no_address_gaps(&R, NULL, 0), 0);
+}
+
+/* One loss after another, the gaps among enough elements that the
+ * decoder's output queue (F4_OUT) fills before, at and after one of them
+ * in every form and feeding: ITER times E b.eq, E bl, E ret, E (lost:
+ * the gap), 95 00 (0x1000); with the return stack on, E (popped: 1014 to
+ * the ret at 1018) before the lost one; with MAXSPEC 255, each round's
+ * atoms committed after its address (2d 04 or 2d 05): one queue entry,
+ * the gap of the first atom's offset (test_no_address_gap_speculative). */
+#define ITER 90
+static void test_no_address_gap_rounds(void **state)
+{
+	static const uint8_t head[] = { HEAD };
+	static uint8_t t[21 + 9 * ITER];
+	static const struct {
+		uint32_t maxspec, configr;
+	} cfg[] = { { 0, 0 }, { 0, 1u << 12 }, { 255, 0 }, { 255, 1u << 12 } };
+	uint64_t at[ITER];
+
+	(void)state;
+	assert_int_equal(sizeof(head), 21);
+	for (size_t c = 0; c < sizeof(cfg) / sizeof(cfg[0]); c++) {
+		unsigned natoms = cfg[c].configr ? 5 : 4;
+		size_t k = sizeof(head), base;
+
+		memcpy(t, head, sizeof(head));
+		for (size_t i = 0; i < ITER; i++) {
+			memset(t + k, 0xf7, natoms);
+			k += natoms;
+			t[k++] = 0x95;
+			t[k++] = 0x00;
+			if (cfg[c].maxspec) {
+				t[k++] = 0x2d;
+				t[k++] = (uint8_t)natoms;
+			}
+		}
+		assert_int_equal(decode_all_forms(t, k, cfg[c].maxspec,
+						  cfg[c].configr), ITER);
+		assert_int_equal(no_address_gaps(&R, at, ITER), ITER);
+		base = sizeof(head) + (cfg[c].maxspec ? 0 : natoms - 1);
+		for (size_t i = 0; i < ITER; i++)
+			assert_int_equal(at[i], base + i * (natoms + 2 +
+				(cfg[c].maxspec ? 2 : 0)));
+	}
+}
+#undef ITER
+
 /* One expected element of a ranges decode: an insn_range (count > 0) or,
  * with count 0, an element of another kind. */
 struct want {
@@ -937,7 +1270,6 @@ static void test_no_image_streak_stops(void **state)
 #define IT_A 300 /* 0x1000, 0x1030 in turn */
 #define IT_B 150 /* 0x1000, 0x1030, 0x100c */
 #define IT_C 100 /* 0x100c, 0x1030 */
-static struct run R2;
 
 /* Append the Long Address of @addr (32-bit, IS 0) and the atoms at it to
  * @t (at *@k), and what the ranges form gives for them to @w (at *@nw). */
@@ -1326,6 +1658,11 @@ int main(void)
 		cmocka_unit_test(test_overrun_in_run),
 		cmocka_unit_test(test_exception),
 		cmocka_unit_test(test_exception_after_indirect),
+		cmocka_unit_test(test_no_address_gap),
+		cmocka_unit_test(test_no_address_gap_stack_empty),
+		cmocka_unit_test(test_no_address_gap_speculative),
+		cmocka_unit_test(test_no_address_gap_other_losses),
+		cmocka_unit_test(test_no_address_gap_rounds),
 		cmocka_unit_test(test_source_address),
 		cmocka_unit_test(test_transaction_failure),
 		cmocka_unit_test(test_return_stack),
