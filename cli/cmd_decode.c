@@ -52,7 +52,7 @@ const struct cli_command cli_cmd_decode = {
 };
 
 struct decode_counts {
-	uint64_t insns, no_image, gaps, errors, elems;
+	uint64_t insns, no_image, no_address, gaps, errors, elems;
 };
 
 /* An image region that served undefined instructions on an executed
@@ -299,11 +299,15 @@ static void start_pool(struct decode_run *r)
 /* ---- Decoding ----------------------------------------------------------- */
 
 /* Losses that are not decode errors: a packet cut by the end of a piece
- * of the buffer, and trace the recorder says it lost (etmkit_loss_aux_*,
- * digest perf-data.md 3.7). */
+ * of the buffer, trace the recorder says it lost (etmkit_loss_aux_*,
+ * digest perf-data.md 3.7), and atoms after an indirect branch whose
+ * address never came (no_address: the packets are well formed; the walk,
+ * through the image or the return stack, went where the trace did not,
+ * as where a no_image is reported). */
 static int expected_loss(unsigned reason)
 {
 	return reason == etmkit_loss_truncated ||
+	       reason == etmkit_loss_no_address ||
 	       (reason >= etmkit_loss_aux_truncated &&
 		reason <= etmkit_loss_aux_missing);
 }
@@ -347,6 +351,7 @@ static int on_elem(void *ctx, uint8_t id, const struct etmkit_elem *e)
 		break;
 	case etmkit_elem_gap:
 		c->gaps++;
+		c->no_address += e->u.loss.reason == etmkit_loss_no_address;
 		/* The end of a ring buffer cutting a packet is normal, and
 		 * trace the recorder lost (perf AUX flags) is not a decode
 		 * error: both are listed as gaps only. */
@@ -439,16 +444,21 @@ static void print_stats(const struct decode_run *r)
 /* The exit status from what was decoded, with notes on stderr. */
 static int summarize(const struct decode_run *r)
 {
-	uint64_t errors = 0, no_image = 0;
+	uint64_t errors = 0, no_image = 0, no_address = 0;
 
 	for (unsigned id = 0; id < DEFORMAT_ID_COUNT; id++) {
 		errors += r->counts[id].errors;
 		no_image += r->counts[id].no_image;
+		no_address += r->counts[id].no_address;
 	}
 	if (no_image)
 		cli_note("%" PRIu64 " place%s where the "
 			 "image has no code (no_image)", no_image,
 			 no_image == 1 ? "" : "s");
+	if (no_address)
+		cli_note("%" PRIu64 " place%s where atoms were lost after an "
+			 "indirect branch whose address was not traced (gap "
+			 "no_address)", no_address, no_address == 1 ? "" : "s");
 	if (errors) {
 		cli_error("%" PRIu64 " decode error%s in the "
 			  "trace (gap lines)", errors, errors == 1 ? "" : "s");

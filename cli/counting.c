@@ -13,11 +13,13 @@ void cli_counting_init(struct cli_counting *c)
 }
 
 /* Losses that are not decode errors (as in decode): a packet cut at the
- * end of a piece, and trace the recorder says it lost (digest
- * perf-data.md 3.7). */
+ * end of a piece, trace the recorder says it lost (digest perf-data.md
+ * 3.7), and atoms after an indirect branch whose address never came
+ * (no_address: the walk's loss, not the trace's). */
 static int expected_loss(unsigned reason)
 {
 	return reason == etmkit_loss_truncated ||
+	       reason == etmkit_loss_no_address ||
 	       (reason >= etmkit_loss_aux_truncated &&
 		reason <= etmkit_loss_aux_missing);
 }
