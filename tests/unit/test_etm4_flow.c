@@ -863,7 +863,11 @@ static void test_no_address_gap_speculative(void **state)
  * Discard (0x1000 at 45, the ret's E E E at 51-53, 00 03 at 54, 01 00 at
  * 56, E at 58); after a Trace Info while synced (0x1000 at 59, E E E at
  * 65-67, 01 00 at 68, E at 70: as after any Trace Info, an atom before
- * the first address); 0x1000 at 71, E at 77. */
+ * the first address); 0x1000 at 71, E at 77 (1000-1008); after an
+ * exception with no address (E E at 78-79 to the ret, a Call at 80, 06
+ * 05, whose address packet does not come before the E at 82: lost with
+ * the exception's, "X2"); after a Trace On (0x1000 at 83, E E E at 89-91,
+ * 04 at 92, E at 93; 0x1000 at 94, E at 100). */
 static void test_no_address_gap_other_losses(void **state)
 {
 	static const uint8_t t[] = {
@@ -877,15 +881,20 @@ static void test_no_address_gap_other_losses(void **state)
 		0x82, 0x00, 0x08, 0x00, 0x00, 0x11, 0xf7, 0xf7, 0xf7, /* 59 */
 		0x01, 0x00, 0xf7,                                     /* 68 */
 		0x82, 0x00, 0x08, 0x00, 0x00, 0x11, 0xf7,             /* 71 */
+		0xf7, 0xf7, 0x06, 0x05, 0xf7,                         /* 78 */
+		0x82, 0x00, 0x08, 0x00, 0x00, 0x11, 0xf7, 0xf7, 0xf7, /* 83 */
+		0x04, 0xf7,                                           /* 92 */
+		0x82, 0x00, 0x08, 0x00, 0x00, 0x11, 0xf7,             /* 94 */
 	};
 
 	(void)state;
 	assert_int_equal(decode_all_forms(t, sizeof(t), 0, 0),
-			 2 + 2 + 1 + 1 + 1);
+			 2 + 2 + 1 + 1 + 1 + 1 + 1);
 	EXPECT(&R, "| | 1000 1004 1008 | 1000 1004 1008 1010 1020 1024 | "
 		   "1000 1004 1008 1010 1020 1024 1000 1004 1008 1010 1020 "
-		   "1024 1000 1004 1008");
-	assert_int_equal(R.e[R.n - 1].offset, 77);
+		   "1024 1000 1004 1008 1010 1020 1024 X2 1000 1004 1008 "
+		   "1010 1020 1024 | | 1000 1004 1008");
+	assert_int_equal(R.e[R.n - 1].offset, 100);
 	assert_int_equal(no_address_gaps(&R, NULL, 0), 0);
 }
 
