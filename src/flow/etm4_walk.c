@@ -25,8 +25,10 @@ int etm4_no_code(struct etm4_flow_decoder *d, uint64_t offset, uint8_t loss)
  * packet @offset says so, as ETMv3 and PTM say it (etm3_flow.c,
  * ptm_flow.c: lose_atom()); the atoms after it are lost without one
  * until an address comes. The caller made room for one element. Out of
- * line: the loops that call it keep their registers. */
-__attribute__((noinline, cold)) void
+ * line: the loops that call it keep their registers. (Not marked cold:
+ * GCC then moves the paths that call it, juno_r1_1's atoms lost after
+ * no_image among them, out of the loops' code.) */
+__attribute__((noinline)) void
 etm4_no_address(struct etm4_flow_decoder *d, uint64_t offset)
 {
 	struct etmkit_elem *e = emit(d, etmkit_elem_gap, offset);
