@@ -85,9 +85,6 @@ ptm_branch_short(const struct ptm_pkt_decoder *dec, const uint8_t *p,
 	/* Address bits a packet of k + 1 bytes carries before the shift:
 	 * 6, then 7 per continuing and 6 in the final byte. */
 	static const uint8_t bits_of[4] = { 6, 12, 19, 26 };
-	/* Where an instruction set puts the bits (branch_isa_shift()), by enum
-	 * etmkit_isa. */
-	static const uint8_t shift_of[8] = { 2, 2, 1, 1, 0, 2, 2, 2 };
 	uint32_t w, stop, v, mask;
 	unsigned k, bits, shift;
 	int len;
@@ -106,7 +103,7 @@ ptm_branch_short(const struct ptm_pkt_decoder *dec, const uint8_t *p,
 	 * packet, and bit 6 of the final byte, are masked off. */
 	v = ((w >> 1) & 0x3fu) | ((w >> 2) & (0x7fu << 6)) |
 	    ((w >> 3) & (0x7fu << 13)) | ((w >> 4) & (0x7fu << 20));
-	shift = shift_of[dec->isa & 7];
+	shift = branch_isa_shift(dec->isa);
 	bits = bits_of[k] + shift;
 	mask = (1u << bits) - 1;
 	len = (int)k + 1;
