@@ -144,6 +144,12 @@ enum etmkit_txn {
 /* exception flags (ETMv4/ETE) */
 #define ETMKIT_EXC_ETM4 0x20u /* number is an ETMv4/ETE exception type
 				 (etm4_exception_name(), ete 0) */
+#define ETMKIT_EXC_VECTOR 0x40u /* ETMv2: number is the ARM exception
+				   vector's index read from the handler's
+				   address (0 reset, 1 undefined, 2 SVC, 3
+				   prefetch abort, 4 data abort, 6 IRQ, 7
+				   FIQ; 0xFFFF: the address is no vector);
+				   ETMv2 traces no exception number */
 
 /* timestamp flags */
 #define ETMKIT_TS_CLOCK_CHANGE 0x01u /* clock frequency changed since the

@@ -11,6 +11,7 @@
  *   etm3.h        ETMv3 packets (and the ETMv3 encoder, encode layer)
  *   etm4.h        ETMv4 and ETE packets (and the ETE encoder, encode layer)
  *   ptm.h         PTM (PFTv1.0, PFTv1.1) packets
+ *   etm2.h        ETMv2 and ETMv1 captures and packets (and their encoder)
  * isa
  *   insn.h        instruction classes: A32, T32, ThumbEE, Jazelle, A64
  * image
@@ -48,6 +49,7 @@
 #include "etmkit/etm3.h"
 #include "etmkit/etm4.h"
 #include "etmkit/ptm.h"
+#include "etmkit/etm2.h"
 #include "etmkit/exec.h"
 #include "etmkit/qemu_log.h"
 #include "etmkit/session.h"

@@ -37,6 +37,7 @@
 
 #include "etmkit/common.h"
 #include "etmkit/elem.h"
+#include "etmkit/etm2.h"
 #include "etmkit/etm3.h"
 #include "etmkit/etm4.h"
 #include "etmkit/image.h"
@@ -386,6 +387,70 @@ struct ptm_flow_stats {
 
 const struct ptm_flow_stats *ptm_flow_get_stats(
 	const struct ptm_flow_decoder *dec);
+
+/* ---- ETMv2 (and ETMv1) ----------------------------------------------------
+ *
+ * The ETMv2 flow decoder is fed capture cycles (etm2.h), not bytes, and
+ * walks the image one instruction per executed status (docs/etmv2.md 7):
+ * IE/DE executed (ETMKIT_INSN_EXEC; a taken direct branch goes to its
+ * target), IN/DN failed their condition (ETMKIT_INSN_COND_FAIL), a phantom
+ * status is the folded direct branch (taken or not) then the instruction
+ * after it; a periodic TFO stands for an IE at its address. A branch
+ * address in an instruction's group is where it went; in a DW group it is
+ * an exception entry (exception element, ETMKIT_EXC_VECTOR). Data packets
+ * become data elements after their instruction (load miss data matched to
+ * its miss by tag: ETMKIT_DATA_OOO). Every element's offset is the cycle
+ * index of the status that made it. Cycle-accurate: an insn's cycles are
+ * the cycles since the previous instruction's status.
+ *
+ * The functions behave as their etm3_flow_* namesakes, except feed, which
+ * takes cycles.
+ */
+
+/* insn_range elements instead of insn elements (as ETM3_FLOW_RANGES). */
+#define ETM2_FLOW_RANGES 0x1u
+
+struct etm2_flow_config {
+	size_t size;              /* sizeof(struct etm2_flow_config) */
+	struct etm2_config etm;   /* the trace unit and its port */
+	const struct image *image; /* NULL: an empty image */
+	size_t cache_bytes;       /* block cache size; 0: 4 MiB */
+	uint32_t flags;           /* ETM2_FLOW_* */
+	etmkit_image_for_context_fn image_for_context;
+	void *image_ctx;
+};
+
+void etm2_flow_config_init(struct etm2_flow_config *cfg);
+
+struct etm2_flow_decoder;
+
+int etm2_flow_alloc(struct etm2_flow_decoder **dec,
+		    const struct etm2_flow_config *cfg);
+void etm2_flow_free(struct etm2_flow_decoder *dec);
+int etm2_flow_feed(struct etm2_flow_decoder *dec,
+		   const struct etm2_cycle *cycles, size_t n, uint64_t first);
+int etm2_flow_finish(struct etm2_flow_decoder *dec);
+int etm2_flow_gap(struct etm2_flow_decoder *dec);
+int etm2_flow_batch(struct etm2_flow_decoder *dec,
+		    const struct etmkit_elem **elems);
+int etm2_flow_next(struct etm2_flow_decoder *dec, struct etmkit_elem *elems,
+		   size_t max);
+void etm2_flow_reset(struct etm2_flow_decoder *dec);
+
+struct etm2_flow_stats {
+	uint64_t cycles;        /* capture cycles read */
+	uint64_t packets;       /* packet records read */
+	uint64_t insns;         /* instructions delivered */
+	uint64_t statuses_lost; /* instruction statuses with no known
+				   instruction (before sync, after no_image
+				   or a gap) */
+	uint64_t blocks;
+	uint64_t cache_flushes;
+	uint64_t protocol_errors;
+};
+
+const struct etm2_flow_stats *etm2_flow_get_stats(
+	const struct etm2_flow_decoder *dec);
 
 #ifdef __cplusplus
 }
