@@ -1,0 +1,382 @@
+/* The .e2t test file: a hand-worked ETMv2 case (tests/etmv2/pkt/, and the
+ * flow tests that reuse this reader).
+ *
+ *   # comments anywhere; blank lines ignored
+ *   config version=2 port-width=8 etmcr=0x0c latency=1 pipestat=natural
+ *          [etmidr=..] [tfo-normal=..] [tfo-lsip=..] [tfo-mask=..]
+ *          [tfo-rr-shift=..] [pipestat=IE,DE,... (16 names)]
+ *   cycles                 then one cycle a line, as the cycles section of
+ *                          docs/etmv2-capture.md: NAME|0xCODE [PKT] [xN]
+ *                          [sync], TR/NAME for a trigger over NAME
+ *   expect                 then the packet records, one a line
+ *                          (e2t_format_pkt() below is the canonical form)
+ *   code ADDR arm|thumb    then hex words (any number a line): a code
+ *                          block for flow tests (more than one allowed)
+ *   expect-elements        then the expected flow elements, one a line
+ *
+ * Header-only, for tests and fuzzers; allocates with malloc, e2t_free()
+ * releases everything. */
+#ifndef ETMKIT_TESTS_E2T_H
+#define ETMKIT_TESTS_E2T_H
+
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "etmkit/etm2.h"
+
+#define E2T_MAX_CODE 8
+
+struct e2t_code {
+	uint32_t addr;
+	int thumb;
+	uint32_t *words;
+	size_t n;
+};
+
+struct e2t {
+	struct etm2_config cfg;
+	struct etm2_cycle *cycles;
+	size_t n_cycles;
+	char **expect;          /* record lines */
+	size_t n_expect;
+	char **expect_elements; /* flow element lines */
+	size_t n_expect_elements;
+	struct e2t_code code[E2T_MAX_CODE];
+	size_t n_code;
+	char err[200];          /* "path:line: what" */
+};
+
+static inline void e2t_free(struct e2t *t)
+{
+	free(t->cycles);
+	for (size_t i = 0; i < t->n_expect; i++)
+		free(t->expect[i]);
+	free(t->expect);
+	for (size_t i = 0; i < t->n_expect_elements; i++)
+		free(t->expect_elements[i]);
+	free(t->expect_elements);
+	for (size_t i = 0; i < t->n_code; i++)
+		free(t->code[i].words);
+	memset(t, 0, sizeof(*t));
+}
+
+static inline int e2t_push_line(char ***v, size_t *n, const char *s)
+{
+	char **nv = realloc(*v, (*n + 1) * sizeof(**v));
+	size_t len = strlen(s);
+
+	if (!nv)
+		return -1;
+	*v = nv;
+	nv[*n] = malloc(len + 1);
+	if (!nv[*n])
+		return -1;
+	memcpy(nv[*n], s, len + 1);
+	(*n)++;
+	return 0;
+}
+
+/* Status name -> enum etm2_status, or -1. */
+static inline int e2t_status_by_name(const char *s, size_t len)
+{
+	for (unsigned st = 0; st < etm2_st_count; st++) {
+		const char *name = etm2_status_name(st);
+
+		if (strlen(name) == len && !strncmp(name, s, len))
+			return (int)st;
+	}
+	return -1;
+}
+
+/* The raw code a status has in @cfg's table (ETMv1: the fixed one,
+ * docs/etmv2.md 2), or -1. */
+static inline int e2t_code_of(const struct etm2_config *cfg, int st)
+{
+	static const uint8_t v1[8] = { etm2_st_ie, etm2_st_id, etm2_st_in,
+				       etm2_st_wt, etm2_st_be, etm2_st_bd,
+				       etm2_st_tr, etm2_st_td };
+	if (cfg->version == 1) {
+		for (int c = 0; c < 8; c++)
+			if (v1[c] == st)
+				return c;
+		return -1;
+	}
+	for (int c = 0; c < 16; c++)
+		if (cfg->pipestat[c] == st)
+			return c;
+	return -1;
+}
+
+static inline int e2t_status_code(const struct etm2_config *cfg,
+				  const char *tok, size_t len)
+{
+	if (len > 2 && tok[0] == '0' && (tok[1] == 'x' || tok[1] == 'X'))
+		return (int)strtoul(tok, NULL, 16);
+	int st = e2t_status_by_name(tok, len);
+	return st < 0 ? -1 : e2t_code_of(cfg, st);
+}
+
+/* One cycle line; appends 1 or xN cycles. */
+static inline int e2t_cycle_line(struct e2t *t, char *line)
+{
+	struct etm2_cycle c = { 0, 0, 0 };
+	unsigned long rep = 1;
+	char *save = NULL, *tok = strtok_r(line, " \t", &save);
+	char *slash = strchr(tok, '/');
+	int code;
+
+	if (slash) { /* TR/NAME: TRACEPKT holds NAME's code (Q§6.1.7) */
+		int rc = e2t_status_code(&t->cfg, slash + 1, strlen(slash + 1));
+		code = e2t_status_code(&t->cfg, tok, (size_t)(slash - tok));
+		if (rc < 0)
+			return -1;
+		c.pkt = (uint16_t)rc;
+	} else {
+		code = e2t_status_code(&t->cfg, tok, strlen(tok));
+	}
+	if (code < 0 || code > 15)
+		return -1;
+	c.ps = (uint8_t)code;
+	while ((tok = strtok_r(NULL, " \t", &save))) {
+		if (tok[0] == 'x')
+			rep = strtoul(tok + 1, NULL, 10);
+		else if (!strcmp(tok, "sync"))
+			c.flags |= ETM2_CYC_TRACESYNC;
+		else
+			c.pkt = (uint16_t)strtoul(tok, NULL, 0);
+	}
+	if (!rep || rep > 1000000)
+		return -1;
+	struct etm2_cycle *nc = realloc(t->cycles, (t->n_cycles + rep) * sizeof(c));
+	if (!nc)
+		return -1;
+	t->cycles = nc;
+	while (rep--)
+		t->cycles[t->n_cycles++] = c;
+	return 0;
+}
+
+static inline int e2t_config_line(struct e2t *t, char *line)
+{
+	char *save = NULL, *tok = strtok_r(line, " \t", &save);
+
+	while ((tok = strtok_r(NULL, " \t", &save))) {
+		char *eq = strchr(tok, '=');
+		if (!eq)
+			return -1;
+		*eq++ = 0;
+		unsigned long v = strtoul(eq, NULL, 0);
+		if (!strcmp(tok, "version"))
+			t->cfg.version = (uint8_t)v;
+		else if (!strcmp(tok, "port-width"))
+			t->cfg.port_width = (uint8_t)v;
+		else if (!strcmp(tok, "etmcr"))
+			t->cfg.etmcr = (uint32_t)v;
+		else if (!strcmp(tok, "etmidr"))
+			t->cfg.etmidr = (uint32_t)v;
+		else if (!strcmp(tok, "latency"))
+			t->cfg.fifo_latency = (uint8_t)v;
+		else if (!strcmp(tok, "tfo-normal"))
+			t->cfg.tfo.normal = (uint8_t)v;
+		else if (!strcmp(tok, "tfo-lsip"))
+			t->cfg.tfo.lsip = (uint8_t)v;
+		else if (!strcmp(tok, "tfo-mask"))
+			t->cfg.tfo.mask = (uint8_t)v;
+		else if (!strcmp(tok, "tfo-rr-shift"))
+			t->cfg.tfo.rr_shift = (uint8_t)v;
+		else if (!strcmp(tok, "pipestat")) {
+			if (etm2_pipestat_table(eq, t->cfg.pipestat) == 0)
+				continue;
+			/* sixteen names in code order */
+			char *s2 = NULL, *nm = strtok_r(eq, ",", &s2);
+			for (int c = 0; c < 16; c++, nm = strtok_r(NULL, ",", &s2)) {
+				int st = nm ? e2t_status_by_name(nm, strlen(nm)) : -1;
+				if (st < 0)
+					return -1;
+				t->cfg.pipestat[c] = (uint8_t)st;
+			}
+		} else
+			return -1;
+	}
+	return 0;
+}
+
+static inline int e2t_code_line(struct e2t_code *c, char *line)
+{
+	char *save = NULL, *tok;
+
+	for (tok = strtok_r(line, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
+		uint32_t *nw = realloc(c->words, (c->n + 1) * sizeof(*nw));
+		if (!nw)
+			return -1;
+		c->words = nw;
+		c->words[c->n++] = (uint32_t)strtoul(tok, NULL, 16);
+	}
+	return 0;
+}
+
+/* Read @path into @t. Returns 0, or -1 with t->err filled. */
+static inline int e2t_load(struct e2t *t, const char *path)
+{
+	enum { S_NONE, S_CYCLES, S_EXPECT, S_CODE, S_ELEMS } sec = S_NONE;
+	char line[512];
+	unsigned lineno = 0;
+	FILE *f = fopen(path, "r");
+
+	memset(t, 0, sizeof(*t));
+	etm2_config_init(&t->cfg);
+	t->cfg.version = 2;
+	t->cfg.port_width = 8;
+	if (!f) {
+		snprintf(t->err, sizeof(t->err), "%s: cannot open", path);
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		char *s = line, *hash = strchr(line, '#');
+		int rc = 0;
+
+		lineno++;
+		if (hash)
+			*hash = 0;
+		while (isspace((unsigned char)*s))
+			s++;
+		for (size_t l = strlen(s); l && isspace((unsigned char)s[l - 1]); l--)
+			s[l - 1] = 0;
+		if (!*s)
+			continue;
+		if (!strncmp(s, "config", 6) && (s[6] == ' ' || !s[6]))
+			rc = e2t_config_line(t, s);
+		else if (!strcmp(s, "cycles"))
+			sec = S_CYCLES;
+		else if (!strcmp(s, "expect"))
+			sec = S_EXPECT;
+		else if (!strcmp(s, "expect-elements"))
+			sec = S_ELEMS;
+		else if (!strncmp(s, "code ", 5)) {
+			char isa[16] = "";
+			if (t->n_code == E2T_MAX_CODE ||
+			    sscanf(s + 5, "%" SCNx32 " %15s", &t->code[t->n_code].addr, isa) != 2)
+				rc = -1;
+			else {
+				t->code[t->n_code].thumb = !strcmp(isa, "thumb");
+				t->n_code++;
+				sec = S_CODE;
+			}
+		} else if (sec == S_CYCLES)
+			rc = e2t_cycle_line(t, s);
+		else if (sec == S_EXPECT)
+			rc = e2t_push_line(&t->expect, &t->n_expect, s);
+		else if (sec == S_ELEMS)
+			rc = e2t_push_line(&t->expect_elements, &t->n_expect_elements, s);
+		else if (sec == S_CODE)
+			rc = e2t_code_line(&t->code[t->n_code - 1], s);
+		else
+			rc = -1;
+		if (rc) {
+			snprintf(t->err, sizeof(t->err), "%s:%u: bad line", path, lineno);
+			fclose(f);
+			return -1;
+		}
+	}
+	fclose(f);
+	return 0;
+}
+
+/* ---- The canonical record line ---------------------------------------- */
+
+static inline const char *e2t_err_name(int err)
+{
+	switch (-err) {
+	case etmkit_err_bad_packet: return "bad_packet";
+	case etmkit_err_truncated: return "truncated";
+	default: return "error";
+	}
+}
+
+static inline const char *e2t_isa(unsigned isa)
+{
+	return isa == etmkit_isa_thumb ? "thumb" : "arm";
+}
+
+/* One record as a line (no newline): "status @7 IE", "branch @8 out=9
+ * addr=0x8004 bits=8 bytes=1 arm", ... (tests/etmv2/pkt/ shows each). */
+static inline void e2t_format_pkt(const struct etm2_packet *p, char *buf, size_t cap)
+{
+	static const char *const short_names[etm2_pkt_type_count] = {
+		"unsynced", "tfo", "status", "wait", "trigger", "branch",
+		"data", "vnt", "lmo", "lmd", "cid", "reserved",
+	};
+	size_t n = 0;
+#define E2T_OUT(...) (n += (size_t)snprintf(buf + n, n < cap ? cap - n : 0, __VA_ARGS__))
+	const char *tn = p->type < etm2_pkt_type_count ? short_names[p->type] : "invalid";
+	const struct etm2_data *d = &p->u.data;
+
+	if (p->error) {
+		E2T_OUT("error %s @%" PRIu64, p->type == etm2_pkt_unsynced ? "unsynced" :
+			etm2_pkt_type_name(p->type), p->cycle);
+		if (p->type != etm2_pkt_unsynced)
+			E2T_OUT(" out=%" PRIu64, p->out_cycle);
+		E2T_OUT(" %s", e2t_err_name(p->error));
+		return;
+	}
+	E2T_OUT("%s @%" PRIu64, tn, p->cycle);
+	switch (p->type) {
+	case etm2_pkt_unsynced:
+		E2T_OUT(" len=%u", p->length);
+		break;
+	case etm2_pkt_wait:
+		E2T_OUT(" len=%u wt=%u td=%u", p->length, p->u.wait.wt, p->u.wait.td);
+		break;
+	case etm2_pkt_status:
+	case etm2_pkt_trigger:
+		E2T_OUT(" %s", etm2_status_name(p->status));
+		break;
+	case etm2_pkt_tfo: {
+		const struct etm2_tfo *f = &p->u.tfo;
+		E2T_OUT(" out=%" PRIu64 " N=%u hdr=0x%02x %s 0x%x %s", p->out_cycle,
+			f->offset, f->header, etm2_reason_name(f->reason), f->addr,
+			e2t_isa(f->isa));
+		if (f->context_id_bytes)
+			E2T_OUT(" cid=0x%x", f->context_id);
+		if (f->lsip)
+			E2T_OUT(" lsip next=0x%x %s", f->next_addr, e2t_isa(f->next_isa));
+		if (f->first)
+			E2T_OUT(" first");
+		break;
+	}
+	case etm2_pkt_branch_address:
+		E2T_OUT(" out=%" PRIu64 " addr=0x%x bits=%u bytes=%u %s%s", p->out_cycle,
+			p->u.branch.addr, p->u.branch.addr_bits, p->u.branch.addr_bytes,
+			e2t_isa(p->u.branch.isa), p->u.branch.isa_change ? " isa_change" : "");
+		break;
+	case etm2_pkt_normal_data:
+	case etm2_pkt_value_not_traced:
+	case etm2_pkt_load_miss:
+	case etm2_pkt_load_miss_data:
+		E2T_OUT(" out=%" PRIu64 " c=%u", p->out_cycle, p->c_bit);
+		if (p->type == etm2_pkt_load_miss || p->type == etm2_pkt_load_miss_data)
+			E2T_OUT(" tag=%u", d->tag);
+		if (p->type == etm2_pkt_normal_data || p->type == etm2_pkt_load_miss)
+			E2T_OUT(" a=%u", d->a_bit);
+		if (d->has_addr)
+			E2T_OUT(" addr=0x%x abytes=%u%s", d->addr, d->addr_bytes,
+				d->addr_partial ? " partial" : "");
+		if (d->has_value)
+			E2T_OUT(" value=0x%x vbytes=%u", d->value, d->value_bytes);
+		break;
+	case etm2_pkt_context_id:
+		E2T_OUT(" out=%" PRIu64 " c=%u 0x%x", p->out_cycle, p->c_bit, p->u.context_id);
+		break;
+	case etm2_pkt_reserved:
+		E2T_OUT(" out=%" PRIu64 " hdr=0x%02x", p->out_cycle, p->raw[0]);
+		break;
+	default:
+		break;
+	}
+#undef E2T_OUT
+}
+
+#endif /* ETMKIT_TESTS_E2T_H */
