@@ -46,8 +46,28 @@ struct e2t {
 	size_t n_expect_elements;
 	struct e2t_code code[E2T_MAX_CODE];
 	size_t n_code;
-	char err[200];          /* "path:line: what" */
+	char err[700];          /* "path:line: what" */
 };
+
+/* strtok_r without POSIX: the next token of *@s, or NULL. */
+static inline char *e2t_tok(char *line, const char *delim, char **save)
+{
+	char *s = line ? line : *save, *start;
+
+	if (!s)
+		return NULL;
+	s += strspn(s, delim);
+	if (!*s) {
+		*save = s;
+		return NULL;
+	}
+	start = s;
+	s += strcspn(s, delim);
+	if (*s)
+		*s++ = 0;
+	*save = s;
+	return start;
+}
 
 static inline void e2t_free(struct e2t *t)
 {
@@ -124,7 +144,7 @@ static inline int e2t_cycle_line(struct e2t *t, char *line)
 {
 	struct etm2_cycle c = { 0, 0, 0 };
 	unsigned long rep = 1;
-	char *save = NULL, *tok = strtok_r(line, " \t", &save);
+	char *save = NULL, *tok = e2t_tok(line, " \t", &save);
 	char *slash = strchr(tok, '/');
 	int code;
 
@@ -140,7 +160,7 @@ static inline int e2t_cycle_line(struct e2t *t, char *line)
 	if (code < 0 || code > 15)
 		return -1;
 	c.ps = (uint8_t)code;
-	while ((tok = strtok_r(NULL, " \t", &save))) {
+	while ((tok = e2t_tok(NULL, " \t", &save))) {
 		if (tok[0] == 'x')
 			rep = strtoul(tok + 1, NULL, 10);
 		else if (!strcmp(tok, "sync"))
@@ -161,9 +181,9 @@ static inline int e2t_cycle_line(struct e2t *t, char *line)
 
 static inline int e2t_config_line(struct e2t *t, char *line)
 {
-	char *save = NULL, *tok = strtok_r(line, " \t", &save);
+	char *save = NULL, *tok = e2t_tok(line, " \t", &save);
 
-	while ((tok = strtok_r(NULL, " \t", &save))) {
+	while ((tok = e2t_tok(NULL, " \t", &save))) {
 		char *eq = strchr(tok, '=');
 		if (!eq)
 			return -1;
@@ -191,8 +211,8 @@ static inline int e2t_config_line(struct e2t *t, char *line)
 			if (etm2_pipestat_table(eq, t->cfg.pipestat) == 0)
 				continue;
 			/* sixteen names in code order */
-			char *s2 = NULL, *nm = strtok_r(eq, ",", &s2);
-			for (int c = 0; c < 16; c++, nm = strtok_r(NULL, ",", &s2)) {
+			char *s2 = NULL, *nm = e2t_tok(eq, ",", &s2);
+			for (int c = 0; c < 16; c++, nm = e2t_tok(NULL, ",", &s2)) {
 				int st = nm ? e2t_status_by_name(nm, strlen(nm)) : -1;
 				if (st < 0)
 					return -1;
@@ -208,7 +228,7 @@ static inline int e2t_code_line(struct e2t_code *c, char *line)
 {
 	char *save = NULL, *tok;
 
-	for (tok = strtok_r(line, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
+	for (tok = e2t_tok(line, " \t", &save); tok; tok = e2t_tok(NULL, " \t", &save)) {
 		uint32_t *nw = realloc(c->words, (c->n + 1) * sizeof(*nw));
 		if (!nw)
 			return -1;
