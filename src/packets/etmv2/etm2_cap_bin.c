@@ -1,6 +1,7 @@
 /* The binary capture form ("ETM2CAP" header, 4-byte records) and the
  * pre-CoreSight ETB RAM word form (digest etmv2.md section 9), both read
  * in place from the caller's buffer (docs/etmv2-capture.md). */
+#include <stdio.h>
 #include <string.h>
 
 #include "packets/etmv2/etm2_cap_internal.h"
@@ -31,11 +32,17 @@ static long fail(struct etm2_cap_reader *rd, size_t k, int rc,
 
 /* ---- Binary ----------------------------------------------------------- */
 
-static int hdr_error(struct etm2_cap_diag *diag, uint64_t at, const char *what,
-		     unsigned v)
+static int hdr_error(struct etm2_cap_diag *diag, unsigned at, const char *fmt,
+		     ...) __attribute__((format(printf, 3, 4)));
+static int hdr_error(struct etm2_cap_diag *diag, unsigned at, const char *fmt, ...)
 {
-	etm2_cap_diag_set(diag, 0, at, "byte %llu: %s %u", (unsigned long long)at,
-			  what, v);
+	char msg[sizeof(diag->message)];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	etm2_cap_diag_set(diag, 0, at, "byte %u: %s", at, msg);
 	return -etmkit_err_format;
 }
 
@@ -56,27 +63,30 @@ int etm2_cap_bin_open(struct etm2_cap_reader *rd, const struct etm2_cap_info *op
 	if (rd->n < ETM2_CAP_HDR_SIZE)
 		goto cut;
 	if (get16(h + 8) != ETM2_CAP_BIN_VERSION)
-		return hdr_error(diag, 8, "binary capture format version (this "
-				 "reader knows 1):", get16(h + 8));
+		return hdr_error(diag, 8, "format version %u (this reader knows 1)",
+				 get16(h + 8));
 	size = get16(h + 10);
 	if (size < ETM2_CAP_HDR_SIZE || size > rd->n)
-		return hdr_error(diag, 10, "header size (32 or more, within the "
-				 "file):", size);
+		return hdr_error(diag, 10, "header size %u (32 or more, within the "
+				 "file)", size);
 	memset(&st, 0, sizeof(st));
 	st.info.version = h[12];
 	st.info.port_width = h[13];
 	st.info.port_mode = h[14];
 	flags = h[15];
 	if (st.info.version > 2)
-		return hdr_error(diag, 12, "ETM version", st.info.version);
+		return hdr_error(diag, 12, "ETM version %u (1 or 2; 0 not stated)",
+				 st.info.version);
 	if (st.info.port_width && st.info.port_width != 4 &&
 	    st.info.port_width != 8 && st.info.port_width != 16)
-		return hdr_error(diag, 13, "port width", st.info.port_width);
+		return hdr_error(diag, 13, "port width %u (4, 8 or 16; 0 not "
+				 "stated)", st.info.port_width);
 	if (st.info.port_mode != etm2_port_normal &&
 	    st.info.port_mode != etm2_port_demultiplexed)
-		return hdr_error(diag, 14, "port mode", st.info.port_mode);
+		return hdr_error(diag, 14, "port mode %u (0 normal or 2 "
+				 "demultiplexed)", st.info.port_mode);
 	if (flags & 0xf0)
-		return hdr_error(diag, 15, "unknown flags", flags);
+		return hdr_error(diag, 15, "unknown flags 0x%02x", flags);
 	st.has_mode = st.has_half_rate = st.has_order = 1;
 	st.info.half_rate = !!(flags & ETM2_CAP_F_HALF_RATE);
 	st.info.demux_b_first = !!(flags & ETM2_CAP_F_B_FIRST);
