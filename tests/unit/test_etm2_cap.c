@@ -92,6 +92,9 @@ static void test_config_refused(void **state)
 	REFUSED(cfg.fifo_latency = 2, -etmkit_err_bad_config);
 	/* PIPESTAT: DE from two codes, TD from none. */
 	REFUSED(cfg.pipestat[7] = etm2_st_de, -etmkit_err_bad_config);
+	/* TD from no code (PTIE from two: phantoms may repeat). */
+	REFUSED(cfg.pipestat[7] = etm2_st_ptie, -etmkit_err_bad_config);
+	REFUSED(cfg.pipestat[9] = etm2_st_ptie, 0);
 	/* An ETMv1 status in the ETMv2 table. */
 	REFUSED(cfg.pipestat[15] = etm2_st_id, -etmkit_err_bad_config);
 	REFUSED(cfg.pipestat[15] = etm2_st_count, -etmkit_err_bad_config);
@@ -248,6 +251,21 @@ static void test_text_tables(void **state)
 	assert_cycle(&R.c[0], 7, 0, 0);
 	assert_cycle(&R.c[1], 1, 7, 0);
 	assert_cycle(&R.c[2], 15, 0, 0);
+	/* A status from two codes: its name is the first code. */
+	assert_int_equal(cap_text("etmv2-capture 1\nport-width 8\npipestat-table "
+				  "IE,DE,IN,DN,WT,DW,TR,TD,PTIE,PTIE,PTIN,PTDN,"
+				  "PNIE,PNDE,PNIN,PNDN\ncycles\nPTIE\n9\n",
+				  NULL, 64, &R), 0);
+	assert_int_equal(R.n, 2);
+	assert_cycle(&R.c[0], 8, 0, 0);
+	assert_cycle(&R.c[1], 9, 0, 0);
+	assert_int_equal(cap_text("etmv2-capture 1\nport-width 8\npipestat-table "
+				  "IE,DE,IN,DN,WT,DW,TR,TD,PTIE,PTIE,PTIN,PTDN,"
+				  "PNIE,PNDE,PNIN,PNDN\ncycles\nPTDE\n",
+				  NULL, 64, &R), 0);
+	assert_int_equal(R.rc, -etmkit_err_format);
+	assert_string_equal(R.diag.message,
+			    "line 5: status PTDE has no code in the PIPESTAT table");
 	/* The options' table when the file has none. */
 	opt.has_pipestat = 1;
 	assert_int_equal(etm2_pipestat_table("alt", opt.pipestat), 0);

@@ -370,6 +370,21 @@ static void test_writer_exact(void **state)
 		write_all(etm2_cap_text, &info, &cfg, d, 2, &b);
 		cat(&b, "", 1);
 		assert_string_equal((const char *)b.d, text2);
+		/* PTIE from codes 8 and 9: the reader names code 8, so code
+		 * 9 is written as a number. */
+		static const struct etm2_cycle e[] = { { 0, 8, 0 }, { 0, 9, 0 } };
+		static const char text3[] =
+			"etmv2-capture 1\nversion 2\nport-width 4\nport-mode normal\n"
+			"half-rate 0\npipestat-table IE,DE,IN,DN,WT,DW,TR,TD,PTIE,PTIE,"
+			"PTIN,PTDN,PNIE,PNDE,PNIN,PNDN\ncycles\nPTIE\n9\n";
+
+		etm2_config_init(&cfg);
+		cfg.pipestat[9] = etm2_st_ptie;
+		info.port_mode = etm2_port_normal;
+		info.demux_b_first = 0;
+		write_all(etm2_cap_text, &info, &cfg, e, 2, &b);
+		cat(&b, "", 1);
+		assert_string_equal((const char *)b.d, text3);
 	}
 }
 
