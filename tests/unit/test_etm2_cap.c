@@ -81,7 +81,10 @@ static void test_config_refused(void **state)
 	REFUSED((void)0, 0);
 	REFUSED(cfg.etmidr = 0x41012200, -etmkit_err_bad_config); /* ETMv3 */
 	REFUSED(cfg.etmidr = 0x41013300, -etmkit_err_bad_config); /* PTM */
-	REFUSED((cfg.etmidr = 0x41012100, cfg.version = 1), -etmkit_err_bad_config);
+	/* A version set wins over ETMIDR's (both ETMv1/ETMv2). */
+	REFUSED((cfg.etmidr = 0x41012100, cfg.version = 1), 0);
+	assert_int_equal(info.version, 1);
+	REFUSED((cfg.etmidr = 0x41012200, cfg.version = 2), -etmkit_err_bad_config);
 	REFUSED(cfg.version = 3, -etmkit_err_bad_config);
 	REFUSED(cfg.etmcr = 3u << 4, -etmkit_err_bad_config); /* port size 011 */
 	REFUSED(cfg.port_width = 12, -etmkit_err_bad_config);

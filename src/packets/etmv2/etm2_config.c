@@ -126,7 +126,9 @@ static int tfo_ok(const struct etm2_tfo_table *t)
 }
 
 /* ETMIDR[11:8] is the major version minus 1 (digest 1): 0 ETMv1, 1 ETMv2;
- * an ETMIDR of 0 is absent. Returns 1, 2, or 0 for another architecture. */
+ * an ETMIDR of 0 is absent. A version set in @cfg wins over ETMIDR's (a
+ * part that misreports), but ETMIDR must name ETMv1 or ETMv2. Returns 1,
+ * 2, or 0 for another architecture. */
 static unsigned version_of(const struct etm2_config *cfg)
 {
 	unsigned major;
@@ -134,9 +136,9 @@ static unsigned version_of(const struct etm2_config *cfg)
 	if (!cfg->etmidr)
 		return cfg->version ? cfg->version : 2;
 	major = ((cfg->etmidr >> 8) & 0xf) + 1;
-	if (major > 2 || (cfg->version && cfg->version != major))
+	if (major > 2)
 		return 0;
-	return major;
+	return cfg->version ? cfg->version : major;
 }
 
 static unsigned port_width_of(const struct etm2_config *cfg)
