@@ -46,7 +46,9 @@ struct e2t {
 	size_t n_expect_elements;
 	struct e2t_code code[E2T_MAX_CODE];
 	size_t n_code;
-	char err[700];          /* "path:line: what" */
+	char err[1000];          /* "path:line: what" */
+	char *cyc_text;         /* the cycles block, as read */
+	size_t cyc_len, cyc_first_line;
 };
 
 /* strtok_r without POSIX: the next token of *@s, or NULL. */
@@ -80,6 +82,7 @@ static inline void e2t_free(struct e2t *t)
 	free(t->expect_elements);
 	for (size_t i = 0; i < t->n_code; i++)
 		free(t->code[i].words);
+	free(t->cyc_text);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -99,84 +102,71 @@ static inline int e2t_push_line(char ***v, size_t *n, const char *s)
 	return 0;
 }
 
-/* Status name -> enum etm2_status, or -1. */
-static inline int e2t_status_by_name(const char *s, size_t len)
+static inline int e2t_cycle_line(struct e2t *t, const char *s, unsigned lineno)
 {
-	for (unsigned st = 0; st < etm2_st_count; st++) {
-		const char *name = etm2_status_name(st);
+	size_t len = strlen(s);
+	char *nt = realloc(t->cyc_text, t->cyc_len + len + 2);
 
-		if (strlen(name) == len && !strncmp(name, s, len))
-			return (int)st;
-	}
-	return -1;
-}
-
-/* The raw code a status has in @cfg's table (ETMv1: the fixed one,
- * docs/etmv2.md 2), or -1. */
-static inline int e2t_code_of(const struct etm2_config *cfg, int st)
-{
-	static const uint8_t v1[8] = { etm2_st_ie, etm2_st_id, etm2_st_in,
-				       etm2_st_wt, etm2_st_be, etm2_st_bd,
-				       etm2_st_tr, etm2_st_td };
-	if (cfg->version == 1) {
-		for (int c = 0; c < 8; c++)
-			if (v1[c] == st)
-				return c;
+	if (!nt)
 		return -1;
-	}
-	for (int c = 0; c < 16; c++)
-		if (cfg->pipestat[c] == st)
-			return c;
-	return -1;
-}
-
-static inline int e2t_status_code(const struct etm2_config *cfg,
-				  const char *tok, size_t len)
-{
-	if (len > 2 && tok[0] == '0' && (tok[1] == 'x' || tok[1] == 'X'))
-		return (int)strtoul(tok, NULL, 16);
-	int st = e2t_status_by_name(tok, len);
-	return st < 0 ? -1 : e2t_code_of(cfg, st);
-}
-
-/* One cycle line; appends 1 or xN cycles. */
-static inline int e2t_cycle_line(struct e2t *t, char *line)
-{
-	struct etm2_cycle c = { 0, 0, 0 };
-	unsigned long rep = 1;
-	char *save = NULL, *tok = e2t_tok(line, " \t", &save);
-	char *slash = strchr(tok, '/');
-	int code;
-
-	if (slash) { /* TR/NAME: TRACEPKT holds NAME's code (Q§6.1.7) */
-		int rc = e2t_status_code(&t->cfg, slash + 1, strlen(slash + 1));
-		code = e2t_status_code(&t->cfg, tok, (size_t)(slash - tok));
-		if (rc < 0)
-			return -1;
-		c.pkt = (uint16_t)rc;
-	} else {
-		code = e2t_status_code(&t->cfg, tok, strlen(tok));
-	}
-	if (code < 0 || code > 15)
-		return -1;
-	c.ps = (uint8_t)code;
-	while ((tok = e2t_tok(NULL, " \t", &save))) {
-		if (tok[0] == 'x')
-			rep = strtoul(tok + 1, NULL, 10);
-		else if (!strcmp(tok, "sync"))
-			c.flags |= ETM2_CYC_TRACESYNC;
-		else
-			c.pkt = (uint16_t)strtoul(tok, NULL, 0);
-	}
-	if (!rep || rep > 1000000)
-		return -1;
-	struct etm2_cycle *nc = realloc(t->cycles, (t->n_cycles + rep) * sizeof(c));
-	if (!nc)
-		return -1;
-	t->cycles = nc;
-	while (rep--)
-		t->cycles[t->n_cycles++] = c;
+	if (!t->cyc_len)
+		t->cyc_first_line = lineno;
+	t->cyc_text = nt;
+	memcpy(nt + t->cyc_len, s, len);
+	t->cyc_len += len;
+	nt[t->cyc_len++] = '\n';
+	nt[t->cyc_len] = 0;
 	return 0;
+}
+
+/* The cycles block through the text capture reader (docs/etmv2-capture.md):
+ * a capture text made of the config and the block. */
+static inline int e2t_read_cycles(struct e2t *t, const char *path)
+{
+	size_t cap = t->cyc_len + 512, n = 0;
+	char *text = malloc(cap);
+	struct etm2_cap_reader *rd = NULL;
+	struct etm2_cap_diag diag;
+	long got;
+	int rc = -1;
+
+	if (!text)
+		return -1;
+	n += (size_t)snprintf(text, cap, "etmv2-capture 1\nversion %u\nport-width %u\n",
+			      t->cfg.version, t->cfg.port_width);
+	if (t->cfg.version != 1) {
+		n += (size_t)snprintf(text + n, cap - n, "pipestat-table ");
+		for (int c = 0; c < 16; c++)
+			n += (size_t)snprintf(text + n, cap - n, "%s%s", c ? "," : "",
+					      etm2_status_name(t->cfg.pipestat[c]));
+		n += (size_t)snprintf(text + n, cap - n, "\n");
+	}
+	n += (size_t)snprintf(text + n, cap - n, "cycles\n%s", t->cyc_text ? t->cyc_text : "");
+	memset(&diag, 0, sizeof(diag));
+	if (etm2_cap_open(&rd, (const uint8_t *)text, n, etm2_cap_text, NULL, &diag) == 0) {
+		size_t room = 0;
+		for (;;) {
+			if (t->n_cycles == room) {
+				room = room ? 2 * room : 256;
+				struct etm2_cycle *nc = realloc(t->cycles, room * sizeof(*nc));
+				if (!nc)
+					break;
+				t->cycles = nc;
+			}
+			got = etm2_cap_read(rd, t->cycles + t->n_cycles, room - t->n_cycles, &diag);
+			if (got <= 0) {
+				rc = (int)got;
+				break;
+			}
+			t->n_cycles += (size_t)got;
+		}
+	}
+	if (rc)
+		snprintf(t->err, sizeof(t->err), "%s: cycles (block from line %zu): %s",
+			 path, t->cyc_first_line, diag.message);
+	etm2_cap_close(rd);
+	free(text);
+	return rc;
 }
 
 static inline int e2t_config_line(struct e2t *t, char *line)
@@ -208,16 +198,9 @@ static inline int e2t_config_line(struct e2t *t, char *line)
 		else if (!strcmp(tok, "tfo-rr-shift"))
 			t->cfg.tfo.rr_shift = (uint8_t)v;
 		else if (!strcmp(tok, "pipestat")) {
-			if (etm2_pipestat_table(eq, t->cfg.pipestat) == 0)
-				continue;
-			/* sixteen names in code order */
-			char *s2 = NULL, *nm = e2t_tok(eq, ",", &s2);
-			for (int c = 0; c < 16; c++, nm = e2t_tok(NULL, ",", &s2)) {
-				int st = nm ? e2t_status_by_name(nm, strlen(nm)) : -1;
-				if (st < 0)
-					return -1;
-				t->cfg.pipestat[c] = (uint8_t)st;
-			}
+			/* natural, alt or sixteen names (etm2_pipestat_table) */
+			if (etm2_pipestat_table(eq, t->cfg.pipestat))
+				return -1;
 		} else
 			return -1;
 	}
@@ -286,7 +269,7 @@ static inline int e2t_load(struct e2t *t, const char *path)
 				sec = S_CODE;
 			}
 		} else if (sec == S_CYCLES)
-			rc = e2t_cycle_line(t, s);
+			rc = e2t_cycle_line(t, s, lineno);
 		else if (sec == S_EXPECT)
 			rc = e2t_push_line(&t->expect, &t->n_expect, s);
 		else if (sec == S_ELEMS)
@@ -302,7 +285,7 @@ static inline int e2t_load(struct e2t *t, const char *path)
 		}
 	}
 	fclose(f);
-	return 0;
+	return e2t_read_cycles(t, path);
 }
 
 /* ---- The canonical record line ---------------------------------------- */

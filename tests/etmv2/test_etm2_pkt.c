@@ -157,7 +157,7 @@ static int one(const char *dir, const char *file)
 	struct lines want = { 0 }, full = { 0 }, split = { 0 };
 	int ok = 0;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	snprintf(path, sizeof(path), "%.250s/%.200s", dir, file);
 	if (e2t_load(&t, path)) {
 		fprintf(stderr, "%s\n", t.err);
 		return 0;
