@@ -7,7 +7,7 @@
  * and the elements expected, written by hand from docs/etmv2.md 7 and the
  * digest before the decoder ran. Every case is also decoded with
  * ETM2_FLOW_RANGES, which must say what the per-instruction form says
- * (ranges_match()), and fed one record at a time, which must change
+ * (etmv2/etm2_ranges_match.h), and fed one record at a time, which must change
  * nothing.
  *
  * Case lines:
@@ -39,6 +39,7 @@
 #include "etmkit/image.h"
 #include "flow/etm2_flow_int.h"
 #include "elem_same.h"
+#include "etmv2/etm2_ranges_match.h"
 
 #define MAX_RECS 128
 #define MAX_LINES 128
@@ -337,55 +338,13 @@ static void assert_same(const struct elems *a, const struct elems *b)
 			fail_msg("element %zu differs", i);
 }
 
-/* The ranges decode @rng says what the per-instruction decode @ref
- * says: every element of another kind the same; each range stands for
- * the next u.range.count insn elements, the first at its offset and
- * address, each the next after the one before, all but the last
- * executed, the last's flags, size and opcode the range's, cycles the
- * sum. */
 static void ranges_match(const struct elems *ref, const struct elems *rng)
 {
-	size_t i = 0;
+	size_t at = 0;
+	const char *why = etm2_ranges_match(ref->e, ref->n, rng->e, rng->n, &at);
 
-	for (size_t j = 0; j < rng->n; j++) {
-		const struct etmkit_elem *r = &rng->e[j];
-		uint64_t cycles = 0, next;
-
-		assert_true(i < ref->n);
-		if (r->kind != etmkit_elem_insn_range) {
-			assert_true(elem_same(r, &ref->e[i], 1));
-			i++;
-			continue;
-		}
-		assert_true(r->u.range.count >= 1);
-		assert_true(i + r->u.range.count <= ref->n);
-		assert_int_equal(ref->e[i].offset, r->offset);
-		next = r->addr;
-		for (uint32_t k = 0; k < r->u.range.count; k++, i++) {
-			const struct etmkit_elem *q = &ref->e[i];
-			int last = k + 1 == r->u.range.count;
-
-			assert_int_equal(q->kind, etmkit_elem_insn);
-			assert_int_equal(q->addr, next);
-			assert_int_equal(q->isa, r->isa);
-			assert_true(q->offset >= r->offset);
-			if (!last)
-				assert_true(q->flags & ETMKIT_INSN_EXEC);
-			else {
-				assert_int_equal(q->flags, r->flags);
-				assert_int_equal(q->size, r->size);
-				assert_int_equal(q->u.insn.opcode,
-						 r->u.range.opcode);
-				assert_int_equal(q->u.insn.class_flags,
-						 r->u.range.class_flags);
-			}
-			next = q->addr + q->size;
-			cycles += q->cycles;
-		}
-		assert_int_equal(r->u.range.end, next);
-		assert_int_equal(r->cycles, cycles);
-	}
-	assert_int_equal(i, ref->n);
+	if (why)
+		fail_msg("ranges decode: %s (ranges element %zu)", why, at);
 }
 
 /* Run case @text: the elements as expected, however fed, and the ranges
