@@ -88,8 +88,8 @@ static const struct cli_option options[] = {
 	  "default) or b-first" },
 	{ "pipestat-table", 0, "T", opt_pipestat_table, D | P,
 	  "(etmv2) the PIPESTAT codes (docs/etmv2.md 2): natural (the "
-	  "default), alt, or sixteen status names in code order, as "
-	  "IE,DE,IN,DN,WT,DW,TR,TD,PTIE,PTDE,PTIN,PTDN,PNIE,PNDE,PNIN,PNDN" },
+	  "default), alt, or sixteen status names in code order separated "
+	  "by commas (IE,DE,IN,DN,...)" },
 	{ "tfo-header", 0, "SPEC", opt_tfo_header, D | P,
 	  "(etmv2) the TFO packet headers (docs/etmv2.md 6): "
 	  "normal=V,lsip=V,mask=M,rr-shift=S, any of the four (default "

@@ -56,6 +56,16 @@ static struct cli_packet_rec etm2_rec(const struct etm2_packet *p)
 
 /* ---- Text ------------------------------------------------------------------ */
 
+/* A run's length: " N cycles". */
+static void text_cycles(struct cli_out *o, uint32_t n)
+{
+	t_dec(o, " ", n);
+	if (n == 1)
+		cli_out_lit(o, " cycle");
+	else
+		cli_out_lit(o, " cycles");
+}
+
 static void text_tfo(struct cli_out *o, const struct etm2_tfo *t)
 {
 	t_dec(o, " offset=", t->offset);
@@ -95,12 +105,10 @@ static void text_fields(struct cli_out *o, const struct etm2_packet *p)
 {
 	switch (p->type) {
 	case etm2_pkt_unsynced:
-		t_dec(o, " ", p->length);
-		cli_out_lit(o, " cycles");
+		text_cycles(o, p->length);
 		return;
 	case etm2_pkt_wait:
-		t_dec(o, " ", p->length);
-		cli_out_lit(o, " cycles");
+		text_cycles(o, p->length);
 		t_dec(o, " wt=", p->u.wait.wt);
 		t_dec(o, " td=", p->u.wait.td);
 		return;
