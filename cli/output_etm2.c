@@ -91,7 +91,7 @@ static void text_data(struct cli_out *o, const struct etm2_packet *p)
 	if (p->type == etm2_pkt_load_miss || p->type == etm2_pkt_load_miss_data)
 		t_dec(o, " tag=", d->tag);
 	if (d->has_addr) {
-		t_hex(o, " addr=0x", d->addr, 8);
+		t_hex(o, " data_addr=0x", d->addr, 8);
 		if (d->addr_partial)
 			cli_out_lit(o, " partial");
 	}
@@ -179,13 +179,13 @@ static void json_data(struct cli_out *o, const struct etm2_packet *p)
 	if (p->type == etm2_pkt_load_miss || p->type == etm2_pkt_load_miss_data)
 		j_dec(o, "", "tag", d->tag);
 	if (d->has_addr) {
-		j_hex(o, "", "addr", d->addr);
+		j_hex(o, "", "data_addr", d->addr);
 		if (d->addr_partial)
 			j_true(o, "", "partial");
 	}
 	if (d->has_value) {
 		j_hex(o, "", "value", d->value);
-		j_dec(o, "", "value_size", d->value_bytes);
+		j_dec(o, "", "size", d->value_bytes);
 	}
 }
 
