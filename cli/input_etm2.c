@@ -358,22 +358,70 @@ static int read_failed(const struct e2_capture *c, long err,
 
 #define E2_CYCLES 4096
 
+/* The decoder a run drives: packets or flow, behind three calls on @ctx. */
+struct e2_layer {
+	int (*feed)(void *ctx, const struct etm2_cycle *c, size_t n, uint64_t first);
+	int (*finish)(void *ctx);
+	int (*drain)(void *ctx); /* hand out what is ready; -1: stop */
+	void *ctx;
+	int *stopped;
+};
+
+/* Read the whole capture through @l. Returns 0 or a cli_exit after a
+ * message. */
+static int run_capture(struct e2_capture *c, const struct e2_layer *l)
+{
+	static struct etm2_cycle cyc[E2_CYCLES];
+	struct etm2_cap_diag dg;
+	uint64_t index = 0;
+	long got;
+
+	while ((got = etm2_cap_read(c->rd, cyc, E2_CYCLES, &dg)) > 0) {
+		if (l->feed(l->ctx, cyc, (size_t)got, index) < 0 ||
+		    l->drain(l->ctx) < 0)
+			break;
+		index += (uint64_t)got;
+	}
+	if (!*l->stopped) {
+		l->finish(l->ctx);
+		l->drain(l->ctx);
+	}
+	return got < 0 && !*l->stopped ? read_failed(c, got, &dg) : 0;
+}
+
 /* ---- packets --------------------------------------------------------------- */
 
-/* Every record waiting in @dec to @on_packet; -1 once stopped. */
-static int drain_packets(struct etm2_pkt_decoder *dec, uint8_t id,
-			 int (*on_packet)(void *, uint8_t, const struct etm2_packet *),
-			 void *ctx, int stop_on_error, int *stopped)
+struct e2_packets {
+	struct etm2_pkt_decoder *dec;
+	uint8_t id;
+	int (*on_packet)(void *ctx, uint8_t id, const struct etm2_packet *p);
+	void *ctx;
+	int stop_on_error, *stopped;
+};
+
+static int pk_feed(void *ctx, const struct etm2_cycle *c, size_t n, uint64_t first)
 {
+	return etm2_pkt_feed(((struct e2_packets *)ctx)->dec, c, n, first);
+}
+
+static int pk_finish(void *ctx)
+{
+	return etm2_pkt_finish(((struct e2_packets *)ctx)->dec);
+}
+
+/* Every record waiting in the decoder to on_packet; -1 once stopped. */
+static int pk_drain(void *ctx)
+{
+	struct e2_packets *r = ctx;
 	struct etm2_packet pk[128];
 	int n;
 
-	while ((n = etm2_pkt_next(dec, pk, 128)) > 0) {
+	while ((n = etm2_pkt_next(r->dec, pk, 128)) > 0) {
 		for (int i = 0; i < n; i++) {
-			on_packet(ctx, id, &pk[i]);
-			if (stop_on_error && pk[i].error &&
+			r->on_packet(r->ctx, r->id, &pk[i]);
+			if (r->stop_on_error && pk[i].error &&
 			    pk[i].error != -etmkit_err_truncated) {
-				*stopped = 1;
+				*r->stopped = 1;
 				return -1;
 			}
 		}
@@ -386,53 +434,59 @@ int cli_etm2_packets(const struct cli_input *in,
 				      const struct etm2_packet *p),
 		     void *ctx, int stop_on_error, int *stopped)
 {
-	static struct etm2_cycle cyc[E2_CYCLES];
-	struct etm2_pkt_decoder *dec = NULL;
-	struct etm2_cap_diag dg;
+	struct e2_packets r = { .on_packet = on_packet, .ctx = ctx,
+				.stop_on_error = stop_on_error,
+				.stopped = stopped };
+	struct e2_layer l = { pk_feed, pk_finish, pk_drain, &r, stopped };
 	struct e2_capture c;
-	uint64_t index = 0;
-	long got;
 	int rc;
 
 	rc = capture_open(&c, in);
 	if (rc)
 		return rc;
-	if (etm2_pkt_alloc(&dec, &c.cfg) < 0) {
+	r.id = c.id;
+	if (etm2_pkt_alloc(&r.dec, &c.cfg) < 0) {
 		cli_error("cannot set up the decoder: out of memory");
 		capture_close(&c);
 		return cli_exit_input;
 	}
-	while ((got = etm2_cap_read(c.rd, cyc, E2_CYCLES, &dg)) > 0) {
-		if (etm2_pkt_feed(dec, cyc, (size_t)got, index) < 0 ||
-		    drain_packets(dec, c.id, on_packet, ctx, stop_on_error,
-				  stopped) < 0)
-			break;
-		index += (uint64_t)got;
-	}
-	if (!*stopped) {
-		etm2_pkt_finish(dec);
-		drain_packets(dec, c.id, on_packet, ctx, stop_on_error, stopped);
-	}
-	rc = got < 0 && !*stopped ? read_failed(&c, got, &dg) : 0;
-	etm2_pkt_free(dec);
+	rc = run_capture(&c, &l);
+	etm2_pkt_free(r.dec);
 	capture_close(&c);
 	return rc;
 }
 
 /* ---- decode ---------------------------------------------------------------- */
 
-static int drain_elems(struct etm2_flow_decoder *dec, uint8_t id,
-		       int (*on_elem)(void *, uint8_t, const struct etmkit_elem *),
-		       void *ctx, int *stopped)
+struct e2_decode {
+	struct etm2_flow_decoder *dec;
+	uint8_t id;
+	int (*on_elem)(void *ctx, uint8_t id, const struct etmkit_elem *e);
+	void *ctx;
+	int *stopped;
+};
+
+static int fl_feed(void *ctx, const struct etm2_cycle *c, size_t n, uint64_t first)
 {
+	return etm2_flow_feed(((struct e2_decode *)ctx)->dec, c, n, first);
+}
+
+static int fl_finish(void *ctx)
+{
+	return etm2_flow_finish(((struct e2_decode *)ctx)->dec);
+}
+
+static int fl_drain(void *ctx)
+{
+	struct e2_decode *r = ctx;
 	const struct etmkit_elem *e;
 	int n;
 
-	while ((n = etm2_flow_batch(dec, &e)) > 0)
+	while ((n = etm2_flow_batch(r->dec, &e)) > 0)
 		for (int i = 0; i < n; i++)
-			on_elem(ctx, id, &e[i]);
+			r->on_elem(r->ctx, r->id, &e[i]);
 	if (n == -etmkit_err_bad_packet)
-		*stopped = 1;
+		*r->stopped = 1;
 	return n == -etmkit_err_eos ? 0 : -1;
 }
 
@@ -442,41 +496,29 @@ int cli_etm2_decode(const struct cli_input *in, const struct image *image,
 				   const struct etmkit_elem *e),
 		    void *ctx, int stop_on_error, int *stopped)
 {
-	static struct etm2_cycle cyc[E2_CYCLES];
-	struct etm2_flow_decoder *dec = NULL;
+	struct e2_decode r = { .on_elem = on_elem, .ctx = ctx, .stopped = stopped };
+	struct e2_layer l = { fl_feed, fl_finish, fl_drain, &r, stopped };
 	struct etm2_flow_config fc;
-	struct etm2_cap_diag dg;
 	struct e2_capture c;
-	uint64_t index = 0;
-	long got;
 	int rc;
 
 	rc = capture_open(&c, in);
 	if (rc)
 		return rc;
+	r.id = c.id;
 	etm2_flow_config_init(&fc);
 	fc.etm = c.cfg;
 	if (stop_on_error)
 		fc.etm.flags |= ETM2_CFG_STOP_ON_ERROR;
 	fc.image = image;
 	fc.flags = flags;
-	if (etm2_flow_alloc(&dec, &fc) < 0) {
+	if (etm2_flow_alloc(&r.dec, &fc) < 0) {
 		cli_error("cannot set up the decoder: out of memory");
 		capture_close(&c);
 		return cli_exit_input;
 	}
-	while ((got = etm2_cap_read(c.rd, cyc, E2_CYCLES, &dg)) > 0) {
-		if (etm2_flow_feed(dec, cyc, (size_t)got, index) < 0 ||
-		    drain_elems(dec, c.id, on_elem, ctx, stopped) < 0)
-			break;
-		index += (uint64_t)got;
-	}
-	if (!*stopped) {
-		etm2_flow_finish(dec);
-		drain_elems(dec, c.id, on_elem, ctx, stopped);
-	}
-	rc = got < 0 && !*stopped ? read_failed(&c, got, &dg) : 0;
-	etm2_flow_free(dec);
+	rc = run_capture(&c, &l);
+	etm2_flow_free(r.dec);
 	capture_close(&c);
 	return rc;
 }
