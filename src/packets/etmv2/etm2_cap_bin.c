@@ -102,34 +102,43 @@ cut:
 	return -etmkit_err_format;
 }
 
-/* One record at rd->pos into @c; 0 or a negated error (rd->err_diag). */
-static int record(struct etm2_cap_reader *rd, struct etm2_cycle *c)
+/* Records at rd->pos into @c[0..max), as many as are whole: how many, or
+ * a negated error (rd->err_diag) when the first is bad or cut short. The
+ * limits are read once a call: this is the reader's hot loop. */
+static long records(struct etm2_cap_reader *rd, struct etm2_cycle *c, size_t max)
 {
+	unsigned ps_max = etm2_cap_ps_max(&rd->info);
+	unsigned pkt_max = etm2_cap_pkt_max(&rd->info);
+	unsigned fl_bad = rd->info.version == 1 ? 0xffu & ~ETM2_CYC_TRACESYNC : 0xffu;
+	size_t whole = (rd->n - rd->pos) / 4, i;
 	const uint8_t *p = rd->data + rd->pos;
-	unsigned long long at = rd->pos;
-	unsigned pkt, ps, fl;
+	unsigned long long at;
 
-	if (rd->n - rd->pos < 4) {
+	if (max > whole)
+		max = whole;
+	for (i = 0; i < max; i++, p += 4) {
+		unsigned pkt = get16(p), ps = p[2], fl = p[3];
+
+		if (ps > ps_max || pkt > pkt_max || (fl & fl_bad))
+			break;
+		c[i].pkt = (uint16_t)pkt;
+		c[i].ps = (uint8_t)ps;
+		c[i].flags = (uint8_t)fl;
+	}
+	rd->pos += 4 * i;
+	if (i)
+		return (long)i;
+	at = rd->pos;
+	if (!whole) {
 		etm2_cap_diag_set(&rd->err_diag, 0, at, "byte %llu: record cut short "
 				  "(%zu of 4 bytes)", at, rd->n - rd->pos);
 		return -etmkit_err_truncated;
 	}
-	pkt = get16(p);
-	ps = p[2];
-	fl = p[3];
-	if (ps > etm2_cap_ps_max(&rd->info) || pkt > etm2_cap_pkt_max(&rd->info) ||
-	    (fl & ~ETM2_CYC_TRACESYNC) || (fl && rd->info.version != 1)) {
-		etm2_cap_diag_set(&rd->err_diag, 0, at, "byte %llu: bad record (PIPESTAT "
-				  "0x%x, TRACEPKT 0x%x, flags 0x%x for ETMv%u, %u-bit "
-				  "port)", at, ps, pkt, fl, rd->info.version,
-				  rd->info.port_width);
-		return -etmkit_err_format;
-	}
-	c->pkt = (uint16_t)pkt;
-	c->ps = (uint8_t)ps;
-	c->flags = (uint8_t)fl;
-	rd->pos += 4;
-	return 0;
+	etm2_cap_diag_set(&rd->err_diag, 0, at, "byte %llu: bad record (PIPESTAT "
+			  "0x%x, TRACEPKT 0x%x, flags 0x%x for ETMv%u, %u-bit "
+			  "port)", at, p[2], get16(p), p[3], rd->info.version,
+			  rd->info.port_width);
+	return -etmkit_err_format;
 }
 
 long etm2_cap_bin_read(struct etm2_cap_reader *rd, struct etm2_cycle *out,
@@ -137,15 +146,15 @@ long etm2_cap_bin_read(struct etm2_cap_reader *rd, struct etm2_cycle *out,
 {
 	int demux = rd->info.port_mode == etm2_port_demultiplexed;
 	size_t k = 0;
-	int rc;
+	long got;
 
 	etm2_cap_drain(rd, out, &k, max);
 	while (k < max && rd->pos < rd->n) {
 		if (!demux) {
-			rc = record(rd, &out[k]);
-			if (rc)
-				return fail(rd, k, rc, diag);
-			k++;
+			got = records(rd, out + k, max - k);
+			if (got < 0)
+				return fail(rd, k, (int)got, diag);
+			k += (size_t)got;
 			continue;
 		}
 		/* A port clock: A then B in the file; B first in time if the
@@ -158,11 +167,17 @@ long etm2_cap_bin_read(struct etm2_cap_reader *rd, struct etm2_cycle *out,
 					  at, rd->n - rd->pos);
 			return fail(rd, k, -etmkit_err_truncated, diag);
 		}
-		rc = record(rd, &rd->pend[rd->info.demux_b_first]);
-		if (!rc)
-			rc = record(rd, &rd->pend[!rd->info.demux_b_first]);
-		if (rc)
-			return fail(rd, k, rc, diag);
+		got = records(rd, rd->pend, 2);
+		if (got == 1) /* the B record is bad: report it */
+			got = records(rd, rd->pend + 1, 1);
+		if (got < 0)
+			return fail(rd, k, (int)got, diag);
+		if (rd->info.demux_b_first) {
+			struct etm2_cycle a = rd->pend[0];
+
+			rd->pend[0] = rd->pend[1];
+			rd->pend[1] = a;
+		}
 		rd->pend_n = 2;
 		rd->pend_i = 0;
 		rd->pend_rep = 1;
