@@ -105,6 +105,14 @@ static void test_bin_demux(void **state)
 		assert_cycle(&R.c[3], 4, 3, 0);
 	}
 	assert_int_equal(R.info.demux_b_first, 1);
+	/* A bad B record: the port clocks before it, then its error. */
+	b.d[32 + 12 + 1] = 0x01; /* B1's TRACEPKT 0x104: wider than 8 bits */
+	assert_int_equal(cap_read_all(b.d, b.n, etm2_cap_auto, NULL, 8, &R), 0);
+	assert_int_equal(R.n, 2);
+	assert_int_equal(R.rc, -etmkit_err_format);
+	assert_string_equal(R.diag.message, "byte 44: bad record (PIPESTAT 0x7, "
+			    "TRACEPKT 0x104, flags 0x0 for ETMv2, 8-bit port)");
+	b.d[32 + 12 + 1] = 0x00;
 	/* A port clock cut short. */
 	b.n -= 4;
 	assert_int_equal(cap_read_all(b.d, b.n, etm2_cap_auto, NULL, 8, &R), 0);
