@@ -392,10 +392,12 @@ static void test_straight_and_direct(void **state)
 {
 	(void)state;
 	run_case("code 0x8000 arm e3a00001 e3500002 0a000003 ea000001 "
-		 "e1a00000 e1a00000 e2800001 e1a00000\n"
+		 "e1a00000 e1a00000 e2800001 e1a00000 e1a00000\n"
 		 /* 0x8008 beq 0x801c, 0x800c b 0x8018 */
 		 "10 tfo 0x8000 arm trace_enable\n"
 		 "11 IE\n12 IE\n13 IN\n14 IE\n16 IE\n17 IN\n"
+		 /* a periodic TFO elsewhere: its IE there */
+		 "18 IE\n20 tfo 0x8004 arm periodic\n21 IN\n"
 		 "expect\n"
 		 "10 trace_on trace_enable 0x8000 arm\n"
 		 "11 insn 0x8000 arm E\n"
@@ -403,7 +405,10 @@ static void test_straight_and_direct(void **state)
 		 "13 insn 0x8008 arm N\n"
 		 "14 insn 0x800c arm E\n"
 		 "16 insn 0x8018 arm E\n"
-		 "17 insn 0x801c arm N\n",
+		 "17 insn 0x801c arm N\n"
+		 "18 insn 0x8020 arm E\n"
+		 "20 insn 0x8004 arm E\n"
+		 "21 insn 0x8008 arm N\n",
 		 NULL);
 }
 
@@ -496,7 +501,8 @@ static void test_cycles_periodic_overflow(void **state)
 }
 
 /* Data (Q§6.4; docs/etmv2.md 7): a DE's packets after its instruction;
- * an LDM's transfers, the first with A = 1, go on in a DW group; a load
+ * an LDM's transfers, the first with A = 1, go on in a DW group (A = 0:
+ * the LDM's, even after another instruction executed); a load
  * miss's data (DW, later) goes to the instruction of its "occurred"
  * packet of the same tag, out of order. */
 static void test_data(void **state)
@@ -504,7 +510,7 @@ static void test_data(void **state)
 	(void)state;
 	run_case("config etmcr=0xc\n"
 		 "code 0x8000 arm e5901000 e8900006 e5801000 e1a00000 "
-		 "e5901000 e1a00000\n"
+		 "e5901000 e1a00000 e8900006 e1a00000\n"
 		 "0 tfo 0x8000 arm trace_enable\n"
 		 "1 DE\n1 data a=1 addr=0x20000 value=0x11 bytes=1\n"
 		 "2 DE\n2 data a=1 addr=0x20004 value=0x1234 bytes=2\n"
@@ -515,6 +521,9 @@ static void test_data(void **state)
 		 "6 DE\n6 miss a=1 addr=0x30000 tag=2\n"
 		 "7 IE\n"
 		 "8 DW\n8 missdata value=0xabcd bytes=2 tag=2\n"
+		 "9 DE\n9 data a=1 addr=0x20010 value=1 bytes=1\n"
+		 "10 IE\n"
+		 "11 DW\n11 data value=2 bytes=1\n"
 		 "expect\n"
 		 "0 trace_on trace_enable 0x8000 arm\n"
 		 "1 insn 0x8000 arm E\n"
@@ -529,7 +538,11 @@ static void test_data(void **state)
 		 "6 insn 0x8010 arm E\n"
 		 "6 data insn=0x8010 addr=0x30000 tag=2\n"
 		 "7 insn 0x8014 arm E\n"
-		 "8 data insn=0x8010 value=0xabcd size=2 ooo tag=2\n",
+		 "8 data insn=0x8010 value=0xabcd size=2 ooo tag=2\n"
+		 "9 insn 0x8018 arm E\n"
+		 "9 data insn=0x8018 addr=0x20010 value=0x1 size=1\n"
+		 "10 insn 0x801c arm E\n"
+		 "11 data insn=0x8018 value=0x2 size=1\n",
 		 NULL);
 }
 
@@ -568,9 +581,11 @@ static void test_context_exception_trigger(void **state)
 		 NULL);
 }
 
-/* An LSiP TFO implies its LDM (Q§7.14.2 as docs/etmv2.md 6 assumes); a
- * branch address for an instruction that cannot branch is no_image
- * (mismatch), the walk going on at the address; a reserved header is a
+/* An LSiP TFO implies its LDM (Q§7.14.2 as docs/etmv2.md 6 assumes),
+ * the walk going on at its next address; a branch address for an
+ * instruction that cannot branch, or that failed its condition (DN, a
+ * protocol error: docs/etmv2.md 7), is no_image (mismatch), the walk
+ * going on at the address; a reserved header is a
  * gap, nothing placed until the next TFO; no code at a TFO's address is
  * no_image (unmapped). */
 static void test_lsip_mismatch_error_no_image(void **state)
@@ -579,24 +594,27 @@ static void test_lsip_mismatch_error_no_image(void **state)
 
 	(void)state;
 	run_case("code 0x8000 arm e8900006 e1a00000 e1a00000\n"
-		 "0 tfo 0x8000 arm trace_enable lsip=0x8004\n"
+		 "0 tfo 0x8000 arm trace_enable lsip=0x8008\n"
 		 "1 DE\n1 branch 0x8000 arm\n"
-		 "2 IE\n"
-		 "3 error\n"
-		 "4 IE\n"
-		 "5 tfo 0xa000 arm trace_enable\n"
-		 "6 IE\n7 IE\n"
+		 "2 DN\n2 branch 0x8000 arm\n"
+		 "3 IE\n"
+		 "4 error\n"
+		 "5 IE\n"
+		 "6 tfo 0xa000 arm trace_enable\n"
+		 "7 IE\n8 IE\n"
 		 "expect\n"
 		 "0 trace_on trace_enable 0x8000 arm\n"
 		 "0 insn 0x8000 arm E implied\n"
-		 "1 insn 0x8004 arm E\n"
-		 "1 no_image 0x8004 arm mismatch\n"
-		 "2 insn 0x8000 arm E\n"
-		 "3 gap packet_error\n"
-		 "5 trace_on trace_enable 0xa000 arm\n"
-		 "6 no_image 0xa000 arm unmapped\n",
+		 "1 insn 0x8008 arm E\n"
+		 "1 no_image 0x8008 arm mismatch\n"
+		 "2 insn 0x8000 arm N\n"
+		 "2 no_image 0x8000 arm mismatch\n"
+		 "3 insn 0x8000 arm E\n"
+		 "4 gap packet_error\n"
+		 "6 trace_on trace_enable 0xa000 arm\n"
+		 "7 no_image 0xa000 arm unmapped\n",
 		 &st);
-	assert_int_equal(st.protocol_errors, 1);
+	assert_int_equal(st.protocol_errors, 2);
 	assert_int_equal(st.statuses_lost, 3);
 }
 
