@@ -175,6 +175,8 @@ static void same(const struct ts_elems *a, const struct ts_elems *b)
 			abort();
 }
 
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct etm2_packet recs[MAX_RECS];
