@@ -52,6 +52,7 @@ struct etm2_flow_decoder {
 	struct flow_cache cache;
 
 	struct etm2_packet batch[ETM2_BATCH];
+	const struct etm2_packet *cur; /* the records read: batch, or recs */
 	struct flow_drive drv;   /* flow_driver.h */
 	/* Tests: records read from here instead of the packet decoder
 	 * (etm2_flow_feed_records()). */
