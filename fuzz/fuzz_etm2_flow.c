@@ -24,6 +24,8 @@
  *   of E or N, an aligned address, and carries ETMKIT_INSN_CYCLES
  *   exactly when the trace is cycle-accurate;
  * - the decoder's instruction count is the instructions delivered;
+ * - without the fast path for runs of IE statuses (etm2_flow.c
+ *   ie_run()) the elements are the same, in both forms;
  * - the ranges form says what the per-instruction form says
  *   (tests/etmv2/etm2_ranges_match.h).
  */
@@ -38,6 +40,8 @@
 #include "ts_elems.h"
 
 #define MAX_RECS 4096
+/* decode(): no fast path (etm2_flow_int.h no_fast) */
+#define SLOW 0x100u
 
 static void put(struct ts_elems *v, const struct etmkit_elem *e)
 {
@@ -132,9 +136,10 @@ static void decode(const struct etm2_flow_config *cfg, uint32_t flags,
 	size_t at = 0;
 	int k, fin = 0;
 
-	c.flags = flags;
+	c.flags = flags & ETM2_FLOW_RANGES;
 	if (etm2_flow_alloc(&d, &c))
 		abort();
+	d->no_fast = !!(flags & SLOW);
 	if (!chunk)
 		chunk = nr ? nr : 1;
 	for (;;) {
@@ -218,10 +223,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	decode(&cfg, 0, recs, nr, chunk, (size_t)(data[1] >> 6) * 16 + 1,
 	       &alt, &dummy);
 	same(&ref, &alt);
+	ts_elems_free(&alt);
+	decode(&cfg, SLOW, recs, nr, chunk, 3, &alt, &dummy);
+	same(&ref, &alt);
 	decode(&cfg, ETM2_FLOW_RANGES, recs, nr, 0, 0, &rng, &dummy);
 	if (dummy != insns)
 		abort();
 	decode(&cfg, ETM2_FLOW_RANGES, recs, nr, chunk, 7, &rng2, &dummy);
+	same(&rng, &rng2);
+	ts_elems_free(&rng2);
+	decode(&cfg, ETM2_FLOW_RANGES | SLOW, recs, nr, 0, 0, &rng2, &dummy);
 	same(&rng, &rng2);
 	why = etm2_ranges_match(ref.e, ref.n, rng.e, rng.n, &at);
 	if (why)

@@ -536,7 +536,8 @@ static void decode(struct etm2_flow_decoder *d)
 		}
 		if (ETM2_QUEUE - d->n < ETM2_REC_ELEMS)
 			return;
-		if (d->pos == POS_BLOCK && !d->info.cycle_accurate) {
+		if (d->pos == POS_BLOCK && !d->info.cycle_accurate &&
+		    !d->no_fast) {
 			size_t k = ie_run(d, d->cur + d->drv.ibatch,
 					  (size_t)(d->drv.nbatch -
 						   d->drv.ibatch));

@@ -43,6 +43,8 @@
 
 #define MAX_RECS 128
 #define MAX_LINES 128
+/* decode(): no fast path for IE runs (etm2_flow_int.h no_fast) */
+#define SLOW 0x100u
 
 struct fcase {
 	uint32_t etmcr;
@@ -248,8 +250,9 @@ static struct etm2_flow_decoder *decode(const struct fcase *c, uint32_t flags,
 	etm2_flow_config_init(&cfg);
 	cfg.etm.etmcr = c->etmcr | (1u << ETM2_ETMCR_PORT_SIZE_SHIFT);
 	cfg.image = c->img;
-	cfg.flags = flags;
+	cfg.flags = flags & ETM2_FLOW_RANGES;
 	assert_int_equal(etm2_flow_alloc(&d, &cfg), 0);
+	d->no_fast = !!(flags & SLOW);
 	out->n = 0;
 	if (!step)
 		step = c->nrecs ? c->nrecs : 1;
@@ -370,6 +373,11 @@ static void run_case(const char *text, struct etm2_flow_stats *st)
 				 i < ref.n ? got : "(none)",
 				 i < c.nexpect ? c.expect[i] : "(none)");
 	}
+	etm2_flow_free(decode(&c, SLOW, 0, &alt));
+	assert_same(&alt, &ref);
+	etm2_flow_free(decode(&c, ETM2_FLOW_RANGES | SLOW, 0, &alt));
+	etm2_flow_free(decode(&c, ETM2_FLOW_RANGES, 0, &rng));
+	assert_same(&alt, &rng);
 	for (size_t step = 1; step <= 3; step++) {
 		etm2_flow_free(decode(&c, 0, step, &alt));
 		assert_int_equal(alt.n, ref.n);
@@ -409,6 +417,29 @@ static void test_straight_and_direct(void **state)
 		 "18 insn 0x8020 arm E\n"
 		 "20 insn 0x8004 arm E\n"
 		 "21 insn 0x8008 arm N\n",
+		 NULL);
+}
+
+/* A run of IE statuses inside a block (the decoder's fast path): each
+ * instruction at its own status cycle, a wait between changing nothing;
+ * the run stops before the block's last instruction, a branch. */
+static void test_ie_run(void **state)
+{
+	(void)state;
+	run_case("code 0x8000 arm e1a00000 e1a00000 e1a00000 e1a00000 "
+		 "e1a00000 eafffff9\n"            /* 0x8014 b 0x8000 */
+		 "0 tfo 0x8000 arm trace_enable\n"
+		 "1 IE\n2 IE\n3 IE\n4 wait\n5 IE\n6 IE\n7 IE\n8 IE\n9 IN\n"
+		 "expect\n"
+		 "0 trace_on trace_enable 0x8000 arm\n"
+		 "1 insn 0x8000 arm E\n"
+		 "2 insn 0x8004 arm E\n"
+		 "3 insn 0x8008 arm E\n"
+		 "5 insn 0x800c arm E\n"
+		 "6 insn 0x8010 arm E\n"
+		 "7 insn 0x8014 arm E\n"
+		 "8 insn 0x8000 arm E\n"
+		 "9 insn 0x8004 arm N\n",
 		 NULL);
 }
 
@@ -659,6 +690,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_arguments),
 		cmocka_unit_test(test_straight_and_direct),
+		cmocka_unit_test(test_ie_run),
 		cmocka_unit_test(test_indirect),
 		cmocka_unit_test(test_phantom),
 		cmocka_unit_test(test_cycles_periodic_overflow),
