@@ -39,7 +39,10 @@
 #include "etmkit/image.h"
 #include "flow/etm2_flow_int.h"
 #include "elem_same.h"
+#include "etmv2/e2t.h"
 #include "etmv2/etm2_ranges_match.h"
+
+#include <dirent.h>
 
 #define MAX_RECS 128
 #define MAX_LINES 128
@@ -649,6 +652,122 @@ static void test_lsip_mismatch_error_no_image(void **state)
 	assert_int_equal(st.statuses_lost, 3);
 }
 
+/* ---- Captures: tests/etmv2/flow/ (.e2t files) ------------------------------------ */
+
+/* Decode @t's cycles through the packet decoder, @step cycles a feed, in
+ * form @flags, into @out. */
+static void decode_cycles(const struct e2t *t, const struct image *img,
+			  uint32_t flags, size_t step, struct elems *out)
+{
+	struct etm2_flow_config cfg;
+	struct etm2_flow_decoder *d;
+	size_t at = 0;
+
+	etm2_flow_config_init(&cfg);
+	cfg.etm = t->cfg;
+	cfg.image = img;
+	cfg.flags = flags;
+	assert_int_equal(etm2_flow_alloc(&d, &cfg), 0);
+	out->n = 0;
+	while (at < t->n_cycles) {
+		size_t m = t->n_cycles - at < step ? t->n_cycles - at : step;
+
+		assert_int_equal(etm2_flow_feed(d, t->cycles + at, m, at), 0);
+		drain(d, out);
+		at += m;
+	}
+	assert_int_equal(etm2_flow_finish(d), 0);
+	drain(d, out);
+	assert_int_equal(etm2_flow_get_stats(d)->cycles, t->n_cycles);
+	etm2_flow_free(d);
+}
+
+/* One .e2t case: its code blocks as the image (arm: 32-bit words, thumb:
+ * one 16-bit halfword a word), its cycles decoded whole and one a feed,
+ * in both forms; the elements as its expect-elements block says. */
+static int e2t_case(const char *dir, const char *file)
+{
+	static struct e2t t;
+	static struct elems ref, alt, rng;
+	static uint8_t code[E2T_MAX_CODE][1024];
+	struct image *img = NULL;
+	char path[512], got[160];
+	size_t at = 0;
+	const char *why;
+	int ok = 1;
+
+	snprintf(path, sizeof(path), "%.250s/%.200s", dir, file);
+	if (e2t_load(&t, path)) {
+		print_error("%s\n", t.err);
+		return 0;
+	}
+	assert_int_equal(image_alloc(&img), 0);
+	for (size_t c = 0; c < t.n_code; c++) {
+		size_t n = 0, w = t.code[c].thumb ? 2 : 4;
+
+		assert_true(t.code[c].n * w <= sizeof(code[c]));
+		for (size_t i = 0; i < t.code[c].n; i++)
+			for (size_t k = 0; k < w; k++)
+				code[c][n++] =
+					(uint8_t)(t.code[c].words[i] >> (8 * k));
+		assert_int_equal(image_add_buffer(img, code[c], n,
+						  t.code[c].addr, 0), 0);
+	}
+	decode_cycles(&t, img, 0, t.n_cycles ? t.n_cycles : 1, &ref);
+	for (size_t i = 0; i < ref.n || i < t.n_expect_elements; i++) {
+		got[0] = 0;
+		if (i < ref.n)
+			render(&ref.e[i], got, sizeof(got));
+		if (i >= t.n_expect_elements || i >= ref.n ||
+		    strcmp(got, t.expect_elements[i])) {
+			print_error("%s: element %zu: got \"%s\", expected "
+				    "\"%s\"\n", file, i,
+				    i < ref.n ? got : "(none)",
+				    i < t.n_expect_elements ?
+					    t.expect_elements[i] : "(none)");
+			ok = 0;
+			break;
+		}
+	}
+	decode_cycles(&t, img, 0, 1, &alt);
+	assert_same(&alt, &ref);
+	decode_cycles(&t, img, ETM2_FLOW_RANGES, t.n_cycles ? t.n_cycles : 1,
+		      &rng);
+	decode_cycles(&t, img, ETM2_FLOW_RANGES, 1, &alt);
+	assert_same(&alt, &rng);
+	why = etm2_ranges_match(ref.e, ref.n, rng.e, rng.n, &at);
+	if (why) {
+		print_error("%s: ranges: %s (element %zu)\n", file, why, at);
+		ok = 0;
+	}
+	image_free(img);
+	e2t_free(&t);
+	return ok;
+}
+
+/* Every tests/etmv2/flow/ (.e2t files): cycles through the packet decoder and the
+ * flow decoder, the elements written by hand. */
+static void test_e2t_cases(void **state)
+{
+	DIR *d = opendir(ETM2_FLOW_DIR);
+	struct dirent *e;
+	int cases = 0, failed = 0;
+
+	(void)state;
+	assert_non_null(d);
+	while ((e = readdir(d))) {
+		size_t l = strlen(e->d_name);
+
+		if (l < 5 || strcmp(e->d_name + l - 4, ".e2t"))
+			continue;
+		cases++;
+		failed += !e2t_case(ETM2_FLOW_DIR, e->d_name);
+	}
+	closedir(d);
+	assert_true(cases >= 4);
+	assert_int_equal(failed, 0);
+}
+
 /* ---- Contracts ---------------------------------------------------------- */
 
 static void test_arguments(void **state)
@@ -697,6 +816,7 @@ int main(void)
 		cmocka_unit_test(test_data),
 		cmocka_unit_test(test_context_exception_trigger),
 		cmocka_unit_test(test_lsip_mismatch_error_no_image),
+		cmocka_unit_test(test_e2t_cases),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
