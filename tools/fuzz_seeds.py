@@ -542,6 +542,23 @@ def etm2_flow_seeds(outdir):
             write(outdir, "fuzz_etm2_flow", "cr%d-%d" % (cr, chunk),
                   bytes([cr, chunk]) + struct.pack("<H", len(code)) +
                   code + recs)
+    # Cycles (bit 7): the phantom flow case's capture (8-bit port,
+    # natural PIPESTAT codes), over its code at 0x8000 (the image the
+    # target maps there).
+    names = ["IE", "DE", "IN", "DN", "WT", "DW", "TR", "TD"]
+    cyc = []
+    for line in ("TD 0x01", "WT 0x20", "WT 0x00", "WT 0x80", "WT 0x00",
+                 "WT 0x00", "0x8 0x00", "0xd 0x00", "WT 0x21", "0xb 0x00",
+                 "WT 0x6e", "0xe 0x00", "TD 0x00"):
+        st, pkt = line.split()
+        ps = names.index(st) if st in names else int(st, 16)
+        cyc.append(struct.pack("<HBB", int(pkt, 16), ps, 0))
+    pcode = struct.pack("<7I", 0xea000002, 0xe1a00000, 0xe1a00000,
+                        0xe1a00000, 0xe1a00000, 0x1a000010, 0xe12fff13)
+    for chunk in (0, 1, 5):
+        write(outdir, "fuzz_etm2_flow", "cycles-%d" % chunk,
+              bytes([0x80, chunk]) + struct.pack("<H", len(pcode)) +
+              pcode + b"".join(cyc))
 
 def write(outdir, target, name, blob):
     d = os.path.join(outdir, target)
