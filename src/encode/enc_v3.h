@@ -73,4 +73,17 @@ uint8_t enc_exc_number(uint8_t kind);
 size_t enc_ts_fill(uint8_t *out, uint64_t value, unsigned bits, int binary,
 		   uint8_t *ref_valid, uint64_t *ref);
 
+/* The address bytes of a branch address packet (IHI 0014Q 7.3.5; digest
+ * etmv3.md 4.5; ETMv2 takes the original encoding, docs/etmv2.md 4) to
+ * @addr in @isa into @out (5 bytes room): as few bytes as carry every
+ * bit that differs from @ref, at least @min_bytes (1 or 2), all five when
+ * @need5. Byte 0 [6:1] holds the address above branch_isa_shift(); bytes
+ * 1 to 3 seven bits each; the 5th the instruction set and the top bits.
+ * @alt: ETMv3's alternative encoding (the last byte before the 5th has
+ * six bits and bit 6 = @state, exception bytes follow); @state without
+ * @alt sets bit 6 of the 5th byte. Returns the count. */
+unsigned enc_branch_addr(uint8_t *out, uint32_t addr, uint8_t isa,
+			 uint32_t ref, int need5, unsigned min_bytes, int alt,
+			 int state);
+
 #endif
