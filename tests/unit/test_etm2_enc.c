@@ -221,7 +221,9 @@ static void test_port4(void **state)
 }
 
 /* 16-bit port, latency 0: two bytes a cycle, [7:0] first, when two may
- * leave, else one (Q§6.3); the BX's group leaves in its own cycle. */
+ * leave, else one (Q§6.3); a group placed in an empty FIFO leaves in its
+ * own cycle (the second BX: 0x9100 against 0x9000, 81 11); an IE with
+ * the FIFO empty carries junk (0). */
 static void test_port16(void **state)
 {
 	struct setup s = { .width = 16, .latency = 0 };
@@ -233,8 +235,10 @@ static void test_port16(void **state)
 	plain(e, ARM, 0x8004);
 	bx(e, 0x8008, 0x9000, ARM);
 	plain(e, ARM, 0x9000);
+	bx(e, 0x9004, 0x9100, ARM);
+	plain(e, ARM, 0x9100);
 	EXPECT(e, &o, TD, 0x01, IE, 0x0020, IE, 0x0080, DE, 0x8100,
-	       IE, 0x0010);
+	       IE, 0x0010, DE, 0x1181, IE, 0x0000);
 }
 
 /* A BX from ARM to Thumb sends all five address bytes (4): Thumb A[6:1]
@@ -274,6 +278,29 @@ static void test_data(void **state)
 	       WT, 0x26, WT, 0x80, WT, 0xa0, WT, 0x80, WT, 0x80, WT, 0x02,
 	       WT, 0x12,
 	       WT, 0x2e, WT, 0x04, WT, 0x45, WT, 0x23, WT, 0x01, WT, 0x00);
+}
+
+/* After a TFO the first data address goes in full (docs/etmv2.md 4):
+ * stores at 0x1000 and, after a gap, 0x1004 (84 A0 80 80 00, not the one
+ * byte 04 that compression against 0x1000 would give). Address tracing
+ * only: SS is 0 and no value follows. */
+static void test_data_after_tfo(void **state)
+{
+	struct setup s = { .etmcr = CR_ADDR, .latency = 1 };
+	struct cyc_out o;
+	struct etm2_enc *e = enc_new(&s, &o);
+
+	(void)state;
+	plain(e, ARM, 0x8000);
+	data(e, 1, 0x1000, 0x55, 4);
+	item(e, exec_gap, 0, 0, 0);
+	plain(e, ARM, 0x8000);
+	data(e, 1, 0x1004, 0x55, 4);
+	EXPECT(e, &o, TD, 0x01, DE, 0x20, WT, 0x00, WT, 0x80, WT, 0x00,
+	       WT, 0x00, WT, 0x22, WT, 0x80, WT, 0xa0, WT, 0x80, WT, 0x80,
+	       WT, 0x00,
+	       TD, 0x01, DE, 0x20, WT, 0x00, WT, 0x80, WT, 0x00, WT, 0x00,
+	       WT, 0x22, WT, 0x84, WT, 0xa0, WT, 0x80, WT, 0x80, WT, 0x00);
 }
 
 /* A doubleword store is two normal data packets, low word first, A on
@@ -421,7 +448,8 @@ static void test_overflow(void **state)
 
 /* Condition-failed instructions are IN; extra cycles (EXEC_F_CYCLES)
  * come before the status as cycles without instruction: WT while the
- * FIFO outputs, TD once it is empty (3). */
+ * FIFO outputs, TD once it is empty (3). With latency 1 a group placed
+ * in the empty FIFO leaves from the next cycle (BX to 0x8100: 81 01). */
 static void test_wait_cycles(void **state)
 {
 	struct setup s = { .latency = 1 };
@@ -434,8 +462,10 @@ static void test_wait_cycles(void **state)
 	plain(e, ARM, 0x8000);
 	r.cycles = 7;
 	put(e, r);
+	bx(e, 0x8008, 0x8100, ARM);
 	EXPECT(e, &o, TD, 0x01, IE, 0x20, WT, 0x00, WT, 0x80, WT, 0x00,
-	       WT, 0x00, TD, 0x00, TD, 0x00, IN, 0x00);
+	       WT, 0x00, TD, 0x00, TD, 0x00, IN, 0x00, DE, 0x00, WT, 0x81,
+	       WT, 0x01);
 }
 
 static void test_contracts(void **state)
@@ -487,6 +517,7 @@ int main(void)
 		cmocka_unit_test(test_port16),
 		cmocka_unit_test(test_isa_change),
 		cmocka_unit_test(test_data),
+		cmocka_unit_test(test_data_after_tfo),
 		cmocka_unit_test(test_doubleword),
 		cmocka_unit_test(test_load_miss),
 		cmocka_unit_test(test_exception_context),
