@@ -361,8 +361,8 @@ static void test_exception_context(void **state)
 	       WT, 0x07);
 }
 
-/* A gap of 3 cycles: the FIFO drains (WT), then a trace-on TFO before
- * the next instruction. */
+/* A gap of 6 cycles: the FIFO drains (WT), TD for the rest of the gap,
+ * then a trace-on TFO before the next instruction. */
 static void test_gap(void **state)
 {
 	struct setup s = { 0 };
@@ -371,10 +371,10 @@ static void test_gap(void **state)
 
 	(void)state;
 	plain(e, ARM, 0x8000);
-	item(e, exec_gap, EXEC_F_CYCLES, 0, 3);
+	item(e, exec_gap, EXEC_F_CYCLES, 0, 6);
 	plain(e, ARM, 0x9000);
 	EXPECT(e, &o, TD, 0x01, IE, 0x20, WT, 0x00, WT, 0x80, WT, 0x00,
-	       WT, 0x00, TD, 0x01, IE, 0x20, WT, 0x00, WT, 0x90, WT, 0x00,
+	       WT, 0x00, TD, 0x00, TD, 0x00, TD, 0x01, IE, 0x20, WT, 0x00, WT, 0x90, WT, 0x00,
 	       WT, 0x00);
 }
 
