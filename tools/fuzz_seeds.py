@@ -381,6 +381,32 @@ def exec_text_seeds(outdir, root):
           b"etmkit-exec 1\n0x10 arm e1a00000\n0x14 thumb 123 b\nexc nmi ret=0\n")
 
 
+def etm2_cap_seeds(outdir):
+    """fuzz_etm2_cap: byte 0 selects the form and options (see the
+    target); a text capture as docs/etmv2-capture.md, an ETMv1 and a
+    demultiplexed one, a binary capture and ETB words of each width."""
+    text = (b"etmv2-capture 1\nversion 2\nport-width 8\netmcr 0x0000100c\n"
+            b"pipestat-table natural\ncycles\nIE\n0x1 0x21\nTR/DE\n"
+            b"TD 0x0b\nWT x12\nPNDN 0xff # end\n")
+    write(outdir, "fuzz_etm2_cap", "text", b"\x00" + text)
+    write(outdir, "fuzz_etm2_cap", "text-1", b"\x41" + text)
+    write(outdir, "fuzz_etm2_cap", "text-v1", b"\x01" + (
+        b"etmv2-capture 1\nversion 1\nport-width 4\ncycles\n"
+        b"IE 0x04 sync\nBE 0x9 sync\nTR/BD\nID\nWT x2\n7 1\n"))
+    write(outdir, "fuzz_etm2_cap", "text-demux", b"\x00" + (
+        b"etmv2-capture 1\nport-width 16\nport-mode demultiplexed\n"
+        b"demux-order b-first\npipestat-table alt\ncycles\n"
+        b"IE | DE 0x3\nWT | TD 0x1 x2\nTR/PNIE 0xfffa | PTDN\n"))
+    hdr = (b"ETM2CAP\x00\x01\x00\x20\x00\x02\x08\x02\x0e"
+           b"\x0c\x10\x02\x00\x00\x21\x01\x41" + bytes(8))
+    recs = bytes([0x21, 0, 1, 0, 0x0b, 0, 7, 0, 1, 0, 0, 0, 2, 0, 1, 0])
+    write(outdir, "fuzz_etm2_cap", "binary", b"\x00" + hdr + recs)
+    for sel, name in ((0x07, "etb-4"), (0x0b, "etb-8"), (0x0f, "etb-16"),
+                      (0x17, "etb-4-v1")):
+        write(outdir, "fuzz_etm2_cap", name, bytes([sel]) + bytes(
+            [0x0f, 0xd4, 0x0e, 0x00, 0x09, 0xf1, 0xff, 0x00, 0x78, 0xf7, 0xfd, 0xff]))
+
+
 def ini_value(path, key):
     with open(path, errors="replace") as f:
         for line in f:
@@ -559,6 +585,7 @@ def main():
     # Execution records and QEMU logs of the project's own tests.
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     exec_text_seeds(outdir, root)
+    etm2_cap_seeds(outdir)
     lines_seeds(outdir, root)
     for sub, target in (("tests/data/records", "fuzz_exec_text"),
                         ("tests/data/qemu", "fuzz_qemu_log")):

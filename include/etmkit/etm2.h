@@ -132,7 +132,9 @@ struct etm2_config {
 void etm2_config_init(struct etm2_config *cfg);
 
 /* Fill @table[16] with a built-in PIPESTAT table: "natural" (the default)
- * or "alt" (docs/etmv2.md section 2). Returns 0 or -etmkit_err_not_found. */
+ * or "alt" (docs/etmv2.md section 2), or a user table: sixteen ETMv2
+ * status names in code order, separated by commas ("IE,DE,...,PNDN").
+ * Returns 0 or -etmkit_err_not_found (@table unchanged). */
 int etm2_pipestat_table(const char *name, uint8_t table[16]);
 
 /* The default TFO table (docs/etmv2.md section 6). */
@@ -180,6 +182,10 @@ struct etm2_cap_info {
 	uint8_t demux_b_first; /* demultiplexed: the B half is the earlier
 				  cycle (docs/etmv2.md 1: ASSUMED A first) */
 	uint8_t format;      /* enum etm2_cap_format it was read as */
+	uint8_t has_pipestat; /* pipestat holds the table the capture's
+				 status names were written with (text
+				 header or the options) */
+	uint8_t pipestat[16];
 };
 
 enum etm2_cap_format {
@@ -200,12 +206,15 @@ struct etm2_cap_diag {
 struct etm2_cap_reader;
 
 /* Read a capture held in @data[0..n) (a mapped or read file; it must stay
- * valid until the reader is freed) of @format; @opt gives what the file
- * does not (port width, version, registers; fields 0 = unknown), and
- * overrides nothing the file states unless it agrees. Returns 0 and sets
- * *@rd, or -etmkit_err_format (bad magic, header or first record; *@diag
- * filled), -etmkit_err_bad_config (no port width for an ETB capture),
- * -etmkit_err_invalid, -etmkit_err_nomem. */
+ * valid until the reader is freed) of @format; @opt (may be NULL) gives
+ * what the file does not (port width, version, registers; fields 0 =
+ * unknown), and overrides nothing the file states: a field @opt sets
+ * (non-zero, or has_*) that the file states otherwise is an error.
+ * Returns 0 and sets *@rd, or -etmkit_err_format (bad magic, header;
+ * *@diag filled), -etmkit_err_bad_config (no port width known, a
+ * multiplexed port, an ETB capture of a demultiplexed port, options
+ * that disagree with the file; *@diag filled), -etmkit_err_invalid,
+ * -etmkit_err_nomem. */
 int etm2_cap_open(struct etm2_cap_reader **rd, const uint8_t *data, size_t n,
 		  enum etm2_cap_format format, const struct etm2_cap_info *opt,
 		  struct etm2_cap_diag *diag);
@@ -216,7 +225,9 @@ const struct etm2_cap_info *etm2_cap_get_info(const struct etm2_cap_reader *rd);
 
 /* The next cycles, up to @max, into @out. Returns how many (>= 1), 0 at
  * the end, or -etmkit_err_format (*@diag names the line or offset) /
- * -etmkit_err_truncated (a binary record cut short). */
+ * -etmkit_err_truncated (a binary record or ETB word cut short). The
+ * cycles before a bad line or record are returned first; the error
+ * comes from the next call, and again from every call after it. */
 long etm2_cap_read(struct etm2_cap_reader *rd, struct etm2_cycle *out,
 		   size_t max, struct etm2_cap_diag *diag);
 
