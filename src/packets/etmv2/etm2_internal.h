@@ -1,0 +1,142 @@
+/* ETMv2 packet decoder internals (docs/etmv2.md is the protocol).
+ *
+ * Two cursors (digest 11): the status cursor walks the cycles, queues one
+ * record per cycle in status order (wait cycles as runs) and, for each
+ * cycle that places packets, a marker plus an owed "slot" in FIFO order;
+ * the byte cursor takes FIFO bytes from the cycles that carry them
+ * (etm2_fifo.c) and parses the oldest owed slot (etm2_header.c). Records
+ * leave in status order (etm2_queue.c): a marker is passed once its
+ * slot's packets are parsed. Synchronisation and errors: etm2_sync.c.
+ *
+ * Memory is fixed at alloc: the record ring (ETM2_RING records) bounds
+ * how long a slot may be owed: a full ring is an error ("owed too
+ * long"), sync is dropped and found again at the next TFO. */
+#ifndef ETMKIT_ETM2_INTERNAL_H
+#define ETMKIT_ETM2_INTERNAL_H
+
+#include "etmkit/etm2.h"
+
+#define ETM2_RING 4096u /* records queued in status order (power of 2) */
+#define ETM2_PQ 16u     /* parsed packets waiting for their marker */
+
+enum etm2_sync_state { e2_unsynced, e2_syncing, e2_synced };
+
+/* Ring entry kinds: a finished record, or a marker whose record(s) come
+ * from the packet queue: a group's packets, or a TFO packet. */
+enum { e2_ent_rec = 0, e2_ent_group, e2_ent_tfo };
+
+/* A packet group or TFO packet owed by the FIFO, oldest first. */
+struct etm2_slot {
+	uint64_t cycle;  /* the cycle that placed it */
+	uint64_t seq;    /* its marker's ring sequence number */
+	uint64_t pos;    /* TFO: FIFO byte count where its packet starts */
+	uint8_t tfo;
+	uint8_t dn;      /* placed by a DN: a branch address is an error */
+	uint8_t n_tfo;   /* TFO: the value N */
+};
+
+/* Parse phases of the byte cursor (etm2_header.c). */
+enum {
+	e2_ph_hdr = 0, e2_ph_daddr, e2_ph_fixed, e2_ph_branch,
+	e2_ph_tfo_hdr, e2_ph_tfo_cid, e2_ph_tfo_addr, e2_ph_tfo_branch
+};
+
+struct etm2_pkt_decoder {
+	struct etm2_config cfg;
+	struct etm2_config_info info;
+	uint8_t ps_map[16];        /* raw PIPESTAT -> enum etm2_status */
+	uint8_t ps_mask;           /* 0xf (ETMv2) or 0x7 (ETMv1) */
+
+	/* input */
+	const struct etm2_cycle *in;
+	size_t n_in, pos_in;
+	uint64_t first;            /* index of in[0] */
+	uint64_t next_index;       /* the index the next feed should start at */
+	uint8_t fed, finished, stopped, any_input;
+
+	/* status cursor */
+	uint8_t state;             /* enum etm2_sync_state */
+	uint64_t sync_seq;         /* ring seq where the syncing TFO's records start */
+	uint64_t sync_cycle;
+	uint64_t sync_tfo_seq;     /* ring seq of its TFO marker */
+	uint64_t last_cycle;       /* last cycle processed */
+	uint8_t run_open;          /* unsynced run */
+	uint64_t run_start;
+	uint8_t wait_open;
+	uint64_t wait_start;
+	uint32_t wait_wt, wait_td;
+	uint8_t tfo_val_left;      /* TFO value cycles still to come */
+	uint8_t tfo_val_shift;
+	uint8_t tfo_val;
+
+	/* byte cursor */
+	uint64_t bytes;            /* FIFO bytes taken since sync */
+	uint32_t skip;             /* bytes before the first TFO packet */
+	uint8_t nib_pending, nib;  /* 4-bit: the low nibble taken */
+	uint64_t nib_cycle;
+	uint8_t started;           /* the head slot has taken a byte */
+	uint8_t phase, need;       /* parse phase; bytes left of a field */
+	uint8_t field_i;           /* byte index within a field */
+	uint8_t ssize;
+	struct etm2_packet cur;    /* the packet being parsed */
+
+	/* compression references (docs/etmv2.md 4) */
+	uint32_t br_addr;
+	uint8_t br_isa;
+	uint32_t data_addr;
+	uint8_t data_known;
+
+	/* owed slots, oldest first */
+	struct etm2_slot *slots;
+	uint64_t slot_head, slot_tail;
+
+	/* records in status order */
+	struct etm2_packet *ring;
+	uint8_t *kind;
+	uint64_t ring_head, ring_tail;
+
+	/* parsed packets; end: the last of its slot */
+	struct etm2_packet pq[ETM2_PQ];
+	uint8_t pq_end[ETM2_PQ];
+	uint32_t pq_head, pq_tail;
+};
+
+/* etm2_queue.c */
+struct etm2_packet *etm2_q_push(struct etm2_pkt_decoder *d, uint8_t kind);
+void etm2_q_record(struct etm2_pkt_decoder *d, uint8_t type, uint8_t status,
+		   uint64_t cycle);
+void etm2_q_wait(struct etm2_pkt_decoder *d, uint64_t cycle, int td);
+void etm2_q_close_wait(struct etm2_pkt_decoder *d);
+void etm2_q_close_run(struct etm2_pkt_decoder *d, uint64_t end);
+int etm2_q_packet(struct etm2_pkt_decoder *d, const struct etm2_packet *p,
+		  int end);
+size_t etm2_q_deliver(struct etm2_pkt_decoder *d, struct etm2_packet *out,
+		      size_t max);
+static inline uint64_t etm2_q_count(const struct etm2_pkt_decoder *d)
+{
+	return d->ring_tail - d->ring_head;
+}
+
+/* etm2_fifo.c */
+int etm2_fifo_has(const struct etm2_pkt_decoder *d, uint64_t t);
+void etm2_fifo_cycle(struct etm2_pkt_decoder *d, uint64_t t, uint16_t pkt);
+void etm2_fifo_reset(struct etm2_pkt_decoder *d);
+
+/* etm2_header.c */
+void etm2_parse_byte(struct etm2_pkt_decoder *d, uint8_t b, uint64_t out);
+void etm2_parse_start(struct etm2_pkt_decoder *d, const struct etm2_slot *s,
+		      uint64_t out);
+
+/* etm2_sync.c */
+void etm2_sync_tfo_start(struct etm2_pkt_decoder *d, uint64_t t,
+			 uint16_t pkt, int trig);
+void etm2_sync_tfo_value(struct etm2_pkt_decoder *d, uint64_t t,
+			 uint16_t pkt);
+void etm2_sync_confirm(struct etm2_pkt_decoder *d);
+void etm2_sync_error(struct etm2_pkt_decoder *d, const struct etm2_packet *err,
+		     uint64_t next_cycle);
+void etm2_sync_fail(struct etm2_pkt_decoder *d, const char *why,
+		    int err, uint64_t cycle, uint64_t next_cycle);
+void etm2_sync_end(struct etm2_pkt_decoder *d);
+
+#endif /* ETMKIT_ETM2_INTERNAL_H */
