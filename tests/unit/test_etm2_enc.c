@@ -18,6 +18,8 @@
 
 #include "ts_rec.h"
 
+#include "test_etm2_enc.h"
+
 #define ARM etmkit_isa_arm
 #define THUMB etmkit_isa_thumb
 
@@ -527,6 +529,7 @@ int main(void)
 		cmocka_unit_test(test_overflow),
 		cmocka_unit_test(test_wait_cycles),
 		cmocka_unit_test(test_contracts),
+		cmocka_unit_test(test_packets_random),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
