@@ -425,6 +425,15 @@ static void emit(struct etm2_enc *e, const struct e2_insn *p,
 	walk_past(e, x);
 }
 
+/* Whether @x is where the walk goes after @p: a phantom pair is a
+ * branch and the instruction it leads to. */
+static int follows(const struct e2_insn *p, const struct e2_insn *x)
+{
+	uint32_t next = p->taken ? p->target : p->addr + p->size;
+
+	return x->addr == next && x->isa == (p->taken ? p->tisa : p->next_isa);
+}
+
 /* The instruction waiting for its data is complete: emit it, fold it
  * with the phantom branch before it, or keep it as one. */
 static void take_pend(struct etm2_enc *e)
@@ -432,6 +441,10 @@ static void take_pend(struct etm2_enc *e)
 	if (!e->has_pend)
 		return;
 	e->has_pend = 0;
+	if (e->has_ph && !follows(&e->ph, &e->pend)) {
+		e->has_ph = 0;
+		emit(e, NULL, &e->ph);
+	}
 	if (e->has_ph) {
 		e->has_ph = 0;
 		emit(e, &e->ph, &e->pend);

@@ -133,6 +133,12 @@ static void rnd_record(struct ts_rec *rc, unsigned n)
 			pc = rnd_addr(isa);
 			continue;
 		}
+		if (what == 5) {
+			/* The record jumps with no item to say so. */
+			isa = rnd_isa();
+			pc = rnd_addr(isa);
+			continue;
+		}
 		if (what < 8) {
 			r = ts_rec_add(rc, exec_context);
 			r->flags = EXEC_CTX_CONTEXTID;
@@ -195,6 +201,8 @@ struct check {
 	uint8_t miss_valid[4];
 	int last_dw;
 	uint64_t insns;
+	int exp_valid;            /* the decoder's walk: where the next */
+	uint32_t exp;             /* instruction is */
 };
 
 /* Read the record up to its next instruction (context, exceptions);
@@ -238,6 +246,18 @@ static const struct exec_rec *take_insn(struct check *k, uint64_t cycle)
 	if (!r)
 		fail_msg("cycle %llu: an instruction past the record's end",
 			 (unsigned long long)cycle);
+	if (k->exp_valid && !k->exc && (uint32_t)r->addr != k->exp) {
+		if (getenv("E2DEBUG"))
+			for (size_t j = 0; j <= k->i; j++)
+				fprintf(stderr, "%zu kind %u addr %llx flags %x target %llx isa %u\n", j, k->rc->r[j].kind, (unsigned long long)k->rc->r[j].addr, k->rc->r[j].flags, (unsigned long long)k->rc->r[j].target, k->rc->r[j].isa);
+		fail_msg("cycle %llu: the walk at 0x%x, the record at 0x%llx",
+			 (unsigned long long)cycle, k->exp,
+			 (unsigned long long)r->addr);
+	}
+	k->exp_valid = 1;
+	k->exp = (uint32_t)(r->flags & EXEC_F_TAKEN &&
+			    !(r->flags & EXEC_F_COND_FAIL) ? r->target
+							   : r->addr + r->size);
 	k->i++;
 	k->exc = 0;
 	k->cur = r;
@@ -272,8 +292,11 @@ static void check_data(struct check *k, const struct etm2_packet *p)
 			 (unsigned long long)p->cycle);
 	x = &k->xp[k->pos++];
 	assert_int_equal(d->a_bit, x->a);
-	if (d->has_addr)
+	if (d->has_addr) {
+		/* The first after a TFO is full (docs/etmv2.md 4). */
+		assert_false(d->addr_partial);
 		assert_int_equal(d->addr, x->addr);
+	}
 	else
 		assert_false(x->a && k->info.data_addr);
 	if (p->type == etm2_pkt_load_miss) {
@@ -331,6 +354,7 @@ static void check_tfo(struct check *k, const struct etm2_packet *p)
 			 (unsigned long long)r->addr);
 	assert_int_equal(t->context_id, cid_mask(k, k->cid));
 	assert_int_not_equal(t->reason, etm2_reason_overflow);
+	k->exp_valid = 0;
 	if (t->reason == etm2_reason_periodic)
 		take_insn(k, p->cycle);
 	memset(k->miss_valid, 0, sizeof(k->miss_valid));
