@@ -530,6 +530,7 @@ int main(void)
 		cmocka_unit_test(test_wait_cycles),
 		cmocka_unit_test(test_contracts),
 		cmocka_unit_test(test_packets_random),
+		cmocka_unit_test(test_overflow_random),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
