@@ -407,6 +407,52 @@ def etm2_cap_seeds(outdir):
             [0x0f, 0xd4, 0x0e, 0x00, 0x09, 0xf1, 0xff, 0x00, 0x78, 0xf7, 0xfd, 0xff]))
 
 
+def etm2_pkt_seeds(outdir, root):
+    """fuzz_etm2_pkt: byte 0 the configuration (port width code [1:0]:
+    4/8/16, [2] latency 0, [3] alt table, [4] ETMv1, [5] stop on error),
+    byte 1 ETMCR bits (cid size, [2] data address, [3] value), two seed
+    bytes, then 3 bytes a cycle. One seed per hand-worked case of
+    tests/etmv2/pkt/ (names through its PIPESTAT table)."""
+    natural = ["IE", "DE", "IN", "DN", "WT", "DW", "TR", "TD", "PTIE",
+               "PTDE", "PTIN", "PTDN", "PNIE", "PNDE", "PNIN", "PNDN"]
+    alt = natural[:10] + ["PNIE", "PNDE", "PTIN", "PTDN"] + natural[14:]
+    folder = os.path.join(root, "tests", "etmv2", "pkt")
+    for name in sorted(os.listdir(folder)):
+        if not name.endswith(".e2t"):
+            continue
+        conf, cycles, section = {}, [], None
+        with open(os.path.join(folder, name)) as f:
+            for line in f:
+                line = line.split("#")[0].strip()
+                if not line:
+                    continue
+                if line.startswith("config"):
+                    conf = dict(kv.split("=", 1) for kv in line.split()[1:])
+                elif line in ("cycles", "expect"):
+                    section = line
+                elif section == "cycles":
+                    cycles.append(line.split())
+        table = alt if conf.get("pipestat") == "alt" else natural
+
+        def code(tok):
+            return int(tok, 16) if tok.startswith("0x") else table.index(tok)
+        width = {"4": 0, "8": 1, "16": 2}[conf.get("port-width", "8")]
+        etmcr = int(conf.get("etmcr", "0"), 0)
+        b0 = width | (4 if conf.get("latency") == "0" else 0) | (
+            8 if table is alt else 0)
+        b1 = (etmcr >> 14 & 3) | (4 if etmcr & 8 else 0) | (8 if etmcr & 4 else 0)
+        body = bytearray([b0, b1, 0x5a, 0xa5])
+        for tok in cycles:
+            if "/" in tok[0]:
+                ps, pkt = code(tok[0].split("/")[0]), code(tok[0].split("/")[1])
+            else:
+                ps = code(tok[0])
+                pkt = int(tok[1], 0) if len(tok) > 1 and not tok[1].startswith("x") else 0
+            rep = int(tok[-1][1:]) if tok[-1].startswith("x") else 1
+            body += bytes([ps, pkt & 0xff, pkt >> 8]) * rep
+        write(outdir, "fuzz_etm2_pkt", name[:-4], bytes(body))
+
+
 def ini_value(path, key):
     with open(path, errors="replace") as f:
         for line in f:
@@ -586,6 +632,7 @@ def main():
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     exec_text_seeds(outdir, root)
     etm2_cap_seeds(outdir)
+    etm2_pkt_seeds(outdir, root)
     lines_seeds(outdir, root)
     for sub, target in (("tests/data/records", "fuzz_exec_text"),
                         ("tests/data/qemu", "fuzz_qemu_log")):

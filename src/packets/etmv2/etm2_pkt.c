@@ -68,9 +68,12 @@ static void cycle(struct etm2_pkt_decoder *d, uint64_t t,
 		etm2_sync_tfo_start(d, t, c->pkt, trig);
 		return;
 	}
-	if (etm2_q_count(d) > ETM2_RING - 8)
+	if (etm2_q_count(d) > ETM2_RING - 8) {
+		/* the cycle joins the unsynced run the error starts */
 		etm2_sync_fail(d, "packets owed for too long (record queue full)",
 			       -etmkit_err_bad_packet, t, t);
+		return;
+	}
 	if (d->tfo_val_left) {
 		/* value cycles of a TFO: no FIFO data; a TD here belongs
 		 * to the TFO */
