@@ -7,5 +7,6 @@
 /* test_etm2_enc_rt.c */
 void test_packets_random(void **state);
 void test_overflow_random(void **state);
+void test_captures_real_code(void **state);
 
 #endif

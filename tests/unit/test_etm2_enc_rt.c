@@ -26,6 +26,9 @@
 
 #include "etmkit/etm2.h"
 #include "etmkit/exec.h"
+#include "etmkit/qemu_log.h"
+
+#include "ts_out.h"
 
 #include "ts_rec.h"
 
@@ -560,5 +563,140 @@ void test_overflow_random(void **state)
 		etm2_enc_free(e);
 		ts_rec_free(&rc);
 		free(cy.c);
+	}
+}
+
+/* ---- Real code, through the capture formats ------------------------------ */
+
+/* The items of record or QEMU log @name under tests/data. */
+static void read_items(const char *name, struct ts_rec *rc)
+{
+	char path[512];
+	FILE *f;
+	struct exec_rec r;
+	struct exec_diag dg;
+	int k;
+
+	snprintf(path, sizeof(path), "%s/%s", ETMKIT_TEST_DATA, name);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	if (strstr(name, ".log")) {
+		struct qemu_log_reader *rd;
+		struct qemu_log_config qc = { .size = sizeof(qc) };
+
+		assert_int_equal(qemu_log_reader_alloc(&rd, f, &qc), 0);
+		while ((k = qemu_log_next(rd, &r, &dg)) == 1)
+			*ts_rec_add(rc, r.kind) = r;
+		qemu_log_reader_free(rd);
+	} else {
+		struct exec_text_reader *rd;
+
+		assert_int_equal(exec_text_reader_alloc(&rd, f), 0);
+		while ((k = exec_text_next(rd, &r, &dg)) == 1)
+			*ts_rec_add(rc, r.kind) = r;
+		exec_text_reader_free(rd);
+	}
+	assert_int_equal(k, 0);
+	fclose(f);
+}
+
+/* The encoder's cycles into a capture writer of @format. */
+static int to_writer(void *ctx, const struct etm2_cycle *c, size_t n)
+{
+	return etm2_cap_write(ctx, c, n);
+}
+
+/* @rc encoded under @c, written as a capture of @format, read back with
+ * the capture reader into @cy. */
+static void encode_capture(const struct etm2_enc_config *c,
+			   const struct ts_rec *rc, enum etm2_cap_format format,
+			   struct cycles *cy)
+{
+	struct etm2_cap_info ci;
+	struct etm2_cap_writer *wr = NULL;
+	struct etm2_cap_reader *rd = NULL;
+	struct etm2_cap_diag dg;
+	struct etm2_enc *e = NULL;
+	struct etm2_cycle buf[256];
+	struct ts_out o = { 0 };
+	long n;
+
+	memset(&ci, 0, sizeof(ci));
+	ci.etmcr = c->etm.etmcr;
+	ci.has_etmcr = 1;
+	ci.version = 2;
+	ci.port_width = c->etm.port_width;
+	assert_int_equal(etm2_cap_writer_alloc(&wr, format, &ci, &c->etm,
+					       ts_out_sink, &o), 0);
+	assert_int_equal(etm2_enc_alloc(&e, c, to_writer, wr), 0);
+	for (size_t j = 0; j < rc->n; j++)
+		assert_int_equal(etm2_enc_put(e, &rc->r[j]), 0);
+	assert_int_equal(etm2_enc_finish(e), 0);
+	assert_int_equal(etm2_cap_writer_finish(wr), 0);
+	etm2_cap_writer_free(wr);
+	assert_int_equal(etm2_cap_open(&rd, o.b, o.n, etm2_cap_auto, NULL,
+				       &dg), 0);
+	while ((n = etm2_cap_read(rd, buf, 256, &dg)) > 0)
+		sink(cy, buf, (size_t)n);
+	assert_int_equal(n, 0);
+	assert_int_equal(cy->n, etm2_enc_get_stats(e)->cycles);
+	etm2_cap_close(rd);
+	etm2_enc_free(e);
+	ts_out_free(&o);
+}
+
+/* QEMU armhf runs of tests/workloads/tiny.c (A32 with T32 interworking,
+ * its three log forms) and the A32/T32 record with exceptions, under
+ * 4, 8 and 16-bit ports, data trace on and off, cycle-accurate on and
+ * off, context IDs, phantoms on and off and load misses: encoded, written
+ * as a binary or text capture, read back, decoded into packets and read
+ * back against the record. */
+void test_captures_real_code(void **state)
+{
+	static const char *const inputs[] = {
+		"qemu/tiny-a32-block.log", "qemu/tiny-a32-cpu.log",
+		"qemu/tiny-a32-state.log", "records/a32_t32_flow.txt",
+	};
+	static const uint32_t crs[] = {
+		0,
+		ETM2_ETMCR_CYCLE_ACCURATE | (3u << ETM2_ETMCR_CID_SHIFT),
+		ETM2_ETMCR_DATA_VALUE | ETM2_ETMCR_DATA_ADDR,
+		ETM2_ETMCR_DATA_VALUE | ETM2_ETMCR_CYCLE_ACCURATE |
+		ETM2_ETMCR_BRANCH_OUTPUT | (1u << ETM2_ETMCR_CID_SHIFT),
+	};
+	static const uint8_t widths[3] = { 4, 8, 16 };
+	unsigned run = 0;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(inputs) / sizeof(inputs[0]); i++) {
+		struct ts_rec rc = { 0 };
+
+		read_items(inputs[i], &rc);
+		for (size_t k = 0; k < sizeof(crs) / sizeof(crs[0]); k++)
+			for (unsigned w = 0; w < 3; w++, run++) {
+				struct etm2_enc_config c;
+				struct cycles cy = { 0 };
+				struct check ck;
+
+				etm2_enc_config_init(&c);
+				c.etm.etmcr = crs[k];
+				c.etm.port_width = widths[w];
+				c.etm.fifo_latency = (uint8_t)(run & 1);
+				c.flags = run & 2 ? ETM2_ENC_PHANTOMS : 0;
+				c.miss_every = run % 3;
+				c.sync_period = run & 4 ? 32 : 0;
+				c.fifo_depth = 4096;
+				encode_capture(&c, &rc, run & 1 ? etm2_cap_text
+							      : etm2_cap_binary,
+					       &cy);
+				memset(&ck, 0, sizeof(ck));
+				ck.rc = &rc;
+				assert_int_equal(etm2_config_decode(&c.etm,
+								    &ck.info), 0);
+				decode(&c.etm, &cy, &ck);
+				assert_null(peek_insn(&ck));
+				free(cy.c);
+			}
+		ts_rec_free(&rc);
 	}
 }
