@@ -30,6 +30,7 @@
 
 #include "ts_out.h"
 
+#include "ts_etm2_check.h"
 #include "ts_rec.h"
 
 #include "test_etm2_enc.h"
@@ -185,273 +186,21 @@ static void rnd_record(struct ts_rec *rc, unsigned n)
 
 /* ---- Reading the decode back ----------------------------------------------- */
 
-struct xp {          /* an expected data packet */
-	uint32_t addr, value;
-	uint8_t a;
-};
-
-struct check {
-	const struct ts_rec *rc;
-	struct etm2_config_info info;
-	size_t i;                 /* next record item */
-	uint32_t cid;             /* after the items read */
-	int exc;                  /* an exception item read since the last
-				     instruction */
-	const struct exec_rec *cur; /* the last instruction read */
-	struct xp xp[128];        /* its data packets */
-	unsigned nxp, pos;
-	uint32_t miss[4];
-	uint8_t miss_valid[4];
-	int last_dw;
-	uint64_t insns;
-	uint64_t lost;            /* instructions an overflow skipped */
-	int exp_valid;            /* the decoder's walk: where the next */
-	uint32_t exp;             /* instruction is */
-};
-
-/* Read the record up to its next instruction (context, exceptions);
- * returns it (not consumed), or NULL at the end. */
-static const struct exec_rec *peek_insn(struct check *k)
+/* @cy decoded whole and 7 cycles a feed, read back against @rc
+ * (ts_etm2_check.h); the result of the whole decode into *@res. */
+static void check(const struct etm2_config *cfg, const struct cycles *cy,
+		  int overflow, const struct ts_rec *rc,
+		  struct ts_etm2_result *res)
 {
-	while (k->i < k->rc->n) {
-		const struct exec_rec *r = &k->rc->r[k->i];
+	struct ts_etm2_result r2;
+	char why[300];
 
-		if (r->kind == exec_insn)
-			return r;
-		if (r->kind == exec_context && (r->flags & EXEC_CTX_CONTEXTID))
-			k->cid = (uint32_t)r->value;
-		if (r->kind == exec_exception)
-			k->exc = 1;
-		if (r->kind == exec_gap)
-			k->exc = 0;
-		k->i++;
-	}
-	return NULL;
-}
-
-static uint32_t cid_mask(const struct check *k, uint32_t v)
-{
-	unsigned b = k->info.context_id_bytes;
-
-	return b == 4 ? v : v & ((1u << (8 * b)) - 1);
-}
-
-/* Take the next instruction: its data packets become the expected ones. */
-static const struct exec_rec *take_insn(struct check *k, uint64_t cycle)
-{
-	const struct exec_rec *r;
-
-	if (k->cur && k->pos != k->nxp && !k->miss_valid[0] &&
-	    !k->miss_valid[1] && !k->miss_valid[2] && !k->miss_valid[3])
-		fail_msg("cycle %llu: %u of %u data packets of 0x%llx",
-			 (unsigned long long)cycle, k->pos, k->nxp,
-			 (unsigned long long)k->cur->addr);
-	r = peek_insn(k);
-	if (!r)
-		fail_msg("cycle %llu: an instruction past the record's end",
-			 (unsigned long long)cycle);
-	if (k->exp_valid && !k->exc && (uint32_t)r->addr != k->exp) {
-		if (getenv("E2DEBUG"))
-			for (size_t j = 0; j <= k->i; j++)
-				fprintf(stderr, "%zu kind %u addr %llx flags %x target %llx isa %u\n", j, k->rc->r[j].kind, (unsigned long long)k->rc->r[j].addr, k->rc->r[j].flags, (unsigned long long)k->rc->r[j].target, k->rc->r[j].isa);
-		fail_msg("cycle %llu: the walk at 0x%x, the record at 0x%llx",
-			 (unsigned long long)cycle, k->exp,
-			 (unsigned long long)r->addr);
-	}
-	k->exp_valid = 1;
-	k->exp = (uint32_t)(r->flags & EXEC_F_TAKEN &&
-			    !(r->flags & EXEC_F_COND_FAIL) ? r->target
-							   : r->addr + r->size);
-	k->i++;
-	k->exc = 0;
-	k->cur = r;
-	k->nxp = k->pos = 0;
-	k->insns++;
-	if (!k->info.data_addr && !k->info.data_value)
-		return r;
-	for (size_t j = k->i; j < k->rc->n && k->rc->r[j].kind == exec_data;
-	     j++) {
-		const struct exec_rec *d = &k->rc->r[j];
-
-		if (k->nxp + 2 > 128)
-			break;
-		k->xp[k->nxp].addr = (uint32_t)d->addr;
-		k->xp[k->nxp].value = (uint32_t)d->value;
-		k->xp[k->nxp++].a = j == k->i;
-		if (d->size == 8) {
-			k->xp[k->nxp].value = (uint32_t)(d->value >> 32);
-			k->xp[k->nxp++].a = 0;
-		}
-	}
-	return r;
-}
-
-static void check_data(struct check *k, const struct etm2_packet *p)
-{
-	const struct etm2_data *d = &p->u.data;
-	const struct xp *x;
-
-	if (!k->cur || k->pos >= k->nxp)
-		fail_msg("cycle %llu: a data packet no transfer made",
-			 (unsigned long long)p->cycle);
-	x = &k->xp[k->pos++];
-	assert_int_equal(d->a_bit, x->a);
-	if (d->has_addr) {
-		/* The first after a TFO is full (docs/etmv2.md 4). */
-		assert_false(d->addr_partial);
-		assert_int_equal(d->addr, x->addr);
-	}
-	else
-		assert_false(x->a && k->info.data_addr);
-	if (p->type == etm2_pkt_load_miss) {
-		k->miss[d->tag] = x->value;
-		k->miss_valid[d->tag] = 1;
-		return;
-	}
-	if (k->info.data_value)
-		assert_int_equal(d->value, x->value);
-}
-
-static int is_insn_status(unsigned s)
-{
-	return s <= etm2_st_dn || (s >= etm2_st_ptie && s <= etm2_st_pndn);
-}
-
-static void check_status(struct check *k, const struct etm2_packet *p)
-{
-	unsigned s = p->status, base = s;
-	const struct exec_rec *r;
-	int fail;
-
-	k->last_dw = s == etm2_st_dw;
-	if (!is_insn_status(s))
-		return;
-	if (s >= etm2_st_ptie) {
-		/* The phantom: a direct branch, taken (PT) or not. */
-		r = take_insn(k, p->cycle);
-		assert_true(r->flags & EXEC_F_BRANCH);
-		assert_false(r->flags & EXEC_F_INDIRECT);
-		assert_int_equal(!!(r->flags & EXEC_F_TAKEN) &&
-				 !(r->flags & EXEC_F_COND_FAIL),
-				 s < etm2_st_pnie);
-		base = (s - etm2_st_ptie) & 3;
-	}
-	r = take_insn(k, p->cycle);
-	fail = (r->flags & EXEC_F_COND_FAIL) ||
-	       ((r->flags & EXEC_F_BRANCH) && !(r->flags & EXEC_F_TAKEN));
-	if (fail != (base == etm2_st_in || base == etm2_st_dn))
-		fail_msg("cycle %llu: %s for 0x%llx (%s)",
-			 (unsigned long long)p->cycle, etm2_status_name(s),
-			 (unsigned long long)r->addr,
-			 fail ? "failed" : "executed");
-}
-
-static void check_tfo(struct check *k, const struct etm2_packet *p)
-{
-	const struct etm2_tfo *t = &p->u.tfo;
-	const struct exec_rec *r = peek_insn(k);
-
-	assert_non_null(r);
-	if (t->reason == etm2_reason_overflow) {
-		/* Trace restarts at the TFO's address (unique addresses:
-		 * straight-line code); what lies before it was lost. */
-		k->cur = NULL;
-		while (r && (uint32_t)r->addr != t->addr) {
-			k->i++;
-			k->lost++;
-			r = peek_insn(k);
-		}
-		assert_non_null(r);
-	}
-	if (t->addr != (uint32_t)r->addr || t->isa != r->isa)
-		fail_msg("cycle %llu: TFO at 0x%x, the record at 0x%llx",
-			 (unsigned long long)p->cycle, t->addr,
-			 (unsigned long long)r->addr);
-	assert_int_equal(t->context_id, cid_mask(k, k->cid));
-	k->exp_valid = 0;
-	if (t->reason == etm2_reason_periodic)
-		take_insn(k, p->cycle);
-	memset(k->miss_valid, 0, sizeof(k->miss_valid));
-}
-
-static void check_branch(struct check *k, const struct etm2_packet *p)
-{
-	const struct etm2_branch *b = &p->u.branch;
-
-	if (k->last_dw) {
-		/* An exception entry: the handler's address. */
-		const struct exec_rec *r = peek_insn(k);
-
-		assert_non_null(r);
-		assert_true(k->exc);
-		assert_int_equal(b->addr, (uint32_t)r->addr);
-		assert_int_equal(b->isa, r->isa);
-		return;
-	}
-	assert_non_null(k->cur);
-	assert_true(k->cur->flags & EXEC_F_TAKEN);
-	if (b->addr != (uint32_t)k->cur->target || b->isa != k->cur->target_isa)
-		fail_msg("cycle %llu: branch to 0x%x isa %u, record 0x%llx %u",
-			 (unsigned long long)p->cycle, b->addr, b->isa,
-			 (unsigned long long)k->cur->target,
-			 k->cur->target_isa);
-}
-
-static void check_packet(struct check *k, const struct etm2_packet *p)
-{
-	if (p->error)
-		fail_msg("cycle %llu: decode error %d (%s)",
-			 (unsigned long long)p->cycle, p->error,
-			 p->why ? p->why : "");
-	switch (p->type) {
-	case etm2_pkt_unsynced:
-	case etm2_pkt_wait:
-		break;
-	case etm2_pkt_tfo:
-		check_tfo(k, p);
-		break;
-	case etm2_pkt_status:
-		check_status(k, p);
-		break;
-	case etm2_pkt_branch_address:
-		check_branch(k, p);
-		break;
-	case etm2_pkt_normal_data:
-	case etm2_pkt_load_miss:
-		check_data(k, p);
-		break;
-	case etm2_pkt_load_miss_data:
-		assert_true(k->miss_valid[p->u.data.tag]);
-		assert_int_equal(p->u.data.value, k->miss[p->u.data.tag]);
-		k->miss_valid[p->u.data.tag] = 0;
-		break;
-	case etm2_pkt_context_id:
-		peek_insn(k);
-		assert_int_equal(p->u.context_id, cid_mask(k, k->cid));
-		break;
-	default:
-		fail_msg("cycle %llu: a %s record", (unsigned long long)p->cycle,
-			 etm2_pkt_type_name(p->type));
-	}
-}
-
-static void decode(const struct etm2_config *cfg, const struct cycles *cy,
-		   struct check *k)
-{
-	struct etm2_pkt_decoder *dec = NULL;
-	struct etm2_packet pk[64];
-	int n;
-
-	assert_int_equal(etm2_pkt_alloc(&dec, cfg), 0);
-	assert_int_equal(etm2_pkt_feed(dec, cy->c, cy->n, 0), 0);
-	while ((n = etm2_pkt_next(dec, pk, 64)) > 0)
-		for (int j = 0; j < n; j++)
-			check_packet(k, &pk[j]);
-	assert_int_equal(etm2_pkt_finish(dec), 0);
-	while ((n = etm2_pkt_next(dec, pk, 64)) > 0)
-		for (int j = 0; j < n; j++)
-			check_packet(k, &pk[j]);
-	etm2_pkt_free(dec);
+	if (ts_etm2_check(cfg, cy->c, cy->n, 0, overflow, rc, res, why,
+			  sizeof(why)) ||
+	    ts_etm2_check(cfg, cy->c, cy->n, 7, overflow, rc, &r2, why,
+			  sizeof(why)))
+		fail_msg("%s", why);
+	assert_int_equal(r2.insns, res->insns);
 }
 
 static void rnd_config(struct etm2_enc_config *c)
@@ -486,7 +235,7 @@ void test_packets_random(void **state)
 		struct ts_rec rc = { 0 };
 		struct cycles cy = { 0 };
 		struct etm2_enc *e = NULL;
-		struct check k;
+		struct ts_etm2_result res;
 
 		rnd_config(&c);
 		rnd_record(&rc, 50 + pick(400));
@@ -495,12 +244,8 @@ void test_packets_random(void **state)
 			assert_int_equal(etm2_enc_put(e, &rc.r[i]), 0);
 		assert_int_equal(etm2_enc_finish(e), 0);
 		assert_int_equal(etm2_enc_get_stats(e)->overflows, 0);
-		memset(&k, 0, sizeof(k));
-		k.rc = &rc;
-		assert_int_equal(etm2_config_decode(&c.etm, &k.info), 0);
-		decode(&c.etm, &cy, &k);
-		assert_null(peek_insn(&k));
-		assert_int_equal(k.insns, etm2_enc_get_stats(e)->insns);
+		check(&c.etm, &cy, 0, &rc, &res);
+		assert_int_equal(res.insns, etm2_enc_get_stats(e)->insns);
 		etm2_enc_free(e);
 		ts_rec_free(&rc);
 		free(cy.c);
@@ -522,7 +267,7 @@ void test_overflow_random(void **state)
 		struct cycles cy = { 0 };
 		struct etm2_enc *e = NULL;
 		const struct etm2_enc_stats *st;
-		struct check k;
+		struct ts_etm2_result res;
 		uint32_t pc = 0x10000;
 
 		rnd_config(&c);
@@ -547,19 +292,12 @@ void test_overflow_random(void **state)
 			assert_int_equal(etm2_enc_put(e, &rc.r[i]), 0);
 		assert_int_equal(etm2_enc_finish(e), 0);
 		st = etm2_enc_get_stats(e);
-		memset(&k, 0, sizeof(k));
-		k.rc = &rc;
-		assert_int_equal(etm2_config_decode(&c.etm, &k.info), 0);
-		decode(&c.etm, &cy, &k);
-		while (peek_insn(&k)) { /* lost after the last restart */
-			k.i++;
-			k.lost++;
-		}
+		check(&c.etm, &cy, 1, &rc, &res);
 		if (c.etm.port_width == 4 || c.fifo_depth < 30)
 			assert_true(st->overflows > 0);
-		assert_int_equal(k.insns, st->insns);
-		assert_int_equal(k.lost, st->insns_lost);
-		assert_int_equal(k.insns + k.lost, 400);
+		assert_int_equal(res.insns, st->insns);
+		assert_int_equal(res.lost, st->insns_lost);
+		assert_int_equal(res.insns + res.lost, 400);
 		etm2_enc_free(e);
 		ts_rec_free(&rc);
 		free(cy.c);
@@ -676,7 +414,7 @@ void test_captures_real_code(void **state)
 			for (unsigned w = 0; w < 3; w++, run++) {
 				struct etm2_enc_config c;
 				struct cycles cy = { 0 };
-				struct check ck;
+				struct ts_etm2_result res;
 
 				etm2_enc_config_init(&c);
 				c.etm.etmcr = crs[k];
@@ -689,12 +427,8 @@ void test_captures_real_code(void **state)
 				encode_capture(&c, &rc, run & 1 ? etm2_cap_text
 							      : etm2_cap_binary,
 					       &cy);
-				memset(&ck, 0, sizeof(ck));
-				ck.rc = &rc;
-				assert_int_equal(etm2_config_decode(&c.etm,
-								    &ck.info), 0);
-				decode(&c.etm, &cy, &ck);
-				assert_null(peek_insn(&ck));
+				check(&c.etm, &cy, 0, &rc, &res);
+				assert_int_equal(res.lost, 0);
 				free(cy.c);
 			}
 		ts_rec_free(&rc);
