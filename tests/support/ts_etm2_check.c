@@ -34,6 +34,9 @@ struct check {
 };
 
 static int bad(struct check *k, uint64_t cycle, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int bad(struct check *k, uint64_t cycle, const char *fmt, ...)
 {
 	va_list ap;
 	int n = snprintf(k->why, k->cap, "cycle %llu: ",
