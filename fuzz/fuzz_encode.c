@@ -781,36 +781,16 @@ static void ptm_run(const struct setup *su, const struct image *img,
 
 /* ETMv2: the walk encoded, the cycles decoded into packet records and
  * read back against it, whole and in chunks. */
-struct cyc_buf {
-	struct etm2_cycle *c;
-	size_t n, cap;
-};
-
-static int cyc_sink(void *ctx, const struct etm2_cycle *c, size_t n)
-{
-	struct cyc_buf *o = ctx;
-
-	if (o->n + n > o->cap) {
-		o->cap = 2 * (o->n + n);
-		o->c = realloc(o->c, o->cap * sizeof(*o->c));
-		if (!o->c)
-			abort();
-	}
-	memcpy(o->c + o->n, c, n * sizeof(*c));
-	o->n += n;
-	return 0;
-}
-
 static void etm2_run(const struct setup *su, struct src *in,
 		     struct ts_rec *rc)
 {
-	struct cyc_buf cy = { 0 };
+	struct ts_cycles cy = { 0 };
 	struct etm2_enc *e;
 	struct ts_etm2_result res;
 	const struct etm2_enc_stats *st;
 	char why[300];
 	size_t end = walk32(&P32, su, in, rc, 1);
-	int err = etm2_enc_alloc(&e, &su->c2, cyc_sink, &cy);
+	int err = etm2_enc_alloc(&e, &su->c2, ts_cycles_sink, &cy);
 
 	if (err)
 		fail("etm2_enc_alloc: %d for ETMCR 0x%x", err, su->c2.etm.etmcr);

@@ -1,7 +1,19 @@
 /* What the ETMv3 and PTM trace encoders share (enc_v3.h). */
 #include "enc_v3.h"
 
+#include "etmkit/insn.h"
 #include "packets/pkt_fields.h"
+
+uint32_t enc_insn_flags(const struct exec_rec *r)
+{
+	struct insn_info ii;
+	uint8_t b[4];
+	size_t n = exec_insn_bytes(r, b);
+
+	if (!n || insn_decode(&ii, (enum etmkit_isa)r->isa, r->addr, b, n) < 0)
+		return 0;
+	return ii.flags;
+}
 
 void enc_proc_take(struct enc_proc *p, const struct exec_rec *r)
 {

@@ -1,4 +1,4 @@
-/* What the ETMv3 and PTM trace encoders share (internal): their output
+/* What the ETMv3, PTM and ETMv2 trace encoders share (internal): their output
  * buffer, the processor's context as the record sets it, the ARMv7-A/R
  * exception numbers and the timestamp payload, whose encodings PTM took
  * over from ETMv3 (digest ptm.md 6; IHI 0014Q 7.3.5, 7.7.4). Used by
@@ -63,6 +63,10 @@ void enc_proc_take(struct enc_proc *p, const struct exec_rec *r);
 /* The exception number of ARMv7-A/R (IHI 0014Q Table 7-12; IHI 0035B
  * Table 5.6 numbers them alike) of enum exec_exc @kind. */
 uint8_t enc_exc_number(uint8_t kind);
+
+/* The instruction's insn.h flags (INSN_F_*) from its opcode; 0 when it
+ * does not decode. */
+uint32_t enc_insn_flags(const struct exec_rec *r);
 
 /* The bytes after a timestamp header (IHI 0014Q 7.7.4, IHI 0035B 4.5.9)
  * for @value into @out (9 bytes room): 7 bits and a continuation bit per

@@ -474,17 +474,6 @@ static int isa_ok(uint8_t isa)
 	return isa == etmkit_isa_arm || isa == etmkit_isa_thumb;
 }
 
-static uint32_t insn_flags(const struct exec_rec *r)
-{
-	struct insn_info ii;
-	uint8_t b[4];
-	size_t n = exec_insn_bytes(r, b);
-
-	if (!n || insn_decode(&ii, (enum etmkit_isa)r->isa, r->addr, b, n) < 0)
-		return 0;
-	return ii.flags;
-}
-
 static int put_insn(struct etm2_enc *e, const struct exec_rec *r)
 {
 	int fail = (r->flags & EXEC_F_COND_FAIL) ||
@@ -515,7 +504,7 @@ static int put_insn(struct etm2_enc *e, const struct exec_rec *r)
 	x->foldable = e->phantoms && (r->flags & EXEC_F_BRANCH) &&
 		      !x->indirect && x->tisa == x->isa &&
 		      !e->info.branch_output &&
-		      !(insn_flags(r) & INSN_F_CALL);
+		      !(enc_insn_flags(r) & INSN_F_CALL);
 	e->has_pend = 1;
 	return 0;
 }

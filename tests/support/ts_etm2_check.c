@@ -7,6 +7,21 @@
 
 #include "ts_etm2_check.h"
 
+int ts_cycles_sink(void *ctx, const struct etm2_cycle *c, size_t n)
+{
+	struct ts_cycles *o = ctx;
+
+	if (o->n + n > o->cap) {
+		o->cap = 2 * (o->n + n);
+		o->c = realloc(o->c, o->cap * sizeof(*o->c));
+		if (!o->c)
+			abort();
+	}
+	memcpy(o->c + o->n, c, n * sizeof(*c));
+	o->n += n;
+	return 0;
+}
+
 struct xp {          /* an expected data packet */
 	uint32_t addr, value;
 	uint8_t a;

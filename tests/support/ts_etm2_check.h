@@ -19,6 +19,16 @@
 #include "etmkit/etm2.h"
 #include "ts_rec.h"
 
+/* Cycles kept in memory: an encoder's sink (etm2_cycle_sink_fn, @ctx a
+ * struct ts_cycles, zeroed to start; free c when done). Aborts when
+ * memory runs out. */
+struct ts_cycles {
+	struct etm2_cycle *c;
+	size_t n, cap;
+};
+
+int ts_cycles_sink(void *ctx, const struct etm2_cycle *c, size_t n);
+
 struct ts_etm2_result {
 	uint64_t insns;   /* instructions the decode showed */
 	uint64_t lost;    /* instructions an overflow TFO skipped, and

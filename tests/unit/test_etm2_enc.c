@@ -180,6 +180,16 @@ static void item(struct etm2_enc *e, uint8_t kind, uint32_t flags,
 	put(e, r);
 }
 
+/* The record of the port cases: two plain instructions, BX r3 to
+ * 0x9000, one there. */
+static void port_record(struct etm2_enc *e)
+{
+	plain(e, ARM, 0x8000);
+	plain(e, ARM, 0x8004);
+	bx(e, 0x8008, 0x9000, ARM);
+	plain(e, ARM, 0x9000);
+}
+
 /* ---- Cases ------------------------------------------------------------------ */
 
 /* 8-bit port, latency 1 (docs/etmv2.md 3). A trace-on TFO before the
@@ -195,10 +205,7 @@ static void test_port8(void **state)
 	struct etm2_enc *e = enc_new(&s, &o);
 
 	(void)state;
-	plain(e, ARM, 0x8000);
-	plain(e, ARM, 0x8004);
-	bx(e, 0x8008, 0x9000, ARM);
-	plain(e, ARM, 0x9000);
+	port_record(e);
 	EXPECT(e, &o, TD, 0x01, IE, 0x20, IE, 0x00, DE, 0x80, IE, 0x00,
 	       WT, 0x00, WT, 0x81, WT, 0x10);
 }
@@ -213,10 +220,7 @@ static void test_port4(void **state)
 	struct etm2_enc *e = enc_new(&s, &o);
 
 	(void)state;
-	plain(e, ARM, 0x8000);
-	plain(e, ARM, 0x8004);
-	bx(e, 0x8008, 0x9000, ARM);
-	plain(e, ARM, 0x9000);
+	port_record(e);
 	EXPECT(e, &o, TD, 0x1, TD, 0x0, IE, 0x0, IE, 0x2, DE, 0x0, IE, 0x0,
 	       WT, 0x0, WT, 0x8, WT, 0x0, WT, 0x0, WT, 0x0, WT, 0x0,
 	       WT, 0x1, WT, 0x8, WT, 0x0, WT, 0x1);
@@ -233,10 +237,7 @@ static void test_port16(void **state)
 	struct etm2_enc *e = enc_new(&s, &o);
 
 	(void)state;
-	plain(e, ARM, 0x8000);
-	plain(e, ARM, 0x8004);
-	bx(e, 0x8008, 0x9000, ARM);
-	plain(e, ARM, 0x9000);
+	port_record(e);
 	bx(e, 0x9004, 0x9100, ARM);
 	plain(e, ARM, 0x9100);
 	EXPECT(e, &o, TD, 0x01, IE, 0x0020, IE, 0x0080, DE, 0x8100,

@@ -50,27 +50,6 @@ static uint32_t pick(uint32_t n)
 	return rnd() % n;
 }
 
-/* ---- Cycles ------------------------------------------------------------- */
-
-struct cycles {
-	struct etm2_cycle *c;
-	size_t n, cap;
-};
-
-static int sink(void *ctx, const struct etm2_cycle *c, size_t n)
-{
-	struct cycles *o = ctx;
-
-	if (o->n + n > o->cap) {
-		o->cap = (o->n + n) * 2;
-		o->c = realloc(o->c, o->cap * sizeof(*o->c));
-		assert_non_null(o->c);
-	}
-	memcpy(o->c + o->n, c, n * sizeof(*c));
-	o->n += n;
-	return 0;
-}
-
 /* ---- Random records ------------------------------------------------------- */
 
 static uint32_t rnd_addr(uint8_t isa)
@@ -188,7 +167,7 @@ static void rnd_record(struct ts_rec *rc, unsigned n)
 
 /* @cy decoded whole and 7 cycles a feed, read back against @rc
  * (ts_etm2_check.h); the result of the whole decode into *@res. */
-static void check(const struct etm2_config *cfg, const struct cycles *cy,
+static void check(const struct etm2_config *cfg, const struct ts_cycles *cy,
 		  int overflow, const struct ts_rec *rc,
 		  struct ts_etm2_result *res)
 {
@@ -233,13 +212,13 @@ void test_packets_random(void **state)
 	for (unsigned t = 0; t < 300; t++) {
 		struct etm2_enc_config c;
 		struct ts_rec rc = { 0 };
-		struct cycles cy = { 0 };
+		struct ts_cycles cy = { 0 };
 		struct etm2_enc *e = NULL;
 		struct ts_etm2_result res;
 
 		rnd_config(&c);
 		rnd_record(&rc, 50 + pick(400));
-		assert_int_equal(etm2_enc_alloc(&e, &c, sink, &cy), 0);
+		assert_int_equal(etm2_enc_alloc(&e, &c, ts_cycles_sink, &cy), 0);
 		for (size_t i = 0; i < rc.n; i++)
 			assert_int_equal(etm2_enc_put(e, &rc.r[i]), 0);
 		assert_int_equal(etm2_enc_finish(e), 0);
@@ -264,7 +243,7 @@ void test_overflow_random(void **state)
 	for (unsigned t = 0; t < 100; t++) {
 		struct etm2_enc_config c;
 		struct ts_rec rc = { 0 };
-		struct cycles cy = { 0 };
+		struct ts_cycles cy = { 0 };
 		struct etm2_enc *e = NULL;
 		const struct etm2_enc_stats *st;
 		struct ts_etm2_result res;
@@ -287,7 +266,7 @@ void test_overflow_random(void **state)
 				r->value = 0x01000000u | rnd();
 			}
 		}
-		assert_int_equal(etm2_enc_alloc(&e, &c, sink, &cy), 0);
+		assert_int_equal(etm2_enc_alloc(&e, &c, ts_cycles_sink, &cy), 0);
 		for (size_t i = 0; i < rc.n; i++)
 			assert_int_equal(etm2_enc_put(e, &rc.r[i]), 0);
 		assert_int_equal(etm2_enc_finish(e), 0);
@@ -310,32 +289,10 @@ void test_overflow_random(void **state)
 static void read_items(const char *name, struct ts_rec *rc)
 {
 	char path[512];
-	FILE *f;
-	struct exec_rec r;
-	struct exec_diag dg;
-	int k;
 
 	snprintf(path, sizeof(path), "%s/%s", ETMKIT_TEST_DATA, name);
-	f = fopen(path, "r");
-	assert_non_null(f);
-	if (strstr(name, ".log")) {
-		struct qemu_log_reader *rd;
-		struct qemu_log_config qc = { .size = sizeof(qc) };
-
-		assert_int_equal(qemu_log_reader_alloc(&rd, f, &qc), 0);
-		while ((k = qemu_log_next(rd, &r, &dg)) == 1)
-			*ts_rec_add(rc, r.kind) = r;
-		qemu_log_reader_free(rd);
-	} else {
-		struct exec_text_reader *rd;
-
-		assert_int_equal(exec_text_reader_alloc(&rd, f), 0);
-		while ((k = exec_text_next(rd, &r, &dg)) == 1)
-			*ts_rec_add(rc, r.kind) = r;
-		exec_text_reader_free(rd);
-	}
-	assert_int_equal(k, 0);
-	fclose(f);
+	if (ts_rec_read(path, rc))
+		fail_msg("cannot read %s", path);
 }
 
 /* The encoder's cycles into a capture writer of @format. */
@@ -348,7 +305,7 @@ static int to_writer(void *ctx, const struct etm2_cycle *c, size_t n)
  * the capture reader into @cy. */
 static void encode_capture(const struct etm2_enc_config *c,
 			   const struct ts_rec *rc, enum etm2_cap_format format,
-			   struct cycles *cy)
+			   struct ts_cycles *cy)
 {
 	struct etm2_cap_info ci;
 	struct etm2_cap_writer *wr = NULL;
@@ -375,7 +332,7 @@ static void encode_capture(const struct etm2_enc_config *c,
 	assert_int_equal(etm2_cap_open(&rd, o.b, o.n, etm2_cap_auto, NULL,
 				       &dg), 0);
 	while ((n = etm2_cap_read(rd, buf, 256, &dg)) > 0)
-		sink(cy, buf, (size_t)n);
+		ts_cycles_sink(cy, buf, (size_t)n);
 	assert_int_equal(n, 0);
 	assert_int_equal(cy->n, etm2_enc_get_stats(e)->cycles);
 	etm2_cap_close(rd);
@@ -413,7 +370,7 @@ void test_captures_real_code(void **state)
 		for (size_t k = 0; k < sizeof(crs) / sizeof(crs[0]); k++)
 			for (unsigned w = 0; w < 3; w++, run++) {
 				struct etm2_enc_config c;
-				struct cycles cy = { 0 };
+				struct ts_cycles cy = { 0 };
 				struct ts_etm2_result res;
 
 				etm2_enc_config_init(&c);
