@@ -786,7 +786,7 @@ static void etm2_run(const struct setup *su, struct src *in,
 {
 	struct ts_cycles cy = { 0 };
 	struct etm2_enc *e;
-	struct ts_etm2_result res;
+	struct ts_etm2_result res = { 0 };
 	const struct etm2_enc_stats *st;
 	char why[300];
 	size_t end = walk32(&P32, su, in, rc, 1);
