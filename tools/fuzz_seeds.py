@@ -308,6 +308,10 @@ def encode_seeds(outdir):
         ("ptm-v11-ca-cid-ts-rs", [0x20, 0x4f, 0xf1, 0, 0, 40]),
         ("ptm-v10-bb-vmid-thumb", [0x08, 0x32, 0x80, 0, 0, 0]),
         ("ptm-v11-arm-sync-rs-dmb", [0x24, 0x6c, 0xc9, 0, 0, 3]),
+        # ETMv2: [1] bit 7; 4-bit port, CA, CID, data, phantoms, misses
+        ("etm2-p4-ca-cid-data-ph", [0x20, 0xef, 0x14, 0, 0, 4]),
+        ("etm2-p16-bo-alt-thumb", [0x08, 0x92, 0x42, 0, 0, 0]),
+        ("etm2-p8-arm-lat0", [0x04, 0x80, 0x01, 0, 0, 1]),
     )
     for i, (name, h) in enumerate(cfgs):
         for n, length in ((0, 6000), (1, 1500)):
