@@ -1,20 +1,28 @@
-/* bench_etm2_flow: throughput of etmkit's ETMv2 flow decoder (packet
- * records plus program image to instructions), in both forms. No other
- * decoder has ETMv2 (OpenCSD has none): the rates are etmkit's own.
+/* bench_etm2_flow: throughput of etmkit's ETMv2 flow decoder in both
+ * forms. No other decoder has ETMv2 (OpenCSD has none): the rates are
+ * etmkit's own.
  *
- * Input: until the packet decoder (etm2_pkt_*) and the encoder
- * (etm2_enc_*) are merged, the records a packet decoder would deliver for
- * a capture, built deterministically: a 16-instruction A32 loop (a load
- * and a store with data, IE runs, a conditional branch failing and one
- * taken, a phantom, an indirect branch with its address, 18 cycles a
- * pass with its wait cycles), repeated to stand for --mb MiB of an
- * 8-bit port's binary capture (4 bytes a cycle). The same record array
- * is fed again and again (etm2_flow_feed_records()); its cycle indexes
- * repeat, which the flow decoder does not mind.
+ * Default input: a capture made by etmkit's ETMv2 encoder (etm2_enc_*)
+ * from a QEMU armhf log (--qemu FILE, default tests/data/qemu/
+ * tiny-a32-state.log: A32 with T32 interworking), encoded again and again
+ * until the capture holds --mb MiB of cycles (4 bytes a cycle, as the
+ * binary capture format: docs/etmv2-capture.md), 8-bit port, data
+ * addresses and values traced, FIFO 4096 bytes (no overflow), periodic
+ * TFOs every 1024 cycles. Timed: decoder allocation, feeding the cycles
+ * 64 Ki at a time through the packet decoder into the flow decoder,
+ * draining every element, end of trace, release: cycles/s and
+ * instructions/s. The instructions delivered must be the ones encoded.
  *
- * Timed: decoder allocation, decoding every element, end of trace,
- * release. Best of --runs runs. The consumer counts instructions and sums
- * their addresses, so every element is read.
+ * --records: the flow layer alone, over the records a packet decoder
+ * would deliver, built deterministically: a 16-instruction A32 loop (a
+ * load and a store with data, IE runs, a conditional branch failing and
+ * one taken, a phantom, an indirect branch with its address, 18 cycles a
+ * pass with its wait cycles), fed again and again
+ * (etm2_flow_feed_records(); the cycle indexes repeat, which the flow
+ * decoder does not mind).
+ *
+ * Best of --runs runs. The consumer counts instructions and sums their
+ * addresses, so every element is read.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -24,6 +32,8 @@
 #include "etmkit/flow.h"
 #include "flow/etm2_flow_int.h"
 #include "bench_common.h"
+#include "etmkit/etm2.h"
+#include "ts_rec.h"
 
 #define PASS_RECS 17
 #define PASS_CYCLES 18
@@ -159,28 +169,223 @@ static int run(const struct etm2_flow_config *cfg,
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: bench_etm2_flow [--mb N] [--runs N]\n"
-		   "  --mb N    MiB of 8-bit port capture the records stand "
-		   "for (default 128)\n"
+	fprintf(f, "usage: bench_etm2_flow [--mb N] [--runs N] [--form F] "
+		   "[--qemu FILE] [--records 1]\n"
+		   "  --mb N    MiB of 8-bit port capture (default 128)\n"
+		   "  --qemu F  the QEMU armhf log encoded (default "
+		   "tests/data/qemu/tiny-a32-state.log)\n"
+		   "  --records 1  the flow over generated records, no "
+		   "capture\n"
 		   "  --runs N  timed runs per form, best kept (default 3)\n"
 		   "  --form F  insns or ranges only (default both; for "
 		   "callgrind)\n");
 }
 
-/* --form insns|ranges: *@ctx 1 or 2 (0: both). */
+struct e2_options {
+	int only;          /* --form: 1 insns, 2 ranges, 0 both */
+	int records;       /* --records 1 */
+	const char *qemu;  /* --qemu FILE */
+};
+
 static int form_option(void *ctx, const char *a, const char *val)
 {
-	int *only = ctx;
+	struct e2_options *eo = ctx;
 
+	if (!strcmp(a, "--qemu")) {
+		eo->qemu = val;
+		return 1;
+	}
+	if (!strcmp(a, "--records")) {
+		eo->records = !strcmp(val, "1");
+		return eo->records || !strcmp(val, "0") ? 1 : -1;
+	}
 	if (strcmp(a, "--form"))
 		return 0;
 	if (!strcmp(val, "insns"))
-		*only = 1;
+		eo->only = 1;
 	else if (!strcmp(val, "ranges"))
-		*only = 2;
+		eo->only = 2;
 	else
 		return -1;
 	return 1;
+}
+
+/* ---- A capture from the encoder ---------------------------------------- */
+
+struct capture {
+	struct etm2_cycle *c;
+	size_t n, cap;
+};
+
+static int cap_sink(void *ctx, const struct etm2_cycle *c, size_t n)
+{
+	struct capture *k = ctx;
+
+	if (k->n + n > k->cap) {
+		size_t cap = k->cap ? k->cap : 1u << 16;
+		struct etm2_cycle *nc;
+
+		while (cap < k->n + n)
+			cap *= 2;
+		nc = realloc(k->c, cap * sizeof(*nc));
+		if (!nc)
+			return -etmkit_err_nomem;
+		k->c = nc;
+		k->cap = cap;
+	}
+	memcpy(k->c + k->n, c, n * sizeof(*c));
+	k->n += n;
+	return 0;
+}
+
+/* Encode @rc again and again into @k until it holds @cycles cycles.
+ * Returns the instructions encoded (less any lost), or 0 on error. */
+static uint64_t encode(const struct etm2_enc_config *ec,
+		       const struct ts_rec *rc, size_t cycles,
+		       struct capture *k)
+{
+	struct etm2_enc *e;
+	const struct etm2_enc_stats *st;
+	uint64_t insns;
+
+	if (etm2_enc_alloc(&e, ec, cap_sink, k))
+		return 0;
+	while (k->n < cycles)
+		for (size_t i = 0; i < rc->n; i++)
+			if (etm2_enc_put(e, &rc->r[i])) {
+				etm2_enc_free(e);
+				return 0;
+			}
+	if (etm2_enc_finish(e)) {
+		etm2_enc_free(e);
+		return 0;
+	}
+	st = etm2_enc_get_stats(e);
+	insns = st->insns - st->insns_lost;
+	etm2_enc_free(e);
+	return insns;
+}
+
+static int run_cycles(const struct etm2_flow_config *cfg,
+		      const struct capture *k, struct counts *c)
+{
+	struct etm2_flow_decoder *d;
+	const struct etmkit_elem *el;
+	size_t at = 0;
+	int kk, err, fin = 0;
+
+	memset(c, 0, sizeof(*c));
+	err = etm2_flow_alloc(&d, cfg);
+	if (err)
+		return err;
+	for (;;) {
+		if (at < k->n) {
+			size_t m = k->n - at < 65536 ? k->n - at : 65536;
+
+			if ((err = etm2_flow_feed(d, k->c + at, m, at)))
+				break;
+			at += m;
+		} else if (!fin) {
+			etm2_flow_finish(d);
+			fin = 1;
+		} else {
+			break;
+		}
+		while ((kk = etm2_flow_batch(d, &el)) > 0)
+			for (int i = 0; i < kk; i++) {
+				c->elems++;
+				if (el[i].kind == etmkit_elem_insn) {
+					c->insns++;
+					c->sum += el[i].addr;
+				} else if (el[i].kind ==
+					   etmkit_elem_insn_range) {
+					c->insns += el[i].u.range.count;
+					c->sum += el[i].addr;
+				}
+			}
+		if (kk != -etmkit_err_eos) {
+			err = kk;
+			break;
+		}
+	}
+	c->stats_insns = etm2_flow_get_stats(d)->insns;
+	etm2_flow_free(d);
+	return err;
+}
+
+static int bench_capture(const struct bench_options *o,
+			 const struct e2_options *eo)
+{
+	const char *path = eo->qemu ? eo->qemu :
+			   ETMKIT_TEST_DATA "/qemu/tiny-a32-state.log";
+	struct ts_rec rc = { 0 };
+	struct ts_rec_code code = { 0 };
+	struct etm2_enc_config ec;
+	struct etm2_flow_config cfg;
+	struct capture k = { 0 };
+	struct counts c;
+	size_t want = (size_t)(o->mb * 1048576.0 / 4);
+	uint64_t insns;
+	size_t heap;
+
+	if (ts_rec_read(path, &rc) || ts_rec_code(&code, &rc)) {
+		fprintf(stderr, "bench_etm2_flow: %s: cannot read it or its "
+			"code\n", path);
+		return 1;
+	}
+	etm2_enc_config_init(&ec);
+	ec.etm.port_width = 8;
+	ec.etm.etmcr = ETM2_ETMCR_DATA_ADDR | ETM2_ETMCR_DATA_VALUE |
+		       (1u << ETM2_ETMCR_PORT_SIZE_SHIFT);
+	ec.fifo_depth = 4096;
+	insns = encode(&ec, &rc, want, &k);
+	if (!insns) {
+		fprintf(stderr, "bench_etm2_flow: encoding %s failed\n", path);
+		return 1;
+	}
+	printf("bench_etm2_flow: %s encoded to %zu cycles (%.1f MiB as a "
+	       "binary capture), %" PRIu64 " instructions\n", path, k.n,
+	       k.n * 4.0 / 1048576.0, insns);
+	etm2_flow_config_init(&cfg);
+	cfg.etm = ec.etm;
+	cfg.image = code.img;
+	for (int form = 0; form < 2; form++) {
+		double best = 0;
+
+		if (eo->only && eo->only != form + 1)
+			continue;
+		cfg.flags = form ? ETM2_FLOW_RANGES : 0;
+		for (int r = 0; r < o->runs; r++) {
+			double t0;
+			int err;
+
+			heap = bench_heap_in_use();
+			t0 = bench_now();
+			err = run_cycles(&cfg, &k, &c);
+			if (bench_keep_best("bench_etm2_flow", err,
+					    bench_now() - t0, r, &best))
+				return 1;
+			if (bench_heap_in_use() != heap) {
+				fprintf(stderr, "bench_etm2_flow: the heap "
+					"grew\n");
+				return 1;
+			}
+		}
+		if (c.insns != insns || c.stats_insns != insns) {
+			fprintf(stderr, "bench_etm2_flow: %" PRIu64
+				" instructions decoded, %" PRIu64
+				" encoded\n", c.insns, insns);
+			return 1;
+		}
+		printf("etmkit %-9s %8.1f Mcycles/s %8.1f Minsns/s "
+		       "%9.1f ms  (%" PRIu64 " elements, best of %d)\n",
+		       form ? "ranges" : "insns", k.n / best / 1e6,
+		       c.insns / best / 1e6, best * 1e3, c.elems, o->runs);
+	}
+	free(k.c);
+	ts_rec_code_free(&code);
+	ts_rec_free(&rc);
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -193,11 +398,13 @@ int main(int argc, char **argv)
 	size_t nrecs, feeds;
 	uint64_t cycles;
 	double mb;
-	int only = 0;
+	struct e2_options eo = { 0, 0, NULL };
 
 	if (bench_parse_args("bench_etm2_flow", argc, argv, &o, 0, form_option,
-			     &only, usage))
+			     &eo, usage))
 		return 2;
+	if (!eo.records)
+		return bench_capture(&o, &eo);
 	mb = o.mb;
 	/* 4 bytes a cycle in the binary capture (docs/etmv2-capture.md) */
 	feeds = (size_t)(mb * 1048576.0 / 4 / PASS_CYCLES / PASSES);
@@ -216,13 +423,13 @@ int main(int argc, char **argv)
 			(1u << ETM2_ETMCR_PORT_SIZE_SHIFT);
 	cfg.image = img;
 	printf("bench_etm2_flow: %.0f MiB of capture stood for: %" PRIu64
-	       " cycles, %zu records a feed, %zu feeds (records, not "
-	       "cycles: the packet decoder is not merged)\n",
+	       " cycles, %zu records a feed, %zu feeds (records: the flow "
+	       "layer alone)\n",
 	       mb, cycles, nrecs - 1, feeds);
 	for (int form = 0; form < 2; form++) {
 		double best = 0;
 
-		if (only && only != form + 1)
+		if (eo.only && eo.only != form + 1)
 			continue;
 		cfg.flags = form ? ETM2_FLOW_RANGES : 0;
 		for (int r = 0; r < o.runs; r++) {
