@@ -126,13 +126,33 @@ struct counts {
 	uint64_t insns, elems, sum, stats_insns;
 };
 
+/* Every element @d has now, counted into @c. Returns 0 or the error
+ * batch() returned. */
+static int drain(struct etm2_flow_decoder *d, struct counts *c)
+{
+	const struct etmkit_elem *el;
+	int k;
+
+	while ((k = etm2_flow_batch(d, &el)) > 0)
+		for (int i = 0; i < k; i++) {
+			c->elems++;
+			if (el[i].kind == etmkit_elem_insn) {
+				c->insns++;
+				c->sum += el[i].addr;
+			} else if (el[i].kind == etmkit_elem_insn_range) {
+				c->insns += el[i].u.range.count;
+				c->sum += el[i].addr;
+			}
+		}
+	return k == -etmkit_err_eos ? 0 : k;
+}
+
 static int run(const struct etm2_flow_config *cfg,
 	       const struct etm2_packet *recs, size_t nrecs, size_t feeds,
 	       struct counts *c)
 {
 	struct etm2_flow_decoder *d;
-	const struct etmkit_elem *el;
-	int k, err;
+	int err;
 
 	memset(c, 0, sizeof(*c));
 	err = etm2_flow_alloc(&d, cfg);
@@ -145,22 +165,8 @@ static int run(const struct etm2_flow_config *cfg,
 		else if ((err = etm2_flow_feed_records(d, recs + !!f,
 							nrecs - !!f)))
 			break;
-		while ((k = etm2_flow_batch(d, &el)) > 0)
-			for (int i = 0; i < k; i++) {
-				c->elems++;
-				if (el[i].kind == etmkit_elem_insn) {
-					c->insns++;
-					c->sum += el[i].addr;
-				} else if (el[i].kind ==
-					   etmkit_elem_insn_range) {
-					c->insns += el[i].u.range.count;
-					c->sum += el[i].addr;
-				}
-			}
-		if (k != -etmkit_err_eos) {
-			err = k;
+		if ((err = drain(d, c)))
 			break;
-		}
 	}
 	c->stats_insns = etm2_flow_get_stats(d)->insns;
 	etm2_flow_free(d);
@@ -270,9 +276,8 @@ static int run_cycles(const struct etm2_flow_config *cfg,
 		      const struct capture *k, struct counts *c)
 {
 	struct etm2_flow_decoder *d;
-	const struct etmkit_elem *el;
 	size_t at = 0;
-	int kk, err, fin = 0;
+	int err, fin = 0;
 
 	memset(c, 0, sizeof(*c));
 	err = etm2_flow_alloc(&d, cfg);
@@ -291,22 +296,8 @@ static int run_cycles(const struct etm2_flow_config *cfg,
 		} else {
 			break;
 		}
-		while ((kk = etm2_flow_batch(d, &el)) > 0)
-			for (int i = 0; i < kk; i++) {
-				c->elems++;
-				if (el[i].kind == etmkit_elem_insn) {
-					c->insns++;
-					c->sum += el[i].addr;
-				} else if (el[i].kind ==
-					   etmkit_elem_insn_range) {
-					c->insns += el[i].u.range.count;
-					c->sum += el[i].addr;
-				}
-			}
-		if (kk != -etmkit_err_eos) {
-			err = kk;
+		if ((err = drain(d, c)))
 			break;
-		}
 	}
 	c->stats_insns = etm2_flow_get_stats(d)->insns;
 	etm2_flow_free(d);
