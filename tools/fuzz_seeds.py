@@ -308,6 +308,10 @@ def encode_seeds(outdir):
         ("ptm-v11-ca-cid-ts-rs", [0x20, 0x4f, 0xf1, 0, 0, 40]),
         ("ptm-v10-bb-vmid-thumb", [0x08, 0x32, 0x80, 0, 0, 0]),
         ("ptm-v11-arm-sync-rs-dmb", [0x24, 0x6c, 0xc9, 0, 0, 3]),
+        # ETMv2: [1] bit 7; 4-bit port, CA, CID, data, phantoms, misses
+        ("etm2-p4-ca-cid-data-ph", [0x20, 0xef, 0x14, 0, 0, 4]),
+        ("etm2-p16-bo-alt-thumb", [0x08, 0x92, 0x42, 0, 0, 0]),
+        ("etm2-p8-arm-lat0", [0x04, 0x80, 0x01, 0, 0, 1]),
     )
     for i, (name, h) in enumerate(cfgs):
         for n, length in ((0, 6000), (1, 1500)):
@@ -407,6 +411,52 @@ def etm2_cap_seeds(outdir):
             [0x0f, 0xd4, 0x0e, 0x00, 0x09, 0xf1, 0xff, 0x00, 0x78, 0xf7, 0xfd, 0xff]))
 
 
+def etm2_pkt_seeds(outdir, root):
+    """fuzz_etm2_pkt: byte 0 the configuration (port width code [1:0]:
+    4/8/16, [2] latency 0, [3] alt table, [4] ETMv1, [5] stop on error),
+    byte 1 ETMCR bits (cid size, [2] data address, [3] value), two seed
+    bytes, then 3 bytes a cycle. One seed per hand-worked case of
+    tests/etmv2/pkt/ (names through its PIPESTAT table)."""
+    natural = ["IE", "DE", "IN", "DN", "WT", "DW", "TR", "TD", "PTIE",
+               "PTDE", "PTIN", "PTDN", "PNIE", "PNDE", "PNIN", "PNDN"]
+    alt = natural[:10] + ["PNIE", "PNDE", "PTIN", "PTDN"] + natural[14:]
+    folder = os.path.join(root, "tests", "etmv2", "pkt")
+    for name in sorted(os.listdir(folder)):
+        if not name.endswith(".e2t"):
+            continue
+        conf, cycles, section = {}, [], None
+        with open(os.path.join(folder, name)) as f:
+            for line in f:
+                line = line.split("#")[0].strip()
+                if not line:
+                    continue
+                if line.startswith("config"):
+                    conf = dict(kv.split("=", 1) for kv in line.split()[1:])
+                elif line in ("cycles", "expect"):
+                    section = line
+                elif section == "cycles":
+                    cycles.append(line.split())
+        table = alt if conf.get("pipestat") == "alt" else natural
+
+        def code(tok):
+            return int(tok, 16) if tok.startswith("0x") else table.index(tok)
+        width = {"4": 0, "8": 1, "16": 2}[conf.get("port-width", "8")]
+        etmcr = int(conf.get("etmcr", "0"), 0)
+        b0 = width | (4 if conf.get("latency") == "0" else 0) | (
+            8 if table is alt else 0)
+        b1 = (etmcr >> 14 & 3) | (4 if etmcr & 8 else 0) | (8 if etmcr & 4 else 0)
+        body = bytearray([b0, b1, 0x5a, 0xa5])
+        for tok in cycles:
+            if "/" in tok[0]:
+                ps, pkt = code(tok[0].split("/")[0]), code(tok[0].split("/")[1])
+            else:
+                ps = code(tok[0])
+                pkt = int(tok[1], 0) if len(tok) > 1 and not tok[1].startswith("x") else 0
+            rep = int(tok[-1][1:]) if tok[-1].startswith("x") else 1
+            body += bytes([ps, pkt & 0xff, pkt >> 8]) * rep
+        write(outdir, "fuzz_etm2_pkt", name[:-4], bytes(body))
+
+
 def ini_value(path, key):
     with open(path, errors="replace") as f:
         for line in f:
@@ -496,6 +546,23 @@ def etm2_flow_seeds(outdir):
             write(outdir, "fuzz_etm2_flow", "cr%d-%d" % (cr, chunk),
                   bytes([cr, chunk]) + struct.pack("<H", len(code)) +
                   code + recs)
+    # Cycles (bit 7): the phantom flow case's capture (8-bit port,
+    # natural PIPESTAT codes), over its code at 0x8000 (the image the
+    # target maps there).
+    names = ["IE", "DE", "IN", "DN", "WT", "DW", "TR", "TD"]
+    cyc = []
+    for line in ("TD 0x01", "WT 0x20", "WT 0x00", "WT 0x80", "WT 0x00",
+                 "WT 0x00", "0x8 0x00", "0xd 0x00", "WT 0x21", "0xb 0x00",
+                 "WT 0x6e", "0xe 0x00", "TD 0x00"):
+        st, pkt = line.split()
+        ps = names.index(st) if st in names else int(st, 16)
+        cyc.append(struct.pack("<HBB", int(pkt, 16), ps, 0))
+    pcode = struct.pack("<7I", 0xea000002, 0xe1a00000, 0xe1a00000,
+                        0xe1a00000, 0xe1a00000, 0x1a000010, 0xe12fff13)
+    for chunk in (0, 1, 5):
+        write(outdir, "fuzz_etm2_flow", "cycles-%d" % chunk,
+              bytes([0x80, chunk]) + struct.pack("<H", len(pcode)) +
+              pcode + b"".join(cyc))
 
 def write(outdir, target, name, blob):
     d = os.path.join(outdir, target)
@@ -613,6 +680,7 @@ def main():
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     exec_text_seeds(outdir, root)
     etm2_cap_seeds(outdir)
+    etm2_pkt_seeds(outdir, root)
     lines_seeds(outdir, root)
     for sub, target in (("tests/data/records", "fuzz_exec_text"),
                         ("tests/data/qemu", "fuzz_qemu_log")):

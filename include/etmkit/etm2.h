@@ -246,6 +246,19 @@ void etm2_cap_writer_free(struct etm2_cap_writer *wr);
 
 /* ---- Packets ------------------------------------------------------------ */
 
+/* Records come in status order: each cycle's record(s), a D status
+ * followed by the packets its cycle placed (their out_cycle is later).
+ * A trigger record comes before the record of the status it replaced
+ * (a TFO's: the tfo record). A TFO's value cycles with status TD give no
+ * record (docs/etmv2.md 6). On an error the record that failed carries
+ * it (reserved, branch_address in a DN group or malformed, tfo out of
+ * alignment); a loss no packet explains (a WT or TD the FIFO contradicts,
+ * a group owed too long, the capture ending first) is an `unsynced`
+ * record of length 0 with the error, at the owing cycle. Then an
+ * unsynced run covers the cycles from the first one not delivered to the
+ * next TFO. A TFO the decoder fails to sync at gives no error: its
+ * cycles start a new unsynced run (two runs may follow each other). */
+
 enum etm2_pkt_type {
 	etm2_pkt_unsynced = 0, /* a run of cycles outside sync: not a packet */
 	etm2_pkt_tfo,          /* a TFO cycle and its packet */

@@ -39,10 +39,17 @@
 #include "etmkit/image.h"
 #include "flow/etm2_flow_int.h"
 #include "elem_same.h"
+#include "etmv2/e2t.h"
 #include "etmv2/etm2_ranges_match.h"
+#include "ts_etm2_check.h"
+#include "ts_rec.h"
+
+#include <dirent.h>
 
 #define MAX_RECS 128
 #define MAX_LINES 128
+/* decode(): no fast path for IE runs (etm2_flow_int.h no_fast) */
+#define SLOW 0x100u
 
 struct fcase {
 	uint32_t etmcr;
@@ -248,8 +255,9 @@ static struct etm2_flow_decoder *decode(const struct fcase *c, uint32_t flags,
 	etm2_flow_config_init(&cfg);
 	cfg.etm.etmcr = c->etmcr | (1u << ETM2_ETMCR_PORT_SIZE_SHIFT);
 	cfg.image = c->img;
-	cfg.flags = flags;
+	cfg.flags = flags & ETM2_FLOW_RANGES;
 	assert_int_equal(etm2_flow_alloc(&d, &cfg), 0);
+	d->no_fast = !!(flags & SLOW);
 	out->n = 0;
 	if (!step)
 		step = c->nrecs ? c->nrecs : 1;
@@ -370,6 +378,11 @@ static void run_case(const char *text, struct etm2_flow_stats *st)
 				 i < ref.n ? got : "(none)",
 				 i < c.nexpect ? c.expect[i] : "(none)");
 	}
+	etm2_flow_free(decode(&c, SLOW, 0, &alt));
+	assert_same(&alt, &ref);
+	etm2_flow_free(decode(&c, ETM2_FLOW_RANGES | SLOW, 0, &alt));
+	etm2_flow_free(decode(&c, ETM2_FLOW_RANGES, 0, &rng));
+	assert_same(&alt, &rng);
 	for (size_t step = 1; step <= 3; step++) {
 		etm2_flow_free(decode(&c, 0, step, &alt));
 		assert_int_equal(alt.n, ref.n);
@@ -392,10 +405,12 @@ static void test_straight_and_direct(void **state)
 {
 	(void)state;
 	run_case("code 0x8000 arm e3a00001 e3500002 0a000003 ea000001 "
-		 "e1a00000 e1a00000 e2800001 e1a00000\n"
+		 "e1a00000 e1a00000 e2800001 e1a00000 e1a00000\n"
 		 /* 0x8008 beq 0x801c, 0x800c b 0x8018 */
 		 "10 tfo 0x8000 arm trace_enable\n"
 		 "11 IE\n12 IE\n13 IN\n14 IE\n16 IE\n17 IN\n"
+		 /* a periodic TFO elsewhere: its IE there */
+		 "18 IE\n20 tfo 0x8004 arm periodic\n21 IN\n"
 		 "expect\n"
 		 "10 trace_on trace_enable 0x8000 arm\n"
 		 "11 insn 0x8000 arm E\n"
@@ -403,7 +418,33 @@ static void test_straight_and_direct(void **state)
 		 "13 insn 0x8008 arm N\n"
 		 "14 insn 0x800c arm E\n"
 		 "16 insn 0x8018 arm E\n"
-		 "17 insn 0x801c arm N\n",
+		 "17 insn 0x801c arm N\n"
+		 "18 insn 0x8020 arm E\n"
+		 "20 insn 0x8004 arm E\n"
+		 "21 insn 0x8008 arm N\n",
+		 NULL);
+}
+
+/* A run of IE statuses inside a block (the decoder's fast path): each
+ * instruction at its own status cycle, a wait between changing nothing;
+ * the run stops before the block's last instruction, a branch. */
+static void test_ie_run(void **state)
+{
+	(void)state;
+	run_case("code 0x8000 arm e1a00000 e1a00000 e1a00000 e1a00000 "
+		 "e1a00000 eafffff9\n"            /* 0x8014 b 0x8000 */
+		 "0 tfo 0x8000 arm trace_enable\n"
+		 "1 IE\n2 IE\n3 IE\n4 wait\n5 IE\n6 IE\n7 IE\n8 IE\n9 IN\n"
+		 "expect\n"
+		 "0 trace_on trace_enable 0x8000 arm\n"
+		 "1 insn 0x8000 arm E\n"
+		 "2 insn 0x8004 arm E\n"
+		 "3 insn 0x8008 arm E\n"
+		 "5 insn 0x800c arm E\n"
+		 "6 insn 0x8010 arm E\n"
+		 "7 insn 0x8014 arm E\n"
+		 "8 insn 0x8000 arm E\n"
+		 "9 insn 0x8004 arm N\n",
 		 NULL);
 }
 
@@ -496,7 +537,8 @@ static void test_cycles_periodic_overflow(void **state)
 }
 
 /* Data (Q§6.4; docs/etmv2.md 7): a DE's packets after its instruction;
- * an LDM's transfers, the first with A = 1, go on in a DW group; a load
+ * an LDM's transfers, the first with A = 1, go on in a DW group (A = 0:
+ * the LDM's, even after another instruction executed); a load
  * miss's data (DW, later) goes to the instruction of its "occurred"
  * packet of the same tag, out of order. */
 static void test_data(void **state)
@@ -504,7 +546,7 @@ static void test_data(void **state)
 	(void)state;
 	run_case("config etmcr=0xc\n"
 		 "code 0x8000 arm e5901000 e8900006 e5801000 e1a00000 "
-		 "e5901000 e1a00000\n"
+		 "e5901000 e1a00000 e8900006 e1a00000\n"
 		 "0 tfo 0x8000 arm trace_enable\n"
 		 "1 DE\n1 data a=1 addr=0x20000 value=0x11 bytes=1\n"
 		 "2 DE\n2 data a=1 addr=0x20004 value=0x1234 bytes=2\n"
@@ -515,6 +557,9 @@ static void test_data(void **state)
 		 "6 DE\n6 miss a=1 addr=0x30000 tag=2\n"
 		 "7 IE\n"
 		 "8 DW\n8 missdata value=0xabcd bytes=2 tag=2\n"
+		 "9 DE\n9 data a=1 addr=0x20010 value=1 bytes=1\n"
+		 "10 IE\n"
+		 "11 DW\n11 data value=2 bytes=1\n"
 		 "expect\n"
 		 "0 trace_on trace_enable 0x8000 arm\n"
 		 "1 insn 0x8000 arm E\n"
@@ -529,7 +574,11 @@ static void test_data(void **state)
 		 "6 insn 0x8010 arm E\n"
 		 "6 data insn=0x8010 addr=0x30000 tag=2\n"
 		 "7 insn 0x8014 arm E\n"
-		 "8 data insn=0x8010 value=0xabcd size=2 ooo tag=2\n",
+		 "8 data insn=0x8010 value=0xabcd size=2 ooo tag=2\n"
+		 "9 insn 0x8018 arm E\n"
+		 "9 data insn=0x8018 addr=0x20010 value=0x1 size=1\n"
+		 "10 insn 0x801c arm E\n"
+		 "11 data insn=0x8018 value=0x2 size=1\n",
 		 NULL);
 }
 
@@ -568,9 +617,11 @@ static void test_context_exception_trigger(void **state)
 		 NULL);
 }
 
-/* An LSiP TFO implies its LDM (Q§7.14.2 as docs/etmv2.md 6 assumes); a
- * branch address for an instruction that cannot branch is no_image
- * (mismatch), the walk going on at the address; a reserved header is a
+/* An LSiP TFO implies its LDM (Q§7.14.2 as docs/etmv2.md 6 assumes),
+ * the walk going on at its next address; a branch address for an
+ * instruction that cannot branch, or that failed its condition (DN, a
+ * protocol error: docs/etmv2.md 7), is no_image (mismatch), the walk
+ * going on at the address; a reserved header is a
  * gap, nothing placed until the next TFO; no code at a TFO's address is
  * no_image (unmapped). */
 static void test_lsip_mismatch_error_no_image(void **state)
@@ -579,25 +630,295 @@ static void test_lsip_mismatch_error_no_image(void **state)
 
 	(void)state;
 	run_case("code 0x8000 arm e8900006 e1a00000 e1a00000\n"
-		 "0 tfo 0x8000 arm trace_enable lsip=0x8004\n"
+		 "0 tfo 0x8000 arm trace_enable lsip=0x8008\n"
 		 "1 DE\n1 branch 0x8000 arm\n"
-		 "2 IE\n"
-		 "3 error\n"
-		 "4 IE\n"
-		 "5 tfo 0xa000 arm trace_enable\n"
-		 "6 IE\n7 IE\n"
+		 "2 DN\n2 branch 0x8000 arm\n"
+		 "3 IE\n"
+		 "4 error\n"
+		 "5 IE\n"
+		 "6 tfo 0xa000 arm trace_enable\n"
+		 "7 IE\n8 IE\n"
 		 "expect\n"
 		 "0 trace_on trace_enable 0x8000 arm\n"
 		 "0 insn 0x8000 arm E implied\n"
-		 "1 insn 0x8004 arm E\n"
-		 "1 no_image 0x8004 arm mismatch\n"
-		 "2 insn 0x8000 arm E\n"
-		 "3 gap packet_error\n"
-		 "5 trace_on trace_enable 0xa000 arm\n"
-		 "6 no_image 0xa000 arm unmapped\n",
+		 "1 insn 0x8008 arm E\n"
+		 "1 no_image 0x8008 arm mismatch\n"
+		 "2 insn 0x8000 arm N\n"
+		 "2 no_image 0x8000 arm mismatch\n"
+		 "3 insn 0x8000 arm E\n"
+		 "4 gap packet_error\n"
+		 "6 trace_on trace_enable 0xa000 arm\n"
+		 "7 no_image 0xa000 arm unmapped\n",
 		 &st);
-	assert_int_equal(st.protocol_errors, 1);
+	assert_int_equal(st.protocol_errors, 2);
 	assert_int_equal(st.statuses_lost, 3);
+}
+
+/* ---- Captures: tests/etmv2/flow/ (.e2t files) ------------------------------------ */
+
+/* Decode @t's cycles through the packet decoder, @step cycles a feed, in
+ * form @flags, into @out. */
+static void decode_cycles(const struct e2t *t, const struct image *img,
+			  uint32_t flags, size_t step, struct elems *out)
+{
+	struct etm2_flow_config cfg;
+	struct etm2_flow_decoder *d;
+	size_t at = 0;
+
+	etm2_flow_config_init(&cfg);
+	cfg.etm = t->cfg;
+	cfg.image = img;
+	cfg.flags = flags;
+	assert_int_equal(etm2_flow_alloc(&d, &cfg), 0);
+	out->n = 0;
+	while (at < t->n_cycles) {
+		size_t m = t->n_cycles - at < step ? t->n_cycles - at : step;
+
+		assert_int_equal(etm2_flow_feed(d, t->cycles + at, m, at), 0);
+		drain(d, out);
+		at += m;
+	}
+	assert_int_equal(etm2_flow_finish(d), 0);
+	drain(d, out);
+	assert_int_equal(etm2_flow_get_stats(d)->cycles, t->n_cycles);
+	etm2_flow_free(d);
+}
+
+/* One .e2t case: its code blocks as the image (arm: 32-bit words, thumb:
+ * one 16-bit halfword a word), its cycles decoded whole and one a feed,
+ * in both forms; the elements as its expect-elements block says. */
+static int e2t_case(const char *dir, const char *file)
+{
+	static struct e2t t;
+	static struct elems ref, alt, rng;
+	static uint8_t code[E2T_MAX_CODE][1024];
+	struct image *img = NULL;
+	char path[512], got[160];
+	size_t at = 0;
+	const char *why;
+	int ok = 1;
+
+	snprintf(path, sizeof(path), "%.250s/%.200s", dir, file);
+	if (e2t_load(&t, path)) {
+		print_error("%s\n", t.err);
+		return 0;
+	}
+	assert_int_equal(image_alloc(&img), 0);
+	for (size_t c = 0; c < t.n_code; c++) {
+		size_t n = 0, w = t.code[c].thumb ? 2 : 4;
+
+		assert_true(t.code[c].n * w <= sizeof(code[c]));
+		for (size_t i = 0; i < t.code[c].n; i++)
+			for (size_t k = 0; k < w; k++)
+				code[c][n++] =
+					(uint8_t)(t.code[c].words[i] >> (8 * k));
+		assert_int_equal(image_add_buffer(img, code[c], n,
+						  t.code[c].addr, 0), 0);
+	}
+	decode_cycles(&t, img, 0, t.n_cycles ? t.n_cycles : 1, &ref);
+	for (size_t i = 0; i < ref.n || i < t.n_expect_elements; i++) {
+		got[0] = 0;
+		if (i < ref.n)
+			render(&ref.e[i], got, sizeof(got));
+		if (i >= t.n_expect_elements || i >= ref.n ||
+		    strcmp(got, t.expect_elements[i])) {
+			print_error("%s: element %zu: got \"%s\", expected "
+				    "\"%s\"\n", file, i,
+				    i < ref.n ? got : "(none)",
+				    i < t.n_expect_elements ?
+					    t.expect_elements[i] : "(none)");
+			ok = 0;
+			break;
+		}
+	}
+	decode_cycles(&t, img, 0, 1, &alt);
+	assert_same(&alt, &ref);
+	decode_cycles(&t, img, ETM2_FLOW_RANGES, t.n_cycles ? t.n_cycles : 1,
+		      &rng);
+	decode_cycles(&t, img, ETM2_FLOW_RANGES, 1, &alt);
+	assert_same(&alt, &rng);
+	why = etm2_ranges_match(ref.e, ref.n, rng.e, rng.n, &at);
+	if (why) {
+		print_error("%s: ranges: %s (element %zu)\n", file, why, at);
+		ok = 0;
+	}
+	image_free(img);
+	e2t_free(&t);
+	return ok;
+}
+
+/* Every tests/etmv2/flow/ (.e2t files): cycles through the packet decoder and the
+ * flow decoder, the elements written by hand. */
+static void test_e2t_cases(void **state)
+{
+	DIR *d = opendir(ETM2_FLOW_DIR);
+	struct dirent *e;
+	int cases = 0, failed = 0;
+
+	(void)state;
+	assert_non_null(d);
+	while ((e = readdir(d))) {
+		size_t l = strlen(e->d_name);
+
+		if (l < 5 || strcmp(e->d_name + l - 4, ".e2t"))
+			continue;
+		cases++;
+		failed += !e2t_case(ETM2_FLOW_DIR, e->d_name);
+	}
+	closedir(d);
+	assert_true(cases >= 4);
+	assert_int_equal(failed, 0);
+}
+
+/* ---- Round trips through the encoder ------------------------------------- */
+
+/* Decode the cycles @cy with @cfg (its image set), whole, into @out. */
+static void decode_capture(const struct etm2_flow_config *cfg,
+			   const struct ts_cycles *cy, struct elems *out)
+{
+	struct etm2_flow_decoder *d;
+
+	assert_int_equal(etm2_flow_alloc(&d, cfg), 0);
+	out->n = 0;
+	assert_int_equal(etm2_flow_feed(d, cy->c, cy->n, 0), 0);
+	drain(d, out);
+	assert_int_equal(etm2_flow_finish(d), 0);
+	drain(d, out);
+	etm2_flow_free(d);
+}
+
+/* Whether the status of record instruction @x says it failed: its
+ * condition failed, or it is a branch not taken (Q§6.1: a branch's
+ * status is IE taken, IN not). */
+static int failed(const struct exec_rec *x)
+{
+	return (x->flags & EXEC_F_COND_FAIL) ||
+	       (x->flags & (EXEC_F_BRANCH | EXEC_F_TAKEN)) == EXEC_F_BRANCH;
+}
+
+/* QEMU armhf runs of tests/workloads/tiny.c (A32 with T32 interworking)
+ * and the A32/T32 record with exceptions, encoded by etm2_enc_* (written
+ * from docs/etmv2.md by another hand) under 4, 8 and 16-bit ports, data
+ * trace, context IDs, cycle-accurate mode, branch output and phantoms,
+ * and decoded by the flow decoder over the record's own code: every
+ * instruction of the record, in order, at its address, executed or
+ * failed as the record says; no gap, no no_image; the ranges form the
+ * same (etm2_ranges_match.h). */
+static void test_round_trips(void **state)
+{
+	static const char *const inputs[] = {
+		"qemu/tiny-a32-block.log", "qemu/tiny-a32-state.log",
+		"records/a32_t32_flow.txt",
+	};
+	static const uint32_t crs[] = {
+		0,
+		ETM2_ETMCR_CYCLE_ACCURATE | (3u << ETM2_ETMCR_CID_SHIFT),
+		ETM2_ETMCR_DATA_VALUE | ETM2_ETMCR_DATA_ADDR,
+		ETM2_ETMCR_DATA_VALUE | ETM2_ETMCR_BRANCH_OUTPUT |
+			(1u << ETM2_ETMCR_CID_SHIFT),
+	};
+	static const uint8_t widths[3] = { 4, 8, 16 };
+	static struct elems ref, rng;
+	unsigned run = 0;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(inputs) / sizeof(inputs[0]); i++) {
+		struct ts_rec rc = { 0 };
+		struct ts_rec_code code = { 0 };
+		char path[512];
+
+		snprintf(path, sizeof(path), "%s/%s", ETMKIT_TEST_DATA,
+			 inputs[i]);
+		assert_int_equal(ts_rec_read(path, &rc), 0);
+		assert_int_equal(ts_rec_code(&code, &rc), 0);
+		for (size_t k = 0; k < sizeof(crs) / sizeof(crs[0]); k++)
+			for (unsigned w = 0; w < 3; w++, run++) {
+				struct etm2_enc_config ec;
+				struct etm2_enc *e;
+				struct etm2_flow_config fc;
+				struct ts_cycles cy = { 0 };
+				size_t at = 0, j = 0;
+				const char *why;
+
+				etm2_enc_config_init(&ec);
+				ec.etm.etmcr = crs[k];
+				ec.etm.port_width = widths[w];
+				ec.etm.fifo_latency = (uint8_t)(run & 1);
+				ec.flags = run & 2 ? ETM2_ENC_PHANTOMS : 0;
+				ec.miss_every = run % 3;
+				ec.sync_period = run & 4 ? 32 : 0;
+				ec.fifo_depth = 4096;
+				assert_int_equal(etm2_enc_alloc(&e, &ec,
+								ts_cycles_sink,
+								&cy), 0);
+				for (size_t r = 0; r < rc.n; r++)
+					assert_int_equal(etm2_enc_put(e,
+								      &rc.r[r]),
+							 0);
+				assert_int_equal(etm2_enc_finish(e), 0);
+				assert_int_equal(
+					etm2_enc_get_stats(e)->insns_lost, 0);
+				etm2_enc_free(e);
+				etm2_flow_config_init(&fc);
+				fc.etm = ec.etm;
+				fc.image = code.img;
+				decode_capture(&fc, &cy, &ref);
+				for (size_t r = 0; r < rc.n; r++) {
+					const struct exec_rec *x = &rc.r[r];
+					const struct etmkit_elem *q;
+
+					if (x->kind != exec_insn)
+						continue;
+					while (j < ref.n &&
+					       ref.e[j].kind != etmkit_elem_insn) {
+						if (ref.e[j].kind ==
+							    etmkit_elem_gap ||
+						    ref.e[j].kind ==
+							    etmkit_elem_no_image)
+							fail_msg("%s run %u: "
+								 "element %zu "
+								 "is a loss",
+								 inputs[i], run,
+								 j);
+						j++;
+					}
+					if (j == ref.n)
+						fail_msg("%s run %u: the "
+							 "instruction at 0x%llx "
+							 "(item %zu) missing",
+							 inputs[i], run,
+							 (unsigned long long)
+								 x->addr, r);
+					q = &ref.e[j++];
+					if (q->addr != x->addr ||
+					    !(q->flags & ETMKIT_INSN_COND_FAIL) !=
+						    !failed(x))
+						fail_msg("%s run %u: item %zu: "
+							 "0x%llx, decoded "
+							 "0x%llx flags 0x%x",
+							 inputs[i], run, r,
+							 (unsigned long long)
+								 x->addr,
+							 (unsigned long long)
+								 q->addr,
+							 q->flags);
+				}
+				for (; j < ref.n; j++)
+					assert_int_not_equal(ref.e[j].kind,
+							     etmkit_elem_insn);
+				fc.flags = ETM2_FLOW_RANGES;
+				decode_capture(&fc, &cy, &rng);
+				why = etm2_ranges_match(ref.e, ref.n, rng.e,
+							rng.n, &at);
+				if (why)
+					fail_msg("%s run %u: ranges: %s "
+						 "(element %zu)", inputs[i],
+						 run, why, at);
+				free(cy.c);
+			}
+		ts_rec_code_free(&code);
+		ts_rec_free(&rc);
+	}
 }
 
 /* ---- Contracts ---------------------------------------------------------- */
@@ -641,12 +962,15 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_arguments),
 		cmocka_unit_test(test_straight_and_direct),
+		cmocka_unit_test(test_ie_run),
 		cmocka_unit_test(test_indirect),
 		cmocka_unit_test(test_phantom),
 		cmocka_unit_test(test_cycles_periodic_overflow),
 		cmocka_unit_test(test_data),
 		cmocka_unit_test(test_context_exception_trigger),
 		cmocka_unit_test(test_lsip_mismatch_error_no_image),
+		cmocka_unit_test(test_e2t_cases),
+		cmocka_unit_test(test_round_trips),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
