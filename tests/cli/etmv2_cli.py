@@ -234,6 +234,25 @@ def main():
                                            "2"] + v2, 2,
                  "invalid value '2' for --fifo-latency")
 
+    # The encoder's snapshot form (docs/etmv2-capture.md "Snapshot
+    # directories") read back: the 46 instructions of a32_t32_flow.txt,
+    # no gap, with binary and text (4-bit port) captures.
+    rec = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                       "data", "records", "a32_t32_flow.txt")
+    for form, extra in (("binary", []), ("text", ["--port-width", "4"])):
+        out_dir = w("enc-" + form)
+        rc, out, err = run(e, ["encode", "--from-record", rec, "--protocol",
+                               "etmv2", "--capture-format", form, "--out",
+                               out_dir] + extra)
+        if rc != 0:
+            fail("encode " + form, "exit %d: %s" % (rc, err.strip()))
+            continue
+        rc, out, err = run(e, ["decode", "--snapshot", out_dir, "--json"])
+        kinds = [json.loads(l)["kind"] for l in out.splitlines()]
+        if rc != 0 or kinds.count("insn") != 46 or "gap" in kinds:
+            fail("decode encoded " + form, "exit %d, %d insns, gap %s: %s" % (
+                rc, kinds.count("insn"), "gap" in kinds, err.strip()))
+
     for f in failures:
         print("FAIL: " + f)
     print("%d failures" % len(failures))
