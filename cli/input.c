@@ -112,8 +112,7 @@ int cli_input_option(struct cli_input *in, int opt, const char *arg)
 		    strcmp(arg, "etmv4") && strcmp(arg, "ete") &&
 		    strcmp(arg, "etmv2"))
 			return bad_value("protocol", arg,
-					 "expected etmv3, ptm, etmv4 or ete "
-					 "(decode and packets: or etmv2)");
+					 "expected etmv3, ptm, etmv4, ete or etmv2");
 		in->protocol = arg;
 		return 1;
 	case opt_buffer:
