@@ -67,8 +67,10 @@ enum etmkit_protocol {
 	etmkit_proto_etmv4, /* ETMv4 instruction trace (IHI 0064) */
 	etmkit_proto_ete,   /* ETE (Arm ARM chapter D4): ETMv4's packets with
 			       extensions */
-	etmkit_proto_ptm    /* PTM: Program Flow Trace, PFTv1.0 and PFTv1.1
+	etmkit_proto_ptm,   /* PTM: Program Flow Trace, PFTv1.0 and PFTv1.1
 			       (IHI 0035B; ptm.h) */
+	etmkit_proto_etmv2  /* ETMv2 and ETMv1 trace port captures (cycles,
+			       not bytes: etm2.h; no session source) */
 };
 
 #ifdef __cplusplus

@@ -24,6 +24,7 @@
 #define ETMKIT_SNAPSHOT_H
 
 #include "etmkit/common.h"
+#include "etmkit/etm2.h"
 #include "etmkit/etm3.h"
 #include "etmkit/etm4.h"
 #include "etmkit/ptm.h"
@@ -174,7 +175,8 @@ int snapshot_reg_value(const struct snapshot_device *dev, const char *name,
 
 /* The protocol a trace source device speaks, from its type (any case):
  * "ETM3..." is ETMv3, "PTM..." and "PFT..." ("PTM1.0", "PFT1.1") PTM,
- * "ETM4..." ("ETM4", "ETM4.1", "ETM4.4") ETMv4, "ETE..." ETE;
+ * "ETM4..." ("ETM4", "ETM4.1", "ETM4.4") ETMv4, "ETE..." ETE; "ETM2"
+ * and "ETM1" (alone or followed by '.': "ETM1.3") ETMv2 and ETMv1;
  * etmkit_proto_none if unknown to this version. A device whose ETMIDR
  * says PFT (ETMIDR[11:8] = 3, IHI 0035B 3.16.28) is PTM whatever its type
  * says: the register is read from the trace unit, the type written by the
@@ -196,6 +198,15 @@ int snapshot_etm3_config(const struct snapshot_device *dev,
 int snapshot_ptm_config(const struct snapshot_device *dev,
 			struct ptm_config *cfg, uint8_t *trace_id,
 			struct snapshot_diag *diag);
+
+/* Fill @cfg (etm2_config_init() first) from an ETMv2 or ETMv1 trace
+ * source's device (type ETM2 or ETM1; docs/etmv2-capture.md "Snapshot
+ * directories"): ETMCR is required, ETMIDR optional (0 when absent); the
+ * version is the type's. No trace ID: an ETMv2 buffer holds one source.
+ * Returns 0, or -etmkit_err_format (ETMCR missing, a register wider than
+ * 32 bits; @diag names the file), -etmkit_err_invalid. */
+int snapshot_etm2_config(const struct snapshot_device *dev,
+			 struct etm2_config *cfg, struct snapshot_diag *diag);
 
 /* Fill @cfg and *@trace_id from an ETMv4 or ETE device's registers:
  * TRCIDR0, TRCIDR1, TRCIDR2, TRCIDR8, TRCCONFIGR and TRCTRACEIDR are

@@ -510,6 +510,19 @@ int snapshot_reg_value(const struct snapshot_device *dev, const char *name,
 	return -etmkit_err_not_found;
 }
 
+/* docs/etmv2-capture.md "Snapshot directories": type ETM2 (ETMv2) or ETM1
+ * (ETMv1), alone or followed by '.' ("ETM1.3"); not "ETM10..." (an
+ * ETM10 is named by its ETMIDR, not its type). */
+static unsigned etm2_type_version(const char *type)
+{
+	if (!type || (!ascii_has_prefix(type, "ETM2") &&
+		      !ascii_has_prefix(type, "ETM1")))
+		return 0;
+	if (type[4] != '\0' && type[4] != '.')
+		return 0;
+	return type[3] == '2' ? 2 : 1;
+}
+
 enum etmkit_protocol snapshot_device_protocol(const struct snapshot_device *dev)
 {
 	uint64_t etmidr;
@@ -522,6 +535,8 @@ enum etmkit_protocol snapshot_device_protocol(const struct snapshot_device *dev)
 		return etmkit_proto_ptm;
 	if (ascii_has_prefix(dev->type, "ETM3"))
 		return etmkit_proto_etmv3;
+	if (etm2_type_version(dev->type))
+		return etmkit_proto_etmv2;
 	if (ascii_has_prefix(dev->type, "PTM") ||
 	    ascii_has_prefix(dev->type, "PFT"))
 		return etmkit_proto_ptm;
@@ -534,6 +549,28 @@ enum etmkit_protocol snapshot_device_protocol(const struct snapshot_device *dev)
 
 /* ---- ETMv3 and PTM configuration ----------------------------------------- */
 
+/* Read register @name of @dev into *@v as 32 bits: 0, 1 if absent (and
+ * not @required), or a negated error with @diag filled. */
+static int reg32(const struct snapshot_device *dev, const char *name,
+		 int required, uint32_t *v, struct snapshot_diag *diag)
+{
+	uint64_t x;
+
+	if (snapshot_reg_value(dev, name, &x) != 0) {
+		if (!required)
+			return 1;
+		return ss_fail(diag, -etmkit_err_format, dev->path, 0,
+			       "register %s missing in [regs] of device %s",
+			       name, dev->name);
+	}
+	if (x > UINT32_MAX)
+		return ss_fail(diag, -etmkit_err_format, dev->path, 0,
+			       "register %s of device %s does not fit in 32 bits",
+			       name, dev->name);
+	*v = (uint32_t)x;
+	return 0;
+}
+
 int snapshot_etm3_config(const struct snapshot_device *dev,
 			 struct etm3_config *cfg, uint8_t *trace_id,
 			 struct snapshot_diag *diag)
@@ -541,7 +578,7 @@ int snapshot_etm3_config(const struct snapshot_device *dev,
 	static const char *const names[4] = { "ETMCR", "ETMIDR", "ETMCCER",
 					       "ETMTRACEIDR" };
 	struct snapshot_diag local;
-	uint64_t v[4];
+	uint32_t v[4];
 	unsigned i;
 
 	if (!diag)
@@ -550,20 +587,15 @@ int snapshot_etm3_config(const struct snapshot_device *dev,
 	if (!dev || !cfg || !trace_id)
 		return ss_fail(diag, -etmkit_err_invalid, "", 0, "NULL argument");
 	for (i = 0; i < 4; i++) {
-		if (snapshot_reg_value(dev, names[i], &v[i]) != 0)
-			return ss_fail(diag, -etmkit_err_format, dev->path, 0,
-				    "register %s missing in [regs] of device %s",
-				    names[i], dev->name);
-		if (v[i] > UINT32_MAX)
-			return ss_fail(diag, -etmkit_err_format, dev->path, 0,
-				    "register %s of device %s does not fit in "
-				    "32 bits",
-				    names[i], dev->name);
+		int err = reg32(dev, names[i], 1, &v[i], diag);
+
+		if (err < 0)
+			return err;
 	}
 	etm3_config_init(cfg);
-	cfg->etmcr = (uint32_t)v[0];
-	cfg->etmidr = (uint32_t)v[1];
-	cfg->etmccer = (uint32_t)v[2];
+	cfg->etmcr = v[0];
+	cfg->etmidr = v[1];
+	cfg->etmccer = v[2];
 	/* IHI 0014Q 3.5.59: ETMTRACEIDR bits [6:0] are the trace ID. */
 	*trace_id = (uint8_t)(v[3] & 0x7F);
 	return 0;
@@ -585,6 +617,34 @@ int snapshot_ptm_config(const struct snapshot_device *dev,
 	cfg->etmcr = e.etmcr;
 	cfg->etmidr = e.etmidr;
 	cfg->etmccer = e.etmccer;
+	return 0;
+}
+
+/* ---- ETMv2 / ETMv1 configuration ----------------------------------------- */
+
+int snapshot_etm2_config(const struct snapshot_device *dev,
+			 struct etm2_config *cfg, struct snapshot_diag *diag)
+{
+	struct snapshot_diag local;
+	uint32_t cr = 0, idr = 0;
+	int err;
+
+	if (!diag)
+		diag = &local;
+	ss_diag_clear(diag);
+	if (!dev || !cfg)
+		return ss_fail(diag, -etmkit_err_invalid, "", 0, "NULL argument");
+	err = reg32(dev, "ETMCR", 1, &cr, diag);
+	if (err < 0)
+		return err;
+	/* ETMv1 parts may lack ETMIDR (digest etmv2.md 1). */
+	err = reg32(dev, "ETMIDR", 0, &idr, diag);
+	if (err < 0)
+		return err;
+	etm2_config_init(cfg);
+	cfg->etmcr = cr;
+	cfg->etmidr = err ? 0 : idr;
+	cfg->version = (uint8_t)etm2_type_version(dev->type);
 	return 0;
 }
 

@@ -3,6 +3,7 @@
  * capture form against docs/etmv2-capture.md. Every expected value is
  * worked by hand from those documents. */
 #include "unit/etm2_cap_test.h"
+#include "etmkit/snapshot.h"
 #include "test_util.h"
 
 static struct cap_run R;
@@ -174,6 +175,12 @@ static void test_names(void **state)
 	assert_string_equal(etm2_reason_name(etm2_reason_overflow), "overflow");
 	assert_string_equal(etm2_reason_name(etm2_reason_debug_exit), "debug_exit");
 	assert_string_equal(etm2_reason_name(4), "invalid");
+	assert_string_equal(etm2_vector_name(0), "reset");
+	assert_string_equal(etm2_vector_name(2), "svc");
+	assert_string_equal(etm2_vector_name(6), "irq");
+	assert_string_equal(etm2_vector_name(7), "fiq");
+	assert_string_equal(etm2_vector_name(0xffff), "not_a_vector");
+	assert_string_equal(etm2_vector_name(8), "invalid");
 }
 
 /* ---- Text captures ---------------------------------------------------- */
@@ -515,6 +522,46 @@ static void test_text_sticky(void **state)
 			 -etmkit_err_invalid);
 }
 
+/* The snapshot form (docs/etmv2-capture.md "Snapshot directories"): a
+ * trace source of type ETM2 / ETM1 and its registers. */
+static void test_snapshot_device(void **state)
+{
+	struct snapshot_reg regs[2] = {
+		{ .name = "ETMCR", .value = 0x100c },
+		{ .name = "ETMIDR", .value = 0x41012100 },
+	};
+	struct snapshot_device dev = {
+		.name = "ETM_0", .klass = "trace_source", .type = "ETM2",
+		.path = "etm_0.ini", .nregs = 2, .regs = regs,
+	};
+	struct etm2_config cfg;
+	struct snapshot_diag d;
+
+	(void)state;
+	assert_int_equal(snapshot_device_protocol(&dev), etmkit_proto_etmv2);
+	assert_int_equal(snapshot_etm2_config(&dev, &cfg, &d), 0);
+	assert_int_equal(cfg.etmcr, 0x100c);
+	assert_int_equal(cfg.etmidr, 0x41012100);
+	assert_int_equal(cfg.version, 2);
+	assert_int_equal(cfg.fifo_latency, 1); /* etm2_config_init()'s */
+	dev.type = "etm1.3";
+	dev.nregs = 1; /* no ETMIDR: allowed */
+	assert_int_equal(snapshot_device_protocol(&dev), etmkit_proto_etmv2);
+	assert_int_equal(snapshot_etm2_config(&dev, &cfg, &d), 0);
+	assert_int_equal(cfg.version, 1);
+	assert_int_equal(cfg.etmidr, 0);
+	dev.type = "ETM10";
+	assert_int_equal(snapshot_device_protocol(&dev), etmkit_proto_none);
+	dev.type = "ETM2";
+	regs[0].name = "ETMSR";
+	assert_int_equal(snapshot_etm2_config(&dev, &cfg, &d), -etmkit_err_format);
+	assert_string_equal(d.message, "register ETMCR missing in [regs] of device ETM_0");
+	regs[0].name = "ETMCR";
+	regs[0].value = 0x100000000ull;
+	assert_int_equal(snapshot_etm2_config(&dev, &cfg, &d), -etmkit_err_format);
+	assert_string_equal(d.message, "register ETMCR of device ETM_0 does not fit in 32 bits");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -532,6 +579,7 @@ int main(void)
 		cmocka_unit_test(test_text_bad_cycles),
 		cmocka_unit_test(test_text_bad_demux),
 		cmocka_unit_test(test_text_sticky),
+		cmocka_unit_test(test_snapshot_device),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
