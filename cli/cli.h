@@ -379,9 +379,10 @@ enum cli_opt {
 	opt_format, opt_elf_enc, opt_cpus, opt_aux_size, opt_truncate_every,
 	opt_pmu_type,
 	opt_jobs,
-	/* ETMv2 captures (cli/input_etm2.c) */
+	/* ETMv2 captures (cli/input_etm2.c) and the encoder */
 	opt_port_width, opt_capture_format, opt_etm_version,
-	opt_pipestat_table, opt_tfo_header, opt_fifo_latency, opt_demux_order
+	opt_pipestat_table, opt_tfo_header, opt_fifo_latency, opt_demux_order,
+	opt_fifo_depth
 };
 
 /* Commands, for struct cli_option's cmds. */

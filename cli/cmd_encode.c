@@ -20,7 +20,8 @@
 
 static const char encode_usage[] =
 "Usage: etmkit encode (--from-record FILE | --from-qemu LOG)\n"
-"                     --protocol etmv3|ptm|etmv4|ete --out DIR [OPTIONS]\n"
+"                     --protocol etmv3|ptm|etmv4|ete|etmv2 --out DIR\n"
+"                     [OPTIONS]\n"
 "\n"
 "Turn a known execution into the trace a trace unit would have emitted for\n"
 "it, and write a trace snapshot directory (snapshot.ini, trace.ini, the\n"
@@ -37,6 +38,11 @@ static const char encode_notes[] =
 "         out of order)\n"
 "  ptm:   default (PTM 1.1 of a Cortex-A15, context ID 32 bits), \n"
 "         cycle-accurate, timestamps, branch-broadcast, return-stack, vmid\n"
+"  etmv2: default (ETMv2.2, context ID 32 bits, 8-bit port unless\n"
+"         --port-width), cycle-accurate, branch-output, data (data\n"
+"         address and value trace), phantoms (folded direct branches),\n"
+"         load-miss (value trace, every 4th load a load miss); the\n"
+"         snapshot's trace buffer is a capture (docs/etmv2-capture.md)\n"
 "  etmv4/ete: default (context ID, nothing else optional), cycles,\n"
 "         timestamps, spec (MAXSPEC 16, spec depth 8, mis-speculation),\n"
 "         q (Q elements with counts: TRCIDR0.QSUPP 0b11, TRCCONFIGR.QE\n"
@@ -116,6 +122,16 @@ static int number_option(struct encode_run *r, const struct cli_option *o,
 		if (v == 0)
 			return bad_value("pmu-type", arg, "expected above 0");
 		r->pmu_type = v;
+		break;
+	case opt_port_width:
+		if (v != 4 && v != 8 && v != 16)
+			return bad_value("port-width", arg, "expected 4, 8 or 16");
+		r->port_width = v;
+		break;
+	case opt_fifo_depth:
+		if (v < 16 || v > 4096)
+			return bad_value("fifo-depth", arg, "expected 16-4096");
+		r->fifo_depth = v;
 		break;
 	case opt_trace_id:
 		if (v == 0 || v >= 0x70)
@@ -225,10 +241,22 @@ static int parse_options(struct encode_run *r, int argc, char **argv)
 				r->proto = etmkit_proto_etmv4;
 			else if (!strcmp(optarg, "ete"))
 				r->proto = etmkit_proto_ete;
+			else if (!strcmp(optarg, "etmv2"))
+				r->proto = etmkit_proto_etmv2;
 			else
 				return bad_value("protocol", optarg,
-						 "expected etmv3, ptm, etmv4 or "
-						 "ete");
+						 "expected etmv3, ptm, etmv4, "
+						 "ete or etmv2");
+			continue;
+		case opt_capture_format:
+			if (!strcmp(optarg, "binary"))
+				r->cap_text = 0;
+			else if (!strcmp(optarg, "text"))
+				r->cap_text = 1;
+			else
+				return bad_value("capture-format", optarg,
+						 "expected binary or text");
+			r->have_capfmt = 1;
 			continue;
 		case opt_frames:
 			if (!strcmp(optarg, "coresight"))
@@ -297,11 +325,25 @@ static int parse_options(struct encode_run *r, int argc, char **argv)
 	for (int i = 0; i < reg_count; i++) {
 		int v3 = i <= reg_etmccer;
 		if ((r->have_reg >> i & 1) &&
-		    v3 != encode_v3_family(r)) {
+		    (v3 != encode_v3_family(r) ||
+		     (i == reg_etmccer && r->proto == etmkit_proto_etmv2))) {
 			cli_error("--%s is not a register "
 				  "of %s", reg_names[i], encode_family(r));
 			return cli_exit_usage;
 		}
+	}
+	if (r->proto == etmkit_proto_etmv2) {
+		/* One source on its own port: no frames, no perf.data (a
+		 * capture is cycles, not a byte stream). */
+		if (r->format == enc_fmt_perf) {
+			cli_error("--format perf-data has no ETMv2 form");
+			return cli_exit_usage;
+		}
+		r->frames = 0;
+	} else if (r->port_width || r->fifo_depth || r->have_capfmt) {
+		cli_error("--port-width, --fifo-depth and --capture-format are "
+			  "ETMv2 options");
+		return cli_exit_usage;
 	}
 	if (encode_v3_family(r) &&
 	    (r->have_depth || r->have_misp || r->have_cancel || r->have_q)) {
@@ -561,6 +603,8 @@ uint64_t encode_bytes(const struct encode_run *r)
 		return etm3_enc_offset(r->ops.e);
 	if (r->proto == etmkit_proto_ptm)
 		return ptm_enc_offset(r->ops.e);
+	if (r->proto == etmkit_proto_etmv2)
+		return etm2_enc_get_stats(r->e2)->bytes;
 	return ete_enc_get_stats(r->ops.e)->bytes;
 }
 
@@ -719,6 +763,7 @@ static int write_core_ini(const struct encode_run *r)
 	if (!f)
 		return cli_exit_input;
 	fprintf(f, "[device]\nname=cpu_0\nclass=core\ntype=%s\n\n[regs]\n",
+		r->proto == etmkit_proto_etmv2 ? "ARM1156T2-S" :
 		encode_v3_family(r) ? "Cortex-A15" : "Cortex-A57");
 	if (r->first_isa == etmkit_isa_a64)
 		fprintf(f, "PC(size:64)=0x%" PRIx64 "\n", r->first_addr);
@@ -754,6 +799,7 @@ static int write_snapshot_ini(const struct encode_run *r)
 	fprintf(f, "[trace_buffers]\nbuffers=buffer0\n\n[buffer0]\nname=ETB_0\n"
 		"file=trace.bin\nformat=%s\n\n[source_buffers]\n%s=ETB_0\n\n"
 		"[core_trace_sources]\ncpu_0=%s\n",
+		r->proto == etmkit_proto_etmv2 ? "etmv2-capture" :
 		r->frames ? "coresight" : "source_data", source_name(r),
 		source_name(r));
 	ret = close_out(f, r, "trace.ini");
@@ -875,7 +921,15 @@ static int run_encode(struct encode_run *r)
 	if ((ret = write_source_ini(r, r->source_type, r->regs, r->nregs)) ||
 	    (ret = write_core_ini(r)) || (ret = write_snapshot_ini(r)))
 		return ret;
-	if (!encode_v3_family(r)) {
+	if (r->proto == etmkit_proto_etmv2) {
+		const struct etm2_enc_stats *st = etm2_enc_get_stats(r->e2);
+
+		if (st->overflows)
+			cli_warn("the FIFO overflowed %" PRIu64 " times: %"
+				 PRIu64 " instructions are not traced (a "
+				 "decode shows gaps there)", st->overflows,
+				 st->insns_lost);
+	} else if (!encode_v3_family(r)) {
 		/* Not an error (a QEMU run ends where it ends), but the
 		 * decode will not show these: say so. */
 		const struct ete_enc_stats *st = ete_enc_get_stats(r->ops.e);

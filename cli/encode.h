@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 
+#include "etmkit/etm2.h"
 #include "etmkit/etm3.h"
 #include "etmkit/etm4.h"
 #include "etmkit/exec.h"
@@ -97,6 +98,14 @@ struct encode_run {
 	struct etm3_enc_config m3; /* the registers the encoders use */
 	struct ete_enc_config m4;
 	struct ptm_enc_config mp;
+	/* ETMv2: the port and FIFO (--port-width, --fifo-depth; 0: the
+	 * defaults), the capture's form, and the writer the encoder's
+	 * cycles go through (its bytes to encoder_sink) */
+	uint32_t port_width, fifo_depth;
+	int cap_text, have_capfmt;
+	struct etm2_enc_config m2;
+	struct etm2_cap_writer *capw;
+	struct etm2_enc *e2;
 
 	/* Running: */
 	FILE *rec_out, *trace;
@@ -138,10 +147,10 @@ int encode_run_items(struct encode_run *r);
 /* The encoder's bytes so far. */
 uint64_t encode_bytes(const struct encode_run *r);
 
-/* encode_setup.c: "ETMv3", "PTM" or "ETMv4/ETE", for messages. */
+/* encode_setup.c: "ETMv3", "PTM", "ETMv2" or "ETMv4/ETE", for messages. */
 const char *encode_family(const struct encode_run *r);
-/* Whether the run's protocol is ETMv3 or PTM: the ETMCR/ETMIDR/ETMCCER
- * family. */
+/* Whether the run's protocol is ETMv3, PTM or ETMv2: the ETMCR/ETMIDR
+ * family (ETMCCER: not ETMv2). */
 int encode_v3_family(const struct encode_run *r);
 
 /* encode_perf.c: --format perf-data. */

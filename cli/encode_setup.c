@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "encode.h"
+#include "etmkit/etm2.h"
 #include "etmkit/etm3.h"
 #include "etmkit/etm4.h"
 #include "etmkit/exec.h"
@@ -44,6 +45,41 @@ static void e4_free(void *e)
 	ete_enc_free(e);
 }
 
+/* ETMv2: the encoder's cycles go to the capture writer, whose bytes go
+ * to encoder_sink; the writer is finished after the encoder. The ops'
+ * handle is the run, which holds both. */
+static int e2_put(void *ctx, const struct exec_rec *it)
+{
+	struct encode_run *r = ctx;
+
+	return etm2_enc_put(r->e2, it);
+}
+
+static int e2_cycles(void *ctx, const struct etm2_cycle *c, size_t n)
+{
+	struct encode_run *r = ctx;
+
+	return etm2_cap_write(r->capw, c, n);
+}
+
+static int e2_finish(void *ctx)
+{
+	struct encode_run *r = ctx;
+	int err = etm2_enc_finish(r->e2);
+
+	return err ? err : etm2_cap_writer_finish(r->capw);
+}
+
+static void e2_free(void *ctx)
+{
+	struct encode_run *r = ctx;
+
+	etm2_cap_writer_free(r->capw);
+	etm2_enc_free(r->e2);
+	r->capw = NULL;
+	r->e2 = NULL;
+}
+
 static int ep_put(void *e, const struct exec_rec *r)
 {
 	return ptm_enc_put(e, r);
@@ -62,12 +98,14 @@ static void ep_free(void *e)
 const char *encode_family(const struct encode_run *r)
 {
 	return r->proto == etmkit_proto_etmv3 ? "ETMv3" :
-	       r->proto == etmkit_proto_ptm ? "PTM" : "ETMv4/ETE";
+	       r->proto == etmkit_proto_ptm ? "PTM" :
+	       r->proto == etmkit_proto_etmv2 ? "ETMv2" : "ETMv4/ETE";
 }
 
 int encode_v3_family(const struct encode_run *r)
 {
-	return r->proto == etmkit_proto_etmv3 || r->proto == etmkit_proto_ptm;
+	return r->proto == etmkit_proto_etmv3 || r->proto == etmkit_proto_ptm ||
+	       r->proto == etmkit_proto_etmv2;
 }
 
 static uint32_t reg_or(const struct encode_run *r, enum enc_reg i,
@@ -98,7 +136,8 @@ struct preset {
 	uint32_t enc_flags;        /* ETMv3: ETM3_ENC_* */
 	uint32_t configr, maxspec; /* ETMv4/ETE: TRCCONFIGR bits, TRCIDR8 */
 	uint32_t depth, misp, cancel;
-	uint32_t idr0, q;          /* ETMv4/ETE: TRCIDR0 bits, q_every */
+	uint32_t idr0, q;          /* ETMv4/ETE: TRCIDR0 bits, q_every;
+				      ETMv2: q is miss_every */
 };
 
 /* ETMv3 (IHI 0014Q 3.5.1; digest etmv3.md 1): ETMCR[15:14] context ID
@@ -126,6 +165,20 @@ static const struct preset ptm_presets[] = {
 	{ "branch-broadcast", 0x00000100, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
 	{ "return-stack", 0x20000000, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
 	{ "vmid", 0x40000000, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
+	{ NULL, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 }
+};
+
+/* ETMv2 (IHI 0014Q 3.5.1; digest etmv2.md 1): ETMCR[15:14] context ID
+ * size, [12] cycle-accurate, [8] branch output, [3:2] data address and
+ * value; "phantoms": folded direct branches (docs/etmv2.md 2);
+ * "load-miss": data value trace with every 4th load a load miss. */
+static const struct preset etm2_presets[] = {
+	{ "default", 0x0000C000, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
+	{ "cycle-accurate", 0x00001000, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
+	{ "branch-output", 0x00000100, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
+	{ "data", 0x0000000C, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
+	{ "phantoms", 0, 0, ETM2_ENC_PHANTOMS, 0, 0, 0, 0, 0, 0, 0 },
+	{ "load-miss", 0x00000004, 0, 0, 0, 0, 0, 0, 0, 0, 4 },
 	{ NULL, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 }
 };
 
@@ -244,6 +297,60 @@ static int setup_ptm(struct encode_run *r)
 	return 0;
 }
 
+/* ETMv2: an ETMv2 (ETMIDR 0x41012100: Arm, ETMv2.2) with the presets'
+ * bits and ETMCR[6:4] from the port width; the encoder, the capture
+ * writer behind it, and the source's .ini (docs/etmv2-capture.md). */
+static int setup_etm2(struct encode_run *r)
+{
+	static const uint8_t size_code[17] = { [4] = 0, [8] = 1, [16] = 2 };
+	struct etm2_enc_config cfg;
+	struct etm2_cap_info ci;
+	struct preset p;
+	unsigned width = r->port_width ? r->port_width : 8;
+	int err;
+
+	if (apply_presets(r, etm2_presets, &p))
+		return unknown_preset(r, "default, cycle-accurate, "
+				      "branch-output, data, phantoms, "
+				      "load-miss");
+	etm2_enc_config_init(&cfg);
+	cfg.etm.etmcr = reg_or(r, reg_etmcr, p.cr |
+			       (uint32_t)size_code[width]
+				       << ETM2_ETMCR_PORT_SIZE_SHIFT);
+	cfg.etm.etmidr = reg_or(r, reg_etmidr, 0x41012100u);
+	cfg.etm.port_width = (uint8_t)width;
+	cfg.flags = p.enc_flags;
+	cfg.fifo_depth = r->fifo_depth;
+	cfg.miss_every = p.q;
+	if (r->have_sync)
+		cfg.sync_period = r->sync_period;
+	r->m2 = cfg;
+	memset(&ci, 0, sizeof(ci));
+	ci.etmcr = cfg.etm.etmcr;
+	ci.etmidr = cfg.etm.etmidr;
+	ci.has_etmcr = ci.has_etmidr = 1;
+	ci.version = 2;
+	ci.port_width = (uint8_t)width;
+	ci.port_mode = etm2_port_normal;
+	ci.half_rate = !!(cfg.etm.etmcr & ETM2_ETMCR_HALF_RATE);
+	err = etm2_enc_alloc(&r->e2, &cfg, e2_cycles, r);
+	if (err)
+		return encoder_error(err);
+	err = etm2_cap_writer_alloc(&r->capw, r->cap_text ? etm2_cap_text :
+				    etm2_cap_binary, &ci, &cfg.etm,
+				    encoder_sink, r);
+	if (err) {
+		e2_free(r);
+		return encoder_error(err);
+	}
+	r->ops = (struct enc_ops){ r, e2_put, e2_finish, e2_free };
+	r->regs[0] = (struct ini_reg){ "ETMCR(0x000)", cfg.etm.etmcr };
+	r->regs[1] = (struct ini_reg){ "ETMIDR(0x079)", cfg.etm.etmidr };
+	r->nregs = 2;
+	r->source_type = "ETM2";
+	return 0;
+}
+
 /* ETMv4: the ETMv4.0 of Arm's Juno r1 (its snapshots' registers); ETE:
  * the encoder's defaults (Arm FVP's ETE 1.0). */
 static int setup_etm4(struct encode_run *r)
@@ -299,5 +406,7 @@ int encode_setup(struct encode_run *r)
 {
 	if (r->proto == etmkit_proto_ptm)
 		return setup_ptm(r);
+	if (r->proto == etmkit_proto_etmv2)
+		return setup_etm2(r);
 	return r->proto == etmkit_proto_etmv3 ? setup_etm3(r) : setup_etm4(r);
 }

@@ -158,13 +158,13 @@ static const struct cli_option options[] = {
 	  "shared libraries), the first naming the process" },
 	{ .cmds = E, .help = "Trace:" },
 	{ "protocol", 0, "P", opt_protocol, E,
-	  "etmv3, ptm, etmv4 or ete (required)" },
+	  "etmv3, ptm, etmv4, ete or etmv2 (required)" },
 	{ "preset", 0, "NAME[,NAME]...", opt_preset, E,
 	  "register set-ups, combined (see below); 'default' is always "
 	  "applied" },
 	{ "etmcr", 0, "X", opt_etmcr, E,
-	  "(etmv3, ptm) ETMCR, over the preset's" },
-	{ "etmidr", 0, "X", opt_etmidr, E, "(etmv3, ptm) ETMIDR" },
+	  "(etmv3, ptm, etmv2) ETMCR, over the preset's" },
+	{ "etmidr", 0, "X", opt_etmidr, E, "(etmv3, ptm, etmv2) ETMIDR" },
 	{ "etmccer", 0, "X", opt_etmccer, E, "(etmv3, ptm) ETMCCER" },
 	{ "trcconfigr", 0, "X", opt_trcidr0 + cli_trcconfigr, E,
 	  "(etmv4, ete) TRCCONFIGR, over the preset's" },
@@ -175,8 +175,8 @@ static const struct cli_option options[] = {
 	{ "trcdevarch", 0, "X", opt_trcidr0 + cli_trcdevarch, E,
 	  "TRCDEVARCH" },
 	{ "sync-period", 0, "N", opt_sync_period, E,
-	  "bytes between periodic synchronization (default: the "
-	  "encoder's)" },
+	  "bytes (etmv2: cycles) between periodic synchronization "
+	  "(default: the encoder's)" },
 	{ "spec-depth", 0, "N", opt_spec_depth, E,
 	  "(etmv4, ete) P0 elements left uncommitted (<= MAXSPEC)" },
 	{ "mispredict-every", 0, "N", opt_mispredict_every, E,
@@ -192,6 +192,14 @@ static const struct cli_option options[] = {
 	  "add a timestamp item before every N-th instruction (a clock "
 	  "of 3 ticks per instruction), for records that have none (QEMU "
 	  "logs)" },
+	{ "port-width", 0, "N", opt_port_width, E,
+	  "(etmv2) the trace port's TRACEPKT width: 4, 8 (the default) or "
+	  "16 bits" },
+	{ "fifo-depth", 0, "N", opt_fifo_depth, E,
+	  "(etmv2) the trace FIFO's bytes, 16-4096 (default 64): a group "
+	  "of packets that does not fit overflows" },
+	{ "capture-format", 0, "F", opt_capture_format, E,
+	  "(etmv2) binary (the default) or text (docs/etmv2-capture.md)" },
 	{ "trace-id", 0, "ID", opt_trace_id, E,
 	  "the trace source's ID (default 0x10)" },
 	{ "frames", 0, "MODE", opt_frames, E,

@@ -1,6 +1,7 @@
-/* libFuzzer target: the trace encoders (etm3_enc_*, ete_enc_*, ptm_enc_*)
- * as the exact inverse of the flow decoders (etm3_flow_*, etm4_flow_*,
- * ptm_flow_*).
+/* libFuzzer target: the trace encoders (etm3_enc_*, ete_enc_*, ptm_enc_*,
+ * etm2_enc_*) as the exact inverse of the flow decoders (etm3_flow_*,
+ * etm4_flow_*, ptm_flow_*) and, for ETMv2, of the packet decoder
+ * (etm2_pkt_*).
  *
  * From the input, deterministically: an encoder configuration, a small
  * code image of real opcodes (generated from a 16-bit seed, as
@@ -17,7 +18,7 @@
  *       addresses for A32/T32 (TRCIDR2.IASIZE); bit 5 cycle counts in the
  *       record (EXEC_F_CYCLES); bit 6 ETMv4/ETE: ETE_ENC_NO_COMPRESS;
  *       bit 7 ETMv4/ETE: TRCIDR2.WFXMODE
- *   ETMv3 (PTM when [2] bit 7 is set, below):
+ *   ETMv3 (PTM when [2] bit 7 is set, ETMv2 when [1] bit 7 is: below):
  *   [1] ETMCR: bit 0 cycle-accurate, bits 1-2 context ID size, bit 3
  *       timestamps, bit 4 branch output, bit 5 VMID
  *   [2] ETMIDR: bits 0-2 minor version 3.(n % 6), bit 3 alternative
@@ -30,6 +31,13 @@
  *   [2] bit 0 PFTv1.1 (else 1.0); ETMCCER: bit 3 DMB/DSB waypoints, bit 4
  *       64-bit timestamps, bit 5 binary timestamps (both PFTv1.1), bit 6
  *       Virtualization Extensions
+ *   ETMv2 ([0] bits 0-1 0, [2] bit 7 clear, [1] bit 7 set; A32/T32 code
+ *   as ETMv3's):
+ *   [1] ETMCR: bit 0 cycle-accurate, bits 1-2 context ID size, bit 3
+ *       data values, bit 4 branch output, bit 5 data addresses; bit 6
+ *       phantoms (ETM2_ENC_PHANTOMS)
+ *   [2] bits 0-1 port width (4, 8, 16, 8), bit 2 FIFO latency 1, bits
+ *       3-5 miss_every, bit 6 the "alt" PIPESTAT table
  *   ETMv4/ETE:
  *   [1] bits 0-2 TRCIDR8.MAXSPEC, one of 0, 1, 2, 3, 4, 8, 16, 255;
  *       bits 3-7 spec_depth (modulo MAXSPEC + 1)
@@ -74,6 +82,11 @@
  *   exceptions, I-syncs, waypoint updates, context, timestamps, cycle
  *   counts); the flow decode (ptm_flow_*), whole and in chunks, gives the
  *   record's instructions (E/N of its waypoints) and exceptions;
+ * - ETMv2: the encoder's cycles decoded into packet records, whole and in
+ *   chunks of cycles, read back against the record (tests/support/
+ *   ts_etm2_check.h: every status, TFO, branch address, data and context
+ *   ID packet; the walk meets every instruction), no overflow (a FIFO of
+ *   4096 bytes), the encoder's instruction count the decode's;
  * - after a CoreSight framing round trip (frame_enc_*, then
  *   deformat_coresight, with bytes of a second source between the
  *   chunks), the deformatter gives each source its bytes back exactly, no
@@ -106,6 +119,7 @@
 
 #include "ts_out.h"
 #include "ts_prog32.h"
+#include "ts_etm2_check.h"
 #include "ts_ptm_check.h"
 #include "ts_rec.h"
 
@@ -176,6 +190,37 @@ static int setup_of(const uint8_t *h, struct setup *s)
 		etm3_enc_config_init(&s->c3);
 		s->c3.etmcr = cr;
 		s->c3.etmccer = ccer;
+		return 0;
+	}
+	if (s->proto == P_ETM3 && (h[1] & 128)) {
+		static const uint8_t widths[4] = { 4, 8, 16, 8 };
+		unsigned code = (h[0] >> 2) & 3;
+		uint32_t cr = (uint32_t)((h[1] >> 1) & 3) << ETM2_ETMCR_CID_SHIFT;
+
+		s->proto = P_ETM2;
+		s->arm = code != 2;
+		s->thumb = code != 1;
+		if (h[1] & 1)
+			cr |= ETM2_ETMCR_CYCLE_ACCURATE;
+		if (h[1] & 8)
+			cr |= ETM2_ETMCR_DATA_VALUE;
+		if (h[1] & 16)
+			cr |= ETM2_ETMCR_BRANCH_OUTPUT;
+		if (h[1] & 32)
+			cr |= ETM2_ETMCR_DATA_ADDR;
+		etm2_enc_config_init(&s->c2);
+		s->c2.etm.etmcr = cr;
+		s->c2.etm.port_width = widths[h[2] & 3];
+		s->c2.etm.fifo_latency = (h[2] >> 2) & 1;
+		if ((h[2] & 64) && etm2_pipestat_table("alt", s->c2.etm.pipestat))
+			abort();
+		s->c2.flags = (h[1] & 64) ? ETM2_ENC_PHANTOMS : 0;
+		s->c2.miss_every = (h[2] >> 3) & 7;
+		s->c2.fifo_depth = 4096;
+		s->c2.sync_period = h[5] ? 16 + 8u * h[5] : 0;
+		/* walk32 reads the context ID size where ETMv3 has it */
+		etm3_enc_config_init(&s->c3);
+		s->c3.etmcr = cr;
 		return 0;
 	}
 	if (s->proto == P_ETM3) {
@@ -734,6 +779,45 @@ static void ptm_run(const struct setup *su, const struct image *img,
 	free(rc->r);
 }
 
+/* ETMv2: the walk encoded, the cycles decoded into packet records and
+ * read back against it, whole and in chunks. */
+static void etm2_run(const struct setup *su, struct src *in,
+		     struct ts_rec *rc)
+{
+	struct ts_cycles cy = { 0 };
+	struct etm2_enc *e;
+	struct ts_etm2_result res = { 0 };
+	const struct etm2_enc_stats *st;
+	char why[300];
+	size_t end = walk32(&P32, su, in, rc, 1);
+	int err = etm2_enc_alloc(&e, &su->c2, ts_cycles_sink, &cy);
+
+	if (err)
+		fail("etm2_enc_alloc: %d for ETMCR 0x%x", err, su->c2.etm.etmcr);
+	for (size_t i = 0; i < end; i++)
+		if ((err = etm2_enc_put(e, &rc->r[i])) != 0)
+			fail("etm2_enc_put: %d at item %zu", err, i);
+	if (etm2_enc_finish(e))
+		fail("etm2_enc_finish failed");
+	st = etm2_enc_get_stats(e);
+	if (st->cycles != cy.n || st->overflows)
+		fail("etm2_enc stats: %llu cycles (the sink got %zu), %llu "
+		     "overflows", (unsigned long long)st->cycles, cy.n,
+		     (unsigned long long)st->overflows);
+	dump(rc, end);
+	if (ts_etm2_check(&su->c2.etm, cy.c, cy.n, 0, 0, rc, &res, why,
+			  sizeof(why)) ||
+	    res.insns != st->insns ||
+	    ts_etm2_check(&su->c2.etm, cy.c, cy.n, su->chunk_max, 0, rc, &res,
+			  why, sizeof(why)))
+		fail("ETMv2: %s (%llu instructions decoded, %llu encoded)", why,
+		     (unsigned long long)res.insns,
+		     (unsigned long long)st->insns);
+	etm2_enc_free(e);
+	free(cy.c);
+	free(rc->r);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct setup su;
@@ -757,6 +841,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (su.proto == P_PTM) {
 		ptm_run(&su, img, &in, &rc);
+		image_free(img);
+		return 0;
+	}
+	if (su.proto == P_ETM2) {
+		etm2_run(&su, &in, &rc);
 		image_free(img);
 		return 0;
 	}

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "etmkit/etm2.h"
 #include "etmkit/etm3.h"
 #include "etmkit/etm4.h"
 #include "etmkit/exec.h"
@@ -21,7 +22,7 @@
  * reach every packet form; longer walks only cost time. */
 #define MAX_WALK 8192u
 
-enum proto { P_ETM3 = 0, P_ETM4_A64, P_ETE, P_ETM4_A32, P_PTM };
+enum proto { P_ETM3 = 0, P_ETM4_A64, P_ETE, P_ETM4_A32, P_PTM, P_ETM2 };
 
 /* Report a broken invariant on stderr and abort() (fuzz_encode.c). */
 void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -68,6 +69,7 @@ struct setup {
 	struct etm3_enc_config c3; /* PTM: its registers too, for walk32 */
 	struct ete_enc_config c4;
 	struct ptm_enc_config cp;
+	struct etm2_enc_config c2;
 	size_t chunk_max;
 	uint32_t chunk_seed;
 	uint8_t id, junk;

@@ -3,9 +3,12 @@
  * records come from the input directly (etm2_flow_feed_records()), as a
  * packet decoder would deliver them: any type, status and fields.
  *
- * Input: 4 header bytes, the image, then records of 8 bytes:
+ * Input: 4 header bytes, the image, then records of 8 bytes, or with
+ * bit 7 of [0] capture cycles of 4 bytes (struct etm2_cycle: TRACEPKT
+ * little-endian, PIPESTAT, flags) through the packet decoder:
  *   [0] ETMCR selector: bit 0 cycle-accurate, bit 1 data address and
- *       value tracing, bits 2-3 context ID size
+ *       value tracing, bits 2-3 context ID size, bit 4 4-bit port (else
+ *       8-bit), bit 5 16-bit port, bit 6 FIFO latency 0; bit 7 cycles
  *   [1] records per feed for the chunked decodes (1-64)
  *   [2..3] image length (little-endian, at most what follows; mapped at
  *       0x8000)
@@ -24,6 +27,8 @@
  *   of E or N, an aligned address, and carries ETMKIT_INSN_CYCLES
  *   exactly when the trace is cycle-accurate;
  * - the decoder's instruction count is the instructions delivered;
+ * - without the fast path for runs of IE statuses (etm2_flow.c
+ *   ie_run()) the elements are the same, in both forms;
  * - the ranges form says what the per-instruction form says
  *   (tests/etmv2/etm2_ranges_match.h).
  */
@@ -38,6 +43,8 @@
 #include "ts_elems.h"
 
 #define MAX_RECS 4096
+/* decode(): no fast path (etm2_flow_int.h no_fast) */
+#define SLOW 0x100u
 
 static void put(struct ts_elems *v, const struct etmkit_elem *e)
 {
@@ -119,7 +126,10 @@ static void parse(const uint8_t *p, size_t n, uint32_t ilen,
 	}
 }
 
-/* Decode @r[0..nr) in form @flags, fed @chunk records at a time (0: one
+static struct etm2_cycle cycles[MAX_RECS];
+static size_t ncycles;
+
+/* Decode @r[0..nr) (or ncycles cycles, if @r is NULL) in form @flags, fed @chunk records at a time (0: one
  * feed, drained by batches; else by next() of @count). */
 static void decode(const struct etm2_flow_config *cfg, uint32_t flags,
 		   const struct etm2_packet *r, size_t nr, size_t chunk,
@@ -132,16 +142,18 @@ static void decode(const struct etm2_flow_config *cfg, uint32_t flags,
 	size_t at = 0;
 	int k, fin = 0;
 
-	c.flags = flags;
+	c.flags = flags & ETM2_FLOW_RANGES;
 	if (etm2_flow_alloc(&d, &c))
 		abort();
+	d->no_fast = !!(flags & SLOW);
 	if (!chunk)
 		chunk = nr ? nr : 1;
 	for (;;) {
 		if (at < nr) {
 			size_t m = nr - at < chunk ? nr - at : chunk;
 
-			if (etm2_flow_feed_records(d, r + at, m))
+			if (r ? etm2_flow_feed_records(d, r + at, m) :
+				etm2_flow_feed(d, cycles + at, m, at))
 				abort();
 			at += m;
 		} else if (!fin) {
@@ -175,12 +187,15 @@ static void same(const struct ts_elems *a, const struct ts_elems *b)
 			abort();
 }
 
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct etm2_packet recs[MAX_RECS];
 	struct ts_elems ref = { 0 }, alt = { 0 }, rng = { 0 }, rng2 = { 0 };
 	struct etm2_flow_config cfg;
 	struct image *img = NULL;
+	const struct etm2_packet *rp;
 	size_t nr, chunk, at = 0;
 	uint64_t insns, n_ins = 0, last = 0, dummy;
 	uint32_t ilen;
@@ -196,9 +211,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	if (ilen && image_add_buffer(img, data + 4, ilen, 0x8000, 0))
 		abort();
-	parse(data + 4 + ilen, size - 4 - ilen, ilen, recs, &nr);
 	etm2_flow_config_init(&cfg);
-	cfg.etm.port_width = 8;
+	cfg.etm.port_width = (data[0] & 0x20) ? 16 : (data[0] & 0x10) ? 4 : 8;
+	cfg.etm.fifo_latency = (data[0] & 0x40) ? 0 : 1;
+	if (data[0] & 0x80) {
+		/* Cycles: the records are the packet decoder's. */
+		const uint8_t *p = data + 4 + ilen;
+
+		ncycles = 0;
+		for (size_t i = 0; i + 4 <= size - 4 - ilen &&
+				   ncycles < MAX_RECS; i += 4, ncycles++) {
+			cycles[ncycles].pkt = (uint16_t)(p[i] | p[i + 1] << 8);
+			cycles[ncycles].ps = p[i + 2] & 15;
+			cycles[ncycles].flags = p[i + 3] & 1;
+		}
+		nr = ncycles;
+		rp = NULL;
+	} else {
+		parse(data + 4 + ilen, size - 4 - ilen, ilen, recs, &nr);
+		rp = recs;
+	}
 	cfg.etm.etmcr = ((data[0] & 1) ? ETM2_ETMCR_CYCLE_ACCURATE : 0) |
 			((data[0] & 2) ? ETM2_ETMCR_DATA_ADDR |
 						 ETM2_ETMCR_DATA_VALUE : 0) |
@@ -206,20 +238,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cfg.image = img;
 	cfg.cache_bytes = 64 << 10;
 
-	decode(&cfg, 0, recs, nr, 0, 0, &ref, &insns);
+	decode(&cfg, 0, rp, nr, 0, 0, &ref, &insns);
 	for (size_t i = 0; i < ref.n; i++) {
 		check_elem(&ref.e[i], &last, data[0] & 1);
 		n_ins += ref.e[i].kind == etmkit_elem_insn;
 	}
 	if (n_ins != insns)
 		abort();
-	decode(&cfg, 0, recs, nr, chunk, (size_t)(data[1] >> 6) * 16 + 1,
+	decode(&cfg, 0, rp, nr, chunk, (size_t)(data[1] >> 6) * 16 + 1,
 	       &alt, &dummy);
 	same(&ref, &alt);
-	decode(&cfg, ETM2_FLOW_RANGES, recs, nr, 0, 0, &rng, &dummy);
+	ts_elems_free(&alt);
+	decode(&cfg, SLOW, rp, nr, chunk, 3, &alt, &dummy);
+	same(&ref, &alt);
+	decode(&cfg, ETM2_FLOW_RANGES, rp, nr, 0, 0, &rng, &dummy);
 	if (dummy != insns)
 		abort();
-	decode(&cfg, ETM2_FLOW_RANGES, recs, nr, chunk, 7, &rng2, &dummy);
+	decode(&cfg, ETM2_FLOW_RANGES, rp, nr, chunk, 7, &rng2, &dummy);
+	same(&rng, &rng2);
+	ts_elems_free(&rng2);
+	decode(&cfg, ETM2_FLOW_RANGES | SLOW, rp, nr, 0, 0, &rng2, &dummy);
 	same(&rng, &rng2);
 	why = etm2_ranges_match(ref.e, ref.n, rng.e, rng.n, &at);
 	if (why)

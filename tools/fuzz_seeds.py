@@ -308,6 +308,10 @@ def encode_seeds(outdir):
         ("ptm-v11-ca-cid-ts-rs", [0x20, 0x4f, 0xf1, 0, 0, 40]),
         ("ptm-v10-bb-vmid-thumb", [0x08, 0x32, 0x80, 0, 0, 0]),
         ("ptm-v11-arm-sync-rs-dmb", [0x24, 0x6c, 0xc9, 0, 0, 3]),
+        # ETMv2: [1] bit 7; 4-bit port, CA, CID, data, phantoms, misses
+        ("etm2-p4-ca-cid-data-ph", [0x20, 0xef, 0x14, 0, 0, 4]),
+        ("etm2-p16-bo-alt-thumb", [0x08, 0x92, 0x42, 0, 0, 0]),
+        ("etm2-p8-arm-lat0", [0x04, 0x80, 0x01, 0, 0, 1]),
     )
     for i, (name, h) in enumerate(cfgs):
         for n, length in ((0, 6000), (1, 1500)):
@@ -542,6 +546,23 @@ def etm2_flow_seeds(outdir):
             write(outdir, "fuzz_etm2_flow", "cr%d-%d" % (cr, chunk),
                   bytes([cr, chunk]) + struct.pack("<H", len(code)) +
                   code + recs)
+    # Cycles (bit 7): the phantom flow case's capture (8-bit port,
+    # natural PIPESTAT codes), over its code at 0x8000 (the image the
+    # target maps there).
+    names = ["IE", "DE", "IN", "DN", "WT", "DW", "TR", "TD"]
+    cyc = []
+    for line in ("TD 0x01", "WT 0x20", "WT 0x00", "WT 0x80", "WT 0x00",
+                 "WT 0x00", "0x8 0x00", "0xd 0x00", "WT 0x21", "0xb 0x00",
+                 "WT 0x6e", "0xe 0x00", "TD 0x00"):
+        st, pkt = line.split()
+        ps = names.index(st) if st in names else int(st, 16)
+        cyc.append(struct.pack("<HBB", int(pkt, 16), ps, 0))
+    pcode = struct.pack("<7I", 0xea000002, 0xe1a00000, 0xe1a00000,
+                        0xe1a00000, 0xe1a00000, 0x1a000010, 0xe12fff13)
+    for chunk in (0, 1, 5):
+        write(outdir, "fuzz_etm2_flow", "cycles-%d" % chunk,
+              bytes([0x80, chunk]) + struct.pack("<H", len(pcode)) +
+              pcode + b"".join(cyc))
 
 def write(outdir, target, name, blob):
     d = os.path.join(outdir, target)

@@ -313,43 +313,6 @@ static void put_isync(struct etm3_enc *e, unsigned reason, uint32_t addr,
 
 /* ---- Branch address packets (7.3.5) ---------------------------------------- */
 
-/* Low address bits below those byte 0 carries: ARM word, Thumb and
- * ThumbEE halfword, Jazelle byte aligned. */
-static unsigned isa_shift(uint8_t isa)
-{
-	switch (isa) {
-	case etmkit_isa_thumb:
-	case etmkit_isa_thumbee: return 1;
-	case etmkit_isa_jazelle: return 0;
-	default: return 2;
-	}
-}
-
-/* Address bits @nb (1-4) address bytes carry: 6 in byte 0, 7 in each
- * further one, but 6 in the final one of the alternative encoding, whose
- * bit 6 flags exception bytes (digest 4.5.1, 4.5.2). */
-static unsigned covered(const struct etm3_enc *e, unsigned nb, unsigned shift)
-{
-	unsigned bits = 6 + 7 * (nb - 1);
-
-	if (e->info.alt_branch && nb >= 2)
-		bits--;
-	return bits + shift;
-}
-
-/* The 5th address byte: the instruction set and the top address bits
- * (digest 4.5.3): b0X001aaa ARM A[31:29], b0X01aaaa Thumb A[31:28],
- * b0X1aaaaa Jazelle A[31:27]; X flags exception bytes. */
-static uint8_t fifth_byte(uint8_t isa, uint32_t addr)
-{
-	switch (isa) {
-	case etmkit_isa_thumb:
-	case etmkit_isa_thumbee: return (uint8_t)(0x10 | (addr >> 28));
-	case etmkit_isa_jazelle: return (uint8_t)(0x20 | (addr >> 27));
-	default: return (uint8_t)(0x08 | (addr >> 29));
-	}
-}
-
 /* A branch address packet to @addr in @isa, with exception information
  * giving exception @exc (0: none) when @with_exc. The address is sent in
  * as few bytes as carry every bit that differs from the reference; the
@@ -362,7 +325,6 @@ static uint8_t fifth_byte(uint8_t isa, uint32_t addr)
 static void put_branch(struct etm3_enc *e, uint32_t addr, uint8_t isa,
 		       int with_exc, uint8_t exc)
 {
-	unsigned shift = isa_shift(isa), nb = 5, lo;
 	unsigned altisa = isa == etmkit_isa_thumbee;
 	unsigned hyp = e->info.virt_ext ? e->pc.hyp : 0;
 	int thumbish = isa == etmkit_isa_thumb || isa == etmkit_isa_thumbee;
@@ -370,38 +332,10 @@ static void put_branch(struct etm3_enc *e, uint32_t addr, uint8_t isa,
 		    (thumbish && e->info.minor >= 3 && altisa != e->ref_altisa);
 	int need5 = isa != e->ref_isa || isa != e->last_isa ||
 		    (state && !e->info.alt_branch);
-	uint32_t v = addr >> shift;
 	uint8_t out[8];
-	unsigned n = 0;
+	unsigned n = enc_branch_addr(out, addr, isa, e->ref_addr, need5,
+				     state ? 2 : 1, e->info.alt_branch, state);
 
-	if (!need5) {
-		lo = state ? 2 : 1;
-		for (unsigned k = lo; k <= 4; k++) {
-			unsigned c = covered(e, k, shift);
-
-			if ((addr >> c) == (e->ref_addr >> c)) {
-				nb = k;
-				break;
-			}
-		}
-	}
-	out[n++] = (uint8_t)(((v & 0x3f) << 1) | 1 | (nb > 1 ? 0x80 : 0));
-	v >>= 6;
-	for (unsigned k = 1; k < nb; k++) {
-		int final = k == nb - 1;
-		uint8_t b;
-
-		if (k == 4) {
-			b = (uint8_t)(fifth_byte(isa, addr) | (state ? 0x40 : 0));
-		} else if (final && e->info.alt_branch) {
-			b = (uint8_t)((v & 0x3f) | (state ? 0x40 : 0));
-			v >>= 6;
-		} else {
-			b = (uint8_t)((v & 0x7f) | (final ? 0 : 0x80));
-			v >>= 7;
-		}
-		out[n++] = b;
-	}
 	if (state) {
 		/* Byte 0: C AltISA Cancel Exception[3:0] NS; byte 1 (when Hyp
 		 * is or was set, so that either reading of an absent byte 1

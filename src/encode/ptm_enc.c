@@ -215,19 +215,6 @@ static int isa_ok(uint8_t isa)
 	}
 }
 
-/* The instruction's insn.h flags from its opcode; 0 when it does not
- * decode. */
-static uint32_t insn_flags(const struct exec_rec *r)
-{
-	struct insn_info ii;
-	uint8_t b[4];
-	size_t n = exec_insn_bytes(r, b);
-
-	if (!n || insn_decode(&ii, (enum etmkit_isa)r->isa, r->addr, b, n) < 0)
-		return 0;
-	return ii.flags;
-}
-
 /* A waypoint (4.3): a branch, whether or not it was taken; ISB; DMB and
  * DSB when ETMCCER[24] says so. ENTERX and LEAVEX are none: the walk
  * changes the instruction set at them from their opcode (as
@@ -291,7 +278,7 @@ static int put_insn(struct ptm_enc *e, const struct exec_rec *r)
 		if (taken && r->target > 0xffffffffu)
 			return -etmkit_err_invalid;
 	}
-	iflags = insn_flags(r);
+	iflags = enc_insn_flags(r);
 	before_insn(e, r);
 	e->cyc += (r->flags & EXEC_F_CYCLES) ? r->cycles : 1;
 	e->last_addr = (uint32_t)r->addr;

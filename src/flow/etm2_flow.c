@@ -447,17 +447,72 @@ static int refill(struct etm2_flow_decoder *d)
 	int r;
 
 	if (d->recs || d->nrecs) {
-		size_t k = d->nrecs < ETM2_BATCH ? d->nrecs : ETM2_BATCH;
+		/* Read in place: up to INT_MAX at once (the batch count). */
+		size_t k = d->nrecs < 0x40000000u ? d->nrecs : 0x40000000u;
 
-		if (k)
-			memcpy(d->batch, d->recs, k * sizeof(d->batch[0]));
+		d->cur = d->recs;
 		d->recs += k;
 		d->nrecs -= k;
 		r = k ? (int)k : -etmkit_err_eos;
 	} else {
+		d->cur = d->batch;
 		r = etm2_pkt_next(d->pkt, d->batch, ETM2_BATCH);
 	}
 	return flow_drive_refilled(&d->drv, r);
+}
+
+/* The common case, read without a call per record: IE statuses (not
+ * cycle-accurate) at @p[0..avail) while the walk stands inside a block
+ * before its last instruction, so that each executes the next of the
+ * block, which is no branch (blocks end at branches: block.h). Delivers
+ * them as etm2_flow_insn() would, as many as the queue has room for
+ * (ranges: one range). Returns how many records it took (0: none). */
+static size_t ie_run(struct etm2_flow_decoder *d, const struct etm2_packet *p,
+		     size_t avail)
+{
+	const struct flow_block *b = d->blk;
+	uint32_t i = d->idx, k = 0, max = (uint32_t)(b->n - 1 - i);
+	const struct flow_insn *fi;
+	struct etmkit_elem *e;
+
+	if (avail < max)
+		max = (uint32_t)avail;
+	if (!d->ranges && max > ETM2_QUEUE - ETM2_REC_ELEMS - d->n)
+		max = (uint32_t)(ETM2_QUEUE - ETM2_REC_ELEMS - d->n);
+	while (k < max && p[k].type == etm2_pkt_status &&
+	       p[k].status == etm2_st_ie && !p[k].error)
+		k++;
+	if (!k)
+		return 0;
+	if (!d->ranges) {
+		e = &d->q[d->n];
+		for (uint32_t j = 0; j < k; j++, e++) {
+			memcpy(&e->addr, &b->insn[i + j], 24);
+			e->offset = p[j].cycle;
+			e->cycles = 0;
+		}
+		d->n += k;
+	} else {
+		/* The first through put_insn() (a new range or not), the
+		 * rest extend it: each is the next, executed. */
+		fi = &b->insn[i];
+		put_insn(d, fi, b->isa, p[0].cycle, d->cache.insn_flags, 0, 0);
+		d->stats.insns--;
+		e = &d->q[d->open];
+		e->u.range.count += k - 1;
+		fi = &b->insn[i + k - 1];
+		e->size = fi->head[2];
+		e->u.range.opcode = fi->opcode;
+		e->u.range.class_flags = fi->flags;
+		e->u.range.end = fi->addr + fi->head[2];
+	}
+	d->stats.insns += k;
+	d->last_valid = 1;
+	d->last_insn = b->insn[i + k - 1].addr;
+	d->idx = i + k;
+	d->grp = GRP_NONE;
+	d->grp_known = 0;
+	return k;
 }
 
 /* Decode into the queue until it is full or the input is used up. */
@@ -481,7 +536,19 @@ static void decode(struct etm2_flow_decoder *d)
 		}
 		if (ETM2_QUEUE - d->n < ETM2_REC_ELEMS)
 			return;
-		on_record(d, &d->batch[d->drv.ibatch++]);
+		if (d->pos == POS_BLOCK && !d->info.cycle_accurate &&
+		    !d->no_fast) {
+			size_t k = ie_run(d, d->cur + d->drv.ibatch,
+					  (size_t)(d->drv.nbatch -
+						   d->drv.ibatch));
+
+			if (k) {
+				d->drv.ibatch += (int)k;
+				d->stats.packets += k;
+				continue;
+			}
+		}
+		on_record(d, &d->cur[d->drv.ibatch++]);
 		d->stats.packets++;
 	}
 }

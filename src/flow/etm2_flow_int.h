@@ -52,6 +52,7 @@ struct etm2_flow_decoder {
 	struct flow_cache cache;
 
 	struct etm2_packet batch[ETM2_BATCH];
+	const struct etm2_packet *cur; /* the records read: batch, or recs */
 	struct flow_drive drv;   /* flow_driver.h */
 	/* Tests: records read from here instead of the packet decoder
 	 * (etm2_flow_feed_records()). */
@@ -112,6 +113,8 @@ struct etm2_flow_decoder {
 	long open;               /* ETM2_FLOW_RANGES: q[open] is a range the
 				    next instruction may extend, or -1 */
 	uint8_t ranges;
+	uint8_t no_fast;         /* tests: every record through on_record(),
+				    no ie_run() (etm2_flow.c) */
 	struct etmkit_elem *q;
 	struct etmkit_elem q_own[ETM2_QUEUE];
 

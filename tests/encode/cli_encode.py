@@ -193,6 +193,21 @@ def bad_options():
                               "0x410CF250"], 2, "register set-up")
     bad("trace_id", base + ["--protocol", "ete", "--trace-id", "0x70"], 2,
         "trace-id")
+    # ETMv2: its options, and only its
+    bad("etmv2_width", base + ["--protocol", "etmv2", "--port-width", "12"],
+        2, "port-width", "12")
+    bad("etmv2_depth", base + ["--protocol", "etmv2", "--fifo-depth", "8"],
+        2, "fifo-depth")
+    bad("etmv2_capfmt", base + ["--protocol", "etmv2", "--capture-format",
+                                "etb"], 2, "capture-format", "etb")
+    bad("etmv2_etmccer", base + ["--protocol", "etmv2", "--etmccer", "1"],
+        2, "etmccer", "ETMv2")
+    bad("etmv2_perf", base + ["--protocol", "etmv2", "--format",
+                              "perf-data"], 2, "perf-data", "ETMv2")
+    bad("width_not_etmv2", base + ["--protocol", "ptm", "--port-width",
+                                   "4"], 2, "ETMv2 options")
+    bad("etmv2_preset", base + ["--protocol", "etmv2", "--preset",
+                                "return-stack"], 2, "return-stack")
     bad("frames", base + ["--protocol", "ete", "--frames", "tpiu"], 2,
         "tpiu")
     bad("both_inputs", base + ["--protocol", "ete", "--from-qemu", rec], 2,
@@ -399,7 +414,16 @@ def good():
             ("a32_t32_flow.txt", "ptm", ["--preset",
                                          "cycle-accurate,return-stack"],
              {"etmcr": 0x2000d000, "etmidr": 0x411CF312,
-              "etmccer": 0x34C01AC2, "etmtraceidr": 0x10})):
+              "etmccer": 0x34C01AC2, "etmtraceidr": 0x10}),
+            # ETMv2: ETMCR[6:4] port size (0 = 4-bit), [12] CA, [3:2] data
+            ("a32_t32_flow.txt", "etmv2", ["--preset",
+                                           "cycle-accurate,data,phantoms",
+                                           "--port-width", "4"],
+             {"etmcr": 0x0000d00c, "etmidr": 0x41012100}),
+            ("a32_t32_flow.txt", "etmv2", ["--port-width", "16",
+                                           "--fifo-depth", "16",
+                                           "--capture-format", "text"],
+             {"etmcr": 0x0000c020, "etmidr": 0x41012100})):
         rec = os.path.join(RECORDS, rec_name)
         name = f"{rec_name}/{proto}"
         out = path(name.replace("/", "_") + ".out")
@@ -411,6 +435,20 @@ def good():
             continue
         check("warning" not in err, f"{name}: {err.strip()}")
         check_snapshot(name, rec, out, proto, regs)
+        if proto == "etmv2":
+            # docs/etmv2-capture.md: an ETM2 source, an etmv2-capture
+            # buffer in the binary or text form the options chose
+            src = ini(os.path.join(out, "source_0.ini"))
+            tr = ini(os.path.join(out, "trace.ini"))
+            check(src["device"]["type"] == "ETM2" and
+                  tr["buffer0"]["format"] == "etmv2-capture",
+                  f"{name}: ETMv2 snapshot")
+            with open(os.path.join(out, "trace.bin"), "rb") as f:
+                head = f.read(16)
+            text = "text" in extra
+            check(head.startswith(b"etmv2-capture 1\n") if text
+                  else head.startswith(b"ETM2CAP"),
+                  f"{name}: capture starts {head!r}")
         check(record_items(back) == record_items(rec),
               f"{name}: --record-out does not read back as the record")
     # from stdin, raw stream

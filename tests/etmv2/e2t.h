@@ -11,7 +11,10 @@
  *   expect                 then the packet records, one a line
  *                          (e2t_format_pkt() below is the canonical form)
  *   code ADDR arm|thumb    then hex words (any number a line): a code
- *                          block for flow tests (more than one allowed)
+ *                          block for flow tests (more than one allowed);
+ *                          arm: 32-bit words, thumb: one 16-bit halfword
+ *                          a word (a 32-bit T32 instruction is two, the
+ *                          first halfword first)
  *   expect-elements        then the expected flow elements, one a line
  *
  * Header-only, for tests and fuzzers; allocates with malloc, e2t_free()

@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "elem_same.h"
+#include "../elem_same.h"
 #include "etmkit/elem.h"
 
 /* NULL when @rng[0..nrng) matches @ref[0..nref), else why not (and

@@ -1,8 +1,11 @@
 /* Test support: execution records built in code (ts_rec.h). */
 #include "ts_rec.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "etmkit/qemu_log.h"
 
 struct exec_rec *ts_rec_add(struct ts_rec *rc, uint8_t kind)
 {
@@ -136,4 +139,35 @@ void ts_rec_code_free(struct ts_rec_code *c)
 	image_free(c->img);
 	free(c->bytes);
 	memset(c, 0, sizeof(*c));
+}
+
+int ts_rec_read(const char *path, struct ts_rec *rc)
+{
+	FILE *f = fopen(path, "r");
+	struct exec_rec r;
+	struct exec_diag dg;
+	int k = -1;
+
+	if (!f)
+		return -1;
+	if (strstr(path, ".log")) {
+		struct qemu_log_reader *rd;
+		struct qemu_log_config qc = { .size = sizeof(qc) };
+
+		if (!qemu_log_reader_alloc(&rd, f, &qc)) {
+			while ((k = qemu_log_next(rd, &r, &dg)) == 1)
+				*ts_rec_add(rc, r.kind) = r;
+			qemu_log_reader_free(rd);
+		}
+	} else {
+		struct exec_text_reader *rd;
+
+		if (!exec_text_reader_alloc(&rd, f)) {
+			while ((k = exec_text_next(rd, &r, &dg)) == 1)
+				*ts_rec_add(rc, r.kind) = r;
+			exec_text_reader_free(rd);
+		}
+	}
+	fclose(f);
+	return k == 0 ? 0 : -1;
 }

@@ -38,6 +38,11 @@ struct ts_rec_code {
 int ts_rec_code(struct ts_rec_code *c, const struct ts_rec *rc);
 void ts_rec_code_free(struct ts_rec_code *c);
 
+/* Append the items of the execution record (docs/exec-record.md) or QEMU
+ * log (a name ending ".log") at @path to @rc. Returns 0, or -1 when the
+ * file cannot be opened or read to its end. */
+int ts_rec_read(const char *path, struct ts_rec *rc);
+
 /* Free @rc's items and zero it. */
 void ts_rec_free(struct ts_rec *rc);
 

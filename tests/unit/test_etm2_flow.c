@@ -39,10 +39,15 @@
 #include "etmkit/image.h"
 #include "flow/etm2_flow_int.h"
 #include "elem_same.h"
+#include "etmv2/e2t.h"
 #include "etmv2/etm2_ranges_match.h"
+
+#include <dirent.h>
 
 #define MAX_RECS 128
 #define MAX_LINES 128
+/* decode(): no fast path for IE runs (etm2_flow_int.h no_fast) */
+#define SLOW 0x100u
 
 struct fcase {
 	uint32_t etmcr;
@@ -248,8 +253,9 @@ static struct etm2_flow_decoder *decode(const struct fcase *c, uint32_t flags,
 	etm2_flow_config_init(&cfg);
 	cfg.etm.etmcr = c->etmcr | (1u << ETM2_ETMCR_PORT_SIZE_SHIFT);
 	cfg.image = c->img;
-	cfg.flags = flags;
+	cfg.flags = flags & ETM2_FLOW_RANGES;
 	assert_int_equal(etm2_flow_alloc(&d, &cfg), 0);
+	d->no_fast = !!(flags & SLOW);
 	out->n = 0;
 	if (!step)
 		step = c->nrecs ? c->nrecs : 1;
@@ -370,6 +376,11 @@ static void run_case(const char *text, struct etm2_flow_stats *st)
 				 i < ref.n ? got : "(none)",
 				 i < c.nexpect ? c.expect[i] : "(none)");
 	}
+	etm2_flow_free(decode(&c, SLOW, 0, &alt));
+	assert_same(&alt, &ref);
+	etm2_flow_free(decode(&c, ETM2_FLOW_RANGES | SLOW, 0, &alt));
+	etm2_flow_free(decode(&c, ETM2_FLOW_RANGES, 0, &rng));
+	assert_same(&alt, &rng);
 	for (size_t step = 1; step <= 3; step++) {
 		etm2_flow_free(decode(&c, 0, step, &alt));
 		assert_int_equal(alt.n, ref.n);
@@ -392,10 +403,12 @@ static void test_straight_and_direct(void **state)
 {
 	(void)state;
 	run_case("code 0x8000 arm e3a00001 e3500002 0a000003 ea000001 "
-		 "e1a00000 e1a00000 e2800001 e1a00000\n"
+		 "e1a00000 e1a00000 e2800001 e1a00000 e1a00000\n"
 		 /* 0x8008 beq 0x801c, 0x800c b 0x8018 */
 		 "10 tfo 0x8000 arm trace_enable\n"
 		 "11 IE\n12 IE\n13 IN\n14 IE\n16 IE\n17 IN\n"
+		 /* a periodic TFO elsewhere: its IE there */
+		 "18 IE\n20 tfo 0x8004 arm periodic\n21 IN\n"
 		 "expect\n"
 		 "10 trace_on trace_enable 0x8000 arm\n"
 		 "11 insn 0x8000 arm E\n"
@@ -403,7 +416,33 @@ static void test_straight_and_direct(void **state)
 		 "13 insn 0x8008 arm N\n"
 		 "14 insn 0x800c arm E\n"
 		 "16 insn 0x8018 arm E\n"
-		 "17 insn 0x801c arm N\n",
+		 "17 insn 0x801c arm N\n"
+		 "18 insn 0x8020 arm E\n"
+		 "20 insn 0x8004 arm E\n"
+		 "21 insn 0x8008 arm N\n",
+		 NULL);
+}
+
+/* A run of IE statuses inside a block (the decoder's fast path): each
+ * instruction at its own status cycle, a wait between changing nothing;
+ * the run stops before the block's last instruction, a branch. */
+static void test_ie_run(void **state)
+{
+	(void)state;
+	run_case("code 0x8000 arm e1a00000 e1a00000 e1a00000 e1a00000 "
+		 "e1a00000 eafffff9\n"            /* 0x8014 b 0x8000 */
+		 "0 tfo 0x8000 arm trace_enable\n"
+		 "1 IE\n2 IE\n3 IE\n4 wait\n5 IE\n6 IE\n7 IE\n8 IE\n9 IN\n"
+		 "expect\n"
+		 "0 trace_on trace_enable 0x8000 arm\n"
+		 "1 insn 0x8000 arm E\n"
+		 "2 insn 0x8004 arm E\n"
+		 "3 insn 0x8008 arm E\n"
+		 "5 insn 0x800c arm E\n"
+		 "6 insn 0x8010 arm E\n"
+		 "7 insn 0x8014 arm E\n"
+		 "8 insn 0x8000 arm E\n"
+		 "9 insn 0x8004 arm N\n",
 		 NULL);
 }
 
@@ -496,7 +535,8 @@ static void test_cycles_periodic_overflow(void **state)
 }
 
 /* Data (Q§6.4; docs/etmv2.md 7): a DE's packets after its instruction;
- * an LDM's transfers, the first with A = 1, go on in a DW group; a load
+ * an LDM's transfers, the first with A = 1, go on in a DW group (A = 0:
+ * the LDM's, even after another instruction executed); a load
  * miss's data (DW, later) goes to the instruction of its "occurred"
  * packet of the same tag, out of order. */
 static void test_data(void **state)
@@ -504,7 +544,7 @@ static void test_data(void **state)
 	(void)state;
 	run_case("config etmcr=0xc\n"
 		 "code 0x8000 arm e5901000 e8900006 e5801000 e1a00000 "
-		 "e5901000 e1a00000\n"
+		 "e5901000 e1a00000 e8900006 e1a00000\n"
 		 "0 tfo 0x8000 arm trace_enable\n"
 		 "1 DE\n1 data a=1 addr=0x20000 value=0x11 bytes=1\n"
 		 "2 DE\n2 data a=1 addr=0x20004 value=0x1234 bytes=2\n"
@@ -515,6 +555,9 @@ static void test_data(void **state)
 		 "6 DE\n6 miss a=1 addr=0x30000 tag=2\n"
 		 "7 IE\n"
 		 "8 DW\n8 missdata value=0xabcd bytes=2 tag=2\n"
+		 "9 DE\n9 data a=1 addr=0x20010 value=1 bytes=1\n"
+		 "10 IE\n"
+		 "11 DW\n11 data value=2 bytes=1\n"
 		 "expect\n"
 		 "0 trace_on trace_enable 0x8000 arm\n"
 		 "1 insn 0x8000 arm E\n"
@@ -529,7 +572,11 @@ static void test_data(void **state)
 		 "6 insn 0x8010 arm E\n"
 		 "6 data insn=0x8010 addr=0x30000 tag=2\n"
 		 "7 insn 0x8014 arm E\n"
-		 "8 data insn=0x8010 value=0xabcd size=2 ooo tag=2\n",
+		 "8 data insn=0x8010 value=0xabcd size=2 ooo tag=2\n"
+		 "9 insn 0x8018 arm E\n"
+		 "9 data insn=0x8018 addr=0x20010 value=0x1 size=1\n"
+		 "10 insn 0x801c arm E\n"
+		 "11 data insn=0x8018 value=0x2 size=1\n",
 		 NULL);
 }
 
@@ -568,9 +615,11 @@ static void test_context_exception_trigger(void **state)
 		 NULL);
 }
 
-/* An LSiP TFO implies its LDM (Q§7.14.2 as docs/etmv2.md 6 assumes); a
- * branch address for an instruction that cannot branch is no_image
- * (mismatch), the walk going on at the address; a reserved header is a
+/* An LSiP TFO implies its LDM (Q§7.14.2 as docs/etmv2.md 6 assumes),
+ * the walk going on at its next address; a branch address for an
+ * instruction that cannot branch, or that failed its condition (DN, a
+ * protocol error: docs/etmv2.md 7), is no_image (mismatch), the walk
+ * going on at the address; a reserved header is a
  * gap, nothing placed until the next TFO; no code at a TFO's address is
  * no_image (unmapped). */
 static void test_lsip_mismatch_error_no_image(void **state)
@@ -579,25 +628,144 @@ static void test_lsip_mismatch_error_no_image(void **state)
 
 	(void)state;
 	run_case("code 0x8000 arm e8900006 e1a00000 e1a00000\n"
-		 "0 tfo 0x8000 arm trace_enable lsip=0x8004\n"
+		 "0 tfo 0x8000 arm trace_enable lsip=0x8008\n"
 		 "1 DE\n1 branch 0x8000 arm\n"
-		 "2 IE\n"
-		 "3 error\n"
-		 "4 IE\n"
-		 "5 tfo 0xa000 arm trace_enable\n"
-		 "6 IE\n7 IE\n"
+		 "2 DN\n2 branch 0x8000 arm\n"
+		 "3 IE\n"
+		 "4 error\n"
+		 "5 IE\n"
+		 "6 tfo 0xa000 arm trace_enable\n"
+		 "7 IE\n8 IE\n"
 		 "expect\n"
 		 "0 trace_on trace_enable 0x8000 arm\n"
 		 "0 insn 0x8000 arm E implied\n"
-		 "1 insn 0x8004 arm E\n"
-		 "1 no_image 0x8004 arm mismatch\n"
-		 "2 insn 0x8000 arm E\n"
-		 "3 gap packet_error\n"
-		 "5 trace_on trace_enable 0xa000 arm\n"
-		 "6 no_image 0xa000 arm unmapped\n",
+		 "1 insn 0x8008 arm E\n"
+		 "1 no_image 0x8008 arm mismatch\n"
+		 "2 insn 0x8000 arm N\n"
+		 "2 no_image 0x8000 arm mismatch\n"
+		 "3 insn 0x8000 arm E\n"
+		 "4 gap packet_error\n"
+		 "6 trace_on trace_enable 0xa000 arm\n"
+		 "7 no_image 0xa000 arm unmapped\n",
 		 &st);
-	assert_int_equal(st.protocol_errors, 1);
+	assert_int_equal(st.protocol_errors, 2);
 	assert_int_equal(st.statuses_lost, 3);
+}
+
+/* ---- Captures: tests/etmv2/flow/ (.e2t files) ------------------------------------ */
+
+/* Decode @t's cycles through the packet decoder, @step cycles a feed, in
+ * form @flags, into @out. */
+static void decode_cycles(const struct e2t *t, const struct image *img,
+			  uint32_t flags, size_t step, struct elems *out)
+{
+	struct etm2_flow_config cfg;
+	struct etm2_flow_decoder *d;
+	size_t at = 0;
+
+	etm2_flow_config_init(&cfg);
+	cfg.etm = t->cfg;
+	cfg.image = img;
+	cfg.flags = flags;
+	assert_int_equal(etm2_flow_alloc(&d, &cfg), 0);
+	out->n = 0;
+	while (at < t->n_cycles) {
+		size_t m = t->n_cycles - at < step ? t->n_cycles - at : step;
+
+		assert_int_equal(etm2_flow_feed(d, t->cycles + at, m, at), 0);
+		drain(d, out);
+		at += m;
+	}
+	assert_int_equal(etm2_flow_finish(d), 0);
+	drain(d, out);
+	assert_int_equal(etm2_flow_get_stats(d)->cycles, t->n_cycles);
+	etm2_flow_free(d);
+}
+
+/* One .e2t case: its code blocks as the image (arm: 32-bit words, thumb:
+ * one 16-bit halfword a word), its cycles decoded whole and one a feed,
+ * in both forms; the elements as its expect-elements block says. */
+static int e2t_case(const char *dir, const char *file)
+{
+	static struct e2t t;
+	static struct elems ref, alt, rng;
+	static uint8_t code[E2T_MAX_CODE][1024];
+	struct image *img = NULL;
+	char path[512], got[160];
+	size_t at = 0;
+	const char *why;
+	int ok = 1;
+
+	snprintf(path, sizeof(path), "%.250s/%.200s", dir, file);
+	if (e2t_load(&t, path)) {
+		print_error("%s\n", t.err);
+		return 0;
+	}
+	assert_int_equal(image_alloc(&img), 0);
+	for (size_t c = 0; c < t.n_code; c++) {
+		size_t n = 0, w = t.code[c].thumb ? 2 : 4;
+
+		assert_true(t.code[c].n * w <= sizeof(code[c]));
+		for (size_t i = 0; i < t.code[c].n; i++)
+			for (size_t k = 0; k < w; k++)
+				code[c][n++] =
+					(uint8_t)(t.code[c].words[i] >> (8 * k));
+		assert_int_equal(image_add_buffer(img, code[c], n,
+						  t.code[c].addr, 0), 0);
+	}
+	decode_cycles(&t, img, 0, t.n_cycles ? t.n_cycles : 1, &ref);
+	for (size_t i = 0; i < ref.n || i < t.n_expect_elements; i++) {
+		got[0] = 0;
+		if (i < ref.n)
+			render(&ref.e[i], got, sizeof(got));
+		if (i >= t.n_expect_elements || i >= ref.n ||
+		    strcmp(got, t.expect_elements[i])) {
+			print_error("%s: element %zu: got \"%s\", expected "
+				    "\"%s\"\n", file, i,
+				    i < ref.n ? got : "(none)",
+				    i < t.n_expect_elements ?
+					    t.expect_elements[i] : "(none)");
+			ok = 0;
+			break;
+		}
+	}
+	decode_cycles(&t, img, 0, 1, &alt);
+	assert_same(&alt, &ref);
+	decode_cycles(&t, img, ETM2_FLOW_RANGES, t.n_cycles ? t.n_cycles : 1,
+		      &rng);
+	decode_cycles(&t, img, ETM2_FLOW_RANGES, 1, &alt);
+	assert_same(&alt, &rng);
+	why = etm2_ranges_match(ref.e, ref.n, rng.e, rng.n, &at);
+	if (why) {
+		print_error("%s: ranges: %s (element %zu)\n", file, why, at);
+		ok = 0;
+	}
+	image_free(img);
+	e2t_free(&t);
+	return ok;
+}
+
+/* Every tests/etmv2/flow/ (.e2t files): cycles through the packet decoder and the
+ * flow decoder, the elements written by hand. */
+static void test_e2t_cases(void **state)
+{
+	DIR *d = opendir(ETM2_FLOW_DIR);
+	struct dirent *e;
+	int cases = 0, failed = 0;
+
+	(void)state;
+	assert_non_null(d);
+	while ((e = readdir(d))) {
+		size_t l = strlen(e->d_name);
+
+		if (l < 5 || strcmp(e->d_name + l - 4, ".e2t"))
+			continue;
+		cases++;
+		failed += !e2t_case(ETM2_FLOW_DIR, e->d_name);
+	}
+	closedir(d);
+	assert_true(cases >= 4);
+	assert_int_equal(failed, 0);
 }
 
 /* ---- Contracts ---------------------------------------------------------- */
@@ -641,12 +809,14 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_arguments),
 		cmocka_unit_test(test_straight_and_direct),
+		cmocka_unit_test(test_ie_run),
 		cmocka_unit_test(test_indirect),
 		cmocka_unit_test(test_phantom),
 		cmocka_unit_test(test_cycles_periodic_overflow),
 		cmocka_unit_test(test_data),
 		cmocka_unit_test(test_context_exception_trigger),
 		cmocka_unit_test(test_lsip_mismatch_error_no_image),
+		cmocka_unit_test(test_e2t_cases),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

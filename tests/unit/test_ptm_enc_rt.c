@@ -180,32 +180,10 @@ void test_packets_random(void **state)
 static void read_items(const char *name, struct ts_rec *rc)
 {
 	char path[512];
-	FILE *f;
-	struct exec_rec r;
-	struct exec_diag dg;
-	int k;
 
 	snprintf(path, sizeof(path), "%s/%s", ETMKIT_TEST_DATA, name);
-	f = fopen(path, "r");
-	assert_non_null(f);
-	if (strstr(name, ".log")) {
-		struct qemu_log_reader *rd;
-		struct qemu_log_config qc = { .size = sizeof(qc) };
-
-		assert_int_equal(qemu_log_reader_alloc(&rd, f, &qc), 0);
-		while ((k = qemu_log_next(rd, &r, &dg)) == 1)
-			*ts_rec_add(rc, r.kind) = r;
-		qemu_log_reader_free(rd);
-	} else {
-		struct exec_text_reader *rd;
-
-		assert_int_equal(exec_text_reader_alloc(&rd, f), 0);
-		while ((k = exec_text_next(rd, &r, &dg)) == 1)
-			*ts_rec_add(rc, r.kind) = r;
-		exec_text_reader_free(rd);
-	}
-	assert_int_equal(k, 0);
-	fclose(f);
+	if (ts_rec_read(path, rc))
+		fail_msg("cannot read %s", path);
 }
 
 /* Real code (a QEMU user-mode run of tests/workloads/tiny.c in A32 with

@@ -1,0 +1,133 @@
+/* The ETMv2 trace encoder's state (internal), shared by etm2_enc.c (set-up,
+ * record items, the instructions' statuses and groups) and etm2_enc_port.c
+ * (the FIFO, the trace port's cycles, TFO cycles). docs/etmv2.md is the
+ * protocol; the decoder (src/packets/etmv2, src/flow/etm2_flow*.c) follows
+ * the same text. */
+#ifndef ETMKIT_ENCODE_ETM2_ENC_INTERNAL_H
+#define ETMKIT_ENCODE_ETM2_ENC_INTERNAL_H
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "etmkit/etm2.h"
+#include "etmkit/exec.h"
+#include "etmkit/insn.h"
+
+#include "enc_v3.h"
+
+#define E2_FIFO_DEFAULT 64u
+#define E2_FIFO_MAX 4096u
+#define E2_SYNC_DEFAULT 1024u  /* ETMSYNCFR reset value (Q§3.5.39) */
+#define E2_OUT_CYCLES 4096u    /* cycles buffered before the sink */
+#define E2_MAX_XFERS 64u       /* data transfers kept per instruction */
+#define E2_TFO_MAX 13u         /* a TFO packet: 1 + 4 + 4 (no LSiP) */
+/* A group: context ID (5), load miss data (4 x 5), the transfers'
+ * packets (two per doubleword, 1 + 4 bytes each, one data address of 5),
+ * a branch address (5). */
+#define E2_GROUP_MAX (5u + 20u + 2u * E2_MAX_XFERS * 5u + 5u + 5u)
+
+/* One data transfer of the instruction waiting for its data items. */
+struct e2_xfer {
+	uint32_t addr;
+	uint64_t value;
+	uint8_t size;
+	uint8_t store;
+};
+
+/* An instruction waiting for the items after it (its data transfers; for
+ * a phantom candidate, the instruction it folds with). */
+struct e2_insn {
+	uint32_t addr, target;
+	uint32_t extra;      /* no-instruction cycles before its status */
+	uint8_t isa, tisa, next_isa, size;
+	uint8_t exec;        /* executed (else condition failed) */
+	uint8_t taken;       /* a branch that wrote the PC */
+	uint8_t indirect;
+	uint8_t foldable;    /* a direct branch without link, no packet */
+	unsigned nx;
+	struct e2_xfer x[E2_MAX_XFERS];
+};
+
+/* A load miss whose data is still to come (docs/etmv2.md 4). */
+struct e2_miss {
+	uint64_t value;
+	uint8_t size;
+	uint8_t tag;
+};
+
+struct etm2_enc {
+	struct etm2_config_info info;
+	uint8_t code[etm2_st_count]; /* status -> raw PIPESTAT */
+	struct etm2_tfo_table tfo;
+	uint8_t latency;
+	uint8_t phantoms;
+	uint32_t depth, sync_period, miss_every;
+	uint8_t finished;
+	int err;                  /* sticky: the sink's error */
+
+	/* The FIFO (a ring of depth bytes): count bytes held, the last
+	 * fresh of them placed this cycle (not ready with latency 1); half:
+	 * the head byte's low nibble has left (4-bit port). */
+	uint8_t *fifo;
+	uint32_t head, count, fresh;
+	uint8_t half;
+
+	/* Trace state. */
+	uint8_t need_tfo;         /* a TFO before the next instruction */
+	uint8_t tfo_reason;       /* its reason */
+	uint8_t ovf;              /* overflowed: tracing stopped */
+	uint64_t since_tfo;       /* cycles since the last TFO */
+	uint32_t ref_addr;        /* branch address reference (last branch
+				     address or TFO address) */
+	uint8_t ref_isa;
+	uint32_t daddr_ref;       /* last data address sent */
+	uint8_t daddr_full;       /* the next data address goes full */
+	uint8_t exp_valid;        /* where the decoder's walk expects the */
+	uint32_t exp_addr;        /* next instruction */
+	uint8_t exp_isa;
+
+	/* Between items. */
+	uint8_t has_pend, has_ph;
+	struct e2_insn pend;      /* waiting for its data items */
+	struct e2_insn ph;        /* a foldable branch waiting for the next
+				     instruction */
+	uint8_t exc_pending;
+	uint32_t cid;
+	uint8_t cid_dirty;
+	uint32_t loads;           /* loads seen, for miss_every */
+	uint8_t next_tag;
+	unsigned nmiss;
+	struct e2_miss miss[4];   /* data to place in the next group */
+
+	struct etm2_enc_stats st;
+	etm2_cycle_sink_fn sink;
+	void *ctx;
+	size_t nout;
+	struct etm2_cycle out[E2_OUT_CYCLES];
+};
+
+/* A group being built. */
+struct e2_group {
+	size_t n;
+	uint8_t b[E2_GROUP_MAX];
+};
+
+/* ---- etm2_enc_port.c ---------------------------------------------------- */
+
+/* A cycle of @status (an instruction or DW status) placing @g (NULL or
+ * empty: none). */
+void e2_cycle(struct etm2_enc *e, unsigned status, const struct e2_group *g);
+/* A cycle without instruction or packets: WT when the FIFO outputs, else
+ * TD. */
+void e2_idle(struct etm2_enc *e);
+/* Idle cycles until the FIFO is empty. */
+void e2_drain(struct etm2_enc *e);
+/* Whether @n bytes fit in the FIFO now. */
+int e2_fits(const struct etm2_enc *e, size_t n);
+/* A TFO (docs/etmv2.md 6) of @reason for the instruction at @addr in
+ * @isa: its cycle(s) and its packet. */
+void e2_tfo(struct etm2_enc *e, unsigned reason, uint32_t addr, uint8_t isa);
+/* Hand the buffered cycles to the sink. */
+void e2_flush(struct etm2_enc *e);
+
+#endif

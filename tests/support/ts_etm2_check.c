@@ -1,0 +1,366 @@
+/* Test support: ETMv2 cycles read back against their record
+ * (ts_etm2_check.h). */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ts_etm2_check.h"
+
+int ts_cycles_sink(void *ctx, const struct etm2_cycle *c, size_t n)
+{
+	struct ts_cycles *o = ctx;
+
+	if (o->n + n > o->cap) {
+		o->cap = 2 * (o->n + n);
+		o->c = realloc(o->c, o->cap * sizeof(*o->c));
+		if (!o->c)
+			abort();
+	}
+	memcpy(o->c + o->n, c, n * sizeof(*c));
+	o->n += n;
+	return 0;
+}
+
+struct xp {          /* an expected data packet */
+	uint32_t addr, value;
+	uint8_t a;
+};
+
+struct check {
+	const struct ts_rec *rc;
+	struct etm2_config_info info;
+	int overflow;
+	size_t i;                 /* next record item */
+	uint32_t cid;             /* after the items read */
+	int exc;                  /* an exception item read since the last
+				     instruction */
+	const struct exec_rec *cur; /* the last instruction read */
+	struct xp xp[128];        /* its data packets */
+	unsigned nxp, pos;
+	uint32_t miss[4];
+	uint8_t miss_valid[4];
+	int last_dw;
+	int exp_valid;            /* the decoder's walk: where the next */
+	uint32_t exp;             /* instruction is */
+	struct ts_etm2_result res;
+	char *why;
+	size_t cap;
+};
+
+static int bad(struct check *k, uint64_t cycle, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int bad(struct check *k, uint64_t cycle, const char *fmt, ...)
+{
+	va_list ap;
+	int n = snprintf(k->why, k->cap, "cycle %llu: ",
+			 (unsigned long long)cycle);
+
+	va_start(ap, fmt);
+	if (n >= 0 && (size_t)n < k->cap)
+		vsnprintf(k->why + n, k->cap - (size_t)n, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* Read the record up to its next instruction (context, exceptions);
+ * returns it (not consumed), or NULL at the end. */
+static const struct exec_rec *peek_insn(struct check *k)
+{
+	while (k->i < k->rc->n) {
+		const struct exec_rec *r = &k->rc->r[k->i];
+
+		if (r->kind == exec_insn)
+			return r;
+		if (r->kind == exec_context && (r->flags & EXEC_CTX_CONTEXTID))
+			k->cid = (uint32_t)r->value;
+		if (r->kind == exec_exception)
+			k->exc = 1;
+		if (r->kind == exec_gap)
+			k->exc = 0;
+		k->i++;
+	}
+	return NULL;
+}
+
+static uint32_t cid_mask(const struct check *k, uint32_t v)
+{
+	unsigned b = k->info.context_id_bytes;
+
+	return b == 4 ? v : v & ((1u << (8 * b)) - 1);
+}
+
+static int misses_owed(const struct check *k)
+{
+	return k->miss_valid[0] || k->miss_valid[1] || k->miss_valid[2] ||
+	       k->miss_valid[3];
+}
+
+/* Take the next instruction: its data packets become the expected ones;
+ * *@out gets it. */
+static int take_insn(struct check *k, uint64_t cycle,
+		     const struct exec_rec **out)
+{
+	const struct exec_rec *r;
+
+	if (k->cur && k->pos != k->nxp && !misses_owed(k))
+		return bad(k, cycle, "%u of %u data packets of 0x%llx",
+			   k->pos, k->nxp, (unsigned long long)k->cur->addr);
+	r = peek_insn(k);
+	if (!r)
+		return bad(k, cycle, "an instruction past the record's end");
+	if (k->exp_valid && !k->exc && (uint32_t)r->addr != k->exp)
+		return bad(k, cycle, "the walk at 0x%x, the record at 0x%llx",
+			   k->exp, (unsigned long long)r->addr);
+	k->exp_valid = 1;
+	k->exp = (uint32_t)((r->flags & EXEC_F_TAKEN) &&
+			    !(r->flags & EXEC_F_COND_FAIL) ? r->target
+							   : r->addr + r->size);
+	k->i++;
+	k->exc = 0;
+	k->cur = r;
+	k->nxp = k->pos = 0;
+	k->res.insns++;
+	*out = r;
+	if (!k->info.data_addr && !k->info.data_value)
+		return 0;
+	for (size_t j = k->i; j < k->rc->n && k->rc->r[j].kind == exec_data;
+	     j++) {
+		const struct exec_rec *d = &k->rc->r[j];
+
+		if (k->nxp + 2 > 128)
+			break;
+		k->xp[k->nxp].addr = (uint32_t)d->addr;
+		k->xp[k->nxp].value = (uint32_t)d->value;
+		k->xp[k->nxp++].a = j == k->i;
+		if (d->size == 8) {
+			k->xp[k->nxp].value = (uint32_t)(d->value >> 32);
+			k->xp[k->nxp++].a = 0;
+		}
+	}
+	return 0;
+}
+
+static int check_data(struct check *k, const struct etm2_packet *p)
+{
+	const struct etm2_data *d = &p->u.data;
+	const struct xp *x;
+
+	if (!k->cur || k->pos >= k->nxp)
+		return bad(k, p->cycle, "a data packet no transfer made");
+	x = &k->xp[k->pos++];
+	if (d->a_bit != x->a)
+		return bad(k, p->cycle, "A bit %u, want %u", d->a_bit, x->a);
+	if (d->has_addr && (d->addr_partial || d->addr != x->addr))
+		return bad(k, p->cycle, "data address 0x%x%s, want 0x%x",
+			   d->addr, d->addr_partial ? " (partial)" : "",
+			   x->addr);
+	if (!d->has_addr && x->a && k->info.data_addr)
+		return bad(k, p->cycle, "no data address");
+	if (p->type == etm2_pkt_load_miss) {
+		k->miss[d->tag] = x->value;
+		k->miss_valid[d->tag] = 1;
+		return 0;
+	}
+	if (k->info.data_value && d->value != x->value)
+		return bad(k, p->cycle, "value 0x%x, want 0x%x", d->value,
+			   x->value);
+	return 0;
+}
+
+static int is_insn_status(unsigned s)
+{
+	return s <= etm2_st_dn || (s >= etm2_st_ptie && s <= etm2_st_pndn);
+}
+
+static int failed(const struct exec_rec *r)
+{
+	return (r->flags & EXEC_F_COND_FAIL) ||
+	       ((r->flags & EXEC_F_BRANCH) && !(r->flags & EXEC_F_TAKEN));
+}
+
+static int check_status(struct check *k, const struct etm2_packet *p)
+{
+	unsigned s = p->status, base = s;
+	const struct exec_rec *r;
+
+	k->last_dw = s == etm2_st_dw;
+	if (!is_insn_status(s))
+		return 0;
+	if (s >= etm2_st_ptie) {
+		/* The phantom: a direct branch, taken (PT) or not. */
+		if (take_insn(k, p->cycle, &r))
+			return -1;
+		if (!(r->flags & EXEC_F_BRANCH) || (r->flags & EXEC_F_INDIRECT) ||
+		    failed(r) != (s >= etm2_st_pnie))
+			return bad(k, p->cycle, "%s for 0x%llx",
+				   etm2_status_name(s),
+				   (unsigned long long)r->addr);
+		base = (s - etm2_st_ptie) & 3;
+	}
+	if (take_insn(k, p->cycle, &r))
+		return -1;
+	if (failed(r) != (base == etm2_st_in || base == etm2_st_dn))
+		return bad(k, p->cycle, "%s for 0x%llx (%s)",
+			   etm2_status_name(s), (unsigned long long)r->addr,
+			   failed(r) ? "failed" : "executed");
+	return 0;
+}
+
+static int check_tfo(struct check *k, const struct etm2_packet *p)
+{
+	const struct etm2_tfo *t = &p->u.tfo;
+	const struct exec_rec *r = peek_insn(k);
+
+	if (!r)
+		return bad(k, p->cycle, "a TFO past the record's end");
+	if (t->reason == etm2_reason_overflow) {
+		/* Trace restarts at the TFO's address (unique addresses:
+		 * straight-line code); what lies before it was lost. */
+		if (!k->overflow)
+			return bad(k, p->cycle, "an overflow");
+		k->cur = NULL;
+		while (r && (uint32_t)r->addr != t->addr) {
+			k->i++;
+			k->res.lost++;
+			r = peek_insn(k);
+		}
+		if (!r)
+			return bad(k, p->cycle, "overflow TFO at 0x%x: no such "
+				   "instruction", t->addr);
+	}
+	if (t->addr != (uint32_t)r->addr || t->isa != r->isa)
+		return bad(k, p->cycle, "TFO at 0x%x, the record at 0x%llx",
+			   t->addr, (unsigned long long)r->addr);
+	if (t->context_id != cid_mask(k, k->cid))
+		return bad(k, p->cycle, "TFO context ID 0x%x, want 0x%x",
+			   t->context_id, cid_mask(k, k->cid));
+	k->exp_valid = 0;
+	memset(k->miss_valid, 0, sizeof(k->miss_valid));
+	if (t->reason == etm2_reason_periodic)
+		return take_insn(k, p->cycle, &r);
+	return 0;
+}
+
+static int check_branch(struct check *k, const struct etm2_packet *p)
+{
+	const struct etm2_branch *b = &p->u.branch;
+
+	if (k->last_dw) {
+		/* An exception entry: the handler's address. */
+		const struct exec_rec *r = peek_insn(k);
+
+		if (!r || !k->exc || b->addr != (uint32_t)r->addr ||
+		    b->isa != r->isa)
+			return bad(k, p->cycle, "DW branch to 0x%x: no "
+				   "exception there", b->addr);
+		return 0;
+	}
+	if (!k->cur || !(k->cur->flags & EXEC_F_TAKEN) ||
+	    b->addr != (uint32_t)k->cur->target ||
+	    b->isa != k->cur->target_isa)
+		return bad(k, p->cycle, "branch to 0x%x isa %u, record 0x%llx",
+			   b->addr, b->isa,
+			   k->cur ? (unsigned long long)k->cur->target : 0ull);
+	return 0;
+}
+
+static int check_packet(struct check *k, const struct etm2_packet *p)
+{
+	if (p->error)
+		return bad(k, p->cycle, "decode error %d (%s)", p->error,
+			   p->why ? p->why : "");
+	switch (p->type) {
+	case etm2_pkt_unsynced:
+	case etm2_pkt_wait:
+		return 0;
+	case etm2_pkt_tfo:
+		return check_tfo(k, p);
+	case etm2_pkt_status:
+		return check_status(k, p);
+	case etm2_pkt_branch_address:
+		return check_branch(k, p);
+	case etm2_pkt_normal_data:
+	case etm2_pkt_load_miss:
+		return check_data(k, p);
+	case etm2_pkt_load_miss_data:
+		if (!k->miss_valid[p->u.data.tag] ||
+		    p->u.data.value != k->miss[p->u.data.tag])
+			return bad(k, p->cycle, "load miss data 0x%x tag %u",
+				   p->u.data.value, p->u.data.tag);
+		k->miss_valid[p->u.data.tag] = 0;
+		return 0;
+	case etm2_pkt_context_id:
+		peek_insn(k);
+		if (p->u.context_id != cid_mask(k, k->cid))
+			return bad(k, p->cycle, "context ID 0x%x, want 0x%x",
+				   p->u.context_id, cid_mask(k, k->cid));
+		return 0;
+	default:
+		return bad(k, p->cycle, "a %s record",
+			   etm2_pkt_type_name(p->type));
+	}
+}
+
+static int drain(struct etm2_pkt_decoder *dec, struct check *k)
+{
+	struct etm2_packet pk[64];
+	int n;
+
+	while ((n = etm2_pkt_next(dec, pk, 64)) > 0)
+		for (int j = 0; j < n; j++)
+			if (check_packet(k, &pk[j]))
+				return -1;
+	return 0;
+}
+
+int ts_etm2_check(const struct etm2_config *cfg, const struct etm2_cycle *c,
+		  size_t n, size_t step, int overflow, const struct ts_rec *rc,
+		  struct ts_etm2_result *res, char *why, size_t cap)
+{
+	struct etm2_pkt_decoder *dec = NULL;
+	struct check *k = calloc(1, sizeof(*k));
+	int ret = -1;
+
+	if (!k)
+		abort();
+	k->rc = rc;
+	k->overflow = overflow;
+	k->why = why;
+	k->cap = cap;
+	if (etm2_config_decode(cfg, &k->info) || etm2_pkt_alloc(&dec, cfg)) {
+		snprintf(why, cap, "the configuration does not decode");
+		goto out;
+	}
+	for (size_t at = 0; at < n;) {
+		size_t m = step && n - at > step ? step : n - at;
+
+		if (etm2_pkt_feed(dec, c + at, m, at)) {
+			snprintf(why, cap, "etm2_pkt_feed refused cycle %zu", at);
+			goto out;
+		}
+		if (drain(dec, k))
+			goto out;
+		at += m;
+	}
+	if (etm2_pkt_finish(dec) || drain(dec, k))
+		goto out;
+	while (peek_insn(k)) {
+		if (!overflow) {
+			snprintf(why, cap, "the record's instruction 0x%llx "
+				 "(item %zu) not in the decode",
+				 (unsigned long long)rc->r[k->i].addr, k->i);
+			goto out;
+		}
+		k->i++;
+		k->res.lost++;
+	}
+	if (res)
+		*res = k->res;
+	ret = 0;
+out:
+	etm2_pkt_free(dec);
+	free(k);
+	return ret;
+}
