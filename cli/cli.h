@@ -7,6 +7,7 @@
 
 #include "etmkit/etmkit.h"
 #include "etmkit/etm4.h" /* until etmkit.h includes it */
+#include "etmkit/etm2.h"
 
 /* Exit codes: 0 success, 1 decode finished but the trace had errors
  * (reported), 2 usage error, 3 input cannot be read or is malformed. */
@@ -25,6 +26,8 @@ enum cli_exit {
 #define CLI_PROTO_ETM4 (CLI_PROTO(etmkit_proto_etmv4) | CLI_PROTO(etmkit_proto_ete))
 #define CLI_PROTO_ALL (CLI_PROTO(etmkit_proto_etmv3) | CLI_PROTO(etmkit_proto_ptm) | \
 		       CLI_PROTO_ETM4)
+/* ETMv2 captures: decode and packets only (cli/input_etm2.c). */
+#define CLI_PROTO_ETM2 CLI_PROTO(etmkit_proto_etmv2)
 
 /* One trace source to decode. */
 struct cli_source {
@@ -36,6 +39,7 @@ struct cli_source {
 	struct etm4_config etm4;    /* etmkit_proto_etmv4, etmkit_proto_ete
 				       (ETM4_CFG_ETE set) */
 	struct ptm_config ptm;      /* etmkit_proto_ptm */
+	struct etm2_config etm2;    /* etmkit_proto_etmv2 */
 	uint8_t has_cpu;            /* perf.data: the CPU it traced */
 	uint32_t cpu;
 };
@@ -60,6 +64,23 @@ int cli_parse_ranges(const char *s, struct cli_ranges *r);
 /* Whether @v is in @r. */
 int cli_in_ranges(const struct cli_ranges *r, uint32_t v);
 
+/* The ETMv2 options (--port-width ... --demux-order; cli/input_etm2.c):
+ * what the capture reader and the decoder's configuration take beyond
+ * ETMCR and ETMIDR. */
+struct cli_etm2_opts {
+	const char *given;          /* the first one given ("port-width"),
+				       refused with other protocols */
+	uint8_t port_width;         /* 0: not given */
+	uint8_t version;            /* --etm-version; 0: not given */
+	uint8_t capture_format;     /* enum etm2_cap_format + 1; 0: not
+				       given */
+	uint8_t has_pipestat, has_tfo;
+	uint8_t pipestat[16];
+	struct etm2_tfo_table tfo;
+	uint8_t fifo_latency;       /* latency + 1; 0: not given */
+	uint8_t demux_order;        /* 1 a-first, 2 b-first; 0: not given */
+};
+
 /* What to read and how: from a snapshot or from a raw file + options. */
 struct cli_input {
 	const char *snapshot;       /* --snapshot DIR */
@@ -83,6 +104,7 @@ struct cli_input {
 				       may show on a terminal shared with
 				       it */
 	unsigned jobs;              /* --jobs; 0: not given */
+	struct cli_etm2_opts etm2;  /* --port-width ... (etmv2) */
 
 	/* Resolved: */
 	char buffer_path[1024];
@@ -190,6 +212,52 @@ struct cli_symbols;
 int cli_perf_sb_symbols(struct cli_perf_sb *sb, struct cli_symbols *syms);
 /* One note per binary without a file that the trace reached. */
 void cli_perf_sb_report(const struct cli_perf_sb *sb);
+
+/* ---- ETMv2 captures (cli/input_etm2.c) ----------------------------------
+ * ETMv2 is fed cycles, not bytes: no session source. FILE (or a
+ * snapshot's etmv2-capture / etmv2-etb buffer) is read with the capture
+ * reader (etm2.h) and driven through the packet or flow decoder here;
+ * the records and elements go to the commands' own callbacks. */
+
+struct cli_out;
+/* An ETMv2 option: 1 if @opt was one, 0 if not, -1 after a message. */
+int cli_etm2_option(struct cli_input *in, int opt, const char *arg);
+/* The raw FILE source of --protocol etmv2 into in->src[0]. Returns 0 or
+ * a cli_exit after a message. */
+int cli_etm2_resolve_raw(struct cli_input *in);
+/* Snapshot trace source @dev (type ETM2 / ETM1) into @cs. */
+struct snapshot_device;
+int cli_etm2_snapshot_source(struct cli_source *cs,
+			     const struct snapshot_device *dev);
+/* A snapshot buffer format: 1 (and the capture form set in @in) for
+ * etmv2-capture / etmv2-etb, else 0. */
+int cli_etm2_buffer_format(struct cli_input *in, const char *format);
+/* Whether the input resolved to an ETMv2 source. */
+int cli_input_is_etm2(const struct cli_input *in);
+
+/* packets: every record of the capture to @on_packet (in order; @id is
+ * the source's, 0 for a raw FILE). @stop_on_error: stop after the first
+ * error record (*@stopped set). Returns 0 or a cli_exit after a message
+ * (capture errors name the file and the line or byte). */
+int cli_etm2_packets(const struct cli_input *in,
+		     int (*on_packet)(void *ctx, uint8_t id,
+				      const struct etm2_packet *p),
+		     void *ctx, int stop_on_error, int *stopped);
+/* decode: every element to @on_elem, following @image (may be NULL) with
+ * ETM2_FLOW_* @flags. Returns as cli_etm2_packets(). */
+struct image;
+int cli_etm2_decode(const struct cli_input *in, const struct image *image,
+		    uint32_t flags,
+		    int (*on_elem)(void *ctx, uint8_t id,
+				   const struct etmkit_elem *e),
+		    void *ctx, int stop_on_error, int *stopped);
+
+/* Output of ETMv2 records (cli/output_etm2.c): the offset is the cycle
+ * index. */
+void cli_print_etm2_text(struct cli_out *o, uint8_t id,
+			 const struct etm2_packet *p);
+void cli_print_etm2_json(struct cli_out *o, uint8_t id,
+			 const struct etm2_packet *p);
 
 /* Whether trace ID @id is one the --id options ask for (all without
  * --id). */
@@ -309,8 +377,13 @@ enum cli_opt {
 	opt_sync_period, opt_spec_depth, opt_mispredict_every,
 	opt_cancel_every, opt_q_every, opt_timestamp_every, opt_trace_id,
 	opt_format, opt_elf_enc, opt_cpus, opt_aux_size, opt_truncate_every,
-	opt_pmu_type, opt_port_width, opt_fifo_depth, opt_capture_format,
-	opt_jobs
+	opt_pmu_type,
+	opt_jobs,
+	/* ETMv2 captures (cli/input_etm2.c) */
+	opt_port_width, opt_capture_format, opt_etm_version,
+	opt_pipestat_table, opt_tfo_header, opt_fifo_latency, opt_demux_order,
+	/* encode --protocol etmv2 */
+	opt_fifo_depth
 };
 
 /* Commands, for struct cli_option's cmds. */

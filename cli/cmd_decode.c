@@ -26,6 +26,9 @@ static const char decode_usage[] =
 "                     [--trcidr2 V] [--trcidr8 V] [--trcconfigr V]\n"
 "                     [--trcdevarch V]\n"
 "                     (--image FILE@ADDR | --elf FILE[@BIAS])... [OPTIONS]\n"
+"       etmkit decode FILE --protocol etmv2 [--etmcr X] [--etmidr Y]\n"
+"                     [--port-width N] [--capture-format F] [ETMv2 OPTIONS]\n"
+"                     (--image FILE@ADDR | --elf FILE[@BIAS])... [OPTIONS]\n"
 "       etmkit decode PERF.DATA [--symfs DIR] [--buildid-dir DIR]\n"
 "                     [--vmlinux FILE] [--elf FILE]... [--cpu LIST]\n"
 "                     [--pid LIST] [--binary REGEX] [OPTIONS]\n"
@@ -33,7 +36,9 @@ static const char decode_usage[] =
 "           [--stop-on-error] [--quiet]\n"
 "\n"
 "Rebuild what the core executed, instruction by instruction, from the trace\n"
-"of each ETMv3, PTM, ETMv4 and ETE source and the program image.\n";
+"of each ETMv3, PTM, ETMv4 and ETE source and the program image; or from an\n"
+"ETMv2 or ETMv1 trace port capture (an element's offset is then its cycle\n"
+"index).\n";
 
 static const char decode_notes[] =
 "The etmv4 register defaults are an Arm Juno r1's ETMv4.0, the ete ones an\n"
@@ -485,7 +490,7 @@ int cmd_decode(int argc, char **argv)
 	memset(&r, 0, sizeof(r));
 	r.in.frames = -1;
 	r.in.keep_snapshot = 1;
-	r.in.protos = CLI_PROTO_ALL;
+	r.in.protos = CLI_PROTO_ALL | CLI_PROTO_ETM2;
 	cli_out_init(&r.out, stdout, r.out_buf, sizeof(r.out_buf),
 		     isatty(fileno(stdout)));
 	{
@@ -526,7 +531,11 @@ int cmd_decode(int argc, char **argv)
 		cli_print_elem_header(&r.out, r.show_where);
 	if (!rc)
 		start_pool(&r);
-	if (!rc)
+	if (!rc && cli_input_is_etm2(&r.in))
+		rc = cli_etm2_decode(&r.in, r.id_image[r.in.src[0].id & 0x7f],
+				     r.ranges ? ETM2_FLOW_RANGES : 0, on_elem,
+				     &r, r.stop_on_error, &r.stopped);
+	else if (!rc)
 		rc = cli_input_stream(&r.in, feed, &r, r.session);
 	if (r.stopped)
 		rc = cli_exit_trace_errors;

@@ -20,11 +20,15 @@ static const char packets_usage[] =
 "       etmkit packets FILE --protocol etmv4|ete [--trcidr0 V] [--trcidr1 V]\n"
 "                      [--trcidr2 V] [--trcidr8 V] [--trcconfigr V]\n"
 "                      [--trcdevarch V] [OPTIONS]\n"
+"       etmkit packets FILE --protocol etmv2 [--etmcr X] [--etmidr Y]\n"
+"                      [--port-width N] [--capture-format F] [ETMv2 OPTIONS]\n"
+"                      [OPTIONS]\n"
 "  OPTIONS: [--frames MODE] [--id ID] [--json] [--stats] [--stop-on-error]\n"
 "           [--quiet]\n"
 "\n"
 "List the trace packets of each ETMv3, PTM, ETMv4 and ETE trace source, one\n"
-"line per packet.\n";
+"line per packet; of an ETMv2 or ETMv1 capture, one line per record (a\n"
+"cycle's status, a run of cycles or a packet), its offset the cycle index.\n";
 
 static const char packets_notes[] =
 "The etmv4 register defaults are an Arm Juno r1's ETMv4.0, the ete ones an\n"
@@ -46,7 +50,7 @@ const struct cli_command cli_cmd_packets = {
 #define PACKETS_MAX2(a, b) ((int)(a) > (int)(b) ? (int)(a) : (int)(b))
 #define PACKETS_MAX_TYPES \
 	PACKETS_MAX2(PACKETS_MAX2(etm4_pkt_type_count, etm3_pkt_type_count), \
-		     ptm_pkt_type_count)
+		     PACKETS_MAX2(ptm_pkt_type_count, etm2_pkt_type_count))
 
 struct packets_run {
 	struct cli_input in;
@@ -218,6 +222,8 @@ static const char *type_name(unsigned proto, unsigned t)
 		return etm3_pkt_type_name((enum etm3_pkt_type)t);
 	if (proto == etmkit_proto_ptm)
 		return ptm_pkt_type_name((enum ptm_pkt_type)t);
+	if (proto == etmkit_proto_etmv2)
+		return etm2_pkt_type_name(t);
 	return etm4_pkt_type_name((enum etm4_pkt_type)t);
 }
 
@@ -226,6 +232,7 @@ static unsigned type_count(unsigned proto)
 {
 	return proto == etmkit_proto_etmv3 ? etm3_pkt_type_count :
 	       proto == etmkit_proto_ptm ? ptm_pkt_type_count :
+	       proto == etmkit_proto_etmv2 ? etm2_pkt_type_count :
 					   etm4_pkt_type_count;
 }
 
@@ -284,6 +291,19 @@ static void print_stats(const struct packets_run *r)
 	free(list);
 }
 
+/* An ETMv2 record (cli_etm2_packets()); counted under its own types. */
+static int on_etm2(void *ctx, uint8_t id, const struct etm2_packet *p)
+{
+	struct packets_run *r = ctx;
+
+	if (r->json)
+		cli_print_etm2_json(&r->out, id, p);
+	else
+		cli_print_etm2_text(&r->out, id, p);
+	count(r, id, p->type, etm2_pkt_type_count, p->error, p->cycle);
+	return 0;
+}
+
 /* Add source @cs to the session. */
 static int add_source(struct packets_run *r, const struct cli_source *cs)
 {
@@ -317,6 +337,44 @@ static int parse_args(struct packets_run *r, int argc, char **argv)
 	return cli_parse_args(&cli_cmd_packets, flags, &r->in, argc, argv);
 }
 
+/* The end of a listing: flush, the counts, the exit status. */
+static int packets_end(struct packets_run *r, int rc)
+{
+	if (cli_out_flush(&r->out) != 0 || fflush(stdout) != 0) {
+		cli_error("cannot write the output");
+		return cli_exit_input;
+	}
+	if (!rc && r->truncated)
+		cli_note("the buffer ends inside a "
+			 "packet (%" PRIu64 " source%s)", r->truncated,
+			 r->truncated == 1 ? "" : "s");
+	if (!rc && r->errors) {
+		cli_error("%" PRIu64 " decode error%s in the "
+			  "trace (marked ERROR in the listing)", r->errors,
+			  r->errors == 1 ? "" : "s");
+		rc = cli_exit_trace_errors;
+	}
+	return rc;
+}
+
+/* An ETMv2 capture: no session (cli_etm2_packets()). */
+static int packets_etm2(struct packets_run *r)
+{
+	int rc;
+
+	r->proto[r->in.src[0].id & 0x7f] = etmkit_proto_etmv2;
+	if (!r->json && cli_header_wanted(stdout, r->header, r->no_header))
+		cli_print_packet_header(&r->out);
+	rc = cli_etm2_packets(&r->in, on_etm2, r, r->stop_on_error,
+			      &r->stopped);
+	if (r->stopped)
+		rc = cli_exit_trace_errors;
+	if (r->stats)
+		print_stats(r);
+	cli_input_free(&r->in);
+	return packets_end(r, rc);
+}
+
 int cmd_packets(int argc, char **argv)
 {
 	static struct packets_run r;
@@ -325,7 +383,7 @@ int cmd_packets(int argc, char **argv)
 
 	memset(&r, 0, sizeof(r));
 	r.in.frames = -1;
-	r.in.protos = CLI_PROTO_ALL;
+	r.in.protos = CLI_PROTO_ALL | CLI_PROTO_ETM2;
 	cli_out_init(&r.out, stdout, r.out_buf, sizeof(r.out_buf),
 		     isatty(fileno(stdout)));
 	rc = parse_args(&r, argc, argv);
@@ -334,6 +392,8 @@ int cmd_packets(int argc, char **argv)
 	rc = cli_input_resolve(&r.in, "packets");
 	if (rc)
 		return rc;
+	if (cli_input_is_etm2(&r.in))
+		return packets_etm2(&r);
 	etmkit_session_config_init(&sc);
 	sc.frames = r.in.mode;
 	sc.raw_id = r.in.src[0].id;
@@ -367,19 +427,5 @@ int cmd_packets(int argc, char **argv)
 	cli_form_table_free(&r.forms);
 	etmkit_session_free(r.session);
 	cli_input_free(&r.in);
-	if (cli_out_flush(&r.out) != 0 || fflush(stdout) != 0) {
-		cli_error("cannot write the output");
-		return cli_exit_input;
-	}
-	if (!rc && r.truncated)
-		cli_note("the buffer ends inside a "
-			 "packet (%" PRIu64 " source%s)", r.truncated,
-			 r.truncated == 1 ? "" : "s");
-	if (!rc && r.errors) {
-		cli_error("%" PRIu64 " decode error%s in the "
-			  "trace (marked ERROR in the listing)", r.errors,
-			  r.errors == 1 ? "" : "s");
-		rc = cli_exit_trace_errors;
-	}
-	return rc;
+	return packets_end(&r, rc);
 }

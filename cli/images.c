@@ -214,6 +214,9 @@ int cli_images_setup(struct cli_images *ci, struct cli_input *in,
 			if (rc)
 				return rc;
 		}
+		/* ETMv2: the CLI drives its flow decoder (cli_etm2_decode()). */
+		if (cs->proto == etmkit_proto_etmv2)
+			continue;
 		if (cs->proto == etmkit_proto_etmv3) {
 			struct etm3_flow_config fc;
 

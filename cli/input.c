@@ -109,9 +109,10 @@ int cli_input_option(struct cli_input *in, int opt, const char *arg)
 		return 1;
 	case opt_protocol:
 		if (strcmp(arg, "etmv3") && strcmp(arg, "ptm") &&
-		    strcmp(arg, "etmv4") && strcmp(arg, "ete"))
+		    strcmp(arg, "etmv4") && strcmp(arg, "ete") &&
+		    strcmp(arg, "etmv2"))
 			return bad_value("protocol", arg,
-					 "expected etmv3, ptm, etmv4 or ete");
+					 "expected etmv3, ptm, etmv4, ete or etmv2");
 		in->protocol = arg;
 		return 1;
 	case opt_buffer:
@@ -157,6 +158,8 @@ int cli_input_option(struct cli_input *in, int opt, const char *arg)
 		return 1;
 	}
 	default:
+		if (opt >= opt_port_width && opt <= opt_demux_order)
+			return cli_etm2_option(in, opt, arg);
 		if (opt < opt_trcidr0 || opt > opt_trc_last)
 			return 0;
 		if (cli_parse_u32(arg, &v))
@@ -326,6 +329,7 @@ static int add_snapshot_sources(struct cli_input *in, const struct snapshot *ss,
 		cs->proto = (uint8_t)proto;
 		rc = proto == etmkit_proto_etmv3 ? snapshot_etm3(cs, ss, s, dev) :
 		     proto == etmkit_proto_ptm ? snapshot_ptm(cs, dev) :
+		     proto == etmkit_proto_etmv2 ? cli_etm2_snapshot_source(cs, dev) :
 						 snapshot_etm4(cs, dev);
 		if (rc)
 			return rc;
@@ -348,6 +352,8 @@ static const char *protos_text(const struct cli_input *in)
 		return "ETMv3";
 	case CLI_PROTO_ETM4:
 		return "ETMv4 or ETE";
+	case CLI_PROTO_ALL | CLI_PROTO_ETM2:
+		return "ETMv3, PTM, ETMv4, ETE or ETMv2";
 	default:
 		return "ETMv3, PTM, ETMv4 or ETE";
 	}
@@ -370,7 +376,8 @@ static const char *proto_name(enum etmkit_protocol p)
 	return p == etmkit_proto_etmv3 ? "ETMv3" :
 	       p == etmkit_proto_ptm ? "PTM" :
 	       p == etmkit_proto_etmv4 ? "ETMv4" :
-	       p == etmkit_proto_ete ? "ETE" : NULL;
+	       p == etmkit_proto_ete ? "ETE" :
+	       p == etmkit_proto_etmv2 ? "ETMv2" : NULL;
 }
 
 /* What a snapshot holds, after an --id or --buffer that matched nothing:
@@ -530,15 +537,28 @@ static int resolve_snapshot(struct cli_input *in)
 	/* Some --id decoded, others not: say which and go on. */
 	if (in->nids && explain_ids(in, ss, cli_warn))
 		cli_note("decoding the other --id");
-	if (buffer_mode(buf, &in->mode) < 0) {
+	err = cli_etm2_buffer_format(in, buf->format);
+	if (err < 0) {
+		rc = cli_exit_input;
+		goto out;
+	}
+	if (err > 0)
+		in->mode = deformat_none;
+	else if (buffer_mode(buf, &in->mode) < 0) {
 		cli_error("%s/trace.ini: buffer %s has format "
 			  "'%s'; this version reads 'coresight' and 'source_data'",
 			  in->snapshot, buf->name, buf->format);
 		rc = cli_exit_input;
 		goto out;
 	}
-	if (in->frames >= 0)
+	if (in->frames >= 0 && !cli_input_is_etm2(in))
 		in->mode = (enum deformat_mode)in->frames;
+	if (in->etm2.given && !cli_input_is_etm2(in)) {
+		cli_error("--%s applies to ETMv2 trace sources only",
+			  in->etm2.given);
+		rc = cli_exit_usage;
+		goto out;
+	}
 	snprintf(in->buffer_path, sizeof(in->buffer_path), "%s", buf->file);
 	if (in->keep_snapshot) {
 		in->ss = ss;
@@ -672,6 +692,7 @@ static int resolve_raw(struct cli_input *in)
 	proto = !strcmp(in->protocol, "etmv3") ? etmkit_proto_etmv3 :
 		!strcmp(in->protocol, "ptm") ? etmkit_proto_ptm :
 		!strcmp(in->protocol, "etmv4") ? etmkit_proto_etmv4 :
+		!strcmp(in->protocol, "etmv2") ? etmkit_proto_etmv2 :
 						 etmkit_proto_ete;
 	if (!(protos_of(in) & CLI_PROTO(proto))) {
 		cli_error("--protocol %s is not decoded by this "
@@ -682,6 +703,13 @@ static int resolve_raw(struct cli_input *in)
 	if (in->buffer) {
 		cli_error("--buffer names a snapshot's trace "
 			  "buffer; it needs --snapshot");
+		return cli_exit_usage;
+	}
+	if (proto == etmkit_proto_etmv2)
+		return cli_etm2_resolve_raw(in);
+	if (in->etm2.given) {
+		cli_error("--%s applies to --protocol etmv2 only",
+			  in->etm2.given);
 		return cli_exit_usage;
 	}
 	rc = foreign_options(in, proto);

@@ -39,11 +39,14 @@ static const struct cli_option options[] = {
 	  "protocol and registers of its cs_etm metadata (docs/perf-data.md)" },
 	{ NULL, 0, "FILE", 0, F, "a raw capture file" },
 	{ "protocol", 0, "P", opt_protocol, D | P | R | C,
-	  "the protocol of FILE: etmv3, ptm, etmv4 or ete" },
+	  "the protocol of FILE: etmv3, ptm, etmv4 or ete; decode and "
+	  "packets also take etmv2 (an ETMv2 or ETMv1 trace port capture: "
+	  "docs/etmv2-capture.md)" },
 	{ "etmcr", 0, "X", opt_etmcr, D | P | R | C,
-	  "(etmv3, ptm, required) ETMCR" },
+	  "(etmv3, ptm, required; etmv2, unless the capture states it) "
+	  "ETMCR" },
 	{ "etmidr", 0, "X", opt_etmidr, D | P | R | C,
-	  "(etmv3, ptm, required) ETMIDR" },
+	  "(etmv3, ptm, required; etmv2, optional) ETMIDR" },
 	{ "etmccer", 0, "X", opt_etmccer, D | P | R | C,
 	  "(etmv3, ptm) ETMCCER, for timestamps and Hyp (default 0)" },
 	{ "trcidr0", 0, "V", opt_trcidr0 + cli_trcidr0, D | P | R | C,
@@ -70,6 +73,30 @@ static const struct cli_option options[] = {
 	{ "id", 0, "ID", opt_id, F,
 	  "with --snapshot: the first buffer holding a source with this "
 	  "trace ID; may repeat" },
+	{ "capture-format", 0, "F", opt_capture_format, D | P,
+	  "(etmv2) the capture's form: auto (binary by its magic, else "
+	  "text; the default), binary, text or etb (pre-CoreSight ETB RAM "
+	  "words)" },
+	{ "etm-version", 0, "N", opt_etm_version, D | P,
+	  "(etmv2) 1 (ETMv1: 3-bit PIPESTAT, TRACESYNC) or 2, when neither "
+	  "the capture nor --etmidr says (default 2)" },
+	{ "port-width", 0, "N", opt_port_width, D | P,
+	  "(etmv2) the trace port's width in bits: 4, 8 or 16, when "
+	  "neither the capture nor --etmcr says" },
+	{ "demux-order", 0, "O", opt_demux_order, D | P,
+	  "(etmv2) a demultiplexed port's earlier half: a-first (the "
+	  "default) or b-first" },
+	{ "pipestat-table", 0, "T", opt_pipestat_table, D | P,
+	  "(etmv2) the PIPESTAT codes (docs/etmv2.md 2): natural (the "
+	  "default), alt, or sixteen status names in code order separated "
+	  "by commas (IE,DE,IN,DN,...)" },
+	{ "tfo-header", 0, "SPEC", opt_tfo_header, D | P,
+	  "(etmv2) the TFO packet headers (docs/etmv2.md 6): "
+	  "normal=V,lsip=V,mask=M,rr-shift=S, any of the four (default "
+	  "normal=0x00,lsip=0x80,mask=0x9f,rr-shift=5)" },
+	{ "fifo-latency", 0, "N", opt_fifo_latency, D | P,
+	  "(etmv2) 0 or 1: cycles before a byte placed in the FIFO can be "
+	  "on TRACEPKT (docs/etmv2.md 3; default 1)" },
 	{ "m-profile", 0, NULL, 0, D | P | R | C,
 	  "(etmv3) FILE comes from an ARMv7-M core (exception numbers and "
 	  "packets of IHI 0014Q 7.5); with --snapshot the traced core's "

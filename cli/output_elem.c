@@ -49,6 +49,8 @@ static const char *exception_name(const struct etmkit_elem *e, int exc)
 		return etm4_exception_name(e->u.exception.number, 0);
 	if (e->flags & ETMKIT_EXC_LEGACY)
 		return etm3_legacy_exception_name(e->u.exception.number);
+	if (e->flags & ETMKIT_EXC_VECTOR)
+		return etm2_vector_name(e->u.exception.number);
 	if (exc == cli_exc_ptm)
 		return ptm_exception_name(e->u.exception.number);
 	return etm3_exception_name(e->u.exception.number,

@@ -92,12 +92,13 @@ static void decode(const struct etm2_config *cfg, const struct etm2_cycle *c,
 	o->n = 0;
 	if (etm2_pkt_alloc(&dec, cfg))
 		abort();
-	while (rc == 0) {
+	for (int finished = 0; rc == 0 && !finished;) {
 		size_t len = seed ? 1 + next_rand(&seed) % 64 : n;
 
-		if (at >= n)
+		if (at >= n) {
 			rc = etm2_pkt_finish(dec);
-		else {
+			finished = 1;
+		} else {
 			if (len > n - at)
 				len = n - at;
 			rc = etm2_pkt_feed(dec, c + at, len, at);
@@ -123,14 +124,6 @@ static void decode(const struct etm2_config *cfg, const struct etm2_cycle *c,
 				check(&p[i], &last, &have);
 				keep(o, &p[i]);
 			}
-		}
-		if (at >= n && rc == 0 && dec) {
-			/* finished and drained */
-			if (etm2_pkt_finish(dec))
-				abort();
-			if (etm2_pkt_next(dec, p, 64) != -etmkit_err_eos)
-				abort();
-			break;
 		}
 	}
 	etm2_pkt_free(dec);

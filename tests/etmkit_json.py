@@ -8,8 +8,8 @@ its form, e.g. that addresses are "0x..." strings and not numbers.
     recs = ej.lines(stdout, "packets")       # packets --json, any protocol
     ej.num(r["addr"])                        # "0x8000" -> 0x8000
 
-Schemas: "packets" (ETMv3, PTM or ETMv4/ETE record), "packets-etmv3",
-"packets-ptm", "packets-etmv4", "elements". A record that does not match
+Schemas: "packets" (ETMv3, PTM, ETMv4/ETE or ETMv2 record), "packets-etmv3",
+"packets-ptm", "packets-etmv4", "packets-etmv2", "elements". A record that does not match
 raises SchemaMismatch naming the line and the first problem. Needs Debian's
 python3-jsonschema (4.10 or later; tools/setup-debian installs it).
 ETMKIT_SCHEMA_DIR overrides where the schemas are read from.
@@ -26,7 +26,8 @@ except ImportError:  # pragma: no cover - reported, not skipped
 
 SCHEMA_DIR = os.environ.get("ETMKIT_SCHEMA_DIR") or os.path.join(
     os.path.dirname(os.path.abspath(__file__)), "..", "docs", "schema")
-KINDS = ("packets", "packets-etmv3", "packets-ptm", "packets-etmv4", "elements")
+KINDS = ("packets", "packets-etmv3", "packets-ptm", "packets-etmv4", "packets-etmv2",
+         "elements")
 
 # Members written as "0x..." strings (docs/json.md): a member's name alone
 # says whether it is a hex string or a number, in every output.
@@ -158,7 +159,7 @@ def _memo_key(name, key, obj):
 def problem(obj, kind):
     """None if @obj is a valid record of schema @kind, else what is wrong."""
     if kind == "packets":
-        files = ("packets-etmv3", "packets-ptm", "packets-etmv4")
+        files = ("packets-etmv3", "packets-ptm", "packets-etmv4", "packets-etmv2")
     else:
         files = (kind,)
     if not isinstance(obj, dict):

@@ -133,6 +133,44 @@ def hex_members(c):
     print("ok   hex members: %s" % " ".join(sorted(in_schemas)))
 
 
+# Cycles of tests/etmv2/pkt/data.e2t, then a branch address and a trigger.
+ETMV2_CAPTURE = """etmv2-capture 1
+port-width 8
+etmcr 0x400c
+cycles
+WT x2
+TD 0x01
+WT 0x20
+WT 0x05
+WT 0x00
+WT 0x00
+WT 0x01
+DE 0x00
+WT 0xae
+DN 0x80
+WT 0xa0
+WT 0x80
+WT 0x80
+WT 0x02
+WT 0xef
+DW 0xbe
+WT 0xad
+WT 0xde
+WT 0x02
+WT 0x26
+WT 0x04
+WT 0x7f
+WT 0xea
+WT 0x6e
+WT 0x07
+DE
+WT 0x03
+IE
+TR/IE
+TD x2
+"""
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--etmkit", required=True)
@@ -177,6 +215,16 @@ def main():
                "--etmcr", "0x40000000", "--etmidr", "0x411CF312",
                "--etmccer", "0x34C01AC2", "--json"], "packets",
               "hand-made PTM forms packets")
+        # An ETMv2 capture (docs/etmv2-capture.md): cycles before sync,
+        # a TFO with a context ID, data with addresses and values, value
+        # not traced, a context ID, a branch address, a trigger.
+        cap = os.path.join(tmp, "etmv2.e2c")
+        with open(cap, "w") as f:
+            f.write(ETMV2_CAPTURE)
+        c.run(["packets", cap, "--protocol", "etmv2", "--json"], "packets",
+              "hand-made ETMv2 capture packets")
+        c.run(["packets", cap, "--protocol", "etmv2", "--json"], "packets-etmv2",
+              "hand-made ETMv2 capture packets")
     if "frame_error" not in c.seen.get("packets", set()):
         c.fail("the damaged example gave no frame_error record")
 
@@ -210,7 +258,8 @@ def main():
     for schema in ("packets", "elements"):
         key = "kind" if schema == "elements" else "type"
         names = set()
-        for f in (("packets-etmv3", "packets-ptm", "packets-etmv4") if schema == "packets"
+        for f in (("packets-etmv3", "packets-ptm", "packets-etmv4", "packets-etmv2")
+                  if schema == "packets"
                   else (schema,)):
             names |= set(ej.schema(f)["properties"][key]["enum"])
         seen = c.seen.get(schema, set())

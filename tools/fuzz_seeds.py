@@ -520,6 +520,33 @@ def lines_seeds(outdir, root):
                       open(out, "rb").read()[:65536])
 
 
+
+def etm2_flow_seeds(outdir):
+    """fuzz_etm2_flow: header (ETMCR selector, records per feed, image
+    length), an A32 image at 0x8000, then 8-byte records (type, status,
+    address or value, flags, cycle step; see the target's comment): a
+    TFO at 0x8000, then statuses (IE, DE with data, DW with a branch
+    address, a phantom), in each ETMCR form."""
+    code = struct.pack("<8I", 0xe1a00000, 0xe5901000, 0xe12fff13,
+                       0xea000000, 0xe1a00000, 0xe8900006, 0xe1a00000,
+                       0xe1a00000)
+    fold = 0x100 + 2 * len(code) + 4
+
+    def rec(typ, st=0, a=0x8000, flags=0, step=1):
+        v = (a - 0x7F00) % fold if a < 0x80000000 else a
+        return bytes([typ, st]) + struct.pack("<I", v) + bytes([flags, step])
+    tfo, status, branch, data = 1, 2, 5, 6
+    recs = (rec(tfo, 7, 0x8000, 4) + rec(status, 0) + rec(status, 1) +
+            rec(data, 0, 0x20000, 0x62) + rec(status, 1) +
+            rec(branch, 0, 0x8010) + rec(status, 8) + rec(status, 5) +
+            rec(branch, 0, 0x8000) + rec(status, 0) + rec(status, 2) +
+            rec(tfo, 7, 0x8014, 2))
+    for cr in range(8):
+        for chunk in (0, 2, 64 + 6):
+            write(outdir, "fuzz_etm2_flow", "cr%d-%d" % (cr, chunk),
+                  bytes([cr, chunk]) + struct.pack("<H", len(code)) +
+                  code + recs)
+
 def write(outdir, target, name, blob):
     d = os.path.join(outdir, target)
     os.makedirs(d, exist_ok=True)
@@ -681,6 +708,7 @@ def main():
                flow_streams)
     etm4_flow_seeds(outdir, shared)
     ptm_flow_seeds(outdir, shared)
+    etm2_flow_seeds(outdir)
     for snap in snapshots(shared):
         tag = os.path.relpath(snap, os.path.join(shared, "testdata")).replace("/", "_")
         write(outdir, "fuzz_snapshot", tag, snapshot_seed(snap))

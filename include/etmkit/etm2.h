@@ -399,6 +399,12 @@ int etm2_pkt_synced(const struct etm2_pkt_decoder *dec);
 /* "periodic", "trace_on", "overflow", "debug_exit". */
 const char *etm2_reason_name(unsigned reason);
 
+/* The exception of an ETMv2 exception element (ETMKIT_EXC_VECTOR: the ARM
+ * vector index, docs/etmv2.md 7): "reset", "undefined_instruction",
+ * "svc", "prefetch_abort", "data_abort", "reserved_5", "irq", "fiq";
+ * "not_a_vector" for 0xFFFF; "invalid" beyond. */
+const char *etm2_vector_name(unsigned number);
+
 /* ---- ETMv2 trace encoder -------------------------------------------------
  *
  * Execution record items (exec.h) in, the cycles a trace port of the

@@ -407,7 +407,16 @@ const struct ptm_flow_stats *ptm_flow_get_stats(
  * takes cycles.
  */
 
-/* insn_range elements instead of insn elements (as ETM3_FLOW_RANGES). */
+/* insn_range elements instead of insn elements (as ETM3_FLOW_RANGES):
+ * consecutive instructions, each the next after the one before, make one
+ * range, across statuses (the range's offset is its first instruction's
+ * cycle); it ends at an instruction that failed its condition (whose
+ * flags it then carries), at a branch or instruction set switch, at a
+ * status that placed packets, at an LSiP TFO's implied instruction, or
+ * where an element of another kind comes. The last range waits for the
+ * next instruction until etm2_flow_finish(), so that ranges do not
+ * depend on how the input is fed. Cycle-accurate: a range's cycles are
+ * its instructions' sum. */
 #define ETM2_FLOW_RANGES 0x1u
 
 struct etm2_flow_config {

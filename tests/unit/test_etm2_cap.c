@@ -175,6 +175,12 @@ static void test_names(void **state)
 	assert_string_equal(etm2_reason_name(etm2_reason_overflow), "overflow");
 	assert_string_equal(etm2_reason_name(etm2_reason_debug_exit), "debug_exit");
 	assert_string_equal(etm2_reason_name(4), "invalid");
+	assert_string_equal(etm2_vector_name(0), "reset");
+	assert_string_equal(etm2_vector_name(2), "svc");
+	assert_string_equal(etm2_vector_name(6), "irq");
+	assert_string_equal(etm2_vector_name(7), "fiq");
+	assert_string_equal(etm2_vector_name(0xffff), "not_a_vector");
+	assert_string_equal(etm2_vector_name(8), "invalid");
 }
 
 /* ---- Text captures ---------------------------------------------------- */

@@ -1,21 +1,7 @@
 /* ETMv2 FIFO byte source (docs/etmv2.md 3; Q§6.1.6, Q§6.3): which cycles
- * carry FIFO data and which bytes they carry. The decoder knows the FIFO
- * holds bytes that may leave when bytes before the first TFO packet are
- * still to be skipped, a byte is half out (4-bit), the oldest owed slot
- * has started, or it was placed at least fifo_latency cycles ago. */
+ * carry FIFO data (etm2_fifo_has(), etm2_internal.h) and which bytes they
+ * carry. */
 #include "packets/etmv2/etm2_internal.h"
-
-int etm2_fifo_has(const struct etm2_pkt_decoder *d, uint64_t t)
-{
-	if (d->skip || d->nib_pending)
-		return 1;
-	if (d->slot_head == d->slot_tail)
-		return 0;
-	if (d->started)
-		return 1;
-	return d->slots[d->slot_head & (ETM2_RING - 1)].cycle +
-		       d->cfg.fifo_latency <= t;
-}
 
 void etm2_fifo_reset(struct etm2_pkt_decoder *d)
 {

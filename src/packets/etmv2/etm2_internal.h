@@ -9,15 +9,25 @@
  * slot's packets are parsed. Synchronisation and errors: etm2_sync.c.
  *
  * Memory is fixed at alloc: the record ring (ETM2_RING records) bounds
- * how long a slot may be owed: a full ring is an error ("owed too
- * long"), sync is dropped and found again at the next TFO. */
+ * how long a slot may be owed: ETM2_OWED_MAX records behind it is an
+ * error ("owed too long"), sync is dropped and found again at the next
+ * TFO. */
 #ifndef ETMKIT_ETM2_INTERNAL_H
 #define ETMKIT_ETM2_INTERNAL_H
+
+#include <string.h>
 
 #include "etmkit/etm2.h"
 
 #define ETM2_RING 4096u /* records queued in status order (power of 2) */
-#define ETM2_PQ 16u     /* parsed packets waiting for their marker */
+#define ETM2_PQ 512u    /* parsed packets waiting for their marker */
+#define ETM2_BATCH 64u  /* cycles decoded between two deliveries: each
+			   pushes at most 4 records and 3 packets */
+/* Records that may wait behind the oldest owed slot: beyond, the slot is
+ * owed too long. Counted from the slot's marker, so the bound does not
+ * depend on when the caller drains; it leaves room for one batch of
+ * records not yet delivered. */
+#define ETM2_OWED_MAX (ETM2_RING - 8 * ETM2_BATCH)
 
 enum etm2_sync_state { e2_unsynced, e2_syncing, e2_synced };
 
@@ -102,7 +112,18 @@ struct etm2_pkt_decoder {
 };
 
 /* etm2_queue.c */
-struct etm2_packet *etm2_q_push(struct etm2_pkt_decoder *d, uint8_t kind);
+
+/* A new ring entry, zeroed (the ring has room: ETM2_OWED_MAX). */
+static inline struct etm2_packet *etm2_q_push(struct etm2_pkt_decoder *d,
+					      uint8_t kind)
+{
+	uint64_t i = d->ring_tail++ & (ETM2_RING - 1);
+	struct etm2_packet *p = &d->ring[i];
+
+	memset(p, 0, sizeof(*p));
+	d->kind[i] = kind;
+	return p;
+}
 void etm2_q_record(struct etm2_pkt_decoder *d, uint8_t type, uint8_t status,
 		   uint64_t cycle);
 void etm2_q_wait(struct etm2_pkt_decoder *d, uint64_t cycle, int td);
@@ -118,7 +139,22 @@ static inline uint64_t etm2_q_count(const struct etm2_pkt_decoder *d)
 }
 
 /* etm2_fifo.c */
-int etm2_fifo_has(const struct etm2_pkt_decoder *d, uint64_t t);
+
+/* Does the FIFO hold bytes that may leave in cycle @t? Bytes before the
+ * first TFO packet are still to be skipped, a byte is half out (4-bit),
+ * the oldest owed slot has started, or it was placed at least
+ * fifo_latency cycles ago (docs/etmv2.md 3). */
+static inline int etm2_fifo_has(const struct etm2_pkt_decoder *d, uint64_t t)
+{
+	if (d->skip || d->nib_pending)
+		return 1;
+	if (d->slot_head == d->slot_tail)
+		return 0;
+	if (d->started)
+		return 1;
+	return d->slots[d->slot_head & (ETM2_RING - 1)].cycle +
+		       d->cfg.fifo_latency <= t;
+}
 void etm2_fifo_cycle(struct etm2_pkt_decoder *d, uint64_t t, uint16_t pkt);
 void etm2_fifo_reset(struct etm2_pkt_decoder *d);
 

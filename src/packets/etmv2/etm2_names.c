@@ -55,3 +55,16 @@ const char *etm2_reason_name(unsigned reason)
 					      "overflow", "debug_exit" };
 	return reason < 4 ? names[reason] : "invalid";
 }
+
+const char *etm2_vector_name(unsigned number)
+{
+	/* The ARM exception vectors 0x00 to 0x1C (ARM DDI 0100I A2.6). */
+	static const char *const names[8] = {
+		"reset", "undefined_instruction", "svc", "prefetch_abort",
+		"data_abort", "reserved_5", "irq", "fiq",
+	};
+
+	if (number == 0xffff)
+		return "not_a_vector";
+	return number < 8 ? names[number] : "invalid";
+}

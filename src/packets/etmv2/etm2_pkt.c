@@ -68,7 +68,9 @@ static void cycle(struct etm2_pkt_decoder *d, uint64_t t,
 		etm2_sync_tfo_start(d, t, c->pkt, trig);
 		return;
 	}
-	if (etm2_q_count(d) > ETM2_RING - 8) {
+	if (d->slot_head != d->slot_tail &&
+	    d->ring_tail - d->slots[d->slot_head & (ETM2_RING - 1)].seq >
+		    ETM2_OWED_MAX) {
 		/* the cycle joins the unsynced run the error starts */
 		etm2_sync_fail(d, "packets owed for too long (record queue full)",
 			       -etmkit_err_bad_packet, t, t);
@@ -200,11 +202,18 @@ int etm2_pkt_next(struct etm2_pkt_decoder *dec, struct etm2_packet *pkts,
 	if (max > 1u << 30)
 		max = 1u << 30;
 	for (;;) {
+		size_t end;
+
 		n += etm2_q_deliver(dec, pkts + n, max - n);
 		if (n == max || dec->stopped || dec->pos_in == dec->n_in)
 			break;
-		cycle(dec, dec->first + dec->pos_in, &dec->in[dec->pos_in]);
-		dec->pos_in++;
+		/* the queues are drained (a delivery that stops short of
+		 * @max leaves only records waiting for bytes): a batch fits */
+		end = dec->n_in - dec->pos_in > ETM2_BATCH ?
+			      dec->pos_in + ETM2_BATCH : dec->n_in;
+		for (; dec->pos_in < end; dec->pos_in++)
+			cycle(dec, dec->first + dec->pos_in,
+			      &dec->in[dec->pos_in]);
 	}
 	if (dec->pos_in == dec->n_in && n < max && !dec->stopped)
 		n += etm2_q_deliver(dec, pkts + n, max - n);

@@ -6,16 +6,6 @@
 
 #include "packets/etmv2/etm2_internal.h"
 
-struct etm2_packet *etm2_q_push(struct etm2_pkt_decoder *d, uint8_t kind)
-{
-	uint64_t i = d->ring_tail++ & (ETM2_RING - 1);
-	struct etm2_packet *p = &d->ring[i];
-
-	memset(p, 0, sizeof(*p));
-	d->kind[i] = kind;
-	return p;
-}
-
 void etm2_q_close_wait(struct etm2_pkt_decoder *d)
 {
 	struct etm2_packet *p;

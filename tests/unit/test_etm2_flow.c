@@ -1,0 +1,653 @@
+/* ETMv2 flow decoder: hand-worked cases over packet records (the packet
+ * decoder, etm2_pkt_*, is another layer's: its records are fed here
+ * directly, etm2_flow_feed_records()). Each case is a small text: the
+ * registers, code blocks as hex words at an address (arm: 32-bit words,
+ * thumb: 16-bit halfwords), the records in status order (each status
+ * followed by the packets its cycle placed, as etm2.h delivers them),
+ * and the elements expected, written by hand from docs/etmv2.md 7 and the
+ * digest before the decoder ran. Every case is also decoded with
+ * ETM2_FLOW_RANGES, which must say what the per-instruction form says
+ * (etmv2/etm2_ranges_match.h), and fed one record at a time, which must change
+ * nothing.
+ *
+ * Case lines:
+ *   config etmcr=0x...
+ *   code ADDR arm|thumb WORD...
+ *   CYCLE tfo ADDR arm|thumb periodic|trace_enable|overflow|debug_exit
+ *         [cid=V] [lsip=NEXT]      (NEXT in the TFO's instruction set)
+ *   CYCLE STATUS                   (IE, DE, IN, DN, DW, PTIE, ... PNDN)
+ *   CYCLE branch ADDR arm|thumb
+ *   CYCLE data|vnt|miss|missdata [a=1] [addr=V] [value=V bytes=N] [tag=T]
+ *   CYCLE cid V | trigger | error
+ *   expect                         then one element a line:
+ *   CYCLE insn ADDR ISA E|N [c=CYCLES] [implied]
+ *   CYCLE trace_on REASON ADDR ISA | overflow | trigger | context cid=V
+ *   CYCLE exception ADDR ISA vec=N [ret=ADDR]
+ *   CYCLE data [insn=A] [addr=A] [value=V size=N] [ooo] [tag=T]
+ *   CYCLE gap LOSS | no_image ADDR ISA LOSS
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "etmkit/flow.h"
+#include "etmkit/image.h"
+#include "flow/etm2_flow_int.h"
+#include "elem_same.h"
+#include "etmv2/etm2_ranges_match.h"
+
+#define MAX_RECS 128
+#define MAX_LINES 128
+
+struct fcase {
+	uint32_t etmcr;
+	struct image *img;
+	struct etm2_packet recs[MAX_RECS];
+	size_t nrecs;
+	char expect[MAX_LINES][128];
+	size_t nexpect;
+	uint8_t code[8][256]; /* the image's bytes (not copied by it) */
+	int ncode;
+};
+
+static uint64_t num(const char *s)
+{
+	return strtoull(s, NULL, 0);
+}
+
+static uint8_t isa_of(const char *s)
+{
+	if (!strcmp(s, "arm"))
+		return etmkit_isa_arm;
+	assert_string_equal(s, "thumb");
+	return etmkit_isa_thumb;
+}
+
+static const char *isa_name(uint8_t isa)
+{
+	return isa == etmkit_isa_thumb ? "thumb" : "arm";
+}
+
+static unsigned status_of(const char *s)
+{
+	for (unsigned i = 0; i < etm2_st_count; i++)
+		if (!strcmp(s, etm2_status_name(i)))
+			return i;
+	fail_msg("unknown record %s", s);
+	return 0;
+}
+
+static void parse_code(struct fcase *c, char **w, int nw)
+{
+	uint8_t *buf = c->code[c->ncode++];
+	size_t n = 0;
+	int thumb = !strcmp(w[2], "thumb");
+
+	assert_true(c->ncode <= 8 && nw - 3 <= 64);
+
+	for (int i = 3; i < nw; i++) {
+		uint32_t v = (uint32_t)strtoul(w[i], NULL, 16);
+
+		for (int k = 0; k < (thumb ? 2 : 4); k++)
+			buf[n++] = (uint8_t)(v >> (8 * k));
+	}
+	assert_int_equal(image_add_buffer(c->img, buf, n, num(w[1]), 0), 0);
+}
+
+static const char *opt(char **w, int nw, const char *key)
+{
+	size_t k = strlen(key);
+
+	for (int i = 2; i < nw; i++)
+		if (!strncmp(w[i], key, k) && w[i][k] == '=')
+			return w[i] + k + 1;
+	return NULL;
+}
+
+static void parse_rec(struct fcase *c, char **w, int nw)
+{
+	struct etm2_packet *p = &c->recs[c->nrecs++];
+	const char *v;
+
+	assert_true(c->nrecs <= MAX_RECS);
+	memset(p, 0, sizeof(*p));
+	p->cycle = num(w[0]);
+	if (!strcmp(w[1], "tfo")) {
+		static const char *const rr[4] = { "periodic", "trace_enable",
+						   "overflow", "debug_exit" };
+
+		p->type = etm2_pkt_tfo;
+		p->status = etm2_st_td;
+		p->u.tfo.addr = (uint32_t)num(w[2]);
+		p->u.tfo.isa = isa_of(w[3]);
+		for (unsigned i = 0; i < 4; i++)
+			if (!strcmp(w[4], rr[i]))
+				p->u.tfo.reason = (uint8_t)i;
+		if ((v = opt(w, nw, "cid")))
+			p->u.tfo.context_id = (uint32_t)num(v);
+		if ((v = opt(w, nw, "lsip"))) {
+			p->u.tfo.lsip = 1;
+			p->u.tfo.next_addr = (uint32_t)num(v);
+			p->u.tfo.next_isa = p->u.tfo.isa;
+		}
+		p->u.tfo.first = c->nrecs == 1;
+	} else if (!strcmp(w[1], "branch")) {
+		p->type = etm2_pkt_branch_address;
+		p->u.branch.addr = (uint32_t)num(w[2]);
+		p->u.branch.isa = isa_of(w[3]);
+	} else if (!strcmp(w[1], "data") || !strcmp(w[1], "vnt") ||
+		   !strcmp(w[1], "miss") || !strcmp(w[1], "missdata")) {
+		struct etm2_data *d = &p->u.data;
+
+		p->type = !strcmp(w[1], "data") ? etm2_pkt_normal_data :
+			  !strcmp(w[1], "vnt") ? etm2_pkt_value_not_traced :
+			  !strcmp(w[1], "miss") ? etm2_pkt_load_miss :
+						   etm2_pkt_load_miss_data;
+		d->a_bit = (v = opt(w, nw, "a")) && num(v);
+		if ((v = opt(w, nw, "addr"))) {
+			d->has_addr = 1;
+			d->addr = (uint32_t)num(v);
+		}
+		if ((v = opt(w, nw, "value"))) {
+			d->has_value = 1;
+			d->value = (uint32_t)num(v);
+			d->value_bytes = (uint8_t)num(opt(w, nw, "bytes"));
+		}
+		if ((v = opt(w, nw, "tag")))
+			d->tag = (uint8_t)num(v);
+	} else if (!strcmp(w[1], "cid")) {
+		p->type = etm2_pkt_context_id;
+		p->u.context_id = (uint32_t)num(w[2]);
+	} else if (!strcmp(w[1], "trigger")) {
+		p->type = etm2_pkt_trigger;
+	} else if (!strcmp(w[1], "error")) {
+		p->type = etm2_pkt_reserved;
+		p->error = -etmkit_err_bad_packet;
+		p->why = "reserved header";
+	} else if (!strcmp(w[1], "wait")) {
+		p->type = etm2_pkt_wait;
+	} else {
+		p->type = etm2_pkt_status;
+		p->status = (uint8_t)status_of(w[1]);
+	}
+}
+
+/* Parse case text @text into @c (image allocated). */
+static void parse_case(struct fcase *c, const char *text)
+{
+	char line[256];
+	const char *s = text;
+	int in_expect = 0;
+
+	memset(c, 0, sizeof(*c));
+	assert_int_equal(image_alloc(&c->img), 0);
+	while (*s) {
+		size_t k = strcspn(s, "\n");
+		char *w[24], *t;
+		int nw = 0;
+
+		assert_true(k < sizeof(line));
+		memcpy(line, s, k);
+		line[k] = 0;
+		s += k + (s[k] == '\n');
+		t = line + strspn(line, " \t");
+		if (!*t || *t == '#')
+			continue;
+		if (in_expect) {
+			assert_true(c->nexpect < MAX_LINES);
+			snprintf(c->expect[c->nexpect++], 128, "%s", t);
+			continue;
+		}
+		for (char *tok = strtok(t, " \t"); tok && nw < 24;
+		     tok = strtok(NULL, " \t"))
+			w[nw++] = tok;
+		if (!strcmp(w[0], "expect"))
+			in_expect = 1;
+		else if (!strcmp(w[0], "config"))
+			c->etmcr = (uint32_t)num(w[1] + strlen("etmcr="));
+		else if (!strcmp(w[0], "code"))
+			parse_code(c, w, nw);
+		else
+			parse_rec(c, w, nw);
+	}
+}
+
+/* ---- Decoding ----------------------------------------------------------- */
+
+struct elems {
+	struct etmkit_elem e[1024];
+	size_t n;
+};
+
+static void drain(struct etm2_flow_decoder *d, struct elems *out)
+{
+	const struct etmkit_elem *el;
+	int k;
+
+	while ((k = etm2_flow_batch(d, &el)) > 0)
+		for (int i = 0; i < k; i++) {
+			assert_true(out->n < 1024);
+			out->e[out->n++] = el[i];
+		}
+	assert_int_equal(k, -etmkit_err_eos);
+}
+
+/* Decode @c's records, fed @step at a time (0: at once). */
+static struct etm2_flow_decoder *decode(const struct fcase *c, uint32_t flags,
+					size_t step, struct elems *out)
+{
+	struct etm2_flow_config cfg;
+	struct etm2_flow_decoder *d;
+	size_t at = 0;
+
+	etm2_flow_config_init(&cfg);
+	cfg.etm.etmcr = c->etmcr | (1u << ETM2_ETMCR_PORT_SIZE_SHIFT);
+	cfg.image = c->img;
+	cfg.flags = flags;
+	assert_int_equal(etm2_flow_alloc(&d, &cfg), 0);
+	out->n = 0;
+	if (!step)
+		step = c->nrecs ? c->nrecs : 1;
+	while (at < c->nrecs) {
+		size_t m = c->nrecs - at < step ? c->nrecs - at : step;
+
+		assert_int_equal(etm2_flow_feed_records(d, c->recs + at, m), 0);
+		drain(d, out);
+		at += m;
+	}
+	assert_int_equal(etm2_flow_finish(d), 0);
+	drain(d, out);
+	return d;
+}
+
+static void render(const struct etmkit_elem *e, char *s, size_t n)
+{
+	int k = snprintf(s, n, "%llu %s", (unsigned long long)e->offset,
+			 etmkit_elem_kind_name(e->kind));
+
+	s += k;
+	n -= (size_t)k;
+	switch (e->kind) {
+	case etmkit_elem_insn:
+		k = snprintf(s, n, " 0x%llx %s %s", (unsigned long long)e->addr,
+			     isa_name(e->isa),
+			     (e->flags & ETMKIT_INSN_EXEC) ? "E" : "N");
+		if (e->flags & ETMKIT_INSN_CYCLES)
+			k += snprintf(s + k, n - (size_t)k, " c=%u", e->cycles);
+		if (e->flags & ETMKIT_INSN_IMPLIED)
+			snprintf(s + k, n - (size_t)k, " implied");
+		break;
+	case etmkit_elem_trace_on:
+		snprintf(s, n, " %s 0x%llx %s",
+			 etmkit_trace_on_reason_name(e->u.trace_on.reason),
+			 (unsigned long long)e->addr, isa_name(e->isa));
+		break;
+	case etmkit_elem_context:
+		snprintf(s, n, " cid=0x%x", e->u.context.context_id);
+		break;
+	case etmkit_elem_exception:
+		k = snprintf(s, n, " 0x%llx %s vec=%u",
+			     (unsigned long long)e->addr, isa_name(e->isa),
+			     e->u.exception.number);
+		assert_true(e->flags & ETMKIT_EXC_VECTOR);
+		if (e->flags & ETMKIT_EXC_RET_ADDR)
+			snprintf(s + k, n - (size_t)k, " ret=0x%llx",
+				 (unsigned long long)e->u.exception.ret_addr);
+		break;
+	case etmkit_elem_data:
+		k = 0;
+		if (e->flags & ETMKIT_DATA_INSN)
+			k += snprintf(s + k, n - (size_t)k, " insn=0x%llx",
+				      (unsigned long long)e->addr);
+		if (e->flags & ETMKIT_DATA_ADDR)
+			k += snprintf(s + k, n - (size_t)k, " addr=0x%llx",
+				      (unsigned long long)e->u.data.data_addr);
+		if (e->flags & ETMKIT_DATA_VALUE)
+			k += snprintf(s + k, n - (size_t)k,
+				      " value=0x%llx size=%u",
+				      (unsigned long long)e->u.data.value,
+				      e->size);
+		if (e->flags & ETMKIT_DATA_OOO)
+			k += snprintf(s + k, n - (size_t)k, " ooo");
+		if (e->u.data.tag)
+			snprintf(s + k, n - (size_t)k, " tag=%u",
+				 e->u.data.tag);
+		break;
+	case etmkit_elem_gap:
+		snprintf(s, n, " %s", etmkit_loss_name(e->u.loss.reason));
+		break;
+	case etmkit_elem_no_image:
+		snprintf(s, n, " 0x%llx %s %s", (unsigned long long)e->addr,
+			 isa_name(e->isa), etmkit_loss_name(e->u.loss.reason));
+		break;
+	default:
+		break;
+	}
+}
+
+static void assert_same(const struct elems *a, const struct elems *b)
+{
+	assert_int_equal(a->n, b->n);
+	for (size_t i = 0; i < a->n; i++)
+		if (!elem_same(&a->e[i], &b->e[i], 1))
+			fail_msg("element %zu differs", i);
+}
+
+static void ranges_match(const struct elems *ref, const struct elems *rng)
+{
+	size_t at = 0;
+	const char *why = etm2_ranges_match(ref->e, ref->n, rng->e, rng->n, &at);
+
+	if (why)
+		fail_msg("ranges decode: %s (ranges element %zu)", why, at);
+}
+
+/* Run case @text: the elements as expected, however fed, and the ranges
+ * form the same. Returns the stats of the one-feed decode via @st. */
+static void run_case(const char *text, struct etm2_flow_stats *st)
+{
+	static struct fcase c;
+	static struct elems ref, alt, rng;
+	struct etm2_flow_decoder *d;
+	char got[160];
+
+	parse_case(&c, text);
+	d = decode(&c, 0, 0, &ref);
+	if (st)
+		*st = *etm2_flow_get_stats(d);
+	etm2_flow_free(d);
+	for (size_t i = 0; i < ref.n || i < c.nexpect; i++) {
+		got[0] = 0;
+		if (i < ref.n)
+			render(&ref.e[i], got, sizeof(got));
+		if (i >= c.nexpect || i >= ref.n || strcmp(got, c.expect[i]))
+			fail_msg("element %zu: got \"%s\", expected \"%s\"", i,
+				 i < ref.n ? got : "(none)",
+				 i < c.nexpect ? c.expect[i] : "(none)");
+	}
+	for (size_t step = 1; step <= 3; step++) {
+		etm2_flow_free(decode(&c, 0, step, &alt));
+		assert_int_equal(alt.n, ref.n);
+		assert_same(&alt, &ref);
+		etm2_flow_free(decode(&c, ETM2_FLOW_RANGES, step, &alt));
+		etm2_flow_free(decode(&c, ETM2_FLOW_RANGES, 0, &rng));
+		assert_int_equal(alt.n, rng.n);
+		assert_same(&alt, &rng);
+		ranges_match(&ref, &rng);
+	}
+	image_free(c.img);
+}
+
+/* ---- Cases -------------------------------------------------------------- */
+
+/* Straight-line IE and IN, a direct branch not taken (IN) and taken (IE)
+ * (Q§6.1; docs/etmv2.md 7): the walk goes to the target of a taken direct
+ * branch; element offsets are the status cycles. */
+static void test_straight_and_direct(void **state)
+{
+	(void)state;
+	run_case("code 0x8000 arm e3a00001 e3500002 0a000003 ea000001 "
+		 "e1a00000 e1a00000 e2800001 e1a00000\n"
+		 /* 0x8008 beq 0x801c, 0x800c b 0x8018 */
+		 "10 tfo 0x8000 arm trace_enable\n"
+		 "11 IE\n12 IE\n13 IN\n14 IE\n16 IE\n17 IN\n"
+		 "expect\n"
+		 "10 trace_on trace_enable 0x8000 arm\n"
+		 "11 insn 0x8000 arm E\n"
+		 "12 insn 0x8004 arm E\n"
+		 "13 insn 0x8008 arm N\n"
+		 "14 insn 0x800c arm E\n"
+		 "16 insn 0x8018 arm E\n"
+		 "17 insn 0x801c arm N\n",
+		 NULL);
+}
+
+/* Indirect branches with their address in the DE's group (Q§6.4),
+ * A32 to T32 and back; one without (IE): the instructions after it are
+ * lost, one no_address gap, until a branch address places the walk
+ * again. */
+static void test_indirect(void **state)
+{
+	struct etm2_flow_stats st;
+
+	(void)state;
+	run_case("code 0x8000 arm e1a00000 e12fff13\n"  /* nop; bx r3 */
+		 "code 0x9000 thumb 2001 4718\n"        /* movs; bx r3 */
+		 "0 tfo 0x8000 arm trace_enable\n"
+		 "1 IE\n"
+		 "2 DE\n2 branch 0x9000 thumb\n"
+		 "3 IE\n"
+		 "4 DE\n4 branch 0x8000 arm\n"
+		 "5 IE\n6 IE\n7 IE\n8 IN\n"
+		 "9 DE\n9 branch 0x8000 arm\n"
+		 "10 IE\n"
+		 "expect\n"
+		 "0 trace_on trace_enable 0x8000 arm\n"
+		 "1 insn 0x8000 arm E\n"
+		 "2 insn 0x8004 arm E\n"
+		 "3 insn 0x9000 thumb E\n"
+		 "4 insn 0x9002 thumb E\n"
+		 "5 insn 0x8000 arm E\n"
+		 "6 insn 0x8004 arm E\n"
+		 "7 gap no_address\n"
+		 "10 insn 0x8000 arm E\n",
+		 &st);
+	assert_int_equal(st.insns, 7);
+	assert_int_equal(st.statuses_lost, 3);
+}
+
+/* Phantoms (Q§6.1.2): the folded direct branch, taken (PT: to its
+ * target) or not (PN), then the instruction after it with the status in
+ * the prefix's place. A phantom over an instruction that is no direct
+ * branch is no_image (mismatch); the walk is lost until the next
+ * address. */
+static void test_phantom(void **state)
+{
+	(void)state;
+	run_case("code 0x8000 arm ea000000 e1a00000 e2800001 1a000000 "
+		 "e1a00000 e1a00000 e3a00001\n"
+		 /* 0x8000 b 0x8008; 0x800c bne 0x8014 */
+		 "0 tfo 0x8000 arm trace_enable\n"
+		 "1 PTIE\n2 PNIN\n3 IE\n4 PTIE\n5 IE\n"
+		 "expect\n"
+		 "0 trace_on trace_enable 0x8000 arm\n"
+		 "1 insn 0x8000 arm E\n"
+		 "1 insn 0x8008 arm E\n"
+		 "2 insn 0x800c arm N\n"
+		 "2 insn 0x8010 arm N\n"
+		 "3 insn 0x8014 arm E\n"
+		 "4 no_image 0x8018 arm mismatch\n",
+		 NULL);
+}
+
+/* Cycle-accurate (ETMCR[12]): an instruction's cycles are its status
+ * cycle less the previous instruction's, from the TFO that started
+ * tracing; a periodic TFO mid-run is an IE at its address (Q§6.5.1); an
+ * overflow TFO: overflow, then trace_on (Q Table 6.7). A phantom's second
+ * instruction has 0 cycles. */
+static void test_cycles_periodic_overflow(void **state)
+{
+	(void)state;
+	run_case("config etmcr=0x1000\n"
+		 "code 0x8000 arm e1a00000 e1a00000 e1a00000 e1a00000 "
+		 "ea000000\n"                   /* 0x8010 b 0x8018 */
+		 "code 0x8018 arm e1a00000\n"
+		 "0 tfo 0x8000 arm trace_enable\n"
+		 "3 IE\n4 IE\n8 tfo 0x8008 arm periodic\n9 IN\n"
+		 "12 PTIE\n"
+		 "20 tfo 0x8004 arm overflow\n22 IE\n"
+		 "expect\n"
+		 "0 trace_on trace_enable 0x8000 arm\n"
+		 "3 insn 0x8000 arm E c=3\n"
+		 "4 insn 0x8004 arm E c=1\n"
+		 "8 insn 0x8008 arm E c=4\n"
+		 "9 insn 0x800c arm N c=1\n"
+		 "12 insn 0x8010 arm E c=3\n"
+		 "12 insn 0x8018 arm E c=0\n"
+		 "20 overflow\n"
+		 "20 trace_on overflow 0x8004 arm\n"
+		 "22 insn 0x8004 arm E c=2\n",
+		 NULL);
+}
+
+/* Data (Q§6.4; docs/etmv2.md 7): a DE's packets after its instruction;
+ * an LDM's transfers, the first with A = 1, go on in a DW group; a load
+ * miss's data (DW, later) goes to the instruction of its "occurred"
+ * packet of the same tag, out of order. */
+static void test_data(void **state)
+{
+	(void)state;
+	run_case("config etmcr=0xc\n"
+		 "code 0x8000 arm e5901000 e8900006 e5801000 e1a00000 "
+		 "e5901000 e1a00000\n"
+		 "0 tfo 0x8000 arm trace_enable\n"
+		 "1 DE\n1 data a=1 addr=0x20000 value=0x11 bytes=1\n"
+		 "2 DE\n2 data a=1 addr=0x20004 value=0x1234 bytes=2\n"
+		 "2 data value=0 bytes=0\n"
+		 "3 DW\n3 data value=0x12345678 bytes=4\n"
+		 "4 DE\n4 data a=1 addr=0x20000 value=5 bytes=1\n"
+		 "5 IE\n"
+		 "6 DE\n6 miss a=1 addr=0x30000 tag=2\n"
+		 "7 IE\n"
+		 "8 DW\n8 missdata value=0xabcd bytes=2 tag=2\n"
+		 "expect\n"
+		 "0 trace_on trace_enable 0x8000 arm\n"
+		 "1 insn 0x8000 arm E\n"
+		 "1 data insn=0x8000 addr=0x20000 value=0x11 size=1\n"
+		 "2 insn 0x8004 arm E\n"
+		 "2 data insn=0x8004 addr=0x20004 value=0x1234 size=2\n"
+		 "2 data insn=0x8004 value=0x0 size=0\n"
+		 "3 data insn=0x8004 value=0x12345678 size=4\n"
+		 "4 insn 0x8008 arm E\n"
+		 "4 data insn=0x8008 addr=0x20000 value=0x5 size=1\n"
+		 "5 insn 0x800c arm E\n"
+		 "6 insn 0x8010 arm E\n"
+		 "6 data insn=0x8010 addr=0x30000 tag=2\n"
+		 "7 insn 0x8014 arm E\n"
+		 "8 data insn=0x8010 value=0xabcd size=2 ooo tag=2\n",
+		 NULL);
+}
+
+/* Context IDs (ETMCR[15:14] = 1 byte): one at trace_on, then on change
+ * (a context ID packet, or a periodic TFO's field); an exception entry
+ * is a branch address in a DW group (docs/etmv2.md 7): IRQ's vector 0x18
+ * is number 6, the return address where the walk stood; a trigger
+ * (Q§6.1.7). */
+static void test_context_exception_trigger(void **state)
+{
+	(void)state;
+	run_case("config etmcr=0x4000\n"
+		 "code 0x8000 arm e1a00000 e1a00000 e1a00000\n"
+		 "code 0x18 arm e1a00000\n"
+		 "0 tfo 0x8000 arm trace_enable cid=5\n"
+		 "1 IE\n"
+		 "2 DW\n2 branch 0x18 arm\n"
+		 "3 IE\n"
+		 "4 DW\n4 cid 7\n"
+		 "5 trigger\n"
+		 "6 tfo 0x8004 arm periodic cid=7\n"
+		 "7 tfo 0x8008 arm periodic cid=9\n"
+		 "8 DW\n8 branch 0xffff001c arm\n"
+		 "expect\n"
+		 "0 trace_on trace_enable 0x8000 arm\n"
+		 "0 context cid=0x5\n"
+		 "1 insn 0x8000 arm E\n"
+		 "2 exception 0x18 arm vec=6 ret=0x8004\n"
+		 "3 insn 0x18 arm E\n"
+		 "4 context cid=0x7\n"
+		 "5 trigger\n"
+		 "6 insn 0x8004 arm E\n"
+		 "7 context cid=0x9\n"
+		 "7 insn 0x8008 arm E\n"
+		 "8 exception 0xffff001c arm vec=7 ret=0x800c\n",
+		 NULL);
+}
+
+/* An LSiP TFO implies its LDM (Q§7.14.2 as docs/etmv2.md 6 assumes); a
+ * branch address for an instruction that cannot branch is no_image
+ * (mismatch), the walk going on at the address; a reserved header is a
+ * gap, nothing placed until the next TFO; no code at a TFO's address is
+ * no_image (unmapped). */
+static void test_lsip_mismatch_error_no_image(void **state)
+{
+	struct etm2_flow_stats st;
+
+	(void)state;
+	run_case("code 0x8000 arm e8900006 e1a00000 e1a00000\n"
+		 "0 tfo 0x8000 arm trace_enable lsip=0x8004\n"
+		 "1 DE\n1 branch 0x8000 arm\n"
+		 "2 IE\n"
+		 "3 error\n"
+		 "4 IE\n"
+		 "5 tfo 0xa000 arm trace_enable\n"
+		 "6 IE\n7 IE\n"
+		 "expect\n"
+		 "0 trace_on trace_enable 0x8000 arm\n"
+		 "0 insn 0x8000 arm E implied\n"
+		 "1 insn 0x8004 arm E\n"
+		 "1 no_image 0x8004 arm mismatch\n"
+		 "2 insn 0x8000 arm E\n"
+		 "3 gap packet_error\n"
+		 "5 trace_on trace_enable 0xa000 arm\n"
+		 "6 no_image 0xa000 arm unmapped\n",
+		 &st);
+	assert_int_equal(st.protocol_errors, 1);
+	assert_int_equal(st.statuses_lost, 3);
+}
+
+/* ---- Contracts ---------------------------------------------------------- */
+
+static void test_arguments(void **state)
+{
+	struct etm2_flow_config c;
+	struct etm2_flow_decoder *d = NULL;
+	const struct etmkit_elem *el;
+	struct etmkit_elem e;
+
+	(void)state;
+	etm2_flow_config_init(&c);
+	assert_int_equal(etm2_flow_alloc(NULL, &c), -etmkit_err_invalid);
+	assert_int_equal(etm2_flow_alloc(&d, NULL), -etmkit_err_invalid);
+	c.flags = 0x80;
+	assert_int_equal(etm2_flow_alloc(&d, &c), -etmkit_err_invalid);
+	etm2_flow_config_init(&c);
+	c.etm.port_width = 5;
+	assert_int_equal(etm2_flow_alloc(&d, &c), -etmkit_err_bad_config);
+	etm2_flow_config_init(&c);
+	c.etm.port_width = 8;
+	assert_int_equal(etm2_flow_alloc(&d, &c), 0);
+	assert_int_equal(etm2_flow_next(d, &e, 0), -etmkit_err_invalid);
+	assert_int_equal(etm2_flow_batch(d, NULL), -etmkit_err_invalid);
+	assert_int_equal(etm2_flow_batch(d, &el), -etmkit_err_eos);
+	assert_int_equal(etm2_flow_gap(d), 0);
+	assert_int_equal(etm2_flow_batch(d, &el), 1);
+	assert_int_equal(el[0].kind, etmkit_elem_gap);
+	assert_int_equal(el[0].u.loss.reason, etmkit_loss_transport);
+	assert_non_null(etm2_flow_get_stats(d));
+	assert_null(etm2_flow_get_stats(NULL));
+	etm2_flow_reset(d);
+	etm2_flow_reset(NULL);
+	etm2_flow_free(d);
+	etm2_flow_free(NULL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_arguments),
+		cmocka_unit_test(test_straight_and_direct),
+		cmocka_unit_test(test_indirect),
+		cmocka_unit_test(test_phantom),
+		cmocka_unit_test(test_cycles_periodic_overflow),
+		cmocka_unit_test(test_data),
+		cmocka_unit_test(test_context_exception_trigger),
+		cmocka_unit_test(test_lsip_mismatch_error_no_image),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
