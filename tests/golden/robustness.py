@@ -437,7 +437,7 @@ def etm4_bad_registers(r, ete_snap, work):
             r.fail(what, "message does not say %r: %s" % (needle, p.stderr.decode().strip()))
 
     usage(raw + ["--protocol", "etmv5"], "etm4 usage unknown protocol",
-          "etmv3, ptm, etmv4 or ete")
+          "etmv3, ptm, etmv4, ete or etmv2")
     usage(raw + ["--protocol", "ETE"], "etm4 usage protocol case", "--protocol")
     usage(raw + ["--protocol", "ete", "--etmcr", "0x1000"], "etm4 usage etmcr with ete", "--etmcr")
     usage(raw + ["--protocol", "etmv4", "--etmidr", "0x410cf250", "--etmccer", "0"],
