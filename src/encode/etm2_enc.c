@@ -525,7 +525,8 @@ static void put_data(struct etm2_enc *e, const struct exec_rec *r)
 
 /* Execution went on untraced (docs/etmv2.md 3): the FIFO drains (WT),
  * then TD for the rest of the gap (its cycles, at least one); a trace-on
- * TFO restarts at the next instruction. */
+ * TFO restarts at the next instruction (of reason overflow when trace
+ * had stopped on an overflow: what was lost is still to be said). */
 static void put_gap(struct etm2_enc *e, const struct exec_rec *r)
 {
 	uint32_t n = (r->flags & EXEC_F_CYCLES) && r->cycles ? r->cycles : 1;
@@ -534,11 +535,13 @@ static void put_gap(struct etm2_enc *e, const struct exec_rec *r)
 	flush_misses(e);
 	idle_n(e, n);
 	e2_drain(e);
+	e->tfo_reason = e->ovf || (e->need_tfo &&
+				   e->tfo_reason == etm2_reason_overflow)
+			? etm2_reason_overflow : etm2_reason_trace_on;
 	e->ovf = 0;
 	e->exc_pending = 0;
 	e->nmiss = 0;
 	e->need_tfo = 1;
-	e->tfo_reason = etm2_reason_trace_on;
 }
 
 int etm2_enc_put(struct etm2_enc *e, const struct exec_rec *r)

@@ -8,9 +8,11 @@
                     (state mode: conditions from the CPU state)
 
 Each log is encoded for every protocol that can trace its instructions
-(A64: ETE, ETMv4; A32/T32: ETMv3, PTM, ETMv4, ETE) under several register
-presets (PTM: return stack and cycle-accurate tracing on and off), and round_trip.py checks `etmkit decode` and OpenCSD's
-trc_pkt_lister against the record. Exit: 0 all match, 1 a difference, 77
+(A64: ETE, ETMv4; A32/T32: ETMv3, PTM, ETMv4, ETE, ETMv2) under several
+register presets (PTM: return stack and cycle-accurate tracing on and off;
+ETMv2: port widths, data trace, cycle-accurate tracing), and round_trip.py
+checks `etmkit decode` and OpenCSD's trc_pkt_lister (no ETMv2: etmkit
+alone) against the record. Exit: 0 all match, 1 a difference, 77
 a tool is missing (qemu-user, the cross compilers, trc_pkt_lister; fails
 with CI=true).
 """
@@ -40,12 +42,30 @@ CASES_A32 = [("etmv3", []),
                       "--timestamp-every", "61"]),
              ("ptm", ["--preset", "return-stack,branch-broadcast,vmid",
                       "--sync-period", "128", "--frames", "none"]),
-             ("ete", ["--preset", "spec"]), ("etmv4", [])]
+             ("ete", ["--preset", "spec"]), ("etmv4", []),
+             # ETMv2: 4/8/16-bit ports, data trace and cycle-accurate
+             # tracing on and off, phantoms, load misses, periodic TFOs
+             ("etmv2", []),
+             ("etmv2", ["--overflow", "--preset",
+                        "cycle-accurate,data,phantoms", "--port-width", "4"]),
+             ("etmv2", ["--preset", "data,load-miss,branch-output",
+                        "--port-width", "16", "--sync-period", "64",
+                        "--capture-format", "text"]),
+             # a 4-bit port and a small FIFO: overflows where branches
+             # come faster than the port drains them (round_trip.py
+             # --overflow: reported, the rest exactly the record)
+             ("etmv2", ["--overflow", "--preset", "data,phantoms",
+                        "--port-width", "4", "--fifo-depth", "16"])]
 
 
 def round_trip(etmkit, log, protocol, opts):
     cmd = [sys.executable, os.path.join(HERE, "round_trip.py"), "--etmkit",
-           etmkit, "--qemu-log", log, "--protocol", protocol, "--ocsd"]
+           etmkit, "--qemu-log", log, "--protocol", protocol]
+    if protocol != "etmv2":  # OpenCSD has no ETMv2 decoder
+        cmd.append("--ocsd")
+    if "--overflow" in opts:
+        cmd.append("--overflow")
+        opts = [o for o in opts if o != "--overflow"]
     if opts:
         cmd += ["--"] + opts
     p = subprocess.run(cmd, capture_output=True, text=True)

@@ -449,6 +449,30 @@ static void test_overflow(void **state)
 	       TD, 0x01, IE, 0x40, WT, 0x3c, WT, 0x80, WT, 0x00, WT, 0x00);
 }
 
+/* An overflow, then a gap before tracing restarted: the TFO after the
+ * gap still has reason overflow (40), so that the decode reports what
+ * was lost (the same FIFO and stores as test_overflow: S3 overflows, the
+ * gap drains the FIFO). */
+static void test_overflow_gap(void **state)
+{
+	struct setup s = { .etmcr = CR_VALUE, .latency = 1, .depth = 16 };
+	struct cyc_out o;
+	struct etm2_enc *e = enc_new(&s, &o);
+
+	(void)state;
+	for (unsigned i = 0; i < 3; i++) {
+		plain(e, ARM, 0x8000 + 4 * i);
+		data(e, 1, 0x100, 0x11223344, 4);
+	}
+	item(e, exec_gap, 0, 0, 0);
+	plain(e, ARM, 0x9000);
+	EXPECT(e, &o, TD, 0x01, DE, 0x20, DE, 0x00, WT, 0x80, WT, 0x00,
+	       WT, 0x00,
+	       WT, 0x2e, WT, 0x44, WT, 0x33, WT, 0x22, WT, 0x11,
+	       WT, 0x2e, WT, 0x44, WT, 0x33, WT, 0x22, WT, 0x11,
+	       TD, 0x01, IE, 0x40, WT, 0x00, WT, 0x90, WT, 0x00, WT, 0x00);
+}
+
 /* Condition-failed instructions are IN; extra cycles (EXEC_F_CYCLES)
  * come before the status as cycles without instruction: WT while the
  * FIFO outputs, TD once it is empty (3). With latency 1 a group placed
@@ -528,6 +552,7 @@ int main(void)
 		cmocka_unit_test(test_periodic),
 		cmocka_unit_test(test_phantoms),
 		cmocka_unit_test(test_overflow),
+		cmocka_unit_test(test_overflow_gap),
 		cmocka_unit_test(test_wait_cycles),
 		cmocka_unit_test(test_contracts),
 		cmocka_unit_test(test_packets_random),
