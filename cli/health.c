@@ -41,6 +41,9 @@ static const char *cause(const struct cli_input *in,
 	if (cs->proto == etmkit_proto_etmv3 || cs->proto == etmkit_proto_ptm)
 		return "--etmcr, --etmidr, --etmccer or --frames likely do not "
 		       "match the capture";
+	if (cs->proto == etmkit_proto_etmv2)
+		return "--port-width, --etmcr, --pipestat-table, --tfo-header "
+		       "or --fifo-latency likely do not match the capture";
 	return "--protocol, --trcidr0, --trcidr1, --trcidr2, --trcidr8, "
 	       "--trcconfigr or --frames likely do not match the capture";
 }

@@ -141,9 +141,19 @@ void etm2_flow_branch(struct etm2_flow_decoder *d, const struct etm2_packet *p)
 /* The instruction a data packet with A bit @a belongs to (docs/etmv2.md
  * 7): A = 1 starts the transfers of the group's instruction (in a DW
  * group, of the last executed instruction); A = 0 continues those of the
- * instruction the last A = 1 started (with none since sync, as A = 1). */
+ * instruction the last A = 1 started (with none since sync, as A = 1),
+ * except in the group of a coprocessor register transfer, whose packets
+ * never have A. */
 static void data_owner(struct etm2_flow_decoder *d, int a)
 {
+	if (!a && d->grp == GRP_INSN && d->grp_known &&
+	    (d->grp_flags & INSN_F_CPRT)) {
+		/* CPRT packets never have A (Q§6.4.1): the group's own
+		 * MRC/MCR transfer */
+		d->data_valid = 1;
+		d->data_insn = d->grp_addr;
+		return;
+	}
 	if (!a && d->data_valid)
 		return;
 	if (d->grp == GRP_INSN) {

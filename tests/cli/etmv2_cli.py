@@ -234,6 +234,17 @@ def main():
                                            "2"] + v2, 2,
                  "invalid value '2' for --fifo-latency")
 
+    # Mostly undecodable trace (a reserved header after every TFO, then
+    # cycles out of sync): the health warning names the ETMv2 options,
+    # not ETMv4's --trcidr*.
+    block = ("TD 0x01\nWT 0x20\nWT\nWT 0x80\nWT\nWT\nDE\nWT 0x10\n"
+             "IE x40\n")
+    sick = write(w("sick.e2c"), "etmv2-capture 1\nport-width 8\ncycles\n"
+                 + block * 10)
+    rc, out, err = run(e, ["decode", sick, "--image", code + "@0x8000"] + v2)
+    if rc != 1 or "--pipestat-table" not in err or "--trcidr" in err:
+        fail("health warning", "exit %d, stderr %r" % (rc, err))
+
     # The encoder's snapshot form (docs/etmv2-capture.md "Snapshot
     # directories") read back: the 46 instructions of a32_t32_flow.txt,
     # no gap, with binary and text (4-bit port) captures.

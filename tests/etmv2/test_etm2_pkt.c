@@ -283,6 +283,135 @@ static int cut_sample(void)
 	return ok;
 }
 
+/* Every header byte classified as the digest's full map (D§4.1, derived
+ * from Table 6.2 = seed 001) says, written out here by hand from that
+ * map, not from the decoder's masks: after a TFO (8-bit port, N = 0,
+ * ETMCR 0: no data address, value or context ID bytes), a DE places the
+ * group h, 00, 00, ... and the first record after its status must be the
+ * packet the map names, with its C, A, tag and SS fields. */
+static unsigned map_class(unsigned h)
+{
+	static const uint8_t res[] = {
+		0x10, 0x12, 0x14, 0x16, 0x18, 0x1a, 0x1c, 0x1e, 0x30, 0x32,
+		0x34, 0x36, 0x38, 0x3a, 0x3c, 0x3e, 0x42, 0x46, 0x4a, 0x4e,
+		0x52, 0x56, 0x5a, 0x5e, 0x62, 0x66, 0x72, 0x76, 0x7a, 0x7e,
+	};
+	static const uint8_t nd[] = { 0x02, 0x06, 0x0a, 0x0e,
+				      0x22, 0x26, 0x2a, 0x2e };
+	static const uint8_t lmo[] = { 0x50, 0x54, 0x58, 0x5c,
+				       0x70, 0x74, 0x78, 0x7c };
+	unsigned b = h & 0x7f;
+
+	if (h & 1)
+		return etm2_pkt_branch_address;
+	for (size_t i = 0; i < sizeof(res); i++)
+		if (b == res[i])
+			return etm2_pkt_reserved;
+	for (size_t i = 0; i < sizeof(nd); i++)
+		if (b == nd[i])
+			return etm2_pkt_normal_data;
+	for (size_t i = 0; i < sizeof(lmo); i++)
+		if (b == lmo[i])
+			return etm2_pkt_load_miss;
+	if (b == 0x6a)
+		return etm2_pkt_value_not_traced;
+	if (b == 0x6e)
+		return etm2_pkt_context_id;
+	return etm2_pkt_load_miss_data; /* the rest of the map: LMD rows */
+}
+
+static int header_map(void)
+{
+	static const uint8_t head[][2] = {
+		{ 7, 0x01 }, { 4, 0x00 }, { 4, 0x00 }, { 4, 0x80 }, { 4, 0x00 },
+		{ 4, 0x00 }, { 1, 0x00 },
+	};
+	static const unsigned ss_bytes[4] = { 0, 1, 2, 4 }; /* Table 6.3 */
+	struct etm2_cycle cyc[7 + 1 + 8];
+	struct etm2_config cfg;
+	unsigned counts[etm2_pkt_type_count] = { 0 };
+	int bad = 0;
+
+	etm2_config_init(&cfg);
+	cfg.version = 2;
+	cfg.port_width = 8;
+	for (unsigned h = 0; h < 256; h++) {
+		struct etm2_pkt_decoder *dec;
+		struct etm2_packet pk[64], got;
+		int n, seen_status = 0, have = 0;
+		unsigned want = map_class(h);
+
+		memset(cyc, 0, sizeof(cyc));
+		for (size_t i = 0; i < 7; i++) {
+			cyc[i].ps = head[i][0];
+			cyc[i].pkt = head[i][1];
+		}
+		for (size_t i = 7; i < sizeof(cyc) / sizeof(cyc[0]); i++)
+			cyc[i].ps = 4; /* WT */
+		cyc[7].pkt = (uint16_t)h;
+		memset(&got, 0, sizeof(got));
+		if (etm2_pkt_alloc(&dec, &cfg) ||
+		    etm2_pkt_feed(dec, cyc, sizeof(cyc) / sizeof(cyc[0]), 0))
+			return 0;
+		for (int fin = 0; fin < 2; fin++) {
+			while ((n = etm2_pkt_next(dec, pk, 64)) > 0)
+				for (int i = 0; i < n; i++) {
+					if (seen_status && !have) {
+						got = pk[i];
+						have = 1;
+					}
+					if (pk[i].type == etm2_pkt_status &&
+					    pk[i].cycle == 6)
+						seen_status = 1;
+				}
+			if (!fin && etm2_pkt_finish(dec))
+				return 0;
+		}
+		etm2_pkt_free(dec);
+		if (!have || got.type != want ||
+		    (want == etm2_pkt_reserved) != !!got.error) {
+			fprintf(stderr, "header_map: 0x%02x: want %s, got %s%s\n", h,
+				etm2_pkt_type_name(want),
+				have ? etm2_pkt_type_name(got.type) : "nothing",
+				got.error ? " (error)" : "");
+			bad++;
+			continue;
+		}
+		counts[want]++;
+		if (want != etm2_pkt_branch_address && want != etm2_pkt_reserved &&
+		    got.c_bit != h >> 7) {
+			fprintf(stderr, "header_map: 0x%02x: C = %u\n", h, got.c_bit);
+			bad++;
+		}
+		if ((want == etm2_pkt_normal_data || want == etm2_pkt_load_miss) &&
+		    got.u.data.a_bit != ((h >> 5) & 1)) {
+			fprintf(stderr, "header_map: 0x%02x: A = %u\n", h, got.u.data.a_bit);
+			bad++;
+		}
+		if ((want == etm2_pkt_load_miss && got.u.data.tag != ((h >> 2) & 3)) ||
+		    (want == etm2_pkt_load_miss_data &&
+		     (got.u.data.tag != ((h >> 5) & 3) ||
+		      got.u.data.value_bytes != ss_bytes[(h >> 2) & 3]))) {
+			fprintf(stderr, "header_map: 0x%02x: tag %u, %u value bytes\n", h,
+				got.u.data.tag, got.u.data.value_bytes);
+			bad++;
+		}
+	}
+	/* D§4.1: 128 branch starts, 2 x 30 reserved, 2 x 8 normal data,
+	 * 2 x 8 load miss occurred, 2 x 16 load miss data, 2 VNT, 2 CID */
+	if (!bad && (counts[etm2_pkt_branch_address] != 128 ||
+		     counts[etm2_pkt_reserved] != 60 ||
+		     counts[etm2_pkt_normal_data] != 16 ||
+		     counts[etm2_pkt_load_miss] != 16 ||
+		     counts[etm2_pkt_load_miss_data] != 32 ||
+		     counts[etm2_pkt_value_not_traced] != 2 ||
+		     counts[etm2_pkt_context_id] != 2)) {
+		fprintf(stderr, "header_map: class counts differ from the map\n");
+		bad++;
+	}
+	return !bad;
+}
+
 int main(int argc, char **argv)
 {
 	const char *dir = argc > 1 ? argv[1] : ETM2_PKT_DIR;
@@ -315,6 +444,11 @@ int main(int argc, char **argv)
 		failed++;
 	else
 		printf("ok owed_too_long\n");
+	cases++;
+	if (!header_map())
+		failed++;
+	else
+		printf("ok header_map\n");
 	printf("%d cases, %d failed\n", cases, failed);
 	return failed || !cases;
 }

@@ -76,6 +76,12 @@ static void cycle(struct etm2_pkt_decoder *d, uint64_t t,
 			       -etmkit_err_bad_packet, t, t);
 		return;
 	}
+	if (trig && eff == etm2_st_tr) {
+		/* the replaced status is a real one, never TR (Q§6.1.7) */
+		etm2_sync_fail(d, "TR replacing TR", -etmkit_err_bad_packet,
+			       t, t);
+		return;
+	}
 	if (d->tfo_val_left) {
 		/* value cycles of a TFO: no FIFO data; a TD here belongs
 		 * to the TFO */
