@@ -360,17 +360,22 @@ static int packets_end(struct packets_run *r, int rc)
 /* An ETMv2 capture: no session (cli_etm2_packets()). */
 static int packets_etm2(struct packets_run *r)
 {
+	struct deformat_stats fs;
+	uint64_t cycles = 0;
 	int rc;
 
 	r->proto[r->in.src[0].id & 0x7f] = etmkit_proto_etmv2;
 	if (!r->json && cli_header_wanted(stdout, r->header, r->no_header))
 		cli_print_packet_header(&r->out);
 	rc = cli_etm2_packets(&r->in, on_etm2, r, r->stop_on_error,
-			      &r->stopped);
+			      &r->stopped, &cycles);
 	if (r->stopped)
 		rc = cli_exit_trace_errors;
 	if (r->stats)
 		print_stats(r);
+	cli_etm2_frame_stats(&fs, r->in.src[0].id, cycles);
+	if (!rc && !r->stopped)
+		cli_health_report(&r->health, &r->in, &fs);
 	cli_input_free(&r->in);
 	return packets_end(r, rc);
 }
