@@ -203,6 +203,21 @@ def summary(e, w, dirs):
              (rc, err, want))
 
 
+def jobs(e, dirs):
+    """--jobs N: one source a capture, decoded on one thread; decode's
+    listing is formatted on N - 1 threads (cli/format_pool.c) and must be
+    byte for byte that of --jobs 1, as profile's output."""
+    cwd = dirs["etmv2"]
+    for cmd in (["decode"], ["decode", "--json"], ["decode", "--ranges"],
+                ["profile", "--format", "folded"]):
+        runs = [run(e, cmd + ["--snapshot", "snap", "--jobs", n], cwd)
+                for n in ("1", "2", "3")]
+        if runs[0][0] != 0 or len(runs[0][1]) < 100 or \
+           any(r != runs[0] for r in runs[1:]):
+            fail(" ".join(cmd) + " --jobs", "differs from --jobs 1 (exit "
+                 "%s)" % [r[0] for r in runs])
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--etmkit", required=True)
@@ -215,6 +230,7 @@ def main():
     dirs = same_profiles(a.etmkit, w)
     progress(a.etmkit, w)
     summary(a.etmkit, w, dirs)
+    jobs(a.etmkit, dirs)
     for f in failures:
         print("FAIL: " + f)
     print("%d failures" % len(failures))
