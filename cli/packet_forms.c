@@ -520,7 +520,8 @@ static uint32_t etm2_fields(const struct etm2_packet *p)
 		       (p->u.data.has_addr ? (p->u.data.addr_bytes & 7u) << 4 : 0) |
 		       (p->u.data.has_value ? p->u.data.value_bytes & 7u : 0);
 	case etm2_pkt_context_id:
-		return p->length & 7u;
+		/* the header and ETMCR[15:14]'s 1, 2 or 4 bytes */
+		return (p->length - 1u) & 7u;
 	default:
 		return 0;
 	}

@@ -39,6 +39,8 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, ".."))
+from verdict import FAILS, fail as verdict_fail  # noqa: E402  (tests/verdict.py)
 QEMU = os.path.join(HERE, "..", "data", "qemu")
 LOGS = ("tiny-a32-state", "tiny-a32-block", "tiny-a32-cpu")
 FORMATS = (("autofdo", ["--format", "autofdo"]),
@@ -50,11 +52,10 @@ FORMATS = (("autofdo", ["--format", "autofdo"]),
            ("flame", None))
 CUT = 0x140  # bytes of the dump at 0x10000 kept (tiny's code: 0x100f4 on)
 PROGRESS = re.compile(r"\r(\d+\.\d) of 4\.2 MB of trace \(\d+%\)")
-failures = []
 
 
 def fail(what, why):
-    failures.append("%s: %s" % (what, why))
+    verdict_fail("%s: %s" % (what, why))
 
 
 def run(etmkit, args, cwd=None):
@@ -231,10 +232,8 @@ def main():
     progress(a.etmkit, w)
     summary(a.etmkit, w, dirs)
     jobs(a.etmkit, dirs)
-    for f in failures:
-        print("FAIL: " + f)
-    print("%d failures" % len(failures))
-    return 1 if failures else 0
+    print("%d failures" % len(FAILS))
+    return 1 if FAILS else 0
 
 
 if __name__ == "__main__":
