@@ -26,7 +26,8 @@ enum cli_exit {
 #define CLI_PROTO_ETM4 (CLI_PROTO(etmkit_proto_etmv4) | CLI_PROTO(etmkit_proto_ete))
 #define CLI_PROTO_ALL (CLI_PROTO(etmkit_proto_etmv3) | CLI_PROTO(etmkit_proto_ptm) | \
 		       CLI_PROTO_ETM4)
-/* ETMv2 captures: decode and packets only (cli/input_etm2.c). */
+/* ETMv2 captures (cli/input_etm2.c): packets, decode and the commands
+ * that count (profile, flame, coverage). */
 #define CLI_PROTO_ETM2 CLI_PROTO(etmkit_proto_etmv2)
 
 /* One trace source to decode. */
@@ -237,20 +238,28 @@ int cli_input_is_etm2(const struct cli_input *in);
 
 /* packets: every record of the capture to @on_packet (in order; @id is
  * the source's, 0 for a raw FILE). @stop_on_error: stop after the first
- * error record (*@stopped set). Returns 0 or a cli_exit after a message
- * (capture errors name the file and the line or byte). */
+ * error record (*@stopped set). Progress shows on stderr as for a file of
+ * bytes (cli/progress.h); *@cycles (may be NULL): the cycles read.
+ * Returns 0 or a cli_exit after a message (capture errors name the file
+ * and the line or byte). */
 int cli_etm2_packets(const struct cli_input *in,
 		     int (*on_packet)(void *ctx, uint8_t id,
 				      const struct etm2_packet *p),
-		     void *ctx, int stop_on_error, int *stopped);
-/* decode: every element to @on_elem, following @image (may be NULL) with
- * ETM2_FLOW_* @flags. Returns as cli_etm2_packets(). */
+		     void *ctx, int stop_on_error, int *stopped,
+		     uint64_t *cycles);
+/* decode, profile, coverage, flame: every element, in the flow decoder's
+ * batches (@e[0..@n-1] in order), to @on_elems, following @image (may be
+ * NULL) with ETM2_FLOW_* @flags. Returns as cli_etm2_packets(). */
 struct image;
+typedef int cli_etm2_elems_fn(void *ctx, uint8_t id,
+			      const struct etmkit_elem *e, size_t n);
 int cli_etm2_decode(const struct cli_input *in, const struct image *image,
-		    uint32_t flags,
-		    int (*on_elem)(void *ctx, uint8_t id,
-				   const struct etmkit_elem *e),
-		    void *ctx, int stop_on_error, int *stopped);
+		    uint32_t flags, cli_etm2_elems_fn *on_elems, void *ctx,
+		    int stop_on_error, int *stopped, uint64_t *cycles);
+/* The health check's input statistics for an ETMv2 capture of @cycles
+ * cycles of trace ID @id (offsets are cycle indexes; cli/health.h). */
+void cli_etm2_frame_stats(struct deformat_stats *fs, uint8_t id,
+			  uint64_t cycles);
 
 /* Output of ETMv2 records (cli/output_etm2.c): the offset is the cycle
  * index. */

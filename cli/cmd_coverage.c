@@ -21,7 +21,7 @@ static const char coverage_usage[] =
 "Usage: etmkit coverage PERF.DATA [--elf FILE[@BIAS]]... [OPTIONS]\n"
 "       etmkit coverage --snapshot DIR [--buffer NAME] [--id ID]...\n"
 "                       [--image FILE@ADDR]... [--elf FILE[@BIAS]]... [OPTIONS]\n"
-"       etmkit coverage FILE --protocol etmv3|ptm|etmv4|ete [REGISTERS]\n"
+"       etmkit coverage FILE --protocol etmv3|ptm|etmv4|ete|etmv2 [REGISTERS]\n"
 "                       (--image FILE@ADDR | --elf FILE[@BIAS])... [OPTIONS]\n"
 "  OPTIONS: [--format lcov|text] [-o FILE] [--quiet]\n"
 "\n"
@@ -133,7 +133,10 @@ static int setup(struct coverage_run *r)
 		return cli_exit_input;
 	}
 	for (int i = 0; i < r->c.in.nsrc; i++)
-		if (r->c.in.src[i].proto == etmkit_proto_etmv3) {
+		/* ETMv3 and ETMv2 trace every instruction's condition
+		 * (IE / IN per instruction, Q§6.1.2). */
+		if (r->c.in.src[i].proto == etmkit_proto_etmv3 ||
+		    r->c.in.src[i].proto == etmkit_proto_etmv2) {
 			coverage_conditions_traced(r->cov,
 						   r->c.in.src[i].id & 0x7f, 1);
 			r->etm3 = 1;

@@ -383,6 +383,15 @@ static int on_elem(void *ctx, uint8_t id, const struct etmkit_elem *e)
 	return 0;
 }
 
+/* An ETMv2 batch (cli_etm2_decode()): each element as the session's. */
+static int on_etm2_elems(void *ctx, uint8_t id, const struct etmkit_elem *e,
+			 size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		on_elem(ctx, id, &e[i]);
+	return 0;
+}
+
 /* Frames the transport had to drop appear as gap elements of each source;
  * nothing more to print here. */
 static int feed(void *ctx, const uint8_t *buf, size_t n)
@@ -485,6 +494,8 @@ static void cleanup(struct decode_run *r)
 int cmd_decode(int argc, char **argv)
 {
 	static struct decode_run r;
+	struct deformat_stats e2fs;
+	uint64_t e2cycles = 0;
 	int rc;
 
 	memset(&r, 0, sizeof(r));
@@ -533,8 +544,9 @@ int cmd_decode(int argc, char **argv)
 		start_pool(&r);
 	if (!rc && cli_input_is_etm2(&r.in))
 		rc = cli_etm2_decode(&r.in, r.id_image[r.in.src[0].id & 0x7f],
-				     r.ranges ? ETM2_FLOW_RANGES : 0, on_elem,
-				     &r, r.stop_on_error, &r.stopped);
+				     r.ranges ? ETM2_FLOW_RANGES : 0,
+				     on_etm2_elems, &r, r.stop_on_error,
+				     &r.stopped, &e2cycles);
 	else if (!rc)
 		rc = cli_input_stream(&r.in, feed, &r, r.session);
 	if (r.stopped)
@@ -552,9 +564,11 @@ int cmd_decode(int argc, char **argv)
 	if (r.stats)
 		print_stats(&r);
 	warn_bad_regions(&r);
+	/* ETMv2: offsets are cycle indexes, the input its cycles. */
+	cli_etm2_frame_stats(&e2fs, r.in.src[0].id, e2cycles);
 	if (!rc)
-		cli_health_report(&r.health, &r.in,
-				  etmkit_session_frame_stats(r.session));
+		cli_health_report(&r.health, &r.in, cli_input_is_etm2(&r.in) ?
+				  &e2fs : etmkit_session_frame_stats(r.session));
 	cli_perf_sb_report(r.images.sb);
 	if (!rc)
 		rc = summarize(&r);

@@ -8,7 +8,7 @@ static const char flame_usage[] =
 "                    [OPTIONS]\n"
 "       etmkit flame --snapshot DIR [--buffer NAME] [--id ID]...\n"
 "                    [--image FILE@ADDR]... [--elf FILE[@BIAS]]... [OPTIONS]\n"
-"       etmkit flame FILE --protocol etmv3|ptm|etmv4|ete [REGISTERS]\n"
+"       etmkit flame FILE --protocol etmv3|ptm|etmv4|ete|etmv2 [REGISTERS]\n"
 "                    (--image FILE@ADDR | --elf FILE[@BIAS])... [OPTIONS]\n"
 "  OPTIONS: [-o FILE.svg] [--weight insns|cycles|time] [--title TEXT]\n"
 "           [--width PIXELS] [--quiet]\n"

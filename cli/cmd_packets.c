@@ -256,6 +256,8 @@ static void print_forms(const struct packets_run *r, unsigned id,
 			cli_form_etm3_name(list[i].key, name, sizeof(name));
 		else if (r->proto[id] == etmkit_proto_ptm)
 			cli_form_ptm_name(list[i].key, name, sizeof(name));
+		else if (r->proto[id] == etmkit_proto_etmv2)
+			cli_form_etm2_name(list[i].key, name, sizeof(name));
 		else
 			cli_form_etm4_name(list[i].key, name, sizeof(name));
 		fprintf(stderr, "  %-40s %" PRIu64 "\n", name, list[i].n);
@@ -301,6 +303,8 @@ static int on_etm2(void *ctx, uint8_t id, const struct etm2_packet *p)
 	else
 		cli_print_etm2_text(&r->out, id, p);
 	count(r, id, p->type, etm2_pkt_type_count, p->error, p->cycle);
+	if (r->stats)
+		cli_form_count(&r->forms, id & 0x7f, cli_form_etm2_key(p));
 	return 0;
 }
 
@@ -360,17 +364,23 @@ static int packets_end(struct packets_run *r, int rc)
 /* An ETMv2 capture: no session (cli_etm2_packets()). */
 static int packets_etm2(struct packets_run *r)
 {
+	struct deformat_stats fs;
+	uint64_t cycles = 0;
 	int rc;
 
 	r->proto[r->in.src[0].id & 0x7f] = etmkit_proto_etmv2;
 	if (!r->json && cli_header_wanted(stdout, r->header, r->no_header))
 		cli_print_packet_header(&r->out);
 	rc = cli_etm2_packets(&r->in, on_etm2, r, r->stop_on_error,
-			      &r->stopped);
+			      &r->stopped, &cycles);
 	if (r->stopped)
 		rc = cli_exit_trace_errors;
 	if (r->stats)
 		print_stats(r);
+	cli_etm2_frame_stats(&fs, r->in.src[0].id, cycles);
+	if (!rc && !r->stopped)
+		cli_health_report(&r->health, &r->in, &fs);
+	cli_form_table_free(&r->forms);
 	cli_input_free(&r->in);
 	return packets_end(r, rc);
 }

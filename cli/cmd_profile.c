@@ -25,7 +25,7 @@ static const char profile_usage[] =
 "                      [OPTIONS]\n"
 "       etmkit profile --snapshot DIR [--buffer NAME] [--id ID]...\n"
 "                      [--image FILE@ADDR]... [--elf FILE[@BIAS]]... [OPTIONS]\n"
-"       etmkit profile FILE --protocol etmv3|ptm|etmv4|ete [REGISTERS]\n"
+"       etmkit profile FILE --protocol etmv3|ptm|etmv4|ete|etmv2 [REGISTERS]\n"
 "                      (--image FILE@ADDR | --elf FILE[@BIAS])... [OPTIONS]\n"
 "  OPTIONS: [--format autofdo|bolt|profgen|folded|chrome]\n"
 "           [--weight insns|cycles|time] [-o FILE] [--binary REGEX]\n"
@@ -298,6 +298,7 @@ static int setup(struct profile_run *r)
 	if (r->fmt != fmt_chrome) {
 		r->c.images.etm3_flags = ETM3_FLOW_RANGES;
 		r->c.images.ptm_flags = PTM_FLOW_RANGES;
+		r->c.images.etm2_flags = ETM2_FLOW_RANGES;
 	}
 	rc = cli_counting_setup(&r->c, ETM4_FLOW_RANGES |
 				(r->fmt == fmt_autofdo ? ETM4_FLOW_TALLY :

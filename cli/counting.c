@@ -9,7 +9,7 @@ void cli_counting_init(struct cli_counting *c)
 	memset(c, 0, sizeof(*c));
 	c->in.frames = -1;
 	c->in.keep_snapshot = 1;
-	c->in.protos = CLI_PROTO_ALL;
+	c->in.protos = CLI_PROTO_ALL | CLI_PROTO_ETM2;
 }
 
 /* Losses that are not decode errors (as in decode): a packet cut at the
@@ -151,10 +151,22 @@ static int feed(void *ctx, const uint8_t *buf, size_t n)
 	return cli_session_feed(f->cmd, f->session, buf, n, 0, &stopped);
 }
 
+/* An ETMv2 capture (no session source): the flow decoder's batches to
+ * on_elems(), as a session's. */
+static int stream_etm2(struct cli_counting *c)
+{
+	uint8_t id = c->in.src[0].id & 0x7f;
+	int stopped = 0;
+
+	return cli_etm2_decode(&c->in, c->id_image[id], c->images.etm2_flags,
+			       on_elems, c, 0, &stopped, NULL);
+}
+
 int cli_counting_stream(struct cli_counting *c, const char *cmd)
 {
 	struct feed_ctx f = { cmd, c->session };
-	int rc = cli_input_stream(&c->in, feed, &f, c->session);
+	int rc = cli_input_is_etm2(&c->in) ? stream_etm2(c) :
+		 cli_input_stream(&c->in, feed, &f, c->session);
 
 	if (!rc && etmkit_session_finish(c->session) < 0)
 		rc = cli_exit_input;

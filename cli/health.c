@@ -34,6 +34,15 @@ void cli_health_error(struct cli_health *h, uint8_t id, uint64_t offset)
 static const char *cause(const struct cli_input *in,
 			 const struct cli_source *cs)
 {
+	if (cs->proto == etmkit_proto_etmv2)
+		return in->snapshot ?
+		       "the registers in the source's device file or the "
+		       "ETMv2 options (--port-width, --pipestat-table, "
+		       "--tfo-header, --fifo-latency) likely do not match the "
+		       "capture" :
+		       "--etmcr, --etmidr, --port-width, --pipestat-table, "
+		       "--tfo-header or --fifo-latency likely do not match the "
+		       "capture";
 	if (in->snapshot)
 		return "the registers in the source's device file, or the "
 		       "buffer's format in trace.ini (override with --frames), "
@@ -103,9 +112,13 @@ int cli_health_report(const struct cli_health *h,
 		if (!s->first) {
 			if (got < CLI_HEALTH_NOSYNC_BYTES)
 				continue;
-			cli_warn("trace ID 0x%02x (%s): %" PRIu64 " bytes and "
+			/* ETMv2: offsets and counts are cycles
+			 * (cli_etm2_frame_stats()). */
+			cli_warn("trace ID 0x%02x (%s): %" PRIu64 " %s and "
 				 "not one synchronisation point found: %s",
-				 cs->id, cs->name, got, cause(in, cs));
+				 cs->id, cs->name, got,
+				 cs->proto == etmkit_proto_etmv2 ? "cycles" :
+				 "bytes", cause(in, cs));
 			warned++;
 			continue;
 		}

@@ -32,6 +32,8 @@ struct cli_images {
 	uint32_t etm3_flags;               /* ETM3_FLOW_* of the ETMv3 flow
 					      decoders (decode --ranges) */
 	uint32_t ptm_flags;                /* PTM_FLOW_* of the PTM ones */
+	uint32_t etm2_flags;               /* ETM2_FLOW_* of an ETMv2
+					      capture's (cli_etm2_decode()) */
 };
 
 /* --image FILE@ADDR (@elf 0) and --elf FILE[@BIAS] (@elf 1): 0, or -1

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "progress.h"
 #include "etmkit/flow.h"
 #include "etmkit/snapshot.h"
 
@@ -367,25 +368,33 @@ struct e2_layer {
 	int *stopped;
 };
 
-/* Read the whole capture through @l. Returns 0 or a cli_exit after a
- * message. */
-static int run_capture(struct e2_capture *c, const struct e2_layer *l)
+/* Read the whole capture through @l, showing progress as the other
+ * protocols do (bytes of the file read: cli/progress.h); *@cycles: how
+ * many were read. Returns 0 or a cli_exit after a message. */
+static int run_capture(struct e2_capture *c, const struct cli_input *in,
+		       const struct e2_layer *l, uint64_t *cycles)
 {
 	static struct etm2_cycle cyc[E2_CYCLES];
 	struct etm2_cap_diag dg;
+	struct cli_progress pr;
 	uint64_t index = 0;
 	long got;
 
+	cli_progress_start(&pr, c->n, in->stdout_free);
 	while ((got = etm2_cap_read(c->rd, cyc, E2_CYCLES, &dg)) > 0) {
 		if (l->feed(l->ctx, cyc, (size_t)got, index) < 0 ||
 		    l->drain(l->ctx) < 0)
 			break;
 		index += (uint64_t)got;
+		cli_progress_at(&pr, etm2_cap_tell(c->rd));
 	}
+	cli_progress_end(&pr);
 	if (!*l->stopped) {
 		l->finish(l->ctx);
 		l->drain(l->ctx);
 	}
+	if (cycles)
+		*cycles = index;
 	return got < 0 && !*l->stopped ? read_failed(c, got, &dg) : 0;
 }
 
@@ -432,7 +441,8 @@ static int pk_drain(void *ctx)
 int cli_etm2_packets(const struct cli_input *in,
 		     int (*on_packet)(void *ctx, uint8_t id,
 				      const struct etm2_packet *p),
-		     void *ctx, int stop_on_error, int *stopped)
+		     void *ctx, int stop_on_error, int *stopped,
+		     uint64_t *cycles)
 {
 	struct e2_packets r = { .on_packet = on_packet, .ctx = ctx,
 				.stop_on_error = stop_on_error,
@@ -450,7 +460,7 @@ int cli_etm2_packets(const struct cli_input *in,
 		capture_close(&c);
 		return cli_exit_input;
 	}
-	rc = run_capture(&c, &l);
+	rc = run_capture(&c, in, &l, cycles);
 	etm2_pkt_free(r.dec);
 	capture_close(&c);
 	return rc;
@@ -461,7 +471,7 @@ int cli_etm2_packets(const struct cli_input *in,
 struct e2_decode {
 	struct etm2_flow_decoder *dec;
 	uint8_t id;
-	int (*on_elem)(void *ctx, uint8_t id, const struct etmkit_elem *e);
+	cli_etm2_elems_fn *on_elems;
 	void *ctx;
 	int *stopped;
 };
@@ -483,20 +493,18 @@ static int fl_drain(void *ctx)
 	int n;
 
 	while ((n = etm2_flow_batch(r->dec, &e)) > 0)
-		for (int i = 0; i < n; i++)
-			r->on_elem(r->ctx, r->id, &e[i]);
+		r->on_elems(r->ctx, r->id, e, (size_t)n);
 	if (n == -etmkit_err_bad_packet)
 		*r->stopped = 1;
 	return n == -etmkit_err_eos ? 0 : -1;
 }
 
 int cli_etm2_decode(const struct cli_input *in, const struct image *image,
-		    uint32_t flags,
-		    int (*on_elem)(void *ctx, uint8_t id,
-				   const struct etmkit_elem *e),
-		    void *ctx, int stop_on_error, int *stopped)
+		    uint32_t flags, cli_etm2_elems_fn *on_elems, void *ctx,
+		    int stop_on_error, int *stopped, uint64_t *cycles)
 {
-	struct e2_decode r = { .on_elem = on_elem, .ctx = ctx, .stopped = stopped };
+	struct e2_decode r = { .on_elems = on_elems, .ctx = ctx,
+			       .stopped = stopped };
 	struct e2_layer l = { fl_feed, fl_finish, fl_drain, &r, stopped };
 	struct etm2_flow_config fc;
 	struct e2_capture c;
@@ -517,8 +525,16 @@ int cli_etm2_decode(const struct cli_input *in, const struct image *image,
 		capture_close(&c);
 		return cli_exit_input;
 	}
-	rc = run_capture(&c, &l);
+	rc = run_capture(&c, in, &l, cycles);
 	etm2_flow_free(r.dec);
 	capture_close(&c);
 	return rc;
+}
+
+void cli_etm2_frame_stats(struct deformat_stats *fs, uint8_t id,
+			  uint64_t cycles)
+{
+	memset(fs, 0, sizeof(*fs));
+	fs->bytes_in = cycles;
+	fs->id_bytes[id & 0x7f] = cycles;
 }

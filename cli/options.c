@@ -73,28 +73,28 @@ static const struct cli_option options[] = {
 	{ "id", 0, "ID", opt_id, F,
 	  "with --snapshot: the first buffer holding a source with this "
 	  "trace ID; may repeat" },
-	{ "capture-format", 0, "F", opt_capture_format, D | P,
+	{ "capture-format", 0, "F", opt_capture_format, D | P | R | C,
 	  "(etmv2) the capture's form: auto (binary by its magic, else "
 	  "text; the default), binary, text or etb (pre-CoreSight ETB RAM "
 	  "words)" },
-	{ "etm-version", 0, "N", opt_etm_version, D | P,
+	{ "etm-version", 0, "N", opt_etm_version, D | P | R | C,
 	  "(etmv2) 1 (ETMv1: 3-bit PIPESTAT, TRACESYNC) or 2, when neither "
 	  "the capture nor --etmidr says (default 2)" },
-	{ "port-width", 0, "N", opt_port_width, D | P,
+	{ "port-width", 0, "N", opt_port_width, D | P | R | C,
 	  "(etmv2) the trace port's width in bits: 4, 8 or 16, when "
 	  "neither the capture nor --etmcr says" },
-	{ "demux-order", 0, "O", opt_demux_order, D | P,
+	{ "demux-order", 0, "O", opt_demux_order, D | P | R | C,
 	  "(etmv2) a demultiplexed port's earlier half: a-first (the "
 	  "default) or b-first" },
-	{ "pipestat-table", 0, "T", opt_pipestat_table, D | P,
+	{ "pipestat-table", 0, "T", opt_pipestat_table, D | P | R | C,
 	  "(etmv2) the PIPESTAT codes (docs/etmv2.md 2): natural (the "
 	  "default), alt, or sixteen status names in code order separated "
 	  "by commas (IE,DE,IN,DN,...)" },
-	{ "tfo-header", 0, "SPEC", opt_tfo_header, D | P,
+	{ "tfo-header", 0, "SPEC", opt_tfo_header, D | P | R | C,
 	  "(etmv2) the TFO packet headers (docs/etmv2.md 6): "
 	  "normal=V,lsip=V,mask=M,rr-shift=S, any of the four (default "
 	  "normal=0x00,lsip=0x80,mask=0x9f,rr-shift=5)" },
-	{ "fifo-latency", 0, "N", opt_fifo_latency, D | P,
+	{ "fifo-latency", 0, "N", opt_fifo_latency, D | P | R | C,
 	  "(etmv2) 0 or 1: cycles before a byte placed in the FIFO can be "
 	  "on TRACEPKT (docs/etmv2.md 3; default 1)" },
 	{ "m-profile", 0, NULL, 0, D | P | R | C,

@@ -495,6 +495,82 @@ const char *cli_form_ptm_name(uint32_t key, char *buf, size_t cap)
 	return buf;
 }
 
+/* ---- ETMv2 (docs/etmv2.md; digest etmv2.md, Q Table 6.2) ------------------ */
+
+/* The fields of ETMv2 record @p that make its form: TFO (Q§6.5.1) bit 3
+ * LSiP, 2:0 the context ID bytes; status the status (Table 6.1); branch
+ * address (Q§6.3) 3 a fifth byte changing the instruction set, 2:0 its
+ * bytes; data packets 7 an address, 6:4 its bytes, 2:0 the value's;
+ * context ID its bytes. Runs, triggers and reserved headers: the type. */
+static uint32_t etm2_fields(const struct etm2_packet *p)
+{
+	switch (p->type) {
+	case etm2_pkt_tfo:
+		return (p->u.tfo.lsip ? 8u : 0) | (p->u.tfo.context_id_bytes & 7u);
+	case etm2_pkt_status:
+		return p->status;
+	case etm2_pkt_branch_address:
+		return (p->u.branch.isa_change ? 8u : 0) |
+		       (p->u.branch.addr_bytes & 7u);
+	case etm2_pkt_normal_data:
+	case etm2_pkt_value_not_traced:
+	case etm2_pkt_load_miss:
+	case etm2_pkt_load_miss_data:
+		return (p->u.data.has_addr ? 0x80u : 0) |
+		       (p->u.data.has_addr ? (p->u.data.addr_bytes & 7u) << 4 : 0) |
+		       (p->u.data.has_value ? p->u.data.value_bytes & 7u : 0);
+	case etm2_pkt_context_id:
+		/* the header and ETMCR[15:14]'s 1, 2 or 4 bytes */
+		return (p->length - 1u) & 7u;
+	default:
+		return 0;
+	}
+}
+
+uint32_t cli_form_etm2_key(const struct etm2_packet *p)
+{
+	if (p->error)
+		return KEY(p->type, KEY_ERROR);
+	return KEY(p->type, etm2_fields(p));
+}
+
+const char *cli_form_etm2_name(uint32_t key, char *buf, size_t cap)
+{
+	unsigned type = KEY_TYPE(key);
+	struct namebuf b = { buf, cap, 0 };
+
+	if (!start(&b, key, etm2_pkt_type_name(type)))
+		return buf;
+	switch (type) {
+	case etm2_pkt_tfo:
+		add_if(&b, key, 3, " lsip");
+		add_u(&b, " context_id_bytes=", FIELD(key, 0, 3));
+		break;
+	case etm2_pkt_status:
+		add_s(&b, " ");
+		add_s(&b, etm2_status_name(FIELD(key, 0, 8)));
+		break;
+	case etm2_pkt_branch_address:
+		add_u(&b, " bytes=", FIELD(key, 0, 3));
+		add_if(&b, key, 3, " isa_change");
+		break;
+	case etm2_pkt_normal_data:
+	case etm2_pkt_value_not_traced:
+	case etm2_pkt_load_miss:
+	case etm2_pkt_load_miss_data:
+		if (BIT(key, 7))
+			add_u(&b, " addr_bytes=", FIELD(key, 4, 3));
+		add_u(&b, " value_bytes=", FIELD(key, 0, 3));
+		break;
+	case etm2_pkt_context_id:
+		add_u(&b, " bytes=", FIELD(key, 0, 3));
+		break;
+	default:
+		break;
+	}
+	return buf;
+}
+
 /* ---- Counting ------------------------------------------------------------- */
 
 static size_t slot_of(const struct cli_form_table *t, uint8_t id,

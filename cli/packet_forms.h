@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "etmkit/etm2.h"
 #include "etmkit/etm3.h"
 #include "etmkit/etm4.h"
 #include "etmkit/ptm.h"
@@ -33,11 +34,15 @@ uint32_t cli_form_etm4_key(const struct etm4_packet *p);
 /* The form of PTM record @p. */
 uint32_t cli_form_ptm_key(const struct ptm_packet *p);
 
+/* The form of ETMv2 record @p. */
+uint32_t cli_form_etm2_key(const struct etm2_packet *p);
+
 /* The name of form @key, e.g. "p_header cycle_accurate format=3" or
  * "address short is=1 bits=8", into @buf (@cap bytes). Returns @buf. */
 const char *cli_form_etm3_name(uint32_t key, char *buf, size_t cap);
 const char *cli_form_etm4_name(uint32_t key, char *buf, size_t cap);
 const char *cli_form_ptm_name(uint32_t key, char *buf, size_t cap);
+const char *cli_form_etm2_name(uint32_t key, char *buf, size_t cap);
 
 /* Counts per trace ID and form. */
 struct cli_form_count {

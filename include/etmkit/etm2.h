@@ -223,6 +223,10 @@ void etm2_cap_close(struct etm2_cap_reader *rd);
 /* The capture's header merged with the options. */
 const struct etm2_cap_info *etm2_cap_get_info(const struct etm2_cap_reader *rd);
 
+/* How many bytes of the capture the cycles read so far came from (and
+ * the header): the reader's position, for progress; 0 for a NULL @rd. */
+uint64_t etm2_cap_tell(const struct etm2_cap_reader *rd);
+
 /* The next cycles, up to @max, into @out. Returns how many (>= 1), 0 at
  * the end, or -etmkit_err_format (*@diag names the line or offset) /
  * -etmkit_err_truncated (a binary record or ETB word cut short). The

@@ -180,6 +180,20 @@ def main():
     check_decode("decode --snapshot (etmv2-etb)",
                  *run(e, ["decode", "--snapshot", snap, "--json"]))
 
+    # --stats: per type, then per form (etmkit(1) PACKET FORMS): the TFO
+    # without a context ID (ETMCR[15:14] = 0), the two IE statuses, the
+    # two wait runs; the unsynced run is counted, it has no form fields.
+    rc, out, err = run(e, ["packets", text, "--stats"] + v2)
+    want = ["id 0x00: 6 records",
+            "  %-18s %d" % ("unsynced", 1), "  %-18s %d" % ("tfo", 1),
+            "  %-18s %d" % ("status", 2), "  %-18s %d" % ("wait", 2),
+            "id 0x00: 6 records by form",
+            "  %-40s %d" % ("unsynced", 1),
+            "  %-40s %d" % ("tfo context_id_bytes=0", 1),
+            "  %-40s %d" % ("status IE", 2), "  %-40s %d" % ("wait", 2)]
+    if rc != 0 or err.splitlines() != want:
+        fail("packets --stats", "exit %d, stderr:\n%s" % (rc, err))
+
     # --pipestat-table reaches the decoder: code 12 is PNIE in the natural
     # table, PTIN in alt (docs/etmv2.md 2).
     ph = write(w("phantom.e2c"), TEXT.replace("IE\nIE\n", "IE\n12\n"))

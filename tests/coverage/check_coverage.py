@@ -10,7 +10,9 @@ ETMv4 trace (`etmkit encode --record-out` writes the record it encoded).
 condexec.c is also built for A32 (-marm), run with conditions evaluated
 (qemu-trace --mode state) and encoded as ETMv3, which traces every
 instruction's condition: its BRDA entries are every conditional A32
-instruction (condition field not AL), passed and failed. Then for each:
+instruction (condition field not AL), passed and failed; and as ETMv2,
+which does too (IE / IN per instruction): the same checks, and the
+tracefile byte for byte the ETMv3 one. Then for each:
 
 1. the lcov tracefile equals what the record gives:
    - DA: per (file, line), the largest number of times one instruction of
@@ -420,6 +422,15 @@ def case(a, tmp, name, src, dwarf, protocols, cflags="-O1", arch="a64"):
     return elf, os.path.join(out, "snap-" + protocols[0])
 
 
+def same_info(tmp, name, p1, p2):
+    """The same run encoded as @p1 and as @p2 (ETMv3 and ETMv2 both trace
+    every instruction's condition): the same tracefile, byte for byte."""
+    texts = [open(os.path.join(tmp, name, p + ".info")).read()
+             for p in (p1, p2)]
+    if texts[0] != texts[1]:
+        fail(f"{name}: the {p2} tracefile differs from the {p1} one")
+
+
 def CROSS_A64():
     global CROSS
     CROSS = "aarch64-linux-gnu-"
@@ -473,7 +484,8 @@ def main():
              5, ("ete",), cflags="-O2")
         if shutil.which("qemu-arm") and shutil.which("arm-linux-gnueabihf-gcc"):
             case(a, tmp, "condexec-a32", os.path.join(w, "condexec.c"), 5,
-                 ("etmv3",), cflags="-O1 -marm", arch="a32")
+                 ("etmv3", "etmv2"), cflags="-O1 -marm", arch="a32")
+            same_info(tmp, "condexec-a32", "etmv3", "etmv2")
         elif CI:
             fail("qemu-arm or arm-linux-gnueabihf-gcc missing")
         CROSS_A64()

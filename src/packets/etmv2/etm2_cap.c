@@ -172,6 +172,11 @@ const struct etm2_cap_info *etm2_cap_get_info(const struct etm2_cap_reader *rd)
 	return rd ? &rd->info : NULL;
 }
 
+uint64_t etm2_cap_tell(const struct etm2_cap_reader *rd)
+{
+	return rd ? rd->pos : 0;
+}
+
 long etm2_cap_read(struct etm2_cap_reader *rd, struct etm2_cycle *out,
 		   size_t max, struct etm2_cap_diag *diag)
 {
