@@ -102,9 +102,38 @@ static void exception(struct etm2_flow_decoder *d, const struct etm2_packet *p)
 	etm2_go_to(d, b->addr, b->isa);
 }
 
+/* A data abort on a load or store: a branch address to the data abort
+ * vector in the group of an executed load or store that cannot branch
+ * (docs/etmv2.md 7, ASSUMED: ETMv1 traces an aborted load/store as a
+ * branch with data, Q§5.7.1, and ETMv2's D status carries both). The
+ * transfer did not complete: the exception says so (ETMKIT_EXC_CANCEL),
+ * and its preferred return address is the load or store. */
+static int aborted_transfer(struct etm2_flow_decoder *d,
+			    const struct etm2_packet *p)
+{
+	struct etmkit_elem *e;
+
+	if (!d->grp_exec || (d->grp_flags & INSN_F_BRANCH) ||
+	    !(d->grp_flags & (INSN_F_LOAD | INSN_F_STORE)) ||
+	    vector_of(p->u.branch.addr) != 4)
+		return 0;
+	e = etm2_emit(d, etmkit_elem_exception, p->cycle);
+	e->addr = p->u.branch.addr;
+	e->isa = p->u.branch.isa;
+	e->flags = ETMKIT_EXC_VECTOR | ETMKIT_EXC_CANCEL | ETMKIT_EXC_RET_ADDR;
+	e->u.exception.number = 4;
+	e->u.exception.ret_addr = d->grp_addr;
+	etm2_go_to(d, p->u.branch.addr, p->u.branch.isa);
+	d->ind_from = NULL;
+	d->ind_gen = flow_cache_generation(&d->cache);
+	d->grp_known = 0;
+	return 1;
+}
+
 /* A branch address (Q§6.4, docs/etmv2.md 7): where the instruction of
  * its group went (an indirect branch, a load to the PC, or with ETMCR[8]
- * any branch); in a DW group an exception entry. One for an instruction
+ * any branch); in a DW group an exception entry; for a load or store, a
+ * data abort when it is the data abort vector. One for an instruction
  * that failed its condition (a protocol error) or that cannot branch is
  * no_image (mismatch) at that instruction: the image is not what ran, and
  * the walk goes on at the address. */
@@ -117,6 +146,8 @@ void etm2_flow_branch(struct etm2_flow_decoder *d, const struct etm2_packet *p)
 		exception(d, p);
 		return;
 	}
+	if (d->grp == GRP_INSN && d->grp_known && aborted_transfer(d, p))
+		return;
 	if (d->grp == GRP_INSN && d->grp_known) {
 		if (!d->grp_exec || !(d->grp_flags & INSN_F_BRANCH)) {
 			if (!d->grp_exec)

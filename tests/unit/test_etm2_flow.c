@@ -304,8 +304,11 @@ static void render(const struct etmkit_elem *e, char *s, size_t n)
 			     e->u.exception.number);
 		assert_true(e->flags & ETMKIT_EXC_VECTOR);
 		if (e->flags & ETMKIT_EXC_RET_ADDR)
-			snprintf(s + k, n - (size_t)k, " ret=0x%llx",
-				 (unsigned long long)e->u.exception.ret_addr);
+			k += snprintf(s + k, n - (size_t)k, " ret=0x%llx",
+				      (unsigned long long)
+					      e->u.exception.ret_addr);
+		if (e->flags & ETMKIT_EXC_CANCEL)
+			snprintf(s + k, n - (size_t)k, " cancel");
 		break;
 	case etmkit_elem_data:
 		k = 0;
