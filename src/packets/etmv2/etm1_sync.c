@@ -84,14 +84,7 @@ static void sync_start(struct etm2_pkt_decoder *d)
 		candidate_drop(d);
 		return;
 	}
-	etm2_q_close_run(d, t0);
-	etm2_fifo_reset(d);
-	d->state = e2_syncing;
-	d->sync_seq = d->ring_tail;
-	d->sync_cycle = t0;
-	d->bytes = 0;
-	d->data_known = 0;
-	d->data_addr = 0;
+	etm2_sync_begin(d, t0);
 	d->br_addr = 0;
 	d->br_isa = etmkit_isa_arm;
 	if (d->v1_br_trig)

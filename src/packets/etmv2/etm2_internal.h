@@ -188,6 +188,9 @@ void etm2_parse_start(struct etm2_pkt_decoder *d, const struct etm2_slot *s,
 		      uint64_t out);
 
 /* etm2_sync.c */
+/* Start syncing at cycle @t: the unsynced run ends, the FIFO and the data
+ * address reference are reset (a TFO; ETMv1: a branch). */
+void etm2_sync_begin(struct etm2_pkt_decoder *d, uint64_t t);
 void etm2_sync_tfo_start(struct etm2_pkt_decoder *d, uint64_t t,
 			 uint16_t pkt, int trig);
 void etm2_sync_tfo_value(struct etm2_pkt_decoder *d, uint64_t t,

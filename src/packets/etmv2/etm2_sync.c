@@ -92,6 +92,18 @@ static void set_value(struct etm2_pkt_decoder *d, unsigned n)
 		d->skip = n;
 }
 
+void etm2_sync_begin(struct etm2_pkt_decoder *d, uint64_t t)
+{
+	etm2_q_close_run(d, t);
+	etm2_fifo_reset(d);
+	d->state = e2_syncing;
+	d->sync_seq = d->ring_tail;
+	d->sync_cycle = t;
+	d->bytes = 0;
+	d->data_known = 0;
+	d->data_addr = 0;
+}
+
 void etm2_sync_tfo_start(struct etm2_pkt_decoder *d, uint64_t t,
 			 uint16_t pkt, int trig)
 {
@@ -105,15 +117,8 @@ void etm2_sync_tfo_start(struct etm2_pkt_decoder *d, uint64_t t,
 			       -etmkit_err_bad_packet, t, t);
 	}
 	if (d->state == e2_unsynced) {
-		etm2_q_close_run(d, t);
-		etm2_fifo_reset(d);
+		etm2_sync_begin(d, t);
 		first = 1;
-		d->state = e2_syncing;
-		d->sync_seq = d->ring_tail;
-		d->sync_cycle = t;
-		d->bytes = 0;
-		d->data_known = 0;
-		d->data_addr = 0;
 	}
 	if (trig)
 		etm2_q_record(d, etm2_pkt_trigger, etm2_st_td, t);
