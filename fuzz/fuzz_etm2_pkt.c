@@ -2,7 +2,8 @@
  * cycles. Byte 0 chooses the configuration (port width, FIFO latency,
  * PIPESTAT table, ETMv1, stop-on-error), byte 1 ETMCR's data and context
  * ID bits, bytes 2-3 the seed of the feed split; then 3 bytes a cycle
- * (PIPESTAT, TRACEPKT low, high; masked to the port). The cycles are
+ * (PIPESTAT, bit 7 = TRACESYNC for ETMv1; TRACEPKT low, high; masked to
+ * the port). The cycles are
  * decoded twice: in one feed, drained 64 records at a time, and in
  * random chunks of 1-64 cycles drained 1-8 records a call. Invariants:
  * - both decodes give the same records (the output does not depend on
@@ -159,7 +160,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		cyc[n].ps = data[i] & (cfg.version == 1 ? 7 : 15);
 		cyc[n].pkt = (uint16_t)((data[i + 1] | data[i + 2] << 8) &
 					masks[data[0] & 3]);
-		cyc[n].flags = 0;
+		/* ETMv1: bit 7 of the status byte is TRACESYNC */
+		cyc[n].flags = cfg.version == 1 && (data[i] & 0x80) ?
+				       ETM2_CYC_TRACESYNC : 0;
 	}
 	decode(&cfg, cyc, n, 0, &a);
 	decode(&cfg, cyc, n, seed, &b);

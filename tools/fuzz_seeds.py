@@ -415,7 +415,7 @@ def etm2_pkt_seeds(outdir, root):
     """fuzz_etm2_pkt: byte 0 the configuration (port width code [1:0]:
     4/8/16, [2] latency 0, [3] alt table, [4] ETMv1, [5] stop on error),
     byte 1 ETMCR bits (cid size, [2] data address, [3] value), two seed
-    bytes, then 3 bytes a cycle. One seed per hand-worked case of
+    bytes, then 3 bytes a cycle (the first's bit 7: ETMv1 TRACESYNC). One seed per hand-worked case of
     tests/etmv2/pkt/ (names through its PIPESTAT table)."""
     natural = ["IE", "DE", "IN", "DN", "WT", "DW", "TR", "TD", "PTIE",
                "PTDE", "PTIN", "PTDN", "PNIE", "PNDE", "PNIN", "PNDN"]
@@ -439,13 +439,16 @@ def etm2_pkt_seeds(outdir, root):
         if conf.get("version") == "1":
             continue  # the target's header has no ETMv1 (3-bit table)
         table = alt if conf.get("pipestat") == "alt" else natural
+        v1 = conf.get("version") == "1"
+        if v1:
+            table = ["IE", "ID", "IN", "WT", "BE", "BD", "TR", "TD"]
 
         def code(tok):
             return int(tok, 16) if tok.startswith("0x") else table.index(tok)
         width = {"4": 0, "8": 1, "16": 2}[conf.get("port-width", "8")]
         etmcr = int(conf.get("etmcr", "0"), 0)
         b0 = width | (4 if conf.get("latency") == "0" else 0) | (
-            8 if table is alt else 0)
+            8 if table is alt else 0) | (0x10 if v1 else 0)
         b1 = (etmcr >> 14 & 3) | (4 if etmcr & 8 else 0) | (8 if etmcr & 4 else 0)
         body = bytearray([b0, b1, 0x5a, 0xa5])
         for tok in cycles:
@@ -453,7 +456,9 @@ def etm2_pkt_seeds(outdir, root):
                 ps, pkt = code(tok[0].split("/")[0]), code(tok[0].split("/")[1])
             else:
                 ps = code(tok[0])
-                pkt = int(tok[1], 0) if len(tok) > 1 and not tok[1].startswith("x") else 0
+                pkt = int(tok[1], 0) if len(tok) > 1 and tok[1][0] not in "xs" else 0
+            if "sync" in tok:
+                ps |= 0x80  # ETMv1 TRACESYNC
             rep = int(tok[-1][1:]) if tok[-1].startswith("x") else 1
             body += bytes([ps, pkt & 0xff, pkt >> 8]) * rep
         write(outdir, "fuzz_etm2_pkt", name[:-4], bytes(body))

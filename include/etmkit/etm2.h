@@ -12,7 +12,9 @@
  * them, and they reach TRACEPKT later. The packet decoder models that FIFO:
  * it syncs at a trace FIFO offset (TFO), then delivers records in status
  * order, each cycle's instruction status followed by the packets that cycle
- * placed, once their bytes have come out of the FIFO.
+ * placed, once their bytes have come out of the FIFO. ETMv1 (3-bit
+ * PIPESTAT, TRACESYNC) syncs at a full branch address instead
+ * (docs/etmv2.md 7b).
  *
  * Use:
  *   struct etm2_config cfg;
@@ -316,7 +318,14 @@ struct etm2_branch {
 	uint8_t addr_bits;   /* low bits the packet carried */
 	uint8_t addr_bytes;  /* 1 to 5 */
 	uint8_t isa;         /* enum etmkit_isa after the branch */
-	uint8_t isa_change;  /* a 5th byte set the instruction set */
+	uint8_t isa_change;  /* a 5th byte set the instruction set (ETMv1:
+				address bit 0 changed it) */
+	uint8_t has_reason;  /* ETMv1 5-byte address: reason holds its code */
+	uint8_t reason;      /* ETMv1 reason code 0 to 4 (Q§5.6.2): 0 normal,
+				1 trace enabled, 2 overflow restart, 3 debug
+				exit, 4 periodic full address */
+	uint8_t first;       /* ETMv1: the branch address the decoder synced
+				at (docs/etmv2.md 7b) */
 };
 
 /* normal_data, value_not_traced, load_miss, load_miss_data */

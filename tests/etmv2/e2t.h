@@ -357,6 +357,10 @@ static inline void e2t_format_pkt(const struct etm2_packet *p, char *buf, size_t
 		E2T_OUT(" out=%" PRIu64 " addr=0x%x bits=%u bytes=%u %s%s", p->out_cycle,
 			p->u.branch.addr, p->u.branch.addr_bits, p->u.branch.addr_bytes,
 			e2t_isa(p->u.branch.isa), p->u.branch.isa_change ? " isa_change" : "");
+		if (p->u.branch.has_reason) /* ETMv1 */
+			E2T_OUT(" reason=%u", p->u.branch.reason);
+		if (p->u.branch.first)
+			E2T_OUT(" first");
 		break;
 	case etm2_pkt_normal_data:
 	case etm2_pkt_value_not_traced:

@@ -97,7 +97,24 @@ static void strip_first(char *s)
 		*p = 0;
 }
 
-/* Every suffix syncs at its first TFO and then equals the full decode. */
+/* The record's cycle (after '@'). */
+static unsigned long long cycle_of(const char *s)
+{
+	const char *p = strchr(s, '@');
+
+	return p ? strtoull(p + 1, NULL, 10) : 0;
+}
+
+/* An ETMv1 branch address the decoder synced at (docs/etmv2.md 7b). */
+static int v1_sync(const char *s)
+{
+	size_t n = strlen(s);
+
+	return !strncmp(s, "branch @", 8) && n > 6 && !strcmp(s + n - 6, " first");
+}
+
+/* Every suffix syncs at its first TFO (ETMv1: full branch address) and
+ * then equals the full decode. */
 static int cuts(const char *name, const struct e2t *t, const struct lines *full)
 {
 	struct lines got = { 0 }, a = { 0 }, b = { 0 };
@@ -106,6 +123,7 @@ static int cuts(const char *name, const struct e2t *t, const struct lines *full)
 	for (size_t k = 1; k < t->n_cycles && ok; k++) {
 		size_t i = 0, j = 0;
 		unsigned long long cyc;
+		int v1;
 
 		/* one cycle a feed, one record a call: records held
 		 * back while a TFO is checked must stay held */
@@ -114,7 +132,8 @@ static int cuts(const char *name, const struct e2t *t, const struct lines *full)
 			ok = 0;
 			break;
 		}
-		while (i < got.n && strncmp(got.v[i], "tfo @", 5))
+		while (i < got.n && strncmp(got.v[i], "tfo @", 5) &&
+		       !v1_sync(got.v[i]))
 			i++;
 		if (i == got.n) {
 			/* never synced: unsynced runs only */
@@ -126,8 +145,18 @@ static int cuts(const char *name, const struct e2t *t, const struct lines *full)
 				}
 			continue;
 		}
-		cyc = strtoull(got.v[i] + 5, NULL, 10);
-		while (j < full->n) {
+		cyc = cycle_of(got.v[i]);
+		v1 = v1_sync(got.v[i]);
+		if (v1) {
+			/* ETMv1: from the records of the branch's cycle */
+			while (i > 0 && strncmp(got.v[i - 1], "unsynced @", 10) &&
+			       cycle_of(got.v[i - 1]) == cyc)
+				i--;
+			while (j < full->n && (!strncmp(full->v[j], "unsynced @", 10) ||
+					       cycle_of(full->v[j]) != cyc))
+				j++;
+		}
+		while (!v1 && j < full->n) {
 			if (!strncmp(full->v[j], "tfo @", 5) &&
 			    strtoull(full->v[j] + 5, NULL, 10) == cyc)
 				break;

@@ -11,11 +11,18 @@ void etm2_fifo_reset(struct etm2_pkt_decoder *d)
 	d->phase = e2_ph_hdr;
 	d->slot_head = d->slot_tail = 0;
 	d->tfo_val_left = 0;
+	d->v1_apo_left = 0;
+	d->v1_seek = 0;
+	d->nib_sync = 0;
 }
 
-/* One FIFO byte, its first part out in cycle @out. */
-static void take(struct etm2_pkt_decoder *d, uint8_t b, uint64_t out)
+/* One FIFO byte, its first part out in cycle @out (ETMv1: TRACESYNC
+ * high there: @sync). */
+static void take(struct etm2_pkt_decoder *d, uint8_t b, uint64_t out,
+		 int sync)
 {
+	const struct etm2_slot *s;
+
 	if (d->skip) {
 		d->skip--;
 		d->bytes++;
@@ -23,14 +30,21 @@ static void take(struct etm2_pkt_decoder *d, uint8_t b, uint64_t out)
 	}
 	if (d->slot_head == d->slot_tail)
 		return; /* not reached: etm2_fifo_has() said a slot is owed */
+	s = &d->slots[d->slot_head & (ETM2_RING - 1)];
 	if (!d->started) {
 		d->started = 1;
-		etm2_parse_start(d, &d->slots[d->slot_head & (ETM2_RING - 1)], out);
+		if (s->v1)
+			etm1_parse_start(d, s, out);
+		else
+			etm2_parse_start(d, s, out);
 		if (d->state == e2_unsynced)
 			return;
 	}
 	d->bytes++;
-	etm2_parse_byte(d, b, out);
+	if (s->v1)
+		etm1_parse_byte(d, b, out, sync);
+	else
+		etm2_parse_byte(d, b, out);
 }
 
 /* Cycle @t carries FIFO data if the FIFO holds bytes that may leave (the
@@ -45,15 +59,17 @@ void etm2_fifo_cycle(struct etm2_pkt_decoder *d, uint64_t t, uint16_t pkt)
 			d->nib_pending = 1;
 			d->nib = pkt & 0xf;
 			d->nib_cycle = t;
+			d->nib_sync = d->cyc_sync;
 			return;
 		}
 		d->nib_pending = 0;
-		take(d, (uint8_t)(d->nib | (pkt & 0xf) << 4), d->nib_cycle);
+		take(d, (uint8_t)(d->nib | (pkt & 0xf) << 4), d->nib_cycle,
+		     d->nib_sync);
 		return;
 	}
-	take(d, (uint8_t)pkt, t);
+	take(d, (uint8_t)pkt, t, d->cyc_sync);
 	/* 16-bit: [15:8] when a second byte may leave (Q§6.3) */
 	if (d->info.port_width == 16 && d->state != e2_unsynced &&
 	    etm2_fifo_has(d, t))
-		take(d, (uint8_t)(pkt >> 8), t);
+		take(d, (uint8_t)(pkt >> 8), t, 0);
 }

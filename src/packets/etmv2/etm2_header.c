@@ -189,8 +189,9 @@ static void parse_header(struct etm2_pkt_decoder *d, uint8_t b)
 	d->phase = dd->has_addr ? e2_ph_daddr : e2_ph_fixed;
 }
 
-/* Data address: 7/7/7/7/4 bits, bit 7 = more (docs/etmv2.md 4). */
-static void data_addr_byte(struct etm2_pkt_decoder *d, uint8_t b)
+/* Data address: 7/7/7/7/4 bits, bit 7 = more (docs/etmv2.md 4; ETMv1
+ * Q§5.5.4). Returns 1 once the address is complete. */
+int etm2_data_addr_byte(struct etm2_pkt_decoder *d, uint8_t b)
 {
 	struct etm2_data *dd = &d->cur.u.data;
 	unsigned i = d->field_i++;
@@ -200,7 +201,7 @@ static void data_addr_byte(struct etm2_pkt_decoder *d, uint8_t b)
 	else
 		dd->addr |= (uint32_t)(b & 0xf) << 28;
 	if ((b & 0x80) && i < 4)
-		return;
+		return 0;
 	unsigned bits = i == 4 ? 32 : 7 * (i + 1);
 	uint32_t mask = bits >= 32 ? 0xffffffffu : (1u << bits) - 1;
 
@@ -211,7 +212,7 @@ static void data_addr_byte(struct etm2_pkt_decoder *d, uint8_t b)
 	dd->addr_partial = !d->data_known;
 	d->data_addr = dd->addr;
 	d->field_i = 0;
-	d->phase = e2_ph_fixed;
+	return 1;
 }
 
 void etm2_parse_byte(struct etm2_pkt_decoder *d, uint8_t b, uint64_t out)
@@ -237,9 +238,9 @@ void etm2_parse_byte(struct etm2_pkt_decoder *d, uint8_t b, uint64_t out)
 		}
 		break; /* e2_ph_fixed: maybe nothing follows */
 	case e2_ph_daddr:
-		data_addr_byte(d, b);
-		if (d->phase == e2_ph_daddr)
+		if (!etm2_data_addr_byte(d, b))
 			return;
+		d->phase = e2_ph_fixed;
 		break;
 	case e2_ph_fixed: {
 		uint32_t *v = d->cur.type == etm2_pkt_context_id ?

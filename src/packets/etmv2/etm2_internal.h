@@ -43,12 +43,16 @@ struct etm2_slot {
 	uint8_t tfo;
 	uint8_t dn;      /* placed by a DN: a branch address is an error */
 	uint8_t n_tfo;   /* TFO: the value N */
+	uint8_t v1;      /* ETMv1: the status that placed it (ID, BE, BD);
+			    0 for ETMv2 */
 };
 
 /* Parse phases of the byte cursor (etm2_header.c). */
 enum {
 	e2_ph_hdr = 0, e2_ph_daddr, e2_ph_fixed, e2_ph_branch,
-	e2_ph_tfo_hdr, e2_ph_tfo_cid, e2_ph_tfo_addr, e2_ph_tfo_branch
+	e2_ph_tfo_hdr, e2_ph_tfo_cid, e2_ph_tfo_addr, e2_ph_tfo_branch,
+	/* ETMv1 (etm1_parse.c) */
+	e1_ph_data, e1_ph_daddr, e1_ph_value, e1_ph_branch, e1_ph_cid
 };
 
 struct etm2_pkt_decoder {
@@ -89,6 +93,17 @@ struct etm2_pkt_decoder {
 	uint8_t field_i;           /* byte index within a field */
 	uint8_t ssize;
 	struct etm2_packet cur;    /* the packet being parsed */
+
+	/* ETMv1 (etm1_sync.c, etm1_parse.c; docs/etmv2.md 7b) */
+	uint8_t v1_apo_left;       /* APO cycles still to come */
+	uint8_t v1_apo;            /* the APO being read */
+	uint8_t v1_br_st, v1_br_trig; /* the candidate branch (unsynced) */
+	uint64_t v1_br_cycle;
+	struct etm2_cycle v1_buf[2]; /* its APO cycles, replayed at sync */
+	uint8_t v1_seek;           /* TRACESYNC cycles still to skip + 1 */
+	uint8_t v1_new;            /* the next byte starts a packet */
+	uint8_t cyc_sync, nib_sync; /* TRACESYNC of this cycle's byte, of
+				       the low nibble's cycle */
 
 	/* compression references (docs/etmv2.md 4) */
 	uint32_t br_addr;
@@ -158,12 +173,24 @@ static inline int etm2_fifo_has(const struct etm2_pkt_decoder *d, uint64_t t)
 void etm2_fifo_cycle(struct etm2_pkt_decoder *d, uint64_t t, uint16_t pkt);
 void etm2_fifo_reset(struct etm2_pkt_decoder *d);
 
+/* A slot has been owed for too long (docs/etmv2.md 6). */
+static inline int etm2_owed_too_long(const struct etm2_pkt_decoder *d)
+{
+	return d->slot_head != d->slot_tail &&
+	       d->ring_tail - d->slots[d->slot_head & (ETM2_RING - 1)].seq >
+		       ETM2_OWED_MAX;
+}
+
 /* etm2_header.c */
 void etm2_parse_byte(struct etm2_pkt_decoder *d, uint8_t b, uint64_t out);
+int etm2_data_addr_byte(struct etm2_pkt_decoder *d, uint8_t b);
 void etm2_parse_start(struct etm2_pkt_decoder *d, const struct etm2_slot *s,
 		      uint64_t out);
 
 /* etm2_sync.c */
+/* Start syncing at cycle @t: the unsynced run ends, the FIFO and the data
+ * address reference are reset (a TFO; ETMv1: a branch). */
+void etm2_sync_begin(struct etm2_pkt_decoder *d, uint64_t t);
 void etm2_sync_tfo_start(struct etm2_pkt_decoder *d, uint64_t t,
 			 uint16_t pkt, int trig);
 void etm2_sync_tfo_value(struct etm2_pkt_decoder *d, uint64_t t,
@@ -174,5 +201,13 @@ void etm2_sync_error(struct etm2_pkt_decoder *d, const struct etm2_packet *err,
 void etm2_sync_fail(struct etm2_pkt_decoder *d, const char *why,
 		    int err, uint64_t cycle, uint64_t next_cycle);
 void etm2_sync_end(struct etm2_pkt_decoder *d);
+
+/* etm1_sync.c (ETMv1 status cursor), etm1_parse.c (its bytes) */
+void etm1_cycle(struct etm2_pkt_decoder *d, uint64_t t,
+		const struct etm2_cycle *c);
+void etm1_parse_start(struct etm2_pkt_decoder *d, const struct etm2_slot *s,
+		      uint64_t out);
+void etm1_parse_byte(struct etm2_pkt_decoder *d, uint8_t b, uint64_t out,
+		     int sync);
 
 #endif /* ETMKIT_ETM2_INTERNAL_H */

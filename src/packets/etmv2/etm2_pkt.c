@@ -1,8 +1,8 @@
 /* ETMv2 packet decoder: the public API and the status cursor (one call
  * per cycle; docs/etmv2.md 2, 3, 5, 6; etm2_internal.h has the design).
- * ETMv1 (3-bit PIPESTAT, fixed table) is mapped, but ETMv1 has no TFO:
- * its synchronisation (TRACESYNC, APO; Q§5.6) is not covered, so an
- * ETMv1 capture decodes as one unsynced run. */
+ * ETMv1 (3-bit PIPESTAT, fixed table) has its own status cursor
+ * (etm1_sync.c): no TFO, sync at a full branch address (TRACESYNC, APO;
+ * docs/etmv2.md 7b). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,18 +43,24 @@ static void status_records(struct etm2_pkt_decoder *d, unsigned st,
 	s->seq = d->ring_tail;
 	s->tfo = 0;
 	s->dn = (uint8_t)is_dn(st);
+	s->v1 = 0;
 	etm2_q_push(d, e2_ent_group)->cycle = t;
 }
 
 static void cycle(struct etm2_pkt_decoder *d, uint64_t t,
 		  const struct etm2_cycle *c)
 {
-	unsigned st = d->ps_map[c->ps & d->ps_mask];
-	int trig = st == etm2_st_tr;
+	unsigned st, trig;
+
+	if (d->info.version == 1) {
+		etm1_cycle(d, t, c);
+		return;
+	}
+	st = d->ps_map[c->ps & d->ps_mask];
+	trig = st == etm2_st_tr;
 	/* TR: the replaced status is on TRACEPKT (Q§6.1.7) */
 	unsigned eff = trig ? d->ps_map[c->pkt & d->ps_mask] : st;
-	int tfo = d->info.version == 2 && eff == etm2_st_td &&
-		  (trig || (c->pkt & 1));
+	int tfo = eff == etm2_st_td && (trig || (c->pkt & 1));
 
 	d->last_cycle = t;
 	if (d->state == e2_unsynced) {
@@ -68,9 +74,7 @@ static void cycle(struct etm2_pkt_decoder *d, uint64_t t,
 		etm2_sync_tfo_start(d, t, c->pkt, trig);
 		return;
 	}
-	if (d->slot_head != d->slot_tail &&
-	    d->ring_tail - d->slots[d->slot_head & (ETM2_RING - 1)].seq >
-		    ETM2_OWED_MAX) {
+	if (etm2_owed_too_long(d)) {
 		/* the cycle joins the unsynced run the error starts */
 		etm2_sync_fail(d, "packets owed for too long (record queue full)",
 			       -etmkit_err_bad_packet, t, t);

@@ -92,6 +92,18 @@ static void set_value(struct etm2_pkt_decoder *d, unsigned n)
 		d->skip = n;
 }
 
+void etm2_sync_begin(struct etm2_pkt_decoder *d, uint64_t t)
+{
+	etm2_q_close_run(d, t);
+	etm2_fifo_reset(d);
+	d->state = e2_syncing;
+	d->sync_seq = d->ring_tail;
+	d->sync_cycle = t;
+	d->bytes = 0;
+	d->data_known = 0;
+	d->data_addr = 0;
+}
+
 void etm2_sync_tfo_start(struct etm2_pkt_decoder *d, uint64_t t,
 			 uint16_t pkt, int trig)
 {
@@ -105,15 +117,8 @@ void etm2_sync_tfo_start(struct etm2_pkt_decoder *d, uint64_t t,
 			       -etmkit_err_bad_packet, t, t);
 	}
 	if (d->state == e2_unsynced) {
-		etm2_q_close_run(d, t);
-		etm2_fifo_reset(d);
+		etm2_sync_begin(d, t);
 		first = 1;
-		d->state = e2_syncing;
-		d->sync_seq = d->ring_tail;
-		d->sync_cycle = t;
-		d->bytes = 0;
-		d->data_known = 0;
-		d->data_addr = 0;
 	}
 	if (trig)
 		etm2_q_record(d, etm2_pkt_trigger, etm2_st_td, t);
@@ -126,6 +131,7 @@ void etm2_sync_tfo_start(struct etm2_pkt_decoder *d, uint64_t t,
 	s->seq = d->ring_tail;
 	s->tfo = 1;
 	s->dn = 0;
+	s->v1 = 0;
 	s->pos = 0;
 	s->n_tfo = 0;
 	etm2_q_push(d, e2_ent_tfo)->cycle = t;
@@ -181,6 +187,11 @@ void etm2_sync_end(struct etm2_pkt_decoder *d)
 	else if (d->state == e2_synced && d->slot_head != d->slot_tail)
 		etm2_sync_fail(d, "capture ended before the packets owed",
 			       -etmkit_err_truncated, end, end);
+	if (d->state == e2_unsynced && d->v1_apo_left && !d->run_open) {
+		/* an ETMv1 branch still waiting for its APO */
+		d->run_open = 1;
+		d->run_start = d->v1_br_cycle;
+	}
 	etm2_q_close_wait(d);
 	if (d->any_input)
 		etm2_q_close_run(d, end);
