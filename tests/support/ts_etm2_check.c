@@ -204,8 +204,8 @@ static uint64_t waits(const struct exec_rec *r)
  * instructions whose record counts less one add up to @w is 1 + @w
  * cycles after the status before it, or 1 + the cycles the trace must
  * place in between if more: the DW cycles of exception entries and
- * context changes, and on a 4-bit port a TFO's second cycle. Not with
- * @overflow: a lost instruction's cycles go to no status. */
+ * context changes, and on a 4-bit port a trace-on TFO's second cycle.
+ * Not with @overflow: a lost instruction's cycles go to no status. */
 static int check_cycles(struct check *k, uint64_t cycle, uint64_t w,
 			const struct exec_rec *r)
 {
@@ -291,16 +291,19 @@ static int check_tfo(struct check *k, const struct etm2_packet *p)
 	k->exp_valid = 0;
 	memset(k->miss_valid, 0, sizeof(k->miss_valid));
 	if (t->reason == etm2_reason_periodic) {
+		/* The encoder places one on a 4-bit port only before an
+		 * instruction that waits (docs/etmv2.md 7a): its second
+		 * cycle is not among those the next must show. */
 		if (take_insn(k, p->cycle, &r) ||
 		    check_cycles(k, p->cycle, waits(r), r))
 			return -1;
 	} else {
 		/* Cycles count from here (docs/etmv2.md 7). */
 		k->prev_valid = 1;
+		k->prev_tfo = 1;
 		k->prev_cycle = p->cycle;
 		k->dw = 0;
 	}
-	k->prev_tfo = 1;
 	return 0;
 }
 
