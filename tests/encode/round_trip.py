@@ -10,6 +10,11 @@ unless it is a branch that was not taken (an N atom, in every protocol)
 or, in ETMv3, its condition failed (`x`; an N atom too: ETMv4 and ETE
 trace no condition of a non-branch instruction).
 
+For ETMv2 (without --overflow) the decode must also be exactly the rest of
+the record, by the rules docs/etmv2.md 7a states (compare_etm2): data
+transfers and load misses, exceptions, context IDs and, cycle-accurate
+without phantoms, every instruction's cycles.
+
 With --overflow (ETMv2, a FIFO that overflows), the encoder's warning says
 how many instructions it could not trace; the decode must report an
 overflow element before each run it lacks (or lack only the record's tail)
