@@ -2,8 +2,10 @@
  * port would show for them (ARM IHI 0014Q chapter 6; the protocol as
  * docs/etmv2.md fixes it, which the decoder follows too).
  *
- * The pipeline model: one status per instruction cycle, after the
- * no-instruction cycles its EXEC_F_CYCLES count asks for; the packets an
+ * The pipeline model: one status per instruction cycle, its EXEC_F_CYCLES
+ * count n after the status before it (an instruction's, or a TFO's first
+ * cycle), a TFO's or DW cycle's among the n - 1 (docs/etmv2.md 7a); the
+ * packets an
  * instruction makes (data, a branch address) are its cycle's group in the
  * FIFO (etm2_enc_port.c), which the port drains a byte, two bytes or a
  * nibble a cycle. An instruction is held until the next item shows that
