@@ -5,10 +5,9 @@
  * The pipeline model: one status per instruction cycle, its EXEC_F_CYCLES
  * count n after the status before it (an instruction's, or a TFO's first
  * cycle), a TFO's or DW cycle's among the n - 1 (docs/etmv2.md 7a); the
- * packets an
- * instruction makes (data, a branch address) are its cycle's group in the
- * FIFO (etm2_enc_port.c), which the port drains a byte, two bytes or a
- * nibble a cycle. An instruction is held until the next item shows that
+ * packets an instruction makes (data, a branch address) are its cycle's
+ * group in the FIFO (etm2_enc_port.c), which the port drains a byte, two
+ * bytes or a nibble a cycle. An instruction is held until the next item shows that
  * its data transfers are complete (and, with ETM2_ENC_PHANTOMS, a folded
  * direct branch until the instruction it executes with). Context changes
  * and exception entries place their packets in a DW cycle before the next
