@@ -2,11 +2,12 @@
  * port would show for them (ARM IHI 0014Q chapter 6; the protocol as
  * docs/etmv2.md fixes it, which the decoder follows too).
  *
- * The pipeline model: one status per instruction cycle, after the
- * no-instruction cycles its EXEC_F_CYCLES count asks for; the packets an
- * instruction makes (data, a branch address) are its cycle's group in the
- * FIFO (etm2_enc_port.c), which the port drains a byte, two bytes or a
- * nibble a cycle. An instruction is held until the next item shows that
+ * The pipeline model: one status per instruction cycle, its EXEC_F_CYCLES
+ * count n after the status before it (an instruction's, or a TFO's first
+ * cycle), a TFO's or DW cycle's among the n - 1 (docs/etmv2.md 7a); the
+ * packets an instruction makes (data, a branch address) are its cycle's
+ * group in the FIFO (etm2_enc_port.c), which the port drains a byte, two
+ * bytes or a nibble a cycle. An instruction is held until the next item shows that
  * its data transfers are complete (and, with ETM2_ENC_PHANTOMS, a folded
  * direct branch until the instruction it executes with). Context changes
  * and exception entries place their packets in a DW cycle before the next
@@ -375,8 +376,15 @@ static void emit(struct etm2_enc *e, const struct e2_insn *p,
 	struct e2_group g;
 	struct e2_refs rf;
 
-	idle_n(e, (p ? p->extra : 0) + x->extra);
+	/* Cycles since the last status (docs/etmv2.md 7): the record's
+	 * count includes the cycles a TFO or a DW cycle takes before it. */
+	uint64_t want = 1u + (p ? p->extra : 0) + x->extra;
+	int idled = 0;
+
 	if (e->ovf) {
+		/* Waiting for the FIFO to drain: every cycle counts. */
+		idle_n(e, (uint32_t)(want - 1));
+		idled = 1;
 		if (e->count) {
 			e->st.insns_lost += n;
 			e2_idle(e);
@@ -390,6 +398,8 @@ static void emit(struct etm2_enc *e, const struct e2_insn *p,
 		e->st.insns_lost += n;
 		return;
 	}
+	while (!idled && e->st.cycles - e->last_status < want)
+		e2_idle(e);
 	g.n = 0;
 	refs_init(e, &rf);
 	g_misses(e, &g, &rf);
@@ -402,9 +412,13 @@ static void emit(struct etm2_enc *e, const struct e2_insn *p,
 	if (p)
 		st += p->taken ? etm2_st_ptie : etm2_st_pnie;
 	if (st == etm2_st_ie && e->since_tfo >= e->sync_period && !e->half &&
-	    e->count <= 127 && e2_fits(e, E2_TFO_MAX)) {
+	    e->count <= 127 && e2_fits(e, E2_TFO_MAX) &&
+	    (!e->info.cycle_accurate || e->info.port_width != 4 ||
+	     e->next_waits)) {
 		/* A periodic TFO replaces the IE of the instruction at its
-		 * address (Q§6.5.1; docs/etmv2.md 6). */
+		 * address (Q§6.5.1; docs/etmv2.md 6). Cycle-accurate on a
+		 * 4-bit port its second cycle is one before the next
+		 * instruction (docs/etmv2.md 7a): only when that one waits. */
 		e2_tfo(e, etm2_reason_periodic, x->addr, x->isa);
 		e->st.insns++;
 		walk_past(e, x);
@@ -414,6 +428,7 @@ static void emit(struct etm2_enc *e, const struct e2_insn *p,
 		overflow(e, n);
 		return;
 	}
+	e->last_status = e->st.cycles;
 	e2_cycle(e, st, &g);
 	refs_commit(e, &rf);
 	if (rf.hdr < 0 && g.n) {
@@ -485,7 +500,9 @@ static int put_insn(struct etm2_enc *e, const struct exec_rec *r)
 	if (!isa_ok(r->isa) || !r->size || r->addr > 0xffffffffu ||
 	    (taken && (!isa_ok(tisa) || r->target > 0xffffffffu)))
 		return -etmkit_err_invalid;
+	e->next_waits = (r->flags & EXEC_F_CYCLES) && r->cycles > 1;
 	take_pend(e);
+	e->next_waits = 0;
 	x = &e->pend;
 	x->addr = (uint32_t)r->addr;
 	x->isa = r->isa;

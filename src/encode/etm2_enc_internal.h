@@ -77,6 +77,9 @@ struct etm2_enc {
 	uint8_t tfo_reason;       /* its reason */
 	uint8_t ovf;              /* overflowed: tracing stopped */
 	uint64_t since_tfo;       /* cycles since the last TFO */
+	uint64_t last_status;     /* index of the last instruction status or
+				     TFO cycle: a decoder counts the next
+				     instruction's cycles from it */
 	uint32_t ref_addr;        /* branch address reference (last branch
 				     address or TFO address) */
 	uint8_t ref_isa;
@@ -92,6 +95,9 @@ struct etm2_enc {
 	struct e2_insn ph;        /* a foldable branch waiting for the next
 				     instruction */
 	uint8_t exc_pending;
+	uint8_t next_waits;       /* the instruction after the one being
+				     emitted is known and waits a cycle at
+				     least (its record count n > 1) */
 	uint32_t cid;
 	uint8_t cid_dirty;
 	uint32_t loads;           /* loads seen, for miss_every */

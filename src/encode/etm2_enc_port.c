@@ -149,6 +149,7 @@ void e2_tfo(struct etm2_enc *e, unsigned reason, uint32_t addr, uint8_t isa)
 	 * (docs/etmv2.md 6, ASSUMED). No FIFO output in either. */
 	e->fresh = 0;
 	push(e, b, n);
+	e->last_status = e->st.cycles;
 	if (e->info.port_width == 4) {
 		put_cycle(e, etm2_st_td, (uint16_t)(((v & 7u) << 1) | 1u));
 		e->fresh = 0;

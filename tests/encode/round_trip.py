@@ -10,6 +10,11 @@ unless it is a branch that was not taken (an N atom, in every protocol)
 or, in ETMv3, its condition failed (`x`; an N atom too: ETMv4 and ETE
 trace no condition of a non-branch instruction).
 
+For ETMv2 (without --overflow) the decode must also be exactly the rest of
+the record, by the rules docs/etmv2.md 7a states (compare_etm2): data
+transfers and load misses, exceptions, context IDs and, cycle-accurate
+without phantoms, every instruction's cycles.
+
 With --overflow (ETMv2, a FIFO that overflows), the encoder's warning says
 how many instructions it could not trace; the decode must report an
 overflow element before each run it lacks (or lack only the record's tail)
@@ -58,7 +63,7 @@ def read_record(path, etm3):
                     sys.exit(f"{path}:{n}: not an execution record")
                 header = True
                 continue
-            if tok[0] in ("exc", "gap", "ctx", "ts"):
+            if tok[0] in ("exc", "gap", "ctx", "ts", "ld", "st"):
                 continue
             addr = int(tok[0], 0)
             isa = tok[1]
@@ -73,6 +78,242 @@ def read_record(path, etm3):
                         not (failed and (etm3 or branch)) and
                         not (branch and not taken)))
     return out
+
+
+# ---- ETMv2: the record exactly (docs/etmv2.md 7 and 7a) ------------------
+
+def etm2_setup(snap, args):
+    """ETMCR as the snapshot's source_0.ini gives it, the port width from
+    its ETMCR[6:4] (docs/etmv2.md 3), and whether the encode options ask
+    for phantoms (an encoder choice, in no register)."""
+    cr = None
+    with open(os.path.join(snap, "source_0.ini")) as f:
+        for line in f:
+            m = re.match(r"\s*ETMCR\(0x000\)\s*=\s*(\S+)", line)
+            if m:
+                cr = int(m.group(1), 0)
+    if cr is None:
+        sys.exit(f"{snap}/source_0.ini: no ETMCR")
+    phantoms = any(args[i] == "--preset" and "phantoms" in
+                   args[i + 1].split(",") for i in range(len(args) - 1))
+    return cr, phantoms, {0: 4, 1: 8, 2: 16}[(cr >> 4) & 7]
+
+
+def read_items(path):
+    """The record's items, in order: ("insn", addr, size, isa, flags,
+    cycles), ("data", store, addr, size, value), ("exc", ret),
+    ("gap",), ("ctx", cid or None)."""
+    out = []
+    with open(path) as f:
+        for line in f:
+            tok = line.split("#", 1)[0].split()
+            if not tok or tok[0] in ("etmkit-exec", "ts"):
+                continue
+            if tok[0] in ("ld", "st"):
+                out.append(("data", tok[0] == "st", int(tok[1], 0),
+                            int(tok[2], 0), int(tok[3], 0)))
+            elif tok[0] == "exc":
+                ret = [t for t in tok if t.startswith("ret=")]
+                out.append(("exc", int(ret[0][4:], 0) if ret else None))
+            elif tok[0] == "gap":
+                out.append(("gap",))
+            elif tok[0] == "ctx":
+                cid = [t for t in tok if t.startswith("cid=")]
+                out.append(("ctx", int(cid[0][4:], 0) if cid else None))
+            else:
+                cyc = [t for t in tok if t.startswith("c=")]
+                out.append(("insn", int(tok[0], 0), len(tok[2]) // 2,
+                            tok[1], tok[3:],
+                            int(cyc[0][2:], 0) if cyc else 1))
+    return out
+
+
+def vector_of(addr):
+    """docs/etmv2.md 7: the exception number from the handler address."""
+    v = addr - 0xFFFF0000 if addr >= 0xFFFF0000 else addr
+    return v >> 2 if v <= 0x1C and not v & 3 else 0xFFFF
+
+
+def value_bytes(v):
+    """Table 6.3: the fewest of 0, 1, 2, 4 bytes that hold the value."""
+    return 0 if v == 0 else 1 if v < 0x100 else 2 if v < 0x10000 else 4
+
+
+def compare_etm2(items, elems, cr, phantoms, width, what):
+    """0 when the decoded elements @elems are exactly the record @items
+    beyond the instructions (compare() checks those), by the rules of
+    docs/etmv2.md 7a; else 1 (printed). Checked, per instruction:
+    - data: its transfers as packets, a doubleword as two (low word
+      first); the first packet with the data address (ETMCR[3]), every
+      one with the value and its Table 6.3 size (ETMCR[2]); the
+      instruction's address on each. Or, for one load of at most 4
+      bytes with values traced, a load miss: an element with the address
+      alone (ETMCR[3]; none without it), and later an ETMKIT_DATA_OOO
+      element with the value, for the same instruction, before the
+      record ends or trace restarts. ETMv2 traces neither the direction
+      nor the transfer size;
+    - exceptions: an exception element (number from the handler address,
+      docs/etmv2.md 7; the record's return address) before the handler's
+      first instruction, unless trace restarts there (7a: a gap between,
+      or no instruction traced before it); no other exception elements;
+    - context IDs (ETMCR[15:14] bytes of them): from the first ctx item
+      with a cid on, the context of every instruction is the record's;
+    - cycles, cycle-accurate without phantoms: each instruction's cycles
+      are the record's c= (1 when absent or 0), counted from the
+      previous instruction or TFO (docs/etmv2.md 7); but at least 1 +
+      the cycles without instruction the trace must place after that
+      (7a): a DW cycle when an exception or a context element (not a
+      TFO's) comes before it, and on a 4-bit port the second cycle of the
+      trace-on TFO before it.
+    """
+    cid_bytes = (0, 1, 2, 4)[(cr >> 14) & 3]
+    cid_mask = (1 << (8 * cid_bytes)) - 1
+    daddr, dvalue = bool(cr & 8), bool(cr & 4)
+    check_cycles = bool(cr & (1 << 12)) and not phantoms
+    k = 0                  # next decoded element
+    rec_cid = dec_cid = None
+    pending = []           # load misses owed: [insn addr, value]
+    exc_want = None        # ret of an exception to show before the next insn
+    traced_before = False  # an instruction since the record began or a gap
+    n = 0
+
+    def bad(msg):
+        print(f"{what}: {msg} (record instruction {n}, decoded element "
+              f"{k})")
+        return 1
+
+    def take_ooo(e):
+        ia = etmkit_json.num(e["insn_addr"]) if "insn_addr" in e else None
+        for m in pending:
+            if m[0] == ia:
+                pending.remove(m)
+                if etmkit_json.num(e["value"]) != m[1] or \
+                        e["size"] != value_bytes(m[1]):
+                    return f"load miss data {e} for 0x{ia:x}: record " \
+                           f"value 0x{m[1]:x}"
+                return None
+        return f"load miss data {e} owed to no instruction"
+
+    i = 0
+    while i < len(items):
+        it = items[i]
+        if it[0] == "gap":
+            exc_want, traced_before = None, False
+            if pending:
+                return bad(f"load miss data owed at a gap: {pending}")
+        elif it[0] == "exc":
+            exc_want = it[1] if traced_before else None
+        elif it[0] == "ctx":
+            if it[1] is not None:
+                rec_cid = it[1] & cid_mask
+        elif it[0] == "data":
+            return bad("a data item before any instruction")
+        if it[0] != "insn":
+            i += 1
+            continue
+        _, addr, size, isa, rest, cyc = it
+        xfers = []
+        i += 1
+        while i < len(items) and items[i][0] == "data":
+            xfers.append(items[i])
+            i += 1
+        # The elements before this instruction's: contexts, the
+        # exception, trace_on, load miss data.
+        exc_seen = tfo = dw = False
+        while k < len(elems) and elems[k]["kind"] != "insn":
+            e = elems[k]
+            if e["kind"] in ("context", "exception") and not tfo:
+                dw = True
+            if e["kind"] == "context":
+                dec_cid = etmkit_json.num(e.get("context_id", "0"))
+            elif e["kind"] == "exception":
+                if exc_want is None or exc_seen:
+                    return bad(f"exception element {e} the record lacks")
+                if etmkit_json.num(e["ret_addr"]) != exc_want or \
+                        etmkit_json.num(e["addr"]) != addr or \
+                        e["number"] != vector_of(addr):
+                    return bad(f"exception {e}: record handler 0x{addr:x}"
+                               f" (vector {vector_of(addr)}), return "
+                               f"0x{exc_want:x}")
+                exc_seen = True
+            elif e["kind"] == "data" and e.get("ooo"):
+                why = take_ooo(e)
+                if why:
+                    return bad(why)
+            elif e["kind"] == "trace_on":
+                tfo = True
+                if pending:
+                    return bad(f"trace restarts with load miss data owed:"
+                               f" {pending}")
+            else:
+                return bad(f"unexpected element {e}")
+            k += 1
+        if exc_want is not None and not exc_seen:
+            return bad(f"no exception element before the handler 0x{addr:x}")
+        exc_want = None
+        traced_before = True
+        if k == len(elems):
+            return bad(f"no instruction for 0x{addr:x}")
+        e = elems[k]
+        k += 1
+        if cid_bytes and rec_cid is not None and dec_cid != rec_cid:
+            return bad(f"instruction 0x{addr:x} decoded in context "
+                       f"{dec_cid}, record 0x{rec_cid:x}")
+        least = 1 + dw + (tfo and width == 4)
+        if check_cycles and e.get("cycles") != max(cyc, least):
+            return bad(f"instruction 0x{addr:x}: {e.get('cycles')} cycles,"
+                       f" record {cyc}" + (f" (at least {least})"
+                                           if least > 1 else ""))
+        got, ooo = [], []  # load miss data: owed, or this one's (a DW)
+        while k < len(elems) and elems[k]["kind"] == "data":
+            (ooo if elems[k].get("ooo") else got).append(elems[k])
+            k += 1
+        for g in got:
+            if "insn_addr" not in g or etmkit_json.num(g["insn_addr"]) != addr:
+                return bad(f"data element {g} not of 0x{addr:x}")
+        if not (daddr or dvalue):
+            if got or ooo:
+                return bad(f"data elements without data trace: {got}")
+            n += 1
+            continue
+        want = []
+        for j, (_, _st, a, sz, v) in enumerate(xfers):
+            words = [v & 0xFFFFFFFF] + ([v >> 32] if sz == 8 else [])
+            for w_i, w in enumerate(words):
+                d = {}
+                if daddr and j == 0 and w_i == 0:
+                    d["data_addr"] = a
+                if dvalue:
+                    d["value"], d["size"] = w, value_bytes(w)
+                want.append(d)
+        norm = [{key: (etmkit_json.num(g[key]) if key != "size" else g[key])
+                 for key in ("data_addr", "value", "size") if key in g}
+                for g in got]
+        miss_ok = dvalue and len(xfers) == 1 and not xfers[0][1] and \
+            xfers[0][3] <= 4
+        if norm != want:
+            if not miss_ok or norm != ([{"data_addr": xfers[0][2]}]
+                                       if daddr else []):
+                return bad(f"instruction 0x{addr:x}: data {norm}, record "
+                           f"{want}" + (" (or a load miss)" if miss_ok
+                                        else ""))
+            pending.append([addr, xfers[0][4]])
+        for o in ooo:
+            why = take_ooo(o)
+            if why:
+                return bad(why)
+        n += 1
+    for e in elems[k:]:
+        if e["kind"] == "data" and e.get("ooo"):
+            why = take_ooo(e)
+            if why:
+                return bad(why)
+        elif e["kind"] == "insn" or e["kind"] == "exception" or \
+                e["kind"] == "data":
+            return bad(f"element {e} after the record's end")
+    if pending:
+        return bad(f"load miss data never came: {pending}")
+    return 0
 
 
 def run(cmd, what):
@@ -102,7 +343,7 @@ def decode(etmkit, snap):
             other[e["kind"]] = other.get(e["kind"], 0) + 1
             if e["kind"] == "overflow":
                 insns.append(None)  # instructions may be missing here
-    return insns, other
+    return insns, other, elems
 
 
 def show(i):
@@ -221,7 +462,7 @@ def main():
         p = run(cmd + a.encode_args, "etmkit encode")
         # ETMv3 and ETMv2 trace a condition failure (N atom, IN status)
         want = read_record(record, a.protocol in ("etmv3", "etmv2"))
-        got, other = decode(a.etmkit, out)
+        got, other, elems = decode(a.etmkit, out)
         what = f"{os.path.basename(a.record or a.qemu_log)} {a.protocol}"
         if a.overflow:
             m = re.search(r"overflowed \d+ times: (\d+) instructions",
@@ -231,6 +472,10 @@ def main():
             what += f" ({lost} lost to overflows)"
         else:
             bad = compare(want, got, what + " etmkit")
+            if not bad and a.protocol == "etmv2":
+                cr, phantoms, width = etm2_setup(out, a.encode_args)
+                bad = compare_etm2(read_items(record), elems, cr, phantoms,
+                                   width, what + " etmkit")
         print(f"{what}: {len(want)} instructions; etmkit decode "
               + ("matches" if not bad else "DIFFERS")
               + f" (other elements: {dict(sorted(other.items()))})")

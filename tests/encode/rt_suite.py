@@ -48,6 +48,10 @@ CASES_A32 = [("etmv3", []),
              ("etmv2", []),
              ("etmv2", ["--overflow", "--preset",
                         "cycle-accurate,data,phantoms", "--port-width", "4"]),
+             # cycle-accurate without phantoms: every instruction's
+             # cycles checked against the record (round_trip.py)
+             ("etmv2", ["--preset", "cycle-accurate,data", "--sync-period",
+                        "48", "--fifo-depth", "4096"]),
              ("etmv2", ["--preset", "data,load-miss,branch-output",
                         "--port-width", "16", "--sync-period", "64",
                         "--capture-format", "text"]),

@@ -43,6 +43,12 @@ struct check {
 	int last_dw;
 	int exp_valid;            /* the decoder's walk: where the next */
 	uint32_t exp;             /* instruction is */
+	int gap;                  /* no instruction yet, or a gap item
+				     since the last one */
+	int exc_seen;             /* an exception entry (DW branch) since */
+	int prev_valid, prev_tfo; /* the status before (docs/etmv2.md 7): */
+	uint64_t prev_cycle;      /* an instruction's or a TFO's cycle */
+	unsigned dw;              /* DW cycles since it */
 	struct ts_etm2_result res;
 	char *why;
 	size_t cap;
@@ -78,7 +84,7 @@ static const struct exec_rec *peek_insn(struct check *k)
 		if (r->kind == exec_exception)
 			k->exc = 1;
 		if (r->kind == exec_gap)
-			k->exc = 0;
+			k->exc = 0, k->gap = 1;
 		k->i++;
 	}
 	return NULL;
@@ -113,6 +119,12 @@ static int take_insn(struct check *k, uint64_t cycle,
 	if (k->exp_valid && !k->exc && (uint32_t)r->addr != k->exp)
 		return bad(k, cycle, "the walk at 0x%x, the record at 0x%llx",
 			   k->exp, (unsigned long long)r->addr);
+	/* docs/etmv2.md 7a: an exception is shown unless trace restarts
+	 * at its handler (a gap before it, or no instruction traced). */
+	if (k->exc && !k->gap && !k->exc_seen && !k->overflow)
+		return bad(k, cycle, "no exception entry before 0x%llx",
+			   (unsigned long long)r->addr);
+	k->gap = k->exc_seen = 0;
 	k->exp_valid = 1;
 	k->exp = (uint32_t)((r->flags & EXEC_F_TAKEN) &&
 			    !(r->flags & EXEC_F_COND_FAIL) ? r->target
@@ -180,12 +192,49 @@ static int failed(const struct exec_rec *r)
 	       ((r->flags & EXEC_F_BRANCH) && !(r->flags & EXEC_F_TAKEN));
 }
 
+/* The record's cycles of @r less one: the cycles without instruction
+ * before it (etm2_enc: n > 1 gives n - 1). */
+static uint64_t waits(const struct exec_rec *r)
+{
+	return (r->flags & EXEC_F_CYCLES) && r->cycles > 1 ? r->cycles - 1
+							   : 0;
+}
+
+/* Cycle-accurate (docs/etmv2.md 7 and 7a): the status at @cycle of
+ * instructions whose record counts less one add up to @w is 1 + @w
+ * cycles after the status before it, or 1 + the cycles the trace must
+ * place in between if more: the DW cycles of exception entries and
+ * context changes, and on a 4-bit port a trace-on TFO's second cycle.
+ * Not with @overflow: a lost instruction's cycles go to no status. */
+static int check_cycles(struct check *k, uint64_t cycle, uint64_t w,
+			const struct exec_rec *r)
+{
+	uint64_t want = 1 + w, least = 1 + k->dw +
+			(k->prev_tfo && k->info.port_width == 4);
+
+	if (want < least)
+		want = least;
+	if (k->info.cycle_accurate && k->prev_valid && !k->overflow &&
+	    cycle - k->prev_cycle != want)
+		return bad(k, cycle, "0x%llx %llu cycles after the status "
+			   "before, want %llu", (unsigned long long)r->addr,
+			   (unsigned long long)(cycle - k->prev_cycle),
+			   (unsigned long long)want);
+	k->prev_valid = 1;
+	k->prev_tfo = 0;
+	k->prev_cycle = cycle;
+	k->dw = 0;
+	return 0;
+}
+
 static int check_status(struct check *k, const struct etm2_packet *p)
 {
 	unsigned s = p->status, base = s;
 	const struct exec_rec *r;
+	uint64_t w = 0;
 
 	k->last_dw = s == etm2_st_dw;
+	k->dw += k->last_dw;
 	if (!is_insn_status(s))
 		return 0;
 	if (s >= etm2_st_ptie) {
@@ -198,8 +247,11 @@ static int check_status(struct check *k, const struct etm2_packet *p)
 				   etm2_status_name(s),
 				   (unsigned long long)r->addr);
 		base = (s - etm2_st_ptie) & 3;
+		w = waits(r);
 	}
 	if (take_insn(k, p->cycle, &r))
+		return -1;
+	if (check_cycles(k, p->cycle, w + waits(r), r))
 		return -1;
 	if (failed(r) != (base == etm2_st_in || base == etm2_st_dn))
 		return bad(k, p->cycle, "%s for 0x%llx (%s)",
@@ -238,8 +290,20 @@ static int check_tfo(struct check *k, const struct etm2_packet *p)
 			   t->context_id, cid_mask(k, k->cid));
 	k->exp_valid = 0;
 	memset(k->miss_valid, 0, sizeof(k->miss_valid));
-	if (t->reason == etm2_reason_periodic)
-		return take_insn(k, p->cycle, &r);
+	if (t->reason == etm2_reason_periodic) {
+		/* The encoder places one on a 4-bit port only before an
+		 * instruction that waits (docs/etmv2.md 7a): its second
+		 * cycle is not among those the next must show. */
+		if (take_insn(k, p->cycle, &r) ||
+		    check_cycles(k, p->cycle, waits(r), r))
+			return -1;
+	} else {
+		/* Cycles count from here (docs/etmv2.md 7). */
+		k->prev_valid = 1;
+		k->prev_tfo = 1;
+		k->prev_cycle = p->cycle;
+		k->dw = 0;
+	}
 	return 0;
 }
 
@@ -255,6 +319,7 @@ static int check_branch(struct check *k, const struct etm2_packet *p)
 		    b->isa != r->isa)
 			return bad(k, p->cycle, "DW branch to 0x%x: no "
 				   "exception there", b->addr);
+		k->exc_seen = 1;
 		return 0;
 	}
 	if (!k->cur || !(k->cur->flags & EXEC_F_TAKEN) ||
@@ -329,6 +394,7 @@ int ts_etm2_check(const struct etm2_config *cfg, const struct etm2_cycle *c,
 	k->overflow = overflow;
 	k->why = why;
 	k->cap = cap;
+	k->gap = 1;
 	if (etm2_config_decode(cfg, &k->info) || etm2_pkt_alloc(&dec, cfg)) {
 		snprintf(why, cap, "the configuration does not decode");
 		goto out;

@@ -9,7 +9,11 @@
  * (A on the first; no partial address), load miss data matched by tag,
  * context IDs, and that the decoder's walk (the record's targets) meets
  * each instruction where the record has it unless a TFO or an exception
- * says otherwise. No decoding error. Never prints. */
+ * says otherwise; every exception shown (a DW branch address) unless
+ * trace restarts at its handler; cycle-accurate, every instruction
+ * status as many cycles after the status before as the record says
+ * (docs/etmv2.md 7a's rule; a phantom pair's counts added up; not with
+ * overflows). No decoding error. Never prints. */
 #ifndef ETMKIT_TS_ETM2_CHECK_H
 #define ETMKIT_TS_ETM2_CHECK_H
 

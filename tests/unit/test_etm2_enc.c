@@ -495,6 +495,77 @@ static void test_wait_cycles(void **state)
 	       WT, 0x01);
 }
 
+/* An instruction's record cycles n count from the status before it, so
+ * the cycles a TFO or a DW cycle takes before it are among its n - 1
+ * (docs/etmv2.md 7 and 7a). Cycle-accurate, latency 1, 8-bit: the TFO
+ * (TD 01; 20 00 80 00 00 leave from the next cycle) then two cycles
+ * without instruction (WT 20, WT 00) before 0x8000 (n = 3); the
+ * exception's DW cycle (8D 80 00 placed, 00 out) is the one cycle
+ * before 0x18 (n = 2); 0x1c (n = 1) next; then the FIFO drains. */
+static void test_cycles_count_tfo_dw(void **state)
+{
+	struct setup s = { .etmcr = ETM2_ETMCR_CYCLE_ACCURATE, .latency = 1 };
+	struct cyc_out o;
+	struct etm2_enc *e = enc_new(&s, &o);
+	struct exec_rec r = ts_insn(ARM, 0x8000, 4, EXEC_F_CYCLES);
+
+	(void)state;
+	r.cycles = 3;
+	put(e, r);
+	item(e, exec_exception, 0, 0, 0);
+	r.addr = 0x18;
+	r.cycles = 2;
+	put(e, r);
+	plain(e, ARM, 0x1c);
+	EXPECT(e, &o, TD, 0x01, WT, 0x20, WT, 0x00, IE, 0x80, DW, 0x00,
+	       IE, 0x00, IE, 0x8d, WT, 0x80, WT, 0x00);
+}
+
+/* Cycle-accurate on a 4-bit port a TFO takes two cycles (docs/etmv2.md
+ * 6), so the instruction after a periodic TFO is two cycles after it at
+ * least: the encoder places one only where that instruction's record
+ * count is 2 or more (7a). Eight instructions of one cycle each, sync
+ * period 4: the trace-on TFO alone; the same with the sixth waiting
+ * (n = 2): a periodic TFO replaces the fifth's IE, and the sixth's IE
+ * is two cycles after that TFO's first. */
+static void test_periodic_4bit_cycles(void **state)
+{
+	struct setup s = { .etmcr = ETM2_ETMCR_CYCLE_ACCURATE, .width = 4,
+			   .sync = 4 };
+
+	(void)state;
+	for (unsigned wait = 0; wait < 2; wait++) {
+		struct cyc_out o;
+		struct etm2_enc *e = enc_new(&s, &o);
+		size_t at[8], k = 0;
+
+		for (unsigned i = 0; i < 8; i++) {
+			struct exec_rec r = ts_insn(ARM, 0x8000 + 4 * i, 4,
+						    EXEC_F_CYCLES);
+
+			r.cycles = wait && i == 5 ? 2 : 1;
+			put(e, r);
+		}
+		assert_int_equal(etm2_enc_finish(e), 0);
+		assert_int_equal(etm2_enc_get_stats(e)->tfos, 1 + wait);
+		/* The trace-on TFO's two cycles (TD, TD), then an IE per
+		 * instruction, the periodic TFO's first cycle standing for
+		 * the fifth. */
+		assert_int_equal(o.c[0].ps, TD);
+		assert_int_equal(o.c[1].ps, TD);
+		for (size_t i = 2; i < o.n && k < 8; i++)
+			if (o.c[i].ps == IE || (wait && k == 4 &&
+						o.c[i].ps == TD))
+				at[k++] = i;
+		assert_int_equal(k, 8);
+		assert_int_equal(at[5] - at[4], wait ? 2 : 1);
+		for (unsigned i = 1; i < 8; i++)
+			if (i != 5)
+				assert_int_equal(at[i] - at[i - 1], 1);
+		etm2_enc_free(e);
+	}
+}
+
 static void test_contracts(void **state)
 {
 	struct etm2_enc_config c;
@@ -554,6 +625,8 @@ int main(void)
 		cmocka_unit_test(test_overflow),
 		cmocka_unit_test(test_overflow_gap),
 		cmocka_unit_test(test_wait_cycles),
+		cmocka_unit_test(test_cycles_count_tfo_dw),
+		cmocka_unit_test(test_periodic_4bit_cycles),
 		cmocka_unit_test(test_contracts),
 		cmocka_unit_test(test_packets_random),
 		cmocka_unit_test(test_overflow_random),

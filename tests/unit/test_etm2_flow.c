@@ -799,6 +799,15 @@ static int failed(const struct exec_rec *x)
 	       (x->flags & (EXEC_F_BRANCH | EXEC_F_TAKEN)) == EXEC_F_BRANCH;
 }
 
+/* The ARM vector index of @addr, worked from docs/etmv2.md 7 (low
+ * vectors 0x00-0x1C, high 0xFFFF0000-0xFFFF001C, else 0xFFFF). */
+static unsigned vector_want(uint64_t addr)
+{
+	uint64_t v = addr >= 0xFFFF0000u ? addr - 0xFFFF0000u : addr;
+
+	return v <= 0x1C && !(v & 3) ? (unsigned)(v >> 2) : 0xFFFFu;
+}
+
 /* QEMU armhf runs of tests/workloads/tiny.c (A32 with T32 interworking)
  * and the A32/T32 record with exceptions, encoded by etm2_enc_* (written
  * from docs/etmv2.md by another hand) under 4, 8 and 16-bit ports, data
@@ -806,7 +815,14 @@ static int failed(const struct exec_rec *x)
  * and decoded by the flow decoder over the record's own code: every
  * instruction of the record, in order, at its address, executed or
  * failed as the record says; no gap, no no_image; the ranges form the
- * same (etm2_ranges_match.h). */
+ * same (etm2_ranges_match.h). And, by docs/etmv2.md 7a: every exception
+ * whose handler trace does not restart at (a gap, or no instruction
+ * before) is an exception element right before the handler, with the
+ * vector number of its address and the record's return address, and no
+ * other; cycle-accurate without phantoms, every instruction's cycles
+ * are the record's (1 when absent or 0) or, if more, 1 + a DW cycle
+ * (an exception or context element not from a TFO) + on a 4-bit port a
+ * trace-on TFO's second cycle. */
 static void test_round_trips(void **state)
 {
 	static const char *const inputs[] = {
@@ -842,6 +858,8 @@ static void test_round_trips(void **state)
 				struct ts_cycles cy = { 0 };
 				size_t at = 0, j = 0;
 				const char *why;
+				const struct exec_rec *exc = NULL;
+				int traced = 0;
 
 				etm2_enc_config_init(&ec);
 				ec.etm.etmcr = crs[k];
@@ -869,11 +887,42 @@ static void test_round_trips(void **state)
 				for (size_t r = 0; r < rc.n; r++) {
 					const struct exec_rec *x = &rc.r[r];
 					const struct etmkit_elem *q;
+					unsigned dw = 0, tfo = 0, exc_seen = 0;
+					uint32_t want;
 
+					if (x->kind == exec_gap)
+						traced = 0, exc = NULL;
+					if (x->kind == exec_exception && traced)
+						exc = x;
 					if (x->kind != exec_insn)
 						continue;
 					while (j < ref.n &&
 					       ref.e[j].kind != etmkit_elem_insn) {
+						q = &ref.e[j];
+						if (q->kind == etmkit_elem_trace_on)
+							tfo = 1;
+						if ((q->kind ==
+							     etmkit_elem_context ||
+						     q->kind ==
+							     etmkit_elem_exception) &&
+						    !tfo)
+							dw = 1;
+						if (q->kind ==
+							    etmkit_elem_exception &&
+						    (!exc || exc_seen ||
+						     q->addr != x->addr ||
+						     q->u.exception.ret_addr !=
+							     exc->addr ||
+						     q->u.exception.number !=
+							     vector_want(x->addr)))
+							fail_msg("%s run %u: "
+								 "exception "
+								 "element %zu",
+								 inputs[i], run,
+								 j);
+						if (q->kind ==
+						    etmkit_elem_exception)
+							exc_seen = 1;
 						if (ref.e[j].kind ==
 							    etmkit_elem_gap ||
 						    ref.e[j].kind ==
@@ -892,7 +941,31 @@ static void test_round_trips(void **state)
 							 inputs[i], run,
 							 (unsigned long long)
 								 x->addr, r);
+					if (exc && !exc_seen)
+						fail_msg("%s run %u: no exception "
+							 "before 0x%llx",
+							 inputs[i], run,
+							 (unsigned long long)
+								 x->addr);
+					exc = NULL;
+					traced = 1;
 					q = &ref.e[j++];
+					want = (x->flags & EXEC_F_CYCLES) &&
+							       x->cycles > 1
+						       ? x->cycles
+						       : 1;
+					if (want < 1 + dw + (tfo && w == 0))
+						want = 1 + dw + (tfo && w == 0);
+					if ((ec.etm.etmcr &
+					     ETM2_ETMCR_CYCLE_ACCURATE) &&
+					    !(ec.flags & ETM2_ENC_PHANTOMS) &&
+					    q->cycles != want)
+						fail_msg("%s run %u: 0x%llx: %u "
+							 "cycles, want %u",
+							 inputs[i], run,
+							 (unsigned long long)
+								 x->addr,
+							 q->cycles, want);
 					if (q->addr != x->addr ||
 					    !(q->flags & ETMKIT_INSN_COND_FAIL) !=
 						    !failed(x))
