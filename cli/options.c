@@ -39,9 +39,8 @@ static const struct cli_option options[] = {
 	  "protocol and registers of its cs_etm metadata (docs/perf-data.md)" },
 	{ NULL, 0, "FILE", 0, F, "a raw capture file" },
 	{ "protocol", 0, "P", opt_protocol, D | P | R | C,
-	  "the protocol of FILE: etmv3, ptm, etmv4 or ete; decode and "
-	  "packets also take etmv2 (an ETMv2 or ETMv1 trace port capture: "
-	  "docs/etmv2-capture.md)" },
+	  "the protocol of FILE: etmv3, ptm, etmv4, ete, or etmv2 (an "
+	  "ETMv2 or ETMv1 trace port capture: docs/etmv2-capture.md)" },
 	{ "etmcr", 0, "X", opt_etmcr, D | P | R | C,
 	  "(etmv3, ptm, required; etmv2, unless the capture states it) "
 	  "ETMCR" },

@@ -228,7 +228,7 @@ static void put_insn(struct etm2_flow_decoder *d, const struct flow_insn *fi,
 		e = &d->q[d->open];
 		e->u.range.count++;
 		c = (uint64_t)e->cycles + cycles;
-		e->cycles = c > ETM2_CYCLE_CAP ? ETM2_CYCLE_CAP : (uint32_t)c;
+		e->cycles = flow_cycles_cap(c);
 	} else {
 		e = etm2_emit(d, etmkit_elem_insn_range, offset);
 		e->addr = fi->addr;

@@ -25,11 +25,6 @@
  * no_image before it. */
 #define ETM2_REC_ELEMS 6
 
-/* Cycle counts saturate here (elem.h: 0xFFFF0000 or more means at least
- * that many), so that a range's cycles are its instructions' sum in both
- * forms. */
-#define ETM2_CYCLE_CAP 0xFFFF0000u
-
 /* The names flow_driver.h's walk macros use (as etm3's and ptm's). */
 enum etm2_pos {
 	POS_NONE = 0, /* next address unknown */
@@ -202,7 +197,7 @@ static inline uint32_t etm2_cycles_at(struct etm2_flow_decoder *d,
 
 	d->prev_valid = 1;
 	d->prev_cycle = cycle;
-	return c > ETM2_CYCLE_CAP ? ETM2_CYCLE_CAP : (uint32_t)c;
+	return flow_cycles_cap(c);
 }
 
 /* Tests: read @n records at @recs (they must stay valid until the

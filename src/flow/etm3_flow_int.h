@@ -30,7 +30,7 @@
 /* W atoms since the last instruction saturate here (elem.h: cycles at or
  * above it mean at least that many): headroom for the W atoms of one
  * P-header on top. */
-#define FLOW_W_CAP 0xFFFF0000u
+#define FLOW_W_CAP FLOW_CYCLE_CAP
 /* The ranges walk's fast loop (rng_fast_body()) takes at most
  * FLOW_RF_HEADERS headers a call, starting from at most FLOW_W_RF_MAX W
  * atoms: the W atoms it adds (255 a header at most) then stay below

@@ -26,6 +26,16 @@
 #include "etmkit/elem.h"
 #include "etmkit/image.h"
 
+/* Cycle counts in elements saturate here (elem.h: cycles at or above it
+ * mean at least that many), so that a range's cycles are its
+ * instructions' sum in both forms. */
+#define FLOW_CYCLE_CAP 0xFFFF0000u
+
+static inline uint32_t flow_cycles_cap(uint64_t c)
+{
+	return c > FLOW_CYCLE_CAP ? FLOW_CYCLE_CAP : (uint32_t)c;
+}
+
 struct flow_drive {
 	int nbatch, ibatch;       /* packets read into the decoder's batch,
 				     and the next one to take */

@@ -29,14 +29,11 @@
  * traces the address of every return its own stack cannot give). */
 #define PTM_RS 16
 
-/* Cycle counts are 32 bits (IHI 0035B 4.4); an element's saturate here
- * (elem.h: 0xFFFF0000 or more means at least that many), so that a range's
- * cycles are its instructions' sum in both forms. */
-#define PTM_CYCLE_CAP 0xFFFF0000u
-
+/* Cycle counts are 32 bits (IHI 0035B 4.4); an element's saturate at
+ * FLOW_CYCLE_CAP (flow_driver.h). */
 static inline uint32_t ptm_cycles(uint32_t count)
 {
-	return count > PTM_CYCLE_CAP ? PTM_CYCLE_CAP : count;
+	return flow_cycles_cap(count);
 }
 
 /* The names flow_driver.h's walk macros use (as etm3's and etm4's). */
