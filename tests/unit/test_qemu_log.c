@@ -640,9 +640,17 @@ static void test_data_a32(void **state)
 {
 	/* r1 = 0x20000 data, r5 = 0x30000, sp = 0x8000 */
 	static const struct dstep steps[] = {
+		/* ldr r0, [r1, r2, lsl #2] */
+		{ 0x0ff8, "e7910102", 0x10,
+		  { 0, 0x20000, 3, 0x1ab, 0x44, 0x30000, 0, 0, 0, 0, 0, 0, 0,
+		    0x8000, 0x1234 } },
+		/* ldr r0, [pc, #4]: PC reads as the address + 8 */
+		{ 0x0ffc, "e59f0004", 0x10,
+		  { 0x99, 0x20000, 3, 0x1ab, 0x44, 0x30000, 0, 0, 0, 0, 0, 0,
+		    0, 0x8000, 0x1234 } },
 		/* ldr r2, [r1, #4] */
 		{ 0x1000, "e5912004", 0x10,
-		  { 0, 0x20000, 0, 0x1ab, 0x44, 0x30000, 0, 0, 0, 0, 0, 0, 0,
+		  { 0x5a, 0x20000, 0, 0x1ab, 0x44, 0x30000, 0, 0, 0, 0, 0, 0, 0,
 		    0x8000, 0x1234 } },
 		/* strb r3, [r5], #1 (post-indexed) */
 		{ 0x1004, "e4c53001", 0x10,
@@ -680,6 +688,8 @@ static void test_data_a32(void **state)
 	};
 	static const char *const want[] = {
 		"ctx el=0 ns=1",
+		"I arm ff8 e7910102", "ld 2000c 4 99",
+		"I arm ffc e59f0004", "ld 1008 4 5a",
 		"I arm 1000 e5912004", "ld 20004 4 11223344",
 		"I arm 1004 e4c53001", "st 30000 1 ab",
 		"I arm 1008 e92d4010", "st 7ff8 4 44", "st 7ffc 4 1234",
@@ -701,12 +711,12 @@ static void test_data_a32(void **state)
 	read_text(log, &cfg, r);
 	assert_int_equal(r->ret, 0);
 	expect_items(r, want, N(want));
-	assert_int_equal(r->st.data, 9);
+	assert_int_equal(r->st.data, 11);
 	assert_int_equal(r->st.data_unknown, 1);
 	/* without the flag: no data items */
 	read_text(log, NULL, r);
 	assert_int_equal(r->ret, 0);
-	assert_int_equal(r->n, N(want) - 9);
+	assert_int_equal(r->n, N(want) - 11);
 	assert_int_equal(r->st.data, 0);
 	free(log);
 	free(r);
