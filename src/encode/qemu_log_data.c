@@ -58,9 +58,9 @@ static int single(struct ql_dx *d, unsigned rn, unsigned rt, unsigned size,
 	uint32_t addr = p ? base + off : base;
 	int wback = !p || w;
 
-	/* a load that writes back over its own destination: the loaded value
-	 * is lost (UNPREDICTABLE, A8.6.57) */
-	if (load && wback && (rt == rn || (dual && rt2 == rn)))
+	/* writeback to a register transferred: a load's value is lost, a
+	 * store's is UNPREDICTABLE (A8.6.57, A8.6.194) */
+	if (wback && (rt == rn || (dual && rt2 == rn)))
 		return -1;
 	if (rn == 15 && wback)
 		return -1;

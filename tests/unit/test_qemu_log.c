@@ -681,9 +681,13 @@ static void test_data_a32(void **state)
 		{ 0x1234, "e4911004", 0x10,
 		  { 0, 0x20000, 0xaaaa0001, 0xffff8001, 0x44, 0x30001, 0, 0,
 		    0, 0, 0, 0, 0, 0x8000, 0x1234 } },
-		/* orr r2, r1, r0 */
-		{ 0x1238, "e1812000", 0x10,
+		/* ldrh r0, [r1, #-0x12] */
+		{ 0x1238, "e15101b2", 0x10,
 		  { 0, 0x20004, 0xaaaa0001, 0xffff8001, 0x44, 0x30001, 0, 0,
+		    0, 0, 0, 0, 0, 0x8000, 0x1234 } },
+		/* orr r2, r1, r0 */
+		{ 0x123c, "e1812000", 0x10,
+		  { 0xbeef, 0x20004, 0xaaaa0001, 0xffff8001, 0x44, 0x30001, 0, 0,
 		    0, 0, 0, 0, 0, 0x8000, 0x1234 } },
 	};
 	static const char *const want[] = {
@@ -700,7 +704,8 @@ static void test_data_a32(void **state)
 		"I arm 1018 e8bd8010 B IND T>1234 arm", "ld 7ff8 4 44",
 		"ld 7ffc 4 1234",
 		"I arm 1234 e4911004",
-		"I arm 1238 e1812000",
+		"I arm 1238 e15101b2", "ld 1fff2 2 beef",
+		"I arm 123c e1812000",
 	};
 	struct qemu_log_config cfg = { .size = sizeof cfg,
 				       .flags = QEMU_LOG_F_DATA };
@@ -711,12 +716,12 @@ static void test_data_a32(void **state)
 	read_text(log, &cfg, r);
 	assert_int_equal(r->ret, 0);
 	expect_items(r, want, N(want));
-	assert_int_equal(r->st.data, 11);
+	assert_int_equal(r->st.data, 12);
 	assert_int_equal(r->st.data_unknown, 1);
 	/* without the flag: no data items */
 	read_text(log, NULL, r);
 	assert_int_equal(r->ret, 0);
-	assert_int_equal(r->n, N(want) - 11);
+	assert_int_equal(r->n, N(want) - 12);
 	assert_int_equal(r->st.data, 0);
 	free(log);
 	free(r);
@@ -761,9 +766,19 @@ static void test_data_t32(void **state)
 		{ 0x3000, "5c8b", 0x30,
 		  { 0x77, 0x20000, 0x10, 0x33, 0x45, 0, 0, 0, 0, 0, 0, 0, 0,
 		    0x8000, 0x5555 } },
-		/* ldr r0, [r1, #4]: the log ends, no dump after: counted */
-		{ 0x3002, "6848", 0x30,
+		/* stmia r1!, {r1, r2}: the base is the lowest register,
+		 * its value before the writeback is stored */
+		{ 0x3002, "c106", 0x30,
 		  { 0x77, 0x20000, 0x10, 0x17f, 0x45, 0, 0, 0, 0, 0, 0, 0, 0,
+		    0x8000, 0x5555 } },
+		/* stmia r2!, {r1, r2}: the base stored is not the lowest
+		 * register: its value is unknown, counted */
+		{ 0x3004, "c206", 0x30,
+		  { 0x77, 0x20008, 0x10, 0x17f, 0x45, 0, 0, 0, 0, 0, 0, 0, 0,
+		    0x8000, 0x5555 } },
+		/* ldr r0, [r1, #4]: the log ends, no dump after: counted */
+		{ 0x3006, "6848", 0x30,
+		  { 0x77, 0x20008, 0x18, 0x17f, 0x45, 0, 0, 0, 0, 0, 0, 0, 0,
 		    0x8000, 0x5555 } },
 	};
 	static const char *const want[] = {
@@ -778,7 +793,9 @@ static void test_data_t32(void **state)
 		"I thumb 201a bd10 B IND T>3000 thumb", "ld 7ff8 4 45",
 		"ld 7ffc 4 3001",
 		"I thumb 3000 5c8b", "ld 20010 1 7f",
-		"I thumb 3002 6848",
+		"I thumb 3002 c106", "st 20000 4 20000", "st 20004 4 10",
+		"I thumb 3004 c206",
+		"I thumb 3006 6848",
 	};
 	struct qemu_log_config cfg = { .size = sizeof cfg,
 				       .flags = QEMU_LOG_F_DATA };
@@ -789,8 +806,8 @@ static void test_data_t32(void **state)
 	read_text(log, &cfg, r);
 	assert_int_equal(r->ret, 0);
 	expect_items(r, want, N(want));
-	assert_int_equal(r->st.data, 10);
-	assert_int_equal(r->st.data_unknown, 1);
+	assert_int_equal(r->st.data, 12);
+	assert_int_equal(r->st.data_unknown, 2);
 	free(log);
 	free(r);
 }
@@ -804,9 +821,24 @@ static void test_data_block_mode(void **state)
 	struct run *r = malloc(sizeof *r);
 
 	(void)state;
+	/* a state-mode block of two instructions: the dump after the
+	 * first is missing */
+	static const struct dstep two[] = {
+		{ 0x1000, "e5912004  x\n0x00001004:  e5912004", 0x10,
+		  { 0 } },
+		{ 0x1008, "e1812000", 0x10, { 0 } },
+	};
+	char *log = data_log(two, N(two));
+
 	read_file("tiny-a32-block.log", &cfg, r);
 	assert_int_equal(r->ret, -etmkit_err_unsupported);
 	assert_non_null(strstr(r->diag.message, "state-mode"));
+	read_text(log, &cfg, r);
+	assert_int_equal(r->ret, -etmkit_err_unsupported);
+	assert_int_equal(r->diag.line, 6); /* its CPU dump */
+	read_text(log, NULL, r); /* fine without the flag */
+	assert_int_equal(r->ret, 0);
+	free(log);
 	free(r);
 }
 
