@@ -386,7 +386,7 @@ enum cli_opt {
 	opt_sync_period, opt_spec_depth, opt_mispredict_every,
 	opt_cancel_every, opt_q_every, opt_timestamp_every, opt_trace_id,
 	opt_format, opt_elf_enc, opt_cpus, opt_aux_size, opt_truncate_every,
-	opt_pmu_type,
+	opt_pmu_type, opt_qemu_data,
 	opt_jobs,
 	/* ETMv2 captures (cli/input_etm2.c) and the encoder */
 	opt_port_width, opt_capture_format, opt_etm_version,

@@ -228,6 +228,7 @@ static int parse_options(struct encode_run *r, int argc, char **argv)
 		case opt_record_out: r->record_out = optarg; continue;
 		case opt_out: r->out_dir = optarg; continue;
 		case opt_preset: r->preset = optarg; continue;
+		case opt_qemu_data: r->qemu_data = 1; continue;
 		case opt_quiet: cli_msg_quiet(1); continue;
 		case opt_help:
 			cli_print_help(stdout, cmd);
@@ -410,7 +411,6 @@ int encode_open_input(struct encode_run *r, struct enc_input *in)
 {
 	int err;
 
-	(void)r;
 	in->in = strcmp(in->path, "-") ? fopen(in->path, "r") : stdin;
 	if (!in->in) {
 		cli_error("cannot open %s: %s", in->path,
@@ -421,6 +421,9 @@ int encode_open_input(struct encode_run *r, struct enc_input *in)
 		err = exec_text_reader_alloc(&in->src.text, in->in);
 	} else {
 		struct qemu_log_config qc = { .size = sizeof(qc) };
+
+		if (r->qemu_data)
+			qc.flags |= QEMU_LOG_F_DATA;
 		err = qemu_log_reader_alloc(&in->src.qemu, in->in, &qc);
 	}
 	if (err) {
@@ -432,6 +435,13 @@ int encode_open_input(struct encode_run *r, struct enc_input *in)
 
 void encode_close_input(struct enc_input *in)
 {
+	struct qemu_log_stats qs;
+
+	if (in->src.qemu && !qemu_log_reader_stats(in->src.qemu, &qs) &&
+	    qs.data_unknown)
+		cli_note("%s: %" PRIu64 " loads/stores have no data items "
+			 "(transfers not derivable from the CPU dumps: "
+			 "docs/qemu-log.md)", in->path, qs.data_unknown);
 	exec_text_reader_free(in->src.text);
 	qemu_log_reader_free(in->src.qemu);
 	in->src.text = NULL;

@@ -81,6 +81,7 @@ struct encode_run {
 	const char *record_out, *out_dir;
 	int format;                /* enum enc_format */
 	const char *preset;
+	int qemu_data;              /* --qemu-data: QEMU_LOG_F_DATA */
 	int proto;                 /* enum etmkit_protocol */
 	int frames;                /* 1: CoreSight frames, 0: raw */
 	uint32_t trace_id;

@@ -148,6 +148,9 @@ static const struct cli_option options[] = {
 	  "a QEMU user-mode log: '-d in_asm,exec,nochain', or "
 	  "'-singlestep -d in_asm,cpu,nochain' for condition pass/fail "
 	  "(- for stdin, or a pipe)" },
+	{ "qemu-data", 0, NULL, opt_qemu_data, E,
+	  "(--from-qemu, A32/T32 state-mode logs) the data transfers of "
+	  "loads and stores, derived from the CPU dumps (docs/qemu-log.md)" },
 	{ "record-out", 0, "FILE", opt_record_out, E,
 	  "also write the record read, in the text form" },
 	{ "elf", 0, "FILE[@BIAS]", opt_elf_enc, E,

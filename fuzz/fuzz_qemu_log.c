@@ -35,6 +35,15 @@
  *   stats.lines, stats.blocks at most stats.lines, mode 0-2, the items at
  *   most 3 + 3 * blocks + insns.
  *
+ * - data (QEMU_LOG_F_DATA): a third reader with the flag, in lockstep,
+ *   returns the defaults' items with exec_data items added (none after
+ *   a COND_FAIL, an A64 instruction or a non-instruction; at most 16
+ *   after one; size 1, 2 or 4, the value within it, a 32-bit address,
+ *   flags only EXEC_D_STORE, other fields zero; stats.data their
+ *   count), or stops early with an error of its own (unsupported: not
+ *   a state-mode log of one-instruction blocks; format: a register it
+ *   cannot read).
+ *
  * FUZZ_QEMU_LAX (environment, comma-separated) turns checks off, to fuzz
  * past a known finding: "cont" (continuity).
  */
@@ -214,6 +223,58 @@ static void check_event(const struct walk *w, const struct exec_rec *r)
 	}
 }
 
+/* The third reader (QEMU_LOG_F_DATA). */
+struct dwalk {
+	struct qemu_log_reader *rd;
+	int done;          /* ended (an error of its own) */
+	struct exec_rec insn; /* the last non-data item */
+	unsigned run;      /* data items after it */
+	uint64_t data;
+};
+
+static void check_data(struct dwalk *d, const struct exec_rec *r,
+		       uint64_t n)
+{
+	if (d->insn.kind != exec_insn || d->insn.flags & EXEC_F_COND_FAIL ||
+	    (d->insn.isa != etmkit_isa_arm && d->insn.isa != etmkit_isa_thumb))
+		fail("a data item not after an executed A32/T32 instruction",
+		     r, n);
+	if (++d->run > 16)
+		fail("more than 16 data items after an instruction", r, n);
+	if ((r->size != 1 && r->size != 2 && r->size != 4) ||
+	    r->value >> (8 * r->size) || r->addr > UINT32_MAX ||
+	    (r->flags & ~EXEC_D_STORE) || r->isa || r->target ||
+	    r->target_isa || r->opcode || r->cycles || r->number ||
+	    r->vmid || r->el || r->ns)
+		fail("data item fields", r, n);
+	d->data++;
+}
+
+/* The third reader's next item other than data (its data checked), to be
+ * @want (1, the item *@ra) or the end @want (0 or an error). */
+static void data_step(struct dwalk *d, int want, const struct exec_rec *ra,
+		      uint64_t n)
+{
+	struct exec_rec rc;
+	int k;
+
+	if (d->done)
+		return;
+	while ((k = qemu_log_next(d->rd, &rc, NULL)) == 1 &&
+	       rc.kind == exec_data)
+		check_data(d, &rc, n);
+	if (k == want && (k != 1 || same(ra, &rc))) {
+		d->insn = rc;
+		d->run = 0;
+		return;
+	}
+	if (k == -etmkit_err_unsupported || k == -etmkit_err_format) {
+		d->done = 1;
+		return;
+	}
+	fail("the data reader returns another item", k == 1 ? &rc : NULL, n);
+}
+
 static void check_item(struct walk *w, const struct exec_rec *r)
 {
 	char line[160];
@@ -244,8 +305,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct exec_diag da, db;
 	struct exec_rec ra, rb;
 	struct walk w;
+	struct dwalk dw;
+	struct qemu_log_config dcfg;
 	uint64_t lines = 0, insns = 0, gaps = 0;
-	FILE *fa, *fb;
+	FILE *fa, *fb, *fc;
 	int ka, kb;
 
 	if (!size)
@@ -255,7 +318,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	lines += data[size - 1] != '\n';
 	fa = fmemopen((void *)data, size, "r");
 	fb = fmemopen((void *)data, size, "r");
-	if (!fa || !fb)
+	fc = fmemopen((void *)data, size, "r");
+	if (!fa || !fb || !fc)
+		abort();
+	memset(&dw, 0, sizeof(dw));
+	memset(&dcfg, 0, sizeof(dcfg));
+	dcfg.size = sizeof(dcfg);
+	dcfg.flags = QEMU_LOG_F_DATA;
+	if (qemu_log_reader_alloc(&dw.rd, fc, &dcfg))
 		abort();
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.size = sizeof(cfg);
@@ -273,6 +343,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (ka != 1)
 			break;
 		check_item(&w, &ra);
+		data_step(&dw, 1, &ra, w.n - 1);
 		insns += ra.kind == exec_insn;
 		gaps += ra.kind == exec_gap;
 		if (w.n == 1)
@@ -289,6 +360,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	kb = qemu_log_next(b, &rb, &db);
 	if (kb != ka)
 		fail("the second reader ends otherwise", NULL, w.n);
+	data_step(&dw, ka, NULL, w.n);
+	if (!dw.done) {
+		struct qemu_log_stats ds;
+
+		if (qemu_log_reader_stats(dw.rd, &ds) || ds.data != dw.data)
+			fail("stats.data differs from the data items", NULL,
+			     w.n);
+	}
 	if (ka < 0) {
 		if (ka != -etmkit_err_format && ka != -etmkit_err_unsupported &&
 		    ka != -etmkit_err_io)
@@ -319,7 +398,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 out:
 	qemu_log_reader_free(a);
 	qemu_log_reader_free(b);
+	qemu_log_reader_free(dw.rd);
 	fclose(fa);
 	fclose(fb);
+	fclose(fc);
 	return 0;
 }

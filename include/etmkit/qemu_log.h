@@ -48,6 +48,9 @@ extern "C" {
 #define QEMU_LOG_F_NO_CONTEXT (1u << 0) /* no exec_context item at the start */
 #define QEMU_LOG_F_TB_BITS    (1u << 1) /* use thumb_bit and a64_bit below
 					   instead of QEMU 7.2's */
+#define QEMU_LOG_F_DATA       (1u << 2) /* state mode, A32/T32: exec_data
+					   items of loads and stores, from
+					   the CPU dumps (docs/qemu-log.md) */
 
 struct qemu_log_config {
 	size_t size;       /* sizeof(struct qemu_log_config) */
@@ -73,6 +76,10 @@ struct qemu_log_stats {
 	uint64_t gaps;     /* gap items returned */
 	uint64_t tbs;      /* distinct translated blocks held */
 	uint32_t mode;     /* enum qemu_log_mode */
+	uint64_t data;     /* QEMU_LOG_F_DATA: exec_data items returned */
+	uint64_t data_unknown; /* QEMU_LOG_F_DATA: loads/stores executed
+				  left without exec_data items: their
+				  transfers cannot be derived exactly */
 };
 
 struct qemu_log_reader;

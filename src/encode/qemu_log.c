@@ -191,6 +191,51 @@ static enum etmkit_isa trace_isa(const struct qemu_log_reader *rd,
 	return cs_base >> rd->thumb_bit & 1 ? etmkit_isa_thumb : etmkit_isa_arm;
 }
 
+/* QEMU_LOG_F_DATA: the data transfers of rd->last (not condition-failed)
+ * as exec_data items; @next_ok: execution continued where it leads, with
+ * the CPU dump after it in rd->ev. */
+static int last_data(struct qemu_log_reader *rd, int next_ok)
+{
+	const struct ql_last *l = &rd->last;
+	struct ql_xfer x[QL_XFER_MAX];
+	uint32_t after[16];
+	int n = -1, i, err;
+
+	if (l->isa != etmkit_isa_arm && l->isa != etmkit_isa_thumb)
+		return 0;
+	memcpy(after, rd->ev.regs, sizeof after);
+	/* a load to PC loaded the next address, bit 0 the Thumb state */
+	after[15] = (uint32_t)rd->ev.pc |
+		    (rd->ev.state_isa == etmkit_isa_thumb);
+	if (l->regs_ok)
+		n = ql_data_transfers(l->isa, l->in.opcode, l->in.size,
+				      l->regs, l->psr, after, x);
+	else /* is it a load or store at all? */
+		n = ql_data_transfers(l->isa, l->in.opcode, l->in.size,
+				      after, 0, after, x) ? -1 : 0;
+	if (n > 0 && (!next_ok || rd->ev.regs_mask != 0xffff))
+		n = -1;
+	if (n < 0) {
+		rd->stats.data_unknown++;
+		return 0;
+	}
+	for (i = 0; i < n; i++) {
+		struct exec_rec r;
+
+		memset(&r, 0, sizeof r);
+		r.kind = exec_data;
+		r.size = x[i].size;
+		r.addr = x[i].addr;
+		r.value = x[i].value;
+		r.flags = x[i].store ? EXEC_D_STORE : 0;
+		err = queue_push(rd, &r);
+		if (err)
+			return err;
+		rd->stats.data++;
+	}
+	return 0;
+}
+
 /* Finalize the previous block's last instruction: where execution went
  * next is (@pc, @isa); @known is 0 at the end of the log. */
 static int finish_last(struct qemu_log_reader *rd, uint64_t pc,
@@ -232,6 +277,11 @@ static int finish_last(struct qemu_log_reader *rd, uint64_t pc,
 	rd->stats.insns++;
 	if (err)
 		return err;
+	if ((rd->cfg.flags & QEMU_LOG_F_DATA) && !l->cond_fail) {
+		err = last_data(rd, known && pc == expect && isa == expect_isa);
+		if (err)
+			return err;
+	}
 	if (in->kind == ql_k_svc && !l->cond_fail) {
 		err = queue_event(rd, exec_exception, exec_exc_call, fall);
 		return err ? err : queue_event(rd, exec_gap, 0, 0);
@@ -350,6 +400,12 @@ static int commit_event(struct qemu_log_reader *rd)
 	err = resolve_block(rd, ev, &tb, &isa);
 	if (err)
 		return err;
+	if ((rd->cfg.flags & QEMU_LOG_F_DATA) &&
+	    (!ev->psr_known || tb->n != 1))
+		return ql_fail(rd, -etmkit_err_unsupported, ev->line,
+			       "data transfers (QEMU_LOG_F_DATA) need a"
+			       " state-mode log of one-instruction blocks"
+			       " (-singlestep -d in_asm,exec,cpu,nochain)");
 	if (ev->psr_known)
 		rd->stats.mode = qemu_log_mode_state;
 	else if (rd->stats.mode == qemu_log_mode_unknown)
@@ -357,6 +413,10 @@ static int commit_event(struct qemu_log_reader *rd)
 	err = finish_last(rd, ev->pc, isa, 1);
 	if (err)
 		return err;
+	rd->run_regs_ok = ev->regs_mask == 0xffff && ev->psr_known &&
+			  tb->n == 1;
+	rd->run_psr = ev->psr;
+	memcpy(rd->run_regs, ev->regs, sizeof rd->run_regs);
 	rd->run_tb = (uint32_t)(tb - rd->tbs);
 	rd->run_i = 0;
 	rd->run_left = tb->n;
@@ -477,6 +537,37 @@ static int dump_a64_pc(struct qemu_log_reader *rd, const char *s, size_t len)
 		return ql_fail(rd, -etmkit_err_format, rd->lineno,
 			       "cannot read the PC of this CPU dump");
 	return dump_start(rd, 1, pc, 1);
+}
+
+/* "R00=00000000 R01=40800944 R02=4080094c R03=0001045c": the registers
+ * of a line of an A32 dump into the event (rd->ev.regs). */
+static int dump_a32_regs(struct qemu_log_reader *rd, const char *s,
+			 size_t len)
+{
+	const char *end = s + len, *p = s;
+
+	if (!rd->ev.active || !rd->ev.has_state)
+		return 0;
+	while (p + 4 <= end) {
+		unsigned n;
+		uint64_t v;
+
+		if (p[0] != 'R' || p[1] < '0' || p[1] > '1' || p[2] < '0' ||
+		    p[2] > '9' || p[3] != '=')
+			break;
+		n = (unsigned)(p[1] - '0') * 10 + (unsigned)(p[2] - '0');
+		p += 4;
+		if (n > 15 || ql_parse_hex(&p, end, &v) <= 0 ||
+		    v > UINT32_MAX)
+			return ql_fail(rd, -etmkit_err_format, rd->lineno,
+				       "cannot read R%02u in this CPU dump",
+				       n);
+		rd->ev.regs[n] = (uint32_t)v;
+		rd->ev.regs_mask |= 1u << n;
+		while (p < end && *p == ' ')
+			p++;
+	}
+	return 0;
 }
 
 /* "R12=0006c000 R13=408007d8 R14=00010454 R15=00010440" */
@@ -607,8 +698,27 @@ static int dispatch(struct qemu_log_reader *rd, const char *s, size_t len)
 			return dump_a64_pc(rd, s, len);
 		break;
 	case 'R':
-		if (STARTS(s, len, "R00="))
-			return dump_start(rd, 0, 0, 0);
+		if (STARTS(s, len, "R00=")) {
+			int ret = dump_start(rd, 0, 0, 0);
+
+			if (ret < 0)
+				return ret;
+			if (rd->cfg.flags & QEMU_LOG_F_DATA) {
+				int err = dump_a32_regs(rd, s, len);
+
+				if (err)
+					return err;
+			}
+			return ret;
+		}
+		if ((rd->cfg.flags & QEMU_LOG_F_DATA) &&
+		    (STARTS(s, len, "R04=") || STARTS(s, len, "R08=") ||
+		     STARTS(s, len, "R12="))) {
+			int err = dump_a32_regs(rd, s, len);
+
+			if (err)
+				return err;
+		}
 		if (STARTS(s, len, "R12="))
 			return dump_a32_pc(rd, s, len);
 		break;
@@ -757,6 +867,9 @@ static int run_next(struct qemu_log_reader *rd, struct exec_rec *r)
 		rd->last.in = *in;
 		rd->last.cond_fail = first && rd->run_first_fail;
 		rd->last.cond_pass = first && rd->run_first_pass;
+		rd->last.regs_ok = first && rd->run_regs_ok;
+		rd->last.psr = rd->run_psr;
+		memcpy(rd->last.regs, rd->run_regs, sizeof rd->last.regs);
 		return 0;
 	}
 	memset(r, 0, sizeof *r);

@@ -15,7 +15,7 @@
 #include "common/text.h" /* hexval */
 
 #define QL_BUF_SIZE (1u << 20)
-#define QL_QUEUE    8          /* pending items: power of two */
+#define QL_QUEUE    32         /* pending items: power of two */
 #define QL_NO_COND  0xffu
 
 /* What the importer must know about an instruction beyond its class. */
@@ -71,6 +71,8 @@ struct ql_event {
 	uint8_t trace_isa;
 	uint8_t state_isa;
 	uint64_t line;
+	uint32_t regs_mask; /* A32 dump: R00-R15 read (bit n) */
+	uint32_t regs[16];
 };
 
 /* The last instruction of the previous block, waiting for its successor. */
@@ -80,6 +82,18 @@ struct ql_last {
 	int cond_pass;  /* from the CPU state: its condition passed */
 	uint8_t isa;
 	struct ql_insn in;
+	int regs_ok;    /* state before it: a full A32 dump, one-insn block */
+	uint32_t psr;
+	uint32_t regs[16];
+};
+
+/* A data transfer derived from the CPU dumps (qemu_log_data.c). */
+#define QL_XFER_MAX 16
+struct ql_xfer {
+	uint32_t addr;
+	uint32_t value;
+	uint8_t size;
+	uint8_t store;
 };
 
 struct qemu_log_reader {
@@ -122,6 +136,9 @@ struct qemu_log_reader {
 	uint32_t run_left;  /* instructions before its last one */
 	int run_first_fail; /* state mode: first instruction's condition */
 	int run_first_pass;
+	int run_regs_ok;    /* the running block's dump: R00-R15 and PSR */
+	uint32_t run_psr;
+	uint32_t run_regs[16];
 	int done;
 
 	uint8_t thumb_bit, a64_bit;
@@ -149,5 +166,13 @@ int ql_bind_listing(struct qemu_log_reader *rd, struct ql_tb *tb,
 		    enum etmkit_isa isa);
 int ql_listing_insn(struct qemu_log_reader *rd, const char *s,
 		    size_t len);
+/* The transfers of the A32/T32 instruction @opcode (@size bytes) from the
+ * registers @before (R15 = its address, @psr its CPSR) and @after (R15 =
+ * the value a load to PC loaded: next address | Thumb). Returns how many
+ * are in @out (0: it makes none), or -1: it makes some that cannot be
+ * derived exactly. */
+int ql_data_transfers(uint8_t isa, uint32_t opcode, uint8_t size,
+		      const uint32_t before[16], uint32_t psr,
+		      const uint32_t after[16], struct ql_xfer out[QL_XFER_MAX]);
 
 #endif

@@ -10,6 +10,11 @@ unless it is a branch that was not taken (an N atom, in every protocol)
 or, in ETMv3, its condition failed (`x`; an N atom too: ETMv4 and ETE
 trace no condition of a non-branch instruction).
 
+For ETMv3 with data trace (ETMCR[3:2], in order: not data-ooo), the data
+elements must be exactly the record's transfers (compare_etm3_data). With
+--qemu-data (data transfers derived from a state-mode QEMU log), the
+record's transfers must also agree with themselves (check_memory).
+
 For ETMv2 (without --overflow) the decode must also be exactly the rest of
 the record, by the rules docs/etmv2.md 7a states (compare_etm2): data
 transfers and load misses, exceptions, context IDs and, cycle-accurate
@@ -316,6 +321,112 @@ def compare_etm2(items, elems, cr, phantoms, width, what):
     return 0
 
 
+# ---- ETMv3: data transfers (IHI 0014Q 7.4) -------------------------------
+
+def read_etmcr(snap):
+    """ETMCR as the snapshot's source_0.ini gives it."""
+    with open(os.path.join(snap, "source_0.ini")) as f:
+        for line in f:
+            m = re.match(r"\s*ETMCR\(0x000\)\s*=\s*(\S+)", line)
+            if m:
+                return int(m.group(1), 0)
+    sys.exit(f"{snap}/source_0.ini: no ETMCR")
+
+
+def compare_etm3_data(items, elems, cr, what):
+    """0 when the ETMv3 decode's data elements are exactly the record's
+    transfers (in-order data only: not the data-ooo preset), else 1
+    (printed). The n-th decoded instruction is the record's n-th
+    (compare() checked that); the data elements after it, up to the next
+    instruction, must name it (insn_addr) and be its transfers in order,
+    a doubleword as two words (low first, 7.4.2): with ETMCR[2] each
+    one's value (the 32-bit word, zero-extended); with ETMCR[3] the
+    instruction's first word carries its address, and any later word
+    either carries its own or lies right after the previous word (the
+    address the decoder infers). A condition-failed instruction, and any
+    without transfers, has no data element."""
+    daddr, dvalue = bool(cr & 8), bool(cr & 4)
+    rec = []  # (addr, failed, [(word addr, word, step)])
+    for it in items:
+        if it[0] == "insn":
+            rec.append((it[1], "x" in it[4], []))
+        elif it[0] == "data":
+            if not rec:
+                print(f"{what}: a data item before any instruction")
+                return 1
+            _, _st, a, sz, v = it
+            if sz == 8:
+                rec[-1][2].extend([(a, v & 0xFFFFFFFF, 4),
+                                   (a + 4, v >> 32, 4)])
+            else:
+                rec[-1][2].append((a, v, sz))
+    dec = []  # (insn element, [data elements])
+    for e in elems:
+        if e["kind"] == "insn":
+            dec.append((e, []))
+        elif e["kind"] == "data":
+            if not dec or e.get("ooo"):
+                print(f"{what}: data element {e} not after an instruction"
+                      " or out of order")
+                return 1
+            dec[-1][1].append(e)
+    if len(dec) != len(rec):
+        print(f"{what}: {len(dec)} instructions decoded, record {len(rec)}")
+        return 1
+    words = 0
+    for n, ((addr, failed, want), (e, got)) in enumerate(zip(rec, dec)):
+        if failed or not (daddr or dvalue):
+            want = []
+        if len(got) != len(want):
+            print(f"{what}: instruction {n} (0x{addr:x}): {len(got)} data "
+                  f"elements, record {len(want)} words: {got} {want}")
+            return 1
+        prev = None
+        for j, (g, (a, v, step)) in enumerate(zip(got, want)):
+            ok = etmkit_json.num(g.get("insn_addr", "-1")) == addr
+            if dvalue:
+                ok = ok and etmkit_json.num(g["value"]) == v
+            if daddr and "data_addr" in g:
+                ok = ok and etmkit_json.num(g["data_addr"]) == a
+            elif daddr:
+                ok = ok and j > 0 and prev == a
+            if not ok:
+                print(f"{what}: instruction {n} (0x{addr:x}) word {j}: "
+                      f"{g}, record address 0x{a:x} value 0x{v:x}")
+                return 1
+            prev = a + step
+            words += 1
+    print(f"{what}: {words} data words match")
+    return 0
+
+
+def check_memory(items, what):
+    """The record's transfers agree with themselves: a load of a byte
+    whose last access (load or store) was traced returns that byte. The
+    kernel writes memory during system calls: forgotten at each exception
+    and gap. Checks the importer's derived values (docs/qemu-log.md) on a
+    real run; 0 or 1 (printed)."""
+    mem, checked = {}, 0
+    for it in items:
+        if it[0] in ("exc", "gap"):
+            mem.clear()
+        if it[0] != "data":
+            continue
+        _, st, a, sz, v = it
+        for b in range(sz):
+            byte = v >> (8 * b) & 0xFF
+            if not st and (a + b) in mem:
+                checked += 1
+                if mem[a + b] != byte:
+                    print(f"{what}: load of 0x{a:x} ({sz} bytes) gives "
+                          f"byte {b} 0x{byte:x}, memory held 0x"
+                          f"{mem[a + b]:x}")
+                    return 1
+            mem[a + b] = byte
+    print(f"{what}: {checked} loaded bytes agree with earlier transfers")
+    return 0
+
+
 def run(cmd, what):
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode != 0:
@@ -476,6 +587,13 @@ def main():
                 cr, phantoms, width = etm2_setup(out, a.encode_args)
                 bad = compare_etm2(read_items(record), elems, cr, phantoms,
                                    width, what + " etmkit")
+            if not bad and a.protocol == "etmv3" and \
+                    read_etmcr(out) & 0xC and "data-ooo" not in \
+                    " ".join(a.encode_args):
+                bad = compare_etm3_data(read_items(record), elems,
+                                        read_etmcr(out), what + " etmkit")
+            if not bad and "--qemu-data" in a.encode_args:
+                bad = check_memory(read_items(record), what + " record")
         print(f"{what}: {len(want)} instructions; etmkit decode "
               + ("matches" if not bad else "DIFFERS")
               + f" (other elements: {dict(sorted(other.items()))})")

@@ -53,6 +53,12 @@ static inline void qfmt_item(char *buf, size_t cap, const struct exec_rec *r)
 	case exec_context:
 		snprintf(buf, cap, "ctx el=%u ns=%u", r->el, r->ns);
 		break;
+	case exec_data:
+		snprintf(buf, cap, "%s %llx %u %llx",
+			 r->flags & EXEC_D_STORE ? "st" : "ld",
+			 (unsigned long long)r->addr, r->size,
+			 (unsigned long long)r->value);
+		break;
 	default:
 		snprintf(buf, cap, "kind %u", r->kind);
 		break;

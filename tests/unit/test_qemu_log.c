@@ -601,6 +601,247 @@ static void test_empty_and_args(void **state)
 	qemu_log_reader_free(NULL);
 }
 
+/* ---- Data transfers from the CPU dumps (QEMU_LOG_F_DATA) -----------------
+ * Hand-written state-mode logs (CPU dumps only, no "Trace" lines): each
+ * step is one instruction's listing and the registers before it. The
+ * expected items are worked out from the ARM ARM's addressing rules. */
+struct dstep {
+	uint32_t addr;
+	const char *op;    /* as listed: "e5912004" or "f8d1 0004" */
+	uint32_t psr;
+	uint32_t r[15];    /* R00-R14; R15 = addr */
+};
+
+static char *data_log(const struct dstep *s, int n)
+{
+	size_t cap = 4096 * (size_t)n, len = 0;
+	char *buf = malloc(cap);
+	int i, k;
+
+	assert_non_null(buf);
+	for (i = 0; i < n; i++) {
+		len += (size_t)snprintf(buf + len, cap - len,
+					"----------------\nIN: f\n"
+					"0x%08x:  %s  x\n\n", s[i].addr,
+					s[i].op);
+		for (k = 0; k < 16; k++)
+			len += (size_t)snprintf(buf + len, cap - len,
+						"R%02d=%08x%s", k,
+						k == 15 ? s[i].addr : s[i].r[k],
+						k % 4 == 3 ? "\n" : " ");
+		len += (size_t)snprintf(buf + len, cap - len,
+					"PSR=%08x ---- %c usr32\n", s[i].psr,
+					s[i].psr & 0x20 ? 'T' : 'A');
+	}
+	return buf;
+}
+
+static void test_data_a32(void **state)
+{
+	/* r1 = 0x20000 data, r5 = 0x30000, sp = 0x8000 */
+	static const struct dstep steps[] = {
+		/* ldr r0, [r1, r2, lsl #2] */
+		{ 0x0ff8, "e7910102", 0x10,
+		  { 0, 0x20000, 3, 0x1ab, 0x44, 0x30000, 0, 0, 0, 0, 0, 0, 0,
+		    0x8000, 0x1234 } },
+		/* ldr r0, [pc, #4]: PC reads as the address + 8 */
+		{ 0x0ffc, "e59f0004", 0x10,
+		  { 0x99, 0x20000, 3, 0x1ab, 0x44, 0x30000, 0, 0, 0, 0, 0, 0,
+		    0, 0x8000, 0x1234 } },
+		/* ldr r2, [r1, #4] */
+		{ 0x1000, "e5912004", 0x10,
+		  { 0x5a, 0x20000, 0, 0x1ab, 0x44, 0x30000, 0, 0, 0, 0, 0, 0, 0,
+		    0x8000, 0x1234 } },
+		/* strb r3, [r5], #1 (post-indexed) */
+		{ 0x1004, "e4c53001", 0x10,
+		  { 0, 0x20000, 0x11223344, 0x1ab, 0x44, 0x30000, 0, 0, 0, 0,
+		    0, 0, 0, 0x8000, 0x1234 } },
+		/* push {r4, lr} */
+		{ 0x1008, "e92d4010", 0x10,
+		  { 0, 0x20000, 0x11223344, 0x1ab, 0x44, 0x30001, 0, 0, 0, 0,
+		    0, 0, 0, 0x8000, 0x1234 } },
+		/* ldrd r2, r3, [r1, #8] */
+		{ 0x100c, "e1c120d8", 0x10,
+		  { 0, 0x20000, 0x11223344, 0x1ab, 0x44, 0x30001, 0, 0, 0, 0,
+		    0, 0, 0, 0x7ff8, 0x1234 } },
+		/* ldrsh r3, [r1, #2] */
+		{ 0x1010, "e1d130f2", 0x10,
+		  { 0, 0x20000, 0xaaaa0001, 0xbbbb0002, 0x44, 0x30001, 0, 0,
+		    0, 0, 0, 0, 0, 0x7ff8, 0x1234 } },
+		/* ldrne r0, [r1] with Z set: condition fails, no transfer */
+		{ 0x1014, "15910000", 0x40000010,
+		  { 0, 0x20000, 0xaaaa0001, 0xffff8001, 0x44, 0x30001, 0, 0,
+		    0, 0, 0, 0, 0, 0x7ff8, 0x1234 } },
+		/* pop {r4, pc}: PC's value from the next dump */
+		{ 0x1018, "e8bd8010", 0x40000010,
+		  { 0, 0x20000, 0xaaaa0001, 0xffff8001, 0x44, 0x30001, 0, 0,
+		    0, 0, 0, 0, 0, 0x7ff8, 0x1234 } },
+		/* ldr r1, [r1], #4: the loaded value is overwritten by the
+		 * writeback: no data, counted */
+		{ 0x1234, "e4911004", 0x10,
+		  { 0, 0x20000, 0xaaaa0001, 0xffff8001, 0x44, 0x30001, 0, 0,
+		    0, 0, 0, 0, 0, 0x8000, 0x1234 } },
+		/* ldrh r0, [r1, #-0x12] */
+		{ 0x1238, "e15101b2", 0x10,
+		  { 0, 0x20004, 0xaaaa0001, 0xffff8001, 0x44, 0x30001, 0, 0,
+		    0, 0, 0, 0, 0, 0x8000, 0x1234 } },
+		/* orr r2, r1, r0 */
+		{ 0x123c, "e1812000", 0x10,
+		  { 0xbeef, 0x20004, 0xaaaa0001, 0xffff8001, 0x44, 0x30001, 0, 0,
+		    0, 0, 0, 0, 0, 0x8000, 0x1234 } },
+	};
+	static const char *const want[] = {
+		"ctx el=0 ns=1",
+		"I arm ff8 e7910102", "ld 2000c 4 99",
+		"I arm ffc e59f0004", "ld 1008 4 5a",
+		"I arm 1000 e5912004", "ld 20004 4 11223344",
+		"I arm 1004 e4c53001", "st 30000 1 ab",
+		"I arm 1008 e92d4010", "st 7ff8 4 44", "st 7ffc 4 1234",
+		"I arm 100c e1c120d8", "ld 20008 4 aaaa0001",
+		"ld 2000c 4 bbbb0002",
+		"I arm 1010 e1d130f2", "ld 20002 2 8001",
+		"I arm 1014 15910000 FAIL",
+		"I arm 1018 e8bd8010 B IND T>1234 arm", "ld 7ff8 4 44",
+		"ld 7ffc 4 1234",
+		"I arm 1234 e4911004",
+		"I arm 1238 e15101b2", "ld 1fff2 2 beef",
+		"I arm 123c e1812000",
+	};
+	struct qemu_log_config cfg = { .size = sizeof cfg,
+				       .flags = QEMU_LOG_F_DATA };
+	struct run *r = malloc(sizeof *r);
+	char *log = data_log(steps, N(steps));
+
+	(void)state;
+	read_text(log, &cfg, r);
+	assert_int_equal(r->ret, 0);
+	expect_items(r, want, N(want));
+	assert_int_equal(r->st.data, 12);
+	assert_int_equal(r->st.data_unknown, 1);
+	/* without the flag: no data items */
+	read_text(log, NULL, r);
+	assert_int_equal(r->ret, 0);
+	assert_int_equal(r->n, N(want) - 12);
+	assert_int_equal(r->st.data, 0);
+	free(log);
+	free(r);
+}
+
+static void test_data_t32(void **state)
+{
+	static const struct dstep steps[] = {
+		/* ldr r2, [pc, #4]: Align(0x2002 + 4, 4) + 4 */
+		{ 0x2002, "4a01", 0x30,
+		  { 0, 0x20000, 0, 0x33, 0x44, 0, 0, 0, 0, 0, 0, 0, 0,
+		    0x8000, 0x5555 } },
+		/* push {r4, lr} */
+		{ 0x2004, "b510", 0x30,
+		  { 0, 0x20000, 0xcafe, 0x33, 0x44, 0, 0, 0, 0, 0, 0, 0, 0,
+		    0x8000, 0x5555 } },
+		/* ldr.w r0, [r1, #4] */
+		{ 0x2006, "f8d1 0004", 0x30,
+		  { 0, 0x20000, 0xcafe, 0x33, 0x44, 0, 0, 0, 0, 0, 0, 0, 0,
+		    0x7ff8, 0x5555 } },
+		/* str.w r3, [r1], #4 */
+		{ 0x200a, "f841 3b04", 0x30,
+		  { 0x77, 0x20000, 0xcafe, 0x33, 0x44, 0, 0, 0, 0, 0, 0, 0, 0,
+		    0x7ff8, 0x5555 } },
+		/* ldrex r2, [r1] */
+		{ 0x200e, "e851 2f00", 0x30,
+		  { 0x77, 0x20004, 0xcafe, 0x33, 0x44, 0, 0, 0, 0, 0, 0, 0, 0,
+		    0x7ff8, 0x5555 } },
+		/* strex r2, r3, [r1]: succeeds (r2 = 0 after) */
+		{ 0x2012, "e841 3200", 0x30,
+		  { 0x77, 0x20004, 0x66, 0x33, 0x44, 0, 0, 0, 0, 0, 0, 0, 0,
+		    0x7ff8, 0x5555 } },
+		/* strex r2, r3, [r1]: fails (r2 = 1 after): no transfer */
+		{ 0x2016, "e841 3200", 0x30,
+		  { 0x77, 0x20004, 0, 0x33, 0x44, 0, 0, 0, 0, 0, 0, 0, 0,
+		    0x7ff8, 0x5555 } },
+		/* pop {r4, pc} to 0x3000, Thumb: loads 0x3001 */
+		{ 0x201a, "bd10", 0x30,
+		  { 0x77, 0x20004, 1, 0x33, 0x44, 0, 0, 0, 0, 0, 0, 0, 0,
+		    0x7ff8, 0x5555 } },
+		/* ldrb r3, [r1, r2] */
+		{ 0x3000, "5c8b", 0x30,
+		  { 0x77, 0x20000, 0x10, 0x33, 0x45, 0, 0, 0, 0, 0, 0, 0, 0,
+		    0x8000, 0x5555 } },
+		/* stmia r1!, {r1, r2}: the base is the lowest register,
+		 * its value before the writeback is stored */
+		{ 0x3002, "c106", 0x30,
+		  { 0x77, 0x20000, 0x10, 0x17f, 0x45, 0, 0, 0, 0, 0, 0, 0, 0,
+		    0x8000, 0x5555 } },
+		/* stmia r2!, {r1, r2}: the base stored is not the lowest
+		 * register: its value is unknown, counted */
+		{ 0x3004, "c206", 0x30,
+		  { 0x77, 0x20008, 0x10, 0x17f, 0x45, 0, 0, 0, 0, 0, 0, 0, 0,
+		    0x8000, 0x5555 } },
+		/* ldr r0, [r1, #4]: the log ends, no dump after: counted */
+		{ 0x3006, "6848", 0x30,
+		  { 0x77, 0x20008, 0x18, 0x17f, 0x45, 0, 0, 0, 0, 0, 0, 0, 0,
+		    0x8000, 0x5555 } },
+	};
+	static const char *const want[] = {
+		"ctx el=0 ns=1",
+		"I thumb 2002 4a01", "ld 2008 4 cafe",
+		"I thumb 2004 b510", "st 7ff8 4 44", "st 7ffc 4 5555",
+		"I thumb 2006 f8d10004", "ld 20004 4 77",
+		"I thumb 200a f8413b04", "st 20000 4 33",
+		"I thumb 200e e8512f00", "ld 20004 4 66",
+		"I thumb 2012 e8413200", "st 20004 4 33",
+		"I thumb 2016 e8413200",
+		"I thumb 201a bd10 B IND T>3000 thumb", "ld 7ff8 4 45",
+		"ld 7ffc 4 3001",
+		"I thumb 3000 5c8b", "ld 20010 1 7f",
+		"I thumb 3002 c106", "st 20000 4 20000", "st 20004 4 10",
+		"I thumb 3004 c206",
+		"I thumb 3006 6848",
+	};
+	struct qemu_log_config cfg = { .size = sizeof cfg,
+				       .flags = QEMU_LOG_F_DATA };
+	struct run *r = malloc(sizeof *r);
+	char *log = data_log(steps, N(steps));
+
+	(void)state;
+	read_text(log, &cfg, r);
+	assert_int_equal(r->ret, 0);
+	expect_items(r, want, N(want));
+	assert_int_equal(r->st.data, 12);
+	assert_int_equal(r->st.data_unknown, 2);
+	free(log);
+	free(r);
+}
+
+/* Data needs one instruction per block with a CPU dump: a block-mode log
+ * is refused, not silently left without data. */
+static void test_data_block_mode(void **state)
+{
+	struct qemu_log_config cfg = { .size = sizeof cfg,
+				       .flags = QEMU_LOG_F_DATA };
+	struct run *r = malloc(sizeof *r);
+
+	(void)state;
+	/* a state-mode block of two instructions: the dump after the
+	 * first is missing */
+	static const struct dstep two[] = {
+		{ 0x1000, "e5912004  x\n0x00001004:  e5912004", 0x10,
+		  { 0 } },
+		{ 0x1008, "e1812000", 0x10, { 0 } },
+	};
+	char *log = data_log(two, N(two));
+
+	read_file("tiny-a32-block.log", &cfg, r);
+	assert_int_equal(r->ret, -etmkit_err_unsupported);
+	assert_non_null(strstr(r->diag.message, "state-mode"));
+	read_text(log, &cfg, r);
+	assert_int_equal(r->ret, -etmkit_err_unsupported);
+	assert_int_equal(r->diag.line, 6); /* its CPU dump */
+	read_text(log, NULL, r); /* fine without the flag */
+	assert_int_equal(r->ret, 0);
+	free(log);
+	free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -614,6 +855,9 @@ int main(void)
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_impossible_addresses),
 		cmocka_unit_test(test_empty_and_args),
+		cmocka_unit_test(test_data_a32),
+		cmocka_unit_test(test_data_t32),
+		cmocka_unit_test(test_data_block_mode),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
