@@ -42,7 +42,9 @@ static const char encode_notes[] =
 "         --port-width), cycle-accurate, branch-output, data (data\n"
 "         address and value trace), phantoms (folded direct branches),\n"
 "         load-miss (value trace, every 4th load a load miss); the\n"
-"         snapshot's trace buffer is a capture (docs/etmv2-capture.md)\n"
+"         snapshot's trace buffer is a capture (docs/etmv2-capture.md);\n"
+"         --etm-version 1: ETMv1.3 (4- and 8-bit ports; no phantoms,\n"
+"         no load-miss; data: one 4-byte transfer per instruction)\n"
 "  etmv4/ete: default (context ID, nothing else optional), cycles,\n"
 "         timestamps, spec (MAXSPEC 16, spec depth 8, mis-speculation),\n"
 "         q (Q elements with counts: TRCIDR0.QSUPP 0b11, TRCCONFIGR.QE\n"
@@ -127,6 +129,11 @@ static int number_option(struct encode_run *r, const struct cli_option *o,
 		if (v != 4 && v != 8 && v != 16)
 			return bad_value("port-width", arg, "expected 4, 8 or 16");
 		r->port_width = v;
+		break;
+	case opt_etm_version:
+		if (v != 1 && v != 2)
+			return bad_value("etm-version", arg, "expected 1 or 2");
+		r->etm_version = v;
 		break;
 	case opt_fifo_depth:
 		if (v < 16 || v > 4096)
@@ -341,9 +348,10 @@ static int parse_options(struct encode_run *r, int argc, char **argv)
 			return cli_exit_usage;
 		}
 		r->frames = 0;
-	} else if (r->port_width || r->fifo_depth || r->have_capfmt) {
-		cli_error("--port-width, --fifo-depth and --capture-format are "
-			  "ETMv2 options");
+	} else if (r->port_width || r->fifo_depth || r->have_capfmt ||
+		   r->etm_version) {
+		cli_error("--port-width, --fifo-depth, --etm-version and "
+			  "--capture-format are ETMv2 options");
 		return cli_exit_usage;
 	}
 	if (encode_v3_family(r) &&
@@ -628,6 +636,7 @@ int encode_run_items(struct encode_run *r)
 	struct exec_rec it;
 	struct exec_diag dg = { 0 };
 	char at[1200], why[256];
+	uint64_t refused_at = 0;
 	int ret, cut_ok = 0;
 
 	for (;;) {
@@ -704,6 +713,13 @@ refused:
 				cli_error("writing %s: "
 					  "%s", r->trace_path,
 					  cli_strerror(r->sink_err));
+			else if (r->proto == etmkit_proto_etmv2 &&
+				 etm2_enc_refused(r->e2, &refused_at))
+				cli_error("%s: the instruction at 0x%" PRIx64
+					  ": %s (docs/etmv2.md 7b); encode "
+					  "without the data preset", at,
+					  refused_at,
+					  etm2_enc_refused(r->e2, NULL));
 			else if (encode_v3_family(r) &&
 				 it.kind == exec_insn &&
 				 it.isa == etmkit_isa_a64)

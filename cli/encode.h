@@ -103,6 +103,7 @@ struct encode_run {
 	 * defaults), the capture's form, and the writer the encoder's
 	 * cycles go through (its bytes to encoder_sink) */
 	uint32_t port_width, fifo_depth;
+	uint32_t etm_version;      /* --etm-version: 0 not given */
 	int cap_text, have_capfmt;
 	struct etm2_enc_config m2;
 	struct etm2_cap_writer *capw;

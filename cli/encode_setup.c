@@ -304,6 +304,7 @@ static int setup_etm2(struct encode_run *r)
 {
 	static const uint8_t size_code[17] = { [4] = 0, [8] = 1, [16] = 2 };
 	struct etm2_enc_config cfg;
+	struct etm2_config_info info;
 	struct etm2_cap_info ci;
 	struct preset p;
 	unsigned width = r->port_width ? r->port_width : 8;
@@ -317,7 +318,21 @@ static int setup_etm2(struct encode_run *r)
 	cfg.etm.etmcr = reg_or(r, reg_etmcr, p.cr |
 			       (uint32_t)size_code[width]
 				       << ETM2_ETMCR_PORT_SIZE_SHIFT);
-	cfg.etm.etmidr = reg_or(r, reg_etmidr, 0x41012100u);
+	/* ETMv1.3 (ETMIDR[11:8] = 0, [7:4] = 3: reason 4 and context IDs
+	 * need v1.2 on) or ETMv2.2; the version as the decoder takes it:
+	 * --etm-version, else ETMIDR's */
+	cfg.etm.version = (uint8_t)r->etm_version;
+	cfg.etm.etmidr = reg_or(r, reg_etmidr, r->etm_version == 1 ?
+				0x41000030u : 0x41012100u);
+	err = etm2_config_decode(&cfg.etm, &info);
+	if (!err && info.version == 1 &&
+	    (width == 16 || (p.enc_flags & ETM2_ENC_PHANTOMS) || p.q)) {
+		cli_error("ETMv1 is encoded on 4- and 8-bit ports, without "
+			  "the phantoms and load-miss presets (docs/etmv2.md "
+			  "7b: 16-bit ETMv1 ports are not covered; ETMv1 has "
+			  "no phantoms, no load misses)");
+		return cli_exit_usage;
+	}
 	cfg.etm.port_width = (uint8_t)width;
 	cfg.flags = p.enc_flags;
 	cfg.fifo_depth = r->fifo_depth;
@@ -329,7 +344,7 @@ static int setup_etm2(struct encode_run *r)
 	ci.etmcr = cfg.etm.etmcr;
 	ci.etmidr = cfg.etm.etmidr;
 	ci.has_etmcr = ci.has_etmidr = 1;
-	ci.version = 2;
+	ci.version = err ? 2 : info.version;
 	ci.port_width = (uint8_t)width;
 	ci.port_mode = etm2_port_normal;
 	ci.half_rate = !!(cfg.etm.etmcr & ETM2_ETMCR_HALF_RATE);
@@ -347,7 +362,7 @@ static int setup_etm2(struct encode_run *r)
 	r->regs[0] = (struct ini_reg){ "ETMCR(0x000)", cfg.etm.etmcr };
 	r->regs[1] = (struct ini_reg){ "ETMIDR(0x079)", cfg.etm.etmidr };
 	r->nregs = 2;
-	r->source_type = "ETM2";
+	r->source_type = ci.version == 1 ? "ETM1" : "ETM2";
 	return 0;
 }
 

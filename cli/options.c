@@ -197,6 +197,9 @@ static const struct cli_option options[] = {
 	{ "port-width", 0, "N", opt_port_width, E,
 	  "(etmv2) the trace port's TRACEPKT width: 4, 8 (the default) or "
 	  "16 bits" },
+	{ "etm-version", 0, "N", opt_etm_version, E,
+	  "(etmv2) 1 (ETMv1: 3-bit PIPESTAT, TRACESYNC, docs/etmv2.md 7b; "
+	  "4- and 8-bit ports) or 2, when --etmidr does not say (default 2)" },
 	{ "fifo-depth", 0, "N", opt_fifo_depth, E,
 	  "(etmv2) the trace FIFO's bytes, 16-4096 (default 64): a group "
 	  "of packets that does not fit overflows" },

@@ -428,6 +428,11 @@ const char *etm2_vector_name(unsigned number);
  * branches, periodic TFOs every sync_period cycles, and an overflow when a
  * group does not fit: tracing stops, the FIFO drains, and a TFO of reason
  * overflow restarts it at the next instruction.
+ *
+ * ETMv1 (etm.version 1, or an ETMIDR with [11:8] = 0; docs/etmv2.md 7b):
+ * 3-bit statuses, APO cycles, TRACESYNC, and branch addresses with a
+ * reason where ETMv2 has TFOs. etm2_enc_alloc() refuses 16-bit ports,
+ * fifo_latency 0, phantoms and load misses with it.
  */
 
 /* Fold direct branches without link into phantom statuses with the
@@ -458,14 +463,21 @@ struct etm2_enc;
 int etm2_enc_alloc(struct etm2_enc **enc, const struct etm2_enc_config *cfg,
 		   etm2_cycle_sink_fn sink, void *ctx);
 /* One item. Returns 0, -etmkit_err_invalid (an item the protocol cannot
- * trace: A64, Jazelle, ThumbEE), or the sink's error. */
+ * trace: A64, Jazelle, ThumbEE), -etmkit_err_unsupported (ETMv1 with data
+ * tracing: a transfer that is not the instruction's only one, or not of 4
+ * bytes; etm2_enc_refused() says which), or the sink's error. */
 int etm2_enc_put(struct etm2_enc *enc, const struct exec_rec *r);
+/* After -etmkit_err_unsupported: why, and the instruction's address in
+ * *@addr (may be NULL); NULL when nothing was refused. */
+const char *etm2_enc_refused(const struct etm2_enc *enc, uint64_t *addr);
 /* Flush: drain the FIFO (WT then TD cycles). */
 int etm2_enc_finish(struct etm2_enc *enc);
 void etm2_enc_free(struct etm2_enc *enc);
 
 struct etm2_enc_stats {
-	uint64_t cycles, insns, tfos, overflows, insns_lost, bytes;
+	uint64_t cycles, insns,
+		 tfos, /* ETMv1: 5-byte branch addresses with a reason */
+		 overflows, insns_lost, bytes;
 };
 const struct etm2_enc_stats *etm2_enc_get_stats(const struct etm2_enc *enc);
 

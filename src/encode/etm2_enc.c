@@ -30,10 +30,22 @@ void etm2_enc_config_init(struct etm2_enc_config *cfg)
 }
 
 /* The raw PIPESTAT code of each status: the first code the table maps to
- * it. Every status the encoder writes (IE to PNDN) has one: ETMv2 only. */
-static int status_codes(struct etm2_enc *e, const struct etm2_config *c)
+ * it. Every status the encoder writes (IE to PNDN) has one. ETMv1's
+ * table is fixed (Q Table 5.1; docs/etmv2.md 2): IE ID IN WT BE BD TR
+ * TD. */
+static int status_codes(struct etm2_enc *e, const struct etm2_config *c,
+			unsigned version)
 {
+	static const uint8_t v1[8] = { etm2_st_ie, etm2_st_id, etm2_st_in,
+				       etm2_st_wt, etm2_st_be, etm2_st_bd,
+				       etm2_st_tr, etm2_st_td };
+
 	memset(e->code, 0xff, sizeof(e->code));
+	if (version == 1) {
+		for (unsigned i = 0; i < 8; i++)
+			e->code[v1[i]] = (uint8_t)i;
+		return 0;
+	}
 	for (unsigned i = 16; i-- > 0;)
 		if (c->pipestat[i] < etm2_st_count)
 			e->code[c->pipestat[i]] = (uint8_t)i;
@@ -41,6 +53,16 @@ static int status_codes(struct etm2_enc *e, const struct etm2_config *c)
 		if (e->code[s] == 0xff)
 			return -etmkit_err_bad_config;
 	return 0;
+}
+
+/* ETMv1 (docs/etmv2.md 7b): no 16-bit port (its TRACESYNC rules are
+ * lost), FIFO latency 1 (a branch's first byte never leaves in its own
+ * cycle, where no APO counts it), no phantoms, no load misses. */
+static int v1_config_ok(const struct etm2_enc_config *cfg,
+			const struct etm2_config_info *info)
+{
+	return info->port_width != 16 && cfg->etm.fifo_latency == 1 &&
+	       !(cfg->flags & ETM2_ENC_PHANTOMS) && !cfg->miss_every;
 }
 
 int etm2_enc_alloc(struct etm2_enc **out, const struct etm2_enc_config *cfg,
@@ -57,17 +79,21 @@ int etm2_enc_alloc(struct etm2_enc **out, const struct etm2_enc_config *cfg,
 	err = etm2_config_decode(&cfg->etm, &info);
 	if (err)
 		return err;
-	if (info.version != 2 || cfg->etm.port_mode != etm2_port_normal ||
+	if ((info.version == 1 && !v1_config_ok(cfg, &info)) ||
+	    cfg->etm.port_mode != etm2_port_normal ||
 	    cfg->fifo_depth > E2_FIFO_MAX ||
 	    (cfg->fifo_depth && cfg->fifo_depth < 16))
 		return -etmkit_err_bad_config;
 	e = calloc(1, sizeof(*e));
 	if (!e)
 		return -etmkit_err_nomem;
-	err = status_codes(e, &cfg->etm);
+	err = status_codes(e, &cfg->etm, info.version);
 	e->depth = cfg->fifo_depth ? cfg->fifo_depth : E2_FIFO_DEFAULT;
 	e->fifo = malloc(e->depth);
-	if (err || !e->fifo) {
+	if (info.version == 1)
+		e->mark = calloc(e->depth, 1);
+	if (err || !e->fifo || (info.version == 1 && !e->mark)) {
+		free(e->mark);
 		free(e->fifo);
 		free(e);
 		return err ? err : -etmkit_err_nomem;
@@ -92,6 +118,7 @@ void etm2_enc_free(struct etm2_enc *e)
 {
 	if (!e)
 		return;
+	free(e->mark);
 	free(e->fifo);
 	free(e);
 }
@@ -103,15 +130,6 @@ const struct etm2_enc_stats *etm2_enc_get_stats(const struct etm2_enc *e)
 
 /* ---- Groups (docs/etmv2.md 4; Q§6.4, Table 6.2) --------------------------- */
 
-/* What a group changes once placed. */
-struct e2_refs {
-	uint32_t daddr;
-	uint8_t daddr_full;
-	uint8_t nnew;            /* load misses it starts */
-	struct e2_miss miss[4];
-	int hdr;                 /* index of the last packet's header, -1 */
-};
-
 /* A new packet's header: C = 1 on the packet before it (Q§6.4.1). */
 static void g_hdr(struct e2_group *g, struct e2_refs *rf, uint8_t h)
 {
@@ -121,7 +139,7 @@ static void g_hdr(struct e2_group *g, struct e2_refs *rf, uint8_t h)
 	g->b[g->n++] = h;
 }
 
-static void g_le(struct e2_group *g, uint64_t v, unsigned n)
+void e2_g_le(struct e2_group *g, uint64_t v, unsigned n)
 {
 	for (unsigned k = 0; k < n; k++)
 		g->b[g->n++] = (uint8_t)(v >> (8 * k));
@@ -141,7 +159,7 @@ static unsigned ss_bytes(unsigned ss)
 /* A data address (docs/etmv2.md 4): A[6:0], A[13:7], A[20:14], A[27:21],
  * A[31:28], bit 7 = another byte; the changed low bits only, all five
  * after a TFO. */
-static void g_daddr(struct e2_group *g, struct e2_refs *rf, uint32_t a)
+void e2_g_daddr(struct e2_group *g, struct e2_refs *rf, uint32_t a)
 {
 	unsigned n = 5;
 
@@ -169,8 +187,8 @@ static void g_normal(struct etm2_enc *e, struct e2_group *g,
 
 	g_hdr(g, rf, (uint8_t)(0x02 | (a ? 0x20 : 0) | ss << 2));
 	if (a && e->info.data_addr)
-		g_daddr(g, rf, addr);
-	g_le(g, value, ss_bytes(ss));
+		e2_g_daddr(g, rf, addr);
+	e2_g_le(g, value, ss_bytes(ss));
 }
 
 /* Load miss data `CTT0SS00` and its value. */
@@ -180,7 +198,7 @@ static void g_miss_data(struct e2_group *g, struct e2_refs *rf,
 	unsigned ss = ss_of((uint32_t)m->value);
 
 	g_hdr(g, rf, (uint8_t)(m->tag << 5 | ss << 2));
-	g_le(g, m->value, ss_bytes(ss));
+	e2_g_le(g, m->value, ss_bytes(ss));
 }
 
 static void g_misses(struct etm2_enc *e, struct e2_group *g,
@@ -217,7 +235,7 @@ static void g_xfers(struct etm2_enc *e, struct e2_group *g,
 		e->next_tag = (uint8_t)((e->next_tag + 1) & 3);
 		g_hdr(g, rf, (uint8_t)(0x70 | m->tag << 2));
 		if (e->info.data_addr)
-			g_daddr(g, rf, x->x[0].addr);
+			e2_g_daddr(g, rf, x->x[0].addr);
 		return;
 	}
 	for (unsigned i = 0; i < x->nx; i++) {
@@ -243,7 +261,7 @@ static void g_branch(struct etm2_enc *e, struct e2_group *g,
 				1, 0, 0);
 }
 
-static void refs_init(const struct etm2_enc *e, struct e2_refs *rf)
+void e2_refs_init(const struct etm2_enc *e, struct e2_refs *rf)
 {
 	rf->daddr = e->daddr_ref;
 	rf->daddr_full = e->daddr_full;
@@ -253,7 +271,7 @@ static void refs_init(const struct etm2_enc *e, struct e2_refs *rf)
 
 /* The group is in the FIFO: its references hold, the misses it carried
  * are done, those it started wait for the next group. */
-static void refs_commit(struct etm2_enc *e, const struct e2_refs *rf)
+void e2_refs_commit(struct etm2_enc *e, const struct e2_refs *rf)
 {
 	e->daddr_ref = rf->daddr;
 	e->daddr_full = rf->daddr_full;
@@ -265,7 +283,7 @@ static void refs_commit(struct etm2_enc *e, const struct e2_refs *rf)
 
 /* A group did not fit: tracing stops until the FIFO has drained; what
  * was waiting to be traced is lost. */
-static void overflow(struct etm2_enc *e, unsigned insns)
+void e2_overflow(struct etm2_enc *e, unsigned insns)
 {
 	e->ovf = 1;
 	e->st.overflows++;
@@ -285,19 +303,19 @@ static void flush_misses(struct etm2_enc *e)
 	if (!e->nmiss || e->need_tfo || e->ovf)
 		return;
 	g.n = 0;
-	refs_init(e, &rf);
+	e2_refs_init(e, &rf);
 	g_misses(e, &g, &rf);
 	if (!e2_fits(e, g.n)) {
-		overflow(e, 0);
+		e2_overflow(e, 0);
 		return;
 	}
 	e2_cycle(e, etm2_st_dw, &g);
-	refs_commit(e, &rf);
+	e2_refs_commit(e, &rf);
 }
 
 /* ---- Instructions -------------------------------------------------------- */
 
-static void idle_n(struct etm2_enc *e, uint32_t n)
+void e2_idle_n(struct etm2_enc *e, uint32_t n)
 {
 	while (n--)
 		e2_idle(e);
@@ -335,20 +353,20 @@ static int before(struct etm2_enc *e, const struct e2_insn *first)
 	if (!e->exc_pending && !cid)
 		return 0;
 	g.n = 0;
-	refs_init(e, &rf);
+	e2_refs_init(e, &rf);
 	g_misses(e, &g, &rf);
 	if (cid) {
 		g_hdr(&g, &rf, 0x6e);
-		g_le(&g, e->cid, e->info.context_id_bytes);
+		e2_g_le(&g, e->cid, e->info.context_id_bytes);
 	}
 	if (e->exc_pending)
 		g_branch(e, &g, &rf, first->addr, first->isa, first->isa);
 	if (!e2_fits(e, g.n)) {
-		overflow(e, 0);
+		e2_overflow(e, 0);
 		return 1;
 	}
 	e2_cycle(e, etm2_st_dw, &g);
-	refs_commit(e, &rf);
+	e2_refs_commit(e, &rf);
 	if (e->exc_pending) {
 		e->ref_addr = first->addr;
 		e->ref_isa = first->isa;
@@ -359,7 +377,7 @@ static int before(struct etm2_enc *e, const struct e2_insn *first)
 }
 
 /* Where the decoder's walk goes after @x. */
-static void walk_past(struct etm2_enc *e, const struct e2_insn *x)
+void e2_walk_past(struct etm2_enc *e, const struct e2_insn *x)
 {
 	e->exp_valid = 1;
 	e->exp_addr = x->taken ? x->target : x->addr + x->size;
@@ -381,9 +399,13 @@ static void emit(struct etm2_enc *e, const struct e2_insn *p,
 	uint64_t want = 1u + (p ? p->extra : 0) + x->extra;
 	int idled = 0;
 
+	if (e->info.version == 1) {
+		e1_emit(e, x); /* never a phantom pair: no phantoms */
+		return;
+	}
 	if (e->ovf) {
 		/* Waiting for the FIFO to drain: every cycle counts. */
-		idle_n(e, (uint32_t)(want - 1));
+		e2_idle_n(e, (uint32_t)(want - 1));
 		idled = 1;
 		if (e->count) {
 			e->st.insns_lost += n;
@@ -401,7 +423,7 @@ static void emit(struct etm2_enc *e, const struct e2_insn *p,
 	while (!idled && e->st.cycles - e->last_status < want)
 		e2_idle(e);
 	g.n = 0;
-	refs_init(e, &rf);
+	e2_refs_init(e, &rf);
 	g_misses(e, &g, &rf);
 	if (x->exec)
 		g_xfers(e, &g, &rf, x);
@@ -421,23 +443,23 @@ static void emit(struct etm2_enc *e, const struct e2_insn *p,
 		 * instruction (docs/etmv2.md 7a): only when that one waits. */
 		e2_tfo(e, etm2_reason_periodic, x->addr, x->isa);
 		e->st.insns++;
-		walk_past(e, x);
+		e2_walk_past(e, x);
 		return;
 	}
 	if (!e2_fits(e, g.n)) {
-		overflow(e, n);
+		e2_overflow(e, n);
 		return;
 	}
 	e->last_status = e->st.cycles;
 	e2_cycle(e, st, &g);
-	refs_commit(e, &rf);
+	e2_refs_commit(e, &rf);
 	if (rf.hdr < 0 && g.n) {
 		/* It ended with a branch address. */
 		e->ref_addr = x->target;
 		e->ref_isa = x->tisa;
 	}
 	e->st.insns += n;
-	walk_past(e, x);
+	e2_walk_past(e, x);
 }
 
 /* Whether @x is where the walk goes after @p: a phantom pair is a
@@ -526,18 +548,21 @@ static int put_insn(struct etm2_enc *e, const struct exec_rec *r)
 	return 0;
 }
 
-static void put_data(struct etm2_enc *e, const struct exec_rec *r)
+static int put_data(struct etm2_enc *e, const struct exec_rec *r)
 {
 	struct e2_xfer *t;
 
 	if (!e->has_pend || !e->pend.exec || e->pend.nx == E2_MAX_XFERS)
-		return;
+		return 0;
+	if (e->info.version == 1 && e1_check_data(e, r))
+		return -etmkit_err_unsupported;
 	e->pend.foldable = 0;
 	t = &e->pend.x[e->pend.nx++];
 	t->addr = (uint32_t)r->addr;
 	t->value = r->value;
 	t->size = r->size;
 	t->store = !!(r->flags & EXEC_D_STORE);
+	return 0;
 }
 
 /* Execution went on untraced (docs/etmv2.md 3): the FIFO drains (WT),
@@ -550,8 +575,10 @@ static void put_gap(struct etm2_enc *e, const struct exec_rec *r)
 
 	settle(e);
 	flush_misses(e);
-	idle_n(e, n);
+	e->trace_off = 1;
+	e2_idle_n(e, n);
 	e2_drain(e);
+	e->trace_off = 0;
 	e->tfo_reason = e->ovf || (e->need_tfo &&
 				   e->tfo_reason == etm2_reason_overflow)
 			? etm2_reason_overflow : etm2_reason_trace_on;
@@ -576,7 +603,7 @@ int etm2_enc_put(struct etm2_enc *e, const struct exec_rec *r)
 		err = put_insn(e, r);
 		break;
 	case exec_data:
-		put_data(e, r);
+		err = put_data(e, r);
 		break;
 	case exec_exception:
 		if (r->number >= exec_exc_count)

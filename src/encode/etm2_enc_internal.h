@@ -71,6 +71,15 @@ struct etm2_enc {
 	uint8_t *fifo;
 	uint32_t head, count, fresh;
 	uint8_t half;
+	/* ETMv1 (NULL for ETMv2): mark[i] = FIFO byte i starts a branch
+	 * address, nmarks of them held; tsync: TRACESYNC for the cycle being
+	 * written; trace_off: in a gap (a cycle-accurate TD's TRACEPKT[0]). */
+	uint8_t *mark;
+	unsigned nmarks;
+	uint8_t tsync;
+	uint8_t trace_off;
+	const char *refused;      /* ETMv1 data: why an item was refused */
+	uint32_t refused_addr;    /* and the instruction's address */
 
 	/* Trace state. */
 	uint8_t need_tfo;         /* a TFO before the next instruction */
@@ -118,6 +127,38 @@ struct e2_group {
 	uint8_t b[E2_GROUP_MAX];
 };
 
+/* What a group changes once placed (etm2_enc.c). */
+struct e2_refs {
+	uint32_t daddr;
+	uint8_t daddr_full;
+	uint8_t nnew;            /* load misses it starts */
+	struct e2_miss miss[4];
+	int hdr;                 /* index of the last packet's header, -1 */
+};
+
+/* ---- etm2_enc.c, shared with etm1_enc.c ------------------------------------ */
+
+void e2_refs_init(const struct etm2_enc *e, struct e2_refs *rf);
+void e2_refs_commit(struct etm2_enc *e, const struct e2_refs *rf);
+/* @n bytes of @v, least significant first. */
+void e2_g_le(struct e2_group *g, uint64_t v, unsigned n);
+/* A data address compressed against the last (docs/etmv2.md 4). */
+void e2_g_daddr(struct e2_group *g, struct e2_refs *rf, uint32_t a);
+/* A group did not fit: trace stops, @insns are lost. */
+void e2_overflow(struct etm2_enc *e, unsigned insns);
+void e2_idle_n(struct etm2_enc *e, uint32_t n);
+/* Where the decoder's walk goes after @x. */
+void e2_walk_past(struct etm2_enc *e, const struct e2_insn *x);
+
+/* ---- etm1_enc.c (ETMv1, docs/etmv2.md 7b) ----------------------------------- */
+
+/* Instruction @x: its wait cycles, a restart before it if one is due,
+ * its status, group and APO cycles. */
+void e1_emit(struct etm2_enc *e, const struct e2_insn *x);
+/* A data item of the pending instruction: 0, or -etmkit_err_unsupported
+ * (not one 4-byte transfer, with data tracing on). */
+int e1_check_data(struct etm2_enc *e, const struct exec_rec *r);
+
 /* ---- etm2_enc_port.c ---------------------------------------------------- */
 
 /* A cycle of @status (an instruction or DW status) placing @g (NULL or
@@ -135,5 +176,14 @@ int e2_fits(const struct etm2_enc *e, size_t n);
 void e2_tfo(struct etm2_enc *e, unsigned reason, uint32_t addr, uint8_t isa);
 /* Hand the buffered cycles to the sink. */
 void e2_flush(struct etm2_enc *e);
+/* e2_cycle(), byte @sync_at of @g (-1: none) starting a branch address
+ * (ETMv1: TRACESYNC when it leaves). */
+void e2_cycle_at(struct etm2_enc *e, unsigned status,
+		 const struct e2_group *g, int sync_at);
+/* An ETMv1 APO cycle: PIPESTAT @bits (0 to 3), FIFO output as WT. */
+void e1_apo_cycle(struct etm2_enc *e, unsigned bits);
+/* Branch addresses held whose first byte will not have left by the end
+ * of a cycle that starts now (the APO of a branch placed in it). */
+unsigned e1_marks_after(const struct etm2_enc *e);
 
 #endif

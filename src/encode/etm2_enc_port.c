@@ -15,7 +15,9 @@ void e2_flush(struct etm2_enc *e)
 	e->nout = 0;
 }
 
-static void put_cycle(struct etm2_enc *e, unsigned status, uint16_t pkt)
+/* A cycle of raw PIPESTAT @ps; TRACESYNC when its output started a branch
+ * address (ETMv1). */
+static void put_raw(struct etm2_enc *e, uint8_t ps, uint16_t pkt)
 {
 	struct etm2_cycle *c;
 
@@ -23,19 +25,45 @@ static void put_cycle(struct etm2_enc *e, unsigned status, uint16_t pkt)
 		e2_flush(e);
 	c = &e->out[e->nout++];
 	c->pkt = pkt;
-	c->ps = e->code[status];
-	c->flags = 0;
+	c->ps = ps;
+	c->flags = e->tsync;
+	e->tsync = 0;
 	e->st.cycles++;
 	e->since_tfo++;
 }
 
-static void push(struct etm2_enc *e, const uint8_t *b, size_t n)
+static void put_cycle(struct etm2_enc *e, unsigned status, uint16_t pkt)
 {
-	for (size_t i = 0; i < n; i++)
-		e->fifo[(e->head + e->count + i) % e->depth] = b[i];
+	put_raw(e, e->code[status], pkt);
+}
+
+/* @b[0..n) into the FIFO; ETMv1: byte @sync_at (or none, -1) starts a
+ * branch address, the port raises TRACESYNC when it leaves. */
+static void push(struct etm2_enc *e, const uint8_t *b, size_t n, int sync_at)
+{
+	for (size_t i = 0; i < n; i++) {
+		uint32_t at = (e->head + e->count + (uint32_t)i) % e->depth;
+
+		e->fifo[at] = b[i];
+		if (e->mark) {
+			e->mark[at] = (int)i == sync_at;
+			e->nmarks += (int)i == sync_at;
+		}
+	}
 	e->count += (uint32_t)n;
 	e->fresh = (uint32_t)n;
 	e->st.bytes += n;
+}
+
+/* The head byte starts leaving: TRACESYNC if it starts a branch
+ * address (docs/etmv2.md 7b). */
+static void leaving(struct etm2_enc *e)
+{
+	if (e->mark && e->mark[e->head]) {
+		e->mark[e->head] = 0;
+		e->nmarks--;
+		e->tsync = ETM2_CYC_TRACESYNC;
+	}
 }
 
 static uint8_t pop(struct etm2_enc *e)
@@ -68,6 +96,7 @@ static int output(struct etm2_enc *e, uint16_t *out)
 	switch (e->info.port_width) {
 	case 4:
 		if (!e->half) {
+			leaving(e);
 			*out = e->fifo[e->head] & 0xf;
 			e->half = 1;
 		} else {
@@ -81,21 +110,28 @@ static int output(struct etm2_enc *e, uint16_t *out)
 			*out |= (uint16_t)(pop(e) << 8);
 		break;
 	default:
+		leaving(e);
 		*out = pop(e);
 		break;
 	}
 	return 1;
 }
 
-void e2_cycle(struct etm2_enc *e, unsigned status, const struct e2_group *g)
+void e2_cycle_at(struct etm2_enc *e, unsigned status,
+		 const struct e2_group *g, int sync_at)
 {
 	uint16_t pkt;
 
 	e->fresh = 0;
 	if (g && g->n)
-		push(e, g->b, g->n);
+		push(e, g->b, g->n, sync_at);
 	output(e, &pkt);
 	put_cycle(e, status, pkt);
+}
+
+void e2_cycle(struct etm2_enc *e, unsigned status, const struct e2_group *g)
+{
+	e2_cycle_at(e, status, g, -1);
 }
 
 void e2_idle(struct etm2_enc *e)
@@ -105,7 +141,28 @@ void e2_idle(struct etm2_enc *e)
 
 	e->fresh = 0;
 	out = output(e, &pkt);
+	if (!out && e->info.version == 1 && e->info.cycle_accurate &&
+	    !e->trace_off)
+		pkt = 1; /* ETMv1 TD: TRACEPKT[0] = TraceEnable (Q§5.10) */
 	put_cycle(e, out ? etm2_st_wt : etm2_st_td, pkt);
+}
+
+void e1_apo_cycle(struct etm2_enc *e, unsigned bits)
+{
+	uint16_t pkt;
+
+	e->fresh = 0;
+	output(e, &pkt);
+	put_raw(e, (uint8_t)(bits & 3u), pkt);
+}
+
+unsigned e1_marks_after(const struct etm2_enc *e)
+{
+	/* the head byte leaves in this cycle when it may (all bytes held
+	 * may: the cycle's own group is not placed yet) */
+	int leaves = e->count && !e->half && e->mark[e->head];
+
+	return e->nmarks - (unsigned)leaves;
 }
 
 void e2_drain(struct etm2_enc *e)
@@ -148,7 +205,7 @@ void e2_tfo(struct etm2_enc *e, unsigned reason, uint32_t addr, uint8_t isa)
 	 * port: N[2:0] on [3:1], N[6:3] in the next cycle (TD)
 	 * (docs/etmv2.md 6, ASSUMED). No FIFO output in either. */
 	e->fresh = 0;
-	push(e, b, n);
+	push(e, b, n, -1);
 	e->last_status = e->st.cycles;
 	if (e->info.port_width == 4) {
 		put_cycle(e, etm2_st_td, (uint16_t)(((v & 7u) << 1) | 1u));

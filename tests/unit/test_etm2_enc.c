@@ -587,8 +587,23 @@ static void test_contracts(void **state)
 	c.fifo_depth = 8;
 	assert_int_equal(etm2_enc_alloc(&e, &c, cyc_sink, &o), -etmkit_err_bad_config);
 	c.fifo_depth = 0;
+	/* ETMv1 (docs/etmv2.md 7b): no 16-bit port, no latency 0, no
+	 * phantoms, no load misses */
 	c.etm.version = 1;
+	c.etm.port_width = 16;
 	assert_int_equal(etm2_enc_alloc(&e, &c, cyc_sink, &o), -etmkit_err_bad_config);
+	c.etm.port_width = 8;
+	c.etm.fifo_latency = 0;
+	assert_int_equal(etm2_enc_alloc(&e, &c, cyc_sink, &o), -etmkit_err_bad_config);
+	c.etm.fifo_latency = 1;
+	c.flags = ETM2_ENC_PHANTOMS;
+	assert_int_equal(etm2_enc_alloc(&e, &c, cyc_sink, &o), -etmkit_err_bad_config);
+	c.flags = 0;
+	c.miss_every = 4;
+	assert_int_equal(etm2_enc_alloc(&e, &c, cyc_sink, &o), -etmkit_err_bad_config);
+	c.miss_every = 0;
+	assert_int_equal(etm2_enc_alloc(&e, &c, cyc_sink, &o), 0);
+	etm2_enc_free(e);
 	c.etm.version = 0;
 	assert_int_equal(etm2_enc_alloc(&e, &c, cyc_sink, &o), 0);
 	r = ts_insn(etmkit_isa_a64, 0x1000, 4, 0);
