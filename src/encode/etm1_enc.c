@@ -5,7 +5,8 @@
  * BE/BD, TRACESYNC on the first byte of each branch address, and branch
  * addresses with a reason where ETMv2 has TFOs: trace enabled (1) before
  * the first instruction, after a gap, a jump, a context change or an
- * exception entry; restart after overflow (2); periodic (4). The record
+ * exception entry; restart after overflow (2); periodic (4, on a taken
+ * branch). The record
  * items and the held instruction are etm2_enc.c's. */
 #include "etm2_enc_internal.h"
 
@@ -170,7 +171,9 @@ void e1_emit(struct etm2_enc *e, const struct e2_insn *x)
 	data = x->exec && x->nx && (e->info.data_addr || e->info.data_value);
 	br = x->exec && x->taken &&
 	     (x->indirect || e->info.branch_output || x->tisa != x->isa);
-	periodic = x->exec && e->since_tfo >= e->sync_period;
+	/* the next taken branch after the period: a real branch whose
+	 * address goes in full (Q§5.6.2) */
+	periodic = x->exec && x->taken && e->since_tfo >= e->sync_period;
 	if (data) {
 		/* the data address, then the 4-byte value (docs/etmv2.md 7b) */
 		if (e->info.data_addr)
