@@ -61,7 +61,7 @@ static int cyc_sink(void *ctx, const struct etm2_cycle *c, size_t n)
 
 struct setup {
 	uint32_t etmcr;
-	uint8_t width, latency;
+	uint8_t width, latency, version;
 	uint32_t flags, depth, sync, miss_every;
 };
 
@@ -74,6 +74,7 @@ static struct etm2_enc *enc_new(const struct setup *s, struct cyc_out *o)
 	c.etm.etmcr = s->etmcr;
 	c.etm.port_width = s->width ? s->width : 8;
 	c.etm.fifo_latency = s->latency;
+	c.etm.version = s->version;
 	c.flags = s->flags;
 	c.fifo_depth = s->depth;
 	c.sync_period = s->sync;
@@ -566,6 +567,260 @@ static void test_periodic_4bit_cycles(void **state)
 	}
 }
 
+/* ---- ETMv1 (docs/etmv2.md 7b, "What the ETMv1 encoder writes") --------------
+ *
+ * Raw PIPESTAT codes of Q Table 5.1: IE 0, ID 1, IN 2, WT 3, BE 4, BD 5,
+ * TR 6, TD 7; an APO cycle's code is its two APO bits. Cycles as status,
+ * TRACEPKT, TRACESYNC triples. Branch address bytes (Q§5.5.4): 7 bits
+ * each, bit 7 = more, the 5th A[31:28] with the reason in [6:4]; the
+ * restart's 0x8000 is 80 80 82 80 1r (r the reason). */
+
+#define V1_IE 0u
+#define V1_ID 1u
+#define V1_WT 3u
+#define V1_BE 4u
+#define V1_BD 5u
+#define V1_TD 7u
+#define S ETM2_CYC_TRACESYNC
+
+static void expect1(struct etm2_enc *e, struct cyc_out *o,
+		    const unsigned *want, size_t n3)
+{
+	size_t n = n3 / 3;
+
+	assert_int_equal(etm2_enc_finish(e), 0);
+	for (size_t i = 0; i < n && i < o->n; i++) {
+		const unsigned *w = want + 3 * i;
+
+		if (o->c[i].ps != w[0] || o->c[i].pkt != w[1] ||
+		    o->c[i].flags != w[2])
+			fail_msg("cycle %zu: code %u 0x%x sync %u, want code "
+				 "%u 0x%x sync %u", i, o->c[i].ps, o->c[i].pkt,
+				 o->c[i].flags, w[0], w[1], w[2]);
+	}
+	if (o->n != n)
+		fail_msg("%zu cycles, want %zu", o->n, n);
+	etm2_enc_free(e);
+}
+
+#define EXPECT1(e, o, ...)                                                   \
+	do {                                                                 \
+		const unsigned want_[] = { __VA_ARGS__ };                    \
+		expect1(e, o, want_, sizeof(want_) / sizeof(want_[0]));      \
+	} while (0)
+
+/* 8-bit port, latency 1. The restart before 0x8000: a BE of no
+ * instruction placing 80 80 82 80 10 (reason 1), nothing out in its own
+ * cycle; its APO cycles (APO 0: code 0) carry the first two bytes, the
+ * first with TRACESYNC. BX r3 to 0x9000: BE, 0x9000 against 0x8000 in
+ * two bytes (A[31:14] unchanged): 80 20; the old 10 leaves in its cycle,
+ * no earlier branch address is waiting (APO 0), its first byte leaves
+ * in the first APO cycle with TRACESYNC. */
+static void test_v1_port8(void **state)
+{
+	struct setup s = { .latency = 1, .version = 1 };
+	struct cyc_out o;
+	struct etm2_enc *e = enc_new(&s, &o);
+
+	(void)state;
+	port_record(e);
+	EXPECT1(e, &o, V1_BE, 0, 0, 0, 0x80, S, 0, 0x80, 0,
+		V1_IE, 0x82, 0, V1_IE, 0x80, 0,
+		V1_BE, 0x10, 0, 0, 0x80, S, 0, 0x20, 0,
+		V1_IE, 0, 0);
+}
+
+/* 4-bit port: a nibble a cycle, the low one first, TRACESYNC with a
+ * branch address's low nibble. Two BX in a row (0x8004 to 0x9000: 80
+ * 20; 0x9000 to 0xA000: 80 40): when the second is placed the first's
+ * address has not started leaving, so its APO is 1 (code 1 in the first
+ * APO cycle, 0 in the second): its address starts in the second cycle
+ * with TRACESYNC after it. */
+static void test_v1_port4_apo(void **state)
+{
+	struct setup s = { .width = 4, .latency = 1, .version = 1 };
+	struct cyc_out o;
+	struct etm2_enc *e = enc_new(&s, &o);
+
+	(void)state;
+	plain(e, ARM, 0x8000);
+	bx(e, 0x8004, 0x9000, ARM);
+	bx(e, 0x9000, 0xa000, ARM);
+	plain(e, ARM, 0xa000);
+	EXPECT1(e, &o, V1_BE, 0, 0, 0, 0x0, S, 0, 0x8, 0,
+		V1_IE, 0x0, 0,
+		V1_BE, 0x8, 0, 0, 0x2, 0, 0, 0x8, 0,
+		V1_BE, 0x0, 0, 1, 0x8, 0, 0, 0x0, 0,
+		V1_IE, 0x1, 0,
+		V1_WT, 0x0, S, V1_WT, 0x8, 0, V1_WT, 0x0, 0, V1_WT, 0x2, 0,
+		V1_WT, 0x0, S, V1_WT, 0x8, 0, V1_WT, 0x0, 0, V1_WT, 0x4, 0);
+}
+
+/* Data addresses and values, context ID 1 byte. The context item before
+ * the first instruction: the restart carries it after its address (05).
+ * LDR at 0x8000 of 0x20000004: ID, the full data address after the
+ * restart (84 80 80 80 02), the value in 4 bytes (44 33 22 11). LDR PC
+ * at 0x8004 from 0x20000008 (value 0x9000): BD, its data first (the
+ * address in one byte, 08; 00 90 00 00), then the branch address 80 20
+ * with TRACESYNC. */
+static void test_v1_data_cid(void **state)
+{
+	struct setup s = { .etmcr = CR_VALUE | CR_ADDR | CR_CID1,
+			   .latency = 1, .version = 1 };
+	struct cyc_out o;
+	struct etm2_enc *e = enc_new(&s, &o);
+	struct exec_rec r = ts_insn(ARM, 0x8004, 4, EXEC_F_BRANCH |
+				    EXEC_F_INDIRECT | EXEC_F_TAKEN);
+
+	(void)state;
+	r.opcode = 0xe591f000; /* LDR pc, [r1] */
+	r.target = 0x9000;
+	r.target_isa = ARM;
+	item(e, exec_context, EXEC_CTX_CONTEXTID, 5, 0);
+	plain(e, ARM, 0x8000);
+	data(e, 0, 0x20000004, 0x11223344, 4);
+	put(e, r);
+	data(e, 0, 0x20000008, 0x9000, 4);
+	plain(e, ARM, 0x9000);
+	EXPECT1(e, &o, V1_BE, 0, 0, 0, 0x80, S, 0, 0x80, 0,
+		V1_ID, 0x82, 0, V1_BD, 0x80, 0, 0, 0x10, 0, 0, 0x05, 0,
+		V1_IE, 0x84, 0,
+		V1_WT, 0x80, 0, V1_WT, 0x80, 0, V1_WT, 0x80, 0,
+		V1_WT, 0x02, 0, V1_WT, 0x44, 0, V1_WT, 0x33, 0,
+		V1_WT, 0x22, 0, V1_WT, 0x11, 0,
+		V1_WT, 0x08, 0, V1_WT, 0x00, 0, V1_WT, 0x90, 0,
+		V1_WT, 0x00, 0, V1_WT, 0x00, 0,
+		V1_WT, 0x80, S, V1_WT, 0x20, 0);
+}
+
+/* Sync period 4: the restart's three cycles and three IEs make six; the
+ * next taken branch (B 0x800C to 0x8000, direct: no address otherwise)
+ * is a BE with its target in full, reason 4: 80 80 82 80 40. */
+static void test_v1_periodic(void **state)
+{
+	struct setup s = { .latency = 1, .version = 1, .sync = 4 };
+	struct cyc_out o;
+	struct etm2_enc *e = enc_new(&s, &o);
+
+	(void)state;
+	plains(e, 0x8000, 3);
+	b(e, 0x800c, 0x8000, 1);
+	plain(e, ARM, 0x8000);
+	assert_int_equal(etm2_enc_get_stats(e)->tfos, 2); /* and the restart */
+	EXPECT1(e, &o, V1_BE, 0, 0, 0, 0x80, S, 0, 0x80, 0,
+		V1_IE, 0x82, 0, V1_IE, 0x80, 0, V1_IE, 0x10, 0,
+		V1_BE, 0, 0, 0, 0x80, S, 0, 0x80, 0,
+		V1_IE, 0x82, 0, V1_WT, 0x80, 0, V1_WT, 0x40, 0);
+}
+
+/* Cycle-accurate: a TD has TRACEPKT[0] = TraceEnable (Q§5.10): 0 in the
+ * gap's cycles (4: two WT while the FIFO drains, two TD), 1 while
+ * tracing waits. After the gap a restart at 0x9000 (80 A0 82 80 10);
+ * 0x9000's count of 8 runs from the restart's BE cycle (8): three WT
+ * drain the FIFO, two TD, the IE in cycle 16. */
+static void test_v1_gap_ca(void **state)
+{
+	struct setup s = { .etmcr = ETM2_ETMCR_CYCLE_ACCURATE, .latency = 1,
+			   .version = 1 };
+	struct cyc_out o;
+	struct etm2_enc *e = enc_new(&s, &o);
+	struct exec_rec r = ts_insn(ARM, 0x9000, 4, EXEC_F_CYCLES);
+
+	(void)state;
+	r.cycles = 8;
+	plain(e, ARM, 0x8000);
+	item(e, exec_gap, EXEC_F_CYCLES, 0, 4);
+	put(e, r);
+	EXPECT1(e, &o, V1_BE, 0, 0, 0, 0x80, S, 0, 0x80, 0, V1_IE, 0x82, 0,
+		V1_WT, 0x80, 0, V1_WT, 0x10, 0, V1_TD, 0, 0, V1_TD, 0, 0,
+		V1_BE, 0, 0, 0, 0x80, S, 0, 0xa0, 0,
+		V1_WT, 0x82, 0, V1_WT, 0x80, 0, V1_WT, 0x10, 0,
+		V1_TD, 1, 0, V1_TD, 1, 0, V1_IE, 0, 0);
+}
+
+/* A FIFO of 16 bytes, a 4-bit port, data addresses and values: the
+ * restart (5 bytes) and the first load's group (9: its full address
+ * 80 80 80 80 02, value 0) fit (4 + 9 after the APO cycles); the second
+ * load's (04 00 00 00 00) does not (13 + 5): it is lost (WT), and every
+ * instruction while the 24 nibbles left drain (WT); the next one gets a
+ * restart of reason 2 (0x8068: E8 80 82 80 20). */
+static void test_v1_overflow(void **state)
+{
+	static const uint8_t left[12] = { 0x82, 0x80, 0x10, 0x80, 0x80, 0x80,
+					   0x80, 0x02, 0, 0, 0, 0 };
+	static const uint8_t restart[5] = { 0xe8, 0x80, 0x82, 0x80, 0x20 };
+	struct setup s = { .etmcr = CR_VALUE | CR_ADDR, .width = 4,
+			   .latency = 1, .version = 1, .depth = 16 };
+	struct cyc_out o;
+	struct etm2_enc *e = enc_new(&s, &o);
+	const struct etm2_enc_stats *st = etm2_enc_get_stats(e);
+	unsigned want[3 * 64], n = 0;
+
+	(void)state;
+	plain(e, ARM, 0x8000);
+	data(e, 0, 0x20000000, 0, 4);
+	plain(e, ARM, 0x8004);
+	data(e, 0, 0x20000004, 0, 4);
+	plains(e, 0x8008, 25);
+#define W(ps, pkt, sy) (want[n++] = (ps), want[n++] = (pkt), want[n++] = (sy))
+	W(V1_BE, 0, 0); W(0, 0x0, S); W(0, 0x8, 0);
+	W(V1_ID, 0x0, 0); W(V1_WT, 0x8, 0);
+	for (unsigned i = 0; i < 12; i++) {
+		W(V1_WT, left[i] & 0xfu, 0);
+		W(V1_WT, left[i] >> 4, 0);
+	}
+	W(V1_BE, 0, 0); W(0, 0x8, S); W(0, 0xe, 0);
+	W(V1_IE, 0x0, 0); W(V1_WT, 0x8, 0);
+	for (unsigned i = 2; i < 5; i++) {
+		W(V1_WT, restart[i] & 0xfu, 0);
+		W(V1_WT, restart[i] >> 4, 0);
+	}
+#undef W
+	assert_int_equal(etm2_enc_finish(e), 0);
+	assert_int_equal(st->overflows, 1);
+	assert_int_equal(st->insns_lost, 25);
+	assert_int_equal(st->insns, 2);
+	expect1(e, &o, want, n);
+}
+
+/* With data tracing, ETMv1 carries one 4-byte transfer an instruction
+ * (docs/etmv2.md 7b): a byte load, or a second transfer, is refused and
+ * names its instruction; without data tracing both are fine. */
+static void test_v1_refused(void **state)
+{
+	struct setup s = { .etmcr = CR_VALUE, .latency = 1, .version = 1 };
+	struct cyc_out o;
+	struct etm2_enc *e = enc_new(&s, &o);
+	struct exec_rec r;
+	uint64_t at = 0;
+
+	(void)state;
+	assert_null(etm2_enc_refused(e, &at));
+	plain(e, ARM, 0x8000);
+	memset(&r, 0, sizeof(r));
+	r.kind = exec_data;
+	r.size = 1;
+	assert_int_equal(etm2_enc_put(e, &r), -etmkit_err_unsupported);
+	assert_non_null(etm2_enc_refused(e, &at));
+	assert_int_equal(at, 0x8000);
+	plain(e, ARM, 0x8004);
+	data(e, 0, 0x100, 1, 4);
+	r.size = 4;
+	assert_int_equal(etm2_enc_put(e, &r), -etmkit_err_unsupported);
+	assert_int_equal(at, 0x8000);
+	assert_non_null(etm2_enc_refused(e, &at));
+	assert_int_equal(at, 0x8004);
+	etm2_enc_free(e);
+	s.etmcr = 0;
+	e = enc_new(&s, &o);
+	plain(e, ARM, 0x8000);
+	data(e, 0, 0x100, 1, 1);
+	data(e, 0, 0x100, 1, 8);
+	assert_int_equal(etm2_enc_finish(e), 0);
+	assert_null(etm2_enc_refused(e, NULL));
+	etm2_enc_free(e);
+}
+
 static void test_contracts(void **state)
 {
 	struct etm2_enc_config c;
@@ -642,6 +897,13 @@ int main(void)
 		cmocka_unit_test(test_wait_cycles),
 		cmocka_unit_test(test_cycles_count_tfo_dw),
 		cmocka_unit_test(test_periodic_4bit_cycles),
+		cmocka_unit_test(test_v1_port8),
+		cmocka_unit_test(test_v1_port4_apo),
+		cmocka_unit_test(test_v1_data_cid),
+		cmocka_unit_test(test_v1_periodic),
+		cmocka_unit_test(test_v1_gap_ca),
+		cmocka_unit_test(test_v1_overflow),
+		cmocka_unit_test(test_v1_refused),
 		cmocka_unit_test(test_contracts),
 		cmocka_unit_test(test_packets_random),
 		cmocka_unit_test(test_overflow_random),
