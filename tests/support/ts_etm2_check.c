@@ -49,6 +49,13 @@ struct check {
 	int prev_valid, prev_tfo; /* the status before (docs/etmv2.md 7): */
 	uint64_t prev_cycle;      /* an instruction's or a TFO's cycle */
 	unsigned dw;              /* DW cycles since it */
+	/* ETMv1 (docs/etmv2.md 7b): a BE's meaning waits for its address
+	 * (reasons 1 to 3: a restart, no instruction); after a BE or BD the
+	 * next status is 3 cycles on at least (its APO cycles); a context
+	 * ID after an instruction's address is that instruction's. */
+	int v1, be_pending, prev_br, v1_restart;
+	uint64_t be_cycle;
+	uint32_t cur_cid;
 	struct ts_etm2_result res;
 	char *why;
 	size_t cap;
@@ -132,6 +139,8 @@ static int take_insn(struct check *k, uint64_t cycle,
 	k->i++;
 	k->exc = 0;
 	k->cur = r;
+	k->cur_cid = k->cid;
+	k->v1_restart = 0;
 	k->nxp = k->pos = 0;
 	k->res.insns++;
 	*out = r;
@@ -183,7 +192,8 @@ static int check_data(struct check *k, const struct etm2_packet *p)
 
 static int is_insn_status(unsigned s)
 {
-	return s <= etm2_st_dn || (s >= etm2_st_ptie && s <= etm2_st_pndn);
+	return s <= etm2_st_dn || (s >= etm2_st_ptie && s <= etm2_st_pndn) ||
+	       s == etm2_st_id || s == etm2_st_bd;
 }
 
 static int failed(const struct exec_rec *r)
@@ -212,6 +222,9 @@ static int check_cycles(struct check *k, uint64_t cycle, uint64_t w,
 	uint64_t want = 1 + w, least = 1 + k->dw +
 			(k->prev_tfo && k->info.port_width == 4);
 
+	if (k->prev_br)
+		least = 3;
+
 	if (want < least)
 		want = least;
 	if (k->info.cycle_accurate && k->prev_valid && !k->overflow &&
@@ -222,6 +235,7 @@ static int check_cycles(struct check *k, uint64_t cycle, uint64_t w,
 			   (unsigned long long)want);
 	k->prev_valid = 1;
 	k->prev_tfo = 0;
+	k->prev_br = 0;
 	k->prev_cycle = cycle;
 	k->dw = 0;
 	return 0;
@@ -235,9 +249,15 @@ static int check_status(struct check *k, const struct etm2_packet *p)
 
 	k->last_dw = s == etm2_st_dw;
 	k->dw += k->last_dw;
+	if (s == etm2_st_be) {
+		/* an instruction or a restart: its address says */
+		k->be_pending = 1;
+		k->be_cycle = p->cycle;
+		return 0;
+	}
 	if (!is_insn_status(s))
 		return 0;
-	if (s >= etm2_st_ptie) {
+	if (s >= etm2_st_ptie && s <= etm2_st_pndn) {
 		/* The phantom: a direct branch, taken (PT) or not. */
 		if (take_insn(k, p->cycle, &r))
 			return -1;
@@ -307,10 +327,72 @@ static int check_tfo(struct check *k, const struct etm2_packet *p)
 	return 0;
 }
 
+/* An ETMv1 BE whose address has reason 1 to 3: no instruction, trace
+ * restarts at the address (docs/etmv2.md 7b), the next instruction's;
+ * after an overflow (2) the record's instructions before it were lost;
+ * an exception before it is not shown. */
+static int v1_restart(struct check *k, const struct etm2_packet *p)
+{
+	const struct etm2_branch *b = &p->u.branch;
+	const struct exec_rec *r = peek_insn(k);
+
+	if (b->reason == etm2_reason_overflow) {
+		if (!k->overflow)
+			return bad(k, p->cycle, "an overflow");
+		while (r && ((uint32_t)r->addr != b->addr || r->isa != b->isa)) {
+			k->i++;
+			k->res.lost++;
+			r = peek_insn(k);
+		}
+	}
+	if (!r || b->addr != (uint32_t)r->addr || b->isa != r->isa)
+		return bad(k, p->cycle, "restart at 0x%x, the record at 0x%llx",
+			   b->addr, r ? (unsigned long long)r->addr : 0ull);
+	k->cur = NULL;
+	k->exp_valid = 0;
+	k->gap = 1;
+	k->v1_restart = 1;
+	k->prev_valid = 1;
+	k->prev_tfo = 0;
+	k->prev_br = 1;
+	k->prev_cycle = k->be_cycle;
+	k->dw = 0;
+	return 0;
+}
+
+/* ETMv1: the BE before @p was an instruction (reason 0 or 4). */
+static int v1_be_insn(struct check *k, const struct etm2_packet *p)
+{
+	const struct exec_rec *r;
+
+	if (take_insn(k, k->be_cycle, &r) ||
+	    check_cycles(k, k->be_cycle, waits(r), r))
+		return -1;
+	if (failed(r))
+		return bad(k, p->cycle, "BE for 0x%llx (failed)",
+			   (unsigned long long)r->addr);
+	return 0;
+}
+
 static int check_branch(struct check *k, const struct etm2_packet *p)
 {
 	const struct etm2_branch *b = &p->u.branch;
 
+	if (k->v1) {
+		int restart = b->has_reason && b->reason >= 1 &&
+			      b->reason <= 3;
+
+		if (k->be_pending) {
+			k->be_pending = 0;
+			if (restart)
+				return v1_restart(k, p);
+			if (v1_be_insn(k, p))
+				return -1;
+		} else if (restart) {
+			return bad(k, p->cycle, "a BD restart");
+		}
+		k->prev_br = 1;
+	}
 	if (k->last_dw) {
 		/* An exception entry: the handler's address. */
 		const struct exec_rec *r = peek_insn(k);
@@ -357,6 +439,15 @@ static int check_packet(struct check *k, const struct etm2_packet *p)
 		k->miss_valid[p->u.data.tag] = 0;
 		return 0;
 	case etm2_pkt_context_id:
+		if (k->v1 && !k->v1_restart) {
+			/* after an instruction's (periodic) address: its
+			 * context */
+			if (p->u.context_id != cid_mask(k, k->cur_cid))
+				return bad(k, p->cycle, "context ID 0x%x, "
+					   "want 0x%x", p->u.context_id,
+					   cid_mask(k, k->cur_cid));
+			return 0;
+		}
 		peek_insn(k);
 		if (p->u.context_id != cid_mask(k, k->cid))
 			return bad(k, p->cycle, "context ID 0x%x, want 0x%x",
@@ -399,6 +490,7 @@ int ts_etm2_check(const struct etm2_config *cfg, const struct etm2_cycle *c,
 		snprintf(why, cap, "the configuration does not decode");
 		goto out;
 	}
+	k->v1 = k->info.version == 1;
 	for (size_t at = 0; at < n;) {
 		size_t m = step && n - at > step ? step : n - at;
 

@@ -1,4 +1,4 @@
-/* Test support: ETMv2 cycles read back against the record they were
+/* Test support: ETMv2 and ETMv1 cycles read back against the record they were
  * encoded from (test_etm2_enc, fuzz_encode). The cycles are decoded into
  * records by etm2_pkt_* and each record checked against the record item
  * by item: every instruction's status (executed or failed; a phantom
@@ -13,7 +13,12 @@
  * trace restarts at its handler; cycle-accurate, every instruction
  * status as many cycles after the status before as the record says
  * (docs/etmv2.md 7a's rule; a phantom pair's counts added up; not with
- * overflows). No decoding error. Never prints. */
+ * overflows). ETMv1 (docs/etmv2.md 7b): a BE whose address has reason
+ * 1 to 3 is a restart at the record's next instruction (2: after the
+ * lost ones), any other BE or BD an instruction (its address where the
+ * record goes), ID/BD data one transfer each, a context ID after an
+ * instruction's address that instruction's, and every status 3 cycles
+ * at least after a BE or BD. No decoding error. Never prints. */
 #ifndef ETMKIT_TS_ETM2_CHECK_H
 #define ETMKIT_TS_ETM2_CHECK_H
 

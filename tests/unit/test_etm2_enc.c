@@ -908,6 +908,9 @@ int main(void)
 		cmocka_unit_test(test_packets_random),
 		cmocka_unit_test(test_overflow_random),
 		cmocka_unit_test(test_captures_real_code),
+		cmocka_unit_test(test_v1_random),
+		cmocka_unit_test(test_v1_overflow_random),
+		cmocka_unit_test(test_v1_captures_real_code),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

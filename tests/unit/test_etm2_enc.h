@@ -8,5 +8,8 @@
 void test_packets_random(void **state);
 void test_overflow_random(void **state);
 void test_captures_real_code(void **state);
+void test_v1_random(void **state);
+void test_v1_overflow_random(void **state);
+void test_v1_captures_real_code(void **state);
 
 #endif
