@@ -10,13 +10,14 @@
  *       value tracing, bits 2-3 context ID size, bit 4 4-bit port (else
  *       8-bit), bit 5 16-bit port, bit 6 FIFO latency 0; bit 7 cycles
  *   [1] records per feed for the chunked decodes (1-64)
- *   [2..3] image length (little-endian, at most what follows; mapped at
- *       0x8000)
+ *   [2..3] image length (little-endian, 15 bits, at most what follows;
+ *       mapped at 0x8000); bit 15: ETMv1 (docs/etmv2.md 7b)
  *   record: [0] type (mod etm2_pkt_type_count), [1] status (mod
  *   etm2_st_count), [2..5] address or value (little-endian; addresses
  *   folded into 0x7F00-0x8000 + 2 image lengths unless bit 31), [6]
- *   flags: bit 0 Thumb, bit 1 A bit / LSiP, bits 2-3 tag / reason,
- *   bit 4 error, bit 5 has address, bit 6 has value; [7] cycle step.
+ *   flags: bit 0 Thumb, bit 1 A bit / LSiP / ETMv1 first, bits 2-3 tag
+ *   / reason (ETMv1: with bit 6 as bit 2, mod 5), bit 4 error, bit 5
+ *   has address / ETMv1 has a reason, bit 6 has value; [7] cycle step.
  *
  * Invariants:
  * - the elements are a function of the records only: one feed drained
@@ -109,6 +110,12 @@ static void parse(const uint8_t *p, size_t n, uint32_t ilen,
 		case etm2_pkt_branch_address:
 			q->u.branch.addr = a & ~1u;
 			q->u.branch.isa = isa;
+			/* ETMv1 (docs/etmv2.md 7b): a 5-byte address's reason,
+			 * the sync point */
+			q->u.branch.has_reason = (f >> 5) & 1;
+			q->u.branch.reason =
+				(uint8_t)((((f >> 2) & 3) | ((f >> 4) & 4)) % 5);
+			q->u.branch.first = (f >> 1) & 1;
 			break;
 		case etm2_pkt_context_id:
 			q->u.context_id = v;
@@ -203,7 +210,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size < 4)
 		return 0;
-	ilen = (uint32_t)data[2] | (uint32_t)data[3] << 8;
+	ilen = (uint32_t)data[2] | (uint32_t)(data[3] & 0x7f) << 8;
 	if (ilen > size - 4)
 		ilen = (uint32_t)(size - 4);
 	chunk = (size_t)(data[1] % 64) + 1;
@@ -214,6 +221,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	etm2_flow_config_init(&cfg);
 	cfg.etm.port_width = (data[0] & 0x20) ? 16 : (data[0] & 0x10) ? 4 : 8;
 	cfg.etm.fifo_latency = (data[0] & 0x40) ? 0 : 1;
+	cfg.etm.version = (data[3] & 0x80) ? 1 : 2;
 	if (data[0] & 0x80) {
 		/* Cycles: the records are the packet decoder's. */
 		const uint8_t *p = data + 4 + ilen;

@@ -570,6 +570,34 @@ def etm2_flow_seeds(outdir):
         write(outdir, "fuzz_etm2_flow", "cycles-%d" % chunk,
               bytes([0x80, chunk]) + struct.pack("<H", len(pcode)) +
               pcode + b"".join(cyc))
+    # ETMv1 (bit 15 of the image length; docs/etmv2.md 7b): records
+    # (statuses ID 16, BE 17, BD 18; branch flags: 0x02 first, 0x20 a
+    # reason, 0x04 reason 1, 0x40 reason 4, 0x08 reason 2): a start, an
+    # ID with data, a BE, a BD to a vector, a periodic address, a
+    # restart.
+    v1recs = (rec(status, 17) + rec(branch, 0, 0x8000, 0x26) +
+              rec(status, 0) + rec(status, 16) + rec(data, 0, 0x20000, 0x62) +
+              rec(status, 17) + rec(branch, 0, 0x8010) + rec(status, 18) +
+              rec(data, 0, 0x20004, 0x62) + rec(branch, 0, 0x18) +
+              rec(status, 17) + rec(branch, 0, 0x8000, 0x60) +
+              rec(status, 0) + rec(status, 17) +
+              rec(branch, 0, 0x8004, 0x28) + rec(status, 0))
+    for cr in (0, 2, 3, 4):
+        write(outdir, "fuzz_etm2_flow", "v1-cr%d" % cr,
+              bytes([cr, 3]) + struct.pack("<H", len(code) | 0x8000) +
+              code + v1recs)
+    # ETMv1 cycles: tests/etmv2/flow/v1_sync8.e2t (8-bit port, ETMv1
+    # codes IE 0, BE 4, TD 7; flags bit 0 TRACESYNC) over its code.
+    v1cyc = [(0, 0, 0), (4, 0, 0), (0, 0x80, 1), (0, 0x80, 0), (0, 0x82, 0),
+             (0, 0x80, 0), (0, 0x10, 0), (4, 0, 0), (0, 0x11, 1), (0, 0, 0),
+             (0, 0, 0), (7, 0, 0)]
+    v1code = struct.pack("<4IH", 0xe1a00000, 0xe1a00000, 0xe1a00000,
+                         0xe12fff10, 0x46c0)
+    for chunk in (0, 1):
+        write(outdir, "fuzz_etm2_flow", "v1-cycles-%d" % chunk,
+              bytes([0x80, chunk]) + struct.pack("<H", len(v1code) | 0x8000) +
+              v1code + b"".join(struct.pack("<HBB", k, ps, f)
+                                for ps, k, f in v1cyc))
 
 def write(outdir, target, name, blob):
     d = os.path.join(outdir, target)

@@ -403,6 +403,12 @@ const struct ptm_flow_stats *ptm_flow_get_stats(
  * index of the status that made it. Cycle-accurate: an insn's cycles are
  * the cycles since the previous instruction's status.
  *
+ * ETMv1 (etm2_config.version 1; docs/etmv2.md 7b): ID is an executed
+ * instruction with its data (one 4-byte transfer), BE one whose branch
+ * address follows, BD both; trace starts (trace_on) at the first branch
+ * address with 5 bytes and a reason, and restarts at one of reason 1 to
+ * 3; a BE or BD to an exception vector is an exception entry.
+ *
  * The functions behave as their etm3_flow_* namesakes, except feed, which
  * takes cycles.
  */

@@ -10,7 +10,9 @@
  * per status. A taken direct branch goes to its target; an executed
  * indirect branch's target is the branch address in its group. A TFO
  * (Q§6.5) places the walk: a periodic one stands for an IE of the
- * instruction at its address, the others restart tracing there.
+ * instruction at its address, the others restart tracing there. ETMv1
+ * (chapter 5, docs/etmv2.md 7b) starts at a full branch address instead:
+ * etm1_flow.c.
  *
  * Memory is fixed at allocation (the block cache, the output queue):
  * nothing is allocated per cycle, record or instruction.
@@ -49,6 +51,7 @@ void etm2_flow_forget(struct etm2_flow_decoder *d)
 	memset(d->miss, 0, sizeof(d->miss));
 	d->ctx_sent = 0;
 	d->prev_valid = 0;
+	d->v1_pend = 0;
 }
 
 int etm2_flow_alloc(struct etm2_flow_decoder **out,
@@ -130,7 +133,7 @@ etm2_flow_get_stats(const struct etm2_flow_decoder *d)
 /* Make POS_ADDR a block: a guess of the indirect branch that came here
  * (block.h), the cache's front, or a lookup. Returns 1, or 0 after
  * reporting no_image (one element: the caller made room). */
-static int resolve(struct etm2_flow_decoder *d, uint64_t offset)
+int etm2_flow_resolve(struct etm2_flow_decoder *d, uint64_t offset)
 {
 	uint64_t gen = flow_cache_generation(&d->cache);
 	struct flow_block *b = NULL, *f = d->ind_from;
@@ -277,7 +280,7 @@ int etm2_flow_insn(struct etm2_flow_decoder *d, uint64_t offset,
 		lose_status(d, offset);
 		return 0;
 	}
-	if (d->pos == POS_ADDR && !resolve(d, offset)) {
+	if (d->pos == POS_ADDR && !etm2_flow_resolve(d, offset)) {
 		d->stats.statuses_lost++;
 		return 0;
 	}
@@ -325,9 +328,7 @@ int etm2_flow_insn(struct etm2_flow_decoder *d, uint64_t offset,
 	return 1;
 }
 
-/* A status record (docs/etmv2.md 7): its instruction(s), and whose its
- * group is. */
-static void on_status(struct etm2_flow_decoder *d, const struct etm2_packet *p)
+void etm2_flow_status(struct etm2_flow_decoder *d, const struct etm2_packet *p)
 {
 	unsigned st = p->status, how;
 	uint32_t cycles = 0;
@@ -343,7 +344,8 @@ static void on_status(struct etm2_flow_decoder *d, const struct etm2_packet *p)
 		break;
 	case etm2_st_de:
 	case etm2_st_id: /* ETMv1: executed, data (Q§5.1) */
-	case etm2_st_be: /* ETMv1: branch executed, address follows */
+	case etm2_st_be: /* ETMv1: branch executed, address follows (once
+			    its address said it was one: etm1_flow.c) */
 	case etm2_st_bd:
 		how = ETM2_X_EXEC | ETM2_X_GROUP;
 		break;
@@ -392,6 +394,19 @@ static void on_status(struct etm2_flow_decoder *d, const struct etm2_packet *p)
 	etm2_flow_insn(d, p->cycle, cycles, how);
 }
 
+/* A status record (docs/etmv2.md 7): its instruction(s), and whose its
+ * group is; an ETMv1 BE/BD in synced trace waits for its address
+ * (docs/etmv2.md 7b). */
+static void on_status(struct etm2_flow_decoder *d, const struct etm2_packet *p)
+{
+	if (d->synced && d->info.version == 1 &&
+	    (p->status == etm2_st_be || p->status == etm2_st_bd)) {
+		etm1_flow_hold(d, p);
+		return;
+	}
+	etm2_flow_status(d, p);
+}
+
 /* A record the packet decoder rejected: trace is lost until the next
  * TFO. */
 static void on_error(struct etm2_flow_decoder *d, const struct etm2_packet *p)
@@ -406,6 +421,8 @@ static void on_error(struct etm2_flow_decoder *d, const struct etm2_packet *p)
 
 static void on_record(struct etm2_flow_decoder *d, const struct etm2_packet *p)
 {
+	if (d->v1_pend && etm1_flow_held(d, p))
+		return;
 	if (p->error) {
 		on_error(d, p);
 		return;
@@ -421,7 +438,9 @@ static void on_record(struct etm2_flow_decoder *d, const struct etm2_packet *p)
 		etm2_emit(d, etmkit_elem_trigger, p->cycle);
 		break;
 	case etm2_pkt_branch_address:
-		if (d->synced)
+		if (d->info.version == 1)
+			etm1_flow_branch(d, p);
+		else if (d->synced)
 			etm2_flow_branch(d, p);
 		break;
 	case etm2_pkt_normal_data:
@@ -432,7 +451,9 @@ static void on_record(struct etm2_flow_decoder *d, const struct etm2_packet *p)
 			etm2_flow_data(d, p);
 		break;
 	case etm2_pkt_context_id:
-		if (d->synced)
+		if (d->info.version == 1)
+			etm1_flow_context(d, p);
+		else if (d->synced)
 			etm2_flow_context(d, p->u.context_id, p->cycle);
 		break;
 	default:
@@ -522,8 +543,10 @@ static void decode(struct etm2_flow_decoder *d)
 	if (d->drv.gap_pending) {
 		struct etmkit_elem *e;
 
-		if (ETM2_QUEUE - d->n < ETM2_REC_ELEMS)
+		if (ETM2_QUEUE - d->n < ETM2_REC_ELEMS + ETM1_HELD_ELEMS)
 			return;
+		if (d->v1_pend)
+			etm1_flow_release(d);
 		e = etm2_emit(d, etmkit_elem_gap, d->drv.gap_offset);
 		flow_drive_gap_elem(&d->drv, e);
 		etm2_flow_forget(d);
@@ -531,13 +554,20 @@ static void decode(struct etm2_flow_decoder *d)
 	for (;;) {
 		if (d->drv.ibatch >= d->drv.nbatch &&
 		    (d->drv.stopped || !refill(d))) {
+			if (d->v1_pend && d->drv.finishing) {
+				/* the end: its address never came */
+				if (ETM2_QUEUE - d->n < ETM1_HELD_ELEMS)
+					return;
+				etm1_flow_release(d);
+			}
 			d->drv.full = 0;
 			return;
 		}
-		if (ETM2_QUEUE - d->n < ETM2_REC_ELEMS)
+		if (ETM2_QUEUE - d->n <
+		    ETM2_REC_ELEMS + (d->v1_pend ? ETM1_HELD_ELEMS : 0u))
 			return;
 		if (d->pos == POS_BLOCK && !d->info.cycle_accurate &&
-		    !d->no_fast) {
+		    !d->no_fast && !d->v1_pend) {
 			size_t k = ie_run(d, d->cur + d->drv.ibatch,
 					  (size_t)(d->drv.nbatch -
 						   d->drv.ibatch));

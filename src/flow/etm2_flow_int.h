@@ -97,6 +97,14 @@ struct etm2_flow_decoder {
 	uint8_t ctx_sent;
 	uint32_t context_id;
 
+	/* ETMv1 (docs/etmv2.md 7b, etm1_flow.c): a BE/BD status in synced
+	 * trace waits for its branch address, whose reason says whether it
+	 * was an instruction (0, 4) or a restart (1 to 3), and whether a BE
+	 * to a vector stands for no instruction; a BD's data wait with it.
+	 * v1_pend: 0 none, 1 the status, 2 and its data. */
+	uint8_t v1_pend;
+	struct etm2_packet v1_st, v1_data;
+
 	/* Cycle-accurate: the cycle index of the last instruction's status
 	 * (or of the TFO that started tracing). */
 	uint8_t prev_valid;
@@ -175,6 +183,39 @@ static inline int etm2_next_addr(const struct etm2_flow_decoder *d,
 int etm2_flow_insn(struct etm2_flow_decoder *d, uint64_t offset,
 		   uint32_t cycles, unsigned how);
 
+/* Make a POS_ADDR walk position a block (etm2_flow.c). Returns 1, or 0
+ * after reporting no_image (one element). */
+int etm2_flow_resolve(struct etm2_flow_decoder *d, uint64_t offset);
+
+/* A status record's instruction(s), and whose its group is
+ * (docs/etmv2.md 7). */
+void etm2_flow_status(struct etm2_flow_decoder *d,
+		      const struct etm2_packet *p);
+
+/* Trace (re)starts at @addr in @isa at @offset for @reason (enum
+ * etm2_reason): an overflow element for an overflow, trace_on, and
+ * everything known forgotten; cycles count from @offset (docs/etmv2.md
+ * 6 and 7: a TFO; 7b: an ETMv1 branch address with a reason). Two
+ * elements. */
+void etm2_flow_restart(struct etm2_flow_decoder *d, uint64_t offset,
+		       uint32_t addr, uint8_t isa, uint8_t reason);
+
+/* The ARM exception vector at @addr (docs/etmv2.md 7, ASSUMED: ETMv2
+ * traces no exception number): its index, low or high vectors, or
+ * 0xFFFF. */
+static inline uint16_t etm2_vector_of(uint32_t addr)
+{
+	uint32_t v = addr >= 0xFFFF0000u ? addr - 0xFFFF0000u : addr;
+
+	return v <= 0x1C && !(v & 3) ? (uint16_t)(v >> 2) : 0xFFFFu;
+}
+
+/* An exception entry to branch address @p (ETMKIT_EXC_VECTOR, its vector
+ * index); the preferred return address is where the walk stands, and
+ * the walk goes on at the address. One element. */
+void etm2_flow_exception(struct etm2_flow_decoder *d,
+			 const struct etm2_packet *p);
+
 /* A record other than a status; the caller made room for
  * ETM2_REC_ELEMS elements. */
 void etm2_flow_tfo(struct etm2_flow_decoder *d, const struct etm2_packet *p);
@@ -186,6 +227,30 @@ void etm2_flow_context(struct etm2_flow_decoder *d, uint32_t cid,
 
 /* Forget the trace state: nothing is placed before the next TFO. */
 void etm2_flow_forget(struct etm2_flow_decoder *d);
+
+/* ETMv1 (etm1_flow.c, docs/etmv2.md 7b). A BE/BD status in synced trace
+ * (held until its branch address). */
+void etm1_flow_hold(struct etm2_flow_decoder *d, const struct etm2_packet *p);
+/* A record while a status is held: returns 1 when it was the held
+ * status's (its data, or its branch address: handled), else 0 after
+ * delivering the held status as an instruction (and its data). The
+ * caller made room for ETM1_HELD_ELEMS more elements than the record
+ * needs. */
+int etm1_flow_held(struct etm2_flow_decoder *d, const struct etm2_packet *p);
+/* A branch address with nothing held: the start (`first`), a restart
+ * (reason 1 to 3), or as ETMv2's. */
+void etm1_flow_branch(struct etm2_flow_decoder *d,
+		      const struct etm2_packet *p);
+/* A context ID record (after a 5-byte address with a reason): an element
+ * when it differs from the last one. */
+void etm1_flow_context(struct etm2_flow_decoder *d,
+		       const struct etm2_packet *p);
+/* The held status, as an instruction (and its data): before a gap or at
+ * the end of the input. */
+void etm1_flow_release(struct etm2_flow_decoder *d);
+/* Elements releasing a held status may take: a no_image or a gap, the
+ * instruction, its data. */
+#define ETM1_HELD_ELEMS 3
 
 /* The cycles of an instruction whose status is at cycle @cycle
  * (docs/etmv2.md 7), and that cycle as the previous from now on. */

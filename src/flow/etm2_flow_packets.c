@@ -29,6 +29,25 @@ void etm2_flow_context(struct etm2_flow_decoder *d, uint32_t cid,
  * IE of the instruction at its address (Q§6.5.1), as a periodic one at
  * sync does after its trace_on. An LSiP TFO implies its load/store
  * multiple instead, and the walk goes on at its next address. */
+void etm2_flow_restart(struct etm2_flow_decoder *d, uint64_t offset,
+		       uint32_t addr, uint8_t isa, uint8_t reason)
+{
+	struct etmkit_elem *e;
+
+	if (reason == etm2_reason_overflow)
+		etm2_emit(d, etmkit_elem_overflow, offset);
+	e = etm2_emit(d, etmkit_elem_trace_on, offset);
+	e->addr = addr;
+	e->isa = isa;
+	/* enum etm2_reason is enum etmkit_trace_on_reason */
+	e->u.trace_on.reason = reason;
+	etm2_flow_forget(d);
+	d->synced = 1;
+	/* Cycles count from the restart (docs/etmv2.md 7). */
+	d->prev_valid = 1;
+	d->prev_cycle = offset;
+}
+
 void etm2_flow_tfo(struct etm2_flow_decoder *d, const struct etm2_packet *p)
 {
 	const struct etm2_tfo *t = &p->u.tfo;
@@ -39,22 +58,8 @@ void etm2_flow_tfo(struct etm2_flow_decoder *d, const struct etm2_packet *p)
 
 	d->grp = GRP_NONE;
 	d->grp_known = 0;
-	if (restart) {
-		struct etmkit_elem *e;
-
-		if (t->reason == etm2_reason_overflow)
-			etm2_emit(d, etmkit_elem_overflow, off);
-		e = etm2_emit(d, etmkit_elem_trace_on, off);
-		e->addr = t->addr;
-		e->isa = t->isa;
-		/* enum etm2_reason is enum etmkit_trace_on_reason */
-		e->u.trace_on.reason = t->reason;
-		etm2_flow_forget(d);
-		d->synced = 1;
-		/* Cycles count from the TFO cycle (docs/etmv2.md 7). */
-		d->prev_valid = 1;
-		d->prev_cycle = off;
-	}
+	if (restart)
+		etm2_flow_restart(d, off, t->addr, t->isa, t->reason);
 	if (d->info.context_id_bytes &&
 	    (!d->ctx_sent || t->context_id != d->context_id))
 		etm2_flow_context(d, t->context_id, off);
@@ -73,19 +78,10 @@ void etm2_flow_tfo(struct etm2_flow_decoder *d, const struct etm2_packet *p)
 
 /* ---- Branch addresses ----------------------------------------------------- */
 
-/* The ARM exception vector at @addr (docs/etmv2.md 7, ASSUMED: ETMv2
- * traces no exception number): its index, low or high vectors, or
- * 0xFFFF. */
-static uint16_t vector_of(uint32_t addr)
-{
-	uint32_t v = addr >= 0xFFFF0000u ? addr - 0xFFFF0000u : addr;
-
-	return v <= 0x1C && !(v & 3) ? (uint16_t)(v >> 2) : 0xFFFFu;
-}
-
-/* An exception entry: a branch address in a DW group (docs/etmv2.md 7);
- * the preferred return address is where the walk stands. */
-static void exception(struct etm2_flow_decoder *d, const struct etm2_packet *p)
+/* An exception entry: a branch address in a DW group (docs/etmv2.md 7;
+ * ETMv1: 7b); the preferred return address is where the walk stands. */
+void etm2_flow_exception(struct etm2_flow_decoder *d,
+			 const struct etm2_packet *p)
 {
 	const struct etm2_branch *b = &p->u.branch;
 	struct etmkit_elem *e = etm2_emit(d, etmkit_elem_exception, p->cycle);
@@ -94,7 +90,7 @@ static void exception(struct etm2_flow_decoder *d, const struct etm2_packet *p)
 	e->addr = b->addr;
 	e->isa = b->isa;
 	e->flags = ETMKIT_EXC_VECTOR;
-	e->u.exception.number = vector_of(b->addr);
+	e->u.exception.number = etm2_vector_of(b->addr);
 	if (etm2_next_addr(d, &ret)) {
 		e->flags |= ETMKIT_EXC_RET_ADDR;
 		e->u.exception.ret_addr = ret;
@@ -115,7 +111,7 @@ static int aborted_transfer(struct etm2_flow_decoder *d,
 
 	if (!d->grp_exec || (d->grp_flags & INSN_F_BRANCH) ||
 	    !(d->grp_flags & (INSN_F_LOAD | INSN_F_STORE)) ||
-	    vector_of(p->u.branch.addr) != 4)
+	    etm2_vector_of(p->u.branch.addr) != 4)
 		return 0;
 	e = etm2_emit(d, etmkit_elem_exception, p->cycle);
 	e->addr = p->u.branch.addr;
@@ -143,11 +139,20 @@ void etm2_flow_branch(struct etm2_flow_decoder *d, const struct etm2_packet *p)
 	struct flow_block *from = NULL;
 
 	if (d->grp == GRP_DW) {
-		exception(d, p);
+		etm2_flow_exception(d, p);
 		return;
 	}
 	if (d->grp == GRP_INSN && d->grp_known && aborted_transfer(d, p))
 		return;
+	if (d->info.version == 1 && d->grp == GRP_INSN && d->grp_known &&
+	    d->grp_exec && !(d->grp_flags & INSN_F_BRANCH) &&
+	    etm2_vector_of(b->addr) != 0xFFFFu) {
+		/* ETMv1 (docs/etmv2.md 7b, ASSUMED): an instruction that
+		 * executed, then the exception (an SVC; a BD's) */
+		etm2_flow_exception(d, p);
+		d->grp_known = 0;
+		return;
+	}
 	if (d->grp == GRP_INSN && d->grp_known) {
 		if (!d->grp_exec || !(d->grp_flags & INSN_F_BRANCH)) {
 			if (!d->grp_exec)

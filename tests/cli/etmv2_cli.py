@@ -259,6 +259,32 @@ def main():
     if rc != 1 or "--pipestat-table" not in err or "--trcidr" in err:
         fail("health warning", "exit %d, stderr %r" % (rc, err))
 
+    # ETMv1 (docs/etmv2.md 7b), the cycles of tests/etmv2/flow/
+    # v1_sync8.e2t, the version from --etm-version (or the header): the
+    # BE at 1 with a 5-byte address of reason 1 starts trace at ARM
+    # 0x8000 (trace_on, its own instruction not known); three NOPs at 4,
+    # 5, 6; the BE at 7 is the BX R0 at 0x800c, its 1-byte address
+    # Thumb 0x8010, whose NOP executes at 10.
+    v1 = ("cycles\nIE\nBE\n0x0 0x80 sync\n0x0 0x80\nIE 0x82\nIE 0x80\n"
+          "IE 0x10\nBE\n0x0 0x11 sync\n0x0\nIE\nTD\n")
+    v1code = write(w("v1code.bin"), struct.pack(
+        "<4IH", 0xe1a00000, 0xe1a00000, 0xe1a00000, 0xe12fff10, 0x46c0))
+    v1want = [(1, "trace_on", "0x8000", "arm"), (4, "insn", "0x8000", "arm"),
+              (5, "insn", "0x8004", "arm"), (6, "insn", "0x8008", "arm"),
+              (7, "insn", "0x800c", "arm"), (10, "insn", "0x8010", "thumb")]
+    for what, header, opts in (
+            ("--etm-version 1", "", ["--etm-version", "1"]),
+            ("header version 1", "version 1\n", [])):
+        cap = write(w("v1-%d.e2c" % len(opts)),
+                    "etmv2-capture 1\nport-width 8\n" + header + v1)
+        rc, out, err = run(e, ["decode", cap, "--image", v1code + "@0x8000",
+                               "--json"] + opts + v2)
+        got = [(r["offset"], r["kind"], r.get("addr"), r.get("isa"))
+               for r in map(json.loads, out.splitlines())]
+        if rc != 0 or got != v1want:
+            fail("ETMv1 decode, " + what, "exit %d, elements %s: %s" % (
+                rc, got, err.strip()))
+
     # The encoder's snapshot form (docs/etmv2-capture.md "Snapshot
     # directories") read back: the 46 instructions of a32_t32_flow.txt,
     # no gap, with binary and text (4-bit port) captures.

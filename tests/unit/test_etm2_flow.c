@@ -11,12 +11,13 @@
  * nothing.
  *
  * Case lines:
- *   config etmcr=0x...
+ *   config etmcr=0x... [version=1]   (ETMv1: docs/etmv2.md 7b)
  *   code ADDR arm|thumb WORD...
  *   CYCLE tfo ADDR arm|thumb periodic|trace_enable|overflow|debug_exit
  *         [cid=V] [lsip=NEXT]      (NEXT in the TFO's instruction set)
  *   CYCLE STATUS                   (IE, DE, IN, DN, DW, PTIE, ... PNDN)
- *   CYCLE branch ADDR arm|thumb
+ *   CYCLE branch ADDR arm|thumb [reason=R] [first]   (ETMv1: a 5-byte
+ *                                  address's reason; the sync point)
  *   CYCLE data|vnt|miss|missdata [a=1] [addr=V] [value=V bytes=N] [tag=T]
  *   CYCLE cid V | trigger | error
  *   expect                         then one element a line:
@@ -53,6 +54,7 @@
 
 struct fcase {
 	uint32_t etmcr;
+	uint8_t version;
 	struct image *img;
 	struct etm2_packet recs[MAX_RECS];
 	size_t nrecs;
@@ -147,6 +149,11 @@ static void parse_rec(struct fcase *c, char **w, int nw)
 		p->type = etm2_pkt_branch_address;
 		p->u.branch.addr = (uint32_t)num(w[2]);
 		p->u.branch.isa = isa_of(w[3]);
+		if ((v = opt(w, nw, "reason"))) {
+			p->u.branch.has_reason = 1;
+			p->u.branch.reason = (uint8_t)num(v);
+		}
+		p->u.branch.first = nw > 4 && !strcmp(w[nw - 1], "first");
 	} else if (!strcmp(w[1], "data") || !strcmp(w[1], "vnt") ||
 		   !strcmp(w[1], "miss") || !strcmp(w[1], "missdata")) {
 		struct etm2_data *d = &p->u.data;
@@ -215,8 +222,12 @@ static void parse_case(struct fcase *c, const char *text)
 			w[nw++] = tok;
 		if (!strcmp(w[0], "expect"))
 			in_expect = 1;
-		else if (!strcmp(w[0], "config"))
+		else if (!strcmp(w[0], "config")) {
+			const char *v = opt(w, nw, "version");
+
 			c->etmcr = (uint32_t)num(w[1] + strlen("etmcr="));
+			c->version = v ? (uint8_t)num(v) : 0;
+		}
 		else if (!strcmp(w[0], "code"))
 			parse_code(c, w, nw);
 		else
@@ -254,6 +265,7 @@ static struct etm2_flow_decoder *decode(const struct fcase *c, uint32_t flags,
 
 	etm2_flow_config_init(&cfg);
 	cfg.etm.etmcr = c->etmcr | (1u << ETM2_ETMCR_PORT_SIZE_SHIFT);
+	cfg.etm.version = c->version;
 	cfg.image = c->img;
 	cfg.flags = flags & ETM2_FLOW_RANGES;
 	assert_int_equal(etm2_flow_alloc(&d, &cfg), 0);
@@ -657,16 +669,210 @@ static void test_lsip_mismatch_error_no_image(void **state)
 	assert_int_equal(st.statuses_lost, 3);
 }
 
+/* ---- ETMv1 (docs/etmv2.md 7b) --------------------------------------------- */
+
+/* Start at the first full branch address (reason 1: trace_on
+ * trace_enable; the BE's own instruction and the IE before it are not
+ * known); ID: the instruction and its one 4-byte transfer; BE: an
+ * executed indirect branch (BX) goes to its address; BD: a load to the
+ * PC, its data then its address (Thumb by bit 0); a periodic full
+ * address (reason 4) once synced: an ordinary branch target. */
+static void test_v1_start_id_bd_periodic(void **state)
+{
+	struct etm2_flow_stats st;
+
+	(void)state;
+	run_case("config etmcr=0xc version=1\n"
+		 "code 0x8000 arm e1a00000 e5901000 e12fff12 e1a00000\n"
+		 "code 0x9000 arm e1a00000 e59ff000 e1a00000\n"
+		 "code 0xa000 thumb 46c0 4770\n"
+		 "0 IE\n"
+		 "1 BE\n1 branch 0x8000 arm reason=1 first\n"
+		 "4 IE\n"
+		 "5 ID\n5 data a=1 addr=0x20000 value=0x12345678 bytes=4\n"
+		 "6 BE\n6 branch 0x9000 arm\n"
+		 "9 IE\n"
+		 "10 BD\n10 data a=1 addr=0x9010 value=0xa001 bytes=4\n"
+		 "10 branch 0xa000 thumb\n"
+		 "13 IE\n"
+		 "14 BE\n14 branch 0x8000 arm reason=4\n"
+		 "17 IE\n"
+		 "expect\n"
+		 "1 trace_on trace_enable 0x8000 arm\n"
+		 "4 insn 0x8000 arm E\n"
+		 "5 insn 0x8004 arm E\n"
+		 "5 data insn=0x8004 addr=0x20000 value=0x12345678 size=4\n"
+		 "6 insn 0x8008 arm E\n"
+		 "9 insn 0x9000 arm E\n"
+		 "10 insn 0x9004 arm E\n"
+		 "10 data insn=0x9004 addr=0x9010 value=0xa001 size=4\n"
+		 "13 insn 0xa000 thumb E\n"
+		 "14 insn 0xa002 thumb E\n"
+		 "17 insn 0x8000 arm E\n",
+		 &st);
+	assert_int_equal(st.statuses_lost, 2);
+	assert_int_equal(st.insns, 8);
+}
+
+/* Restarts (docs/etmv2.md 7b): a start at a BD with reason 4 (its data
+ * dropped with it: trace_on periodic); reasons 2, 3 and 1 once synced
+ * restart as a TFO of that reason (an overflow element first for 2) and
+ * the BE/BD stands for no instruction (a BD's data dropped); the context
+ * ID after a reason address: an element after trace_on, and later only
+ * when it changed (reason 4 repeats it). */
+static void test_v1_restarts_context(void **state)
+{
+	(void)state;
+	run_case("config etmcr=0x400c version=1\n"
+		 "code 0x8000 arm e1a00000 e1a00000 e1a00000 e1a00000 "
+		 "e12fff10\n"
+		 "0 BD\n0 data a=1 addr=0x40000 value=1 bytes=4\n"
+		 "0 branch 0x8000 arm reason=4 first\n0 cid 5\n"
+		 "3 IE\n4 IE\n"
+		 "5 BE\n5 branch 0x8008 arm reason=2\n5 cid 5\n"
+		 "8 IE\n9 IE\n"
+		 "10 BE\n10 branch 0x8000 arm reason=4\n10 cid 5\n"
+		 "13 IE\n"
+		 "14 BE\n14 branch 0x8004 arm reason=3\n14 cid 6\n"
+		 "17 IE\n"
+		 "18 BE\n18 branch 0x8000 arm reason=1\n18 cid 6\n"
+		 "21 IE\n"
+		 "22 BD\n22 data a=1 addr=0x40000 value=3 bytes=4\n"
+		 "22 branch 0x800c arm reason=2\n22 cid 6\n"
+		 "25 IE\n"
+		 "expect\n"
+		 "0 trace_on periodic 0x8000 arm\n"
+		 "0 context cid=0x5\n"
+		 "3 insn 0x8000 arm E\n"
+		 "4 insn 0x8004 arm E\n"
+		 "5 overflow\n"
+		 "5 trace_on overflow 0x8008 arm\n"
+		 "5 context cid=0x5\n"
+		 "8 insn 0x8008 arm E\n"
+		 "9 insn 0x800c arm E\n"
+		 "10 insn 0x8010 arm E\n"
+		 "13 insn 0x8000 arm E\n"
+		 "14 trace_on debug_exit 0x8004 arm\n"
+		 "14 context cid=0x6\n"
+		 "17 insn 0x8004 arm E\n"
+		 "18 trace_on trace_enable 0x8000 arm\n"
+		 "18 context cid=0x6\n"
+		 "21 insn 0x8000 arm E\n"
+		 "22 overflow\n"
+		 "22 trace_on overflow 0x800c arm\n"
+		 "22 context cid=0x6\n"
+		 "25 insn 0x800c arm E\n",
+		 NULL);
+}
+
+/* Exception entries (docs/etmv2.md 7b, ASSUMED): a BE to a vector while
+ * the instruction at the walk position is no branch stands for no
+ * instruction (IRQ 0x18 over a NOP; undefined 0x04 over a STR), the walk
+ * position the return address; an SVC with the SVC vector executed, the
+ * next its return address; a load with the data abort vector (BD: its
+ * data first) aborted (cancel, the load its return address); a BD to
+ * another vector: its instruction executed, then the exception; a
+ * branch instruction (BX LR, MOVS PC, SUBS PC) at the walk position is
+ * a branch. */
+static void test_v1_exceptions(void **state)
+{
+	(void)state;
+	run_case("config etmcr=0xc version=1\n"
+		 "code 0x8000 arm e1a00000 ef000000 e5901000 e1a00000 "
+		 "e5801000 e1a00000\n"
+		 "code 0x0 arm e1a00000 e1a00000 e1a00000 e1b0f00e "
+		 "e1a00000 e25ef004 e1a00000 e12fff1e\n"
+		 "0 BE\n0 branch 0x8000 arm reason=1 first\n"
+		 "3 BE\n3 branch 0x18 arm\n"
+		 "6 IE\n"
+		 "7 BE\n7 branch 0x8000 arm\n"
+		 "10 IE\n"
+		 "11 BE\n11 branch 0x8 arm\n"
+		 "14 IE\n"
+		 "15 BE\n15 branch 0x8008 arm\n"
+		 "18 BD\n18 data a=1 addr=0x30000 value=0 bytes=4\n"
+		 "18 branch 0x10 arm\n"
+		 "21 IE\n"
+		 "22 BE\n22 branch 0x800c arm\n"
+		 "25 IE\n"
+		 "26 BE\n26 branch 0x4 arm\n"
+		 "29 IE\n"
+		 "30 BD\n30 data a=1 addr=0x30004 value=1 bytes=4\n"
+		 "30 branch 0x1c arm\n"
+		 "33 IE\n"
+		 "expect\n"
+		 "0 trace_on trace_enable 0x8000 arm\n"
+		 "3 exception 0x18 arm vec=6 ret=0x8000\n"
+		 "6 insn 0x18 arm E\n"
+		 "7 insn 0x1c arm E\n"
+		 "10 insn 0x8000 arm E\n"
+		 "11 insn 0x8004 arm E\n"
+		 "11 exception 0x8 arm vec=2 ret=0x8008\n"
+		 "14 insn 0x8 arm E\n"
+		 "15 insn 0xc arm E\n"
+		 "18 insn 0x8008 arm E\n"
+		 "18 data insn=0x8008 addr=0x30000 value=0x0 size=4\n"
+		 "18 exception 0x10 arm vec=4 ret=0x8008 cancel\n"
+		 "21 insn 0x10 arm E\n"
+		 "22 insn 0x14 arm E\n"
+		 "25 insn 0x800c arm E\n"
+		 "26 exception 0x4 arm vec=1 ret=0x8010\n"
+		 "29 insn 0x4 arm E\n"
+		 "30 insn 0x8 arm E\n"
+		 "30 data insn=0x8 addr=0x30004 value=0x1 size=4\n"
+		 "30 exception 0x1c arm vec=7 ret=0xc\n"
+		 "33 insn 0x1c arm E\n",
+		 NULL);
+}
+
+/* Cycle-accurate ETMv1 (Q§5.10; docs/etmv2.md 7b): cycles count from
+ * the start's and a restart's BE; a BE whose address never comes (an
+ * error, the end of the records) is its instruction all the same. */
+static void test_v1_cycles_cut(void **state)
+{
+	(void)state;
+	run_case("config etmcr=0x1000 version=1\n"
+		 "code 0x8000 arm e1a00000 e1a00000 e12fff10 e1a00000\n"
+		 "0 BE\n0 branch 0x8000 arm reason=1 first\n"
+		 "3 IE\n4 IE\n"
+		 "5 BE\n5 branch 0x8000 arm\n"
+		 "8 IE\n"
+		 "10 BE\n10 branch 0x8004 arm reason=2\n"
+		 "13 IE\n"
+		 "14 BE\n14 error\n"
+		 "16 BE\n16 branch 0x8000 arm reason=1 first\n"
+		 "19 IE\n"
+		 "20 IE\n"
+		 "21 BE\n"
+		 "expect\n"
+		 "0 trace_on trace_enable 0x8000 arm\n"
+		 "3 insn 0x8000 arm E c=3\n"
+		 "4 insn 0x8004 arm E c=1\n"
+		 "5 insn 0x8008 arm E c=1\n"
+		 "8 insn 0x8000 arm E c=3\n"
+		 "10 overflow\n"
+		 "10 trace_on overflow 0x8004 arm\n"
+		 "13 insn 0x8004 arm E c=3\n"
+		 "14 insn 0x8008 arm E c=1\n"
+		 "14 gap packet_error\n"
+		 "16 trace_on trace_enable 0x8000 arm\n"
+		 "19 insn 0x8000 arm E c=3\n"
+		 "20 insn 0x8004 arm E c=1\n"
+		 "21 insn 0x8008 arm E c=1\n",
+		 NULL);
+}
+
 /* ---- Captures: tests/etmv2/flow/ (.e2t files) ------------------------------------ */
 
-/* Decode @t's cycles through the packet decoder, @step cycles a feed, in
- * form @flags, into @out. */
-static void decode_cycles(const struct e2t *t, const struct image *img,
-			  uint32_t flags, size_t step, struct elems *out)
+/* Decode @t's cycles from cycle @from on through the packet decoder,
+ * @step cycles a feed, in form @flags, into @out. */
+static void decode_from(const struct e2t *t, const struct image *img,
+			uint32_t flags, size_t step, size_t from,
+			struct elems *out)
 {
 	struct etm2_flow_config cfg;
 	struct etm2_flow_decoder *d;
-	size_t at = 0;
+	size_t at = from;
 
 	etm2_flow_config_init(&cfg);
 	cfg.etm = t->cfg;
@@ -683,8 +889,58 @@ static void decode_cycles(const struct e2t *t, const struct image *img,
 	}
 	assert_int_equal(etm2_flow_finish(d), 0);
 	drain(d, out);
-	assert_int_equal(etm2_flow_get_stats(d)->cycles, t->n_cycles);
+	assert_int_equal(etm2_flow_get_stats(d)->cycles, t->n_cycles - from);
 	etm2_flow_free(d);
+}
+
+static void decode_cycles(const struct e2t *t, const struct image *img,
+			  uint32_t flags, size_t step, struct elems *out)
+{
+	decode_from(t, img, flags, step, 0, out);
+}
+
+/* Decoding starts at any cycle (docs/etmv2.md 6; 7b for ETMv1): from
+ * every cycle @k on, nothing comes before the first trace_on (but its
+ * overflow), and after its cycle the elements are the full decode's
+ * after that cycle. */
+static int cuts(const char *file, const struct e2t *t,
+		const struct image *img, const struct elems *full)
+{
+	static struct elems got;
+
+	for (size_t k = 1; k < t->n_cycles; k++) {
+		size_t i = 0, j = 0;
+		uint64_t c;
+
+		decode_from(t, img, 0, 1, k, &got);
+		if (!got.n)
+			continue;
+		/* (an overflow element comes before its trace_on) */
+		i = got.n > 1 && got.e[0].kind == etmkit_elem_overflow;
+		if (got.e[i].kind != etmkit_elem_trace_on) {
+			print_error("%s: cut %zu: %s before trace_on\n", file,
+				    k, etmkit_elem_kind_name(got.e[i].kind));
+			return 0;
+		}
+		c = got.e[i].offset;
+		while (i < got.n && got.e[i].offset <= c)
+			i++;
+		while (j < full->n && full->e[j].offset <= c)
+			j++;
+		if (got.n - i != full->n - j) {
+			print_error("%s: cut %zu: %zu elements after cycle %llu, "
+				    "the full decode %zu\n", file, k, got.n - i,
+				    (unsigned long long)c, full->n - j);
+			return 0;
+		}
+		for (; i < got.n; i++, j++)
+			if (!elem_same(&got.e[i], &full->e[j], 1)) {
+				print_error("%s: cut %zu: element %zu differs\n",
+					    file, k, j);
+				return 0;
+			}
+	}
+	return 1;
 }
 
 /* One .e2t case: its code blocks as the image (arm: 32-bit words, thumb:
@@ -745,6 +1001,8 @@ static int e2t_case(const char *dir, const char *file)
 		print_error("%s: ranges: %s (element %zu)\n", file, why, at);
 		ok = 0;
 	}
+	if (ok && !cuts(file, &t, img, &ref))
+		ok = 0;
 	image_free(img);
 	e2t_free(&t);
 	return ok;
@@ -1045,6 +1303,10 @@ int main(void)
 		cmocka_unit_test(test_data),
 		cmocka_unit_test(test_context_exception_trigger),
 		cmocka_unit_test(test_lsip_mismatch_error_no_image),
+		cmocka_unit_test(test_v1_start_id_bd_periodic),
+		cmocka_unit_test(test_v1_restarts_context),
+		cmocka_unit_test(test_v1_exceptions),
+		cmocka_unit_test(test_v1_cycles_cut),
 		cmocka_unit_test(test_e2t_cases),
 		cmocka_unit_test(test_round_trips),
 	};
