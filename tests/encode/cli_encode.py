@@ -208,6 +208,30 @@ def bad_options():
                                    "4"], 2, "ETMv2 options")
     bad("etmv2_preset", base + ["--protocol", "etmv2", "--preset",
                                 "return-stack"], 2, "return-stack")
+    # ETMv1 (docs/etmv2.md 7b): no 16-bit port, phantoms or load misses;
+    # --etm-version is ETMv2's
+    bad("etmv1_version", base + ["--protocol", "etmv2", "--etm-version",
+                                 "3"], 2, "etm-version", "3")
+    bad("etmv1_width16", base + ["--protocol", "etmv2", "--etm-version",
+                                 "1", "--port-width", "16"], 2, "ETMv1",
+        "16-bit")
+    bad("etmv1_phantoms", base + ["--protocol", "etmv2", "--etm-version",
+                                  "1", "--preset", "phantoms"], 2,
+        "ETMv1", "phantoms")
+    bad("etmv1_etmidr16", base + ["--protocol", "etmv2", "--etmidr",
+                                  "0x41000030", "--port-width", "16"], 2,
+        "ETMv1")
+    bad("version_not_etmv2", base + ["--protocol", "ptm", "--etm-version",
+                                     "1"], 2, "ETMv2 options")
+    # ETMv1 data: one 4-byte transfer an instruction; the error names
+    # the item that broke the rule and the instruction
+    v1 = write("v1.txt", "etmkit-exec 1\n0x8000 arm e5910000\n"
+               "ld 0x100 4 0x1\n0x8004 arm e8910030\nld 0x100 4 0x7\n"
+               "ld 0x104 4 0x8\n0x8008 arm e1a00000\n")
+    bad("etmv1_ldm", ["--from-record", v1, "--out", path("v1.out"),
+                      "--protocol", "etmv2", "--etm-version", "1",
+                      "--preset", "data"], 3, v1 + ":6", "0x8004",
+        "several", "data preset")
     bad("frames", base + ["--protocol", "ete", "--frames", "tpiu"], 2,
         "tpiu")
     bad("both_inputs", base + ["--protocol", "ete", "--from-qemu", rec], 2,
@@ -423,7 +447,11 @@ def good():
             ("a32_t32_flow.txt", "etmv2", ["--port-width", "16",
                                            "--fifo-depth", "16",
                                            "--capture-format", "text"],
-             {"etmcr": 0x0000c020, "etmidr": 0x41012100})):
+             {"etmcr": 0x0000c020, "etmidr": 0x41012100}),
+            # ETMv1: an ETMv1.3 ETMIDR ([11:8] = 0), a source of type ETM1
+            ("a32_t32_flow.txt", "etmv2", ["--etm-version", "1",
+                                           "--port-width", "4"],
+             {"etmcr": 0x0000c000, "etmidr": 0x41000030})):
         rec = os.path.join(RECORDS, rec_name)
         name = f"{rec_name}/{proto}"
         out = path(name.replace("/", "_") + ".out")
@@ -440,7 +468,8 @@ def good():
             # buffer in the binary or text form the options chose
             src = ini(os.path.join(out, "source_0.ini"))
             tr = ini(os.path.join(out, "trace.ini"))
-            check(src["device"]["type"] == "ETM2" and
+            v1 = "--etm-version" in extra
+            check(src["device"]["type"] == ("ETM1" if v1 else "ETM2") and
                   tr["buffer0"]["format"] == "etmv2-capture",
                   f"{name}: ETMv2 snapshot")
             with open(os.path.join(out, "trace.bin"), "rb") as f:

@@ -18,7 +18,8 @@ record's transfers must also agree with themselves (check_memory).
 For ETMv2 (without --overflow) the decode must also be exactly the rest of
 the record, by the rules docs/etmv2.md 7a states (compare_etm2): data
 transfers and load misses, exceptions, context IDs and, cycle-accurate
-without phantoms, every instruction's cycles.
+without phantoms, every instruction's cycles. ETMv1 (--etm-version 1,
+a source of type ETM1) by 7b's.
 
 With --overflow (ETMv2, a FIFO that overflows), the encoder's warning says
 how many instructions it could not trace; the decode must report an
@@ -89,19 +90,22 @@ def read_record(path, etm3):
 
 def etm2_setup(snap, args):
     """ETMCR as the snapshot's source_0.ini gives it, the port width from
-    its ETMCR[6:4] (docs/etmv2.md 3), and whether the encode options ask
-    for phantoms (an encoder choice, in no register)."""
-    cr = None
+    its ETMCR[6:4] (docs/etmv2.md 3), whether the encode options ask
+    for phantoms (an encoder choice, in no register), and whether the
+    source is an ETMv1 (type ETM1, docs/etmv2-capture.md)."""
+    cr, v1 = None, False
     with open(os.path.join(snap, "source_0.ini")) as f:
         for line in f:
             m = re.match(r"\s*ETMCR\(0x000\)\s*=\s*(\S+)", line)
             if m:
                 cr = int(m.group(1), 0)
+            if re.match(r"\s*type\s*=\s*ETM1\s*$", line):
+                v1 = True
     if cr is None:
         sys.exit(f"{snap}/source_0.ini: no ETMCR")
     phantoms = any(args[i] == "--preset" and "phantoms" in
                    args[i + 1].split(",") for i in range(len(args) - 1))
-    return cr, phantoms, {0: 4, 1: 8, 2: 16}[(cr >> 4) & 7]
+    return cr, phantoms, {0: 4, 1: 8, 2: 16}[(cr >> 4) & 7], v1
 
 
 def read_items(path):
@@ -144,10 +148,15 @@ def value_bytes(v):
     return 0 if v == 0 else 1 if v < 0x100 else 2 if v < 0x10000 else 4
 
 
-def compare_etm2(items, elems, cr, phantoms, width, what):
+def compare_etm2(items, elems, cr, phantoms, width, what, v1=False):
     """0 when the decoded elements @elems are exactly the record @items
     beyond the instructions (compare() checks those), by the rules of
-    docs/etmv2.md 7a; else 1 (printed). Checked, per instruction:
+    docs/etmv2.md 7a (ETMv1, @v1: 7b, "What the ETMv1 encoder writes":
+    one data element per instruction with a transfer, its 4-byte value
+    and its address; no exception elements, a restart instead; cycles
+    at least 3 after a BE or BD: after trace_on, after a taken branch
+    that gives an address, and maybe after any other taken branch, a
+    periodic address's); else 1 (printed). Checked, per instruction:
     - data: its transfers as packets, a doubleword as two (low word
       first); the first packet with the data address (ETMCR[3]), every
       one with the value and its Table 6.3 size (ETMCR[2]); the
@@ -181,6 +190,8 @@ def compare_etm2(items, elems, cr, phantoms, width, what):
     exc_want = None        # ret of an exception to show before the next insn
     traced_before = False  # an instruction since the record began or a gap
     n = 0
+    prev_br = prev_taken = False  # ETMv1: the instruction before gave an
+    #                               address surely / maybe (periodic)
 
     def bad(msg):
         print(f"{what}: {msg} (record instruction {n}, decoded element "
@@ -207,7 +218,7 @@ def compare_etm2(items, elems, cr, phantoms, width, what):
             if pending:
                 return bad(f"load miss data owed at a gap: {pending}")
         elif it[0] == "exc":
-            exc_want = it[1] if traced_before else None
+            exc_want = it[1] if traced_before and not v1 else None
         elif it[0] == "ctx":
             if it[1] is not None:
                 rec_cid = it[1] & cid_mask
@@ -227,7 +238,8 @@ def compare_etm2(items, elems, cr, phantoms, width, what):
         exc_seen = tfo = dw = False
         while k < len(elems) and elems[k]["kind"] != "insn":
             e = elems[k]
-            if e["kind"] in ("context", "exception") and not tfo:
+            if e["kind"] in ("context", "exception") and not tfo and \
+                    not v1:
                 dw = True
             if e["kind"] == "context":
                 dec_cid = etmkit_json.num(e.get("context_id", "0"))
@@ -265,7 +277,16 @@ def compare_etm2(items, elems, cr, phantoms, width, what):
             return bad(f"instruction 0x{addr:x} decoded in context "
                        f"{dec_cid}, record 0x{rec_cid:x}")
         least = 1 + dw + (tfo and width == 4)
-        if check_cycles and e.get("cycles") != max(cyc, least):
+        maybe = None
+        if v1:
+            least = 3 if tfo or prev_br else 1
+            maybe = max(cyc, 3) if prev_taken else None
+            taken = [t for t in rest if t.startswith("->")]
+            prev_taken = bool(taken) and "x" not in rest
+            prev_br = prev_taken and ("bi" in rest or ":" in taken[0] or
+                                      bool(cr & 0x100))
+        if check_cycles and e.get("cycles") != max(cyc, least) and \
+                e.get("cycles") != maybe:
             return bad(f"instruction 0x{addr:x}: {e.get('cycles')} cycles,"
                        f" record {cyc}" + (f" (at least {least})"
                                            if least > 1 else ""))
@@ -282,6 +303,17 @@ def compare_etm2(items, elems, cr, phantoms, width, what):
             n += 1
             continue
         want = []
+        if v1:
+            # docs/etmv2.md 7b: one 4-byte transfer (the encoder refuses
+            # others), its address and its value
+            for (_, _st, a, sz, v) in xfers[:1]:
+                d = {}
+                if daddr:
+                    d["data_addr"] = a
+                if dvalue:
+                    d["value"], d["size"] = v & 0xFFFFFFFF, 4
+                want.append(d)
+            xfers = []
         for j, (_, _st, a, sz, v) in enumerate(xfers):
             words = [v & 0xFFFFFFFF] + ([v >> 32] if sz == 8 else [])
             for w_i, w in enumerate(words):
@@ -584,9 +616,9 @@ def main():
         else:
             bad = compare(want, got, what + " etmkit")
             if not bad and a.protocol == "etmv2":
-                cr, phantoms, width = etm2_setup(out, a.encode_args)
+                cr, phantoms, width, v1 = etm2_setup(out, a.encode_args)
                 bad = compare_etm2(read_items(record), elems, cr, phantoms,
-                                   width, what + " etmkit")
+                                   width, what + " etmkit", v1)
             if not bad and a.protocol == "etmv3" and \
                     read_etmcr(out) & 0xC and "data-ooo" not in \
                     " ".join(a.encode_args):

@@ -3,6 +3,9 @@
 
   --logs DIR        every QEMU log in DIR (tests/data/qemu: A64, and A32
                     with T32 interworking)
+  --records DIR     the ETMv1 data records in DIR (tests/data/records,
+                    *_v1.txt): ETMv1 data trace (one 4-byte transfer an
+                    instruction, docs/etmv2.md 7b)
   --workloads DIR   every workload in DIR (tests/workloads), compiled and
                     run under QEMU by tools/qemu-trace for A64, A32 and T32
                     (state mode: conditions from the CPU state)
@@ -10,7 +13,8 @@
 Each log is encoded for every protocol that can trace its instructions
 (A64: ETE, ETMv4; A32/T32: ETMv3, PTM, ETMv4, ETE, ETMv2) under several
 register presets (PTM: return stack and cycle-accurate tracing on and off;
-ETMv2: port widths, data trace, cycle-accurate tracing; for the
+ETMv2: port widths, data trace, cycle-accurate tracing; ETMv1: port
+widths, cycle-accurate tracing, an overflowing FIFO; for the
 workloads also ETMv2 and ETMv3 data trace of the transfers derived from
 the CPU dumps, --qemu-data), and round_trip.py
 checks `etmkit decode` and OpenCSD's trc_pkt_lister (no ETMv2: etmkit
@@ -61,7 +65,22 @@ CASES_A32 = [("etmv3", []),
              # come faster than the port drains them (round_trip.py
              # --overflow: reported, the rest exactly the record)
              ("etmv2", ["--overflow", "--preset", "data,phantoms",
-                        "--port-width", "4", "--fifo-depth", "16"])]
+                        "--port-width", "4", "--fifo-depth", "16"]),
+             # ETMv1 (docs/etmv2.md 7b): 8 and 4-bit ports, cycle-accurate
+             # on and off, periodic reason 4 addresses, and a small FIFO
+             # that overflows (restarts of reason 2, reported as gaps).
+             # Data trace only in CASES_A32_DATA_V1 (one 4-byte transfer
+             # an instruction: these runs have others)
+             ("etmv2", ["--etm-version", "1"]),
+             ("etmv2", ["--etm-version", "1", "--preset",
+                        "cycle-accurate,branch-output", "--sync-period",
+                        "64"]),
+             ("etmv2", ["--etm-version", "1", "--preset", "cycle-accurate",
+                        "--port-width", "4", "--sync-period", "48",
+                        "--fifo-depth", "4096"]),
+             ("etmv2", ["--overflow", "--etm-version", "1", "--preset",
+                        "branch-output", "--port-width", "4",
+                        "--fifo-depth", "16", "--sync-period", "16"])]
 # State-mode workload logs only (not the committed block-mode ones): data
 # transfers derived from the CPU dumps (--qemu-data, docs/qemu-log.md),
 # traced by ETMv2 (a FIFO that does not overflow) and ETMv3, and checked
@@ -72,9 +91,23 @@ CASES_A32_DATA = [("etmv2", ["--qemu-data", "--preset", "data",
                   ("etmv3", ["--qemu-data", "--preset", "data"])]
 
 
+# ETMv1 data trace of the records that only move single 32-bit words
+# (QEMU runs have LDM, byte and halfword transfers: the encoder refuses
+# those with ETMv1 data on).
+CASES_V1_DATA = [("etmv2", ["--etm-version", "1", "--preset", "data",
+                            "--fifo-depth", "4096"]),
+                 ("etmv2", ["--etm-version", "1", "--preset",
+                            "cycle-accurate,data", "--port-width", "4",
+                            "--sync-period", "16", "--fifo-depth", "4096"]),
+                 ("etmv2", ["--overflow", "--etm-version", "1", "--preset",
+                            "data", "--port-width", "4", "--fifo-depth",
+                            "24"])]
+
+
 def round_trip(etmkit, log, protocol, opts):
+    src = "--record" if log.endswith(".txt") else "--qemu-log"
     cmd = [sys.executable, os.path.join(HERE, "round_trip.py"), "--etmkit",
-           etmkit, "--qemu-log", log, "--protocol", protocol]
+           etmkit, src, log, "--protocol", protocol]
     # OpenCSD has no ETMv2 decoder, and its ETMv3 decoder refuses a
     # configuration with data trace (trc_pkt_lister: "OCSD_ERR_NOT_INIT
     # ... No decoder configuration information")
@@ -105,6 +138,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--etmkit", required=True)
     ap.add_argument("--logs")
+    ap.add_argument("--records")
     ap.add_argument("--workloads")
     ap.add_argument("--qemu-trace")
     a = ap.parse_args()
@@ -116,6 +150,12 @@ def main():
             log = os.path.join(a.logs, name)
             for proto, opts in CASES_A64 if is_a64(log) else CASES_A32:
                 bad += round_trip(a.etmkit, log, proto, opts)
+    if a.records:
+        for name in sorted(os.listdir(a.records)):
+            if name.endswith("_v1.txt"):
+                for proto, opts in CASES_V1_DATA:
+                    bad += round_trip(a.etmkit, os.path.join(a.records, name),
+                                      proto, opts)
     if a.workloads:
         for tool in ("qemu-aarch64", "qemu-arm", "aarch64-linux-gnu-gcc",
                      "arm-linux-gnueabihf-gcc"):
