@@ -312,6 +312,10 @@ def encode_seeds(outdir):
         ("etm2-p4-ca-cid-data-ph", [0x20, 0xef, 0x14, 0, 0, 4]),
         ("etm2-p16-bo-alt-thumb", [0x08, 0x92, 0x42, 0, 0, 0]),
         ("etm2-p8-arm-lat0", [0x04, 0x80, 0x01, 0, 0, 1]),
+        # ETMv1: [3] bit 0; 4-bit port, CA, CID, data; 8-bit, branch
+        # output, Thumb, short sync periods (reason 4 addresses)
+        ("etm1-p4-ca-cid-data", [0x20, 0xaf, 0x00, 1, 0, 4]),
+        ("etm1-p8-bo-thumb", [0x08, 0x92, 0x01, 1, 0, 1]),
     )
     for i, (name, h) in enumerate(cfgs):
         for n, length in ((0, 6000), (1, 1500)):
