@@ -693,6 +693,26 @@ static void test_v1_data_cid(void **state)
 		V1_WT, 0x80, S, V1_WT, 0x20, 0);
 }
 
+/* A context change restarts trace before the next instruction
+ * (docs/etmv2.md 7b): the FIFO drains (80 10 00: the first restart's
+ * address and its context ID 0 left), then a BE of no instruction with
+ * 0x8004 (84 80 82 80 10) and the new context ID (07). */
+static void test_v1_context(void **state)
+{
+	struct setup s = { .etmcr = CR_CID1, .latency = 1, .version = 1 };
+	struct cyc_out o;
+	struct etm2_enc *e = enc_new(&s, &o);
+
+	(void)state;
+	plain(e, ARM, 0x8000);
+	item(e, exec_context, EXEC_CTX_CONTEXTID, 7, 0);
+	plain(e, ARM, 0x8004);
+	EXPECT1(e, &o, V1_BE, 0, 0, 0, 0x80, S, 0, 0x80, 0, V1_IE, 0x82, 0,
+		V1_WT, 0x80, 0, V1_WT, 0x10, 0, V1_WT, 0x00, 0,
+		V1_BE, 0, 0, 0, 0x84, S, 0, 0x80, 0, V1_IE, 0x82, 0,
+		V1_WT, 0x80, 0, V1_WT, 0x10, 0, V1_WT, 0x07, 0);
+}
+
 /* Sync period 4: the restart's three cycles and three IEs make six; the
  * next taken branch (B 0x800C to 0x8000, direct: no address otherwise)
  * is a BE with its target in full, reason 4: 80 80 82 80 40. */
@@ -900,6 +920,7 @@ int main(void)
 		cmocka_unit_test(test_v1_port8),
 		cmocka_unit_test(test_v1_port4_apo),
 		cmocka_unit_test(test_v1_data_cid),
+		cmocka_unit_test(test_v1_context),
 		cmocka_unit_test(test_v1_periodic),
 		cmocka_unit_test(test_v1_gap_ca),
 		cmocka_unit_test(test_v1_overflow),

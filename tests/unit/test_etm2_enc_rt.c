@@ -430,17 +430,141 @@ static void v1_config(struct etm2_enc_config *c)
 	c->miss_every = 0;
 }
 
+/* The records of @cy[from..) decoded (etm2_pkt_*, first index @from):
+ * into @out (up to @max; how many in *@n), -1 on a decoding error. */
+static int v1_decode(const struct etm2_config *cfg, const struct ts_cycles *cy,
+		     size_t from, struct etm2_packet *out, size_t max,
+		     size_t *n)
+{
+	struct etm2_pkt_decoder *dec = NULL;
+	struct etm2_packet pk[64];
+	int k, err = 0;
+
+	*n = 0;
+	assert_int_equal(etm2_pkt_alloc(&dec, cfg), 0);
+	assert_int_equal(etm2_pkt_feed(dec, cy->c + from, cy->n - from, from),
+			 0);
+	for (int fin = 0; fin < 2; fin++) {
+		if (fin)
+			assert_int_equal(etm2_pkt_finish(dec), 0);
+		while ((k = etm2_pkt_next(dec, pk, 64)) > 0)
+			for (int j = 0; j < k; j++) {
+				err |= pk[j].error != 0;
+				if (*n < max)
+					out[(*n)++] = pk[j];
+			}
+	}
+	etm2_pkt_free(dec);
+	return err ? -1 : 0;
+}
+
+/* Every branch address's APO (Q§5.6.1; docs/etmv2.md 7b): the two cycles
+ * after its BE/BD say how many cycles with TRACESYNC come after the
+ * branch cycle before the one that carries its first byte, which has
+ * TRACESYNC. */
+static void v1_check_apo(const struct ts_cycles *cy,
+			 const struct etm2_packet *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		uint64_t t = p[i].cycle, o = p[i].out_cycle;
+		unsigned apo, seen = 0;
+
+		if (p[i].type != etm2_pkt_branch_address)
+			continue;
+		assert_true(t + 2 < cy->n && o > t && o < cy->n);
+		apo = (cy->c[t + 1].ps & 3u) | (cy->c[t + 2].ps & 3u) << 2;
+		for (uint64_t c = t + 1; c < o; c++)
+			seen += cy->c[c].flags & ETM2_CYC_TRACESYNC;
+		if (seen != apo || !(cy->c[o].flags & ETM2_CYC_TRACESYNC))
+			fail_msg("branch at cycle %llu: APO %u, %u TRACESYNC "
+				 "cycles before its first byte's (%llu)",
+				 (unsigned long long)t, apo, seen,
+				 (unsigned long long)o);
+	}
+}
+
+static int same_record(const struct etm2_packet *a,
+		       const struct etm2_packet *b)
+{
+	if (a->type != b->type || a->cycle != b->cycle ||
+	    a->status != b->status || a->out_cycle != b->out_cycle)
+		return 0;
+	switch (a->type) {
+	case etm2_pkt_branch_address:
+		return a->u.branch.addr == b->u.branch.addr &&
+		       a->u.branch.isa == b->u.branch.isa;
+	case etm2_pkt_normal_data:
+		return a->u.data.value == b->u.data.value &&
+		       (b->u.data.addr_partial ||
+			a->u.data.addr == b->u.data.addr);
+	case etm2_pkt_context_id:
+		return a->u.context_id == b->u.context_id;
+	default:
+		return 1;
+	}
+}
+
+/* Decoding from a cut (docs/etmv2.md 7b, synchronisation): every 53rd
+ * cycle, the suffix decoded: no error, and from the branch address it
+ * synced at on (a restart's or a periodic one's, whose APO tells where
+ * its bytes start) the records are the whole decode's. Returns how many
+ * cuts synced. */
+static unsigned v1_cuts(const struct etm2_config *cfg,
+			const struct ts_cycles *cy,
+			const struct etm2_packet *full, size_t nfull,
+			struct etm2_packet *buf, size_t max)
+{
+	unsigned synced = 0;
+
+	for (size_t from = 1; from < cy->n; from += 53) {
+		size_t n, i = 0, j = 0;
+
+		if (v1_decode(cfg, cy, from, buf, max, &n))
+			fail_msg("decoding from cycle %zu: an error", from);
+		while (j < n && !(buf[j].type == etm2_pkt_branch_address &&
+				  buf[j].u.branch.first))
+			j++;
+		if (j == n)
+			continue;
+		synced++;
+		while (i < nfull && !(full[i].type == etm2_pkt_branch_address &&
+				      full[i].cycle == buf[j].cycle))
+			i++;
+		for (;; i++, j++) {
+			/* wait runs may split differently */
+			while (j < n && buf[j].type == etm2_pkt_wait)
+				j++;
+			while (i < nfull && full[i].type == etm2_pkt_wait)
+				i++;
+			if (j == n && i == nfull)
+				break;
+			if (j == n || i == nfull || !same_record(&full[i], &buf[j]))
+				fail_msg("decoding from cycle %zu: record %zu "
+					 "of %zu differs from the whole decode's "
+					 "%zu of %zu", from, j, n, i, nfull);
+		}
+	}
+	return synced;
+}
+
 /* Random records under random ETMv1 set-ups (4 and 8-bit ports, data
  * addresses and values, context ID sizes, branch output, cycle-accurate,
  * short sync periods: reason 4 addresses), decoded whole and 7 cycles a
  * feed: every BE/BD of reason 1 to 3 a restart at the record's next
  * instruction, every other an instruction going where the record says,
- * no decoding error. */
+ * no decoding error; every APO right; decoded from cuts (every tenth
+ * record), the same records from the sync point on. */
+#define V1_MAX 20000
+
 void test_v1_random(void **state)
 {
-	unsigned skipped = 0;
+	unsigned skipped = 0, cuts = 0;
+	struct etm2_packet *full = malloc(V1_MAX * sizeof(*full));
+	struct etm2_packet *buf = malloc(V1_MAX * sizeof(*buf));
 
 	(void)state;
+	assert_non_null(full);
+	assert_non_null(buf);
 	rs_state = 0x5851f42d4c957f2dull;
 	for (unsigned t = 0; t < 300; t++) {
 		struct etm2_enc_config c;
@@ -462,17 +586,29 @@ void test_v1_random(void **state)
 			 * below) */
 			skipped++;
 		} else {
+			size_t nfull;
+
 			check(&c.etm, &cy, 0, &rc, &res);
 			assert_int_equal(res.insns,
 					 etm2_enc_get_stats(e)->insns);
+			if (v1_decode(&c.etm, &cy, 0, full, V1_MAX, &nfull))
+				fail_msg("whole decode: an error");
+			assert_true(nfull < V1_MAX);
+			v1_check_apo(&cy, full, nfull);
+			if (t % 10 == 0)
+				cuts += v1_cuts(&c.etm, &cy, full, nfull, buf,
+						V1_MAX);
 		}
 		etm2_enc_free(e);
 		ts_rec_free(&rc);
 		free(cy.c);
 	}
-	printf("ETMv1 random: %u of 300 with an overflow, not checked\n",
-	       skipped);
+	printf("ETMv1 random: %u of 300 with an overflow, not checked; %u "
+	       "cuts synced\n", skipped, cuts);
 	assert_true(skipped < 30);
+	assert_true(cuts > 50);
+	free(full);
+	free(buf);
 }
 
 /* A FIFO of 16 to 40 bytes, straight-line code with loads and indirect
