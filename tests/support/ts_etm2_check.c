@@ -210,6 +210,17 @@ static uint64_t waits(const struct exec_rec *r)
 							   : 0;
 }
 
+/* The next instruction's cycles count from @cycle, a TFO's (@tfo) or an
+ * ETMv1 BE/BD's (@br: its APO cycles come first). */
+static void count_from(struct check *k, uint64_t cycle, int tfo, int br)
+{
+	k->prev_valid = 1;
+	k->prev_tfo = tfo;
+	k->prev_br = br;
+	k->prev_cycle = cycle;
+	k->dw = 0;
+}
+
 /* Cycle-accurate (docs/etmv2.md 7 and 7a): the status at @cycle of
  * instructions whose record counts less one add up to @w is 1 + @w
  * cycles after the status before it, or 1 + the cycles the trace must
@@ -233,11 +244,7 @@ static int check_cycles(struct check *k, uint64_t cycle, uint64_t w,
 			   "before, want %llu", (unsigned long long)r->addr,
 			   (unsigned long long)(cycle - k->prev_cycle),
 			   (unsigned long long)want);
-	k->prev_valid = 1;
-	k->prev_tfo = 0;
-	k->prev_br = 0;
-	k->prev_cycle = cycle;
-	k->dw = 0;
+	count_from(k, cycle, 0, 0);
 	return 0;
 }
 
@@ -280,6 +287,22 @@ static int check_status(struct check *k, const struct etm2_packet *p)
 	return 0;
 }
 
+/* Trace restarts at @addr after an overflow (unique addresses:
+ * straight-line code): what lies before it was lost. Returns the
+ * instruction there, or NULL. */
+static const struct exec_rec *skip_lost(struct check *k, uint32_t addr)
+{
+	const struct exec_rec *r = peek_insn(k);
+
+	k->cur = NULL;
+	while (r && (uint32_t)r->addr != addr) {
+		k->i++;
+		k->res.lost++;
+		r = peek_insn(k);
+	}
+	return r;
+}
+
 static int check_tfo(struct check *k, const struct etm2_packet *p)
 {
 	const struct etm2_tfo *t = &p->u.tfo;
@@ -292,12 +315,7 @@ static int check_tfo(struct check *k, const struct etm2_packet *p)
 		 * straight-line code); what lies before it was lost. */
 		if (!k->overflow)
 			return bad(k, p->cycle, "an overflow");
-		k->cur = NULL;
-		while (r && (uint32_t)r->addr != t->addr) {
-			k->i++;
-			k->res.lost++;
-			r = peek_insn(k);
-		}
+		r = skip_lost(k, t->addr);
 		if (!r)
 			return bad(k, p->cycle, "overflow TFO at 0x%x: no such "
 				   "instruction", t->addr);
@@ -319,10 +337,7 @@ static int check_tfo(struct check *k, const struct etm2_packet *p)
 			return -1;
 	} else {
 		/* Cycles count from here (docs/etmv2.md 7). */
-		k->prev_valid = 1;
-		k->prev_tfo = 1;
-		k->prev_cycle = p->cycle;
-		k->dw = 0;
+		count_from(k, p->cycle, 1, 0);
 	}
 	return 0;
 }
@@ -339,11 +354,7 @@ static int v1_restart(struct check *k, const struct etm2_packet *p)
 	if (b->reason == etm2_reason_overflow) {
 		if (!k->overflow)
 			return bad(k, p->cycle, "an overflow");
-		while (r && ((uint32_t)r->addr != b->addr || r->isa != b->isa)) {
-			k->i++;
-			k->res.lost++;
-			r = peek_insn(k);
-		}
+		r = skip_lost(k, b->addr);
 	}
 	if (!r || b->addr != (uint32_t)r->addr || b->isa != r->isa)
 		return bad(k, p->cycle, "restart at 0x%x, the record at 0x%llx",
@@ -352,11 +363,7 @@ static int v1_restart(struct check *k, const struct etm2_packet *p)
 	k->exp_valid = 0;
 	k->gap = 1;
 	k->v1_restart = 1;
-	k->prev_valid = 1;
-	k->prev_tfo = 0;
-	k->prev_br = 1;
-	k->prev_cycle = k->be_cycle;
-	k->dw = 0;
+	count_from(k, k->be_cycle, 0, 1);
 	return 0;
 }
 

@@ -182,6 +182,19 @@ static void check(const struct etm2_config *cfg, const struct ts_cycles *cy,
 	assert_int_equal(r2.insns, res->insns);
 }
 
+/* @rc encoded under @c into @cy; the encoder, finished. */
+static struct etm2_enc *encode(const struct etm2_enc_config *c,
+			       const struct ts_rec *rc, struct ts_cycles *cy)
+{
+	struct etm2_enc *e = NULL;
+
+	assert_int_equal(etm2_enc_alloc(&e, c, ts_cycles_sink, cy), 0);
+	for (size_t i = 0; i < rc->n; i++)
+		assert_int_equal(etm2_enc_put(e, &rc->r[i]), 0);
+	assert_int_equal(etm2_enc_finish(e), 0);
+	return e;
+}
+
 static void rnd_config(struct etm2_enc_config *c)
 {
 	static const uint8_t widths[3] = { 4, 8, 16 };
@@ -213,15 +226,12 @@ void test_packets_random(void **state)
 		struct etm2_enc_config c;
 		struct ts_rec rc = { 0 };
 		struct ts_cycles cy = { 0 };
-		struct etm2_enc *e = NULL;
+		struct etm2_enc *e;
 		struct ts_etm2_result res;
 
 		rnd_config(&c);
 		rnd_record(&rc, 50 + pick(400));
-		assert_int_equal(etm2_enc_alloc(&e, &c, ts_cycles_sink, &cy), 0);
-		for (size_t i = 0; i < rc.n; i++)
-			assert_int_equal(etm2_enc_put(e, &rc.r[i]), 0);
-		assert_int_equal(etm2_enc_finish(e), 0);
+		e = encode(&c, &rc, &cy);
 		assert_int_equal(etm2_enc_get_stats(e)->overflows, 0);
 		check(&c.etm, &cy, 0, &rc, &res);
 		assert_int_equal(res.insns, etm2_enc_get_stats(e)->insns);
@@ -231,31 +241,42 @@ void test_packets_random(void **state)
 	}
 }
 
+static void v1_config(struct etm2_enc_config *c);
+
 /* A FIFO of 16 to 40 bytes on straight-line code with stores of four
  * byte values: it overflows (docs/etmv2.md 4; the encoder stops tracing,
  * the FIFO drains, a TFO of reason overflow restarts at an instruction);
  * the decode shows every instruction but the lost ones, which are
- * exactly as many as the encoder counts, and no decoding error. */
-void test_overflow_random(void **state)
+ * exactly as many as the encoder counts, and no decoding error. ETMv1
+ * (@v1): every third instruction or so an indirect branch to the next
+ * (branch addresses: an APO may pass 14 too), restarts of reason 2. */
+static void overflow_runs(uint64_t seed, int v1)
 {
-	(void)state;
-	rs_state = 0x2545f4914f6cdd1dull;
+	rs_state = seed;
 	for (unsigned t = 0; t < 100; t++) {
 		struct etm2_enc_config c;
 		struct ts_rec rc = { 0 };
 		struct ts_cycles cy = { 0 };
-		struct etm2_enc *e = NULL;
+		struct etm2_enc *e;
 		const struct etm2_enc_stats *st;
 		struct ts_etm2_result res;
 		uint32_t pc = 0x10000;
 
-		rnd_config(&c);
+		if (v1)
+			v1_config(&c);
+		else
+			rnd_config(&c);
 		c.fifo_depth = 16 + pick(25);
 		c.etm.etmcr |= ETM2_ETMCR_DATA_VALUE;
 		for (unsigned i = 0; i < 400; i++) {
-			struct exec_rec *r = ts_rec_insn(&rc, etmkit_isa_arm, 4,
-							 pc, 0, 0, 0, 0);
-			r->flags = pick(4) ? 0 : EXEC_F_CYCLES;
+			int br = v1 && pick(3) == 0;
+			struct exec_rec *r = ts_rec_insn(
+				&rc, etmkit_isa_arm, 4, pc, 0,
+				br ? EXEC_F_BRANCH | EXEC_F_INDIRECT |
+					     EXEC_F_TAKEN : 0,
+				pc + 4, etmkit_isa_arm);
+
+			r->flags |= pick(4) ? 0 : EXEC_F_CYCLES;
 			r->cycles = pick(4);
 			pc += 4;
 			if (pick(3)) {
@@ -266,10 +287,7 @@ void test_overflow_random(void **state)
 				r->value = 0x01000000u | rnd();
 			}
 		}
-		assert_int_equal(etm2_enc_alloc(&e, &c, ts_cycles_sink, &cy), 0);
-		for (size_t i = 0; i < rc.n; i++)
-			assert_int_equal(etm2_enc_put(e, &rc.r[i]), 0);
-		assert_int_equal(etm2_enc_finish(e), 0);
+		e = encode(&c, &rc, &cy);
 		st = etm2_enc_get_stats(e);
 		check(&c.etm, &cy, 1, &rc, &res);
 		if (c.etm.port_width == 4 || c.fifo_depth < 30)
@@ -281,6 +299,12 @@ void test_overflow_random(void **state)
 		ts_rec_free(&rc);
 		free(cy.c);
 	}
+}
+
+void test_overflow_random(void **state)
+{
+	(void)state;
+	overflow_runs(0x2545f4914f6cdd1dull, 0);
 }
 
 /* ---- Real code, through the capture formats ------------------------------ */
@@ -570,16 +594,13 @@ void test_v1_random(void **state)
 		struct etm2_enc_config c;
 		struct ts_rec rc = { 0 };
 		struct ts_cycles cy = { 0 };
-		struct etm2_enc *e = NULL;
+		struct etm2_enc *e;
 		struct ts_etm2_result res;
 
 		v1_config(&c);
 		rnd_record(&rc, 50 + pick(400));
 		v1_data(&rc);
-		assert_int_equal(etm2_enc_alloc(&e, &c, ts_cycles_sink, &cy), 0);
-		for (size_t i = 0; i < rc.n; i++)
-			assert_int_equal(etm2_enc_put(e, &rc.r[i]), 0);
-		assert_int_equal(etm2_enc_finish(e), 0);
+		e = encode(&c, &rc, &cy);
 		if (etm2_enc_get_stats(e)->overflows) {
 			/* more than 14 branch addresses waiting: an APO
 			 * would be reserved (checked on straight-line code
@@ -611,61 +632,11 @@ void test_v1_random(void **state)
 	free(buf);
 }
 
-/* A FIFO of 16 to 40 bytes, straight-line code with loads and indirect
- * branches to the next instruction: it overflows (restarts of reason 2),
- * or an APO would pass 14; the instructions the decode does not show are
- * exactly those the encoder counts lost. */
+/* The same as ETMv1 (restarts of reason 2). */
 void test_v1_overflow_random(void **state)
 {
 	(void)state;
-	rs_state = 0x14057b7ef767814full;
-	for (unsigned t = 0; t < 100; t++) {
-		struct etm2_enc_config c;
-		struct ts_rec rc = { 0 };
-		struct ts_cycles cy = { 0 };
-		struct etm2_enc *e = NULL;
-		const struct etm2_enc_stats *st;
-		struct ts_etm2_result res;
-		uint32_t pc = 0x10000;
-
-		v1_config(&c);
-		c.fifo_depth = 16 + pick(25);
-		c.etm.etmcr |= ETM2_ETMCR_DATA_VALUE;
-		for (unsigned i = 0; i < 400; i++) {
-			int br = pick(3) == 0;
-			struct exec_rec *r = ts_rec_insn(
-				&rc, etmkit_isa_arm, 4, pc, 0,
-				br ? EXEC_F_BRANCH | EXEC_F_INDIRECT |
-					     EXEC_F_TAKEN : 0,
-				pc + 4, etmkit_isa_arm);
-
-			if (pick(4) == 0) {
-				r->flags |= EXEC_F_CYCLES;
-				r->cycles = pick(4);
-			}
-			pc += 4;
-			if (pick(3)) {
-				r = ts_rec_add(&rc, exec_data);
-				r->addr = 0x20000000u + 4 * pick(1024);
-				r->size = 4;
-				r->value = rnd();
-			}
-		}
-		assert_int_equal(etm2_enc_alloc(&e, &c, ts_cycles_sink, &cy), 0);
-		for (size_t i = 0; i < rc.n; i++)
-			assert_int_equal(etm2_enc_put(e, &rc.r[i]), 0);
-		assert_int_equal(etm2_enc_finish(e), 0);
-		st = etm2_enc_get_stats(e);
-		check(&c.etm, &cy, 1, &rc, &res);
-		if (c.etm.port_width == 4 || c.fifo_depth < 30)
-			assert_true(st->overflows > 0);
-		assert_int_equal(res.insns, st->insns);
-		assert_int_equal(res.lost, st->insns_lost);
-		assert_int_equal(res.insns + res.lost, 400);
-		etm2_enc_free(e);
-		ts_rec_free(&rc);
-		free(cy.c);
-	}
+	overflow_runs(0x14057b7ef767814full, 1);
 }
 
 /* The QEMU armhf runs and the A32/T32 record as ETMv1 (data off: their
