@@ -139,12 +139,6 @@ static void g_hdr(struct e2_group *g, struct e2_refs *rf, uint8_t h)
 	g->b[g->n++] = h;
 }
 
-void e2_g_le(struct e2_group *g, uint64_t v, unsigned n)
-{
-	for (unsigned k = 0; k < n; k++)
-		g->b[g->n++] = (uint8_t)(v >> (8 * k));
-}
-
 /* SS of Table 6.3: 0, 1, 2 or 4 value bytes. */
 static unsigned ss_of(uint32_t v)
 {
@@ -154,28 +148,6 @@ static unsigned ss_of(uint32_t v)
 static unsigned ss_bytes(unsigned ss)
 {
 	return ss == 3 ? 4 : ss;
-}
-
-/* A data address (docs/etmv2.md 4): A[6:0], A[13:7], A[20:14], A[27:21],
- * A[31:28], bit 7 = another byte; the changed low bits only, all five
- * after a TFO. */
-void e2_g_daddr(struct e2_group *g, struct e2_refs *rf, uint32_t a)
-{
-	unsigned n = 5;
-
-	if (!rf->daddr_full)
-		for (unsigned k = 1; k <= 4; k++)
-			if ((a >> (7 * k)) == (rf->daddr >> (7 * k))) {
-				n = k;
-				break;
-			}
-	for (unsigned k = 0; k < n; k++) {
-		uint8_t b = (uint8_t)((a >> (7 * k)) & (k == 4 ? 0xf : 0x7f));
-
-		g->b[g->n++] = (uint8_t)(b | (k + 1 < n ? 0x80 : 0));
-	}
-	rf->daddr = a;
-	rf->daddr_full = 0;
 }
 
 /* Normal data `C0A0SS10`: [address if A and ETMCR[3]], [value if
@@ -259,24 +231,6 @@ static void g_branch(struct etm2_enc *e, struct e2_group *g,
 	rf->hdr = -1;
 	g->n += enc_branch_addr(g->b + g->n, addr, isa, e->ref_addr, need5,
 				1, 0, 0);
-}
-
-void e2_refs_init(const struct etm2_enc *e, struct e2_refs *rf)
-{
-	rf->daddr = e->daddr_ref;
-	rf->daddr_full = e->daddr_full;
-	rf->nnew = 0;
-	rf->hdr = -1;
-}
-
-/* The group is in the FIFO: its references hold, the misses it carried
- * are done, those it started wait for the next group. */
-void e2_refs_commit(struct etm2_enc *e, const struct e2_refs *rf)
-{
-	e->daddr_ref = rf->daddr;
-	e->daddr_full = rf->daddr_full;
-	memcpy(e->miss, rf->miss, sizeof(rf->miss[0]) * rf->nnew);
-	e->nmiss = rf->nnew;
 }
 
 /* ---- Trace stops and restarts ------------------------------------------- */
@@ -374,14 +328,6 @@ static int before(struct etm2_enc *e, const struct e2_insn *first)
 	e->exc_pending = 0;
 	e->cid_dirty = 0;
 	return 0;
-}
-
-/* Where the decoder's walk goes after @x. */
-void e2_walk_past(struct etm2_enc *e, const struct e2_insn *x)
-{
-	e->exp_valid = 1;
-	e->exp_addr = x->taken ? x->target : x->addr + x->size;
-	e->exp_isa = x->taken ? x->tisa : x->next_isa;
 }
 
 /* Instruction @x, after the phantom branch @p when not NULL (Q§6.1.2):

@@ -138,17 +138,67 @@ struct e2_refs {
 
 /* ---- etm2_enc.c, shared with etm1_enc.c ------------------------------------ */
 
-void e2_refs_init(const struct etm2_enc *e, struct e2_refs *rf);
-void e2_refs_commit(struct etm2_enc *e, const struct e2_refs *rf);
+/* The references a group starts from. */
+static inline void e2_refs_init(const struct etm2_enc *e, struct e2_refs *rf)
+{
+	rf->daddr = e->daddr_ref;
+	rf->daddr_full = e->daddr_full;
+	rf->nnew = 0;
+	rf->hdr = -1;
+}
+
+/* The group is in the FIFO: its references hold, the misses it carried
+ * are done, those it started wait for the next group. */
+static inline void e2_refs_commit(struct etm2_enc *e,
+				  const struct e2_refs *rf)
+{
+	e->daddr_ref = rf->daddr;
+	e->daddr_full = rf->daddr_full;
+	memcpy(e->miss, rf->miss, sizeof(rf->miss[0]) * rf->nnew);
+	e->nmiss = rf->nnew;
+}
+
 /* @n bytes of @v, least significant first. */
-void e2_g_le(struct e2_group *g, uint64_t v, unsigned n);
-/* A data address compressed against the last (docs/etmv2.md 4). */
-void e2_g_daddr(struct e2_group *g, struct e2_refs *rf, uint32_t a);
+static inline void e2_g_le(struct e2_group *g, uint64_t v, unsigned n)
+{
+	for (unsigned k = 0; k < n; k++)
+		g->b[g->n++] = (uint8_t)(v >> (8 * k));
+}
+
+/* A data address (docs/etmv2.md 4): A[6:0], A[13:7], A[20:14], A[27:21],
+ * A[31:28], bit 7 = another byte; the changed low bits only, all five
+ * after a TFO. */
+static inline void e2_g_daddr(struct e2_group *g, struct e2_refs *rf,
+			       uint32_t a)
+{
+	unsigned n = 5;
+
+	if (!rf->daddr_full)
+		for (unsigned k = 1; k <= 4; k++)
+			if ((a >> (7 * k)) == (rf->daddr >> (7 * k))) {
+				n = k;
+				break;
+			}
+	for (unsigned k = 0; k < n; k++) {
+		uint8_t b = (uint8_t)((a >> (7 * k)) & (k == 4 ? 0xf : 0x7f));
+
+		g->b[g->n++] = (uint8_t)(b | (k + 1 < n ? 0x80 : 0));
+	}
+	rf->daddr = a;
+	rf->daddr_full = 0;
+}
+
+/* Where the decoder's walk goes after @x. */
+static inline void e2_walk_past(struct etm2_enc *e, const struct e2_insn *x)
+{
+	e->exp_valid = 1;
+	e->exp_addr = x->taken ? x->target : x->addr + x->size;
+	e->exp_isa = x->taken ? x->tisa : x->next_isa;
+}
+
 /* A group did not fit: trace stops, @insns are lost. */
 void e2_overflow(struct etm2_enc *e, unsigned insns);
 void e2_idle_n(struct etm2_enc *e, uint32_t n);
-/* Where the decoder's walk goes after @x. */
-void e2_walk_past(struct etm2_enc *e, const struct e2_insn *x);
 
 /* ---- etm1_enc.c (ETMv1, docs/etmv2.md 7b) ----------------------------------- */
 

@@ -41,14 +41,13 @@ static void put_cycle(struct etm2_enc *e, unsigned status, uint16_t pkt)
  * branch address, the port raises TRACESYNC when it leaves. */
 static void push(struct etm2_enc *e, const uint8_t *b, size_t n, int sync_at)
 {
-	for (size_t i = 0; i < n; i++) {
-		uint32_t at = (e->head + e->count + (uint32_t)i) % e->depth;
-
-		e->fifo[at] = b[i];
-		if (e->mark) {
-			e->mark[at] = (int)i == sync_at;
-			e->nmarks += (int)i == sync_at;
-		}
+	for (size_t i = 0; i < n; i++)
+		e->fifo[(e->head + e->count + i) % e->depth] = b[i];
+	if (e->mark) {
+		for (size_t i = 0; i < n; i++)
+			e->mark[(e->head + e->count + i) % e->depth] =
+				(int)i == sync_at;
+		e->nmarks += sync_at >= 0;
 	}
 	e->count += (uint32_t)n;
 	e->fresh = (uint32_t)n;
