@@ -199,7 +199,7 @@ static const struct cli_option options[] = {
 	  "16 bits" },
 	{ "etm-version", 0, "N", opt_etm_version, E,
 	  "(etmv2) 1 (ETMv1: 3-bit PIPESTAT, TRACESYNC, docs/etmv2.md 7b; "
-	  "4- and 8-bit ports) or 2, when --etmidr does not say (default 2)" },
+	  "4- and 8-bit ports) or 2; default: what --etmidr says, else 2" },
 	{ "fifo-depth", 0, "N", opt_fifo_depth, E,
 	  "(etmv2) the trace FIFO's bytes, 16-4096 (default 64): a group "
 	  "of packets that does not fit overflows" },
