@@ -19,7 +19,11 @@
  * one taken, a phantom, an indirect branch with its address, 18 cycles a
  * pass with its wait cycles), fed again and again
  * (etm2_flow_feed_records(); the cycle indexes repeat, which the flow
- * decoder does not mind).
+ * decoder does not mind). --records 2: the same loop as ETMv1 records
+ * (docs/etmv2.md 7b): trace starts at a BE with a full address of
+ * reason 1, the load and the store are ID with data, the folded branch
+ * an IE and the add after it another, the BX a BE held until its
+ * address.
  *
  * Best of --runs runs. The consumer counts instructions and sums their
  * addresses, so every element is read.
@@ -79,44 +83,67 @@ static struct etm2_packet *data(struct etm2_packet *p, uint64_t cyc,
 	return p + 1;
 }
 
-/* The records of @passes passes of the loop, after a TFO at 0x8000. */
-static struct etm2_packet *build(size_t passes, size_t *n)
+static struct etm2_packet *branch(struct etm2_packet *p, uint64_t cyc)
 {
-	struct etm2_packet *r = calloc(passes * PASS_RECS + 1, sizeof(*r));
+	memset(p, 0, sizeof(*p));
+	p->type = etm2_pkt_branch_address;
+	p->cycle = cyc;
+	p->u.branch.addr = 0x8000;
+	p->u.branch.isa = etmkit_isa_arm;
+	return p + 1;
+}
+
+/* The records of @passes passes of the loop, after a TFO at 0x8000
+ * (@v1: ETMv1's, after a BE and its full address of reason 1: the
+ * first @head records). */
+static struct etm2_packet *build(size_t passes, int v1, size_t *n,
+				 size_t *head)
+{
+	struct etm2_packet *r = calloc(passes * (PASS_RECS + 1) + 2,
+				       sizeof(*r));
 	struct etm2_packet *p = r;
 	uint64_t c = 0;
 
 	if (!r)
 		return NULL;
-	p->type = etm2_pkt_tfo;
-	p->status = etm2_st_td;
-	p->u.tfo.addr = 0x8000;
-	p->u.tfo.isa = etmkit_isa_arm;
-	p->u.tfo.reason = etm2_reason_trace_on;
-	p->u.tfo.first = 1;
-	p++;
+	if (v1) {
+		p = status(p, 0, etm2_st_be);
+		p = branch(p, 0);
+		p[-1].u.branch.has_reason = 1;
+		p[-1].u.branch.reason = 1;
+		p[-1].u.branch.first = 1;
+	} else {
+		p->type = etm2_pkt_tfo;
+		p->status = etm2_st_td;
+		p->u.tfo.addr = 0x8000;
+		p->u.tfo.isa = etmkit_isa_arm;
+		p->u.tfo.reason = etm2_reason_trace_on;
+		p->u.tfo.first = 1;
+		p++;
+	}
+	*head = (size_t)(p - r);
 	for (size_t i = 0; i < passes; i++) {
-		p = status(p, ++c, etm2_st_de);
+		p = status(p, ++c, v1 ? etm2_st_id : etm2_st_de);
 		p = data(p, c, (uint32_t)i);
 		for (int k = 0; k < 9; k++)
 			p = status(p, ++c, etm2_st_ie); /* 6 add, cmp, bne, nop */
-		p = status(p, ++c, etm2_st_de);
+		p = status(p, ++c, v1 ? etm2_st_id : etm2_st_de);
 		p = data(p, c, (uint32_t)~i);
-		p = status(p, ++c, etm2_st_ptie);
-		p = status(p, ++c, etm2_st_de);
-		memset(p, 0, sizeof(*p));
-		p->type = etm2_pkt_branch_address;
-		p->cycle = c;
-		p->u.branch.addr = 0x8000;
-		p->u.branch.isa = etmkit_isa_arm;
-		p++;
+		if (v1) { /* no phantoms: the branch, then the add */
+			p = status(p, ++c, etm2_st_ie);
+			p = status(p, ++c, etm2_st_ie);
+		} else {
+			p = status(p, ++c, etm2_st_ptie);
+		}
+		p = status(p, ++c, v1 ? etm2_st_be : etm2_st_de);
+		p = branch(p, c);
 		memset(p, 0, sizeof(*p));
 		p->type = etm2_pkt_wait; /* the FIFO draining: WT cycles */
 		p->cycle = c + 1;
-		p->length = PASS_CYCLES - 13;
+		p->length = PASS_CYCLES - (uint32_t)c % PASS_CYCLES;
 		p->u.wait.wt = p->length;
 		p++;
-		c += PASS_CYCLES - 13;
+		c += p[-1].length;
 	}
 	*n = (size_t)(p - r);
 	return r;
@@ -148,8 +175,8 @@ static int drain(struct etm2_flow_decoder *d, struct counts *c)
 }
 
 static int run(const struct etm2_flow_config *cfg,
-	       const struct etm2_packet *recs, size_t nrecs, size_t feeds,
-	       struct counts *c)
+	       const struct etm2_packet *recs, size_t nrecs, size_t head,
+	       size_t feeds, struct counts *c)
 {
 	struct etm2_flow_decoder *d;
 	int err;
@@ -158,12 +185,13 @@ static int run(const struct etm2_flow_config *cfg,
 	err = etm2_flow_alloc(&d, cfg);
 	if (err)
 		return err;
-	/* The first feed has the TFO; the others the passes only. */
+	/* The first feed has the TFO (the start); the others the passes
+	 * only. */
 	for (size_t f = 0; f <= feeds; f++) {
 		if (f == feeds)
 			etm2_flow_finish(d);
-		else if ((err = etm2_flow_feed_records(d, recs + !!f,
-							nrecs - !!f)))
+		else if ((err = etm2_flow_feed_records(d, recs + (f ? head : 0),
+							nrecs - (f ? head : 0))))
 			break;
 		if ((err = drain(d, c)))
 			break;
@@ -181,7 +209,7 @@ static void usage(FILE *f)
 		   "  --qemu F  the QEMU armhf log encoded (default "
 		   "tests/data/qemu/tiny-a32-state.log)\n"
 		   "  --records 1  the flow over generated records, no "
-		   "capture\n"
+		   "capture; 2: ETMv1 records\n"
 		   "  --runs N  timed runs per form, best kept (default 3)\n"
 		   "  --form F  insns or ranges only (default both; for "
 		   "callgrind)\n");
@@ -189,7 +217,7 @@ static void usage(FILE *f)
 
 struct e2_options {
 	int only;          /* --form: 1 insns, 2 ranges, 0 both */
-	int records;       /* --records 1 */
+	int records;       /* --records 1, 2 (ETMv1) */
 	const char *qemu;  /* --qemu FILE */
 };
 
@@ -202,7 +230,7 @@ static int form_option(void *ctx, const char *a, const char *val)
 		return 1;
 	}
 	if (!strcmp(a, "--records")) {
-		eo->records = !strcmp(val, "1");
+		eo->records = !strcmp(val, "1") ? 1 : !strcmp(val, "2") ? 2 : 0;
 		return eo->records || !strcmp(val, "0") ? 1 : -1;
 	}
 	if (strcmp(a, "--form"))
@@ -386,7 +414,7 @@ int main(int argc, char **argv)
 	struct etm2_packet *recs;
 	struct image *img = NULL;
 	struct counts c[2];
-	size_t nrecs, feeds;
+	size_t nrecs, feeds, head;
 	uint64_t cycles;
 	double mb;
 	struct e2_options eo = { 0, 0, NULL };
@@ -402,7 +430,7 @@ int main(int argc, char **argv)
 	if (!feeds)
 		feeds = 1;
 	cycles = (uint64_t)feeds * PASSES * PASS_CYCLES;
-	recs = build(PASSES, &nrecs);
+	recs = build(PASSES, eo.records == 2, &nrecs, &head);
 	if (!recs || image_alloc(&img) ||
 	    image_add_buffer(img, loop_code, sizeof(loop_code), 0x8000, 0)) {
 		fprintf(stderr, "bench_etm2_flow: out of memory\n");
@@ -410,13 +438,15 @@ int main(int argc, char **argv)
 	}
 	etm2_flow_config_init(&cfg);
 	cfg.etm.port_width = 8;
+	cfg.etm.version = (uint8_t)(eo.records == 2 ? 1 : 0);
 	cfg.etm.etmcr = ETM2_ETMCR_DATA_ADDR | ETM2_ETMCR_DATA_VALUE |
 			(1u << ETM2_ETMCR_PORT_SIZE_SHIFT);
 	cfg.image = img;
 	printf("bench_etm2_flow: %.0f MiB of capture stood for: %" PRIu64
 	       " cycles, %zu records a feed, %zu feeds (records: the flow "
-	       "layer alone)\n",
-	       mb, cycles, nrecs - 1, feeds);
+	       "layer alone%s)\n",
+	       mb, cycles, nrecs - head, feeds,
+	       eo.records == 2 ? ", ETMv1" : "");
 	for (int form = 0; form < 2; form++) {
 		double best = 0;
 
@@ -425,7 +455,8 @@ int main(int argc, char **argv)
 		cfg.flags = form ? ETM2_FLOW_RANGES : 0;
 		for (int r = 0; r < o.runs; r++) {
 			double t0 = bench_now();
-			int err = run(&cfg, recs, nrecs, feeds, &c[form]);
+			int err = run(&cfg, recs, nrecs, head, feeds,
+				      &c[form]);
 
 			if (bench_keep_best("bench_etm2_flow", err,
 					    bench_now() - t0, r, &best))

@@ -133,7 +133,7 @@ etm2_flow_get_stats(const struct etm2_flow_decoder *d)
 /* Make POS_ADDR a block: a guess of the indirect branch that came here
  * (block.h), the cache's front, or a lookup. Returns 1, or 0 after
  * reporting no_image (one element: the caller made room). */
-int etm2_flow_resolve(struct etm2_flow_decoder *d, uint64_t offset)
+static int resolve(struct etm2_flow_decoder *d, uint64_t offset)
 {
 	uint64_t gen = flow_cache_generation(&d->cache);
 	struct flow_block *b = NULL, *f = d->ind_from;
@@ -163,6 +163,11 @@ int etm2_flow_resolve(struct etm2_flow_decoder *d, uint64_t offset)
 	d->link_from = NULL;
 	d->lost_reported = 1;
 	return 0;
+}
+
+int etm2_flow_resolve(struct etm2_flow_decoder *d, uint64_t offset)
+{
+	return resolve(d, offset);
 }
 
 static void leave_block(struct etm2_flow_decoder *d, struct flow_block *b,
@@ -280,7 +285,7 @@ int etm2_flow_insn(struct etm2_flow_decoder *d, uint64_t offset,
 		lose_status(d, offset);
 		return 0;
 	}
-	if (d->pos == POS_ADDR && !etm2_flow_resolve(d, offset)) {
+	if (d->pos == POS_ADDR && !resolve(d, offset)) {
 		d->stats.statuses_lost++;
 		return 0;
 	}
@@ -328,7 +333,11 @@ int etm2_flow_insn(struct etm2_flow_decoder *d, uint64_t offset,
 	return 1;
 }
 
-void etm2_flow_status(struct etm2_flow_decoder *d, const struct etm2_packet *p)
+/* A status record (docs/etmv2.md 7): its instruction(s), and whose its
+ * group is; with @hold, an ETMv1 BE/BD in synced trace waits for its
+ * address instead (docs/etmv2.md 7b). */
+static inline void status(struct etm2_flow_decoder *d,
+			  const struct etm2_packet *p, int hold)
 {
 	unsigned st = p->status, how;
 	uint32_t cycles = 0;
@@ -342,11 +351,16 @@ void etm2_flow_status(struct etm2_flow_decoder *d, const struct etm2_packet *p)
 	case etm2_st_in:
 		how = 0;
 		break;
-	case etm2_st_de:
-	case etm2_st_id: /* ETMv1: executed, data (Q§5.1) */
 	case etm2_st_be: /* ETMv1: branch executed, address follows (once
 			    its address said it was one: etm1_flow.c) */
 	case etm2_st_bd:
+		if (hold && d->synced && d->info.version == 1) {
+			etm1_flow_hold(d, p);
+			return;
+		}
+		/* fall through */
+	case etm2_st_de:
+	case etm2_st_id: /* ETMv1: executed, data (Q§5.1) */
 		how = ETM2_X_EXEC | ETM2_X_GROUP;
 		break;
 	case etm2_st_dn:
@@ -394,17 +408,9 @@ void etm2_flow_status(struct etm2_flow_decoder *d, const struct etm2_packet *p)
 	etm2_flow_insn(d, p->cycle, cycles, how);
 }
 
-/* A status record (docs/etmv2.md 7): its instruction(s), and whose its
- * group is; an ETMv1 BE/BD in synced trace waits for its address
- * (docs/etmv2.md 7b). */
-static void on_status(struct etm2_flow_decoder *d, const struct etm2_packet *p)
+void etm2_flow_status(struct etm2_flow_decoder *d, const struct etm2_packet *p)
 {
-	if (d->synced && d->info.version == 1 &&
-	    (p->status == etm2_st_be || p->status == etm2_st_bd)) {
-		etm1_flow_hold(d, p);
-		return;
-	}
-	etm2_flow_status(d, p);
+	status(d, p, 0);
 }
 
 /* A record the packet decoder rejected: trace is lost until the next
@@ -429,7 +435,7 @@ static void on_record(struct etm2_flow_decoder *d, const struct etm2_packet *p)
 	}
 	switch (p->type) {
 	case etm2_pkt_status:
-		on_status(d, p);
+		status(d, p, 1);
 		break;
 	case etm2_pkt_tfo:
 		etm2_flow_tfo(d, p);
@@ -543,7 +549,7 @@ static void decode(struct etm2_flow_decoder *d)
 	if (d->drv.gap_pending) {
 		struct etmkit_elem *e;
 
-		if (ETM2_QUEUE - d->n < ETM2_REC_ELEMS + ETM1_HELD_ELEMS)
+		if (ETM2_QUEUE - d->n < ETM2_ROOM)
 			return;
 		if (d->v1_pend)
 			etm1_flow_release(d);
@@ -563,8 +569,7 @@ static void decode(struct etm2_flow_decoder *d)
 			d->drv.full = 0;
 			return;
 		}
-		if (ETM2_QUEUE - d->n <
-		    ETM2_REC_ELEMS + (d->v1_pend ? ETM1_HELD_ELEMS : 0u))
+		if (ETM2_QUEUE - d->n < ETM2_ROOM)
 			return;
 		if (d->pos == POS_BLOCK && !d->info.cycle_accurate &&
 		    !d->no_fast && !d->v1_pend) {

@@ -251,6 +251,8 @@ void etm1_flow_release(struct etm2_flow_decoder *d);
 /* Elements releasing a held status may take: a no_image or a gap, the
  * instruction, its data. */
 #define ETM1_HELD_ELEMS 3
+/* Room the queue keeps for the next record (and a held status). */
+#define ETM2_ROOM (ETM2_REC_ELEMS + ETM1_HELD_ELEMS)
 
 /* The cycles of an instruction whose status is at cycle @cycle
  * (docs/etmv2.md 7), and that cycle as the previous from now on. */

@@ -862,6 +862,52 @@ static void test_v1_cycles_cut(void **state)
 		 NULL);
 }
 
+/* A transport gap while an ETMv1 BE waits for its address
+ * (docs/etmv2.md 7b): the BE is its instruction (the BX), then the gap
+ * after the last record fed; nothing after it until the next start. */
+static void test_v1_gap(void **state)
+{
+	static struct fcase c;
+	static struct elems out;
+	static const char *const want[] = {
+		"0 trace_on trace_enable 0x8000 arm", "3 insn 0x8000 arm E",
+		"4 insn 0x8004 arm E", "5 gap transport",
+		"9 trace_on trace_enable 0x8000 arm", "12 insn 0x8000 arm E",
+	};
+	struct etm2_flow_config cfg;
+	struct etm2_flow_decoder *d;
+	char got[160];
+
+	(void)state;
+	parse_case(&c, "config etmcr=0 version=1\n"
+		       "code 0x8000 arm e1a00000 e12fff10\n"
+		       "0 BE\n0 branch 0x8000 arm reason=1 first\n"
+		       "3 IE\n4 BE\n"
+		       "8 IE\n"
+		       "9 BE\n9 branch 0x8000 arm reason=1 first\n12 IE\n");
+	etm2_flow_config_init(&cfg);
+	cfg.etm.etmcr = 1u << ETM2_ETMCR_PORT_SIZE_SHIFT;
+	cfg.etm.version = 1;
+	cfg.image = c.img;
+	assert_int_equal(etm2_flow_alloc(&d, &cfg), 0);
+	out.n = 0;
+	assert_int_equal(etm2_flow_feed_records(d, c.recs, 4), 0);
+	drain(d, &out);
+	assert_int_equal(out.n, 2); /* the BE is held */
+	assert_int_equal(etm2_flow_gap(d), 0);
+	assert_int_equal(etm2_flow_feed_records(d, c.recs + 4, c.nrecs - 4), 0);
+	drain(d, &out);
+	assert_int_equal(etm2_flow_finish(d), 0);
+	drain(d, &out);
+	assert_int_equal(out.n, sizeof(want) / sizeof(want[0]));
+	for (size_t i = 0; i < out.n; i++) {
+		render(&out.e[i], got, sizeof(got));
+		assert_string_equal(got, want[i]);
+	}
+	etm2_flow_free(d);
+	image_free(c.img);
+}
+
 /* ---- Captures: tests/etmv2/flow/ (.e2t files) ------------------------------------ */
 
 /* Decode @t's cycles from cycle @from on through the packet decoder,
@@ -1307,6 +1353,7 @@ int main(void)
 		cmocka_unit_test(test_v1_restarts_context),
 		cmocka_unit_test(test_v1_exceptions),
 		cmocka_unit_test(test_v1_cycles_cut),
+		cmocka_unit_test(test_v1_gap),
 		cmocka_unit_test(test_e2t_cases),
 		cmocka_unit_test(test_round_trips),
 	};
