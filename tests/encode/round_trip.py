@@ -496,25 +496,41 @@ def show(i):
 def compare_overflow(want, got, lost, what):
     """0 when @got is @want but for runs it lacks right after an overflow
     marker (None) or at its end, @lost instructions in all; else 1.
-    A run ends where the next decoded instructions (8, or up to the next
-    marker) match the record."""
-    i = skipped = 0
-    for k, g in enumerate(got):
+    Each run of decoded instructions between markers must be a run of the
+    record, placed at the earliest position after the run before it (the
+    first at the start): a loop repeats its instructions, so a few of them
+    do not tell where trace restarted; the whole run does, and the
+    earliest place leaves the most room for the runs after it."""
+    runs, cur = [], []
+    for g in got:
         if g is None:
-            nxt = []
-            for x in got[k + 1:k + 9]:
-                if x is None:
-                    break
-                nxt.append(x)
-            while i < len(want) and want[i:i + len(nxt)] != nxt:
-                i += 1
-                skipped += 1
+            runs.append(cur)
+            cur = []
+        else:
+            cur.append(g)
+    runs.append(cur)
+    i = skipped = 0
+    for n, run in enumerate(runs):
+        if n == 0:
+            if want[:len(run)] != run:
+                k = next(k for k, (w, g) in enumerate(zip(want, run))
+                         if w != g) if len(run) <= len(want) else len(want)
+                print(f"{what}: decoded instruction {k} "
+                      f"{show(run[k]) if k < len(run) else 'ended'}, "
+                      f"record {show(want[k]) if k < len(want) else 'ended'}")
+                return 1
+            i = len(run)
             continue
-        if i >= len(want) or want[i] != g:
-            print(f"{what}: decoded instruction {k} {show(g)}, record "
-                  f"{show(want[i]) if i < len(want) else 'ended'}")
+        at = i
+        while at + len(run) <= len(want) and want[at:at + len(run)] != run:
+            at += 1
+        if at + len(run) > len(want):
+            print(f"{what}: the {len(run)} instructions decoded after "
+                  f"overflow {n} (from {show(run[0])}) are no run of the "
+                  f"record after its instruction {i}")
             return 1
-        i += 1
+        skipped += at - i
+        i = at + len(run)
     skipped += len(want) - i
     if skipped != lost:
         print(f"{what}: {skipped} instructions missing, the encoder lost "
