@@ -218,10 +218,20 @@ static void rnd_config(struct etm2_enc_config *c)
 	c->fifo_depth = 4096; /* no overflow: checked on its own */
 }
 
-void test_packets_random(void **state)
+static void v1_config(struct etm2_enc_config *c);
+static void v1_data(struct ts_rec *rc);
+static void v1_more(const struct etm2_config *cfg, const struct ts_cycles *cy,
+		    int cut, unsigned *cuts);
+
+/* 300 random records under random set-ups (ETMv1's with @v1), encoded
+ * and read back (check()); ETMv1 also v1_more(), every tenth with cuts.
+ * Returns the runs that overflowed (ETMv1 only: an APO past 14), which
+ * are not read back; the cuts that synced add to *@cuts. */
+static unsigned random_runs(uint64_t seed, int v1, unsigned *cuts)
 {
-	(void)state;
-	rs_state = 0x9e3779b97f4a7c15ull;
+	unsigned skipped = 0;
+
+	rs_state = seed;
 	for (unsigned t = 0; t < 300; t++) {
 		struct etm2_enc_config c;
 		struct ts_rec rc = { 0 };
@@ -229,19 +239,38 @@ void test_packets_random(void **state)
 		struct etm2_enc *e;
 		struct ts_etm2_result res;
 
-		rnd_config(&c);
+		if (v1)
+			v1_config(&c);
+		else
+			rnd_config(&c);
 		rnd_record(&rc, 50 + pick(400));
+		if (v1)
+			v1_data(&rc);
 		e = encode(&c, &rc, &cy);
-		assert_int_equal(etm2_enc_get_stats(e)->overflows, 0);
-		check(&c.etm, &cy, 0, &rc, &res);
-		assert_int_equal(res.insns, etm2_enc_get_stats(e)->insns);
+		if (etm2_enc_get_stats(e)->overflows) {
+			assert_true(v1);
+			skipped++;
+		} else {
+			check(&c.etm, &cy, 0, &rc, &res);
+			assert_int_equal(res.insns,
+					 etm2_enc_get_stats(e)->insns);
+			if (v1)
+				v1_more(&c.etm, &cy, t % 10 == 0, cuts);
+		}
 		etm2_enc_free(e);
 		ts_rec_free(&rc);
 		free(cy.c);
 	}
+	return skipped;
 }
 
-static void v1_config(struct etm2_enc_config *c);
+void test_packets_random(void **state)
+{
+	(void)state;
+	assert_int_equal(random_runs(0x9e3779b97f4a7c15ull, 0, NULL), 0);
+}
+
+
 
 /* A FIFO of 16 to 40 bytes on straight-line code with stores of four
  * byte values: it overflows (docs/etmv2.md 4; the encoder stops tracing,
@@ -364,6 +393,29 @@ static void encode_capture(const struct etm2_enc_config *c,
 	ts_out_free(&o);
 }
 
+/* @rc under @c (a FIFO of 4096 bytes) through a text (@text) or binary
+ * capture, read back against the record: nothing lost. */
+static void capture_run(struct etm2_enc_config *c, const struct ts_rec *rc,
+			int text)
+{
+	struct ts_cycles cy = { 0 };
+	struct ts_etm2_result res;
+
+	c->fifo_depth = 4096;
+	encode_capture(c, rc, text ? etm2_cap_text : etm2_cap_binary, &cy);
+	check(&c->etm, &cy, 0, rc, &res);
+	assert_int_equal(res.lost, 0);
+	free(cy.c);
+}
+
+/* The real code of both: tests/workloads/tiny.c's QEMU armhf runs and
+ * the A32/T32 record with exceptions. */
+static const char *const real_inputs[] = {
+	"qemu/tiny-a32-block.log", "qemu/tiny-a32-cpu.log",
+	"qemu/tiny-a32-state.log", "records/a32_t32_flow.txt",
+};
+#define N_REAL (sizeof(real_inputs) / sizeof(real_inputs[0]))
+
 /* QEMU armhf runs of tests/workloads/tiny.c (A32 with T32 interworking,
  * its three log forms) and the A32/T32 record with exceptions, under
  * 4, 8 and 16-bit ports, data trace on and off, cycle-accurate on and
@@ -372,10 +424,6 @@ static void encode_capture(const struct etm2_enc_config *c,
  * back against the record. */
 void test_captures_real_code(void **state)
 {
-	static const char *const inputs[] = {
-		"qemu/tiny-a32-block.log", "qemu/tiny-a32-cpu.log",
-		"qemu/tiny-a32-state.log", "records/a32_t32_flow.txt",
-	};
 	static const uint32_t crs[] = {
 		0,
 		ETM2_ETMCR_CYCLE_ACCURATE | (3u << ETM2_ETMCR_CID_SHIFT),
@@ -387,15 +435,13 @@ void test_captures_real_code(void **state)
 	unsigned run = 0;
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(inputs) / sizeof(inputs[0]); i++) {
+	for (size_t i = 0; i < N_REAL; i++) {
 		struct ts_rec rc = { 0 };
 
-		read_items(inputs[i], &rc);
+		read_items(real_inputs[i], &rc);
 		for (size_t k = 0; k < sizeof(crs) / sizeof(crs[0]); k++)
 			for (unsigned w = 0; w < 3; w++, run++) {
 				struct etm2_enc_config c;
-				struct ts_cycles cy = { 0 };
-				struct ts_etm2_result res;
 
 				etm2_enc_config_init(&c);
 				c.etm.etmcr = crs[k];
@@ -404,13 +450,7 @@ void test_captures_real_code(void **state)
 				c.flags = run & 2 ? ETM2_ENC_PHANTOMS : 0;
 				c.miss_every = run % 3;
 				c.sync_period = run & 4 ? 32 : 0;
-				c.fifo_depth = 4096;
-				encode_capture(&c, &rc, run & 1 ? etm2_cap_text
-							      : etm2_cap_binary,
-					       &cy);
-				check(&c.etm, &cy, 0, &rc, &res);
-				assert_int_equal(res.lost, 0);
-				free(cy.c);
+				capture_run(&c, &rc, run & 1);
 			}
 		ts_rec_free(&rc);
 	}
@@ -580,56 +620,39 @@ static unsigned v1_cuts(const struct etm2_config *cfg,
  * record), the same records from the sync point on. */
 #define V1_MAX 20000
 
+/* ETMv1 beyond check(): every APO, and with @cut the decodes from cuts
+ * (how many synced adds to *@cuts). */
+static void v1_more(const struct etm2_config *cfg, const struct ts_cycles *cy,
+		    int cut, unsigned *cuts)
+{
+	struct etm2_packet *full = malloc(V1_MAX * sizeof(*full));
+	size_t nfull;
+
+	assert_non_null(full);
+	if (v1_decode(cfg, cy, 0, full, V1_MAX, &nfull))
+		fail_msg("whole decode: an error");
+	assert_true(nfull < V1_MAX);
+	v1_check_apo(cy, full, nfull);
+	if (cut) {
+		struct etm2_packet *buf = malloc(V1_MAX * sizeof(*buf));
+
+		assert_non_null(buf);
+		*cuts += v1_cuts(cfg, cy, full, nfull, buf, V1_MAX);
+		free(buf);
+	}
+	free(full);
+}
+
 void test_v1_random(void **state)
 {
-	unsigned skipped = 0, cuts = 0;
-	struct etm2_packet *full = malloc(V1_MAX * sizeof(*full));
-	struct etm2_packet *buf = malloc(V1_MAX * sizeof(*buf));
+	unsigned cuts = 0, skipped;
 
 	(void)state;
-	assert_non_null(full);
-	assert_non_null(buf);
-	rs_state = 0x5851f42d4c957f2dull;
-	for (unsigned t = 0; t < 300; t++) {
-		struct etm2_enc_config c;
-		struct ts_rec rc = { 0 };
-		struct ts_cycles cy = { 0 };
-		struct etm2_enc *e;
-		struct ts_etm2_result res;
-
-		v1_config(&c);
-		rnd_record(&rc, 50 + pick(400));
-		v1_data(&rc);
-		e = encode(&c, &rc, &cy);
-		if (etm2_enc_get_stats(e)->overflows) {
-			/* more than 14 branch addresses waiting: an APO
-			 * would be reserved (checked on straight-line code
-			 * below) */
-			skipped++;
-		} else {
-			size_t nfull;
-
-			check(&c.etm, &cy, 0, &rc, &res);
-			assert_int_equal(res.insns,
-					 etm2_enc_get_stats(e)->insns);
-			if (v1_decode(&c.etm, &cy, 0, full, V1_MAX, &nfull))
-				fail_msg("whole decode: an error");
-			assert_true(nfull < V1_MAX);
-			v1_check_apo(&cy, full, nfull);
-			if (t % 10 == 0)
-				cuts += v1_cuts(&c.etm, &cy, full, nfull, buf,
-						V1_MAX);
-		}
-		etm2_enc_free(e);
-		ts_rec_free(&rc);
-		free(cy.c);
-	}
+	skipped = random_runs(0x5851f42d4c957f2dull, 1, &cuts);
 	printf("ETMv1 random: %u of 300 with an overflow, not checked; %u "
 	       "cuts synced\n", skipped, cuts);
 	assert_true(skipped < 30);
 	assert_true(cuts > 50);
-	free(full);
-	free(buf);
 }
 
 /* The same as ETMv1 (restarts of reason 2). */
@@ -644,10 +667,6 @@ void test_v1_overflow_random(void **state)
  * and context IDs on and off, through both capture formats. */
 void test_v1_captures_real_code(void **state)
 {
-	static const char *const inputs[] = {
-		"qemu/tiny-a32-block.log", "qemu/tiny-a32-cpu.log",
-		"qemu/tiny-a32-state.log", "records/a32_t32_flow.txt",
-	};
 	static const uint32_t crs[] = {
 		0,
 		ETM2_ETMCR_CYCLE_ACCURATE | (3u << ETM2_ETMCR_CID_SHIFT),
@@ -656,28 +675,20 @@ void test_v1_captures_real_code(void **state)
 	unsigned run = 0;
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(inputs) / sizeof(inputs[0]); i++) {
+	for (size_t i = 0; i < N_REAL; i++) {
 		struct ts_rec rc = { 0 };
 
-		read_items(inputs[i], &rc);
+		read_items(real_inputs[i], &rc);
 		for (size_t k = 0; k < sizeof(crs) / sizeof(crs[0]); k++)
 			for (unsigned w = 4; w <= 8; w += 4, run++) {
 				struct etm2_enc_config c;
-				struct ts_cycles cy = { 0 };
-				struct ts_etm2_result res;
 
 				etm2_enc_config_init(&c);
 				c.etm.version = 1;
 				c.etm.etmcr = crs[k];
 				c.etm.port_width = (uint8_t)w;
 				c.sync_period = run & 1 ? 16 : 0;
-				c.fifo_depth = 4096;
-				encode_capture(&c, &rc, run & 2 ? etm2_cap_text
-							      : etm2_cap_binary,
-					       &cy);
-				check(&c.etm, &cy, 0, &rc, &res);
-				assert_int_equal(res.lost, 0);
-				free(cy.c);
+				capture_run(&c, &rc, run & 2);
 			}
 		ts_rec_free(&rc);
 	}
