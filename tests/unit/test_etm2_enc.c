@@ -630,6 +630,7 @@ int main(void)
 		cmocka_unit_test(test_contracts),
 		cmocka_unit_test(test_packets_random),
 		cmocka_unit_test(test_overflow_random),
+		cmocka_unit_test(test_deep_fifo),
 		cmocka_unit_test(test_captures_real_code),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
