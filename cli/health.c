@@ -1,6 +1,7 @@
 /* etmkit CLI: one warning when most of a trace source fails to decode
  * (criterion in health.h), instead of only a gap line per failure. */
 #include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "health.h"
@@ -50,11 +51,22 @@ static const char *cause(const struct cli_input *in,
 	if (cs->proto == etmkit_proto_etmv3 || cs->proto == etmkit_proto_ptm)
 		return "--etmcr, --etmidr, --etmccer or --frames likely do not "
 		       "match the capture";
-	if (cs->proto == etmkit_proto_etmv2)
-		return "--port-width, --etmcr, --pipestat-table, --tfo-header "
-		       "or --fifo-latency likely do not match the capture";
 	return "--protocol, --trcidr0, --trcidr1, --trcidr2, --trcidr8, "
 	       "--trcconfigr or --frames likely do not match the capture";
+}
+
+/* Whose trace a warning is about: a trace ID and the source's name, or
+ * for ETMv2, whose port has no trace IDs, the capture or its source. */
+static void source_label(char *buf, size_t n, const struct cli_input *in,
+			 const struct cli_source *cs)
+{
+	if (cs->proto != etmkit_proto_etmv2)
+		snprintf(buf, n, "trace ID 0x%02x (%s)", cs->id, cs->name);
+	else if (in->snapshot)
+		snprintf(buf, n, "ETMv2 source %s", cs->name);
+	else
+		snprintf(buf, n, "ETMv2 capture %s",
+			 in->file ? in->file : "(input)");
 }
 
 /* Framed raw input with nothing for trace ID @id: the IDs that have
@@ -100,6 +112,7 @@ int cli_health_report(const struct cli_health *h,
 		const struct cli_health_src *s = &h->src[cs->id & 0x7f];
 		uint64_t got = fs ? fs->id_bytes[cs->id & 0x7f] : 0;
 		uint64_t lost = s->lost, span;
+		char who[sizeof(cs->name) + 4096];
 
 		if (!s->first && !got && in->file &&
 		    in->mode != deformat_none &&
@@ -109,14 +122,14 @@ int cli_health_report(const struct cli_health *h,
 			warned++;
 			continue;
 		}
+		source_label(who, sizeof(who), in, cs);
 		if (!s->first) {
 			if (got < CLI_HEALTH_NOSYNC_BYTES)
 				continue;
 			/* ETMv2: offsets and counts are cycles
 			 * (cli_etm2_frame_stats()). */
-			cli_warn("trace ID 0x%02x (%s): %" PRIu64 " %s and "
-				 "not one synchronisation point found: %s",
-				 cs->id, cs->name, got,
+			cli_warn("%s: %" PRIu64 " %s and not one "
+				 "synchronisation point found: %s", who, got,
 				 cs->proto == etmkit_proto_etmv2 ? "cycles" :
 				 "bytes", cause(in, cs));
 			warned++;
@@ -127,11 +140,10 @@ int cli_health_report(const struct cli_health *h,
 		span = end + 1 > s->first ? end + 1 - s->first : 0;
 		if (s->errors < CLI_HEALTH_MIN_ERRORS || 2 * lost <= span)
 			continue;
-		cli_warn("trace ID 0x%02x (%s): most of the trace does not "
-			 "decode (%" PRIu64 " decode errors, %" PRIu64 "%% of it "
-			 "after the first synchronisation lost): %s", cs->id,
-			 cs->name, s->errors, span ? 100 * lost / span : 100,
-			 cause(in, cs));
+		cli_warn("%s: most of the trace does not decode (%" PRIu64
+			 " decode errors, %" PRIu64 "%% of it after the first "
+			 "synchronisation lost): %s", who, s->errors,
+			 span ? 100 * lost / span : 100, cause(in, cs));
 		warned++;
 	}
 	return warned;

@@ -123,7 +123,7 @@ def progress(e, w):
     with open(cap, "wb") as f:
         # 1 Mi WT cycles (natural table: WT = 4): 4 MiB + 32 bytes.
         f.write(HEADER + struct.pack("<HBB", 0, 4, 0) * (1 << 20))
-    warn = ("trace ID 0x00 (raw): 1048576 cycles and not one "
+    warn = ("ETMv2 capture " + cap + ": 1048576 cycles and not one "
             "synchronisation point found: --etmcr")
     for cmd in (["decode"], ["profile", "-o", os.devnull]):
         rc, out, err = run(e, cmd + [cap, "--protocol", "etmv2", "--image",

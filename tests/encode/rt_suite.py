@@ -83,11 +83,18 @@ CASES_A32 = [("etmv3", []),
                         "--fifo-depth", "16", "--sync-period", "16"])]
 # State-mode workload logs only (not the committed block-mode ones): data
 # transfers derived from the CPU dumps (--qemu-data, docs/qemu-log.md),
-# traced by ETMv2 (a FIFO that does not overflow) and ETMv3, and checked
-# word by word against the record (round_trip.py compare_etm2,
-# compare_etm3_data) and against themselves (check_memory).
+# traced by ETMv2 (a 16-bit port and a FIFO that does not overflow; a
+# 4-bit port whose FIFO does) and ETMv3, and checked word by word against
+# the record (round_trip.py compare_etm2, compare_etm3_data; with
+# --overflow the instructions only) and against themselves
+# (check_memory).
 CASES_A32_DATA = [("etmv2", ["--qemu-data", "--preset", "data",
                              "--port-width", "16", "--fifo-depth", "4096"]),
+                  # a 4-bit port: the largest FIFO fills (a backlog of
+                  # thousands of cycles the decoder holds) and overflows
+                  ("etmv2", ["--overflow", "--qemu-data", "--preset",
+                             "cycle-accurate,data,load-miss",
+                             "--port-width", "4", "--fifo-depth", "4096"]),
                   ("etmv3", ["--qemu-data", "--preset", "data"])]
 
 

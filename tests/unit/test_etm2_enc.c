@@ -928,6 +928,7 @@ int main(void)
 		cmocka_unit_test(test_contracts),
 		cmocka_unit_test(test_packets_random),
 		cmocka_unit_test(test_overflow_random),
+		cmocka_unit_test(test_deep_fifo),
 		cmocka_unit_test(test_captures_real_code),
 		cmocka_unit_test(test_v1_random),
 		cmocka_unit_test(test_v1_overflow_random),

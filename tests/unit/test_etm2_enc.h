@@ -7,6 +7,7 @@
 /* test_etm2_enc_rt.c */
 void test_packets_random(void **state);
 void test_overflow_random(void **state);
+void test_deep_fifo(void **state);
 void test_captures_real_code(void **state);
 void test_v1_random(void **state);
 void test_v1_overflow_random(void **state);

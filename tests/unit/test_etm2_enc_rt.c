@@ -336,6 +336,63 @@ void test_overflow_random(void **state)
 	overflow_runs(0x2545f4914f6cdd1dull, 0);
 }
 
+/* The deepest backlog the encoder can build: a 4-bit port (two cycles a
+ * byte) behind a 4096-byte FIFO (the largest etm2_enc_config takes)
+ * filled by stores with full data addresses and values, then drained by
+ * plain instructions. The oldest group waits about 8000 cycles, a record
+ * each, for its bytes: the decoder must hold them all (ETM2_OWED_MAX in
+ * src/packets/etmv2/etm2_internal.h) and give back exactly the record,
+ * with no overflow. */
+void test_deep_fifo(void **state)
+{
+	struct etm2_enc_config c;
+	struct ts_rec rc = { 0 };
+	struct ts_cycles cy = { 0 };
+	struct etm2_enc *e = NULL;
+	const struct etm2_enc_stats *st;
+	struct ts_etm2_result res;
+	uint32_t pc = 0x10000;
+	unsigned n = 0;
+
+	(void)state;
+	rs_state = 0x6a09e667f3bcc909ull;
+	etm2_enc_config_init(&c);
+	c.etm.port_width = 4;
+	c.etm.etmcr |= ETM2_ETMCR_DATA_VALUE | ETM2_ETMCR_DATA_ADDR;
+	c.fifo_depth = 4096;
+	/* about 9 bytes a store (5 of address, 4 of value): 430 stores
+	 * leave about 3700 bytes in the FIFO */
+	for (unsigned i = 0; i < 430; i++, n++) {
+		struct exec_rec *r = ts_rec_insn(&rc, etmkit_isa_arm, 4, pc, 0,
+						 0, 0, 0);
+
+		(void)r;
+		pc += 4;
+		r = ts_rec_add(&rc, exec_data);
+		r->flags = EXEC_D_STORE;
+		r->addr = 0x80000000u | rnd() << 2;
+		r->size = 4;
+		r->value = 0x01000000u | rnd();
+	}
+	for (unsigned i = 0; i < 9000; i++, n++, pc += 4)
+		ts_rec_insn(&rc, etmkit_isa_arm, 4, pc, 0, 0, 0, 0);
+	assert_int_equal(etm2_enc_alloc(&e, &c, ts_cycles_sink, &cy), 0);
+	for (size_t i = 0; i < rc.n; i++)
+		assert_int_equal(etm2_enc_put(e, &rc.r[i]), 0);
+	assert_int_equal(etm2_enc_finish(e), 0);
+	st = etm2_enc_get_stats(e);
+	assert_int_equal(st->overflows, 0);
+	/* the FIFO really was deep: the last store's bytes left well after
+	 * 3584 cycles (the decoder's bound before this test) */
+	assert_true(st->cycles > 430 + 7000);
+	check(&c.etm, &cy, 0, &rc, &res);
+	assert_int_equal(res.insns, n);
+	assert_int_equal(res.lost, 0);
+	etm2_enc_free(e);
+	ts_rec_free(&rc);
+	free(cy.c);
+}
+
 /* ---- Real code, through the capture formats ------------------------------ */
 
 /* The items of record or QEMU log @name under tests/data. */

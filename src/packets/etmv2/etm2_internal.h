@@ -19,7 +19,13 @@
 
 #include "etmkit/etm2.h"
 
-#define ETM2_RING 4096u /* records queued in status order (power of 2) */
+/* Records queued in status order (power of 2). A group waits in the FIFO
+ * at most depth * 8 / port width cycles, a record each at most (wait
+ * cycles collapse): 16384 leaves ETM2_OWED_MAX = 15872, room for the
+ * 8192 cycles of the largest FIFO the encoder models (4096 bytes, etm2.h)
+ * on a 4-bit port, far beyond any real ETMv2's (tests/unit
+ * test_etm2_enc_rt.c test_deep_fifo). About 1.7 MiB with the slots. */
+#define ETM2_RING 16384u
 #define ETM2_PQ 512u    /* parsed packets waiting for their marker */
 #define ETM2_BATCH 64u  /* cycles decoded between two deliveries: each
 			   pushes at most 4 records and 3 packets */
