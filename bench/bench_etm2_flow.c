@@ -25,6 +25,11 @@
  * an IE and the add after it another, the BX a BE held until its
  * address.
  *
+ * --etm-version 1: the capture is ETMv1 (the ETMv1 encoder, docs/etmv2.md
+ * 7b: 3-bit statuses, APO cycles, periodic full addresses), data trace
+ * off (ETMv1 data carries one 4-byte transfer an instruction; the log has
+ * others), through the ETMv1 packet decoder into the flow decoder.
+ *
  * Best of --runs runs. The consumer counts instructions and sums their
  * addresses, so every element is read.
  */
@@ -204,12 +209,13 @@ static int run(const struct etm2_flow_config *cfg,
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: bench_etm2_flow [--mb N] [--runs N] [--form F] "
-		   "[--qemu FILE] [--records 1]\n"
+		   "[--qemu FILE] [--records 1|2] [--etm-version 1]\n"
 		   "  --mb N    MiB of 8-bit port capture (default 128)\n"
 		   "  --qemu F  the QEMU armhf log encoded (default "
 		   "tests/data/qemu/tiny-a32-state.log)\n"
 		   "  --records 1  the flow over generated records, no "
 		   "capture; 2: ETMv1 records\n"
+		   "  --etm-version 1  the capture is ETMv1 (no data trace)\n"
 		   "  --runs N  timed runs per form, best kept (default 3)\n"
 		   "  --form F  insns or ranges only (default both; for "
 		   "callgrind)\n");
@@ -218,6 +224,7 @@ static void usage(FILE *f)
 struct e2_options {
 	int only;          /* --form: 1 insns, 2 ranges, 0 both */
 	int records;       /* --records 1, 2 (ETMv1) */
+	int v1;            /* --etm-version 1: an ETMv1 capture */
 	const char *qemu;  /* --qemu FILE */
 };
 
@@ -228,6 +235,10 @@ static int form_option(void *ctx, const char *a, const char *val)
 	if (!strcmp(a, "--qemu")) {
 		eo->qemu = val;
 		return 1;
+	}
+	if (!strcmp(a, "--etm-version")) {
+		eo->v1 = !strcmp(val, "1");
+		return eo->v1 || !strcmp(val, "2") ? 1 : -1;
 	}
 	if (!strcmp(a, "--records")) {
 		eo->records = !strcmp(val, "1") ? 1 : !strcmp(val, "2") ? 2 : 0;
@@ -356,6 +367,13 @@ static int bench_capture(const struct bench_options *o,
 	ec.etm.port_width = 8;
 	ec.etm.etmcr = ETM2_ETMCR_DATA_ADDR | ETM2_ETMCR_DATA_VALUE |
 		       (1u << ETM2_ETMCR_PORT_SIZE_SHIFT);
+	if (eo->v1) {
+		/* ETMv1 data trace carries one 4-byte transfer an
+		 * instruction (docs/etmv2.md 7b): the log's byte, halfword
+		 * and multiple transfers would be refused, so data is off */
+		ec.etm.version = 1;
+		ec.etm.etmcr = 1u << ETM2_ETMCR_PORT_SIZE_SHIFT;
+	}
 	ec.fifo_depth = 4096;
 	insns = encode(&ec, &rc, want, &k);
 	if (!insns) {
@@ -363,8 +381,9 @@ static int bench_capture(const struct bench_options *o,
 		return 1;
 	}
 	printf("bench_etm2_flow: %s encoded to %zu cycles (%.1f MiB as a "
-	       "binary capture), %" PRIu64 " instructions\n", path, k.n,
-	       k.n * 4.0 / 1048576.0, insns);
+	       "binary capture%s), %" PRIu64 " instructions\n", path, k.n,
+	       k.n * 4.0 / 1048576.0, eo->v1 ? ", ETMv1, no data" : "",
+	       insns);
 	etm2_flow_config_init(&cfg);
 	cfg.etm = ec.etm;
 	cfg.image = code.img;
@@ -417,7 +436,7 @@ int main(int argc, char **argv)
 	size_t nrecs, feeds, head;
 	uint64_t cycles;
 	double mb;
-	struct e2_options eo = { 0, 0, NULL };
+	struct e2_options eo = { 0, 0, 0, NULL };
 
 	if (bench_parse_args("bench_etm2_flow", argc, argv, &o, 0, form_option,
 			     &eo, usage))
