@@ -38,12 +38,12 @@ static const char *cause(const struct cli_input *in,
 	if (cs->proto == etmkit_proto_etmv2)
 		return in->snapshot ?
 		       "the registers in the source's device file or the "
-		       "ETMv2 options (--port-width, --pipestat-table, "
-		       "--tfo-header, --fifo-latency) likely do not match the "
-		       "capture" :
-		       "--etmcr, --etmidr, --port-width, --pipestat-table, "
-		       "--tfo-header or --fifo-latency likely do not match the "
-		       "capture";
+		       "ETMv2 options (--etm-version, --port-width, "
+		       "--pipestat-table, --tfo-header, --fifo-latency) likely "
+		       "do not match the capture" :
+		       "--etm-version, --etmcr, --etmidr, --port-width, "
+		       "--pipestat-table, --tfo-header or --fifo-latency likely "
+		       "do not match the capture";
 	if (in->snapshot)
 		return "the registers in the source's device file, or the "
 		       "buffer's format in trace.ini (override with --frames), "

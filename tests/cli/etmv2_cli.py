@@ -249,8 +249,9 @@ def main():
                  "invalid value '2' for --fifo-latency")
 
     # Mostly undecodable trace (a reserved header after every TFO, then
-    # cycles out of sync): the health warning names the ETMv2 options,
-    # not ETMv4's --trcidr*.
+    # cycles out of sync): the health warning names the ETMv2 options
+    # (--etm-version among them: an ETMv1 capture read as ETMv2 looks
+    # so), not ETMv4's --trcidr*.
     block = ("TD 0x01\nWT 0x20\nWT\nWT 0x80\nWT\nWT\nDE\nWT 0x10\n"
              "IE x40\n")
     sick = write(w("sick.e2c"), "etmv2-capture 1\nport-width 8\ncycles\n"
@@ -258,6 +259,7 @@ def main():
     rc, out, err = run(e, ["decode", sick, "--image", code + "@0x8000"] + v2)
     # An ETMv2 port has no trace IDs: the warning names the capture.
     if (rc != 1 or "--pipestat-table" not in err or "--trcidr" in err
+            or "--etm-version" not in err
             or "ETMv2 capture " + sick + ": most of the trace" not in err
             or "trace ID" in err):
         fail("health warning", "exit %d, stderr %r" % (rc, err))

@@ -124,7 +124,7 @@ def progress(e, w):
         # 1 Mi WT cycles (natural table: WT = 4): 4 MiB + 32 bytes.
         f.write(HEADER + struct.pack("<HBB", 0, 4, 0) * (1 << 20))
     warn = ("ETMv2 capture " + cap + ": 1048576 cycles and not one "
-            "synchronisation point found: --etmcr")
+            "synchronisation point found: --etm-version, --etmcr")
     for cmd in (["decode"], ["profile", "-o", os.devnull]):
         rc, out, err = run(e, cmd + [cap, "--protocol", "etmv2", "--image",
                                      cap + "@0x10000", "--progress"])
