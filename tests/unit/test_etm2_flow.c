@@ -825,6 +825,42 @@ static void test_v1_exceptions(void **state)
 		 NULL);
 }
 
+/* A BE (no data tracing) to the data abort vector (docs/etmv2.md 7b,
+ * ASSUMED): over a load or a store (low and high vectors) that
+ * instruction executed and aborted (section 7's data abort: cancel, the
+ * load or store the return address); over an instruction that makes no
+ * transfer it stands for no instruction, as any other vector. */
+static void test_v1_be_data_abort(void **state)
+{
+	(void)state;
+	run_case("config etmcr=0 version=1\n"
+		 "code 0x8000 arm e1a00000 e5901000 e5801000\n"
+		 "code 0x10 arm e1a00000 e25ef004\n"
+		 "code 0xffff0010 arm e1a00000 e1a00000\n"
+		 "0 BE\n0 branch 0x8000 arm reason=1 first\n"
+		 "3 IE\n"
+		 "4 BE\n4 branch 0x10 arm\n"
+		 "7 IE\n"
+		 "8 BE\n8 branch 0x8008 arm\n"
+		 "11 BE\n11 branch 0xffff0010 arm\n"
+		 "14 IE\n"
+		 "15 BE\n15 branch 0x10 arm\n"
+		 "18 IE\n"
+		 "expect\n"
+		 "0 trace_on trace_enable 0x8000 arm\n"
+		 "3 insn 0x8000 arm E\n"
+		 "4 insn 0x8004 arm E\n"
+		 "4 exception 0x10 arm vec=4 ret=0x8004 cancel\n"
+		 "7 insn 0x10 arm E\n"
+		 "8 insn 0x14 arm E\n"
+		 "11 insn 0x8008 arm E\n"
+		 "11 exception 0xffff0010 arm vec=4 ret=0x8008 cancel\n"
+		 "14 insn 0xffff0010 arm E\n"
+		 "15 exception 0x10 arm vec=4 ret=0xffff0014\n"
+		 "18 insn 0x10 arm E\n",
+		 NULL);
+}
+
 /* Cycle-accurate ETMv1 (Q§5.10; docs/etmv2.md 7b): cycles count from
  * the start's and a restart's BE; a BE whose address never comes (an
  * error, the end of the records) is its instruction all the same. */
@@ -1352,6 +1388,7 @@ int main(void)
 		cmocka_unit_test(test_v1_start_id_bd_periodic),
 		cmocka_unit_test(test_v1_restarts_context),
 		cmocka_unit_test(test_v1_exceptions),
+		cmocka_unit_test(test_v1_be_data_abort),
 		cmocka_unit_test(test_v1_cycles_cut),
 		cmocka_unit_test(test_v1_gap),
 		cmocka_unit_test(test_e2t_cases),
