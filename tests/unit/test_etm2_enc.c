@@ -803,6 +803,48 @@ static void test_v1_overflow(void **state)
 	expect1(e, &o, want, n);
 }
 
+/* The APO's limit (Q§5.6.1, docs/etmv2.md 7b): 15 is reserved. A 4-bit
+ * port, data values, LDR PC in a row (BD: 4 value bytes, then a 1-byte
+ * branch address): each BD places 5 bytes in 3 cycles while 1.5 leave,
+ * so the branch addresses waiting grow by one BD at a time (never by
+ * two): the APOs written climb to 14, and the BD whose APO would be 15
+ * is not placed (an overflow) instead of writing the reserved code. */
+static void test_v1_apo_limit(void **state)
+{
+	struct setup s = { .etmcr = CR_VALUE, .width = 4, .latency = 1,
+			   .version = 1, .depth = 256 };
+	struct cyc_out o;
+	struct etm2_enc *e = enc_new(&s, &o);
+	unsigned top = 0;
+
+	(void)state;
+	for (uint32_t a = 0x8000; a < 0x8000 + 4 * 24; a += 4) {
+		struct exec_rec r = ts_insn(ARM, a, 4, EXEC_F_BRANCH |
+					    EXEC_F_INDIRECT | EXEC_F_TAKEN);
+
+		r.opcode = 0xe591f000; /* LDR pc, [r1] */
+		r.target = a + 4;
+		r.target_isa = ARM;
+		put(e, r);
+		data(e, 0, 0x20000000, a + 4, 4);
+	}
+	assert_int_equal(etm2_enc_finish(e), 0);
+	assert_int_equal(etm2_enc_get_stats(e)->overflows, 1);
+	for (size_t i = 0; i + 2 < o.n; i++) {
+		unsigned apo;
+
+		if (o.c[i].ps != V1_BE && o.c[i].ps != V1_BD)
+			continue;
+		apo = (o.c[i + 1].ps & 3u) | (o.c[i + 2].ps & 3u) << 2;
+		if (apo == 15)
+			fail_msg("cycle %zu: APO 15 (reserved)", i);
+		top = apo > top ? apo : top;
+		i += 2;
+	}
+	assert_int_equal(top, 14);
+	etm2_enc_free(e);
+}
+
 /* With data tracing, ETMv1 carries one 4-byte transfer an instruction
  * (docs/etmv2.md 7b): a byte load, or a second transfer, is refused and
  * names its instruction; without data tracing both are fine. */
@@ -924,6 +966,7 @@ int main(void)
 		cmocka_unit_test(test_v1_periodic),
 		cmocka_unit_test(test_v1_gap_ca),
 		cmocka_unit_test(test_v1_overflow),
+		cmocka_unit_test(test_v1_apo_limit),
 		cmocka_unit_test(test_v1_refused),
 		cmocka_unit_test(test_contracts),
 		cmocka_unit_test(test_packets_random),
