@@ -861,6 +861,27 @@ static void test_v1_be_data_abort(void **state)
 		 NULL);
 }
 
+/* A branch instruction at the walk position is a branch, vector or not
+ * (docs/etmv2.md 7b): a BE to the IRQ vector over BX LR is the BX; no
+ * exception element. */
+static void test_v1_branch_to_vector(void **state)
+{
+	(void)state;
+	run_case("config etmcr=0 version=1\n"
+		 "code 0x8000 arm e1a00000 e12fff1e\n"
+		 "code 0x18 arm e1a00000 e1a00000\n"
+		 "0 BE\n0 branch 0x8000 arm reason=1 first\n"
+		 "3 IE\n"
+		 "4 BE\n4 branch 0x18 arm\n"
+		 "7 IE\n"
+		 "expect\n"
+		 "0 trace_on trace_enable 0x8000 arm\n"
+		 "3 insn 0x8000 arm E\n"
+		 "4 insn 0x8004 arm E\n"
+		 "7 insn 0x18 arm E\n",
+		 NULL);
+}
+
 /* Cycle-accurate ETMv1 (Q§5.10; docs/etmv2.md 7b): cycles count from
  * the start's and a restart's BE; a BE whose address never comes (an
  * error, the end of the records) is its instruction all the same. */
@@ -1389,6 +1410,7 @@ int main(void)
 		cmocka_unit_test(test_v1_restarts_context),
 		cmocka_unit_test(test_v1_exceptions),
 		cmocka_unit_test(test_v1_be_data_abort),
+		cmocka_unit_test(test_v1_branch_to_vector),
 		cmocka_unit_test(test_v1_cycles_cut),
 		cmocka_unit_test(test_v1_gap),
 		cmocka_unit_test(test_e2t_cases),
