@@ -630,6 +630,28 @@ static void test_v1_port8(void **state)
 		V1_IE, 0, 0);
 }
 
+/* An instruction set change (docs/etmv2.md 7b, the encoder: 5 bytes when
+ * the instruction set changes, reason 0, no context ID). As
+ * test_v1_port8, but BX r3 to Thumb 0x9000: 0x9001 in full, 81 A0 82 80
+ * 00 (not 81 20 against 0x8000), its first byte with TRACESYNC in the
+ * first APO cycle (APO 0), the rest out from the next cycles on. */
+static void test_v1_isa_change(void **state)
+{
+	struct setup s = { .latency = 1, .version = 1 };
+	struct cyc_out o;
+	struct etm2_enc *e = enc_new(&s, &o);
+
+	(void)state;
+	plain(e, ARM, 0x8000);
+	plain(e, ARM, 0x8004);
+	bx(e, 0x8008, 0x9000, THUMB);
+	plain(e, THUMB, 0x9000);
+	EXPECT1(e, &o, V1_BE, 0, 0, 0, 0x80, S, 0, 0x80, 0,
+		V1_IE, 0x82, 0, V1_IE, 0x80, 0,
+		V1_BE, 0x10, 0, 0, 0x81, S, 0, 0xa0, 0,
+		V1_IE, 0x82, 0, V1_WT, 0x80, 0, V1_WT, 0x00, 0);
+}
+
 /* 4-bit port: a nibble a cycle, the low one first, TRACESYNC with a
  * branch address's low nibble. Two BX in a row (0x8004 to 0x9000: 80
  * 20; 0x9000 to 0xA000: 80 40): when the second is placed the first's
@@ -960,6 +982,7 @@ int main(void)
 		cmocka_unit_test(test_cycles_count_tfo_dw),
 		cmocka_unit_test(test_periodic_4bit_cycles),
 		cmocka_unit_test(test_v1_port8),
+		cmocka_unit_test(test_v1_isa_change),
 		cmocka_unit_test(test_v1_port4_apo),
 		cmocka_unit_test(test_v1_data_cid),
 		cmocka_unit_test(test_v1_context),
