@@ -161,7 +161,12 @@ static int build_image(const struct cli_images *ci,
 		if (ia->elf && elf_fits(cs, ia->path))
 			return cli_exit_input;
 	}
-	if (!image_region_count(img))
+	if (!image_region_count(img) && cs->proto == etmkit_proto_etmv2)
+		/* an ETMv1/ETMv2 port has no trace IDs */
+		cli_note("no program image for the ETMv2 trace (%s): "
+			 "instructions cannot be followed (give --image or "
+			 "--elf)", cs->core[0] ? cs->core : "no core named");
+	else if (!image_region_count(img))
 		cli_note("no program image for "
 			 "trace ID 0x%02x (%s): instructions cannot be followed "
 			 "(give --image or --elf)", cs->id,

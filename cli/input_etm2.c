@@ -282,6 +282,15 @@ static int complete_config(struct e2_capture *c, const struct cli_input *in,
 			  c->cfg.version, c->cfg.port_width);
 		return cli_exit_usage;
 	}
+	if (ci.version == 1 && ci.port_width == 16) {
+		/* the packet decoder would never synchronise (docs/etmv2.md
+		 * 7b, Not covered) */
+		cli_error("%s: ETMv1 on a 16-bit port is not covered: its "
+			  "TRACESYNC rules (IHI 0014Q 5.3.1) are not in the "
+			  "pages etmkit follows, so the capture cannot be "
+			  "synchronised (docs/etmv2.md 7b)", c->path);
+		return cli_exit_usage;
+	}
 	return 0;
 }
 

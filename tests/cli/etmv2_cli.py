@@ -290,6 +290,21 @@ def main():
             fail("ETMv1 decode, " + what, "exit %d, elements %s: %s" % (
                 rc, got, err.strip()))
 
+    # No image: the note names the ETMv2 trace, not a trace ID (a port
+    # has none).
+    rc, out, err = run(e, ["decode", cap] + v2)
+    if ("no program image for the ETMv2 trace (no core named)" not in err
+            or "trace ID" in err):
+        fail("no image note", "exit %d, stderr %r" % (rc, err))
+
+    # ETMv1 on a 16-bit port is not covered (docs/etmv2.md 7b): refused
+    # by name rather than left never to synchronise.
+    cap = write(w("v1-16.e2c"), "etmv2-capture 1\nport-width 16\n"
+                "version 1\n" + v1)
+    expect_error(e, "ETMv1 16-bit port", ["decode", cap, "--image",
+                                          v1code + "@0x8000"] + v2, 2,
+                 "ETMv1 on a 16-bit port is not covered")
+
     # The encoder's snapshot form (docs/etmv2-capture.md "Snapshot
     # directories") read back: the 46 instructions of a32_t32_flow.txt,
     # no gap, with binary and text (4-bit port) captures.
