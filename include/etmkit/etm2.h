@@ -313,6 +313,16 @@ struct etm2_tfo {
 				bytes are not attributed) */
 };
 
+/* ETMv1 branch address reason codes (Q§5.6.2; 5 to 7 reserved). 1 to 3
+ * equal enum etm2_reason's values; ETMv2's periodic TFO is 0 there. */
+enum etm1_reason {
+	etm1_reason_normal = 0,
+	etm1_reason_trace_on = 1,
+	etm1_reason_overflow = 2,
+	etm1_reason_debug_exit = 3,
+	etm1_reason_periodic = 4  /* full address every so often, v1.2+ */
+};
+
 struct etm2_branch {
 	uint32_t addr;       /* full address after merging */
 	uint8_t addr_bits;   /* low bits the packet carried */
@@ -321,9 +331,7 @@ struct etm2_branch {
 	uint8_t isa_change;  /* a 5th byte set the instruction set (ETMv1:
 				address bit 0 changed it) */
 	uint8_t has_reason;  /* ETMv1 5-byte address: reason holds its code */
-	uint8_t reason;      /* ETMv1 reason code 0 to 4 (Q§5.6.2): 0 normal,
-				1 trace enabled, 2 overflow restart, 3 debug
-				exit, 4 periodic full address */
+	uint8_t reason;      /* ETMv1 reason code, enum etm1_reason */
 	uint8_t first;       /* ETMv1: the branch address the decoder synced
 				at (docs/etmv2.md 7b) */
 };

@@ -184,7 +184,8 @@ void e1_emit(struct etm2_enc *e, const struct e2_insn *x)
 	to = x->taken ? x->target : x->addr + x->size;
 	tisa = x->taken ? x->tisa : x->next_isa;
 	if (br || periodic)
-		g_branch(e, &g, &sync_at, to, tisa, periodic ? 4 : 0);
+		g_branch(e, &g, &sync_at, to, tisa,
+			 periodic ? etm1_reason_periodic : etm1_reason_normal);
 	apo = e1_marks_after(e);
 	if (!e2_fits(e, g.n) || (sync_at >= 0 && apo > E1_APO_MAX)) {
 		e2_overflow(e, 1);
@@ -201,7 +202,8 @@ void e1_emit(struct etm2_enc *e, const struct e2_insn *x)
 	}
 	e2_refs_commit(e, &rf);
 	if (sync_at >= 0)
-		branch_placed(e, to, tisa, periodic ? 4 : 0);
+		branch_placed(e, to, tisa, periodic ? etm1_reason_periodic
+						 : etm1_reason_normal);
 	e->st.insns++;
 	e2_walk_past(e, x);
 }

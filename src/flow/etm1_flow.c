@@ -18,7 +18,8 @@
  * same; 4, the periodic full address of v1.2+, is the periodic one). */
 static uint8_t reason_of(const struct etm2_branch *b)
 {
-	return b->reason == 4 ? (uint8_t)etm2_reason_periodic : b->reason;
+	return b->reason == etm1_reason_periodic ?
+		       (uint8_t)etm2_reason_periodic : b->reason;
 }
 
 void etm1_flow_hold(struct etm2_flow_decoder *d, const struct etm2_packet *p)
@@ -70,8 +71,10 @@ static int restart(struct etm2_flow_decoder *d, const struct etm2_packet *p)
 {
 	const struct etm2_branch *b = &p->u.branch;
 
-	if (!b->first && !(d->synced && b->has_reason && b->reason >= 1 &&
-			   b->reason <= 3))
+	if (!b->first &&
+	    !(d->synced && b->has_reason &&
+	      b->reason >= etm1_reason_trace_on &&
+	      b->reason <= etm1_reason_debug_exit))
 		return 0;
 	d->v1_pend = 0;
 	etm2_flow_restart(d, p->cycle, b->addr, b->isa, reason_of(b));

@@ -84,7 +84,7 @@ static void branch_done(struct etm2_pkt_decoder *d)
 			error_here(d, "J bit set: Jazelle state is not covered");
 			return;
 		}
-		if (br->reason > 4) {
+		if (br->reason > etm1_reason_periodic) {
 			error_here(d, "reserved ETMv1 reason code (5 to 7)");
 			return;
 		}
