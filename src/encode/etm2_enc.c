@@ -17,6 +17,7 @@
  * restarts it at the next instruction.
  */
 #include "etm2_enc_internal.h"
+#include "packets/etmv2/etm2_names.h"
 
 /* ---- Set-up ------------------------------------------------------------- */
 
@@ -36,14 +37,10 @@ void etm2_enc_config_init(struct etm2_enc_config *cfg)
 static int status_codes(struct etm2_enc *e, const struct etm2_config *c,
 			unsigned version)
 {
-	static const uint8_t v1[8] = { etm2_st_ie, etm2_st_id, etm2_st_in,
-				       etm2_st_wt, etm2_st_be, etm2_st_bd,
-				       etm2_st_tr, etm2_st_td };
-
 	memset(e->code, 0xff, sizeof(e->code));
 	if (version == 1) {
 		for (unsigned i = 0; i < 8; i++)
-			e->code[v1[i]] = (uint8_t)i;
+			e->code[etm2_pipestat_v1[i]] = (uint8_t)i;
 		return 0;
 	}
 	for (unsigned i = 16; i-- > 0;)

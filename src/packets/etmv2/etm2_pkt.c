@@ -7,11 +7,8 @@
 #include <string.h>
 
 #include "packets/etmv2/etm2_internal.h"
+#include "packets/etmv2/etm2_names.h"
 
-/* Q Table 5.1 (ETMv1, confirmed). */
-static const uint8_t ps_v1[8] = { etm2_st_ie, etm2_st_id, etm2_st_in,
-				  etm2_st_wt, etm2_st_be, etm2_st_bd,
-				  etm2_st_tr, etm2_st_td };
 
 static int places_group(unsigned st)
 {
@@ -150,7 +147,7 @@ int etm2_pkt_alloc(struct etm2_pkt_decoder **dec,
 	memcpy(&d->cfg, cfg, sizeof(d->cfg));
 	d->info = info;
 	if (info.version == 1) {
-		memcpy(d->ps_map, ps_v1, 8);
+		memcpy(d->ps_map, etm2_pipestat_v1, 8); /* Q Table 5.1 */
 		d->ps_mask = 7;
 	} else {
 		memcpy(d->ps_map, cfg->pipestat, 16);
