@@ -440,8 +440,6 @@ def etm2_pkt_seeds(outdir, root):
                     section = line
                 elif section == "cycles":
                     cycles.append(line.split())
-        if conf.get("version") == "1":
-            continue  # the target's header has no ETMv1 (3-bit table)
         table = alt if conf.get("pipestat") == "alt" else natural
         v1 = conf.get("version") == "1"
         if v1:
