@@ -292,7 +292,8 @@ def main():
 
     # No image: the note names the ETMv2 trace, not a trace ID (a port
     # has none).
-    rc, out, err = run(e, ["decode", cap] + v2)
+    rc, out, err = run(e, ["decode", w("v1-0.e2c"), "--etm-version", "1"]
+                       + v2)
     if ("no program image for the ETMv2 trace (no core named)" not in err
             or "trace ID" in err):
         fail("no image note", "exit %d, stderr %r" % (rc, err))

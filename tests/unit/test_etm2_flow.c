@@ -1010,7 +1010,12 @@ static int cuts(const char *file, const struct e2t *t,
 		const struct image *img, const struct elems *full)
 {
 	static struct elems got;
+	size_t synced = 0, later = 0;
 
+	/* a trace_on after cycle 0: the cuts before it must sync */
+	for (size_t j = 0; j < full->n; j++)
+		later |= full->e[j].kind == etmkit_elem_trace_on &&
+			 full->e[j].offset >= 1;
 	for (size_t k = 1; k < t->n_cycles; k++) {
 		size_t i = 0, j = 0;
 		uint64_t c;
@@ -1018,6 +1023,7 @@ static int cuts(const char *file, const struct e2t *t,
 		decode_from(t, img, 0, 1, k, &got);
 		if (!got.n)
 			continue;
+		synced++;
 		/* (an overflow element comes before its trace_on) */
 		i = got.n > 1 && got.e[0].kind == etmkit_elem_overflow;
 		if (got.e[i].kind != etmkit_elem_trace_on) {
@@ -1042,6 +1048,10 @@ static int cuts(const char *file, const struct e2t *t,
 					    file, k, j);
 				return 0;
 			}
+	}
+	if (later && !synced) {
+		print_error("%s: no cut synchronised\n", file);
+		return 0;
 	}
 	return 1;
 }
