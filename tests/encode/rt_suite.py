@@ -101,12 +101,9 @@ CASES_A32_DATA = [("etmv2", ["--qemu-data", "--preset", "data",
 # ETMv1 data trace of the records that only move single 32-bit words
 # (QEMU runs have LDM, byte and halfword transfers: the encoder refuses
 # those with ETMv1 data on).
-CASES_V1_DATA = [("etmv2", ["--etm-version", "1", "--preset", "data",
-                            "--fifo-depth", "4096"]),
-                 ("etmv2", ["--etm-version", "1", "--preset",
-                            "cycle-accurate,data", "--port-width", "4",
-                            "--sync-period", "16", "--fifo-depth", "4096"]),
-                 ("etmv2", ["--overflow", "--etm-version", "1", "--preset",
+# The exact data round trips of that record are tests/CMakeLists.txt's
+# encode_record_data_etmv1*; here, the one that overflows.
+CASES_V1_DATA = [("etmv2", ["--overflow", "--etm-version", "1", "--preset",
                             "data", "--port-width", "4", "--fifo-depth",
                             "24"])]
 
