@@ -361,8 +361,12 @@ static int on_fork(struct perf_maps *m, const struct perf_record *r)
 
 		if (new_process(m, f->pid, r->offset, parent) < 0)
 			return -etmkit_err_nomem;
+		return 0;
 	}
-	return 0;
+	/* A new thread of process pid, which exists from now on even if no
+	 * record began it: every thread's process is found (a tid may be a
+	 * reused pid of an earlier process). */
+	return process_of(m, f->pid) < 0 ? -etmkit_err_nomem : 0;
 }
 
 /* The recorded build ids of the BUILD_ID feature, for binaries no MMAP2

@@ -145,6 +145,37 @@ static void test_maps_replay(void **state)
 	perf_file_free(pf);
 }
 
+/* A thread forked (pid == ppid) into a process that no record began:
+ * pid 300's thread 200, where 200 was a process of its own before (its
+ * pid reused as a thread id). Thread 200 now belongs to process 300,
+ * which must exist (empty), so every thread's process is found; found
+ * by fuzz_perf, whose check process_at(pid) != NULL failed. */
+static void test_maps_thread_fork(void **state)
+{
+	struct buf r, f;
+	struct file_opts o = { 0 };
+	struct perf_file *pf;
+	struct perf_maps *m;
+	const struct perf_process *p;
+
+	(void)state;
+	r.n = 0;
+	rec_mmap(&r, 2, 200, 0x10000, 0x1000, 0, "/bin/sh");
+	rec_fork(&r, 300, 300, 200);
+	build_file(&f, &r, &o);
+	pf = open_ok(&f);
+	assert_int_equal(perf_maps_open(&m, pf, NULL), 0);
+	assert_int_equal(perf_maps_pid_of(m, 200), 300);
+	assert_int_equal(perf_maps_process_count(m), 2);
+	p = perf_maps_process_at(m, 200, UINT64_MAX);
+	assert_non_null(p);
+	assert_int_equal(p->pid, 300);
+	assert_int_equal(p->nmaps, 0);
+	assert_ptr_equal(perf_maps_process_at(m, 300, 0), p);
+	perf_maps_free(m);
+	perf_file_free(pf);
+}
+
 static void pb_varint(struct buf *b, uint64_t v)
 {
 	while (v >= 0x80) {
@@ -239,6 +270,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_maps_replay),
 		cmocka_unit_test(test_maps_file2),
+		cmocka_unit_test(test_maps_thread_fork),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL) ? 1 : 0;
