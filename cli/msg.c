@@ -70,6 +70,9 @@ static void emit(enum cli_msg_level level, const char *line)
 
 /* "etmkit CMD: " + @kind + the text of @fmt, emitted. */
 static void say(enum cli_msg_level level, const char *kind, const char *fmt,
+		va_list ap) __attribute__((format(printf, 3, 0)));
+
+static void say(enum cli_msg_level level, const char *kind, const char *fmt,
 		va_list ap)
 {
 	char buf[1024], *line = buf;
