@@ -106,6 +106,13 @@ struct cli_input {
 				       it */
 	unsigned jobs;              /* --jobs; 0: not given */
 	struct cli_etm2_opts etm2;  /* --port-width ... (etmv2) */
+	int multi;                  /* the command takes INPUT... (profile,
+				       coverage): every positional word in
+				       files, a snapshot directory as FILE */
+	char **files;               /* with multi: the positional words, */
+	int nfiles;                 /* file the first (or NULL), */
+	int nopts;                  /* after argv[0..nopts-1], the options
+				       (getopt_long() moves them first) */
 
 	/* Resolved: */
 	char buffer_path[1024];
@@ -498,6 +505,9 @@ typedef void cli_msg_sink_fn(void *ctx, enum cli_msg_level level,
 void cli_msg_set_sink(cli_msg_sink_fn *fn, void *ctx);
 void cli_msg_get_sink(cli_msg_sink_fn **fn, void **ctx);
 void cli_msg_reset(void);
+/* The default sink: @line and a newline on stderr (the progress line
+ * cleared first). */
+void cli_msg_stderr(void *ctx, enum cli_msg_level level, const char *line);
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

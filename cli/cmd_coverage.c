@@ -1,20 +1,9 @@
-/* etmkit coverage: options, the counting, the output
- * (cli/coverage_run.c). */
+/* etmkit coverage: INPUT..., each counted into a part, the parts merged
+ * and written (cli/core.h, cli/coverage_run.c). */
 #include "cli.h"
-#include "runs.h"
+#include "core.h"
 
 int cmd_coverage(int argc, char **argv)
 {
-	struct coverage_run *r;
-	int rc = coverage_run_new(&r, argc, argv);
-
-	if (rc) {
-		coverage_run_free(r);
-		return rc < 0 ? 0 : rc;
-	}
-	rc = coverage_run_count(r);
-	if (!rc)
-		rc = coverage_run_write(r);
-	coverage_run_free(r);
-	return rc;
+	return cli_count_main(&cli_cmd_coverage, 0, argc, argv);
 }

@@ -1,6 +1,7 @@
 /* etmkit profile and flame: options, the counting, the output
  * (cli/profile_run.c). */
 #include "cli.h"
+#include "core.h"
 #include "runs.h"
 
 /* profile, and flame (@flame: the folded stacks drawn as an SVG). */
@@ -21,7 +22,8 @@ int cli_profile_main(const struct cli_command *cmd, int flame, int argc,
 	return rc;
 }
 
+/* profile: INPUT... (cli/core.h) */
 int cmd_profile(int argc, char **argv)
 {
-	return cli_profile_main(&cli_cmd_profile, 0, argc, argv);
+	return cli_count_main(&cli_cmd_profile, 0, argc, argv);
 }

@@ -154,7 +154,7 @@ const struct cli_command cli_cmd_encode = {
 /* ---- profile --------------------------------------------------------------- */
 
 static const char profile_usage[] =
-"Usage: etmkit profile PERF.DATA [--elf FILE[@BIAS]]... [--image FILE@ADDR]...\n"
+"Usage: etmkit profile INPUT... [--elf FILE[@BIAS]]... [--image FILE@ADDR]...\n"
 "                      [OPTIONS]\n"
 "       etmkit profile --snapshot DIR [--buffer NAME] [--id ID]...\n"
 "                      [--image FILE@ADDR]... [--elf FILE[@BIAS]]... [OPTIONS]\n"
@@ -192,6 +192,10 @@ static const char profile_notes[] =
 "call) and its ranges and branches, indented.\n"
 "A perf.data recording names each binary by the path and build id it\n"
 "recorded for the ELF file given with the same build id.\n"
+"INPUT is a perf.data or raw file, a snapshot directory, a directory (its\n"
+"perf.data files, recursively) or @LIST (a file naming one INPUT a line).\n"
+"autofdo, bolt and profgen add up the counts of several inputs, each\n"
+"decoded alone; an input that cannot be read is left out (exit 1).\n"
 "\n"
 "The folded format has a line 'ROOT;...;LEAF COUNT' per call stack: its\n"
 "frames are the functions called (symbols of the binaries), under\n"
@@ -212,7 +216,7 @@ const struct cli_command cli_cmd_profile = {
 /* ---- coverage -------------------------------------------------------------- */
 
 static const char coverage_usage[] =
-"Usage: etmkit coverage PERF.DATA [--elf FILE[@BIAS]]... [OPTIONS]\n"
+"Usage: etmkit coverage INPUT... [--elf FILE[@BIAS]]... [OPTIONS]\n"
 "       etmkit coverage --snapshot DIR [--buffer NAME] [--id ID]...\n"
 "                       [--image FILE@ADDR]... [--elf FILE[@BIAS]]... [OPTIONS]\n"
 "       etmkit coverage FILE --protocol etmv3|ptm|etmv4|ete|etmv2 [REGISTERS]\n"
@@ -235,6 +239,10 @@ static const char coverage_notes[] =
 "DWARF line information is left out of the tracefile (noted); --format\n"
 "text summarises every ELF binary from its symbols: instructions that\n"
 "ran of those in the function, and the entry's count.\n"
+"INPUT is a perf.data or raw file, a snapshot directory, a directory (its\n"
+"perf.data files, recursively) or @LIST (a file naming one INPUT a line):\n"
+"the counts of several inputs, each decoded alone, add up; an input that\n"
+"cannot be read is left out (exit 1).\n"
 "\n"
 "Exit status: 0 success; 1 the trace had decode errors (the coverage is\n"
 "written without what they hid); 2 usage error; 3 input missing,\n"

@@ -18,6 +18,7 @@
 #include "etmkit/insn.h"
 #include "etmkit/lines.h"
 #include "etmkit/locate.h"
+#include "etmkit/profile_part.h"
 
 /* A line's count, a function, a conditional instruction: collected over
  * the binaries, then sorted by file and merged. */
@@ -53,7 +54,25 @@ struct coverage_run {
 	struct cov_br *br;
 	size_t nda, nfn, nbr, cap_da, cap_fn, cap_br;
 	int oom;
+	/* writing a part's counts: its binaries, their ELF files opened */
+	const struct profile_part *part;
+	struct locate_binary *pbins;
+	struct elf_file **pelf;
+	size_t npbins;
 };
+
+/* The binaries counted: the locator's, or the part's. */
+static size_t bin_count(const struct coverage_run *r)
+{
+	return r->part ? r->npbins :
+	       r->c.loc ? locate_binary_count(r->c.loc) : 0;
+}
+
+static const struct locate_binary *bin_at(const struct coverage_run *r,
+					  size_t i)
+{
+	return r->part ? &r->pbins[i] : locate_binary_at(r->c.loc, i);
+}
 
 /* ---- Options ------------------------------------------------------------ */
 
@@ -409,14 +428,14 @@ static const char *next_file(const struct coverage_run *r, size_t fi,
 
 static int write_lcov(struct coverage_run *r, FILE *f)
 {
-	size_t nb = locate_binary_count(r->c.loc), fi = 0, bi = 0, di = 0;
+	size_t nb = bin_count(r), fi = 0, bi = 0, di = 0;
 	const char *file;
 
 	r->lines = calloc(nb ? nb : 1, sizeof(*r->lines));
 	if (!r->lines)
 		return -etmkit_err_nomem;
 	for (size_t i = 0; i < nb; i++) {
-		const struct locate_binary *b = locate_binary_at(r->c.loc, i);
+		const struct locate_binary *b = bin_at(r, i);
 
 		if (b->elf)
 			collect_binary(r, i, b);
@@ -464,10 +483,10 @@ static void count_function(const struct coverage_run *r, size_t i,
 
 static int write_text(struct coverage_run *r, FILE *f)
 {
-	size_t nb = locate_binary_count(r->c.loc);
+	size_t nb = bin_count(r);
 
 	for (size_t i = 0; i < nb; i++) {
-		const struct locate_binary *b = locate_binary_at(r->c.loc, i);
+		const struct locate_binary *b = bin_at(r, i);
 		uint64_t all = 0, all_ran = 0, nf = 0, entered = 0;
 		struct image_diag d = { 0 };
 		struct image *img = NULL;
@@ -539,10 +558,14 @@ static int write_coverage(struct coverage_run *r)
 
 static void cleanup(struct coverage_run *r)
 {
-	size_t nb = r->c.loc ? locate_binary_count(r->c.loc) : 0;
+	size_t nb = bin_count(r);
 
 	for (size_t i = 0; r->lines && i < nb; i++)
 		lines_free(r->lines[i]);
+	for (size_t i = 0; r->pelf && i < r->npbins; i++)
+		elf_file_free(r->pelf[i]);
+	free(r->pelf);
+	free(r->pbins);
 	free(r->lines);
 	free(r->da);
 	free(r->fn);
@@ -570,6 +593,7 @@ int coverage_run_new(struct coverage_run **out, int argc, char **argv)
 		return cli_exit_input;
 	}
 	cli_counting_init(&r->c);
+	r->c.in.multi = 1;
 	{
 		const struct cli_flag flags[] = {
 			{ .name = "format", .value = opt_cov_format, .ctx = r },
@@ -620,4 +644,85 @@ int coverage_run_write(struct coverage_run *r)
 		rc = cli_exit_trace_errors;
 	}
 	return rc;
+}
+
+/* ---- Parts (etmkit/profile_part.h) -------------------------------------- */
+
+struct cli_input *coverage_run_input(struct coverage_run *r)
+{
+	return &r->c.in;
+}
+
+int coverage_run_part(struct coverage_run *r, struct profile_part *pp)
+{
+	struct profile_part_counters pc = { 1, r->c.errors, 0, r->etm3 };
+	long *map;
+	size_t nb;
+	int err, rc = cli_part_binaries(pp, r->c.loc, &map, &nb);
+
+	if (!rc) {
+		err = profile_part_add_coverage(pp, r->cov, map, nb);
+		if (!err)
+			err = profile_part_add_counters(pp, &pc);
+		if (err < 0) {
+			cli_error("cannot keep the counts: %s",
+				  *profile_part_message(pp) ?
+				  profile_part_message(pp) :
+				  etmkit_errstr(err));
+			rc = cli_exit_input;
+		}
+	}
+	free(map);
+	return rc;
+}
+
+/* The part's binaries as the writers read the locator's: name, file and
+ * the ELF file opened again (lcov reads its DWARF, text its symbols). */
+static int part_bins(struct coverage_run *r, const struct profile_part *pp)
+{
+	size_t nb = profile_part_binary_count(pp);
+
+	r->pbins = calloc(nb ? nb : 1, sizeof(*r->pbins));
+	r->pelf = calloc(nb ? nb : 1, sizeof(*r->pelf));
+	if (!r->pbins || !r->pelf)
+		return -etmkit_err_nomem;
+	r->npbins = nb;
+	for (size_t i = 0; i < nb; i++) {
+		struct profile_part_binary b;
+		struct image_diag d;
+
+		profile_part_binary_at(pp, i, &b);
+		r->pbins[i].name = b.name;
+		r->pbins[i].file = b.file ? b.file : b.name;
+		memcpy(r->pbins[i].build_id, b.build_id, 20);
+		r->pbins[i].build_id_size = b.build_id_size;
+		memset(&d, 0, sizeof(d));
+		if (b.has_elf && b.file &&
+		    elf_file_open(&r->pelf[i], b.file, &d) < 0) {
+			cli_warn("%s: %s: left out", b.file, d.message);
+			r->pelf[i] = NULL;
+		}
+		r->pbins[i].elf = r->pelf[i];
+	}
+	return 0;
+}
+
+int coverage_run_write_part(struct coverage_run *r,
+			    const struct profile_part *pp)
+{
+	struct profile_part_counters pc;
+	int err = profile_part_counters(pp, &pc);
+
+	if (!err)
+		err = profile_part_coverage(pp, &r->cov);
+	if (!err)
+		err = part_bins(r, pp);
+	if (err < 0) {
+		cli_error("cannot write the coverage: %s", etmkit_errstr(err));
+		return cli_exit_input;
+	}
+	r->part = pp;
+	r->etm3 = pc.etm3;
+	r->c.errors = pc.decode_errors;
+	return coverage_run_write(r);
 }

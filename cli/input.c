@@ -742,6 +742,18 @@ static int resolve_raw(struct cli_input *in)
 	return 0;
 }
 
+/* Whether @path is a directory holding a snapshot.ini. */
+static int is_snapshot_dir(const char *path)
+{
+	char ini[4096];
+	struct stat st;
+
+	if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+		return 0;
+	snprintf(ini, sizeof(ini), "%s/snapshot.ini", path);
+	return stat(ini, &st) == 0;
+}
+
 int cli_input_resolve(struct cli_input *in, const char *cmd)
 {
 	cli_msg_command(cmd);
@@ -749,6 +761,11 @@ int cli_input_resolve(struct cli_input *in, const char *cmd)
 		cli_error("give either --snapshot DIR or FILE, "
 			  "not both");
 		return cli_exit_usage;
+	}
+	if (in->multi && in->file && is_snapshot_dir(in->file)) {
+		/* INPUT a snapshot directory */
+		in->snapshot = in->file;
+		in->file = NULL;
 	}
 	if (in->cpus.n && (in->snapshot || !in->file ||
 			   !cli_is_perf_file(in->file))) {
@@ -922,6 +939,13 @@ static int parse_args(const struct cli_command *cmd,
 			*fl->target = 1;
 		else if (fl->value(fl->ctx, optarg) < 0)
 			return cli_exit_usage;
+	}
+	if (in->multi) {
+		in->nopts = optind;
+		in->files = argv + optind;
+		in->nfiles = argc - optind;
+		in->file = in->nfiles ? argv[optind] : NULL;
+		return 0;
 	}
 	if (optind < argc)
 		in->file = argv[optind++];

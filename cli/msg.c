@@ -55,17 +55,21 @@ void cli_msg_reset(void)
 	msg.cmd = NULL;
 }
 
-/* One line to the sink: stderr's after clearing the progress line (a
- * message starts on a line of its own). */
-static void emit(enum cli_msg_level level, const char *line)
+void cli_msg_stderr(void *ctx, enum cli_msg_level level, const char *line)
 {
-	if (msg.sink) {
-		msg.sink(msg.sink_ctx, level, line);
-		return;
-	}
-	cli_progress_clear();
+	(void)ctx;
+	(void)level;
+	cli_progress_clear(); /* a message starts on a line of its own */
 	fputs(line, stderr);
 	fputc('\n', stderr);
+}
+
+static void emit(enum cli_msg_level level, const char *line)
+{
+	if (msg.sink)
+		msg.sink(msg.sink_ctx, level, line);
+	else
+		cli_msg_stderr(NULL, level, line);
 }
 
 /* "etmkit CMD: " + @kind + the text of @fmt, emitted. */

@@ -21,6 +21,7 @@
 #include "symbolize.h"
 #include "etmkit/locate.h"
 #include "etmkit/profile.h"
+#include "etmkit/profile_part.h"
 #include "etmkit/stacks.h"
 
 enum prof_format {
@@ -50,6 +51,7 @@ struct profile_run {
 	FILE *out;                         /* chrome: opened at set-up */
 	regex_t re;
 	int have_re;
+	const struct profile_part *part;   /* writing a part's counts */
 };
 
 /* ---- Options ------------------------------------------------------------ */
@@ -290,11 +292,23 @@ static uint64_t text_base(const struct elf_file *ef)
  * PT_LOAD's address, and --binary. */
 static struct profile_binary *binaries(const struct profile_run *r, size_t *n)
 {
-	size_t nb = locate_binary_count(r->c.loc);
+	size_t nb = r->part ? profile_part_binary_count(r->part) :
+			      locate_binary_count(r->c.loc);
 	struct profile_binary *pb = calloc(nb ? nb : 1, sizeof(*pb));
 
 	*n = nb;
-	for (size_t i = 0; pb && i < nb; i++) {
+	for (size_t i = 0; pb && r->part && i < nb; i++) {
+		struct profile_part_binary b;
+
+		profile_part_binary_at(r->part, i, &b);
+		pb[i].name = b.name;
+		memcpy(pb[i].build_id, b.build_id, 20);
+		pb[i].base = b.base;
+		pb[i].text_base = b.text_base;
+		pb[i].skip = r->have_re &&
+			     regexec(&r->re, b.name, 0, NULL, 0) != 0;
+	}
+	for (size_t i = 0; pb && !r->part && i < nb; i++) {
 		const struct locate_binary *b = locate_binary_at(r->c.loc, i);
 
 		pb[i].name = b->name;
@@ -474,6 +488,7 @@ int profile_run_new(struct profile_run **out, const struct cli_command *cmd,
 	r->fmt = flame ? fmt_flame : fmt_autofdo;
 	r->format = flame ? "flame" : "autofdo";
 	cli_counting_init(&r->c);
+	r->c.in.multi = !flame;
 	{
 		/* Each command's own: profile's, then flame's. */
 		const struct cli_flag flags[] = {
@@ -543,4 +558,108 @@ int profile_run_write(struct profile_run *r)
 		rc = cli_exit_trace_errors;
 	}
 	return rc;
+}
+
+/* ---- Parts (etmkit/profile_part.h) -------------------------------------- */
+
+struct cli_input *profile_run_input(struct profile_run *r)
+{
+	return &r->c.in;
+}
+
+int profile_run_kind(const struct profile_run *r)
+{
+	if (r->fmt == fmt_autofdo)
+		return profile_part_kind_tally;
+	if (r->traces && !r->cs)
+		return profile_part_kind_traces;
+	return 0;
+}
+
+/* Binary @b of the locator as the part keeps it: as binaries() gives it
+ * to the writers, and the local file. */
+static void part_binary(const struct locate_binary *b,
+			struct profile_part_binary *pb)
+{
+	memset(pb, 0, sizeof(*pb));
+	pb->name = b->name;
+	pb->file = b->file;
+	memcpy(pb->build_id, b->build_id, 20);
+	pb->build_id_size = (uint8_t)(b->build_id_size > 20 ? 20 :
+				      b->build_id_size);
+	pb->has_elf = b->elf != NULL;
+	if (b->elf && elf_file_first_load_vaddr(b->elf, &pb->base) < 0)
+		pb->base = 0;
+	pb->text_base = text_base(b->elf);
+}
+
+/* Every binary of locator @loc into @pp (those without counts too),
+ * *@map: the locator's index -> the part's. Returns 0 or a cli_exit
+ * after a message. */
+int cli_part_binaries(struct profile_part *pp, const struct locate *loc,
+		      long **map, size_t *n)
+{
+	size_t nb = loc ? locate_binary_count(loc) : 0;
+	long *m = calloc(nb ? nb : 1, sizeof(*m));
+
+	*map = m;
+	*n = nb;
+	if (!m) {
+		cli_error("out of memory");
+		return cli_exit_input;
+	}
+	for (size_t i = 0; i < nb; i++) {
+		struct profile_part_binary b;
+
+		part_binary(locate_binary_at(loc, i), &b);
+		m[i] = profile_part_add_binary(pp, &b);
+		if (m[i] < 0) {
+			cli_error("%s: %s", b.name,
+				  *profile_part_message(pp) ?
+				  profile_part_message(pp) :
+				  etmkit_errstr((int)m[i]));
+			return cli_exit_input;
+		}
+	}
+	return 0;
+}
+
+int profile_run_part(struct profile_run *r, struct profile_part *pp)
+{
+	struct profile_part_counters pc = { 1, r->c.errors, 0, 0 };
+	long *map;
+	size_t nb;
+	int err, rc = cli_part_binaries(pp, r->c.loc, &map, &nb);
+
+	if (!rc) {
+		err = profile_part_add_profile(pp, r->prof, map, nb);
+		if (!err)
+			err = profile_part_add_counters(pp, &pc);
+		if (err < 0) {
+			cli_error("cannot keep the counts: %s",
+				  *profile_part_message(pp) ?
+				  profile_part_message(pp) :
+				  etmkit_errstr(err));
+			rc = cli_exit_input;
+		}
+	}
+	free(map);
+	return rc;
+}
+
+int profile_run_write_part(struct profile_run *r,
+			   const struct profile_part *pp)
+{
+	struct profile_part_counters pc;
+	int err = profile_part_counters(pp, &pc);
+
+	if (!err)
+		err = profile_part_profile(pp, &r->prof);
+	if (err < 0) {
+		cli_error("cannot write the profile: %s", etmkit_errstr(err));
+		return cli_exit_input;
+	}
+	r->part = pp;
+	r->c.errors = pc.decode_errors;
+	return profile_run_write(r);
 }
