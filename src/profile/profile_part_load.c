@@ -97,8 +97,7 @@ static int read_header(const struct reader *r, struct header *h)
 	/* What the counts need at least, against what is there: nothing is
 	 * allocated for more than the input holds. */
 	room = r->n - PART_HEADER;
-	if (h->nbins > room / PART_BIN_FIXED ||
-	    h->nranges > room / PART_ENTRY || h->nsecond > room / PART_ENTRY ||
+	if (h->nranges > room / PART_ENTRY || h->nsecond > room / PART_ENTRY ||
 	    h->nbins * (uint64_t)PART_BIN_FIXED +
 	    (h->nranges + h->nsecond) * PART_ENTRY > room)
 		return bad(r, -etmkit_err_format, 20,

@@ -1092,6 +1092,10 @@ static void test_load_refused(void **state)
 	EDIT(bin_b + 48 + 1, 'a', 1);   /* "/a" after "/a": its build id */
 	assert_int_equal(profile_part_load(&pp, b, n, NULL), 0);
 	profile_part_free(pp);
+	le(b + bin_b + 10, 0, 2);       /* "/a", no id bytes, size 2 */
+	assert_int_equal(profile_part_load(&pp, b, n, NULL), 0);
+	assert_int_equal(profile_part_binary_count(pp), 2);
+	profile_part_free(pp);
 	le(b + bin_b + 8, 0, 4);        /* "/a" twice */
 	refused(b, n, -etmkit_err_format, bin_b, "not after");
 	EDIT(ent, 2, 4);
