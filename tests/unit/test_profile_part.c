@@ -798,6 +798,18 @@ static uint8_t *saved(const struct profile_part *pp, size_t *n)
 	return b;
 }
 
+/* The same through profile_part_save() to a FILE. */
+static uint8_t *saved_file(const struct profile_part *pp, size_t *n)
+{
+	char *b = NULL;
+	FILE *m = open_memstream(&b, n);
+
+	assert_non_null(m);
+	assert_int_equal(profile_part_save(pp, m), 0);
+	assert_int_equal(fclose(m), 0);
+	return (uint8_t *)b;
+}
+
 /* Loaded from @b, @pp saves the same bytes again. */
 static struct profile_part *reload(const uint8_t *b, size_t n)
 {
@@ -848,6 +860,10 @@ static void canonical(int traces)
 	assert_int_equal(nx, ny);
 	assert_memory_equal(x, y, nx);
 	assert_true(nx > 64 + 3 * 48 + 1000 * 32);
+	free(y);
+	y = saved_file(ba, &ny);      /* to a FILE: the same */
+	assert_int_equal(nx, ny);
+	assert_memory_equal(x, y, nx);
 	l = reload(x, nx);
 	assert_int_equal(profile_part_counters(l, &ca), 0);
 	assert_int_equal(ca.inputs, 3);
