@@ -288,15 +288,21 @@ int profile_part_load(struct profile_part **out, const uint8_t *buf, size_t n,
 	pp->ctr.saturated = (h.flags & PART_F_SATURATED) != 0;
 	pp->ctr.etm3 = (h.flags & PART_F_ETM3) != 0;
 	err = read_bins(&r, pp, h.nbins, &at);
+	/* The entries fill the rest exactly (the counts' lower bound above
+	 * did not know the strings' lengths). */
+	if (!err && n - at != (h.nranges + h.nsecond) * PART_ENTRY)
+		err = bad(&r, -etmkit_err_format, 40,
+			  "%llu + %llu entries take %llu bytes, %zu follow "
+			  "the binaries", (unsigned long long)h.nranges,
+			  (unsigned long long)h.nsecond,
+			  (unsigned long long)((h.nranges + h.nsecond) *
+					       PART_ENTRY), n - at);
 	if (!err)
 		err = read_entries(&r, pp, &pp->ranges, h.nranges, 0,
 				   h.kind == profile_part_kind_coverage, &at);
 	if (!err)
 		err = read_entries(&r, pp, &pp->second, h.nsecond,
 				   h.kind == profile_part_kind_coverage, 0, &at);
-	if (!err && at != n)
-		err = bad(&r, -etmkit_err_format, at,
-			  "%zu bytes after the last entry", n - at);
 	if (err < 0)
 		goto fail;
 	*out = pp;

@@ -1086,7 +1086,11 @@ static void test_load_refused(void **state)
 	EDIT(16, 4, 4);
 	refused(b, n, -etmkit_err_format, 16, "flags");
 	EDIT(56, n + 1, 8);
-	refused(b, n + 1, -etmkit_err_format, n, "after the last entry");
+	refused(b, n + 1, -etmkit_err_format, 40,
+		"2 + 1 entries take 96 bytes, 97 follow");
+	EDIT(48, 0, 8);                 /* one entry less than there is */
+	refused(b, n, -etmkit_err_format, 40,
+		"2 + 0 entries take 64 bytes, 96 follow");
 	EDIT(56, n - 1, 8);
 	refused(b, n, -etmkit_err_format, 56, "bytes");
 	EDIT(20, 1000, 4);              /* binaries beyond the bytes */
@@ -1173,6 +1177,10 @@ static void test_truncated(void **state)
 	pp = part_of(profile_part_kind_tally, p, NULL, canon, canon);
 	b = saved(pp, &n);
 	truncations(b, n);
+	/* one entry more than there is: the strings' bytes would hide it
+	 * from the header's bound (fuzz_profile_part found it) */
+	le(b + 40, profile_part_range_count(pp) + 1, 8);
+	refused(b, n, -etmkit_err_format, 40, "entries take");
 	free(b);
 	profile_part_free(pp);
 	profile_free(p);
