@@ -191,13 +191,13 @@ static int read_bins(const struct reader *r, struct profile_part *pp,
 
 		if (err < 0)
 			return err;
-		if (i && part_bin_cmp(&pp->bins[i - 1], &b) >= 0)
+		if (i && profile_part_bin_cmp(&pp->bins[i - 1], &b) >= 0)
 			err = bad(r, -etmkit_err_format, start,
 				  "binary %u (%s) is not after the one before",
 				  i, b.name);
 		if (!err) {
 			pp->bins[pp->nbins] = b;
-			*part_index_slot(pp, &b) = ++pp->nbins;
+			*profile_part_index_slot(pp, &b) = ++pp->nbins;
 			continue;
 		}
 		free(b.name);
@@ -243,7 +243,7 @@ static int read_entries(const struct reader *r, struct profile_part *pp,
 		if (ranges && e.from >= e.to)
 			return bad(r, -etmkit_err_format, *at + 8,
 				   "a range that ends before it starts");
-		if (i && part_entry_cmp(&prev, &e) >= 0)
+		if (i && profile_part_entry_cmp(&prev, &e) >= 0)
 			return bad(r, -etmkit_err_format, *at,
 				   "an entry not after the one before");
 		prev = e;
@@ -277,7 +277,7 @@ int profile_part_load(struct profile_part **out, const uint8_t *buf, size_t n,
 	err = profile_part_alloc(&pp, (enum profile_part_kind)h.kind);
 	if (err < 0)
 		return bad(&r, err, 0, "out of memory");
-	if (part_reserve_bins(pp, h.nbins) < 0 ||
+	if (profile_part_reserve_bins(pp, h.nbins) < 0 ||
 	    count_map_reserve(&pp->ranges, (size_t)h.nranges) < 0 ||
 	    count_map_reserve(&pp->second, (size_t)h.nsecond) < 0) {
 		err = bad(&r, -etmkit_err_nomem, 0, "out of memory");
