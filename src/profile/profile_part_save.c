@@ -8,7 +8,7 @@
 #include "profile_part_internal.h"
 
 /* profile_part_internal.h */
-int part_entry_cmp(const struct part_entry *a, const struct part_entry *b)
+int profile_part_entry_cmp(const struct part_entry *a, const struct part_entry *b)
 {
 	if (a->bin != b->bin)
 		return a->bin < b->bin ? -1 : 1;
@@ -17,14 +17,62 @@ int part_entry_cmp(const struct part_entry *a, const struct part_entry *b)
 	return (a->to > b->to) - (a->to < b->to);
 }
 
-static int cmp_entry(const void *a, const void *b)
+/* Whether @a sorts before @b: profile_part_entry_cmp(), inline for the sort. */
+static inline int before(const struct part_entry *a, const struct part_entry *b)
 {
-	return part_entry_cmp(a, b);
+	if (a->bin != b->bin)
+		return a->bin < b->bin;
+	if (a->from != b->from)
+		return a->from < b->from;
+	return a->to < b->to;
+}
+
+/* Sort @e[0..@n-1] (keys distinct) with room @tmp of @n: a merge sort,
+ * runs of 16 by insertion first; the comparison inline, not qsort()'s
+ * call per comparison (the sort is most of a save). */
+static void sort_entries(struct part_entry *e, struct part_entry *tmp,
+			 size_t n)
+{
+	struct part_entry *src = e, *dst = tmp;
+
+	for (size_t lo = 0; lo < n; lo += 16) {
+		size_t hi = lo + 16 < n ? lo + 16 : n;
+
+		for (size_t i = lo + 1; i < hi; i++) {
+			struct part_entry x = e[i];
+			size_t j = i;
+
+			for (; j > lo && before(&x, &e[j - 1]); j--)
+				e[j] = e[j - 1];
+			e[j] = x;
+		}
+	}
+	for (size_t w = 16; w < n; w *= 2) {
+		for (size_t lo = 0; lo < n; lo += 2 * w) {
+			size_t mid = lo + w < n ? lo + w : n;
+			size_t hi = lo + 2 * w < n ? lo + 2 * w : n;
+			size_t i = lo, j = mid, k = lo;
+
+			while (i < mid && j < hi)
+				dst[k++] = before(&src[j], &src[i]) ? src[j++] :
+								      src[i++];
+			while (i < mid)
+				dst[k++] = src[i++];
+			while (j < hi)
+				dst[k++] = src[j++];
+		}
+		struct part_entry *t = src;
+
+		src = dst;
+		dst = t;
+	}
+	if (src != e)
+		memcpy(e, src, n * sizeof(*e));
 }
 
 static int cmp_bin_ptr(const void *a, const void *b)
 {
-	return part_bin_cmp(*(const struct part_bin *const *)a,
+	return profile_part_bin_cmp(*(const struct part_bin *const *)a,
 			    *(const struct part_bin *const *)b);
 }
 
@@ -47,10 +95,14 @@ static struct part_entry *sorted_entries(const struct count_map *m,
 					 const size_t *rank)
 {
 	struct part_entry *e = malloc((m->used ? m->used : 1) * sizeof(*e));
+	struct part_entry *tmp = malloc((m->used ? m->used : 1) * sizeof(*e));
 	size_t n = 0;
 
-	if (!e)
+	if (!e || !tmp) {
+		free(e);
+		free(tmp);
 		return NULL;
+	}
 	for (size_t k = 0; k < m->cap; k++) {
 		const struct count_slot *s = &m->slots[k];
 
@@ -59,7 +111,8 @@ static struct part_entry *sorted_entries(const struct count_map *m,
 						      s->to, s->count,
 						      s->aux_count };
 	}
-	qsort(e, n, sizeof(*e), cmp_entry);
+	sort_entries(e, tmp, n);
+	free(tmp);
 	return e;
 }
 

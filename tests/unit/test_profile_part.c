@@ -204,8 +204,9 @@ static void feed(struct profile *p, struct coverage *c, unsigned ids,
 	}
 }
 
-static struct profile *profile_of(int traces, unsigned ids,
-				  const size_t *perm)
+/* A profile fed the elements of IDs @ids, not finished. */
+static struct profile *profile_fed(int traces, unsigned ids,
+				   const size_t *perm)
 {
 	struct profile_config cfg;
 	struct profile *p;
@@ -216,11 +217,32 @@ static struct profile *profile_of(int traces, unsigned ids,
 	cfg.traces = traces;
 	assert_int_equal(profile_alloc(&p, &cfg), 0);
 	feed(p, NULL, ids, perm);
-	assert_int_equal(profile_finish(p), 0);
 	return p;
 }
 
-static struct coverage *coverage_of(unsigned ids, const size_t *perm)
+/* A profile of the elements of IDs @ids, then (another input) of
+ * @more's when not 0. */
+static struct profile *profile_of2(int traces, unsigned ids, unsigned more,
+				   const size_t *perm)
+{
+	struct profile *p = profile_fed(traces, ids, perm);
+
+	assert_int_equal(profile_finish(p), 0);
+	if (more) {
+		feed(p, NULL, more, perm);
+		assert_int_equal(profile_finish(p), 0);
+	}
+	return p;
+}
+
+static struct profile *profile_of(int traces, unsigned ids,
+				  const size_t *perm)
+{
+	return profile_of2(traces, ids, 0, perm);
+}
+
+/* The same for a coverage. */
+static struct coverage *coverage_fed(unsigned ids, const size_t *perm)
 {
 	struct coverage_config cfg;
 	struct coverage *c;
@@ -232,8 +254,25 @@ static struct coverage *coverage_of(unsigned ids, const size_t *perm)
 	/* one ID traces every instruction's condition (ETMv3) */
 	assert_int_equal(coverage_conditions_traced(c, 0x11, 1), 0);
 	feed(NULL, c, ids, perm);
-	assert_int_equal(coverage_finish(c), 0);
 	return c;
+}
+
+static struct coverage *coverage_of2(unsigned ids, unsigned more,
+				     const size_t *perm)
+{
+	struct coverage *c = coverage_fed(ids, perm);
+
+	assert_int_equal(coverage_finish(c), 0);
+	if (more) {
+		feed(NULL, c, more, perm);
+		assert_int_equal(coverage_finish(c), 0);
+	}
+	return c;
+}
+
+static struct coverage *coverage_of(unsigned ids, const size_t *perm)
+{
+	return coverage_of2(ids, 0, perm);
 }
 
 /* A part of @kind holding @p or @c, whose binaries are numbered @perm;
@@ -393,6 +432,22 @@ static const size_t *numbering(const struct profile_part *pp, size_t *out)
 	return out;
 }
 
+/* Coverage @all (binaries numbered canon) and the one made from part
+ * @pp say the same of every address. */
+static void same_as_part(const struct coverage *all,
+			 const struct profile_part *pp)
+{
+	struct coverage *m;
+	size_t perm[NBINS];
+	uint64_t outcomes;
+
+	assert_int_equal(profile_part_coverage(pp, &m), 0);
+	assert_true(same_coverage(all, canon, m, numbering(pp, perm),
+				  &outcomes) > 10000);
+	assert_true(outcomes > 1000);
+	coverage_free(m);
+}
+
 /* ---- Round trips ------------------------------------------------------------------ */
 
 /* A part made from a profile writes what the profile writes, with its
@@ -461,21 +516,12 @@ static void merge_check(int traces, unsigned ida, unsigned idb)
 	static const size_t order_a[NBINS] = { 1, 2, 0 };
 	enum profile_part_kind kind = traces ? profile_part_kind_traces :
 					       profile_part_kind_tally;
-	struct profile_config cfg;
 	struct profile *pa, *pb, *all;
 	struct profile_part *a, *b, *ab, *ba;
 
 	pa = profile_of(traces, ida, rotated);
 	pb = profile_of(traces, idb, swapped);
-	profile_config_init(&cfg);
-	cfg.resolve = resolve;
-	cfg.ctx = (void *)canon;
-	cfg.traces = traces;
-	assert_int_equal(profile_alloc(&all, &cfg), 0);
-	feed(all, NULL, ida, canon);
-	assert_int_equal(profile_finish(all), 0);
-	feed(all, NULL, idb, canon);
-	assert_int_equal(profile_finish(all), 0);
+	all = profile_of2(traces, ida, idb, canon);
 
 	a = part_of(kind, pa, NULL, rotated, order_a);
 	b = part_of(kind, pb, NULL, swapped, canon);
@@ -515,33 +561,18 @@ static void test_merge_traces(void **state)
 
 static void test_merge_coverage(void **state)
 {
-	struct coverage_config cfg;
-	struct coverage *ca, *cb, *all, *m;
+	struct coverage *ca, *cb, *all;
 	struct profile_part *a, *b;
-	uint64_t outcomes;
-	size_t perm[NBINS];
 
 	(void)state;
 	make_elems(31, 1);
 	ca = coverage_of(0x7, rotated);
 	cb = coverage_of(0xe, swapped);
-	coverage_config_init(&cfg);
-	cfg.resolve = resolve;
-	cfg.ctx = (void *)canon;
-	assert_int_equal(coverage_alloc(&all, &cfg), 0);
-	assert_int_equal(coverage_conditions_traced(all, 0x11, 1), 0);
-	feed(NULL, all, 0x7, canon);
-	assert_int_equal(coverage_finish(all), 0);
-	feed(NULL, all, 0xe, canon);
-	assert_int_equal(coverage_finish(all), 0);
+	all = coverage_of2(0x7, 0xe, canon);
 	a = part_of(profile_part_kind_coverage, NULL, ca, rotated, swapped);
 	b = part_of(profile_part_kind_coverage, NULL, cb, swapped, canon);
 	assert_int_equal(profile_part_merge(b, a), 0);
-	assert_int_equal(profile_part_coverage(b, &m), 0);
-	assert_true(same_coverage(all, canon, m, numbering(b, perm),
-				  &outcomes) > 10000);
-	assert_true(outcomes > 1000);
-	coverage_free(m);
+	same_as_part(all, b);
 	coverage_free(ca);
 	coverage_free(cb);
 	coverage_free(all);
@@ -712,8 +743,6 @@ static void test_kinds(void **state)
  * refused, the part unchanged. */
 static void test_add_refused(void **state)
 {
-	struct profile_config pc;
-	struct coverage_config cc;
 	struct profile *p;
 	struct coverage *c;
 	struct profile_part *pp, *pc_part;
@@ -721,11 +750,7 @@ static void test_add_refused(void **state)
 
 	(void)state;
 	make_elems(43, 1);
-	profile_config_init(&pc);
-	pc.resolve = resolve;
-	pc.ctx = (void *)canon;
-	assert_int_equal(profile_alloc(&p, &pc), 0);
-	feed(p, NULL, 0xf, canon);
+	p = profile_fed(0, 0xf, canon);
 	pp = part_of(profile_part_kind_tally, NULL, NULL, canon, canon);
 	assert_int_equal(profile_part_add_profile(pp, p, map, NBINS),
 			 -etmkit_err_invalid);
@@ -745,11 +770,7 @@ static void test_add_refused(void **state)
 	assert_int_equal(profile_part_add_profile(pp, p, map, NBINS), 0);
 	assert_int_equal(profile_part_range_count(pp), profile_range_count(p));
 
-	coverage_config_init(&cc);
-	cc.resolve = resolve;
-	cc.ctx = (void *)canon;
-	assert_int_equal(coverage_alloc(&c, &cc), 0);
-	feed(NULL, c, 0xf, canon);
+	c = coverage_fed(0xf, canon);
 	pc_part = part_of(profile_part_kind_coverage, NULL, NULL, canon, canon);
 	assert_int_equal(profile_part_add_coverage(pc_part, c, map, NBINS),
 			 -etmkit_err_invalid);
@@ -775,6 +796,18 @@ static uint8_t *saved(const struct profile_part *pp, size_t *n)
 	assert_int_equal(profile_part_save_buf(pp, &b, n), 0);
 	assert_true(*n >= 64);
 	return b;
+}
+
+/* The same through profile_part_save() to a FILE. */
+static uint8_t *saved_file(const struct profile_part *pp, size_t *n)
+{
+	char *b = NULL;
+	FILE *m = open_memstream(&b, n);
+
+	assert_non_null(m);
+	assert_int_equal(profile_part_save(pp, m), 0);
+	assert_int_equal(fclose(m), 0);
+	return (uint8_t *)b;
 }
 
 /* Loaded from @b, @pp saves the same bytes again. */
@@ -827,6 +860,10 @@ static void canonical(int traces)
 	assert_int_equal(nx, ny);
 	assert_memory_equal(x, y, nx);
 	assert_true(nx > 64 + 3 * 48 + 1000 * 32);
+	free(y);
+	y = saved_file(ba, &ny);      /* to a FILE: the same */
+	assert_int_equal(nx, ny);
+	assert_memory_equal(x, y, nx);
 	l = reload(x, nx);
 	assert_int_equal(profile_part_counters(l, &ca), 0);
 	assert_int_equal(ca.inputs, 3);
@@ -861,12 +898,10 @@ static void test_canonical_traces(void **state)
 
 static void test_canonical_coverage(void **state)
 {
-	struct coverage *ca, *cb, *all, *m;
+	struct coverage *ca, *cb, *all;
 	struct profile_part *a, *b, *l;
 	uint8_t *x, *y;
 	size_t nx, ny;
-	uint64_t outcomes;
-	size_t perm[NBINS];
 
 	(void)state;
 	make_elems(59, 1);
@@ -886,13 +921,9 @@ static void test_canonical_coverage(void **state)
 	assert_memory_equal(x, y, nx);
 	profile_part_free(l);
 	l = reload(y, ny);
-	assert_int_equal(profile_part_coverage(l, &m), 0);
-	assert_true(same_coverage(all, canon, m, numbering(l, perm),
-				  &outcomes) > 10000);
-	assert_true(outcomes > 1000);
+	same_as_part(all, l);
 	free(x);
 	free(y);
-	coverage_free(m);
 	coverage_free(ca);
 	coverage_free(cb);
 	coverage_free(all);
@@ -915,6 +946,35 @@ static uint8_t *text(uint8_t *p, const char *s)
 	return p + strlen(s);
 }
 
+/* A binary as docs/profile-part.md lays it out: @id build id bytes
+ * 0xbe, 0xef, ... (zero-padded). */
+static uint8_t *hand_bin(uint8_t *p, const char *name, const char *file,
+			 int id, int flags, uint64_t base, uint64_t text_base)
+{
+	static const uint8_t bytes[] = { 0xbe, 0xef, 0x12, 0x34 };
+
+	p = le(p, strlen(name), 4);
+	p = le(p, strlen(file), 4);
+	p = le(p, (uint64_t)id, 1);
+	p = le(p, (uint64_t)flags, 1);
+	memset(p, 0, 22);
+	memcpy(p, bytes, (size_t)id);
+	p = le(p + 22, base, 8);
+	p = le(p, text_base, 8);
+	return text(text(p, name), file);
+}
+
+/* An entry: binary, then three u64. */
+static uint8_t *hand_entry(uint8_t *p, uint32_t bin, uint64_t a, uint64_t b,
+			   uint64_t c)
+{
+	p = le(p, bin, 4);
+	p = le(p, 0, 4);
+	p = le(p, a, 8);
+	p = le(p, b, 8);
+	return le(p, c, 8);
+}
+
 /* A coverage part written by hand from docs/profile-part.md: two
  * binaries, two ranges, a conditional instruction. */
 static size_t hand_part(uint8_t *buf)
@@ -931,42 +991,15 @@ static size_t hand_part(uint8_t *buf)
 	p = le(p, 2, 8);                  /* ranges */
 	p = le(p, 1, 8);                  /* conditional instructions */
 	p = le(p, 64 + 48 + 2 + 48 + 2 + 8 + 3 * 32, 8);
-	/* "/a": no build id, a raw dump, no file */
-	p = le(p, 2, 4);
-	p = le(p, 0, 4);
-	p = le(p, 0, 1);
-	p = le(p, 0, 1);
-	memset(p, 0, 22);
-	p += 22;
-	p = le(p, 0, 8);
-	p = le(p, 0, 8);
-	p = text(p, "/a");
-	/* "/b": a 2-byte build id, ELF, file "/symfs/b" */
-	p = le(p, 2, 4);
-	p = le(p, 8, 4);
-	p = le(p, 2, 1);
-	p = le(p, 1, 1);
-	memset(p, 0, 22);
-	p[0] = 0xbe;
-	p[1] = 0xef;
-	p += 22;
-	p = le(p, 0x400000, 8);
-	p = le(p, 0x401000, 8);
-	p = text(p, "/b/symfs/b");
+	/* "/a": no build id, a raw dump, no file; "/b": a 2-byte build id,
+	 * ELF, file "/symfs/b" */
+	p = hand_bin(p, "/a", "", 0, 0, 0, 0);
+	p = hand_bin(p, "/b", "/symfs/b", 2, 1, 0x400000, 0x401000);
 	/* ranges: /a [0x10, 0x18) 5 times; /b [0x401000, 0x401008) 7 */
-	p = le(p, 0, 8);
-	p = le(p, 0x10, 8);
-	p = le(p, 0x18, 8);
-	p = le(p, 5, 8);
-	p = le(p, 1, 8);
-	p = le(p, 0x401000, 8);
-	p = le(p, 0x401008, 8);
-	p = le(p, 7, 8);
+	p = hand_entry(p, 0, 0x10, 0x18, 5);
+	p = hand_entry(p, 1, 0x401000, 0x401008, 7);
 	/* /b 0x401004: 7 outcomes, 2 passed */
-	p = le(p, 1, 8);
-	p = le(p, 0x401004, 8);
-	p = le(p, 7, 8);
-	p = le(p, 2, 8);
+	p = hand_entry(p, 1, 0x401004, 7, 2);
 	return (size_t)(p - buf);
 }
 
@@ -1053,7 +1086,11 @@ static void test_load_refused(void **state)
 	EDIT(16, 4, 4);
 	refused(b, n, -etmkit_err_format, 16, "flags");
 	EDIT(56, n + 1, 8);
-	refused(b, n + 1, -etmkit_err_format, n, "after the last entry");
+	refused(b, n + 1, -etmkit_err_format, 40,
+		"2 + 1 entries take 96 bytes, 97 follow");
+	EDIT(48, 0, 8);                 /* one entry less than there is */
+	refused(b, n, -etmkit_err_format, 40,
+		"2 + 0 entries take 64 bytes, 96 follow");
 	EDIT(56, n - 1, 8);
 	refused(b, n, -etmkit_err_format, 56, "bytes");
 	EDIT(20, 1000, 4);              /* binaries beyond the bytes */
@@ -1074,6 +1111,10 @@ static void test_load_refused(void **state)
 	refused(b, n, -etmkit_err_format, bin_b, "not after");
 	EDIT(bin_b + 48 + 1, 'a', 1);   /* "/a" after "/a": its build id */
 	assert_int_equal(profile_part_load(&pp, b, n, NULL), 0);
+	profile_part_free(pp);
+	le(b + bin_b + 10, 0, 2);       /* "/a", no id bytes, size 2 */
+	assert_int_equal(profile_part_load(&pp, b, n, NULL), 0);
+	assert_int_equal(profile_part_binary_count(pp), 2);
 	profile_part_free(pp);
 	le(b + bin_b + 8, 0, 4);        /* "/a" twice */
 	refused(b, n, -etmkit_err_format, bin_b, "not after");
@@ -1136,6 +1177,10 @@ static void test_truncated(void **state)
 	pp = part_of(profile_part_kind_tally, p, NULL, canon, canon);
 	b = saved(pp, &n);
 	truncations(b, n);
+	/* one entry more than there is: the strings' bytes would hide it
+	 * from the header's bound (fuzz_profile_part found it) */
+	le(b + 40, profile_part_range_count(pp) + 1, 8);
+	refused(b, n, -etmkit_err_format, 40, "entries take");
 	free(b);
 	profile_part_free(pp);
 	profile_free(p);
