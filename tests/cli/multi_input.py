@@ -16,7 +16,9 @@ here:
 3. a damaged input (truncated: exit 3 alone) among good ones is named
    "left out", the summary says "1 of 3 inputs left out", exit 1, and the
    output is that of the good ones; alone it fails as before, with no
-   summary; only damaged ones: exit 3, nothing written;
+   summary; only damaged ones: exit 3, nothing written; an input whose
+   AUX bytes are damaged (decode errors, exit 1 alone) is counted, not
+   left out: exit 1, the sum of the errors said, the counts A' + B;
 4. expansion: a directory gives its perf.data files (by magic, other files
    skipped, recursively) sorted bytewise by path (seen in the order of the
    left-out lines of damaged ones); a directory holding snapshot.ini is a
@@ -300,6 +302,29 @@ def main():
     check(p.returncode == 3 and not os.path.exists(out) and
           "2 of 2 inputs left out" in p.stderr,
           f"bad bad: {p.returncode} {p.stderr}")
+
+    # AUX payload bytes overwritten (offsets of packets: file offsets)
+    offs = [json.loads(l)["offset"] for l in
+            run(["packets", "--json", a]).stdout.splitlines()]
+    aux = bytearray(d)
+    for o in offs[len(offs) // 3:len(offs) // 3 + 400:7]:
+        aux[o] ^= 0x5a
+    dmg = os.path.join(WORK, "aux.data")
+    with open(dmg, "wb") as f:
+        f.write(aux)
+    p1 = profile([dmg] + elfs)
+    p = profile([dmg, b] + elfs)
+    errs = p1.stderr.split(" decode error")[0].rsplit(" ", 1)[-1]
+    check(p1.returncode == 1 and errs.isdigit() and int(errs) > 0 and
+          p.returncode == 1 and "left out" not in p.stderr and
+          f": {errs} decode error" in p.stderr and
+          parse_autofdo(p.stdout) == parse_autofdo(p1.stdout) + sb,
+          f"AUX damaged: {p1.returncode} {p.returncode} {p1.stderr} "
+          f"{p.stderr}")
+    p = profile([dmg, b, dmg] + elfs)
+    check(p.returncode == 1 and errs.isdigit() and
+          f": {2 * int(errs)} decode errors" in p.stderr,
+          f"AUX damaged twice: {p.stderr}")
 
     # 4. expansion
     top = os.path.join(WORK, "dir")
