@@ -1,4 +1,5 @@
 /* What the commands that count a whole trace share: cli/counting.h. */
+#include <inttypes.h>
 #include <string.h>
 
 #include "counting.h"
@@ -172,6 +173,25 @@ int cli_counting_stream(struct cli_counting *c, const char *cmd)
 	if (!rc && etmkit_session_finish(c->session) < 0)
 		rc = cli_exit_input;
 	return rc;
+}
+
+int cli_counting_finish(struct cli_counting *c, int err)
+{
+	if (err < 0 && !c->err)
+		c->err = err;
+	if (!c->err)
+		return 0;
+	cli_error("cannot count the trace: %s", etmkit_errstr(c->err));
+	return cli_exit_input;
+}
+
+int cli_counting_errors(const struct cli_counting *c)
+{
+	if (!c->errors)
+		return 0;
+	cli_error("%" PRIu64 " decode error%s in the trace (gaps)", c->errors,
+		  c->errors == 1 ? "" : "s");
+	return cli_exit_trace_errors;
 }
 
 void cli_counting_free(struct cli_counting *c)

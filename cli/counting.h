@@ -51,6 +51,15 @@ int cli_counting_resolve(void *ctx, uint8_t id, uint64_t addr,
  * a cli_exit code. */
 int cli_counting_stream(struct cli_counting *c, const char *cmd);
 
+/* After the stream: @err, the counter's finish (0 or a negative error),
+ * or a counting error before it. Returns 0, or cli_exit_input after
+ * saying it. */
+int cli_counting_finish(struct cli_counting *c, int err);
+
+/* After the output is written: the decode errors, if any, said
+ * (cli_exit_trace_errors); else 0. */
+int cli_counting_errors(const struct cli_counting *c);
+
 void cli_counting_free(struct cli_counting *c);
 
 #endif /* ETMKIT_CLI_COUNTING_H */

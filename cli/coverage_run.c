@@ -620,17 +620,8 @@ int coverage_run_count(struct coverage_run *r)
 		rc = setup(r);
 	if (!rc)
 		rc = cli_counting_stream(&r->c, "coverage");
-	if (!rc) {
-		int err = coverage_finish(r->cov);
-
-		if (err < 0 && !r->c.err)
-			r->c.err = err;
-		if (r->c.err) {
-			cli_error("cannot count the trace: %s",
-				  etmkit_errstr(r->c.err));
-			rc = cli_exit_input;
-		}
-	}
+	if (!rc)
+		rc = cli_counting_finish(&r->c, coverage_finish(r->cov));
 	return rc;
 }
 
@@ -638,11 +629,8 @@ int coverage_run_write(struct coverage_run *r)
 {
 	int rc = write_coverage(r);
 
-	if (!rc && r->c.errors) {
-		cli_error("%" PRIu64 " decode error%s in the trace (gaps)",
-			  r->c.errors, r->c.errors == 1 ? "" : "s");
-		rc = cli_exit_trace_errors;
-	}
+	if (!rc)
+		rc = cli_counting_errors(&r->c);
 	return rc;
 }
 

@@ -531,18 +531,10 @@ int profile_run_count(struct profile_run *r)
 		rc = setup(r);
 	if (!rc)
 		rc = cli_counting_stream(&r->c, name);
-	if (!rc) {
-		int err = r->stacks ? stacks_finish(r->stacks)
-				    : profile_finish(r->prof);
-
-		if (err < 0 && !r->c.err)
-			r->c.err = err;
-		if (r->c.err) {
-			cli_error("cannot count the trace: %s",
-				  etmkit_errstr(r->c.err));
-			rc = cli_exit_input;
-		}
-	}
+	if (!rc)
+		rc = cli_counting_finish(&r->c, r->stacks ?
+					 stacks_finish(r->stacks) :
+					 profile_finish(r->prof));
 	return rc;
 }
 
@@ -552,11 +544,8 @@ int profile_run_write(struct profile_run *r)
 
 	if (!rc)
 		rc = write_profile(r);
-	if (!rc && r->c.errors) {
-		cli_error("%" PRIu64 " decode error%s in the trace (gaps)",
-			  r->c.errors, r->c.errors == 1 ? "" : "s");
-		rc = cli_exit_trace_errors;
-	}
+	if (!rc)
+		rc = cli_counting_errors(&r->c);
 	return rc;
 }
 
