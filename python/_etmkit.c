@@ -173,6 +173,13 @@ static int add_ints(PyObject *m)
 		{ "PROTO_ETMV2", etmkit_proto_etmv2 },
 		{ "ELEM_KIND_COUNT", etmkit_elem_kind_count },
 		{ "PACKET_BYTES", EK_PKT_BYTES },
+		/* flags of insn rows, blocks and insn_range (elem.h) */
+		{ "INSN_EXEC", ETMKIT_INSN_EXEC },
+		{ "INSN_COND_FAIL", ETMKIT_INSN_COND_FAIL },
+		{ "INSN_CANCEL", ETMKIT_INSN_CANCEL },
+		{ "INSN_IMPLIED", ETMKIT_INSN_IMPLIED },
+		{ "INSN_CYCLES", ETMKIT_INSN_CYCLES },
+		{ "INSN_P0", ETMKIT_INSN_P0 },
 	};
 
 	for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++)

@@ -12,18 +12,24 @@ examples.
 
 from __future__ import annotations
 
-import numpy as _np
-
 from . import _etmkit
-from ._etmkit import (BLOCK_DTYPE, ELEM_DTYPE, INSN_DTYPE, PACKET_DTYPE,
-                      Error, elem_kind_name, isa_name, loss_name,
-                      packet_type_name, sec_name, trace_on_reason_name)
+from ._etmkit import (BLOCK_DTYPE, ELEM_DTYPE, INSN_CANCEL, INSN_COND_FAIL,
+                      INSN_CYCLES, INSN_DTYPE, INSN_EXEC, INSN_IMPLIED,
+                      INSN_P0, PACKET_DTYPE, Error, elem_kind_name,
+                      isa_name, loss_name, packet_type_name, sec_name,
+                      trace_on_reason_name)
 
 __all__ = [
     "__version__", "Error", "BLOCK_DTYPE", "INSN_DTYPE", "PACKET_DTYPE",
     "ELEM_DTYPE", "elem_kind_name", "isa_name", "loss_name",
     "packet_type_name", "sec_name", "trace_on_reason_name", "cli_args",
+    "KINDS", "INSN_EXEC", "INSN_COND_FAIL", "INSN_CANCEL", "INSN_IMPLIED",
+    "INSN_CYCLES", "INSN_P0",
 ]
+
+KINDS: dict[str, int] = {elem_kind_name(k): k
+                         for k in range(1, _etmkit.ELEM_KIND_COUNT)}
+"""Element kinds by name ("insn", "trace_on", ...): ELEM_DTYPE's kind."""
 
 __version__: str = _etmkit.__version__
 """The library's version (etmkit_version())."""

@@ -16,6 +16,12 @@ PROTO_PTM: int
 PROTO_ETMV2: int
 ELEM_KIND_COUNT: int
 PACKET_BYTES: int
+INSN_EXEC: int
+INSN_COND_FAIL: int
+INSN_CANCEL: int
+INSN_IMPLIED: int
+INSN_CYCLES: int
+INSN_P0: int
 
 class Error(Exception):
     exit_class: int
