@@ -32,24 +32,29 @@ def hexnum(v):
 
 
 class EncodedEte:
-    """An ETE capture the encoder writes from the QEMU log of a small
-    AArch64 program (tests/data/qemu): trace.bin in CoreSight frames,
-    the code at 0x400000, trace ID 0x10."""
+    """An ETE capture the encoder writes from an execution record of rare
+    packet forms (tests/data/records/ete-a64-forms.rec: several exception
+    levels, context IDs and VMIDs, exceptions, timestamps, cycle counts):
+    trace.bin in CoreSight frames, trace ID 0x10, the code in mem/."""
 
     REGS = dict(trcidr0=0x2801CEA1, trcidr1=0x4100FFF0,
-                trcidr2=0xD0001088, trcconfigr=0x40, trcdevarch=0x47705A13)
+                trcidr2=0xD0001088, trcconfigr=0x8D0, trcdevarch=0x47705A13)
 
     def __init__(self):
         self.tmp = tempfile.TemporaryDirectory(prefix="etmkit-py-")
         out = os.path.join(self.tmp.name, "enc")
-        run("encode", "--from-qemu",
-            os.path.join(DATA, "qemu", "tiny-a64-block.log"),
-            "--protocol", "ete", "--out", out)
+        run("encode", "--from-record",
+            os.path.join(DATA, "records", "ete-a64-forms.rec"),
+            "--protocol", "ete", "--preset", "cycles,timestamps",
+            "--trcconfigr", "0x8d0", "--out", out)
         self.trace = os.path.join(out, "trace.bin")
-        self.mem = os.path.join(out, "mem", "mem_400000.bin")
-        self.images = [(self.mem, 0x400000)]
-        self.cli = [self.trace, "--protocol", "ete", "--trcconfigr", "0x40",
-                    "--id", "0x10", "--image", f"{self.mem}@0x400000"]
+        mem = os.path.join(out, "mem")
+        self.images = [(os.path.join(mem, f), int(f[4:-4], 16))
+                       for f in sorted(os.listdir(mem))]
+        self.cli = [self.trace, "--protocol", "ete", "--trcconfigr", "0x8d0",
+                    "--id", "0x10"]
+        for path, addr in self.images:
+            self.cli += ["--image", f"{path}@{addr:#x}"]
 
     def close(self):
         self.tmp.cleanup()

@@ -65,12 +65,22 @@ class Compare:
                              where)
         elif kind == "exception":
             self.assertEqual(row["number"], rec["number"], where)
-            self.assertEqual(row["ret_addr"], hexnum(rec["ret_addr"]), where)
+            self.assertEqual(bool(row["flags"] & 1), "ret_addr" in rec,
+                             where)
+            if "ret_addr" in rec:
+                self.assertEqual(row["ret_addr"], hexnum(rec["ret_addr"]),
+                                 where)
         elif kind in ("gap", "no_image"):
             self.assertEqual(etmkit.loss_name(int(row["reason"])),
                              rec["reason"], where)
             if "addr" in rec:
                 self.assertEqual(row["addr"], hexnum(rec["addr"]), where)
+        elif kind == "timestamp":
+            self.assertEqual(row["value"], hexnum(rec["value"]), where)
+        elif kind == "cycle_count":
+            self.assertEqual(row["cycles"], rec.get("cycles", 0), where)
+            self.assertEqual(bool(row["flags"] & 1), rec.get("unknown", False),
+                             where)
         elif kind == "trace_on":
             self.assertEqual(etmkit.trace_on_reason_name(int(row["reason"])),
                              rec["reason"], where)
@@ -94,8 +104,12 @@ class EncodedTest(Compare, unittest.TestCase):
         cls.src.close()
 
     def test_elements(self):
-        self.check_all(one(self.src, "elements"),
-                       jsonl("decode", *self.src.cli), self.check_elem)
+        recs = jsonl("decode", *self.src.cli)
+        kinds = {r["kind"] for r in recs}
+        self.assertTrue({"context", "exception", "timestamp", "cycle_count",
+                         "trace_on", "insn"} <= kinds, kinds)
+        self.assertTrue(any(r.get("vmid", "0x0") != "0x0" for r in recs))
+        self.check_all(one(self.src, "elements"), recs, self.check_elem)
 
     def test_elements_ranges(self):
         self.check_all(one(self.src, "elements", ranges=True),
@@ -139,7 +153,9 @@ class EncodedTest(Compare, unittest.TestCase):
                 self.assertEqual(
                     bytes(row["raw"][:row["size"]]).hex(), rec["bytes"],
                     where)
-        self.check_all(a, jsonl("packets", *self.src.cli[:-2]), check)
+        cli = [a for a in self.src.cli
+               if not (a == "--image" or "@0x" in a)]
+        self.check_all(a, jsonl("packets", *cli), check)
 
 
 class JunoTest(Compare, unittest.TestCase):
