@@ -150,7 +150,8 @@ PyObject *ek_fill_pop(struct ek_fill *f);
 /* ---- Errors (module.c) -------------------------------------------------- */
 extern PyObject *ek_error;
 /* Raise etmkit.Error(@msg) with .exit_class @exit_class; returns NULL. */
-PyObject *ek_raise(int exit_class, const char *fmt, ...);
+PyObject *ek_raise(int exit_class, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 /* The library's error @err (negated etmkit_error) with @what. */
 PyObject *ek_raise_lib(int err, const char *what);
 
