@@ -171,6 +171,9 @@ extern PyTypeObject ek_stream_type;
 PyObject *ek_stream_new(struct ek_source *src, enum ek_rows rows,
 			size_t batch);
 
+/* ---- Partial profiles (part.c) ------------------------------------------ */
+extern PyTypeObject ek_profile_type;
+
 /* ---- The library's own session over a raw buffer (rawsrc.c) ---------- */
 PyObject *ek_raw_stream(PyObject *self, PyObject *args, PyObject *kw);
 
