@@ -117,8 +117,9 @@ PyObject *ek_rows_descr(enum ek_rows rows);
 size_t ek_rows_size(enum ek_rows rows);
 
 /* ---- The batch filler (fill.c) ------------------------------------------
- * Rows go into arrays of @batch rows each; a full array is appended to
- * a list of ready arrays, the last one is cut to its rows at the end. No
+ * Rows go into arrays of @batch rows each (grown as rows come); a full
+ * array is appended to a list of ready arrays, the last one is cut to its
+ * rows at the end. No
  * Python call is made per element: one array allocation per batch. */
 struct ek_fill {
 	enum ek_rows rows;
@@ -126,6 +127,7 @@ struct ek_fill {
 	PyObject *cur;        /* the array being filled, or NULL */
 	char *data;           /* its rows */
 	size_t n;             /* rows written in it */
+	size_t cap;           /* rows it has room for (up to batch) */
 	PyObject *ready;      /* list of full arrays */
 	Py_ssize_t head;      /* the first not yet taken */
 	int failed;           /* a Python error is set (allocation) */
