@@ -145,7 +145,7 @@ static PyMethodDef methods[] = {
 	  METH_VARARGS | METH_KEYWORDS,
 	  "_raw_stream(data, rows, protocol, regs, id=0x10, "
 	  "frames='coresight', images=None, elfs=None, ranges=False, "
-	  "batch=65536, jobs=0)\n--\n\n"
+	  "batch=8192, jobs=0)\n--\n\n"
 	  "Arrays of ROWS ('blocks', 'instructions', 'elements', 'packets') "
 	  "decoded from the raw trace buffer DATA by the library's session "
 	  "alone: one trace source ID of PROTOCOL with the registers REGS "
