@@ -181,6 +181,16 @@ PyObject *ek_stream_new(struct ek_source *src, enum ek_rows rows,
 
 /* ---- Partial profiles (part.c) ------------------------------------------ */
 extern PyTypeObject ek_profile_type;
+struct profile_part;
+/* A Profile owning @pp (freed on failure). */
+PyObject *ek_profile_new(struct profile_part *pp);
+/* The part of Profile @o (borrowed). */
+const struct profile_part *ek_profile_part(PyObject *o);
+
+/* ---- The CLI core (cli.c) ------------------------------------------------ */
+PyObject *ek_cli_part_make(PyObject *self, PyObject *args);
+PyObject *ek_cli_part_write(PyObject *self, PyObject *args);
+PyObject *ek_cli_inputs_expand(PyObject *self, PyObject *arg);
 
 /* ---- The library's own session over a raw buffer (rawsrc.c) ---------- */
 PyObject *ek_raw_stream(PyObject *self, PyObject *args, PyObject *kw);
