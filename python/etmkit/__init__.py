@@ -78,16 +78,17 @@ def profile(inputs: Union[PathLike, Iterable[PathLike]], *args: object,
 
 def _profile_write(p: Profile, path: Union[PathLike, None],
                    *args: object, format: Union[str, None] = None,
-                   **options: object) -> Union[str, None]:
-    """Profile.write (see its docstring)."""
+                   **options: object) -> Union[str, int]:
+    """Profile.write (see its docstring): the CLI's status (0, or 1 after
+    decode errors) when writing to PATH, the text when PATH is None."""
     cmd, default = _KIND_WRITE.get(p.kind, ("profile", None))
     fmt = format or default
     opts = cli_args(*args, **options)
     if fmt and cmd == "profile":
         opts = ["--format", fmt] + opts
     if path is not None:
-        _etmkit._cli_part_write(cmd, [cmd, *opts, "-o", os.fspath(path)], p)
-        return None
+        return _etmkit._cli_part_write(
+            cmd, [cmd, *opts, "-o", os.fspath(path)], p)
     with tempfile.TemporaryDirectory(prefix="etmkit-") as tmp:
         out = os.path.join(tmp, "out")
         _etmkit._cli_part_write(cmd, [cmd, *opts, "-o", out], p)
