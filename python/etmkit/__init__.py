@@ -57,8 +57,10 @@ class Trace:
     errors in the trace are gap elements, as in `etmkit decode`.
     """
 
-    def __init__(self, path: PathLike, *args: object, **options: object):
-        self._argv = [os.fspath(path), *cli_args(*args, **options)]
+    def __init__(self, path: Union[PathLike, None], *args: object,
+                 **options: object):
+        self._argv = ([] if path is None else [os.fspath(path)]) + \
+            cli_args(*args, **options)
         self._streams: list[_etmkit.Stream] = []
 
     def _stream(self, cmd: str, rows: str, argv: list[str],
@@ -113,10 +115,11 @@ class Trace:
         self.close()
 
 
-def open(path: PathLike, *args: object, **options: object) -> Trace:
+def open(path: Union[PathLike, None], *args: object,
+         **options: object) -> Trace:
     """A Trace of PATH with the `etmkit decode` options ARGS and OPTIONS
     (see cli_args: ``elf=["a", "b"]``, ``id=0x10``, ``frames="none"``,
-    ``protocol="ete"``, ...)."""
+    ``protocol="ete"``, ...); PATH None for ``snapshot=DIR``."""
     return Trace(path, *args, **options)
 
 

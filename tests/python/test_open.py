@@ -116,6 +116,14 @@ class OpenTest(Compare, unittest.TestCase):
         self.assertEqual(cm.exception.exit_class, 2)
         self.assertIn(str(cm.exception), err)
 
+    def test_snapshot(self):
+        """A snapshot (path None, snapshot=DIR): the CLI's elements."""
+        snap = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                            "..", "..", "examples", "etmv3-program")
+        recs = jsonl("decode", "--snapshot", snap)
+        _, a = cat(etmkit.open(None, snapshot=snap).elements(batch=4))
+        self.check_all(a, recs, self.check_elem)
+
     def test_close(self):
         t = self.trace()
         s = t.elements(batch=3)
