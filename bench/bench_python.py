@@ -13,7 +13,7 @@ the library's session into BLOCK_DTYPE arrays of --batch rows
 (etmkit._etmkit._raw_stream), reading every array's instruction counts.
 It also times the public path, etmkit.open() of the same bytes as a raw
 file with the same registers and image (`etmkit decode`'s input code, 1
-MiB a step, --jobs 1), into the same arrays. All report the best of
+MiB a step, its default --jobs 1), into the same arrays. All report the best of
 --runs; the Python runs must count the same instructions. Wall-clock times: run it on a quiet machine (the load
 average is printed with the result).
 """
@@ -77,7 +77,7 @@ def open_side(path, image, runs, batch):
                     trcidr0=hex(REGS["trcidr0"]), trcidr1=hex(REGS["trcidr1"]),
                     trcidr2=hex(REGS["trcidr2"]),
                     trcconfigr=hex(REGS["trcconfigr"]),
-                    image=f"{image}@{DUMP_ADDR:#x}", jobs=1)
+                    image=f"{image}@{DUMP_ADDR:#x}")
     best, insns = None, 0
     for _ in range(runs):
         t0 = time.perf_counter()
