@@ -183,10 +183,6 @@ static void cli_free(struct ek_source *src)
 
 PyObject *ek_cli_stream(PyObject *self, PyObject *args)
 {
-	static const char *const names[ek_rows_count] = {
-		[ek_rows_block] = "blocks", [ek_rows_insn] = "instructions",
-		[ek_rows_elem] = "elements", [ek_rows_packet] = "packets",
-	};
 	const char *cmd, *what;
 	PyObject *list;
 	Py_ssize_t batch = EK_BATCH_DEFAULT;
@@ -199,11 +195,8 @@ PyObject *ek_cli_stream(PyObject *self, PyObject *args)
 	if (!PyArg_ParseTuple(args, "sO!s|n", &cmd, &PyList_Type, &list,
 			      &what, &batch))
 		return NULL;
-	for (int i = 0; i < ek_rows_count; i++)
-		if (!strcmp(what, names[i]))
-			rows = i;
-	if (rows < 0)
-		return ek_raise(2, "unknown rows '%s'", what);
+	if ((rows = ek_rows_parse(what)) < 0)
+		return NULL;
 	if (batch < 1)
 		return ek_raise(2, "batch must be 1 or more, not %zd", batch);
 	if (!(argv = argv_of(list, &argc)))

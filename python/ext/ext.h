@@ -121,6 +121,9 @@ enum ek_rows {
 int ek_rows_init(PyObject *module);
 PyObject *ek_rows_descr(enum ek_rows rows);
 size_t ek_rows_size(enum ek_rows rows);
+/* "blocks", "instructions", "elements", "packets": the enum value, or -1
+ * with etmkit.Error (usage) raised. */
+int ek_rows_parse(const char *what);
 
 /* ---- The batch filler (fill.c) ------------------------------------------
  * Rows go into arrays of @batch rows each (grown as rows come); a full

@@ -129,22 +129,6 @@ bad:
 	return -1;
 }
 
-static int parse_rows(const char *what, enum ek_rows *rows)
-{
-	static const char *const names[ek_rows_count] = {
-		[ek_rows_block] = "blocks", [ek_rows_insn] = "instructions",
-		[ek_rows_elem] = "elements", [ek_rows_packet] = "packets",
-	};
-
-	for (int i = 0; i < ek_rows_count; i++)
-		if (!strcmp(what, names[i])) {
-			*rows = (enum ek_rows)i;
-			return 0;
-		}
-	ek_raise(2, "unknown rows '%s'", what);
-	return -1;
-}
-
 /* The decoder of @proto for @id, packets or flow (@ranges: blocks).
  * Returns the library's result, or -1 with a Python error set. */
 static int add_decoder(struct raw_source *r, const char *proto, uint8_t id,
@@ -252,7 +236,7 @@ PyObject *ek_raw_stream(PyObject *self, PyObject *args, PyObject *kw)
 	const char *what, *proto, *frames = "coresight";
 	PyObject *data, *regs, *images = NULL, *elfs = NULL;
 	unsigned id = 0x10, jobs = 0;
-	int ranges = 0, mode;
+	int ranges = 0, mode, r_rows;
 	Py_ssize_t batch = EK_BATCH_DEFAULT;
 	enum ek_rows rows;
 	struct raw_source *r;
@@ -264,8 +248,9 @@ PyObject *ek_raw_stream(PyObject *self, PyObject *args, PyObject *kw)
 					 &images, &PyList_Type, &elfs,
 					 &ranges, &batch, &jobs))
 		return NULL;
-	if (parse_rows(what, &rows) < 0)
+	if ((r_rows = ek_rows_parse(what)) < 0)
 		return NULL;
+	rows = (enum ek_rows)r_rows;
 	if (rows == ek_rows_block)
 		ranges = 1;
 	if (batch < 1)

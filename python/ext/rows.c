@@ -1,5 +1,7 @@
 /* The NumPy dtypes of the rows (ext.h), made from the structs' own
  * offsets and sizes: the dtype and the C writer share one layout. */
+#include <string.h>
+
 #include "ext.h"
 
 #define NO_IMPORT_ARRAY
@@ -173,4 +175,18 @@ PyObject *ek_rows_descr(enum ek_rows rows)
 size_t ek_rows_size(enum ek_rows rows)
 {
 	return tables[rows].size;
+}
+
+int ek_rows_parse(const char *what)
+{
+	static const char *const names[ek_rows_count] = {
+		[ek_rows_block] = "blocks", [ek_rows_insn] = "instructions",
+		[ek_rows_elem] = "elements", [ek_rows_packet] = "packets",
+	};
+
+	for (int i = 0; i < ek_rows_count; i++)
+		if (!strcmp(what, names[i]))
+			return i;
+	ek_raise(2, "unknown rows '%s'", what);
+	return -1;
 }
