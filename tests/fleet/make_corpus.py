@@ -113,8 +113,10 @@ def plan(n, seed, big):
     recs = []
     for i in range(n):
         if big:
+            # ~0.5 s of decode each: hot.c 4-7 times, with timestamps and
+            # mis-speculation for more trace per instruction (~10 MB)
             arch, proto = "a64", rnd.choice(["ete", "etmv4"])
-            procs = ["hot"] * rnd.randint(2, 4) + rnd.sample(A64, 1)
+            procs = ["hot"] * rnd.randint(4, 7) + rnd.sample(A64, 1)
             rnd.shuffle(procs)
         elif i % 10 == 7:
             arch, proto = "a32", rnd.choice(["etmv3", "ptm"])
@@ -133,6 +135,9 @@ def plan(n, seed, big):
             opts += ["--aux-size", str(rnd.choice([1024, 2048, 4096, 16384]))]
         if rnd.random() < 0.3:
             opts += ["--truncate-every", str(rnd.randint(2, 5))]
+        if big:
+            opts += ["--preset", "cycles,timestamps,spec",
+                     "--timestamp-every", "2", "--mispredict-every", "3"]
         recs.append({"arch": arch, "procs": procs, "opts": opts})
     return recs
 
