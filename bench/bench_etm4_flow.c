@@ -56,7 +56,9 @@ static void usage(FILE *f)
 		"ranges form, N threads\n"
 		"  --piece-kb K  its piece size (default 32)\n"
 		"  --session M   time it through a session (session.h) instead:\n"
-		"                  split: split_source; worker: one worker\n");
+		"                  split: split_source; worker: one worker\n"
+		"  --dump FILE   also write the repeated input (the source's raw\n"
+		"                bytes) to FILE, for bench/bench_python.py\n");
 }
 
 /* --forms: which decodes to time. */
@@ -67,6 +69,7 @@ static void usage(FILE *f)
 /* --snapshot, --forms, --jobs, --piece-kb. */
 struct flow_options {
 	const char *snap;
+	const char *dump;         /* --dump FILE, or NULL */
 	unsigned forms;
 	struct bench_par bp;
 };
@@ -100,6 +103,10 @@ static int flow_option(void *ctx, const char *a, const char *val)
 
 	if (!strcmp(a, "--forms"))
 		return parse_forms(val, &fo->forms) ? -1 : 1;
+	if (!strcmp(a, "--dump")) {
+		fo->dump = val;
+		return 1;
+	}
 	if ((r = bench_par_option(&fo->bp, a, val)))
 		return r;
 	return bench_snapshot_option(&fo->snap, a, val);
@@ -207,6 +214,20 @@ static int load_image(const struct bench_etm4_source *src, struct program *p)
 	return 0;
 }
 
+/* --dump: the timed input's bytes to @path. Returns 0 or -1 (message
+ * printed). */
+static int dump_input(const char *path, const struct bench_input *in)
+{
+	FILE *f = fopen(path, "wb");
+	int bad = !f || fwrite(in->buf, 1, in->n, f) != in->n;
+
+	if (f && fclose(f))
+		bad = 1;
+	if (bad)
+		fprintf(stderr, WHO ": cannot write %s\n", path);
+	return bad ? -1 : 0;
+}
+
 #ifdef ETMKIT_HAVE_OPENCSD
 #endif
 
@@ -219,7 +240,7 @@ int main(int argc, char **argv)
 	struct etm4_flow_config cfg;
 	struct etm4_flow_config cfg_ranges, *rcfg_p = &cfg_ranges;
 	struct flow_counts one, two, total, rtotal;
-	struct flow_options fo = { "juno_r1_1", 7u, { 0, 0, 0 } };
+	struct flow_options fo = { "juno_r1_1", NULL, 7u, { 0, 0, 0 } };
 	struct bench_par_counts pref, ptot;
 	const char *snap;
 	unsigned forms;
@@ -244,6 +265,8 @@ int main(int argc, char **argv)
 	if (bench_etm4_open(WHO, &src, o.shared, snap, o.id) ||
 	    load_image(&src, &prog) ||
 	    bench_etm4_input(WHO, &src, o.mb, &in))
+		goto out;
+	if (fo.dump && dump_input(fo.dump, &in))
 		goto out;
 	printf(WHO "  input    %s, %s, %s %u.%u, MAXSPEC %" PRIu32
 	       ": %zu-byte copy x %zu = %.1f MB; image %zu region(s), %" PRIu64

@@ -37,6 +37,7 @@
  *   profile.h     execution profiles for AutoFDO, BOLT and llvm-profgen
  *   coverage.h    code coverage: instruction counts, branch outcomes
  *   stacks.h      call stacks: folded stacks for flame graphs, activations
+ *   profile_part.h  partial profiles that merge, saved and loaded
  * encode
  *   exec.h        execution records, the encoders' input (text format)
  *   qemu_log.h    execution records from QEMU user-mode logs
@@ -69,5 +70,6 @@
 #include "etmkit/lines.h"
 #include "etmkit/coverage.h"
 #include "etmkit/stacks.h"
+#include "etmkit/profile_part.h"
 
 #endif /* ETMKIT_ETMKIT_H */

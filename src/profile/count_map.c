@@ -26,6 +26,17 @@ int count_map_grow(struct count_map *m)
 	return 0;
 }
 
+int count_map_reserve(struct count_map *m, size_t n)
+{
+	/* At most half full, as count_map_add_slot() keeps it. */
+	if (n > SIZE_MAX / 2 - m->used)
+		return -etmkit_err_nomem;
+	while ((m->used + n) * 2 > m->cap)
+		if (count_map_grow(m) < 0)
+			return -etmkit_err_nomem;
+	return 0;
+}
+
 int count_map_add(struct count_map *m, uint64_t bin, uint64_t from,
 		  uint64_t to, uint64_t n)
 {

@@ -37,6 +37,10 @@ int count_map_add(struct count_map *m, uint64_t bin, uint64_t from,
 /* Twice the room; 0 or -etmkit_err_nomem. */
 int count_map_grow(struct count_map *m);
 
+/* Room for @n more keys, so that adding them cannot fail: 0 or
+ * -etmkit_err_nomem (the map holds the same counts either way). */
+int count_map_reserve(struct count_map *m, size_t n);
+
 /* *@c + @n, stopping at UINT64_MAX (then *@saturated = 1). */
 static inline uint64_t count_add(uint64_t c, uint64_t n, int *saturated)
 {

@@ -15,6 +15,7 @@
 #include "etmkit/coverage.h"
 #include "etmkit/insn.h"
 #include "count_map.h"
+#include "coverage_internal.h"
 #include "where_memo.h"
 
 #define IDS 128
@@ -519,4 +520,28 @@ int coverage_saturated(const struct coverage *c)
 {
 	return c && (c->saturated || c->ranges.saturated ||
 		     c->conds.saturated);
+}
+
+/* ---- For partial profiles (coverage_internal.h) ------------------------- */
+
+void coverage_counts(const struct coverage *c, const struct count_map **ranges,
+		     const struct count_map **conds)
+{
+	*ranges = &c->ranges;
+	*conds = &c->conds;
+}
+
+void coverage_counts_mut(struct coverage *c, struct count_map **ranges,
+			 struct count_map **conds)
+{
+	*ranges = &c->ranges;
+	*conds = &c->conds;
+}
+
+int coverage_runs_open(const struct coverage *c)
+{
+	for (int id = 0; id < IDS; id++)
+		if (c->ids[id].run.open)
+			return 1;
+	return 0;
 }

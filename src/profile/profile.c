@@ -371,6 +371,19 @@ int profile_finish(struct profile *p)
 	return err ? err : e2;
 }
 
+/* profile_internal.h */
+int profile_finished(const struct profile *p)
+{
+	for (unsigned id = 0; id < PROFILE_IDS; id++)
+		if (p->ids[id].run.open || p->ids[id].tr.open ||
+		    p->ids[id].tr.pend)
+			return 0;
+	for (size_t k = 0; k < p->ranges.cap; k++)
+		if (p->ranges.slots[k].count && p->ranges.slots[k].aux_count)
+			return 0;
+	return 1;
+}
+
 /* ---- Reading the counts -------------------------------------------------- */
 
 int profile_saturated(const struct profile *p)

@@ -74,6 +74,11 @@ struct profile {
 	struct profile_id ids[PROFILE_IDS];
 };
 
+/* Whether profile_finish() was called after the last element: no range
+ * being built, no branch count left in a range's slot (profile.c; for
+ * profile_part_add_profile()). */
+int profile_finished(const struct profile *p);
+
 /* Ask the resolver where @addr is: its binary and ELF address, and
  * remember the extent it gives in @m (profile.c). */
 int profile_ask(struct profile *p, uint8_t id, struct profile_memo *m,

@@ -1,0 +1,64 @@
+"""etmkit: ARM embedded trace decoding and profiles, from Python.
+
+The package is a binding over libetmkit (the C library of the `etmkit`
+command). It decodes what `etmkit decode` and `etmkit packets` decode and
+gives it in bulk, as NumPy structured arrays made in C (no Python object
+per instruction), and it builds the profiles `etmkit profile` and
+`etmkit coverage` write as objects that merge and serialise.
+
+docs/python.md describes the API, every dtype field by field, and has
+examples.
+"""
+
+from __future__ import annotations
+
+from . import _etmkit
+from ._etmkit import (BLOCK_DTYPE, ELEM_DTYPE, INSN_CANCEL, INSN_COND_FAIL,
+                      INSN_CYCLES, INSN_DTYPE, INSN_EXEC, INSN_IMPLIED,
+                      INSN_P0, PACKET_DTYPE, Error, elem_kind_name,
+                      isa_name, loss_name, packet_type_name, sec_name,
+                      trace_on_reason_name)
+
+__all__ = [
+    "__version__", "Error", "BLOCK_DTYPE", "INSN_DTYPE", "PACKET_DTYPE",
+    "ELEM_DTYPE", "elem_kind_name", "isa_name", "loss_name",
+    "packet_type_name", "sec_name", "trace_on_reason_name", "cli_args",
+    "KINDS", "INSN_EXEC", "INSN_COND_FAIL", "INSN_CANCEL", "INSN_IMPLIED",
+    "INSN_CYCLES", "INSN_P0",
+]
+
+KINDS: dict[str, int] = {elem_kind_name(k): k
+                         for k in range(1, _etmkit.ELEM_KIND_COUNT)}
+"""Element kinds by name ("insn", "trace_on", ...): ELEM_DTYPE's kind."""
+
+__version__: str = _etmkit.__version__
+"""The library's version (etmkit_version())."""
+
+
+def _option(key: str) -> str:
+    return "--" + key.replace("_", "-")
+
+
+def cli_args(*args: object, **options: object) -> list[str]:
+    """The `etmkit` command-line arguments ARGS and OPTIONS stand for.
+
+    ARGS are taken as they are (each made a string). Each keyword becomes
+    a long option, its underscores dashes: ``frames="none"`` is
+    ``--frames none``, ``id=0x10`` is ``--id 16``; ``True`` is the bare
+    flag (``cycles=True``: ``--cycles``); ``False`` and ``None`` leave it
+    out; a list or tuple repeats it (``elf=["a", "b"]``: ``--elf a --elf
+    b``). Keywords follow the positional arguments, in the order given.
+    """
+    argv = [str(a) for a in args]
+    for key, value in options.items():
+        if value is None or value is False:
+            continue
+        opt = _option(key)
+        if value is True:
+            argv.append(opt)
+        elif isinstance(value, (list, tuple)):
+            for v in value:
+                argv += [opt, str(v)]
+        else:
+            argv += [opt, str(value)]
+    return argv
