@@ -5,7 +5,8 @@ encoder from QEMU runs of the workloads, a few of them damaged.
     make_corpus.py --etmkit build/etmkit --qemu-trace tools/qemu-trace
                    --workloads tests/workloads --out DIR [-n 200] [--big]
 
-The QEMU logs are made once (tools/qemu-trace --no-install --no-encode;
+The QEMU logs are made once (tools/qemu-trace --no-install --no-encode,
+-O2 -g: line tables for lcov;
 kept in DIR/logs and reused while the workload sources are unchanged).
 Then every recording is one `etmkit encode --format perf-data` run whose
 options come from a seeded random generator, so the same arguments give
@@ -57,6 +58,7 @@ DAMAGE = ["truncated", "bad-magic", "bad-header", "aux-damaged",
 EXPECT = {"good": 0, "truncated": 3, "bad-magic": 2, "bad-header": 3,
           "aux-damaged": 1}
 BOLT_BINARY = "/calls\\.a64$"
+CFLAGS = "-O2 -g"  # DWARF lines for the lcov profiles
 
 
 def run(cmd, **kw):
@@ -82,6 +84,7 @@ def make_logs(a, arches, jobs):
                 stamp = hashlib.sha256(f.read()).hexdigest()
             with open(a.qemu_trace, "rb") as f:
                 stamp += hashlib.sha256(f.read()).hexdigest()
+            stamp += CFLAGS
             log = os.path.join(d, w + ".log")
             binary = os.path.join(d, f"{w}.{arch}")
             logs[(arch, w)] = (log, binary)
@@ -96,7 +99,8 @@ def make_logs(a, arches, jobs):
         # one out folder per workload: qemu-trace writes stdout/stderr there
         out = os.path.join(d, w + ".run")
         run([a.qemu_trace, "--no-install", "--no-encode", "--arch", arch,
-             "--out", out, "--log", log, src], env=dict(os.environ, ITER="1"))
+             "--cflags", CFLAGS, "--out", out, "--log", log, src],
+            env=dict(os.environ, ITER="1"))
         os.replace(os.path.join(out, f"{w}.{arch}"),
                    os.path.join(d, f"{w}.{arch}"))
         shutil.rmtree(out)

@@ -262,8 +262,8 @@ class Real(unittest.TestCase):
 
     def serial(self, d, fmt, *extra):
         ref = os.path.join(d, "serial." + fmt)
-        p = cli("profile", "--format", fmt, "-o", ref, *self.c.elfs, *extra,
-                "@" + self.c.list)
+        p = cli("coverage" if fmt == "lcov" else "profile", "--format", fmt,
+                "-o", ref, *self.c.elfs, *extra, "@" + self.c.list)
         with open(ref, "rb") as f:
             return p.returncode, f.read()
 
@@ -299,6 +299,20 @@ class Real(unittest.TestCase):
 
     def test_worker_killed(self):
         self.same("autofdo", kill=True)
+
+    def test_lcov(self):
+        self.same("lcov")
+
+    def test_bad_option_fails_first(self):
+        # nothing listens on port 9 (see StandIn): the real option table
+        for bad in (["--bogus"], ["--binary", "("], ["--weight", "x"],
+                    ["--elf"]):
+            t0 = time.monotonic()
+            rc, err = run_fleet(["--scheduler", "tcp://127.0.0.1:9",
+                                 "--format", "autofdo", "-o", "/nonexistent",
+                                 "@" + self.c.list] + bad, "etmkit")
+            self.assertEqual(rc, 2, (bad, err))
+            self.assertLess(time.monotonic() - t0, 10, bad)
 
 
 def main():
