@@ -43,6 +43,7 @@ the spawn method, and each of them imports this module again.
 """
 import importlib
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -106,21 +107,15 @@ def merge_task(api, *outcomes):
 # ---- the command line -----------------------------------------------------
 
 def parse_size(text):
-    """'64M' -> 67108864 (K, M, G: powers of 1024)."""
-    mult = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
-    t = text.strip().lower().rstrip("ib") if text[-1:].lower() == "b" \
-        else text.strip().lower()
-    k = 1
-    if t[-1:] in mult:
-        k, t = mult[t[-1]], t[:-1]
-    try:
-        v = int(t, 0) * k
-    except ValueError:
-        raise UsageError(f"invalid size '{text}' for --split-above: "
-                         "expected bytes, optionally with K, M or G") from None
+    """'64M' -> 67108864 (K, M, G: powers of 1024; a B or iB after them
+    is allowed)."""
+    m = re.fullmatch(r"\s*(\d+)\s*([kmg]?)(i?b)?\s*", text, re.IGNORECASE)
+    v = int(m.group(1)) << {"": 0, "k": 10, "m": 20, "g": 30}[
+        m.group(2).lower()] if m else 0
     if v <= 0:
         raise UsageError(f"invalid size '{text}' for --split-above: "
-                         "expected more than 0")
+                         "expected a number of bytes above 0, optionally "
+                         "with K, M or G")
     return v
 
 
@@ -197,9 +192,10 @@ def parse_args(argv, api="etmkit"):
             o.scheduler = value(name)
         elif name == "--format":
             o.format = value(name)
-        elif name in ("-o", "--output") or a.startswith("-o"):
-            o.out = value("-o" if a.startswith("-o") and name != "--output"
-                          else name)
+        elif name == "--output":
+            o.out = value(name)
+        elif a.startswith("-o"):
+            o.out = value("-o")
         elif name == "--split-above":
             o.split_above = parse_size(value(name))
         elif name == "--local-directory":
@@ -336,9 +332,10 @@ def _start(o):
 
 
 def _reason(exc):
-    text = str(exc).strip() or type(exc).__name__
-    return f"{type(exc).__name__}: {text}" if type(exc).__name__ == \
-        "KilledWorker" else text
+    """A failed task's exception as a reason: KilledWorker (the task's
+    workers died) says so."""
+    text = str(exc).strip()
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 def reduce_tasks(client, api, fmt, args, tasks, progress, token):

@@ -216,6 +216,24 @@ class StandIn(unittest.TestCase):
                 want[f"{r['file']}#0x{0x10 + 2 * c:x}"] = "1"
         self.assertEqual({k: n for k, n, _ in keys}, want)
 
+    def test_parse_args(self):
+        from etmkit import fleet
+        elf = self.c.m["elfs"][0]
+        self.addCleanup(os.chdir, os.getcwd())
+        os.chdir(os.path.dirname(elf))
+        base = os.path.basename(elf)
+        o = fleet.parse_args(
+            ["-q", "in1", "--elf", base + "@0x10", "--scheduler=local:3",
+             "-j", "4", "--format", "bolt", "--symfs=.", "--binary", "x",
+             "-oOUT", "--split-above", "1k", "--jobs=2", "--", "-in2"],
+            api="fleet_fakeapi")
+        self.assertEqual(o.cli, ["-q", "--elf", elf + "@0x10",
+                                 "--symfs=" + os.path.dirname(elf),
+                                 "--binary", "x"])
+        self.assertEqual(o.inputs, ["in1", "-in2"])
+        self.assertEqual((o.scheduler, o.format, o.out, o.split_above,
+                          o.quiet), ("local:3", "bolt", "OUT", 1024, True))
+
     def test_bad_option_fails_first(self):
         # nothing listens on port 9: a run that got past the check would
         # wait for the connection (30 s) instead of failing at once
