@@ -133,17 +133,37 @@ class Options:
         self.inputs = []
 
 
-def _takes_value(api, cmd_format, opt, cache):
-    """Whether the etmkit option opt takes a separate value: asked of the
-    CLI's own option table, by parsing opt alone with no input (the CLI
-    checks its options before it looks for an input)."""
-    if opt not in cache:
-        m = _api(api)
+# An input no one has: with it the CLI parses the options, then refuses
+# the input (the options' errors come first).
+NO_INPUT = "/nonexistent/etmkit-fleet-option-check"
+
+
+def parse_probe(api, fmt, args):
+    """What the CLI's own option parser says of args: None when they
+    parse, else its message. The CLI checks its options before it looks at
+    the input, so they are given with no input (or, when the package wants
+    one, a missing file) and the refusal of the input means they parsed."""
+    m = _api(api)
+    for inputs in ([], [NO_INPUT]):
         try:
-            m.profile([], cmd_format, opt)
-            cache[opt] = False
+            m.profile(inputs, fmt, *args)
         except m.Error as e:
-            cache[opt] = "needs a value" in str(e)
+            text = str(e)
+            if int(e.exit_class) != 2 or "no input" in text \
+                    or "a raw file needs --protocol" in text:
+                return None
+            return text
+        except (TypeError, ValueError):
+            continue
+        return None
+    return None
+
+
+def _takes_value(api, fmt, opt, cache):
+    """Whether the etmkit option opt takes a separate value, by the CLI's
+    own option table: parsed alone, it 'needs a value'."""
+    if opt not in cache:
+        cache[opt] = "needs a value" in (parse_probe(api, fmt, [opt]) or "")
     return cache[opt]
 
 
@@ -251,14 +271,10 @@ def _local_workers(scheduler):
 
 
 def check_options(api, o):
-    """Refuse bad etmkit options before any task: the CLI's parser reads
-    them with no input; anything but 'no input' is their error."""
-    m = _api(api)
-    try:
-        m.profile([], o.format, *o.cli)
-    except m.Error as e:
-        if "no input" not in str(e):
-            raise UsageError(str(e)) from None
+    """Refuse bad etmkit options before any task."""
+    text = parse_probe(api, o.format, o.cli)
+    if text is not None:
+        raise UsageError(text)
 
 
 # ---- the run --------------------------------------------------------------
