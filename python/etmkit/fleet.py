@@ -21,7 +21,7 @@ Fleet options:
   --split-above SIZE    recordings larger than SIZE bytes (K, M, G
                         suffixes; default 64M) are decoded one task per
                         trace ID (exact: a perf.data file's trace IDs are
-                        decoded independently)
+                        decoded independently), listed by a task first
   --local-directory DIR (local:N) the workers' scratch folder (default: a
                         new temporary folder, removed at the end)
 
@@ -102,6 +102,27 @@ def merge_task(api, *outcomes):
     left_out = [x for o in outcomes for x in o[1]]
     errors = [x for o in outcomes for x in o[2]]
     return (bytes(m.merge(parts)) if parts else None, left_out, errors)
+
+
+def trace_ids_task(api, path):
+    """The trace IDs of a recording, sorted, for splitting it; None when
+    they cannot be listed (the recording is then one task, which says
+    what is wrong with it). etmkit.trace_ids when the package has it,
+    else the IDs its packets carry (a packet decode: a small part of what
+    profiling the recording costs)."""
+    m = _api(api)
+    try:
+        lister = getattr(m, "trace_ids", None)
+        if lister is not None:
+            return sorted(set(int(t) for t in lister(path))) or None
+        import numpy
+        ids = set()
+        with m.open(path) as t:
+            for a in t.packets():
+                ids.update(int(x) for x in numpy.unique(a["id"]))
+        return sorted(ids) or None
+    except Exception:    # noqa: BLE001 (any refusal: one task reports it)
+        return None
 
 
 # ---- the command line -----------------------------------------------------
@@ -283,52 +304,41 @@ class Progress:
     """Tasks done / total on stderr: one line updated in place on a
     terminal, else a line every tenth of the run."""
 
-    def __init__(self, total, quiet):
-        self.total, self.quiet = total, quiet
+    def __init__(self, quiet):
+        self.quiet = quiet
         self.tty = sys.stderr.isatty()
         self.next = 0
         self.shown = None
         self.t0 = time.monotonic()
 
-    def update(self, done, failed):
-        if self.quiet or (done, failed) == self.shown:
+    def update(self, done, total, failed):
+        """done of total decode tasks (total grows as inputs split)."""
+        if self.quiet or (done, total, failed) == self.shown:
             return
-        self.shown = (done, failed)
-        text = (f"{PROG}: {done}/{self.total} tasks done"
+        self.shown = (done, total, failed)
+        text = (f"{PROG}: {done}/{total} tasks done"
                 + (f", {failed} failed" if failed else "")
                 + f" ({time.monotonic() - self.t0:.1f} s)")
         if self.tty:
-            sys.stderr.write("\r" + text + ("\n" if done == self.total else ""))
+            sys.stderr.write("\r" + text + ("\n" if done == total else ""))
             sys.stderr.flush()
-        elif done >= self.next or done == self.total:
+        elif done >= self.next or done == total:
             sys.stderr.write(text + "\n")
-            self.next = done + max(1, self.total // 10)
+            self.next = done + max(1, total // 10)
 
 
-def plan_tasks(api, o, paths):
-    """(index, path, trace_id) per task: one per input, one per trace ID
-    of an input larger than --split-above (unless --id or --cpu already
-    chose the trace)."""
-    m = _api(api)
+def plan_tasks(o, paths):
+    """(index, path, split) per input: split when it is larger than
+    --split-above and neither --id nor --cpu already chose the trace."""
     chosen = any(a.split("=", 1)[0] in ("--id", "--cpu") for a in o.cli)
-    lister = getattr(m, "trace_ids", None)
-    tasks = []
+    plan = []
     for index, path in enumerate(paths):
-        ids = None
         try:
             big = os.path.isfile(path) and os.path.getsize(path) > o.split_above
         except OSError:
             big = False
-        if big and not chosen and lister is not None:
-            try:
-                ids = sorted(set(lister(path)))
-            except m.Error:
-                ids = None          # the one task reports why
-        if ids:
-            tasks += [(index, path, t) for t in ids]
-        else:
-            tasks.append((index, path, None))
-    return tasks
+        plan.append((index, path, big and not chosen))
+    return plan
 
 
 def _start(o):
@@ -354,23 +364,38 @@ def _reason(exc):
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
-def reduce_tasks(client, api, fmt, args, tasks, progress, token):
-    """Submit the decode tasks and merge their outcomes as they complete
-    (fan-in FAN_IN); returns the final outcome."""
+def reduce_tasks(client, api, fmt, args, plan, progress, token):
+    """Submit the tasks of plan (a trace-ID listing first for an input to
+    split, then its decode tasks) and merge their outcomes as they
+    complete (fan-in FAN_IN); returns the final outcome."""
     from distributed import as_completed
-    leaves = {}
-    futures = []
-    for index, path, tid in tasks:
+    ac = as_completed()
+    leaves, listing = {}, {}
+
+    def decode(index, path, tid):
         key = f"etmkit-decode-{token}-{index}" + ("" if tid is None
                                                    else f"-{tid:x}")
         f = client.submit(decode_task, api, fmt, args, index, path, tid,
                           key=key, pure=False)
         leaves[f.key] = (index, path)
-        futures.append(f)
-    ac = as_completed(futures)
+        ac.add(f)
+    for index, path, split in plan:
+        if split:
+            f = client.submit(trace_ids_task, api, path,
+                              key=f"etmkit-ids-{token}-{index}", pure=False)
+            listing[f.key] = (index, path)
+            ac.add(f)
+        else:
+            decode(index, path, None)
     ready, lost = [], []
     done = inflight = merges = 0
     for f in ac:
+        if f.key in listing:
+            index, path = listing.pop(f.key)
+            ids = f.result() if f.status == "finished" else None
+            for tid in ids or [None]:
+                decode(index, path, tid)
+            continue
         if f.key in leaves:
             done += 1
         else:
@@ -385,8 +410,8 @@ def reduce_tasks(client, api, fmt, args, tasks, progress, token):
             lost.append((index, path, _reason(exc), 3))
         else:
             ready.append(f)
-        progress.update(done, len(lost))
-        final = done == len(tasks) and inflight == 0
+        progress.update(done, len(leaves) + len(listing), len(lost))
+        final = not listing and done == len(leaves) and inflight == 0
         while len(ready) >= FAN_IN or (final and len(ready) > 1):
             group, ready = ready[:FAN_IN], ready[FAN_IN:]
             merges += 1
@@ -443,13 +468,13 @@ def run(argv, api="etmkit"):
     except m.Error as e:
         sys.stderr.write(f"{PROG}: {e}\n")
         return int(e.exit_class)
-    tasks = plan_tasks(api, o, paths)
+    plan = plan_tasks(o, paths)
     args = o.cli + ["--jobs", "1"]
     client = cluster = tmp = None
     try:
         client, cluster, tmp = _start(o)
         part, left_out, errors = reduce_tasks(
-            client, api, o.format, args, tasks, Progress(len(tasks), o.quiet),
+            client, api, o.format, args, plan, Progress(o.quiet),
             uuid.uuid4().hex[:12])
     except RuntimeError as e:
         sys.stderr.write(f"{PROG}: {e}\n")
