@@ -62,6 +62,8 @@ PATH_OPTIONS = {"--elf", "--image", "--symfs", "--buildid-dir", "--vmlinux"}
 REFUSED = {"--snapshot": "give the snapshot folder as an INPUT",
            "--buffer": "give each snapshot as an INPUT (its first buffer)"}
 JOBS = {"-j", "--jobs"}
+# What the fleet uses of the package.
+API = ("profile", "merge", "Profile", "expand_inputs", "Error")
 
 
 class UsageError(Exception):
@@ -453,6 +455,12 @@ def run(argv, api="etmkit"):
     """The fleet command; returns its exit status. api names the module
     giving profile, merge, Profile, expand_inputs and Error (etmkit; the
     tests pass a stand-in)."""
+    missing = [n for n in API if not hasattr(_api(api), n)]
+    if missing and not ({"-h", "--help"} & set(argv)):
+        sys.stderr.write(f"{PROG}: this {api} package lacks "
+                         f"{', '.join(missing)}: build it with the profile "
+                         "API (docs/python.md)\n")
+        return 2
     try:
         o = parse_args(argv, api)
         check_options(api, o)

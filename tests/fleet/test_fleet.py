@@ -234,6 +234,14 @@ class StandIn(unittest.TestCase):
         self.assertEqual((o.scheduler, o.format, o.out, o.split_above,
                           o.quiet), ("local:3", "bolt", "OUT", 1024, True))
 
+    def test_module(self):
+        # python3 -m etmkit.fleet (the main guard: workers re-import it)
+        p = subprocess.run([sys.executable, "-m", "etmkit.fleet", "--help"],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           text=True)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("--scheduler local:N", p.stdout)
+
     def test_bad_option_fails_first(self):
         # nothing listens on port 9: a run that got past the check would
         # wait for the connection (30 s) instead of failing at once
@@ -257,7 +265,8 @@ def real_api():
         import etmkit
     except ImportError as e:
         return f"etmkit does not import: {e}"
-    for name in ("profile", "merge", "Profile", "expand_inputs", "Error"):
+    from etmkit import fleet
+    for name in fleet.API:
         if not hasattr(etmkit, name):
             return f"etmkit.{name} is not there yet (helper py)"
     with tempfile.TemporaryDirectory() as d:
