@@ -487,6 +487,9 @@ def run(argv, api="etmkit"):
     except RuntimeError as e:
         sys.stderr.write(f"{PROG}: {e}\n")
         return 3
+    except OSError as e:       # the scheduler cannot be reached (timeouts too)
+        sys.stderr.write(f"{PROG}: scheduler {o.scheduler}: {e}\n")
+        return 3
     finally:
         if client is not None:
             client.close()
