@@ -205,7 +205,8 @@ PyMODINIT_FUNC PyInit__etmkit(void)
 	PyObject *m;
 
 	import_array();
-	if (PyType_Ready(&ek_stream_type) < 0)
+	if (PyType_Ready(&ek_stream_type) < 0 ||
+	    PyType_Ready(&ek_profile_type) < 0)
 		return NULL;
 	m = PyModule_Create(&module);
 	if (!m)
@@ -220,6 +221,8 @@ PyMODINIT_FUNC PyInit__etmkit(void)
 	    set_default_exit_class() < 0 ||
 	    PyModule_AddStringConstant(m, "__version__", etmkit_version()) < 0 ||
 	    PyModule_AddObjectRef(m, "Stream", (PyObject *)&ek_stream_type) < 0 ||
+	    PyModule_AddObjectRef(m, "Profile",
+				  (PyObject *)&ek_profile_type) < 0 ||
 	    add_ints(m) < 0 || ek_rows_init(m) < 0) {
 		Py_DECREF(m);
 		return NULL;

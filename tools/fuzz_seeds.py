@@ -601,6 +601,51 @@ def etm2_flow_seeds(outdir):
               v1code + b"".join(struct.pack("<HBB", k, ps, f)
                                 for ps, k, f in v1cyc))
 
+def profile_part(kind, bins, ranges, second, inputs=1, errors=0, flags=0):
+    """A saved partial profile (docs/profile-part.md, version 1), written
+    from the page, not from the library: bins (name, file, build id,
+    has_elf, base, text_base) in sorted order; ranges and second: lists of
+    (bin, from, to_or_outcomes, count_or_passed), sorted."""
+    body = b""
+    for name, file, bid, elf, base, tbase in bins:
+        body += struct.pack("<IIBB20sHQQ", len(name), len(file), len(bid),
+                            elf, bid, 0, base, tbase) + name + file
+    for e in ranges + second:
+        body += struct.pack("<IIQQQ", e[0], 0, e[1], e[2], e[3])
+    size = 64 + len(body)
+    return b"ETMKPART" + struct.pack("<IIIIQQQQQ", 1, kind, flags, len(bins),
+                                     inputs, errors, len(ranges), len(second),
+                                     size) + body
+
+
+def profile_part_seeds(outdir):
+    """fuzz_profile_part: small parts of each kind, an empty one, and one
+    of a few thousand entries."""
+    prog = (b"/usr/bin/prog", b"/symfs/usr/bin/prog", bytes(range(1, 21)), 1,
+            0x400000, 0x401000)
+    lib = (b"/usr/lib/libc.so.6", b"", bytes([0xab, 0xcd, 0xef, 0x01]), 1,
+           0, 0)
+    dump = (b"dump.bin", b"dump.bin", b"", 0, 0, 0)
+    rng = [(0, 0x401000, 0x401010, 5), (0, 0x401020, 0x401020, 1),
+           (1, 0x1000, 0x1008, 3)]
+    brn = [(0, 0x401010, 0x401020, 5), (0, 0x401020, 0, 1),
+           (1, 0x1008, 0x400, 3)]
+    write(outdir, "fuzz_profile_part", "tally",
+          profile_part(1, [prog, lib], rng, brn, 2, 1))
+    write(outdir, "fuzz_profile_part", "traces",
+          profile_part(2, [prog, dump], rng, brn, 1, 0, 1))
+    cov = [(0, 0x401000, 0x401014, 7), (1, 0x1000, 0x1004, 2 ** 64 - 1)]
+    conds = [(0, 0x401010, 7, 3), (1, 0x1000, 2, 2)]
+    write(outdir, "fuzz_profile_part", "coverage",
+          profile_part(3, [prog, lib, dump], cov, conds, 3, 4, 3))
+    write(outdir, "fuzz_profile_part", "empty", profile_part(1, [], [], []))
+    many = [(i % 2, 0x401000 + 4 * i, 0x401004 + 4 * i, i + 1)
+            for i in range(2000)]
+    many.sort()
+    write(outdir, "fuzz_profile_part", "many",
+          profile_part(1, [prog, lib], many, []))
+
+
 def write(outdir, target, name, blob):
     d = os.path.join(outdir, target)
     os.makedirs(d, exist_ok=True)
@@ -748,6 +793,7 @@ def main():
                       bytes(knobs) + f.read(16384))
     perf_seeds(outdir, shared)
     elf_file_seeds(outdir, shared)
+    profile_part_seeds(outdir)
     ptm_pkt_seeds(outdir, shared)
     n = 0
     kdump = os.path.join(shared, "testdata", "etmv3", "TC2", "kernel_dump.bin")

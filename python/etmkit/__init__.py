@@ -12,10 +12,12 @@ examples.
 
 from __future__ import annotations
 
+from typing import Iterable
+
 from . import _etmkit
 from ._etmkit import (BLOCK_DTYPE, ELEM_DTYPE, INSN_CANCEL, INSN_COND_FAIL,
                       INSN_CYCLES, INSN_DTYPE, INSN_EXEC, INSN_IMPLIED,
-                      INSN_P0, PACKET_DTYPE, Error, elem_kind_name,
+                      INSN_P0, PACKET_DTYPE, Error, Profile, elem_kind_name,
                       isa_name, loss_name, packet_type_name, sec_name,
                       trace_on_reason_name)
 
@@ -24,7 +26,7 @@ __all__ = [
     "ELEM_DTYPE", "elem_kind_name", "isa_name", "loss_name",
     "packet_type_name", "sec_name", "trace_on_reason_name", "cli_args",
     "KINDS", "INSN_EXEC", "INSN_COND_FAIL", "INSN_CANCEL", "INSN_IMPLIED",
-    "INSN_CYCLES", "INSN_P0",
+    "INSN_CYCLES", "INSN_P0", "Profile", "merge",
 ]
 
 KINDS: dict[str, int] = {elem_kind_name(k): k
@@ -33,6 +35,27 @@ KINDS: dict[str, int] = {elem_kind_name(k): k
 
 __version__: str = _etmkit.__version__
 """The library's version (etmkit_version())."""
+
+
+def merge(profiles: Iterable[Profile]) -> Profile:
+    """The merge of PROFILES (at least one), as a new Profile.
+
+    Pairs are merged level by level (a tree: each count is added log2(n)
+    times, not n); the result is the same in any order, since counts add
+    and the saved form is canonical. The inputs are left as they are.
+    """
+    level = list(profiles)
+    if not level:
+        raise ValueError("etmkit.merge() needs at least one Profile")
+    if len(level) == 1:
+        return Profile.from_bytes(level[0].to_bytes())   # a copy
+    while len(level) > 1:
+        nxt = [level[i].merge(level[i + 1])
+               for i in range(0, len(level) - 1, 2)]
+        if len(level) % 2:
+            nxt.append(level[-1])
+        level = nxt
+    return level[0]
 
 
 def _option(key: str) -> str:

@@ -150,7 +150,8 @@ PyObject *ek_fill_pop(struct ek_fill *f);
 /* ---- Errors (module.c) -------------------------------------------------- */
 extern PyObject *ek_error;
 /* Raise etmkit.Error(@msg) with .exit_class @exit_class; returns NULL. */
-PyObject *ek_raise(int exit_class, const char *fmt, ...);
+PyObject *ek_raise(int exit_class, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 /* The library's error @err (negated etmkit_error) with @what. */
 PyObject *ek_raise_lib(int err, const char *what);
 
@@ -169,6 +170,9 @@ extern PyTypeObject ek_stream_type;
 /* A new stream over @src (taken: freed with the stream). */
 PyObject *ek_stream_new(struct ek_source *src, enum ek_rows rows,
 			size_t batch);
+
+/* ---- Partial profiles (part.c) ------------------------------------------ */
+extern PyTypeObject ek_profile_type;
 
 /* ---- The library's own session over a raw buffer (rawsrc.c) ---------- */
 PyObject *ek_raw_stream(PyObject *self, PyObject *args, PyObject *kw);

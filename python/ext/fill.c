@@ -191,39 +191,44 @@ static void elem_row(struct ek_elem_row *r, uint8_t id,
 	elem_union(r, e);
 }
 
+/* Rows of one kind, written in a tight loop per kind: @e[0..@n-1] whose
+ * kind is @want (etmkit_elem_none: every element) each become a row by
+ * @put. Returns 0 or -1 (Python error set). */
+#define FILL_LOOP(f, e, n, id, want, row_t, put)                          \
+	do {                                                              \
+		for (size_t i_ = 0; i_ < (n); i_++) {                     \
+			row_t *r_;                                        \
+			if ((want) != etmkit_elem_none &&                  \
+			    (e)[i_].kind != (want))                         \
+				continue;                                 \
+			if (!(r_ = fill_row((f), sizeof(row_t))))          \
+				return -1;                                \
+			put(r_, (id), &(e)[i_]);                          \
+			if (fill_next(f) < 0)                             \
+				return -1;                                \
+		}                                                         \
+	} while (0)
+
 int ek_fill_elems(void *ctx, uint8_t id, const struct etmkit_elem *e,
 		  size_t n)
 {
 	struct ek_fill *f = ctx;
 
-	for (size_t i = 0; i < n; i++) {
-		void *row;
-
-		switch (f->rows) {
-		case ek_rows_block:
-			if (e[i].kind != etmkit_elem_insn_range)
-				continue;
-			if (!(row = fill_row(f, sizeof(struct ek_block_row))))
-				return -1;
-			block_row(row, id, &e[i]);
-			break;
-		case ek_rows_insn:
-			if (e[i].kind != etmkit_elem_insn)
-				continue;
-			if (!(row = fill_row(f, sizeof(struct ek_insn_row))))
-				return -1;
-			insn_row(row, id, &e[i]);
-			break;
-		case ek_rows_elem:
-			if (!(row = fill_row(f, sizeof(struct ek_elem_row))))
-				return -1;
-			elem_row(row, id, &e[i]);
-			break;
-		default:
-			continue;
-		}
-		if (fill_next(f) < 0)
-			return -1;
+	switch (f->rows) {
+	case ek_rows_block:
+		FILL_LOOP(f, e, n, id, etmkit_elem_insn_range,
+			  struct ek_block_row, block_row);
+		break;
+	case ek_rows_insn:
+		FILL_LOOP(f, e, n, id, etmkit_elem_insn, struct ek_insn_row,
+			  insn_row);
+		break;
+	case ek_rows_elem:
+		FILL_LOOP(f, e, n, id, etmkit_elem_none, struct ek_elem_row,
+			  elem_row);
+		break;
+	default:
+		break;
 	}
 	return 0;
 }

@@ -4,10 +4,10 @@
 #include "etmkit/common.h"
 #include "count_map.h"
 
-/* Twice the room; 0 or -etmkit_err_nomem. */
-int count_map_grow(struct count_map *m)
+/* Room for @ncap slots (a power of two, above twice the keys held): 0
+ * or -etmkit_err_nomem (the map unchanged). */
+static int resize(struct count_map *m, size_t ncap)
 {
-	size_t ncap = m->cap ? m->cap * 2 : 256;
 	struct count_slot *ns;
 
 	if (ncap < m->cap || ncap > SIZE_MAX / sizeof(*ns))
@@ -26,15 +26,23 @@ int count_map_grow(struct count_map *m)
 	return 0;
 }
 
+/* Twice the room; 0 or -etmkit_err_nomem. */
+int count_map_grow(struct count_map *m)
+{
+	return resize(m, m->cap ? m->cap * 2 : 256);
+}
+
 int count_map_reserve(struct count_map *m, size_t n)
 {
-	/* At most half full, as count_map_add_slot() keeps it. */
-	if (n > SIZE_MAX / 2 - m->used)
+	size_t cap = m->cap ? m->cap : 256;
+
+	/* At most half full, as count_map_add_slot() keeps it: one resize
+	 * to the room needed. */
+	if (n > SIZE_MAX / 4 - m->used)
 		return -etmkit_err_nomem;
-	while ((m->used + n) * 2 > m->cap)
-		if (count_map_grow(m) < 0)
-			return -etmkit_err_nomem;
-	return 0;
+	while ((m->used + n) * 2 > cap)
+		cap *= 2;
+	return cap == m->cap ? 0 : resize(m, cap);
 }
 
 int count_map_add(struct count_map *m, uint64_t bin, uint64_t from,

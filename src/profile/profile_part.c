@@ -103,8 +103,8 @@ static size_t bin_hash(const char *name, const uint8_t *id, uint8_t size)
 	return (size_t)(h ^ (h >> 32));
 }
 
-/* The index slot of the binary keyed like @b: holding it, or free. */
-static size_t *index_slot(const struct profile_part *pp, const struct part_bin *b)
+/* profile_part_internal.h */
+size_t *part_index_slot(const struct profile_part *pp, const struct part_bin *b)
 {
 	size_t i = bin_hash(b->name, b->build_id, b->build_id_size) &
 		   (pp->index_cap - 1);
@@ -121,14 +121,13 @@ static size_t *index_slot(const struct profile_part *pp, const struct part_bin *
 /* The index of the binary keyed like @b, or -1. */
 static long find_bin(const struct profile_part *pp, const struct part_bin *b)
 {
-	size_t *s = pp->index_cap ? index_slot(pp, b) : NULL;
+	size_t *s = pp->index_cap ? part_index_slot(pp, b) : NULL;
 
 	return s && *s ? (long)(*s - 1) : -1;
 }
 
-/* Room for @n more binaries: the table and its index (at most half
- * full). 0 or -etmkit_err_nomem; the binaries stay the same. */
-static int reserve_bins(struct profile_part *pp, size_t n)
+/* profile_part_internal.h */
+int part_reserve_bins(struct profile_part *pp, size_t n)
 {
 	size_t want = pp->nbins + n, cap;
 
@@ -160,7 +159,7 @@ static int reserve_bins(struct profile_part *pp, size_t n)
 		pp->index_cap = cap;
 		for (size_t i = 0; i < old_cap; i++)
 			if (old[i])
-				*index_slot(pp, &pp->bins[old[i] - 1]) = old[i];
+				*part_index_slot(pp, &pp->bins[old[i] - 1]) = old[i];
 		free(old);
 	}
 	return 0;
@@ -170,7 +169,7 @@ static void bin_of(struct part_bin *out, const struct profile_part_binary *b)
 {
 	memset(out, 0, sizeof(*out));
 	out->name = (char *)b->name;
-	out->file = (char *)b->file;
+	out->file = b->file && b->file[0] ? (char *)b->file : NULL;
 	memcpy(out->build_id, b->build_id, 20);
 	out->build_id_size = b->build_id_size;
 	out->has_elf = b->has_elf;
@@ -220,7 +219,7 @@ static char *str_copy(const char *s)
  * index or -etmkit_err_nomem (nothing changed). */
 static long put_bin(struct profile_part *pp, const struct part_bin *b)
 {
-	size_t *s = index_slot(pp, b);
+	size_t *s = part_index_slot(pp, b);
 	struct part_bin *have;
 	char *name, *file;
 
@@ -269,7 +268,7 @@ long profile_part_add_binary(struct profile_part *pp,
 	i = find_bin(pp, &k);
 	if (i >= 0 && conflict(pp, &pp->bins[i], &k))
 		return -etmkit_err_format;
-	if (i < 0 && (err = reserve_bins(pp, 1)) < 0)
+	if (i < 0 && (err = part_reserve_bins(pp, 1)) < 0)
 		return part_fail(pp, err, "out of memory");
 	i = put_bin(pp, &k);
 	return i < 0 ? part_fail(pp, (int)i, "out of memory") : i;
@@ -498,7 +497,7 @@ static int merge_bins(struct profile_part *dst, const struct profile_part *src,
 		else if (conflict(dst, &dst->bins[j], &src->bins[i]))
 			return -etmkit_err_format;
 	}
-	if ((err = reserve_bins(dst, fresh)) < 0)
+	if ((err = part_reserve_bins(dst, fresh)) < 0)
 		return part_fail(dst, err, "out of memory");
 	for (size_t i = 0; i < src->nbins; i++) {
 		map[i] = put_bin(dst, &src->bins[i]);

@@ -33,6 +33,25 @@ struct profile_part {
 	char msg[256];
 };
 
+/* The saved form (docs/profile-part.md): sizes of its fixed parts. */
+#define PART_MAGIC "ETMKPART"
+#define PART_VERSION 1
+#define PART_HEADER 64             /* the header */
+#define PART_BIN_FIXED 48          /* a binary before its strings */
+#define PART_ENTRY 32              /* an entry */
+#define PART_F_SATURATED 1u        /* header flags */
+#define PART_F_ETM3 2u
+#define PART_BIN_F_ELF 1u          /* binary flags */
+
+/* An entry as saved: the binary's saved index, the key, the count and
+ * (conditional instructions) the passed outcomes. */
+struct part_entry {
+	uint64_t bin, from, to, count, passed;
+};
+
+/* How entries sort: by binary, then from, then to. */
+int part_entry_cmp(const struct part_entry *a, const struct part_entry *b);
+
 /* How binaries sort in the saved form: name bytewise, then build id
  * bytes, then build id size. */
 int part_bin_cmp(const struct part_bin *a, const struct part_bin *b);
@@ -40,6 +59,15 @@ int part_bin_cmp(const struct part_bin *a, const struct part_bin *b);
 /* A binary's key or base fields are valid (0) or why not (a static
  * text). */
 const char *part_bin_check(const struct profile_part_binary *b);
+
+/* The index slot of the binary keyed like @b: holding it, or free
+ * (the index has room: part_reserve_bins()). */
+size_t *part_index_slot(const struct profile_part *pp,
+			const struct part_bin *b);
+
+/* Room for @n more binaries: the table and its index (at most half
+ * full). 0 or -etmkit_err_nomem; the binaries stay the same. */
+int part_reserve_bins(struct profile_part *pp, size_t n);
 
 /* Record the reason of a failure in pp->msg; returns @err. */
 int part_fail(struct profile_part *pp, int err, const char *fmt, ...)

@@ -204,8 +204,9 @@ static void feed(struct profile *p, struct coverage *c, unsigned ids,
 	}
 }
 
-static struct profile *profile_of(int traces, unsigned ids,
-				  const size_t *perm)
+/* A profile fed the elements of IDs @ids, not finished. */
+static struct profile *profile_fed(int traces, unsigned ids,
+				   const size_t *perm)
 {
 	struct profile_config cfg;
 	struct profile *p;
@@ -216,11 +217,32 @@ static struct profile *profile_of(int traces, unsigned ids,
 	cfg.traces = traces;
 	assert_int_equal(profile_alloc(&p, &cfg), 0);
 	feed(p, NULL, ids, perm);
-	assert_int_equal(profile_finish(p), 0);
 	return p;
 }
 
-static struct coverage *coverage_of(unsigned ids, const size_t *perm)
+/* A profile of the elements of IDs @ids, then (another input) of
+ * @more's when not 0. */
+static struct profile *profile_of2(int traces, unsigned ids, unsigned more,
+				   const size_t *perm)
+{
+	struct profile *p = profile_fed(traces, ids, perm);
+
+	assert_int_equal(profile_finish(p), 0);
+	if (more) {
+		feed(p, NULL, more, perm);
+		assert_int_equal(profile_finish(p), 0);
+	}
+	return p;
+}
+
+static struct profile *profile_of(int traces, unsigned ids,
+				  const size_t *perm)
+{
+	return profile_of2(traces, ids, 0, perm);
+}
+
+/* The same for a coverage. */
+static struct coverage *coverage_fed(unsigned ids, const size_t *perm)
 {
 	struct coverage_config cfg;
 	struct coverage *c;
@@ -232,8 +254,25 @@ static struct coverage *coverage_of(unsigned ids, const size_t *perm)
 	/* one ID traces every instruction's condition (ETMv3) */
 	assert_int_equal(coverage_conditions_traced(c, 0x11, 1), 0);
 	feed(NULL, c, ids, perm);
-	assert_int_equal(coverage_finish(c), 0);
 	return c;
+}
+
+static struct coverage *coverage_of2(unsigned ids, unsigned more,
+				     const size_t *perm)
+{
+	struct coverage *c = coverage_fed(ids, perm);
+
+	assert_int_equal(coverage_finish(c), 0);
+	if (more) {
+		feed(NULL, c, more, perm);
+		assert_int_equal(coverage_finish(c), 0);
+	}
+	return c;
+}
+
+static struct coverage *coverage_of(unsigned ids, const size_t *perm)
+{
+	return coverage_of2(ids, 0, perm);
 }
 
 /* A part of @kind holding @p or @c, whose binaries are numbered @perm;
@@ -378,6 +417,37 @@ static uint64_t same_coverage(const struct coverage *a, const size_t *pa,
 	return sum;
 }
 
+/* How part @pp numbers the binaries (its index of binary i above). */
+static const size_t *numbering(const struct profile_part *pp, size_t *out)
+{
+	assert_int_equal(profile_part_binary_count(pp), NBINS);
+	for (size_t i = 0; i < NBINS; i++) {
+		struct profile_part_binary b;
+
+		assert_int_equal(profile_part_binary_at(pp, i, &b), 0);
+		for (size_t k = 0; k < NBINS; k++)
+			if (!strcmp(b.name, bins[k].name))
+				out[k] = i;
+	}
+	return out;
+}
+
+/* Coverage @all (binaries numbered canon) and the one made from part
+ * @pp say the same of every address. */
+static void same_as_part(const struct coverage *all,
+			 const struct profile_part *pp)
+{
+	struct coverage *m;
+	size_t perm[NBINS];
+	uint64_t outcomes;
+
+	assert_int_equal(profile_part_coverage(pp, &m), 0);
+	assert_true(same_coverage(all, canon, m, numbering(pp, perm),
+				  &outcomes) > 10000);
+	assert_true(outcomes > 1000);
+	coverage_free(m);
+}
+
 /* ---- Round trips ------------------------------------------------------------------ */
 
 /* A part made from a profile writes what the profile writes, with its
@@ -419,6 +489,7 @@ static void test_round_trip_coverage(void **state)
 	struct coverage *c, *d;
 	struct profile_part *pp;
 	uint64_t outcomes;
+	size_t perm[NBINS];
 
 	(void)state;
 	make_elems(11, 1);
@@ -427,7 +498,8 @@ static void test_round_trip_coverage(void **state)
 	assert_int_equal(profile_part_coverage(pp, &d), 0);
 	assert_int_equal(coverage_range_count(d), coverage_range_count(c));
 	assert_int_equal(coverage_cond_count(d), coverage_cond_count(c));
-	assert_true(same_coverage(c, rotated, d, canon, &outcomes) > 10000);
+	assert_true(same_coverage(c, rotated, d, numbering(pp, perm),
+				  &outcomes) > 10000);
 	assert_true(outcomes > 1000);
 	coverage_free(d);
 	coverage_free(c);
@@ -444,21 +516,12 @@ static void merge_check(int traces, unsigned ida, unsigned idb)
 	static const size_t order_a[NBINS] = { 1, 2, 0 };
 	enum profile_part_kind kind = traces ? profile_part_kind_traces :
 					       profile_part_kind_tally;
-	struct profile_config cfg;
 	struct profile *pa, *pb, *all;
 	struct profile_part *a, *b, *ab, *ba;
 
 	pa = profile_of(traces, ida, rotated);
 	pb = profile_of(traces, idb, swapped);
-	profile_config_init(&cfg);
-	cfg.resolve = resolve;
-	cfg.ctx = (void *)canon;
-	cfg.traces = traces;
-	assert_int_equal(profile_alloc(&all, &cfg), 0);
-	feed(all, NULL, ida, canon);
-	assert_int_equal(profile_finish(all), 0);
-	feed(all, NULL, idb, canon);
-	assert_int_equal(profile_finish(all), 0);
+	all = profile_of2(traces, ida, idb, canon);
 
 	a = part_of(kind, pa, NULL, rotated, order_a);
 	b = part_of(kind, pb, NULL, swapped, canon);
@@ -498,31 +561,18 @@ static void test_merge_traces(void **state)
 
 static void test_merge_coverage(void **state)
 {
-	struct coverage_config cfg;
-	struct coverage *ca, *cb, *all, *m;
+	struct coverage *ca, *cb, *all;
 	struct profile_part *a, *b;
-	uint64_t outcomes;
 
 	(void)state;
 	make_elems(31, 1);
 	ca = coverage_of(0x7, rotated);
 	cb = coverage_of(0xe, swapped);
-	coverage_config_init(&cfg);
-	cfg.resolve = resolve;
-	cfg.ctx = (void *)canon;
-	assert_int_equal(coverage_alloc(&all, &cfg), 0);
-	assert_int_equal(coverage_conditions_traced(all, 0x11, 1), 0);
-	feed(NULL, all, 0x7, canon);
-	assert_int_equal(coverage_finish(all), 0);
-	feed(NULL, all, 0xe, canon);
-	assert_int_equal(coverage_finish(all), 0);
+	all = coverage_of2(0x7, 0xe, canon);
 	a = part_of(profile_part_kind_coverage, NULL, ca, rotated, swapped);
 	b = part_of(profile_part_kind_coverage, NULL, cb, swapped, canon);
 	assert_int_equal(profile_part_merge(b, a), 0);
-	assert_int_equal(profile_part_coverage(b, &m), 0);
-	assert_true(same_coverage(all, canon, m, canon, &outcomes) > 10000);
-	assert_true(outcomes > 1000);
-	coverage_free(m);
+	same_as_part(all, b);
 	coverage_free(ca);
 	coverage_free(cb);
 	coverage_free(all);
@@ -693,8 +743,6 @@ static void test_kinds(void **state)
  * refused, the part unchanged. */
 static void test_add_refused(void **state)
 {
-	struct profile_config pc;
-	struct coverage_config cc;
 	struct profile *p;
 	struct coverage *c;
 	struct profile_part *pp, *pc_part;
@@ -702,11 +750,7 @@ static void test_add_refused(void **state)
 
 	(void)state;
 	make_elems(43, 1);
-	profile_config_init(&pc);
-	pc.resolve = resolve;
-	pc.ctx = (void *)canon;
-	assert_int_equal(profile_alloc(&p, &pc), 0);
-	feed(p, NULL, 0xf, canon);
+	p = profile_fed(0, 0xf, canon);
 	pp = part_of(profile_part_kind_tally, NULL, NULL, canon, canon);
 	assert_int_equal(profile_part_add_profile(pp, p, map, NBINS),
 			 -etmkit_err_invalid);
@@ -726,11 +770,7 @@ static void test_add_refused(void **state)
 	assert_int_equal(profile_part_add_profile(pp, p, map, NBINS), 0);
 	assert_int_equal(profile_part_range_count(pp), profile_range_count(p));
 
-	coverage_config_init(&cc);
-	cc.resolve = resolve;
-	cc.ctx = (void *)canon;
-	assert_int_equal(coverage_alloc(&c, &cc), 0);
-	feed(NULL, c, 0xf, canon);
+	c = coverage_fed(0xf, canon);
 	pc_part = part_of(profile_part_kind_coverage, NULL, NULL, canon, canon);
 	assert_int_equal(profile_part_add_coverage(pc_part, c, map, NBINS),
 			 -etmkit_err_invalid);
@@ -743,6 +783,485 @@ static void test_add_refused(void **state)
 	coverage_free(c);
 	profile_part_free(pp);
 	profile_part_free(pc_part);
+}
+
+
+/* ---- The saved form ----------------------------------------------------------------- */
+
+/* @pp's saved bytes (free() them) into *@n. */
+static uint8_t *saved(const struct profile_part *pp, size_t *n)
+{
+	uint8_t *b;
+
+	assert_int_equal(profile_part_save_buf(pp, &b, n), 0);
+	assert_true(*n >= 64);
+	return b;
+}
+
+/* Loaded from @b, @pp saves the same bytes again. */
+static struct profile_part *reload(const uint8_t *b, size_t n)
+{
+	struct profile_part_diag d;
+	struct profile_part *pp;
+	uint8_t *again;
+	size_t m;
+	int err = profile_part_load(&pp, b, n, &d);
+
+	if (err)
+		print_message("load: %s at %llu\n", d.message,
+			      (unsigned long long)d.offset);
+	assert_int_equal(err, 0);
+	again = saved(pp, &m);
+	assert_int_equal(m, n);
+	assert_memory_equal(again, b, n);
+	free(again);
+	return pp;
+}
+
+/* Merged in either order, with binaries added in other orders: the
+ * same bytes; loaded, they write what the profile of every element
+ * writes. */
+static void canonical(int traces)
+{
+	static const size_t order_a[NBINS] = { 2, 0, 1 };
+	enum profile_part_kind kind = traces ? profile_part_kind_traces :
+					       profile_part_kind_tally;
+	struct profile *pa, *pb, *all;
+	struct profile_part *a, *b, *ab, *ba, *l;
+	struct profile_part_counters ca = { 1, 3, 0, 0 }, cb = { 2, 0, 0, 1 };
+	uint8_t *x, *y;
+	size_t nx, ny;
+
+	pa = profile_of(traces, 0x5, rotated);
+	pb = profile_of(traces, 0xa, swapped);
+	all = profile_of(traces, 0xf, canon);
+	a = part_of(kind, pa, NULL, rotated, order_a);
+	b = part_of(kind, pb, NULL, swapped, canon);
+	assert_int_equal(profile_part_add_counters(a, &ca), 0);
+	assert_int_equal(profile_part_add_counters(b, &cb), 0);
+	assert_int_equal(profile_part_clone(&ab, a), 0);
+	assert_int_equal(profile_part_merge(ab, b), 0);
+	assert_int_equal(profile_part_clone(&ba, b), 0);
+	assert_int_equal(profile_part_merge(ba, a), 0);
+	x = saved(ab, &nx);
+	y = saved(ba, &ny);
+	assert_int_equal(nx, ny);
+	assert_memory_equal(x, y, nx);
+	assert_true(nx > 64 + 3 * 48 + 1000 * 32);
+	l = reload(x, nx);
+	assert_int_equal(profile_part_counters(l, &ca), 0);
+	assert_int_equal(ca.inputs, 3);
+	assert_int_equal(ca.decode_errors, 3);
+	assert_int_equal(ca.etm3, 1);
+	same_texts(all, canon, l, traces);
+	free(x);
+	free(y);
+	profile_part_free(a);
+	profile_part_free(b);
+	profile_part_free(ab);
+	profile_part_free(ba);
+	profile_part_free(l);
+	profile_free(pa);
+	profile_free(pb);
+	profile_free(all);
+}
+
+static void test_canonical_tally(void **state)
+{
+	(void)state;
+	make_elems(47, 1);
+	canonical(0);
+}
+
+static void test_canonical_traces(void **state)
+{
+	(void)state;
+	make_elems(53, 0);
+	canonical(1);
+}
+
+static void test_canonical_coverage(void **state)
+{
+	struct coverage *ca, *cb, *all;
+	struct profile_part *a, *b, *l;
+	uint8_t *x, *y;
+	size_t nx, ny;
+
+	(void)state;
+	make_elems(59, 1);
+	ca = coverage_of(0x3, rotated);
+	cb = coverage_of(0xc, swapped);
+	all = coverage_of(0xf, canon);
+	a = part_of(profile_part_kind_coverage, NULL, ca, rotated, canon);
+	b = part_of(profile_part_kind_coverage, NULL, cb, swapped, rotated);
+	x = saved(a, &nx);
+	assert_int_equal(profile_part_merge(a, b), 0);
+	assert_int_equal(profile_part_load(&l, x, nx, NULL), 0);
+	free(x);
+	assert_int_equal(profile_part_merge(b, l), 0);
+	x = saved(a, &nx);
+	y = saved(b, &ny);
+	assert_int_equal(nx, ny);
+	assert_memory_equal(x, y, nx);
+	profile_part_free(l);
+	l = reload(y, ny);
+	same_as_part(all, l);
+	free(x);
+	free(y);
+	coverage_free(ca);
+	coverage_free(cb);
+	coverage_free(all);
+	profile_part_free(a);
+	profile_part_free(b);
+	profile_part_free(l);
+}
+
+/* Little-endian fields, as docs/profile-part.md lays them out. */
+static uint8_t *le(uint8_t *p, uint64_t v, int bytes)
+{
+	for (int i = 0; i < bytes; i++)
+		*p++ = (uint8_t)(v >> (8 * i));
+	return p;
+}
+
+static uint8_t *text(uint8_t *p, const char *s)
+{
+	memcpy(p, s, strlen(s));
+	return p + strlen(s);
+}
+
+/* A binary as docs/profile-part.md lays it out: @id build id bytes
+ * 0xbe, 0xef, ... (zero-padded). */
+static uint8_t *hand_bin(uint8_t *p, const char *name, const char *file,
+			 int id, int flags, uint64_t base, uint64_t text_base)
+{
+	static const uint8_t bytes[] = { 0xbe, 0xef, 0x12, 0x34 };
+
+	p = le(p, strlen(name), 4);
+	p = le(p, strlen(file), 4);
+	p = le(p, (uint64_t)id, 1);
+	p = le(p, (uint64_t)flags, 1);
+	memset(p, 0, 22);
+	memcpy(p, bytes, (size_t)id);
+	p = le(p + 22, base, 8);
+	p = le(p, text_base, 8);
+	return text(text(p, name), file);
+}
+
+/* An entry: binary, then three u64. */
+static uint8_t *hand_entry(uint8_t *p, uint32_t bin, uint64_t a, uint64_t b,
+			   uint64_t c)
+{
+	p = le(p, bin, 4);
+	p = le(p, 0, 4);
+	p = le(p, a, 8);
+	p = le(p, b, 8);
+	return le(p, c, 8);
+}
+
+/* A coverage part written by hand from docs/profile-part.md: two
+ * binaries, two ranges, a conditional instruction. */
+static size_t hand_part(uint8_t *buf)
+{
+	uint8_t *p = buf;
+
+	p = text(p, "ETMKPART");
+	p = le(p, 1, 4);                  /* version */
+	p = le(p, 3, 4);                  /* coverage */
+	p = le(p, 2, 4);                  /* etm3 */
+	p = le(p, 2, 4);                  /* binaries */
+	p = le(p, 4, 8);                  /* inputs */
+	p = le(p, 1, 8);                  /* decode errors */
+	p = le(p, 2, 8);                  /* ranges */
+	p = le(p, 1, 8);                  /* conditional instructions */
+	p = le(p, 64 + 48 + 2 + 48 + 2 + 8 + 3 * 32, 8);
+	/* "/a": no build id, a raw dump, no file; "/b": a 2-byte build id,
+	 * ELF, file "/symfs/b" */
+	p = hand_bin(p, "/a", "", 0, 0, 0, 0);
+	p = hand_bin(p, "/b", "/symfs/b", 2, 1, 0x400000, 0x401000);
+	/* ranges: /a [0x10, 0x18) 5 times; /b [0x401000, 0x401008) 7 */
+	p = hand_entry(p, 0, 0x10, 0x18, 5);
+	p = hand_entry(p, 1, 0x401000, 0x401008, 7);
+	/* /b 0x401004: 7 outcomes, 2 passed */
+	p = hand_entry(p, 1, 0x401004, 7, 2);
+	return (size_t)(p - buf);
+}
+
+/* The layout of docs/profile-part.md, read and written back. */
+static void test_hand_made(void **state)
+{
+	uint8_t buf[512];
+	size_t n = hand_part(buf);
+	struct profile_part *pp = reload(buf, n);
+	struct profile_part_binary b;
+	struct profile_part_counters c;
+	struct coverage *cv;
+	uint64_t pass, fail;
+
+	(void)state;
+	assert_int_equal(profile_part_kind_of(pp), profile_part_kind_coverage);
+	assert_int_equal(profile_part_binary_count(pp), 2);
+	assert_int_equal(profile_part_binary_at(pp, 0, &b), 0);
+	assert_string_equal(b.name, "/a");
+	assert_null(b.file);
+	assert_int_equal(b.has_elf, 0);
+	assert_int_equal(profile_part_binary_at(pp, 1, &b), 0);
+	assert_string_equal(b.name, "/b");
+	assert_string_equal(b.file, "/symfs/b");
+	assert_int_equal(b.build_id_size, 2);
+	assert_int_equal(b.build_id[0], 0xbe);
+	assert_int_equal(b.build_id[1], 0xef);
+	assert_int_equal(b.has_elf, 1);
+	assert_int_equal(b.base, 0x400000);
+	assert_int_equal(b.text_base, 0x401000);
+	assert_int_equal(profile_part_counters(pp, &c), 0);
+	assert_int_equal(c.inputs, 4);
+	assert_int_equal(c.decode_errors, 1);
+	assert_int_equal(c.etm3, 1);
+	assert_int_equal(c.saturated, 0);
+	assert_int_equal(profile_part_coverage(pp, &cv), 0);
+	assert_int_equal(coverage_max(cv, 0, 0x10, 0x11), 5);
+	assert_int_equal(coverage_max(cv, 0, 0x18, 0x19), 0);
+	assert_int_equal(coverage_max(cv, 1, 0x401004, 0x401005), 7);
+	assert_int_equal(coverage_outcomes(cv, 1, 0x401004, &pass, &fail), 0);
+	assert_int_equal(pass, 2);
+	assert_int_equal(fail, 5);
+	coverage_free(cv);
+	profile_part_free(pp);
+}
+
+/* Load @b[0..@n-1]: it must fail with @err, at @at, saying @what. */
+static void refused(const uint8_t *b, size_t n, int err, uint64_t at,
+		    const char *what)
+{
+	struct profile_part_diag d;
+	struct profile_part *pp = (struct profile_part *)1;
+
+	int got = profile_part_load(&pp, b, n, &d);
+
+	if (got != err)
+		print_message("expected '%s': %d\n", what, got);
+	assert_int_equal(got, err);
+	assert_null(pp);
+	assert_int_equal(d.has_offset, 1);
+	if (d.offset != at || !strstr(d.message, what))
+		print_message("got %llu: %s\n", (unsigned long long)d.offset,
+			      d.message);
+	assert_int_equal(d.offset, at);
+	assert_non_null(strstr(d.message, what));
+}
+
+/* What the reader refuses, where it says it is. */
+static void test_load_refused(void **state)
+{
+	uint8_t good[512], b[512];
+	size_t n = hand_part(good);
+	struct profile_part *pp;
+	const size_t bin_b = 64 + 48 + 2, ent = bin_b + 48 + 10;
+
+	(void)state;
+#define EDIT(off, val, bytes) (memcpy(b, good, n), le(b + (off), (val), (bytes)))
+	EDIT(0, 'X', 1);
+	refused(b, n, -etmkit_err_format, 0, "ETMKPART");
+	EDIT(8, 2, 4);
+	refused(b, n, -etmkit_err_unsupported, 8, "version 2");
+	EDIT(12, 4, 4);
+	refused(b, n, -etmkit_err_unsupported, 12, "kind 4");
+	EDIT(16, 4, 4);
+	refused(b, n, -etmkit_err_format, 16, "flags");
+	EDIT(56, n + 1, 8);
+	refused(b, n + 1, -etmkit_err_format, n, "after the last entry");
+	EDIT(56, n - 1, 8);
+	refused(b, n, -etmkit_err_format, 56, "bytes");
+	EDIT(20, 1000, 4);              /* binaries beyond the bytes */
+	refused(b, n, -etmkit_err_format, 20, "do not fit");
+	EDIT(40, (uint64_t)1 << 60, 8); /* entries beyond the bytes */
+	refused(b, n, -etmkit_err_format, 20, "do not fit");
+	EDIT(64 + 8, 21, 1);
+	refused(b, n, -etmkit_err_format, 64 + 8, "build id");
+	EDIT(64 + 9, 2, 1);
+	refused(b, n, -etmkit_err_format, 64 + 9, "flags");
+	EDIT(64 + 31, 1, 1);
+	refused(b, n, -etmkit_err_format, 64 + 30, "reserved");
+	EDIT(64, 0, 4);
+	refused(b, n, -etmkit_err_format, 64, "no name");
+	EDIT(64 + 49, 0, 1);            /* "/\0" */
+	refused(b, n, -etmkit_err_format, 64 + 49, "NUL");
+	EDIT(bin_b + 49, 'A', 1);       /* "/A" sorts before "/a" */
+	refused(b, n, -etmkit_err_format, bin_b, "not after");
+	EDIT(bin_b + 48 + 1, 'a', 1);   /* "/a" after "/a": its build id */
+	assert_int_equal(profile_part_load(&pp, b, n, NULL), 0);
+	profile_part_free(pp);
+	le(b + bin_b + 8, 0, 4);        /* "/a" twice */
+	refused(b, n, -etmkit_err_format, bin_b, "not after");
+	EDIT(ent, 2, 4);
+	refused(b, n, -etmkit_err_format, ent, "binary 2 of 2");
+	EDIT(ent + 4, 1, 4);
+	refused(b, n, -etmkit_err_format, ent + 4, "reserved");
+	EDIT(ent + 24, 0, 8);
+	refused(b, n, -etmkit_err_format, ent + 24, "count of 0");
+	EDIT(ent + 16, 0x10, 8);        /* [0x10, 0x10) */
+	refused(b, n, -etmkit_err_format, ent + 8, "ends before");
+	EDIT(ent + 32, 0, 4);           /* /a's ranges in order */
+	assert_int_equal(profile_part_load(&pp, b, n, NULL), 0);
+	profile_part_free(pp);
+	le(b + ent + 40, 0x8, 8);       /* out of order */
+	refused(b, n, -etmkit_err_format, ent + 32, "not after");
+	le(b + ent + 40, 0x10, 8);      /* twice */
+	le(b + ent + 48, 0x18, 8);
+	refused(b, n, -etmkit_err_format, ent + 32, "not after");
+	EDIT(ent + 64 + 24, 8, 8);      /* 8 passed of 7 */
+	refused(b, n, -etmkit_err_format, ent + 64 + 24, "more passed");
+	EDIT(ent + 64 + 16, 0, 8);
+	refused(b, n, -etmkit_err_format, ent + 64 + 16, "count of 0");
+#undef EDIT
+	assert_int_equal(profile_part_load(NULL, good, n, NULL),
+			 -etmkit_err_invalid);
+}
+
+/* Every truncation of a saved part fails, at an offset inside what is
+ * left; the bytes of a real part, and of the hand-made one. */
+static void truncations(const uint8_t *b, size_t n)
+{
+	for (size_t k = 0; k < n; k++) {
+		struct profile_part_diag d;
+		struct profile_part *pp;
+		int err = profile_part_load(&pp, b, k, &d);
+
+		assert_int_equal(err, -etmkit_err_truncated);
+		assert_int_equal(d.has_offset, 1);
+		if (!(d.offset < k || (k == 0 && d.offset == 0)))
+			print_message("%zu of %zu bytes: %s at %llu\n", k, n,
+				      d.message, (unsigned long long)d.offset);
+		assert_true(d.offset < k || (k == 0 && d.offset == 0));
+		assert_true(d.message[0] != 0);
+	}
+}
+
+static void test_truncated(void **state)
+{
+	uint8_t hand[512];
+	struct profile *p;
+	struct profile_part *pp;
+	uint8_t *b;
+	size_t n;
+
+	(void)state;
+	truncations(hand, hand_part(hand));
+	make_elems(61, 1);
+	p = profile_of(0, 0x1, canon);
+	pp = part_of(profile_part_kind_tally, p, NULL, canon, canon);
+	b = saved(pp, &n);
+	truncations(b, n);
+	free(b);
+	profile_part_free(pp);
+	profile_free(p);
+}
+
+/* Every byte of a saved part flipped, one at a time: loaded or refused
+ * with a reason, and when loaded, canonical again. */
+static void test_flipped(void **state)
+{
+	uint8_t hand[512], b[512];
+	size_t n = hand_part(hand);
+	unsigned loaded = 0;
+
+	(void)state;
+	for (size_t k = 0; k < n; k++)
+		for (int bit = 0; bit < 8; bit++) {
+			struct profile_part_diag d;
+			struct profile_part *pp;
+
+			memcpy(b, hand, n);
+			b[k] ^= (uint8_t)(1u << bit);
+			if (profile_part_load(&pp, b, n, &d) == 0) {
+				uint8_t *again;
+				size_t m;
+
+				again = saved(pp, &m);
+				profile_part_free(pp);
+				pp = reload(again, m);
+				free(again);
+				profile_part_free(pp);
+				loaded++;
+			} else {
+				assert_int_equal(d.has_offset, 1);
+				assert_true(d.offset < n);
+				assert_true(d.message[0] != 0);
+			}
+		}
+	/* counts, addresses, bases and build ids take any value */
+	assert_true(loaded > 100);
+}
+
+/* Counts near the top add up to UINT64_MAX and say so. */
+static void test_saturation_saved(void **state)
+{
+	uint8_t b[512];
+	size_t n = hand_part(b);
+	struct profile_part *pp, *q;
+	struct profile_part_counters c;
+	struct coverage *cv;
+	uint64_t pass, fail;
+
+	(void)state;
+	le(b + 64 + 48 + 2 + 48 + 10 + 24, UINT64_MAX - 1, 8); /* /a 5 -> */
+	le(b + 64 + 48 + 2 + 48 + 10 + 64 + 16, UINT64_MAX, 8); /* outcomes */
+	assert_int_equal(profile_part_load(&pp, b, n, NULL), 0);
+	assert_int_equal(profile_part_counters(pp, &c), 0);
+	assert_int_equal(c.saturated, 0);
+	assert_int_equal(profile_part_load(&q, b, n, NULL), 0);
+	assert_int_equal(profile_part_merge(pp, q), 0);
+	assert_int_equal(profile_part_counters(pp, &c), 0);
+	assert_int_equal(c.saturated, 1);
+	assert_int_equal(c.inputs, 8);
+	assert_int_equal(profile_part_coverage(pp, &cv), 0);
+	assert_int_equal(coverage_max(cv, 0, 0x10, 0x11), UINT64_MAX);
+	assert_int_equal(coverage_max(cv, 1, 0x401000, 0x401001), 14);
+	assert_int_equal(coverage_outcomes(cv, 1, 0x401004, &pass, &fail), 0);
+	assert_int_equal(pass, 4);
+	assert_int_equal(fail, UINT64_MAX - 4);
+	assert_int_equal(coverage_saturated(cv), 1);
+	coverage_free(cv);
+	profile_part_free(pp);
+	profile_part_free(q);
+}
+
+/* A part saved as saturated says so in the profile or coverage made from
+ * it, whatever its counts. */
+static void test_saturated_flag(void **state)
+{
+	uint8_t hand[512], *b;
+	size_t n = hand_part(hand);
+	struct profile_part *pp;
+	struct profile *p;
+	struct coverage *cv;
+
+	(void)state;
+	le(hand + 16, 3, 4);
+	assert_int_equal(profile_part_load(&pp, hand, n, NULL), 0);
+	assert_int_equal(profile_part_coverage(pp, &cv), 0);
+	assert_int_equal(coverage_saturated(cv), 1);
+	coverage_free(cv);
+	profile_part_free(pp);
+	make_elems(67, 1);
+	p = profile_of(0, 0x1, canon);
+	pp = part_of(profile_part_kind_tally, p, NULL, canon, canon);
+	profile_free(p);
+	b = saved(pp, &n);
+	profile_part_free(pp);
+	assert_int_equal(profile_part_load(&pp, b, n, NULL), 0);
+	assert_int_equal(profile_part_profile(pp, &p), 0);
+	assert_int_equal(profile_saturated(p), 0);
+	profile_free(p);
+	profile_part_free(pp);
+	le(b + 16, 1, 4);
+	assert_int_equal(profile_part_load(&pp, b, n, NULL), 0);
+	assert_int_equal(profile_part_profile(pp, &p), 0);
+	assert_int_equal(profile_saturated(p), 1);
+	profile_free(p);
+	profile_part_free(pp);
+	free(b);
 }
 
 int main(void)
@@ -759,6 +1278,15 @@ int main(void)
 		cmocka_unit_test(test_binary_file),
 		cmocka_unit_test(test_kinds),
 		cmocka_unit_test(test_add_refused),
+		cmocka_unit_test(test_canonical_tally),
+		cmocka_unit_test(test_canonical_traces),
+		cmocka_unit_test(test_canonical_coverage),
+		cmocka_unit_test(test_hand_made),
+		cmocka_unit_test(test_load_refused),
+		cmocka_unit_test(test_truncated),
+		cmocka_unit_test(test_flipped),
+		cmocka_unit_test(test_saturation_saved),
+		cmocka_unit_test(test_saturated_flag),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
