@@ -75,7 +75,7 @@ def main():
                                       "shared")))
     ap.add_argument("--mb", type=int, default=64)
     ap.add_argument("--runs", type=int, default=3)
-    ap.add_argument("--batch", type=int, default=65536)
+    ap.add_argument("--batch", type=int, default=8192)
     o = ap.parse_args()
     sys.path.insert(0, os.path.join(o.build, "python"))
     image = os.path.join(o.shared, "testdata", "etmv4", "juno_r1_1",

@@ -106,6 +106,13 @@ struct cli_input {
 				       it */
 	unsigned jobs;              /* --jobs; 0: not given */
 	struct cli_etm2_opts etm2;  /* --port-width ... (etmv2) */
+	int multi;                  /* the command takes INPUT... (profile,
+				       coverage): every positional word in
+				       files, a snapshot directory as FILE */
+	char **files;               /* with multi: the positional words, */
+	int nfiles;                 /* file the first (or NULL), */
+	int nopts;                  /* after argv[0..nopts-1], the options
+				       (getopt_long() moves them first) */
 
 	/* Resolved: */
 	char buffer_path[1024];
@@ -114,6 +121,10 @@ struct cli_input {
 	struct cli_source src[CLI_MAX_IDS];
 	struct snapshot *ss;        /* with keep_snapshot; cli_input_free() */
 	struct perf_file *perf;     /* FILE is a perf.data (cli/input_perf.c) */
+	int raw_piece;              /* perf.data: while cli_perf_stream()
+				       feeds a raw (TRBE) AUX record, the
+				       trace ID of its CPU, whose decoder
+				       alone takes the bytes; else -1 */
 };
 
 /* Parse a number (decimal or 0x hex) into *v; 0 or -1. */
@@ -134,11 +145,13 @@ unsigned cli_input_jobs(const struct cli_input *in);
  * failure, 0 on success. */
 int cli_input_resolve(struct cli_input *in, const char *cmd);
 
-/* Feed @n bytes to session @s for command @cmd (to one decoder while a
- * raw AUX record is fed, cli_perf_raw_piece()); on a stop-on-error stop
+/* Feed @n bytes of input @in to session @s for command @cmd (to one
+ * decoder while a raw AUX record is fed, in->raw_piece); on a
+ * stop-on-error stop
  * set *@stopped, and say what happened on stderr. Returns the session's
  * result. */
-int cli_session_feed(const char *cmd, struct etmkit_session *s,
+int cli_session_feed(const char *cmd, const struct cli_input *in,
+		     struct etmkit_session *s,
 		     const uint8_t *buf, size_t n, int stop_on_error,
 		     int *stopped);
 
@@ -154,13 +167,10 @@ int cli_session_feed(const char *cmd, struct etmkit_session *s,
 int cli_is_perf_file(const char *path);
 int cli_perf_resolve(struct cli_input *in, unsigned protos);
 struct cli_progress;
-int cli_perf_stream(const struct cli_input *in,
+int cli_perf_stream(struct cli_input *in,
 		    int (*feed)(void *ctx, const uint8_t *buf, size_t n),
 		    void *ctx, struct etmkit_session *s,
 		    struct cli_progress *pr);
-/* While cli_perf_stream() feeds a raw (TRBE) AUX record, the trace ID of
- * its CPU, whose decoder alone takes the bytes; else -1. */
-int cli_perf_raw_piece(void);
 
 /* The CPU and thread an element ran on, when known: for JSON records
  * (perf.data). */
@@ -280,7 +290,7 @@ void cli_input_free(struct cli_input *in);
  * input is fed AUX record by AUX record, with an etmkit_session_break()
  * on @s between them when @s is not NULL (cli_perf_stream()). Returns 0,
  * or a cli_exit after printing a message. */
-int cli_input_stream(const struct cli_input *in,
+int cli_input_stream(struct cli_input *in,
 		     int (*feed)(void *ctx, const uint8_t *buf, size_t n),
 		     void *ctx, struct etmkit_session *s);
 
@@ -368,7 +378,8 @@ int cmd_profile(int argc, char **argv);
 int cmd_coverage(int argc, char **argv);
 int cmd_flame(int argc, char **argv);
 struct cli_command;
-/* profile and flame (cli/cmd_profile.c): @flame draws the call stacks. */
+/* profile and flame (cli/cmd_profile.c, cli/profile_run.c): @flame draws
+ * the call stacks. */
 int cli_profile_main(const struct cli_command *cmd, int flame, int argc,
 		     char **argv);
 
@@ -478,11 +489,32 @@ int cli_option_check_flags(const struct cli_command *c,
  * all with -q. tests/cli/check_messages.py holds stderr to this. */
 void cli_msg_command(const char *cmd);
 void cli_msg_quiet(int quiet);
+
+/* Where messages go: each one line (no newline), prefix included
+ * ("etmkit profile: warning: ..."), with its level; details are lines
+ * that go on an error before them without a prefix (what a snapshot
+ * holds, after an --id that matched nothing). The default (@fn NULL)
+ * writes them to stderr. The sink, -q and the notes given are the
+ * calling thread's; cli_msg_reset() forgets -q, the notes and the
+ * command (not the sink), for a new run on the thread. */
+enum cli_msg_level {
+	cli_msg_error, cli_msg_warning, cli_msg_note, cli_msg_detail
+};
+typedef void cli_msg_sink_fn(void *ctx, enum cli_msg_level level,
+			     const char *line);
+void cli_msg_set_sink(cli_msg_sink_fn *fn, void *ctx);
+void cli_msg_get_sink(cli_msg_sink_fn **fn, void **ctx);
+void cli_msg_reset(void);
+/* The default sink: @line and a newline on stderr (the progress line
+ * cleared first). */
+void cli_msg_stderr(void *ctx, enum cli_msg_level level, const char *line);
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A detail line of the error before it (no prefix). */
+void cli_detail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* strerror(@errnum) starting in lower case ("no such file or directory");
- * valid until the next call. */
+ * valid until the thread's next call. */
 const char *cli_strerror(int errnum);
 
 /* A command's own option: --name sets *target to 1; or, with @value,
@@ -502,6 +534,12 @@ struct cli_flag {
  * printing why. */
 int cli_parse_args(const struct cli_command *c, const struct cli_flag *flags,
 		   struct cli_input *in, int argc, char **argv);
+
+/* Around a getopt_long() loop: takes the process's lock on getopt's
+ * state and resets it (optind 0); cli_getopt_end() gives the lock back.
+ * cli_parse_args() does both. */
+void cli_getopt_begin(void);
+void cli_getopt_end(void);
 
 /* Say what is wrong with option getopt_long() returned @c for (':' or
  * '?'): a missing value or an unknown option. */

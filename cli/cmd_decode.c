@@ -14,48 +14,6 @@
 #include "outbuf.h"
 #include "symbolize.h"
 
-static const char decode_usage[] =
-"Usage: etmkit decode --snapshot DIR [--buffer NAME] [--id ID]...\n"
-"                     [--image FILE@ADDR]... [--elf FILE[@BIAS]]... [OPTIONS]\n"
-"       etmkit decode FILE --protocol etmv3 --etmcr X --etmidr Y [--etmccer Z]\n"
-"                     [--m-profile] (--image FILE@ADDR | --elf FILE[@BIAS])...\n"
-"                     [OPTIONS]\n"
-"       etmkit decode FILE --protocol ptm --etmcr X --etmidr Y [--etmccer Z]\n"
-"                     (--image FILE@ADDR | --elf FILE[@BIAS])... [OPTIONS]\n"
-"       etmkit decode FILE --protocol etmv4|ete [--trcidr0 V] [--trcidr1 V]\n"
-"                     [--trcidr2 V] [--trcidr8 V] [--trcconfigr V]\n"
-"                     [--trcdevarch V]\n"
-"                     (--image FILE@ADDR | --elf FILE[@BIAS])... [OPTIONS]\n"
-"       etmkit decode FILE --protocol etmv2 [--etmcr X] [--etmidr Y]\n"
-"                     [--port-width N] [--capture-format F] [ETMv2 OPTIONS]\n"
-"                     (--image FILE@ADDR | --elf FILE[@BIAS])... [OPTIONS]\n"
-"       etmkit decode PERF.DATA [--symfs DIR] [--buildid-dir DIR]\n"
-"                     [--vmlinux FILE] [--elf FILE]... [--cpu LIST]\n"
-"                     [--pid LIST] [--binary REGEX] [OPTIONS]\n"
-"  OPTIONS: [--frames MODE] [--id ID] [--json] [--ranges] [--stats]\n"
-"           [--stop-on-error] [--quiet]\n"
-"\n"
-"Rebuild what the core executed, instruction by instruction, from the trace\n"
-"of each ETMv3, PTM, ETMv4 and ETE source and the program image; or from an\n"
-"ETMv2 or ETMv1 trace port capture (an element's offset is then its cycle\n"
-"index).\n";
-
-static const char decode_notes[] =
-"The etmv4 register defaults are an Arm Juno r1's ETMv4.0, the ete ones an\n"
-"Arm FVP's ETE 1.0; the registers of one family are refused with the other.\n"
-"ETMv4 and ETE trace with conditional-instruction or data trace enabled is\n"
-"refused ('etmkit packets' lists it).\n"
-"\n"
-"Where the image has no code for an address a no_image line says so, and\n"
-"decoding goes on from the next address the trace gives.\n"
-"\n"
-"Exit status: 0 success; 1 the trace had decode errors (reported as gap\n"
-"lines); 2 usage error; 3 input missing, unreadable or malformed.\n";
-
-const struct cli_command cli_cmd_decode = {
-	"decode", CLI_CMD_DECODE, decode_usage, decode_notes
-};
-
 struct decode_counts {
 	uint64_t insns, no_image, no_address, gaps, errors, elems;
 };
@@ -398,8 +356,8 @@ static int feed(void *ctx, const uint8_t *buf, size_t n)
 {
 	struct decode_run *r = ctx;
 
-	return cli_session_feed("decode", r->session, buf, n, r->stop_on_error,
-				&r->stopped);
+	return cli_session_feed("decode", &r->in, r->session, buf, n,
+				r->stop_on_error, &r->stopped);
 }
 
 static int setup(struct decode_run *r)
@@ -491,87 +449,104 @@ static void cleanup(struct decode_run *r)
 	cli_input_free(&r->in);
 }
 
-int cmd_decode(int argc, char **argv)
+static int run_decode(struct decode_run *r, int argc, char **argv)
 {
-	static struct decode_run r;
 	struct deformat_stats e2fs;
 	uint64_t e2cycles = 0;
 	int rc;
 
-	memset(&r, 0, sizeof(r));
-	r.in.frames = -1;
-	r.in.keep_snapshot = 1;
-	r.in.protos = CLI_PROTO_ALL | CLI_PROTO_ETM2;
-	cli_out_init(&r.out, stdout, r.out_buf, sizeof(r.out_buf),
+	r->in.frames = -1;
+	r->in.keep_snapshot = 1;
+	r->in.protos = CLI_PROTO_ALL | CLI_PROTO_ETM2;
+	cli_out_init(&r->out, stdout, r->out_buf, sizeof(r->out_buf),
 		     isatty(fileno(stdout)));
 	{
 		const struct cli_flag flags[] = {
-			{ .name = "json", .target = &r.json },
-			{ .name = "stats", .target = &r.stats },
-			{ .name = "m-profile", .target = &r.in.m_profile },
-			{ .name = "stop-on-error", .target = &r.stop_on_error },
-			CLI_IMAGES_FLAGS(&r.images),
-			{ .name = "pid", .value = opt_pid, .ctx = &r },
-			{ .name = "binary", .value = opt_binary, .ctx = &r },
-			{ .name = "header", .target = &r.header },
-			{ .name = "no-header", .target = &r.no_header },
-			{ .name = "lines", .target = &r.lines },
-			{ .name = "ranges", .target = &r.ranges },
+			{ .name = "json", .target = &r->json },
+			{ .name = "stats", .target = &r->stats },
+			{ .name = "m-profile", .target = &r->in.m_profile },
+			{ .name = "stop-on-error",
+			  .target = &r->stop_on_error },
+			CLI_IMAGES_FLAGS(&r->images),
+			{ .name = "pid", .value = opt_pid, .ctx = r },
+			{ .name = "binary", .value = opt_binary, .ctx = r },
+			{ .name = "header", .target = &r->header },
+			{ .name = "no-header", .target = &r->no_header },
+			{ .name = "lines", .target = &r->lines },
+			{ .name = "ranges", .target = &r->ranges },
 			{ .name = NULL }
 		};
 
-		rc = cli_parse_args(&cli_cmd_decode, flags, &r.in, argc, argv);
+		rc = cli_parse_args(&cli_cmd_decode, flags, &r->in, argc, argv);
 	}
 	if (rc)
 		return rc < 0 ? 0 : rc;
-	rc = cli_input_resolve(&r.in, "decode");
-	if (!rc && !r.json && !(r.dis = cli_disasm_alloc())) {
+	rc = cli_input_resolve(&r->in, "decode");
+	if (!rc && !r->json && !(r->dis = cli_disasm_alloc())) {
 		cli_error("cannot start the disassembler");
 		rc = cli_exit_input;
 	}
-	if (!rc && !(r.syms = cli_symbols_alloc())) {
+	if (!rc && !(r->syms = cli_symbols_alloc())) {
 		cli_error("out of memory");
 		rc = cli_exit_input;
 	}
-	if (!rc && r.lines)
-		cli_symbols_want_lines(r.syms);
+	if (!rc && r->lines)
+		cli_symbols_want_lines(r->syms);
 	if (!rc)
-		rc = setup(&r);
-	r.show_where = cli_symbols_any(r.syms);
-	if (!rc && !r.json && cli_header_wanted(stdout, r.header, r.no_header))
-		cli_print_elem_header(&r.out, r.show_where);
+		rc = setup(r);
+	r->show_where = cli_symbols_any(r->syms);
+	if (!rc && !r->json &&
+	    cli_header_wanted(stdout, r->header, r->no_header))
+		cli_print_elem_header(&r->out, r->show_where);
 	if (!rc)
-		start_pool(&r);
-	if (!rc && cli_input_is_etm2(&r.in))
-		rc = cli_etm2_decode(&r.in, r.id_image[r.in.src[0].id & 0x7f],
-				     r.ranges ? ETM2_FLOW_RANGES : 0,
-				     on_etm2_elems, &r, r.stop_on_error,
-				     &r.stopped, &e2cycles);
+		start_pool(r);
+	if (!rc && cli_input_is_etm2(&r->in))
+		rc = cli_etm2_decode(&r->in,
+				     r->id_image[r->in.src[0].id & 0x7f],
+				     r->ranges ? ETM2_FLOW_RANGES : 0,
+				     on_etm2_elems, r, r->stop_on_error,
+				     &r->stopped, &e2cycles);
 	else if (!rc)
-		rc = cli_input_stream(&r.in, feed, &r, r.session);
-	if (r.stopped)
+		rc = cli_input_stream(&r->in, feed, r, r->session);
+	if (r->stopped)
 		rc = cli_exit_trace_errors;
-	if (!rc && etmkit_session_finish(r.session) < 0)
+	if (!rc && etmkit_session_finish(r->session) < 0)
 		rc = cli_exit_input;
-	if (r.pool)
-		cli_fmt_pool_finish(r.pool);
+	if (r->pool)
+		cli_fmt_pool_finish(r->pool);
 	/* The whole listing before the summary on stderr: one place for it
 	 * in a merged stream (2>&1), whatever --jobs. */
-	if (cli_out_flush(&r.out) != 0 || fflush(stdout) != 0) {
+	if (cli_out_flush(&r->out) != 0 || fflush(stdout) != 0) {
 		cli_error("cannot write the output");
 		rc = cli_exit_input;
 	}
-	if (r.stats)
-		print_stats(&r);
-	warn_bad_regions(&r);
+	if (r->stats)
+		print_stats(r);
+	warn_bad_regions(r);
 	/* ETMv2: offsets are cycle indexes, the input its cycles. */
-	cli_etm2_frame_stats(&e2fs, r.in.src[0].id, e2cycles);
+	cli_etm2_frame_stats(&e2fs, r->in.src[0].id, e2cycles);
 	if (!rc)
-		cli_health_report(&r.health, &r.in, cli_input_is_etm2(&r.in) ?
-				  &e2fs : etmkit_session_frame_stats(r.session));
-	cli_perf_sb_report(r.images.sb);
+		cli_health_report(&r->health, &r->in,
+				  cli_input_is_etm2(&r->in) ? &e2fs :
+				  etmkit_session_frame_stats(r->session));
+	cli_perf_sb_report(r->images.sb);
 	if (!rc)
-		rc = summarize(&r);
-	cleanup(&r);
+		rc = summarize(r);
+	cleanup(r);
+	return rc;
+}
+
+/* The run on the heap: no state outlives it (cli/runs.h). */
+int cmd_decode(int argc, char **argv)
+{
+	struct decode_run *r = calloc(1, sizeof(*r));
+	int rc;
+
+	if (!r) {
+		cli_error("out of memory");
+		return cli_exit_input;
+	}
+	rc = run_decode(r, argc, argv);
+	free(r);
 	return rc;
 }

@@ -18,47 +18,6 @@
 #include "etmkit/insn.h"
 #include "etmkit/qemu_log.h"
 
-static const char encode_usage[] =
-"Usage: etmkit encode (--from-record FILE | --from-qemu LOG)\n"
-"                     --protocol etmv3|ptm|etmv4|ete|etmv2 --out DIR\n"
-"                     [OPTIONS]\n"
-"\n"
-"Turn a known execution into the trace a trace unit would have emitted for\n"
-"it, and write a trace snapshot directory (snapshot.ini, trace.ini, the\n"
-"trace source's and the core's .ini files with the register values used,\n"
-"the trace buffer, and memory dumps of all executed code) that\n"
-"'etmkit decode --snapshot DIR' and OpenCSD's trc_pkt_lister decode.\n";
-
-static const char encode_notes[] =
-"Presets:\n"
-"  etmv3: default (branch broadcast off, context ID 32 bits, ETMv3.5),\n"
-"         cycle-accurate, timestamps, branch-output, alt-branch (the\n"
-"         original branch encoding when not given), data (data address\n"
-"         and value trace of the record's ld/st items), data-ooo (loads\n"
-"         out of order)\n"
-"  ptm:   default (PTM 1.1 of a Cortex-A15, context ID 32 bits), \n"
-"         cycle-accurate, timestamps, branch-broadcast, return-stack, vmid\n"
-"  etmv2: default (ETMv2.2, context ID 32 bits, 8-bit port unless\n"
-"         --port-width), cycle-accurate, branch-output, data (data\n"
-"         address and value trace), phantoms (folded direct branches),\n"
-"         load-miss (value trace, every 4th load a load miss); the\n"
-"         snapshot's trace buffer is a capture (docs/etmv2-capture.md);\n"
-"         --etm-version 1: ETMv1.3 (4- and 8-bit ports; no phantoms,\n"
-"         no load-miss; data: one 4-byte transfer per instruction)\n"
-"  etmv4/ete: default (context ID, nothing else optional), cycles,\n"
-"         timestamps, spec (MAXSPEC 16, spec depth 8, mis-speculation),\n"
-"         q (Q elements with counts: TRCIDR0.QSUPP 0b11, TRCCONFIGR.QE\n"
-"         0b01; every 5th run a Q)\n"
-"Register options replace the preset's values; those of the other family\n"
-"are refused.\n"
-"\n"
-"Exit status: 0 done; 2 usage error; 3 input unreadable or malformed, or an\n"
-"execution the encoder cannot represent (the message names the line).\n";
-
-const struct cli_command cli_cmd_encode = {
-	"encode", CLI_CMD_ENCODE, encode_usage, encode_notes
-};
-
 static const char *const reg_names[reg_count] = {
 	"etmcr", "etmidr", "etmccer", "trcconfigr", "trcidr0", "trcidr1",
 	"trcidr2", "trcidr8", "trcdevarch"
@@ -175,21 +134,18 @@ static int elf_option(struct enc_input *in, char *arg)
 	return 0;
 }
 
-static int parse_options(struct encode_run *r, int argc, char **argv)
+static int parse_locked(struct encode_run *r, int argc, char **argv)
 {
 	const struct cli_command *cmd = &cli_cmd_encode;
 	struct option opts[40];
 	char shorts[16];
 	int c, rc;
 
-	cli_msg_command(cmd->name);
 	if (cli_getopt_table(cmd, opts, 39, shorts, sizeof(shorts)) < 0)
 		return cli_exit_usage;
 	r->trace_id = 0x10;
 	r->frames = 1;
 	r->proto = etmkit_proto_none;
-	optind = 1;
-	opterr = 0;
 	while ((c = getopt_long(argc, argv, shorts, opts, NULL)) != -1) {
 		const struct cli_option *o = cli_option_of(cmd, c);
 
@@ -361,6 +317,18 @@ static int parse_options(struct encode_run *r, int argc, char **argv)
 		return cli_exit_usage;
 	}
 	return 0;
+}
+
+/* Under the getopt lock (cli_getopt_begin()). */
+static int parse_options(struct encode_run *r, int argc, char **argv)
+{
+	int rc;
+
+	cli_msg_command(cli_cmd_encode.name);
+	cli_getopt_begin();
+	rc = parse_locked(r, argc, argv);
+	cli_getopt_end();
+	return rc;
 }
 
 /* ---- Output --------------------------------------------------------------- */

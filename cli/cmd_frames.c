@@ -1,28 +1,9 @@
 /* etmkit frames: the transport layer's view of a capture. */
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
-
-static const char frames_usage[] =
-"Usage: etmkit frames --snapshot DIR [--buffer NAME] [--frames MODE] [--summary]\n"
-"       etmkit frames FILE [--frames MODE] [--summary]\n"
-"       etmkit frames PERF.DATA [--summary]\n"
-"\n"
-"Show how the CoreSight trace formatter frames of a capture split into trace\n"
-"source IDs (any protocol).\n";
-
-static const char frames_notes[] =
-"A perf.data file is listed AUX record by AUX record, at file offsets: a\n"
-"line for each record (CPU, size, flags), then its frames, aligned from the\n"
-"record's first byte; raw (TRBE) records have no frames.\n"
-"\n"
-"Exit status: 0 success; 1 malformed frames were found (reported); 2 usage\n"
-"error; 3 input missing or unreadable.\n";
-
-const struct cli_command cli_cmd_frames = {
-	"frames", CLI_CMD_FRAMES, frames_usage, frames_notes
-};
 
 struct frames_run {
 	struct cli_input in;
@@ -163,62 +144,77 @@ static int parse_args(struct frames_run *r, int argc, char **argv)
 	return cli_parse_args(&cli_cmd_frames, flags, &r->in, argc, argv);
 }
 
-int cmd_frames(int argc, char **argv)
+static int run_frames(struct frames_run *r, int argc, char **argv)
 {
-	static struct frames_run r;
 	struct deformat_config dc;
 	int rc, err;
 
-	memset(&r, 0, sizeof(r));
-	r.in.frames = -1;
-	r.in.protos = CLI_PROTO_ALL;
-	rc = parse_args(&r, argc, argv);
+	r->in.frames = -1;
+	r->in.protos = CLI_PROTO_ALL;
+	rc = parse_args(r, argc, argv);
 	if (rc)
 		return rc < 0 ? 0 : rc;
-	if (r.in.file && !r.in.snapshot && !cli_is_perf_file(r.in.file)) {
+	if (r->in.file && !r->in.snapshot && !cli_is_perf_file(r->in.file)) {
 		/* Frames need no protocol: resolve the file directly. */
-		r.in.mode = r.in.frames >= 0 ? (enum deformat_mode)r.in.frames :
-					      deformat_coresight;
-		snprintf(r.in.buffer_path, sizeof(r.in.buffer_path), "%s", r.in.file);
+		r->in.mode = r->in.frames >= 0 ?
+			     (enum deformat_mode)r->in.frames :
+			     deformat_coresight;
+		snprintf(r->in.buffer_path, sizeof(r->in.buffer_path), "%s",
+			 r->in.file);
 	} else {
-		rc = cli_input_resolve(&r.in, "frames");
+		rc = cli_input_resolve(&r->in, "frames");
 		if (rc)
 			return rc;
 	}
 	memset(&dc, 0, sizeof(dc));
 	dc.size = sizeof(dc);
-	dc.mode = r.in.mode;
+	dc.mode = r->in.mode;
 	dc.on_data = on_data;
 	dc.on_event = on_event;
-	dc.ctx = &r;
-	err = deformat_alloc(&r.d, &dc);
+	dc.ctx = r;
+	err = deformat_alloc(&r->d, &dc);
 	if (err < 0) {
 		cli_error("%s", etmkit_errstr(err));
 		return cli_exit_input;
 	}
-	if (r.in.perf) {
-		rc = perf_frames(&r);
+	if (r->in.perf) {
+		rc = perf_frames(r);
 	} else {
-		rc = cli_input_stream(&r.in, feed, &r, NULL);
+		rc = cli_input_stream(&r->in, feed, r, NULL);
 		if (!rc)
-			deformat_finish(r.d);
+			deformat_finish(r->d);
 	}
 	if (!rc) {
-		const struct deformat_stats *st = deformat_get_stats(r.d);
+		const struct deformat_stats *st = deformat_get_stats(r->d);
 
-		if (!r.summary)
+		if (!r->summary)
 			putchar('\n');
 		print_summary(st);
 		/* A frame cut by the end of the input is normal for a
 		 * capture: listed, not an error. */
-		if (r.bad_frames) {
+		if (r->bad_frames) {
 			cli_error("%" PRIu64 " malformed "
-				  "frame%s (marked ERROR)", r.bad_frames,
-				  r.bad_frames == 1 ? "" : "s");
+				  "frame%s (marked ERROR)", r->bad_frames,
+				  r->bad_frames == 1 ? "" : "s");
 			rc = cli_exit_trace_errors;
 		}
 	}
-	deformat_free(r.d);
-	cli_input_free(&r.in);
+	deformat_free(r->d);
+	cli_input_free(&r->in);
+	return rc;
+}
+
+/* The run on the heap: no state outlives it (cli/runs.h). */
+int cmd_frames(int argc, char **argv)
+{
+	struct frames_run *r = calloc(1, sizeof(*r));
+	int rc;
+
+	if (!r) {
+		cli_error("out of memory");
+		return cli_exit_input;
+	}
+	rc = run_frames(r, argc, argv);
+	free(r);
 	return rc;
 }

@@ -11,41 +11,6 @@
 #include "outbuf.h"
 #include "packet_forms.h"
 
-static const char packets_usage[] =
-"Usage: etmkit packets --snapshot DIR [--buffer NAME] [--id ID]... [OPTIONS]\n"
-"       etmkit packets FILE --protocol etmv3 --etmcr X --etmidr Y [--etmccer Z]\n"
-"                      [--m-profile] [OPTIONS]\n"
-"       etmkit packets FILE --protocol ptm --etmcr X --etmidr Y [--etmccer Z]\n"
-"                      [OPTIONS]\n"
-"       etmkit packets FILE --protocol etmv4|ete [--trcidr0 V] [--trcidr1 V]\n"
-"                      [--trcidr2 V] [--trcidr8 V] [--trcconfigr V]\n"
-"                      [--trcdevarch V] [OPTIONS]\n"
-"       etmkit packets FILE --protocol etmv2 [--etmcr X] [--etmidr Y]\n"
-"                      [--port-width N] [--capture-format F] [ETMv2 OPTIONS]\n"
-"                      [OPTIONS]\n"
-"  OPTIONS: [--frames MODE] [--id ID] [--json] [--stats] [--stop-on-error]\n"
-"           [--quiet]\n"
-"\n"
-"List the trace packets of each ETMv3, PTM, ETMv4 and ETE trace source, one\n"
-"line per packet; of an ETMv2 or ETMv1 capture, one line per record (a\n"
-"cycle's status, a run of cycles or a packet), its offset the cycle index.\n";
-
-static const char packets_notes[] =
-"The etmv4 register defaults are an Arm Juno r1's ETMv4.0, the ete ones an\n"
-"Arm FVP's ETE 1.0; the registers of one family are refused with the other.\n"
-"\n"
-"Bytes before the first A-sync (and after a decode error, until the next\n"
-"A-sync) are reported as one 'unsynced' record per run. A reserved header or\n"
-"malformed packet is reported with ERROR and decoding resumes at the next\n"
-"A-sync.\n"
-"\n"
-"Exit status: 0 success; 1 the trace had decode errors (reported); 2 usage\n"
-"error; 3 input missing, unreadable or malformed.\n";
-
-const struct cli_command cli_cmd_packets = {
-	"packets", CLI_CMD_PACKETS, packets_usage, packets_notes
-};
-
 /* Record types per protocol: room for the largest set. */
 #define PACKETS_MAX2(a, b) ((int)(a) > (int)(b) ? (int)(a) : (int)(b))
 #define PACKETS_MAX_TYPES \
@@ -211,7 +176,7 @@ static int feed(void *ctx, const uint8_t *buf, size_t n)
 {
 	struct packets_run *r = ctx;
 
-	return cli_session_feed("packets", r->session, buf, n,
+	return cli_session_feed("packets", &r->in, r->session, buf, n,
 				r->stop_on_error, &r->stopped);
 }
 
@@ -385,57 +350,70 @@ static int packets_etm2(struct packets_run *r)
 	return packets_end(r, rc);
 }
 
-int cmd_packets(int argc, char **argv)
+static int run_packets(struct packets_run *r, int argc, char **argv)
 {
-	static struct packets_run r;
 	struct etmkit_session_config sc;
 	int rc, err;
 
-	memset(&r, 0, sizeof(r));
-	r.in.frames = -1;
-	r.in.protos = CLI_PROTO_ALL | CLI_PROTO_ETM2;
-	cli_out_init(&r.out, stdout, r.out_buf, sizeof(r.out_buf),
+	r->in.frames = -1;
+	r->in.protos = CLI_PROTO_ALL | CLI_PROTO_ETM2;
+	cli_out_init(&r->out, stdout, r->out_buf, sizeof(r->out_buf),
 		     isatty(fileno(stdout)));
-	rc = parse_args(&r, argc, argv);
+	rc = parse_args(r, argc, argv);
 	if (rc)
 		return rc < 0 ? 0 : rc;
-	rc = cli_input_resolve(&r.in, "packets");
+	rc = cli_input_resolve(&r->in, "packets");
 	if (rc)
 		return rc;
-	if (cli_input_is_etm2(&r.in))
-		return packets_etm2(&r);
+	if (cli_input_is_etm2(&r->in))
+		return packets_etm2(r);
 	etmkit_session_config_init(&sc);
-	sc.frames = r.in.mode;
-	sc.raw_id = r.in.src[0].id;
+	sc.frames = r->in.mode;
+	sc.raw_id = r->in.src[0].id;
 	sc.on_packet = on_packet;
-	sc.ctx = &r;
-	sc.stop_on_error = (uint8_t)r.stop_on_error;
+	sc.ctx = r;
+	sc.stop_on_error = (uint8_t)r->stop_on_error;
 	sc.on_frame_event = on_frame_event;
 	sc.on_gap = on_gap;
-	err = etmkit_session_alloc(&r.session, &sc);
-	for (int i = 0; err >= 0 && i < r.in.nsrc; i++)
-		err = add_source(&r, &r.in.src[i]);
+	err = etmkit_session_alloc(&r->session, &sc);
+	for (int i = 0; err >= 0 && i < r->in.nsrc; i++)
+		err = add_source(r, &r->in.src[i]);
 	if (err < 0) {
 		cli_error("cannot set up the decoder: %s",
 			  etmkit_errstr(err));
-		etmkit_session_free(r.session);
-		cli_input_free(&r.in);
+		etmkit_session_free(r->session);
+		cli_input_free(&r->in);
 		return cli_exit_input;
 	}
-	if (!r.json && cli_header_wanted(stdout, r.header, r.no_header))
-		cli_print_packet_header(&r.out);
-	rc = cli_input_stream(&r.in, feed, &r, r.session);
-	if (r.stopped)
+	if (!r->json && cli_header_wanted(stdout, r->header, r->no_header))
+		cli_print_packet_header(&r->out);
+	rc = cli_input_stream(&r->in, feed, r, r->session);
+	if (r->stopped)
 		rc = cli_exit_trace_errors;
-	if (!rc && etmkit_session_finish(r.session) < 0)
+	if (!rc && etmkit_session_finish(r->session) < 0)
 		rc = cli_exit_input;
-	if (r.stats)
-		print_stats(&r);
-	if (!rc && !r.stopped)
-		cli_health_report(&r.health, &r.in,
-				  etmkit_session_frame_stats(r.session));
-	cli_form_table_free(&r.forms);
-	etmkit_session_free(r.session);
-	cli_input_free(&r.in);
-	return packets_end(&r, rc);
+	if (r->stats)
+		print_stats(r);
+	if (!rc && !r->stopped)
+		cli_health_report(&r->health, &r->in,
+				  etmkit_session_frame_stats(r->session));
+	cli_form_table_free(&r->forms);
+	etmkit_session_free(r->session);
+	cli_input_free(&r->in);
+	return packets_end(r, rc);
+}
+
+/* The run on the heap: no state outlives it (cli/runs.h). */
+int cmd_packets(int argc, char **argv)
+{
+	struct packets_run *r = calloc(1, sizeof(*r));
+	int rc;
+
+	if (!r) {
+		cli_error("out of memory");
+		return cli_exit_input;
+	}
+	rc = run_packets(r, argc, argv);
+	free(r);
+	return rc;
 }

@@ -140,6 +140,7 @@ int cli_counting_setup(struct cli_counting *c, unsigned flow_flags)
 
 struct feed_ctx {
 	const char *cmd;
+	const struct cli_input *in;
 	struct etmkit_session *session;
 };
 
@@ -148,7 +149,7 @@ static int feed(void *ctx, const uint8_t *buf, size_t n)
 	const struct feed_ctx *f = ctx;
 	int stopped = 0;
 
-	return cli_session_feed(f->cmd, f->session, buf, n, 0, &stopped);
+	return cli_session_feed(f->cmd, f->in, f->session, buf, n, 0, &stopped);
 }
 
 /* An ETMv2 capture (no session source): the flow decoder's batches to
@@ -164,7 +165,7 @@ static int stream_etm2(struct cli_counting *c)
 
 int cli_counting_stream(struct cli_counting *c, const char *cmd)
 {
-	struct feed_ctx f = { cmd, c->session };
+	struct feed_ctx f = { cmd, &c->in, c->session };
 	int rc = cli_input_is_etm2(&c->in) ? stream_etm2(c) :
 		 cli_input_stream(&c->in, feed, &f, c->session);
 

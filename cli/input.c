@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -385,12 +386,12 @@ static const char *proto_name(enum etmkit_protocol p)
  * protocols. */
 static void list_snapshot(const struct cli_input *in, const struct snapshot *ss)
 {
-	fprintf(stderr, "  trace buffers and sources of %s:\n", in->snapshot);
+	cli_detail("  trace buffers and sources of %s:", in->snapshot);
 	for (size_t b = 0; b < snapshot_buffer_count(ss); b++) {
 		const struct snapshot_buffer *buf = snapshot_buffer_at(ss, b);
 
-		fprintf(stderr, "    --buffer %s (format %s):\n", buf->name,
-			buf->format);
+		cli_detail("    --buffer %s (format %s):", buf->name,
+			   buf->format);
 		for (size_t i = 0; i < snapshot_source_count(ss); i++) {
 			const struct snapshot_source *s =
 				snapshot_source_at(ss, i);
@@ -399,6 +400,7 @@ static void list_snapshot(const struct cli_input *in, const struct snapshot *ss)
 			enum etmkit_protocol p;
 			const char *pn;
 			int id;
+			char col[24];
 
 			if (!dev || strcmp(s->buffer, buf->name) != 0)
 				continue;
@@ -406,14 +408,15 @@ static void list_snapshot(const struct cli_input *in, const struct snapshot *ss)
 			p = snapshot_device_protocol(dev);
 			pn = proto_name(p);
 			if (id >= 0)
-				fprintf(stderr, "      --id 0x%02x  ", id);
+				snprintf(col, sizeof(col), "--id 0x%02x  ", id);
 			else
-				fprintf(stderr, "      (no ID)    ");
-			fprintf(stderr, "%s (type %s): %s%s\n", dev->name,
-				dev->type && *dev->type ? dev->type : "?",
-				pn ? pn : "not decoded by this version",
-				pn && !(protos_of(in) & CLI_PROTO(p)) ?
-					", not decoded by this command" : "");
+				snprintf(col, sizeof(col), "(no ID)    ");
+			cli_detail("      %s%s (type %s): %s%s", col, dev->name,
+				   dev->type && *dev->type ? dev->type : "?",
+				   pn ? pn : "not decoded by this version",
+				   pn && !(protos_of(in) & CLI_PROTO(p)) ?
+					   ", not decoded by this command" :
+					   "");
 		}
 	}
 }
@@ -739,6 +742,18 @@ static int resolve_raw(struct cli_input *in)
 	return 0;
 }
 
+/* Whether @path is a directory holding a snapshot.ini. */
+static int is_snapshot_dir(const char *path)
+{
+	char ini[4096];
+	struct stat st;
+
+	if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+		return 0;
+	snprintf(ini, sizeof(ini), "%s/snapshot.ini", path);
+	return stat(ini, &st) == 0;
+}
+
 int cli_input_resolve(struct cli_input *in, const char *cmd)
 {
 	cli_msg_command(cmd);
@@ -746,6 +761,11 @@ int cli_input_resolve(struct cli_input *in, const char *cmd)
 		cli_error("give either --snapshot DIR or FILE, "
 			  "not both");
 		return cli_exit_usage;
+	}
+	if (in->multi && in->file && is_snapshot_dir(in->file)) {
+		/* INPUT a snapshot directory */
+		in->snapshot = in->file;
+		in->file = NULL;
 	}
 	if (in->cpus.n && (in->snapshot || !in->file ||
 			   !cli_is_perf_file(in->file))) {
@@ -774,11 +794,11 @@ unsigned cli_input_jobs(const struct cli_input *in)
 	return n < 1 ? 1 : n > 256 ? 256 : (unsigned)n;
 }
 
-int cli_session_feed(const char *cmd, struct etmkit_session *s,
-		     const uint8_t *buf, size_t n, int stop_on_error,
-		     int *stopped)
+int cli_session_feed(const char *cmd, const struct cli_input *in,
+		     struct etmkit_session *s, const uint8_t *buf, size_t n,
+		     int stop_on_error, int *stopped)
 {
-	int raw = cli_perf_raw_piece();
+	int raw = in->perf ? in->raw_piece : -1;
 	int err = raw >= 0 ? etmkit_session_feed_raw(s, (uint8_t)raw, buf, n)
 			   : etmkit_session_feed(s, buf, n);
 
@@ -802,7 +822,7 @@ void cli_input_free(struct cli_input *in)
 	in->perf = NULL;
 }
 
-int cli_input_stream(const struct cli_input *in,
+int cli_input_stream(struct cli_input *in,
 		     int (*feed)(void *ctx, const uint8_t *buf, size_t n),
 		     void *ctx, struct etmkit_session *s)
 {
@@ -861,20 +881,30 @@ int cli_input_stream(const struct cli_input *in,
 	return rc;
 }
 
-int cli_parse_args(const struct cli_command *cmd,
-		   const struct cli_flag *flags, struct cli_input *in,
-		   int argc, char **argv)
+/* getopt_long()'s state is the process's (optind, optarg, its place in
+ * a cluster of short options): one parse at a time, each from a full
+ * reset (optind 0, glibc's). */
+static pthread_mutex_t getopt_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void cli_getopt_begin(void)
 {
-	struct option longopts[64];
-	char shorts[16];
+	pthread_mutex_lock(&getopt_lock);
+	optind = 0;
+	opterr = 0;
+}
+
+void cli_getopt_end(void)
+{
+	pthread_mutex_unlock(&getopt_lock);
+}
+
+static int parse_args(const struct cli_command *cmd,
+		      const struct cli_flag *flags, struct cli_input *in,
+		      int argc, char **argv, const struct option *longopts,
+		      const char *shorts)
+{
 	int c;
 
-	cli_msg_command(cmd->name);
-	if (cli_option_check_flags(cmd, flags) < 0 ||
-	    cli_getopt_table(cmd, longopts, 63, shorts, sizeof(shorts)) < 0)
-		return cli_exit_usage;
-	optind = 1;
-	opterr = 0;
 	while ((c = getopt_long(argc, argv, shorts, longopts, NULL)) != -1) {
 		const struct cli_option *o = cli_option_of(cmd, c);
 		const struct cli_flag *fl = flags;
@@ -910,6 +940,13 @@ int cli_parse_args(const struct cli_command *cmd,
 		else if (fl->value(fl->ctx, optarg) < 0)
 			return cli_exit_usage;
 	}
+	if (in->multi) {
+		in->nopts = optind;
+		in->files = argv + optind;
+		in->nfiles = argc - optind;
+		in->file = in->nfiles ? argv[optind] : NULL;
+		return 0;
+	}
 	if (optind < argc)
 		in->file = argv[optind++];
 	if (optind < argc) {
@@ -917,6 +954,24 @@ int cli_parse_args(const struct cli_command *cmd,
 		return cli_exit_usage;
 	}
 	return 0;
+}
+
+int cli_parse_args(const struct cli_command *cmd,
+		   const struct cli_flag *flags, struct cli_input *in,
+		   int argc, char **argv)
+{
+	struct option longopts[64];
+	char shorts[16];
+	int rc;
+
+	cli_msg_command(cmd->name);
+	if (cli_option_check_flags(cmd, flags) < 0 ||
+	    cli_getopt_table(cmd, longopts, 63, shorts, sizeof(shorts)) < 0)
+		return cli_exit_usage;
+	cli_getopt_begin();
+	rc = parse_args(cmd, flags, in, argc, argv, longopts, shorts);
+	cli_getopt_end();
+	return rc;
 }
 
 void cli_bad_option(const struct cli_command *cmd, int c, char **argv)

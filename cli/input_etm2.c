@@ -383,12 +383,17 @@ struct e2_layer {
 static int run_capture(struct e2_capture *c, const struct cli_input *in,
 		       const struct e2_layer *l, uint64_t *cycles)
 {
-	static struct etm2_cycle cyc[E2_CYCLES];
+	/* the run's own buffer (16 KiB): runs may be at once on threads */
+	struct etm2_cycle *cyc = malloc(E2_CYCLES * sizeof(*cyc));
 	struct etm2_cap_diag dg;
 	struct cli_progress pr;
 	uint64_t index = 0;
 	long got;
 
+	if (!cyc) {
+		cli_error("out of memory");
+		return cli_exit_input;
+	}
 	cli_progress_start(&pr, c->n, in->stdout_free);
 	while ((got = etm2_cap_read(c->rd, cyc, E2_CYCLES, &dg)) > 0) {
 		if (l->feed(l->ctx, cyc, (size_t)got, index) < 0 ||
@@ -398,6 +403,7 @@ static int run_capture(struct e2_capture *c, const struct cli_input *in,
 		cli_progress_at(&pr, etm2_cap_tell(c->rd));
 	}
 	cli_progress_end(&pr);
+	free(cyc);
 	if (!*l->stopped) {
 		l->finish(l->ctx);
 		l->drain(l->ctx);

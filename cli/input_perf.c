@@ -279,21 +279,12 @@ static int lose_chunk(const struct cli_input *in, struct etmkit_session *s,
 	return err;
 }
 
-/* The trace ID whose decoder takes the bytes being fed: that of a raw AUX
- * record's CPU, -1 while formatted bytes are fed (cli_session_feed()). */
-static int raw_piece = -1;
-
-int cli_perf_raw_piece(void)
-{
-	return raw_piece;
-}
-
 /* Each AUX record is a piece of its own (digest 3.10: perf resets the
  * decoder at every one): its bytes are fed at their file offsets, then a
  * break ends it, with the loss its flags report. A raw record's bytes go
- * to its CPU's decoder alone (through cli_perf_raw_piece()); without a
+ * to its CPU's decoder alone (through in->raw_piece); without a
  * session nothing reads them, they are left out. */
-int cli_perf_stream(const struct cli_input *in,
+int cli_perf_stream(struct cli_input *in,
 		    int (*feed)(void *ctx, const uint8_t *buf, size_t n),
 		    void *ctx, struct etmkit_session *s,
 		    struct cli_progress *pr)
@@ -305,6 +296,7 @@ int cli_perf_stream(const struct cli_input *in,
 	/* The iterator gives back the file's pages behind it, each chunk's
 	 * once the next is asked for: memory stays that of one AUX record,
 	 * whatever the file's length. */
+	in->raw_piece = -1;
 	perf_aux_iter_init(&ai, in->perf, -1);
 	while (!err && perf_aux_next(&ai, &ch, NULL) == 0) {
 		if (in->cpus.n && !cli_in_ranges(&in->cpus, ch.cpu))
@@ -318,12 +310,12 @@ int cli_perf_stream(const struct cli_input *in,
 			continue;
 		if (s)
 			err = etmkit_session_set_offset(s, ch.data_offset);
-		raw_piece = is_raw(&ch) ? cpu_trace_id(in, ch.cpu) : -1;
+		in->raw_piece = is_raw(&ch) ? cpu_trace_id(in, ch.cpu) : -1;
 		if (!err && feed(ctx, ch.data, (size_t)ch.data_size) < 0) {
-			raw_piece = -1;
+			in->raw_piece = -1;
 			return cli_exit_input;
 		}
-		raw_piece = -1;
+		in->raw_piece = -1;
 		if (!err && s)
 			err = etmkit_session_break(s, perf_aux_loss(ch.flags));
 		cli_progress_at(pr, ch.data_offset + ch.data_size);

@@ -1,4 +1,5 @@
-/* etmkit CLI: messages on stderr, in the one style cli.h describes. */
+/* etmkit CLI: messages, in the one style cli.h describes, to the sink
+ * (stderr unless cli_msg_set_sink() names another). */
 #define _POSIX_C_SOURCE 200809L
 #include <ctype.h>
 #include <stdarg.h>
@@ -8,16 +9,19 @@
 #include "cli.h"
 #include "progress.h"
 
-/* The process's message state: which command runs, -q, and the notes
- * already printed. The CLI runs one command per process on one thread;
- * the library keeps no such state. */
+/* The message state of the thread's run: which command runs, -q, the
+ * notes already given, the sink. Per thread, so that runs on other
+ * threads (the core's callers, cli/core.h) keep theirs; cli_msg_reset()
+ * starts a run's afresh. The library keeps no such state. */
 #define MSG_MAX_NOTES 64
 
-static struct {
+static _Thread_local struct {
 	const char *cmd;
 	int quiet;
 	int nnotes;
 	char *notes[MSG_MAX_NOTES];
+	cli_msg_sink_fn *sink;
+	void *sink_ctx;
 } msg;
 
 void cli_msg_command(const char *cmd)
@@ -30,39 +34,117 @@ void cli_msg_quiet(int quiet)
 	msg.quiet = quiet;
 }
 
-static void prefix(void)
+void cli_msg_set_sink(cli_msg_sink_fn *fn, void *ctx)
 {
+	msg.sink = fn;
+	msg.sink_ctx = ctx;
+}
+
+void cli_msg_get_sink(cli_msg_sink_fn **fn, void **ctx)
+{
+	*fn = msg.sink;
+	*ctx = msg.sink_ctx;
+}
+
+void cli_msg_reset(void)
+{
+	for (int i = 0; i < msg.nnotes; i++)
+		free(msg.notes[i]);
+	msg.nnotes = 0;
+	msg.quiet = 0;
+	msg.cmd = NULL;
+}
+
+void cli_msg_stderr(void *ctx, enum cli_msg_level level, const char *line)
+{
+	(void)ctx;
+	(void)level;
 	cli_progress_clear(); /* a message starts on a line of its own */
-	if (msg.cmd)
-		fprintf(stderr, "etmkit %s: ", msg.cmd);
+	fputs(line, stderr);
+	fputc('\n', stderr);
+}
+
+static void emit(enum cli_msg_level level, const char *line)
+{
+	if (msg.sink)
+		msg.sink(msg.sink_ctx, level, line);
 	else
-		fputs("etmkit: ", stderr);
+		cli_msg_stderr(NULL, level, line);
+}
+
+/* "etmkit CMD: " + @kind + the text of @fmt, emitted. */
+static void say(enum cli_msg_level level, const char *kind, const char *fmt,
+		va_list ap) __attribute__((format(printf, 3, 0)));
+
+static void say(enum cli_msg_level level, const char *kind, const char *fmt,
+		va_list ap)
+{
+	char buf[1024], *line = buf;
+	int pre, n;
+	va_list ap2;
+
+	pre = level == cli_msg_detail ? 0 :
+	      msg.cmd ? snprintf(buf, sizeof(buf), "etmkit %s: %s", msg.cmd,
+				 kind) :
+			snprintf(buf, sizeof(buf), "etmkit: %s", kind);
+	if (pre < 0 || (size_t)pre >= sizeof(buf) / 2)
+		pre = 0; /* not reached: command names are short */
+	va_copy(ap2, ap);
+	n = vsnprintf(buf + pre, sizeof(buf) - (size_t)pre, fmt, ap);
+	if (n >= 0 && (size_t)(pre + n) >= sizeof(buf) &&
+	    (line = malloc((size_t)pre + (size_t)n + 1))) {
+		memcpy(line, buf, (size_t)pre);
+		vsnprintf(line + pre, (size_t)n + 1, fmt, ap2);
+	} else if (!line) {
+		line = buf; /* out of memory: the text cut short */
+	}
+	va_end(ap2);
+	emit(level, line);
+	if (line != buf)
+		free(line);
+}
+
+static void sayf(enum cli_msg_level level, const char *kind,
+		 const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static void sayf(enum cli_msg_level level, const char *kind,
+		 const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	say(level, kind, fmt, ap);
+	va_end(ap);
 }
 
 void cli_error(const char *fmt, ...)
 {
 	va_list ap;
 
-	prefix();
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	say(cli_msg_error, "", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 void cli_warn(const char *fmt, ...)
 {
 	va_list ap;
 
-	prefix();
-	fputs("warning: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	say(cli_msg_warning, "warning: ", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
-/* Returns 1 if @text was printed before (and remembers it if not). */
+void cli_detail(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	say(cli_msg_detail, "", fmt, ap);
+	va_end(ap);
+}
+
+/* Returns 1 if @text was given before (and remembers it if not). */
 static int note_seen(const char *text)
 {
 	for (int i = 0; i < msg.nnotes; i++)
@@ -89,13 +171,12 @@ void cli_note(const char *fmt, ...)
 	va_end(ap);
 	if (note_seen(text))
 		return;
-	prefix();
-	fprintf(stderr, "note: %s\n", text);
+	sayf(cli_msg_note, "note: ", "%s", text);
 }
 
 const char *cli_strerror(int errnum)
 {
-	static char text[256];
+	static _Thread_local char text[256];
 
 	snprintf(text, sizeof(text), "%s", strerror(errnum));
 	/* "No such file" but not "EOF"-like words. */

@@ -5,9 +5,9 @@
 #include <stdio.h>
 #include <unistd.h>
 
-/* The process's setting and the line on screen: the CLI runs one command
- * per process on one thread, with one stderr (as cli/msg.c). */
-static struct {
+/* The run's setting and the line on screen, per thread as cli/msg.c's
+ * state (cli_progress_reset() starts a run's afresh). */
+static _Thread_local struct {
 	enum cli_progress_mode mode;
 	int quiet;
 	int width;                  /* of the line on screen; 0: none */
@@ -28,6 +28,13 @@ void cli_progress_set_mode(enum cli_progress_mode m)
 void cli_progress_quiet(int quiet)
 {
 	pg.quiet = quiet;
+}
+
+void cli_progress_reset(enum cli_progress_mode m)
+{
+	cli_progress_clear();
+	pg.mode = m;
+	pg.quiet = 0;
 }
 
 static long long ns_since(const struct timespec *a, const struct timespec *b)

@@ -35,6 +35,9 @@ struct cli_progress {
  * turns off the automatic one). */
 void cli_progress_set_mode(enum cli_progress_mode m);
 void cli_progress_quiet(int quiet);
+/* A new run on the thread: mode @m (the core's callers: off, no line
+ * on a stderr that is not theirs), not quiet. */
+void cli_progress_reset(enum cli_progress_mode m);
 
 /* Start showing a read of @total bytes in @p. Auto: shown when stderr is
  * a terminal, @stdout_free (the command lists nothing on stdout, or

@@ -141,11 +141,24 @@ static PyMethodDef methods[] = {
 	  "packet_type_name(proto, type)\n--\n\nThe name of packet TYPE of "
 	  "protocol PROTO (PACKET_DTYPE 'proto' and 'type'), as `etmkit "
 	  "packets --json` writes it." },
+	{ "_cli_part_make", ek_cli_part_make, METH_VARARGS,
+	  "_cli_part_make(cmd, argv)\n--\n\nThe Profile `etmkit CMD` "
+	  "('profile' or 'coverage') counts from ARGV (argv[0] the command, "
+	  "its options and one input), through the CLI's own code "
+	  "(cli_part_make). etmkit.Error with the CLI's message and exit "
+	  "class." },
+	{ "_cli_part_write", ek_cli_part_write, METH_VARARGS,
+	  "_cli_part_write(cmd, argv, profile)\n--\n\nWrite PROFILE as "
+	  "`etmkit CMD` with ARGV's options does (cli_part_write); returns 0, "
+	  "or 1 when it counted decode errors." },
+	{ "_cli_inputs_expand", ek_cli_inputs_expand, METH_O,
+	  "_cli_inputs_expand(inputs)\n--\n\nThe CLI's expansion of INPUT "
+	  "arguments (files, snapshot and recording directories, @LIST)." },
 	{ "_raw_stream", (PyCFunction)(void (*)(void))ek_raw_stream,
 	  METH_VARARGS | METH_KEYWORDS,
 	  "_raw_stream(data, rows, protocol, regs, id=0x10, "
 	  "frames='coresight', images=None, elfs=None, ranges=False, "
-	  "batch=65536, jobs=0)\n--\n\n"
+	  "batch=8192, jobs=0)\n--\n\n"
 	  "Arrays of ROWS ('blocks', 'instructions', 'elements', 'packets') "
 	  "decoded from the raw trace buffer DATA by the library's session "
 	  "alone: one trace source ID of PROTOCOL with the registers REGS "

@@ -12,7 +12,9 @@ examples.
 
 from __future__ import annotations
 
-from typing import Iterable
+import os
+import tempfile
+from typing import Iterable, Union
 
 from . import _etmkit
 from ._etmkit import (BLOCK_DTYPE, ELEM_DTYPE, INSN_CANCEL, INSN_COND_FAIL,
@@ -26,8 +28,72 @@ __all__ = [
     "ELEM_DTYPE", "elem_kind_name", "isa_name", "loss_name",
     "packet_type_name", "sec_name", "trace_on_reason_name", "cli_args",
     "KINDS", "INSN_EXEC", "INSN_COND_FAIL", "INSN_CANCEL", "INSN_IMPLIED",
-    "INSN_CYCLES", "INSN_P0", "Profile", "merge",
+    "INSN_CYCLES", "INSN_P0", "Profile", "merge", "profile",
+    "expand_inputs",
 ]
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+# The writer's command and --format of each kind, by default.
+_KIND_WRITE = {"tally": ("profile", "autofdo"), "traces": ("profile", "bolt"),
+               "coverage": ("coverage", None)}
+
+
+def expand_inputs(inputs: Iterable[PathLike]) -> list[str]:
+    """The paths `etmkit profile INPUT...` reads for INPUTS, as the CLI
+    expands them: a file as it is; a directory with snapshot.ini as one
+    snapshot; any other directory as every perf.data file under it
+    (recursively, by its PERFILE2 magic, sorted bytewise); ``@LIST`` as
+    the INPUTs listed in file LIST (one a line, # comments, relative to
+    the list's folder). Error (exit_class 3) names a list line or
+    directory that gives nothing."""
+    return _etmkit._cli_inputs_expand([os.fspath(i) for i in inputs])
+
+
+def profile(inputs: Union[PathLike, Iterable[PathLike]], *args: object,
+            format: str = "autofdo", **options: object) -> Profile:
+    """The Profile `etmkit profile --format FORMAT` (or, for "lcov",
+    `etmkit coverage`) counts from INPUTS with the options ARGS and
+    OPTIONS (see cli_args; e.g. ``elf=[...]``, ``symfs=...``).
+
+    INPUTS is a path or a list of them, expanded as the CLI does
+    (expand_inputs). Each input is counted alone, by the CLI's own code,
+    and the parts are merged: ``p.write(...)`` then writes what the CLI
+    writes for the same inputs. An input that cannot be counted raises
+    Error with the CLI's message (exit_class 2 usage, 3 input); decode
+    errors in the trace do not: they are counted (``p.decode_errors``).
+    """
+    if isinstance(inputs, (str, os.PathLike)):
+        inputs = [inputs]
+    cmd = "coverage" if format == "lcov" else "profile"
+    opts = cli_args(*args, **options)
+    if cmd == "profile":
+        opts = ["--format", format] + opts
+    parts = [_etmkit._cli_part_make(cmd, [cmd, *opts, path])
+             for path in expand_inputs(inputs)]
+    if not parts:
+        raise Error("no input")
+    return merge(parts)
+
+
+def _profile_write(p: Profile, path: Union[PathLike, None],
+                   *args: object, format: Union[str, None] = None,
+                   **options: object) -> Union[str, None]:
+    """Profile.write (see its docstring)."""
+    cmd, default = _KIND_WRITE.get(p.kind, ("profile", None))
+    fmt = format or default
+    opts = cli_args(*args, **options)
+    if fmt and cmd == "profile":
+        opts = ["--format", fmt] + opts
+    if path is not None:
+        _etmkit._cli_part_write(cmd, [cmd, *opts, "-o", os.fspath(path)], p)
+        return None
+    with tempfile.TemporaryDirectory(prefix="etmkit-") as tmp:
+        out = os.path.join(tmp, "out")
+        _etmkit._cli_part_write(cmd, [cmd, *opts, "-o", out], p)
+        with open(out, encoding="utf-8", errors="surrogateescape") as f:
+            return f.read()
+
 
 KINDS: dict[str, int] = {elem_kind_name(k): k
                          for k in range(1, _etmkit.ELEM_KIND_COUNT)}

@@ -56,5 +56,5 @@ def _raw_stream(data: Any, rows: str, protocol: str, regs: dict[str, int],
                 id: int = 0x10, frames: str = "coresight",
                 images: list[tuple[str, int]] | None = None,
                 elfs: list[tuple[str, int]] | None = None,
-                ranges: bool = False, batch: int = 65536,
+                ranges: bool = False, batch: int = 8192,
                 jobs: int = 0) -> Stream: ...

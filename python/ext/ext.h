@@ -103,6 +103,12 @@ struct ek_packet_row {
 	uint8_t reserved[6];   /* 0 */
 };
 
+/* Rows per array by default: 8192 blocks are 384 KiB, written while
+ * they stay in a core's L2 cache (bench/bench_python.py: 8192 rows were
+ * about 10% faster than 65536 on the Juno blocks, whose arrays of 3 MiB
+ * spill to L3 as they are written). */
+#define EK_BATCH_DEFAULT 8192
+
 enum ek_rows {
 	ek_rows_block = 0,
 	ek_rows_insn,
@@ -117,8 +123,9 @@ PyObject *ek_rows_descr(enum ek_rows rows);
 size_t ek_rows_size(enum ek_rows rows);
 
 /* ---- The batch filler (fill.c) ------------------------------------------
- * Rows go into arrays of @batch rows each; a full array is appended to
- * a list of ready arrays, the last one is cut to its rows at the end. No
+ * Rows go into arrays of @batch rows each (grown as rows come); a full
+ * array is appended to a list of ready arrays, the last one is cut to its
+ * rows at the end. No
  * Python call is made per element: one array allocation per batch. */
 struct ek_fill {
 	enum ek_rows rows;
@@ -126,6 +133,7 @@ struct ek_fill {
 	PyObject *cur;        /* the array being filled, or NULL */
 	char *data;           /* its rows */
 	size_t n;             /* rows written in it */
+	size_t cap;           /* rows it has room for (up to batch) */
 	PyObject *ready;      /* list of full arrays */
 	Py_ssize_t head;      /* the first not yet taken */
 	int failed;           /* a Python error is set (allocation) */
@@ -173,6 +181,16 @@ PyObject *ek_stream_new(struct ek_source *src, enum ek_rows rows,
 
 /* ---- Partial profiles (part.c) ------------------------------------------ */
 extern PyTypeObject ek_profile_type;
+struct profile_part;
+/* A Profile owning @pp (freed on failure). */
+PyObject *ek_profile_new(struct profile_part *pp);
+/* The part of Profile @o (borrowed). */
+const struct profile_part *ek_profile_part(PyObject *o);
+
+/* ---- The CLI core (cli.c) ------------------------------------------------ */
+PyObject *ek_cli_part_make(PyObject *self, PyObject *args);
+PyObject *ek_cli_part_write(PyObject *self, PyObject *args);
+PyObject *ek_cli_inputs_expand(PyObject *self, PyObject *arg);
 
 /* ---- The library's own session over a raw buffer (rawsrc.c) ---------- */
 PyObject *ek_raw_stream(PyObject *self, PyObject *args, PyObject *kw);

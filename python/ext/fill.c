@@ -25,12 +25,18 @@ void ek_fill_free(struct ek_fill *f)
 	Py_CLEAR(f->ready);
 }
 
-/* A new array of f->batch rows to fill. */
+/* Rows an array starts with; it grows to f->batch as rows come, so a
+ * large batch costs the memory of the rows there are, not of the batch. */
+#define FILL_FIRST_ROWS 65536
+
+/* A new array to fill. */
 static int fill_start(struct ek_fill *f)
 {
 	PyArray_Descr *d = (PyArray_Descr *)ek_rows_descr(f->rows);
-	npy_intp dim = (npy_intp)f->batch;
+	npy_intp dim;
 
+	f->cap = f->batch < FILL_FIRST_ROWS ? f->batch : FILL_FIRST_ROWS;
+	dim = (npy_intp)f->cap;
 	Py_INCREF(d);   /* NewFromDescr steals it */
 	f->cur = PyArray_NewFromDescr(&PyArray_Type, d, 1, &dim, NULL, NULL,
 				      0, NULL);
@@ -40,6 +46,25 @@ static int fill_start(struct ek_fill *f)
 	}
 	f->data = PyArray_BYTES((PyArrayObject *)f->cur);
 	f->n = 0;
+	return 0;
+}
+
+/* The array being filled to @rows rows (in place: Python code has not
+ * seen it). */
+static int fill_resize(struct ek_fill *f, size_t rows)
+{
+	npy_intp n = (npy_intp)rows;
+	PyArray_Dims dims = { &n, 1 };
+	PyObject *res = PyArray_Resize((PyArrayObject *)f->cur, &dims, 0,
+				       NPY_CORDER);
+
+	if (!res) {
+		f->failed = 1;
+		return -1;
+	}
+	Py_DECREF(res);
+	f->cap = rows;
+	f->data = PyArray_BYTES((PyArrayObject *)f->cur);
 	return 0;
 }
 
@@ -64,12 +89,15 @@ static inline void *fill_row(struct ek_fill *f, size_t size)
 	return f->data + f->n * size;
 }
 
-/* After writing a row. */
+/* After writing a row: a full batch is done; a full array below the
+ * batch doubles. */
 static inline int fill_next(struct ek_fill *f)
 {
-	if (++f->n == f->batch)
+	if (++f->n < f->cap)
+		return 0;
+	if (f->n == f->batch)
 		return fill_done(f);
-	return 0;
+	return fill_resize(f, f->cap <= f->batch / 2 ? 2 * f->cap : f->batch);
 }
 
 static void block_row(struct ek_block_row *r, uint8_t id,
@@ -291,25 +319,10 @@ int ek_fill_packet(void *ctx, uint8_t id, enum etmkit_protocol proto,
 
 int ek_fill_flush(struct ek_fill *f)
 {
-	PyArray_Dims dims;
-	npy_intp n = (npy_intp)f->n;
-	PyObject *res;
-
-	if (!f->cur)
+	if (!f->cur)    /* made only for a row: n >= 1 */
 		return 0;
-	if (f->n == 0) {
-		Py_CLEAR(f->cur);
-		return 0;
-	}
-	dims.ptr = &n;
-	dims.len = 1;
-	/* In place: the array was never seen by Python code. */
-	res = PyArray_Resize((PyArrayObject *)f->cur, &dims, 0, NPY_CORDER);
-	if (!res) {
-		f->failed = 1;
+	if (f->n < f->cap && fill_resize(f, f->n) < 0)
 		return -1;
-	}
-	Py_DECREF(res);
 	return fill_done(f);
 }
 

@@ -18,7 +18,7 @@ static const char *const kind_names[] = {
 };
 
 /* A new Profile owning @pp (freed on failure). */
-static PyObject *profile_wrap(struct profile_part *pp)
+PyObject *ek_profile_new(struct profile_part *pp)
 {
 	struct ek_profile *p = PyObject_New(struct ek_profile,
 					    &ek_profile_type);
@@ -43,6 +43,11 @@ static PyObject *part_raise(const struct profile_part *pp, int err,
 		return PyErr_NoMemory();
 	return ek_raise(err == -etmkit_err_invalid ? 2 : 3, "%s: %s", what,
 			msg[0] ? msg : etmkit_errstr(err));
+}
+
+const struct profile_part *ek_profile_part(PyObject *o)
+{
+	return ((struct ek_profile *)o)->pp;
 }
 
 static void profile_dealloc(PyObject *self)
@@ -80,7 +85,7 @@ static PyObject *profile_from_bytes(PyObject *cls, PyObject *arg)
 		return ek_raise(3, "partial profile: %s", diag.message[0] ?
 				diag.message : etmkit_errstr(err));
 	}
-	return profile_wrap(pp);
+	return ek_profile_new(pp);
 }
 
 static PyObject *profile_to_bytes(PyObject *self, PyObject *unused)
@@ -121,7 +126,7 @@ static PyObject *profile_merge(PyObject *self, PyObject *other)
 		profile_part_free(dst);
 		return r;
 	}
-	return profile_wrap(dst);
+	return ek_profile_new(dst);
 }
 
 static PyObject *profile_inplace_add(PyObject *self, PyObject *other)
@@ -259,7 +264,48 @@ static PyObject *get_entries(PyObject *self, void *unused)
 			     (Py_ssize_t)profile_part_branch_count(pp));
 }
 
+/* write(): etmkit._profile_write(self, ...), which turns the options into
+ * the CLI's argv (etmkit.cli_args) and calls _cli_part_write. */
+static PyObject *profile_write(PyObject *self, PyObject *args, PyObject *kw)
+{
+	PyObject *mod = PyImport_ImportModule("etmkit"), *fn, *all, *res;
+
+	if (!mod)
+		return NULL;
+	fn = PyObject_GetAttrString(mod, "_profile_write");
+	Py_DECREF(mod);
+	if (!fn)
+		return NULL;
+	all = PyTuple_New(PyTuple_GET_SIZE(args) + 1);
+	if (!all) {
+		Py_DECREF(fn);
+		return NULL;
+	}
+	Py_INCREF(self);
+	PyTuple_SET_ITEM(all, 0, self);
+	for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(args); i++) {
+		PyObject *a = PyTuple_GET_ITEM(args, i);
+
+		Py_INCREF(a);
+		PyTuple_SET_ITEM(all, i + 1, a);
+	}
+	res = PyObject_Call(fn, all, kw);
+	Py_DECREF(all);
+	Py_DECREF(fn);
+	return res;
+}
+
 static PyMethodDef profile_methods[] = {
+	{ "write", (PyCFunction)(void (*)(void))profile_write,
+	  METH_VARARGS | METH_KEYWORDS,
+	  "write(path, *cli_args, format=None, **options)\n--\n\n"
+	  "Write the profile as `etmkit profile` (or `etmkit coverage`, for "
+	  "a coverage) writes it, with its output options (--binary, ...): "
+	  "to PATH, or, when PATH is None, return the text. FORMAT defaults "
+	  "to the kind's: autofdo (tally), bolt (traces), lcov (coverage). "
+	  "etmkit.Error with the CLI's message and exit class (2: options, a "
+	  "format of another kind, bolt with several binaries and no "
+	  "--binary; 3: not written)." },
 	{ "from_bytes", profile_from_bytes, METH_O | METH_CLASS,
 	  "from_bytes(data)\n--\n\nA Profile from its saved form (ETMKPART, "
 	  "docs/profile-part.md), checked strictly; etmkit.Error (exit_class "

@@ -253,7 +253,7 @@ PyObject *ek_raw_stream(PyObject *self, PyObject *args, PyObject *kw)
 	PyObject *data, *regs, *images = NULL, *elfs = NULL;
 	unsigned id = 0x10, jobs = 0;
 	int ranges = 0, mode;
-	Py_ssize_t batch = 65536;
+	Py_ssize_t batch = EK_BATCH_DEFAULT;
 	enum ek_rows rows;
 	struct raw_source *r;
 

@@ -197,6 +197,40 @@ class JunoTest(Compare, unittest.TestCase):
                                  whole[0].tobytes(), (rows, batch))
 
 
+class StreamTest(unittest.TestCase):
+    def test_empty_input(self):
+        """No rows: no array (not an empty one)."""
+        self.assertEqual(list(_etmkit._raw_stream(b"", "blocks", "ete",
+                                                  EncodedEte.REGS)), [])
+
+    def test_close(self):
+        """close() stops the decode: nothing after it, though the input
+        (over 1 MiB, the step) had more."""
+        src = EncodedEte()
+        try:
+            with open(src.trace, "rb") as f:
+                data = f.read() * (1024 * 1024 // 336 + 200)
+            s = _etmkit._raw_stream(data, "elements", "ete", src.REGS,
+                                    images=src.images, batch=5)
+            self.assertEqual(len(next(s)), 5)
+            s.close()
+            self.assertEqual(list(s), [])
+            # A batch far above the rows: one array, grown as rows came
+            # (not 2**30 rows allocated), equal to arrays of 65536 rows.
+            whole = list(_etmkit._raw_stream(data, "elements", "ete",
+                                             src.REGS, images=src.images,
+                                             batch=1 << 30))
+            self.assertEqual(len(whole), 1)
+            self.assertGreater(len(whole[0]), 119 * 3000)
+            parts = list(_etmkit._raw_stream(data, "elements", "ete",
+                                             src.REGS, images=src.images,
+                                             batch=65536))
+            self.assertEqual(np.concatenate(parts).tobytes(),
+                             whole[0].tobytes())
+        finally:
+            src.close()
+
+
 class ErrorTest(unittest.TestCase):
     def test_bad_image(self):
         with self.assertRaises(etmkit.Error) as cm:

@@ -1,0 +1,144 @@
+/* The CLI's own input and output code (cli/core.h, the static library
+ * etmkit_cli_core) as the package's calls: a part counted from one input
+ * with `etmkit profile` or `etmkit coverage` options, a part written as
+ * those commands write it, and their expansion of INPUT lists. The
+ * options, messages and exit classes are the CLI's. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ext.h"
+#include "core.h"
+#include "etmkit/profile_part.h"
+
+/* A malloc()ed copy of @s (C11 has no strdup). */
+static char *dupstr(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *d = malloc(n);
+
+	return d ? memcpy(d, s, n) : NULL;
+}
+
+/* The strings of list @args as a NULL-ended argv of copies (getopt may
+ * permute it), or NULL with a Python error set. */
+static char **argv_of(PyObject *args, int *argc)
+{
+	Py_ssize_t n;
+	char **v;
+
+	if (!PyList_Check(args)) {
+		PyErr_SetString(PyExc_TypeError, "argv must be a list of str");
+		return NULL;
+	}
+	n = PyList_GET_SIZE(args);
+	if (n > 4096) {
+		ek_raise(2, "too many arguments (%zd)", n);
+		return NULL;
+	}
+	v = PyMem_Calloc((size_t)n + 1, sizeof(*v));
+	if (!v) {
+		PyErr_NoMemory();
+		return NULL;
+	}
+	for (Py_ssize_t i = 0; i < n; i++) {
+		const char *s = PyUnicode_AsUTF8(PyList_GET_ITEM(args, i));
+
+		if (!s || !(v[i] = dupstr(s))) {
+			for (Py_ssize_t j = 0; j < i; j++)
+				free(v[j]);
+			PyMem_Free(v);
+			if (s)
+				PyErr_NoMemory();
+			return NULL;
+		}
+	}
+	*argc = (int)n;
+	return v;
+}
+
+static void argv_free(char **v, int argc)
+{
+	for (int i = 0; i < argc; i++)
+		free(v[i]);
+	PyMem_Free(v);
+}
+
+PyObject *ek_cli_part_make(PyObject *self, PyObject *args)
+{
+	struct profile_part *pp = NULL;
+	const char *cmd;
+	PyObject *list;
+	char err[1024] = "";
+	char **argv;
+	int argc = 0, rc;
+
+	(void)self;
+	if (!PyArg_ParseTuple(args, "sO!", &cmd, &PyList_Type, &list) ||
+	    !(argv = argv_of(list, &argc)))
+		return NULL;
+	Py_BEGIN_ALLOW_THREADS
+	rc = cli_part_make(cmd, argc, argv, &pp, err, sizeof(err));
+	Py_END_ALLOW_THREADS
+	argv_free(argv, argc);
+	if (rc != 0 || !pp) {
+		profile_part_free(pp);
+		return ek_raise(rc == 2 ? 2 : 3, "%s", err[0] ? err :
+				"no partial profile made");
+	}
+	return ek_profile_new(pp);
+}
+
+PyObject *ek_cli_part_write(PyObject *self, PyObject *args)
+{
+	const struct profile_part *pp;
+	const char *cmd;
+	PyObject *list, *prof;
+	char err[1024] = "";
+	char **argv;
+	int argc = 0, rc;
+
+	(void)self;
+	if (!PyArg_ParseTuple(args, "sO!O!", &cmd, &PyList_Type, &list,
+			      &ek_profile_type, &prof) ||
+	    !(argv = argv_of(list, &argc)))
+		return NULL;
+	pp = ek_profile_part(prof);
+	Py_BEGIN_ALLOW_THREADS
+	rc = cli_part_write(cmd, argc, argv, pp, err, sizeof(err));
+	Py_END_ALLOW_THREADS
+	argv_free(argv, argc);
+	if (rc != 0 && rc != 1)
+		return ek_raise(rc == 2 ? 2 : 3, "%s", err[0] ? err :
+				"not written");
+	return PyLong_FromLong(rc);
+}
+
+PyObject *ek_cli_inputs_expand(PyObject *self, PyObject *arg)
+{
+	char err[1024] = "";
+	char **in, **out = NULL;
+	size_t nout = 0;
+	PyObject *res;
+	int n = 0, rc;
+
+	(void)self;
+	if (!(in = argv_of(arg, &n)))
+		return NULL;
+	rc = cli_inputs_expand(n, in, &out, &nout, err, sizeof(err));
+	argv_free(in, n);
+	if (rc != 0)
+		return ek_raise(rc == 2 ? 2 : 3, "%s", err[0] ? err :
+				"inputs not expanded");
+	res = PyList_New((Py_ssize_t)nout);
+	for (size_t i = 0; res && i < nout; i++) {
+		PyObject *s = PyUnicode_DecodeFSDefault(out[i]);
+
+		if (!s) {
+			Py_CLEAR(res);
+			break;
+		}
+		PyList_SET_ITEM(res, (Py_ssize_t)i, s);
+	}
+	cli_inputs_free(out, nout);
+	return res;
+}

@@ -1,0 +1,181 @@
+"""etmkit.profile, Profile.write and expand_inputs against the `etmkit`
+command on recordings the encoder writes (etmkit encode --format
+perf-data) from QEMU logs of tests/workloads (tools/qemu-trace): the
+profiles' bytes (autofdo, bolt, lcov) equal the CLI's; the same through
+the saved form and merges; the CLI's errors and their exit classes."""
+
+import os
+import shutil
+import subprocess
+import tempfile
+import unittest
+
+import etmkit
+
+from pyhelp import CLI, run
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+QEMU_TRACE = os.path.join(ROOT, "tools", "qemu-trace")
+WORKLOADS = os.path.join(ROOT, "tests", "workloads")
+
+
+def have_tools():
+    return shutil.which("qemu-aarch64") and \
+        shutil.which("aarch64-linux-gnu-gcc")
+
+
+class Recordings:
+    """A: loops and calls on two CPUs; B: hot and calls, small AUX
+    records; the ELF files of the three programs."""
+
+    def __init__(self):
+        self.tmp = tempfile.TemporaryDirectory(prefix="etmkit-pycli-")
+        d = self.tmp.name
+        progs = {w: self.build(d, w) for w in ("loops", "calls", "hot")}
+        self.elfs = [progs[w][1] for w in ("loops", "calls", "hot")]
+        self.rec = os.path.join(d, "rec")
+        os.makedirs(self.rec)
+        self.a = os.path.join(self.rec, "a.data")
+        self.b = os.path.join(self.rec, "b.data")
+        self.encode(self.a, [progs["loops"], progs["calls"]], ["--cpus", "2"])
+        self.encode(self.b, [progs["hot"], progs["calls"]],
+                    ["--aux-size", "2048"])
+
+    @staticmethod
+    def build(d, name):
+        out = os.path.join(d, name)
+        log = os.path.join(out, "qemu.log")
+        subprocess.run([QEMU_TRACE, "--no-install", "--no-encode", "--arch",
+                        "a64", "--out", out, "--log", log,
+                        os.path.join(WORKLOADS, name + ".c")],
+                       check=True, capture_output=True)
+        return log, os.path.join(out, name + ".a64")
+
+    @staticmethod
+    def encode(path, progs, extra):
+        args = ["encode", "--protocol", "ete", "--format", "perf-data",
+                "-o", path, "-q"] + extra
+        for log, elf in progs:
+            args += ["--from-qemu", log, "--elf", elf]
+        code, _, err = run(*args)
+        assert code == 0, err
+
+    def cli(self, *args):
+        """`etmkit ARGS -o FILE`: (exit status, output bytes, stderr)."""
+        out = os.path.join(self.tmp.name, "cli.out")
+        if os.path.exists(out):
+            os.remove(out)
+        p = subprocess.run([CLI, *args, "-o", out], capture_output=True)
+        data = open(out, "rb").read() if os.path.exists(out) else None
+        return p.returncode, data, p.stderr.decode()
+
+    def elf_args(self):
+        return [a for e in self.elfs for a in ("--elf", e)]
+
+
+class CliTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        if not have_tools():
+            if os.environ.get("CI") == "true":
+                raise AssertionError("qemu-aarch64 or the cross compiler "
+                                     "is missing")
+            raise unittest.SkipTest("qemu-aarch64 or aarch64 gcc missing")
+        cls.r = Recordings()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.r.tmp.cleanup()
+
+    def written(self, p, *args, **options):
+        out = os.path.join(self.r.tmp.name, "py.out")
+        p.write(out, *args, **options)
+        with open(out, "rb") as f:
+            return f.read()
+
+    def test_autofdo(self):
+        r = self.r
+        code, want, _ = r.cli("profile", "--format", "autofdo", r.a, r.b,
+                              *r.elf_args())
+        self.assertEqual(code, 0)
+        self.assertTrue(want)
+        p = etmkit.profile([r.a, r.b], elf=r.elfs)
+        self.assertEqual(p.kind, "tally")
+        self.assertEqual(p.inputs, 2)
+        self.assertEqual(self.written(p), want)
+        self.assertEqual(p.write(None).encode(), want)
+        # through the saved form, and as a merge of one input each
+        q = etmkit.Profile.from_bytes(bytes(p))
+        self.assertEqual(self.written(q), want)
+        a = etmkit.profile(r.a, elf=r.elfs)
+        b = etmkit.profile(r.b, elf=r.elfs)
+        self.assertEqual(self.written(b + a), want)
+        self.assertNotEqual(self.written(a), want)
+
+    def test_bolt(self):
+        r = self.r
+        code, want, _ = r.cli("profile", "--format", "bolt", "--binary",
+                              "calls", r.a, r.b, *r.elf_args())
+        self.assertEqual(code, 0)
+        p = etmkit.profile([r.b, r.a], format="bolt", elf=r.elfs)
+        self.assertEqual(p.kind, "traces")
+        self.assertEqual(self.written(p, binary="calls"), want)
+        # several binaries with counts and no --binary: the CLI's refusal
+        # (its message lists them in the merged table's order: A's first)
+        code, _, err = r.cli("profile", "--format", "bolt", r.a, r.b,
+                             *r.elf_args())
+        self.assertEqual(code, 2)
+        q = etmkit.profile([r.a, r.b], format="bolt", elf=r.elfs)
+        with self.assertRaises(etmkit.Error) as cm:
+            q.write(None)
+        self.assertEqual(cm.exception.exit_class, 2)
+        self.assertIn(str(cm.exception), err)
+
+    def test_lcov(self):
+        r = self.r
+        code, want, _ = r.cli("coverage", r.a, r.b, *r.elf_args())
+        self.assertEqual(code, 0)
+        p = etmkit.profile([r.a, r.b], format="lcov", elf=r.elfs)
+        self.assertEqual(p.kind, "coverage")
+        self.assertEqual(self.written(p), want)
+
+    def test_expand(self):
+        r = self.r
+        self.assertEqual(etmkit.expand_inputs([r.rec]), [r.a, r.b])
+        lst = os.path.join(r.tmp.name, "list")
+        with open(lst, "w") as f:
+            f.write("# recordings\nrec/b.data\n\nrec/a.data\n")
+        self.assertEqual(etmkit.expand_inputs(["@" + lst]),
+                         [os.path.join(r.tmp.name, "rec", "b.data"),
+                          os.path.join(r.tmp.name, "rec", "a.data")])
+
+    def test_errors(self):
+        """The CLI's message and exit class."""
+        r = self.r
+        missing = os.path.join(r.tmp.name, "missing.data")
+        code, _, err = r.cli("profile", missing)
+        self.assertIn(code, (2, 3))
+        with self.assertRaises(etmkit.Error) as cm:
+            etmkit.profile(missing)
+        self.assertEqual(cm.exception.exit_class, code)
+        self.assertIn(str(cm.exception), err)
+        # a damaged recording: its first half (exit 3, "runs past the end")
+        half = os.path.join(r.tmp.name, "half.data")
+        with open(r.a, "rb") as f, open(half, "wb") as g:
+            g.write(f.read()[:os.path.getsize(r.a) // 2])
+        code, _, err = r.cli("profile", half, *r.elf_args())
+        self.assertEqual(code, 3)
+        with self.assertRaises(etmkit.Error) as cm:
+            etmkit.profile(half, elf=r.elfs)
+        self.assertEqual(cm.exception.exit_class, 3)
+        self.assertIn(str(cm.exception), err)
+        code, _, err = r.cli("profile", "--no-such-option", r.a)
+        self.assertEqual(code, 2)
+        with self.assertRaises(etmkit.Error) as cm:
+            etmkit.profile(r.a, no_such_option=True)
+        self.assertEqual(cm.exception.exit_class, 2)
+        self.assertIn(str(cm.exception), err)
+
+
+if __name__ == "__main__":
+    unittest.main()
