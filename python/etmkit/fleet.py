@@ -41,6 +41,7 @@ canonical, so the result does not depend on which task finished first.
 The module's top level only defines things: Dask starts its workers with
 the spawn method, and each of them imports this module again.
 """
+import contextlib
 import importlib
 import os
 import re
@@ -76,6 +77,10 @@ def _api(name):
     return importlib.import_module(name)
 
 
+def _exit_class(e):
+    return int(getattr(e, "exit_class", 3))
+
+
 def decode_task(api, fmt, args, index, path, trace_id):
     """Decode one input (one trace ID of it, when trace_id is not None)
     into a partial profile.
@@ -89,9 +94,9 @@ def decode_task(api, fmt, args, index, path, trace_id):
     if trace_id is not None:
         a += ["--id", "0x%x" % trace_id]
     try:
-        p = m.profile(path, fmt, *a)
+        p = m.profile(path, *a, format=fmt)
     except m.Error as e:
-        return (None, [(index, path, str(e), int(e.exit_class))], [])
+        return (None, [(index, path, str(e), _exit_class(e))], [])
     errors = [(index, path, int(p.decode_errors))] if p.decode_errors else []
     return (bytes(p), [], errors)
 
@@ -156,38 +161,57 @@ class Options:
         self.inputs = []
 
 
-# An input no one has: with it the CLI parses the options, then refuses
-# the input (the options' errors come first).
+# An input no one has. The CLI parses the options before it looks at its
+# input: given this one, options that parse end in its refusal.
 NO_INPUT = "/nonexistent/etmkit-fleet-option-check"
 
 
+@contextlib.contextmanager
+def _quiet_stderr():
+    """File descriptor 2 to /dev/null: the CLI core prints its messages
+    there too, and the probes' messages are not the user's business."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        with open(os.devnull, "w") as null:
+            os.dup2(null.fileno(), 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
 def parse_probe(api, fmt, args):
-    """What the CLI's own option parser says of args: None when they
-    parse, else its message. The CLI checks its options before it looks at
-    the input, so they are given with no input (or, when the package wants
-    one, a missing file) and the refusal of the input means they parsed."""
+    """The message of the CLI refusing args followed by an input that is
+    not there (None if it did not refuse)."""
     m = _api(api)
-    for inputs in ([], [NO_INPUT]):
-        try:
-            m.profile(inputs, fmt, *args)
-        except m.Error as e:
-            text = str(e)
-            if int(e.exit_class) != 2 or "no input" in text \
-                    or "a raw file needs --protocol" in text:
-                return None
-            return text
-        except (TypeError, ValueError):
-            continue
-        return None
+    try:
+        with _quiet_stderr():
+            m.profile(NO_INPUT, *args, format=fmt)
+    except m.Error as e:
+        return str(e) if _exit_class(e) == 2 else ""
     return None
 
 
 def _takes_value(api, fmt, opt, cache):
     """Whether the etmkit option opt takes a separate value, by the CLI's
-    own option table: parsed alone, it 'needs a value'."""
+    own option table: followed by the missing input, an option without a
+    value leaves it to be refused as an input."""
     if opt not in cache:
-        cache[opt] = "needs a value" in (parse_probe(api, fmt, [opt]) or "")
+        text = parse_probe(api, fmt, [opt]) or ""
+        cache[opt] = not any(r in text for r in
+                             ("a raw file needs --protocol", "unknown option"))
     return cache[opt]
+
+
+def check_options(api, o):
+    """Refuse bad etmkit options before any task: only the missing input
+    may be refused."""
+    text = parse_probe(api, o.format, o.cli)
+    if text and "a raw file needs --protocol" not in text:
+        if "no input" in text:       # the last option took it as its value
+            text = f"option '{o.cli[-1]}' needs a value"
+        raise UsageError(text)
 
 
 def _absolute(value):
@@ -291,13 +315,6 @@ def _local_workers(scheduler):
     except ValueError:
         return 0
     return n if 0 < n <= 1024 else 0
-
-
-def check_options(api, o):
-    """Refuse bad etmkit options before any task."""
-    text = parse_probe(api, o.format, o.cli)
-    if text is not None:
-        raise UsageError(text)
 
 
 # ---- the run --------------------------------------------------------------
@@ -475,7 +492,7 @@ def run(argv, api="etmkit"):
         paths = m.expand_inputs(o.inputs)
     except m.Error as e:
         sys.stderr.write(f"{PROG}: {e}\n")
-        return int(e.exit_class)
+        return _exit_class(e)
     plan = plan_tasks(o, paths)
     args = o.cli + ["--jobs", "1"]
     client = cluster = tmp = None
@@ -501,11 +518,12 @@ def run(argv, api="etmkit"):
     if part is None:
         classes = {c for _, _, c in gone.values()}
         return 2 if classes == {2} else 3
+    fmt = {} if o.format == "lcov" else {"format": o.format}
     try:
-        m.Profile.from_bytes(part).write(o.out, "--format", o.format, *o.cli)
+        m.Profile.from_bytes(part).write(o.out, *o.cli, **fmt)
     except m.Error as e:
         sys.stderr.write(f"{PROG}: {e}\n")
-        return int(e.exit_class)
+        return _exit_class(e)
     return 1 if gone or counted else 0
 
 

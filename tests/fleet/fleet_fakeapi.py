@@ -59,7 +59,7 @@ class Profile:
         return Profile(self.kind, e, self.decode_errors + q.decode_errors,
                        self.inputs + q.inputs)
 
-    def write(self, path, *args):
+    def write(self, path, *args, format=None):
         text = "".join(f"{k} {n} {dg}\n"
                        for k, (n, dg) in sorted(self.entries.items()))
         if path is None:
@@ -80,12 +80,12 @@ def _cli(fmt, args, inputs):
     return p.returncode, p.stderr.strip(), data
 
 
-def profile(inputs, format="autofdo", *args):
-    """One input (a path) decoded by the CLI; [] only checks options."""
+def profile(inputs, *args, format="autofdo"):
+    """One input (a path) decoded by the CLI."""
     ins = [inputs] if isinstance(inputs, str) else list(inputs)
     rc, err, data = _cli(format, args, ins)
     if rc >= 2 or not ins:
-        raise Error(err, rc)
+        raise Error(err.split(": ", 1)[-1], rc)
     m = re.search(r"(\d+) decode errors? in the trace", err)
     key = ins[0]
     if "--id" in args:

@@ -185,8 +185,8 @@ class StandIn(unittest.TestCase):
                                 "fleet_fakeapi")
             self.check(rc, err, out)
             # the reason is the CLI's
-            self.assertRegex(err, r"left out: \S+: etmkit profile: \S+: "
-                             r"malformed file at offset 16: attr_size")
+            self.assertRegex(err, r"left out: (\S+): \1: malformed file "
+                             r"at offset 16: attr_size")
 
     def test_worker_killed(self):
         with tempfile.TemporaryDirectory() as d:
@@ -305,10 +305,10 @@ class Real(unittest.TestCase):
         with open(out, "rb") as f:
             return rc, err, f.read()
 
-    def same(self, fmt, *extra, kill=False):
+    def same(self, fmt, *extra, kill=False, fleet=()):
         with tempfile.TemporaryDirectory() as d:
             src, ref = self.serial(d, fmt, *extra)
-            rc, err, got = self.fleet(d, fmt, *extra, kill=kill)
+            rc, err, got = self.fleet(d, fmt, *fleet, *extra, kill=kill)
             self.assertEqual(rc, src, err)
             self.assertEqual(got, ref)
             self.assertGreater(len(ref), 1000)
@@ -322,7 +322,14 @@ class Real(unittest.TestCase):
         self.same("bolt", "--binary", self.c.m["bolt_binary"])
 
     def test_split_per_trace_id(self):
-        self.same("autofdo", "--split-above", "1")
+        from etmkit import fleet
+        good = [r for r in self.c.recs if r["expect"] < 2]
+        ids = fleet.trace_ids_task("etmkit", good[0]["file"])
+        if not ids:
+            # else the split would not happen and the test prove nothing
+            self.skipTest("the package cannot list a recording's trace IDs "
+                          "(etmkit.trace_ids, or etmkit.open on perf.data)")
+        self.same("autofdo", fleet=["--split-above", "1"])
 
     def test_worker_killed(self):
         self.same("autofdo", kill=True)
