@@ -7,6 +7,8 @@ as the control (what 2 cores give this work without Dask).
     tests/fleet/make_corpus.py --big -n 40 --out DIR --etmkit build/etmkit \\
         --qemu-trace tools/qemu-trace --workloads tests/workloads
     /usr/bin/python3 bench/bench_fleet.py --corpus DIR --etmkit build/etmkit
+        [--python build/python] [--api etmkit|stand-in] [--rounds 2]
+        [--limit N]
 
 The clusters are started before the clock starts (the fleet connects to
 them by tcp://), so the times are the runs: submitting the tasks,
@@ -81,6 +83,8 @@ def main():
     ap.add_argument("--corpus", required=True,
                     help="a folder written by make_corpus.py (--big)")
     ap.add_argument("--etmkit", required=True, help="the CLI (stand-in API)")
+    ap.add_argument("--python", default=os.path.join(ROOT, "build", "python"),
+                    help="the built package's folder (default build/python)")
     ap.add_argument("--api", choices=["etmkit", "stand-in"])
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--format", default="autofdo")
@@ -88,7 +92,7 @@ def main():
     a = ap.parse_args()
     warnings.filterwarnings("ignore", message="make_current is deprecated",
                             category=DeprecationWarning)
-    sys.path[:0] = [os.path.join(ROOT, "python"),
+    sys.path[:0] = [os.path.abspath(a.python),
                     os.path.join(ROOT, "tests", "fleet")]
     os.environ["PYTHONPATH"] = os.pathsep.join(sys.path[:2])
     os.environ["ETMKIT_CLI"] = os.path.abspath(a.etmkit)
