@@ -167,6 +167,16 @@ int cli_session_feed(const char *cmd, const struct cli_input *in,
 int cli_is_perf_file(const char *path);
 int cli_perf_resolve(struct cli_input *in, unsigned protos);
 struct cli_progress;
+struct perf_aux_iter;
+/* cli_perf_stream() one AUX record at a time: cli_perf_step_init() once,
+ * then each cli_perf_step() feeds the next record (a lost one on the
+ * way is a gap) and sets *@done to its end's file offset. Returns 0 (a
+ * record fed), 1 (no more; *@done untouched) or -cli_exit after a
+ * message. */
+void cli_perf_step_init(struct cli_input *in, struct perf_aux_iter *ai);
+int cli_perf_step(struct cli_input *in, struct perf_aux_iter *ai,
+		  int (*feed)(void *ctx, const uint8_t *buf, size_t n),
+		  void *ctx, struct etmkit_session *s, uint64_t *done);
 int cli_perf_stream(struct cli_input *in,
 		    int (*feed)(void *ctx, const uint8_t *buf, size_t n),
 		    void *ctx, struct etmkit_session *s,
@@ -508,6 +518,21 @@ void cli_msg_reset(void);
 /* The default sink: @line and a newline on stderr (the progress line
  * cleared first). */
 void cli_msg_stderr(void *ctx, enum cli_msg_level level, const char *line);
+/* A new run on the thread for a caller of the core (cli/core.h): -q,
+ * the notes and the command forgotten (cli_msg_reset()), progress off
+ * (cli_progress_reset()), and until cli_msg_capture_end() the first
+ * error's text (after "etmkit CMD: ") copied to @err (@errlen bytes; may
+ * be NULL), every message still going on to the sink there was. */
+struct cli_msg_capture {
+	cli_msg_sink_fn *prev;
+	void *prev_ctx;
+	char *err;
+	size_t errlen;
+	int got;
+};
+void cli_msg_capture_begin(struct cli_msg_capture *c, char *err,
+			   size_t errlen);
+void cli_msg_capture_end(struct cli_msg_capture *c);
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -284,52 +284,6 @@ static const char *part_kind_name(int kind)
 
 /* ---- Entry points ------------------------------------------------------------ */
 
-/* The first error's text into the caller's buffer, every message on to
- * the sink that was there. */
-struct capture {
-	cli_msg_sink_fn *prev;
-	void *prev_ctx;
-	char *err;
-	size_t errlen;
-	int got;
-};
-
-static void capture_line(void *ctx, enum cli_msg_level level,
-			 const char *line)
-{
-	struct capture *c = ctx;
-
-	if (level == cli_msg_error && !c->got && c->err && c->errlen) {
-		/* past "etmkit CMD: " */
-		const char *t = strstr(line, ": ");
-
-		snprintf(c->err, c->errlen, "%s", t ? t + 2 : line);
-		c->got = 1;
-	}
-	if (c->prev)
-		c->prev(c->prev_ctx, level, line);
-	else
-		cli_msg_stderr(NULL, level, line);
-}
-
-static void capture_begin(struct capture *c, char *err, size_t errlen)
-{
-	memset(c, 0, sizeof(*c));
-	cli_msg_get_sink(&c->prev, &c->prev_ctx);
-	c->err = err;
-	c->errlen = errlen;
-	if (err && errlen)
-		err[0] = 0;
-	cli_msg_reset();
-	cli_progress_reset(cli_progress_off);
-	cli_msg_set_sink(capture_line, c);
-}
-
-static void capture_end(struct capture *c)
-{
-	cli_msg_set_sink(c->prev, c->prev_ctx);
-}
-
 static const struct cli_command *command_of(const char *cmd,
 					    const struct cli_command **c)
 {
@@ -348,14 +302,14 @@ int cli_part_make(const char *cmd, int argc, char **argv,
 		  struct profile_part **out, char *err, size_t errlen)
 {
 	const struct cli_command *c;
-	struct capture cap;
+	struct cli_msg_capture cap;
 	int rc;
 
-	capture_begin(&cap, err, errlen);
+	cli_msg_capture_begin(&cap, err, errlen);
 	*out = NULL;
 	rc = command_of(cmd, &c) ?
 	     count_part(ops_of(c), c, argc, argv, out) : cli_exit_usage;
-	capture_end(&cap);
+	cli_msg_capture_end(&cap);
 	return rc;
 }
 
@@ -364,11 +318,11 @@ int cli_part_write(const char *cmd, int argc, char **argv,
 {
 	const struct cli_command *c;
 	const struct run_ops *o;
-	struct capture cap;
+	struct cli_msg_capture cap;
 	void *r = NULL;
 	int kind, rc;
 
-	capture_begin(&cap, err, errlen);
+	cli_msg_capture_begin(&cap, err, errlen);
 	rc = command_of(cmd, &c) ? 0 : cli_exit_usage;
 	o = c ? ops_of(c) : NULL;
 	if (!rc)
@@ -386,6 +340,6 @@ int cli_part_write(const char *cmd, int argc, char **argv,
 		rc = o->write_part(r, pp);
 	if (o)
 		o->free(r);
-	capture_end(&cap);
+	cli_msg_capture_end(&cap);
 	return rc;
 }

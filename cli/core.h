@@ -62,6 +62,39 @@ int cli_part_make(const char *cmd, int argc, char **argv,
 int cli_part_write(const char *cmd, int argc, char **argv,
 		   const struct profile_part *pp, char *err, size_t errlen);
 
+/* An element (or packet) stream over one input: @cmd "decode" (elements;
+ * decode's options: the input's, --elf and the other image options,
+ * --ranges for instruction ranges instead of single instructions; its
+ * listing options are taken and do nothing, --pid and --binary are
+ * refused) or "packets" (packet records; packets' options). Returns 0
+ * and sets *@t, or the exit class with the reason in @err (the input
+ * resolved and its images and side-band read here). */
+struct cli_trace;
+typedef int cli_trace_elems_fn(void *ctx, uint8_t id,
+			       const struct etmkit_elem *e, size_t n);
+/* @packet: the protocol's record (session.h's etmkit_packet_fn; struct
+ * etm2_packet for etmkit_proto_etmv2) */
+typedef int cli_trace_packet_fn(void *ctx, uint8_t id, int proto,
+				const void *packet);
+int cli_trace_open(struct cli_trace **t, const char *cmd, int argc,
+		   char **argv, char *err, size_t errlen);
+/* Decode the next piece: one AUX record of a perf.data (a lost one on
+ * the way is a gap element), at most 1 MiB of a raw file or snapshot
+ * buffer, an ETMv2 capture whole; the elements, in the session's batches,
+ * to @on_elems (the decoder may hand some over at a later step; the last
+ * at the end). Returns 0 (more to come), 1 (the end: everything handed
+ * over), or < 0: -cli_exit after a message, or the first negative value
+ * a callback returned (the stream stops there). */
+int cli_trace_step(struct cli_trace *t, cli_trace_elems_fn *on_elems,
+		   void *ctx);
+/* The same for a "packets" stream. */
+int cli_trace_packets_step(struct cli_trace *t, cli_trace_packet_fn *on_pkt,
+			   void *ctx);
+/* Gaps that are decode errors, so far (as decode and profile count
+ * them: not the recorder's losses). */
+uint64_t cli_trace_decode_errors(const struct cli_trace *t);
+void cli_trace_close(struct cli_trace *t);
+
 /* The command's driver: profile (@flame 0) and coverage take INPUT...
  * (cli_inputs_expand()); each input is counted alone into a part, the
  * parts are merged and the merged part written. An input that cannot be

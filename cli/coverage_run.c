@@ -655,25 +655,7 @@ struct cli_input *coverage_run_input(struct coverage_run *r)
 
 int coverage_run_part(struct coverage_run *r, struct profile_part *pp)
 {
-	struct profile_part_counters pc = { 1, r->c.errors, 0, r->etm3 };
-	long *map;
-	size_t nb;
-	int err, rc = cli_part_binaries(pp, r->c.loc, &map, &nb);
-
-	if (!rc) {
-		err = profile_part_add_coverage(pp, r->cov, map, nb);
-		if (!err)
-			err = profile_part_add_counters(pp, &pc);
-		if (err < 0) {
-			cli_error("cannot keep the counts: %s",
-				  *profile_part_message(pp) ?
-				  profile_part_message(pp) :
-				  etmkit_errstr(err));
-			rc = cli_exit_input;
-		}
-	}
-	free(map);
-	return rc;
+	return cli_part_add(pp, &r->c, NULL, r->cov, r->etm3);
 }
 
 /* The part's binaries as the writers read the locator's: name, file and

@@ -284,26 +284,27 @@ static int lose_chunk(const struct cli_input *in, struct etmkit_session *s,
  * break ends it, with the loss its flags report. A raw record's bytes go
  * to its CPU's decoder alone (through in->raw_piece); without a
  * session nothing reads them, they are left out. */
-int cli_perf_stream(struct cli_input *in,
-		    int (*feed)(void *ctx, const uint8_t *buf, size_t n),
-		    void *ctx, struct etmkit_session *s,
-		    struct cli_progress *pr)
+void cli_perf_step_init(struct cli_input *in, struct perf_aux_iter *ai)
 {
-	struct perf_aux_iter ai;
-	struct perf_aux_chunk ch;
-	int err = 0;
-
-	/* The iterator gives back the file's pages behind it, each chunk's
-	 * once the next is asked for: memory stays that of one AUX record,
-	 * whatever the file's length. */
 	in->raw_piece = -1;
-	perf_aux_iter_init(&ai, in->perf, -1);
-	while (!err && perf_aux_next(&ai, &ch, NULL) == 0) {
+	perf_aux_iter_init(ai, in->perf, -1);
+}
+
+int cli_perf_step(struct cli_input *in, struct perf_aux_iter *ai,
+		  int (*feed)(void *ctx, const uint8_t *buf, size_t n),
+		  void *ctx, struct etmkit_session *s, uint64_t *done)
+{
+	struct perf_aux_chunk ch;
+	int err = 0, fed = 0;
+
+	while (perf_aux_next(ai, &ch, NULL) == 0) {
 		if (in->cpus.n && !cli_in_ranges(&in->cpus, ch.cpu))
 			continue; /* --cpu: not a wanted CPU's trace */
 		if (!ch.data || !ch.data_size) {
 			if (s && ch.aux_size)
 				err = lose_chunk(in, s, &ch);
+			if (err)
+				break;
 			continue;
 		}
 		if (is_raw(&ch) && !s)
@@ -313,16 +314,39 @@ int cli_perf_stream(struct cli_input *in,
 		in->raw_piece = is_raw(&ch) ? cpu_trace_id(in, ch.cpu) : -1;
 		if (!err && feed(ctx, ch.data, (size_t)ch.data_size) < 0) {
 			in->raw_piece = -1;
-			return cli_exit_input;
+			return -cli_exit_input;
 		}
 		in->raw_piece = -1;
 		if (!err && s)
 			err = etmkit_session_break(s, perf_aux_loss(ch.flags));
-		cli_progress_at(pr, ch.data_offset + ch.data_size);
+		*done = ch.data_offset + ch.data_size;
+		fed = 1;
+		break;
 	}
 	if (err < 0) {
 		cli_error("%s: %s", in->file, etmkit_errstr(err));
-		return cli_exit_input;
+		return -cli_exit_input;
 	}
-	return 0;
+	return fed ? 0 : 1;
+}
+
+int cli_perf_stream(struct cli_input *in,
+		    int (*feed)(void *ctx, const uint8_t *buf, size_t n),
+		    void *ctx, struct etmkit_session *s,
+		    struct cli_progress *pr)
+{
+	/* The iterator gives back the file's pages behind it, each chunk's
+	 * once the next is asked for: memory stays that of one AUX record,
+	 * whatever the file's length. */
+	struct perf_aux_iter ai;
+	uint64_t done;
+	int rc;
+
+	cli_perf_step_init(in, &ai);
+	do {
+		rc = cli_perf_step(in, &ai, feed, ctx, s, &done);
+		if (!rc)
+			cli_progress_at(pr, done);
+	} while (!rc);
+	return rc < 0 ? -rc : 0;
 }

@@ -174,6 +174,48 @@ void cli_note(const char *fmt, ...)
 	sayf(cli_msg_note, "note: ", "%s", text);
 }
 
+/* The first error's text into the caller's buffer, every message on to
+ * the sink that was there. */
+static void capture_line(void *ctx, enum cli_msg_level level,
+			 const char *line)
+{
+	struct cli_msg_capture *c = ctx;
+
+	if (level == cli_msg_error && !c->got && c->err && c->errlen) {
+		/* past "etmkit CMD: " */
+		const char *t = strstr(line, ": ");
+
+		snprintf(c->err, c->errlen, "%s", t ? t + 2 : line);
+		c->got = 1;
+	}
+	if (c->prev)
+		c->prev(c->prev_ctx, level, line);
+	else
+		cli_msg_stderr(NULL, level, line);
+}
+
+void cli_msg_capture_begin(struct cli_msg_capture *c, char *err,
+			   size_t errlen)
+{
+	memset(c, 0, sizeof(*c));
+	c->prev = msg.sink;
+	c->prev_ctx = msg.sink_ctx;
+	c->err = err;
+	c->errlen = errlen;
+	if (err && errlen)
+		err[0] = 0;
+	cli_msg_reset();
+	cli_progress_reset(cli_progress_off);
+	msg.sink = capture_line;
+	msg.sink_ctx = c;
+}
+
+void cli_msg_capture_end(struct cli_msg_capture *c)
+{
+	msg.sink = c->prev;
+	msg.sink_ctx = c->prev_ctx;
+}
+
 const char *cli_strerror(int errnum)
 {
 	static _Thread_local char text[256];

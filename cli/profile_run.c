@@ -624,15 +624,17 @@ int cli_part_binaries(struct profile_part *pp, const struct locate *loc,
 	return 0;
 }
 
-int profile_run_part(struct profile_run *r, struct profile_part *pp)
+int cli_part_add(struct profile_part *pp, const struct cli_counting *c,
+		 const struct profile *p, const struct coverage *cov, int etm3)
 {
-	struct profile_part_counters pc = { 1, r->c.errors, 0, 0 };
+	struct profile_part_counters pc = { 1, c->errors, 0, etm3 };
 	long *map;
 	size_t nb;
-	int err, rc = cli_part_binaries(pp, r->c.loc, &map, &nb);
+	int err, rc = cli_part_binaries(pp, c->loc, &map, &nb);
 
 	if (!rc) {
-		err = profile_part_add_profile(pp, r->prof, map, nb);
+		err = p ? profile_part_add_profile(pp, p, map, nb) :
+			  profile_part_add_coverage(pp, cov, map, nb);
 		if (!err)
 			err = profile_part_add_counters(pp, &pc);
 		if (err < 0) {
@@ -645,6 +647,11 @@ int profile_run_part(struct profile_run *r, struct profile_part *pp)
 	}
 	free(map);
 	return rc;
+}
+
+int profile_run_part(struct profile_run *r, struct profile_part *pp)
+{
+	return cli_part_add(pp, &r->c, r->prof, NULL, 0);
 }
 
 int profile_run_write_part(struct profile_run *r,

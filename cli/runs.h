@@ -48,6 +48,15 @@ int profile_run_write_part(struct profile_run *r,
  * Returns 0 or a cli_exit after a message. */
 int cli_part_binaries(struct profile_part *pp, const struct locate *loc,
 		      long **map, size_t *n);
+/* The counts of finished profile @p, or else coverage @cov, counted
+ * through @c, into @pp: every binary of its locator, the entries, the
+ * counters (1 input, its decode errors, @etm3). Returns 0 or a cli_exit
+ * after a message. */
+struct cli_counting;
+struct profile;
+struct coverage;
+int cli_part_add(struct profile_part *pp, const struct cli_counting *c,
+		 const struct profile *p, const struct coverage *cov, int etm3);
 
 /* coverage: the same phases. */
 struct coverage_run;

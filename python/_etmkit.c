@@ -154,6 +154,11 @@ static PyMethodDef methods[] = {
 	{ "_cli_inputs_expand", ek_cli_inputs_expand, METH_O,
 	  "_cli_inputs_expand(inputs)\n--\n\nThe CLI's expansion of INPUT "
 	  "arguments (files, snapshot and recording directories, @LIST)." },
+	{ "_cli_stream", ek_cli_stream, METH_VARARGS,
+	  "_cli_stream(cmd, argv, rows, batch=8192)\n--\n\nA Stream of "
+	  "ROWS arrays ('blocks', 'instructions', 'elements', 'packets') of "
+	  "the input `etmkit CMD ARGV` ('decode' or 'packets') reads, decoded "
+	  "by the CLI's own code a piece at a time (cli_trace_step)." },
 	{ "_raw_stream", (PyCFunction)(void (*)(void))ek_raw_stream,
 	  METH_VARARGS | METH_KEYWORDS,
 	  "_raw_stream(data, rows, protocol, regs, id=0x10, "

@@ -212,13 +212,15 @@ int profile_part_save(const struct profile_part *pp, FILE *f);
 /* A part from saved bytes @buf[0..@n-1], checked strictly: magic,
  * version, kind, flags, every count against the bytes there are before
  * anything is allocated, binaries and entries in order without
- * duplicates, binary indices, counts not 0. Returns 0 and sets *@pp;
- * -etmkit_err_invalid (NULL @pp, NULL @buf with @n > 0),
- * -etmkit_err_nomem, -etmkit_err_truncated (the bytes end inside a
- * header, binary or entry), -etmkit_err_format (bad magic, a malformed
- * field, order or duplicate), -etmkit_err_unsupported (a version or
- * kind this reader does not know); @diag (may be NULL) has the byte
- * offset and the reason. */
+ * duplicates, binary indices, counts not 0 (docs/profile-part.md,
+ * "Reading"). Returns 0 and sets *@pp; -etmkit_err_invalid (NULL @pp,
+ * NULL @buf with @n > 0), -etmkit_err_nomem, -etmkit_err_truncated (the
+ * bytes end before the size the header says, or inside the header),
+ * -etmkit_err_format (bad magic, a malformed field, counts that do not
+ * match the bytes, order or duplicate), -etmkit_err_unsupported (a
+ * version or kind this reader does not know); @diag (may be NULL) has
+ * the byte offset, inside the input (0 for an empty one), and the
+ * reason. */
 int profile_part_load(struct profile_part **pp, const uint8_t *buf, size_t n,
 		      struct profile_part_diag *diag);
 

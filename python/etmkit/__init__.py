@@ -12,6 +12,7 @@ examples.
 
 from __future__ import annotations
 
+import builtins
 import os
 import tempfile
 from typing import Iterable, Union
@@ -29,7 +30,7 @@ __all__ = [
     "packet_type_name", "sec_name", "trace_on_reason_name", "cli_args",
     "KINDS", "INSN_EXEC", "INSN_COND_FAIL", "INSN_CANCEL", "INSN_IMPLIED",
     "INSN_CYCLES", "INSN_P0", "Profile", "merge", "profile",
-    "expand_inputs",
+    "expand_inputs", "open", "Trace",
 ]
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -37,6 +38,89 @@ PathLike = Union[str, "os.PathLike[str]"]
 # The writer's command and --format of each kind, by default.
 _KIND_WRITE = {"tally": ("profile", "autofdo"), "traces": ("profile", "bolt"),
                "coverage": ("coverage", None)}
+
+
+# decode's image options, which `etmkit packets` does not take: each with
+# its value.
+_IMAGE_OPTIONS = ("--elf", "--image", "--symfs", "--buildid-dir",
+                  "--vmlinux")
+
+
+class Trace:
+    """One input (a perf.data recording, a snapshot directory, a raw
+    trace file) with `etmkit decode` options, to iterate in bulk.
+
+    Each iterator decodes the input afresh with the CLI's own code, a
+    piece at a time (an AUX record of a perf.data, 1 MiB of a raw file),
+    and yields NumPy arrays of ``batch`` rows (the last has the rest).
+    Errors are etmkit.Error with the CLI's message and exit class; decode
+    errors in the trace are gap elements, as in `etmkit decode`.
+    """
+
+    def __init__(self, path: Union[PathLike, None], *args: object,
+                 **options: object):
+        self._argv = ([] if path is None else [os.fspath(path)]) + \
+            cli_args(*args, **options)
+        self._streams: list[_etmkit.Stream] = []
+
+    def _stream(self, cmd: str, rows: str, argv: list[str],
+                batch: int) -> _etmkit.Stream:
+        s = _etmkit._cli_stream(cmd, [cmd, *argv], rows, batch)
+        self._streams.append(s)
+        return s
+
+    def _without(self, names: tuple[str, ...], valued: bool) -> list[str]:
+        out, skip = [], False
+        for a in self._argv:
+            if skip:
+                skip = False
+            elif a in names:
+                skip = valued
+            elif not any(a.startswith(n + "=") for n in names):
+                out.append(a)
+        return out
+
+    def blocks(self, batch: int = 8192) -> _etmkit.Stream:
+        """BLOCK_DTYPE arrays: the input decoded as `etmkit decode
+        --ranges` decodes it, its insn_range records."""
+        argv = self._without(("--ranges",), False) + ["--ranges"]
+        return self._stream("decode", "blocks", argv, batch)
+
+    def instructions(self, batch: int = 8192) -> _etmkit.Stream:
+        """INSN_DTYPE arrays: the insn records of `etmkit decode`."""
+        return self._stream("decode", "instructions",
+                            self._without(("--ranges",), False), batch)
+
+    def elements(self, batch: int = 8192) -> _etmkit.Stream:
+        """ELEM_DTYPE arrays: every record of `etmkit decode` with the
+        options given (``ranges=True``: blocks instead of instructions)."""
+        return self._stream("decode", "elements", self._argv, batch)
+
+    def packets(self, batch: int = 8192) -> _etmkit.Stream:
+        """PACKET_DTYPE arrays: the records of `etmkit packets` (the
+        image options, which packets does not take, left out)."""
+        return self._stream("packets", "packets",
+                            self._without(_IMAGE_OPTIONS, True), batch)
+
+    def close(self) -> None:
+        """Stop every iterator made so far."""
+        for s in self._streams:
+            s.close()
+        self._streams.clear()
+
+    def __enter__(self) -> "Trace":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def open(path: Union[PathLike, None], *args: object,
+         **options: object) -> Trace:
+    """A Trace of PATH with the `etmkit decode` options ARGS and OPTIONS
+    (see cli_args: ``elf=["a", "b"]``, ``id=0x10``, ``frames="none"``,
+    ``protocol="ete"``, ...); PATH None for ``snapshot=DIR``."""
+    return Trace(path, *args, **options)
 
 
 def expand_inputs(inputs: Iterable[PathLike]) -> list[str]:
@@ -78,20 +162,22 @@ def profile(inputs: Union[PathLike, Iterable[PathLike]], *args: object,
 
 def _profile_write(p: Profile, path: Union[PathLike, None],
                    *args: object, format: Union[str, None] = None,
-                   **options: object) -> Union[str, None]:
-    """Profile.write (see its docstring)."""
+                   **options: object) -> Union[str, int]:
+    """Profile.write (see its docstring): the CLI's status (0, or 1 after
+    decode errors) when writing to PATH, the text when PATH is None."""
     cmd, default = _KIND_WRITE.get(p.kind, ("profile", None))
     fmt = format or default
     opts = cli_args(*args, **options)
     if fmt and cmd == "profile":
         opts = ["--format", fmt] + opts
     if path is not None:
-        _etmkit._cli_part_write(cmd, [cmd, *opts, "-o", os.fspath(path)], p)
-        return None
+        return _etmkit._cli_part_write(
+            cmd, [cmd, *opts, "-o", os.fspath(path)], p)
     with tempfile.TemporaryDirectory(prefix="etmkit-") as tmp:
         out = os.path.join(tmp, "out")
         _etmkit._cli_part_write(cmd, [cmd, *opts, "-o", out], p)
-        with open(out, encoding="utf-8", errors="surrogateescape") as f:
+        with builtins.open(out, encoding="utf-8",
+                           errors="surrogateescape") as f:
             return f.read()
 
 

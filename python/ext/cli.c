@@ -142,3 +142,88 @@ PyObject *ek_cli_inputs_expand(PyObject *self, PyObject *arg)
 	cli_inputs_free(out, nout);
 	return res;
 }
+
+/* ---- Element and packet streams (cli_trace_*) ----------------------------- */
+
+struct cli_source {
+	struct ek_source base;
+	struct cli_trace *t;
+	int packets;                /* a "packets" stream */
+};
+
+static int cli_packet(void *ctx, uint8_t id, int proto, const void *packet)
+{
+	return ek_fill_packet(ctx, id, (enum etmkit_protocol)proto, packet);
+}
+
+static int cli_step(struct ek_source *src, struct ek_fill *f)
+{
+	struct cli_source *s = (struct cli_source *)src;
+	int rc;
+
+	rc = s->packets ? cli_trace_packets_step(s->t, cli_packet, f) :
+			  cli_trace_step(s->t, ek_fill_elems, f);
+	if (rc >= 0)
+		return rc;
+	if (f->failed || PyErr_Occurred())
+		return -1;
+	/* -cli_exit after a message (on stderr, as the CLI prints it) */
+	ek_raise(rc == -2 ? 2 : 3, "decoding stopped (exit status %d; the "
+		 "message is on stderr)", -rc);
+	return -1;
+}
+
+static void cli_free(struct ek_source *src)
+{
+	struct cli_source *s = (struct cli_source *)src;
+
+	cli_trace_close(s->t);
+	PyMem_Free(s);
+}
+
+PyObject *ek_cli_stream(PyObject *self, PyObject *args)
+{
+	static const char *const names[ek_rows_count] = {
+		[ek_rows_block] = "blocks", [ek_rows_insn] = "instructions",
+		[ek_rows_elem] = "elements", [ek_rows_packet] = "packets",
+	};
+	const char *cmd, *what;
+	PyObject *list;
+	Py_ssize_t batch = EK_BATCH_DEFAULT;
+	char err[1024] = "";
+	struct cli_source *s;
+	char **argv;
+	int argc = 0, rc, rows = -1;
+
+	(void)self;
+	if (!PyArg_ParseTuple(args, "sO!s|n", &cmd, &PyList_Type, &list,
+			      &what, &batch))
+		return NULL;
+	for (int i = 0; i < ek_rows_count; i++)
+		if (!strcmp(what, names[i]))
+			rows = i;
+	if (rows < 0)
+		return ek_raise(2, "unknown rows '%s'", what);
+	if (batch < 1)
+		return ek_raise(2, "batch must be 1 or more, not %zd", batch);
+	if (!(argv = argv_of(list, &argc)))
+		return NULL;
+	s = PyMem_Calloc(1, sizeof(*s));
+	if (!s) {
+		argv_free(argv, argc);
+		return PyErr_NoMemory();
+	}
+	s->base.step = cli_step;
+	s->base.free = cli_free;
+	s->packets = rows == ek_rows_packet;
+	rc = cli_trace_open(&s->t, cmd, argc, argv, err, sizeof(err));
+	argv_free(argv, argc);
+	if (rc != 0) {
+		if (s->t)
+			cli_trace_close(s->t);
+		PyMem_Free(s);
+		return ek_raise(rc == 2 ? 2 : 3, "%s", err[0] ? err :
+				"cannot open the input");
+	}
+	return ek_stream_new(&s->base, (enum ek_rows)rows, (size_t)batch);
+}

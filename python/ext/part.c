@@ -295,13 +295,32 @@ static PyObject *profile_write(PyObject *self, PyObject *args, PyObject *kw)
 	return res;
 }
 
+/* pickle: Profile.from_bytes(saved form), so that Profiles travel
+ * between processes (a Dask task's result) as their canonical bytes. */
+static PyObject *profile_reduce(PyObject *self, PyObject *unused)
+{
+	PyObject *b = profile_to_bytes(self, NULL), *fn, *res;
+
+	(void)unused;
+	if (!b)
+		return NULL;
+	fn = PyObject_GetAttrString((PyObject *)Py_TYPE(self), "from_bytes");
+	res = fn ? Py_BuildValue("(O(O))", fn, b) : NULL;
+	Py_XDECREF(fn);
+	Py_DECREF(b);
+	return res;
+}
+
 static PyMethodDef profile_methods[] = {
+	{ "__reduce__", profile_reduce, METH_NOARGS,
+	  "pickle support: the saved form." },
 	{ "write", (PyCFunction)(void (*)(void))profile_write,
 	  METH_VARARGS | METH_KEYWORDS,
 	  "write(path, *cli_args, format=None, **options)\n--\n\n"
 	  "Write the profile as `etmkit profile` (or `etmkit coverage`, for "
 	  "a coverage) writes it, with its output options (--binary, ...): "
-	  "to PATH, or, when PATH is None, return the text. FORMAT defaults "
+	  "to PATH, returning the CLI's status (0, or 1 after decode errors), "
+	  "or, when PATH is None, returning the text. FORMAT defaults "
 	  "to the kind's: autofdo (tally), bolt (traces), lcov (coverage). "
 	  "etmkit.Error with the CLI's message and exit class (2: options, a "
 	  "format of another kind, bolt with several binaries and no "

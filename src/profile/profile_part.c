@@ -11,7 +11,7 @@
 #include "profile_part_internal.h"
 
 /* profile_part_internal.h */
-int part_fail(struct profile_part *pp, int err, const char *fmt, ...)
+int profile_part_fail(struct profile_part *pp, int err, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -66,7 +66,7 @@ const char *profile_part_message(const struct profile_part *pp)
 /* ---- Binaries --------------------------------------------------------------- */
 
 /* profile_part_internal.h */
-int part_bin_cmp(const struct part_bin *a, const struct part_bin *b)
+int profile_part_bin_cmp(const struct part_bin *a, const struct part_bin *b)
 {
 	int c = strcmp(a->name, b->name);
 
@@ -80,7 +80,7 @@ int part_bin_cmp(const struct part_bin *a, const struct part_bin *b)
 }
 
 /* profile_part_internal.h */
-const char *part_bin_check(const struct profile_part_binary *b)
+const char *profile_part_bin_check(const struct profile_part_binary *b)
 {
 	if (!b->name || !b->name[0])
 		return "a binary has no name";
@@ -104,7 +104,7 @@ static size_t bin_hash(const char *name, const uint8_t *id, uint8_t size)
 }
 
 /* profile_part_internal.h */
-size_t *part_index_slot(const struct profile_part *pp, const struct part_bin *b)
+size_t *profile_part_index_slot(const struct profile_part *pp, const struct part_bin *b)
 {
 	size_t i = bin_hash(b->name, b->build_id, b->build_id_size) &
 		   (pp->index_cap - 1);
@@ -112,7 +112,7 @@ size_t *part_index_slot(const struct profile_part *pp, const struct part_bin *b)
 	for (;;) {
 		size_t *s = &pp->index[i];
 
-		if (!*s || !part_bin_cmp(&pp->bins[*s - 1], b))
+		if (!*s || !profile_part_bin_cmp(&pp->bins[*s - 1], b))
 			return s;
 		i = (i + 1) & (pp->index_cap - 1);
 	}
@@ -121,13 +121,13 @@ size_t *part_index_slot(const struct profile_part *pp, const struct part_bin *b)
 /* The index of the binary keyed like @b, or -1. */
 static long find_bin(const struct profile_part *pp, const struct part_bin *b)
 {
-	size_t *s = pp->index_cap ? part_index_slot(pp, b) : NULL;
+	size_t *s = pp->index_cap ? profile_part_index_slot(pp, b) : NULL;
 
 	return s && *s ? (long)(*s - 1) : -1;
 }
 
 /* profile_part_internal.h */
-int part_reserve_bins(struct profile_part *pp, size_t n)
+int profile_part_reserve_bins(struct profile_part *pp, size_t n)
 {
 	size_t want = pp->nbins + n, cap;
 
@@ -159,7 +159,7 @@ int part_reserve_bins(struct profile_part *pp, size_t n)
 		pp->index_cap = cap;
 		for (size_t i = 0; i < old_cap; i++)
 			if (old[i])
-				*part_index_slot(pp, &pp->bins[old[i] - 1]) = old[i];
+				*profile_part_index_slot(pp, &pp->bins[old[i] - 1]) = old[i];
 		free(old);
 	}
 	return 0;
@@ -189,7 +189,7 @@ static int conflict(struct profile_part *pp, const struct part_bin *have,
 
 	if (!what)
 		return 0;
-	part_fail(pp, -etmkit_err_format,
+	profile_part_fail(pp, -etmkit_err_format,
 		  "%s: different files were found for it (%s: 0x%llx, 0x%llx "
 		  "and 0x%llx, 0x%llx)", b->name, what,
 		  (unsigned long long)have->base,
@@ -219,7 +219,7 @@ static char *str_copy(const char *s)
  * index or -etmkit_err_nomem (nothing changed). */
 static long put_bin(struct profile_part *pp, const struct part_bin *b)
 {
-	size_t *s = part_index_slot(pp, b);
+	size_t *s = profile_part_index_slot(pp, b);
 	struct part_bin *have;
 	char *name, *file;
 
@@ -260,18 +260,18 @@ long profile_part_add_binary(struct profile_part *pp,
 	if (!pp)
 		return -etmkit_err_invalid;
 	if (!b)
-		return part_fail(pp, -etmkit_err_invalid, "no binary");
-	why = part_bin_check(b);
+		return profile_part_fail(pp, -etmkit_err_invalid, "no binary");
+	why = profile_part_bin_check(b);
 	if (why)
-		return part_fail(pp, -etmkit_err_invalid, "%s", why);
+		return profile_part_fail(pp, -etmkit_err_invalid, "%s", why);
 	bin_of(&k, b);
 	i = find_bin(pp, &k);
 	if (i >= 0 && conflict(pp, &pp->bins[i], &k))
 		return -etmkit_err_format;
-	if (i < 0 && (err = part_reserve_bins(pp, 1)) < 0)
-		return part_fail(pp, err, "out of memory");
+	if (i < 0 && (err = profile_part_reserve_bins(pp, 1)) < 0)
+		return profile_part_fail(pp, err, "out of memory");
 	i = put_bin(pp, &k);
-	return i < 0 ? part_fail(pp, (int)i, "out of memory") : i;
+	return i < 0 ? profile_part_fail(pp, (int)i, "out of memory") : i;
 }
 
 size_t profile_part_binary_count(const struct profile_part *pp)
@@ -368,11 +368,11 @@ static int check_map(struct profile_part *pp, const struct count_map *m,
 		if (!s->count)
 			continue;
 		if (b >= nbins)
-			return part_fail(pp, -etmkit_err_invalid,
+			return profile_part_fail(pp, -etmkit_err_invalid,
 					 "an entry of binary %zu, not below the "
 					 "%zu mapped", b, nbins);
 		if (map[b] < 0 || (size_t)map[b] >= pp->nbins)
-			return part_fail(pp, -etmkit_err_invalid,
+			return profile_part_fail(pp, -etmkit_err_invalid,
 					 "binary %zu maps to %ld, no binary of "
 					 "the part", b, map[b]);
 	}
@@ -388,13 +388,13 @@ static int add_maps(struct profile_part *pp, const struct count_map *r,
 	int err;
 
 	if (!map && nbins)
-		return part_fail(pp, -etmkit_err_invalid, "no binary map");
+		return profile_part_fail(pp, -etmkit_err_invalid, "no binary map");
 	if ((err = check_map(pp, r, map, nbins)) < 0 ||
 	    (err = check_map(pp, s, map, nbins)) < 0)
 		return err;
 	if (count_map_reserve(&pp->ranges, r->used) < 0 ||
 	    count_map_reserve(&pp->second, s->used) < 0)
-		return part_fail(pp, -etmkit_err_nomem, "out of memory");
+		return profile_part_fail(pp, -etmkit_err_nomem, "out of memory");
 	add_map(&pp->ranges, r, map, 0);
 	add_map(&pp->second, s, map,
 		pp->kind == profile_part_kind_coverage);
@@ -413,20 +413,20 @@ int profile_part_add_profile(struct profile_part *pp, const struct profile *p,
 	if (!pp)
 		return -etmkit_err_invalid;
 	if (!p)
-		return part_fail(pp, -etmkit_err_invalid, "no profile");
+		return profile_part_fail(pp, -etmkit_err_invalid, "no profile");
 	traces = p->cfg.traces != 0;
 	if (pp->kind == profile_part_kind_coverage ||
 	    traces != (pp->kind == profile_part_kind_traces))
-		return part_fail(pp, -etmkit_err_invalid,
+		return profile_part_fail(pp, -etmkit_err_invalid,
 				 "a %s profile does not go into a %s part",
 				 traces ? "traces" : "tally",
 				 kind_names[pp->kind]);
 	if (p->cfg.contexts)
-		return part_fail(pp, -etmkit_err_invalid,
+		return profile_part_fail(pp, -etmkit_err_invalid,
 				 "a profile with call contexts does not go "
 				 "into a part");
 	if (!profile_finished(p))
-		return part_fail(pp, -etmkit_err_invalid,
+		return profile_part_fail(pp, -etmkit_err_invalid,
 				 "the profile is not finished "
 				 "(profile_finish())");
 	return add_maps(pp, &p->ranges, &p->branches, bin_map, nbins,
@@ -442,13 +442,13 @@ int profile_part_add_coverage(struct profile_part *pp,
 	if (!pp)
 		return -etmkit_err_invalid;
 	if (!c)
-		return part_fail(pp, -etmkit_err_invalid, "no coverage");
+		return profile_part_fail(pp, -etmkit_err_invalid, "no coverage");
 	if (pp->kind != profile_part_kind_coverage)
-		return part_fail(pp, -etmkit_err_invalid,
+		return profile_part_fail(pp, -etmkit_err_invalid,
 				 "a coverage does not go into a %s part",
 				 kind_names[pp->kind]);
 	if (coverage_runs_open(c))
-		return part_fail(pp, -etmkit_err_invalid,
+		return profile_part_fail(pp, -etmkit_err_invalid,
 				 "the coverage is not finished "
 				 "(coverage_finish())");
 	coverage_counts(c, &r, &s);
@@ -497,12 +497,12 @@ static int merge_bins(struct profile_part *dst, const struct profile_part *src,
 		else if (conflict(dst, &dst->bins[j], &src->bins[i]))
 			return -etmkit_err_format;
 	}
-	if ((err = part_reserve_bins(dst, fresh)) < 0)
-		return part_fail(dst, err, "out of memory");
+	if ((err = profile_part_reserve_bins(dst, fresh)) < 0)
+		return profile_part_fail(dst, err, "out of memory");
 	for (size_t i = 0; i < src->nbins; i++) {
 		map[i] = put_bin(dst, &src->bins[i]);
 		if (map[i] < 0)
-			return part_fail(dst, (int)map[i], "out of memory");
+			return profile_part_fail(dst, (int)map[i], "out of memory");
 	}
 	return 0;
 }
@@ -517,27 +517,27 @@ int profile_part_merge(struct profile_part *dst,
 	if (!dst)
 		return -etmkit_err_invalid;
 	if (!src)
-		return part_fail(dst, -etmkit_err_invalid, "no part to merge");
+		return profile_part_fail(dst, -etmkit_err_invalid, "no part to merge");
 	if (src->kind != dst->kind)
-		return part_fail(dst, -etmkit_err_invalid,
+		return profile_part_fail(dst, -etmkit_err_invalid,
 				 "a %s part does not merge with a %s part",
 				 kind_names[src->kind], kind_names[dst->kind]);
 	if (src == dst) {     /* counts double: from a copy */
 		err = profile_part_clone(&copy, src);
 		if (err < 0)
-			return part_fail(dst, err, "out of memory");
+			return profile_part_fail(dst, err, "out of memory");
 		src = copy;
 	}
 	map = malloc((src->nbins ? src->nbins : 1) * sizeof(*map));
 	if (!map) {
 		profile_part_free(copy);
-		return part_fail(dst, -etmkit_err_nomem, "out of memory");
+		return profile_part_fail(dst, -etmkit_err_nomem, "out of memory");
 	}
 	/* The room first (the counts stay the same), then the binaries:
 	 * only their names' copies can fail after that. */
 	if (count_map_reserve(&dst->ranges, src->ranges.used) < 0 ||
 	    count_map_reserve(&dst->second, src->second.used) < 0)
-		err = part_fail(dst, -etmkit_err_nomem, "out of memory");
+		err = profile_part_fail(dst, -etmkit_err_nomem, "out of memory");
 	else
 		err = merge_bins(dst, src, map);
 	if (!err) {

@@ -50,27 +50,27 @@ struct part_entry {
 };
 
 /* How entries sort: by binary, then from, then to. */
-int part_entry_cmp(const struct part_entry *a, const struct part_entry *b);
+int profile_part_entry_cmp(const struct part_entry *a, const struct part_entry *b);
 
 /* How binaries sort in the saved form: name bytewise, then build id
  * bytes, then build id size. */
-int part_bin_cmp(const struct part_bin *a, const struct part_bin *b);
+int profile_part_bin_cmp(const struct part_bin *a, const struct part_bin *b);
 
 /* A binary's key or base fields are valid (0) or why not (a static
  * text). */
-const char *part_bin_check(const struct profile_part_binary *b);
+const char *profile_part_bin_check(const struct profile_part_binary *b);
 
 /* The index slot of the binary keyed like @b: holding it, or free
- * (the index has room: part_reserve_bins()). */
-size_t *part_index_slot(const struct profile_part *pp,
+ * (the index has room: profile_part_reserve_bins()). */
+size_t *profile_part_index_slot(const struct profile_part *pp,
 			const struct part_bin *b);
 
 /* Room for @n more binaries: the table and its index (at most half
  * full). 0 or -etmkit_err_nomem; the binaries stay the same. */
-int part_reserve_bins(struct profile_part *pp, size_t n);
+int profile_part_reserve_bins(struct profile_part *pp, size_t n);
 
 /* Record the reason of a failure in pp->msg; returns @err. */
-int part_fail(struct profile_part *pp, int err, const char *fmt, ...)
+int profile_part_fail(struct profile_part *pp, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 #endif

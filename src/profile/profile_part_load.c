@@ -97,8 +97,7 @@ static int read_header(const struct reader *r, struct header *h)
 	/* What the counts need at least, against what is there: nothing is
 	 * allocated for more than the input holds. */
 	room = r->n - PART_HEADER;
-	if (h->nbins > room / PART_BIN_FIXED ||
-	    h->nranges > room / PART_ENTRY || h->nsecond > room / PART_ENTRY ||
+	if (h->nranges > room / PART_ENTRY || h->nsecond > room / PART_ENTRY ||
 	    h->nbins * (uint64_t)PART_BIN_FIXED +
 	    (h->nranges + h->nsecond) * PART_ENTRY > room)
 		return bad(r, -etmkit_err_format, 20,
@@ -192,13 +191,13 @@ static int read_bins(const struct reader *r, struct profile_part *pp,
 
 		if (err < 0)
 			return err;
-		if (i && part_bin_cmp(&pp->bins[i - 1], &b) >= 0)
+		if (i && profile_part_bin_cmp(&pp->bins[i - 1], &b) >= 0)
 			err = bad(r, -etmkit_err_format, start,
 				  "binary %u (%s) is not after the one before",
 				  i, b.name);
 		if (!err) {
 			pp->bins[pp->nbins] = b;
-			*part_index_slot(pp, &b) = ++pp->nbins;
+			*profile_part_index_slot(pp, &b) = ++pp->nbins;
 			continue;
 		}
 		free(b.name);
@@ -244,7 +243,7 @@ static int read_entries(const struct reader *r, struct profile_part *pp,
 		if (ranges && e.from >= e.to)
 			return bad(r, -etmkit_err_format, *at + 8,
 				   "a range that ends before it starts");
-		if (i && part_entry_cmp(&prev, &e) >= 0)
+		if (i && profile_part_entry_cmp(&prev, &e) >= 0)
 			return bad(r, -etmkit_err_format, *at,
 				   "an entry not after the one before");
 		prev = e;
@@ -278,7 +277,7 @@ int profile_part_load(struct profile_part **out, const uint8_t *buf, size_t n,
 	err = profile_part_alloc(&pp, (enum profile_part_kind)h.kind);
 	if (err < 0)
 		return bad(&r, err, 0, "out of memory");
-	if (part_reserve_bins(pp, h.nbins) < 0 ||
+	if (profile_part_reserve_bins(pp, h.nbins) < 0 ||
 	    count_map_reserve(&pp->ranges, (size_t)h.nranges) < 0 ||
 	    count_map_reserve(&pp->second, (size_t)h.nsecond) < 0) {
 		err = bad(&r, -etmkit_err_nomem, 0, "out of memory");
@@ -289,15 +288,21 @@ int profile_part_load(struct profile_part **out, const uint8_t *buf, size_t n,
 	pp->ctr.saturated = (h.flags & PART_F_SATURATED) != 0;
 	pp->ctr.etm3 = (h.flags & PART_F_ETM3) != 0;
 	err = read_bins(&r, pp, h.nbins, &at);
+	/* The entries fill the rest exactly (the counts' lower bound above
+	 * did not know the strings' lengths). */
+	if (!err && n - at != (h.nranges + h.nsecond) * PART_ENTRY)
+		err = bad(&r, -etmkit_err_format, 40,
+			  "%llu + %llu entries take %llu bytes, %zu follow "
+			  "the binaries", (unsigned long long)h.nranges,
+			  (unsigned long long)h.nsecond,
+			  (unsigned long long)((h.nranges + h.nsecond) *
+					       PART_ENTRY), n - at);
 	if (!err)
 		err = read_entries(&r, pp, &pp->ranges, h.nranges, 0,
 				   h.kind == profile_part_kind_coverage, &at);
 	if (!err)
 		err = read_entries(&r, pp, &pp->second, h.nsecond,
 				   h.kind == profile_part_kind_coverage, 0, &at);
-	if (!err && at != n)
-		err = bad(&r, -etmkit_err_format, at,
-			  "%zu bytes after the last entry", n - at);
 	if (err < 0)
 		goto fail;
 	*out = pp;

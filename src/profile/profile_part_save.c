@@ -8,7 +8,7 @@
 #include "profile_part_internal.h"
 
 /* profile_part_internal.h */
-int part_entry_cmp(const struct part_entry *a, const struct part_entry *b)
+int profile_part_entry_cmp(const struct part_entry *a, const struct part_entry *b)
 {
 	if (a->bin != b->bin)
 		return a->bin < b->bin ? -1 : 1;
@@ -17,7 +17,7 @@ int part_entry_cmp(const struct part_entry *a, const struct part_entry *b)
 	return (a->to > b->to) - (a->to < b->to);
 }
 
-/* Whether @a sorts before @b: part_entry_cmp(), inline for the sort. */
+/* Whether @a sorts before @b: profile_part_entry_cmp(), inline for the sort. */
 static inline int before(const struct part_entry *a, const struct part_entry *b)
 {
 	if (a->bin != b->bin)
@@ -72,7 +72,7 @@ static void sort_entries(struct part_entry *e, struct part_entry *tmp,
 
 static int cmp_bin_ptr(const void *a, const void *b)
 {
-	return part_bin_cmp(*(const struct part_bin *const *)a,
+	return profile_part_bin_cmp(*(const struct part_bin *const *)a,
 			    *(const struct part_bin *const *)b);
 }
 

@@ -16,7 +16,9 @@ here:
 3. a damaged input (truncated: exit 3 alone) among good ones is named
    "left out", the summary says "1 of 3 inputs left out", exit 1, and the
    output is that of the good ones; alone it fails as before, with no
-   summary; only damaged ones: exit 3, nothing written;
+   summary; only damaged ones: exit 3, nothing written; an input whose
+   AUX bytes are damaged (decode errors, exit 1 alone) is counted, not
+   left out: exit 1, the sum of the errors said, the counts A' + B;
 4. expansion: a directory gives its perf.data files (by magic, other files
    skipped, recursively) sorted bytewise by path (seen in the order of the
    left-out lines of damaged ones); a directory holding snapshot.ini is a
@@ -25,16 +27,34 @@ here:
    missing file fails naming the list file and line; a directory without
    recordings fails naming it.
 
-Usage: multi_input.py ETMKIT QEMU_TRACE WORKLOADS_DIR WORK_DIR
+5. with CORE_API (tests/cli/core_api.c), the core's entry points
+   (cli/core.h) in one process: cli_part_make() + cli_part_write() write
+   the bytes `etmkit profile` / `etmkit coverage` write (autofdo, bolt,
+   lcov), three times in a row (-q in the second: no notes; the first and
+   third give the CLI's notes: -q and the notes given do not stick), and
+   through the saved part form, and on 4 threads at once (each thread's
+   notes its own); an input refused gives the CLI's exit and
+   message, to the sink, nothing on stderr; cli_trace_step() counts per
+   trace ID and element kind what `etmkit decode --json` lists, per
+   instruction and --ranges, the same on a second pass, on the perf.data
+   recordings and on a snapshot the encoder wrote (its buffer read in
+   pieces); cli_trace_packets_step() counts per trace ID the records
+   `etmkit packets --json` lists; cli_inputs_expand() lists what the CLI
+   reads.
+
+Usage: multi_input.py ETMKIT QEMU_TRACE WORKLOADS_DIR WORK_DIR [CORE_API]
 Exit: 0 pass, 1 fail, 77 qemu-user or the cross compiler missing (fails
 with CI=true)."""
 import collections
+import json
 import os
 import shutil
 import subprocess
 import sys
 
 ETMKIT, QEMU_TRACE, WORKLOADS, WORK = sys.argv[1:5]
+CORE_API = sys.argv[5] if len(sys.argv) > 5 else None
+LOOPS = None
 failures = []
 
 
@@ -116,6 +136,101 @@ def profile(args):
     return run(["profile"] + args)
 
 
+def core(args):
+    return subprocess.run([CORE_API] + args, capture_output=True, text=True)
+
+
+def part_runs(cmd, args, name):
+    outs = [os.path.join(WORK, f"{name}.{i}") for i in (1, 2, 3)]
+    cli = run([cmd] + args)
+    p = core(["part", cmd] + outs + args)
+    runs = [l.split() for l in p.stdout.splitlines() if l.startswith("run ")]
+    want_notes = cli.stderr.count(": note: ")
+    check(p.returncode == 0 and p.stderr == "" and
+          [r[3] for r in runs] == [str(cli.returncode)] * 3,
+          f"{name}: core_api {p.returncode} {runs} {p.stderr}")
+    for o in outs + [outs[0] + ".reload"]:
+        got = open(o).read() if os.path.exists(o) else None
+        check(got == cli.stdout, f"{name}: {o} differs from etmkit {cmd}")
+    check([r[5] for r in runs] ==
+          [str(2 * want_notes), "0", str(want_notes)],
+          f"{name}: notes per run {[r[5] for r in runs]}, the CLI "
+          f"{want_notes}")
+    return want_notes
+
+
+def decode_counts(args):
+    c = collections.Counter()
+    for line in run(["decode", "--json"] + args).stdout.splitlines():
+        d = json.loads(line)
+        c[(d["id"], d["kind"])] += 1
+    return c
+
+
+def core_api(a, b, bad, lst, top):
+    sym = ["--symfs", "/"]
+    part_runs("profile", [a] + sym, "api_autofdo")
+    part_runs("profile", [b, "--format", "bolt", "--binary", "calls"] + sym,
+              "api_bolt")
+    part_runs("coverage", [a] + sym, "api_lcov")
+    n = part_runs("coverage", [a], "api_lcov_nobin")
+    check(n == 1, f"coverage without binaries: {n} notes")
+    for cmd, args in (("profile", [a] + sym), ("coverage", [b] + sym)):
+        cli = run([cmd] + args)
+        out = os.path.join(WORK, "api_threads")
+        p = core(["threads", cmd, out] + args + ["--jobs", "2"])
+        want = [f"thread {i} rc 0 notes {cli.stderr.count(': note: ')}"
+                for i in range(4)]
+        check(p.stdout.splitlines() == want and p.stderr == "",
+              f"threads {cmd}: {p.stdout} {p.stderr}")
+        for i in range(4):
+            got = open(f"{out}.{i}").read() if os.path.exists(
+                f"{out}.{i}") else None
+            check(got == cli.stdout, f"threads {cmd}: {out}.{i} differs")
+    # refused input: the CLI's exit and text, to the sink only
+    cli = run(["profile", bad])
+    p = core(["part", "profile"] +
+             [os.path.join(WORK, f"api_bad.{i}") for i in (1, 2, 3)] + [bad])
+    first = cli.stderr.splitlines()[0].split(": ", 1)[1]
+    check(cli.returncode == 3 and p.stderr == "" and
+          p.stdout.count("run ") == 3 and
+          p.stdout.count(f" rc 3 ") == 3 and
+          p.stdout.count(f"err: {first}\n") == 3 and
+          p.stdout.count("sink: " + cli.stderr.splitlines()[0]) == 3,
+          f"refused: {p.stdout} {p.stderr} / {cli.stderr}")
+    # element and packet streams
+    snap = os.path.join(WORK, "snap")
+    log, elf = LOOPS
+    must(["encode", "--from-qemu", log, "--protocol", "ete", "--out", snap,
+          "-q"])
+    for args in ([b], ["--snapshot", snap]):
+        want = collections.Counter()
+        for line in run(["packets", "--json"] + args).stdout.splitlines():
+            want[json.loads(line)["id"]] += 1
+        p = core(["packets"] + args)
+        got = {int(l.split()[0]): int(l.split()[2])
+               for l in p.stdout.splitlines()}
+        check(p.returncode == 0 and got == dict(want) and len(want),
+              f"packets {args}: {got} != {dict(want)} {p.stderr}")
+    for args in ([a] + sym, [b] + sym + ["--ranges"],
+                 ["--snapshot", snap, "--elf", elf]):
+        want = decode_counts(args)
+        p = core(["trace"] + args)
+        got = collections.Counter()
+        for line in p.stdout.splitlines()[:-1]:
+            i, k, c = line.split()
+            got[(int(i), k)] = int(c)
+        check(p.returncode == 0 and got == want and len(want) > 3 and
+              p.stdout.endswith("passes same\n"),
+              f"trace {args}: {sorted(got.items())} != "
+              f"{sorted(want.items())}; {p.stdout[-40:]} {p.stderr}")
+    p = core(["expand", "@" + lst.replace(".txt", "2.txt"), top])
+    got = p.stdout.splitlines()
+    check(got[:2] == [b.replace(WORK, WORK + "/lists/.."), a] and
+          len(got) == 11 and got[2:] == sorted(got[2:]),
+          f"expand: {p.stdout}")
+
+
 def main():
     if not (shutil.which("qemu-aarch64") and
             shutil.which("aarch64-linux-gnu-gcc")):
@@ -123,7 +238,9 @@ def main():
         return 1 if os.environ.get("CI") == "true" else 77
     shutil.rmtree(WORK, ignore_errors=True)
     os.makedirs(WORK)
+    global LOOPS
     loops, calls, hot = build("loops"), build("calls"), build("hot")
+    LOOPS = loops
     a = os.path.join(WORK, "A.data")
     b = os.path.join(WORK, "B.data")
     encode(a, [loops, calls], ["--cpus", "2"])
@@ -186,6 +303,29 @@ def main():
           "2 of 2 inputs left out" in p.stderr,
           f"bad bad: {p.returncode} {p.stderr}")
 
+    # AUX payload bytes overwritten (offsets of packets: file offsets)
+    offs = [json.loads(l)["offset"] for l in
+            run(["packets", "--json", a]).stdout.splitlines()]
+    aux = bytearray(d)
+    for o in offs[len(offs) // 3:len(offs) // 3 + 400:7]:
+        aux[o] ^= 0x5a
+    dmg = os.path.join(WORK, "aux.data")
+    with open(dmg, "wb") as f:
+        f.write(aux)
+    p1 = profile([dmg] + elfs)
+    p = profile([dmg, b] + elfs)
+    errs = p1.stderr.split(" decode error")[0].rsplit(" ", 1)[-1]
+    check(p1.returncode == 1 and errs.isdigit() and int(errs) > 0 and
+          p.returncode == 1 and "left out" not in p.stderr and
+          f": {errs} decode error" in p.stderr and
+          parse_autofdo(p.stdout) == parse_autofdo(p1.stdout) + sb,
+          f"AUX damaged: {p1.returncode} {p.returncode} {p1.stderr} "
+          f"{p.stderr}")
+    p = profile([dmg, b, dmg] + elfs)
+    check(p.returncode == 1 and errs.isdigit() and
+          f": {2 * int(errs)} decode errors" in p.stderr,
+          f"AUX damaged twice: {p.stderr}")
+
     # 4. expansion
     top = os.path.join(WORK, "dir")
     os.makedirs(os.path.join(top, "sub", "deeper"))
@@ -215,6 +355,7 @@ def main():
     p = profile(["@" + lst] + elfs)
     check(p.returncode == 0 and p.stdout == pab.stdout,
           f"@LIST: exit {p.returncode}: {p.stderr}")
+    shutil.copy(lst, lst.replace(".txt", "2.txt"))
     with open(lst, "a") as f:
         f.write("missing.data\n")
     p = profile(["@" + lst] + elfs)
@@ -227,6 +368,8 @@ def main():
     check(p.returncode == 3 and f"{empty}: no perf.data file under" in
           p.stderr, f"empty directory: {p.returncode} {p.stderr}")
 
+    if CORE_API:
+        core_api(a, b, bad, lst, top)
     if failures:
         print(f"{len(failures)} failures")
         return 1

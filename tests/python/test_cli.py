@@ -89,7 +89,7 @@ class CliTest(unittest.TestCase):
 
     def written(self, p, *args, **options):
         out = os.path.join(self.r.tmp.name, "py.out")
-        p.write(out, *args, **options)
+        self.assertEqual(p.write(out, *args, **options), 0)
         with open(out, "rb") as f:
             return f.read()
 

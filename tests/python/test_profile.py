@@ -131,6 +131,13 @@ class ProfileTest(unittest.TestCase):
             self.assertEqual(cm.exception.exit_class, 3)
             self.assertIn(text, str(cm.exception))
 
+    def test_pickle(self):
+        import pickle
+        p = etmkit.Profile.from_bytes(self.ab)
+        q = pickle.loads(pickle.dumps(p))
+        self.assertIsInstance(q, etmkit.Profile)
+        self.assertEqual(q.to_bytes(), self.ab)
+
     def test_type_errors(self):
         a = etmkit.Profile.from_bytes(self.a)
         with self.assertRaises(TypeError):

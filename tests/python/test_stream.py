@@ -56,13 +56,19 @@ class Compare:
             self.assertEqual(row["end"], hexnum(rec["end"]), where)
             self.assertEqual(row["count"], rec["count"], where)
         elif kind == "context":
-            self.assertEqual(row["context_id"], hexnum(rec["context_id"]),
-                             where)
+            flags = int(row["flags"])
+            self.assertEqual(bool(flags & 1), "context_id" in rec, where)
+            self.assertEqual(bool(flags & 2), "vmid" in rec, where)
+            self.assertEqual(bool(flags & 4), "el" in rec, where)
+            self.assertEqual(row["context_id"],
+                             hexnum(rec.get("context_id", 0)), where)
             self.assertEqual(row["vmid"], hexnum(rec.get("vmid", 0)), where)
-            self.assertEqual(row["el"], rec["el"], where)
-            self.assertEqual(bool(row["aarch64"]), rec["aarch64"], where)
-            self.assertEqual(etmkit.sec_name(int(row["sec"])), rec["sec"],
-                             where)
+            if "el" in rec:
+                self.assertEqual(row["el"], rec["el"], where)
+                self.assertEqual(bool(row["aarch64"]), rec["aarch64"],
+                                 where)
+                self.assertEqual(etmkit.sec_name(int(row["sec"])),
+                                 rec["sec"], where)
         elif kind == "exception":
             self.assertEqual(row["number"], rec["number"], where)
             self.assertEqual(bool(row["flags"] & 1), "ret_addr" in rec,

@@ -798,6 +798,18 @@ static uint8_t *saved(const struct profile_part *pp, size_t *n)
 	return b;
 }
 
+/* The same through profile_part_save() to a FILE. */
+static uint8_t *saved_file(const struct profile_part *pp, size_t *n)
+{
+	char *b = NULL;
+	FILE *m = open_memstream(&b, n);
+
+	assert_non_null(m);
+	assert_int_equal(profile_part_save(pp, m), 0);
+	assert_int_equal(fclose(m), 0);
+	return (uint8_t *)b;
+}
+
 /* Loaded from @b, @pp saves the same bytes again. */
 static struct profile_part *reload(const uint8_t *b, size_t n)
 {
@@ -848,6 +860,10 @@ static void canonical(int traces)
 	assert_int_equal(nx, ny);
 	assert_memory_equal(x, y, nx);
 	assert_true(nx > 64 + 3 * 48 + 1000 * 32);
+	free(y);
+	y = saved_file(ba, &ny);      /* to a FILE: the same */
+	assert_int_equal(nx, ny);
+	assert_memory_equal(x, y, nx);
 	l = reload(x, nx);
 	assert_int_equal(profile_part_counters(l, &ca), 0);
 	assert_int_equal(ca.inputs, 3);
@@ -1070,7 +1086,11 @@ static void test_load_refused(void **state)
 	EDIT(16, 4, 4);
 	refused(b, n, -etmkit_err_format, 16, "flags");
 	EDIT(56, n + 1, 8);
-	refused(b, n + 1, -etmkit_err_format, n, "after the last entry");
+	refused(b, n + 1, -etmkit_err_format, 40,
+		"2 + 1 entries take 96 bytes, 97 follow");
+	EDIT(48, 0, 8);                 /* one entry less than there is */
+	refused(b, n, -etmkit_err_format, 40,
+		"2 + 0 entries take 64 bytes, 96 follow");
 	EDIT(56, n - 1, 8);
 	refused(b, n, -etmkit_err_format, 56, "bytes");
 	EDIT(20, 1000, 4);              /* binaries beyond the bytes */
@@ -1091,6 +1111,10 @@ static void test_load_refused(void **state)
 	refused(b, n, -etmkit_err_format, bin_b, "not after");
 	EDIT(bin_b + 48 + 1, 'a', 1);   /* "/a" after "/a": its build id */
 	assert_int_equal(profile_part_load(&pp, b, n, NULL), 0);
+	profile_part_free(pp);
+	le(b + bin_b + 10, 0, 2);       /* "/a", no id bytes, size 2 */
+	assert_int_equal(profile_part_load(&pp, b, n, NULL), 0);
+	assert_int_equal(profile_part_binary_count(pp), 2);
 	profile_part_free(pp);
 	le(b + bin_b + 8, 0, 4);        /* "/a" twice */
 	refused(b, n, -etmkit_err_format, bin_b, "not after");
@@ -1153,6 +1177,10 @@ static void test_truncated(void **state)
 	pp = part_of(profile_part_kind_tally, p, NULL, canon, canon);
 	b = saved(pp, &n);
 	truncations(b, n);
+	/* one entry more than there is: the strings' bytes would hide it
+	 * from the header's bound (fuzz_profile_part found it) */
+	le(b + 40, profile_part_range_count(pp) + 1, 8);
+	refused(b, n, -etmkit_err_format, 40, "entries take");
 	free(b);
 	profile_part_free(pp);
 	profile_free(p);
