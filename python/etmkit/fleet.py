@@ -115,8 +115,8 @@ def trace_ids_task(api, path):
     """The trace IDs of a recording, sorted, for splitting it; None when
     they cannot be listed (the recording is then one task, which says
     what is wrong with it). etmkit.trace_ids when the package has it,
-    else the IDs its packets carry (a packet decode: a small part of what
-    profiling the recording costs)."""
+    else the IDs its packets carry (a packet decode: about a third of
+    what profiling it costs, docs/fleet.md)."""
     m = _api(api)
     try:
         lister = getattr(m, "trace_ids", None)

@@ -22,6 +22,7 @@ import hashlib
 import io
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -314,6 +315,7 @@ class Real(unittest.TestCase):
             self.assertGreater(len(ref), 1000)
             self.assertEqual(listed(err, "left"), self.c.left_out, err)
             self.assertEqual(listed(err, "errors"), self.c.errors, err)
+            return err
 
     def test_autofdo(self):
         self.same("autofdo")
@@ -329,7 +331,10 @@ class Real(unittest.TestCase):
             # else the split would not happen and the test prove nothing
             self.skipTest("the package cannot list a recording's trace IDs "
                           "(etmkit.trace_ids, or etmkit.open on perf.data)")
-        self.same("autofdo", fleet=["--split-above", "1"])
+        err = self.same("autofdo", fleet=["--split-above", "1"])
+        # more decode tasks than recordings: they were split
+        total = re.findall(r"\d+/(\d+) tasks done", err)
+        self.assertGreater(int(total[-1]), len(self.c.recs) * 3 // 2, err)
 
     def test_worker_killed(self):
         self.same("autofdo", kill=True)
