@@ -399,16 +399,27 @@ static int copy_regions(struct image *to, const struct image *from)
 
 int perf_maps_build_images(struct perf_maps *m)
 {
-	struct image *tail;
+	struct image *tail, *kern;
 	int err;
 
 	if (!m || !m->resolved || m->kimage)
 		return -etmkit_err_invalid;
-	/* The kernel maps, then the overrides no binary took: the same in
-	 * every image, so built once and copied. */
-	if (image_alloc(&m->kimage) < 0 || image_alloc(&tail) < 0)
+	/* The overrides no binary took, then the kernel maps: the same in
+	 * every image, so built once and copied. The overrides go in first
+	 * so that every recorded map wins over them where they overlap (the
+	 * region added last wins, image.h): an --elf meant for another
+	 * recording (one option list for several inputs) must not take the
+	 * addresses of a binary this one recorded, as static executables
+	 * linked at the same address would. */
+	if (image_alloc(&m->kimage) < 0)
 		return -etmkit_err_nomem;
-	err = add_kernel_maps(m, m->kimage);
+	if (image_alloc(&tail) < 0)
+		return -etmkit_err_nomem;
+	if (image_alloc(&kern) < 0) {
+		image_free(tail);
+		return -etmkit_err_nomem;
+	}
+	err = add_kernel_maps(m, kern);
 	for (size_t i = 0; !err && i < m->nextra; i++) {
 		err = m->extra[i].raw ?
 			      image_add_file(tail, m->extra[i].path,
@@ -420,6 +431,8 @@ int perf_maps_build_images(struct perf_maps *m)
 	}
 	if (!err)
 		err = copy_regions(m->kimage, tail);
+	if (!err)
+		err = copy_regions(m->kimage, kern);
 	for (size_t i = 0; !err && i < m->nprocs; i++) {
 		struct pm_process *p = &m->procs[i];
 
@@ -428,6 +441,7 @@ int perf_maps_build_images(struct perf_maps *m)
 			break;
 		}
 		p->pub.image = p->img;
+		err = copy_regions(p->img, tail);
 		for (size_t k = 0; !err && k < p->pub.nmaps; k++) {
 			struct pm_binary *b = &m->bins[p->maps[k].binary];
 
@@ -436,9 +450,10 @@ int perf_maps_build_images(struct perf_maps *m)
 				err = add_file_map(p->img, b, &p->maps[k]);
 		}
 		if (!err)
-			err = copy_regions(p->img, m->kimage);
+			err = copy_regions(p->img, kern);
 	}
 	image_free(tail);
+	image_free(kern);
 	return err;
 }
 

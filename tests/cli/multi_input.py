@@ -12,6 +12,8 @@ here:
 1. autofdo `profile A B`: every (binary, build id, range or branch) count
    is the sum of `profile A`'s and `profile B`'s; bolt with --binary the
    same per line; bolt without --binary refused (3 binaries have counts);
+   one --elf list naming every binary of both gives the --symfs output
+   (an --elf a recording did not record never shadows one it did);
 2. the order of inputs does not change the bytes (profile and coverage);
 3. a damaged input (truncated: exit 3 alone) among good ones is named
    "left out", the summary says "1 of 3 inputs left out", exit 1, and the
@@ -272,6 +274,16 @@ def main():
     check(p.returncode == 2 and "3 have counts" in p.stderr and
           p.stdout == "", f"bolt A B without --binary: {p.returncode} "
           f"{p.stderr}")
+
+    # 1b. one --elf list for several inputs: the files a recording did
+    # not record (hot for A) are mapped under its recorded maps, never
+    # over them (the workloads are static, linked at the same address):
+    # the output equals that of --symfs
+    byelf = ["--elf", loops[1], "--elf", calls[1], "--elf", hot[1]]
+    pe = profile([a, b] + byelf)
+    check(pe.returncode == 0 and pe.stdout == pab.stdout,
+          f"A B with --elf for every binary differs from --symfs "
+          f"({pe.returncode}: {pe.stderr})")
 
     # 2. order
     pba = profile([b, a] + elfs)
