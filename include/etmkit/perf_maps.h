@@ -176,11 +176,13 @@ void perf_maps_options_init(struct perf_maps_options *o);
  * -etmkit_err_invalid. Missing files are not errors (status). */
 int perf_maps_resolve(struct perf_maps *m, const struct perf_maps_options *o);
 
-/* Build one image per process image from the files found: its user maps,
- * then the kernel maps (the same in every image), as the header comment
- * says, then the overrides no binary took (raw ones whole at their
- * address, ELF files by their segments moved by their bias; one that
- * cannot be mapped is left out). A found file that cannot be mapped becomes perf_bin_unreadable
+/* Build one image per process image from the files found: the overrides
+ * no binary took (raw ones whole at their address, ELF files by their
+ * segments moved by their bias; one that cannot be mapped is left out),
+ * then its user maps, then the kernel maps (the same in every image), as
+ * the header comment says; where they overlap the one added last wins
+ * (image.h), so a recorded map always wins over an override no binary
+ * took. A found file that cannot be mapped becomes perf_bin_unreadable
  * (left out). Also builds the kernel-only image
  * (perf_maps_kernel_image()). Returns 0; -etmkit_err_nomem,
  * -etmkit_err_invalid (before perf_maps_resolve()). */
