@@ -3,6 +3,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <ctype.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,7 +20,8 @@ static _Thread_local struct {
 	const char *cmd;
 	int quiet;
 	int nnotes;
-	char *notes[MSG_MAX_NOTES];
+	uint64_t notes[MSG_MAX_NOTES]; /* hashes of the notes given: nothing
+					  to free when a thread ends */
 	cli_msg_sink_fn *sink;
 	void *sink_ctx;
 } msg;
@@ -48,8 +50,6 @@ void cli_msg_get_sink(cli_msg_sink_fn **fn, void **ctx)
 
 void cli_msg_reset(void)
 {
-	for (int i = 0; i < msg.nnotes; i++)
-		free(msg.notes[i]);
 	msg.nnotes = 0;
 	msg.quiet = 0;
 	msg.cmd = NULL;
@@ -144,18 +144,19 @@ void cli_detail(const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Returns 1 if @text was given before (and remembers it if not). */
+/* Returns 1 if @text was given before (and remembers it if not). Notes
+ * are told apart by a 64-bit FNV-1a hash of their text. */
 static int note_seen(const char *text)
 {
-	for (int i = 0; i < msg.nnotes; i++)
-		if (!strcmp(msg.notes[i], text))
-			return 1;
-	if (msg.nnotes < MSG_MAX_NOTES) {
-		char *copy = strdup(text);
+	uint64_t h = 0xcbf29ce484222325ull;
 
-		if (copy)
-			msg.notes[msg.nnotes++] = copy;
-	}
+	for (const char *c = text; *c; c++)
+		h = (h ^ (uint8_t)*c) * 0x100000001b3ull;
+	for (int i = 0; i < msg.nnotes; i++)
+		if (msg.notes[i] == h)
+			return 1;
+	if (msg.nnotes < MSG_MAX_NOTES)
+		msg.notes[msg.nnotes++] = h;
 	return 0;
 }
 
