@@ -108,4 +108,10 @@ struct cli_command;
 int cli_count_main(const struct cli_command *cmd, int flame, int argc,
 		   char **argv);
 
+/* Whether option @name of command @cmd ("profile", "coverage", ...)
+ * takes a value: 1 it does, 0 it does not, -1 @cmd has no such option
+ * (or there is no command @cmd). @name is the long name without its
+ * dashes, or a one-letter short name ("o" for -o). */
+int cli_option_takes_value(const char *cmd, const char *name);
+
 #endif /* ETMKIT_CLI_CORE_H */

@@ -143,6 +143,20 @@ PyObject *ek_cli_inputs_expand(PyObject *self, PyObject *arg)
 	return res;
 }
 
+PyObject *ek_cli_option_takes_value(PyObject *self, PyObject *args)
+{
+	const char *cmd, *name;
+	int rc;
+
+	(void)self;
+	if (!PyArg_ParseTuple(args, "ss", &cmd, &name))
+		return NULL;
+	rc = cli_option_takes_value(cmd, name);
+	if (rc < 0)
+		Py_RETURN_NONE;
+	return PyBool_FromLong(rc);
+}
+
 /* ---- Element and packet streams (cli_trace_*) ----------------------------- */
 
 struct cli_source {
