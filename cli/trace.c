@@ -29,6 +29,7 @@ struct cli_trace {
 	cli_trace_packet_fn *on_packet;
 	void *ctx;
 	int cb_err;                        /* the first a callback returned */
+	char err[1024];                    /* the step's error (cli_trace_error) */
 	/* the caller's argv, copied: the input keeps pointers into it
 	 * (in.file, the side-band's file) until cli_trace_close() */
 	char **argv;
@@ -305,10 +306,14 @@ static int step_with(struct cli_trace *t, cli_trace_elems_fn *on_elems,
 {
 	int rc;
 
+	struct cli_msg_capture cap;
+
 	t->on_elems = on_elems;
 	t->on_packet = on_pkt;
 	t->ctx = ctx;
+	cli_msg_capture_more(&cap, t->err, sizeof(t->err));
 	rc = step(t);
+	cli_msg_capture_end(&cap);
 	if (t->cb_err) {
 		t->ended = 1;
 		return t->cb_err;
@@ -330,6 +335,11 @@ int cli_trace_packets_step(struct cli_trace *t, cli_trace_packet_fn *on_pkt,
 	if (!t || !t->packets)
 		return -cli_exit_usage;
 	return step_with(t, NULL, on_pkt, ctx);
+}
+
+const char *cli_trace_error(const struct cli_trace *t)
+{
+	return t ? t->err : "";
 }
 
 uint64_t cli_trace_decode_errors(const struct cli_trace *t)

@@ -6,7 +6,8 @@
  *     cli_part_make() then cli_part_write() of `etmkit CMD ARGS` three
  *     times in this process: with -o OUT1, with -q -o OUT2, with -o OUT3.
  *     Each run's messages go to a sink here: a line "run N rc R notes K
- *     errors E" per run, then its lines as "sink: LINE". The part of the
+ *     errors E" per run, then the lines its sink got (warnings and notes:
+ *     errors go to the error text only) as "sink: LINE". The part of the
  *     first run is also saved, loaded and written again to OUT1.reload.
  *   core_api trace ARGS...
  *     cli_trace_open("decode", ARGS) and cli_trace_step() to the end,
