@@ -89,7 +89,10 @@ class DtypeTest(unittest.TestCase):
 
     def test_names(self):
         self.assertEqual(etmkit.elem_kind_name(1), "insn")
-        self.assertEqual(etmkit.isa_name(0), etmkit.isa_name(0))
+        # the names include/etmkit/common.h gives (docs/python.md: isa)
+        self.assertEqual([etmkit.isa_name(i) for i in range(7)],
+                         ["unknown", "arm", "thumb", "thumbee", "jazelle",
+                          "a64", "reserved"])
 
 
 if __name__ == "__main__":
