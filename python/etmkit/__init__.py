@@ -176,7 +176,7 @@ def _profile_write(p: Profile, path: Union[PathLike, None],
     cmd, default = _KIND_WRITE.get(p.kind, ("profile", None))
     fmt = format or default
     opts = cli_args(*args, **options)
-    if fmt and cmd == "profile":
+    if fmt:       # coverage's --format too (lcov, text)
         opts = ["--format", fmt] + opts
     if path is not None:
         return _etmkit._cli_part_write(

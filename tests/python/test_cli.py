@@ -145,6 +145,29 @@ class CliTest(unittest.TestCase):
         self.assertEqual(p.kind, "coverage")
         self.assertEqual(self.written(p), want)
 
+    def test_coverage_formats(self):
+        """write's format for a coverage Profile is coverage's --format:
+        text as `etmkit coverage --format text` writes it; autofdo
+        refused as the CLI refuses it (exit 2)."""
+        r = self.r
+        p = etmkit.profile([r.a], format="lcov", elf=r.elfs)
+        code, want, _ = r.cli("coverage", "--format", "text", r.a,
+                              *r.elf_args())
+        self.assertEqual(code, 0)
+        got = p.write(None, format="text")
+        # the same binaries' blocks; their order is not (the CLI's: as
+        # the trace met them; the saved form's: sorted by name)
+        self.assertEqual(sorted(got.encode().split(b"\n\n")),
+                         sorted(want.split(b"\n\n")))
+        self.assertGreater(len(want.split(b"\n\n")), 2)
+        self.assertNotEqual(got, p.write(None))
+        code, _, err = r.cli("coverage", "--format", "autofdo", r.a)
+        self.assertEqual(code, 2)
+        with self.assertRaises(etmkit.Error) as cm:
+            p.write(None, format="autofdo")
+        self.assertEqual(cm.exception.exit_class, 2)
+        self.assertIn(str(cm.exception), err)
+
     def test_expand(self):
         r = self.r
         self.assertEqual(etmkit.expand_inputs([r.rec]), [r.a, r.b])
