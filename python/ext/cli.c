@@ -20,7 +20,9 @@ static char *dupstr(const char *s)
 }
 
 /* The strings of list @args as a NULL-ended argv of copies (getopt may
- * permute it), or NULL with a Python error set. */
+ * permute it), or NULL with a Python error set. Each is encoded as the
+ * file system's names are (os.fsencode: surrogate escapes back to their
+ * bytes); an embedded NUL is a ValueError, not a name cut short. */
 static char **argv_of(PyObject *args, int *argc)
 {
 	Py_ssize_t n;
@@ -41,14 +43,20 @@ static char **argv_of(PyObject *args, int *argc)
 		return NULL;
 	}
 	for (Py_ssize_t i = 0; i < n; i++) {
-		const char *s = PyUnicode_AsUTF8(PyList_GET_ITEM(args, i));
+		PyObject *item = PyList_GET_ITEM(args, i), *b = NULL;
+		int ok = PyUnicode_Check(item) &&
+			 PyUnicode_FSConverter(item, &b);
 
-		if (!s || !(v[i] = dupstr(s))) {
+		if (!ok && !PyErr_Occurred())
+			PyErr_SetString(PyExc_TypeError,
+					 "argv must be a list of str");
+		if (ok && !(v[i] = dupstr(PyBytes_AS_STRING(b))))
+			PyErr_NoMemory();
+		Py_XDECREF(b);
+		if (!v[i]) {
 			for (Py_ssize_t j = 0; j < i; j++)
 				free(v[j]);
 			PyMem_Free(v);
-			if (s)
-				PyErr_NoMemory();
 			return NULL;
 		}
 	}

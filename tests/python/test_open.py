@@ -156,8 +156,35 @@ class OpenTest(Compare, unittest.TestCase):
         t = self.trace()
         s = t.elements(batch=3)
         self.assertEqual(len(next(s)), 3)
+        self.assertFalse(t.closed)
         t.close()
         self.assertEqual(list(s), [])
+        self.assertTrue(t.closed)
+        for it in (t.elements, t.blocks, t.instructions, t.packets):
+            with self.assertRaises(ValueError):
+                it()
+        with self.trace() as t2:
+            pass
+        with self.assertRaises(ValueError):
+            t2.packets()
+
+    def test_finished_streams_dropped(self):
+        """A Trace keeps only the iterators not yet finished."""
+        t = self.trace()
+        for _ in range(5):
+            s = t.packets(batch=1 << 20)
+            self.assertFalse(s.finished)
+            list(s)
+            self.assertTrue(s.finished)
+        live = t.packets()
+        self.assertEqual(t._streams, [live])
+        stopped = t.packets()
+        stopped.close()
+        self.assertTrue(stopped.finished)
+        t.packets()
+        self.assertEqual(len(t._streams), 2)
+        t.close()
+        self.assertTrue(live.finished)
 
 
 if __name__ == "__main__":
