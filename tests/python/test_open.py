@@ -144,6 +144,33 @@ class OpenTest(Compare, unittest.TestCase):
                          .replace("No such", "no such"))
         self.assertEqual(stderr, "")
 
+    def test_error_details(self):
+        """An error's detail lines (a snapshot's sources after an --id
+        that matched none) follow it in the Error's text, as the CLI
+        prints them, and not on stderr."""
+        snap = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                            "..", "..", "examples", "etmv3-program")
+        code, _, err = run("decode", "--snapshot", snap, "--id", "0x55",
+                           check=False)
+        lines = err.rstrip("\n").split("\n")
+        self.assertEqual(code, 3)
+        self.assertGreater(len(lines), 2)
+        with tempfile.TemporaryFile() as errf:
+            sys.stderr.flush()
+            saved = os.dup(2)
+            try:
+                os.dup2(errf.fileno(), 2)
+                with self.assertRaises(etmkit.Error) as cm:
+                    etmkit.open(None, snapshot=snap, id=0x55).elements()
+            finally:
+                os.dup2(saved, 2)
+                os.close(saved)
+            errf.seek(0)
+            self.assertEqual(errf.read(), b"")
+        self.assertEqual(cm.exception.exit_class, 3)
+        self.assertEqual(str(cm.exception).split("\n"),
+                         [lines[0].split(": ", 1)[1]] + lines[1:])
+
     def test_snapshot(self):
         """A snapshot (path None, snapshot=DIR): the CLI's elements."""
         snap = os.path.join(os.path.dirname(os.path.abspath(__file__)),
