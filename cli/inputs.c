@@ -198,7 +198,9 @@ static int expand_list(struct expand *x, const char *list, int depth)
 	size_t cap = 0;
 	ssize_t len;
 	unsigned no = 0;
-	int rc = 0;
+	size_t before = x->n;
+	struct stat st;
+	int rc = 0, rerr;
 
 	if (depth >= LIST_DEPTH)
 		return fail(x, "@%s: lists inside lists deeper than %d",
@@ -207,6 +209,11 @@ static int expand_list(struct expand *x, const char *list, int depth)
 	if (!f)
 		return fail(x, "@%s: cannot read the list: %s", list,
 			    cli_strerror(errno));
+	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+		fclose(f);
+		return fail(x, "@%s: cannot read the list: %s", list,
+			    cli_strerror(EISDIR));
+	}
 	slash = strrchr(list, '/');
 	if (slash && !(dir = malloc((size_t)(slash - list) + 2))) {
 		fclose(f);
@@ -223,6 +230,10 @@ static int expand_list(struct expand *x, const char *list, int depth)
 		char *s = line, *e = line + len;
 
 		no++;
+		if (memchr(line, 0, (size_t)len)) {
+			rc = fail(x, "%s:%u: a NUL byte in the line", list, no);
+			break;
+		}
 		while (e > s && (e[-1] == '\n' || e[-1] == '\r' ||
 				 e[-1] == ' ' || e[-1] == '\t'))
 			*--e = 0;
@@ -232,8 +243,12 @@ static int expand_list(struct expand *x, const char *list, int depth)
 			continue;
 		rc = list_line(x, list, no, dir, s, depth);
 	}
+	rerr = errno;
 	if (!rc && ferror(f))
-		rc = fail(x, "@%s: read error", list);
+		rc = fail(x, "@%s: cannot read the list: %s", list,
+			  cli_strerror(rerr));
+	if (!rc && x->n == before)
+		rc = fail(x, "@%s: the list names no input", list);
 	free(line);
 	free(dir);
 	fclose(f);

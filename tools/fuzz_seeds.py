@@ -646,6 +646,21 @@ def profile_part_seeds(outdir):
           profile_part(1, [prog, lib], many, []))
 
 
+def inputs_seeds(outdir):
+    """fuzz_inputs: @LIST files naming what its private folder holds (the
+    list itself, the folder, a nested @list), comments, blank lines, CR
+    line ends, a NUL byte, a missing name."""
+    for name, blob in (
+            ("one", b"list\n"),
+            ("comments", b"# inputs\n\n   # more\n\t list \r\n"),
+            ("folder", b".\n"),
+            ("nested", b"@list\n"),
+            ("empty", b"# nothing\n"),
+            ("nul", b"list\0x\n"),
+            ("missing", b"list\nnot-there.data\n")):
+        write(outdir, "fuzz_inputs", name, blob)
+
+
 def write(outdir, target, name, blob):
     d = os.path.join(outdir, target)
     os.makedirs(d, exist_ok=True)
@@ -794,6 +809,7 @@ def main():
     perf_seeds(outdir, shared)
     elf_file_seeds(outdir, shared)
     profile_part_seeds(outdir)
+    inputs_seeds(outdir)
     ptm_pkt_seeds(outdir, shared)
     n = 0
     kdump = os.path.join(shared, "testdata", "etmv3", "TC2", "kernel_dump.bin")

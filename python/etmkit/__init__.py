@@ -33,7 +33,7 @@ __all__ = [
     "expand_inputs", "open", "Trace",
 ]
 
-PathLike = Union[str, "os.PathLike[str]"]
+PathLike = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]
 
 # The writer's command and --format of each kind, by default.
 _KIND_WRITE = {"tally": ("profile", "autofdo"), "traces": ("profile", "bolt"),
@@ -59,12 +59,16 @@ class Trace:
 
     def __init__(self, path: Union[PathLike, None], *args: object,
                  **options: object):
-        self._argv = ([] if path is None else [os.fspath(path)]) + \
+        self._argv = ([] if path is None else [_path(path)]) + \
             cli_args(*args, **options)
+        # the iterators not yet finished, for close()
         self._streams: list[_etmkit.Stream] = []
+        self._closed = False
 
     def _stream(self, cmd: str, rows: str, argv: list[str],
                 batch: int) -> _etmkit.Stream:
+        if self._closed:
+            raise ValueError("I/O operation on a closed etmkit.Trace")
         # decode: one thread unless told; the caller's thread fills the
         # arrays, and a decode thread beside it only adds hand-over costs
         # (bench_python: 194 against 312 MB/s); the rows are the same
@@ -74,6 +78,7 @@ class Trace:
                 for a in argv):
             argv = argv + ["--jobs", "1"]
         s = _etmkit._cli_stream(cmd, [cmd, *argv], rows, batch)
+        self._streams = [t for t in self._streams if not t.finished]
         self._streams.append(s)
         return s
 
@@ -111,10 +116,17 @@ class Trace:
                             self._without(_IMAGE_OPTIONS, True), batch)
 
     def close(self) -> None:
-        """Stop every iterator made so far."""
+        """Stop every iterator made so far; the Trace makes no more
+        (ValueError)."""
         for s in self._streams:
             s.close()
         self._streams.clear()
+        self._closed = True
+
+    @property
+    def closed(self) -> bool:
+        """True after close()."""
+        return self._closed
 
     def __enter__(self) -> "Trace":
         return self
@@ -131,15 +143,37 @@ def open(path: Union[PathLike, None], *args: object,
     return Trace(path, *args, **options)
 
 
-def expand_inputs(inputs: Iterable[PathLike]) -> list[str]:
+def _path(p: object, what: str = "input") -> str:
+    """Path P (str, bytes or os.PathLike) as a str (os.fsdecode)."""
+    if isinstance(p, (str, bytes, os.PathLike)):
+        return os.fsdecode(p)
+    raise TypeError(f"etmkit: {what} must be a path (str, bytes or "
+                    f"os.PathLike), not {type(p).__name__}")
+
+
+def _paths(inputs: object) -> list[str]:
+    """INPUTS, a path or an iterable of paths, as a list of str."""
+    if isinstance(inputs, (str, bytes, os.PathLike)):
+        return [_path(inputs)]
+    try:
+        items = iter(inputs)          # type: ignore[call-overload]
+    except TypeError:
+        raise TypeError(f"etmkit: inputs must be a path (str, bytes or "
+                        f"os.PathLike) or an iterable of paths, not "
+                        f"{type(inputs).__name__}") from None
+    return [_path(i) for i in items]
+
+
+def expand_inputs(inputs: Union[PathLike, Iterable[PathLike]]) -> list[str]:
     """The paths `etmkit profile INPUT...` reads for INPUTS, as the CLI
     expands them: a file as it is; a directory with snapshot.ini as one
     snapshot; any other directory as every perf.data file under it
     (recursively, by its PERFILE2 magic, sorted bytewise); ``@LIST`` as
     the INPUTs listed in file LIST (one a line, # comments, relative to
-    the list's folder). Error (exit_class 3) names a list line or
-    directory that gives nothing."""
-    return _etmkit._cli_inputs_expand([os.fspath(i) for i in inputs])
+    the list's folder). INPUTS is one path (str, bytes, os.PathLike) or
+    an iterable of them; TypeError for anything else. Error (exit_class
+    3) names a list line or directory that gives nothing."""
+    return _etmkit._cli_inputs_expand(_paths(inputs))
 
 
 def profile(inputs: Union[PathLike, Iterable[PathLike]], *args: object,
@@ -148,15 +182,13 @@ def profile(inputs: Union[PathLike, Iterable[PathLike]], *args: object,
     `etmkit coverage`) counts from INPUTS with the options ARGS and
     OPTIONS (see cli_args; e.g. ``elf=[...]``, ``symfs=...``).
 
-    INPUTS is a path or a list of them, expanded as the CLI does
-    (expand_inputs). Each input is counted alone, by the CLI's own code,
+    INPUTS is a path (str, bytes, os.PathLike) or an iterable of them,
+    expanded as the CLI does (expand_inputs). Each input is counted alone, by the CLI's own code,
     and the parts are merged: ``p.write(...)`` then writes what the CLI
     writes for the same inputs. An input that cannot be counted raises
     Error with the CLI's message (exit_class 2 usage, 3 input); decode
     errors in the trace do not: they are counted (``p.decode_errors``).
     """
-    if isinstance(inputs, (str, os.PathLike)):
-        inputs = [inputs]
     cmd = "coverage" if format == "lcov" else "profile"
     opts = cli_args(*args, **options)
     if cmd == "profile":
@@ -176,11 +208,11 @@ def _profile_write(p: Profile, path: Union[PathLike, None],
     cmd, default = _KIND_WRITE.get(p.kind, ("profile", None))
     fmt = format or default
     opts = cli_args(*args, **options)
-    if fmt and cmd == "profile":
+    if fmt:       # coverage's --format too (lcov, text)
         opts = ["--format", fmt] + opts
     if path is not None:
         return _etmkit._cli_part_write(
-            cmd, [cmd, *opts, "-o", os.fspath(path)], p)
+            cmd, [cmd, *opts, "-o", _path(path, "path")], p)
     with tempfile.TemporaryDirectory(prefix="etmkit-") as tmp:
         out = os.path.join(tmp, "out")
         _etmkit._cli_part_write(cmd, [cmd, *opts, "-o", out], p)

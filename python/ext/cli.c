@@ -20,7 +20,9 @@ static char *dupstr(const char *s)
 }
 
 /* The strings of list @args as a NULL-ended argv of copies (getopt may
- * permute it), or NULL with a Python error set. */
+ * permute it), or NULL with a Python error set. Each is encoded as the
+ * file system's names are (os.fsencode: surrogate escapes back to their
+ * bytes); an embedded NUL is a ValueError, not a name cut short. */
 static char **argv_of(PyObject *args, int *argc)
 {
 	Py_ssize_t n;
@@ -41,14 +43,20 @@ static char **argv_of(PyObject *args, int *argc)
 		return NULL;
 	}
 	for (Py_ssize_t i = 0; i < n; i++) {
-		const char *s = PyUnicode_AsUTF8(PyList_GET_ITEM(args, i));
+		PyObject *item = PyList_GET_ITEM(args, i), *b = NULL;
+		int ok = PyUnicode_Check(item) &&
+			 PyUnicode_FSConverter(item, &b);
 
-		if (!s || !(v[i] = dupstr(s))) {
+		if (!ok && !PyErr_Occurred())
+			PyErr_SetString(PyExc_TypeError,
+					 "argv must be a list of str");
+		if (ok && !(v[i] = dupstr(PyBytes_AS_STRING(b))))
+			PyErr_NoMemory();
+		Py_XDECREF(b);
+		if (!v[i]) {
 			for (Py_ssize_t j = 0; j < i; j++)
 				free(v[j]);
 			PyMem_Free(v);
-			if (s)
-				PyErr_NoMemory();
 			return NULL;
 		}
 	}
@@ -143,6 +151,20 @@ PyObject *ek_cli_inputs_expand(PyObject *self, PyObject *arg)
 	return res;
 }
 
+PyObject *ek_cli_option_takes_value(PyObject *self, PyObject *args)
+{
+	const char *cmd, *name;
+	int rc;
+
+	(void)self;
+	if (!PyArg_ParseTuple(args, "ss", &cmd, &name))
+		return NULL;
+	rc = cli_option_takes_value(cmd, name);
+	if (rc < 0)
+		Py_RETURN_NONE;
+	return PyBool_FromLong(rc);
+}
+
 /* ---- Element and packet streams (cli_trace_*) ----------------------------- */
 
 struct cli_source {
@@ -167,9 +189,12 @@ static int cli_step(struct ek_source *src, struct ek_fill *f)
 		return rc;
 	if (f->failed || PyErr_Occurred())
 		return -1;
-	/* -cli_exit after a message (on stderr, as the CLI prints it) */
-	ek_raise(rc == -2 ? 2 : 3, "decoding stopped (exit status %d; the "
-		 "message is on stderr)", -rc);
+	/* -cli_exit after a message: the CLI's text */
+	if (cli_trace_error(s->t)[0])
+		ek_raise(rc == -2 ? 2 : 3, "%s", cli_trace_error(s->t));
+	else
+		ek_raise(rc == -2 ? 2 : 3, "decoding stopped (exit status %d)",
+			 -rc);
 	return -1;
 }
 

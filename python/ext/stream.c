@@ -90,6 +90,23 @@ static PyObject *stream_close(PyObject *self, PyObject *unused)
 	Py_RETURN_NONE;
 }
 
+static PyObject *stream_finished(PyObject *self, void *unused)
+{
+	struct ek_stream *s = (struct ek_stream *)self;
+
+	(void)unused;
+	return PyBool_FromLong(!s->src && !s->fill.cur &&
+			       (!s->fill.ready ||
+				s->fill.head >= PyList_GET_SIZE(s->fill.ready)));
+}
+
+static PyGetSetDef stream_getset[] = {
+	{ "finished", stream_finished, NULL,
+	  "True once the stream has nothing more to give: decoding is over "
+	  "(the end, an error or close()) and every array was taken.", NULL },
+	{ NULL, NULL, NULL, NULL, NULL }
+};
+
 static PyMethodDef stream_methods[] = {
 	{ "close", stream_close, METH_NOARGS,
 	  "close()\n--\n\nStop decoding and drop the arrays not yet taken." },
@@ -107,4 +124,5 @@ PyTypeObject ek_stream_type = {
 	.tp_iter = PyObject_SelfIter,
 	.tp_iternext = stream_next,
 	.tp_methods = stream_methods,
+	.tp_getset = stream_getset,
 };

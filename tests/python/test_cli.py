@@ -5,6 +5,7 @@ profiles' bytes (autofdo, bolt, lcov) equal the CLI's; the same through
 the saved form and merges; the CLI's errors and their exit classes."""
 
 import os
+import pathlib
 import shutil
 import subprocess
 import tempfile
@@ -145,6 +146,29 @@ class CliTest(unittest.TestCase):
         self.assertEqual(p.kind, "coverage")
         self.assertEqual(self.written(p), want)
 
+    def test_coverage_formats(self):
+        """write's format for a coverage Profile is coverage's --format:
+        text as `etmkit coverage --format text` writes it; autofdo
+        refused as the CLI refuses it (exit 2)."""
+        r = self.r
+        p = etmkit.profile([r.a], format="lcov", elf=r.elfs)
+        code, want, _ = r.cli("coverage", "--format", "text", r.a,
+                              *r.elf_args())
+        self.assertEqual(code, 0)
+        got = p.write(None, format="text")
+        # the same binaries' blocks; their order is not (the CLI's: as
+        # the trace met them; the saved form's: sorted by name)
+        self.assertEqual(sorted(got.encode().split(b"\n\n")),
+                         sorted(want.split(b"\n\n")))
+        self.assertGreater(len(want.split(b"\n\n")), 2)
+        self.assertNotEqual(got, p.write(None))
+        code, _, err = r.cli("coverage", "--format", "autofdo", r.a)
+        self.assertEqual(code, 2)
+        with self.assertRaises(etmkit.Error) as cm:
+            p.write(None, format="autofdo")
+        self.assertEqual(cm.exception.exit_class, 2)
+        self.assertIn(str(cm.exception), err)
+
     def test_expand(self):
         r = self.r
         self.assertEqual(etmkit.expand_inputs([r.rec]), [r.a, r.b])
@@ -154,6 +178,34 @@ class CliTest(unittest.TestCase):
         self.assertEqual(etmkit.expand_inputs(["@" + lst]),
                          [os.path.join(r.tmp.name, "rec", "b.data"),
                           os.path.join(r.tmp.name, "rec", "a.data")])
+
+    def test_path_types(self):
+        """A str, bytes or os.PathLike is one input (not its letters);
+        lists may mix them; other types are a TypeError naming theirs."""
+        r = self.r
+        pa, ba = pathlib.Path(r.a), os.fsencode(r.a)
+        for one in (r.a, pa, ba):
+            self.assertEqual(etmkit.expand_inputs(one), [r.a], one)
+        self.assertEqual(etmkit.expand_inputs([pa, os.fsencode(r.b), r.a]),
+                         [r.a, r.b, r.a])
+        self.assertEqual(etmkit.expand_inputs((p for p in [pa])), [r.a])
+        for bad in (3, [r.a, 3], None, [None]):
+            with self.assertRaises(TypeError) as cm:
+                etmkit.expand_inputs(bad)
+            self.assertIn(type(bad if not isinstance(bad, list)
+                               else bad[-1]).__name__, str(cm.exception))
+        want = bytes(etmkit.profile(r.a, elf=r.elfs))
+        self.assertEqual(bytes(etmkit.profile(pa, elf=r.elfs)), want)
+        self.assertEqual(bytes(etmkit.profile(ba, elf=r.elfs)), want)
+        with self.assertRaises(TypeError):
+            etmkit.profile(3.5)
+        out = os.path.join(r.tmp.name, "pathlike.out")
+        p = etmkit.profile(r.a, elf=r.elfs)
+        p.write(pathlib.Path(out))
+        with open(out) as f:
+            self.assertEqual(f.read(), p.write(None))
+        with self.assertRaises(ValueError):     # a NUL in a path
+            etmkit.expand_inputs([r.a + "\0x"])
 
     def test_errors(self):
         """The CLI's message and exit class."""

@@ -4,6 +4,9 @@ encoder-written perf.data (two CPUs, two processes: side-band, images per
 process), row by row and field by field; batch sizes; the CLI's errors."""
 
 import os
+import shutil
+import sys
+import tempfile
 import unittest
 
 import numpy as np
@@ -111,6 +114,63 @@ class OpenTest(Compare, unittest.TestCase):
         self.assertEqual(cm.exception.exit_class, 2)
         self.assertIn(str(cm.exception), err)
 
+    def test_step_error(self):
+        """An error in a step (the snapshot's buffer gone after open):
+        etmkit.Error with the CLI's text naming the file, and nothing on
+        stderr (the error goes to the exception only)."""
+        src = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                           "..", "..", "examples", "etmv3-program")
+        with tempfile.TemporaryDirectory(prefix="etmkit-step-") as d:
+            snap = os.path.join(d, "snap")
+            shutil.copytree(src, snap)
+            buf = os.path.join(snap, "trace.bin")
+            with tempfile.TemporaryFile() as errf:
+                sys.stderr.flush()
+                saved = os.dup(2)
+                try:
+                    os.dup2(errf.fileno(), 2)
+                    s = etmkit.open(None, snapshot=snap).elements()
+                    os.remove(buf)
+                    with self.assertRaises(etmkit.Error) as cm:
+                        next(s)
+                finally:
+                    os.dup2(saved, 2)
+                    os.close(saved)
+                errf.seek(0)
+                stderr = errf.read().decode()
+        self.assertEqual(cm.exception.exit_class, 3)
+        self.assertEqual(str(cm.exception),
+                         f"{buf}: cannot open: No such file or directory"
+                         .replace("No such", "no such"))
+        self.assertEqual(stderr, "")
+
+    def test_error_details(self):
+        """An error's detail lines (a snapshot's sources after an --id
+        that matched none) follow it in the Error's text, as the CLI
+        prints them, and not on stderr."""
+        snap = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                            "..", "..", "examples", "etmv3-program")
+        code, _, err = run("decode", "--snapshot", snap, "--id", "0x55",
+                           check=False)
+        lines = err.rstrip("\n").split("\n")
+        self.assertEqual(code, 3)
+        self.assertGreater(len(lines), 2)
+        with tempfile.TemporaryFile() as errf:
+            sys.stderr.flush()
+            saved = os.dup(2)
+            try:
+                os.dup2(errf.fileno(), 2)
+                with self.assertRaises(etmkit.Error) as cm:
+                    etmkit.open(None, snapshot=snap, id=0x55).elements()
+            finally:
+                os.dup2(saved, 2)
+                os.close(saved)
+            errf.seek(0)
+            self.assertEqual(errf.read(), b"")
+        self.assertEqual(cm.exception.exit_class, 3)
+        self.assertEqual(str(cm.exception).split("\n"),
+                         [lines[0].split(": ", 1)[1]] + lines[1:])
+
     def test_snapshot(self):
         """A snapshot (path None, snapshot=DIR): the CLI's elements."""
         snap = os.path.join(os.path.dirname(os.path.abspath(__file__)),
@@ -123,8 +183,35 @@ class OpenTest(Compare, unittest.TestCase):
         t = self.trace()
         s = t.elements(batch=3)
         self.assertEqual(len(next(s)), 3)
+        self.assertFalse(t.closed)
         t.close()
         self.assertEqual(list(s), [])
+        self.assertTrue(t.closed)
+        for it in (t.elements, t.blocks, t.instructions, t.packets):
+            with self.assertRaises(ValueError):
+                it()
+        with self.trace() as t2:
+            pass
+        with self.assertRaises(ValueError):
+            t2.packets()
+
+    def test_finished_streams_dropped(self):
+        """A Trace keeps only the iterators not yet finished."""
+        t = self.trace()
+        for _ in range(5):
+            s = t.packets(batch=1 << 20)
+            self.assertFalse(s.finished)
+            list(s)
+            self.assertTrue(s.finished)
+        live = t.packets()
+        self.assertEqual(t._streams, [live])
+        stopped = t.packets()
+        stopped.close()
+        self.assertTrue(stopped.finished)
+        t.packets()
+        self.assertEqual(len(t._streams), 2)
+        t.close()
+        self.assertTrue(live.finished)
 
 
 if __name__ == "__main__":
