@@ -20,8 +20,9 @@ Fleet options:
   -o OUT                the profile, written by this process
   --split-above SIZE    recordings larger than SIZE bytes (K, M, G
                         suffixes; default 64M) are decoded one task per
-                        trace ID (exact: a perf.data file's trace IDs are
-                        decoded independently), listed by a task first
+                        trace ID (a perf.data file's trace IDs are
+                        decoded independently), listed by a task first;
+                        one ID refused leaves the whole recording out
   --local-directory DIR (local:N) the workers' scratch folder (default: a
                         new temporary folder, removed at the end)
 
@@ -81,14 +82,21 @@ def _exit_class(e):
     return int(getattr(e, "exit_class", 3))
 
 
+def _reason_of(e, path):
+    """An etmkit.Error's message as a reason for path: without the path
+    the CLI's message starts with (the summary names the file once)."""
+    text = str(e)
+    return text[len(path) + 2:] if text.startswith(path + ": ") else text
+
+
 def decode_task(api, fmt, args, index, path, trace_id):
     """Decode one input (one trace ID of it, when trace_id is not None)
     into a partial profile.
 
-    Returns an outcome (part, left_out, decode_errors): part is the
-    serialised partial profile (bytes) or None; left_out a list of
+    Returns an outcome (part, left_out, decode_errors, inputs): part is
+    the serialised partial profile (bytes) or None; left_out a list of
     (index, path, reason, exit_class); decode_errors a list of
-    (index, path, count)."""
+    (index, path, count); inputs the (index, path) of what part holds."""
     m = _api(api)
     a = list(args)
     if trace_id is not None:
@@ -96,19 +104,48 @@ def decode_task(api, fmt, args, index, path, trace_id):
     try:
         p = m.profile(path, *a, format=fmt)
     except m.Error as e:
-        return (None, [(index, path, str(e), _exit_class(e))], [])
+        return (None, [(index, path, _reason_of(e, path), _exit_class(e))],
+                [], [])
     errors = [(index, path, int(p.decode_errors))] if p.decode_errors else []
-    return (bytes(p), [], errors)
+    return (bytes(p), [], errors, [(index, path)])
 
 
 def merge_task(api, *outcomes):
-    """Merge outcomes: the partial profiles summed (etmkit.merge), the
-    lists joined."""
+    """Merge outcomes: the partial profiles summed one by one, the lists
+    joined. A part the merge refuses (a binary of the same name and build
+    id placed differently: different files found) is not merged: its
+    inputs go to left_out with the reason, as the serial CLI leaves out
+    an input whose part it cannot merge."""
     m = _api(api)
-    parts = [m.Profile.from_bytes(o[0]) for o in outcomes if o[0] is not None]
-    left_out = [x for o in outcomes for x in o[1]]
-    errors = [x for o in outcomes for x in o[2]]
-    return (bytes(m.merge(parts)) if parts else None, left_out, errors)
+    total, left_out, errors, inputs = None, [], [], []
+    for part, lo, errs, ins in outcomes:
+        left_out += lo
+        if part is None:
+            continue
+        p = m.Profile.from_bytes(part)
+        try:
+            total = p if total is None else total.merge(p)
+        except m.Error as e:
+            left_out += [(i, path, _reason_of(e, path), _exit_class(e))
+                         for i, path in ins]
+            continue
+        errors += errs
+        inputs += ins
+    return (None if total is None else bytes(total), left_out, errors,
+            inputs)
+
+
+def recording_task(api, index, path, *outcomes):
+    """The outcome of a recording split per trace ID, from those of its
+    IDs (in ID order): their merge when every ID was decoded and merged;
+    else the whole recording left out with the first reason, as the
+    serial CLI counts a recording whole or not at all."""
+    merged = merge_task(api, *outcomes)
+    gone = [x for o in outcomes for x in o[1]] or merged[1]
+    if gone:
+        _, _, reason, cls = gone[0]
+        return (None, [(index, path, reason, cls)], [], [])
+    return merged
 
 
 def trace_ids_task(api, path):
@@ -384,53 +421,70 @@ def _reason(exc):
 
 
 def reduce_tasks(client, api, fmt, args, plan, progress, token):
-    """Submit the tasks of plan (a trace-ID listing first for an input to
-    split, then its decode tasks) and merge their outcomes as they
-    complete (fan-in FAN_IN); returns the final outcome."""
+    """Submit the tasks of plan (for an input to split: a trace-ID
+    listing first, then one decode task per ID and a recording task
+    taking all of their outcomes) and merge the recordings' outcomes as
+    they complete (fan-in FAN_IN); returns the final outcome."""
     from distributed import as_completed
     ac = as_completed()
-    leaves, listing = {}, {}
+    # key -> (kind, index, path): kind "leaf" (a recording's decode),
+    # "id" (one trace ID's decode), "rec" (a split recording), "list"
+    tasks = {}
 
-    def decode(index, path, tid):
+    def decode(index, path, tid, kind):
         key = f"etmkit-decode-{token}-{index}" + ("" if tid is None
                                                    else f"-{tid:x}")
         f = client.submit(decode_task, api, fmt, args, index, path, tid,
                           key=key, pure=False)
-        leaves[f.key] = (index, path)
+        tasks[f.key] = (kind, index, path)
         ac.add(f)
+        return f
     for index, path, split in plan:
         if split:
             f = client.submit(trace_ids_task, api, path,
                               key=f"etmkit-ids-{token}-{index}", pure=False)
-            listing[f.key] = (index, path)
+            tasks[f.key] = ("list", index, path)
             ac.add(f)
         else:
-            decode(index, path, None)
+            decode(index, path, None, "leaf")
     ready, lost = [], []
     done = inflight = merges = 0
+    listing = sum(1 for t in tasks.values() if t[0] == "list")
+    decodes = len(tasks) - listing
     for f in ac:
-        if f.key in listing:
-            index, path = listing.pop(f.key)
+        kind, index, path = tasks.pop(f.key, ("merge", None, None))
+        if kind == "list":
+            listing -= 1
             ids = f.result() if f.status == "finished" else None
-            for tid in ids or [None]:
-                decode(index, path, tid)
+            if not ids:
+                decode(index, path, None, "leaf")
+                decodes += 1
+                continue
+            futs = [decode(index, path, tid, "id") for tid in ids]
+            decodes += len(futs)
+            r = client.submit(recording_task, api, index, path, *futs,
+                              key=f"etmkit-rec-{token}-{index}", pure=False)
+            tasks[r.key] = ("rec", index, path)
+            ac.add(r)
+            inflight += 1
             continue
-        if f.key in leaves:
+        if kind in ("leaf", "id"):
             done += 1
         else:
             inflight -= 1
-        if f.status == "error":
+        if kind == "id":
+            pass            # its recording task takes its outcome
+        elif f.status == "error":
             exc = f.exception()
-            if f.key not in leaves:
+            if kind == "merge":
                 raise RuntimeError(f"merging partial profiles: {_reason(exc)}")
-            index, path = leaves[f.key]
             # a task that killed its worker allowed-failures + 1 times
             # (a crash on this input), or raised outside etmkit
             lost.append((index, path, _reason(exc), 3))
         else:
             ready.append(f)
-        progress.update(done, len(leaves) + len(listing), len(lost))
-        final = not listing and done == len(leaves) and inflight == 0
+        progress.update(done, decodes + listing, len(lost))
+        final = not listing and done == decodes and inflight == 0
         while len(ready) >= FAN_IN or (final and len(ready) > 1):
             group, ready = ready[:FAN_IN], ready[FAN_IN:]
             merges += 1
@@ -440,7 +494,7 @@ def reduce_tasks(client, api, fmt, args, plan, progress, token):
             inflight += 1
             final = False
     if ready:
-        part, left_out, errors = ready[0].result()
+        part, left_out, errors, _ = ready[0].result()
     else:
         part, left_out, errors = None, [], []
     return part, left_out + lost, errors

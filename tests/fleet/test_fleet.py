@@ -186,8 +186,9 @@ class StandIn(unittest.TestCase):
                                 "fleet_fakeapi")
             self.check(rc, err, out)
             # the reason is the CLI's
-            self.assertRegex(err, r"left out: (\S+): \1: malformed file "
+            self.assertRegex(err, r"left out: \S+: malformed file "
                              r"at offset 16: attr_size")
+            self.assertNotRegex(err, r"left out: (\S+): \1:")
 
     def test_worker_killed(self):
         with tempfile.TemporaryDirectory() as d:
@@ -216,6 +217,54 @@ class StandIn(unittest.TestCase):
             for c in range(cpus):
                 want[f"{r['file']}#0x{0x10 + 2 * c:x}"] = "1"
         self.assertEqual({k: n for k, n, _ in keys}, want)
+
+    def good(self, n, skip=()):
+        """The files of n recordings the CLI decodes, not those of skip
+        (file names)."""
+        return [r["file"] for r in self.c.recs if r["expect"] < 2
+                and os.path.basename(r["file"]) not in skip][:n]
+
+    def test_split_id_refused(self):
+        # rec-0000 split per trace ID, one ID of it refused: the whole
+        # recording is left out (no part of it merged), as serially
+        files = self.good(4, skip=("rec-0001.data",))
+        bad = files[0]
+        self.assertTrue(bad.endswith("/rec-0000.data"), bad)
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "out")
+            rc, err = run_fleet(
+                ["--scheduler", "local:2", "--format", "autofdo", "-o", out,
+                 "--split-above", "1", *self.c.elfs] + files,
+                "fleet_fakeapi_faults")
+            self.assertEqual(rc, 1, err)
+            with open(out) as f:
+                keys = {line.split()[0] for line in f} - {"binary"}
+        self.assertEqual({k.split("#")[0] for k in keys}, set(files[1:]))
+        self.assertEqual(listed(err, "left"), {bad}, err)
+        self.assertIn(f"left out: {bad}: no CPU of the recording has a "
+                      "wanted trace ID", err)
+        self.assertIn("1 of 4 inputs left out", err)
+
+    def test_merge_refused(self):
+        # two parts the merge refuses: one input left out with the
+        # reason, the other written, exit 1 (which one: merge order)
+        files = [self.good(1, skip=("rec-0001.data",))[0],
+                 self.good(2)[1]]
+        self.assertTrue(files[1].endswith("/rec-0001.data"), files)
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "out")
+            rc, err = run_fleet(
+                ["--scheduler", "local:2", "--format", "autofdo", "-o", out,
+                 *self.c.elfs] + files, "fleet_fakeapi_faults")
+            self.assertEqual(rc, 1, err)
+            with open(out) as f:
+                keys = {line.split()[0] for line in f} - {"binary"}
+        self.assertEqual(len(keys), 1, keys)
+        left = listed(err, "left")
+        self.assertEqual(left | keys, set(files), err)
+        self.assertIn(f"left out: {left.pop()}: binary prog: different "
+                      "profiles", err)
+        self.assertIn("1 of 2 inputs left out", err)
 
     def test_parse_args(self):
         from etmkit import fleet
