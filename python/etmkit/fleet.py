@@ -547,6 +547,11 @@ def run(argv, api="etmkit"):
     except m.Error as e:
         sys.stderr.write(f"{PROG}: {e}\n")
         return _exit_class(e)
+    if not paths:
+        # the serial CLI's usage error (exit 2), before any cluster
+        sys.stderr.write(f"{PROG}: no input: {' '.join(o.inputs)} gave no "
+                         "file (see python3 -m etmkit.fleet --help)\n")
+        return 2
     plan = plan_tasks(o, paths)
     args = o.cli + ["--jobs", "1"]
     client = cluster = tmp = None

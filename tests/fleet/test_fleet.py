@@ -266,6 +266,23 @@ class StandIn(unittest.TestCase):
                       "profiles", err)
         self.assertIn("1 of 2 inputs left out", err)
 
+    def test_no_input(self):
+        # a list of comments: refused before the cluster (port 9: a run
+        # that got that far would wait for the connection)
+        with tempfile.TemporaryDirectory() as d:
+            lst = os.path.join(d, "empty.list")
+            with open(lst, "w") as f:
+                f.write("# nothing yet\n")
+            t0 = time.monotonic()
+            rc, err = run_fleet(["--scheduler", "tcp://127.0.0.1:9",
+                                 "--format", "autofdo", "-o",
+                                 os.path.join(d, "out"), "@" + lst],
+                                "fleet_fakeapi")
+            self.assertEqual(rc, 2, err)
+            self.assertIn("etmkit fleet: no input", err)
+            self.assertLess(time.monotonic() - t0, 10)
+            self.assertFalse(os.path.exists(os.path.join(d, "out")))
+
     def test_parse_args(self):
         from etmkit import fleet
         elf = self.c.m["elfs"][0]
