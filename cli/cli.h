@@ -520,18 +520,24 @@ void cli_msg_reset(void);
 void cli_msg_stderr(void *ctx, enum cli_msg_level level, const char *line);
 /* A new run on the thread for a caller of the core (cli/core.h): -q,
  * the notes and the command forgotten (cli_msg_reset()), progress off
- * (cli_progress_reset()), and until cli_msg_capture_end() the first
- * error's text (after "etmkit CMD: ") copied to @err (@errlen bytes; may
- * be NULL), every message still going on to the sink there was. */
+ * (cli_progress_reset()), and until cli_msg_capture_end() the errors
+ * taken into @err (@errlen bytes, cut there; may be NULL): the first
+ * error's text (after "etmkit CMD: "), then each detail line and later
+ * error on a line of its own. Errors and their details go there only;
+ * warnings and notes go on to the sink there was. cli_msg_capture_more()
+ * does the same within a run (nothing reset: a later step of it). */
 struct cli_msg_capture {
 	cli_msg_sink_fn *prev;
 	void *prev_ctx;
 	char *err;
 	size_t errlen;
-	int got;
+	int got;                    /* an error came */
+	int in_error;               /* the last line was an error's */
 };
 void cli_msg_capture_begin(struct cli_msg_capture *c, char *err,
 			   size_t errlen);
+void cli_msg_capture_more(struct cli_msg_capture *c, char *err,
+			  size_t errlen);
 void cli_msg_capture_end(struct cli_msg_capture *c);
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -90,6 +90,10 @@ int cli_trace_step(struct cli_trace *t, cli_trace_elems_fn *on_elems,
 /* The same for a "packets" stream. */
 int cli_trace_packets_step(struct cli_trace *t, cli_trace_packet_fn *on_pkt,
 			   void *ctx);
+/* The message of the last step's error ("" if none): what the CLI
+ * prints after "etmkit CMD: " (the steps' errors go there, not to the
+ * message sink; their warnings and notes do). */
+const char *cli_trace_error(const struct cli_trace *t);
 /* Gaps that are decode errors, so far (as decode and profile count
  * them: not the recorder's losses). */
 uint64_t cli_trace_decode_errors(const struct cli_trace *t);
@@ -107,5 +111,11 @@ void cli_trace_close(struct cli_trace *t);
 struct cli_command;
 int cli_count_main(const struct cli_command *cmd, int flame, int argc,
 		   char **argv);
+
+/* Whether option @name of command @cmd ("profile", "coverage", ...)
+ * takes a value: 1 it does, 0 it does not, -1 @cmd has no such option
+ * (or there is no command @cmd). @name is the long name without its
+ * dashes, or a one-letter short name ("o" for -o). */
+int cli_option_takes_value(const char *cmd, const char *name);
 
 #endif /* ETMKIT_CLI_CORE_H */

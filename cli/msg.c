@@ -174,20 +174,40 @@ void cli_note(const char *fmt, ...)
 	sayf(cli_msg_note, "note: ", "%s", text);
 }
 
-/* The first error's text into the caller's buffer, every message on to
- * the sink that was there. */
+/* @line after what the caller's buffer holds, on a line of its own
+ * (cut where the buffer ends). */
+static void capture_add(struct cli_msg_capture *c, const char *line)
+{
+	size_t n = strlen(c->err);
+
+	if (n + 1 < c->errlen)
+		snprintf(c->err + n, c->errlen - n, "%s%s", n ? "\n" : "",
+			 line);
+}
+
+/* Errors and their detail lines into the caller's buffer (the first
+ * error's text first, past "etmkit CMD: "), and there only; warnings and
+ * notes on to the sink that was there. */
 static void capture_line(void *ctx, enum cli_msg_level level,
 			 const char *line)
 {
 	struct cli_msg_capture *c = ctx;
 
-	if (level == cli_msg_error && !c->got && c->err && c->errlen) {
-		/* past "etmkit CMD: " */
+	if (level == cli_msg_error) {
 		const char *t = strstr(line, ": ");
 
-		snprintf(c->err, c->errlen, "%s", t ? t + 2 : line);
+		if (c->err && c->errlen)
+			capture_add(c, t ? t + 2 : line);
 		c->got = 1;
+		c->in_error = 1;
+		return;
 	}
+	if (level == cli_msg_detail && c->in_error) {
+		if (c->err && c->errlen)
+			capture_add(c, line);
+		return;
+	}
+	c->in_error = 0;
 	if (c->prev)
 		c->prev(c->prev_ctx, level, line);
 	else
@@ -197,6 +217,14 @@ static void capture_line(void *ctx, enum cli_msg_level level,
 void cli_msg_capture_begin(struct cli_msg_capture *c, char *err,
 			   size_t errlen)
 {
+	cli_msg_reset();
+	cli_progress_reset(cli_progress_off);
+	cli_msg_capture_more(c, err, errlen);
+}
+
+void cli_msg_capture_more(struct cli_msg_capture *c, char *err,
+			  size_t errlen)
+{
 	memset(c, 0, sizeof(*c));
 	c->prev = msg.sink;
 	c->prev_ctx = msg.sink_ctx;
@@ -204,8 +232,6 @@ void cli_msg_capture_begin(struct cli_msg_capture *c, char *err,
 	c->errlen = errlen;
 	if (err && errlen)
 		err[0] = 0;
-	cli_msg_reset();
-	cli_progress_reset(cli_progress_off);
 	msg.sink = capture_line;
 	msg.sink_ctx = c;
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "core.h"
 
 #define D CLI_CMD_DECODE
 #define P CLI_CMD_PACKETS
@@ -465,6 +466,24 @@ const struct cli_option *cli_option_of(const struct cli_command *c, int val)
 		    (options[i].cmds & c->bit))
 			return &options[i];
 	return NULL;
+}
+
+int cli_option_takes_value(const char *cmd, const char *name)
+{
+	const struct cli_command *c = cmd ? cli_command_find(cmd) : NULL;
+	int is_short = name && name[0] && !name[1];
+
+	if (!c || !name || !name[0])
+		return -1;
+	for (size_t i = 0; i < NOPTIONS; i++) {
+		const struct cli_option *o = &options[i];
+
+		if (!o->name || !(o->cmds & c->bit))
+			continue;
+		if (is_short ? o->short_name == name[0] : !strcmp(o->name, name))
+			return o->arg != NULL;
+	}
+	return -1;
 }
 
 /* A command flag's row: the row of @c named @name handled by a struct

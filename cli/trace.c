@@ -29,6 +29,11 @@ struct cli_trace {
 	cli_trace_packet_fn *on_packet;
 	void *ctx;
 	int cb_err;                        /* the first a callback returned */
+	char err[1024];                    /* the step's error (cli_trace_error) */
+	/* the caller's argv, copied: the input keeps pointers into it
+	 * (in.file, the side-band's file) until cli_trace_close() */
+	char **argv;
+	int argc;
 };
 
 /* ---- Callbacks ------------------------------------------------------------ */
@@ -162,6 +167,23 @@ static int setup(struct cli_trace *t)
 	return cli_counting_setup(&t->c, t->ranges ? ETM4_FLOW_RANGES : 0);
 }
 
+/* t->argv: a copy of @argv (NULL-ended), or -1 (out of memory). */
+static int copy_argv(struct cli_trace *t, int argc, char **argv)
+{
+	t->argv = calloc((size_t)(argc > 0 ? argc : 0) + 1, sizeof(*t->argv));
+	if (!t->argv)
+		return -1;
+	for (int i = 0; i < argc; i++) {
+		size_t n = strlen(argv[i]) + 1;
+
+		if (!(t->argv[i] = malloc(n)))
+			return -1;
+		memcpy(t->argv[i], argv[i], n);
+		t->argc = i + 1;
+	}
+	return 0;
+}
+
 int cli_trace_open(struct cli_trace **out, const char *cmd, int argc,
 		   char **argv, char *err, size_t errlen)
 {
@@ -172,14 +194,16 @@ int cli_trace_open(struct cli_trace **out, const char *cmd, int argc,
 
 	*out = NULL;
 	cli_msg_capture_begin(&cap, err, errlen);
-	if (!t) {
+	if (t)
+		cli_counting_init(&t->c);
+	if (!t || copy_argv(t, argc, argv) < 0) {
 		cli_error("out of memory");
 		cli_msg_capture_end(&cap);
+		cli_trace_close(t);
 		return cli_exit_input;
 	}
 	c = cmd && !strcmp(cmd, "packets") ? &cli_cmd_packets :
 	    cmd && !strcmp(cmd, "decode") ? &cli_cmd_decode : NULL;
-	cli_counting_init(&t->c);
 	t->packets = c == &cli_cmd_packets;
 	if (t->packets)
 		t->c.in.keep_snapshot = 0;
@@ -188,7 +212,7 @@ int cli_trace_open(struct cli_trace **out, const char *cmd, int argc,
 			  cmd ? cmd : "(null)");
 		rc = cli_exit_usage;
 	} else {
-		rc = parse(t, c, argc, argv);
+		rc = parse(t, c, t->argc, t->argv);
 	}
 	if (!rc)
 		rc = cli_input_resolve(&t->c.in, c->name);
@@ -282,10 +306,14 @@ static int step_with(struct cli_trace *t, cli_trace_elems_fn *on_elems,
 {
 	int rc;
 
+	struct cli_msg_capture cap;
+
 	t->on_elems = on_elems;
 	t->on_packet = on_pkt;
 	t->ctx = ctx;
+	cli_msg_capture_more(&cap, t->err, sizeof(t->err));
 	rc = step(t);
+	cli_msg_capture_end(&cap);
 	if (t->cb_err) {
 		t->ended = 1;
 		return t->cb_err;
@@ -309,6 +337,11 @@ int cli_trace_packets_step(struct cli_trace *t, cli_trace_packet_fn *on_pkt,
 	return step_with(t, NULL, on_pkt, ctx);
 }
 
+const char *cli_trace_error(const struct cli_trace *t)
+{
+	return t ? t->err : "";
+}
+
 uint64_t cli_trace_decode_errors(const struct cli_trace *t)
 {
 	return t ? t->c.errors : 0;
@@ -323,5 +356,8 @@ void cli_trace_close(struct cli_trace *t)
 	free(t->buf);
 	etmkit_session_free(t->ps);
 	cli_counting_free(&t->c);
+	for (int i = 0; i < t->argc; i++)
+		free(t->argv[i]);
+	free(t->argv);
 	free(t);
 }

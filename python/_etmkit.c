@@ -159,6 +159,12 @@ static PyMethodDef methods[] = {
 	  "ROWS arrays ('blocks', 'instructions', 'elements', 'packets') of "
 	  "the input `etmkit CMD ARGV` ('decode' or 'packets') reads, decoded "
 	  "by the CLI's own code a piece at a time (cli_trace_step)." },
+	{ "_option_takes_value", ek_cli_option_takes_value, METH_VARARGS,
+	  "_option_takes_value(cmd, name)\n--\n\nWhether option NAME (the "
+	  "long name without dashes, or a one-letter short name) of `etmkit "
+	  "CMD` ('profile', 'coverage', 'decode', ...) takes a value, from "
+	  "the CLI's option table (cli/options.c): True or False, None when "
+	  "CMD has no such option (or there is no command CMD)." },
 	{ "_raw_stream", (PyCFunction)(void (*)(void))ek_raw_stream,
 	  METH_VARARGS | METH_KEYWORDS,
 	  "_raw_stream(data, rows, protocol, regs, id=0x10, "

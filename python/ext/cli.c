@@ -143,6 +143,20 @@ PyObject *ek_cli_inputs_expand(PyObject *self, PyObject *arg)
 	return res;
 }
 
+PyObject *ek_cli_option_takes_value(PyObject *self, PyObject *args)
+{
+	const char *cmd, *name;
+	int rc;
+
+	(void)self;
+	if (!PyArg_ParseTuple(args, "ss", &cmd, &name))
+		return NULL;
+	rc = cli_option_takes_value(cmd, name);
+	if (rc < 0)
+		Py_RETURN_NONE;
+	return PyBool_FromLong(rc);
+}
+
 /* ---- Element and packet streams (cli_trace_*) ----------------------------- */
 
 struct cli_source {
@@ -167,9 +181,12 @@ static int cli_step(struct ek_source *src, struct ek_fill *f)
 		return rc;
 	if (f->failed || PyErr_Occurred())
 		return -1;
-	/* -cli_exit after a message (on stderr, as the CLI prints it) */
-	ek_raise(rc == -2 ? 2 : 3, "decoding stopped (exit status %d; the "
-		 "message is on stderr)", -rc);
+	/* -cli_exit after a message: the CLI's text */
+	if (cli_trace_error(s->t)[0])
+		ek_raise(rc == -2 ? 2 : 3, "%s", cli_trace_error(s->t));
+	else
+		ek_raise(rc == -2 ? 2 : 3, "decoding stopped (exit status %d)",
+			 -rc);
 	return -1;
 }
 

@@ -196,6 +196,7 @@ PyObject *ek_cli_part_write(PyObject *self, PyObject *args);
 PyObject *ek_cli_inputs_expand(PyObject *self, PyObject *arg);
 /* _cli_stream(cmd, argv, rows, batch): a Stream over cli_trace_*. */
 PyObject *ek_cli_stream(PyObject *self, PyObject *args);
+PyObject *ek_cli_option_takes_value(PyObject *self, PyObject *args);
 
 /* ---- The library's own session over a raw buffer (rawsrc.c) ---------- */
 PyObject *ek_raw_stream(PyObject *self, PyObject *args, PyObject *kw);

@@ -6,7 +6,8 @@
  *     cli_part_make() then cli_part_write() of `etmkit CMD ARGS` three
  *     times in this process: with -o OUT1, with -q -o OUT2, with -o OUT3.
  *     Each run's messages go to a sink here: a line "run N rc R notes K
- *     errors E" per run, then its lines as "sink: LINE". The part of the
+ *     errors E" per run, then the lines its sink got (warnings and notes:
+ *     errors go to the error text only) as "sink: LINE". The part of the
  *     first run is also saved, loaded and written again to OUT1.reload.
  *   core_api trace ARGS...
  *     cli_trace_open("decode", ARGS) and cli_trace_step() to the end,
@@ -60,6 +61,30 @@ static char **make_argv(const char *cmd, int nargs, char **args,
 		av[1 + nargs + i] = (char *)extra[i];
 	*argc = 1 + nargs + nextra;
 	return av;
+}
+
+/* cli_trace_open() on copies of @av's strings, overwritten and freed
+ * once it returns: the trace must hold on to nothing of the caller's
+ * argv (the input's file name, the side-band's) for its steps and their
+ * messages. */
+static int open_scribbled(struct cli_trace **t, const char *cmd, int argc,
+			  char **av, char *err, size_t errlen)
+{
+	char **copy = calloc((size_t)argc + 1, sizeof(*copy));
+	int rc;
+
+	for (int i = 0; i < argc; i++) {
+		size_t n = strlen(av[i]) + 1;
+
+		copy[i] = memcpy(malloc(n), av[i], n);
+	}
+	rc = cli_trace_open(t, cmd, argc, copy, err, errlen);
+	for (int i = 0; i < argc; i++) {
+		memset(copy[i], 'X', strlen(copy[i]));
+		free(copy[i]);
+	}
+	free(copy);
+	return rc;
 }
 
 static int part_run(const char *cmd, int run, const char *out, int quiet,
@@ -135,7 +160,7 @@ static int trace_pass(int nargs, char **args, struct counts *c)
 	int argc, rc;
 	char **av = make_argv("decode", nargs, args, NULL, 0, &argc);
 
-	rc = cli_trace_open(&t, "decode", argc, av, err, sizeof(err));
+	rc = open_scribbled(&t, "decode", argc, av, err, sizeof(err));
 	free(av);
 	if (rc) {
 		printf("error: %s\n", err);
@@ -186,7 +211,7 @@ static int packets(int nargs, char **args)
 	int argc, rc;
 	char **av = make_argv("packets", nargs, args, NULL, 0, &argc);
 
-	rc = cli_trace_open(&t, "packets", argc, av, err, sizeof(err));
+	rc = open_scribbled(&t, "packets", argc, av, err, sizeof(err));
 	free(av);
 	if (rc) {
 		printf("error: %s\n", err);

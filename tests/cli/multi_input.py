@@ -198,7 +198,7 @@ def core_api(a, b, bad, lst, top):
           p.stdout.count("run ") == 3 and
           p.stdout.count(f" rc 3 ") == 3 and
           p.stdout.count(f"err: {first}\n") == 3 and
-          p.stdout.count("sink: " + cli.stderr.splitlines()[0]) == 3,
+          p.stdout.count("sink: ") == 0,
           f"refused: {p.stdout} {p.stderr} / {cli.stderr}")
     # element and packet streams
     snap = os.path.join(WORK, "snap")

@@ -4,6 +4,9 @@ encoder-written perf.data (two CPUs, two processes: side-band, images per
 process), row by row and field by field; batch sizes; the CLI's errors."""
 
 import os
+import shutil
+import sys
+import tempfile
 import unittest
 
 import numpy as np
@@ -110,6 +113,36 @@ class OpenTest(Compare, unittest.TestCase):
             etmkit.open(self.r.a, no_such=True).elements()
         self.assertEqual(cm.exception.exit_class, 2)
         self.assertIn(str(cm.exception), err)
+
+    def test_step_error(self):
+        """An error in a step (the snapshot's buffer gone after open):
+        etmkit.Error with the CLI's text naming the file, and nothing on
+        stderr (the error goes to the exception only)."""
+        src = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                           "..", "..", "examples", "etmv3-program")
+        with tempfile.TemporaryDirectory(prefix="etmkit-step-") as d:
+            snap = os.path.join(d, "snap")
+            shutil.copytree(src, snap)
+            buf = os.path.join(snap, "trace.bin")
+            with tempfile.TemporaryFile() as errf:
+                sys.stderr.flush()
+                saved = os.dup(2)
+                try:
+                    os.dup2(errf.fileno(), 2)
+                    s = etmkit.open(None, snapshot=snap).elements()
+                    os.remove(buf)
+                    with self.assertRaises(etmkit.Error) as cm:
+                        next(s)
+                finally:
+                    os.dup2(saved, 2)
+                    os.close(saved)
+                errf.seek(0)
+                stderr = errf.read().decode()
+        self.assertEqual(cm.exception.exit_class, 3)
+        self.assertEqual(str(cm.exception),
+                         f"{buf}: cannot open: No such file or directory"
+                         .replace("No such", "no such"))
+        self.assertEqual(stderr, "")
 
     def test_snapshot(self):
         """A snapshot (path None, snapshot=DIR): the CLI's elements."""

@@ -37,6 +37,35 @@ class ErrorTest(unittest.TestCase):
         self.assertEqual(etmkit.Error.__module__, "etmkit")
 
 
+class OptionTableTest(unittest.TestCase):
+    """_option_takes_value against the rows of cli/options.c as `etmkit
+    CMD --help` documents them."""
+
+    def test_profile(self):
+        t = etmkit._etmkit._option_takes_value
+        self.assertIs(t("profile", "elf"), True)         # --elf FILE[@BIAS]
+        self.assertIs(t("profile", "stacks"), False)
+        self.assertIs(t("profile", "q"), False)          # -q, --quiet
+        self.assertIs(t("profile", "o"), True)           # -o FILE
+        self.assertIs(t("profile", "output"), True)
+        self.assertIs(t("profile", "format"), True)
+        self.assertIs(t("profile", "m-profile"), False)
+        self.assertIsNone(t("profile", "bogus"))
+        self.assertIsNone(t("profile", ""))
+        self.assertIsNone(t("profile", "x"))             # no -x
+
+    def test_other_commands(self):
+        t = etmkit._etmkit._option_takes_value
+        self.assertIsNone(t("coverage", "stacks"))       # profile's only
+        self.assertIs(t("coverage", "format"), True)
+        self.assertIs(t("coverage", "o"), True)
+        self.assertIs(t("decode", "binary"), True)
+        self.assertIsNone(t("decode", "o"))              # decode has no -o
+        self.assertIs(t("frames", "snapshot"), True)
+        self.assertIsNone(t("frames", "protocol"))
+        self.assertIsNone(t("nosuch", "elf"))
+
+
 class DtypeTest(unittest.TestCase):
     def test_no_padding(self):
         """Every byte of a row is a field (np.concatenate keeps the
