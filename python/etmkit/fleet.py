@@ -230,15 +230,18 @@ def parse_probe(api, fmt, args):
     return None
 
 
-def _takes_value(api, fmt, opt, cache):
-    """Whether the etmkit option opt takes a separate value, by the CLI's
-    own option table: followed by the missing input, an option without a
-    value leaves it to be refused as an input."""
-    if opt not in cache:
-        text = parse_probe(api, fmt, [opt]) or ""
-        cache[opt] = not any(r in text for r in
-                             ("a raw file needs --protocol", "unknown option"))
-    return cache[opt]
+def _takes_value(fmt, opt):
+    """Whether the etmkit option opt (as typed: --name or -x) takes a
+    separate value, by the CLI's own option table. An option the command
+    does not have takes none here: the check refuses it."""
+    if opt.startswith("--"):
+        name = opt[2:]
+    elif len(opt) == 2:
+        name = opt[1]
+    else:
+        return False            # -xVALUE: the value is attached
+    table = importlib.import_module("etmkit._etmkit")
+    return bool(table._option_takes_value(FORMATS[fmt], name))
 
 
 def check_options(api, o):
@@ -263,7 +266,6 @@ def _absolute(value):
 def parse_args(argv, api="etmkit"):
     """The fleet's options, the etmkit options and the inputs of argv."""
     o = Options()
-    cache = {}
     # the command (profile or coverage) decides the option table
     for k, a in enumerate(argv):
         if a == "--":
@@ -313,7 +315,7 @@ def parse_args(argv, api="etmkit"):
             if name in ("-q", "--quiet"):
                 o.quiet = True
             takes = "=" not in a and _takes_value(
-                api, o.format if o.format in FORMATS else "autofdo", a, cache)
+                o.format if o.format in FORMATS else "autofdo", a)
             if takes and i + 1 < len(argv):
                 i += 1
                 v = argv[i]
