@@ -8,7 +8,10 @@ The output is byte for byte what the serial
 `etmkit profile --format F -o OUT [options] INPUT...` (lcov:
 `etmkit coverage`) writes, and the exit status is the serial CLI's: 0; 1
 when inputs were left out or had decode errors (the profile is written
-from the rest); 3 (2 for usage) when no input could be decoded.
+from the rest); 3 (2 for usage) when no input could be decoded. One
+difference: when two inputs' partial profiles conflict (a binary placed
+differently), the serial command leaves out the later in input order,
+the fleet the one that reached the merge later (docs/fleet.md).
 
 Fleet options:
   --scheduler local:N   start a local cluster of N worker processes (one
