@@ -8,7 +8,10 @@ The output is byte for byte what the serial
 `etmkit profile --format F -o OUT [options] INPUT...` (lcov:
 `etmkit coverage`) writes, and the exit status is the serial CLI's: 0; 1
 when inputs were left out or had decode errors (the profile is written
-from the rest); 3 (2 for usage) when no input could be decoded.
+from the rest); 3 (2 for usage) when no input could be decoded. One
+difference: when two inputs' partial profiles conflict (a binary placed
+differently), the serial command leaves out the later in input order,
+the fleet the one that reached the merge later (docs/fleet.md).
 
 Fleet options:
   --scheduler local:N   start a local cluster of N worker processes (one
@@ -20,8 +23,9 @@ Fleet options:
   -o OUT                the profile, written by this process
   --split-above SIZE    recordings larger than SIZE bytes (K, M, G
                         suffixes; default 64M) are decoded one task per
-                        trace ID (exact: a perf.data file's trace IDs are
-                        decoded independently), listed by a task first
+                        trace ID (a perf.data file's trace IDs are
+                        decoded independently), listed by a task first;
+                        one ID refused leaves the whole recording out
   --local-directory DIR (local:N) the workers' scratch folder (default: a
                         new temporary folder, removed at the end)
 
@@ -81,14 +85,21 @@ def _exit_class(e):
     return int(getattr(e, "exit_class", 3))
 
 
+def _reason_of(e, path):
+    """An etmkit.Error's message as a reason for path: without the path
+    the CLI's message starts with (the summary names the file once)."""
+    text = str(e)
+    return text[len(path) + 2:] if text.startswith(path + ": ") else text
+
+
 def decode_task(api, fmt, args, index, path, trace_id):
     """Decode one input (one trace ID of it, when trace_id is not None)
     into a partial profile.
 
-    Returns an outcome (part, left_out, decode_errors): part is the
-    serialised partial profile (bytes) or None; left_out a list of
+    Returns an outcome (part, left_out, decode_errors, inputs): part is
+    the serialised partial profile (bytes) or None; left_out a list of
     (index, path, reason, exit_class); decode_errors a list of
-    (index, path, count)."""
+    (index, path, count); inputs the (index, path) of what part holds."""
     m = _api(api)
     a = list(args)
     if trace_id is not None:
@@ -96,19 +107,48 @@ def decode_task(api, fmt, args, index, path, trace_id):
     try:
         p = m.profile(path, *a, format=fmt)
     except m.Error as e:
-        return (None, [(index, path, str(e), _exit_class(e))], [])
+        return (None, [(index, path, _reason_of(e, path), _exit_class(e))],
+                [], [])
     errors = [(index, path, int(p.decode_errors))] if p.decode_errors else []
-    return (bytes(p), [], errors)
+    return (bytes(p), [], errors, [(index, path)])
 
 
 def merge_task(api, *outcomes):
-    """Merge outcomes: the partial profiles summed (etmkit.merge), the
-    lists joined."""
+    """Merge outcomes: the partial profiles summed one by one, the lists
+    joined. A part the merge refuses (a binary of the same name and build
+    id placed differently: different files found) is not merged: its
+    inputs go to left_out with the reason, as the serial CLI leaves out
+    an input whose part it cannot merge."""
     m = _api(api)
-    parts = [m.Profile.from_bytes(o[0]) for o in outcomes if o[0] is not None]
-    left_out = [x for o in outcomes for x in o[1]]
-    errors = [x for o in outcomes for x in o[2]]
-    return (bytes(m.merge(parts)) if parts else None, left_out, errors)
+    total, left_out, errors, inputs = None, [], [], []
+    for part, lo, errs, ins in outcomes:
+        left_out += lo
+        if part is None:
+            continue
+        p = m.Profile.from_bytes(part)
+        try:
+            total = p if total is None else total.merge(p)
+        except m.Error as e:
+            left_out += [(i, path, _reason_of(e, path), _exit_class(e))
+                         for i, path in ins]
+            continue
+        errors += errs
+        inputs += ins
+    return (None if total is None else bytes(total), left_out, errors,
+            inputs)
+
+
+def recording_task(api, index, path, *outcomes):
+    """The outcome of a recording split per trace ID, from those of its
+    IDs (in ID order): their merge when every ID was decoded and merged;
+    else the whole recording left out with the first reason, as the
+    serial CLI counts a recording whole or not at all."""
+    merged = merge_task(api, *outcomes)
+    gone = [x for o in outcomes for x in o[1]] or merged[1]
+    if gone:
+        _, _, reason, cls = gone[0]
+        return (None, [(index, path, reason, cls)], [], [])
+    return merged
 
 
 def trace_ids_task(api, path):
@@ -193,15 +233,18 @@ def parse_probe(api, fmt, args):
     return None
 
 
-def _takes_value(api, fmt, opt, cache):
-    """Whether the etmkit option opt takes a separate value, by the CLI's
-    own option table: followed by the missing input, an option without a
-    value leaves it to be refused as an input."""
-    if opt not in cache:
-        text = parse_probe(api, fmt, [opt]) or ""
-        cache[opt] = not any(r in text for r in
-                             ("a raw file needs --protocol", "unknown option"))
-    return cache[opt]
+def _takes_value(fmt, opt):
+    """Whether the etmkit option opt (as typed: --name or -x) takes a
+    separate value, by the CLI's own option table. An option the command
+    does not have takes none here: the check refuses it."""
+    if opt.startswith("--"):
+        name = opt[2:]
+    elif len(opt) == 2:
+        name = opt[1]
+    else:
+        return False            # -xVALUE: the value is attached
+    table = importlib.import_module("etmkit._etmkit")
+    return bool(table._option_takes_value(FORMATS[fmt], name))
 
 
 def check_options(api, o):
@@ -226,7 +269,6 @@ def _absolute(value):
 def parse_args(argv, api="etmkit"):
     """The fleet's options, the etmkit options and the inputs of argv."""
     o = Options()
-    cache = {}
     # the command (profile or coverage) decides the option table
     for k, a in enumerate(argv):
         if a == "--":
@@ -276,7 +318,7 @@ def parse_args(argv, api="etmkit"):
             if name in ("-q", "--quiet"):
                 o.quiet = True
             takes = "=" not in a and _takes_value(
-                api, o.format if o.format in FORMATS else "autofdo", a, cache)
+                o.format if o.format in FORMATS else "autofdo", a)
             if takes and i + 1 < len(argv):
                 i += 1
                 v = argv[i]
@@ -384,53 +426,70 @@ def _reason(exc):
 
 
 def reduce_tasks(client, api, fmt, args, plan, progress, token):
-    """Submit the tasks of plan (a trace-ID listing first for an input to
-    split, then its decode tasks) and merge their outcomes as they
-    complete (fan-in FAN_IN); returns the final outcome."""
+    """Submit the tasks of plan (for an input to split: a trace-ID
+    listing first, then one decode task per ID and a recording task
+    taking all of their outcomes) and merge the recordings' outcomes as
+    they complete (fan-in FAN_IN); returns the final outcome."""
     from distributed import as_completed
     ac = as_completed()
-    leaves, listing = {}, {}
+    # key -> (kind, index, path): kind "leaf" (a recording's decode),
+    # "id" (one trace ID's decode), "rec" (a split recording), "list"
+    tasks = {}
 
-    def decode(index, path, tid):
+    def decode(index, path, tid, kind):
         key = f"etmkit-decode-{token}-{index}" + ("" if tid is None
                                                    else f"-{tid:x}")
         f = client.submit(decode_task, api, fmt, args, index, path, tid,
                           key=key, pure=False)
-        leaves[f.key] = (index, path)
+        tasks[f.key] = (kind, index, path)
         ac.add(f)
+        return f
     for index, path, split in plan:
         if split:
             f = client.submit(trace_ids_task, api, path,
                               key=f"etmkit-ids-{token}-{index}", pure=False)
-            listing[f.key] = (index, path)
+            tasks[f.key] = ("list", index, path)
             ac.add(f)
         else:
-            decode(index, path, None)
+            decode(index, path, None, "leaf")
     ready, lost = [], []
     done = inflight = merges = 0
+    listing = sum(1 for t in tasks.values() if t[0] == "list")
+    decodes = len(tasks) - listing
     for f in ac:
-        if f.key in listing:
-            index, path = listing.pop(f.key)
+        kind, index, path = tasks.pop(f.key, ("merge", None, None))
+        if kind == "list":
+            listing -= 1
             ids = f.result() if f.status == "finished" else None
-            for tid in ids or [None]:
-                decode(index, path, tid)
+            if not ids:
+                decode(index, path, None, "leaf")
+                decodes += 1
+                continue
+            futs = [decode(index, path, tid, "id") for tid in ids]
+            decodes += len(futs)
+            r = client.submit(recording_task, api, index, path, *futs,
+                              key=f"etmkit-rec-{token}-{index}", pure=False)
+            tasks[r.key] = ("rec", index, path)
+            ac.add(r)
+            inflight += 1
             continue
-        if f.key in leaves:
+        if kind in ("leaf", "id"):
             done += 1
         else:
             inflight -= 1
-        if f.status == "error":
+        if kind == "id":
+            pass            # its recording task takes its outcome
+        elif f.status == "error":
             exc = f.exception()
-            if f.key not in leaves:
+            if kind == "merge":
                 raise RuntimeError(f"merging partial profiles: {_reason(exc)}")
-            index, path = leaves[f.key]
             # a task that killed its worker allowed-failures + 1 times
             # (a crash on this input), or raised outside etmkit
             lost.append((index, path, _reason(exc), 3))
         else:
             ready.append(f)
-        progress.update(done, len(leaves) + len(listing), len(lost))
-        final = not listing and done == len(leaves) and inflight == 0
+        progress.update(done, decodes + listing, len(lost))
+        final = not listing and done == decodes and inflight == 0
         while len(ready) >= FAN_IN or (final and len(ready) > 1):
             group, ready = ready[:FAN_IN], ready[FAN_IN:]
             merges += 1
@@ -440,7 +499,7 @@ def reduce_tasks(client, api, fmt, args, plan, progress, token):
             inflight += 1
             final = False
     if ready:
-        part, left_out, errors = ready[0].result()
+        part, left_out, errors, _ = ready[0].result()
     else:
         part, left_out, errors = None, [], []
     return part, left_out + lost, errors
@@ -493,6 +552,11 @@ def run(argv, api="etmkit"):
     except m.Error as e:
         sys.stderr.write(f"{PROG}: {e}\n")
         return _exit_class(e)
+    if not paths:
+        # the serial CLI's usage error (exit 2), before any cluster
+        sys.stderr.write(f"{PROG}: no input: {' '.join(o.inputs)} gave no "
+                         "file (see python3 -m etmkit.fleet --help)\n")
+        return 2
     plan = plan_tasks(o, paths)
     args = o.cli + ["--jobs", "1"]
     client = cluster = tmp = None

@@ -103,19 +103,9 @@ def merge(parts):
 
 
 def expand_inputs(inputs):
-    """Files as given, @LIST files read (relative to the list's folder)."""
-    out = []
-    for i in inputs:
-        if i.startswith("@"):
-            base = os.path.dirname(i[1:])
-            with open(i[1:]) as f:
-                for line in f:
-                    line = line.strip()
-                    if line and not line.startswith("#"):
-                        out.append(os.path.join(base, line))
-        else:
-            out.append(i)
-    return out
+    """The package's own expansion (the CLI's)."""
+    import etmkit
+    return etmkit.expand_inputs(inputs)
 
 
 def trace_ids(path):

@@ -80,13 +80,25 @@ def pending_decodes(dask_scheduler):
                                     "forgotten"))
 
 
+def held_by(dask_scheduler, addr):
+    """The fleet's tasks a worker holds or runs (run on the scheduler)."""
+    ws = dask_scheduler.workers.get(addr)
+    if ws is None:
+        return []
+    return sorted(str(ts.key) for ts in list(ws.has_what)
+                  + list(ws.processing) if str(ts.key).startswith("etmkit-"))
+
+
 def run_with_kill(test, argv, api):
     """Run the fleet on a cluster of ours (tcp://) and SIGKILL one worker
     once some but not all decode tasks are done. Returns (rc, stderr,
     pending when killed)."""
     cluster, client = local_cluster()
     try:
-        pids = list(client.run(os.getpid).values())
+        workers = client.run(os.getpid)
+        victim = next(iter(workers))
+        pids = [workers[victim]]
+        held = []
         result = {}
 
         def go():
@@ -103,6 +115,10 @@ def run_with_kill(test, argv, api):
                     1 for k in dask_scheduler.tasks
                     if str(k).startswith("etmkit-decode-")))
             if killed_at is None and seen and 20 <= n <= 0.8 * A["ntasks"]:
+                held = client.run_on_scheduler(held_by, addr=victim)
+                if not held:
+                    time.sleep(0.005)
+                    continue
                 os.kill(pids[0], signal.SIGKILL)
                 killed_at = n
                 break
@@ -110,6 +126,9 @@ def run_with_kill(test, argv, api):
         t.join(180)
         test.assertFalse(t.is_alive(), "the fleet did not finish")
         test.assertIsNotNone(killed_at, "no worker was killed mid-run")
+        # the scheduler saw it hold (or run) fleet tasks: their results
+        # were lost with it and had to be computed again
+        test.assertTrue(held, "the killed worker held no fleet task")
         after = list(client.run(os.getpid).values())
         test.assertNotIn(pids[0], after, "the killed worker still runs")
         return result["r"] + (killed_at,)
@@ -186,8 +205,9 @@ class StandIn(unittest.TestCase):
                                 "fleet_fakeapi")
             self.check(rc, err, out)
             # the reason is the CLI's
-            self.assertRegex(err, r"left out: (\S+): \1: malformed file "
+            self.assertRegex(err, r"left out: \S+: malformed file "
                              r"at offset 16: attr_size")
+            self.assertNotRegex(err, r"left out: (\S+): \1:")
 
     def test_worker_killed(self):
         with tempfile.TemporaryDirectory() as d:
@@ -216,6 +236,71 @@ class StandIn(unittest.TestCase):
             for c in range(cpus):
                 want[f"{r['file']}#0x{0x10 + 2 * c:x}"] = "1"
         self.assertEqual({k: n for k, n, _ in keys}, want)
+
+    def good(self, n, skip=()):
+        """The files of n recordings the CLI decodes, not those of skip
+        (file names)."""
+        return [r["file"] for r in self.c.recs if r["expect"] < 2
+                and os.path.basename(r["file"]) not in skip][:n]
+
+    def test_split_id_refused(self):
+        # rec-0000 split per trace ID, one ID of it refused: the whole
+        # recording is left out (no part of it merged), as serially
+        files = self.good(4, skip=("rec-0001.data",))
+        bad = files[0]
+        self.assertTrue(bad.endswith("/rec-0000.data"), bad)
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "out")
+            rc, err = run_fleet(
+                ["--scheduler", "local:2", "--format", "autofdo", "-o", out,
+                 "--split-above", "1", *self.c.elfs] + files,
+                "fleet_fakeapi_faults")
+            self.assertEqual(rc, 1, err)
+            with open(out) as f:
+                keys = {line.split()[0] for line in f} - {"binary"}
+        self.assertEqual({k.split("#")[0] for k in keys}, set(files[1:]))
+        self.assertEqual(listed(err, "left"), {bad}, err)
+        self.assertIn(f"left out: {bad}: no CPU of the recording has a "
+                      "wanted trace ID", err)
+        self.assertIn("1 of 4 inputs left out", err)
+
+    def test_merge_refused(self):
+        # two parts the merge refuses: one input left out with the
+        # reason, the other written, exit 1 (which one: merge order)
+        files = [self.good(1, skip=("rec-0001.data",))[0],
+                 self.good(2)[1]]
+        self.assertTrue(files[1].endswith("/rec-0001.data"), files)
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "out")
+            rc, err = run_fleet(
+                ["--scheduler", "local:2", "--format", "autofdo", "-o", out,
+                 *self.c.elfs] + files, "fleet_fakeapi_faults")
+            self.assertEqual(rc, 1, err)
+            with open(out) as f:
+                keys = {line.split()[0] for line in f} - {"binary"}
+        self.assertEqual(len(keys), 1, keys)
+        left = listed(err, "left")
+        self.assertEqual(left | keys, set(files), err)
+        self.assertIn(f"left out: {left.pop()}: binary prog: different "
+                      "profiles", err)
+        self.assertIn("1 of 2 inputs left out", err)
+
+    def test_no_input(self):
+        # a list of comments: refused before the cluster (port 9: a run
+        # that got that far would wait for the connection)
+        with tempfile.TemporaryDirectory() as d:
+            lst = os.path.join(d, "empty.list")
+            with open(lst, "w") as f:
+                f.write("# nothing yet\n")
+            t0 = time.monotonic()
+            rc, err = run_fleet(["--scheduler", "tcp://127.0.0.1:9",
+                                 "--format", "autofdo", "-o",
+                                 os.path.join(d, "out"), "@" + lst],
+                                "fleet_fakeapi")
+            self.assertEqual(rc, 2, err)
+            self.assertIn("etmkit fleet: no input", err)
+            self.assertLess(time.monotonic() - t0, 10)
+            self.assertFalse(os.path.exists(os.path.join(d, "out")))
 
     def test_parse_args(self):
         from etmkit import fleet
@@ -329,6 +414,9 @@ class Real(unittest.TestCase):
         ids = fleet.trace_ids_task("etmkit", good[0]["file"])
         if not ids:
             # else the split would not happen and the test prove nothing
+            self.assertNotEqual(os.environ.get("CI"), "true",
+                                "the package cannot list a recording's "
+                                "trace IDs")
             self.skipTest("the package cannot list a recording's trace IDs "
                           "(etmkit.trace_ids, or etmkit.open on perf.data)")
         err = self.same("autofdo", fleet=["--split-above", "1"])
