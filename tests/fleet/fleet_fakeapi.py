@@ -105,7 +105,10 @@ def merge(parts):
 def expand_inputs(inputs):
     """The package's own expansion (the CLI's)."""
     import etmkit
-    return etmkit.expand_inputs(inputs)
+    try:
+        return etmkit.expand_inputs(inputs)
+    except etmkit.Error as e:
+        raise Error(str(e), e.exit_class) from None
 
 
 def trace_ids(path):

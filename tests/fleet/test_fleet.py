@@ -287,7 +287,8 @@ class StandIn(unittest.TestCase):
 
     def test_no_input(self):
         # a list of comments: refused before the cluster (port 9: a run
-        # that got that far would wait for the connection)
+        # that got that far would wait for the connection), with the
+        # serial CLI's message and exit status
         with tempfile.TemporaryDirectory() as d:
             lst = os.path.join(d, "empty.list")
             with open(lst, "w") as f:
@@ -297,8 +298,11 @@ class StandIn(unittest.TestCase):
                                  "--format", "autofdo", "-o",
                                  os.path.join(d, "out"), "@" + lst],
                                 "fleet_fakeapi")
-            self.assertEqual(rc, 2, err)
-            self.assertIn("etmkit fleet: no input", err)
+            serial = cli("profile", "@" + lst)
+            self.assertEqual(rc, serial.returncode, err)
+            self.assertIn(f"etmkit fleet: @{lst}: the list names no input",
+                          err)
+            self.assertIn(f"@{lst}: the list names no input", serial.stderr)
             self.assertLess(time.monotonic() - t0, 10)
             self.assertFalse(os.path.exists(os.path.join(d, "out")))
 
