@@ -117,6 +117,9 @@ static PyObject *m_packet_type_name(PyObject *self, PyObject *args)
 	case etmkit_proto_ptm:
 		name = ptm_pkt_type_name((enum ptm_pkt_type)type);
 		break;
+	case etmkit_proto_etmv2:
+		name = etm2_pkt_type_name(type);
+		break;
 	default:
 		break;
 	}

@@ -311,6 +311,15 @@ int ek_fill_packet(void *ctx, uint8_t id, enum etmkit_protocol proto,
 			    p->length, p->raw);
 		break;
 	}
+	case etmkit_proto_etmv2: {
+		/* The offset of an ETMv2 record is its cycle index
+		 * (docs/etmv2.md 1), as `etmkit packets` gives it. */
+		const struct etm2_packet *p = packet;
+
+		packet_head(r, p->cycle, p->type, p->size, p->error,
+			    p->length, p->raw);
+		break;
+	}
 	default:
 		break;
 	}

@@ -13,7 +13,7 @@ import numpy as np
 
 import etmkit
 
-from pyhelp import jsonl, run
+from pyhelp import DATA, jsonl, run
 from test_cli import recordings
 from test_stream import Compare
 
@@ -212,6 +212,33 @@ class OpenTest(Compare, unittest.TestCase):
         self.assertEqual(len(t._streams), 2)
         t.close()
         self.assertTrue(live.finished)
+
+
+class Etm2Test(unittest.TestCase):
+    """An ETMv2 snapshot the encoder writes (tests/data/records/
+    a32_data.txt): its packet rows are `etmkit packets --json`'s records,
+    offsets being cycle indexes (docs/etmv2.md 1)."""
+
+    def test_packets(self):
+        with tempfile.TemporaryDirectory(prefix="etmkit-py-") as d:
+            snap = os.path.join(d, "e2")
+            run("encode", "--from-record",
+                os.path.join(DATA, "records", "a32_data.txt"),
+                "--protocol", "etmv2", "--out", snap)
+            recs = jsonl("packets", "--snapshot", snap)
+            with etmkit.open(None, snapshot=snap) as t:
+                _, a = cat(t.packets())
+        self.assertGreater(len(recs), 10)
+        self.assertEqual(len(a), len(recs))
+        for row, rec in zip(a, recs):
+            where = str(rec)
+            self.assertEqual(row["offset"], rec["offset"], where)
+            self.assertEqual(etmkit.packet_type_name(int(row["proto"]),
+                                                     int(row["type"])),
+                             rec["type"], where)
+            if "bytes" in rec:
+                self.assertEqual(bytes(row["raw"][:row["size"]]).hex(),
+                                 rec["bytes"], where)
 
 
 if __name__ == "__main__":
