@@ -36,6 +36,8 @@ int count_map_reserve(struct count_map *m, size_t n)
 {
 	size_t cap = m->cap ? m->cap : 256;
 
+	if (!n)         /* nothing to add: an empty map stays unallocated */
+		return 0;
 	/* At most half full, as count_map_add_slot() keeps it: one resize
 	 * to the room needed. */
 	if (n > SIZE_MAX / 4 - m->used)
