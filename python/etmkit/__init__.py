@@ -42,8 +42,6 @@ _KIND_WRITE = {"tally": ("profile", "autofdo"), "traces": ("profile", "bolt"),
 
 # decode's image options, which `etmkit packets` does not take: each with
 # its value.
-_IMAGE_OPTIONS = ("--elf", "--image", "--symfs", "--buildid-dir",
-                  "--vmlinux")
 
 
 class Trace:
@@ -93,6 +91,23 @@ class Trace:
                 out.append(a)
         return out
 
+    def _for_packets(self) -> list[str]:
+        """The decode options `etmkit packets` also takes (the CLI's
+        option table says which): --elf, --ranges, --pid ... left out."""
+        out, skip = [], False
+        for a in self._argv:
+            if skip:
+                skip = False
+                continue
+            if a.startswith("--") and len(a) > 2:
+                name = a[2:].split("=", 1)[0]
+                if _etmkit._option_takes_value("packets", name) is None:
+                    skip = "=" not in a and bool(
+                        _etmkit._option_takes_value("decode", name))
+                    continue
+            out.append(a)
+        return out
+
     def blocks(self, batch: int = 8192) -> _etmkit.Stream:
         """BLOCK_DTYPE arrays: the input decoded as `etmkit decode
         --ranges` decodes it, its insn_range records."""
@@ -111,9 +126,10 @@ class Trace:
 
     def packets(self, batch: int = 8192) -> _etmkit.Stream:
         """PACKET_DTYPE arrays: the records of `etmkit packets` (the
-        image options, which packets does not take, left out)."""
-        return self._stream("packets", "packets",
-                            self._without(_IMAGE_OPTIONS, True), batch)
+        decode options packets does not take, such as the image options,
+        left out)."""
+        return self._stream("packets", "packets", self._for_packets(),
+                            batch)
 
     def close(self) -> None:
         """Stop every iterator made so far; the Trace makes no more

@@ -76,7 +76,8 @@ class OpenTest(Compare, unittest.TestCase):
 
     def test_packets(self):
         recs = jsonl("packets", self.r.a)
-        with self.trace() as t:                  # --elf left out
+        # --elf, --ranges and --pid (decode's, not packets') left out
+        with self.trace(ranges=True, pid="1000") as t:
             _, a = cat(t.packets())
 
         def check(row, rec, where):
