@@ -213,7 +213,7 @@ def profile(inputs: Union[PathLike, Iterable[PathLike]], *args: object,
              for path in expand_inputs(inputs)]
     if not parts:
         raise Error("no input")
-    return merge(parts)
+    return parts[0] if len(parts) == 1 else merge(parts)   # no copy of one
 
 
 def _profile_write(p: Profile, path: Union[PathLike, None],

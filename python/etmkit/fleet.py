@@ -38,7 +38,7 @@ each task decodes its input into a partial profile (`etmkit.profile`) and
 returns it serialised, or the reason it was refused; tasks have no side
 effects, so Dask may run one again when a worker is lost. Partial
 profiles are merged on the workers as they complete, eight at a time
-(`etmkit.merge`), and only the final one comes back here to be written
+(`Profile.merge`, one part at a time), and only the final one comes back here to be written
 (`Profile.write`). The merge adds counts and the serialised form is
 canonical, so the result does not depend on which task finished first.
 
@@ -68,7 +68,7 @@ REFUSED = {"--snapshot": "give the snapshot folder as an INPUT",
            "--buffer": "give each snapshot as an INPUT (its first buffer)"}
 JOBS = {"-j", "--jobs"}
 # What the fleet uses of the package.
-API = ("profile", "merge", "Profile", "expand_inputs", "Error")
+API = ("profile", "Profile", "expand_inputs", "Error")
 
 
 class UsageError(Exception):
@@ -529,7 +529,7 @@ def report(o, paths, left_out, errors):
 
 def run(argv, api="etmkit"):
     """The fleet command; returns its exit status. api names the module
-    giving profile, merge, Profile, expand_inputs and Error (etmkit; the
+    giving profile, Profile, expand_inputs and Error (etmkit; the
     tests pass a stand-in)."""
     missing = [n for n in API if not hasattr(_api(api), n)]
     if missing and not ({"-h", "--help"} & set(argv)):

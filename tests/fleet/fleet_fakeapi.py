@@ -1,4 +1,4 @@
-"""A stand-in for the etmkit package's profile API (profile, merge,
+"""A stand-in for the etmkit package's profile API (profile,
 Profile, expand_inputs, Error, trace_ids), for testing the fleet's
 scheduling, merging and fault handling on its own.
 
@@ -92,14 +92,6 @@ def profile(inputs, *args, format="autofdo"):
         key += "#" + args[list(args).index("--id") + 1]
     return Profile(format, {key: [1, hashlib.sha256(data).hexdigest()[:16]]},
                    int(m.group(1)) if m else 0, 1)
-
-
-def merge(parts):
-    parts = list(parts)
-    p = parts[0]
-    for q in parts[1:]:
-        p = p.merge(q)
-    return p
 
 
 def expand_inputs(inputs):

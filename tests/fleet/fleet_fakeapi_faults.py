@@ -10,7 +10,7 @@ handling of them:
   binary of the same name and build id was placed differently.
 """
 import fleet_fakeapi as _f
-from fleet_fakeapi import Error, Profile, expand_inputs, merge  # noqa: F401
+from fleet_fakeapi import Error, Profile, expand_inputs  # noqa: F401
 
 
 def trace_ids(path):
