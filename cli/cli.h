@@ -165,6 +165,9 @@ int cli_session_feed(const char *cmd, const struct cli_input *in,
  * cli_progress_at(@pr) (cli/progress.h). Both return 0 or a cli_exit
  * after a message. */
 int cli_is_perf_file(const char *path);
+/* Whether @path is a directory holding a snapshot.ini file (a snapshot
+ * given as an INPUT of profile or coverage). */
+int cli_is_snapshot_dir(const char *path);
 int cli_perf_resolve(struct cli_input *in, unsigned protos);
 struct cli_progress;
 struct perf_aux_iter;

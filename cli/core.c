@@ -171,9 +171,9 @@ static int count_write(const struct run_ops *o, const struct cli_command *cmd,
 /* Count every input of @list (@n of them; none: argv's options alone,
  * --snapshot DIR or no input) into *@total. *@left: those left out, the
  * worst exit class of theirs in *@worst. */
-static int count_all(const struct run_ops *o, const struct cli_command *cmd,
-		     char **argv, int nopts, char **list, size_t n,
-		     struct profile_part **total, size_t *left, int *worst)
+static void count_all(const struct run_ops *o, const struct cli_command *cmd,
+		      char **argv, int nopts, char **list, size_t n,
+		      struct profile_part **total, size_t *left, int *worst)
 {
 	size_t m = n ? n : 1;
 
@@ -210,7 +210,6 @@ static int count_all(const struct run_ops *o, const struct cli_command *cmd,
 		if (rc > *worst)
 			*worst = rc;
 	}
-	return 0;
 }
 
 int cli_count_main(const struct cli_command *cmd, int flame, int argc,

@@ -742,8 +742,7 @@ static int resolve_raw(struct cli_input *in)
 	return 0;
 }
 
-/* Whether @path is a directory holding a snapshot.ini. */
-static int is_snapshot_dir(const char *path)
+int cli_is_snapshot_dir(const char *path)
 {
 	char ini[4096];
 	struct stat st;
@@ -751,7 +750,7 @@ static int is_snapshot_dir(const char *path)
 	if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
 		return 0;
 	snprintf(ini, sizeof(ini), "%s/snapshot.ini", path);
-	return stat(ini, &st) == 0;
+	return stat(ini, &st) == 0 && S_ISREG(st.st_mode);
 }
 
 int cli_input_resolve(struct cli_input *in, const char *cmd)
@@ -762,7 +761,7 @@ int cli_input_resolve(struct cli_input *in, const char *cmd)
 			  "not both");
 		return cli_exit_usage;
 	}
-	if (in->multi && in->file && is_snapshot_dir(in->file)) {
+	if (in->multi && in->file && cli_is_snapshot_dir(in->file)) {
 		/* INPUT a snapshot directory */
 		in->snapshot = in->file;
 		in->file = NULL;

@@ -72,41 +72,6 @@ static char *join(const char *dir, const char *name)
 	return p;
 }
 
-static char *dup_str(const char *s)
-{
-	size_t n = strlen(s) + 1;
-	char *p = malloc(n);
-
-	if (p)
-		memcpy(p, s, n);
-	return p;
-}
-
-/* Whether @path is a file starting with perf.data's magic "PERFILE2"
- * (digest perf-data.md 1, the file header). */
-static int perf_magic(const char *path)
-{
-	char m[8];
-	FILE *f = fopen(path, "rb");
-	int yes;
-
-	if (!f)
-		return 0;
-	yes = fread(m, 1, 8, f) == 8 && !memcmp(m, "PERFILE2", 8);
-	fclose(f);
-	return yes;
-}
-
-static int is_snapshot_dir(const char *dir)
-{
-	char *ini = join(dir, "snapshot.ini");
-	struct stat st;
-	int yes = ini && stat(ini, &st) == 0 && S_ISREG(st.st_mode);
-
-	free(ini);
-	return yes;
-}
-
 static int cmp_path(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -138,7 +103,7 @@ static int walk(struct expand *x, const char *dir, int depth)
 			rc = depth < 64 ? walk(x, p, depth + 1) : 0;
 			free(p);
 		} else if (stat(p, &st) == 0 && S_ISREG(st.st_mode) &&
-			   perf_magic(p)) {
+			   cli_is_perf_file(p)) {
 			rc = push(x, p);
 		} else {
 			free(p);
@@ -174,7 +139,7 @@ static int list_line(struct expand *x, const char *list, unsigned no,
 {
 	int at = s[0] == '@';
 	const char *rel = s + at;
-	char *p = dir && rel[0] != '/' ? join(dir, rel) : dup_str(rel);
+	char *p = dir && rel[0] != '/' ? join(dir, rel) : strdup(rel);
 	struct stat st;
 	int rc;
 
@@ -263,10 +228,10 @@ static int expand_one(struct expand *x, const char *in, int depth)
 	if (in[0] == '@' && in[1])
 		return expand_list(x, in + 1, depth + 1);
 	if (stat(in, &st) == 0 && S_ISDIR(st.st_mode))
-		return is_snapshot_dir(in) ? push(x, dup_str(in)) :
+		return cli_is_snapshot_dir(in) ? push(x, strdup(in)) :
 					     expand_dir(x, in);
 	/* a file, or a name the run reports (cannot open: left out) */
-	return push(x, dup_str(in));
+	return push(x, strdup(in));
 }
 
 int cli_inputs_expand(int n, char **inputs, char ***out, size_t *nout,
