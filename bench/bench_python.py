@@ -26,7 +26,7 @@ import sys
 import tempfile
 import time
 
-REGS = dict(trcidr0=0x28000EA1, trcidr1=0x4100F403, trcidr2=0x00000488,
+REGS = dict(trcidr0=0x28000EA1, trcidr1=0x4100F402, trcidr2=0x00000488,
             trcconfigr=0xC1)
 DUMP_ADDR = 0xFFFFFFC000081000
 

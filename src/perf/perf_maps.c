@@ -363,9 +363,10 @@ static int on_fork(struct perf_maps *m, const struct perf_record *r)
 			return -etmkit_err_nomem;
 		return 0;
 	}
-	/* A new thread of process pid, which exists from now on even if no
-	 * record began it: every thread's process is found (a tid may be a
-	 * reused pid of an earlier process). */
+	/* FORK with pid == ppid (digest 2.1, 3.11: the child shares the
+	 * parent's process): a new thread of process pid, which exists from
+	 * now on even if no record began it: every thread's process is found
+	 * (a tid may be a reused pid of an earlier process). */
 	return process_of(m, f->pid) < 0 ? -etmkit_err_nomem : 0;
 }
 
